@@ -1,0 +1,26 @@
+// A CLI subcommand. Commands print results to stdout, messages to stderr, and return an exit code.
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream;
+}
+
+export interface CliContext {
+  io: CliIo;
+  /** --data-dir, or the default app data folder. */
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Command {
+  name: string;
+  /** One line for `merchant-desk help`. */
+  summary: string;
+  usage: string;
+  run(args: string[], ctx: CliContext): Promise<number>;
+}
+
+/** A mistake the user can fix; printed as "merchant-desk: <message>" with exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -1,0 +1,27 @@
+// The vocabulary of a collection's life (DESIGN.md, Data). Shared by charging, callbacks,
+// reconciliation, reports and the UI, so it lives in one place.
+
+export type CollectionStatus = 'INTENT' | 'PENDING' | 'REJECTED' | 'UNKNOWN' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+export const FINAL_STATUSES = ['COMPLETED', 'FAILED', 'CANCELLED'] as const;
+export type FinalStatus = (typeof FINAL_STATUSES)[number];
+export function isFinal(s: string | null | undefined): s is FinalStatus {
+  return s === 'COMPLETED' || s === 'FAILED' || s === 'CANCELLED';
+}
+
+/** Where an event came from (collection_events.source). */
+export type EventSource = 'intent' | 'initiate' | 'redirect' | 'callback' | 'import' | 'manual' | 'security';
+
+/** What happened (collection_events.kind). */
+export type EventKind =
+  | 'intent_saved' // source intent: the agent's intent, saved before anything is sent
+  | 'initialize_accepted' // source initiate: 202, status PENDING, payload has payment_url
+  | 'initialize_rejected' // source initiate: a 4xx that proves nothing was created, status REJECTED
+  | 'initialize_unknown' // source initiate: timeout/reset/5xx/unreadable, status UNKNOWN
+  | 'initialize_exists' // source initiate: re-send answered "duplicate reference": it exists
+  | 'outcome' // source redirect|callback|import: a final status reported by the service
+  | 'window_closed' // source redirect: the agent closed the payment window before any redirect
+  | 'bad_signature' // source security: a callback or redirect whose signatures did not verify
+  | 'resolution' // source manual: a person resolved an exception, with a note
+  | 'manual_status'; // source manual: a person recorded an outcome learned elsewhere, with a note
+
+export type SignatureState = 'verified' | 'invalid' | 'missing' | 'not_applicable';

@@ -1,0 +1,27 @@
+// The one IPC contract, shared by main (handlers, validation), the Electron preload bridge, the
+// Chromium bridge and the renderer. A channel has a zod request schema (validated in main: the
+// renderer is not trusted) and a response type (a phantom: main produces it, so it is not re-validated).
+import type { z } from 'zod';
+
+export interface ChannelDef<Req extends z.ZodType, Res> {
+  request: Req;
+  /** Phantom field carrying the response type; always undefined at run time. */
+  response?: Res;
+}
+
+export function channel<Req extends z.ZodType, Res>(request: Req): ChannelDef<Req, Res> {
+  return { request };
+}
+
+/** What travels back over IPC: never a thrown Error (it would lose its fields across the bridge). */
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError };
+
+export interface IpcError {
+  /** Stable, e.g. 'validation', 'authentication', 'network', 'not_found', 'conflict', 'internal'. */
+  kind: string;
+  message: string;
+  /** The input field at fault, when there is one (form fields are named the same). */
+  field?: string;
+  /** Per-field messages for a form. */
+  fields?: Record<string, string>;
+}
