@@ -1,6 +1,7 @@
 // Numbered migrations, applied in order, each in its own transaction. Append new ones; never edit
 // one that has shipped.
 import { sql as m001 } from './001-initial.js';
+import { sql as m002 } from './002-collections-projection.js';
 import { sql as m003 } from './003-reconciliation.js';
 
 export interface Migration {
@@ -11,5 +12,6 @@ export interface Migration {
 
 export const migrations: Migration[] = [
   { version: 1, name: 'initial', sql: m001 },
+  { version: 2, name: 'collections-projection', sql: m002 },
   { version: 3, name: 'reconciliation', sql: m003 },
 ];
