@@ -37,5 +37,5 @@ SELECT e.id AS event_id, e.merchant_reference, e.internal_reference, e.source, e
            AND r.id > e.id) AS resolved_by_event_id
 FROM collection_events e
 WHERE e.collection_id IS NULL AND e.kind <> 'resolution';
-CREATE INDEX collection_events_orphans ON collection_events (merchant_reference, id) WHERE collection_id IS NULL;
+CREATE INDEX collection_events_orphan_refs ON collection_events (merchant_reference, id) WHERE collection_id IS NULL;
 `;
