@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
-const tsc = require.resolve('typescript-7/bin/tsc');
+// bin/tsc is not in the package's "exports"; locate it from package.json (which is exported).
+const tsc = require.resolve('typescript-7/package.json').replace(/package\.json$/, 'bin/tsc');
 const r = spawnSync(process.execPath, [tsc, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -1,18 +1,34 @@
 import { z } from 'zod';
 import { channel } from './define.js';
 
+export type ProfileName = 'embedded' | 'sandbox' | 'live';
+
 export interface AppInfo {
   version: string;
-  profile: 'embedded' | 'sandbox' | 'live';
+  profile: ProfileName;
   shell: 'electron' | 'chromium';
   dataDir: string;
 }
 
+/** What the status bar shows. Times are ms since the epoch. */
+export interface AppStatus {
+  profile: ProfileName;
+  /** online: the last poll worked; offline: no answer (network); error: the service answered badly. */
+  connection: 'starting' | 'online' | 'offline' | 'error' | 'not_configured';
+  /** A readable reason when connection is not online. */
+  message: string | null;
+  lastSuccessfulPoll: number | null;
+  /** Whether keys persist in the OS keychain, are held in memory (embedded), or the keychain failed. */
+  keychain: 'available' | 'memory' | 'unavailable';
+}
+
 export const appChannels = {
   'app.info': channel<z.ZodObject<{}>, AppInfo>(z.object({})),
+  'app.status': channel<z.ZodObject<{}>, AppStatus>(z.object({})),
 };
 
 // eslint-disable-next-line @typescript-eslint/consistent-type-definitions
 export type appEvents = {
   'app.notice': { level: 'info' | 'warning' | 'error'; message: string };
+  'app.status': AppStatus;
 };

@@ -1,0 +1,67 @@
+// The single entry point both shells call for window.desk.invoke(channel, request). It never throws:
+// the answer is always an IpcResult, because a thrown Error loses its fields across either bridge.
+import { ZodError, type z } from 'zod';
+import type { Logger } from 'pino';
+import { channels } from './contract/index.js';
+import type { IpcError, IpcResult } from './contract/define.js';
+import type { CallContext, HandlerTable } from './handlers/types.js';
+import { isServiceError, ValidationError } from '../service/errors.js';
+
+export type Dispatch = (channel: unknown, request: unknown, ctx?: CallContext) => Promise<IpcResult<unknown>>;
+
+export function createDispatcher(handlers: HandlerTable, logger?: Pick<Logger, 'error' | 'warn'>): Dispatch {
+  const known = channels as Record<string, { request: z.ZodType }>;
+  return async (channel, request, ctx = {}) => {
+    if (typeof channel !== 'string' || !Object.hasOwn(known, channel) || !Object.hasOwn(handlers, channel)) {
+      return { ok: false, error: { kind: 'validation', message: `unknown channel "${String(channel).slice(0, 80)}"` } };
+    }
+    const parsed = known[channel]!.request.safeParse(request ?? {});
+    if (!parsed.success) return { ok: false, error: fromZod(parsed.error) };
+    try {
+      const value = await handlers[channel]!(parsed.data, ctx);
+      return { ok: true, value: value === undefined ? null : value };
+    } catch (e) {
+      const error = toIpcError(e);
+      if (error.kind === 'internal') {
+        // The request is NOT logged: it may hold card data or keys.
+        logger?.error({ channel, err: e }, 'IPC handler failed');
+      }
+      return { ok: false, error };
+    }
+  };
+}
+
+/** zod issues -> the first field's message, and every field's message for a form. */
+export function fromZod(err: ZodError): IpcError {
+  const fields: Record<string, string> = {};
+  for (const issue of err.issues) {
+    const key = issue.path.map(String).join('.') || '(request)';
+    fields[key] ??= issue.message;
+  }
+  const [field, message] = Object.entries(fields)[0] ?? ['(request)', 'invalid request'];
+  const out: IpcError = {
+    kind: 'validation',
+    message: field === '(request)' ? message : `${field}: ${message}`,
+    fields,
+  };
+  if (field !== '(request)') out.field = field;
+  return out;
+}
+
+export function toIpcError(e: unknown): IpcError {
+  if (e instanceof ZodError) return fromZod(e);
+  if (isServiceError(e)) {
+    const out: IpcError = { kind: e.kind, message: e.message };
+    if (e instanceof ValidationError && e.field) out.field = e.field;
+    return out;
+  }
+  if (e instanceof Error && (e as { expose?: unknown }).expose === true) {
+    const x = e as Error & { kind?: unknown; field?: unknown; fields?: unknown };
+    const out: IpcError = { kind: typeof x.kind === 'string' ? x.kind : 'validation', message: e.message };
+    if (typeof x.field === 'string') out.field = x.field;
+    if (x.fields && typeof x.fields === 'object') out.fields = { ...(x.fields as Record<string, string>) };
+    return out;
+  }
+  if (e instanceof Error && e.name === 'AbortError') return { kind: 'cancelled', message: 'cancelled' };
+  return { kind: 'internal', message: 'Something went wrong inside Merchant Desk; the details are in the log.' };
+}

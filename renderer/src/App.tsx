@@ -1,0 +1,83 @@
+import { useEffect, useState } from 'react';
+import { screens } from './screens/index.js';
+import { StatusBar } from './StatusBar.js';
+import { useDeskEvent } from './hooks.js';
+
+function currentPath(): string {
+  const p = window.location.hash.replace(/^#\/?/, '');
+  return screens.some((s) => s.path === p) ? p : screens[0]!.path;
+}
+
+/** Navigates to a screen by its path (e.g. from a link inside another screen). */
+export function navigate(path: string): void {
+  window.location.hash = `#/${path}`;
+}
+
+export function App() {
+  const [path, setPath] = useState(currentPath);
+  const [notice, setNotice] = useState<{ level: string; message: string }>();
+
+  useEffect(() => {
+    const onHash = () => setPath(currentPath());
+    window.addEventListener('hashchange', onHash);
+    const onKey = (e: KeyboardEvent) => {
+      if (!e.altKey || e.ctrlKey || e.metaKey) return;
+      const s = screens.find((x) => x.key === e.key);
+      if (s) {
+        e.preventDefault();
+        navigate(s.path);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => {
+      window.removeEventListener('hashchange', onHash);
+      window.removeEventListener('keydown', onKey);
+    };
+  }, []);
+
+  // Move focus to the new screen's heading so keyboard and screen-reader users land on it.
+  useEffect(() => {
+    document.getElementById('screen-title')?.focus({ preventScroll: true });
+    const s = screens.find((x) => x.path === path);
+    document.title = s ? `${s.title} · Merchant Desk` : 'Merchant Desk';
+  }, [path]);
+
+  useDeskEvent('app.notice', setNotice);
+
+  const active = screens.find((s) => s.path === path) ?? screens[0]!;
+  const Active = active.component;
+  return (
+    <div className="app">
+      <nav className="nav" aria-label="Main">
+        <div className="brand">Merchant Desk</div>
+        <ul>
+          {screens.map((s) => (
+            <li key={s.path}>
+              <a
+                href={`#/${s.path}`}
+                aria-current={s.path === active.path ? 'page' : undefined}
+                aria-keyshortcuts={`Alt+${s.key}`}
+                title={`${s.title} (Alt+${s.key})`}
+              >
+                <span>{s.title}</span>
+                <kbd aria-hidden="true">Alt+{s.key}</kbd>
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main className="main">
+        {notice && (
+          <div className={`banner ${notice.level === 'error' ? 'error' : notice.level === 'warning' ? 'warning' : 'info'}`} role="status">
+            <span>{notice.message}</span>
+            <button type="button" onClick={() => setNotice(undefined)} aria-label="Dismiss notice">
+              ×
+            </button>
+          </div>
+        )}
+        <Active key={active.path} />
+      </main>
+      <StatusBar />
+    </div>
+  );
+}

@@ -1,0 +1,40 @@
+import { useDeskEvent, useDeskQuery } from './hooks.js';
+import { AsOf } from './ui/index.js';
+import { useState } from 'react';
+import type { AppStatus } from '../../main/ipc/contract/app.js';
+
+const CONNECTION_TEXT: Record<AppStatus['connection'], string> = {
+  starting: 'Connecting…',
+  online: 'Online',
+  offline: 'Offline',
+  error: 'Service error',
+  not_configured: 'Not configured',
+};
+
+export function StatusBar() {
+  const q = useDeskQuery('app.status', {});
+  const [pushed, setPushed] = useState<AppStatus>();
+  useDeskEvent('app.status', setPushed);
+  const s = pushed ?? q.data;
+  return (
+    <footer className="status-bar" aria-label="Status">
+      {!s ? (
+        <span>{q.error ? 'Status unavailable' : 'Starting…'}</span>
+      ) : (
+        <>
+          <span data-testid="status-profile">
+            Profile: <strong>{s.profile}</strong>
+          </span>
+          <span data-testid="status-connection" className={`conn conn-${s.connection}`} title={s.message ?? undefined}>
+            <span className="dot" aria-hidden="true" /> {CONNECTION_TEXT[s.connection]}
+            {s.message && s.connection !== 'online' ? `: ${s.message}` : ''}
+          </span>
+          <span data-testid="status-last-poll">
+            <AsOf at={s.lastSuccessfulPoll} prefix="Last successful poll" />
+          </span>
+          {s.keychain === 'unavailable' && <span className="warn-text">Keychain unavailable</span>}
+        </>
+      )}
+    </footer>
+  );
+}

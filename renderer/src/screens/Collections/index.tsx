@@ -1,0 +1,10 @@
+import { EmptyState, Screen } from '../../ui/index.js';
+
+// Placeholder until issue 4's screen lands. Replace this component; keep the export name.
+export function CollectionsScreen() {
+  return (
+    <Screen title="Collections">
+      <EmptyState title="Collections is not here yet">It arrives with issue 4.</EmptyState>
+    </Screen>
+  );
+}

@@ -1,0 +1,27 @@
+// The screens, in navigation order. To add one: make renderer/src/screens/<Name>/index.tsx exporting a
+// component, and add a line here. `key` is the Alt+<key> shortcut; `path` is the #/path route.
+import type { ComponentType } from 'react';
+import { BalancesScreen } from './Balances/index.js';
+import { PaymentOptionsScreen } from './PaymentOptions/index.js';
+import { TakePaymentScreen } from './TakePayment/index.js';
+import { CollectionsScreen } from './Collections/index.js';
+import { ReconciliationScreen } from './Reconciliation/index.js';
+import { ReportsScreen } from './Reports/index.js';
+import { SettingsScreen } from './Settings/index.js';
+
+export interface ScreenDef {
+  path: string;
+  title: string;
+  key: string;
+  component: ComponentType;
+}
+
+export const screens: ScreenDef[] = [
+  { path: 'balances', title: 'Balances', key: '1', component: BalancesScreen },
+  { path: 'payment-options', title: 'Payment options', key: '2', component: PaymentOptionsScreen },
+  { path: 'take-payment', title: 'Take payment', key: '3', component: TakePaymentScreen },
+  { path: 'collections', title: 'Collections', key: '4', component: CollectionsScreen },
+  { path: 'reconciliation', title: 'Reconciliation', key: '5', component: ReconciliationScreen },
+  { path: 'reports', title: 'Reports', key: '6', component: ReportsScreen },
+  { path: 'settings', title: 'Settings', key: '7', component: SettingsScreen },
+];
