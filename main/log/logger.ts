@@ -1,0 +1,65 @@
+// The app's logger: pino, with every key and card-ish value redacted (see redact.ts) in merged objects,
+// child bindings and messages, writing to <dataDir>/logs/merchant-desk.log (or a given destination).
+import fs from 'node:fs';
+import path from 'node:path';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { redactDeep, scrubString } from './redact.js';
+
+export type { Logger } from 'pino';
+
+export interface LoggerOptions {
+  /** Logs go to <dataDir>/logs/merchant-desk.log (created 0700/0600). */
+  dataDir?: string;
+  /** Default 'info' (MERCHANT_DESK_LOG_LEVEL overrides when set). */
+  level?: pino.LevelWithSilent;
+  /** Overrides the file: any pino destination (a stream; tests use one). Default without dataDir: stderr. */
+  destination?: DestinationStream | NodeJS.WritableStream;
+  /** Extra base fields (e.g. { shell: 'chromium' }). */
+  base?: Record<string, unknown>;
+}
+
+export const LOG_FILE = 'merchant-desk.log';
+
+export function logFilePath(dataDir: string): string {
+  return path.join(dataDir, 'logs', LOG_FILE);
+}
+
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  let dest: DestinationStream | NodeJS.WritableStream;
+  if (opts.destination) {
+    dest = opts.destination;
+  } else if (opts.dataDir) {
+    const dir = path.join(opts.dataDir, 'logs');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = logFilePath(opts.dataDir);
+    // Create with owner-only permissions before pino opens it for append.
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+    dest = pino.destination({ dest: file, sync: true, mkdir: true });
+  } else {
+    dest = pino.destination({ dest: 2, sync: true });
+  }
+  const level = (process.env.MERCHANT_DESK_LOG_LEVEL as pino.LevelWithSilent | undefined) ?? opts.level ?? 'info';
+  return pino(
+    {
+      level,
+      base: { app: 'merchant-desk', ...(opts.base ?? {}) },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: {
+        log: (obj) => redactDeep(obj) as Record<string, unknown>,
+        bindings: (b) => redactDeep(b) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          const clean = args.map((a) => (typeof a === 'string' ? scrubString(a) : a)) as typeof args;
+          return method.apply(this, clean);
+        },
+      },
+    },
+    dest as DestinationStream,
+  );
+}
+
+/** A logger that drops everything (tests that do not look at logs, tools). */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

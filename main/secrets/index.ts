@@ -1,0 +1,1 @@
+export * from './secret-store.js';

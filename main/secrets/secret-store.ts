@@ -1,0 +1,193 @@
+// Merchant keys live in the OS keychain (DESIGN.md, Data), behind this interface so every capability can
+// be tested with a MemorySecretStore. Names are scoped by profile: service "merchant-desk", account
+// "<profile>:<name>". Values are never logged and never part of an error message.
+import { AsyncEntry } from '@napi-rs/keyring';
+
+export const SECRET_NAMES = ['public-key', 'secret-key', 'signing-key'] as const;
+export type SecretName = (typeof SECRET_NAMES)[number];
+export type Profile = 'embedded' | 'sandbox' | 'live';
+
+export const KEYCHAIN_SERVICE = 'merchant-desk';
+
+export interface SecretStore {
+  get(name: SecretName): Promise<string | null>;
+  set(name: SecretName, value: string): Promise<void>;
+  delete(name: SecretName): Promise<void>;
+  /** Whether the store can be used; `reason` says why not, in words a user can act on. */
+  probe(): Promise<{ available: boolean; reason?: string }>;
+  /** 'keychain' persists in the OS keychain; 'memory' is lost when the app quits. */
+  readonly kind: 'keychain' | 'memory';
+}
+
+/** The keychain cannot be reached (no Secret Service, locked, denied). Never carries a secret. */
+export class SecretStoreUnavailableError extends Error {
+  override name = 'SecretStoreUnavailableError';
+  readonly kind = 'keychain_unavailable' as const;
+}
+
+/** A value that cannot be a key (empty, whitespace, too long); names the key, never echoes it. */
+export class SecretValueError extends Error {
+  override name = 'SecretValueError';
+  constructor(
+    readonly field: SecretName,
+    reason: string,
+  ) {
+    super(`${field}: ${reason}`);
+  }
+}
+
+export function isSecretName(s: string): s is SecretName {
+  return (SECRET_NAMES as readonly string[]).includes(s);
+}
+
+function checkName(name: string): asserts name is SecretName {
+  if (!isSecretName(name)) throw new Error(`unknown secret name "${name}"; use one of ${SECRET_NAMES.join(', ')}`);
+}
+
+/** Keys are single-line printable tokens; anything else is a paste mistake. */
+export function checkSecretValue(name: SecretName, value: string): string {
+  if (typeof value !== 'string') throw new SecretValueError(name, 'must be text');
+  const v = value.trim();
+  if (v.length === 0) throw new SecretValueError(name, 'is empty');
+  if (v.length > 4096) throw new SecretValueError(name, 'is longer than 4096 characters; check what was pasted');
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\u0000-\u001f\u007f]/.test(v)) throw new SecretValueError(name, 'contains spaces or control characters');
+  return v;
+}
+
+/** Keys held only in memory: tests, and the embedded profile (its sandbox keys). */
+export class MemorySecretStore implements SecretStore {
+  readonly kind = 'memory' as const;
+  readonly #values = new Map<SecretName, string>();
+  constructor(initial: Partial<Record<SecretName, string>> = {}) {
+    for (const [k, v] of Object.entries(initial)) if (v !== undefined) this.#values.set(k as SecretName, v);
+  }
+  async get(name: SecretName): Promise<string | null> {
+    checkName(name);
+    return this.#values.get(name) ?? null;
+  }
+  async set(name: SecretName, value: string): Promise<void> {
+    checkName(name);
+    this.#values.set(name, checkSecretValue(name, value));
+  }
+  async delete(name: SecretName): Promise<void> {
+    checkName(name);
+    this.#values.delete(name);
+  }
+  async probe(): Promise<{ available: boolean; reason?: string }> {
+    return { available: true };
+  }
+}
+
+const UNAVAILABLE =
+  'the OS keychain is not available, so keys cannot be stored safely' +
+  (process.platform === 'linux' ? ' (start a Secret Service such as gnome-keyring and unlock it, then try again)' : '');
+
+/** The OS keychain through @napi-rs/keyring (async API). */
+export class KeyringSecretStore implements SecretStore {
+  readonly kind = 'keychain' as const;
+  constructor(
+    readonly profile: Profile,
+    private readonly service: string = KEYCHAIN_SERVICE,
+  ) {}
+
+  #entry(name: SecretName): AsyncEntry {
+    checkName(name);
+    return new AsyncEntry(this.service, `${this.profile}:${name}`, { linux: { store: 'secret-service' } });
+  }
+
+  async get(name: SecretName): Promise<string | null> {
+    const entry = this.#entry(name);
+    try {
+      return await entry.getPassword();
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+  async set(name: SecretName, value: string): Promise<void> {
+    const v = checkSecretValue(name, value);
+    const entry = this.#entry(name);
+    try {
+      await entry.setPassword(v);
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+  async delete(name: SecretName): Promise<void> {
+    const entry = this.#entry(name);
+    try {
+      await entry.deleteCredential();
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+  async probe(): Promise<{ available: boolean; reason?: string }> {
+    // A read of an entry that need not exist: proves the store answers without writing anything.
+    const entry = new AsyncEntry(this.service, `${this.profile}:probe`, { linux: { store: 'secret-service' } });
+    try {
+      await entry.getPassword();
+      return { available: true };
+    } catch (e) {
+      return { available: false, reason: `${UNAVAILABLE}: ${platformMessage(e)}` };
+    }
+  }
+}
+
+function platformMessage(e: unknown): string {
+  // The keyring's messages describe the platform store, never the value.
+  return e instanceof Error ? e.message : String(e);
+}
+
+function unavailable(e: unknown): SecretStoreUnavailableError {
+  return new SecretStoreUnavailableError(`${UNAVAILABLE}: ${platformMessage(e)}`);
+}
+
+/** What the renderer may see: whether each key is set, and the public key masked. */
+export interface SecretStatus {
+  publicKey: 'set' | 'unset';
+  secretKey: 'set' | 'unset';
+  signingKey: 'set' | 'unset';
+  /** e.g. "pk_t…9f3a" (first 4 and last 4 characters), null when unset. */
+  maskedPublicKey: string | null;
+  store: 'keychain' | 'memory';
+  available: boolean;
+  reason?: string;
+}
+
+export function maskKey(key: string): string {
+  if (key.length <= 8) return '•'.repeat(key.length);
+  return `${key.slice(0, 4)}…${key.slice(-4)}`;
+}
+
+export async function secretStatus(store: SecretStore): Promise<SecretStatus> {
+  const probe = await store.probe();
+  if (!probe.available) {
+    return {
+      publicKey: 'unset',
+      secretKey: 'unset',
+      signingKey: 'unset',
+      maskedPublicKey: null,
+      store: store.kind,
+      available: false,
+      ...(probe.reason ? { reason: probe.reason } : {}),
+    };
+  }
+  const [pk, sk, gk] = await Promise.all([store.get('public-key'), store.get('secret-key'), store.get('signing-key')]);
+  return {
+    publicKey: pk ? 'set' : 'unset',
+    secretKey: sk ? 'set' : 'unset',
+    signingKey: gk ? 'set' : 'unset',
+    maskedPublicKey: pk ? maskKey(pk) : null,
+    store: store.kind,
+    available: true,
+  };
+}
+
+/**
+ * The store for a profile: the embedded profile keeps its sandbox keys in memory; sandbox and live use
+ * the keychain only (never a plain-text fallback: if it is unavailable, storing fails with a clear error).
+ */
+export function secretStoreFor(profile: Profile, memory?: MemorySecretStore): SecretStore {
+  if (profile === 'embedded') return memory ?? new MemorySecretStore();
+  return new KeyringSecretStore(profile);
+}

@@ -1,0 +1,96 @@
+// Builds the service client from the data folder's settings and the keychain. The app (composition
+// root) and the CLI both use this, so they agree on what "connected" means.
+import type { Logger } from 'pino';
+import type { Db } from '../store/db.js';
+import type { MerchantKeys, ServiceClient } from '../service/types.js';
+import { SecretStoreUnavailableError, type SecretStore } from '../secrets/secret-store.js';
+import { loadSettings, type Profile, type Settings } from './settings.js';
+
+export interface ClientFactoryOptions {
+  baseUrl: string;
+  keys: () => MerchantKeys | Promise<MerchantKeys>;
+  logger?: Logger;
+}
+export type ClientFactory = (opts: ClientFactoryOptions) => ServiceClient;
+
+export interface Connection {
+  ok: true;
+  client: ServiceClient;
+  profile: Profile;
+  baseUrl: string;
+  settings: Settings;
+  /** The merchant signing key (HMAC of callbacks and redirects), or null when not set. */
+  signingKey: string | null;
+  /** Absolute path of the service public key PEM, or null when none is imported. */
+  servicePublicKeyPath: string | null;
+}
+
+export type ConnectionErrorKind = 'not_configured' | 'keychain_unavailable';
+
+export interface ConnectionFailure {
+  ok: false;
+  profile: Profile;
+  settings: Settings;
+  error: { kind: ConnectionErrorKind; message: string; field?: string };
+}
+
+export interface LoadConnectionOptions {
+  db: Db;
+  /** The profile's store (embedded: memory holding the sandbox keys; sandbox/live: the keychain). */
+  secrets: SecretStore;
+  createClient: ClientFactory;
+  /** The embedded profile passes its sandbox's URL (and key path) here; settings are not changed. */
+  override?: { baseUrl?: string; servicePublicKeyPath?: string };
+  logger?: Logger;
+}
+
+/**
+ * The client for the configured profile, or why there is none (with the setting to fix). Reads the
+ * keys once; call again after settings or keys change.
+ */
+export async function loadConnection(opts: LoadConnectionOptions): Promise<Connection | ConnectionFailure> {
+  const settings = loadSettings(opts.db);
+  const profile = settings.profile;
+  const fail = (kind: ConnectionErrorKind, message: string, field?: string): ConnectionFailure => ({
+    ok: false,
+    profile,
+    settings,
+    error: { kind, message, ...(field ? { field } : {}) },
+  });
+  const baseUrl = opts.override?.baseUrl ?? settings.baseUrl;
+  if (!baseUrl) {
+    return fail(
+      'not_configured',
+      profile === 'embedded'
+        ? 'the embedded sandbox is not running yet'
+        : `no base URL for the ${profile} profile; set it in Settings or run "merchant-desk connect"`,
+      'baseUrl',
+    );
+  }
+  let publicKey: string | null;
+  let secretKey: string | null;
+  let signingKey: string | null;
+  try {
+    [publicKey, secretKey, signingKey] = await Promise.all([
+      opts.secrets.get('public-key'),
+      opts.secrets.get('secret-key'),
+      opts.secrets.get('signing-key'),
+    ]);
+  } catch (e) {
+    if (e instanceof SecretStoreUnavailableError) return fail('keychain_unavailable', e.message);
+    throw e;
+  }
+  if (!publicKey) return fail('not_configured', 'the public key is not set; enter it in Settings', 'publicKey');
+  if (!secretKey) return fail('not_configured', 'the secret key is not set; enter it in Settings', 'secretKey');
+  const keys: MerchantKeys = { publicKey, secretKey };
+  const client = opts.createClient({ baseUrl, keys: () => keys, ...(opts.logger ? { logger: opts.logger } : {}) });
+  return {
+    ok: true,
+    client,
+    profile,
+    baseUrl,
+    settings,
+    signingKey,
+    servicePublicKeyPath: opts.override?.servicePublicKeyPath ?? settings.servicePublicKeyPath,
+  };
+}

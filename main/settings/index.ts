@@ -1,0 +1,4 @@
+export * from './settings.js';
+export * from './paths.js';
+export * from './service-key.js';
+export * from './connection.js';

@@ -1,0 +1,247 @@
+// Settings that are not secrets, one row per top-level name in the settings table (value is JSON).
+// Validated with zod on the way in and on the way out; a stored value that no longer validates falls
+// back to its default and is reported, so one bad row never stops the app or loses the others.
+import os from 'node:os';
+import { z } from 'zod';
+import type { Db } from '../store/db.js';
+import type { Clock } from '../clock.js';
+import { systemClock } from '../clock.js';
+
+export const PROFILES = ['embedded', 'sandbox', 'live'] as const;
+export type Profile = (typeof PROFILES)[number];
+
+export const DEFAULT_REDIRECT_URL = 'https://merchant-desk.invalid/return';
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+const httpUrl = z.string().trim().refine(
+  (s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && !u.search && !u.hash;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be an http(s) URL without user, password, query or fragment, e.g. https://api.example.com' },
+);
+
+const httpsUrl = z.string().trim().refine(
+  (s) => {
+    try {
+      const u = new URL(s);
+      return u.protocol === 'https:' && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be an https:// URL, e.g. https://shop.example.com/return' },
+);
+
+const ms = (min: number, max: number) =>
+  z
+    .number()
+    .int('must be a whole number of milliseconds')
+    .min(min, `must be at least ${min} ms`)
+    .max(max, `must be at most ${max} ms`);
+
+export const callbackReceiverSchema = z.object({
+  enabled: z.boolean(),
+  host: z.string().trim().min(1, 'must not be empty'),
+  /** 0 = pick a free port at start. */
+  port: z.number().int('must be a whole number').min(0, 'must be 0 to 65535').max(65535, 'must be 0 to 65535'),
+});
+
+export const pollIntervalsSchema = z.object({
+  balancesMs: ms(5_000, 86_400_000),
+  providersMs: ms(60_000, 7 * 86_400_000),
+});
+
+/** One schema per top-level setting, so each is validated (and falls back) on its own. */
+export const settingSchemas = {
+  profile: z.enum(PROFILES, { message: 'must be embedded, sandbox or live' }),
+  /** The service's base URL (sandbox and live). The embedded profile learns it from its sandbox. */
+  baseUrl: httpUrl.nullable(),
+  redirectUrl: httpsUrl,
+  callbackReceiver: callbackReceiverSchema,
+  pollIntervals: pollIntervalsSchema,
+  /** Cached balances older than this (or after a failed poll) are shown as stale. */
+  staleAfterMs: ms(10_000, 7 * 86_400_000),
+  /** A PENDING collection older than this is flagged "stale pending" by reconciliation. */
+  stalePendingAfterMs: ms(60_000, 30 * 86_400_000),
+  /** Who is using the app; recorded on collections and resolutions. */
+  operatorName: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  /** Absolute path of the imported service public key PEM (a copy inside the data folder), or null. */
+  servicePublicKeyPath: z.string().min(1).nullable(),
+} as const;
+
+export type SettingName = keyof typeof settingSchemas;
+export type Settings = { [K in SettingName]: z.output<(typeof settingSchemas)[K]> };
+
+export interface CallbackReceiverSettings {
+  enabled: boolean;
+  host: string;
+  port: number;
+}
+
+/** A partial update; nested objects may be partial too (merged into the current value). */
+export interface SettingsPatch {
+  profile?: Profile;
+  baseUrl?: string | null;
+  redirectUrl?: string;
+  callbackReceiver?: Partial<CallbackReceiverSettings>;
+  pollIntervals?: Partial<PollIntervals>;
+  staleAfterMs?: number;
+  stalePendingAfterMs?: number;
+  operatorName?: string;
+  servicePublicKeyPath?: string | null;
+}
+
+export interface PollIntervals {
+  balancesMs: number;
+  providersMs: number;
+}
+
+export function defaultSettings(): Settings {
+  let user = 'operator';
+  try {
+    user = os.userInfo().username || user;
+  } catch {
+    /* no passwd entry (containers): keep the generic name */
+  }
+  return {
+    profile: 'embedded',
+    baseUrl: null,
+    redirectUrl: DEFAULT_REDIRECT_URL,
+    callbackReceiver: { enabled: true, host: '127.0.0.1', port: 0 },
+    pollIntervals: { balancesMs: 60_000, providersMs: 900_000 },
+    staleAfterMs: 180_000,
+    stalePendingAfterMs: 30 * 60_000,
+    operatorName: user.slice(0, 64),
+    servicePublicKeyPath: null,
+  };
+}
+
+/** A setting that is not valid. `field` is the setting's path, e.g. "callbackReceiver.port". */
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+  readonly kind = 'validation' as const;
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+    readonly fields: Record<string, string> = { [field]: reason },
+  ) {
+    super(`${field} ${reason}`);
+  }
+}
+
+export interface SettingsProblem {
+  field: string;
+  message: string;
+}
+
+/** Reads all settings; invalid or unreadable stored values fall back to defaults and are listed in `problems`. */
+export function readSettings(db: Db): { settings: Settings; problems: SettingsProblem[] } {
+  const settings = defaultSettings();
+  const problems: SettingsProblem[] = [];
+  const rows = db.prepare('SELECT key, value FROM settings').all() as { key: string; value: string }[];
+  for (const row of rows) {
+    if (!Object.prototype.hasOwnProperty.call(settingSchemas, row.key)) continue; // another capability's key
+    const name = row.key as SettingName;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(row.value);
+    } catch {
+      problems.push({ field: name, message: `${name}: the stored value is not valid JSON; using the default` });
+      continue;
+    }
+    const r = settingSchemas[name].safeParse(parsed);
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      const field = [name, ...(issue?.path ?? []).map(String)].join('.');
+      problems.push({ field, message: `${field} ${issue?.message ?? 'is invalid'}; using the default` });
+      continue;
+    }
+    (settings as Record<string, unknown>)[name] = r.data;
+  }
+  return { settings, problems };
+}
+
+export function loadSettings(db: Db): Settings {
+  return readSettings(db).settings;
+}
+
+/** Validates the whole result of applying `patch`; cross-field rules included. Throws SettingsError. */
+export function validateSettings(candidate: Record<string, unknown>): Settings {
+  const fields: Record<string, string> = {};
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(settingSchemas) as SettingName[]) {
+    const r = settingSchemas[name].safeParse(candidate[name]);
+    if (!r.success) {
+      for (const issue of r.error.issues) {
+        const field = [name, ...issue.path.map(String)].join('.');
+        fields[field] ??= issue.message;
+      }
+    } else {
+      out[name] = r.data;
+    }
+  }
+  for (const key of Object.keys(candidate)) {
+    if (!Object.prototype.hasOwnProperty.call(settingSchemas, key)) fields[key] = 'is not a setting';
+  }
+  const s = out as Settings;
+  if (Object.keys(fields).length === 0) {
+    if (s.profile === 'live' && s.baseUrl && new URL(s.baseUrl).protocol !== 'https:') {
+      fields.baseUrl = 'must be an https:// URL for the live profile';
+    }
+    if (s.profile !== 'embedded' && s.baseUrl === null) {
+      fields.baseUrl = `is required for the ${s.profile} profile`;
+    }
+    if (!/^[A-Za-z0-9.:[\]-]+$/.test(s.callbackReceiver.host)) {
+      fields['callbackReceiver.host'] = 'is not a host name or IP address (e.g. 127.0.0.1)';
+    }
+  }
+  const entries = Object.entries(fields);
+  if (entries.length) {
+    const [field, reason] = entries[0]!;
+    throw new SettingsError(field, reason, fields);
+  }
+  return s;
+}
+
+/**
+ * Applies a partial update (nested objects merged), validates the result as a whole, and writes the
+ * changed settings in one transaction. Nothing is written when anything is invalid.
+ */
+export function updateSettings(db: Db, patch: SettingsPatch, clock: Clock = systemClock): Settings {
+  const current = loadSettings(db);
+  const candidate: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    const cur = (current as Record<string, unknown>)[key];
+    candidate[key] =
+      value !== null && typeof value === 'object' && !Array.isArray(value) && cur && typeof cur === 'object'
+        ? { ...(cur as object), ...(value as object) }
+        : value;
+  }
+  const next = validateSettings(candidate);
+  const now = clock.now();
+  const upsert = db.prepare(
+    'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+  );
+  db.transaction(() => {
+    for (const name of Object.keys(settingSchemas) as SettingName[]) {
+      if (!(name in patch)) continue;
+      upsert.run(name, JSON.stringify(next[name]), now);
+    }
+  })();
+  return next;
+}
+
+/** True when the user (or connect) has saved any setting; a fresh data folder means the embedded profile. */
+export function hasSavedSettings(db: Db): boolean {
+  return (db.prepare("SELECT COUNT(*) AS n FROM settings WHERE key = 'profile'").get() as { n: number }).n > 0;
+}
