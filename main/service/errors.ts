@@ -91,8 +91,73 @@ export class UnreadableResponseError extends ServiceError {
  */
 export class UnknownOutcomeError extends ServiceError {
   readonly kind = 'unknown_outcome' as const;
+  /** What made the outcome unknowable: no answer in time, the connection broke, a 5xx, or an answer we could not read. */
+  readonly reason: UnknownOutcomeReason;
+  constructor(
+    message: string,
+    opts: { status?: number; serviceMessage?: string; cause?: unknown; reason?: UnknownOutcomeReason } = {},
+  ) {
+    super(message, opts);
+    this.reason = opts.reason ?? 'connection';
+  }
+}
+
+export type UnknownOutcomeReason = 'timeout' | 'connection' | 'server_error' | 'unreadable';
+
+/**
+ * Initialize only: 422 "duplicate merchant_reference". The collection EXISTS (created by an earlier
+ * send of the same reference); record it as such, never as rejected. Carries what the service told
+ * us about the existing collection, when it did.
+ */
+export class DuplicateReferenceError extends ValidationError {
+  readonly duplicate = true as const;
+  constructor(
+    message: string,
+    readonly merchantReference: string,
+    readonly internalReference: string | undefined,
+    readonly paymentUrl: string | undefined,
+    opts: { status?: number; serviceMessage?: string } = {},
+  ) {
+    super(message, 'merchant_reference', opts);
+  }
 }
 
 export function isServiceError(e: unknown): e is ServiceError {
   return e instanceof ServiceError;
+}
+
+// --- Not service failures: bad local input (card form, key file) and bad wire data outside a call ---
+
+/** The card object is not acceptable. `field` names the card field; the message never contains its value. */
+export class CardDataError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CardDataError';
+  }
+}
+
+/** The service public key (PEM) cannot be used: not a key, a private key, a certificate, not RSA, too short. */
+export class ServiceKeyError extends Error {
+  constructor(message: string, opts: { cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'ServiceKeyError';
+  }
+}
+
+/**
+ * Data from the service (a response body, a callback body, a redirect) does not have the shape or
+ * meaning we expect. `field` is the path of the first bad field, e.g. "merchant_balances[2].available_balance".
+ */
+export class WireFormatError extends Error {
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+    readonly issueCount = 1,
+  ) {
+    super(`${field}: ${problem}${issueCount > 1 ? ` (and ${issueCount - 1} more problem${issueCount > 2 ? 's' : ''})` : ''}`);
+    this.name = 'WireFormatError';
+  }
 }
