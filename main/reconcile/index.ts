@@ -1,0 +1,33 @@
+export {
+  classify,
+  RECON_KINDS,
+  EXCEPTION_KINDS,
+  KIND_LABELS,
+  DEFAULT_STALE_PENDING_AFTER_MS,
+  isExceptionKind,
+  type ReconKind,
+  type Classification,
+  type ReconEvent,
+  type ReconCollection,
+} from './classify.js';
+export { reconcileCollection, reconcileNew, reconcileAll, type ReconcileOptions, type ReconcileAllOptions, type Progress } from './reconcile.js';
+export {
+  getSummary,
+  listExceptions,
+  listOrphans,
+  getDetail,
+  resolveException,
+  listAudit,
+  ORPHAN_KIND,
+  type ReconcileSummary,
+  type ExceptionRow,
+  type ExceptionFilter,
+  type ExceptionDetail,
+  type SourceColumn,
+  type OrphanRow,
+  type AuditEvent,
+  type AuditFilter,
+  type ResolveInput,
+} from './queue.js';
+export { balanceMovement, type MovementInterval, type MovementTotals, type MovementResult, type MovementQuery } from './balance.js';
+export { ReconcileError } from './errors.js';

@@ -1,0 +1,186 @@
+// Reconciliation results in SQLite: per collection (incremental after each event, and a full recompute
+// in batches that gives the same answer), kept in the reconciliation table (migration 003).
+import type { Db } from '../store/db.js';
+import {
+  classify,
+  DEFAULT_STALE_PENDING_AFTER_MS,
+  type Classification,
+  type ReconCollection,
+  type ReconEvent,
+} from './classify.js';
+import { ReconcileError } from './errors.js';
+
+export interface ReconcileOptions {
+  /** Reconciliation time (ms); defaults to Date.now(). Pass clock.now() from a Clock. */
+  now?: number;
+  stalePendingAfterMs?: number;
+}
+
+export interface Progress {
+  done: number;
+  total: number;
+}
+
+const EVENT_COLUMNS = 'id, source, kind, status, received_at, signature, amount_minor, currency, payload, note';
+
+function opts(o: ReconcileOptions = {}) {
+  return { now: o.now ?? Date.now(), stalePendingAfterMs: o.stalePendingAfterMs ?? DEFAULT_STALE_PENDING_AFTER_MS };
+}
+
+interface Statements {
+  collection: { get(id: number): ReconCollection | undefined };
+  events: { all(id: number): ReconEvent[] };
+  upsert: { run(...args: unknown[]): unknown };
+}
+
+const cache = new WeakMap<Db, Statements>();
+function statements(db: Db): Statements {
+  let s = cache.get(db);
+  if (!s) {
+    s = {
+      collection: db.prepare('SELECT id, created_at, amount_minor, currency FROM collections WHERE id = ?') as unknown as Statements['collection'],
+      events: db.prepare(`SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`) as unknown as Statements['events'],
+      upsert: db.prepare(
+        `INSERT OR REPLACE INTO reconciliation (collection_id, outcome, kinds, open_kinds, is_exception, last_event_id,
+           computed_at, stale_at, resolved_by_event_id, resolution_note, initiate_status, redirect_status,
+           callback_status, import_status, manual_status, completed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+    };
+    cache.set(db, s);
+  }
+  return s;
+}
+
+function store(db: Db, id: number, c: Classification, now: number): void {
+  statements(db).upsert.run(
+    id,
+    c.outcome,
+    JSON.stringify(c.kinds),
+    JSON.stringify(c.openKinds),
+    c.isException ? 1 : 0,
+    c.lastEventId,
+    now,
+    c.staleAt,
+    c.resolvedByEventId,
+    c.resolutionNote,
+    c.sources.initiate,
+    c.sources.redirect,
+    c.sources.callback,
+    c.sources.import,
+    c.sources.manual,
+    c.completedAt,
+  );
+}
+
+/**
+ * Re-classifies one collection from all its events and stores the result. Cheap (one indexed read);
+ * call it after each event is appended. Returns null for an unknown collection id.
+ */
+export function reconcileCollection(db: Db, collectionId: number, options?: ReconcileOptions): Classification | null {
+  const o = opts(options);
+  const st = statements(db);
+  const c = st.collection.get(collectionId);
+  if (!c) return null;
+  const result = classify(c, st.events.all(collectionId), o);
+  store(db, collectionId, result, o.now);
+  return result;
+}
+
+/**
+ * Brings the reconciliation table up to date without a full recompute: every collection with an event
+ * newer than the high-water mark, every collection not reconciled yet, and every pending one whose
+ * stale time has passed. Returns how many collections were re-classified.
+ */
+export function reconcileNew(db: Db, options?: ReconcileOptions): number {
+  const o = opts(options);
+  let count = 0;
+  db.transaction(() => {
+    const hwm = (db.prepare('SELECT last_event_id FROM reconcile_state WHERE id = 1').pluck().get() as number | undefined) ?? 0;
+    const maxEvent = (db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck().get() as number) ?? 0;
+    const ids = new Set<number>();
+    for (const id of db
+      .prepare('SELECT DISTINCT collection_id FROM collection_events WHERE id > ? AND collection_id IS NOT NULL')
+      .pluck()
+      .iterate(hwm) as Iterable<number>)
+      ids.add(id);
+    for (const id of db
+      .prepare(
+        'SELECT c.id FROM collections c LEFT JOIN reconciliation r ON r.collection_id = c.id WHERE r.collection_id IS NULL',
+      )
+      .pluck()
+      .iterate() as Iterable<number>)
+      ids.add(id);
+    for (const id of db
+      .prepare('SELECT collection_id FROM reconciliation WHERE stale_at IS NOT NULL AND stale_at <= ?')
+      .pluck()
+      .iterate(o.now) as Iterable<number>)
+      ids.add(id);
+    for (const id of ids) {
+      if (reconcileCollection(db, id, o)) count++;
+    }
+    db.prepare('UPDATE reconcile_state SET last_event_id = ? WHERE id = 1').run(Math.max(hwm, maxEvent));
+  })();
+  return count;
+}
+
+export interface ReconcileAllOptions extends ReconcileOptions {
+  onProgress?: (p: Progress) => void;
+  signal?: AbortSignal;
+  /** Collections per transaction (default 5,000). */
+  batchSize?: number;
+}
+
+/**
+ * Full recompute of every collection, in batches (one transaction each, yielding between batches so a
+ * caller can show progress and cancel). A cancelled run leaves every batch it finished consistent.
+ */
+export async function reconcileAll(db: Db, options: ReconcileAllOptions = {}): Promise<{ collections: number; exceptions: number }> {
+  const o = opts(options);
+  const batchSize = options.batchSize ?? 5000;
+  const total = db.prepare('SELECT COUNT(*) FROM collections').pluck().get() as number;
+  const startEvent = db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck().get() as number;
+  const pageCollections = db.prepare('SELECT id, created_at, amount_minor, currency FROM collections WHERE id > ? ORDER BY id LIMIT ?');
+  const pageEvents = db.prepare(
+    `SELECT collection_id, ${EVENT_COLUMNS} FROM collection_events WHERE collection_id BETWEEN ? AND ? ORDER BY collection_id, id`,
+  );
+  let after = 0;
+  let done = 0;
+  let exceptions = 0;
+  options.onProgress?.({ done, total });
+  for (;;) {
+    if (options.signal?.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
+    const batch = pageCollections.all(after, batchSize) as ReconCollection[];
+    if (batch.length === 0) break;
+    const first = batch[0]!.id;
+    const last = batch[batch.length - 1]!.id;
+    db.transaction(() => {
+      // better-sqlite3 cannot write while an iterator is open: read the batch's events whole (bounded).
+      const evRows = pageEvents.all(first, last) as (ReconEvent & { collection_id: number })[];
+      let i = 0;
+      for (const c of batch) {
+        const evs: ReconEvent[] = [];
+        while (i < evRows.length && evRows[i]!.collection_id < c.id) i++;
+        while (i < evRows.length && evRows[i]!.collection_id === c.id) evs.push(evRows[i++]!);
+        const r = classify(c, evs, o);
+        if (r.isException) exceptions++;
+        store(db, c.id, r, o.now);
+      }
+    })();
+    done += batch.length;
+    after = last;
+    options.onProgress?.({ done, total });
+    await new Promise((r) => setImmediate(r));
+  }
+  db.prepare('UPDATE reconcile_state SET last_event_id = MAX(last_event_id, ?) WHERE id = 1').run(startEvent);
+  return { collections: done, exceptions };
+}
+
+/** The stored result for one collection, or throws not_found. */
+export function requireCollection(db: Db, collectionId: number): { id: number; merchant_reference: string } {
+  const row = db.prepare('SELECT id, merchant_reference FROM collections WHERE id = ?').get(collectionId) as
+    | { id: number; merchant_reference: string }
+    | undefined;
+  if (!row) throw new ReconcileError('not_found', `no collection with id ${collectionId}`, 'collectionId');
+  return row;
+}

@@ -1,0 +1,242 @@
+// Builds collection histories by inserting rows and events directly (the same tables the payments
+// ingestion writes), so reconciliation and reports can be tested on constructed histories.
+import path from 'node:path';
+import { openDatabase, type Db } from '../../main/store/db.js';
+import { formatMinor } from '../../main/money/index.js';
+import { tempDir } from '../support/tmp.js';
+
+export function testDb(): { db: Db; dir: string; file: string } {
+  const dir = tempDir('md-recon-');
+  const file = path.join(dir, 'merchant-desk.db');
+  return { db: openDatabase(file), dir, file };
+}
+
+export interface CollectionSpec {
+  ref?: string;
+  amountMinor?: number;
+  currency?: string;
+  createdAt?: number;
+  description?: string;
+  customerName?: string | null;
+  customerEmail?: string | null;
+  cardLast4?: string;
+}
+
+export interface CallbackSpec {
+  at?: number;
+  signature?: 'verified' | 'invalid' | 'missing';
+  /** Defaults to the intent's amount and currency. */
+  amountMinor?: number;
+  currency?: string;
+  /** total_credit in minor units; default amount - 3.5% charge. */
+  totalCreditMinor?: number;
+  source?: 'callback' | 'import';
+  /** Put amount/currency only in the payload, not the event columns (as a raw ingestion might). */
+  payloadOnly?: boolean;
+}
+
+let seq = 0;
+
+export class History {
+  private internal = new Map<number, string>();
+  constructor(
+    readonly db: Db,
+    public t = Date.UTC(2026, 10, 1, 9, 0, 0),
+  ) {}
+
+  private info(id: number): { ref: string; amount: number; currency: string; customer: string | null } {
+    const r = this.db.prepare('SELECT merchant_reference, amount_minor, currency, customer_name FROM collections WHERE id = ?').get(id) as {
+      merchant_reference: string;
+      amount_minor: number;
+      currency: string;
+      customer_name: string | null;
+    };
+    return { ref: r.merchant_reference, amount: r.amount_minor, currency: r.currency, customer: r.customer_name };
+  }
+
+  tick(ms = 1000): number {
+    this.t += ms;
+    return this.t;
+  }
+
+  collection(spec: CollectionSpec = {}): number {
+    const at = spec.createdAt ?? this.tick();
+    const ref = spec.ref ?? `MD-TEST-${String(++seq).padStart(6, '0')}`;
+    const r = this.db
+      .prepare(
+        `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
+           operator, redirect_url, card_brand, card_last4, status, status_changed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'Test Operator', 'https://merchant-desk.invalid/return', 'visa', ?, 'INTENT', ?)`,
+      )
+      .run(
+        ref,
+        at,
+        spec.amountMinor ?? 150_000,
+        spec.currency ?? 'UGX',
+        spec.description ?? 'Phone order 1234',
+        spec.customerName === undefined ? 'Jane Customer' : spec.customerName,
+        spec.customerEmail === undefined ? 'jane@example.com' : spec.customerEmail,
+        spec.cardLast4 ?? '4242',
+        at,
+      );
+    const id = Number(r.lastInsertRowid);
+    this.event(id, { source: 'intent', kind: 'intent_saved', status: 'INTENT', at, signature: 'not_applicable' });
+    return id;
+  }
+
+  event(
+    id: number | null,
+    e: {
+      source: string;
+      kind: string;
+      status?: string | null;
+      at?: number;
+      signature?: string;
+      amountMinor?: number | null;
+      currency?: string | null;
+      payload?: unknown;
+      note?: string | null;
+      actor?: string | null;
+      ref?: string;
+      internal?: string | null;
+    },
+  ): number {
+    const info = id === null ? null : this.info(id);
+    const at = e.at ?? this.tick();
+    const r = this.db
+      .prepare(
+        `INSERT INTO collection_events (collection_id, merchant_reference, internal_reference, source, kind, status, received_at,
+           signature, amount_minor, currency, payload, note, actor)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        e.ref ?? info!.ref,
+        e.internal === undefined ? (id === null ? null : (this.internal.get(id) ?? null)) : e.internal,
+        e.source,
+        e.kind,
+        e.status ?? null,
+        at,
+        e.signature ?? 'not_applicable',
+        e.amountMinor ?? null,
+        e.currency ?? null,
+        e.payload === undefined ? null : typeof e.payload === 'string' ? e.payload : JSON.stringify(e.payload),
+        e.note ?? null,
+        e.actor ?? null,
+      );
+    const eventId = Number(r.lastInsertRowid);
+    if (id !== null) {
+      this.db.prepare('UPDATE collections SET last_event_id = ? WHERE id = ?').run(eventId, id);
+      if (e.status && e.status !== 'INTENT' && (e.signature === 'verified' || e.signature === 'not_applicable') && e.kind !== 'resolution') {
+        this.db.prepare('UPDATE collections SET status = ?, status_changed_at = ? WHERE id = ?').run(e.status, at, id);
+      }
+    }
+    return eventId;
+  }
+
+  accepted(id: number, at?: number): number {
+    const internal = `INT-${id}-${++seq}`;
+    this.internal.set(id, internal);
+    this.db
+      .prepare('UPDATE collections SET internal_reference = ?, payment_url = ? WHERE id = ?')
+      .run(internal, `http://127.0.0.1:9/pay/${internal}`, id);
+    return this.event(id, {
+      source: 'initiate',
+      kind: 'initialize_accepted',
+      status: 'PENDING',
+      at,
+      internal,
+      payload: { payment_url: `http://127.0.0.1:9/pay/${internal}` },
+    });
+  }
+
+  rejected(id: number, at?: number): number {
+    return this.event(id, { source: 'initiate', kind: 'initialize_rejected', status: 'REJECTED', at, payload: { message: 'description must be 10 to 30 characters', field: 'description' } });
+  }
+
+  unknown(id: number, at?: number): number {
+    return this.event(id, { source: 'initiate', kind: 'initialize_unknown', status: 'UNKNOWN', at });
+  }
+
+  redirect(id: number, status: string, opts: { at?: number; signature?: 'verified' | 'invalid' | 'missing' } = {}): number {
+    return this.event(id, { source: 'redirect', kind: 'outcome', status, at: opts.at, signature: opts.signature ?? 'verified' });
+  }
+
+  callbackBody(id: number, status: string, spec: CallbackSpec = {}): { event: string; payload: Record<string, unknown> } {
+    const info = this.info(id);
+    const currency = spec.currency ?? info.currency;
+    const amount = spec.amountMinor ?? info.amount;
+    const charge = Math.round((amount * 35) / 1000);
+    const credit = spec.totalCreditMinor ?? amount - charge;
+    return {
+      event: `transaction.${status === 'COMPLETED' ? 'completed' : status === 'FAILED' ? 'failed' : 'cancelled'}`,
+      payload: {
+        id: 1000 + id,
+        merchant_reference: info.ref,
+        internal_reference: this.internal.get(id) ?? null,
+        transaction_type: 'Collection',
+        request_currency: currency,
+        request_amount: Number(formatMinor(amount, currency)),
+        transaction_currency: currency,
+        transaction_amount: Number(formatMinor(amount, currency)),
+        transaction_charge: Number(formatMinor(charge, currency)),
+        total_credit: Number(formatMinor(credit, currency)),
+        charge_customer: false,
+        provider_code: `CARD_${currency}`,
+        customer_name: info.customer,
+        transaction_status: status,
+        status_message: status === 'COMPLETED' ? 'Approved' : status === 'FAILED' ? 'Card declined' : 'Cancelled',
+      },
+    };
+  }
+
+  callback(id: number, status: string, spec: CallbackSpec = {}): number {
+    const body = this.callbackBody(id, status, spec);
+    const currency = spec.currency ?? this.info(id).currency;
+    return this.event(id, {
+      source: spec.source ?? 'callback',
+      kind: 'outcome',
+      status,
+      at: spec.at,
+      signature: spec.signature ?? 'verified',
+      amountMinor: spec.payloadOnly ? null : (spec.amountMinor ?? this.info(id).amount),
+      currency: spec.payloadOnly ? null : currency,
+      payload: body,
+    });
+  }
+
+  badSignature(id: number, at?: number): number {
+    return this.event(id, { source: 'security', kind: 'bad_signature', status: 'COMPLETED', at, signature: 'invalid' });
+  }
+
+  orphanCallback(ref: string, status = 'COMPLETED', at?: number): number {
+    return this.event(null, {
+      ref,
+      internal: `INT-ORPHAN-${ref}`,
+      source: 'callback',
+      kind: 'outcome',
+      status,
+      at,
+      signature: 'verified',
+      payload: { event: 'transaction.completed', payload: { merchant_reference: ref, transaction_status: status } },
+    });
+  }
+
+  /** A successful balance poll with a collection-wallet snapshot when `actual` is given. */
+  poll(at: number, wallets: { currency: string; actualMinor: number; walletType?: string }[] = []): number {
+    const run = this.db
+      .prepare(`INSERT INTO poll_runs (kind, started_at, finished_at, outcome, changed_rows) VALUES ('balances', ?, ?, 'ok', ?)`)
+      .run(at - 100, at, wallets.length);
+    const pollId = Number(run.lastInsertRowid);
+    for (const w of wallets) {
+      const reserve = Math.floor(w.actualMinor / 20);
+      this.db
+        .prepare(
+          `INSERT INTO balance_snapshots (poll_run_id, observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor)
+           VALUES (?, ?, ?, ?, ?, ?, 0, ?)`,
+        )
+        .run(pollId, at, w.currency, w.walletType ?? 'MERCHANT_COLLECTION', w.actualMinor - reserve, w.actualMinor, reserve);
+    }
+    return pollId;
+  }
+}
