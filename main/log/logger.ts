@@ -39,7 +39,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     dest = pino.destination({ dest: 2, sync: true });
   }
   const level = (process.env.MERCHANT_DESK_LOG_LEVEL as pino.LevelWithSilent | undefined) ?? opts.level ?? 'info';
-  return pino(
+  const logger = pino(
     {
       level,
       base: { app: 'merchant-desk', ...(opts.base ?? {}) },
@@ -48,6 +48,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
         log: (obj) => redactDeep(obj) as Record<string, unknown>,
         bindings: (b) => redactDeep(b) as Record<string, unknown>,
       },
+      // Objects are already redacted (and errors made plain) by formatters.log; keep them as they are.
+      serializers: { err: (e: unknown) => e, error: (e: unknown) => e },
       hooks: {
         logMethod(args, method) {
           const clean = args.map((a) => (typeof a === 'string' ? scrubString(a) : a)) as typeof args;
@@ -57,6 +59,13 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     },
     dest as DestinationStream,
   );
+  // pino does not run formatters.bindings for child loggers; redact their bindings here (children
+  // inherit this method through the prototype chain).
+  const child = logger.child;
+  logger.child = function (this: Logger, bindings, options) {
+    return child.call(this, redactDeep(bindings) as typeof bindings, options);
+  } as typeof logger.child;
+  return logger;
 }
 
 /** A logger that drops everything (tests that do not look at logs, tools). */

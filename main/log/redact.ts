@@ -65,6 +65,7 @@ export function redactDeep(value: unknown, depth = 0, seen: WeakSet<object> = ne
     const out: Record<string, unknown> = { type: value.name, message: scrubString(value.message) };
     if (value.stack) out.stack = scrubString(value.stack);
     for (const [k, v] of Object.entries(value)) {
+      if (k === 'cause') continue;
       out[k] = isSensitiveKey(k) ? REDACTED : redactDeep(v, depth + 1, seen);
     }
     if (value.cause !== undefined) out.cause = redactDeep(value.cause, depth + 1, seen);

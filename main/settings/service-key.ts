@@ -1,49 +1,30 @@
-// Import of the service public key PEM: checked, then copied into the data folder so the app does not
-// depend on where the original was. The check is loadServicePublicKey (main/service/service-key.ts)
-// once it lands; until then a local equivalent with node:crypto.
-import crypto from 'node:crypto';
+// Import of the service public key PEM: checked with loadServicePublicKey (main/service/service-key.ts),
+// then copied into the data folder so the app does not depend on where the original was.
 import fs from 'node:fs';
 import type { Db } from '../store/db.js';
 import type { Clock } from '../clock.js';
 import { dataPaths } from './paths.js';
+import { loadServicePublicKey } from '../service/service-key.js';
+import { ServiceKeyError } from '../service/errors.js';
 import { SettingsError, updateSettings } from './settings.js';
 
 export interface ServiceKeyInfo {
   /** Where the copy lives (inside the data folder). */
   path: string;
   bits: number;
-  /** SHA-256 of the DER SubjectPublicKeyInfo, hex pairs separated by colons. */
+  /** SHA-256 of the DER SubjectPublicKeyInfo, lower-case hex pairs separated by colons. */
   fingerprintSha256: string;
 }
 
-/** Checks that `pemText` is an RSA public key; throws SettingsError on field servicePublicKey. */
+/** Checks that `pemText` is an RSA public key (loadServicePublicKey); throws SettingsError on field servicePublicKey. */
 export function inspectServicePublicKey(pemText: string): { pem: string; bits: number; fingerprintSha256: string } {
-  const text = pemText.trim();
-  if (/PRIVATE KEY-----/.test(text)) {
-    throw new SettingsError('servicePublicKey', 'is a private key; import the service PUBLIC key (-----BEGIN PUBLIC KEY-----)');
-  }
-  if (/BEGIN CERTIFICATE-----/.test(text)) {
-    throw new SettingsError('servicePublicKey', 'is a certificate; import the service public key PEM (-----BEGIN PUBLIC KEY-----)');
-  }
-  if (!/-----BEGIN (RSA )?PUBLIC KEY-----/.test(text)) {
-    throw new SettingsError('servicePublicKey', 'is not a PEM public key (expected -----BEGIN PUBLIC KEY-----)');
-  }
-  let key: crypto.KeyObject;
   try {
-    key = crypto.createPublicKey({ key: text, format: 'pem' });
-  } catch {
-    throw new SettingsError('servicePublicKey', 'could not be read as a PEM public key; the file is damaged or incomplete');
+    const k = loadServicePublicKey(pemText);
+    return { pem: k.pem + '\n', bits: k.bits, fingerprintSha256: k.fingerprintSha256 };
+  } catch (e) {
+    if (e instanceof ServiceKeyError) throw new SettingsError('servicePublicKey', e.message);
+    throw e;
   }
-  if (key.asymmetricKeyType !== 'rsa') {
-    throw new SettingsError('servicePublicKey', `is a ${key.asymmetricKeyType ?? 'non-RSA'} key; the service uses an RSA key`);
-  }
-  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
-  if (bits < 2048) throw new SettingsError('servicePublicKey', `is only ${bits} bits; expected an RSA key of at least 2048 bits`);
-  const der = key.export({ type: 'spki', format: 'der' });
-  const hex = crypto.createHash('sha256').update(der).digest('hex').toUpperCase();
-  const fingerprintSha256 = hex.match(/../g)!.join(':');
-  const pem = key.export({ type: 'spki', format: 'pem' }).toString();
-  return { pem, bits, fingerprintSha256 };
 }
 
 /** Reads the PEM at `file`, checks it, copies it to <dataDir>/service-public-key.pem and saves the setting. */

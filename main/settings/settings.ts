@@ -134,7 +134,7 @@ export class SettingsError extends Error {
     readonly reason: string,
     readonly fields: Record<string, string> = { [field]: reason },
   ) {
-    super(`${field} ${reason}`);
+    super(/^[A-Z]/.test(reason) ? `${field}: ${reason}` : `${field} ${reason}`);
   }
 }
 
