@@ -19,6 +19,7 @@ export type EventKind =
   | 'initialize_unknown' // source initiate: timeout/reset/5xx/unreadable, status UNKNOWN
   | 'initialize_exists' // source initiate: re-send answered "duplicate reference": it exists
   | 'outcome' // source redirect|callback|import: a final status reported by the service
+  | 'final_status_changed' // source callback|import|redirect: the SAME source family later reported a different final status (allow_final_status_change); flagged, never an overwrite
   | 'window_closed' // source redirect: the agent closed the payment window before any redirect
   | 'bad_signature' // source security: a callback or redirect whose signatures did not verify
   | 'resolution' // source manual: a person resolved an exception, with a note

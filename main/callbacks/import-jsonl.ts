@@ -1,0 +1,123 @@
+// Import callbacks saved as JSON lines: each line {"headers": {...}, "body": <callback JSON or its raw
+// string>}. Streams the file (readline), one ingestion (one transaction) per line, through the same
+// ingestCallback as the receiver, so a callback received live and imported later is a duplicate.
+import fs from 'node:fs';
+import readline from 'node:readline';
+import type { Db } from '../store/db.js';
+import type { Clock } from '../clock.js';
+import { ingestCallback, type IngestOutcome } from './ingest.js';
+import type { SignatureKeys } from './verify.js';
+
+export type LineResult =
+  | { line: number; result: 'imported'; reference: string; status: string; orphan: boolean }
+  | { line: number; result: 'duplicate'; reference: string }
+  | { line: number; result: 'bad_signature'; reference: string | null; reason: string }
+  | { line: number; result: 'malformed'; message: string };
+
+export interface ImportSummary {
+  lines: number;
+  imported: number;
+  orphans: number;
+  duplicates: number;
+  badSignatures: number;
+  malformed: number;
+  /** Per line, in file order (blank lines are skipped and not listed). */
+  results: LineResult[];
+}
+
+export interface ImportOptions {
+  keys: SignatureKeys;
+  clock: Clock;
+  signal?: AbortSignal;
+  onLine?: (r: LineResult) => void;
+  /** Longest accepted line in characters (the receiver's body limit plus room for headers). */
+  maxLineChars?: number;
+}
+
+function lineResult(line: number, o: IngestOutcome): LineResult {
+  switch (o.result) {
+    case 'imported':
+      return { line, result: 'imported', reference: o.reference, status: o.status, orphan: o.orphan };
+    case 'duplicate':
+      return { line, result: 'duplicate', reference: o.reference };
+    case 'bad_signature':
+      return { line, result: 'bad_signature', reference: o.reference, reason: o.reason };
+    case 'malformed':
+      return { line, result: 'malformed', message: o.message };
+  }
+}
+
+export async function importCallbacksJsonl(db: Db, file: string, opts: ImportOptions): Promise<ImportSummary> {
+  const maxLine = opts.maxLineChars ?? 256 * 1024;
+  const summary: ImportSummary = { lines: 0, imported: 0, orphans: 0, duplicates: 0, badSignatures: 0, malformed: 0, results: [] };
+  const stream = fs.createReadStream(file, { encoding: 'utf8' });
+  const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
+  let n = 0;
+  try {
+    for await (const raw of rl) {
+      n += 1;
+      if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('cancelled');
+      const text = raw.trim();
+      if (!text) continue;
+      summary.lines += 1;
+      let r: LineResult;
+      if (text.length > maxLine) {
+        r = { line: n, result: 'malformed', message: `line ${n} is longer than ${maxLine} characters` };
+      } else {
+        r = importLine(db, n, text, opts);
+      }
+      switch (r.result) {
+        case 'imported':
+          summary.imported += 1;
+          if (r.orphan) summary.orphans += 1;
+          break;
+        case 'duplicate':
+          summary.duplicates += 1;
+          break;
+        case 'bad_signature':
+          summary.badSignatures += 1;
+          break;
+        case 'malformed':
+          summary.malformed += 1;
+          break;
+      }
+      summary.results.push(r);
+      opts.onLine?.(r);
+    }
+  } finally {
+    rl.close();
+    stream.destroy();
+  }
+  return summary;
+}
+
+function importLine(db: Db, n: number, text: string, opts: ImportOptions): LineResult {
+  let rec: unknown;
+  try {
+    rec = JSON.parse(text);
+  } catch {
+    return { line: n, result: 'malformed', message: `line ${n} is not valid JSON` };
+  }
+  if (!rec || typeof rec !== 'object' || Array.isArray(rec)) {
+    return { line: n, result: 'malformed', message: `line ${n} must be an object {"headers": {...}, "body": ...}` };
+  }
+  const { headers, body } = rec as { headers?: unknown; body?: unknown };
+  if (headers === undefined || headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+    return { line: n, result: 'malformed', message: `line ${n}: "headers" must be an object of the callback's request headers` };
+  }
+  if (body === undefined || body === null || (typeof body !== 'string' && typeof body !== 'object')) {
+    return { line: n, result: 'malformed', message: `line ${n}: "body" must be the callback JSON or its raw text` };
+  }
+  const hs: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
+    if (typeof v === 'string') hs[k.toLowerCase()] = v;
+  }
+  const o = ingestCallback(
+    db,
+    { body: body as string | object, headers: hs, source: 'import' },
+    { keys: opts.keys, now: opts.clock.now(), origin: `import line ${n}` },
+  );
+  const r = lineResult(n, o);
+  if (r.result === 'malformed') return { ...r, message: `line ${n}: ${r.message}` };
+  return r;
+}

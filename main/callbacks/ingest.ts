@@ -1,0 +1,166 @@
+// The one ingestion of service callbacks, used by the local receiver and the JSON-lines importer.
+// Synchronous and one transaction per callback (better-sqlite3), so "200" means "durably stored".
+//
+// Order: decode the JSON (we need the signed fields), verify the signatures over those fields, and
+// only then interpret the rest of the payload. The exact bytes are stored as the event payload.
+// Idempotent: the dedupe key is a hash of the body's canonical JSON, so a retried, duplicated or
+// re-imported callback is recognised whatever its whitespace or signature timestamp.
+import crypto from 'node:crypto';
+import type { Db } from '../store/db.js';
+import { appendEvent } from '../collections/events.js';
+import { parseCallbackBody } from '../service/wire.js';
+import { WireFormatError } from '../service/errors.js';
+import type { SignedFields } from '../service/types.js';
+import { checkSignatures, type SignatureKeys } from './verify.js';
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+export interface IngestInput {
+  /** The body exactly as received (bytes or text), or an already-decoded object (imports). */
+  body: Buffer | string | object;
+  headers: Headers;
+  source: 'callback' | 'import';
+}
+
+export interface IngestContext {
+  keys: SignatureKeys;
+  now: number;
+  /** Where it came from, for the security event (e.g. "127.0.0.1", "file.jsonl line 3"). */
+  origin?: string;
+}
+
+export type IngestOutcome =
+  | { result: 'imported'; reference: string; status: string; orphan: boolean; eventId: number; kind: string; warning?: string }
+  | { result: 'duplicate'; reference: string; eventId: number }
+  | { result: 'bad_signature'; reference: string | null; signature: 'invalid' | 'missing'; reason: string; eventId: number | null }
+  | { result: 'malformed'; message: string };
+
+function header(h: Headers, name: string): string | undefined {
+  const direct = h[name];
+  const v =
+    direct !== undefined
+      ? direct
+      : Object.entries(h).find(([k]) => k.toLowerCase() === name)?.[1];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** JSON with object keys sorted at every level: the same callback always has the same text. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return '[' + v.map(canonicalJson).join(',') + ']';
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return '{' + Object.keys(o).sort().map((k) => JSON.stringify(k) + ':' + canonicalJson(o[k])).join(',') + '}';
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+const sha256 = (s: string | Buffer) => crypto.createHash('sha256').update(s).digest('hex');
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
+}
+
+export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): IngestOutcome {
+  let text: string;
+  let body: unknown;
+  if (Buffer.isBuffer(input.body) || typeof input.body === 'string') {
+    text = Buffer.isBuffer(input.body) ? input.body.toString('utf8') : input.body;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return { result: 'malformed', message: 'the body is not valid JSON' };
+    }
+  } else {
+    body = input.body;
+    text = JSON.stringify(body);
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return { result: 'malformed', message: 'the body must be a JSON object' };
+  const b = body as { event?: unknown; payload?: unknown };
+  const p = (b.payload && typeof b.payload === 'object' ? b.payload : null) as Record<string, unknown> | null;
+  if (!p) return { result: 'malformed', message: 'payload is missing or not an object' };
+  const signed: Partial<SignedFields> = {
+    event: str(b.event) ?? undefined,
+    merchant_reference: str(p.merchant_reference) ?? undefined,
+    internal_reference: str(p.internal_reference) ?? undefined,
+    transaction_type: str(p.transaction_type) ?? undefined,
+    transaction_status: str(p.transaction_status) ?? undefined,
+  };
+  for (const k of ['event', 'merchant_reference', 'internal_reference', 'transaction_type', 'transaction_status'] as const) {
+    if (!signed[k]) return { result: 'malformed', message: `${k === 'event' ? 'event' : 'payload.' + k} is missing` };
+  }
+  const fields = signed as SignedFields;
+  const reference = fields.merchant_reference;
+  const collection = db.prepare(`SELECT id, currency FROM collections WHERE merchant_reference = ?`).get(reference) as
+    | { id: number; currency: string }
+    | undefined;
+
+  const hmacHeader = header(input.headers, 'hmac-signature');
+  const rsaSignature = header(input.headers, 'rsa-signature');
+  const check = checkSignatures(fields, { hmacHeader, rsaSignature }, ctx.keys);
+  if (check.state !== 'verified') {
+    // A security event, not an outcome: it never changes the collection's status.
+    const reason = check.reason ?? 'signature not verified';
+    const r = appendEvent(db, {
+      collectionId: collection?.id ?? null,
+      merchantReference: reference,
+      internalReference: fields.internal_reference,
+      source: 'security',
+      kind: 'bad_signature',
+      status: fields.transaction_status.trim().toUpperCase(),
+      receivedAt: ctx.now,
+      signature: check.state,
+      dedupeKey: 'security:' + sha256(text + '\n' + (hmacHeader ?? '') + '\n' + (rsaSignature ?? '')),
+      payload: text,
+      note: `${input.source} rejected${ctx.origin ? ` (${ctx.origin})` : ''}: ${reason}`,
+    });
+    return { result: 'bad_signature', reference, signature: check.state, reason, eventId: r.inserted ? r.eventId : null };
+  }
+
+  // Verified: now read the rest.
+  let status = fields.transaction_status.trim().toUpperCase();
+  let amountMinor: number | null = null;
+  let currency: string | null = str(p.request_currency);
+  let internalReference = fields.internal_reference;
+  let statusMessage: string | null = str(p.status_message);
+  let warning: string | undefined;
+  try {
+    const parsed = parseCallbackBody(body);
+    status = parsed.transactionStatus;
+    amountMinor = parsed.requestAmountMinor ?? null;
+    currency = parsed.requestCurrency ?? null;
+    internalReference = parsed.internalReference;
+    statusMessage = parsed.statusMessage ?? null;
+  } catch (e) {
+    if (!(e instanceof WireFormatError)) throw e;
+    // Signed and verified, but a field we do not sign is unreadable: keep the outcome, flag the amount.
+    warning = `${e.field}: ${e.problem}`;
+    amountMinor = null;
+  }
+
+  const r = appendEvent(db, {
+    collectionId: collection?.id ?? null,
+    merchantReference: reference,
+    internalReference,
+    source: input.source,
+    kind: 'outcome',
+    status,
+    receivedAt: ctx.now,
+    signature: 'verified',
+    amountMinor,
+    currency,
+    dedupeKey: 'callback:' + sha256(canonicalJson(body)),
+    payload: text,
+    statusMessage: statusMessage ?? `callback: ${status}`,
+    ...(warning ? { note: `unreadable field: ${warning}` } : {}),
+  });
+  if (!r.inserted) return { result: 'duplicate', reference, eventId: r.eventId };
+  return {
+    result: 'imported',
+    reference,
+    status,
+    orphan: !collection,
+    eventId: r.eventId,
+    kind: r.kind,
+    ...(warning ? { warning } : {}),
+  };
+}

@@ -1,0 +1,279 @@
+// Card payment form rules, shared by the renderer (as the agent types) and main (again, before
+// anything is sent). Pure: no node imports, no clock of its own (the caller passes `now`).
+// Error messages never contain the value typed (card data must not land in a message).
+import { z } from 'zod';
+
+export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'diners' | 'jcb' | 'unionpay' | 'maestro' | 'unknown';
+
+export const BRAND_NAMES: Record<CardBrand, string> = {
+  visa: 'Visa',
+  mastercard: 'Mastercard',
+  amex: 'American Express',
+  discover: 'Discover',
+  diners: 'Diners Club',
+  jcb: 'JCB',
+  unionpay: 'UnionPay',
+  maestro: 'Maestro',
+  unknown: 'Card',
+};
+
+/** Billing address fields are required when the billing country is one of these (USA, Canada, Europe). */
+export const BILLING_REQUIRED_COUNTRIES: readonly string[] = [
+  'US', 'CA',
+  // EU
+  'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU',
+  'MT', 'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE',
+  // rest of Europe (EEA, EFTA, UK, microstates, non-EU)
+  'GB', 'IS', 'LI', 'NO', 'CH', 'AD', 'MC', 'SM', 'VA', 'AL', 'BA', 'ME', 'MK', 'RS', 'XK', 'MD', 'UA', 'BY',
+  'GI', 'FO', 'GG', 'JE', 'IM',
+];
+
+export function billingRequired(country: string | undefined | null): boolean {
+  return !!country && BILLING_REQUIRED_COUNTRIES.includes(country.trim().toUpperCase());
+}
+
+export function digitsOnly(s: string): string {
+  return s.replace(/\D/g, '');
+}
+
+/** Luhn (mod 10) check over the digits of `number`; false for anything with fewer than 12 digits. */
+export function luhnValid(number: string): boolean {
+  const d = digitsOnly(number);
+  if (d.length < 12 || d.length > 19 || d.length !== number.replace(/[\s-]/g, '').length) return false;
+  let sum = 0;
+  for (let i = 0; i < d.length; i++) {
+    let n = d.charCodeAt(d.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      n *= 2;
+      if (n > 9) n -= 9;
+    }
+    sum += n;
+  }
+  return sum % 10 === 0;
+}
+
+/** Brand from the leading digits (IIN ranges). Works on a partial number as the agent types. */
+export function detectBrand(number: string): CardBrand {
+  const d = digitsOnly(number);
+  if (!d) return 'unknown';
+  const p2 = Number(d.slice(0, 2));
+  const p3 = Number(d.slice(0, 3));
+  const p4 = Number(d.slice(0, 4));
+  const p6 = Number(d.slice(0, 6));
+  if (d.startsWith('34') || d.startsWith('37')) return 'amex';
+  if (d.startsWith('4')) return 'visa';
+  if ((p2 >= 51 && p2 <= 55) || (d.length >= 4 && p4 >= 2221 && p4 <= 2720)) return 'mastercard';
+  if (d.startsWith('6011') || d.startsWith('65') || (p3 >= 644 && p3 <= 649) || (d.length >= 6 && p6 >= 622126 && p6 <= 622925))
+    return 'discover';
+  if (d.startsWith('36') || d.startsWith('38') || d.startsWith('39') || (p3 >= 300 && p3 <= 305)) return 'diners';
+  if (d.length >= 4 && p4 >= 3528 && p4 <= 3589) return 'jcb';
+  if (d.startsWith('62')) return 'unionpay';
+  if (d.startsWith('50') || (p2 >= 56 && p2 <= 69)) return 'maestro';
+  return 'unknown';
+}
+
+/** Allowed card number lengths per brand. */
+export function numberLengths(brand: CardBrand): number[] {
+  switch (brand) {
+    case 'amex':
+      return [15];
+    case 'diners':
+      return [14, 16, 19];
+    case 'visa':
+      return [13, 16, 19];
+    case 'mastercard':
+      return [16];
+    case 'maestro':
+      return [12, 13, 14, 15, 16, 17, 18, 19];
+    default:
+      return [16, 17, 18, 19];
+  }
+}
+
+/** CVV length by brand: 4 for American Express, 3 otherwise. */
+export function cvvLength(brand: CardBrand): number {
+  return brand === 'amex' ? 4 : 3;
+}
+
+/** Groups digits as printed on the card: Amex 4-6-5, Diners (14) 4-6-4, others in fours. */
+export function groupCardNumber(number: string): string {
+  const d = digitsOnly(number).slice(0, 19);
+  const brand = detectBrand(d);
+  const groups = brand === 'amex' ? [4, 6, 5] : brand === 'diners' && d.length <= 14 ? [4, 6, 4] : null;
+  if (groups) {
+    const out: string[] = [];
+    let i = 0;
+    for (const g of groups) {
+      if (i >= d.length) break;
+      out.push(d.slice(i, i + g));
+      i += g;
+    }
+    if (i < d.length) out.push(d.slice(i));
+    return out.join(' ');
+  }
+  return d.replace(/(\d{4})(?=\d)/g, '$1 ');
+}
+
+export function last4(number: string): string {
+  return digitsOnly(number).slice(-4);
+}
+
+/** Expiry is valid through the last day of its month (in UTC). Year: 2 or 4 digits. */
+export function expiryProblem(month: string, year: string, now: number): string | null {
+  const m = month.trim();
+  const y = year.trim();
+  if (!/^\d{1,2}$/.test(m) || Number(m) < 1 || Number(m) > 12) return 'month must be 01 to 12';
+  if (!/^(\d{2}|\d{4})$/.test(y)) return 'year must be 2 or 4 digits';
+  const fullYear = y.length === 2 ? 2000 + Number(y) : Number(y);
+  const endOfMonth = Date.UTC(fullYear, Number(m), 1); // first instant of the following month
+  if (endOfMonth <= now) return 'the card has expired';
+  if (fullYear > new Date(now).getUTCFullYear() + 25) return 'year is too far in the future';
+  return null;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+/** What the agent types. Amount is a decimal string in major units ("1500.50"). */
+export const cardFormSchema = z.object({
+  amount: z.string().trim(),
+  currency: z.string().trim().toUpperCase(),
+  description: z.string(),
+  customerName: z.string().trim().max(100).optional(),
+  customerEmail: z.string().trim().max(254).optional(),
+  chargeCustomer: z.boolean().default(false),
+  allowFinalStatusChange: z.boolean().default(true),
+  card: z.object({
+    number: z.string(),
+    expMonth: z.string(),
+    expYear: z.string(),
+    cvv: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    pin: z.string().optional(),
+    billingAddress: z.string().optional(),
+    billingCity: z.string().optional(),
+    billingZip: z.string().optional(),
+    billingState: z.string().optional(),
+    billingCountry: z.string().optional(),
+  }),
+});
+export type CardForm = z.input<typeof cardFormSchema>;
+export type CardFormParsed = z.output<typeof cardFormSchema>;
+export type CardFields = CardFormParsed['card'];
+
+/** Limits of the card option for the chosen currency, in minor units. */
+export interface AmountLimits {
+  minMinor: number;
+  maxMinor: number;
+  maxDailyMinor: number;
+  /** Already collected today (COMPLETED + PENDING). */
+  collectedTodayMinor: number;
+  /** Decimal places of the currency. */
+  exponent: number;
+}
+
+/** Field name -> message. Names match the form (and the IPC request): "card.number", "amount", ... */
+export type FieldErrors = Record<string, string>;
+
+/** Parses a decimal amount into minor units without float maths; null with a reason when it is not valid. */
+export function parseAmount(text: string, exponent: number): { minor: number } | { error: string } {
+  const t = text.trim().replace(/,/g, '');
+  if (!t) return { error: 'amount is required' };
+  if (!DECIMAL.test(t)) return { error: 'amount must be a plain number, e.g. 1500 or 1500.50' };
+  const [whole = '0', frac = ''] = t.split('.');
+  const f = frac.replace(/0+$/, '');
+  if (f.length > exponent) return { error: exponent === 0 ? 'amount takes no decimals in this currency' : `amount takes at most ${exponent} decimals` };
+  const digits = (whole + f.padEnd(exponent, '0')).replace(/^0+(?=\d)/, '');
+  if (digits.length > 15) return { error: 'amount is too large' };
+  const minor = Number(digits);
+  if (minor <= 0) return { error: 'amount must be more than zero' };
+  return { minor };
+}
+
+function fmt(minor: number, exponent: number): string {
+  const s = String(minor).padStart(exponent + 1, '0');
+  const whole = exponent ? s.slice(0, -exponent) : s;
+  return (whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',') + (exponent ? '.' + s.slice(-exponent) : ''));
+}
+
+/**
+ * Validates the whole form. Returns per-field messages (empty object = valid). `limits` is null when
+ * no active card option exists for the currency.
+ */
+export function validateCardForm(form: CardForm, opts: { now: number; limits: AmountLimits | null }): FieldErrors {
+  const errors: FieldErrors = {};
+  const parsed = cardFormSchema.safeParse(form);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = issue.path.join('.') || 'form';
+      if (!errors[key]) errors[key] = `${key} ${issue.code === 'invalid_type' ? 'is required' : 'is not valid'}`;
+    }
+    return errors;
+  }
+  const f = parsed.data;
+  const c = f.card;
+
+  // amount and currency
+  if (!/^[A-Z]{3}$/.test(f.currency)) errors.currency = 'currency must be a 3-letter code';
+  else if (!opts.limits) errors.currency = `no active card option for ${f.currency}`;
+  if (opts.limits) {
+    const a = parseAmount(f.amount, opts.limits.exponent);
+    if ('error' in a) errors.amount = a.error;
+    else {
+      const { minMinor, maxMinor, maxDailyMinor, collectedTodayMinor, exponent } = opts.limits;
+      const remaining = Math.max(0, maxDailyMinor - collectedTodayMinor);
+      if (a.minor < minMinor) errors.amount = `amount must be at least ${fmt(minMinor, exponent)}`;
+      else if (a.minor > maxMinor) errors.amount = `amount must be at most ${fmt(maxMinor, exponent)}`;
+      else if (a.minor > remaining)
+        errors.amount = `amount exceeds what remains of today's limit (${fmt(remaining, exponent)} of ${fmt(maxDailyMinor, exponent)})`;
+    }
+  }
+
+  const dlen = f.description.trim().length;
+  if (dlen < 10 || dlen > 30) errors.description = `description must be 10 to 30 characters (now ${dlen})`;
+  if (f.customerEmail && !EMAIL.test(f.customerEmail)) errors.customerEmail = 'customer e-mail is not a valid address';
+
+  // card
+  const compact = c.number.replace(/[\s-]/g, '');
+  const brand = detectBrand(compact);
+  if (!compact) errors['card.number'] = 'card number is required';
+  else if (!/^\d+$/.test(compact)) errors['card.number'] = 'card number may contain only digits';
+  else if (!numberLengths(brand).includes(compact.length))
+    errors['card.number'] = `card number has ${compact.length} digits; a ${BRAND_NAMES[brand]} number has ${numberLengths(brand).join(' or ')}`;
+  else if (!luhnValid(compact)) errors['card.number'] = 'card number is not valid (check digit); check for a typo';
+
+  const exp = expiryProblem(c.expMonth, c.expYear, opts.now);
+  if (exp) errors[exp.startsWith('year') ? 'card.expYear' : 'card.expMonth'] = `expiry: ${exp}`;
+
+  const cvv = c.cvv.trim();
+  const want = cvvLength(brand);
+  if (!/^\d+$/.test(cvv) || cvv.length !== want) errors['card.cvv'] = `CVV must be ${want} digits for ${BRAND_NAMES[brand]}`;
+
+  if (!c.firstName.trim()) errors['card.firstName'] = 'cardholder first name is required';
+  else if (c.firstName.trim().length > 50) errors['card.firstName'] = 'cardholder first name is too long (50 at most)';
+  if (!c.lastName.trim()) errors['card.lastName'] = 'cardholder last name is required';
+  else if (c.lastName.trim().length > 50) errors['card.lastName'] = 'cardholder last name is too long (50 at most)';
+
+  if (c.pin !== undefined && c.pin !== '' && !/^\d{4,6}$/.test(c.pin)) errors['card.pin'] = 'PIN must be 4 to 6 digits (or empty)';
+
+  const country = (c.billingCountry ?? '').trim();
+  if (country && !/^[A-Za-z]{2}$/.test(country)) errors['card.billingCountry'] = 'billing country must be a 2-letter ISO code, e.g. US';
+  if (billingRequired(country)) {
+    const need: [keyof CardFields, string][] = [
+      ['billingAddress', 'billing address'],
+      ['billingCity', 'billing city'],
+      ['billingZip', 'billing zip or postal code'],
+      ['billingState', 'billing state'],
+    ];
+    for (const [k, label] of need) {
+      const v = (c[k] as string | undefined)?.trim() ?? '';
+      if (!v) errors[`card.${k}`] = `${label} is required for cards billed in ${country.toUpperCase()}`;
+    }
+  }
+  for (const k of ['billingAddress', 'billingCity', 'billingZip', 'billingState'] as const) {
+    const v = c[k];
+    if (v && v.length > 100 && !errors[`card.${k}`]) errors[`card.${k}`] = `${k} is too long (100 at most)`;
+  }
+  return errors;
+}

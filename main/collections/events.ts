@@ -1,0 +1,219 @@
+// The one way an event enters a collection's history. Appends (idempotent by dedupe_key) and updates
+// the collections projection in the SAME transaction, so the list never disagrees with the history.
+//
+// Projection rules:
+// - intent/initiate events move the status only while it is not final (INTENT -> PENDING/REJECTED/UNKNOWN).
+// - An outcome (redirect, callback, import, manual) with a final status sets the status when it is the
+//   first final status. A later DIFFERENT final status from a verified source also sets it (the
+//   projection shows the newest; the history keeps both) and is stored with kind 'final_status_changed'
+//   when the same source family (callback/import, or redirect) changes its own answer; when redirect and
+//   callback simply disagree, the flag SOURCES_DISAGREE is set.
+// - Unverified events (signature invalid or missing) never change the status; they set BAD_SIGNATURE.
+// - A callback whose amount or currency differs from the intent sets AMOUNT_MISMATCH / CURRENCY_MISMATCH.
+import type { Db } from '../store/db.js';
+import { isFinal, type EventKind, type EventSource, type SignatureState } from './model.js';
+
+export const FLAGS = {
+  FINAL_STATUS_CHANGED: 1,
+  AMOUNT_MISMATCH: 2,
+  CURRENCY_MISMATCH: 4,
+  BAD_SIGNATURE: 8,
+  SOURCES_DISAGREE: 16,
+} as const;
+export type FlagName = 'final_status_changed' | 'amount_mismatch' | 'currency_mismatch' | 'bad_signature' | 'sources_disagree';
+
+export function flagNames(bits: number): FlagName[] {
+  const out: FlagName[] = [];
+  if (bits & FLAGS.FINAL_STATUS_CHANGED) out.push('final_status_changed');
+  if (bits & FLAGS.AMOUNT_MISMATCH) out.push('amount_mismatch');
+  if (bits & FLAGS.CURRENCY_MISMATCH) out.push('currency_mismatch');
+  if (bits & FLAGS.BAD_SIGNATURE) out.push('bad_signature');
+  if (bits & FLAGS.SOURCES_DISAGREE) out.push('sources_disagree');
+  return out;
+}
+
+export interface NewEvent {
+  collectionId: number | null;
+  merchantReference: string;
+  internalReference?: string | null;
+  source: EventSource;
+  kind: EventKind;
+  status?: string | null;
+  receivedAt: number;
+  signature: SignatureState;
+  amountMinor?: number | null;
+  currency?: string | null;
+  /** Same key twice = the same fact; the second append is a no-op. */
+  dedupeKey?: string | null;
+  /** Raw payload (JSON text); never card data. */
+  payload?: string | null;
+  note?: string | null;
+  actor?: string | null;
+  /** Projection only (not event columns). */
+  paymentUrl?: string | null;
+  statusMessage?: string | null;
+}
+
+export interface AppendResult {
+  inserted: boolean;
+  eventId: number;
+  /** The kind stored (an 'outcome' may be stored as 'final_status_changed'). */
+  kind: string;
+  /** The collection's status after the append (null for an orphan). */
+  status: string | null;
+  statusChanged: boolean;
+}
+
+interface ProjectionRow {
+  id: number;
+  status: string;
+  amount_minor: number;
+  currency: string;
+  internal_reference: string | null;
+  payment_url: string | null;
+  redirect_status: string | null;
+  callback_status: string | null;
+  flags: number;
+  final_changes: number;
+}
+
+const stmtCache = new WeakMap<Db, ReturnType<typeof prepare>>();
+function prepare(db: Db) {
+  return {
+    insert: db.prepare(
+      `INSERT INTO collection_events (collection_id, merchant_reference, internal_reference, source, kind, status, received_at,
+         signature, amount_minor, currency, dedupe_key, payload, note, actor)
+       VALUES (@collectionId, @merchantReference, @internalReference, @source, @kind, @status, @receivedAt,
+         @signature, @amountMinor, @currency, @dedupeKey, @payload, @note, @actor)
+       ON CONFLICT (dedupe_key) DO NOTHING`,
+    ),
+    byKey: db.prepare(`SELECT id, kind FROM collection_events WHERE dedupe_key = ?`),
+    row: db.prepare(
+      `SELECT id, status, amount_minor, currency, internal_reference, payment_url, redirect_status, callback_status, flags, final_changes
+       FROM collections WHERE id = ?`,
+    ),
+    update: db.prepare(
+      `UPDATE collections SET status = @status, status_changed_at = @statusChangedAt, internal_reference = @internalReference,
+         payment_url = @paymentUrl, status_message = @statusMessage, last_event_id = @lastEventId, redirect_status = @redirectStatus,
+         redirect_signature = @redirectSignature, callback_status = @callbackStatus, flags = @flags, final_changes = @finalChanges
+       WHERE id = @id`,
+    ),
+    current: db.prepare(`SELECT status_message, redirect_signature, status_changed_at FROM collections WHERE id = ?`),
+  };
+}
+function stmts(db: Db) {
+  let s = stmtCache.get(db);
+  if (!s) {
+    s = prepare(db);
+    stmtCache.set(db, s);
+  }
+  return s;
+}
+
+const OUTCOME_SOURCES = new Set<EventSource>(['redirect', 'callback', 'import', 'manual']);
+
+/** Appends one event and updates the projection, in one transaction. Idempotent by dedupeKey. */
+export function appendEvent(db: Db, ev: NewEvent): AppendResult {
+  const s = stmts(db);
+  return db.transaction((): AppendResult => {
+    if (ev.dedupeKey) {
+      const existing = s.byKey.get(ev.dedupeKey) as { id: number; kind: string } | undefined;
+      if (existing) return { inserted: false, eventId: existing.id, kind: existing.kind, status: currentStatus(db, ev.collectionId), statusChanged: false };
+    }
+    const row = ev.collectionId === null ? undefined : (s.row.get(ev.collectionId) as ProjectionRow | undefined);
+    if (ev.collectionId !== null && !row) throw new Error(`collection ${ev.collectionId} does not exist`);
+
+    // Decide the projection first: the stored kind depends on it.
+    let kind: string = ev.kind;
+    let status = row?.status ?? null;
+    let statusChanged = false;
+    let flags = row?.flags ?? 0;
+    let finalChanges = row?.final_changes ?? 0;
+    let redirectStatus = row?.redirect_status ?? null;
+    let callbackStatus = row?.callback_status ?? null;
+    const trusted = ev.signature === 'verified' || ev.signature === 'not_applicable';
+
+    if (row) {
+      if ((ev.signature === 'invalid' || ev.signature === 'missing') && ev.source !== 'intent' && ev.source !== 'initiate') {
+        flags |= FLAGS.BAD_SIGNATURE;
+      }
+      if (ev.source === 'intent' || ev.source === 'initiate') {
+        if (ev.status && !isFinal(row.status) && ev.status !== row.status) {
+          status = ev.status;
+          statusChanged = true;
+        }
+      } else if (OUTCOME_SOURCES.has(ev.source) && trusted && isFinal(ev.status)) {
+        const isCallback = ev.source === 'callback' || ev.source === 'import';
+        const isRedirect = ev.source === 'redirect';
+        const ownPrevious = isCallback ? callbackStatus : isRedirect ? redirectStatus : null;
+        const otherPrevious = isCallback ? redirectStatus : isRedirect ? callbackStatus : null;
+        if (ownPrevious && ownPrevious !== ev.status) {
+          flags |= FLAGS.FINAL_STATUS_CHANGED;
+          kind = 'final_status_changed';
+        } else if (otherPrevious && otherPrevious !== ev.status) {
+          flags |= FLAGS.SOURCES_DISAGREE;
+        }
+        if (isFinal(row.status) && row.status !== ev.status) finalChanges += 1;
+        if (isCallback) callbackStatus = ev.status;
+        if (isRedirect) redirectStatus = ev.status;
+        if (row.status !== ev.status) {
+          status = ev.status;
+          statusChanged = true;
+        }
+      }
+      if ((ev.source === 'callback' || ev.source === 'import') && trusted && ev.kind === 'outcome') {
+        if (ev.currency != null && ev.currency !== row.currency) flags |= FLAGS.CURRENCY_MISMATCH;
+        else if (ev.currency != null && ev.amountMinor != null && ev.amountMinor !== row.amount_minor) flags |= FLAGS.AMOUNT_MISMATCH;
+        else if (ev.currency != null && ev.amountMinor == null) flags |= FLAGS.AMOUNT_MISMATCH;
+      }
+    }
+
+    const info = s.insert.run({
+      collectionId: ev.collectionId,
+      merchantReference: ev.merchantReference,
+      internalReference: ev.internalReference ?? null,
+      source: ev.source,
+      kind,
+      status: ev.status ?? null,
+      receivedAt: ev.receivedAt,
+      signature: ev.signature,
+      amountMinor: ev.amountMinor ?? null,
+      currency: ev.currency ?? null,
+      dedupeKey: ev.dedupeKey ?? null,
+      payload: ev.payload ?? null,
+      note: ev.note ?? null,
+      actor: ev.actor ?? null,
+    });
+    if (info.changes === 0) {
+      // Lost a race on the dedupe key (another connection): the same fact is already stored.
+      const existing = s.byKey.get(ev.dedupeKey) as { id: number; kind: string };
+      return { inserted: false, eventId: existing.id, kind: existing.kind, status: row?.status ?? null, statusChanged: false };
+    }
+    const eventId = Number(info.lastInsertRowid);
+
+    if (row) {
+      const cur = s.current.get(row.id) as { status_message: string | null; redirect_signature: string | null; status_changed_at: number };
+      s.update.run({
+        id: row.id,
+        status,
+        statusChangedAt: statusChanged ? ev.receivedAt : cur.status_changed_at,
+        internalReference: row.internal_reference ?? (trusted ? (ev.internalReference ?? null) : null),
+        paymentUrl: (trusted && ev.paymentUrl) || row.payment_url,
+        statusMessage: statusChanged ? (ev.statusMessage ?? null) : cur.status_message,
+        lastEventId: eventId,
+        redirectStatus,
+        redirectSignature: ev.source === 'redirect' ? ev.signature : cur.redirect_signature,
+        callbackStatus,
+        flags,
+        finalChanges,
+      });
+    }
+    return { inserted: true, eventId, kind, status, statusChanged };
+  })();
+}
+
+function currentStatus(db: Db, id: number | null): string | null {
+  if (id === null) return null;
+  const r = stmts(db).row.get(id) as ProjectionRow | undefined;
+  return r?.status ?? null;
+}

@@ -1,0 +1,47 @@
+// "Is this navigation the redirect URL?" One pure rule, used by both shells' payment windows and by
+// handleRedirect. Exact scheme, host, port and path of the configured redirect_url; no user:password;
+// the query is free (it carries the result). Anything the URL parser would normalise differently from
+// what a person reads (backslashes, encoded separators) is refused rather than guessed.
+
+function parse(text: string): URL | null {
+  if (typeof text !== 'string' || text.length > 8192) return null;
+  // Control characters and whitespace are stripped or rewritten by the WHATWG parser; refuse them.
+  if (/[\u0000-\u0020\u007f\\]/.test(text)) return null;
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The path compared exactly, after refusing encoded separators and dot segments the parser may fold. */
+function safePath(u: URL): string | null {
+  const p = u.pathname;
+  if (/%2f|%5c|%2e|%00/i.test(p)) return null;
+  return p;
+}
+
+export function isRedirectUrl(candidate: string, configured: string): boolean {
+  const want = parse(configured);
+  const got = parse(candidate);
+  if (!want || !got) return false;
+  if (got.username !== '' || got.password !== '') return false;
+  // userinfo written but empty ("https://@host/") is still a trick: refuse any '@' before the path.
+  const authority = candidate.slice(candidate.indexOf('//') + 2).split(/[/?#]/, 1)[0] ?? '';
+  if (authority.includes('@')) return false;
+  if (got.protocol !== want.protocol) return false;
+  if (got.hostname !== want.hostname) return false;
+  if (got.port !== want.port) return false;
+  const gp = safePath(got);
+  const wp = safePath(want);
+  if (gp === null || wp === null) return false;
+  return gp === wp;
+}
+
+/** The query of a captured redirect URL as a plain object (the last value wins for a repeated name). */
+export function redirectParams(url: string): Record<string, string> {
+  const u = new URL(url);
+  const out: Record<string, string> = {};
+  for (const [k, v] of u.searchParams) out[k] = v;
+  return out;
+}
