@@ -104,7 +104,7 @@ export function toPollError(e: unknown): PollError {
   if (isServiceError(e)) {
     return { kind: e.kind, message: e.message, ...(e.status !== undefined ? { httpStatus: e.status } : {}) };
   }
-  if (e instanceof Error && (e.name === 'MoneyError' || e.name === 'ZodError' || e.name === 'MalformedAnswerError')) {
+  if (e instanceof Error && (e.name === 'MoneyError' || e.name === 'ZodError' || e.name === 'WireFormatError' || e.name === 'MalformedAnswerError')) {
     return { kind: 'unreadable', message: `the service's answer was not usable: ${e.message}` };
   }
   return { kind: 'internal', message: `unexpected error while polling: ${e instanceof Error ? e.message : String(e)}` };

@@ -5,6 +5,8 @@ import type { Db } from '../store/db.js';
 import type { MerchantKeys, ServiceClient } from '../service/types.js';
 import { SecretStoreUnavailableError, type SecretStore } from '../secrets/secret-store.js';
 import { loadSettings, type Profile, type Settings } from './settings.js';
+import { createServiceClient } from '../service/client.js';
+import { ValidationError } from '../service/errors.js';
 
 export interface ClientFactoryOptions {
   baseUrl: string;
@@ -25,7 +27,7 @@ export interface Connection {
   servicePublicKeyPath: string | null;
 }
 
-export type ConnectionErrorKind = 'not_configured' | 'keychain_unavailable';
+export type ConnectionErrorKind = 'not_configured' | 'keychain_unavailable' | 'validation';
 
 export interface ConnectionFailure {
   ok: false;
@@ -38,7 +40,8 @@ export interface LoadConnectionOptions {
   db: Db;
   /** The profile's store (embedded: memory holding the sandbox keys; sandbox/live: the keychain). */
   secrets: SecretStore;
-  createClient: ClientFactory;
+  /** Default: createServiceClient (main/service/client.ts). */
+  createClient?: ClientFactory;
   /** The embedded profile passes its sandbox's URL (and key path) here; settings are not changed. */
   override?: { baseUrl?: string; servicePublicKeyPath?: string };
   logger?: Logger;
@@ -83,7 +86,14 @@ export async function loadConnection(opts: LoadConnectionOptions): Promise<Conne
   if (!publicKey) return fail('not_configured', 'the public key is not set; enter it in Settings', 'publicKey');
   if (!secretKey) return fail('not_configured', 'the secret key is not set; enter it in Settings', 'secretKey');
   const keys: MerchantKeys = { publicKey, secretKey };
-  const client = opts.createClient({ baseUrl, keys: () => keys, ...(opts.logger ? { logger: opts.logger } : {}) });
+  const factory: ClientFactory = opts.createClient ?? createServiceClient;
+  let client: ServiceClient;
+  try {
+    client = factory({ baseUrl, keys: () => keys, ...(opts.logger ? { logger: opts.logger } : {}) });
+  } catch (e) {
+    if (e instanceof ValidationError) return fail('validation', e.message, 'baseUrl');
+    throw e;
+  }
   return {
     ok: true,
     client,
