@@ -6,6 +6,9 @@ import { channels } from './contract/index.js';
 import type { IpcError, IpcResult } from './contract/define.js';
 import type { CallContext, HandlerTable } from './handlers/types.js';
 import { isServiceError, ValidationError } from '../service/errors.js';
+import { SettingsError } from '../settings/settings.js';
+import { SecretStoreUnavailableError, SecretValueError } from '../secrets/secret-store.js';
+import { MoneyError } from '../money/index.js';
 
 export type Dispatch = (channel: unknown, request: unknown, ctx?: CallContext) => Promise<IpcResult<unknown>>;
 
@@ -55,6 +58,10 @@ export function toIpcError(e: unknown): IpcError {
     if (e instanceof ValidationError && e.field) out.field = e.field;
     return out;
   }
+  if (e instanceof SettingsError) return { kind: 'validation', message: e.message, field: e.field, fields: { ...e.fields } };
+  if (e instanceof SecretValueError) return { kind: 'validation', message: e.message, field: e.field };
+  if (e instanceof SecretStoreUnavailableError) return { kind: 'keychain_unavailable', message: e.message };
+  if (e instanceof MoneyError) return { kind: 'validation', message: e.message, field: e.field };
   if (e instanceof Error && (e as { expose?: unknown }).expose === true) {
     const x = e as Error & { kind?: unknown; field?: unknown; fields?: unknown };
     const out: IpcError = { kind: typeof x.kind === 'string' ? x.kind : 'validation', message: e.message };

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { channel } from './define.js';
+import { channel, noRequest } from './define.js';
 
 export type ProfileName = 'embedded' | 'sandbox' | 'live';
 
@@ -23,12 +22,13 @@ export interface AppStatus {
 }
 
 export const appChannels = {
-  'app.info': channel<z.ZodObject<{}>, AppInfo>(z.object({})),
-  'app.status': channel<z.ZodObject<{}>, AppStatus>(z.object({})),
+  'app.info': channel<typeof noRequest, AppInfo>(noRequest),
+  'app.status': channel<typeof noRequest, AppStatus>(noRequest),
 };
 
-// eslint-disable-next-line @typescript-eslint/consistent-type-definitions
 export type appEvents = {
   'app.notice': { level: 'info' | 'warning' | 'error'; message: string };
   'app.status': AppStatus;
+  /** The local callback receiver handled a delivery (screens listing collections reload). */
+  'callbacks.ingested': { result: string; reference: string | null };
 };

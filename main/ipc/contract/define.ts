@@ -1,7 +1,7 @@
 // The one IPC contract, shared by main (handlers, validation), the Electron preload bridge, the
 // Chromium bridge and the renderer. A channel has a zod request schema (validated in main: the
 // renderer is not trusted) and a response type (a phantom: main produces it, so it is not re-validated).
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export interface ChannelDef<Req extends z.ZodType, Res> {
   request: Req;
@@ -25,3 +25,6 @@ export interface IpcError {
   /** Per-field messages for a form. */
   fields?: Record<string, string>;
 }
+
+/** The request schema of a channel that takes no arguments: `channel<typeof noRequest, Res>(noRequest)`. */
+export const noRequest = z.object({});

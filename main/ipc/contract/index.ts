@@ -2,13 +2,19 @@
 import type { z } from 'zod';
 import type { ChannelDef } from './define.js';
 import { appChannels, appEvents } from './app.js';
+import { balancesChannels, balancesEvents } from './balances.js';
+import { optionsChannels, optionsEvents } from './options.js';
+import { settingsChannels, settingsEvents } from './settings.js';
 
 export const channels = {
   ...appChannels,
+  ...balancesChannels,
+  ...optionsChannels,
+  ...settingsChannels,
 } as const;
 
 /** Push events from main to the renderer: name -> payload type. */
-export type DeskEvents = appEvents;
+export type DeskEvents = appEvents & balancesEvents & optionsEvents & settingsEvents;
 
 export type Channels = typeof channels;
 export type ChannelName = keyof Channels;

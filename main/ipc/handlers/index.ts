@@ -5,10 +5,16 @@ import type { Core } from '../../app/core.js';
 import type { Channels } from '../contract/index.js';
 import type { HandlersFor, HandlerTable } from './types.js';
 import { appHandlers } from './app.js';
+import { balancesHandlers } from './balances.js';
+import { optionsHandlers } from './options.js';
+import { settingsHandlers } from './settings.js';
 
 export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable {
   const table: HandlersFor<Channels> = {
     ...appHandlers(core),
+    ...balancesHandlers(core),
+    ...optionsHandlers(core),
+    ...settingsHandlers(core),
   };
   return table as HandlersFor<Channels> & HandlerTable;
 }

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { channel, noRequest } from './define.js';
+import type { CacheMeta } from './balances.js';
+
+export interface PaymentOptionView {
+  providerName: string;
+  providerCode: string;
+  transactionMethod: string;
+  transactionMethodName: string;
+  transactionType: string;
+  currency: string;
+  minMinor: number;
+  maxMinor: number;
+  maxDailyMinor: number;
+  isActive: boolean;
+  optionPrefixes: string[];
+  fetchedAt: number;
+  /** Card options: today's collected total (completed + pending), minor units; null for other methods. */
+  collectedTodayMinor: number | null;
+}
+
+const optText = z.string().trim().max(40).optional();
+
+export const optionsChannels = {
+  'options.list': channel<
+    z.ZodObject<{ currency: typeof optText; transactionType: typeof optText; method: typeof optText; active: z.ZodOptional<z.ZodBoolean> }>,
+    CacheMeta & {
+      rows: PaymentOptionView[];
+      /** Every value present in the cache, for the filter menus. */
+      facets: { currencies: string[]; transactionTypes: string[]; methods: string[] };
+    }
+  >(z.object({ currency: optText, transactionType: optText, method: optText, active: z.boolean().optional() })),
+  'options.refresh': channel<typeof noRequest, CacheMeta>(noRequest),
+};
+
+export type optionsEvents = {
+  'options.updated': { outcome: 'ok' | 'error'; changed: number };
+};

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { channel, noRequest } from './define.js';
+import type { ProfileName } from './app.js';
+
+export type KeyName = 'publicKey' | 'secretKey' | 'signingKey';
+
+/** Everything the Settings screen may see. Keys: only whether they are set (never their values). */
+export interface SettingsView {
+  profile: ProfileName;
+  baseUrl: string | null;
+  /** The embedded profile's local sandbox URL (read-only), when it runs. */
+  embeddedBaseUrl: string | null;
+  redirectUrl: string;
+  callbackReceiver: { enabled: boolean; host: string; port: number };
+  /** Where the receiver listens now, when it runs. */
+  callbackReceiverUrl: string | null;
+  pollIntervals: { balancesMs: number; providersMs: number };
+  staleAfterMs: number;
+  operatorName: string;
+  keys: {
+    publicKey: 'set' | 'unset';
+    secretKey: 'set' | 'unset';
+    signingKey: 'set' | 'unset';
+    maskedPublicKey: string | null;
+    store: 'keychain' | 'memory';
+    available: boolean;
+    reason: string | null;
+  };
+  serviceKey: { bits: number; fingerprintSha256: string; source: 'imported' | 'embedded sandbox' } | null;
+  /** Stored settings that were invalid and fell back to defaults. */
+  problems: { field: string; message: string }[];
+}
+
+const keyName = z.enum(['publicKey', 'secretKey', 'signingKey'], { message: 'must be publicKey, secretKey or signingKey' });
+
+export const settingsPatchSchema = z
+  .object({
+    profile: z.enum(['embedded', 'sandbox', 'live'], { message: 'must be embedded, sandbox or live' }),
+    baseUrl: z.string().max(2048).nullable(),
+    redirectUrl: z.string().max(2048),
+    callbackReceiver: z
+      .object({ enabled: z.boolean(), host: z.string().max(255), port: z.number().int('must be a whole number') })
+      .partial(),
+    pollIntervals: z
+      .object({ balancesMs: z.number().int('must be a whole number'), providersMs: z.number().int('must be a whole number') })
+      .partial(),
+    staleAfterMs: z.number().int('must be a whole number'),
+    operatorName: z.string().max(200),
+  })
+  .partial()
+  .strict();
+
+export const settingsChannels = {
+  'settings.get': channel<typeof noRequest, SettingsView>(noRequest),
+  /** A partial update, validated as a whole; nothing is saved when any field is wrong (error.fields). */
+  'settings.update': channel<typeof settingsPatchSchema, SettingsView>(settingsPatchSchema),
+  /** Stores a key of the current profile in the OS keychain. The value is never sent back. */
+  'settings.setKey': channel<z.ZodObject<{ name: typeof keyName; value: z.ZodString }>, SettingsView>(
+    z.object({ name: keyName, value: z.string().min(1, 'is empty').max(4096, 'is too long') }),
+  ),
+  'settings.clearKey': channel<z.ZodObject<{ name: typeof keyName }>, SettingsView>(z.object({ name: keyName })),
+  /** Checks PEM text is an RSA public key, copies it into the data folder, shows size and fingerprint. */
+  'settings.importServiceKey': channel<z.ZodObject<{ pem: z.ZodString }>, SettingsView>(
+    z.object({ pem: z.string().min(1, 'is empty: paste the PEM or choose the file').max(65536, 'is too large to be a public key') }),
+  ),
+};
+
+export type settingsEvents = {
+  'settings.changed': { profile: ProfileName };
+};

@@ -1,0 +1,47 @@
+import type { Core } from '../../app/core.js';
+import type { optionsChannels, PaymentOptionView } from '../contract/options.js';
+import type { HandlersFor } from './types.js';
+import { listPaymentOptions, paymentOptionsList } from '../../store/payment-options.js';
+import { cacheState } from '../../store/poll-runs.js';
+import { collectedToday } from '../../collections/query.js';
+
+export const optionsHandlers = (core: Core): HandlersFor<typeof optionsChannels> => ({
+  'options.list': (q) => {
+    const now = core.clock.now();
+    const list = paymentOptionsList(core.db, {
+      now,
+      staleAfterMs: Math.max(core.settings().staleAfterMs, core.settings().pollIntervals.providersMs * 2),
+      ...(q.currency ? { currency: q.currency } : {}),
+      ...(q.transactionType ? { transactionType: q.transactionType } : {}),
+      ...(q.method ? { method: q.method } : {}),
+      ...(q.active !== undefined ? { active: q.active } : {}),
+    });
+    const totals = new Map<string, number>();
+    const rows: PaymentOptionView[] = list.rows.map((r) => {
+      let collectedTodayMinor: number | null = null;
+      if (r.transactionMethod.toUpperCase() === 'CARD') {
+        if (!totals.has(r.currency)) totals.set(r.currency, collectedToday(core.db, r.currency, now));
+        collectedTodayMinor = totals.get(r.currency)!;
+      }
+      return { ...r, collectedTodayMinor };
+    });
+    const all = listPaymentOptions(core.db);
+    const uniq = (xs: string[]) => [...new Set(xs)].sort();
+    return {
+      rows,
+      asOf: list.asOf,
+      lastError: list.lastError,
+      stale: list.stale,
+      facets: {
+        currencies: uniq(all.map((r) => r.currency)),
+        transactionTypes: uniq(all.map((r) => r.transactionType)),
+        methods: uniq(all.map((r) => r.transactionMethod)),
+      },
+    };
+  },
+  'options.refresh': async () => {
+    await core.poller?.refresh('providers');
+    const s = core.settings();
+    return cacheState(core.db, 'providers', core.clock.now(), Math.max(s.staleAfterMs, s.pollIntervals.providersMs * 2));
+  },
+});
