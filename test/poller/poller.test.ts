@@ -8,7 +8,7 @@ import { latestBalances } from '../../main/store/balances.js';
 import { listPaymentOptions } from '../../main/store/payment-options.js';
 import { listPollRuns } from '../../main/store/poll-runs.js';
 import { FakeTime } from './fake-time.js';
-import { startStub, type StubService } from './stub-service.js';
+import { startStub } from './stub-service.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -31,7 +31,7 @@ async function setup(opts: { withClient?: boolean } = {}) {
     backoff: { baseMs: 5_000, maxMs: 300_000 },
     onUpdate: (e) => events.push(e),
   });
-  cleanups.push(() => stub.close(), () => poller.stop(), () => db.close());
+  cleanups.push(() => stub.close(), () => poller.stop(), () => void db.close());
   const balancesRequests = () => stub.requests.filter((r) => r.path.startsWith('/data/wallet-balances')).length;
   /** Waits until `n` poll events have arrived in total. */
   const untilEvents = (n: number) => vi.waitFor(() => expect(events.length).toBeGreaterThanOrEqual(n), { timeout: 5000, interval: 5 });
