@@ -91,44 +91,40 @@ export class KeyringSecretStore implements SecretStore {
     private readonly service: string = KEYCHAIN_SERVICE,
   ) {}
 
-  #entry(name: SecretName): AsyncEntry {
-    checkName(name);
-    return new AsyncEntry(this.service, `${this.profile}:${name}`, { linux: { store: 'secret-service' } });
+  /** The entry for a name; the constructor itself may fail (no Secret Service), so it runs inside `use`. */
+  async #with<T>(name: SecretName | 'probe', use: (entry: AsyncEntry) => Promise<T>): Promise<T> {
+    if (name !== 'probe') checkName(name);
+    let entry: AsyncEntry;
+    try {
+      entry = new AsyncEntry(this.service, `${this.profile}:${name}`, { linux: { store: 'secret-service' } });
+    } catch (e) {
+      throw unavailable(e);
+    }
+    try {
+      return await use(entry);
+    } catch (e) {
+      throw unavailable(e);
+    }
   }
 
   async get(name: SecretName): Promise<string | null> {
-    const entry = this.#entry(name);
-    try {
-      return await entry.getPassword();
-    } catch (e) {
-      throw unavailable(e);
-    }
+    return this.#with(name, (e) => e.getPassword());
   }
   async set(name: SecretName, value: string): Promise<void> {
+    checkName(name);
     const v = checkSecretValue(name, value);
-    const entry = this.#entry(name);
-    try {
-      await entry.setPassword(v);
-    } catch (e) {
-      throw unavailable(e);
-    }
+    await this.#with(name, (e) => e.setPassword(v));
   }
   async delete(name: SecretName): Promise<void> {
-    const entry = this.#entry(name);
-    try {
-      await entry.deleteCredential();
-    } catch (e) {
-      throw unavailable(e);
-    }
+    await this.#with(name, (e) => e.deleteCredential());
   }
   async probe(): Promise<{ available: boolean; reason?: string }> {
     // A read of an entry that need not exist: proves the store answers without writing anything.
-    const entry = new AsyncEntry(this.service, `${this.profile}:probe`, { linux: { store: 'secret-service' } });
     try {
-      await entry.getPassword();
+      await this.#with('probe', (e) => e.getPassword());
       return { available: true };
     } catch (e) {
-      return { available: false, reason: `${UNAVAILABLE}: ${platformMessage(e)}` };
+      return { available: false, reason: (e as Error).message };
     }
   }
 }
