@@ -58,7 +58,7 @@ describe('KeyringSecretStore (real keychain)', () => {
   it('refuses values that cannot be keys, naming the key but not echoing the value', async () => {
     const store = keyring('sandbox');
     await expect(store.set('secret-key', '   ')).rejects.toThrow(SecretValueError);
-    const err = await store.set('secret-key', 'sk has spaces').catch((e: unknown) => e as Error);
+    const err = (await store.set('secret-key', 'sk has spaces').catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/^secret-key: contains spaces/);
     expect(err.message).not.toContain('sk has spaces');
     expect(await store.get('secret-key')).toBeNull();
