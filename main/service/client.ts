@@ -255,7 +255,9 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const started = clock.now();
       const r = await exchange('GET', path, headers);
       let err: ServiceError;
+      let retryAfterMs: number | undefined;
       if ('status' in r) {
+        retryAfterMs = parseRetryAfter(r.headers.get('retry-after'), clock.now());
         try {
           const data = successData(op, r, redact);
           log?.debug({ op, status: r.status, attempt, ms: clock.now() - started }, 'service request ok');
@@ -272,9 +274,10 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       if (!retryable || attempt >= retries) throw err;
       const backoff = Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt);
       let delay = backoff / 2 + random() * (backoff / 2);
-      if (err instanceof RateLimitedError && err.retryAfterMs !== undefined) {
-        if (err.retryAfterMs > maxRetryAfterMs) throw err;
-        delay = Math.max(delay, err.retryAfterMs);
+      // Retry-After on a 429 or a 503: not before then; too long a wait goes back to the caller.
+      if (retryAfterMs !== undefined && (err instanceof RateLimitedError || err instanceof UnavailableError)) {
+        if (retryAfterMs > maxRetryAfterMs) throw err;
+        delay = Math.max(delay, retryAfterMs);
       }
       await sleep(Math.round(delay));
     }

@@ -145,12 +145,18 @@ describe('amount on the wire', () => {
 
 describe('GET retries', () => {
   it('retries 5xx and 429 with growing jittered back-off, honouring Retry-After', async () => {
-    stub.reply(fail(503, 'maintenance'), fail(500, 'oops'), fail(429, 'slow down', null, { 'retry-after': '3' }), ok({ merchant_balances: [BALANCE] }));
-    const b = await client().getBalances();
+    stub.reply(
+      fail(503, 'maintenance'),
+      fail(500, 'oops'),
+      fail(429, 'slow down', null, { 'retry-after': '3' }),
+      fail(503, 'maintenance', null, { 'retry-after': '4' }),
+      ok({ merchant_balances: [BALANCE] }),
+    );
+    const b = await client({ retries: 4 }).getBalances();
     expect(b).toHaveLength(1);
-    expect(stub.seen).toHaveLength(4);
-    // random() = 0.5: delay = backoff * 0.75 (500 -> 375, 1000 -> 750); the 429 waits its 3 s.
-    expect(sleeps).toEqual([375, 750, 3000]);
+    expect(stub.seen).toHaveLength(5);
+    // random() = 0.5: delay = backoff * 0.75 (500 -> 375, 1000 -> 750); the 429 and the 503 wait their Retry-After.
+    expect(sleeps).toEqual([375, 750, 3000, 4000]);
   });
 
   it('reads Retry-After as an HTTP date', async () => {
