@@ -1,0 +1,84 @@
+// `merchant-desk [--data-dir DIR] start [--headless] [--cdp-port N] [--chromium]` — the default command.
+// Electron when its binary is present; otherwise a one-line notice and the Chromium shell.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { UsageError, type Command } from '../command.js';
+import { appRoot } from '../../app/paths.js';
+
+/** The Electron binary, or null when the electron package has no downloaded binary (or is absent). */
+export function electronBinary(): string | null {
+  try {
+    const p: unknown = createRequire(import.meta.url)('electron');
+    return typeof p === 'string' && fs.existsSync(p) ? p : null;
+  } catch {
+    return null;
+  }
+}
+
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'open the app (Electron if present, else the Chromium shell); the default command',
+  usage: 'merchant-desk [--data-dir DIR] start [--headless] [--cdp-port N] [--chromium]',
+  async run(args, ctx) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        headless: { type: 'boolean', default: false },
+        'cdp-port': { type: 'string' },
+        chromium: { type: 'boolean', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    let cdpPort: number | undefined;
+    if (values['cdp-port'] !== undefined) {
+      cdpPort = Number(values['cdp-port']);
+      if (!Number.isInteger(cdpPort) || cdpPort < 1 || cdpPort > 65535) throw new UsageError('--cdp-port must be a port number from 1 to 65535');
+    }
+    const { io, dataDir } = ctx;
+
+    const electron = values.headless || values.chromium || cdpPort !== undefined ? null : electronBinary();
+    if (electron) {
+      const main = path.join(appRoot(), 'dist', 'main', 'shell', 'electron-main.js');
+      const child = spawn(electron, [main, '--data-dir', dataDir], { stdio: 'inherit', env: ctx.env });
+      return await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 0)));
+    }
+    if (!values.headless && !values.chromium && cdpPort === undefined) {
+      io.stderr.write('Electron is not installed here; opening Merchant Desk in the Chromium shell instead.\n');
+    }
+
+    // Loaded only now: the CLI's other commands need neither the core nor playwright.
+    const { composeCore } = await import('../../app/compose.js');
+    const { startChromiumShell } = await import('../../shell/chromium.js');
+    const core = await composeCore({ dataDir, shell: 'chromium' });
+    let shell;
+    try {
+      shell = await startChromiumShell({ core, headless: values.headless, ...(cdpPort !== undefined ? { cdpPort } : {}), env: ctx.env });
+    } catch (e) {
+      await core.close();
+      throw e;
+    }
+    const stop = new Promise<string>((resolve) => {
+      const on = (sig: NodeJS.Signals) => resolve(sig);
+      process.once('SIGINT', on);
+      process.once('SIGTERM', on);
+    });
+    io.stdout.write(
+      JSON.stringify({
+        ready: true,
+        shell: 'chromium',
+        data_dir: core.dataDir,
+        cdp_url: shell.cdpUrl,
+        sandbox_url: core.embedded()?.baseUrl ?? null,
+        callback_url: core.callbackReceiverUrl(),
+      }) + '\n',
+    );
+    await Promise.race([shell.closed, stop]);
+    await shell.close();
+    await core.close();
+    return 0;
+  },
+};
