@@ -167,7 +167,9 @@ export function opensslVerifyRsa(pubPath: string, text: string, sigB64: string):
   try {
     fs.writeFileSync(path.join(dir, 'msg'), text);
     fs.writeFileSync(path.join(dir, 'sig'), Buffer.from(sigB64, 'base64'));
-    const out = execFileSync('openssl', ['dgst', '-sha512', '-verify', pubPath, '-signature', path.join(dir, 'sig'), path.join(dir, 'msg')]);
+    const out = execFileSync('openssl', ['dgst', '-sha512', '-verify', pubPath, '-signature', path.join(dir, 'sig'), path.join(dir, 'msg')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return out.toString().includes('Verified OK');
   } catch {
     return false;
@@ -180,4 +182,62 @@ export function opensslVerifyRsa(pubPath: string, text: string, sigB64: string):
 export function opensslHmac(key: string, text: string): string {
   const out = execFileSync('openssl', ['dgst', '-sha256', '-hmac', key], { input: text }).toString();
   return out.trim().split(/\s+/).pop()!;
+}
+
+export interface Received {
+  headers: Record<string, string | string[] | undefined>;
+  body: { event: string; payload: Record<string, unknown> };
+  raw: string;
+}
+
+/** A tiny callback receiver on 127.0.0.1. `answer` decides each status (default 200). */
+export async function receiver(answer: (n: number, r: Received) => number = () => 200) {
+  const http = await import('node:http');
+  const got: Received[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const r: Received = { headers: req.headers, body: JSON.parse(raw), raw };
+      got.push(r);
+      res.statusCode = answer(got.length, r);
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  receivers.push(server);
+  return {
+    url: `http://127.0.0.1:${port}/callback`,
+    got,
+    /** Waits (polling) until at least n callbacks arrived. */
+    async waitFor(n: number, timeoutMs = 10_000) {
+      const end = Date.now() + timeoutMs;
+      while (got.length < n) {
+        if (Date.now() > end) throw new Error(`only ${got.length} of ${n} callbacks arrived`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return got;
+    },
+  };
+}
+const receivers: import('node:http').Server[] = [];
+afterEach(async () => {
+  while (receivers.length) {
+    const s = receivers.pop()!;
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+/** Submits the hosted page's form like a browser would; returns the 302 Location or the page. */
+export async function submitPage(paymentUrl: string, fields: Record<string, string>) {
+  const res = await fetch(paymentUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
+  return { status: res.status, location: res.headers.get('location'), html: await res.text() };
 }
