@@ -134,7 +134,6 @@ export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): 
     if (!(e instanceof WireFormatError)) throw e;
     // Signed and verified, but a field we do not sign is unreadable: keep the outcome, flag the amount.
     warning = `${e.field}: ${e.problem}`;
-    amountMinor = null;
   }
 
   const r = appendEvent(db, {

@@ -230,7 +230,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
   const val = <T>(v: T | (() => T)): T => (typeof v === 'function' ? (v as () => T)() : v);
 
   async function cardOptions(): Promise<PaymentOption[]> {
-    let opts: PaymentOption[] = [];
+    let opts: PaymentOption[];
     try {
       opts = (
         db

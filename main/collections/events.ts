@@ -199,7 +199,12 @@ export function appendEvent(db: Db, ev: NewEvent): AppendResult {
         statusChangedAt: statusChanged ? ev.receivedAt : cur.status_changed_at,
         internalReference: row.internal_reference ?? (trusted ? (ev.internalReference ?? null) : null),
         paymentUrl: (trusted && ev.paymentUrl) || row.payment_url,
-        statusMessage: statusChanged ? (ev.statusMessage ?? null) : cur.status_message,
+        // The service's own words (a callback's status_message) beat a redirect's generic text.
+        statusMessage: statusChanged
+          ? (ev.statusMessage ?? null)
+          : trusted && (ev.source === 'callback' || ev.source === 'import') && ev.status === status && ev.statusMessage
+            ? ev.statusMessage
+            : cur.status_message,
         lastEventId: eventId,
         redirectStatus,
         redirectSignature: ev.source === 'redirect' ? ev.signature : cur.redirect_signature,

@@ -6,7 +6,10 @@
 function parse(text: string): URL | null {
   if (typeof text !== 'string' || text.length > 8192) return null;
   // Control characters and whitespace are stripped or rewritten by the WHATWG parser; refuse them.
-  if (/[\u0000-\u0020\u007f\\]/.test(text)) return null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c <= 0x20 || c === 0x7f || c === 0x5c) return null;
+  }
   try {
     return new URL(text);
   } catch {
@@ -14,11 +17,19 @@ function parse(text: string): URL | null {
   }
 }
 
+/** The path as written (before the parser folds dot segments or decodes %2e). */
+function rawPath(text: string): string {
+  const afterScheme = text.indexOf('//') >= 0 ? text.slice(text.indexOf('//') + 2) : text;
+  const start = afterScheme.search(/[/?#]/);
+  if (start < 0 || afterScheme[start] !== '/') return '';
+  return afterScheme.slice(start).split(/[?#]/, 1)[0] ?? '';
+}
+
 /** The path compared exactly, after refusing encoded separators and dot segments the parser may fold. */
-function safePath(u: URL): string | null {
-  const p = u.pathname;
-  if (/%2f|%5c|%2e|%00/i.test(p)) return null;
-  return p;
+function safePath(u: URL, text: string): string | null {
+  const raw = rawPath(text);
+  if (/%2f|%5c|%2e|%00/i.test(raw) || /(^|\/)\.{1,2}(\/|$)/.test(raw)) return null;
+  return u.pathname;
 }
 
 export function isRedirectUrl(candidate: string, configured: string): boolean {
@@ -32,8 +43,8 @@ export function isRedirectUrl(candidate: string, configured: string): boolean {
   if (got.protocol !== want.protocol) return false;
   if (got.hostname !== want.hostname) return false;
   if (got.port !== want.port) return false;
-  const gp = safePath(got);
-  const wp = safePath(want);
+  const gp = safePath(got, candidate);
+  const wp = safePath(want, configured);
   if (gp === null || wp === null) return false;
   return gp === wp;
 }

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import {
+  billingRequired,
+  cvvLength,
+  detectBrand,
+  expiryProblem,
+  groupCardNumber,
+  luhnValid,
+  parseAmount,
+  validateCardForm,
+  type AmountLimits,
+  type CardForm,
+} from '../../main/collections/card-input.js';
+
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0); // 21 Nov 2026
+const limits: AmountLimits = { minMinor: 1000, maxMinor: 5_000_000, maxDailyMinor: 10_000_000, collectedTodayMinor: 0, exponent: 0 };
+
+function form(over: Partial<CardForm> = {}, card: Partial<CardForm['card']> = {}): CardForm {
+  return {
+    amount: '15000',
+    currency: 'UGX',
+    description: 'Phone order 1234',
+    customerName: 'Amina N',
+    customerEmail: 'amina@example.com',
+    chargeCustomer: false,
+    allowFinalStatusChange: true,
+    ...over,
+    card: { number: '4242 4242 4242 4242', expMonth: '12', expYear: '2030', cvv: '123', firstName: 'Amina', lastName: 'N', ...card },
+  };
+}
+
+describe('card input rules', () => {
+  it('checks Luhn on the test cards and catches a one-digit typo', () => {
+    for (const n of ['4242424242424242', '5555555555554444', '4000002500000003', '4000000000000002', '4000000000009995', '4000000000003220', '4000000000000259', '378282246310005'])
+      expect(luhnValid(n), n).toBe(true);
+    expect(luhnValid('4242424242424241')).toBe(false);
+    expect(luhnValid('4242 4242 4242 4242')).toBe(true);
+    expect(luhnValid('42424242')).toBe(false);
+  });
+
+  it('detects the brand from the first digits and groups as printed', () => {
+    expect(detectBrand('4242')).toBe('visa');
+    expect(detectBrand('5555555555554444')).toBe('mastercard');
+    expect(detectBrand('2221000000000009')).toBe('mastercard');
+    expect(detectBrand('378282246310005')).toBe('amex');
+    expect(detectBrand('6011111111111117')).toBe('discover');
+    expect(detectBrand('3530111333300000')).toBe('jcb');
+    expect(detectBrand('')).toBe('unknown');
+    expect(groupCardNumber('4242424242424242')).toBe('4242 4242 4242 4242');
+    expect(groupCardNumber('378282246310005')).toBe('3782 822463 10005');
+    expect(groupCardNumber('42424')).toBe('4242 4');
+    expect(cvvLength('amex')).toBe(4);
+    expect(cvvLength('visa')).toBe(3);
+  });
+
+  it('refuses an expiry in the past but accepts the current month', () => {
+    expect(expiryProblem('11', '2026', NOW)).toBeNull();
+    expect(expiryProblem('10', '2026', NOW)).toMatch(/expired/);
+    expect(expiryProblem('10', '26', NOW)).toMatch(/expired/);
+    expect(expiryProblem('13', '2030', NOW)).toMatch(/month/);
+    expect(expiryProblem('1', '2030', NOW)).toBeNull();
+    expect(expiryProblem('01', '230', NOW)).toMatch(/year/);
+  });
+
+  it('accepts a good form', () => {
+    expect(validateCardForm(form(), { now: NOW, limits })).toEqual({});
+  });
+
+  it('names each wrong field, without echoing card data', () => {
+    const errs = validateCardForm(
+      form({ description: 'short', customerEmail: 'not-an-email', amount: '10.5' }, { number: '4242424242424241', cvv: '12', expMonth: '01', expYear: '2020', firstName: ' ' }),
+      { now: NOW, limits },
+    );
+    expect(Object.keys(errs).sort()).toEqual(['amount', 'card.cvv', 'card.expMonth', 'card.firstName', 'card.number', 'customerEmail', 'description']);
+    expect(errs.description).toMatch(/10 to 30 characters \(now 5\)/);
+    expect(errs.amount).toMatch(/no decimals/);
+    expect(errs['card.cvv']).toMatch(/3 digits/);
+    for (const m of Object.values(errs)) {
+      expect(m).not.toContain('4242424242424241');
+      expect(m).not.toContain('12 ');
+    }
+  });
+
+  it('wants 4 CVV digits for American Express', () => {
+    const errs = validateCardForm(form({}, { number: '378282246310005', cvv: '123' }), { now: NOW, limits });
+    expect(errs['card.cvv']).toMatch(/4 digits for American Express/);
+    expect(validateCardForm(form({}, { number: '378282246310005', cvv: '1234' }), { now: NOW, limits })).toEqual({});
+  });
+
+  it('checks the amount against min, max and what remains today', () => {
+    expect(validateCardForm(form({ amount: '999' }), { now: NOW, limits }).amount).toMatch(/at least 1,000/);
+    expect(validateCardForm(form({ amount: '5000001' }), { now: NOW, limits }).amount).toMatch(/at most 5,000,000/);
+    const nearlyFull = { ...limits, collectedTodayMinor: 9_990_000 };
+    expect(validateCardForm(form({ amount: '15000' }), { now: NOW, limits: nearlyFull }).amount).toMatch(/remains of today's limit \(10,000 of 10,000,000\)/);
+    expect(validateCardForm(form(), { now: NOW, limits: null }).currency).toMatch(/no active card option for UGX/);
+    expect(parseAmount('1500.50', 2)).toEqual({ minor: 150050 });
+    expect(parseAmount('1,500', 0)).toEqual({ minor: 1500 });
+    expect(parseAmount('1e3', 0)).toHaveProperty('error');
+    expect(parseAmount('0', 2)).toHaveProperty('error');
+  });
+
+  it('requires billing fields for the USA, Canada and Europe only', () => {
+    expect(billingRequired('us')).toBe(true);
+    expect(billingRequired('DE')).toBe(true);
+    expect(billingRequired('GB')).toBe(true);
+    expect(billingRequired('UG')).toBe(false);
+    const errs = validateCardForm(form({}, { billingCountry: 'CA' }), { now: NOW, limits });
+    expect(Object.keys(errs).sort()).toEqual(['card.billingAddress', 'card.billingCity', 'card.billingState', 'card.billingZip']);
+    expect(errs['card.billingZip']).toMatch(/required for cards billed in CA/);
+    expect(validateCardForm(form({}, { billingCountry: 'KE' }), { now: NOW, limits })).toEqual({});
+    expect(validateCardForm(form({}, { billingCountry: 'USA' }), { now: NOW, limits })['card.billingCountry']).toMatch(/2-letter/);
+  });
+
+  it('accepts an optional PIN of 4 to 6 digits', () => {
+    expect(validateCardForm(form({}, { pin: '1234' }), { now: NOW, limits })).toEqual({});
+    expect(validateCardForm(form({}, { pin: '' }), { now: NOW, limits })).toEqual({});
+    expect(validateCardForm(form({}, { pin: '12a4' }), { now: NOW, limits })['card.pin']).toMatch(/PIN/);
+  });
+});
