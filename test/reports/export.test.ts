@@ -1,0 +1,192 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runExport, snapshotsPathFor, type ExportProgress } from '../../main/reports/index.js';
+import { reconcileNew, resolveException } from '../../main/reconcile/index.js';
+import { History, testDb } from '../reconcile/fixtures.js';
+import type { Db } from '../../main/store/db.js';
+
+const UTC3 = { offsetMinutes: 180 };
+
+/** Minimal RFC 4180 reader for assertions (quoted fields, doubled quotes, CRLF). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let q = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (q) {
+      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (ch === '"') q = false;
+      else cell += ch;
+    } else if (ch === '"') q = true;
+    else if (ch === ',') row.push(cell), (cell = '');
+    else if (ch === '\r' && text[i + 1] === '\n') {
+      row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
+    } else cell += ch;
+  }
+  if (cell || row.length) row.push(cell), rows.push(row);
+  return rows;
+}
+
+function records(file: string): Record<string, string>[] {
+  const [head, ...rest] = parseCsv(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+  return rest.map((r) => Object.fromEntries(head!.map((h, i) => [h, r[i]!])));
+}
+
+function bulk(db: Db, n: number, t0: number): void {
+  const ins = db.prepare(
+    `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, operator, redirect_url, status, status_changed_at)
+     VALUES (?, ?, ?, 'KES', 'Bulk order number', 'Bulk, "Customer"', 'op', 'https://merchant-desk.invalid/return', 'PENDING', ?)`,
+  );
+  db.transaction(() => {
+    for (let i = 0; i < n; i++) ins.run(`MD-BULK-${i}`, t0 + i * 1000, 1000 + i, t0 + i * 1000);
+  })();
+}
+
+describe('collections CSV export', () => {
+  it('writes every field, each source status, the reconciliation outcome and the resolution note', async () => {
+    const { db, file, dir } = testDb();
+    const h = new History(db, Date.UTC(2026, 10, 3, 21, 30, 0));
+    const a = h.collection({ amountMinor: 150_000, currency: 'UGX', description: '=cmd|calc!A1 order', customerName: '+256 Jane, "JJ"' });
+    h.accepted(a);
+    h.redirect(a, 'COMPLETED');
+    h.callback(a, 'COMPLETED');
+    const b = h.collection({ amountMinor: 2_550, currency: 'USD', customerName: '@admin', customerEmail: null });
+    h.accepted(b);
+    h.callback(b, 'COMPLETED', { amountMinor: 2_500 });
+    const c = h.collection({ amountMinor: 1_234, currency: 'BHD', customerName: 'Ünïcødé Ltd' });
+    h.rejected(c);
+    reconcileNew(db, { now: h.t });
+    resolveException(db, { collectionId: b, note: 'Short by 0.50,\nrefund "agreed"', actor: 'Ann' }, { now: h.t });
+
+    const out = path.join(dir, 'collections.csv');
+    const res = await runExport({ dbFile: file, job: { kind: 'collections' }, out, bom: true, tz: UTC3, now: h.t });
+    expect(res).toEqual({ files: [out], rows: 3 });
+    const bytes = fs.readFileSync(out);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(fs.existsSync(out + '.part')).toBe(false);
+    const rows = records(out);
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatchObject({
+      merchant_reference: expect.stringMatching(/^MD-TEST-/),
+      amount: '150000',
+      currency: 'UGX',
+      description: "'=cmd|calc!A1 order",
+      customer_name: `'+256 Jane, "JJ"`,
+      created_at: '2026-11-04T00:30:01.000+03:00',
+      initiate_status: 'PENDING',
+      redirect_status: 'COMPLETED',
+      callback_status: 'COMPLETED',
+      reconciliation_outcome: 'matched',
+      open_exception: 'false',
+      charge_customer: 'false',
+      card_last4: '4242',
+    });
+    expect(rows[1]).toMatchObject({
+      amount: '25.50',
+      currency: 'USD',
+      customer_name: "'@admin",
+      customer_email: '',
+      reconciliation_outcome: 'amount_mismatch',
+      reconciliation_kinds: 'amount_mismatch',
+      open_exception: 'false',
+      resolution_note: 'Short by 0.50,\nrefund "agreed"',
+    });
+    expect(rows[1]!.completed_at).toMatch(/^2026-11-04T00:30:\d\d\.000\+03:00$/);
+    expect(rows[2]).toMatchObject({ amount: '1.234', currency: 'BHD', customer_name: 'Ünïcødé Ltd', reconciliation_outcome: 'rejected' });
+    // numbers are plain, unquoted, never prefixed
+    expect(bytes.toString('utf8')).toContain(',25.50,USD,');
+  });
+
+  it('without --bom the file starts with the header; a date range limits the rows', async () => {
+    const { db, file, dir } = testDb();
+    const t0 = Date.UTC(2026, 0, 1);
+    bulk(db, 10, t0);
+    const out = path.join(dir, 'some.csv');
+    const res = await runExport({ dbFile: file, job: { kind: 'collections', from: t0 + 3000, to: t0 + 6000 }, out, tz: UTC3 });
+    expect(res.rows).toBe(3);
+    const text = fs.readFileSync(out, 'utf8');
+    expect(text.startsWith('merchant_reference,')).toBe(true);
+    expect(records(out).map((r) => r.merchant_reference)).toEqual(['MD-BULK-3', 'MD-BULK-4', 'MD-BULK-5']);
+    expect(records(out)[0]!.customer_name).toBe('Bulk, "Customer"');
+  });
+
+  it('a large-ish export reports progress; cancelling removes the partial file', async () => {
+    const { db, file, dir } = testDb();
+    bulk(db, 120_000, Date.UTC(2026, 0, 1));
+    const out = path.join(dir, 'big.csv');
+    const seen: ExportProgress[] = [];
+    const res = await runExport({ dbFile: file, job: { kind: 'collections' }, out, onProgress: (p) => seen.push(p) });
+    expect(res.rows).toBe(120_000);
+    const writing = seen.filter((p) => p.phase === 'writing');
+    expect(writing.length).toBeGreaterThanOrEqual(2);
+    expect(writing.at(-1)).toEqual({ phase: 'writing', done: 120_000, total: 120_000 });
+    expect(writing.map((p) => p.done)).toEqual([...writing.map((p) => p.done)].sort((x, y) => x - y));
+
+    const out2 = path.join(dir, 'cancelled.csv');
+    const ac = new AbortController();
+    let partSeen = false;
+    const run = runExport({
+      dbFile: file,
+      job: { kind: 'collections' },
+      out: out2,
+      signal: ac.signal,
+      onProgress: (p) => {
+        if (p.phase === 'writing' && p.done > 0 && !ac.signal.aborted) {
+          partSeen = fs.existsSync(out2 + '.part');
+          ac.abort();
+        }
+      },
+    });
+    await expect(run).rejects.toMatchObject({ kind: 'cancelled' });
+    expect(partSeen).toBe(true);
+    expect(fs.existsSync(out2)).toBe(false);
+    expect(fs.existsSync(out2 + '.part')).toBe(false);
+  });
+
+  it('names the field when the destination is wrong', () => {
+    const { file, dir } = testDb();
+    expect(() => runExport({ dbFile: file, job: { kind: 'collections' }, out: path.join(dir, 'nope', 'x.csv') })).toThrow(/out: the folder .* does not exist/);
+    expect(() => runExport({ dbFile: file, job: { kind: 'balances', from: 10, to: 5 }, out: path.join(dir, 'x.csv') })).toThrow(/to must be after from/);
+  });
+});
+
+describe('balance report CSV', () => {
+  it('opening, closing, lowest, highest and change per currency and wallet type, plus every snapshot', async () => {
+    const { db, file, dir } = testDb();
+    const h = new History(db);
+    const day = Date.UTC(2026, 10, 10);
+    h.poll(day - 3600_000, [{ currency: 'KES', actualMinor: 10_000 }]); // before the range: the opening
+    h.poll(day + 1000, [{ currency: 'KES', actualMinor: 5_000 }, { currency: 'UGX', actualMinor: 700_000 }]);
+    h.poll(day + 2000, [{ currency: 'KES', actualMinor: 25_000 }]);
+    h.poll(day + 3000, [{ currency: 'KES', actualMinor: 20_000 }, { currency: 'UGX', actualMinor: 650_000, walletType: 'MERCHANT_PAYOUT' }]);
+    h.poll(day + 86_400_000 + 5, [{ currency: 'KES', actualMinor: 1 }]); // after the range
+    const out = path.join(dir, 'balances.csv');
+    const res = await runExport({ dbFile: file, job: { kind: 'balances', from: day, to: day + 86_400_000 }, out, tz: { offsetMinutes: 0 }, bom: true });
+    expect(res.files).toEqual([out, snapshotsPathFor(out)]);
+    expect(res.rows).toBe(5);
+    const summary = records(out);
+    const kesActual = summary.find((r) => r.currency === 'KES' && r.balance === 'actual')!;
+    expect(kesActual).toMatchObject({
+      wallet_type: 'MERCHANT_COLLECTION',
+      opening: '100.00',
+      closing: '200.00',
+      lowest: '50.00',
+      highest: '250.00',
+      change: '100.00',
+      opening_observed_at: new Date(day - 3600_000).toISOString().replace('Z', '+00:00'),
+      snapshots_in_range: '3',
+    });
+    const ugx = summary.filter((r) => r.currency === 'UGX' && r.balance === 'actual');
+    expect(ugx.map((r) => [r.wallet_type, r.opening, r.closing, r.change])).toEqual([
+      ['MERCHANT_COLLECTION', '700000', '700000', '0'],
+      ['MERCHANT_PAYOUT', '650000', '650000', '0'],
+    ]);
+    expect(summary.filter((r) => r.currency === 'KES').map((r) => r.balance)).toEqual(['available', 'uncleared', 'reserve', 'actual']);
+    const snaps = records(snapshotsPathFor(out));
+    expect(snaps).toHaveLength(5);
+    expect(snaps[0]).toMatchObject({ currency: 'KES', actual: '50.00', observed_at: new Date(day + 1000).toISOString().replace('Z', '+00:00') });
+  });
+});
