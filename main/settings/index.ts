@@ -2,3 +2,4 @@ export * from './settings.js';
 export * from './paths.js';
 export * from './service-key.js';
 export * from './connection.js';
+export * from './data-folder.js';

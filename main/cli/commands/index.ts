@@ -1,7 +1,15 @@
 import type { Command } from '../command.js';
 import { startCommand } from './start.js';
+import { connectCommand } from './connect.js';
+import { balancesCommand } from './balances.js';
+import { providersCommand } from './providers.js';
+import { pollCommand } from './poll.js';
 
 // One entry per subcommand; each lives in its own module in this folder.
 export const commands: Command[] = [
   startCommand,
+  connectCommand,
+  balancesCommand,
+  providersCommand,
+  pollCommand,
 ];

@@ -1,0 +1,182 @@
+// merchant-desk connect: saves a sandbox or live connection (base URL, public key, service key PEM) and
+// the secret and signing keys, which are read from standard input, never from arguments. Keys go only to
+// the OS keychain; if it is unavailable, nothing is stored.
+import { parseArgs } from 'node:util';
+import { UsageError, type Command } from '../command.js';
+import { openDataFolder } from '../../settings/data-folder.js';
+import { importServicePublicKeyFile, inspectServicePublicKey } from '../../settings/service-key.js';
+import { loadSettings, SettingsError, updateSettings, validateSettings } from '../../settings/settings.js';
+import { loadConnection } from '../../settings/connection.js';
+import { checkSecretValue, KeyringSecretStore, maskKey, SecretValueError, type SecretName } from '../../secrets/secret-store.js';
+import { createLogger } from '../../log/logger.js';
+import fs from 'node:fs';
+
+const USAGE =
+  'merchant-desk [--data-dir DIR] connect --profile sandbox|live --base-url URL --public-key KEY --service-key FILE.pem ' +
+  '--secret-key-stdin [--signing-key-stdin] [--no-verify]   (keys on standard input, one per line, in that order)';
+
+/** Reads `n` lines from a stream (the rest is left unread). Fewer lines at end of input is an error. */
+export async function readLines(stream: NodeJS.ReadableStream, n: number, what: string[]): Promise<string[]> {
+  if (n === 0) return [];
+  return new Promise<string[]>((resolve, reject) => {
+    let buf = '';
+    const finish = (err?: Error) => {
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.removeListener('error', onError);
+      stream.pause();
+      if (err) return reject(err);
+      resolve(buf.split(/\r?\n/).slice(0, n));
+    };
+    const onData = (chunk: Buffer | string) => {
+      buf += chunk.toString();
+      if (buf.split(/\r?\n/).length > n) finish();
+      else if (buf.length > 64 * 1024) finish(new UsageError('standard input is too long to hold keys'));
+    };
+    const onEnd = () => {
+      const lines = buf.split(/\r?\n/);
+      if (lines.length >= n && lines.slice(0, n).every((l) => l.length > 0)) return finish();
+      const got = lines.filter((l) => l.length > 0).length;
+      finish(new UsageError(`expected ${what.join(' and ')} on standard input, one per line; got ${got} line${got === 1 ? '' : 's'}`));
+    };
+    const onError = (e: Error) => finish(e);
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.resume();
+  });
+}
+
+export const connectCommand: Command = {
+  name: 'connect',
+  summary: 'save a sandbox or live connection; secret and signing keys are read from standard input',
+  usage: USAGE,
+  async run(args, ctx) {
+    for (const a of args) {
+      if (/^--(secret|signing)-key(=|$)/.test(a)) {
+        throw new UsageError(`keys are never taken from arguments (they end up in shell history); use ${a.split('=')[0]}-stdin and pipe the key in`);
+      }
+    }
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args,
+        options: {
+          profile: { type: 'string' },
+          'base-url': { type: 'string' },
+          'public-key': { type: 'string' },
+          'service-key': { type: 'string' },
+          'secret-key-stdin': { type: 'boolean', default: false },
+          'signing-key-stdin': { type: 'boolean', default: false },
+          'no-verify': { type: 'boolean', default: false },
+        },
+        strict: true,
+        allowPositionals: false,
+      }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const profile = values.profile;
+    if (profile !== 'sandbox' && profile !== 'live') {
+      throw new UsageError(
+        profile === 'embedded'
+          ? 'the embedded profile needs no connect: it is the default when nothing is configured (merchant-desk start)'
+          : '--profile must be sandbox or live',
+      );
+    }
+    if (!values['base-url']) throw new UsageError('--base-url is required, e.g. --base-url https://api.example.com');
+    if (!values['public-key']) throw new UsageError('--public-key is required (the merchant account public key)');
+    if (!values['service-key']) throw new UsageError('--service-key is required: the service public key PEM file');
+    if (!values['secret-key-stdin']) {
+      throw new UsageError('--secret-key-stdin is required: pipe the secret key in on standard input (it is never taken from arguments)');
+    }
+
+    // Check everything before storing anything.
+    const db = openDataFolder(ctx.dataDir);
+    try {
+      const current = loadSettings(db);
+      try {
+        validateSettings({ ...current, profile, baseUrl: values['base-url'].trim() });
+        inspectServicePublicKey(readPem(values['service-key']));
+      } catch (e) {
+        if (e instanceof SettingsError) throw new UsageError(`${flagFor(e.field)}: ${e.reason}`);
+        throw e;
+      }
+      let publicKey: string;
+      try {
+        publicKey = checkSecretValue('public-key', values['public-key']);
+      } catch (e) {
+        if (e instanceof SecretValueError) throw new UsageError(`--public-key ${e.message.replace(/^public-key: /, '')}`);
+        throw e;
+      }
+      const names: SecretName[] = ['secret-key', ...(values['signing-key-stdin'] ? (['signing-key'] as const) : [])];
+      const lines = await readLines(ctx.io.stdin, names.length, names.map((n) => `the ${n.replace('-', ' ')}`));
+      const secrets: [SecretName, string][] = [];
+      for (const [i, name] of names.entries()) {
+        try {
+          secrets.push([name, checkSecretValue(name, lines[i] ?? '')]);
+        } catch (e) {
+          if (e instanceof SecretValueError) throw new UsageError(`the ${name.replace('-', ' ')} on standard input (line ${i + 1}) ${e.message.replace(/^[a-z-]+: /, '')}`);
+          throw e;
+        }
+      }
+
+      const store = new KeyringSecretStore(profile);
+      const probe = await store.probe();
+      if (!probe.available) {
+        ctx.io.stderr.write(`merchant-desk: ${probe.reason}\nNothing was saved: keys are only ever stored in the OS keychain.\n`);
+        return 1;
+      }
+      await store.set('public-key', publicKey);
+      for (const [name, value] of secrets) await store.set(name, value);
+      if (!values['signing-key-stdin']) await store.delete('signing-key');
+      const keyInfo = importServicePublicKeyFile(db, ctx.dataDir, values['service-key']);
+      updateSettings(db, { profile, baseUrl: values['base-url'].trim() });
+
+      ctx.io.stdout.write(
+        `saved the ${profile} connection to ${values['base-url'].trim()} (public key ${maskKey(publicKey)}; ` +
+          `secret key${values['signing-key-stdin'] ? ' and signing key' : ''} in the OS keychain)\n` +
+          `service public key: RSA ${keyInfo.bits} bits, SHA-256 ${keyInfo.fingerprintSha256}\n`,
+      );
+      if (!values['signing-key-stdin']) {
+        ctx.io.stdout.write('note: no signing key was given; callbacks and redirects can then only be verified by their RSA signature\n');
+      }
+      if (values['no-verify']) return 0;
+
+      const logger = createLogger({ dataDir: ctx.dataDir });
+      const conn = await loadConnection({ db, secrets: store, logger });
+      if (!conn.ok) {
+        ctx.io.stderr.write(`merchant-desk: saved, but cannot connect: ${conn.error.message}\n`);
+        return 1;
+      }
+      try {
+        const balances = await conn.client.getBalances();
+        ctx.io.stdout.write(`verified: the service answered with ${balances.length} wallet${balances.length === 1 ? '' : 's'}\n`);
+        return 0;
+      } catch (e) {
+        ctx.io.stderr.write(
+          `merchant-desk: saved, but the service did not accept the connection: ${(e as Error).message}\n` +
+            'Check the base URL and keys, then run connect again (or use --no-verify to skip this check).\n',
+        );
+        return 1;
+      }
+    } finally {
+      db.close();
+    }
+  },
+};
+
+function readPem(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--service-key: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+function flagFor(field: string): string {
+  if (field === 'baseUrl') return '--base-url';
+  if (field === 'servicePublicKey') return '--service-key';
+  if (field === 'profile') return '--profile';
+  return field;
+}

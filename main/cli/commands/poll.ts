@@ -1,0 +1,70 @@
+// merchant-desk poll --once: one balances poll and one payment-options poll into the local cache, with
+// the configured connection (same data folder and keychain as the app). Exit 1 when either fails.
+import { parseArgs } from 'node:util';
+import { UsageError, type Command } from '../command.js';
+import { openDataFolder } from '../../settings/data-folder.js';
+import { loadSettings } from '../../settings/settings.js';
+import { loadConnection } from '../../settings/connection.js';
+import { secretStoreFor } from '../../secrets/secret-store.js';
+import { createPoller, type PollKind } from '../../poller/poller.js';
+import { createLogger } from '../../log/logger.js';
+import { systemClock } from '../../clock.js';
+import { iso } from './balances.js';
+
+export const pollCommand: Command = {
+  name: 'poll',
+  summary: 'poll balances and payment options once into the local cache',
+  usage: 'merchant-desk [--data-dir DIR] poll --once [--balances | --providers]',
+  async run(args, ctx) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args,
+        options: {
+          once: { type: 'boolean', default: false },
+          balances: { type: 'boolean', default: false },
+          providers: { type: 'boolean', default: false },
+        },
+        strict: true,
+      }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    if (!values.once) throw new UsageError('pass --once (the app itself polls continuously; this command polls one time)');
+    const kind: PollKind | undefined =
+      values.balances && !values.providers ? 'balances' : values.providers && !values.balances ? 'providers' : undefined;
+    const db = openDataFolder(ctx.dataDir);
+    try {
+      const settings = loadSettings(db);
+      if (settings.profile === 'embedded') {
+        ctx.io.stderr.write(
+          'merchant-desk: this data folder uses the embedded profile, whose sandbox and keys exist only while the app runs; ' +
+            'start the app (merchant-desk start), or run "merchant-desk connect" for a sandbox or live service\n',
+        );
+        return 1;
+      }
+      const logger = createLogger({ dataDir: ctx.dataDir });
+      const conn = await loadConnection({ db, secrets: secretStoreFor(settings.profile), logger });
+      if (!conn.ok) {
+        ctx.io.stderr.write(`merchant-desk: ${conn.error.message}\n`);
+        return 1;
+      }
+      const poller = createPoller({ db, getClient: () => conn.client, clock: systemClock, intervals: settings.pollIntervals, logger });
+      const status = await poller.refresh(kind);
+      let failed = false;
+      const kinds: PollKind[] = kind ? [kind] : ['balances', 'providers'];
+      for (const k of kinds) {
+        const s = status[k];
+        if (s.lastError) {
+          failed = true;
+          ctx.io.stderr.write(`merchant-desk: ${k} poll failed (${s.lastError.kind}): ${s.lastError.message}\n`);
+        } else {
+          ctx.io.stdout.write(`${k}: ok at ${iso(s.lastSuccessAt)}\n`);
+        }
+      }
+      return failed ? 1 : 0;
+    } finally {
+      db.close();
+    }
+  },
+};
