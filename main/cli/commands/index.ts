@@ -4,6 +4,7 @@ import { connectCommand } from './connect.js';
 import { balancesCommand } from './balances.js';
 import { providersCommand } from './providers.js';
 import { pollCommand } from './poll.js';
+import { sandboxCommand } from './sandbox.js';
 
 // One entry per subcommand; each lives in its own module in this folder.
 export const commands: Command[] = [
@@ -12,4 +13,5 @@ export const commands: Command[] = [
   balancesCommand,
   providersCommand,
   pollCommand,
+  sandboxCommand,
 ];
