@@ -36,7 +36,7 @@ export const sandboxCommand: Command = {
     if (!(timeScale > 0)) throw new UsageError(`--time-scale must be a number above 0, got "${values['time-scale']}"`);
     const callbackUrl = values['callback-url'];
     if (callbackUrl !== undefined) {
-      let ok = false;
+      let ok: boolean;
       try {
         ok = ['http:', 'https:'].includes(new URL(callbackUrl).protocol);
       } catch {
