@@ -110,14 +110,14 @@ export function balanceMovement(db: Db, q: MovementQuery = {}): MovementResult {
   const credits = new Map<string, { at: number; delta: number }[]>();
   const prevOutcome = db.prepare(
     `SELECT status, payload, currency FROM collection_events
-      WHERE merchant_reference = ? AND source IN ('callback', 'import') AND kind = 'outcome' AND signature = 'verified' AND id < ?
+      WHERE merchant_reference = ? AND source IN ('callback', 'import') AND kind IN ('outcome', 'final_status_changed') AND signature = 'verified' AND id < ?
       ORDER BY id DESC LIMIT 1`,
   );
   const events = db
     .prepare(
       `SELECT e.id, e.merchant_reference, e.status, e.received_at, e.currency, e.payload, c.currency AS c_currency
          FROM collection_events e LEFT JOIN collections c ON c.id = e.collection_id
-        WHERE e.received_at > ? AND e.received_at <= ? AND e.source IN ('callback', 'import') AND e.kind = 'outcome'
+        WHERE e.received_at > ? AND e.received_at <= ? AND e.source IN ('callback', 'import') AND e.kind IN ('outcome', 'final_status_changed')
           AND e.signature = 'verified' AND e.status IN ('COMPLETED', 'FAILED', 'CANCELLED')
         ORDER BY e.received_at, e.id`,
     )

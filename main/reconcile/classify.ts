@@ -96,20 +96,21 @@ export interface Classification {
 export const DEFAULT_STALE_PENDING_AFTER_MS = 30 * 60_000;
 
 const SIGNED_SOURCES = new Set(['redirect', 'callback', 'import']);
+const OUTCOME_KINDS = new Set(['outcome', 'final_status_changed', 'manual_status']);
 
 /** What a callback-side event says about amount and currency: the event's columns, else its payload. */
 function reportedAmount(e: ReconEvent, intentCurrency: string): { amount: number | null; currency: string | null; bad: boolean } {
-  if (e.amount_minor !== null || e.currency !== null) return { amount: e.amount_minor, currency: e.currency, bad: false };
-  if (!e.payload) return { amount: null, currency: null, bad: false };
+  if (e.amount_minor !== null) return { amount: e.amount_minor, currency: e.currency, bad: false };
+  if (!e.payload) return { amount: null, currency: e.currency, bad: false };
   let p: unknown;
   try {
     p = JSON.parse(e.payload);
   } catch {
-    return { amount: null, currency: null, bad: false };
+    return { amount: null, currency: e.currency, bad: false };
   }
   const body = (p && typeof p === 'object' && 'payload' in p ? (p as { payload: unknown }).payload : p) as Record<string, unknown> | null;
-  if (!body || typeof body !== 'object') return { amount: null, currency: null, bad: false };
-  const currency = typeof body.request_currency === 'string' ? body.request_currency : null;
+  if (!body || typeof body !== 'object') return { amount: null, currency: e.currency, bad: false };
+  const currency = e.currency ?? (typeof body.request_currency === 'string' ? body.request_currency : null);
   if (body.request_amount === undefined || body.request_amount === null) return { amount: null, currency, bad: false };
   try {
     return { amount: toMinor(body.request_amount, currency ?? intentCurrency, 'request_amount'), currency, bad: false };
@@ -162,7 +163,8 @@ export function classify(c: ReconCollection, events: readonly ReconEvent[], opts
       continue;
     }
 
-    const isOutcome = (e.kind === 'outcome' || e.kind === 'manual_status') && isFinal(e.status);
+    // appendEvent stores a source's changed answer as kind 'final_status_changed': still an outcome.
+    const isOutcome = OUTCOME_KINDS.has(e.kind) && isFinal(e.status);
     if (!isOutcome) continue;
     const status = e.status!;
 

@@ -4,6 +4,7 @@
 import type { Db } from '../store/db.js';
 import { EXCEPTION_KINDS, isExceptionKind, RECON_KINDS, type ReconKind } from './classify.js';
 import { ReconcileError } from './errors.js';
+import { appendEvent } from '../collections/events.js';
 import { reconcileCollection, reconcileNew, requireCollection, type ReconcileOptions } from './reconcile.js';
 
 export const ORPHAN_KIND = 'orphan_callback';
@@ -403,14 +404,20 @@ export function resolveException(db: Db, input: ResolveInput, options: Reconcile
         throw new ReconcileError('conflict', `collection ${c.merchant_reference} has no open exception to resolve`, 'collectionId');
       }
       const ref = db.prepare('SELECT internal_reference FROM collections WHERE id = ?').pluck().get(c.id) as string | null;
-      const r = db
-        .prepare(
-          `INSERT INTO collection_events (collection_id, merchant_reference, internal_reference, source, kind, status, received_at, signature, note, actor)
-           VALUES (?, ?, ?, 'manual', 'resolution', NULL, ?, 'not_applicable', ?, ?)`,
-        )
-        .run(c.id, c.merchant_reference, ref, now, note, actor);
+      const r = appendEvent(db, {
+        collectionId: c.id,
+        merchantReference: c.merchant_reference,
+        internalReference: ref,
+        source: 'manual',
+        kind: 'resolution',
+        status: null,
+        receivedAt: now,
+        signature: 'not_applicable',
+        note,
+        actor,
+      });
       reconcileCollection(db, c.id, { ...options, now });
-      return { eventId: Number(r.lastInsertRowid) };
+      return { eventId: r.eventId };
     }
     if (input.orphanEventId !== undefined) {
       const o = db.prepare('SELECT * FROM reconciliation_orphans WHERE event_id = ?').get(input.orphanEventId) as
@@ -420,13 +427,19 @@ export function resolveException(db: Db, input: ResolveInput, options: Reconcile
       if (o.resolved_by_event_id !== null) {
         throw new ReconcileError('conflict', `orphan callback ${o.merchant_reference} is already resolved`, 'orphanEventId');
       }
-      const r = db
-        .prepare(
-          `INSERT INTO collection_events (collection_id, merchant_reference, internal_reference, source, kind, status, received_at, signature, note, actor)
-           VALUES (NULL, ?, ?, 'manual', 'resolution', NULL, ?, 'not_applicable', ?, ?)`,
-        )
-        .run(o.merchant_reference, o.internal_reference, now, note, actor);
-      return { eventId: Number(r.lastInsertRowid) };
+      const r = appendEvent(db, {
+        collectionId: null,
+        merchantReference: o.merchant_reference,
+        internalReference: o.internal_reference,
+        source: 'manual',
+        kind: 'resolution',
+        status: null,
+        receivedAt: now,
+        signature: 'not_applicable',
+        note,
+        actor,
+      });
+      return { eventId: r.eventId };
     }
     throw new ReconcileError('validation', 'collectionId or orphanEventId is required', 'collectionId');
   })();

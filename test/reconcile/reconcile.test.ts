@@ -328,3 +328,43 @@ describe('exceptions queue', () => {
     expect(listAudit(db, { kind: 'resolution' }).total).toBe(1);
   });
 });
+
+describe('histories written by the payments ingestion (appendEvent)', () => {
+  it("a flip stored as kind 'final_status_changed' is still an outcome; bad signatures and mismatches are classified", async () => {
+    const { appendEvent } = await import('../../main/collections/events.js');
+    const { db, h, at } = setup();
+    const id = h.collection({ amountMinor: 100_000, currency: 'UGX' });
+    const ref = db.prepare('SELECT merchant_reference FROM collections WHERE id = ?').pluck().get(id) as string;
+    const base = { collectionId: id, merchantReference: ref, internalReference: 'INT-1' };
+    appendEvent(db, { ...base, source: 'initiate', kind: 'initialize_accepted', status: 'PENDING', receivedAt: h.tick(), signature: 'not_applicable' });
+    appendEvent(db, { ...base, source: 'redirect', kind: 'outcome', status: 'COMPLETED', receivedAt: h.tick(), signature: 'verified' });
+    const cb = (status: string) =>
+      appendEvent(db, {
+        ...base,
+        source: 'callback',
+        kind: 'outcome',
+        status,
+        receivedAt: h.tick(),
+        signature: 'verified',
+        amountMinor: 100_000,
+        currency: 'UGX',
+        dedupeKey: 'cb:' + status,
+        payload: JSON.stringify(h.callbackBody(id, status)),
+      });
+    cb('COMPLETED');
+    expect(reconcileCollection(db, id, at())!.outcome).toBe('matched');
+    const flip = cb('FAILED');
+    expect(flip.kind).toBe('final_status_changed');
+    const r = reconcileCollection(db, id, at())!;
+    expect(r.kinds).toEqual(['final_status_changed']);
+    expect(r.sources.callback).toBe('FAILED');
+
+    appendEvent(db, { ...base, source: 'security', kind: 'bad_signature', status: 'COMPLETED', receivedAt: h.tick(), signature: 'invalid' });
+    expect(reconcileCollection(db, id, at())!.kinds).toEqual(['bad_signature', 'final_status_changed']);
+
+    const { eventId } = resolveException(db, { collectionId: id, note: 'Issuer reversed it; customer informed', actor: 'Ann' }, at());
+    const last = db.prepare('SELECT last_event_id FROM collections WHERE id = ?').pluck().get(id);
+    expect(last).toBe(eventId); // the projection saw the resolution event too
+    expect(listExceptions(db, {}, at()).total).toBe(0);
+  });
+});
