@@ -5,6 +5,7 @@ import { balancesCommand } from './balances.js';
 import { providersCommand } from './providers.js';
 import { pollCommand } from './poll.js';
 import { sandboxCommand } from './sandbox.js';
+import { importCallbacksCommand } from './import-callbacks.js';
 
 // One entry per subcommand; each lives in its own module in this folder.
 export const commands: Command[] = [
@@ -14,4 +15,5 @@ export const commands: Command[] = [
   providersCommand,
   pollCommand,
   sandboxCommand,
+  importCallbacksCommand,
 ];

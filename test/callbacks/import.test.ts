@@ -1,0 +1,141 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../main/store/db.js';
+import { importCallbacksJsonl } from '../../main/callbacks/import-jsonl.js';
+import { getCollection, listOrphans } from '../../main/collections/query.js';
+import { systemClock } from '../../main/clock.js';
+import { runCli } from '../../main/cli/index.js';
+import { dataPaths } from '../../main/settings/paths.js';
+import { openDataFolder } from '../../main/settings/data-folder.js';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { tempDir } from '../support/tmp.js';
+import { insertCollection } from '../collections/helpers.js';
+import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
+
+function jsonl(lines: (object | string)[]): string {
+  return lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
+}
+
+function sampleLines(key: string) {
+  const known = callbackBody('MD-I-00000001');
+  const orphan = callbackBody('NOT-OURS-0001', 'FAILED');
+  const forged = callbackBody('MD-I-00000002', 'COMPLETED');
+  return [
+    { headers: { 'Content-Type': 'application/json', 'HMAC-Signature': hmacHeader(known, key) }, body: known },
+    // the same callback, body kept as its raw string: a duplicate
+    { headers: { 'hmac-signature': hmacHeader(known, key) }, body: JSON.stringify(known, null, 1) },
+    { headers: { 'hmac-signature': hmacHeader(orphan, key) }, body: orphan },
+    { headers: { 'hmac-signature': hmacHeader(forged, 'not-the-key') }, body: forged },
+    '{"headers": {}, "body": ',
+    '',
+    { body: known },
+    { headers: {}, body: { event: 'transaction.completed' } },
+    '[1,2,3]',
+  ];
+}
+
+describe('import callbacks from JSON lines', () => {
+  it('imports through the same ingestion, line by line, with a reason for each bad line', async () => {
+    const dir = tempDir();
+    const db = openDatabase(path.join(dir, 'merchant-desk.db'));
+    const id = insertCollection(db, { reference: 'MD-I-00000001' });
+    const id2 = insertCollection(db, { reference: 'MD-I-00000002' });
+    const file = path.join(dir, 'callbacks.jsonl');
+    fs.writeFileSync(file, jsonl(sampleLines(SIGNING_KEY)));
+    const s = await importCallbacksJsonl(db, file, { keys: { signingKey: SIGNING_KEY }, clock: systemClock });
+    expect(s).toMatchObject({ lines: 8, imported: 2, orphans: 1, duplicates: 1, badSignatures: 1, malformed: 4 });
+    expect(s.results.map((r) => `${r.line}:${r.result}`)).toEqual([
+      '1:imported',
+      '2:duplicate',
+      '3:imported',
+      '4:bad_signature',
+      '5:malformed',
+      '7:malformed',
+      '8:malformed',
+      '9:malformed',
+    ]);
+    const bad = s.results.filter((r) => r.result === 'malformed').map((r) => (r as { message: string }).message);
+    expect(bad[0]).toBe('line 5 is not valid JSON');
+    expect(bad[1]).toMatch(/^line 7: "headers" must be an object/);
+    expect(bad[2]).toMatch(/^line 8: payload is missing/);
+    expect(bad[3]).toMatch(/^line 9 must be an object/);
+    expect(getCollection(db, id)!.collection.status).toBe('COMPLETED');
+    expect(getCollection(db, id)!.events.map((e) => `${e.source}:${e.kind}`)).toEqual(['import:outcome']);
+    expect(getCollection(db, id2)!.collection).toMatchObject({ status: 'PENDING', flags: ['bad_signature'] });
+    expect(listOrphans(db).rows.map((o) => o.merchantReference)).toEqual(['NOT-OURS-0001']);
+    // Importing the file again changes nothing.
+    const again = await importCallbacksJsonl(db, file, { keys: { signingKey: SIGNING_KEY }, clock: systemClock });
+    expect(again).toMatchObject({ imported: 0, duplicates: 3 });
+    db.close();
+  });
+
+  it('streams a large file without holding it in memory', async () => {
+    const dir = tempDir();
+    const db = openDatabase(path.join(dir, 'merchant-desk.db'));
+    const file = path.join(dir, 'many.jsonl');
+    const out = fs.createWriteStream(file);
+    for (let i = 0; i < 5000; i++) {
+      const b = callbackBody(`BULK-${String(i).padStart(6, '0')}`);
+      out.write(JSON.stringify({ headers: { 'hmac-signature': hmacHeader(b) }, body: b }) + '\n');
+    }
+    await new Promise((r) => out.end(r));
+    const s = await importCallbacksJsonl(db, file, { keys: { signingKey: SIGNING_KEY }, clock: systemClock });
+    expect(s).toMatchObject({ lines: 5000, imported: 5000, orphans: 5000 });
+    db.close();
+  });
+});
+
+describe('merchant-desk import-callbacks', () => {
+  let sb: Sandbox | undefined;
+  afterEach(async () => {
+    await sb?.close();
+    sb = undefined;
+  });
+
+  function io() {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (d) => (out += d));
+    stderr.on('data', (d) => (err += d));
+    return { io: { stdout, stderr, stdin: new PassThrough() }, out: () => out, err: () => err };
+  }
+
+  it('prints a summary and each bad line, exit 1 when a line failed (embedded profile keys from its sandbox)', async () => {
+    const dataDir = tempDir();
+    sb = await startSandbox({ stateDir: dataPaths(dataDir).sandbox });
+    const db = openDataFolder(dataDir);
+    insertCollection(db, { reference: 'MD-I-00000001' });
+    insertCollection(db, { reference: 'MD-I-00000002' });
+    db.close();
+    const file = path.join(dataDir, 'in.jsonl');
+    fs.writeFileSync(file, jsonl(sampleLines(sb.signingKey)));
+    const t = io();
+    const code = await runCli(['--data-dir', dataDir, 'import-callbacks', file], t.io);
+    expect(t.err()).toBe('');
+    expect(code).toBe(1);
+    expect(t.out()).toContain('8 lines: 2 imported (1 for unknown references, kept for review), 1 duplicate, 1 bad signature, 4 malformed');
+    expect(t.out()).toContain('malformed line 5 is not valid JSON');
+    expect(t.out()).toMatch(/line 4: bad signature \(MD-I-00000002\): hmac-signature does not match/);
+
+    // Only good lines: exit 0, all duplicates now.
+    const good = path.join(dataDir, 'good.jsonl');
+    fs.writeFileSync(good, jsonl(sampleLines(sb.signingKey).slice(0, 3)));
+    const t2 = io();
+    expect(await runCli(['--data-dir', dataDir, 'import-callbacks', good, '--json'], t2.io)).toBe(0);
+    expect(JSON.parse(t2.out())).toMatchObject({ lines: 3, imported: 0, duplicates: 3 });
+  });
+
+  it('says what to fix for a missing file or argument', async () => {
+    const dataDir = tempDir();
+    const t = io();
+    expect(await runCli(['--data-dir', dataDir, 'import-callbacks', path.join(dataDir, 'nope.jsonl')], t.io)).toBe(2);
+    expect(t.err()).toMatch(/cannot read .*nope\.jsonl: no such file/);
+    const t2 = io();
+    expect(await runCli(['--data-dir', dataDir, 'import-callbacks'], t2.io)).toBe(2);
+    expect(t2.err()).toMatch(/give exactly one FILE/);
+  });
+});

@@ -1,0 +1,135 @@
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../main/store/db.js';
+import { startCallbackReceiver, type CallbackReceiver } from '../../main/callbacks/receiver.js';
+import { getCollection, listOrphans } from '../../main/collections/query.js';
+import { systemClock } from '../../main/clock.js';
+import { createServiceClient } from '../../main/service/client.js';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { tempDir } from '../support/tmp.js';
+import { insertCollection } from '../collections/helpers.js';
+import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
+import { buildCardCipher } from '../../main/service/card-cipher.js';
+
+let db: Db;
+let rx: CallbackReceiver | undefined;
+let sb: Sandbox | undefined;
+afterEach(async () => {
+  await rx?.close();
+  await sb?.close();
+  rx = undefined;
+  sb = undefined;
+  db?.close();
+});
+
+async function start(keys: { signingKey?: string; servicePublicKeyPem?: string } = { signingKey: SIGNING_KEY }) {
+  const dir = tempDir();
+  db = openDatabase(path.join(dir, 'merchant-desk.db'));
+  rx = await startCallbackReceiver({ db, clock: systemClock, getKeys: () => keys, port: 0 });
+  return rx;
+}
+
+function post(body: string | Buffer, headers: Record<string, string>, url = rx!.url) {
+  return fetch(url, { method: 'POST', body, headers });
+}
+
+describe('callback receiver', () => {
+  it('stores a signed callback, answers 200 only after it is stored, and a repeat is a 200 no-op', async () => {
+    await start();
+    const id = insertCollection(db, { reference: 'MD-R-00000001' });
+    const body = callbackBody('MD-R-00000001');
+    const raw = JSON.stringify(body, null, 2); // exact bytes kept, whitespace and all
+    const res = await post(raw, { 'content-type': 'application/json; charset=utf-8', 'hmac-signature': hmacHeader(body) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ result: 'stored' });
+    const got = getCollection(db, id)!;
+    expect(got.collection.status).toBe('COMPLETED');
+    expect(got.events[0]!.payload).toBe(raw);
+    // The same callback again, compact and signed a second later: a duplicate.
+    const again = await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body, SIGNING_KEY, Math.floor(Date.now() / 1000) + 1) });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ result: 'duplicate' });
+    expect(getCollection(db, id)!.events).toHaveLength(1);
+  });
+
+  it('bad signature: 401, a security event, and the status does not move', async () => {
+    await start();
+    const id = insertCollection(db, { reference: 'MD-R-00000002' });
+    const body = callbackBody('MD-R-00000002');
+    const res = await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body, 'wrong-key') });
+    expect(res.status).toBe(401);
+    const none = await post(JSON.stringify(body), { 'content-type': 'application/json' });
+    expect(none.status).toBe(401);
+    // Signed for FAILED, body says COMPLETED.
+    const forged = await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(callbackBody('MD-R-00000002', 'FAILED')) });
+    expect(forged.status).toBe(401);
+    const got = getCollection(db, id)!;
+    expect(got.collection.status).toBe('PENDING');
+    expect(got.collection.flags).toEqual(['bad_signature']);
+    expect(got.events.map((e) => `${e.source}:${e.kind}:${e.signature}`)).toEqual([
+      'security:bad_signature:invalid',
+      'security:bad_signature:missing',
+      'security:bad_signature:invalid',
+    ]);
+    expect(got.events[0]!.note).toMatch(/hmac-signature does not match/);
+  });
+
+  it('415 for a wrong content type, 413 over 64 KiB, 404 elsewhere, 400 for broken JSON', async () => {
+    await start();
+    const body = callbackBody('MD-R-00000003');
+    const h = hmacHeader(body);
+    expect((await post(JSON.stringify(body), { 'content-type': 'text/plain', 'hmac-signature': h })).status).toBe(415);
+    expect((await post('event=x', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(415);
+    expect((await fetch(rx!.url, { method: 'POST' })).status).toBe(415);
+    const big = JSON.stringify(callbackBody('MD-R-00000003', 'COMPLETED', { status_message: 'x'.repeat(70 * 1024) }));
+    expect((await post(big, { 'content-type': 'application/json', 'hmac-signature': h })).status).toBe(413);
+    expect((await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': h }, rx!.url.replace('/callbacks/collections', '/callbacks/other'))).status).toBe(404);
+    expect((await fetch(rx!.url)).status).toBe(404);
+    const broken = await post('{"event": "transaction.completed", "payload": {', { 'content-type': 'application/json', 'hmac-signature': h });
+    expect(broken.status).toBe(400);
+    expect(db.prepare('SELECT count(*) AS n FROM collection_events').get()).toEqual({ n: 0 });
+  });
+
+  it('unknown reference: kept as an orphan and answered 200', async () => {
+    await start();
+    const body = callbackBody('SOMEONE-ELSES-REF');
+    const res = await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ result: 'orphan' });
+    const o = listOrphans(db);
+    expect(o.total).toBe(1);
+    expect(o.rows[0]).toMatchObject({ merchantReference: 'SOMEONE-ELSES-REF', status: 'COMPLETED', signature: 'verified', amountMinor: 15000 });
+  });
+
+  it('records an amount that differs from the intent (signed status, unsigned amount)', async () => {
+    await start();
+    const id = insertCollection(db, { reference: 'MD-R-00000005', amountMinor: 15000 });
+    const body = callbackBody('MD-R-00000005', 'COMPLETED', { request_amount: 1500 });
+    expect((await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body) })).status).toBe(200);
+    expect(getCollection(db, id)!.collection).toMatchObject({ status: 'COMPLETED', flags: ['amount_mismatch'] });
+  });
+
+  it('a real sandbox callback for a collection this desk did not start is an orphan; RSA alone verifies', async () => {
+    const dir = tempDir();
+    sb = await startSandbox({ stateDir: path.join(dir, 'sandbox'), timeScale: 1000 });
+    await start({ servicePublicKeyPem: sb.servicePublicKeyPem }); // no signing key: RSA signature only
+    sb.controls.config({ callback_url: rx!.url });
+    const client = createServiceClient({ baseUrl: sb.baseUrl, keys: () => ({ publicKey: sb!.publicKey, secretKey: sb!.secretKey }) });
+    const cipher = buildCardCipher(
+      { first_name: 'A', last_name: 'B', card_no: '4242424242424242', exp_month: '12', exp_year: '2031', cvv: '123' },
+      sb.servicePublicKeyPem,
+    );
+    const r = await client.initialize({
+      merchantReference: 'ELSEWHERE-0001',
+      currency: 'UGX',
+      amountMinor: 20000,
+      description: 'Made on another desk',
+      cardCipher: cipher,
+      redirectUrl: 'https://shop.invalid/return',
+    });
+    await sb.controls.complete(r.merchantReference, 'approve');
+    await sb.controls.callbacksSettled(10_000);
+    expect(listOrphans(db).rows.map((x) => [x.merchantReference, x.status, x.signature])).toEqual([['ELSEWHERE-0001', 'COMPLETED', 'verified']]);
+    expect(sb.controls.callbackLog().at(-1)).toMatchObject({ status: 'delivered', http_status: 200 });
+  });
+});
