@@ -234,7 +234,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       return parseWire(schema, data) as T;
     } catch (e) {
       if (e instanceof WireFormatError) {
-        throw new UnreadableResponseError(`The service's ${opName(op)} answer has a bad value at ${e.message}.`, excerpt(raw.text, redact), {
+        throw new UnreadableResponseError(`The service's answer to ${opName(op)} has a bad value at ${e.message}.`, excerpt(raw.text, redact), {
           status: raw.status,
           cause: e,
         });
@@ -245,8 +245,8 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
 
   function transportError(op: Op, f: TransportFailure): ServiceError {
     const what = opName(op);
-    if (f.timeout) return new NetworkError(`No answer from the service at ${origin} for ${what} within ${Math.round(timeoutMs / 1000)} s.`, { cause: f.cause });
-    return new NetworkError(`Could not reach the service at ${origin} for ${what} (${f.code}).`, { cause: f.cause });
+    if (f.timeout) return new NetworkError(`No answer from the service at ${origin} for ${what} within ${duration(timeoutMs)}.`, { cause: f.cause });
+    return new NetworkError(`Could not reach the service at ${origin} for ${what}: ${describeCode(f.code)}.`, { cause: f.cause });
   }
 
   /** GET with retries on network errors, 5xx and 429 (jittered exponential back-off, Retry-After honoured). */
@@ -329,8 +329,8 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
         log?.warn({ op: 'initialize', reason, code: r.code }, 'initialize outcome unknown');
         throw new UnknownOutcomeError(
           r.timeout
-            ? `The charge was sent but no answer came within ${Math.round(timeoutMs / 1000)} s: the outcome is unknown. Check it before charging again, and only re-send the same merchant_reference.`
-            : `The charge was sent but the connection broke before an answer (${r.code}): the outcome is unknown. Check it before charging again, and only re-send the same merchant_reference.`,
+            ? `The charge was sent but no answer came within ${duration(timeoutMs)}: the outcome is unknown. Check it before charging again, and only re-send the same merchant_reference.`
+            : `The charge was sent but ${describeCode(r.code)} before an answer: the outcome is unknown. Check it before charging again, and only re-send the same merchant_reference.`,
           { cause: r.cause, reason },
         );
       }
@@ -466,6 +466,29 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | u
   const at = Date.parse(v);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - nowMs);
+}
+
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
+}
+
+const CODE_TEXT: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused',
+  ECONNRESET: 'the connection was reset',
+  UND_ERR_SOCKET: 'the connection was closed',
+  EPIPE: 'the connection was closed',
+  ENOTFOUND: 'the host name was not found',
+  EAI_AGAIN: 'the host name could not be looked up',
+  ENETUNREACH: 'the network is unreachable',
+  EHOSTUNREACH: 'the host is unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
+};
+
+function describeCode(code: string): string {
+  const text = CODE_TEXT[code];
+  if (text) return `${text} (${code})`;
+  if (/CERT|TLS|SSL/i.test(code)) return `the TLS certificate was not accepted (${code})`;
+  return `the connection failed (${code})`;
 }
 
 function errorCode(e: unknown): string {
