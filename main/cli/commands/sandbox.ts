@@ -48,7 +48,7 @@ export const sandboxCommand: Command = {
 
     const sb = await startSandbox({ stateDir, port, host: values.host, callbackUrl, timeScale });
     ctx.io.stdout.write(JSON.stringify(sandboxInfo(sb)) + '\n');
-    ctx.io.stderr.write(`sandbox listening on ${sb.baseUrl} (state in ${stateDir}); Ctrl+C stops it\n`);
+    ctx.io.stderr.write(`sandbox listening on ${sb.baseUrl} (state in ${stateDir}, pid ${process.pid}); Ctrl+C stops it\n`);
 
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       const on = (s: NodeJS.Signals) => {
