@@ -177,7 +177,9 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
     if (status >= 400 && status <= 499) {
       let field = data?.field ?? undefined;
       if (field === undefined && serviceMessage && op === 'initialize') field = INITIALIZE_FIELDS.find((f) => new RegExp(`\\b${f}\\b`).test(serviceMessage));
-      if (op === 'initialize' && status === 422 && /duplicate/i.test(serviceMessage ?? '') && (field === undefined || field === 'merchant_reference')) {
+      // 422 "duplicate merchant_reference" (DESIGN.md); a 409 Conflict on initialize can only mean the same.
+      const duplicate = (status === 422 && /duplicate|already exists/i.test(serviceMessage ?? '')) || status === 409;
+      if (op === 'initialize' && duplicate && (field === undefined || field === 'merchant_reference')) {
         const ref = data?.merchant_reference ?? sentReference ?? '';
         return new DuplicateReferenceError(
           `The service already has a collection with this merchant_reference (HTTP 422)${said}.`,
@@ -321,12 +323,12 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const r = await exchange('POST', '/collections/initialize', headers, body);
       if (!('status' in r)) {
         if (r.notSent) {
-          log?.warn({ op: 'initialize', code: r.code }, 'initialize not sent');
+          log?.warn({ op: 'initialize', reference: req.merchantReference, code: r.code }, 'initialize not sent');
           const e = transportError('initialize', r);
           throw new NetworkError(`${e.message} Nothing was sent: it is safe to try again with the same merchant_reference.`, { cause: r.cause });
         }
         const reason: UnknownOutcomeReason = r.timeout ? 'timeout' : 'connection';
-        log?.warn({ op: 'initialize', reason, code: r.code }, 'initialize outcome unknown');
+        log?.warn({ op: 'initialize', reference: req.merchantReference, reason, code: r.code }, 'initialize outcome unknown');
         throw new UnknownOutcomeError(
           r.timeout
             ? `The charge was sent but no answer came within ${duration(timeoutMs)}: the outcome is unknown. Check it before charging again, and only re-send the same merchant_reference.`
@@ -334,7 +336,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
           { cause: r.cause, reason },
         );
       }
-      log?.info({ op: 'initialize', status: r.status, ms: clock.now() - started }, 'initialize answered');
+      log?.info({ op: 'initialize', reference: req.merchantReference, status: r.status, ms: clock.now() - started }, 'initialize answered');
       let data: unknown;
       try {
         data = successData('initialize', r, redact, req.merchantReference);

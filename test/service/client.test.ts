@@ -357,6 +357,16 @@ describe('initialize is never retried', () => {
     expect(e).toBeInstanceOf(DuplicateReferenceError);
     const d = e as DuplicateReferenceError;
     expect(d).toMatchObject({ field: 'merchant_reference', merchantReference: REQ.merchantReference, internalReference: 'INT-9', paymentUrl: 'https://pay.example/pay/tok9' });
+
+    stub.reply(fail(409, 'reference already used'));
+    const c = await caught(client().initialize(REQ));
+    expect(c).toBeInstanceOf(DuplicateReferenceError);
+    expect(c).toMatchObject({ merchantReference: REQ.merchantReference, internalReference: undefined, paymentUrl: undefined });
+    // A 422 on another field that happens to say "duplicate" is not "it exists".
+    stub.reply(fail(422, 'duplicate digits in customer_email', { field: 'customer_email' }));
+    const v = await caught(client().initialize(REQ));
+    expect(v).not.toBeInstanceOf(DuplicateReferenceError);
+    expect((v as ValidationError).field).toBe('customer_email');
   });
 
   it('merchant_reference auto: returns the one the service made; a different one than sent is unknown', async () => {
