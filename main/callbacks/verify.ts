@@ -1,14 +1,12 @@
 // Signature checks for callbacks and redirects, in one place: the service signs
 // event:merchant_reference:internal_reference:transaction_type:transaction_status with HMAC-SHA256
 // (merchant signing key) and RSA-SHA512 (service key); either valid is enough (main/service/signatures.ts).
-import { verifySignatures, type HmacOptions } from '../service/signatures.js';
+import { verifySignatures, type HmacOptions, type SignatureKeys } from '../service/signatures.js';
 import type { SignedFields } from '../service/types.js';
 import type { SignatureState } from '../collections/model.js';
 
-export interface SignatureKeys {
-  signingKey?: string | null;
-  servicePublicKeyPem?: string | null;
-}
+/** { signingKey (HMAC), servicePublicKey (RSA, PEM) }: either may be missing; one is enough. */
+export type { SignatureKeys };
 
 export interface SignatureCheck {
   state: Exclude<SignatureState, 'not_applicable'>;
@@ -27,7 +25,7 @@ export function checkSignatures(
   const r = verifySignatures(
     { hmacHeader, rsaSignature },
     fields,
-    { signingKey: keys.signingKey ?? null, servicePublicKey: keys.servicePublicKeyPem ?? null },
+    keys,
     opts,
   );
   return r.reason ? { state: r.state, reason: r.reason } : { state: r.state };

@@ -590,7 +590,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     const signingKey = deps.getSigningKey ? await deps.getSigningKey() : null;
     // A '+' in base64 arrives as a space when the query was not percent-encoded.
     const rsa = p.rsa_signature?.replace(/ /g, '+');
-    const check = checkSignatures(fields, { hmacHeader: p.hmac_signature, rsaSignature: rsa }, { signingKey, servicePublicKeyPem: pem });
+    const check = checkSignatures(fields, { hmacHeader: p.hmac_signature, rsaSignature: rsa }, { signingKey, servicePublicKey: pem });
     const found = getCollection(db, reference);
     const sortedQuery = [...new URL(url).searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const dedupe = 'redirect:' + crypto.createHash('sha256').update(JSON.stringify(sortedQuery)).digest('hex');

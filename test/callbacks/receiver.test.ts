@@ -22,14 +22,14 @@ afterEach(async () => {
   db?.close();
 });
 
-async function start(keys: { signingKey?: string; servicePublicKeyPem?: string } = { signingKey: SIGNING_KEY }) {
+async function start(keys: { signingKey?: string; servicePublicKey?: string } = { signingKey: SIGNING_KEY }) {
   const dir = tempDir();
   db = openDatabase(path.join(dir, 'merchant-desk.db'));
   rx = await startCallbackReceiver({ db, clock: systemClock, getKeys: () => keys, port: 0 });
   return rx;
 }
 
-function post(body: string | Buffer, headers: Record<string, string>, url = rx!.url) {
+function post(body: string, headers: Record<string, string>, url = rx!.url) {
   return fetch(url, { method: 'POST', body, headers });
 }
 
@@ -112,7 +112,7 @@ describe('callback receiver', () => {
   it('a real sandbox callback for a collection this desk did not start is an orphan; RSA alone verifies', async () => {
     const dir = tempDir();
     sb = await startSandbox({ stateDir: path.join(dir, 'sandbox'), timeScale: 1000 });
-    await start({ servicePublicKeyPem: sb.servicePublicKeyPem }); // no signing key: RSA signature only
+    await start({ servicePublicKey: sb.servicePublicKeyPem }); // no signing key: RSA signature only
     sb.controls.config({ callback_url: rx!.url });
     const client = createServiceClient({ baseUrl: sb.baseUrl, keys: () => ({ publicKey: sb!.publicKey, secretKey: sb!.secretKey }) });
     const cipher = buildCardCipher(

@@ -50,7 +50,7 @@ export async function startHarness(opts: { window?: boolean } = {}): Promise<Har
   const receiver = await startCallbackReceiver({
     db,
     clock: systemClock,
-    getKeys: () => ({ signingKey: sandbox.signingKey, servicePublicKeyPem: sandbox.servicePublicKeyPem }),
+    getKeys: () => ({ signingKey: sandbox.signingKey, servicePublicKey: sandbox.servicePublicKeyPem }),
     onIngest: (o) => ingested.push(o),
   });
   sandbox.controls.config({ callback_url: receiver.url });

@@ -30,7 +30,7 @@ async function signatureKeys(db: Db, dataDir: string): Promise<{ keys: Signature
       throw new UsageError(`this data folder uses the embedded profile and its sandbox has never run (${file} is missing); start the app once, or run "merchant-desk connect"`);
     }
     const pem = info.service_public_key_path ? currentServicePublicKey(info.service_public_key_path)?.pem ?? null : null;
-    return { keys: { signingKey: info.signing_key ?? null, servicePublicKeyPem: pem }, notes };
+    return { keys: { signingKey: info.signing_key ?? null, servicePublicKey: pem }, notes };
   }
   let signingKey: string | null = null;
   try {
@@ -45,7 +45,7 @@ async function signatureKeys(db: Db, dataDir: string): Promise<{ keys: Signature
   if (!signingKey && !pem) {
     throw new UsageError('no signing key and no service public key: nothing could verify a callback; run "merchant-desk connect" first');
   }
-  return { keys: { signingKey, servicePublicKeyPem: pem }, notes };
+  return { keys: { signingKey, servicePublicKey: pem }, notes };
 }
 
 export const importCallbacksCommand: Command = {
