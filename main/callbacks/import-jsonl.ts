@@ -3,6 +3,7 @@
 // ingestCallback as the receiver, so a callback received live and imported later is a duplicate.
 import fs from 'node:fs';
 import readline from 'node:readline';
+import { Readable } from 'node:stream';
 import type { Db } from '../store/db.js';
 import type { Clock } from '../clock.js';
 import { ingestCallback, type IngestOutcome } from './ingest.js';
@@ -21,9 +22,13 @@ export interface ImportSummary {
   duplicates: number;
   badSignatures: number;
   malformed: number;
-  /** Per line, in file order (blank lines are skipped and not listed). */
+  /** Per line, in file order (blank lines are skipped and not listed); the first MAX_RESULTS lines. */
   results: LineResult[];
+  /** More lines than MAX_RESULTS: the counts are complete, the list is not. */
+  resultsTruncated: boolean;
 }
+
+export const MAX_RESULTS = 10_000;
 
 export interface ImportOptions {
   keys: SignatureKeys;
@@ -47,10 +52,19 @@ function lineResult(line: number, o: IngestOutcome): LineResult {
   }
 }
 
-export async function importCallbacksJsonl(db: Db, file: string, opts: ImportOptions): Promise<ImportSummary> {
+/** Imports a JSON-lines file, streamed line by line. */
+export function importCallbacksJsonl(db: Db, file: string, opts: ImportOptions): Promise<ImportSummary> {
+  return importCallbacksFrom(db, fs.createReadStream(file, { encoding: 'utf8' }), opts);
+}
+
+/** Imports JSON lines held in memory (e.g. a file the UI read), same rules. */
+export function importCallbacksText(db: Db, text: string, opts: ImportOptions): Promise<ImportSummary> {
+  return importCallbacksFrom(db, Readable.from([text]), opts);
+}
+
+export async function importCallbacksFrom(db: Db, stream: Readable, opts: ImportOptions): Promise<ImportSummary> {
   const maxLine = opts.maxLineChars ?? 256 * 1024;
-  const summary: ImportSummary = { lines: 0, imported: 0, orphans: 0, duplicates: 0, badSignatures: 0, malformed: 0, results: [] };
-  const stream = fs.createReadStream(file, { encoding: 'utf8' });
+  const summary: ImportSummary = { lines: 0, imported: 0, orphans: 0, duplicates: 0, badSignatures: 0, malformed: 0, results: [], resultsTruncated: false };
   const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
   let n = 0;
   try {
@@ -81,7 +95,8 @@ export async function importCallbacksJsonl(db: Db, file: string, opts: ImportOpt
           summary.malformed += 1;
           break;
       }
-      summary.results.push(r);
+      if (summary.results.length < MAX_RESULTS) summary.results.push(r);
+      else summary.resultsTruncated = true;
       opts.onLine?.(r);
     }
   } finally {

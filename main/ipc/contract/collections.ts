@@ -1,0 +1,67 @@
+// Payments (take a card payment) and collections (list, detail, callbacks import). The card arrives in
+// payments.charge once; main validates it again, and its handler never logs the request.
+import { z } from 'zod';
+import { channel, noRequest } from './define.js';
+import { cardFormSchema } from '../../collections/card-input.js';
+import type { CardOptionView, ChargeOutcome } from '../../collections/charge.js';
+import type { CollectionRow, EventRow } from '../../collections/query.js';
+import type { ImportSummary } from '../../callbacks/import-jsonl.js';
+
+export type { CardOptionView, ChargeOutcome, CollectionRow, EventRow, ImportSummary };
+
+/** What a charge, a confirmation or a re-send answers: the collection as saved (null when nothing was) and what happened. */
+export interface ChargeResponse {
+  collection: CollectionRow | null;
+  outcome: ChargeOutcome;
+}
+
+const STATUSES = ['INTENT', 'PENDING', 'REJECTED', 'UNKNOWN', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+const SORTABLE = ['created_at', 'amount', 'currency', 'status', 'reference', 'customer'] as const;
+const ms = z.number().int().nonnegative();
+
+export const collectionsListRequest = z.object({
+  status: z.union([z.enum(STATUSES), z.array(z.enum(STATUSES)).max(7)]).optional(),
+  currency: z.string().trim().toUpperCase().regex(/^[A-Z]{3}$/, 'currency must be a 3-letter code').optional(),
+  from: ms.optional(),
+  to: ms.optional(),
+  text: z.string().trim().max(100).optional(),
+  flagged: z.boolean().optional(),
+  sort: z.object({ column: z.enum(SORTABLE), dir: z.enum(['asc', 'desc']) }).default({ column: 'created_at', dir: 'desc' }),
+  offset: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(1000).default(100),
+});
+
+export const collectionsGetRequest = z
+  .object({ id: z.number().int().positive().optional(), reference: z.string().trim().min(1).max(100).optional() })
+  .refine((r) => r.id !== undefined || r.reference !== undefined, { message: 'give id or reference', path: ['reference'] });
+
+const resendRequest = z.object({ reference: z.string().trim().min(8).max(100), card: cardFormSchema.shape.card });
+const pageRequest = z.object({ offset: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(100) });
+const importRequest = z
+  .object({ path: z.string().min(1).max(4096).optional(), content: z.string().max(64 * 1024 * 1024).optional() })
+  .refine((r) => (r.path === undefined) !== (r.content === undefined), { message: 'give either path or content', path: ['path'] });
+const token = z.object({ token: z.string().regex(/^[0-9a-f]{32}$/, 'token is not valid') });
+
+export const collectionsChannels = {
+  /** Active card options with min, max, daily limit and today's collected total. */
+  'payments.options': channel<typeof noRequest, CardOptionView[]>(noRequest),
+  /** The form, card included (once). Field errors come back as {kind: 'validation', fields}. */
+  'payments.charge': channel<typeof cardFormSchema, ChargeResponse>(cardFormSchema),
+  /** Go ahead with a charge that answered needs_confirmation (same card and amount within minutes). */
+  'payments.confirmRepeat': channel<typeof token, ChargeResponse>(token),
+  'payments.cancelRepeat': channel<typeof token, null>(token),
+  /** Re-send an UNKNOWN payment with the SAME reference; the agent types the same card again. */
+  'payments.resend': channel<typeof resendRequest, ChargeResponse>(resendRequest),
+  'collections.list': channel<typeof collectionsListRequest, { rows: CollectionRow[]; total: number }>(collectionsListRequest),
+  'collections.get': channel<typeof collectionsGetRequest, { collection: CollectionRow; events: EventRow[] }>(collectionsGetRequest),
+  /** Callbacks for references this desk does not know, kept for review. */
+  'collections.orphans': channel<typeof pageRequest, { rows: (EventRow & { merchantReference: string })[]; total: number }>(pageRequest),
+  /** Import callbacks saved as JSON lines: a file path (the shell's open dialog) or the file's text (read by the renderer). */
+  'callbacks.import': channel<typeof importRequest, ImportSummary>(importRequest),
+};
+
+// eslint-disable-next-line @typescript-eslint/consistent-type-definitions
+export type collectionsEvents = {
+  /** A collection changed during a charge (PENDING, window closed, redirect captured). */
+  'collections.updated': { id: number; reference: string; status: string };
+};
