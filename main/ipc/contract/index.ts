@@ -5,16 +5,18 @@ import { appChannels, appEvents } from './app.js';
 import { balancesChannels, balancesEvents } from './balances.js';
 import { optionsChannels, optionsEvents } from './options.js';
 import { settingsChannels, settingsEvents } from './settings.js';
+import { collectionsChannels, type collectionsEvents } from './collections.js';
 
 export const channels = {
   ...appChannels,
   ...balancesChannels,
   ...optionsChannels,
   ...settingsChannels,
+  ...collectionsChannels,
 } as const;
 
 /** Push events from main to the renderer: name -> payload type. */
-export type DeskEvents = appEvents & balancesEvents & optionsEvents & settingsEvents;
+export type DeskEvents = appEvents & balancesEvents & optionsEvents & settingsEvents & collectionsEvents;
 
 export type Channels = typeof channels;
 export type ChannelName = keyof Channels;

@@ -8,6 +8,7 @@ import { appHandlers } from './app.js';
 import { balancesHandlers } from './balances.js';
 import { optionsHandlers } from './options.js';
 import { settingsHandlers } from './settings.js';
+import { collectionsHandlers } from './collections.js';
 
 export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable {
   const table: HandlersFor<Channels> = {
@@ -15,6 +16,7 @@ export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable 
     ...balancesHandlers(core),
     ...optionsHandlers(core),
     ...settingsHandlers(core),
+    ...collectionsHandlers(core),
   };
   return table as HandlersFor<Channels> & HandlerTable;
 }
