@@ -49,8 +49,13 @@ export class CallbackDispatcher {
 
   /** Re-arms deliveries left in the outbox by a previous run. */
   start(): void {
+    this.kick();
+  }
+
+  /** Tries every waiting (not held) delivery now, e.g. after the callback URL changed. */
+  kick(): void {
     const rows = this.db.prepare('SELECT id FROM outbox WHERE held = 0 ORDER BY id').all() as { id: number }[];
-    for (const r of rows) this.schedule(r.id, 0);
+    for (const r of rows) if (!this.inflight.has(r.id)) this.schedule(r.id, 0);
   }
 
   /** Queues a callback according to the mode. Safe inside a transaction: sends start after it. */

@@ -244,20 +244,23 @@ export class Collections {
   /** Runs what the sandbox clock makes due: page expiry, clearing, the flip card's change. */
   tick(): void {
     const now = this.clock.now();
-    const expired = this.db
-      .prepare(`SELECT merchant_reference FROM collections WHERE status = 'PENDING' AND expires_at <= ? ORDER BY id`)
-      .all(now) as { merchant_reference: string }[];
-    for (const r of expired) {
-      this.finish(r.merchant_reference, { status: 'CANCELLED', message: 'Payment page expired' }, 'expiry');
+    const refs = (sql: string) =>
+      (this.db.prepare(sql).all(now) as { merchant_reference: string }[]).map((r) => r.merchant_reference);
+    for (const ref of refs(`SELECT merchant_reference FROM collections WHERE status = 'PENDING' AND expires_at <= ? ORDER BY id`)) {
+      this.finish(ref, { status: 'CANCELLED', message: 'Payment page expired' }, 'expiry');
     }
-    const due = this.db
-      .prepare('SELECT merchant_reference FROM collections WHERE clear_at IS NOT NULL AND clear_at <= ? ORDER BY clear_at')
-      .all(now) as { merchant_reference: string }[];
-    for (const r of due) this.clear(r.merchant_reference);
-    const flips = this.db
-      .prepare('SELECT merchant_reference FROM collections WHERE flip_at IS NOT NULL AND flip_at <= ? ORDER BY flip_at')
-      .all(now) as { merchant_reference: string }[];
-    for (const r of flips) this.flip(r.merchant_reference, 'FAILED', 'final_status_change');
+    for (const ref of refs('SELECT merchant_reference FROM collections WHERE clear_at IS NOT NULL AND clear_at <= ? ORDER BY clear_at')) {
+      this.clear(ref);
+    }
+    for (const ref of refs('SELECT merchant_reference FROM collections WHERE flip_at IS NOT NULL AND flip_at <= ? ORDER BY flip_at')) {
+      try {
+        this.flip(ref, 'FAILED', 'final_status_change');
+      } catch (e) {
+        // e.g. a control already changed it: the scheduled change no longer applies
+        if (!(e instanceof ApiError)) throw e;
+        this.db.prepare('UPDATE collections SET flip_at = NULL WHERE merchant_reference = ?').run(ref);
+      }
+    }
   }
 
   view(c: Collection, baseUrl: string): CollectionView {

@@ -53,6 +53,7 @@ export class Controls implements SandboxControls {
         }
       }
       this.core.callbackUrl = cfg.callback_url;
+      this.core.callbacks.kick();
     }
     if (cfg.rate_limit_per_s !== undefined) {
       if (!Number.isInteger(cfg.rate_limit_per_s) || cfg.rate_limit_per_s < 0) {
@@ -97,7 +98,10 @@ export class Controls implements SandboxControls {
   }
 
   resendCallback(merchantReference: string): void {
-    const c = this.core.collections.mustGet(String(merchantReference));
+    if (typeof merchantReference !== 'string' || merchantReference === '') {
+      throw new ApiError(400, 'merchant_reference is required', { field: 'merchant_reference' });
+    }
+    const c = this.core.collections.mustGet(merchantReference);
     if (c.status === 'PENDING') {
       throw new ApiError(409, `collection ${c.merchant_reference} is still PENDING: no callback yet`, { field: 'merchant_reference' });
     }

@@ -1,9 +1,12 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   balances,
   call,
   card,
+  control,
   encryptCard,
   initBody,
   initialize,
@@ -99,6 +102,23 @@ describe('sandbox initialize: every rule names the field and changes nothing', (
     });
     expect(r.status).toBe(422);
     expect(JSON.stringify(r.body)).not.toMatch(/4242424242424241|987/);
+  });
+
+  it('keeps no card data: only brand and last four reach the state folder', async () => {
+    const sb = await sandbox();
+    const c = await initialize(sb, {}, { first_name: 'Zebediah', last_name: 'Quibble', card_no: '4000000000003220', cvv: '7319' });
+    await control(sb, 'POST', `/collections/${c.merchant_reference}/complete`, { outcome: 'approve' });
+    const rec = (await control<Record<string, unknown>>(sb, 'GET', `/collections/${c.merchant_reference}`)).body;
+    expect(rec.card).toEqual({ brand: 'VISA', last4: '3220' });
+    await sb.close();
+    const files = fs.readdirSync(sb.stateDir);
+    expect(files).toContain('sandbox.sqlite');
+    for (const f of files) {
+      const bytes = fs.readFileSync(path.join(sb.stateDir, f)).toString('latin1');
+      for (const secret of ['4000000000003220', 'Zebediah', 'Quibble', '"cvv"', '7319"']) {
+        expect(bytes.includes(secret), `${secret} in ${f}`).toBe(false);
+      }
+    }
   });
 
   it('rejects a body that is not JSON, or not an object, with 400', async () => {
