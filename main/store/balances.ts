@@ -54,10 +54,10 @@ function toRow(r: SnapshotRow): BalanceRow {
   };
 }
 
+// balance_wallets (migration 004) points at each wallet's latest snapshot: no scan of the history.
 const LATEST_SQL = `
   SELECT s.currency, s.wallet_type, s.available_minor, s.actual_minor, s.uncleared_minor, s.reserve_minor, s.observed_at
-  FROM balance_snapshots s
-  JOIN (SELECT currency, wallet_type, MAX(id) AS id FROM balance_snapshots GROUP BY currency, wallet_type) m ON m.id = s.id
+  FROM balance_wallets w JOIN balance_snapshots s ON s.id = w.last_snapshot_id
   ORDER BY s.currency, s.wallet_type`;
 
 /** Checks an answer before it is written: safe integers, currency codes, no wallet listed twice. */
@@ -129,8 +129,13 @@ export function recordBalanceRun(
       `INSERT INTO balance_snapshots (poll_run_id, observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    const point = db.prepare(
+      `INSERT INTO balance_wallets (currency, wallet_type, last_snapshot_id) VALUES (?, ?, ?)
+       ON CONFLICT (currency, wallet_type) DO UPDATE SET last_snapshot_id = excluded.last_snapshot_id`,
+    );
     for (const b of changedWallets) {
-      ins.run(runId, finishedAt, b.currency, b.walletType, b.availableMinor, b.actualMinor, b.unclearedMinor, b.reserveMinor);
+      const info = ins.run(runId, finishedAt, b.currency, b.walletType, b.availableMinor, b.actualMinor, b.unclearedMinor, b.reserveMinor);
+      point.run(b.currency, b.walletType, Number(info.lastInsertRowid));
     }
     return { runId, changed: changedWallets.length, error: null };
   })();

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/tmp.js';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { migrate, openDatabase, type Db } from '../../main/store/db.js';
+import { migrations } from '../../main/store/migrations/index.js';
 import { balanceHistory, latestBalances, recordBalanceRun } from '../../main/store/balances.js';
 import { listPollRuns } from '../../main/store/poll-runs.js';
 import type { WalletBalance } from '../../main/service/types.js';
@@ -128,5 +129,24 @@ describe('balances cache', () => {
     recordBalanceRun(d, { startedAt: 0, finishedAt: 100, result: { ok: true, value: [ugx(1)] } });
     expect(() => d.prepare('UPDATE balance_snapshots SET available_minor = 9').run()).toThrow(/append-only/);
     expect(() => d.prepare('DELETE FROM balance_snapshots').run()).toThrow(/append-only/);
+  });
+
+  it('migration 004 points every existing wallet at its latest snapshot', () => {
+    const file = path.join(tempDir(), 'md.sqlite');
+    const old = openDatabase(file, migrations.filter((m) => m.version < 4));
+    const ins = old.prepare(
+      'INSERT INTO balance_snapshots (observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor) VALUES (?, ?, ?, ?, ?, 0, 0)',
+    );
+    ins.run(1, 'UGX', 'MERCHANT_COLLECTION', 1, 1);
+    ins.run(2, 'KES', 'MERCHANT_PAYOUT', 5, 5);
+    ins.run(3, 'UGX', 'MERCHANT_COLLECTION', 2, 2);
+    old.prepare("INSERT INTO poll_runs (kind, started_at, finished_at, outcome) VALUES ('balances', 3, 3, 'ok')").run();
+    migrate(old);
+    expect(latestBalances(old, { now: 4, staleAfterMs: 60_000 }).rows.map((r) => [r.currency, r.availableMinor])).toEqual([
+      ['KES', 5],
+      ['UGX', 2],
+    ]);
+    recordBalanceRun(old, { startedAt: 5, finishedAt: 6, result: { ok: true, value: [ugx(3)] } });
+    expect(latestBalances(old, { now: 7, staleAfterMs: 60_000 }).rows.map((r) => r.availableMinor)).toEqual([5, 3]);
   });
 });

@@ -3,6 +3,7 @@
 import { sql as m001 } from './001-initial.js';
 import { sql as m002 } from './002-collections-projection.js';
 import { sql as m003 } from './003-reconciliation.js';
+import { sql as m004 } from './004-balance-wallets.js';
 
 export interface Migration {
   version: number;
@@ -14,4 +15,5 @@ export const migrations: Migration[] = [
   { version: 1, name: 'initial', sql: m001 },
   { version: 2, name: 'collections-projection', sql: m002 },
   { version: 3, name: 'reconciliation', sql: m003 },
+  { version: 4, name: 'balance-wallets', sql: m004 },
 ];
