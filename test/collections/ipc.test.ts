@@ -1,0 +1,106 @@
+// The payments channels through the real dispatcher (zod at the boundary, errors as IpcResult), with the
+// sandbox over HTTP. The request carrying the card is never logged, not even when a handler fails.
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDispatcher } from '../../main/ipc/dispatch.js';
+import { collectionsHandlers } from '../../main/ipc/handlers/collections.js';
+import type { Core } from '../../main/app/core.js';
+import { createEmitter } from '../../main/app/events.js';
+import { MemorySecretStore } from '../../main/secrets/secret-store.js';
+import { createServiceClient } from '../../main/service/client.js';
+import { defaultSettings } from '../../main/settings/settings.js';
+import { systemClock } from '../../main/clock.js';
+import { callbackBody, hmacHeader } from '../callbacks/support.js';
+import { CARDS, cardForm, REDIRECT_URL, startHarness, type Harness } from './harness.js';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function setup() {
+  h = await startHarness({ window: false });
+  let logText = '';
+  const logger = pino(
+    { level: 'trace' },
+    new Writable({
+      write(chunk, _enc, cb) {
+        logText += chunk.toString();
+        cb();
+      },
+    }),
+  );
+  const secrets = new MemorySecretStore();
+  await secrets.set('signing-key', h.sandbox.signingKey);
+  const client = createServiceClient({ baseUrl: h.sandbox.baseUrl, keys: () => ({ publicKey: h!.sandbox.publicKey, secretKey: h!.sandbox.secretKey }) });
+  const events: { event: string; payload: unknown }[] = [];
+  const emitter = createEmitter();
+  emitter.subscribe((event, payload) => events.push({ event, payload }));
+  const closers: (() => void | Promise<void>)[] = [];
+  const core = {
+    db: h.db,
+    clock: systemClock,
+    logger,
+    secrets: () => secrets,
+    settings: () => ({ ...defaultSettings(), redirectUrl: REDIRECT_URL, operatorName: 'Desk Agent' }),
+    getClient: () => client,
+    servicePublicKeyPem: () => h!.sandbox.servicePublicKeyPem,
+    paymentWindow: null,
+    events: emitter,
+    onClose: (fn: () => void | Promise<void>) => closers.push(fn),
+  } as unknown as Core;
+  const dispatch = createDispatcher(collectionsHandlers(core), logger);
+  return { dispatch, events, log: () => logText, close: () => Promise.all(closers.map((f) => f())) };
+}
+
+describe('payments and collections over IPC', () => {
+  it('charge, list, get; field errors come back per field; the card is in no log line', async () => {
+    const t = await setup();
+    const opts = await t.dispatch('payments.options', {});
+    expect(opts).toMatchObject({ ok: true, value: expect.arrayContaining([expect.objectContaining({ currency: 'UGX', providerCode: 'CARD_UGX' })]) });
+
+    const form = cardForm(CARDS.approve);
+    const charged = await t.dispatch('payments.charge', form);
+    expect(charged).toMatchObject({ ok: true, value: { outcome: { kind: 'pending' }, collection: { status: 'PENDING', operator: 'Desk Agent', cardLast4: '4242' } } });
+    const ref = (charged as { value: { collection: { merchantReference: string; id: number } } }).value.collection.merchantReference;
+    expect(t.events.map((e) => e.event)).toContain('collections.updated');
+
+    const bad = await t.dispatch('payments.charge', cardForm('4242 4242 4242 4241', { description: 'short' }));
+    expect(bad).toMatchObject({ ok: false, error: { kind: 'validation', field: 'description', fields: { description: expect.any(String), 'card.number': expect.any(String) } } });
+    const missing = await t.dispatch('payments.charge', { amount: '1000', currency: 'UGX' });
+    expect(missing).toMatchObject({ ok: false, error: { kind: 'validation', fields: { description: expect.any(String), card: expect.any(String) } } });
+
+    const list = await t.dispatch('collections.list', { text: ref.slice(0, 12).toLowerCase(), sort: { column: 'amount', dir: 'asc' } });
+    expect(list).toMatchObject({ ok: true, value: { total: 1, rows: [{ merchantReference: ref }] } });
+    const got = await t.dispatch('collections.get', { reference: ref });
+    expect(got).toMatchObject({ ok: true, value: { collection: { merchantReference: ref }, events: [{ kind: 'intent_saved' }, { kind: 'initialize_accepted' }] } });
+    expect(await t.dispatch('collections.get', { reference: 'MD-NOPE' })).toMatchObject({ ok: false, error: { kind: 'not_found', field: 'reference' } });
+    expect(await t.dispatch('collections.list', { sort: { column: 'card_no', dir: 'asc' } })).toMatchObject({ ok: false, error: { kind: 'validation' } });
+
+    // A failing charge (the service is not reachable for its card limits) is refused, nothing saved,
+    // and its request is not logged.
+    await h!.sandbox.close();
+    const down = await t.dispatch('payments.charge', cardForm(CARDS.approve, { amount: '33000' }));
+    expect(down).toMatchObject({ ok: false, error: { kind: 'network' } });
+    expect(await t.dispatch('collections.list', {})).toMatchObject({ ok: true, value: { total: 1 } });
+
+    for (const needle of ['4242424242424242', '4242 4242 4242 4242', '4242424242424241', '"cvv"']) expect(t.log()).not.toContain(needle);
+    await t.close();
+  });
+
+  it('callbacks.import takes the file text; a repeat is all duplicates', async () => {
+    const t = await setup();
+    const b = callbackBody('NOT-OURS-IPC1');
+    const content = JSON.stringify({ headers: { 'hmac-signature': hmacHeader(b, h!.sandbox.signingKey) }, body: b }) + '\nnot json\n';
+    const r = await t.dispatch('callbacks.import', { content });
+    expect(r).toMatchObject({ ok: true, value: { lines: 2, imported: 1, orphans: 1, malformed: 1 } });
+    const again = await t.dispatch('callbacks.import', { content });
+    expect(again).toMatchObject({ ok: true, value: { duplicates: 1 } });
+    expect(await t.dispatch('collections.orphans', {})).toMatchObject({ ok: true, value: { total: 1, rows: [{ merchantReference: 'NOT-OURS-IPC1' }] } });
+    expect(await t.dispatch('callbacks.import', { path: '/nonexistent/file.jsonl' })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'path' } });
+    expect(await t.dispatch('callbacks.import', {})).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    await t.close();
+  });
+});
