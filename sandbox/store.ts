@@ -30,6 +30,9 @@ CREATE TABLE IF NOT EXISTS collections (
   data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS collections_pending ON collections (status, expires_at);
+CREATE INDEX IF NOT EXISTS collections_day ON collections (currency, created_at);
+CREATE INDEX IF NOT EXISTS collections_clear ON collections (clear_at) WHERE clear_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS collections_flip ON collections (flip_at) WHERE flip_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS outbox (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   merchant_reference TEXT NOT NULL,
