@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectionWallet, control, initialize, receiver, sandbox, submitPage } from './helpers.js';
+import { balances, collectionWallet, control, initialize, receiver, sandbox, submitPage } from './helpers.js';
 
 const HOUR = 3600_000;
 
@@ -111,5 +111,41 @@ describe('sandbox balances move with collections and the clock', () => {
     expect(same.status).toBe(409);
     const pending = await initialize(sb);
     expect((await control(sb, 'POST', `/collections/${pending.merchant_reference}/flip`, { status: 'FAILED' })).status).toBe(409);
+  });
+
+  it('actual is the sum of the others in every wallet after every kind of step', async () => {
+    const sb = await sandbox();
+    const exp: Record<string, number> = { UGX: 0, KES: 2, TZS: 2, USD: 2 };
+    const check = async (step: string) => {
+      for (const cur of ['UGX', 'KES', 'TZS', 'USD']) {
+        for (const w of await balances(sb, cur)) {
+          const m = (k: string) => Math.round((w[k] as number) * 10 ** exp[cur]!);
+          expect(m('actual_balance'), `${step}: ${cur} ${w.wallet_type}`).toBe(
+            m('available_balance') + m('uncleared_balance') + m('reserve_balance'),
+          );
+        }
+      }
+    };
+    const steps: [string, () => Promise<unknown>][] = [];
+    const refs: string[] = [];
+    for (const [currency, amount] of [
+      ['UGX', 12345],
+      ['KES', 999.99],
+      ['TZS', 2000.01],
+      ['USD', 10.05],
+    ] as const) {
+      steps.push([`initialize ${currency}`, async () => refs.push((await initialize(sb, { currency, amount })).merchant_reference)]);
+    }
+    steps.push(['approve all', () => Promise.all(refs.map((r) => control(sb, 'POST', `/collections/${r}/complete`, { outcome: 'approve' })))]);
+    steps.push(['flip one to FAILED', () => control(sb, 'POST', `/collections/${refs[1]}/flip`, { status: 'FAILED' })]);
+    steps.push(['clear', () => control(sb, 'POST', '/clock/advance', { ms: HOUR })]);
+    steps.push(['flip a cleared one', () => control(sb, 'POST', `/collections/${refs[2]}/flip`, { status: 'CANCELLED' })]);
+    steps.push(['flip back to COMPLETED', () => control(sb, 'POST', `/collections/${refs[1]}/flip`, { status: 'COMPLETED' })]);
+    steps.push(['clear again', () => control(sb, 'POST', '/clock/advance', { ms: HOUR })]);
+    await check('seeded');
+    for (const [name, run] of steps) {
+      await run();
+      await check(name);
+    }
   });
 });
