@@ -1,13 +1,28 @@
-import { displayMinor } from '../../../main/money/index.js';
+import { displayMinor, formatMinor } from '../../../main/money/index.js';
 
-/** An amount in integer minor units, shown with the currency's decimals (no float maths). */
-export function Money({ minor, currency, className }: { minor: number | null | undefined; currency: string; className?: string }) {
+/** "1234567.50" -> "1,234,567.50" (string work only, no float maths). */
+export function groupDigits(decimal: string): string {
+  const neg = decimal.startsWith('-');
+  const [int, frac] = (neg ? decimal.slice(1) : decimal).split('.');
+  const grouped = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${neg ? '-' : ''}${grouped}${frac !== undefined ? '.' + frac : ''}`;
+}
+
+/**
+ * An amount in integer minor units, shown with the currency's decimals (no float maths). `code={false}`
+ * leaves out the currency code where a column or heading already says it.
+ */
+export function Money({ minor, currency, className, code = true }: { minor: number | null | undefined; currency: string; className?: string; code?: boolean }) {
   if (minor === null || minor === undefined) return <span className={className}>—</span>;
   let text: string;
   try {
-    text = displayMinor(minor, currency);
+    text = code ? displayMinor(minor, currency) : groupDigits(formatMinor(minor, currency));
   } catch {
     text = `${minor} (minor units) ${currency}`;
   }
-  return <span className={['money', minor < 0 ? 'negative' : '', className ?? ''].join(' ').trim()}>{text}</span>;
+  return (
+    <span className={['money', minor < 0 ? 'negative' : '', className ?? ''].join(' ').trim()} aria-label={code ? undefined : `${text} ${currency}`}>
+      {text}
+    </span>
+  );
 }

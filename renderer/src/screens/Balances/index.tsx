@@ -1,9 +1,152 @@
-import { EmptyState, Screen } from '../../ui/index.js';
+import { useState } from 'react';
+import type { WalletBalanceView } from '../../../../main/ipc/contract/balances.js';
+import { useDeskAction, useDeskQuery } from '../../hooks.js';
+import { AsOf, EmptyState, ErrorBanner, Loading, Money, Screen, WarningBanner } from '../../ui/index.js';
+import { BalanceChart } from './BalanceChart.js';
+
+const WALLET_LABEL: Record<string, string> = {
+  MERCHANT_COLLECTION: 'Collection wallet',
+  MERCHANT_PAYOUT: 'Payout wallet',
+};
+
+function byCurrency(rows: WalletBalanceView[]): [string, WalletBalanceView[]][] {
+  const m = new Map<string, WalletBalanceView[]>();
+  for (const r of rows) m.set(r.currency, [...(m.get(r.currency) ?? []), r]);
+  return [...m.entries()];
+}
 
 export function BalancesScreen() {
+  const q = useDeskQuery('balances.latest', {}, { refreshOn: ['balances.updated'] });
+  const refresh = useDeskAction('balances.refresh');
+  const [chartCurrency, setChartCurrency] = useState<string>();
+  const data = q.data;
+  const groups = data ? byCurrency(data.rows) : [];
+  const currencies = groups.map(([c]) => c);
+  const shownChart = chartCurrency && currencies.includes(chartCurrency) ? chartCurrency : currencies[0];
+
+  const onRefresh = async () => {
+    await refresh.run({});
+    await q.reload();
+  };
+
   return (
-    <Screen title="Balances">
-      <EmptyState title="Coming up" />
+    <Screen
+      title="Balances"
+      actions={
+        <>
+          {data && <AsOf at={data.asOf} stale={data.stale} prefix="As of" />}
+          <button type="button" onClick={() => void onRefresh()} disabled={refresh.pending}>
+            {refresh.pending ? 'Refreshing…' : 'Refresh'}
+          </button>
+        </>
+      }
+    >
+      <ErrorBanner error={q.error} title="Could not read the cached balances" />
+      <ErrorBanner error={refresh.error} title="Refresh failed" />
+      {data?.stale && data.rows.length > 0 && (
+        <WarningBanner>
+          <span data-testid="stale-notice">
+            <strong>Stale:</strong> these are the cached balances
+            {data.asOf ? ` from ${new Date(data.asOf).toLocaleString()}` : ''}.
+            {data.lastError ? ` The last update failed: ${data.lastError.message}` : ' They have not been updated recently.'}
+          </span>
+        </WarningBanner>
+      )}
+      {q.loading && <Loading what="balances" />}
+      {data && data.rows.length === 0 && (
+        <EmptyState title="No balances yet">
+          {data.lastError ? (
+            <span role="alert">The service could not be asked: {data.lastError.message}</span>
+          ) : (
+            'The first update is on its way; balances appear here as soon as the service answers.'
+          )}
+        </EmptyState>
+      )}
+      {groups.length > 0 && (
+        <div className="cards">
+          {groups.map(([currency, rows]) => (
+            <CurrencyCard key={currency} currency={currency} rows={rows} stale={data!.stale} />
+          ))}
+        </div>
+      )}
+      {currencies.length > 0 && (
+        <section className="panel" aria-labelledby="history-title">
+          <div className="screen-header">
+            <h2 id="history-title">Balance history</h2>
+            <label>
+              Currency{' '}
+              <select value={shownChart} onChange={(e) => setChartCurrency(e.target.value)}>
+                {currencies.map((c) => (
+                  <option key={c}>{c}</option>
+                ))}
+              </select>
+            </label>
+          </div>
+          {shownChart && <BalanceChart currency={shownChart} />}
+        </section>
+      )}
     </Screen>
+  );
+}
+
+function CurrencyCard({ currency, rows, stale }: { currency: string; rows: WalletBalanceView[]; stale: boolean }) {
+  const inconsistent = rows.filter((r) => !r.consistent);
+  return (
+    <section className={stale ? 'panel stale-panel' : 'panel'} aria-label={`${currency} balances`} data-testid={`balances-${currency}`}>
+      <h2>
+        {currency} {stale && <span className="badge warn">stale</span>}
+      </h2>
+      {inconsistent.map((r) => (
+        <div key={r.walletType} className="banner error" role="alert">
+          {WALLET_LABEL[r.walletType] ?? r.walletType}: actual <Money minor={r.actualMinor} currency={currency} code={false} /> is not available + uncleared + reserve (
+          <Money minor={r.availableMinor + r.unclearedMinor + r.reserveMinor} currency={currency} />
+          ), a difference of <Money minor={r.actualMinor - (r.availableMinor + r.unclearedMinor + r.reserveMinor)} currency={currency} />.
+        </div>
+      ))}
+      <table className="table" aria-label={`${currency} wallets`}>
+        <thead>
+          <tr>
+            <th scope="col">Wallet</th>
+            <th scope="col" className="num">
+              Available
+            </th>
+            <th scope="col" className="num">
+              Uncleared
+            </th>
+            <th scope="col" className="num">
+              Reserve
+            </th>
+            <th scope="col" className="num">
+              Actual
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.walletType}>
+              <th scope="row" title={r.walletType}>
+                {WALLET_LABEL[r.walletType] ?? r.walletType}
+              </th>
+              <td className="num">
+                <Money minor={r.availableMinor} currency={currency} code={false} />
+              </td>
+              <td className="num">
+                <Money minor={r.unclearedMinor} currency={currency} code={false} />
+              </td>
+              <td className="num">
+                <Money minor={r.reserveMinor} currency={currency} code={false} />
+              </td>
+              <td className={r.consistent ? 'num strong' : 'num strong mismatch'}>
+                <Money minor={r.actualMinor} currency={currency} code={false} />
+                {!r.consistent && <span className="sr-only"> (does not add up)</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="card-foot">
+        <AsOf at={Math.max(...rows.map((r) => r.observedAt))} prefix="values since" />
+      </div>
+    </section>
   );
 }

@@ -1,9 +1,166 @@
-import { EmptyState, Screen } from '../../ui/index.js';
+import { useMemo, useState } from 'react';
+import type { PaymentOptionView } from '../../../../main/ipc/contract/options.js';
+import { useDeskAction, useDeskQuery } from '../../hooks.js';
+import { AsOf, EmptyState, ErrorBanner, Loading, Money, Screen, Table, WarningBanner, type ColumnDef } from '../../ui/index.js';
+
+function DailyUse({ o }: { o: PaymentOptionView }) {
+  if (o.collectedTodayMinor === null) return <span className="as-of">—</span>;
+  const pct = o.maxDailyMinor > 0 ? Math.min(100, Math.round((o.collectedTodayMinor / o.maxDailyMinor) * 100)) : 0;
+  return (
+    <div className="meter" title={`${pct}% of the daily maximum`}>
+      <span>
+        <Money minor={o.collectedTodayMinor} currency={o.currency} code={false} /> of <Money minor={o.maxDailyMinor} currency={o.currency} code={false} />
+      </span>
+      <div className="meter-track" aria-hidden="true">
+        <div className={pct >= 100 ? 'meter-fill full' : pct >= 80 ? 'meter-fill high' : 'meter-fill'} style={{ width: `${pct}%` }} />
+      </div>
+    </div>
+  );
+}
+
+const columns: ColumnDef<PaymentOptionView>[] = [
+  {
+    id: 'provider',
+    header: 'Payment option',
+    accessorFn: (o) => o.providerName,
+    cell: ({ row: { original: o } }) => (
+      <span title={o.providerCode}>{o.providerName}</span>
+    ),
+  },
+  { id: 'method', header: 'Method', accessorFn: (o) => o.transactionMethodName || o.transactionMethod },
+  { id: 'type', header: 'Type', accessorFn: (o) => o.transactionType },
+  { id: 'currency', header: 'Currency', accessorFn: (o) => o.currency },
+  {
+    id: 'min',
+    header: 'Min',
+    accessorFn: (o) => o.minMinor,
+    meta: { className: 'num' },
+    cell: ({ row: { original: o } }) => <Money minor={o.minMinor} currency={o.currency} code={false} />,
+  },
+  {
+    id: 'max',
+    header: 'Max',
+    accessorFn: (o) => o.maxMinor,
+    meta: { className: 'num' },
+    cell: ({ row: { original: o } }) => <Money minor={o.maxMinor} currency={o.currency} code={false} />,
+  },
+  {
+    id: 'daily',
+    header: 'Daily max',
+    accessorFn: (o) => o.maxDailyMinor,
+    meta: { className: 'num' },
+    cell: ({ row: { original: o } }) => <Money minor={o.maxDailyMinor} currency={o.currency} code={false} />,
+  },
+  { id: 'today', header: 'Collected today', enableSorting: false, cell: ({ row: { original: o } }) => <DailyUse o={o} /> },
+  {
+    id: 'active',
+    header: 'Active',
+    accessorFn: (o) => (o.isActive ? 1 : 0),
+    cell: ({ row: { original: o } }) => (o.isActive ? <span className="badge ok">Active</span> : <span className="badge off">Inactive</span>),
+  },
+  { id: 'prefixes', header: 'Prefixes', enableSorting: false, accessorFn: (o) => o.optionPrefixes.join(' ') || '—' },
+];
 
 export function PaymentOptionsScreen() {
+  const [currency, setCurrency] = useState('');
+  const [transactionType, setTransactionType] = useState('');
+  const [method, setMethod] = useState('');
+  const request = useMemo(
+    () => ({
+      ...(currency ? { currency } : {}),
+      ...(transactionType ? { transactionType } : {}),
+      ...(method ? { method } : {}),
+    }),
+    [currency, transactionType, method],
+  );
+  const q = useDeskQuery('options.list', request, { refreshOn: ['options.updated', 'callbacks.ingested'] });
+  const refresh = useDeskAction('options.refresh');
+  const data = q.data;
+  const facets = data?.facets ?? { currencies: [], transactionTypes: [], methods: [] };
+  const filtered = !!(currency || transactionType || method);
+
   return (
-    <Screen title="PaymentOptions">
-      <EmptyState title="Coming up" />
+    <Screen
+      title="Payment options"
+      actions={
+        <>
+          {data && <AsOf at={data.asOf} stale={data.stale} prefix="As of" />}
+          <button
+            type="button"
+            disabled={refresh.pending}
+            onClick={() => void refresh.run({}).then(() => q.reload())}
+          >
+            {refresh.pending ? 'Refreshing…' : 'Refresh'}
+          </button>
+        </>
+      }
+    >
+      <ErrorBanner error={q.error} title="Could not read the cached payment options" />
+      <ErrorBanner error={refresh.error} title="Refresh failed" />
+      {data?.stale && data.asOf && (
+        <WarningBanner>
+          <strong>Stale:</strong> cached list from {new Date(data.asOf).toLocaleString()}.
+          {data.lastError ? ` The last update failed: ${data.lastError.message}` : ''}
+        </WarningBanner>
+      )}
+      <div className="filters" role="group" aria-label="Filters">
+        <label>
+          Currency
+          <select value={currency} onChange={(e) => setCurrency(e.target.value)}>
+            <option value="">All</option>
+            {facets.currencies.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Transaction type
+          <select value={transactionType} onChange={(e) => setTransactionType(e.target.value)}>
+            <option value="">All</option>
+            {facets.transactionTypes.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Method
+          <select value={method} onChange={(e) => setMethod(e.target.value)}>
+            <option value="">All</option>
+            {facets.methods.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+        {filtered && (
+          <button
+            type="button"
+            onClick={() => {
+              setCurrency('');
+              setTransactionType('');
+              setMethod('');
+            }}
+          >
+            Clear filters
+          </button>
+        )}
+      </div>
+      {q.loading && <Loading what="payment options" />}
+      {data && data.asOf === null && data.rows.length === 0 ? (
+        <EmptyState title="No payment options yet">
+          {data.lastError ? <span role="alert">The service could not be asked: {data.lastError.message}</span> : 'The list arrives with the first update.'}
+        </EmptyState>
+      ) : (
+        data && (
+          <Table
+            label="Payment options"
+            columns={columns}
+            data={data.rows}
+            getRowId={(o) => `${o.currency}/${o.transactionType}/${o.providerCode}`}
+            empty="No payment option matches these filters."
+            height={560}
+          />
+        )
+      )}
     </Screen>
   );
 }

@@ -1,0 +1,241 @@
+// The Chromium shell: the same Core in a Chromium window driven by playwright-core (system Chromium).
+// The renderer is served from a fixed app origin by request routing (no file://, no local server);
+// window.desk is installed by an init script and bridged to the one IPC dispatch with exposeBinding.
+// The payment window is a separate browser context with no bridge (see ChromiumPaymentWindow).
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
+import type { Core } from '../app/core.js';
+import { rendererDir as defaultRendererDir } from '../app/paths.js';
+import { createDispatcher, type Dispatch } from '../ipc/dispatch.js';
+import { buildHandlers } from '../ipc/handlers/index.js';
+import { ChromiumPaymentWindow } from './chromium-payment-window.js';
+import { APP_CSP } from './csp.js';
+
+/** The renderer's origin. *.localhost is a secure context and never leaves the machine; every request is routed. */
+export const APP_ORIGIN = 'http://merchant-desk.localhost';
+export const APP_URL = `${APP_ORIGIN}/index.html`;
+
+/** Quiet, offline: no background traffic, no component updates, no first-run UI. */
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--metrics-recording-only',
+  '--no-default-browser-check',
+];
+
+export interface ChromiumShellOptions {
+  core: Core;
+  headless?: boolean;
+  /** Chromium's remote debugging on 127.0.0.1:<port>, so outside tools (tests) can attach over CDP. */
+  cdpPort?: number;
+  /** Default: CHROMIUM_PATH, else /usr/bin/chromium. */
+  executablePath?: string;
+  /** The built renderer (default dist/renderer). */
+  rendererDir?: string;
+  /** First screen, e.g. 'balances'. */
+  startPath?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ChromiumShell {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  dispatch: Dispatch;
+  /** e.g. http://127.0.0.1:9222 when cdpPort was given. */
+  cdpUrl: string | null;
+  /** Resolves when the window is closed (by the user or close()). */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export function chromiumExecutable(env: NodeJS.ProcessEnv = process.env): string {
+  const candidates = [env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter(
+    (x): x is string => !!x,
+  );
+  const found = candidates.find((p) => fs.existsSync(p));
+  if (!found) {
+    throw new Error(`no Chromium found (looked at ${candidates.join(', ')}); install chromium or set CHROMIUM_PATH`);
+  }
+  return found;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+/** Serves a file of the built renderer for an app-origin URL; anything outside the folder is 404. */
+export async function serveRendererFile(root: string, url: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+  const u = new URL(url);
+  let rel: string;
+  try {
+    rel = decodeURIComponent(u.pathname);
+  } catch {
+    rel = '/';
+  }
+  if (rel === '/' || rel === '') rel = '/index.html';
+  const file = path.resolve(root, '.' + rel);
+  const inside = file === root || file.startsWith(root + path.sep);
+  let body: Buffer | null = null;
+  if (inside) {
+    try {
+      body = await fs.promises.readFile(file);
+    } catch {
+      body = null;
+    }
+  }
+  if (!body) return { status: 404, headers: { 'content-type': 'text/plain' }, body: Buffer.from('not found') };
+  const headers: Record<string, string> = {
+    'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  };
+  if (file.endsWith('.html')) {
+    headers['content-security-policy'] = APP_CSP;
+    headers['referrer-policy'] = 'no-referrer';
+  }
+  return { status: 200, headers, body };
+}
+
+/**
+ * The init script: window.desk (invoke + on) over the exposed binding; __deskEmit receives pushes.
+ * Kept as source text (not a function) so no compiler helper (e.g. esbuild's __name) leaks into it.
+ */
+export const DESK_INIT_SCRIPT = `(() => {
+  const listeners = new Map();
+  const desk = {
+    invoke(channel, request) {
+      const fn = window.__deskInvoke;
+      if (typeof fn !== 'function') return Promise.resolve({ ok: false, error: { kind: 'internal', message: 'the app bridge is not ready' } });
+      return fn(String(channel), request === undefined ? {} : request);
+    },
+    on(event, listener) {
+      let set = listeners.get(event);
+      if (!set) { set = new Set(); listeners.set(event, set); }
+      set.add(listener);
+      return () => { set.delete(listener); };
+    },
+  };
+  Object.defineProperty(window, 'desk', { value: Object.freeze(desk), writable: false, configurable: false });
+  Object.defineProperty(window, '__deskEmit', {
+    value: (name, payload) => {
+      for (const l of listeners.get(name) || []) {
+        try { l(payload); } catch (e) { console.error(e); }
+      }
+    },
+    writable: false,
+    configurable: false,
+  });
+})();`;
+
+// As text for the same reason as the init script.
+const PUSH = new Function('args', 'const f = window.__deskEmit; if (typeof f === "function") f(args[0], args[1]);') as (args: readonly [string, unknown]) => void;
+
+export async function startChromiumShell(opts: ChromiumShellOptions): Promise<ChromiumShell> {
+  const { core } = opts;
+  const root = path.resolve(opts.rendererDir ?? defaultRendererDir());
+  if (!fs.existsSync(path.join(root, 'index.html'))) {
+    throw new Error(`the renderer is not built (${path.join(root, 'index.html')} is missing); run "npm run build"`);
+  }
+  const headless = opts.headless ?? false;
+  const args = [...CHROMIUM_FLAGS];
+  if (opts.cdpPort !== undefined) args.push(`--remote-debugging-port=${opts.cdpPort}`, '--remote-debugging-address=127.0.0.1');
+  const browser = await chromium.launch({
+    executablePath: opts.executablePath ?? chromiumExecutable(opts.env),
+    headless,
+    args,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+  });
+  try {
+    core.shell = 'chromium';
+    core.paymentWindow = new ChromiumPaymentWindow({
+      browser,
+      logger: core.logger,
+      allowLoopbackHttp: () => core.settings().profile !== 'live',
+    });
+    const dispatch = createDispatcher(buildHandlers(core), core.logger);
+    const context = await browser.newContext({
+      viewport: headless ? { width: 1280, height: 800 } : null,
+      acceptDownloads: false,
+      serviceWorkers: 'block',
+      permissions: [],
+      bypassCSP: false,
+    });
+    await context.route('**/*', async (route: Route) => {
+      const url = route.request().url();
+      if (url.startsWith(APP_ORIGIN + '/')) {
+        const r = await serveRendererFile(root, url);
+        await route.fulfill({ status: r.status, headers: r.headers, body: r.body });
+      } else {
+        // The main window never leaves the app: no navigation, no fetch elsewhere.
+        core.logger.warn({ url: url.slice(0, 200) }, 'blocked a request from the app window');
+        await route.abort('blockedbyclient');
+      }
+    });
+    const page = await context.newPage();
+    await context.exposeBinding('__deskInvoke', async (source, channel: unknown, request: unknown) => {
+      // Only the app's own main frame may call main.
+      if (source.page !== page || source.frame !== page.mainFrame() || !source.frame.url().startsWith(APP_ORIGIN + '/')) {
+        core.logger.warn({ url: source.frame.url().slice(0, 200) }, 'refused an IPC call from outside the app');
+        return { ok: false, error: { kind: 'forbidden', message: 'not allowed from this page' } };
+      }
+      return dispatch(channel, request);
+    });
+    await context.addInitScript({ content: DESK_INIT_SCRIPT });
+    // Popups and extra windows are refused.
+    context.on('page', (p) => {
+      if (p !== page) void p.close();
+    });
+    page.on('dialog', (d) => void d.dismiss());
+
+    const unsubscribe = core.events.subscribe((name, payload) => {
+      if (page.isClosed()) return;
+      page
+        .evaluate(PUSH, [name, payload] as const)
+        .catch(() => {});
+    });
+
+    let resolveClosed!: () => void;
+    const closed = new Promise<void>((r) => (resolveClosed = r));
+    page.on('close', () => resolveClosed());
+    browser.on('disconnected', () => resolveClosed());
+
+    await page.goto(`${APP_URL}#/${opts.startPath ?? 'balances'}`);
+    let closing: Promise<void> | null = null;
+    return {
+      browser,
+      context,
+      page,
+      dispatch,
+      cdpUrl: opts.cdpPort !== undefined ? `http://127.0.0.1:${opts.cdpPort}` : null,
+      closed,
+      close: () =>
+        (closing ??= (async () => {
+          unsubscribe();
+          core.paymentWindow = null;
+          await browser.close().catch(() => {});
+          resolveClosed();
+        })()),
+    };
+  } catch (e) {
+    await browser.close().catch(() => {});
+    throw e;
+  }
+}

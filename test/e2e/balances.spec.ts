@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import { test, expect } from '@playwright/test';
+import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
+
+let app: RunningApp | undefined;
+
+test.afterEach(async () => {
+  await app?.stop();
+  if (app) fs.rmSync(app.dataDir, { recursive: true, force: true });
+  app = undefined;
+});
+
+test('balances appear on the embedded profile with nothing configured', async () => {
+  app = await startApp();
+  const { page } = app;
+  await expect(page.getByRole('heading', { level: 1, name: 'Balances' })).toBeVisible();
+  // Every sandbox wallet currency, with the four amounts; UGX has no decimals, KES two.
+  for (const c of ['UGX', 'KES', 'TZS', 'USD']) {
+    await expect(page.getByRole('region', { name: `${c} balances` })).toBeVisible();
+  }
+  const ugx = page.getByRole('table', { name: 'UGX wallets' });
+  await expect(ugx.getByRole('row', { name: /Collection wallet/ })).toContainText(/\d{1,3}(,\d{3})+/);
+  await expect(page.getByRole('table', { name: 'KES wallets' }).getByRole('row', { name: /Payout wallet/ })).toContainText(/\.\d{2}/);
+  await expect(page.getByText(/As of (just now|\d+ s ago)/)).toBeVisible();
+  await expect(page.getByTestId('status-profile')).toHaveText(/embedded/);
+  await expect(page.getByTestId('status-connection')).toHaveText(/Online/);
+  await expect(page.getByRole('figure', { name: /UGX|KES|TZS|USD/ })).toBeVisible();
+  await page.screenshot({ path: screenshotPath('balances-embedded') });
+
+  await openScreen(page, 'Payment options');
+  const table = page.getByRole('table', { name: 'Payment options' });
+  await expect(table.getByRole('row', { name: /CARD|Card/ }).first()).toBeVisible();
+  await page.getByLabel('Currency').selectOption('UGX');
+  await page.getByLabel('Method').selectOption('CARD');
+  await expect(table.getByRole('row')).toHaveCount(2); // header + the UGX card option
+  await expect(table).toContainText('Collected today' );
+  await expect(table.getByRole('row').nth(1)).toContainText(/0 of 50,000,000/);
+  await page.screenshot({ path: screenshotPath('payment-options-filtered') });
+});
+
+test('a setting survives a restart', async () => {
+  app = await startApp();
+  await openScreen(app.page, 'Settings');
+  const polling = app.page.getByRole('form', { name: 'Polling' });
+  await polling.getByLabel('Balances every (seconds)').fill('45');
+  await polling.getByRole('button', { name: 'Save polling' }).click();
+  await expect(polling.getByRole('status')).toHaveText('Saved');
+  const operator = app.page.getByRole('form', { name: 'Payments' });
+  await operator.getByLabel('Operator name').fill('Amina at the front desk');
+  await operator.getByRole('button', { name: 'Save payments' }).click();
+  await expect(operator.getByRole('status')).toHaveText('Saved');
+
+  const dataDir = app.dataDir;
+  expect(await app.stop()).toBe(0);
+  app = await startApp({ dataDir });
+  await openScreen(app.page, 'Settings');
+  await expect(app.page.getByRole('form', { name: 'Polling' }).getByLabel('Balances every (seconds)')).toHaveValue('45');
+  await expect(app.page.getByRole('form', { name: 'Payments' }).getByLabel('Operator name')).toHaveValue('Amina at the front desk');
+  await app.page.screenshot({ path: screenshotPath('settings-after-restart') });
+});
+
+test('a bad setting is refused with a message naming the field, and nothing is saved', async () => {
+  app = await startApp();
+  await openScreen(app.page, 'Settings');
+  const polling = app.page.getByRole('form', { name: 'Polling' });
+  await polling.getByLabel('Balances every (seconds)').fill('1');
+  await polling.getByRole('button', { name: 'Save polling' }).click();
+  await expect(polling.getByText('must be at least 5000 ms')).toBeVisible();
+  await expect(polling.getByLabel('Balances every (seconds)')).toHaveAttribute('aria-invalid', 'true');
+  await app.page.reload();
+  await expect(app.page.getByRole('form', { name: 'Polling' }).getByLabel('Balances every (seconds)')).toHaveValue('60');
+});
+
+test('the service going down shows cached balances as stale with a readable error; recovery clears it', async () => {
+  app = await startApp();
+  const { page } = app;
+  const ugx = page.getByRole('region', { name: 'UGX balances' });
+  await expect(ugx).toBeVisible();
+  const before = await page.getByRole('table', { name: 'UGX wallets' }).innerText();
+
+  await app.sandbox!.fault({ route: 'balances', kind: '503', times: 0 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  const notice = page.getByTestId('stale-notice');
+  await expect(notice).toBeVisible({ timeout: 30_000 });
+  await expect(notice).toContainText(/The last update failed: .*(unavailable|503)/i);
+  await expect(ugx.getByText('stale')).toBeVisible();
+  // The cached numbers are still there, unchanged.
+  expect(await page.getByRole('table', { name: 'UGX wallets' }).innerText()).toBe(before);
+  await expect(page.getByTestId('status-connection')).toHaveText(/Service error|Offline/);
+  await page.screenshot({ path: screenshotPath('balances-stale') });
+
+  await app.sandbox!.clearFaults();
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(notice).toBeHidden({ timeout: 30_000 });
+  await expect(ugx.getByText('stale')).toBeHidden();
+  await expect(page.getByTestId('status-connection')).toHaveText(/Online/);
+  await page.screenshot({ path: screenshotPath('balances-recovered') });
+});
