@@ -24,6 +24,28 @@ export function logFilePath(dataDir: string): string {
   return path.join(dataDir, 'logs', LOG_FILE);
 }
 
+/** Keep at most this many old files (merchant-desk.log.1 ... .N), each rotated past maxBytes at start. */
+export const LOG_ROTATE = { maxBytes: 10 * 1024 * 1024, keep: 3 };
+
+/** At start-up: when the log is larger than maxBytes, shift it to .1 (.1 to .2, ...), dropping the oldest. */
+export function rotateLogs(file: string, rotate = LOG_ROTATE): void {
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch {
+    return;
+  }
+  if (size <= rotate.maxBytes) return;
+  for (let i = rotate.keep - 1; i >= 1; i--) {
+    try {
+      fs.renameSync(`${file}.${i}`, `${file}.${i + 1}`);
+    } catch {
+      /* that generation does not exist yet */
+    }
+  }
+  fs.renameSync(file, `${file}.1`);
+}
+
 export function createLogger(opts: LoggerOptions = {}): Logger {
   let dest: DestinationStream | NodeJS.WritableStream;
   if (opts.destination) {
@@ -32,6 +54,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     const dir = path.join(opts.dataDir, 'logs');
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = logFilePath(opts.dataDir);
+    rotateLogs(file);
     // Create with owner-only permissions before pino opens it for append.
     fs.closeSync(fs.openSync(file, 'a', 0o600));
     dest = pino.destination({ dest: file, sync: true, mkdir: true });

@@ -40,3 +40,22 @@ describe('logger', () => {
     expect(fs.readFileSync(logFilePath(dir), 'utf8')).toContain('1234567890123');
   });
 });
+
+describe('log rotation', () => {
+  it('moves a log past its size limit aside at start, keeping a fixed number of old files', async () => {
+    const { rotateLogs } = await import('../../main/log/logger.js');
+    const dir = tempDir();
+    const file = logFilePath(dir);
+    fs.mkdirSync(`${dir}/logs`);
+    for (let gen = 1; gen <= 4; gen++) {
+      fs.writeFileSync(file, `generation ${gen}\n`.repeat(20));
+      rotateLogs(file, { maxBytes: 100, keep: 3 });
+    }
+    fs.writeFileSync(file, 'small\n');
+    rotateLogs(file, { maxBytes: 100, keep: 3 });
+    expect(fs.readdirSync(`${dir}/logs`).sort()).toEqual(['merchant-desk.log', 'merchant-desk.log.1', 'merchant-desk.log.2', 'merchant-desk.log.3']);
+    expect(fs.readFileSync(file, 'utf8')).toBe('small\n');
+    expect(fs.readFileSync(`${file}.1`, 'utf8')).toMatch(/^generation 4/);
+    expect(fs.readFileSync(`${file}.3`, 'utf8')).toMatch(/^generation 2/);
+  });
+});

@@ -47,6 +47,37 @@ export async function readLines(stream: NodeJS.ReadableStream, n: number, what: 
   });
 }
 
+/** Reads one line from a terminal without echoing it (keys typed by hand must not show on screen). */
+export function promptHidden(stdin: NodeJS.ReadStream, stderr: NodeJS.WritableStream, label: string): Promise<string> {
+  stderr.write(`${label} (input hidden): `);
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const done = () => {
+      stdin.removeListener('data', onData);
+      stdin.setRawMode?.(false);
+      stdin.pause();
+      stderr.write('\n');
+    };
+    const onData = (chunk: Buffer | string) => {
+      for (const ch of chunk.toString()) {
+        if (ch === '\r' || ch === '\n') {
+          done();
+          return resolve(value);
+        }
+        if (ch === '\u0003' || ch === '\u0004') {
+          done();
+          return reject(new UsageError('cancelled; nothing was saved'));
+        }
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else value += ch;
+      }
+    };
+    stdin.setRawMode?.(true);
+    stdin.on('data', onData);
+    stdin.resume();
+  });
+}
+
 export const connectCommand: Command = {
   name: 'connect',
   summary: 'save a sandbox or live connection; secret and signing keys are read from standard input',
@@ -110,7 +141,13 @@ export const connectCommand: Command = {
         throw e;
       }
       const names: SecretName[] = ['secret-key', ...(values['signing-key-stdin'] ? (['signing-key'] as const) : [])];
-      const lines = await readLines(ctx.io.stdin, names.length, names.map((n) => `the ${n.replace('-', ' ')}`));
+      const stdin = ctx.io.stdin as NodeJS.ReadStream;
+      const lines: string[] = [];
+      if (stdin.isTTY) {
+        for (const n of names) lines.push(await promptHidden(stdin, ctx.io.stderr, n.replace('-', ' ')));
+      } else {
+        lines.push(...(await readLines(stdin, names.length, names.map((n) => `the ${n.replace('-', ' ')}`))));
+      }
       const secrets: [SecretName, string][] = [];
       for (const [i, name] of names.entries()) {
         try {
