@@ -1,10 +1,354 @@
-import { EmptyState, Screen } from '../../ui/index.js';
+// Take payment: a support agent types the card a customer reads out on the phone, charges it, and tells
+// the customer the result. The card goes to main once (payments.charge); the card fields are cleared from
+// state as soon as the request is handed over, and nothing of the card is ever put in storage.
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import type { CardOptionView, ChargeOutcome, ChargeResponse } from '../../../../main/ipc/contract/collections.js';
+import { validateCardForm, type AmountLimits } from '../../../../main/collections/card-input.js';
+import { displayMinor } from '../../../../main/money/index.js';
+import { DeskError, invoke } from '../../desk.js';
+import { useDeskEvent, useDeskQuery, useNow } from '../../hooks.js';
+import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
+import { EmptyState, ErrorBanner, Field, Loading, Screen } from '../../ui/index.js';
+import { CardSection, EMPTY_CARD, cardRequest, wipe, type CardState } from './CardSection.js';
+import { PaymentResult } from './PaymentResult.js';
+import './payments.css';
 
-// Placeholder until issue 4's screen lands. Replace this component; keep the export name.
+interface Details {
+  amount: string;
+  currency: string;
+  description: string;
+  customerName: string;
+  customerEmail: string;
+  chargeCustomer: boolean;
+  allowFinalStatusChange: boolean;
+}
+
+const EMPTY_DETAILS: Details = {
+  amount: '',
+  currency: '',
+  description: '',
+  customerName: '',
+  customerEmail: '',
+  chargeCustomer: false,
+  allowFinalStatusChange: true,
+};
+
+type Phase =
+  | { kind: 'form' }
+  | { kind: 'sending' }
+  | { kind: 'waiting'; reference: string }
+  | { kind: 'confirm'; token: string; message: string }
+  | { kind: 'tracking'; reference: string; outcome: ChargeOutcome };
+
+function limitsOf(o: CardOptionView | undefined): AmountLimits | null {
+  return o
+    ? { minMinor: o.minMinor, maxMinor: o.maxMinor, maxDailyMinor: o.maxDailyMinor, collectedTodayMinor: o.collectedTodayMinor, exponent: o.exponent }
+    : null;
+}
+
+function LimitsLine({ o }: { o: CardOptionView }) {
+  return (
+    <p className="limits" data-testid="card-limits">
+      <span>
+        Min <strong>{displayMinor(o.minMinor, o.currency)}</strong>
+      </span>
+      <span>
+        Max <strong>{displayMinor(o.maxMinor, o.currency)}</strong>
+      </span>
+      <span>
+        Remaining today <strong>{displayMinor(o.remainingTodayMinor, o.currency)}</strong> of {displayMinor(o.maxDailyMinor, o.currency)}
+      </span>
+    </p>
+  );
+}
+
 export function TakePaymentScreen() {
+  const opts = useDeskQuery('payments.options', {}, { refreshOn: ['options.updated', 'collections.updated', 'callbacks.ingested'] });
+  const options = useMemo(() => opts.data ?? [], [opts.data]);
+  const [details, setDetails] = useState<Details>(EMPTY_DETAILS);
+  const [card, setCard] = useState<CardState>(EMPTY_CARD);
+  const [phase, setPhase] = useState<Phase>({ kind: 'form' });
+  const [touched, setTouched] = useState<Record<string, boolean>>({});
+  const [submitted, setSubmitted] = useState(false);
+  /** Errors from main or the service, by field; a field's entry goes when the agent edits it. */
+  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
+  const [banner, setBanner] = useState<DeskError | string | undefined>();
+  const formRef = useRef<HTMLFormElement>(null);
+  const phaseRef = useRef(phase);
+  useEffect(() => {
+    phaseRef.current = phase;
+  }, [phase]);
+
+  const currency = details.currency || options[0]?.currency || '';
+  const option = options.find((o) => o.currency === currency);
+  const limits = limitsOf(option);
+
+  // While a charge is in flight main reports its collection (PENDING: the payment window is open).
+  useDeskEvent('collections.updated', (e) => {
+    if (phaseRef.current.kind === 'sending' && e.status === 'PENDING') setPhase({ kind: 'waiting', reference: e.reference });
+  });
+
+  const now = useNow(60_000);
+  const localErrors = useMemo(
+    () =>
+      validateCardForm(
+        {
+          amount: details.amount,
+          currency,
+          description: details.description,
+          customerName: details.customerName,
+          customerEmail: details.customerEmail,
+          chargeCustomer: details.chargeCustomer,
+          allowFinalStatusChange: details.allowFinalStatusChange,
+          card: cardRequest(card),
+        },
+        { now, limits },
+      ),
+    [details, card, currency, limits, now],
+  );
+
+  const errorFor = (name: string): string | undefined => serverErrors[name] ?? (submitted || touched[name] ? localErrors[name] : undefined);
+
+  const editDetails = (patch: Partial<Details>, field: string) => {
+    setDetails((d) => ({ ...d, ...patch }));
+    setTouched((t) => ({ ...t, [field]: true }));
+    setServerErrors((s) => {
+      if (!(field in s)) return s;
+      const { [field]: _gone, ...rest } = s;
+      return rest;
+    });
+  };
+  const editCard = (patch: Partial<CardState>, field: string) => {
+    setCard((c) => ({ ...c, ...patch }));
+    setTouched((t) => ({ ...t, [field]: true }));
+    setServerErrors((s) => {
+      if (!(field in s)) return s;
+      const { [field]: _gone, ...rest } = s;
+      return rest;
+    });
+  };
+
+  const focusFirstError = () =>
+    setTimeout(() => {
+      formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+    }, 0);
+
+  /** What main answered to a charge, a confirmation or a re-send. */
+  const settle = (res: ChargeResponse) => {
+    const o = res.outcome;
+    if (o.kind === 'needs_confirmation') {
+      setPhase({ kind: 'confirm', token: o.token, message: o.message });
+      return;
+    }
+    if (o.kind === 'rejected') {
+      setPhase({ kind: 'form' });
+      setBanner(`The service refused the payment: ${o.message}`);
+      if (o.field) setServerErrors({ [o.field]: o.message });
+      focusFirstError();
+      return;
+    }
+    if (!res.collection) {
+      setPhase({ kind: 'form' });
+      setBanner(o.message);
+      return;
+    }
+    setPhase({ kind: 'tracking', reference: res.collection.merchantReference, outcome: o });
+  };
+
+  const failed = (e: unknown) => {
+    setPhase({ kind: 'form' });
+    const err = e instanceof DeskError ? e : new DeskError({ kind: 'internal', message: 'Something went wrong; the details are in the log.' });
+    if (err.fields) setServerErrors(err.fields);
+    else if (err.field) setServerErrors({ [err.field]: err.message });
+    setBanner(err);
+    focusFirstError();
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (phase.kind !== 'form') return;
+    setSubmitted(true);
+    setBanner(undefined);
+    if (Object.keys(localErrors).length) {
+      focusFirstError();
+      return;
+    }
+    const request = {
+      amount: details.amount.trim(),
+      currency,
+      description: details.description,
+      ...(details.customerName.trim() ? { customerName: details.customerName.trim() } : {}),
+      ...(details.customerEmail.trim() ? { customerEmail: details.customerEmail.trim() } : {}),
+      chargeCustomer: details.chargeCustomer,
+      allowFinalStatusChange: details.allowFinalStatusChange,
+      card: cardRequest(card),
+    };
+    // The card leaves the form now: cleared from state before main even answers.
+    setCard(EMPTY_CARD);
+    setTouched({});
+    setSubmitted(false);
+    setServerErrors({});
+    setPhase({ kind: 'sending' });
+    try {
+      settle(await invoke('payments.charge', request));
+    } catch (err) {
+      failed(err);
+    } finally {
+      wipe(request.card);
+    }
+  };
+
+  const confirmRepeat = async (yes: boolean) => {
+    if (phase.kind !== 'confirm') return;
+    const token = phase.token;
+    if (!yes) {
+      setPhase({ kind: 'form' });
+      setBanner('Not charged again.');
+      await invoke('payments.cancelRepeat', { token }).catch(() => {});
+      return;
+    }
+    setPhase({ kind: 'sending' });
+    try {
+      settle(await invoke('payments.confirmRepeat', { token }));
+    } catch (err) {
+      failed(err);
+    }
+  };
+
+  const newPayment = () => {
+    setDetails({ ...EMPTY_DETAILS, currency });
+    setCard(EMPTY_CARD);
+    setTouched({});
+    setSubmitted(false);
+    setServerErrors({});
+    setBanner(undefined);
+    setPhase({ kind: 'form' });
+    setTimeout(() => formRef.current?.querySelector<HTMLElement>('input, select')?.focus(), 0);
+  };
+
+  // Leaving the screen drops the card with the component's state; make sure nothing lingers in the DOM inputs.
+  useEffect(() => () => setCard(EMPTY_CARD), []);
+
+  const busy = phase.kind === 'sending' || phase.kind === 'waiting' || phase.kind === 'confirm';
+  const descLen = details.description.trim().length;
+
+  if (phase.kind === 'tracking') {
+    return (
+      <Screen title="Take payment">
+        <PaymentResult reference={phase.reference} outcome={phase.outcome} onSettled={settle} onError={failed} onNew={newPayment} />
+      </Screen>
+    );
+  }
+
   return (
     <Screen title="Take payment">
-      <EmptyState title="Take payment is not here yet">It arrives with issue 4.</EmptyState>
+      <ErrorBanner error={opts.error} title="Could not read the card options" />
+      {opts.loading && <Loading what="card options" />}
+      {opts.data && options.length === 0 && (
+        <EmptyState title="No active card option">The service offers no active card collection option; check Payment options.</EmptyState>
+      )}
+      {phase.kind === 'sending' && (
+        <div className="banner info" role="status">
+          Sending the payment to the service…
+        </div>
+      )}
+      {phase.kind === 'waiting' && (
+        <div className="banner info waiting" role="status" data-testid="payment-waiting">
+          <div>
+            <strong>Waiting for the customer's payment</strong> ({phase.reference}). The payment page is open in its own window; complete it with the
+            customer. Closing it leaves the payment pending.
+          </div>
+        </div>
+      )}
+      <ErrorBanner error={banner} />
+      {options.length > 0 && (
+        <form ref={formRef} onSubmit={(e) => void submit(e)} aria-label="Take payment" noValidate className="payment-form">
+          <fieldset className="form-group" disabled={busy}>
+            <legend>Payment</legend>
+            <div className="row">
+              <Field label="Amount" error={errorFor('amount')}>
+                <input name="amount" inputMode="decimal" autoComplete="off" value={details.amount} onChange={(e) => editDetails({ amount: e.target.value }, 'amount')} />
+              </Field>
+              <Field label="Currency" error={errorFor('currency')}>
+                <select name="currency" value={currency} onChange={(e) => editDetails({ currency: e.target.value }, 'currency')}>
+                  {options.map((o) => (
+                    <option key={o.currency} value={o.currency}>
+                      {o.currency}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+            </div>
+            {option && <LimitsLine o={option} />}
+            <Field
+              label="Description"
+              error={errorFor('description')}
+              hint={
+                <span className={descLen > 30 || (descLen > 0 && descLen < 10) ? 'counter over' : 'counter'} data-testid="description-counter">
+                  {descLen} of 10–30 characters
+                </span>
+              }
+            >
+              <input name="description" autoComplete="off" value={details.description} onChange={(e) => editDetails({ description: e.target.value }, 'description')} />
+            </Field>
+            <div className="row">
+              <Field label="Customer name" error={errorFor('customerName')}>
+                <input name="customerName" autoComplete="off" value={details.customerName} onChange={(e) => editDetails({ customerName: e.target.value }, 'customerName')} />
+              </Field>
+              <Field label="Customer e-mail" error={errorFor('customerEmail')}>
+                <input
+                  name="customerEmail"
+                  type="email"
+                  autoComplete="off"
+                  value={details.customerEmail}
+                  onChange={(e) => editDetails({ customerEmail: e.target.value }, 'customerEmail')}
+                />
+              </Field>
+            </div>
+            <div className="checks">
+              <label>
+                <input
+                  type="checkbox"
+                  name="chargeCustomer"
+                  checked={details.chargeCustomer}
+                  onChange={(e) => editDetails({ chargeCustomer: e.target.checked }, 'chargeCustomer')}
+                />{' '}
+                Customer pays the card charge
+              </label>
+              <label>
+                <input
+                  type="checkbox"
+                  name="allowFinalStatusChange"
+                  checked={details.allowFinalStatusChange}
+                  onChange={(e) => editDetails({ allowFinalStatusChange: e.target.checked }, 'allowFinalStatusChange')}
+                />{' '}
+                Allow the final status to change later
+              </label>
+            </div>
+          </fieldset>
+          <CardSection card={card} onChange={editCard} errorFor={errorFor} disabled={busy} />
+          <div className="row">
+            <button type="submit" className="primary" disabled={busy}>
+              {option && /^\d/.test(details.amount.trim()) && !localErrors.amount ? `Charge ${currency} ${details.amount.trim()}` : 'Charge card'}
+            </button>
+            {submitted && Object.keys(localErrors).length > 0 && (
+              <span className="field-error" role="alert">
+                {Object.keys(localErrors).length === 1 ? 'One field needs attention.' : `${Object.keys(localErrors).length} fields need attention.`}
+              </span>
+            )}
+          </div>
+        </form>
+      )}
+      <ConfirmDialog
+        open={phase.kind === 'confirm'}
+        title="Charge this card again?"
+        confirmLabel="Charge again"
+        cancelLabel="Do not charge"
+        onConfirm={() => void confirmRepeat(true)}
+        onCancel={() => void confirmRepeat(false)}
+      >
+        <p>{phase.kind === 'confirm' ? phase.message : ''}</p>
+      </ConfirmDialog>
     </Screen>
   );
 }

@@ -1,0 +1,90 @@
+// "Import callbacks": the agent picks a JSON-lines file (one saved callback per line, with its headers);
+// the renderer reads its text and main ingests it through the same path as the live receiver.
+import { useRef, useState } from 'react';
+import type { ImportSummary } from '../../../../main/ipc/contract/collections.js';
+import { DeskError, invoke } from '../../desk.js';
+import { ErrorBanner } from '../../ui/index.js';
+
+const MAX_BYTES = 64 * 1024 * 1024;
+
+function lineText(r: ImportSummary['results'][number]): string | null {
+  switch (r.result) {
+    case 'malformed':
+      return `line ${r.line}: ${r.message}`;
+    case 'bad_signature':
+      return `line ${r.line}: signature did not verify${r.reference ? ` (${r.reference})` : ''}: ${r.reason}`;
+    default:
+      return null;
+  }
+}
+
+export function ImportCallbacks() {
+  const input = useRef<HTMLInputElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [summary, setSummary] = useState<{ file: string; s: ImportSummary }>();
+  const [error, setError] = useState<DeskError | string>();
+
+  const onFile = async (file: File | undefined) => {
+    if (!file) return;
+    setError(undefined);
+    setSummary(undefined);
+    if (file.size > MAX_BYTES) {
+      setError(`${file.name} is ${Math.ceil(file.size / 1048576)} MB; the import takes at most 64 MB. Split the file or use "merchant-desk import-callbacks FILE".`);
+      return;
+    }
+    setBusy(true);
+    try {
+      const content = await file.text();
+      const s = await invoke('callbacks.import', { content });
+      setSummary({ file: file.name, s });
+    } catch (e) {
+      setError(e instanceof DeskError ? e : `Could not read ${file.name}.`);
+    } finally {
+      setBusy(false);
+      if (input.current) input.current.value = '';
+    }
+  };
+
+  const problems = summary ? summary.s.results.map(lineText).filter((x): x is string => !!x) : [];
+  return (
+    <div className="import-callbacks">
+      <button type="button" onClick={() => input.current?.click()} disabled={busy}>
+        {busy ? 'Importing…' : 'Import callbacks…'}
+      </button>
+      <input
+        ref={input}
+        type="file"
+        name="callbacks-file"
+        accept=".jsonl,.json,.ndjson,.txt,application/json,text/plain"
+        className="sr-only"
+        tabIndex={-1}
+        aria-label="Callbacks file (JSON lines)"
+        onChange={(e) => void onFile(e.target.files?.[0])}
+      />
+      {(summary || error) && (
+        <div className="import-result panel" role="status" aria-label="Import result">
+          <ErrorBanner error={error} title="Import failed" />
+          {summary && (
+            <>
+              <p>
+                <strong>{summary.file}</strong>: {summary.s.lines} lines · {summary.s.imported} imported · {summary.s.duplicates} duplicates ·{' '}
+                {summary.s.orphans} for unknown references · {summary.s.badSignatures} bad signatures · {summary.s.malformed} malformed
+              </p>
+              {problems.length > 0 && (
+                <ul className="import-problems">
+                  {problems.slice(0, 20).map((p) => (
+                    <li key={p}>{p}</li>
+                  ))}
+                  {problems.length > 20 && <li>…and {problems.length - 20} more</li>}
+                </ul>
+              )}
+            </>
+          )}
+          <button type="button" onClick={() => (setSummary(undefined), setError(undefined))}>
+            Dismiss
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,232 @@
+// What the agent tells the caller: the payment's state, kept current from main (redirect, callbacks,
+// imports push 'collections.updated' / 'callbacks.ingested'), with a printable receipt once final.
+// An UNKNOWN outcome offers one explicit action: send again with the SAME reference (the card is typed
+// again; nothing is retried on its own).
+import { useMemo, useState, type FormEvent } from 'react';
+import type { ChargeOutcome, ChargeResponse, CollectionRow, EventRow } from '../../../../main/ipc/contract/collections.js';
+import { validateCardForm } from '../../../../main/collections/card-input.js';
+import { DeskError, invoke } from '../../desk.js';
+import { useDeskQuery, useNow } from '../../hooks.js';
+import { ErrorBanner, Loading, Money } from '../../ui/index.js';
+import { StatusBadge, statusLabel } from '../../ui/StatusBadge.js';
+import { CardSection, EMPTY_CARD, cardRequest, wipe, type CardState } from './CardSection.js';
+
+const HEADLINE: Record<string, string> = {
+  COMPLETED: 'Approved',
+  FAILED: 'Declined',
+  CANCELLED: 'Cancelled',
+};
+
+function reason(c: CollectionRow): string | null {
+  const m = c.statusMessage;
+  if (!m || /^redirect:/i.test(m)) return null;
+  return m;
+}
+
+function brandName(b: string | null): string {
+  if (!b) return 'Card';
+  return b === 'mastercard' ? 'Mastercard' : b === 'amex' ? 'American Express' : b.charAt(0).toUpperCase() + b.slice(1);
+}
+
+/** Final statuses in the order they were reported (for "was X, now Y"). */
+function finalHistory(events: EventRow[]): string[] {
+  const out: string[] = [];
+  for (const e of events) {
+    if (e.signature !== 'verified' && e.source !== 'manual') continue;
+    if (e.status && ['COMPLETED', 'FAILED', 'CANCELLED'].includes(e.status) && out[out.length - 1] !== e.status) out.push(e.status);
+  }
+  return out;
+}
+
+export function Receipt({ c }: { c: CollectionRow }) {
+  const when = new Date(c.statusChangedAt);
+  return (
+    <section className="receipt panel" aria-label="Receipt">
+      <h2>Payment receipt</h2>
+      <p className={`receipt-status status-${c.status.toLowerCase()}`}>{HEADLINE[c.status] ?? statusLabel(c.status)}</p>
+      <dl className="kv">
+        <dt>Amount</dt>
+        <dd>
+          <Money minor={c.amountMinor} currency={c.currency} />
+        </dd>
+        <dt>Description</dt>
+        <dd>{c.description}</dd>
+        <dt>Reference</dt>
+        <dd className="mono">{c.merchantReference}</dd>
+        {c.internalReference && (
+          <>
+            <dt>Service reference</dt>
+            <dd className="mono">{c.internalReference}</dd>
+          </>
+        )}
+        <dt>Card</dt>
+        <dd>
+          {brandName(c.cardBrand)} •••• {c.cardLast4 ?? '????'}
+        </dd>
+        {c.customerName && (
+          <>
+            <dt>Customer</dt>
+            <dd>{c.customerName}</dd>
+          </>
+        )}
+        <dt>Date</dt>
+        <dd>
+          <time dateTime={when.toISOString()}>{when.toLocaleString()}</time>
+        </dd>
+        <dt>Taken by</dt>
+        <dd>{c.operator}</dd>
+      </dl>
+    </section>
+  );
+}
+
+export function PaymentResult({
+  reference,
+  outcome,
+  onSettled,
+  onError,
+  onNew,
+}: {
+  reference: string;
+  outcome: ChargeOutcome;
+  onSettled: (r: ChargeResponse) => void;
+  onError: (e: unknown) => void;
+  onNew: () => void;
+}) {
+  const q = useDeskQuery('collections.get', { reference }, { refreshOn: ['collections.updated', 'callbacks.ingested'] });
+  const c = q.data?.collection;
+  const events = useMemo(() => q.data?.events ?? [], [q.data]);
+  const history = useMemo(() => finalHistory(events), [events]);
+
+  if (!c) {
+    return (
+      <>
+        <ErrorBanner error={q.error} title="Could not read the payment" />
+        {q.loading && <Loading what="the payment" />}
+      </>
+    );
+  }
+
+  const final = HEADLINE[c.status];
+  const changed = c.flags.includes('final_status_changed') || history.length > 1;
+  return (
+    <div className="payment-result">
+      <ErrorBanner error={q.error} title="Could not refresh the payment" />
+      <div className={`outcome-panel panel outcome-${c.status.toLowerCase()}`} role="status" aria-live="polite" data-testid="payment-outcome">
+        <h2 className="outcome-title">
+          {final ??
+            (c.status === 'PENDING'
+              ? outcome.kind === 'window_closed'
+                ? 'Awaiting outcome'
+                : "Waiting for the customer's payment"
+              : c.status === 'UNKNOWN' || c.status === 'INTENT'
+                ? 'Outcome unknown'
+                : statusLabel(c.status))}
+        </h2>
+        <p>
+          <Money minor={c.amountMinor} currency={c.currency} /> · reference <span className="mono">{c.merchantReference}</span> ·{' '}
+          <StatusBadge status={c.status} />
+        </p>
+        {final && reason(c) && <p className="outcome-reason">{reason(c)}</p>}
+        {c.status === 'PENDING' && outcome.kind === 'window_closed' && (
+          <p>The payment window was closed before the payment finished. It stays pending; this updates by itself when the service's callback arrives.</p>
+        )}
+        {c.status === 'PENDING' && outcome.kind === 'unverified' && <p className="warn-text">{outcome.message}</p>}
+        {c.status === 'PENDING' && outcome.kind === 'pending' && <p>{outcome.message}</p>}
+        {final && outcome.kind === 'unverified' && <p>The callback confirmed it.</p>}
+        {changed && (
+          <p className="warn-text" data-testid="final-status-changed">
+            The final status changed after it was reported{history.length > 1 ? `: was ${history.slice(0, -1).map(statusLabel).join(', then ')}, now ${statusLabel(c.status)}` : ''}. It is
+            flagged for review in Collections.
+          </p>
+        )}
+      </div>
+      {(c.status === 'UNKNOWN' || c.status === 'INTENT') && <Resend c={c} message={outcome.kind === 'unknown' ? outcome.message : null} onSettled={onSettled} onError={onError} />}
+      {final && <Receipt c={c} />}
+      <div className="row no-print">
+        {final && (
+          <button type="button" onClick={() => window.print()}>
+            Print receipt
+          </button>
+        )}
+        <button type="button" className={final ? 'primary' : undefined} onClick={onNew}>
+          New payment
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function Resend({
+  c,
+  message,
+  onSettled,
+  onError,
+}: {
+  c: CollectionRow;
+  message: string | null;
+  onSettled: (r: ChargeResponse) => void;
+  onError: (e: unknown) => void;
+}) {
+  const [card, setCard] = useState<CardState>(EMPTY_CARD);
+  const [submitted, setSubmitted] = useState(false);
+  const [sending, setSending] = useState(false);
+  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<DeskError>();
+
+  const now = useNow(60_000);
+  const errors = useMemo(() => {
+    const all = validateCardForm(
+      { amount: '1', currency: 'UGX', description: 'card check only', card: cardRequest(card) },
+      { now, limits: { minMinor: 0, maxMinor: Number.MAX_SAFE_INTEGER, maxDailyMinor: Number.MAX_SAFE_INTEGER, collectedTodayMinor: 0, exponent: 0 } },
+    );
+    return Object.fromEntries(Object.entries(all).filter(([k]) => k.startsWith('card.')));
+  }, [card, now]);
+  const errorFor = (name: string) => serverErrors[name] ?? (submitted ? errors[name] : undefined);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setSubmitted(true);
+    setError(undefined);
+    if (Object.keys(errors).length) return;
+    const request = { reference: c.merchantReference, card: cardRequest(card) };
+    setCard(EMPTY_CARD);
+    setSubmitted(false);
+    setServerErrors({});
+    setSending(true);
+    try {
+      onSettled(await invoke('payments.resend', request));
+    } catch (err) {
+      if (err instanceof DeskError && (err.fields || err.field?.startsWith('card'))) {
+        setServerErrors(err.fields ?? { [err.field!]: err.message });
+        setError(err);
+      } else onError(err);
+    } finally {
+      wipe(request.card);
+      setSending(false);
+    }
+  };
+
+  return (
+    <form className="panel resend" aria-label="Send again" onSubmit={(e) => void submit(e)} noValidate>
+      <p>
+        {message ??
+          'We cannot tell whether the service created this payment. Do not start a new payment: send it again with the same reference, and the service tells us if it already has it.'}
+      </p>
+      <p className="field-hint">
+        Type the same card again ({c.cardLast4 ? `•••• ${c.cardLast4}` : 'the card used'}); nothing is sent until you press the button.
+      </p>
+      <ErrorBanner error={error} />
+      <CardSection card={card} onChange={(p) => setCard((x) => ({ ...x, ...p }))} errorFor={errorFor} disabled={sending} />
+      <button type="submit" className="primary" disabled={sending}>
+        Send again with the same reference
+      </button>
+      {sending && (
+        <span role="status" className="as-of">
+          {' '}
+          Sending…
+        </span>
+      )}
+    </form>
+  );
+}
