@@ -6,6 +6,7 @@ import { balancesChannels, balancesEvents } from './balances.js';
 import { optionsChannels, optionsEvents } from './options.js';
 import { settingsChannels, settingsEvents } from './settings.js';
 import { collectionsChannels, type collectionsEvents } from './collections.js';
+import { reconcileUiChannels } from './reconcile-ui.js';
 
 export const channels = {
   ...appChannels,
@@ -13,6 +14,7 @@ export const channels = {
   ...optionsChannels,
   ...settingsChannels,
   ...collectionsChannels,
+  ...reconcileUiChannels,
 } as const;
 
 /** Push events from main to the renderer: name -> payload type. */

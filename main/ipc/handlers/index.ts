@@ -9,6 +9,7 @@ import { balancesHandlers } from './balances.js';
 import { optionsHandlers } from './options.js';
 import { settingsHandlers } from './settings.js';
 import { collectionsHandlers } from './collections.js';
+import { reconcileUiHandlers } from './reconcile-ui.js';
 
 export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable {
   const table: HandlersFor<Channels> = {
@@ -17,6 +18,7 @@ export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable 
     ...optionsHandlers(core),
     ...settingsHandlers(core),
     ...collectionsHandlers(core),
+    ...reconcileUiHandlers(core),
   };
   return table as HandlersFor<Channels> & HandlerTable;
 }

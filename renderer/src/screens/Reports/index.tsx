@@ -1,10 +1,42 @@
-import { EmptyState, Screen } from '../../ui/index.js';
+// Reports for finance: the balance report (summary + snapshots files) for a date range, and the
+// collections CSV (optionally for a date range), each with a BOM option, a save location, progress with
+// Cancel, and the result.
+import '../../ui/extra.css';
+import { useDeskQuery } from '../../hooks.js';
+import { ErrorBanner, Loading, Screen } from '../../ui/index.js';
+import { dayValue } from '../../ui/dates.js';
+import { ExportForm } from './ExportForm.js';
 
-// Placeholder until issue 5's screen lands. Replace this component; keep the export name.
 export function ReportsScreen() {
+  const target = useDeskQuery('reportsUi.target', {});
+  const now = new Date();
+  const monthStart = dayValue(new Date(now.getFullYear(), now.getMonth(), 1).getTime());
+  const today = dayValue(now.getTime());
   return (
     <Screen title="Reports">
-      <EmptyState title="Reports is not here yet">It arrives with issue 5.</EmptyState>
+      <ErrorBanner error={target.error} title="Could not prepare the exports" action={<button onClick={() => void target.reload()}>Retry</button>} />
+      {target.loading && <Loading what="export settings" />}
+      {target.data && !target.data.canChoose && (
+        <p className="as-of">
+          Files are saved where you type; by default in <span className="mono">{target.data.defaultDir}</span>.
+        </p>
+      )}
+      <ExportForm
+        kind="balances"
+        title="Balance report"
+        target={target.data}
+        rangeRequired
+        initialFrom={monthStart}
+        initialTo={today}
+        description="Per currency and wallet type: opening, closing, lowest, highest and change over the days chosen, plus a second file with every snapshot."
+      />
+      <ExportForm
+        kind="collections"
+        title="Collections CSV"
+        target={target.data}
+        rangeRequired={false}
+        description="Every collection with each source's status, the reconciliation outcome and any resolution note. Leave the dates empty for all of them."
+      />
     </Screen>
   );
 }

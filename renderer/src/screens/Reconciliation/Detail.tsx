@@ -1,0 +1,152 @@
+// One collection: every source side by side (status, amount, currency, time, signature), its events, and
+// resolution with a required note.
+import { useState, type ReactNode } from 'react';
+import type { ExceptionDetail, SourceColumn } from '../../../../main/reconcile/types.js';
+import { useDeskQuery } from '../../hooks.js';
+import { ErrorBanner, Loading, Money } from '../../ui/index.js';
+import { shortTime } from '../../ui/dates.js';
+import { SIGNATURE_LABEL, SOURCE_LABEL, kindBadgeClass, kindLabel } from './labels.js';
+import { ResolveForm } from './ResolveForm.js';
+import { EventsTable } from './Audit.js';
+
+function finalOf(s: string | null): boolean {
+  return s === 'COMPLETED' || s === 'FAILED' || s === 'CANCELLED';
+}
+
+export function SourcesTable({ detail }: { detail: ExceptionDetail }) {
+  const cols = detail.sources.filter((s) => s.source !== 'security' || s.events > 0);
+  const intent = cols.find((s) => s.source === 'intent');
+  const finals = new Set(cols.filter((s) => s.source !== 'intent' && finalOf(s.status)).map((s) => s.status));
+  const statusOff = (s: SourceColumn) => finals.size > 1 && finalOf(s.status);
+  const amountOff = (s: SourceColumn) => s.source !== 'intent' && s.amountMinor !== null && intent && s.amountMinor !== intent.amountMinor;
+  const currencyOff = (s: SourceColumn) => s.source !== 'intent' && s.currency !== null && intent && s.currency !== intent.currency;
+  const sigOff = (s: SourceColumn) => s.signature === 'invalid';
+  return (
+    <div className="table-scroll">
+      <table className="table sources-table" aria-label="Sources side by side">
+        <thead>
+          <tr>
+            <th scope="col">
+              <span className="sr-only">Field</span>
+            </th>
+            {cols.map((s) => (
+              <th scope="col" key={s.source}>
+                {SOURCE_LABEL[s.source] ?? s.source}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <th scope="row">Status</th>
+            {cols.map((s) => (
+              <td key={s.source} className={statusOff(s) ? 'disagree' : undefined}>
+                {s.status ?? '—'}
+              </td>
+            ))}
+          </tr>
+          <tr>
+            <th scope="row">Amount</th>
+            {cols.map((s) => <Cell key={s.source} off={amountOff(s)}>{s.amountMinor === null ? '—' : <Money minor={s.amountMinor} currency={s.currency ?? intent?.currency ?? ''} code={false} />}</Cell>)}
+          </tr>
+          <tr>
+            <th scope="row">Currency</th>
+            {cols.map((s) => <Cell key={s.source} off={currencyOff(s)}>{s.currency ?? '—'}</Cell>)}
+          </tr>
+          <tr>
+            <th scope="row">Time</th>
+            {cols.map((s) => <Cell key={s.source}>{shortTime(s.receivedAt)}</Cell>)}
+          </tr>
+          <tr>
+            <th scope="row">Signature</th>
+            {cols.map((s) => <Cell key={s.source} off={sigOff(s)}>{s.signature ? (SIGNATURE_LABEL[s.signature] ?? s.signature) : '—'}</Cell>)}
+          </tr>
+          <tr>
+            <th scope="row">Events</th>
+            {cols.map((s) => <Cell key={s.source}>{s.events}</Cell>)}
+          </tr>
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Cell({ off, children }: { off?: boolean | undefined; children: ReactNode }) {
+  return <td className={off ? 'disagree' : undefined}>{children}</td>;
+}
+
+export function Detail({ collectionId, onResolved, onClose }: { collectionId: number; onResolved: () => void; onClose: () => void }) {
+  const q = useDeskQuery('reconcile.detail', { collectionId }, { refreshOn: ['callbacks.ingested'] });
+  const [justResolved, setJustResolved] = useState<string | null>(null);
+  const d = q.data;
+  const rec = d?.reconciliation ?? null;
+  const ref = (d?.collection.merchant_reference as string | undefined) ?? `#${collectionId}`;
+  return (
+    <div>
+      <div className="screen-header">
+        <h2 id="detail-title">
+          Detail: <span className="mono">{ref}</span>
+        </h2>
+        <button type="button" onClick={onClose} aria-label="Close detail">
+          Close
+        </button>
+      </div>
+      <ErrorBanner error={q.error} title="Could not load this collection" />
+      {q.loading && <Loading what="the collection" />}
+      {d && (
+        <>
+          <dl className="kv">
+            <dt>Amount</dt>
+            <dd>
+              <Money minor={d.collection.amount_minor as number} currency={d.collection.currency as string} />
+            </dd>
+            <dt>Status</dt>
+            <dd>{String(d.collection.status ?? '—')}</dd>
+            <dt>Internal reference</dt>
+            <dd className="mono">{String(d.collection.internal_reference ?? '—')}</dd>
+            <dt>Customer</dt>
+            <dd>{String(d.collection.customer_name ?? '—')}</dd>
+            <dt>Outcome</dt>
+            <dd className="kinds">
+              {rec ? (
+                rec.kinds.map((k) => (
+                  <span key={k} className={rec.openKinds.includes(k) ? kindBadgeClass(k) : 'badge'}>
+                    {kindLabel(k)}
+                  </span>
+                ))
+              ) : (
+                <span className="badge">not reconciled yet</span>
+              )}
+            </dd>
+          </dl>
+          <h3>Sources</h3>
+          <SourcesTable detail={d} />
+          {rec?.resolvedByEventId != null ? (
+            <div className="banner info" role="status">
+              <div>
+                <strong>Resolved</strong> (event #{rec.resolvedByEventId}): {rec.resolutionNote}
+              </div>
+            </div>
+          ) : rec?.isException ? (
+            <ResolveForm
+              target={{ collectionId }}
+              label={`Resolve ${ref}`}
+              onResolved={(note) => {
+                setJustResolved(note);
+                void q.reload();
+                onResolved();
+              }}
+            />
+          ) : null}
+          {justResolved && rec?.resolvedByEventId == null && (
+            <p role="status" className="as-of">
+              Resolution recorded.
+            </p>
+          )}
+          <h3>Events</h3>
+          <EventsTable rows={d.events} label="Events of this collection" height={260} />
+        </>
+      )}
+    </div>
+  );
+}

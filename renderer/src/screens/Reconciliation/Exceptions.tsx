@@ -1,0 +1,165 @@
+// The exceptions queue: filters (kind with counts, currency, dates, text, resolved), a virtualised table,
+// and the selected collection's detail beside it.
+import { useMemo, useState } from 'react';
+import type { ExceptionRow } from '../../../../main/reconcile/types.js';
+import type { RequestOf } from '../../../../main/ipc/contract/index.js';
+import { useDeskQuery } from '../../hooks.js';
+import { EmptyState, ErrorBanner, Loading, Money, Table, type ColumnDef } from '../../ui/index.js';
+import { dayEnd, dayStart, shortTime } from '../../ui/dates.js';
+import { EXCEPTION_KINDS, kindBadgeClass, kindLabel } from './labels.js';
+import { Detail } from './Detail.js';
+
+const LIMIT = 1000;
+const CURRENCIES = ['UGX', 'KES', 'TZS', 'USD'];
+
+const columns: ColumnDef<ExceptionRow, unknown>[] = [
+  { id: 'reference', header: 'Reference', accessorKey: 'merchantReference', cell: (c) => <span className="mono">{c.row.original.merchantReference}</span> },
+  { id: 'created', header: 'Created', accessorKey: 'createdAt', cell: (c) => shortTime(c.row.original.createdAt) },
+  {
+    id: 'amount',
+    header: 'Amount',
+    accessorKey: 'amountMinor',
+    meta: { className: 'num' },
+    cell: (c) => <Money minor={c.row.original.amountMinor} currency={c.row.original.currency} />,
+  },
+  { id: 'status', header: 'Status', accessorKey: 'status' },
+  {
+    id: 'kinds',
+    header: 'Exceptions',
+    enableSorting: false,
+    cell: (c) => {
+      const r = c.row.original;
+      const shown = r.openKinds.length ? r.openKinds : r.kinds;
+      return (
+        <span className="kinds">
+          {shown.map((k) => (
+            <span key={k} className={r.openKinds.length ? kindBadgeClass(k) : 'badge'}>
+              {kindLabel(k)}
+            </span>
+          ))}
+          {r.resolvedByEventId !== null && <span className="badge ok">Resolved</span>}
+        </span>
+      );
+    },
+  },
+];
+
+export function Exceptions({ onChanged }: { onChanged: () => void }) {
+  const [kind, setKind] = useState<string>('');
+  const [currency, setCurrency] = useState('');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [text, setText] = useState('');
+  const [includeResolved, setIncludeResolved] = useState(false);
+  const [selected, setSelected] = useState<number | null>(null);
+
+  const request = useMemo(() => {
+    const r: RequestOf<'reconcile.exceptions'> = { limit: LIMIT, sort: 'newest' };
+    if (kind) r.kind = kind as NonNullable<RequestOf<'reconcile.exceptions'>['kind']>;
+    if (currency) r.currency = currency;
+    const f = dayStart(from);
+    const t = dayEnd(to);
+    if (f !== undefined) r.from = f;
+    if (t !== undefined) r.to = t;
+    if (text.trim()) r.text = text.trim();
+    if (includeResolved) r.includeResolved = true;
+    return r;
+  }, [kind, currency, from, to, text, includeResolved]);
+  const q = useDeskQuery('reconcile.exceptions', request, { refreshOn: ['callbacks.ingested', 'collections.updated'] });
+  const rows = q.data?.rows ?? [];
+  const counts = q.data?.countsByKind ?? {};
+  const badRange = from && to && (dayStart(from) ?? 0) >= (dayEnd(to) ?? 0);
+
+  const changed = () => {
+    void q.reload();
+    onChanged();
+  };
+
+  return (
+    <div className="split">
+      <section aria-labelledby="queue-title">
+        <h2 id="queue-title">Exceptions queue</h2>
+        <form className="filters" aria-label="Exception filters" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Kind
+            <select value={kind} onChange={(e) => setKind(e.target.value)}>
+              <option value="">All kinds ({Object.values(counts).reduce((a, b) => a + b, 0)})</option>
+              {EXCEPTION_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {kindLabel(k)} ({counts[k] ?? 0})
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Currency
+            <select value={currency} onChange={(e) => setCurrency(e.target.value)}>
+              <option value="">All</option>
+              {CURRENCIES.map((c) => (
+                <option key={c}>{c}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            From
+            <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} aria-invalid={badRange ? true : undefined} />
+          </label>
+          <label>
+            To
+            <input type="date" value={to} onChange={(e) => setTo(e.target.value)} aria-invalid={badRange ? true : undefined} />
+          </label>
+          <label>
+            Search
+            <input type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="Reference or customer" />
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={includeResolved} onChange={(e) => setIncludeResolved(e.target.checked)} />
+            Show resolved
+          </label>
+        </form>
+        {badRange && (
+          <p className="field-error" role="alert">
+            To must be on or after From.
+          </p>
+        )}
+        <ErrorBanner error={q.error} title="Could not load the exceptions" action={<button onClick={() => void q.reload()}>Retry</button>} />
+        {q.loading && <Loading what="exceptions" />}
+        {q.data && (
+          <>
+            <p className="as-of" aria-live="polite">
+              {q.data.total === 0
+                ? 'No exceptions match.'
+                : q.data.total > rows.length
+                  ? `Showing the newest ${rows.length.toLocaleString()} of ${q.data.total.toLocaleString()}; narrow the filters to see others.`
+                  : `${q.data.total.toLocaleString()} exception${q.data.total === 1 ? '' : 's'}.`}{' '}
+              Select a row (Enter) to see every source side by side.
+            </p>
+            <Table
+              label="Exceptions"
+              columns={columns}
+              data={rows}
+              height={420}
+              getRowId={(r) => String(r.collectionId)}
+              onRowClick={(r) => setSelected(r.collectionId)}
+              empty={
+                <EmptyState title={includeResolved || kind || currency || from || to || text ? 'No exceptions match these filters' : 'No open exceptions'}>
+                  Every source agrees for every collection so far.
+                </EmptyState>
+              }
+            />
+          </>
+        )}
+      </section>
+      <section aria-labelledby="detail-title" className="panel">
+        {selected === null ? (
+          <>
+            <h2 id="detail-title">Detail</h2>
+            <EmptyState title="No exception selected">Choose a row in the queue to compare its sources and resolve it.</EmptyState>
+          </>
+        ) : (
+          <Detail collectionId={selected} onResolved={changed} onClose={() => setSelected(null)} />
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+// Resolution by a person with a REQUIRED note: the button stays disabled until a note is typed, and the
+// server's answer (note too short, operator not set) is shown on the field it names.
+import { useId, useState } from 'react';
+import { useDeskAction } from '../../hooks.js';
+import { ErrorBanner, Field } from '../../ui/index.js';
+
+export function ResolveForm({
+  target,
+  label,
+  onResolved,
+}: {
+  target: { collectionId: number } | { orphanEventId: number };
+  label: string;
+  onResolved: (note: string) => void;
+}) {
+  const resolve = useDeskAction('reconcile.resolve');
+  const [note, setNote] = useState('');
+  const [touched, setTouched] = useState(false);
+  const formId = useId();
+  const empty = note.trim().length === 0;
+  const fieldError = resolve.error?.fields?.note ?? (resolve.error?.field === 'note' ? resolve.error.message : undefined);
+  const localError = touched && empty ? 'Resolution note is required: say what was checked and why this is resolved.' : undefined;
+  const otherError = resolve.error && !fieldError ? resolve.error : undefined;
+
+  const submit = async () => {
+    setTouched(true);
+    if (empty) return;
+    const r = await resolve.run({ ...target, note });
+    if (r) {
+      setNote('');
+      setTouched(false);
+      onResolved(note);
+    }
+  };
+
+  return (
+    <form
+      aria-label={label}
+      id={formId}
+      className="resolve-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <Field label="Resolution note" error={fieldError ?? localError} hint="Required. Recorded with your operator name; history is never changed.">
+        <textarea
+          name="note"
+          className="note-box"
+          value={note}
+          required
+          maxLength={2000}
+          onChange={(e) => {
+            setNote(e.target.value);
+            if (resolve.error) resolve.clearError();
+          }}
+          onBlur={() => setTouched(true)}
+        />
+      </Field>
+      <ErrorBanner error={otherError} title="Not resolved" />
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={empty || resolve.pending}>
+          {resolve.pending ? 'Resolving…' : 'Resolve with note'}
+        </button>
+      </div>
+    </form>
+  );
+}

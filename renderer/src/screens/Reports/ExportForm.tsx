@@ -1,0 +1,188 @@
+// One export: date range, BOM option, where to save (the shell's dialog, or a typed path with a default
+// in the data folder's exports/), a progress bar with Cancel while it runs, the result (path, rows,
+// size) when done, and errors named on their fields.
+import { useId, useState } from 'react';
+import type { ExportTarget, ExportUiOutcome } from '../../../../main/ipc/contract/reconcile-ui.js';
+import type { RequestOf } from '../../../../main/ipc/contract/index.js';
+import { DeskError, invoke } from '../../desk.js';
+import { useDeskEvent } from '../../hooks.js';
+import { ErrorBanner, Field, ProgressBar } from '../../ui/index.js';
+import { dayEnd, dayStart, fileSize } from '../../ui/dates.js';
+
+type Kind = 'balances' | 'collections';
+type Progress = { phase: 'starting' | 'reconciling' | 'writing'; done: number; total: number };
+
+const PHASE: Record<Progress['phase'], string> = {
+  starting: 'Starting',
+  reconciling: 'Reconciling before export',
+  writing: 'Writing rows',
+};
+
+function stamp(d = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+export function defaultFileName(kind: Kind, from: string, to: string, at: string): string {
+  const range = from && to ? `-${from}-to-${to}` : from ? `-from-${from}` : to ? `-to-${to}` : '';
+  return `${kind}${range}-${at}.csv`;
+}
+
+export function ExportForm({
+  kind,
+  title,
+  target,
+  rangeRequired,
+  initialFrom = '',
+  initialTo = '',
+  description,
+}: {
+  kind: Kind;
+  title: string;
+  target: ExportTarget | undefined;
+  rangeRequired: boolean;
+  initialFrom?: string;
+  initialTo?: string;
+  description: string;
+}) {
+  const headingId = useId();
+  const [from, setFrom] = useState(initialFrom);
+  const [to, setTo] = useState(initialTo);
+  const [bom, setBom] = useState(false);
+  const [typedOut, setOut] = useState('');
+  const [outEdited, setOutEdited] = useState(false);
+  const [at, setAt] = useState(() => stamp());
+  const [running, setRunning] = useState<string | null>(null);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const [result, setResult] = useState<Extract<ExportUiOutcome, { status: 'done' }> | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [error, setError] = useState<DeskError | null>(null);
+  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  const typed = target !== undefined && !target.canChoose;
+
+  // The default path follows the dates until the user types their own.
+  const out = outEdited ? typedOut : typed && target ? `${target.defaultDir}${target.sep}${defaultFileName(kind, from, to, at)}` : '';
+
+  useDeskEvent('reports.progress', (p) => {
+    if (running && p.exportId === running) setProgress({ phase: p.phase, done: p.done, total: p.total });
+  });
+
+  const fieldError = (name: string) => localErrors[name] ?? error?.fields?.[name] ?? (error?.field === name ? error.message : undefined);
+
+  const start = async () => {
+    setResult(null);
+    setNotice(null);
+    setError(null);
+    const f = dayStart(from);
+    const t = dayEnd(to);
+    const errs: Record<string, string> = {};
+    if (rangeRequired && f === undefined) errs.from = 'Choose the first day of the report.';
+    if (rangeRequired && t === undefined) errs.to = 'Choose the last day of the report.';
+    if (f !== undefined && t !== undefined && t <= f) errs.to = 'The last day must be on or after the first day.';
+    if (typed && !out.trim()) errs.out = 'Enter where to save the file (a full path ending in .csv).';
+    setLocalErrors(errs);
+    if (Object.keys(errs).length) return;
+    const exportId = `${kind}-${Date.now().toString(36)}`;
+    const req: RequestOf<'reportsUi.export'> = { exportId, kind, bom };
+    if (f !== undefined) req.from = f;
+    if (t !== undefined) req.to = t;
+    if (typed) req.out = out.trim();
+    setRunning(exportId);
+    setProgress({ phase: 'starting', done: 0, total: 0 });
+    try {
+      const r = await invoke('reportsUi.export', req);
+      if (r.status === 'done') {
+        setResult(r);
+        setAt(stamp());
+      } else setNotice('No file was chosen; nothing was exported.');
+    } catch (e) {
+      const de = e instanceof DeskError ? e : new DeskError({ kind: 'internal', message: 'The export failed; the details are in the log.' });
+      if (de.kind === 'cancelled') setNotice('Export cancelled; the partial file was removed.');
+      else setError(de);
+    } finally {
+      setRunning(null);
+      setProgress(null);
+    }
+  };
+
+  const cancel = () => {
+    if (running) void invoke('reportsUi.cancel', { exportId: running }).catch(() => {});
+  };
+
+  const unnamed = error && !['from', 'to', 'out'].some((n) => fieldError(n));
+  return (
+    <section className="panel" aria-labelledby={headingId}>
+      <h2 id={headingId}>{title}</h2>
+      <p className="as-of">{description}</p>
+      <form
+        aria-label={title}
+        onSubmit={(e) => {
+          e.preventDefault();
+          void start();
+        }}
+      >
+        <div className="row">
+          <Field label={rangeRequired ? 'From' : 'From (optional)'} error={fieldError('from')}>
+            <input type="date" name="from" value={from} onChange={(e) => setFrom(e.target.value)} disabled={running !== null} />
+          </Field>
+          <Field label={rangeRequired ? 'To' : 'To (optional)'} error={fieldError('to')}>
+            <input type="date" name="to" value={to} onChange={(e) => setTo(e.target.value)} disabled={running !== null} />
+          </Field>
+        </div>
+        <label className="check">
+          <input type="checkbox" name="bom" checked={bom} onChange={(e) => setBom(e.target.checked)} disabled={running !== null} />
+          Add a byte-order mark (for Excel)
+        </label>
+        {typed && (
+            <Field label="Save to" error={fieldError('out')} hint="A full path ending in .csv. Nothing is overwritten.">
+              <input
+                type="text"
+                name="out"
+                className="path-input"
+                value={out}
+                spellCheck={false}
+                onChange={(e) => {
+                  setOut(e.target.value);
+                  setOutEdited(true);
+                }}
+                disabled={running !== null}
+              />
+            </Field>
+        )}
+        <div className="form-actions">
+          <button type="submit" className="primary" disabled={running !== null || target === undefined}>
+            {target?.canChoose ? `Export ${kind === 'balances' ? 'balance report' : 'collections'}…` : `Export ${kind === 'balances' ? 'balance report' : 'collections'}`}
+          </button>
+          {running && progress && (
+            <ProgressBar
+              label={PHASE[progress.phase]}
+              value={progress.done}
+              {...(progress.total > 0 ? { max: progress.total } : {})}
+              onCancel={cancel}
+            />
+          )}
+        </div>
+      </form>
+      {unnamed && <ErrorBanner error={error} title="Export failed" />}
+      {notice && (
+        <p role="status" className="warn-text">
+          {notice}
+        </p>
+      )}
+      {result && (
+        <div className="banner info result" role="status" aria-label={`${title} result`}>
+          <div>
+            <strong>Exported {result.rows.toLocaleString()} row{result.rows === 1 ? '' : 's'}.</strong>
+            <ul>
+              {result.files.map((f) => (
+                <li key={f.path}>
+                  <span className="mono">{f.path}</span> ({fileSize(f.bytes)})
+                </li>
+              ))}
+            </ul>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
