@@ -19,8 +19,13 @@ test('balances appear on the embedded profile with nothing configured', async ()
     await expect(page.getByRole('region', { name: `${c} balances` })).toBeVisible();
   }
   const ugx = page.getByRole('table', { name: 'UGX wallets' });
-  await expect(ugx.getByRole('row', { name: /Collection wallet/ })).toContainText(/\d{1,3}(,\d{3})+/);
-  await expect(page.getByRole('table', { name: 'KES wallets' }).getByRole('row', { name: /Payout wallet/ })).toContainText(/\.\d{2}/);
+  await expect(ugx.getByRole('columnheader', { name: 'Collection wallet' })).toBeVisible();
+  await expect(ugx.getByRole('columnheader', { name: 'Payout wallet' })).toBeVisible();
+  for (const row of ['Available', 'Uncleared', 'Reserve', 'Actual']) {
+    await expect(ugx.getByRole('row', { name: new RegExp(row) })).toBeVisible();
+  }
+  await expect(ugx.getByRole('row', { name: /Actual/ })).toContainText(/\d{1,3}(,\d{3})+(?!\.)/);
+  await expect(page.getByRole('table', { name: 'KES wallets' }).getByRole('row', { name: /Available/ })).toContainText(/\d\.\d{2}/);
   await expect(page.getByText(/As of (just now|\d+ s ago)/)).toBeVisible();
   await expect(page.getByTestId('status-profile')).toHaveText(/embedded/);
   await expect(page.getByTestId('status-connection')).toHaveText(/Online/);
