@@ -4,42 +4,12 @@
 // left is unexplained. A final status change away from COMPLETED takes its credit back.
 import type { Db } from '../store/db.js';
 import { toMinor } from '../money/index.js';
+import type { MovementInterval, MovementResult, MovementTotals } from './types.js';
 
-export interface MovementInterval {
-  currency: string;
-  fromPollId: number;
-  toPollId: number;
-  fromAt: string;
-  toAt: string;
-  openingActualMinor: number;
-  closingActualMinor: number;
-  changeMinor: number;
-  /** Sum of total_credit of collections completed in the interval (less reversals). */
-  creditedMinor: number;
-  unexplainedMinor: number;
-  /** Callback outcomes that moved the expected balance in this interval. */
-  collections: number;
-}
+export type { MovementInterval, MovementResult, MovementTotals } from './types.js';
 
-export interface MovementTotals {
-  currency: string;
-  changeMinor: number;
-  creditedMinor: number;
-  unexplainedMinor: number;
-  intervals: number;
-  unexplainedIntervals: number;
-}
 
-export interface MovementResult {
-  intervals: MovementInterval[];
-  totals: MovementTotals[];
-  polls: number;
-  /** Intervals with no change and no credit, left out of `intervals`. */
-  quietIntervals: number;
-  /** Completed callbacks whose total_credit could not be read (counted as 0). */
-  unreadableCredits: number;
-  truncated: boolean;
-}
+
 
 export interface MovementQuery {
   currency?: string;

@@ -2,8 +2,10 @@
 // "Reconciliation"). No I/O: reconcile.ts feeds it rows; tests feed it constructed histories.
 import { isFinal } from '../collections/model.js';
 import { toMinor } from '../money/index.js';
+import type { ReconKind } from './types.js';
 
-export const RECON_KINDS = [
+/** Every kind in priority order: the first that applies is a collection's primary outcome. */
+export const RECON_KINDS: readonly ReconKind[] = [
   'currency_mismatch',
   'amount_mismatch',
   'bad_signature',
@@ -14,9 +16,8 @@ export const RECON_KINDS = [
   'rejected',
   'pending',
   'matched',
-] as const;
-/** In priority order: the first that applies is a collection's primary outcome. */
-export type ReconKind = (typeof RECON_KINDS)[number];
+];
+export type { ReconKind } from './types.js';
 
 /** Kinds a person must look at. matched, pending and rejected (nothing was created) are not exceptions. */
 export const EXCEPTION_KINDS: readonly ReconKind[] = [

@@ -3,6 +3,9 @@
 // list of every event. Results are plain JSON (times ISO 8601, amounts integer minor units + currency).
 import type { Db } from '../store/db.js';
 import { EXCEPTION_KINDS, isExceptionKind, RECON_KINDS, type ReconKind } from './classify.js';
+import type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn } from './types.js';
+
+export type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn, SourceStatusesJson } from './types.js';
 import { ReconcileError } from './errors.js';
 import { appendEvent } from '../collections/events.js';
 import { reconcileCollection, reconcileNew, requireCollection, type ReconcileOptions } from './reconcile.js';
@@ -11,17 +14,6 @@ export const ORPHAN_KIND = 'orphan_callback';
 
 const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
-export interface ReconcileSummary {
-  collections: number;
-  /** Collections by primary outcome. */
-  byOutcome: Record<string, number>;
-  openExceptions: number;
-  /** Open exceptions by kind (a collection can count under several kinds), plus orphan_callback. */
-  openByKind: Record<string, number>;
-  orphans: { total: number; open: number };
-  resolved: number;
-  computedAt: string;
-}
 
 /** Brings results up to date (cheap when nothing changed), then counts. */
 export function getSummary(db: Db, options: ReconcileOptions = {}): ReconcileSummary {
@@ -63,32 +55,7 @@ function countsByKind(db: Db): Record<string, number> {
   return out;
 }
 
-export interface SourceStatusesJson {
-  initiate: string | null;
-  redirect: string | null;
-  callback: string | null;
-  import: string | null;
-  manual: string | null;
-}
 
-export interface ExceptionRow {
-  collectionId: number;
-  merchantReference: string;
-  internalReference: string | null;
-  createdAt: string;
-  amountMinor: number;
-  currency: string;
-  status: string;
-  customerName: string | null;
-  outcome: ReconKind;
-  kinds: ReconKind[];
-  openKinds: ReconKind[];
-  isException: boolean;
-  resolvedByEventId: number | null;
-  resolutionNote: string | null;
-  sources: SourceStatusesJson;
-  computedAt: string;
-}
 
 export interface ExceptionFilter {
   /** An exception kind; 'orphan_callback' is listed by listOrphans. */
@@ -211,18 +178,6 @@ export function listExceptions(
   return { rows: rows.map(toRow), total, countsByKind: counts };
 }
 
-export interface OrphanRow {
-  eventId: number;
-  merchantReference: string;
-  internalReference: string | null;
-  source: string;
-  status: string | null;
-  receivedAt: string;
-  signature: string;
-  amountMinor: number | null;
-  currency: string | null;
-  resolvedByEventId: number | null;
-}
 
 export function listOrphans(db: Db, opts: { includeResolved?: boolean; offset?: number; limit?: number } = {}): { rows: OrphanRow[]; total: number } {
   const where = opts.includeResolved ? '' : 'WHERE resolved_by_event_id IS NULL';
@@ -258,23 +213,6 @@ export function listOrphans(db: Db, opts: { includeResolved?: boolean; offset?: 
   };
 }
 
-export interface AuditEvent {
-  id: number;
-  collectionId: number | null;
-  merchantReference: string;
-  internalReference: string | null;
-  source: string;
-  kind: string;
-  status: string | null;
-  receivedAt: string;
-  signature: string;
-  amountMinor: number | null;
-  currency: string | null;
-  /** The raw payload as received (parsed JSON when it is JSON, else the text). */
-  payload: unknown;
-  note: string | null;
-  actor: string | null;
-}
 
 interface EventRow {
   id: number;
@@ -320,24 +258,7 @@ function toAudit(e: EventRow): AuditEvent {
   };
 }
 
-/** One source's column in the side-by-side detail. */
-export interface SourceColumn {
-  source: 'intent' | 'initiate' | 'redirect' | 'callback' | 'import' | 'manual' | 'security';
-  /** The latest status this source reported (any signature state: see `signature`). */
-  status: string | null;
-  signature: string | null;
-  amountMinor: number | null;
-  currency: string | null;
-  receivedAt: string | null;
-  events: number;
-}
 
-export interface ExceptionDetail {
-  collection: Record<string, unknown>;
-  reconciliation: ExceptionRow | null;
-  sources: SourceColumn[];
-  events: AuditEvent[];
-}
 
 const SOURCES: SourceColumn['source'][] = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'];
 

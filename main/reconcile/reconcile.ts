@@ -116,12 +116,47 @@ export function reconcileNew(db: Db, options?: ReconcileOptions): number {
       .pluck()
       .iterate(o.now) as Iterable<number>)
       ids.add(id);
-    for (const id of ids) {
-      if (reconcileCollection(db, id, o)) count++;
-    }
+    count = reconcileIds(db, [...ids].sort((a, b) => a - b), o);
     db.prepare('UPDATE reconcile_state SET last_event_id = ? WHERE id = 1').run(Math.max(hwm, maxEvent));
   })();
   return count;
+}
+
+/** Re-classifies the given collections (sorted ids) in chunks: two queries per 500 collections. */
+function reconcileIds(db: Db, ids: number[], o: { now: number; stalePendingAfterMs: number }): number {
+  let count = 0;
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const marks = chunk.map(() => '?').join(',');
+    const cols = db
+      .prepare(`SELECT id, created_at, amount_minor, currency FROM collections WHERE id IN (${marks}) ORDER BY id`)
+      .all(...chunk) as ReconCollection[];
+    const evRows = db
+      .prepare(`SELECT collection_id, ${EVENT_COLUMNS} FROM collection_events WHERE collection_id IN (${marks}) ORDER BY collection_id, id`)
+      .all(...chunk) as (ReconEvent & { collection_id: number })[];
+    count += classifyAndStore(db, cols, evRows, o).count;
+  }
+  return count;
+}
+
+/** Classifies collections (sorted by id) against their events (sorted by collection_id, id) and stores the results. */
+function classifyAndStore(
+  db: Db,
+  cols: ReconCollection[],
+  evRows: (ReconEvent & { collection_id: number })[],
+  o: { now: number; stalePendingAfterMs: number },
+): { count: number; exceptions: number } {
+  let i = 0;
+  let exceptions = 0;
+  for (const c of cols) {
+    const evs: ReconEvent[] = [];
+    while (i < evRows.length && evRows[i]!.collection_id < c.id) i++;
+    while (i < evRows.length && evRows[i]!.collection_id === c.id) evs.push(evRows[i++]!);
+    const r = classify(c, evs, o);
+    if (r.isException) exceptions++;
+    store(db, c.id, r, o.now);
+  }
+  return { count: cols.length, exceptions };
 }
 
 export interface ReconcileAllOptions extends ReconcileOptions {
@@ -157,15 +192,7 @@ export async function reconcileAll(db: Db, options: ReconcileAllOptions = {}): P
     db.transaction(() => {
       // better-sqlite3 cannot write while an iterator is open: read the batch's events whole (bounded).
       const evRows = pageEvents.all(first, last) as (ReconEvent & { collection_id: number })[];
-      let i = 0;
-      for (const c of batch) {
-        const evs: ReconEvent[] = [];
-        while (i < evRows.length && evRows[i]!.collection_id < c.id) i++;
-        while (i < evRows.length && evRows[i]!.collection_id === c.id) evs.push(evRows[i++]!);
-        const r = classify(c, evs, o);
-        if (r.isException) exceptions++;
-        store(db, c.id, r, o.now);
-      }
+      exceptions += classifyAndStore(db, batch, evRows, o).exceptions;
     })();
     done += batch.length;
     after = last;

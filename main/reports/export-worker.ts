@@ -1,78 +1,87 @@
-// Export worker entry: streams one report from SQLite into FILE.part, then renames it to FILE.
-// Messages to the parent: {type:'progress', phase, done, total} | {type:'done', rows, files} | {type:'error', message}.
+// Export worker entry (one job per worker; see export.ts for the protocol):
+//   plan:     bring reconciliation up to date, count the rows, pick created_at split points
+//   segment:  write the collections rows of one created_at range to a file (header first for segment 0)
+//   balances: write the balance report's two files
+// Messages: {type:'plan', total, bounds} | {type:'progress', done, total} | {type:'done', rows} | {type:'error', message}.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { reconcileNew } from '../reconcile/reconcile.js';
-import { BOM } from './csv.js';
-import { writeBalancesCsv, writeCollectionsCsv } from './writers.js';
+import { BOM, FileSink } from './csv.js';
+import { collectionsHeader, countCollections, writeBalancesCsv, writeCollectionRows } from './writers.js';
 import type { WorkerJob } from './export.js';
 
 const job = workerData as WorkerJob;
 const post = (m: unknown) => parentPort!.postMessage(m);
 
-class PartFile {
-  readonly part: string;
-  private fd: number;
-  constructor(readonly file: string, bom: boolean) {
-    this.part = file + '.part';
-    this.fd = fs.openSync(this.part, 'w');
-    if (bom) fs.writeSync(this.fd, BOM, null, 'utf8');
-  }
-  write = (chunk: string) => {
-    fs.writeSync(this.fd, chunk, null, 'utf8');
+function openOut(file: string, bom: boolean): { sink: FileSink; close(): void } {
+  const fd = fs.openSync(file, 'w');
+  const sink = new FileSink(fd);
+  if (bom) sink.push(BOM);
+  return {
+    sink,
+    close() {
+      sink.flush();
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+    },
   };
-  finish(): void {
-    fs.fsyncSync(this.fd);
-    fs.closeSync(this.fd);
-    fs.renameSync(this.part, this.file);
-  }
-  abandon(): void {
-    try {
-      fs.closeSync(this.fd);
-    } catch {
-      /* already closed */
-    }
-    fs.rmSync(this.part, { force: true });
-  }
 }
 
 function run(): void {
   // The main process has already migrated this database; a plain connection is enough here.
   const db = new Database(job.dbFile);
   db.pragma('busy_timeout = 5000');
-  const files: PartFile[] = [];
   let last = 0;
-  const progress = (phase: string) => (done: number, total: number) => {
+  const progress = (done: number, total: number) => {
     const now = Date.now();
     if (done === total || done === 0 || now - last >= 100) {
       last = now;
-      post({ type: 'progress', phase, done, total });
+      post({ type: 'progress', done, total });
     }
   };
   try {
-    if (job.kind === 'collections') {
-      post({ type: 'progress', phase: 'reconciling', done: 0, total: 0 });
+    if (job.kind === 'plan') {
       reconcileNew(db, { now: job.now, stalePendingAfterMs: job.stalePendingAfterMs });
-      const f = new PartFile(job.out, job.bom);
-      files.push(f);
-      const r = db.transaction(() => writeCollectionsCsv(db, { from: job.from, to: job.to, tz: job.tz }, f.write, progress('writing')))();
-      f.finish();
-      post({ type: 'done', rows: r.rows, files: [job.out] });
-    } else {
-      const summary = new PartFile(job.out, job.bom);
-      files.push(summary);
-      const snaps = new PartFile(job.snapshotsOut!, job.bom);
-      files.push(snaps);
-      const r = db.transaction(() =>
-        writeBalancesCsv(db, { from: job.from!, to: job.to!, tz: job.tz }, summary.write, snaps.write, progress('writing')),
+      const range = { ...(job.from !== undefined ? { from: job.from } : {}), ...(job.to !== undefined ? { to: job.to } : {}) };
+      const total = countCollections(db, range);
+      const bounds: number[] = [];
+      const parts = total >= job.minRowsPerPart * 2 ? Math.max(1, job.parts) : 1;
+      const nth = db.prepare(
+        `SELECT created_at FROM collections WHERE created_at >= ? AND created_at < ? ORDER BY created_at LIMIT 1 OFFSET ?`,
+      );
+      for (let i = 1; i < parts; i++) {
+        const at = nth.pluck().get(job.from ?? Number.MIN_SAFE_INTEGER, job.to ?? Number.MAX_SAFE_INTEGER, Math.floor((total * i) / parts)) as
+          | number
+          | undefined;
+        if (at !== undefined && (bounds.length === 0 || at > bounds[bounds.length - 1]!) && (job.from === undefined || at > job.from)) bounds.push(at);
+      }
+      post({ type: 'plan', total, bounds });
+    } else if (job.kind === 'segment') {
+      const out = openOut(job.out, job.bom);
+      if (job.header) out.sink.push(collectionsHeader());
+      const rows = db.transaction(() =>
+        writeCollectionRows(
+          db,
+          { ...(job.from !== undefined ? { from: job.from } : {}), ...(job.to !== undefined ? { to: job.to } : {}), ...(job.tz ? { tz: job.tz } : {}) },
+          out.sink,
+          (done) => progress(done, job.expected ?? 0),
+        ),
       )();
-      summary.finish();
-      snaps.finish();
-      post({ type: 'done', rows: r.rows, files: [job.out, job.snapshotsOut] });
+      out.close();
+      post({ type: 'progress', done: rows, total: job.expected ?? rows });
+      post({ type: 'done', rows });
+    } else {
+      const summary = openOut(job.out, job.bom);
+      const snaps = openOut(job.snapshotsOut!, job.bom);
+      const r = db.transaction(() =>
+        writeBalancesCsv(db, { from: job.from!, to: job.to!, ...(job.tz ? { tz: job.tz } : {}) }, summary.sink, snaps.sink, progress),
+      )();
+      summary.close();
+      snaps.close();
+      post({ type: 'done', rows: r.rows });
     }
   } catch (e) {
-    for (const f of files) f.abandon();
     post({ type: 'error', message: e instanceof Error ? e.message : String(e) });
   } finally {
     db.close();

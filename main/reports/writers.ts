@@ -1,7 +1,7 @@
 // The two reports, streamed from SQLite (statement.iterate, raw rows) into a line sink. They run on the
 // export worker (export-worker.ts) but are plain functions, so they can be called directly too.
 import type { Db } from '../store/db.js';
-import { amountCell, boolCell, EOL, LineBuffer, numberCell, plainCell, textCell, timeFormatter, type TimeZoneOption } from './csv.js';
+import { amountCell, EOL, numberCell, plainCell, textCell, timeFormatter, type LineSink, type TimeZoneOption } from './csv.js';
 
 export interface ProgressFn {
   (done: number, total: number): void;
@@ -20,18 +20,7 @@ export const COLLECTION_COLUMNS = [
   'created_at',
   'amount',
   'currency',
-  'description',
-  'customer_name',
-  'customer_email',
-  'charge_customer',
-  'allow_final_status_change',
-  'operator',
-  'provider_code',
-  'card_brand',
-  'card_last4',
   'status',
-  'status_changed_at',
-  'status_message',
   'initiate_status',
   'redirect_status',
   'callback_status',
@@ -40,6 +29,17 @@ export const COLLECTION_COLUMNS = [
   'reconciliation_outcome',
   'reconciliation_kinds',
   'open_exception',
+  'charge_customer',
+  'allow_final_status_change',
+  'description',
+  'customer_name',
+  'customer_email',
+  'operator',
+  'provider_code',
+  'card_brand',
+  'card_last4',
+  'status_changed_at',
+  'status_message',
   'resolution_note',
   'completed_at',
   'payment_url',
@@ -47,8 +47,7 @@ export const COLLECTION_COLUMNS = [
   'collection_id',
 ] as const;
 
-/** The query behind the collections CSV (the benchmark runs the same one through the sqlite3 command). */
-export function collectionsQuery(p: { from?: number; to?: number }): { sql: string; params: number[] } {
+function rangeWhere(p: { from?: number; to?: number }): { where: string; params: number[] } {
   const where: string[] = [];
   const params: number[] = [];
   if (p.from !== undefined) {
@@ -59,57 +58,100 @@ export function collectionsQuery(p: { from?: number; to?: number }): { sql: stri
     where.push('c.created_at < ?');
     params.push(p.to);
   }
-  const sql = `SELECT c.merchant_reference, c.internal_reference, c.created_at, c.amount_minor, c.currency, c.description,
-  c.customer_name, c.customer_email, c.charge_customer, c.allow_final_status_change, c.operator, c.provider_code,
-  c.card_brand, c.card_last4, c.status, c.status_changed_at, c.status_message, r.initiate_status, r.redirect_status,
-  r.callback_status, r.import_status, r.manual_status, r.outcome, r.kinds, r.is_exception, r.resolution_note,
-  r.completed_at, c.payment_url, c.redirect_url, c.id
-FROM collections c LEFT JOIN reconciliation r ON r.collection_id = c.id
-${where.length ? 'WHERE ' + where.join(' AND ') : ''}
-ORDER BY c.created_at, c.id`;
-  return { sql, params };
+  return { where: where.length ? 'WHERE ' + where.join(' AND ') : '', params };
+}
+
+const FROM = 'FROM collections c LEFT JOIN reconciliation r ON r.collection_id = c.id';
+const ORDER = 'ORDER BY c.created_at, c.id';
+
+/**
+ * The same rows and columns, unformatted: what the benchmark gives the sqlite3 command as a baseline.
+ * (Integers stay ms and minor units there; the report formats them.)
+ */
+export function collectionsBaselineQuery(p: { from?: number; to?: number } = {}): { sql: string; params: number[] } {
+  const w = rangeWhere(p);
+  const sql = `SELECT c.merchant_reference, c.internal_reference, c.created_at, c.amount_minor, c.currency, c.status,
+  r.initiate_status, r.redirect_status, r.callback_status, r.import_status, r.manual_status, r.outcome, r.kinds,
+  r.is_exception, c.charge_customer, c.allow_final_status_change, c.description, c.customer_name, c.customer_email,
+  c.operator, c.provider_code, c.card_brand, c.card_last4, c.status_changed_at, c.status_message, r.resolution_note,
+  r.completed_at, c.payment_url, c.redirect_url, c.id ${FROM} ${w.where} ${ORDER}`;
+  return { sql, params: w.params };
+}
+
+/**
+ * The report's query. Columns whose values come from a closed vocabulary (statuses checked by the
+ * schema or set only to final statuses by reconciliation, outcome kinds, booleans) are joined into one
+ * cell run by SQLite; free text, times and amounts are formatted (and guarded) in JS.
+ */
+export function collectionsQuery(p: { from?: number; to?: number }): { sql: string; params: number[] } {
+  const w = rangeWhere(p);
+  const opt = (x: string) => `coalesce(${x}, '')`;
+  const bool = (x: string) => `(CASE WHEN ${x} IS NULL THEN '' WHEN ${x} THEN 'true' ELSE 'false' END)`;
+  const vocab = [
+    'c.status',
+    opt('r.initiate_status'),
+    opt('r.redirect_status'),
+    opt('r.callback_status'),
+    opt('r.import_status'),
+    opt('r.manual_status'),
+    opt('r.outcome'),
+    // '["a","b"]' -> 'a;b'
+    `replace(replace(replace(${opt('r.kinds')}, '["', ''), '"]', ''), '","', ';')`,
+    bool('r.is_exception'),
+    bool('c.charge_customer'),
+    bool('c.allow_final_status_change'),
+  ].join(" || ',' || ");
+  const sql = `SELECT c.merchant_reference, c.internal_reference, c.created_at, c.amount_minor, c.currency, ${vocab} AS vocab,
+  c.description, c.customer_name, c.customer_email, c.operator, c.provider_code, c.card_brand, c.card_last4,
+  c.status_changed_at, c.status_message, r.resolution_note, r.completed_at, c.payment_url, c.redirect_url, c.id
+  ${FROM} ${w.where} ${ORDER}`;
+  return { sql, params: w.params };
 }
 
 type Row = [
-  string, string | null, number, number, string, string, string | null, string | null, number, number, string, string | null,
-  string | null, string | null, string, number, string | null, string | null, string | null, string | null, string | null,
-  string | null, string | null, string | null, number | null, string | null, number | null, string | null, string, number,
+  string, string | null, number, number, string, string, string, string | null, string | null, string, string | null,
+  string | null, string | null, number, string | null, string | null, number | null, string | null, string, number,
 ];
 
-function kindsText(json: string | null): string {
-  if (!json) return '';
-  // '["amount_mismatch","final_status_changed"]' -> 'amount_mismatch;final_status_changed' (our own vocabulary)
-  return json.slice(2, -2).split('","').join(';');
+/** Counts rows the report will have. */
+export function countCollections(db: Db, p: { from?: number; to?: number }): number {
+  const w = rangeWhere(p);
+  return db.prepare(`SELECT COUNT(*) FROM collections c ${w.where}`).pluck().get(...w.params) as number;
 }
 
-export function writeCollectionsCsv(
+export function collectionsHeader(): string {
+  return COLLECTION_COLUMNS.map(plainCell).join(',') + EOL;
+}
+
+/** Writes the rows (no header) of collections created in [from, to). */
+export function writeCollectionRows(
   db: Db,
   params: CollectionsReportParams,
-  write: (chunk: string) => void,
+  sink: LineSink,
   progress?: ProgressFn,
-): { rows: number } {
+  total = 0,
+): number {
   const q = collectionsQuery(params);
-  const countSql = `SELECT COUNT(*) FROM collections c ${q.sql.includes('WHERE') ? q.sql.slice(q.sql.indexOf('WHERE'), q.sql.indexOf('ORDER BY')) : ''}`;
-  const total = db.prepare(countSql).pluck().get(...q.params) as number;
   const time = timeFormatter(params.tz);
-  const out = new LineBuffer(write);
-  out.push(COLLECTION_COLUMNS.map(plainCell).join(',') + EOL);
-  progress?.(0, total);
   let n = 0;
   for (const r of db.prepare(q.sql).raw(true).iterate(...q.params) as IterableIterator<Row>) {
-    const cur = r[4];
-    out.push(
-      textCell(r[0]) + ',' + textCell(r[1]) + ',' + time(r[2]) + ',' + amountCell(r[3], cur) + ',' + textCell(cur) + ',' +
-        textCell(r[5]) + ',' + textCell(r[6]) + ',' + textCell(r[7]) + ',' + boolCell(r[8]) + ',' + boolCell(r[9]) + ',' +
-        textCell(r[10]) + ',' + textCell(r[11]) + ',' + textCell(r[12]) + ',' + textCell(r[13]) + ',' + textCell(r[14]) + ',' +
-        time(r[15]) + ',' + textCell(r[16]) + ',' + textCell(r[17]) + ',' + textCell(r[18]) + ',' + textCell(r[19]) + ',' +
-        textCell(r[20]) + ',' + textCell(r[21]) + ',' + textCell(r[22]) + ',' + plainCell(kindsText(r[23])) + ',' +
-        boolCell(r[24]) + ',' + textCell(r[25]) + ',' + time(r[26]) + ',' + textCell(r[27]) + ',' + textCell(r[28]) + ',' +
-        numberCell(r[29]) + EOL,
+    sink.push(
+      textCell(r[0]) + ',' + textCell(r[1]) + ',' + time(r[2]) + ',' + amountCell(r[3], r[4]) + ',' + textCell(r[4]) + ',' + r[5] + ',' +
+        textCell(r[6]) + ',' + textCell(r[7]) + ',' + textCell(r[8]) + ',' + textCell(r[9]) + ',' + textCell(r[10]) + ',' +
+        textCell(r[11]) + ',' + textCell(r[12]) + ',' + time(r[13]) + ',' + textCell(r[14]) + ',' + textCell(r[15]) + ',' +
+        time(r[16]) + ',' + textCell(r[17]) + ',' + textCell(r[18]) + ',' + r[19] + EOL,
     );
     if (++n % 10_000 === 0) progress?.(n, total);
   }
-  out.flush();
+  return n;
+}
+
+export function writeCollectionsCsv(db: Db, params: CollectionsReportParams, sink: LineSink, progress?: ProgressFn): { rows: number } {
+  const total = countCollections(db, params);
+  sink.push(collectionsHeader());
+  progress?.(0, total);
+  const n = writeCollectionRows(db, params, sink, progress, total);
+  sink.flush();
   progress?.(n, total);
   return { rows: n };
 }
@@ -169,8 +211,8 @@ interface WalletStats {
 export function writeBalancesCsv(
   db: Db,
   params: BalancesReportParams,
-  writeSummary: (chunk: string) => void,
-  writeSnapshots: (chunk: string) => void,
+  summary: LineSink,
+  snaps: LineSink,
   progress?: ProgressFn,
 ): { rows: number; wallets: number } {
   const time = timeFormatter(params.tz);
@@ -203,7 +245,6 @@ export function writeBalancesCsv(
     });
   }
 
-  const snaps = new LineBuffer(writeSnapshots);
   snaps.push(BALANCE_SNAPSHOT_COLUMNS.map(plainCell).join(',') + EOL);
   let n = 0;
   const it = db
@@ -239,7 +280,6 @@ export function writeBalancesCsv(
   }
   snaps.flush();
 
-  const summary = new LineBuffer(writeSummary);
   summary.push(BALANCE_SUMMARY_COLUMNS.map(plainCell).join(',') + EOL);
   for (const s of stats.values()) {
     if (!s.opening || !s.closing) continue;

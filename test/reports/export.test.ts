@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runExport, snapshotsPathFor, type ExportProgress } from '../../main/reports/index.js';
+import { runExport, snapshotsPathFor, writeCollectionsCsv, type ExportProgress } from '../../main/reports/index.js';
+import { StringSink } from '../../main/reports/csv.js';
 import { reconcileNew, resolveException } from '../../main/reconcile/index.js';
 import { History, testDb } from '../reconcile/fixtures.js';
 import type { Db } from '../../main/store/db.js';
@@ -136,6 +137,11 @@ describe('collections CSV export', () => {
     expect(writing.length).toBeGreaterThanOrEqual(2);
     expect(writing.at(-1)).toEqual({ phase: 'writing', done: 120_000, total: 120_000 });
     expect(writing.map((p) => p.done)).toEqual([...writing.map((p) => p.done)].sort((x, y) => x - y));
+    // split across worker threads, the file is byte for byte what one pass writes
+    const one = new StringSink();
+    writeCollectionsCsv(db, {}, one);
+    expect(fs.readFileSync(out, 'utf8')).toBe(one.text());
+    expect(one.text().split('\r\n')[120_000]!.startsWith('MD-BULK-119999,')).toBe(true);
 
     const out2 = path.join(dir, 'cancelled.csv');
     const ac = new AbortController();
@@ -158,10 +164,14 @@ describe('collections CSV export', () => {
     expect(fs.existsSync(out2 + '.part')).toBe(false);
   });
 
-  it('names the field when the destination is wrong', () => {
+  it('names the field when the destination is wrong', async () => {
     const { file, dir } = testDb();
-    expect(() => runExport({ dbFile: file, job: { kind: 'collections' }, out: path.join(dir, 'nope', 'x.csv') })).toThrow(/out: the folder .* does not exist/);
-    expect(() => runExport({ dbFile: file, job: { kind: 'balances', from: 10, to: 5 }, out: path.join(dir, 'x.csv') })).toThrow(/to must be after from/);
+    await expect(runExport({ dbFile: file, job: { kind: 'collections' }, out: path.join(dir, 'nope', 'x.csv') })).rejects.toThrow(
+      /out: the folder .* does not exist/,
+    );
+    await expect(runExport({ dbFile: file, job: { kind: 'balances', from: 10, to: 5 }, out: path.join(dir, 'x.csv') })).rejects.toThrow(
+      /to must be after from/,
+    );
   });
 });
 

@@ -6,6 +6,8 @@ import { balancesChannels, balancesEvents } from './balances.js';
 import { optionsChannels, optionsEvents } from './options.js';
 import { settingsChannels, settingsEvents } from './settings.js';
 import { collectionsChannels, type collectionsEvents } from './collections.js';
+import { reconcileChannels, type reconcileEvents } from './reconcile.js';
+import { reportsChannels, type reportsEvents } from './reports.js';
 import { reconcileUiChannels } from './reconcile-ui.js';
 
 export const channels = {
@@ -14,11 +16,13 @@ export const channels = {
   ...optionsChannels,
   ...settingsChannels,
   ...collectionsChannels,
+  ...reconcileChannels,
+  ...reportsChannels,
   ...reconcileUiChannels,
 } as const;
 
 /** Push events from main to the renderer: name -> payload type. */
-export type DeskEvents = appEvents & balancesEvents & optionsEvents & settingsEvents & collectionsEvents;
+export type DeskEvents = appEvents & balancesEvents & optionsEvents & settingsEvents & collectionsEvents & reconcileEvents & reportsEvents;
 
 export type Channels = typeof channels;
 export type ChannelName = keyof Channels;

@@ -9,6 +9,8 @@ import { balancesHandlers } from './balances.js';
 import { optionsHandlers } from './options.js';
 import { settingsHandlers } from './settings.js';
 import { collectionsHandlers } from './collections.js';
+import { reconcileHandlers } from './reconcile.js';
+import { reportsHandlers } from './reports.js';
 import { reconcileUiHandlers } from './reconcile-ui.js';
 
 export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable {
@@ -18,6 +20,8 @@ export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable 
     ...optionsHandlers(core),
     ...settingsHandlers(core),
     ...collectionsHandlers(core),
+    ...reconcileHandlers(core),
+    ...reportsHandlers(core),
     ...reconcileUiHandlers(core),
   };
   return table as HandlersFor<Channels> & HandlerTable;

@@ -1,0 +1,98 @@
+// Reconciliation: summary, exceptions queue (filters, counts by kind), detail with every source side by
+// side, resolution with a required note (an appended event), audit of every event, full recompute,
+// balance movement. Times in responses are ISO 8601; amounts are integer minor units + currency.
+import { z } from 'zod';
+import { channel, noRequest } from './define.js';
+import type {
+  AuditEvent,
+  ExceptionDetail,
+  ExceptionRow,
+  MovementResult,
+  OrphanRow,
+  ReconcileSummary,
+} from '../../reconcile/types.js';
+
+export type { AuditEvent, ExceptionDetail, ExceptionRow, MovementResult, OrphanRow, ReconcileSummary };
+
+const ms = z.number().int().nonnegative();
+const page = {
+  offset: z.number().int().nonnegative().optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+};
+
+export const reconcileExceptionsRequest = z.object({
+  kind: z
+    .enum(['currency_mismatch', 'amount_mismatch', 'bad_signature', 'redirect_callback_disagree', 'final_status_changed', 'unknown_outcome', 'stale_pending'])
+    .optional(),
+  currency: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code, e.g. UGX')
+    .optional(),
+  from: ms.optional(),
+  to: ms.optional(),
+  text: z.string().trim().max(100).optional(),
+  includeResolved: z.boolean().optional(),
+  sort: z.enum(['newest', 'oldest', 'amount']).optional(),
+  ...page,
+});
+
+export const reconcileResolveRequest = z
+  .object({
+    collectionId: z.number().int().positive().optional(),
+    orphanEventId: z.number().int().positive().optional(),
+    note: z.string().trim().min(3, 'a note is required: say what was checked and why this is resolved').max(2000),
+  })
+  .refine((r) => (r.collectionId === undefined) !== (r.orphanEventId === undefined), {
+    message: 'give collectionId or orphanEventId (one of them)',
+    path: ['collectionId'],
+  });
+
+export const reconcileAuditRequest = z.object({
+  collectionId: z.number().int().positive().optional(),
+  reference: z.string().trim().max(100).optional(),
+  source: z.enum(['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security']).optional(),
+  kind: z.string().trim().max(40).optional(),
+  from: ms.optional(),
+  to: ms.optional(),
+  ...page,
+});
+
+export const reconcileMovementRequest = z.object({
+  currency: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code, e.g. UGX')
+    .optional(),
+  from: ms.optional(),
+  to: ms.optional(),
+  onlyUnexplained: z.boolean().optional(),
+  limit: z.number().int().min(1).max(10_000).optional(),
+});
+
+const byId = z.object({ collectionId: z.number().int().positive() });
+const orphansRequest = z.object({ includeResolved: z.boolean().optional(), ...page });
+
+export const reconcileChannels = {
+  /** Brings results up to date (cheap) and counts: by outcome, open exceptions by kind, orphans. */
+  'reconcile.summary': channel<typeof noRequest, ReconcileSummary>(noRequest),
+  'reconcile.exceptions': channel<typeof reconcileExceptionsRequest, { rows: ExceptionRow[]; total: number; countsByKind: Record<string, number> }>(
+    reconcileExceptionsRequest,
+  ),
+  /** Callbacks for references we do not know. */
+  'reconcile.orphans': channel<typeof orphansRequest, { rows: OrphanRow[]; total: number }>(orphansRequest),
+  'reconcile.detail': channel<typeof byId, ExceptionDetail>(byId),
+  /** Appends a 'resolution' event (source manual) by the operator in Settings; never rewrites history. */
+  'reconcile.resolve': channel<typeof reconcileResolveRequest, { eventId: number }>(reconcileResolveRequest),
+  'reconcile.audit': channel<typeof reconcileAuditRequest, { rows: AuditEvent[]; total: number }>(reconcileAuditRequest),
+  /** Full recompute of every collection; progress as 'reconcile.progress' events. */
+  'reconcile.run': channel<typeof noRequest, { collections: number; exceptions: number }>(noRequest),
+  'reconcile.balanceMovement': channel<typeof reconcileMovementRequest, MovementResult>(reconcileMovementRequest),
+};
+
+// eslint-disable-next-line @typescript-eslint/consistent-type-definitions
+export type reconcileEvents = {
+  'reconcile.progress': { done: number; total: number };
+};
