@@ -92,7 +92,6 @@ export const reconcileChannels = {
   'reconcile.balanceMovement': channel<typeof reconcileMovementRequest, MovementResult>(reconcileMovementRequest),
 };
 
-// eslint-disable-next-line @typescript-eslint/consistent-type-definitions
 export type reconcileEvents = {
   'reconcile.progress': { done: number; total: number };
 };

@@ -30,7 +30,6 @@ export const reportsChannels = {
   'reports.cancel': channel<typeof cancelRequest, { cancelled: boolean }>(cancelRequest),
 };
 
-// eslint-disable-next-line @typescript-eslint/consistent-type-definitions
 export type reportsEvents = {
   'reports.progress': { exportId: string; phase: 'starting' | 'reconciling' | 'writing'; done: number; total: number };
 };
