@@ -60,7 +60,6 @@ export const collectionsChannels = {
   'callbacks.import': channel<typeof importRequest, ImportSummary>(importRequest),
 };
 
-// eslint-disable-next-line @typescript-eslint/consistent-type-definitions
 export type collectionsEvents = {
   /** A collection changed during a charge (PENDING, window closed, redirect captured). */
   'collections.updated': { id: number; reference: string; status: string };

@@ -11,6 +11,7 @@ CREATE INDEX collections_amount ON collections (amount_minor, created_at);
 CREATE INDEX collections_customer_lower ON collections (lower(customer_name), created_at);
 CREATE INDEX collections_reference_lower ON collections (lower(merchant_reference));
 CREATE INDEX collections_internal_lower ON collections (lower(internal_reference));
-CREATE INDEX collections_flags ON collections (flags, created_at) WHERE flags <> 0;
+CREATE INDEX collections_flagged ON collections (created_at) WHERE flags <> 0;
+CREATE INDEX collections_status_amount ON collections (status, amount_minor);
 CREATE INDEX collection_events_orphans ON collection_events (received_at) WHERE collection_id IS NULL;
 `;
