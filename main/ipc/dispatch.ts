@@ -2,7 +2,7 @@
 // the answer is always an IpcResult, because a thrown Error loses its fields across either bridge.
 import { ZodError, type z } from 'zod';
 import type { Logger } from 'pino';
-import { channels } from './contract/index.js';
+import { channels, type ChannelName, type RequestOf, type ResponseOf } from './contract/index.js';
 import type { IpcError, IpcResult } from './contract/define.js';
 import type { CallContext, HandlerTable } from './handlers/types.js';
 import { isServiceError, ValidationError } from '../service/errors.js';
@@ -71,4 +71,10 @@ export function toIpcError(e: unknown): IpcError {
   }
   if (e instanceof Error && e.name === 'AbortError') return { kind: 'cancelled', message: 'cancelled' };
   return { kind: 'internal', message: 'Something went wrong inside Merchant Desk; the details are in the log.' };
+}
+
+/** A typed view of a dispatcher (tests, tools): the same checks, typed like window.desk.invoke. */
+export function typedInvoke(dispatch: Dispatch) {
+  return <K extends ChannelName>(channel: K, request: RequestOf<K>): Promise<IpcResult<ResponseOf<K>>> =>
+    dispatch(channel, request) as Promise<IpcResult<ResponseOf<K>>>;
 }

@@ -7,7 +7,7 @@ import { tempDir } from '../support/tmp.js';
 import { composeCore } from '../../main/app/compose.js';
 import type { Core } from '../../main/app/core.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
-import { createDispatcher, type Dispatch } from '../../main/ipc/dispatch.js';
+import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { silentLogger } from '../../main/log/index.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
 import type { SandboxControls } from '../../sandbox/index.js';
@@ -19,10 +19,10 @@ afterEach(async () => {
   core = undefined;
 });
 
-async function start(dataDir = tempDir()): Promise<{ core: Core; d: Dispatch; dataDir: string }> {
+async function start(dataDir = tempDir()) {
   core = await composeCore({ dataDir, logger: silentLogger(), poll: true });
   await core.poller!.refresh();
-  return { core, d: createDispatcher(buildHandlers(core)), dataDir };
+  return { core, d: typedInvoke(createDispatcher(buildHandlers(core))), dataDir };
 }
 
 function value<T>(r: IpcResult<T>): T {
@@ -38,7 +38,7 @@ describe('embedded profile (nothing configured)', () => {
   it('starts the sandbox in the data folder, polls it, and shows balances per currency and wallet type', async () => {
     const { core, d, dataDir } = await start();
     expect(fs.existsSync(path.join(dataDir, 'sandbox'))).toBe(true);
-    const b = value(await d('balances.latest', {})) as { rows: { currency: string; walletType: string; consistent: boolean }[]; stale: boolean; asOf: number | null };
+    const b = value(await d('balances.latest', {}));
     expect(new Set(b.rows.map((r) => r.currency))).toEqual(new Set(['UGX', 'KES', 'TZS', 'USD']));
     expect(b.rows.filter((r) => r.currency === 'UGX').map((r) => r.walletType).sort()).toEqual(['MERCHANT_COLLECTION', 'MERCHANT_PAYOUT']);
     expect(b.rows.every((r) => r.consistent)).toBe(true);
@@ -133,7 +133,7 @@ describe('embedded profile (nothing configured)', () => {
     if (r.ok) return;
     expect(r.error.fields).toMatchObject({ 'pollIntervals.balancesMs': expect.stringMatching(/at least/) });
     expect(value(await d('settings.get', {}))).toMatchObject({ profile: 'embedded', pollIntervals: { balancesMs: 60_000 } });
-    expect(await d('settings.update', { nonsense: 1 })).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    expect(await d('settings.update', { nonsense: 1 } as never)).toMatchObject({ ok: false, error: { kind: 'validation' } });
   });
 
   it('settings survive a restart of the core on the same data folder', async () => {
@@ -163,9 +163,9 @@ describe('sandbox profile with keys in the OS keychain', () => {
 
     value(await d('settings.update', { profile: 'sandbox', baseUrl: sb.baseUrl }));
     expect(value(await d('app.status', {}))).toMatchObject({ profile: 'sandbox', connection: 'not_configured', keychain: 'available' });
-    let view = value(await d('settings.setKey', { name: 'publicKey', value: pk }));
-    view = value(await d('settings.setKey', { name: 'secretKey', value: sk }));
-    view = value(await d('settings.setKey', { name: 'signingKey', value: gk }));
+    value(await d('settings.setKey', { name: 'publicKey', value: pk }));
+    value(await d('settings.setKey', { name: 'secretKey', value: sk }));
+    let view = value(await d('settings.setKey', { name: 'signingKey', value: gk }));
     expect(view.keys).toMatchObject({ publicKey: 'set', secretKey: 'set', signingKey: 'set', store: 'keychain' });
     expect(view.keys.maskedPublicKey).not.toBe(pk);
     view = value(await d('settings.importServiceKey', { pem }));
