@@ -6,6 +6,8 @@ import { providersCommand } from './providers.js';
 import { pollCommand } from './poll.js';
 import { sandboxCommand } from './sandbox.js';
 import { importCallbacksCommand } from './import-callbacks.js';
+import { reconcileCommand } from './reconcile.js';
+import { exportCommand } from './export.js';
 
 // One entry per subcommand; each lives in its own module in this folder.
 export const commands: Command[] = [
@@ -16,4 +18,6 @@ export const commands: Command[] = [
   pollCommand,
   sandboxCommand,
   importCallbacksCommand,
+  reconcileCommand,
+  exportCommand,
 ];

@@ -1,0 +1,95 @@
+// merchant-desk export balances|collections: the same CSV reports as the app, streamed on a worker
+// thread; progress on stderr; Ctrl-C stops and removes the partial file. FILE appears only when complete.
+import { parseArgs } from 'node:util';
+import { UsageError, type Command } from '../command.js';
+import { openDataFolder } from '../../settings/data-folder.js';
+import { loadSettings } from '../../settings/settings.js';
+import { systemClock } from '../../clock.js';
+import { parseDateBound, runExport, ReportError, type ExportJob } from '../../reports/index.js';
+
+const USAGE =
+  'merchant-desk [--data-dir DIR] export balances --from DATE --to DATE --out FILE [--bom]\n' +
+  '       merchant-desk [--data-dir DIR] export collections [--from DATE] [--to DATE] --out FILE [--bom]\n' +
+  '       DATE is YYYY-MM-DD (a whole local day; --to is inclusive) or an ISO 8601 time with offset';
+
+function bound(v: string | undefined, flag: string, edge: 'start' | 'end'): number | undefined {
+  if (v === undefined) return undefined;
+  try {
+    return parseDateBound(v, flag, edge);
+  } catch (e) {
+    throw new UsageError(e instanceof ReportError ? e.message : String(e));
+  }
+}
+
+export const exportCommand: Command = {
+  name: 'export',
+  summary: 'export the balance or collections report as CSV',
+  usage: USAGE,
+  async run(args, ctx) {
+    let values;
+    let positionals;
+    try {
+      ({ values, positionals } = parseArgs({
+        args,
+        options: {
+          from: { type: 'string' },
+          to: { type: 'string' },
+          out: { type: 'string' },
+          bom: { type: 'boolean', default: false },
+        },
+        allowPositionals: true,
+        strict: true,
+      }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const what = positionals[0];
+    if (what !== 'balances' && what !== 'collections') throw new UsageError('say what to export: "balances" or "collections"');
+    if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+    if (!values.out) throw new UsageError('--out FILE is required: where to write the CSV');
+    const from = bound(values.from, '--from', 'start');
+    const to = bound(values.to, '--to', 'end');
+    if (from !== undefined && to !== undefined && to <= from) throw new UsageError('--to must not be before --from');
+    let job: ExportJob;
+    if (what === 'balances') {
+      if (from === undefined || to === undefined) throw new UsageError('the balance report needs --from DATE and --to DATE');
+      job = { kind: 'balances', from, to };
+    } else {
+      job = { kind: 'collections', ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+    }
+    const db = openDataFolder(ctx.dataDir);
+    const ac = new AbortController();
+    const onSigint = () => ac.abort();
+    process.once('SIGINT', onSigint);
+    try {
+      const settings = loadSettings(db);
+      let shown = -1;
+      const r = await runExport({
+        dbFile: db.name,
+        job,
+        out: values.out,
+        bom: values.bom,
+        now: systemClock.now(),
+        stalePendingAfterMs: settings.stalePendingAfterMs,
+        signal: ac.signal,
+        onProgress: (p) => {
+          if (p.phase !== 'writing' || p.total === 0) return;
+          const pct = Math.floor((p.done * 100) / p.total);
+          if (pct >= shown + 10 || (pct === 100 && shown !== 100)) {
+            shown = pct;
+            ctx.io.stderr.write(`exporting: ${p.done} of ${p.total} rows (${pct}%)\n`);
+          }
+        },
+      });
+      for (const f of r.files) ctx.io.stdout.write(f + '\n');
+      ctx.io.stderr.write(`${r.rows} ${what === 'balances' ? 'snapshot' : 'collection'} row${r.rows === 1 ? '' : 's'} written\n`);
+      return 0;
+    } catch (e) {
+      if (e instanceof ReportError && e.kind === 'validation') throw new UsageError(e.message.replace(/^out:/, '--out:'));
+      throw e;
+    } finally {
+      process.removeListener('SIGINT', onSigint);
+      db.close();
+    }
+  },
+};

@@ -1,0 +1,106 @@
+// merchant-desk reconcile: brings reconciliation up to date (incrementally; --full recomputes every
+// collection) and prints the summary and the open exceptions. --json for scripts.
+import { parseArgs } from 'node:util';
+import { UsageError, type Command } from '../command.js';
+import { openDataFolder } from '../../settings/data-folder.js';
+import { loadSettings } from '../../settings/settings.js';
+import { systemClock } from '../../clock.js';
+import { getSummary, listExceptions, listOrphans, reconcileAll, KIND_LABELS, type ReconKind } from '../../reconcile/index.js';
+import { formatTable, grouped } from './balances.js';
+
+export const reconcileCommand: Command = {
+  name: 'reconcile',
+  summary: 'reconcile collections and print the summary and the open exceptions',
+  usage: 'merchant-desk [--data-dir DIR] reconcile [--full] [--limit N] [--json]',
+  async run(args, ctx) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args,
+        options: { json: { type: 'boolean', default: false }, full: { type: 'boolean', default: false }, limit: { type: 'string' } },
+        strict: true,
+      }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const limit = values.limit === undefined ? 50 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit must be a whole number from 1 to 1000, got "${values.limit}"`);
+    const db = openDataFolder(ctx.dataDir);
+    try {
+      const settings = loadSettings(db);
+      const opts = { now: systemClock.now(), stalePendingAfterMs: settings.stalePendingAfterMs };
+      if (values.full) {
+        let shown = -1;
+        await reconcileAll(db, {
+          ...opts,
+          onProgress: (p) => {
+            const pct = p.total ? Math.floor((p.done * 100) / p.total) : 100;
+            if (!values.json && pct >= shown + 10) {
+              shown = pct;
+              ctx.io.stderr.write(`reconciling: ${p.done} of ${p.total} (${pct}%)\n`);
+            }
+          },
+        });
+      }
+      const summary = getSummary(db, opts);
+      const exceptions = listExceptions(db, { limit, sort: 'oldest' }, opts);
+      const orphans = listOrphans(db, { limit });
+      if (values.json) {
+        ctx.io.stdout.write(
+          JSON.stringify(
+            {
+              summary,
+              exceptions: exceptions.rows.map((r) => ({ ...r, amount: grouped(r.amountMinor, r.currency).replace(/,/g, '') })),
+              exceptions_total: exceptions.total,
+              orphans: orphans.rows,
+              orphans_total: orphans.total,
+            },
+            null,
+            2,
+          ) + '\n',
+        );
+        return 0;
+      }
+      const out = ctx.io.stdout;
+      out.write(`${summary.collections} collections reconciled at ${summary.computedAt}\n`);
+      const outcomes = Object.entries(summary.byOutcome).filter(([, n]) => n > 0);
+      if (outcomes.length) out.write(formatTable(['OUTCOME', 'COLLECTIONS'], outcomes.map(([k, n]) => [k, String(n)]), [1]));
+      out.write(`\n${summary.openExceptions} open exception${summary.openExceptions === 1 ? '' : 's'}, ${summary.orphans.open} orphan callback${summary.orphans.open === 1 ? '' : 's'}`);
+      const kinds = Object.entries(summary.openByKind).filter(([, n]) => n > 0);
+      out.write(kinds.length ? ` (${kinds.map(([k, n]) => `${k} ${n}`).join(', ')})\n` : '\n');
+      if (exceptions.rows.length) {
+        out.write('\n');
+        out.write(
+          formatTable(
+            ['REFERENCE', 'CREATED', 'AMOUNT', 'CUR', 'STATUS', 'OPEN', 'SOURCES (initiate/redirect/callback)'],
+            exceptions.rows.map((r) => [
+              r.merchantReference,
+              r.createdAt,
+              grouped(r.amountMinor, r.currency),
+              r.currency,
+              r.status,
+              r.openKinds.join(', '),
+              [r.sources.initiate, r.sources.redirect, r.sources.callback].map((s) => s ?? '-').join('/'),
+            ]),
+            [2],
+          ),
+        );
+        if (exceptions.total > exceptions.rows.length) out.write(`... and ${exceptions.total - exceptions.rows.length} more (--limit, or --json)\n`);
+        out.write('\nkinds: ' + [...new Set(exceptions.rows.flatMap((r) => r.openKinds))].map((k) => `${k} = ${KIND_LABELS[k as ReconKind]}`).join('; ') + '\n');
+      }
+      if (orphans.rows.length) {
+        out.write('\norphan callbacks (unknown reference):\n');
+        out.write(
+          formatTable(
+            ['EVENT', 'REFERENCE', 'STATUS', 'RECEIVED'],
+            orphans.rows.map((o) => [String(o.eventId), o.merchantReference, o.status ?? '-', o.receivedAt]),
+            [0],
+          ),
+        );
+      }
+      return 0;
+    } finally {
+      db.close();
+    }
+  },
+};
