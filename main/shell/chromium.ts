@@ -183,8 +183,11 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
       if (url.startsWith(APP_ORIGIN + '/')) {
         const r = await serveRendererFile(root, url);
         await route.fulfill({ status: r.status, headers: r.headers, body: r.body });
+      } else if (route.request().isNavigationRequest()) {
+        // The main window never leaves the app: a 204 answer cancels the navigation and the app stays.
+        core.logger.warn({ url: url.slice(0, 200) }, 'blocked a navigation away from the app');
+        await route.fulfill({ status: 204, body: '' });
       } else {
-        // The main window never leaves the app: no navigation, no fetch elsewhere.
         core.logger.warn({ url: url.slice(0, 200) }, 'blocked a request from the app window');
         await route.abort('blockedbyclient');
       }

@@ -1,0 +1,121 @@
+// The Chromium shell's payment window against the real sandbox's hosted page over HTTP, in real
+// Chromium: the redirect is captured before it loads, closing answers 'closed', non-https is refused,
+// and the window has no bridge to main.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { createServiceClient } from '../../main/service/client.js';
+import { buildCardCipher } from '../../main/service/card-cipher.js';
+import { ChromiumPaymentWindow } from '../../main/shell/chromium-payment-window.js';
+import { CHROMIUM_FLAGS, chromiumExecutable } from '../../main/shell/chromium.js';
+import { redirectParams } from '../../main/collections/redirect-url.js';
+
+const REDIRECT = 'https://shop.example/return';
+let sandbox: Sandbox;
+let browser: Browser;
+let dir: string;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-pw-'));
+  sandbox = await startSandbox({ stateDir: dir });
+  browser = await chromium.launch({ executablePath: chromiumExecutable(), headless: true, args: CHROMIUM_FLAGS });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await sandbox?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function newPayment(cardNo = '4242424242424242'): Promise<{ paymentUrl: string; reference: string }> {
+  const client = createServiceClient({ baseUrl: sandbox.baseUrl, keys: () => ({ publicKey: sandbox.publicKey, secretKey: sandbox.secretKey }) });
+  const reference = `MD-PW-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+  const cardCipher = buildCardCipher(
+    { first_name: 'Ada', last_name: 'Test', card_no: cardNo, exp_month: '12', exp_year: String(new Date().getFullYear() + 2), cvv: '123' },
+    sandbox.servicePublicKeyPem,
+  );
+  const r = await client.initialize({
+    merchantReference: reference,
+    currency: 'UGX',
+    amountMinor: 15_000,
+    description: 'Phone order 1234',
+    cardCipher,
+    redirectUrl: REDIRECT,
+  });
+  return { paymentUrl: r.paymentUrl, reference };
+}
+
+function opener(onPage: (p: Page) => Promise<void>, allowLoopbackHttp = true) {
+  const w = new ChromiumPaymentWindow({ browser, allowLoopbackHttp: () => allowLoopbackHttp });
+  w.onOpen((p) => void onPage(p).catch(() => {}));
+  return w;
+}
+
+describe('Chromium payment window', () => {
+  it('captures the signed redirect before it loads when the card is approved', async () => {
+    const { paymentUrl, reference } = await newPayment();
+    const w = opener(async (page) => page.getByRole('button', { name: /^Pay / }).click());
+    const result = await w.open({ paymentUrl, redirectUrl: REDIRECT, title: 'Pay' });
+    expect(result.kind).toBe('redirect');
+    if (result.kind !== 'redirect') return;
+    const params = redirectParams(result.url);
+    expect(params).toMatchObject({ merchant_reference: reference, transaction_status: 'COMPLETED', event: 'transaction.completed' });
+    expect(params.hmac_signature).toMatch(/^t=\d+,s=[0-9a-f]+$/);
+    expect(params.rsa_signature).toBeTruthy();
+    expect(w.current).toBeNull(); // the window is gone
+  });
+
+  it('reports a declined card through the same redirect', async () => {
+    const { paymentUrl } = await newPayment('4000000000000002');
+    const w = opener(async (page) => page.getByRole('button', { name: /^Pay / }).click());
+    const result = await w.open({ paymentUrl, redirectUrl: REDIRECT, title: 'Pay' });
+    expect(result.kind === 'redirect' && redirectParams(result.url).transaction_status).toBe('FAILED');
+  });
+
+  it("answers 'closed' when the agent closes the window first", async () => {
+    const { paymentUrl } = await newPayment();
+    const w = opener(async (page) => {
+      await page.getByRole('button', { name: 'Cancel payment' }).waitFor();
+      await page.close();
+    });
+    expect(await w.open({ paymentUrl, redirectUrl: REDIRECT, title: 'Pay' })).toEqual({ kind: 'closed' });
+  });
+
+  it('has no bridge to main and cannot open popups', async () => {
+    const { paymentUrl } = await newPayment();
+    let probe: unknown;
+    let pages = 0;
+    const w = opener(async (page) => {
+      await page.getByRole('button', { name: 'Cancel payment' }).waitFor();
+      probe = await page.evaluate(() => ({ desk: typeof (window as { desk?: unknown }).desk, invoke: typeof (window as { __deskInvoke?: unknown }).__deskInvoke }));
+      await page.evaluate(() => window.open('https://example.com/popup', '_blank'));
+      await page.waitForTimeout(300);
+      pages = page.context().pages().length;
+      await page.close();
+    });
+    await w.open({ paymentUrl, redirectUrl: REDIRECT, title: 'Pay' });
+    expect(probe).toEqual({ desk: 'undefined', invoke: 'undefined' });
+    expect(pages).toBe(1);
+  });
+
+  it('refuses a payment page that is not https (loopback http only for a local sandbox)', async () => {
+    const w = opener(async () => {}, false);
+    expect(await w.open({ paymentUrl: 'http://127.0.0.1:1/pay/x', redirectUrl: REDIRECT, title: 'Pay' })).toMatchObject({ kind: 'error' });
+    const w2 = opener(async () => {}, true);
+    expect(await w2.open({ paymentUrl: 'http://pay.example.com/pay/x', redirectUrl: REDIRECT, title: 'Pay' })).toMatchObject({ kind: 'error' });
+    expect(await w2.open({ paymentUrl: 'https://user:pw@pay.example.com/', redirectUrl: REDIRECT, title: 'Pay' })).toMatchObject({ kind: 'error' });
+  });
+
+  it("answers 'closed' when the caller cancels", async () => {
+    const { paymentUrl } = await newPayment();
+    const ac = new AbortController();
+    const w = opener(async (page) => {
+      await page.getByRole('button', { name: 'Cancel payment' }).waitFor();
+      ac.abort();
+    });
+    expect(await w.open({ paymentUrl, redirectUrl: REDIRECT, title: 'Pay', signal: ac.signal })).toEqual({ kind: 'closed' });
+  });
+});
