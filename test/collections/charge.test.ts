@@ -1,6 +1,8 @@
 // Charging against the real sandbox over HTTP, with the real receiver, client, cipher and SQLite.
 import { afterEach, describe, expect, it } from 'vitest';
 import { getCollection, listCollections, collectedToday } from '../../main/collections/query.js';
+import { startCallbackReceiver } from '../../main/callbacks/receiver.js';
+import { systemClock } from '../../main/clock.js';
 import { allFileBytes, CARDS, cardForm, leakNeedles, REDIRECT_URL, startHarness, type Harness } from './harness.js';
 
 let h: Harness | undefined;
@@ -94,6 +96,57 @@ describe('charge', () => {
     expect(r.outcome.kind).toBe('completed');
     await settle(h);
     expect(getCollection(h.db, r.collection!.id)!.collection.status).toBe('COMPLETED');
+  });
+
+  it('the hosted page over HTTP: challenge with the right one-time code approves, a wrong code fails, Pay on a decline card fails', async () => {
+    h = await startHarness();
+    h.plan = { action: 'page', posts: [{ action: 'pay' }, { action: 'verify', otp: '123456' }] };
+    const ok = await h.charges.charge(form(CARDS.challenge));
+    expect(ok.outcome).toMatchObject({ kind: 'completed', verified: true });
+    h.plan = { action: 'page', posts: [{ action: 'pay' }, { action: 'verify', otp: '000000' }] };
+    const wrong = await h.charges.charge(form(CARDS.challenge, { amount: '26000' }));
+    expect(wrong.outcome).toMatchObject({ kind: 'failed' });
+    h.plan = { action: 'page', posts: [{ action: 'pay' }] };
+    const declined = await h.charges.charge(form(CARDS.decline, { amount: '27000' }));
+    expect(declined.outcome).toMatchObject({ kind: 'failed', message: 'Declined' });
+    h.plan = { action: 'page', posts: [{ action: 'cancel' }] };
+    const cancelled = await h.charges.charge(form(CARDS.approve, { amount: '28000' }));
+    expect(cancelled.outcome.kind).toBe('cancelled');
+    await settle(h);
+    expect(getCollection(h.db, wrong.collection!.id)!.collection).toMatchObject({ status: 'FAILED', statusMessage: expect.stringMatching(/one-time code/) });
+    expect(getCollection(h.db, ok.collection!.id)!.collection.sources).toMatchObject({ redirect: 'COMPLETED', callback: 'COMPLETED', agree: true });
+  });
+
+  it('the flip card changes its final status when the sandbox clock passes 10 minutes', async () => {
+    h = await startHarness({ window: false });
+    const r = await h.charges.charge(form(CARDS.flip));
+    const ref = r.collection!.merchantReference;
+    await h.sandbox.controls.complete(ref, 'approve');
+    await settle(h);
+    expect(getCollection(h.db, ref)!.collection.status).toBe('COMPLETED');
+    await h.sandbox.controls.advanceClock(11 * 60_000);
+    await settle(h);
+    expect(getCollection(h.db, ref)!.collection).toMatchObject({ status: 'FAILED', flags: ['final_status_changed'] });
+  });
+
+  it('callbacks sent while the receiver is down are retried by the service and stored once it is back', async () => {
+    h = await startHarness({ window: false });
+    const port = h.receiver.port;
+    await h.receiver.close();
+    const r = await h.charges.charge(form(CARDS.approve));
+    const ref = r.collection!.merchantReference;
+    await h.sandbox.controls.complete(ref, 'approve');
+    await expect.poll(() => h!.sandbox.controls.callbackLog().filter((l) => l.status === 'network_error').length).toBeGreaterThanOrEqual(2);
+    expect(getCollection(h.db, ref)!.collection.status).toBe('PENDING');
+    h.receiver = await startCallbackReceiver({
+      db: h.db,
+      port,
+      clock: systemClock,
+      getKeys: () => ({ signingKey: h!.sandbox.signingKey, servicePublicKey: h!.sandbox.servicePublicKeyPem }),
+    });
+    await settle(h);
+    expect(getCollection(h.db, ref)!.collection.status).toBe('COMPLETED');
+    expect(h.sandbox.controls.callbackLog().at(-1)).toMatchObject({ status: 'delivered', http_status: 200 });
   });
 
   it('callback before the redirect: same result, nothing flagged', async () => {

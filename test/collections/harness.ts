@@ -21,7 +21,9 @@ export const REDIRECT_URL = 'https://merchant-desk.invalid/return';
 export type WindowPlan =
   | { action: 'complete'; outcome: CompleteOutcome; callbackFirst?: boolean }
   | { action: 'close' }
-  | { action: 'redirect'; url: (real: string) => string; outcome: CompleteOutcome };
+  | { action: 'redirect'; url: (real: string) => string; outcome: CompleteOutcome }
+  /** Drive the hosted page over HTTP like a browser: POST each form in turn; the last answers 302 to the redirect URL. */
+  | { action: 'page'; posts: Record<string, string>[] };
 
 export interface Harness {
   dataDir: string;
@@ -70,7 +72,7 @@ export async function startHarness(opts: { window?: boolean } = {}): Promise<Har
     charges: undefined as unknown as ChargeService,
     close: async () => {
       h.charges.dispose();
-      await receiver.close();
+      await h.receiver.close();
       await sandbox.close();
       db.close();
     },
@@ -81,6 +83,20 @@ export async function startHarness(opts: { window?: boolean } = {}): Promise<Har
       expect(redirectUrl).toBe(REDIRECT_URL);
       const plan = h.plan;
       if (plan.action === 'close') return { kind: 'closed' };
+      if (plan.action === 'page') {
+        const page = await fetch(paymentUrl);
+        expect(page.status).toBe(200);
+        const html = await page.text();
+        expect(html).toMatch(/•••• \d{4}/);
+        let location: string | null = null;
+        for (const form of plan.posts) {
+          const res = await fetch(paymentUrl, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' });
+          if (res.status === 302) location = res.headers.get('location');
+          else expect(res.status).toBe(200);
+        }
+        if (!location) throw new Error('the payment page did not redirect');
+        return { kind: 'redirect', url: location };
+      }
       const ref = referenceForPaymentUrl(db, paymentUrl);
       const { redirect_url } = await sandbox.controls.complete(ref, plan.outcome);
       if (plan.action === 'complete' && plan.callbackFirst) await sandbox.controls.callbacksSettled(10_000);

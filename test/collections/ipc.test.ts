@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../main/ipc/dispatch.js';
 import { collectionsHandlers } from '../../main/ipc/handlers/collections.js';
 import type { Core } from '../../main/app/core.js';
+import type { HandlerTable } from '../../main/ipc/handlers/types.js';
 import { createEmitter } from '../../main/app/events.js';
 import { MemorySecretStore } from '../../main/secrets/secret-store.js';
 import { createServiceClient } from '../../main/service/client.js';
@@ -51,7 +52,7 @@ async function setup() {
     events: emitter,
     onClose: (fn: () => void | Promise<void>) => closers.push(fn),
   } as unknown as Core;
-  const dispatch = createDispatcher(collectionsHandlers(core), logger);
+  const dispatch = createDispatcher(collectionsHandlers(core) as unknown as HandlerTable, logger);
   return { dispatch, events, log: () => logText, close: () => Promise.all(closers.map((f) => f())) };
 }
 
