@@ -165,6 +165,13 @@ async function paymentWindow(a: RunningApp): Promise<Page> {
   throw new Error(`no payment window on ${prefix} appeared`);
 }
 
+/** The card typed is in no input of the app window any more (the form was cleared on submit). */
+async function noCardOnScreen(page: Page) {
+  const values = await page.locator('input').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value.replace(/\D/g, '')));
+  for (const n of typed.numbers) expect(values).not.toContain(n);
+  for (const c of typed.cvvs) expect(values).not.toContain(c);
+}
+
 function outcome(page: Page) {
   return page.getByTestId('payment-outcome');
 }
@@ -227,10 +234,8 @@ test('approve, typed with the keyboard only: waiting while the page is open, the
   await page.screenshot({ path: screenshotPath('take-payment-filled') });
   await page.keyboard.press('Enter');
 
-  await expect(page.getByTestId('payment-waiting')).toContainText("Waiting for the customer's payment");
-  // The card fields were cleared the moment the form was sent.
-  await expect(page.getByLabel('Card number')).toHaveValue('');
-  await expect(page.getByLabel('CVV')).toHaveValue('');
+  await expect(outcome(page).getByRole('heading', { name: "Waiting for the customer's payment" })).toBeVisible();
+  await noCardOnScreen(page);
   await page.screenshot({ path: screenshotPath('take-payment-waiting') });
 
   const pay = await paymentWindow(a);
@@ -259,4 +264,217 @@ test('approve, typed with the keyboard only: waiting while the page is open, the
   const row = page.getByRole('table', { name: 'Collections' }).getByRole('row', { name: new RegExp(ref) });
   await expect(row).toContainText('Approved');
   await expect(row.getByText('Agree')).toBeVisible({ timeout: 20_000 });
+});
+
+/** Fills the form with a valid payment and charges it; returns the reference once the window is open. */
+async function chargeAndOpen(a: RunningApp, p: Partial<PaymentInput> & { card: CardInput }): Promise<{ ref: string; pay: Page }> {
+  await fillPayment(a.page, { amount: '25000', description: 'Phone order e2e', customer: 'Sam Okello', ...p });
+  await charge(a.page);
+  await expect(outcome(a.page).getByRole('heading', { name: "Waiting for the customer's payment" })).toBeVisible();
+  const ref = await referenceShown(a.page);
+  await noCardOnScreen(a.page);
+  return { ref, pay: await paymentWindow(a) };
+}
+
+async function newPayment(page: Page) {
+  await page.getByRole('button', { name: 'New payment' }).click();
+  await expect(page.getByRole('form', { name: 'Take payment' })).toBeVisible();
+}
+
+async function collectionsRow(page: Page, ref: string) {
+  await openScreen(page, 'Collections');
+  return page.getByRole('table', { name: 'Collections' }).getByRole('row', { name: new RegExp(ref) });
+}
+
+async function delivered(a: RunningApp, ref: string, n: number) {
+  await expect
+    .poll(async () => ((await sandbox(a, 'GET', '/callbacks/log')) as { merchant_reference: string; status: string }[]).filter((e) => e.merchant_reference === ref && e.status === 'delivered').length, {
+      timeout: 20_000,
+    })
+    .toBeGreaterThanOrEqual(n);
+}
+
+test('decline: the hosted page declines, the agent sees Declined with the reason and a receipt', async () => {
+  const a = await start();
+  const { ref, pay } = await chargeAndOpen(a, { card: { number: '4000 0000 0000 0002', cvv: '731' } });
+  await pay.getByRole('button', { name: /^Pay / }).click();
+  await expect(outcome(a.page).getByRole('heading', { name: 'Declined' })).toBeVisible();
+  await expect(outcome(a.page)).toContainText('Card declined', { timeout: 20_000 }); // the callback's own words
+  await expect(a.page.getByRole('region', { name: 'Receipt' })).toContainText(ref);
+  await a.page.screenshot({ path: screenshotPath('take-payment-declined') });
+});
+
+test('one-time-code challenge: the customer types the code on the hosted page, then Approved', async () => {
+  const a = await start();
+  const { pay } = await chargeAndOpen(a, { card: { number: '4000 0000 0000 3220', cvv: '642' } });
+  await pay.getByRole('button', { name: /^Pay / }).click();
+  await pay.getByLabel('One-time code').fill('123456');
+  await pay.screenshot({ path: screenshotPath('hosted-page-challenge') });
+  await pay.getByRole('button', { name: 'Verify' }).click();
+  await expect(outcome(a.page).getByRole('heading', { name: 'Approved' })).toBeVisible();
+});
+
+test('cancel on the hosted page: Cancelled', async () => {
+  const a = await start();
+  const { ref, pay } = await chargeAndOpen(a, { card: { number: VISA_OK, cvv: '583' } });
+  await pay.getByRole('button', { name: 'Cancel payment' }).click();
+  await expect(outcome(a.page).getByRole('heading', { name: 'Cancelled' })).toBeVisible();
+  expect(((await sandbox(a, 'GET', `/collections/${ref}`)) as { status: string }).status).toBe('CANCELLED');
+});
+
+test('window closed early: Awaiting outcome, still pending, until the callback resolves it by itself', async () => {
+  const a = await start();
+  const { ref, pay } = await chargeAndOpen(a, { card: { number: VISA_OK, cvv: '468' } });
+  await pay.close();
+  await expect(outcome(a.page).getByRole('heading', { name: 'Awaiting outcome' })).toBeVisible();
+  await expect(outcome(a.page)).toContainText('Pending');
+  await a.page.screenshot({ path: screenshotPath('take-payment-awaiting') });
+  expect(((await sandbox(a, 'GET', `/collections/${ref}`)) as { status: string }).status).toBe('PENDING');
+
+  // The customer finished elsewhere: only the callback tells us; the screen updates without a click.
+  await sandbox(a, 'POST', `/collections/${ref}/complete`, { outcome: 'approve' });
+  await expect(outcome(a.page).getByRole('heading', { name: 'Approved' })).toBeVisible({ timeout: 20_000 });
+  await expect(a.page.getByRole('region', { name: 'Receipt' })).toContainText('Visa •••• 4242');
+});
+
+test('callback before redirect: the callback shows the result while the page is open, the redirect agrees', async () => {
+  const a = await start();
+  const { ref, pay } = await chargeAndOpen(a, { card: { number: VISA_OK, cvv: '357' } });
+  const done = (await sandbox(a, 'POST', `/collections/${ref}/complete`, { outcome: 'approve' })) as { redirect_url: string };
+  await delivered(a, ref, 1);
+  // The callback arrived first: the agent already sees Approved while the payment window is still open.
+  await expect(outcome(a.page).getByRole('heading', { name: 'Approved' })).toBeVisible();
+  await expect(outcome(a.page)).toHaveAttribute('data-in-flight', 'true');
+  // Now the page redirects (late): it is captured, verified and agrees.
+  await pay.goto(done.redirect_url).catch(() => {}); // aborted by design: the redirect never loads
+  await expect(outcome(a.page)).not.toHaveAttribute('data-in-flight', 'true');
+  await expect(outcome(a.page).getByRole('heading', { name: 'Approved' })).toBeVisible();
+
+  const row = await collectionsRow(a.page, ref);
+  await expect(row.getByText('Agree')).toBeVisible();
+  await row.click();
+  const timeline = a.page.getByRole('list', { name: 'Event timeline' });
+  const items = timeline.getByRole('listitem');
+  await expect(items.filter({ hasText: 'callback' }).first()).toContainText('Signature verified');
+  const texts = await items.allInnerTexts();
+  const cb = texts.findIndex((t) => /callback/i.test(t) && /Outcome reported/.test(t));
+  const rd = texts.findIndex((t) => /redirect/i.test(t) && /Outcome reported/.test(t));
+  expect(cb).toBeGreaterThan(-1);
+  expect(rd).toBeGreaterThan(cb);
+  await a.page.screenshot({ path: screenshotPath('collection-detail-callback-first') });
+});
+
+test('duplicate and out-of-order callbacks: each stored once, both collections agree', async () => {
+  const a = await start();
+  await sandbox(a, 'POST', '/callbacks/mode', { mode: 'reorder' });
+  const first = await chargeAndOpen(a, { card: { number: VISA_OK, cvv: '272' } });
+  await first.pay.getByRole('button', { name: /^Pay / }).click();
+  await expect(outcome(a.page).getByRole('heading', { name: 'Approved' })).toBeVisible();
+  await newPayment(a.page);
+  const second = await chargeAndOpen(a, { card: { number: '4000 0000 0000 9995', cvv: '819' } });
+  await second.pay.getByRole('button', { name: /^Pay / }).click();
+  await expect(outcome(a.page).getByRole('heading', { name: 'Declined' })).toBeVisible();
+
+  // Held callbacks go out newest first; then the first one is delivered again.
+  await sandbox(a, 'POST', '/callbacks/release');
+  await delivered(a, first.ref, 1);
+  await delivered(a, second.ref, 1);
+  const log = (await sandbox(a, 'GET', '/callbacks/log')) as { merchant_reference: string; status: string }[];
+  const order = log.filter((e) => e.status === 'delivered').map((e) => e.merchant_reference);
+  expect(order.indexOf(second.ref)).toBeLessThan(order.indexOf(first.ref));
+  await sandbox(a, 'POST', '/callbacks/mode', { mode: 'duplicate' });
+  await sandbox(a, 'POST', '/callbacks/resend', { merchant_reference: first.ref });
+  await delivered(a, first.ref, 3);
+
+  await openScreen(a.page, 'Collections');
+  const table = a.page.getByRole('table', { name: 'Collections' });
+  await expect(table.getByRole('row', { name: new RegExp(first.ref) }).getByText('Agree')).toBeVisible();
+  await expect(table.getByRole('row', { name: new RegExp(second.ref) }).getByText('Agree')).toBeVisible();
+  await expect(table.getByRole('row', { name: new RegExp(first.ref) })).not.toContainText('Final status changed');
+  await table.getByRole('row', { name: new RegExp(first.ref) }).click();
+  const items = a.page.getByRole('list', { name: 'Event timeline' }).getByRole('listitem');
+  await expect(items.filter({ hasText: 'Raw callback payload' })).toHaveCount(1);
+  await a.page.screenshot({ path: screenshotPath('collection-detail-duplicates') });
+});
+
+test('final status changed: approved, then the service flips it; shown, flagged, history kept', async () => {
+  const a = await start();
+  const { ref, pay } = await chargeAndOpen(a, { card: { number: '4000 0000 0000 0259', cvv: '905' } });
+  await pay.getByRole('button', { name: /^Pay / }).click();
+  await expect(outcome(a.page).getByRole('heading', { name: 'Approved' })).toBeVisible();
+  await delivered(a, ref, 1);
+  await sandbox(a, 'POST', `/collections/${ref}/flip`, { status: 'FAILED' });
+  await expect(outcome(a.page).getByRole('heading', { name: 'Declined' })).toBeVisible({ timeout: 20_000 });
+  await expect(a.page.getByTestId('final-status-changed')).toContainText('was Approved, now Declined');
+  await a.page.screenshot({ path: screenshotPath('take-payment-final-changed') });
+
+  const row = await collectionsRow(a.page, ref);
+  await expect(row).toContainText('Final status changed');
+  await row.click();
+  const items = a.page.getByRole('list', { name: 'Event timeline' }).getByRole('listitem');
+  await expect(items.filter({ hasText: 'Final status changed' })).toHaveCount(1);
+  await expect(items.filter({ hasText: 'Outcome reported' }).filter({ hasText: 'Approved' }).first()).toBeVisible();
+  await a.page.screenshot({ path: screenshotPath('collection-detail-flip') });
+});
+
+test('unknown outcome from a dropped connection: no retry on its own, then sent again with the same reference', async () => {
+  const a = await start();
+  await sandbox(a, 'POST', '/faults', { route: 'initialize', kind: 'drop_after_commit' });
+  await fillPayment(a.page, { amount: '30000', description: 'Phone order unknown', card: { number: VISA_OK, cvv: '646' } });
+  await charge(a.page);
+  await expect(outcome(a.page).getByRole('heading', { name: 'Outcome unknown' })).toBeVisible();
+  const ref = await referenceShown(a.page);
+  await noCardOnScreen(a.page);
+  await a.page.screenshot({ path: screenshotPath('take-payment-unknown') });
+  // The service did create it, and nothing was sent a second time on its own.
+  expect(((await sandbox(a, 'GET', '/state')) as { collections: number }).collections).toBe(1);
+
+  const resend = a.page.getByRole('form', { name: 'Send again' });
+  await fillCard(resend, { number: VISA_OK, cvv: '646' });
+  await resend.getByRole('button', { name: 'Send again with the same reference' }).click();
+  const pay = await paymentWindow(a);
+  await pay.getByRole('button', { name: /^Pay / }).click();
+  await expect(outcome(a.page).getByRole('heading', { name: 'Approved' })).toBeVisible();
+  expect(await referenceShown(a.page)).toBe(ref);
+  expect(((await sandbox(a, 'GET', '/state')) as { collections: number }).collections).toBe(1);
+});
+
+test('rejected input: each field names its problem and nothing is sent; a service refusal lands on its field', async () => {
+  const a = await start();
+  const { page } = a;
+  const form = page.getByRole('form', { name: 'Take payment' });
+  await fillPayment(page, {
+    amount: '99999999',
+    description: 'short',
+    email: 'not-an-address',
+    card: { number: '4242 4242 4242 4241', cvv: '12', expMonth: '01', expYear: '20' },
+  });
+  await form.getByLabel('Billing country').fill('US');
+  await expect(form.getByLabel('Billing street address (required)')).toBeVisible();
+  await charge(page);
+  await expect(form.getByText('amount must be at most 10,000,000')).toBeVisible();
+  await expect(form.getByText('description must be 10 to 30 characters (now 5)')).toBeVisible();
+  await expect(form.getByText('customer e-mail is not a valid address')).toBeVisible();
+  await expect(form.getByText(/card number is not valid \(check digit\)/)).toBeVisible();
+  await expect(form.getByText('CVV must be 3 digits for Visa')).toBeVisible();
+  await expect(form.getByText(/expiry: the card has expired/)).toBeVisible();
+  await expect(form.getByText('billing city is required for cards billed in US')).toBeVisible();
+  await expect(form.getByLabel('Description')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.locator(':focus')).toHaveAttribute('name', 'amount'); // focus on the first field to fix
+  await page.screenshot({ path: screenshotPath('take-payment-rejected-local'), fullPage: true });
+  expect(((await sandbox(a, 'GET', '/state')) as { collections: number }).collections).toBe(0);
+
+  // Valid as far as the form can tell, but this card is US-issued and no billing address was given:
+  // the service refuses, and its message lands on the billing field.
+  await page.reload();
+  await expect(page.getByTestId('card-limits')).toBeVisible();
+  await fillPayment(page, { amount: '20000', description: 'Phone order US card', card: { number: '5555 5555 5555 4444', cvv: '404' } });
+  await charge(page);
+  await expect(page.getByRole('alert').filter({ hasText: 'The service refused the payment' })).toContainText('billing_address');
+  await expect(form.getByLabel(/Billing street address/)).toHaveAttribute('aria-invalid', 'true');
+  await expect(form.getByLabel('Card number')).toHaveValue('');
+  await page.screenshot({ path: screenshotPath('take-payment-rejected-service'), fullPage: true });
+  expect(((await sandbox(a, 'GET', '/state')) as { collections: number }).collections).toBe(0);
+  const row = await collectionsRow(page, 'MD-');
+  await expect(row.first()).toContainText('Rejected');
 });

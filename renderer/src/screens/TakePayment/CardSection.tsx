@@ -144,7 +144,7 @@ export function CardSection({
               onChange={(e) => onChange({ billingCountry: e.target.value.toUpperCase() }, 'card.billingCountry')}
             />
           </Field>
-          <Field label={req('Billing address')} error={errorFor('card.billingAddress')}>
+          <Field label={req('Billing street address')} error={errorFor('card.billingAddress')}>
             <input name="card.billingAddress" autoComplete="off" required={needBilling} value={card.billingAddress} onChange={set('billingAddress')} />
           </Field>
         </div>

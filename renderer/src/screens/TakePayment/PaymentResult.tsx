@@ -86,12 +86,15 @@ export function PaymentResult({
   onSettled,
   onError,
   onNew,
+  inFlight = false,
 }: {
   reference: string;
   outcome: ChargeOutcome;
-  onSettled: (r: ChargeResponse) => void;
-  onError: (e: unknown) => void;
-  onNew: () => void;
+  onSettled?: (r: ChargeResponse) => void;
+  onError?: (e: unknown) => void;
+  onNew?: () => void;
+  /** The charge call has not answered yet (the payment window is open). */
+  inFlight?: boolean;
 }) {
   const q = useDeskQuery('collections.get', { reference }, { refreshOn: ['collections.updated', 'callbacks.ingested'] });
   const c = q.data?.collection;
@@ -112,7 +115,13 @@ export function PaymentResult({
   return (
     <div className="payment-result">
       <ErrorBanner error={q.error} title="Could not refresh the payment" />
-      <div className={`outcome-panel panel outcome-${c.status.toLowerCase()}`} role="status" aria-live="polite" data-testid="payment-outcome">
+      <div
+        className={`outcome-panel panel outcome-${c.status.toLowerCase()}`}
+        role="status"
+        aria-live="polite"
+        data-testid="payment-outcome"
+        data-in-flight={inFlight ? 'true' : undefined}
+      >
         <h2 className="outcome-title">
           {final ??
             (c.status === 'PENDING'
@@ -141,7 +150,7 @@ export function PaymentResult({
           </p>
         )}
       </div>
-      {(c.status === 'UNKNOWN' || c.status === 'INTENT') && <Resend c={c} message={outcome.kind === 'unknown' ? outcome.message : null} onSettled={onSettled} onError={onError} />}
+      {(c.status === 'UNKNOWN' || c.status === 'INTENT') && !inFlight && onSettled && onError && <Resend c={c} message={outcome.kind === 'unknown' ? outcome.message : null} onSettled={onSettled} onError={onError} />}
       {final && <Receipt c={c} />}
       <div className="row no-print">
         {final && (
@@ -149,9 +158,12 @@ export function PaymentResult({
             Print receipt
           </button>
         )}
-        <button type="button" className={final ? 'primary' : undefined} onClick={onNew}>
-          New payment
-        </button>
+        {!inFlight && onNew && (
+          <button type="button" className={final ? 'primary' : undefined} onClick={onNew}>
+            New payment
+          </button>
+        )}
+        {inFlight && final && <span className="as-of">The payment window is still open; it closes when the customer's page finishes.</span>}
       </div>
     </div>
   );

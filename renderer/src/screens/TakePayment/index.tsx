@@ -33,6 +33,8 @@ const EMPTY_DETAILS: Details = {
   allowFinalStatusChange: true,
 };
 
+const WAITING_TEXT = 'The payment page is open in its own window: go through it with the customer. Closing it leaves the payment pending.';
+
 type Phase =
   | { kind: 'form' }
   | { kind: 'sending' }
@@ -232,10 +234,16 @@ export function TakePaymentScreen() {
   const busy = phase.kind === 'sending' || phase.kind === 'waiting' || phase.kind === 'confirm';
   const descLen = details.description.trim().length;
 
-  if (phase.kind === 'tracking') {
+  if (phase.kind === 'tracking' || phase.kind === 'waiting') {
     return (
       <Screen title="Take payment">
-        <PaymentResult reference={phase.reference} outcome={phase.outcome} onSettled={settle} onError={failed} onNew={newPayment} />
+        {phase.kind === 'waiting' ? (
+          // The payment window is open: payments.charge answers when it redirects or is closed. A callback
+          // that arrives first already shows here.
+          <PaymentResult reference={phase.reference} outcome={{ kind: 'pending', message: WAITING_TEXT, paymentUrl: '' }} inFlight />
+        ) : (
+          <PaymentResult reference={phase.reference} outcome={phase.outcome} onSettled={settle} onError={failed} onNew={newPayment} />
+        )}
       </Screen>
     );
   }
@@ -250,14 +258,6 @@ export function TakePaymentScreen() {
       {phase.kind === 'sending' && (
         <div className="banner info" role="status">
           Sending the payment to the service…
-        </div>
-      )}
-      {phase.kind === 'waiting' && (
-        <div className="banner info waiting" role="status" data-testid="payment-waiting">
-          <div>
-            <strong>Waiting for the customer's payment</strong> ({phase.reference}). The payment page is open in its own window; complete it with the
-            customer. Closing it leaves the payment pending.
-          </div>
         </div>
       )}
       <ErrorBanner error={banner} />
