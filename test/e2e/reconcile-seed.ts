@@ -111,3 +111,22 @@ export function seeder(app: RunningApp): Seeder {
     },
   };
 }
+
+/** The sandbox's final status change, now (POST /__sandbox/collections/:ref/flip). */
+export async function flip(app: RunningApp, reference: string, status: 'FAILED' | 'COMPLETED' | 'CANCELLED'): Promise<void> {
+  const r = await fetch(`${app.ready.sandbox_url}/__sandbox/collections/${encodeURIComponent(reference)}/flip`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ status }),
+  });
+  if (!r.ok) throw new Error(`flip ${reference} -> ${r.status}: ${await r.text()}`);
+}
+
+/** Many synthetic PENDING collections straight into the projection (a big history, for cancelling an export). */
+export function bulkCollections(db: Db, n: number): void {
+  db.prepare(
+    `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
+     INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, operator, redirect_url, status, status_changed_at)
+     SELECT 'BULK-' || printf('%08d', i), ? - i * 1000, 1000 + i, 'UGX', 'Bulk order number ' || i, 'bulk', 'https://merchant-desk.invalid/return', 'PENDING', ? - i * 1000 FROM seq`,
+  ).run(n, Date.now(), Date.now());
+}

@@ -17,9 +17,9 @@ export function exportsDir(core: Pick<Core, 'dataDir'>): string {
 
 /** A typed destination: absolute, .csv, in an existing folder (the default exports folder is made), nothing overwritten. */
 export function checkTypedPath(out: string, job: ExportJob, defaultDir: string): string {
-  if (!path.isAbsolute(out)) throw new ReportError('validation', `out: give a full path, e.g. ${path.join(defaultDir, 'report.csv')}`, 'out');
+  if (!path.isAbsolute(out)) throw new ReportError('validation', `give a full path, e.g. ${path.join(defaultDir, 'report.csv')}`, 'out');
   const file = path.resolve(out);
-  if (path.extname(file).toLowerCase() !== '.csv') throw new ReportError('validation', 'out: the file name must end in .csv', 'out');
+  if (path.extname(file).toLowerCase() !== '.csv') throw new ReportError('validation', 'the file name must end in .csv', 'out');
   const dir = path.dirname(file);
   if (dir === path.resolve(defaultDir)) fs.mkdirSync(dir, { recursive: true });
   let st: fs.Stats | undefined;
@@ -28,10 +28,10 @@ export function checkTypedPath(out: string, job: ExportJob, defaultDir: string):
   } catch {
     st = undefined;
   }
-  if (!st?.isDirectory()) throw new ReportError('validation', `out: the folder ${dir} does not exist`, 'out');
+  if (!st?.isDirectory()) throw new ReportError('validation', `the folder ${dir} does not exist`, 'out');
   const targets = job.kind === 'balances' ? [file, snapshotsPathFor(file)] : [file];
   for (const t of targets) {
-    if (fs.existsSync(t)) throw new ReportError('validation', `out: ${t} already exists; choose another file name`, 'out');
+    if (fs.existsSync(t)) throw new ReportError('validation', `${t} already exists; choose another file name`, 'out');
   }
   return file;
 }
@@ -84,7 +84,7 @@ export const reconcileUiHandlers = (core: Core): HandlersFor<typeof reconcileUiC
         if (!chosen) return { status: 'no_file_chosen' };
         file = chosen;
       } else {
-        if (!out) throw new ReportError('validation', 'out: enter where to save the file', 'out');
+        if (!out) throw new ReportError('validation', 'enter where to save the file', 'out');
         file = checkTypedPath(out, job, exportsDir(core));
       }
       const ac = new AbortController();

@@ -44,7 +44,14 @@ const columns: ColumnDef<AuditEvent, unknown>[] = [
     enableSorting: false,
     cell: (c) => {
       const e = c.row.original;
-      if (e.note) return <span className="payload">{`${e.note}${e.actor ? ` — ${e.actor}` : ''}`}</span>;
+      if (e.note) {
+        const n = `${e.note}${e.actor ? ` — ${e.actor}` : ''}`;
+        return (
+          <span className="payload" title={n}>
+            {n}
+          </span>
+        );
+      }
       const t = payloadText(e.payload);
       return (
         <span className="payload mono" title={t}>
@@ -55,8 +62,12 @@ const columns: ColumnDef<AuditEvent, unknown>[] = [
   },
 ];
 
-export function EventsTable({ rows, label, height = 420 }: { rows: AuditEvent[]; label: string; height?: number }) {
-  return <Table label={label} columns={columns} data={rows} height={height} getRowId={(r) => String(r.id)} empty="No events." />;
+const withoutReference = columns.filter((c) => c.id !== 'reference');
+
+export function EventsTable({ rows, label, height = 420, showReference = true }: { rows: AuditEvent[]; label: string; height?: number; showReference?: boolean }) {
+  return (
+    <Table label={label} columns={showReference ? columns : withoutReference} data={rows} height={height} getRowId={(r) => String(r.id)} empty="No events." />
+  );
 }
 
 export function Audit() {
@@ -83,11 +94,11 @@ export function Audit() {
       <form className="filters" aria-label="Audit filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Reference
-          <input type="search" value={reference} onChange={(e) => setReference(e.target.value)} />
+          <input aria-label="Reference" type="search" value={reference} onChange={(e) => setReference(e.target.value)} />
         </label>
         <label>
           Source
-          <select value={source} onChange={(e) => setSource(e.target.value)}>
+          <select aria-label="Source" value={source} onChange={(e) => setSource(e.target.value)}>
             <option value="">All</option>
             {SOURCES.map((s) => (
               <option key={s} value={s}>
@@ -98,18 +109,18 @@ export function Audit() {
         </label>
         <label>
           Event kind
-          <select value={kind} onChange={(e) => setKind(e.target.value)}>
+          <select aria-label="Event kind" value={kind} onChange={(e) => setKind(e.target.value)}>
             <option value="">All</option>
             <option value="resolution">Resolutions only</option>
           </select>
         </label>
         <label>
           From
-          <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
+          <input aria-label="From" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
         </label>
         <label>
           To
-          <input type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+          <input aria-label="To" type="date" value={to} onChange={(e) => setTo(e.target.value)} />
         </label>
       </form>
       <ErrorBanner error={q.error} title="Could not load the audit" action={<button onClick={() => void q.reload()}>Retry</button>} />

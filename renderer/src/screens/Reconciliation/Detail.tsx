@@ -1,6 +1,6 @@
 // One collection: every source side by side (status, amount, currency, time, signature), its events, and
 // resolution with a required note.
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ExceptionDetail, SourceColumn } from '../../../../main/reconcile/types.js';
 import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
@@ -78,13 +78,16 @@ function Cell({ off, children }: { off?: boolean | undefined; children: ReactNod
 export function Detail({ collectionId, onResolved, onClose }: { collectionId: number; onResolved: () => void; onClose: () => void }) {
   const q = useDeskQuery('reconcile.detail', { collectionId }, { refreshOn: ['callbacks.ingested'] });
   const [justResolved, setJustResolved] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Choosing a row moves focus (and the view) to its detail.
+  useEffect(() => heading.current?.focus(), [collectionId]);
   const d = q.data;
   const rec = d?.reconciliation ?? null;
   const ref = (d?.collection.merchant_reference as string | undefined) ?? `#${collectionId}`;
   return (
     <div>
       <div className="screen-header">
-        <h2 id="detail-title">
+        <h2 id="detail-title" ref={heading} tabIndex={-1}>
           Detail: <span className="mono">{ref}</span>
         </h2>
         <button type="button" onClick={onClose} aria-label="Close detail">
@@ -144,7 +147,7 @@ export function Detail({ collectionId, onResolved, onClose }: { collectionId: nu
             </p>
           )}
           <h3>Events</h3>
-          <EventsTable rows={d.events} label="Events of this collection" height={260} />
+          <EventsTable rows={d.events} label="Events of this collection" height={260} showReference={false} />
         </>
       )}
     </div>

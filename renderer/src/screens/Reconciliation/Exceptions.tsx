@@ -82,8 +82,8 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
         <form className="filters" aria-label="Exception filters" onSubmit={(e) => e.preventDefault()}>
           <label>
             Kind
-            <select value={kind} onChange={(e) => setKind(e.target.value)}>
-              <option value="">All kinds ({Object.values(counts).reduce((a, b) => a + b, 0)})</option>
+            <select aria-label="Kind" value={kind} onChange={(e) => setKind(e.target.value)}>
+              <option value="">All kinds</option>
               {EXCEPTION_KINDS.map((k) => (
                 <option key={k} value={k}>
                   {kindLabel(k)} ({counts[k] ?? 0})
@@ -93,7 +93,7 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
           </label>
           <label>
             Currency
-            <select value={currency} onChange={(e) => setCurrency(e.target.value)}>
+            <select aria-label="Currency" value={currency} onChange={(e) => setCurrency(e.target.value)}>
               <option value="">All</option>
               {CURRENCIES.map((c) => (
                 <option key={c}>{c}</option>
@@ -102,15 +102,15 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
           </label>
           <label>
             From
-            <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} aria-invalid={badRange ? true : undefined} />
+            <input aria-label="From" type="date" value={from} onChange={(e) => setFrom(e.target.value)} aria-invalid={badRange ? true : undefined} />
           </label>
           <label>
             To
-            <input type="date" value={to} onChange={(e) => setTo(e.target.value)} aria-invalid={badRange ? true : undefined} />
+            <input aria-label="To" type="date" value={to} onChange={(e) => setTo(e.target.value)} aria-invalid={badRange ? true : undefined} />
           </label>
           <label>
             Search
-            <input type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="Reference or customer" />
+            <input aria-label="Search" type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="Reference or customer" />
           </label>
           <label className="check">
             <input type="checkbox" checked={includeResolved} onChange={(e) => setIncludeResolved(e.target.checked)} />
@@ -142,24 +142,21 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
               getRowId={(r) => String(r.collectionId)}
               onRowClick={(r) => setSelected(r.collectionId)}
               empty={
-                <EmptyState title={includeResolved || kind || currency || from || to || text ? 'No exceptions match these filters' : 'No open exceptions'}>
-                  Every source agrees for every collection so far.
-                </EmptyState>
+                includeResolved || kind || currency || from || to || text ? (
+                  <EmptyState title="No exceptions match these filters">Clear a filter to see more.</EmptyState>
+                ) : (
+                  <EmptyState title="No open exceptions">Every source agrees for every collection so far.</EmptyState>
+                )
               }
             />
           </>
         )}
       </section>
-      <section aria-labelledby="detail-title" className="panel">
-        {selected === null ? (
-          <>
-            <h2 id="detail-title">Detail</h2>
-            <EmptyState title="No exception selected">Choose a row in the queue to compare its sources and resolve it.</EmptyState>
-          </>
-        ) : (
+      {selected !== null && (
+        <section aria-labelledby="detail-title" className="panel">
           <Detail collectionId={selected} onResolved={changed} onClose={() => setSelected(null)} />
-        )}
-      </section>
+        </section>
+      )}
     </div>
   );
 }

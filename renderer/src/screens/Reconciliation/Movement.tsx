@@ -25,7 +25,7 @@ export function Movement() {
       <form className="filters" aria-label="Movement filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Currency
-          <select value={currency} onChange={(e) => setCurrency(e.target.value)}>
+          <select aria-label="Currency" value={currency} onChange={(e) => setCurrency(e.target.value)}>
             <option value="">All</option>
             {CURRENCIES.map((c) => (
               <option key={c}>{c}</option>

@@ -116,6 +116,7 @@ export function ExportForm({
       <p className="as-of">{description}</p>
       <form
         aria-label={title}
+        className="export-form"
         onSubmit={(e) => {
           e.preventDefault();
           void start();

@@ -1,0 +1,132 @@
+// Reconciliation screen end to end: real collections through the back end and the embedded sandbox
+// (approve, final status flip, a callback with the wrong amount, a callback for an unknown reference),
+// then the queue, the side-by-side detail, resolution with a required note, the audit and the orphans.
+import fs from 'node:fs';
+import { test, expect } from '@playwright/test';
+import { getCollection } from '../../main/collections/query.js';
+import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { flip, seeder, type Seeder } from './reconcile-seed.js';
+
+let app: RunningApp | undefined;
+let seed: Seeder | undefined;
+
+test.afterEach(async () => {
+  seed?.close();
+  seed = undefined;
+  await app?.stop();
+  if (app) fs.rmSync(app.dataDir, { recursive: true, force: true });
+  app = undefined;
+});
+
+test('exceptions from real collections are listed, compared side by side, resolved with a required note and audited', async () => {
+  app = await startApp();
+  const { page } = app;
+  const sb = app.sandbox!;
+  seed = seeder(app);
+  const s = seed;
+
+  // A: approved, then the service flips it to FAILED (a final status change with a second callback).
+  const refA = await s.charge({ amount: '25000', currency: 'UGX', description: 'Mug order, blue' });
+  await sb.complete(refA, 'approve');
+  await expect.poll(() => s.statusOf(refA)).toBe('COMPLETED');
+  await flip(app, refA, 'FAILED');
+  await expect.poll(() => s.statusOf(refA)).toBe('FAILED');
+  // B: approved, every source agrees.
+  const refB = await s.charge({ amount: '150.00', currency: 'KES', description: 'Tea set for two' });
+  await sb.complete(refB, 'approve');
+  await expect.poll(() => s.statusOf(refB)).toBe('COMPLETED');
+  // C: pending; a signed callback says COMPLETED for 45,000 where 40,000 was asked.
+  const refC = await s.charge({ amount: '40000', currency: 'UGX', description: 'Lamp, brass finish' });
+  const internalC = getCollection(s.db, refC)!.collection.internalReference!;
+  expect(await s.postCallback({ reference: refC, internalReference: internalC, status: 'COMPLETED', amount: 45000, currency: 'UGX' })).toBe(200);
+  // A callback for a reference this desk never made.
+  expect(await s.postCallback({ reference: 'GHOST-REF-000123', status: 'COMPLETED', amount: 5000, currency: 'UGX' })).toBe(200);
+
+  await openScreen(page, 'Reconciliation');
+  const open = page.getByRole('list', { name: 'Open exceptions by kind' });
+  await expect(open.getByRole('listitem').filter({ hasText: 'Final status changed' })).toContainText('1');
+  await expect(open.getByRole('listitem').filter({ hasText: 'Amount mismatch' })).toContainText('1');
+  await expect(open.getByRole('listitem').filter({ hasText: 'Callback for unknown reference' })).toContainText('1');
+  await expect(page.getByRole('figure', { name: /Collections by outcome: .*Matched: 1/ })).toBeVisible();
+
+  const table = page.getByRole('table', { name: 'Exceptions' });
+  await expect(table.getByRole('row', { name: new RegExp(refA) })).toContainText('Final status changed');
+  await expect(table.getByRole('row', { name: new RegExp(refC) })).toContainText('Amount mismatch');
+  await expect(table.getByRole('row', { name: new RegExp(refB) })).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath('reconcile-queue'), fullPage: true });
+
+  // Filter by kind: only A is left.
+  await page.getByRole('form', { name: 'Exception filters' }).getByLabel('Kind').selectOption('final_status_changed');
+  await expect(table.getByRole('row', { name: new RegExp(refC) })).toHaveCount(0);
+  await expect(table.getByRole('row', { name: new RegExp(refA) })).toBeVisible();
+  // ... and by currency: KES has none.
+  await page.getByRole('form', { name: 'Exception filters' }).getByLabel('Currency').selectOption('KES');
+  await expect(page.getByText('No exceptions match these filters')).toBeVisible();
+  await page.getByRole('form', { name: 'Exception filters' }).getByLabel('Currency').selectOption('');
+
+  // Detail of A with the keyboard: every source side by side.
+  await table.getByRole('row', { name: new RegExp(refA) }).focus();
+  await page.keyboard.press('Enter');
+  const sources = page.getByRole('table', { name: 'Sources side by side' });
+  await expect(sources.getByRole('columnheader')).toContainText(['', 'Intent', 'Initiate', 'Redirect', 'Callback', 'Import', 'Manual']);
+  const statusRow = sources.getByRole('row', { name: /^Status/ });
+  await expect(statusRow).toContainText('FAILED');
+  await expect(statusRow).toContainText('PENDING');
+  await expect(sources.getByRole('row', { name: /^Signature/ })).toContainText('verified');
+
+  // Resolution: the note is required.
+  const form = page.getByRole('form', { name: `Resolve ${refA}` });
+  const resolve = form.getByRole('button', { name: 'Resolve with note' });
+  const note = form.getByLabel('Resolution note');
+  await expect(resolve).toBeDisabled();
+  await note.fill('   ');
+  await expect(resolve).toBeDisabled();
+  await note.blur();
+  await expect(form.getByText('Resolution note is required')).toBeVisible();
+  await expect(note).toHaveAttribute('aria-invalid', 'true');
+  // Too short for the back end: its message lands on the note field.
+  await note.fill('ok');
+  await resolve.click();
+  await expect(form.getByText('a note is required: say what was checked')).toBeVisible();
+  await page.screenshot({ path: screenshotPath('reconcile-note-refused'), fullPage: true });
+  const text = 'Checked with the service: the card issuer reversed it; customer told.';
+  await note.fill(text);
+  await resolve.click();
+  await expect(page.getByRole('status').filter({ hasText: 'Resolved' })).toContainText(text);
+  await expect(open.getByRole('listitem').filter({ hasText: 'Final status changed' })).toContainText('0');
+  await expect(table.getByRole('row', { name: new RegExp(refA) })).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath('reconcile-resolved'), fullPage: true });
+
+  // The audit lists the resolution (and the events before it).
+  await page.getByRole('tab', { name: 'Audit' }).click();
+  await page.getByRole('form', { name: 'Audit filters' }).getByLabel('Reference').fill(refA);
+  const audit = page.getByRole('table', { name: 'Audit events' });
+  await expect(audit.getByRole('row', { name: /resolution/ })).toContainText(text);
+  await expect(audit.getByRole('row', { name: /callback/i })).toHaveCount(2);
+  await page.getByRole('form', { name: 'Audit filters' }).getByLabel('Event kind').selectOption('resolution');
+  await expect(audit.getByRole('row')).toHaveCount(2); // header + the one resolution
+  await page.screenshot({ path: screenshotPath('reconcile-audit'), fullPage: true });
+
+  // The unknown reference: listed, resolved with a note.
+  await page.getByRole('tab', { name: /Unknown references/ }).click();
+  const orphans = page.getByRole('table', { name: 'Orphan callbacks' });
+  const ghost = orphans.getByRole('row', { name: /GHOST-REF-000123/ });
+  await expect(ghost).toContainText('Open');
+  await ghost.click();
+  const oform = page.getByRole('form', { name: 'Resolve callback GHOST-REF-000123' });
+  await expect(oform.getByRole('button', { name: 'Resolve with note' })).toBeDisabled();
+  await oform.getByLabel('Resolution note').fill('Test delivery from the service support desk; no money moved.');
+  await oform.getByRole('button', { name: 'Resolve with note' }).click();
+  await expect(page.getByText('No callbacks for unknown references')).toBeVisible();
+  await expect(open.getByRole('listitem').filter({ hasText: 'Callback for unknown reference' })).toContainText('0');
+
+  // Balance movement renders (the poller took snapshots at start).
+  await page.getByRole('tab', { name: 'Balance movement' }).click();
+  await expect(page.getByRole('heading', { name: 'Balance movement per polling interval' })).toBeVisible();
+  await page.screenshot({ path: screenshotPath('reconcile-movement'), fullPage: true });
+
+  // Full run: progress, then the result, same answer as incremental.
+  await page.getByRole('button', { name: 'Run full reconciliation' }).click();
+  await expect(page.getByText(/Reconciled 3 collections/)).toBeVisible();
+  await expect(page.getByTestId('open-exceptions')).toHaveText('1');
+});

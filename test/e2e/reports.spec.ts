@@ -1,0 +1,165 @@
+// Reports screen end to end: export the collections CSV and the balance report from the window (a typed
+// path in the Chromium shell, default in the data folder's exports/), check the files' content, see
+// errors named on their fields, and cancel an export of a large history.
+import fs from 'node:fs';
+import path from 'node:path';
+import { test, expect, type Page } from '@playwright/test';
+import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { bulkCollections, seeder, type Seeder } from './reconcile-seed.js';
+
+let app: RunningApp | undefined;
+let seed: Seeder | undefined;
+
+test.afterEach(async () => {
+  seed?.close();
+  seed = undefined;
+  await app?.stop();
+  if (app) fs.rmSync(app.dataDir, { recursive: true, force: true });
+  app = undefined;
+});
+
+/** RFC 4180 reader (quotes, doubled quotes, commas and newlines inside quotes). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+    } else cell += ch;
+  }
+  if (cell !== '' || row.length) {
+    row.push(cell);
+    rows.push(row);
+  }
+  return rows;
+}
+
+function record(rows: string[][], key: string, value: string): Record<string, string> | undefined {
+  const [header, ...body] = rows;
+  const at = header!.indexOf(key);
+  const r = body.find((x) => x[at] === value);
+  return r ? Object.fromEntries(header!.map((h, i) => [h, r[i]!])) : undefined;
+}
+
+async function savedPath(page: Page, form: string): Promise<string> {
+  return await page.getByRole('form', { name: form }).getByLabel('Save to').inputValue();
+}
+
+test('collections CSV and balance report are exported with their content, quoting and BOM; errors name the field', async () => {
+  app = await startApp();
+  const { page } = app;
+  seed = seeder(app);
+  const s = seed;
+  const ref = await s.charge({ amount: '1500.50', currency: 'KES', description: 'Mug "blue", large', customerName: '=1+2 Okello' });
+  await app.sandbox!.complete(ref, 'approve');
+  await expect.poll(() => s.statusOf(ref)).toBe('COMPLETED');
+
+  await openScreen(page, 'Reports');
+  const exportsDir = path.join(app.dataDir, 'exports');
+  await expect(page.getByText(`by default in ${exportsDir}`)).toBeVisible();
+
+  // Collections, no BOM, all dates.
+  const coll = page.getByRole('form', { name: 'Collections CSV' });
+  const collPath = await savedPath(page, 'Collections CSV');
+  expect(collPath.startsWith(exportsDir + path.sep)).toBe(true);
+  await coll.getByRole('button', { name: 'Export collections' }).click();
+  const collResult = page.getByRole('status', { name: 'Collections CSV result' });
+  await expect(collResult).toContainText('Exported 1 row.');
+  await expect(collResult).toContainText(collPath);
+  const raw = fs.readFileSync(collPath);
+  await expect(collResult).toContainText(raw.length < 1024 ? `${raw.length} bytes` : 'kB');
+  expect(raw[0]).not.toBe(0xef); // no BOM unless asked
+  const text = raw.toString('utf8');
+  expect(text).toContain('"Mug ""blue"", large"'); // RFC 4180 quoting
+  const rows = parseCsv(text);
+  expect(rows[0]!.slice(0, 6)).toEqual(['merchant_reference', 'internal_reference', 'created_at', 'amount', 'currency', 'status']);
+  const r = record(rows, 'merchant_reference', ref)!;
+  expect(r.amount).toBe('1500.50');
+  expect(r.currency).toBe('KES');
+  expect(r.status).toBe('COMPLETED');
+  expect(r.callback_status).toBe('COMPLETED');
+  expect(r.customer_name).toBe("'=1+2 Okello"); // formula guard
+  expect(r.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+  await page.screenshot({ path: screenshotPath('reports-collections-done'), fullPage: true });
+
+  // Balance report for this month, with a BOM: the summary and the snapshots file.
+  const bal = page.getByRole('form', { name: 'Balance report' });
+  await bal.getByLabel('Add a byte-order mark (for Excel)').check();
+  const balPath = await savedPath(page, 'Balance report');
+  await bal.getByRole('button', { name: 'Export balance report' }).click();
+  const balResult = page.getByRole('status', { name: 'Balance report result' });
+  await expect(balResult).toContainText('Exported');
+  const snapPath = balPath.replace(/\.csv$/, '-snapshots.csv');
+  await expect(balResult).toContainText(balPath);
+  await expect(balResult).toContainText(snapPath);
+  const summary = fs.readFileSync(balPath);
+  expect([...summary.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+  const srows = parseCsv(summary.subarray(3).toString('utf8'));
+  expect(srows[0]!.slice(0, 3)).toEqual(['currency', 'wallet_type', 'balance']);
+  const ugx = srows.find((x) => x[0] === 'UGX' && x[1] === 'MERCHANT_COLLECTION');
+  expect(ugx, 'a UGX collection wallet row').toBeDefined();
+  expect(ugx!.slice(3, 5).every((v) => /^-?\d+$/.test(v))).toBe(true); // UGX: no decimals
+  const snaps = parseCsv(fs.readFileSync(snapPath, 'utf8').replace(/^\uFEFF/, ''));
+  expect(snaps[0]!.slice(0, 3)).toEqual(['observed_at', 'currency', 'wallet_type']);
+  expect(snaps.length).toBeGreaterThan(1);
+  await page.screenshot({ path: screenshotPath('reports-balance-done'), fullPage: true });
+
+  // Errors, each on its field; nothing written.
+  const saveTo = coll.getByLabel('Save to');
+  await saveTo.fill('');
+  await coll.getByRole('button', { name: 'Export collections' }).click();
+  await expect(coll.getByText('Enter where to save the file')).toBeVisible();
+  await expect(saveTo).toHaveAttribute('aria-invalid', 'true');
+  await saveTo.fill('report.csv');
+  await coll.getByRole('button', { name: 'Export collections' }).click();
+  await expect(coll.getByText('give a full path, e.g.')).toBeVisible();
+  await saveTo.fill(collPath);
+  await coll.getByRole('button', { name: 'Export collections' }).click();
+  await expect(coll.getByText('already exists; choose another file name')).toBeVisible();
+  await bal.getByLabel('From').fill('2026-03-10');
+  await bal.getByLabel('To', { exact: true }).fill('2026-03-01');
+  await bal.getByRole('button', { name: 'Export balance report' }).click();
+  await expect(bal.getByText('The last day must be on or after the first day.')).toBeVisible();
+  await page.screenshot({ path: screenshotPath('reports-errors'), fullPage: true });
+  expect(fs.readdirSync(exportsDir).sort()).toEqual([path.basename(balPath), path.basename(collPath), path.basename(snapPath)].sort());
+});
+
+test('an export of a large history shows progress and can be cancelled; the partial file is removed', async () => {
+  app = await startApp();
+  const { page } = app;
+  seed = seeder(app);
+  bulkCollections(seed.db, 400_000);
+  await openScreen(page, 'Reports');
+  const coll = page.getByRole('form', { name: 'Collections CSV' });
+  const out = await savedPath(page, 'Collections CSV');
+  await coll.getByRole('button', { name: 'Export collections' }).click();
+  const bar = coll.getByRole('progressbar');
+  await expect(bar).toBeVisible();
+  await expect(coll.getByRole('button', { name: 'Export collections' })).toBeDisabled();
+  await page.screenshot({ path: screenshotPath('reports-export-running'), fullPage: true });
+  await coll.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByText('Export cancelled; the partial file was removed.')).toBeVisible();
+  await expect(bar).toHaveCount(0);
+  expect(fs.existsSync(out)).toBe(false);
+  const dir = path.dirname(out);
+  expect(fs.existsSync(dir) ? fs.readdirSync(dir) : []).toEqual([]);
+  // It can run again afterwards (and the form is usable).
+  await expect(coll.getByRole('button', { name: 'Export collections' })).toBeEnabled();
+});
