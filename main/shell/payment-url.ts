@@ -18,3 +18,15 @@ export function isAllowedPaymentUrl(candidate: string, opts: { allowLoopbackHttp
   if (u.protocol === 'http:' && opts.allowLoopbackHttp && isLoopbackHostname(u.hostname)) return true;
   return false;
 }
+
+/** shell.openExternal is only ever given https URLs without credentials (never file:, custom schemes, ...). */
+export function isVettedExternalUrl(candidate: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(candidate);
+  } catch {
+    return false;
+  }
+  // eslint-disable-next-line no-control-regex
+  return u.protocol === 'https:' && !u.username && !u.password && candidate.length <= 2048 && !/[\s\u0000-\u001f]/.test(candidate);
+}

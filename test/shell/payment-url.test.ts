@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAllowedPaymentUrl, isLoopbackHostname } from '../../main/shell/payment-url.js';
+import { isAllowedPaymentUrl, isLoopbackHostname, isVettedExternalUrl } from '../../main/shell/payment-url.js';
 
 describe('isAllowedPaymentUrl', () => {
   const strict = { allowLoopbackHttp: false };
@@ -34,5 +34,23 @@ describe('isAllowedPaymentUrl', () => {
     expect(isLoopbackHostname('127.8.9.10')).toBe(true);
     expect(isLoopbackHostname('LOCALHOST')).toBe(true);
     expect(isLoopbackHostname('128.0.0.1')).toBe(false);
+  });
+});
+
+describe('isVettedExternalUrl (shell.openExternal)', () => {
+  it('passes https only, without credentials or control characters', () => {
+    expect(isVettedExternalUrl('https://docs.example.com/help')).toBe(true);
+    for (const u of [
+      'http://docs.example.com/',
+      'file:///etc/passwd',
+      'smb://share/x',
+      'javascript:alert(1)',
+      'https://user:pw@docs.example.com/',
+      'https://docs.example.com/\u0000x',
+      'ms-msdt:/id',
+      'x',
+    ]) {
+      expect(isVettedExternalUrl(u), u).toBe(false);
+    }
   });
 });

@@ -1,0 +1,214 @@
+// The product shell (Electron). Thin: it builds the Core, serves the renderer from app:// and bridges
+// IPC to the one dispatch. DESIGN.md "Electron security": contextIsolation, sandbox, no nodeIntegration,
+// CSP, custom protocol, navigation/new windows denied, permissions denied, IPC sender checked,
+// openExternal only for vetted https. The payment window: own in-memory partition, no preload,
+// popups denied, https only, the redirect URL intercepted before it loads.
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { app, BrowserWindow, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type Session, type WebContents } from 'electron';
+import type { Core } from '../app/core.js';
+import { appRoot, rendererDir } from '../app/paths.js';
+import { createDispatcher } from '../ipc/dispatch.js';
+import { buildHandlers } from '../ipc/handlers/index.js';
+import type { PaymentWindowOpener, PaymentWindowResult } from '../collections/payment-window.js';
+import { isRedirectUrl } from '../collections/redirect-url.js';
+import { isAllowedPaymentUrl, isVettedExternalUrl } from './payment-url.js';
+import { serveRendererFile } from './serve.js';
+
+export const APP_SCHEME = 'app';
+export const APP_HOST = 'merchant-desk';
+const APP_BASE = `${APP_SCHEME}://${APP_HOST}/`;
+/** Bridge channel names; preload/index.ts uses the same. */
+export const INVOKE = 'desk:invoke';
+export const EVENT = 'desk:event';
+
+/** Must run before app 'ready'. */
+export function registerAppScheme(): void {
+  protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+}
+
+function denyAllPermissions(s: Session): void {
+  s.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  s.setPermissionCheckHandler(() => false);
+  s.setDevicePermissionHandler(() => false);
+}
+
+function lockNavigation(wc: WebContents, allowed: (url: string) => boolean): void {
+  wc.on('will-navigate', (e) => {
+    if (!allowed(e.url)) e.preventDefault();
+  });
+  wc.on('will-redirect', (e) => {
+    if (!allowed(e.url)) e.preventDefault();
+  });
+  wc.on('will-attach-webview', (e) => e.preventDefault());
+}
+
+export async function startElectronShell(core: Core): Promise<BrowserWindow> {
+  const root = path.resolve(rendererDir());
+  const ses = session.defaultSession;
+  denyAllPermissions(ses);
+  protocol.handle(APP_SCHEME, async (request) => {
+    const url = new URL(request.url);
+    if (url.host !== APP_HOST) return new Response('not found', { status: 404 });
+    const r = await serveRendererFile(root, request.url);
+    return new Response(new Uint8Array(r.body), { status: r.status, headers: r.headers });
+  });
+  // Nothing but app:// leaves the main window's session (the service is called from main, not here).
+  ses.webRequest.onBeforeRequest((details, callback) => {
+    callback({ cancel: !(details.url.startsWith(APP_BASE) || details.url.startsWith('devtools://')) });
+  });
+
+  const win = new BrowserWindow({
+    width: 1280,
+    height: 820,
+    show: false,
+    title: 'Merchant Desk',
+    backgroundColor: '#f6f7f9',
+    webPreferences: {
+      preload: path.join(appRoot(), 'dist', 'preload', 'preload', 'index.js'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      spellcheck: false,
+      navigateOnDragDrop: false,
+    },
+  });
+  const wc = win.webContents;
+  lockNavigation(wc, (url) => url.startsWith(APP_BASE));
+  wc.setWindowOpenHandler(({ url }) => {
+    if (isVettedExternalUrl(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+
+  const dispatch = createDispatcher(buildHandlers(core), core.logger);
+  ipcMain.handle(INVOKE, (event: IpcMainInvokeEvent, channel: unknown, request: unknown) => {
+    // Only the app's own top frame in our window may call main.
+    const frame = event.senderFrame;
+    if (event.sender !== wc || !frame || frame !== wc.mainFrame || !frame.url.startsWith(APP_BASE)) {
+      core.logger.warn({ url: frame?.url?.slice(0, 200) }, 'refused an IPC call from outside the app');
+      return { ok: false, error: { kind: 'forbidden', message: 'not allowed from this page' } };
+    }
+    return dispatch(channel, request);
+  });
+  const unsubscribe = core.events.subscribe((name, payload) => {
+    if (!wc.isDestroyed()) wc.send(EVENT, name, payload);
+  });
+  win.on('closed', () => {
+    unsubscribe();
+    ipcMain.removeHandler(INVOKE);
+  });
+
+  core.shell = 'electron';
+  core.paymentWindow = new ElectronPaymentWindow(win, () => core.settings().profile !== 'live', core.logger);
+  win.once('ready-to-show', () => win.show());
+  await win.loadURL(`${APP_BASE}index.html#/balances`);
+  return win;
+}
+
+/** The payment window: a fresh in-memory partition per payment, no preload, the redirect captured. */
+export class ElectronPaymentWindow implements PaymentWindowOpener {
+  constructor(
+    private readonly parent: BrowserWindow,
+    private readonly allowLoopbackHttp: () => boolean,
+    private readonly logger?: Core['logger'],
+  ) {}
+
+  open(options: { paymentUrl: string; redirectUrl: string; title: string; signal?: AbortSignal }): Promise<PaymentWindowResult> {
+    const loopback = this.allowLoopbackHttp();
+    if (!isAllowedPaymentUrl(options.paymentUrl, { allowLoopbackHttp: loopback })) {
+      return Promise.resolve({ kind: 'error', message: 'the payment page address is not https; it was not opened' });
+    }
+    // No "persist:" prefix: the partition lives in memory only and is gone with the window.
+    const partition = `payment-${crypto.randomUUID()}`;
+    const ses = session.fromPartition(partition, { cache: false });
+    denyAllPermissions(ses);
+    const win = new BrowserWindow({
+      parent: this.parent,
+      width: 900,
+      height: 760,
+      title: options.title,
+      webPreferences: {
+        partition,
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+        webSecurity: true,
+        allowRunningInsecureContent: false,
+        webviewTag: false,
+        spellcheck: false,
+        navigateOnDragDrop: false,
+      },
+    });
+    return new Promise<PaymentWindowResult>((resolve) => {
+      let done = false;
+      const finish = (r: PaymentWindowResult) => {
+        if (done) return;
+        done = true;
+        options.signal?.removeEventListener('abort', onAbort);
+        if (!win.isDestroyed()) win.destroy();
+        void ses.clearStorageData().catch(() => {});
+        resolve(r);
+      };
+      const onAbort = () => finish({ kind: 'closed' });
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      // The redirect URL never loads: caught at the network layer and on navigation/redirect events.
+      ses.webRequest.onBeforeRequest((details, callback) => {
+        if (isRedirectUrl(details.url, options.redirectUrl)) {
+          callback({ cancel: true });
+          finish({ kind: 'redirect', url: details.url });
+          return;
+        }
+        const ok = isAllowedPaymentUrl(details.url, { allowLoopbackHttp: loopback }) || details.url.startsWith('data:');
+        if (!ok) this.logger?.warn({ url: details.url.slice(0, 200) }, 'payment window: blocked a request that is not https');
+        callback({ cancel: !ok });
+      });
+      const onNav = (e: { url: string; preventDefault(): void }) => {
+        if (isRedirectUrl(e.url, options.redirectUrl)) {
+          e.preventDefault();
+          finish({ kind: 'redirect', url: e.url });
+        } else if (!isAllowedPaymentUrl(e.url, { allowLoopbackHttp: loopback })) {
+          e.preventDefault();
+        }
+      };
+      win.webContents.on('will-navigate', onNav);
+      win.webContents.on('will-redirect', onNav);
+      win.webContents.on('will-attach-webview', (e) => e.preventDefault());
+      win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
+      win.on('closed', () => finish({ kind: 'closed' }));
+      win.loadURL(options.paymentUrl).catch((e: unknown) => {
+        if (!done) finish({ kind: 'error', message: `the payment page did not load: ${(e as Error).message}` });
+      });
+    });
+  }
+}
+
+/** The whole Electron app: single instance, the Core from --data-dir, quit cleanly. */
+export async function runElectronApp(opts: { dataDir: string; compose: (dataDir: string) => Promise<Core> }): Promise<void> {
+  registerAppScheme();
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return;
+  }
+  app.on('web-contents-created', (_e, contents) => {
+    contents.on('will-attach-webview', (ev) => ev.preventDefault());
+  });
+  await app.whenReady();
+  const core = await opts.compose(opts.dataDir);
+  let quitting = false;
+  app.on('before-quit', (e) => {
+    if (quitting) return;
+    e.preventDefault();
+    quitting = true;
+    void core.close().finally(() => app.quit());
+  });
+  app.on('window-all-closed', () => app.quit());
+  const win = await startElectronShell(core);
+  app.on('second-instance', () => {
+    if (win.isMinimized()) win.restore();
+    win.focus();
+  });
+}
