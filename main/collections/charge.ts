@@ -22,7 +22,7 @@ import {
 import { currencyExponent, displayMinor, isKnownCurrency } from '../money/index.js';
 import { appendEvent } from './events.js';
 import { isFinal } from './model.js';
-import type { PaymentWindowOpener } from './payment-window.js';
+import type { PaymentWindowOpener, PaymentWindowResult } from './payment-window.js';
 import { isRedirectUrl, redirectParams } from './redirect-url.js';
 import { collectedToday, getCollection, type CollectionRow } from './query.js';
 import { PaymentError, fieldErrors } from './errors.js';
@@ -404,12 +404,17 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       currency: string;
       merchant_reference: string;
     };
-    const res = await opener.open({
-      paymentUrl: outcome.paymentUrl,
-      redirectUrl: val(deps.redirectUrl),
-      title: `Pay ${displayMinor(row.amount_minor, row.currency)} (${row.merchant_reference})`,
-      ...(signal ? { signal } : {}),
-    });
+    let res: PaymentWindowResult;
+    try {
+      res = await opener.open({
+        paymentUrl: outcome.paymentUrl,
+        redirectUrl: val(deps.redirectUrl),
+        title: `Pay ${displayMinor(row.amount_minor, row.currency)} (${row.merchant_reference})`,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (e) {
+      res = { kind: 'error', message: e instanceof Error ? e.message : String(e) };
+    }
     if (res.kind === 'redirect') {
       if (isRedirectUrl(res.url, val(deps.redirectUrl))) return (await handleRedirect(res.url)).outcome;
     }
@@ -457,8 +462,18 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         };
       }
 
-      const { client, pem } = await keys();
-      const cipher = cipherFor(f.card, pem);
+      // Claim the guard before any await, so two identical charges at once cannot both pass it.
+      recent.set(gk, now);
+      let cipher: string;
+      let client: ServiceClient;
+      try {
+        const k = await keys();
+        client = k.client;
+        cipher = cipherFor(f.card, k.pem);
+      } catch (e) {
+        recent.delete(gk); // nothing was saved or sent
+        throw e;
+      }
       const brand = detectBrand(f.card.number);
       const l4 = last4(f.card.number);
       wipeCard(f.card as unknown as Record<string, unknown>);
@@ -507,7 +522,6 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         });
         return cid;
       })();
-      recent.set(gk, now);
       deps.logger?.info({ reference, currency, amountMinor }, 'card charge: intent saved, sending initialize');
 
       const sent = await send(id, reference, client, cipher, false);

@@ -177,6 +177,16 @@ describe('charge', () => {
     ]);
   });
 
+  it('a payment window that fails leaves the payment PENDING with the reason in its history', async () => {
+    h = await startHarness();
+    h.plan = { action: 'throw' };
+    const r = await h.charges.charge(form(CARDS.approve));
+    expect(r.outcome.kind).toBe('window_closed');
+    const c = getCollection(h.db, r.collection!.id)!;
+    expect(c.collection.status).toBe('PENDING');
+    expect(c.events.at(-1)).toMatchObject({ kind: 'window_closed', note: 'payment window failed: the window could not be created' });
+  });
+
   it('a tampered redirect is recorded as unverified and does not change the status', async () => {
     h = await startHarness();
     h.plan = { action: 'redirect', outcome: 'decline', url: (u) => u.replace('transaction_status=FAILED', 'transaction_status=COMPLETED') };

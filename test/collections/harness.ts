@@ -21,6 +21,7 @@ export const REDIRECT_URL = 'https://merchant-desk.invalid/return';
 export type WindowPlan =
   | { action: 'complete'; outcome: CompleteOutcome; callbackFirst?: boolean }
   | { action: 'close' }
+  | { action: 'throw' }
   | { action: 'redirect'; url: (real: string) => string; outcome: CompleteOutcome }
   /** Drive the hosted page over HTTP like a browser: POST each form in turn; the last answers 302 to the redirect URL. */
   | { action: 'page'; posts: Record<string, string>[] };
@@ -83,6 +84,7 @@ export async function startHarness(opts: { window?: boolean } = {}): Promise<Har
       expect(redirectUrl).toBe(REDIRECT_URL);
       const plan = h.plan;
       if (plan.action === 'close') return { kind: 'closed' };
+      if (plan.action === 'throw') throw new Error('the window could not be created');
       if (plan.action === 'page') {
         const page = await fetch(paymentUrl);
         expect(page.status).toBe(200);
