@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { test, expect } from '@playwright/test';
 import { getCollection } from '../../main/collections/query.js';
 import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
-import { flip, seeder, type Seeder } from './reconcile-seed.js';
+import { bulkCollections, flip, seeder, type Seeder } from './reconcile-seed.js';
 
 let app: RunningApp | undefined;
 let seed: Seeder | undefined;
@@ -129,4 +129,33 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await page.getByRole('button', { name: 'Run full reconciliation' }).click();
   await expect(page.getByText(/Reconciled 3 collections/)).toBeVisible();
   await expect(page.getByTestId('open-exceptions')).toHaveText('1');
+});
+
+test('a full reconciliation of a large history shows progress and can be cancelled; tabs work from the keyboard', async () => {
+  app = await startApp();
+  const { page } = app;
+  seed = seeder(app);
+  bulkCollections(seed.db, 400_000);
+  await openScreen(page, 'Reconciliation');
+  await expect(page.getByTestId('open-exceptions')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Run full reconciliation' }).click();
+  const bar = page.getByRole('progressbar', { name: 'Reconciling' });
+  await expect(bar).toHaveAttribute('aria-valuemax', '400000');
+  await expect(page.getByRole('button', { name: 'Run full reconciliation' })).toBeDisabled();
+  await page.screenshot({ path: screenshotPath('reconcile-full-run'), fullPage: true });
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByText('Full reconciliation cancelled; results already computed are kept.')).toBeVisible();
+  await expect(bar).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Run full reconciliation' })).toBeEnabled();
+
+  // Tabs: arrow keys move the selection and focus.
+  const tabs = page.getByRole('tablist', { name: 'Reconciliation views' });
+  await tabs.getByRole('tab', { name: /^Exceptions/ }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(tabs.getByRole('tab', { name: /^Unknown references/ })).toHaveAttribute('aria-selected', 'true');
+  await expect(tabs.getByRole('tab', { name: /^Unknown references/ })).toBeFocused();
+  await page.keyboard.press('End');
+  await expect(tabs.getByRole('tab', { name: 'Balance movement' })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('heading', { name: 'Balance movement per polling interval' })).toBeVisible();
 });

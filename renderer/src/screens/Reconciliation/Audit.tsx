@@ -47,14 +47,14 @@ const columns: ColumnDef<AuditEvent, unknown>[] = [
       if (e.note) {
         const n = `${e.note}${e.actor ? ` — ${e.actor}` : ''}`;
         return (
-          <span className="payload" title={n}>
+          <span className="recon-payload" title={n}>
             {n}
           </span>
         );
       }
       const t = payloadText(e.payload);
       return (
-        <span className="payload mono" title={t}>
+        <span className="recon-payload mono" title={t}>
           {t}
         </span>
       );

@@ -131,8 +131,8 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
                 ? 'No exceptions match.'
                 : q.data.total > rows.length
                   ? `Showing the newest ${rows.length.toLocaleString()} of ${q.data.total.toLocaleString()}; narrow the filters to see others.`
-                  : `${q.data.total.toLocaleString()} exception${q.data.total === 1 ? '' : 's'}.`}{' '}
-              Select a row (Enter) to see every source side by side.
+                  : `${q.data.total.toLocaleString()} exception${q.data.total === 1 ? '' : 's'}.`}
+              {q.data.total > 0 && ' Select a row (Enter) to see every source side by side.'}
             </p>
             <Table
               label="Exceptions"

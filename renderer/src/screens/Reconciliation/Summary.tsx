@@ -18,7 +18,7 @@ export function OutcomeChart({ summary }: { summary: ReconcileSummary }) {
       <ResponsiveContainer width="100%" height={Math.max(120, rows.length * 30 + 30)}>
         <BarChart data={rows} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 8 }}>
           <CartesianGrid stroke="#eef0f3" horizontal={false} />
-          <XAxis type="number" allowDecimals={false} />
+          <XAxis type="number" allowDecimals={false} tickFormatter={(v: number) => v.toLocaleString()} />
           <YAxis type="category" dataKey="label" width={190} />
           <Tooltip />
           <Bar dataKey="n" name="Collections" isAnimationActive={false}>
