@@ -101,3 +101,31 @@ test('the service going down shows cached balances as stale with a readable erro
   await expect(page.getByTestId('status-connection')).toHaveText(/Online/);
   await page.screenshot({ path: screenshotPath('balances-recovered') });
 });
+
+test('an alert names the wallet whose actual balance is not the sum of the others', async () => {
+  app = await startApp();
+  const { page } = app;
+  await expect(page.getByRole('region', { name: 'KES balances' })).toBeVisible();
+  // Keep the poller from overwriting, then store an answer whose numbers do not add up, as if the service sent it.
+  await app.sandbox!.fault({ route: 'balances', kind: '503', times: 0 });
+  const { openDatabase } = await import('../../main/store/db.js');
+  const { recordBalanceRun } = await import('../../main/store/balances.js');
+  const { dataPaths } = await import('../../main/settings/paths.js');
+  const db = openDatabase(dataPaths(app.dataDir).db);
+  const now = Date.now();
+  recordBalanceRun(db, {
+    startedAt: now,
+    finishedAt: now,
+    result: { ok: true, value: [{ currency: 'KES', walletType: 'MERCHANT_PAYOUT', availableMinor: 10_000, unclearedMinor: 2_000, reserveMinor: 0, actualMinor: 15_000 }] },
+  });
+  db.close();
+  await page.reload();
+  const kes = page.getByRole('region', { name: 'KES balances' });
+  const alert = kes.getByRole('alert');
+  await expect(alert).toContainText('Payout wallet');
+  await expect(alert).toContainText('150.00');
+  await expect(alert).toContainText('120.00');
+  await expect(alert).toContainText('a difference of 30.00');
+  await expect(page.getByRole('region', { name: 'UGX balances' }).getByRole('alert')).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath('balances-sum-alert') });
+});

@@ -49,6 +49,9 @@ export const startCommand: Command = {
     if (!values.headless && !values.chromium && cdpPort === undefined) {
       io.stderr.write('Electron is not installed here; opening Merchant Desk in the Chromium shell instead.\n');
     }
+    if (!values.headless && process.platform === 'linux' && !ctx.env.DISPLAY && !ctx.env.WAYLAND_DISPLAY) {
+      throw new UsageError('there is no display to open a window on (DISPLAY is not set); run with --headless --cdp-port N to drive it remotely');
+    }
 
     // Loaded only now: the CLI's other commands need neither the core nor playwright.
     const { composeCore } = await import('../../app/compose.js');

@@ -9,6 +9,13 @@ const WALLET_LABEL: Record<string, string> = {
   MERCHANT_PAYOUT: 'Payout wallet',
 };
 
+const AMOUNTS = [
+  ['Available', 'availableMinor'],
+  ['Uncleared', 'unclearedMinor'],
+  ['Reserve', 'reserveMinor'],
+  ['Actual', 'actualMinor'],
+] as const;
+
 function byCurrency(rows: WalletBalanceView[]): [string, WalletBalanceView[]][] {
   const m = new Map<string, WalletBalanceView[]>();
   for (const r of rows) m.set(r.currency, [...(m.get(r.currency) ?? []), r]);
@@ -98,48 +105,35 @@ function CurrencyCard({ currency, rows, stale }: { currency: string; rows: Walle
       </h2>
       {inconsistent.map((r) => (
         <div key={r.walletType} className="banner error" role="alert">
-          {WALLET_LABEL[r.walletType] ?? r.walletType}: actual <Money minor={r.actualMinor} currency={currency} code={false} /> is not available + uncleared + reserve (
-          <Money minor={r.availableMinor + r.unclearedMinor + r.reserveMinor} currency={currency} />
-          ), a difference of <Money minor={r.actualMinor - (r.availableMinor + r.unclearedMinor + r.reserveMinor)} currency={currency} />.
+          <span>
+            <strong>Does not add up:</strong> {WALLET_LABEL[r.walletType] ?? r.walletType} actual{' '}
+            <Money minor={r.actualMinor} currency={currency} code={false} /> is not available + uncleared + reserve (
+            <Money minor={r.availableMinor + r.unclearedMinor + r.reserveMinor} currency={currency} code={false} />
+            ), a difference of <Money minor={r.actualMinor - (r.availableMinor + r.unclearedMinor + r.reserveMinor)} currency={currency} code={false} />.
+          </span>
         </div>
       ))}
-      <table className="table" aria-label={`${currency} wallets`}>
+      <table className="table wallets" aria-label={`${currency} wallets`}>
         <thead>
           <tr>
-            <th scope="col">Wallet</th>
-            <th scope="col" className="num">
-              Available
-            </th>
-            <th scope="col" className="num">
-              Uncleared
-            </th>
-            <th scope="col" className="num">
-              Reserve
-            </th>
-            <th scope="col" className="num">
-              Actual
-            </th>
+            <td />
+            {rows.map((r) => (
+              <th key={r.walletType} scope="col" className="num" title={r.walletType}>
+                {WALLET_LABEL[r.walletType] ?? r.walletType}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
-          {rows.map((r) => (
-            <tr key={r.walletType}>
-              <th scope="row" title={r.walletType}>
-                {WALLET_LABEL[r.walletType] ?? r.walletType}
-              </th>
-              <td className="num">
-                <Money minor={r.availableMinor} currency={currency} code={false} />
-              </td>
-              <td className="num">
-                <Money minor={r.unclearedMinor} currency={currency} code={false} />
-              </td>
-              <td className="num">
-                <Money minor={r.reserveMinor} currency={currency} code={false} />
-              </td>
-              <td className={r.consistent ? 'num strong' : 'num strong mismatch'}>
-                <Money minor={r.actualMinor} currency={currency} code={false} />
-                {!r.consistent && <span className="sr-only"> (does not add up)</span>}
-              </td>
+          {AMOUNTS.map(([label, key]) => (
+            <tr key={key} className={key === 'actualMinor' ? 'total' : undefined}>
+              <th scope="row">{label}</th>
+              {rows.map((r) => (
+                <td key={r.walletType} className={key === 'actualMinor' && !r.consistent ? 'num mismatch' : 'num'}>
+                  <Money minor={r[key]} currency={currency} code={false} />
+                  {key === 'actualMinor' && !r.consistent && <span className="sr-only"> (does not add up)</span>}
+                </td>
+              ))}
             </tr>
           ))}
         </tbody>
