@@ -66,6 +66,24 @@ export class ChromiumPaymentWindow implements PaymentWindowOpener {
         await route.abort('blockedbyclient').catch(() => {});
       });
       const page = await context.newPage();
+      // Playwright does not route the hops of an HTTP redirect (the hosted page's form POST answers 302
+      // and the network stack follows it; route() sees the hop only by a race), so the redirect URL is
+      // also caught from the 3xx answer's Location and from the hop's request event; the window is then
+      // closed at once (finally below), before the redirect target can load.
+      const catchRedirect = (url: string) => {
+        if (isRedirectUrl(url, options.redirectUrl)) finish({ kind: 'redirect', url });
+      };
+      page.on('response', (res) => {
+        const status = res.status();
+        const loc = status >= 300 && status < 400 ? res.headers()['location'] : undefined;
+        if (!loc) return;
+        try {
+          catchRedirect(/^https?:\/\//i.test(loc) ? loc : new URL(loc, res.url()).href);
+        } catch {
+          /* not a URL: nothing to catch */
+        }
+      });
+      page.on('request', (req) => catchRedirect(req.url()));
       this.current = page;
       context.on('page', (p) => {
         if (p !== page) void p.close(); // popups denied
