@@ -22,6 +22,8 @@ export interface Seeder {
   db: Db;
   charge(o: { amount: string; currency: string; description: string; customerName?: string; card?: string }): Promise<string>;
   statusOf(reference: string): string | null;
+  /** The redirect the payment window would capture (recorded and verified by the charge service). */
+  redirect(url: string): Promise<void>;
   /** A callback signed with the merchant key, POSTed to the app's receiver; answers the HTTP status. */
   postCallback(o: { reference: string; internalReference?: string; status: string; amount: number; currency: string }): Promise<number>;
   close(): void;
@@ -68,6 +70,9 @@ export function seeder(app: RunningApp): Seeder {
       });
       if (r.outcome.kind !== 'pending' || !r.collection) throw new Error(`charge did not go pending: ${JSON.stringify(r.outcome)}`);
       return r.collection.merchantReference;
+    },
+    async redirect(url) {
+      await svc.handleRedirect(url);
     },
     statusOf(reference) {
       return getCollection(db, reference)?.collection.status ?? null;
@@ -129,4 +134,14 @@ export function bulkCollections(db: Db, n: number): void {
      INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, operator, redirect_url, status, status_changed_at)
      SELECT 'BULK-' || printf('%08d', i), ? - i * 1000, 1000 + i, 'UGX', 'Bulk order number ' || i, 'bulk', 'https://merchant-desk.invalid/return', 'PENDING', ? - i * 1000 FROM seq`,
   ).run(n, Date.now(), Date.now());
+}
+
+/** The sandbox's callback delivery mode (hold queues them until released). */
+export async function callbackMode(app: RunningApp, mode: 'normal' | 'hold'): Promise<void> {
+  const r = await fetch(`${app.ready.sandbox_url}/__sandbox/callbacks/mode`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mode }),
+  });
+  if (!r.ok) throw new Error(`callbacks mode -> ${r.status}: ${await r.text()}`);
 }

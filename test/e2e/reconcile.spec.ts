@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { test, expect } from '@playwright/test';
 import { getCollection } from '../../main/collections/query.js';
 import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
-import { bulkCollections, flip, seeder, type Seeder } from './reconcile-seed.js';
+import { bulkCollections, callbackMode, flip, seeder, type Seeder } from './reconcile-seed.js';
 
 let app: RunningApp | undefined;
 let seed: Seeder | undefined;
@@ -39,6 +39,14 @@ test('exceptions from real collections are listed, compared side by side, resolv
   const refC = await s.charge({ amount: '40000', currency: 'UGX', description: 'Lamp, brass finish' });
   const internalC = getCollection(s.db, refC)!.collection.internalReference!;
   expect(await s.postCallback({ reference: refC, internalReference: internalC, status: 'COMPLETED', amount: 45000, currency: 'UGX' })).toBe(200);
+  // D: the customer's redirect says FAILED (declined), then a signed callback says COMPLETED.
+  await callbackMode(app, 'hold');
+  const refD = await s.charge({ amount: '30000', currency: 'UGX', description: 'Rug, hand woven' });
+  const { redirect_url: redirectD } = (await sb.complete(refD, 'decline')) as { redirect_url: string };
+  await s.redirect(redirectD);
+  await callbackMode(app, 'normal');
+  const internalD = getCollection(s.db, refD)!.collection.internalReference!;
+  expect(await s.postCallback({ reference: refD, internalReference: internalD, status: 'COMPLETED', amount: 30000, currency: 'UGX' })).toBe(200);
   // A callback for a reference this desk never made.
   expect(await s.postCallback({ reference: 'GHOST-REF-000123', status: 'COMPLETED', amount: 5000, currency: 'UGX' })).toBe(200);
 
@@ -47,6 +55,8 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await expect(open.getByRole('listitem').filter({ hasText: 'Final status changed' })).toContainText('1');
   await expect(open.getByRole('listitem').filter({ hasText: 'Amount mismatch' })).toContainText('1');
   await expect(open.getByRole('listitem').filter({ hasText: 'Callback for unknown reference' })).toContainText('1');
+  await expect(open.getByRole('listitem').filter({ hasText: 'Redirect and callback disagree' })).toContainText('1');
+  await expect(page.getByTestId('open-exceptions')).toHaveText('3');
   await expect(page.getByRole('figure', { name: /Collections by outcome: .*Matched: 1/ })).toBeVisible();
 
   const table = page.getByRole('table', { name: 'Exceptions' });
@@ -54,6 +64,17 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await expect(table.getByRole('row', { name: new RegExp(refC) })).toContainText('Amount mismatch');
   await expect(table.getByRole('row', { name: new RegExp(refB) })).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('reconcile-queue'), fullPage: true });
+
+  // D side by side: the redirect (verified) and the callback disagree.
+  await table.getByRole('row', { name: new RegExp(refD) }).click();
+  const sourcesD = page.getByRole('table', { name: 'Sources side by side' });
+  const statusD = sourcesD.getByRole('row', { name: /^Status/ }).getByRole('cell');
+  await expect(statusD.nth(2)).toHaveText('FAILED'); // Redirect column
+  await expect(statusD.nth(2)).toHaveClass(/disagree/);
+  await expect(statusD.nth(3)).toHaveText('COMPLETED'); // Callback column
+  await expect(sourcesD.getByRole('row', { name: /^Signature/ }).getByRole('cell').nth(2)).toHaveText('verified');
+  await page.screenshot({ path: screenshotPath('reconcile-detail-disagree'), fullPage: true });
+  await page.getByRole('button', { name: 'Close detail' }).click();
 
   // Filter by kind: only A is left.
   await page.getByRole('form', { name: 'Exception filters' }).getByLabel('Kind').selectOption('final_status_changed');
@@ -127,8 +148,8 @@ test('exceptions from real collections are listed, compared side by side, resolv
 
   // Full run: progress, then the result, same answer as incremental.
   await page.getByRole('button', { name: 'Run full reconciliation' }).click();
-  await expect(page.getByText(/Reconciled 3 collections/)).toBeVisible();
-  await expect(page.getByTestId('open-exceptions')).toHaveText('1');
+  await expect(page.getByText(/Reconciled 4 collections/)).toBeVisible();
+  await expect(page.getByTestId('open-exceptions')).toHaveText('2');
 });
 
 test('a full reconciliation of a large history shows progress and can be cancelled; tabs work from the keyboard', async () => {

@@ -77,11 +77,15 @@ function Cell({ off, children }: { off?: boolean | undefined; children: ReactNod
 
 export function Detail({ collectionId, onResolved, onClose }: { collectionId: number; onResolved: () => void; onClose: () => void }) {
   const q = useDeskQuery('reconcile.detail', { collectionId }, { refreshOn: ['callbacks.ingested'] });
+  const d = q.data;
   const [justResolved, setJustResolved] = useState<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   // Choosing a row moves focus (and the view) to its detail.
-  useEffect(() => heading.current?.focus(), [collectionId]);
-  const d = q.data;
+  const loaded = q.data !== undefined;
+  useEffect(() => {
+    heading.current?.focus({ preventScroll: true });
+    heading.current?.scrollIntoView({ block: 'start' });
+  }, [collectionId, loaded]);
   const rec = d?.reconciliation ?? null;
   const ref = (d?.collection.merchant_reference as string | undefined) ?? `#${collectionId}`;
   return (

@@ -154,7 +154,7 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
       </section>
       {selected !== null && (
         <section aria-labelledby="detail-title" className="panel">
-          <Detail collectionId={selected} onResolved={changed} onClose={() => setSelected(null)} />
+          <Detail key={selected} collectionId={selected} onResolved={changed} onClose={() => setSelected(null)} />
         </section>
       )}
     </div>
