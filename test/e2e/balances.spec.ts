@@ -58,7 +58,11 @@ test('a setting survives a restart', async () => {
   const dataDir = app.dataDir;
   expect(await app.stop()).toBe(0);
   app = await startApp({ dataDir });
-  await openScreen(app.page, 'Settings');
+  // Keyboard navigation: Alt+7 is Settings, and focus lands on the screen's heading.
+  await app.page.getByRole('heading', { level: 1, name: 'Balances' }).waitFor();
+  await app.page.keyboard.press('Alt+7');
+  await expect(app.page.getByRole('heading', { level: 1, name: 'Settings' })).toBeFocused();
+  await expect(app.page.getByRole('link', { name: 'Settings' })).toHaveAttribute('aria-current', 'page');
   await expect(app.page.getByRole('form', { name: 'Polling' }).getByLabel('Balances every (seconds)')).toHaveValue('45');
   await expect(app.page.getByRole('form', { name: 'Payments' }).getByLabel('Operator name')).toHaveValue('Amina at the front desk');
   await app.page.screenshot({ path: screenshotPath('settings-after-restart') });
