@@ -88,7 +88,7 @@ export async function startElectronShell(core: Core): Promise<BrowserWindow> {
   ipcMain.handle(INVOKE, (event: IpcMainInvokeEvent, channel: unknown, request: unknown) => {
     // Only the app's own top frame in our window may call main.
     const frame = event.senderFrame;
-    if (event.sender !== wc || !frame || frame !== wc.mainFrame || !frame.url.startsWith(APP_BASE)) {
+    if (event.sender !== wc || !frame || frame.parent !== null || !frame.url.startsWith(APP_BASE)) {
       core.logger.warn({ url: frame?.url?.slice(0, 200) }, 'refused an IPC call from outside the app');
       return { ok: false, error: { kind: 'forbidden', message: 'not allowed from this page' } };
     }
