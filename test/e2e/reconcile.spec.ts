@@ -141,9 +141,20 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await expect(page.getByText('No callbacks for unknown references')).toBeVisible();
   await expect(open.getByRole('listitem').filter({ hasText: 'Callback for unknown reference' })).toContainText('0');
 
-  // Balance movement renders (the poller took snapshots at start).
+  // Balance movement: poll again now that money moved. KES (B, credited by the sandbox) is explained;
+  // UGX is not: C's, D's and the unknown reference's callbacks said COMPLETED (45,000 + 30,000 + 5,000)
+  // but the service's balance never moved.
+  await openScreen(page, 'Balances');
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(page.getByRole('button', { name: 'Refresh' })).toBeEnabled();
+  await openScreen(page, 'Reconciliation');
   await page.getByRole('tab', { name: 'Balance movement' }).click();
-  await expect(page.getByRole('heading', { name: 'Balance movement per polling interval' })).toBeVisible();
+  const totals = page.getByRole('table', { name: 'Movement totals per currency' });
+  await expect(totals.getByRole('row', { name: /^UGX/ })).toHaveClass(/unexplained/);
+  await expect(totals.getByRole('row', { name: /^UGX/ })).toContainText('-80,000');
+  await expect(totals.getByRole('row', { name: /^KES/ })).not.toHaveClass(/unexplained/);
+  await expect(totals.getByRole('row', { name: /^KES/ })).toContainText('144.75');
+  await expect(page.getByRole('table', { name: 'Movement per interval' }).getByRole('row', { name: /^UGX/ })).toHaveClass(/unexplained/);
   await page.screenshot({ path: screenshotPath('reconcile-movement'), fullPage: true });
 
   // Full run: progress, then the result, same answer as incremental.

@@ -12,15 +12,21 @@ const CURRENCIES = ['UGX', 'KES', 'TZS', 'USD'];
 export function Movement() {
   const [currency, setCurrency] = useState('');
   const [onlyUnexplained, setOnlyUnexplained] = useState(false);
-  const request: RequestOf<'reconcile.balanceMovement'> = { limit: 2000, ...(currency ? { currency } : {}), ...(onlyUnexplained ? { onlyUnexplained } : {}) };
-  const q = useDeskQuery('reconcile.balanceMovement', request, { refreshOn: ['balances.updated', 'callbacks.ingested'] });
+  const request: RequestOf<'reconcile.balanceMovement'> = {
+    limit: 2000,
+    ...(currency ? { currency } : {}),
+    ...(onlyUnexplained ? { onlyUnexplained } : {}),
+  };
+  const q = useDeskQuery('reconcile.balanceMovement', request, {
+    refreshOn: ['balances.updated', 'callbacks.ingested'],
+  });
   const d = q.data;
   return (
     <section aria-labelledby="movement-title">
       <h2 id="movement-title">Balance movement per polling interval</h2>
       <p className="as-of">
-        For each currency, the change in the actual balance between two polls against what completed collections credited in between. A
-        non-zero unexplained amount is highlighted.
+        For each currency, the change in the actual balance between two polls against what completed collections
+        credited in between. A non-zero unexplained amount is highlighted.
       </p>
       <form className="filters" aria-label="Movement filters" onSubmit={(e) => e.preventDefault()}>
         <label>
@@ -37,57 +43,71 @@ export function Movement() {
           Only unexplained intervals
         </label>
       </form>
-      <ErrorBanner error={q.error} title="Could not compute the balance movement" action={<button onClick={() => void q.reload()}>Retry</button>} />
+      <ErrorBanner
+        error={q.error}
+        title="Could not compute the balance movement"
+        action={<button onClick={() => void q.reload()}>Retry</button>}
+      />
       {q.loading && <Loading what="balance movement" />}
       {d && d.totals.length === 0 && d.intervals.length === 0 && (
         <EmptyState title="No balance movement yet">It appears after two or more balance polls.</EmptyState>
       )}
       {d && d.totals.length > 0 && (
-        <table className="table" aria-label="Movement totals per currency">
-          <thead>
-            <tr>
-              <th scope="col">Currency</th>
-              <th scope="col" className="num">
-                Change
-              </th>
-              <th scope="col" className="num">
-                Credited by collections
-              </th>
-              <th scope="col" className="num">
-                Unexplained
-              </th>
-              <th scope="col" className="num">
-                Intervals (unexplained)
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.totals.map((t) => (
-              <tr key={t.currency} className={t.unexplainedMinor !== 0 ? 'unexplained' : undefined}>
-                <th scope="row">{t.currency}</th>
-                <td className="num">
-                  <Money minor={t.changeMinor} currency={t.currency} code={false} />
-                </td>
-                <td className="num">
-                  <Money minor={t.creditedMinor} currency={t.currency} code={false} />
-                </td>
-                <td className="num">
-                  <Money minor={t.unexplainedMinor} currency={t.currency} code={false} />
-                </td>
-                <td className="num">
-                  {t.intervals} ({t.unexplainedIntervals})
-                </td>
+        <div className="table-scroll">
+          <table className="table" aria-label="Movement totals per currency">
+            <thead>
+              <tr>
+                <th scope="col">Currency</th>
+                <th scope="col" className="num">
+                  Change
+                </th>
+                <th scope="col" className="num">
+                  Credited by collections
+                </th>
+                <th scope="col" className="num">
+                  Unexplained
+                </th>
+                <th scope="col" className="num">
+                  Intervals (unexplained)
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {d.totals.map((t) => (
+                <tr key={t.currency} className={t.unexplainedMinor !== 0 ? 'unexplained' : undefined}>
+                  <th scope="row">{t.currency}</th>
+                  <td className="num">
+                    <Money minor={t.changeMinor} currency={t.currency} code={false} />
+                  </td>
+                  <td className="num">
+                    <Money minor={t.creditedMinor} currency={t.currency} code={false} />
+                  </td>
+                  <td className="num">
+                    <Money minor={t.unexplainedMinor} currency={t.currency} code={false} />
+                  </td>
+                  <td className="num">
+                    {t.intervals} ({t.unexplainedIntervals})
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {d && d.intervals.length > 0 && <Intervals rows={d.intervals} />}
       {d && (
         <p className="as-of">
-          {d.polls.toLocaleString()} polls; {d.quietIntervals.toLocaleString()} quiet intervals (no change, no credit) not listed.
-          {d.unreadableCredits > 0 && <span className="warn-text"> {d.unreadableCredits} completed callbacks had an unreadable total_credit (counted as 0).</span>}
-          {d.truncated && <span className="warn-text"> Only the newest intervals are shown; choose a currency to see more.</span>}
+          {d.polls.toLocaleString()} polls; {d.quietIntervals.toLocaleString()} quiet intervals (no change, no credit)
+          not listed.
+          {d.unreadableCredits > 0 && (
+            <span className="warn-text">
+              {' '}
+              {d.unreadableCredits} completed callbacks had an unreadable total_credit (counted as 0).
+            </span>
+          )}
+          {d.truncated && (
+            <span className="warn-text"> Only the newest intervals are shown; choose a currency to see more.</span>
+          )}
         </p>
       )}
     </section>
@@ -125,7 +145,10 @@ function Intervals({ rows }: { rows: MovementInterval[] }) {
         </thead>
         <tbody>
           {rows.map((r) => (
-            <tr key={`${r.currency}-${r.fromPollId}-${r.toPollId}`} className={r.unexplainedMinor !== 0 ? 'unexplained' : undefined}>
+            <tr
+              key={`${r.currency}-${r.fromPollId}-${r.toPollId}`}
+              className={r.unexplainedMinor !== 0 ? 'unexplained' : undefined}
+            >
               <td>{r.currency}</td>
               <td>{shortTime(r.fromAt)}</td>
               <td>{shortTime(r.toAt)}</td>
