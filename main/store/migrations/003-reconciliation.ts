@@ -20,6 +20,7 @@ CREATE TABLE reconciliation (
   completed_at INTEGER                -- first verified COMPLETED from the callback side
 );
 CREATE INDEX reconciliation_exception ON reconciliation (is_exception, outcome);
+CREATE INDEX reconciliation_outcome ON reconciliation (outcome);
 CREATE INDEX reconciliation_stale ON reconciliation (stale_at) WHERE stale_at IS NOT NULL;
 
 CREATE TABLE reconcile_state (
