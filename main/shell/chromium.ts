@@ -112,10 +112,13 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
   const headless = opts.headless ?? false;
   const args = [...CHROMIUM_FLAGS];
   if (opts.cdpPort !== undefined) args.push(`--remote-debugging-port=${opts.cdpPort}`, '--remote-debugging-address=127.0.0.1');
+  if (!headless) args.push('--window-size=1280,840', '--app-name=Merchant Desk');
   const browser = await chromium.launch({
     executablePath: opts.executablePath ?? chromiumExecutable(opts.env),
     headless,
     args,
+    // No "controlled by automated test software" bar on the user's window.
+    ignoreDefaultArgs: ['--enable-automation'],
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,

@@ -8,11 +8,18 @@ import { parseArgs } from 'node:util';
 import { UsageError, type Command } from '../command.js';
 import { appRoot } from '../../app/paths.js';
 
-/** The Electron binary, or null when the electron package has no downloaded binary (or is absent). */
-export function electronBinary(): string | null {
+/**
+ * The Electron binary, or null when the electron package has no downloaded binary (or is absent).
+ * Reads the package's path.txt itself: require('electron') would try to DOWNLOAD a missing binary.
+ */
+export function electronBinary(env: NodeJS.ProcessEnv = process.env, packageDir?: string): string | null {
   try {
-    const p: unknown = createRequire(import.meta.url)('electron');
-    return typeof p === 'string' && fs.existsSync(p) ? p : null;
+    const dir = packageDir ?? path.dirname(createRequire(import.meta.url).resolve('electron/package.json'));
+    const pathFile = path.join(dir, 'path.txt');
+    const rel = fs.existsSync(pathFile) ? fs.readFileSync(pathFile, 'utf8').trim() : '';
+    if (!rel) return null;
+    const full = env.ELECTRON_OVERRIDE_DIST_PATH ? path.join(env.ELECTRON_OVERRIDE_DIST_PATH, rel) : path.join(dir, 'dist', rel);
+    return fs.existsSync(full) ? full : null;
   } catch {
     return null;
   }
@@ -40,7 +47,7 @@ export const startCommand: Command = {
     }
     const { io, dataDir } = ctx;
 
-    const electron = values.headless || values.chromium || cdpPort !== undefined ? null : electronBinary();
+    const electron = values.headless || values.chromium || cdpPort !== undefined ? null : electronBinary(ctx.env);
     if (electron) {
       const main = path.join(appRoot(), 'dist', 'main', 'shell', 'electron-main.js');
       const child = spawn(electron, [main, '--data-dir', dataDir], { stdio: 'inherit', env: ctx.env });
