@@ -71,14 +71,18 @@ function TimelineItem({ e }: { e: EventRow }) {
 
 export function CollectionDetail({ id, onBack }: { id: number; onBack: () => void }) {
   const q = useDeskQuery('collections.get', { id }, { refreshOn: ['collections.updated', 'callbacks.ingested'] });
-  const back = useRef<HTMLButtonElement>(null);
-  useEffect(() => back.current?.focus(), [id]);
+  // Focus lands on the title (not the Back button: the Enter that opened this would activate it).
+  const title = useRef<HTMLHeadingElement>(null);
+  const loaded = q.data !== undefined;
+  useEffect(() => {
+    if (loaded) title.current?.focus({ preventScroll: false });
+  }, [id, loaded]);
   const c = q.data?.collection;
   const events = q.data?.events ?? [];
   return (
     <section className="collection-detail" aria-labelledby="detail-title">
       <div className="row detail-bar">
-        <button type="button" ref={back} onClick={onBack}>
+        <button type="button" onClick={onBack}>
           ← Back to the list
         </button>
       </div>
@@ -87,7 +91,7 @@ export function CollectionDetail({ id, onBack }: { id: number; onBack: () => voi
       {c && (
         <>
           <div className="panel">
-            <h2 id="detail-title">
+            <h2 id="detail-title" ref={title} tabIndex={-1}>
               <span className="mono">{c.merchantReference}</span> <StatusBadge status={c.status} />
             </h2>
             <dl className="kv">

@@ -87,7 +87,11 @@ export function CardSection({
     <fieldset className="form-group" disabled={disabled}>
       <legend>Card</legend>
       <div className="row">
-        <Field label="Card number" error={errorFor('card.number')} hint={<span aria-live="polite">{brandName ? `Brand: ${brandName}` : 'Brand shows as you type'}</span>}>
+        <Field label="Card number" error={errorFor('card.number')} hint={
+            <span aria-live="polite" className={brandName ? `brand-tag brand-${brand}` : undefined}>
+              {brandName ? `Brand: ${brandName}` : 'Brand shows as you type'}
+            </span>
+          }>
           <input
             name="card.number"
             className="card-number secret-ish"
@@ -97,12 +101,8 @@ export function CardSection({
             value={card.number}
             maxLength={23}
             onChange={(e) => onChange({ number: groupCardNumber(e.target.value) }, 'card.number')}
-            placeholder="4242 4242 4242 4242"
           />
         </Field>
-        <span className={`brand-tag brand-${brand}`} aria-hidden="true">
-          {brandName}
-        </span>
       </div>
       <div className="row">
         <Field label="Expiry month" error={errorFor('card.expMonth')} hint="MM">

@@ -144,7 +144,7 @@ export function TakePaymentScreen() {
     }
     if (o.kind === 'rejected') {
       setPhase({ kind: 'form' });
-      setBanner(`The service refused the payment: ${o.message}`);
+      setBanner(`The service refused the payment: ${o.message}. Nothing was charged; the card details were cleared, type them again.`);
       if (o.field) setServerErrors({ [o.field]: o.message });
       focusFirstError();
       return;
