@@ -12,6 +12,7 @@ import { buildCardCipher } from '../service/card-cipher.js';
 import {
   AuthenticationError,
   CardDataError,
+  ServiceKeyError,
   DuplicateReferenceError,
   ForbiddenError,
   NotFoundError,
@@ -303,6 +304,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         const f = formField(e.field) ?? 'card';
         throw new PaymentError('validation', e.message, f, { [f]: e.message });
       }
+      if (e instanceof ServiceKeyError) throw new PaymentError('not_configured', `${e.message} (Settings, service public key)`);
       throw e;
     } finally {
       wipeCard(data as unknown as Record<string, unknown>);
