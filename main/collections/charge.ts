@@ -434,8 +434,10 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
   }
 
   async function chargeValidated(form: CardForm, signal?: AbortSignal, confirmed = false): Promise<ChargeResult> {
+    let copy: Record<string, unknown> | undefined; // zod's parsed copy of the card: wiped too
     try {
       const parsed = cardFormSchema.safeParse(form);
+      if (parsed.success) copy = parsed.data.card as unknown as Record<string, unknown>;
       const currency = parsed.success ? parsed.data.currency : String(form.currency ?? '').toUpperCase();
       const opt = await option(currency);
       const errs = validateCardForm(form, { now: clock.now(), limits: limitsFor(opt, currency) });
@@ -530,6 +532,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       const outcome = await afterPending(id, sent, signal);
       return { collection: getCollection(db, id)?.collection ?? null, outcome };
     } finally {
+      wipeCard(copy);
       if (form) wipeCard(form.card as unknown as Record<string, unknown>);
     }
   }
