@@ -486,3 +486,33 @@ test('rejected input: each field names its problem and nothing is sent; a servic
   const row = await collectionsRow(page, 'MD-');
   await expect(row.first()).toContainText('Rejected');
 });
+
+test('the same card and amount again within minutes asks first; "Do not charge" sends nothing', async () => {
+  const a = await start();
+  const card = { number: VISA_OK, cvv: '371' };
+  const first = await chargeAndOpen(a, { amount: '12000', card });
+  await first.pay.getByRole('button', { name: /^Pay / }).click();
+  await finalShown(a.page, 'Approved');
+  await newPayment(a.page);
+
+  await fillPayment(a.page, { amount: '12000', description: 'Phone order again', card });
+  await charge(a.page);
+  const dialog = a.page.getByRole('dialog', { name: 'Charge this card again?' });
+  await expect(dialog).toContainText('UGX 12,000');
+  await expect(dialog.getByRole('button', { name: 'Do not charge' })).toBeFocused();
+  await noCardOnScreen(a.page);
+  await a.page.screenshot({ path: screenshotPath('take-payment-repeat') });
+  await a.page.keyboard.press('Escape'); // = Do not charge
+  await expect(dialog).toBeHidden();
+  await expect(a.page.getByText('Not charged again.')).toBeVisible();
+  expect(((await sandbox(a, 'GET', '/state')) as { collections: number }).collections).toBe(1);
+
+  // Asked again and confirmed: it goes through as a new payment.
+  await fillPayment(a.page, { amount: '12000', description: 'Phone order again', card });
+  await charge(a.page);
+  await dialog.getByRole('button', { name: 'Charge again' }).click();
+  const pay = await paymentWindow(a);
+  await pay.getByRole('button', { name: 'Cancel payment' }).click();
+  await finalShown(a.page, 'Cancelled');
+  expect(((await sandbox(a, 'GET', '/state')) as { collections: number }).collections).toBe(2);
+});

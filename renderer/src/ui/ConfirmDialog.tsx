@@ -20,10 +20,14 @@ export function ConfirmDialog({
   onCancel: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
-    if (open && !d.open) d.showModal();
+    if (open && !d.open) {
+      d.showModal();
+      cancel.current?.focus(); // the safe answer is the default
+    }
     if (!open && d.open) d.close();
   }, [open]);
   return (
@@ -42,7 +46,7 @@ export function ConfirmDialog({
         <button type="button" className="primary" onClick={onConfirm}>
           {confirmLabel}
         </button>
-        <button type="button" onClick={onCancel} autoFocus>
+        <button type="button" ref={cancel} onClick={onCancel}>
           {cancelLabel}
         </button>
       </div>

@@ -6,6 +6,7 @@ import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
 import { Flags, StatusBadge, flagLabel, statusLabel } from '../../ui/StatusBadge.js';
 import { SourcesAgree, sourcesText } from './Sources.js';
+import { brandName } from '../TakePayment/PaymentResult.js';
 
 const KIND: Record<string, string> = {
   intent_saved: 'Intent saved',
@@ -112,7 +113,7 @@ export function CollectionDetail({ id, onBack }: { id: number; onBack: () => voi
                 {c.customerEmail ? ` <${c.customerEmail}>` : ''}
               </dd>
               <dt>Card</dt>
-              <dd>{c.cardLast4 ? `${c.cardBrand ?? 'card'} •••• ${c.cardLast4}` : '—'}</dd>
+              <dd>{c.cardLast4 ? `${brandName(c.cardBrand)} •••• ${c.cardLast4}` : '—'}</dd>
               <dt>Service reference</dt>
               <dd className="mono">{c.internalReference ?? '—'}</dd>
               <dt>Status</dt>

@@ -14,7 +14,7 @@ export function sourcesText(c: CollectionRow): string {
 export function SourcesAgree({ c }: { c: CollectionRow }) {
   const agree = c.sources.agree;
   const detail = sourcesText(c);
-  const word = agree === null ? 'Nothing final yet' : agree ? 'Agree' : 'Disagree';
+  const word = agree === null ? 'No reports yet' : agree ? 'Agree' : 'Disagree';
   return (
     <span className={`badge ${agree === null ? 'off' : agree ? 'ok' : 'err'}`} title={detail} aria-label={`${word}: ${detail}`}>
       {word}

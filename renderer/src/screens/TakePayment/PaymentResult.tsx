@@ -23,7 +23,7 @@ function reason(c: CollectionRow): string | null {
   return m;
 }
 
-function brandName(b: string | null): string {
+export function brandName(b: string | null): string {
   if (!b) return 'Card';
   return b === 'mastercard' ? 'Mastercard' : b === 'amex' ? 'American Express' : b.charAt(0).toUpperCase() + b.slice(1);
 }
