@@ -39,7 +39,9 @@ test('balances appear on the embedded profile with nothing configured', async ()
   await page.getByLabel('Method').selectOption('CARD');
   await expect(table.getByRole('row')).toHaveCount(2); // header + the UGX card option
   await expect(table).toContainText('Collected today' );
-  await expect(table.getByRole('row').nth(1)).toContainText(/0 of 50,000,000/);
+  const cells = table.getByRole('row').nth(1).getByRole('cell');
+  await expect(cells.nth(6)).toHaveText('50,000,000'); // daily maximum, UGX has no decimals
+  await expect(cells.nth(7)).toHaveText('0 (0%)'); // collected today
   await page.screenshot({ path: screenshotPath('payment-options-filtered') });
 });
 

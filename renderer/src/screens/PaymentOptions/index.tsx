@@ -7,9 +7,9 @@ function DailyUse({ o }: { o: PaymentOptionView }) {
   if (o.collectedTodayMinor === null) return <span className="as-of">—</span>;
   const pct = o.maxDailyMinor > 0 ? Math.min(100, Math.round((o.collectedTodayMinor / o.maxDailyMinor) * 100)) : 0;
   return (
-    <div className="meter" title={`${pct}% of the daily maximum`}>
+    <div className="meter" title={`${pct}% of the daily maximum`} aria-label={`collected today: ${pct}% of the daily maximum`}>
       <span>
-        <Money minor={o.collectedTodayMinor} currency={o.currency} code={false} /> of <Money minor={o.maxDailyMinor} currency={o.currency} code={false} />
+        <Money minor={o.collectedTodayMinor} currency={o.currency} code={false} /> ({pct}%)
       </span>
       <div className="meter-track" aria-hidden="true">
         <div className={pct >= 100 ? 'meter-fill full' : pct >= 80 ? 'meter-fill high' : 'meter-fill'} style={{ width: `${pct}%` }} />
