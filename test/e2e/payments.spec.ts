@@ -244,6 +244,10 @@ test('approve, typed with the keyboard only: waiting while the page is open, the
 
   await expect(outcome(page).getByRole('heading', { name: "Waiting for the customer's payment" })).toBeVisible();
   await noCardOnScreen(page);
+  // Nothing of the card in the renderer's storage either.
+  const stored = await page.evaluate(() => JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)]));
+  expect(stored).not.toContain('4242');
+  expect(stored).not.toContain('918');
   await page.screenshot({ path: screenshotPath('take-payment-waiting') });
 
   const pay = await paymentWindow(a);
