@@ -9,6 +9,7 @@ import {
   type ReconEvent,
 } from './classify.js';
 import { ReconcileError } from './errors.js';
+import { launchWorker } from './launch-worker.js';
 
 export interface ReconcileOptions {
   /** Reconciliation time (ms); defaults to Date.now(). Pass clock.now() from a Clock. */
@@ -209,4 +210,40 @@ export function requireCollection(db: Db, collectionId: number): { id: number; m
     | undefined;
   if (!row) throw new ReconcileError('not_found', `no collection with id ${collectionId}`, 'collectionId');
   return row;
+}
+
+/**
+ * reconcileAll on a worker thread with its own connection: the calling (UI) thread stays free and the
+ * memory of a million-row pass is released when it ends. Same result; cancel with `signal`.
+ */
+export function reconcileAllInWorker(
+  dbFile: string,
+  options: ReconcileOptions & { onProgress?: (p: Progress) => void; signal?: AbortSignal; batchSize?: number } = {},
+): Promise<{ collections: number; exceptions: number }> {
+  const o = opts(options);
+  if (options.signal?.aborted) return Promise.reject(new ReconcileError('cancelled', 'reconciliation cancelled'));
+  return new Promise((resolve, reject) => {
+    const w = launchWorker(import.meta.url, 'reconcile-worker', { dbFile, ...o, batchSize: options.batchSize }, {
+      maxYoungGenerationSizeMb: 8,
+      maxOldGenerationSizeMb: 256,
+    });
+    let settled = false;
+    const end = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      options.signal?.removeEventListener('abort', onAbort);
+      fn();
+    };
+    const onAbort = () => {
+      void w.terminate().then(() => end(() => reject(new ReconcileError('cancelled', 'reconciliation cancelled'))));
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    w.on('message', (m: { type: string; done?: number; total?: number; collections?: number; exceptions?: number; message?: string }) => {
+      if (m.type === 'progress') options.onProgress?.({ done: m.done ?? 0, total: m.total ?? 0 });
+      else if (m.type === 'done') end(() => resolve({ collections: m.collections ?? 0, exceptions: m.exceptions ?? 0 }));
+      else if (m.type === 'error') end(() => reject(new Error(`reconciliation failed: ${m.message}`)));
+    });
+    w.on('error', (e) => end(() => reject(e)));
+    w.on('exit', (code) => end(() => reject(new Error(`reconciliation worker stopped (exit code ${code})`))));
+  });
 }

@@ -5,9 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { launchWorker } from '../reconcile/launch-worker.js';
 import type { TimeZoneOption } from './csv.js';
 import { ReportError } from './errors.js';
 import { checkRange } from './dates.js';
@@ -66,16 +65,14 @@ export function snapshotsPathFor(out: string): string {
   return ext ? out.slice(0, -ext.length) + '-snapshots' + ext : out + '-snapshots.csv';
 }
 
+/**
+ * Each worker streams rows and keeps nothing: a small young generation makes V8 collect the short-lived
+ * row strings early instead of growing the heap (peak memory of a 1,000,000-row export stays flat).
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 96 };
+
 function startWorker(data: WorkerJob): Worker {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    const require = createRequire(here);
-    const tsxApi = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
-    const entry = new URL('./export-worker.ts', here).href;
-    const code = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-    return new Worker(code, { eval: true, workerData: data });
-  }
-  return new Worker(new URL('./export-worker.js', here), { workerData: data });
+  return launchWorker(import.meta.url, 'export-worker', data, WORKER_LIMITS);
 }
 
 function checkOut(out: string, field: string): string {

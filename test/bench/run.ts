@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { openDatabase } from '../../main/store/db.js';
-import { reconcileAll, reconcileCollection } from '../../main/reconcile/index.js';
+import { reconcileAllInWorker, reconcileCollection } from '../../main/reconcile/index.js';
 import { runExport } from '../../main/reports/index.js';
 import { collectionsBaselineQuery } from '../../main/reports/writers.js';
 import { listCollections } from '../../main/collections/query.js';
@@ -116,7 +116,8 @@ async function main(): Promise<void> {
 
   // Full reconciliation of every collection.
   t = performance.now();
-  const recon = await reconcileAll(db, { now, stalePendingAfterMs: STALE, batchSize: 5000 });
+  // As the app runs it (reconcile.run, reconcile --full): on a worker thread.
+  const recon = await reconcileAllInWorker(file, { now, stalePendingAfterMs: STALE, batchSize: 5000 });
   const reconcileMs = performance.now() - t;
   log(`full reconciliation: ${recon.collections} collections, ${recon.exceptions} exceptions in ${round(reconcileMs / 1000)} s`);
   db.pragma('wal_checkpoint(TRUNCATE)');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   reconcileAll,
+  reconcileAllInWorker,
   reconcileCollection,
   reconcileNew,
   getSummary,
@@ -227,6 +228,13 @@ describe('incremental and full reconciliation', () => {
     expect(res.collections).toBe(240);
     expect(progress.at(-1)).toBe(240);
     expect(progress.length).toBeGreaterThan(3);
+    expect(snapshot()).toEqual(incremental);
+    // the same on a worker thread (what reconcile.run and "reconcile --full" use)
+    db.exec('DELETE FROM reconciliation');
+    const seen: number[] = [];
+    const viaWorker = await reconcileAllInWorker(db.name, { ...opts(), batchSize: 100, onProgress: (p) => seen.push(p.done) });
+    expect(viaWorker).toEqual({ collections: 240, exceptions: res.exceptions });
+    expect(seen.at(-1)).toBe(240);
     expect(snapshot()).toEqual(incremental);
   });
 

@@ -5,7 +5,7 @@ import { UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
 import { systemClock } from '../../clock.js';
-import { getSummary, listExceptions, listOrphans, reconcileAll, KIND_LABELS, type ReconKind } from '../../reconcile/index.js';
+import { getSummary, listExceptions, listOrphans, reconcileAllInWorker, KIND_LABELS, type ReconKind } from '../../reconcile/index.js';
 import { formatTable, grouped } from './balances.js';
 
 export const reconcileCommand: Command = {
@@ -31,7 +31,7 @@ export const reconcileCommand: Command = {
       const opts = { now: systemClock.now(), stalePendingAfterMs: settings.stalePendingAfterMs };
       if (values.full) {
         let shown = -1;
-        await reconcileAll(db, {
+        await reconcileAllInWorker(db.name, {
           ...opts,
           onProgress: (p) => {
             const pct = p.total ? Math.floor((p.done * 100) / p.total) : 100;

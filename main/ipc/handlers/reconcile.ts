@@ -8,7 +8,7 @@ import {
   listAudit,
   listExceptions,
   listOrphans,
-  reconcileAll,
+  reconcileAllInWorker,
   resolveException,
   ReconcileError,
 } from '../../reconcile/index.js';
@@ -33,7 +33,8 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
     'reconcile.audit': (q) => listAudit(core.db, q),
     'reconcile.run': (_req, ctx) => {
       // One full run at a time; a second request joins the one in flight.
-      running ??= reconcileAll(core.db, {
+      // On a worker thread: the window stays responsive during a million-row pass.
+      running ??= reconcileAllInWorker(core.db.name, {
         ...opts(),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         onProgress: (p) => core.events.emit('reconcile.progress', p),

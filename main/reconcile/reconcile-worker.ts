@@ -1,0 +1,29 @@
+// Worker entry for a full reconciliation off the main thread (reconcileAllInWorker). Its own SQLite
+// connection; progress and the result go back as messages; its memory is released when it ends.
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { reconcileAll } from './reconcile.js';
+
+const job = workerData as { dbFile: string; now: number; stalePendingAfterMs: number; batchSize?: number };
+const db = new Database(job.dbFile);
+db.pragma('busy_timeout = 5000');
+try {
+  let last = 0;
+  const r = await reconcileAll(db, {
+    now: job.now,
+    stalePendingAfterMs: job.stalePendingAfterMs,
+    ...(job.batchSize ? { batchSize: job.batchSize } : {}),
+    onProgress: (p) => {
+      const t = Date.now();
+      if (p.done === p.total || t - last >= 100) {
+        last = t;
+        parentPort!.postMessage({ type: 'progress', ...p });
+      }
+    },
+  });
+  parentPort!.postMessage({ type: 'done', ...r });
+} catch (e) {
+  parentPort!.postMessage({ type: 'error', message: e instanceof Error ? e.message : String(e) });
+} finally {
+  db.close();
+}
