@@ -242,7 +242,16 @@ export function CollectionsScreen() {
           />
         )}
       </div>
-      {selected !== null && <CollectionDetail id={selected} onBack={() => setSelected(null)} />}
+      {selected !== null && (
+        <CollectionDetail
+          id={selected}
+          onBack={() => {
+            setSelected(null);
+            // Back where the agent was: the list (its scroll position and loaded pages were kept).
+            setTimeout(() => document.querySelector<HTMLElement>('.table-scroll')?.focus(), 0);
+          }}
+        />
+      )}
     </Screen>
   );
 }
