@@ -89,6 +89,15 @@ export function reconcileCollection(db: Db, collectionId: number, options?: Reco
 }
 
 /**
+ * Incremental step after one appended event (e.g. the callback receiver's onIngest with the stored
+ * eventId): re-classifies that event's collection. Orphan events (no collection) are a no-op.
+ */
+export function reconcileEvent(db: Db, eventId: number, options?: ReconcileOptions): Classification | null {
+  const id = db.prepare('SELECT collection_id FROM collection_events WHERE id = ?').pluck().get(eventId) as number | null | undefined;
+  return id === null || id === undefined ? null : reconcileCollection(db, id, options);
+}
+
+/**
  * Brings the reconciliation table up to date without a full recompute: every collection with an event
  * newer than the high-water mark, every collection newer than the last reconciled one, and every
  * pending one whose stale time has passed. Returns how many collections were re-classified.

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { openDatabase } from '../../main/store/db.js';
-import { reconcileAllInWorker, reconcileCollection } from '../../main/reconcile/index.js';
+import { reconcileAllInWorker, reconcileEvent } from '../../main/reconcile/index.js';
 import { runExport } from '../../main/reports/index.js';
 import { collectionsBaselineQuery } from '../../main/reports/writers.js';
 import { listCollections } from '../../main/collections/query.js';
@@ -229,19 +229,15 @@ async function main(): Promise<void> {
     headers.push({ hmac: `t=${nowS},s=${crypto.createHmac('sha256', signingKey).update(s).digest('hex')}`, rsa: realRsa });
   });
   const eventsBefore = db.prepare("SELECT COUNT(*) FROM collection_events WHERE source = 'callback' AND signature = 'verified'").pluck().get() as number;
-  const idOf = db.prepare('SELECT collection_id FROM collection_events WHERE id = ?').pluck();
   const receiver = await startCallbackReceiver({
     db,
     port: 0,
     // A parsed key object: parsing the PEM on every callback costs about a millisecond each.
     getKeys: () => ({ signingKey, servicePublicKey: publicKey }),
     clock: { now: () => Date.now() },
+    // Incremental reconciliation after each stored event, as the app should wire it.
     onIngest: (o) => {
-      // Incremental reconciliation after each stored event, as the app does.
-      if (o.result === 'imported') {
-        const cid = idOf.get(o.eventId) as number | null;
-        if (cid !== null) reconcileCollection(db, cid, { now: Date.now(), stalePendingAfterMs: STALE });
-      }
+      if (o.result === 'imported') reconcileEvent(db, o.eventId, { now: Date.now(), stalePendingAfterMs: STALE });
     },
   });
   const posted = await postCallbacks(receiver.url, bodies, headers, 32);

@@ -3,6 +3,7 @@ import {
   reconcileAll,
   reconcileAllInWorker,
   reconcileCollection,
+  reconcileEvent,
   reconcileNew,
   getSummary,
   listExceptions,
@@ -363,7 +364,8 @@ describe('histories written by the payments ingestion (appendEvent)', () => {
     expect(reconcileCollection(db, id, at())!.outcome).toBe('matched');
     const flip = cb('FAILED');
     expect(flip.kind).toBe('final_status_changed');
-    const r = reconcileCollection(db, id, at())!;
+    const r = reconcileEvent(db, flip.eventId, at())!; // the receiver's onIngest step
+    expect(reconcileEvent(db, h.orphanCallback('NOT-OURS'), at())).toBeNull();
     expect(r.kinds).toEqual(['final_status_changed']);
     expect(r.sources.callback).toBe('FAILED');
 
