@@ -132,15 +132,20 @@ export function generate(o: GenerateOptions): Generated {
         if (r < 0 || (r >= 0.02 && r < 0.05)) {
           // pending (and the ingestion targets)
         } else {
-          let final = r < 0.85 ? 'COMPLETED' : r < 0.93 ? 'FAILED' : 'CANCELLED';
+          // 85% approved, 8% declined, 2% cancelled; from 0.95 up, approved ones with a twist (below).
+          let final = r < 0.85 || r >= 0.95 ? 'COMPLETED' : r < 0.93 ? 'FAILED' : 'CANCELLED';
           const at = created + 60_000 + Math.floor(rand() * 120_000);
-          if (final !== 'CANCELLED' && rand() < 0.7) {
+          if (final !== 'CANCELLED' && (rand() < 0.7 || (r >= 0.95 && r < 0.96))) {
             const redirectSays = r >= 0.95 && r < 0.96 ? 'COMPLETED' : final;
-            if (r >= 0.95 && r < 0.96) final = 'FAILED'; // redirect and callback disagree
+            if (r >= 0.95 && r < 0.96) {
+              final = 'FAILED'; // redirect and callback disagree
+              flags |= 16;
+            }
             ev('outcome', 'redirect', redirectSays, at, 'verified');
             redirectStatus = redirectSays;
           }
           const amountSeen = r >= 0.96 && r < 0.965 ? amount - 100 : amount;
+          if (amountSeen !== amount) flags |= 2;
           ev('outcome', 'callback', final, at + 2000, 'verified', {
             amount: amountSeen,
             payload: callbackPayload(ref, internal, final, cur, amountSeen, i),
