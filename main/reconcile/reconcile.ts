@@ -42,10 +42,17 @@ function statements(db: Db): Statements {
       collection: db.prepare('SELECT id, created_at, amount_minor, currency FROM collections WHERE id = ?') as unknown as Statements['collection'],
       events: db.prepare(`SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`) as unknown as Statements['events'],
       upsert: db.prepare(
-        `INSERT OR REPLACE INTO reconciliation (collection_id, outcome, kinds, open_kinds, is_exception, last_event_id,
+        // An upsert updates the row in place (REPLACE would delete and re-insert it, touching every index).
+        `INSERT INTO reconciliation (collection_id, outcome, kinds, open_kinds, is_exception, last_event_id,
            computed_at, stale_at, resolved_by_event_id, resolution_note, initiate_status, redirect_status,
            callback_status, import_status, manual_status, completed_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (collection_id) DO UPDATE SET outcome = excluded.outcome, kinds = excluded.kinds,
+           open_kinds = excluded.open_kinds, is_exception = excluded.is_exception, last_event_id = excluded.last_event_id,
+           computed_at = excluded.computed_at, stale_at = excluded.stale_at, resolved_by_event_id = excluded.resolved_by_event_id,
+           resolution_note = excluded.resolution_note, initiate_status = excluded.initiate_status,
+           redirect_status = excluded.redirect_status, callback_status = excluded.callback_status,
+           import_status = excluded.import_status, manual_status = excluded.manual_status, completed_at = excluded.completed_at`,
       ),
     };
     cache.set(db, s);
