@@ -10,7 +10,7 @@ export {
   type ReconEvent,
   type ReconCollection,
 } from './classify.js';
-export { reconcileCollection, reconcileEvent, reconcileNew, reconcileAll, reconcileAllInWorker, type ReconcileOptions, type ReconcileAllOptions, type Progress } from './reconcile.js';
+export { reconcileCollection, reconcileEvent, createReconcileQueue, type ReconcileQueue, reconcileNew, reconcileAll, reconcileAllInWorker, type ReconcileOptions, type ReconcileAllOptions, type Progress } from './reconcile.js';
 export {
   getSummary,
   listExceptions,

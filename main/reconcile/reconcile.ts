@@ -29,6 +29,7 @@ function opts(o: ReconcileOptions = {}) {
 }
 
 interface Statements {
+  eventCollection: { get(eventId: number): number | null | undefined };
   collection: { get(id: number): ReconCollection | undefined };
   events: { all(id: number): ReconEvent[] };
   upsert: { run(...args: unknown[]): unknown };
@@ -39,6 +40,7 @@ function statements(db: Db): Statements {
   let s = cache.get(db);
   if (!s) {
     s = {
+      eventCollection: db.prepare('SELECT collection_id FROM collection_events WHERE id = ?').pluck() as unknown as Statements['eventCollection'],
       collection: db.prepare('SELECT id, created_at, amount_minor, currency FROM collections WHERE id = ?') as unknown as Statements['collection'],
       events: db.prepare(`SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`) as unknown as Statements['events'],
       upsert: db.prepare(
@@ -100,8 +102,53 @@ export function reconcileCollection(db: Db, collectionId: number, options?: Reco
  * eventId): re-classifies that event's collection. Orphan events (no collection) are a no-op.
  */
 export function reconcileEvent(db: Db, eventId: number, options?: ReconcileOptions): Classification | null {
-  const id = db.prepare('SELECT collection_id FROM collection_events WHERE id = ?').pluck().get(eventId) as number | null | undefined;
+  const id = statements(db).eventCollection.get(eventId);
   return id === null || id === undefined ? null : reconcileCollection(db, id, options);
+}
+
+export interface ReconcileQueue {
+  /** Queue the collection of a newly stored event; it is reconciled on the next turn of the event loop. */
+  addEvent(eventId: number): void;
+  /** Reconcile what is queued now (one transaction). */
+  flush(): number;
+  close(): void;
+}
+
+/**
+ * Incremental reconciliation for a busy receiver: events stored in the same moment are reconciled
+ * together in one transaction, on the next turn of the event loop (a burst of callbacks costs one
+ * commit, not one each). Options are read at flush time, so a changed setting applies at once.
+ */
+export function createReconcileQueue(db: Db, options: () => ReconcileOptions = () => ({})): ReconcileQueue {
+  const events: number[] = [];
+  let scheduled: NodeJS.Immediate | null = null;
+  const flush = (): number => {
+    if (scheduled) clearImmediate(scheduled);
+    scheduled = null;
+    if (events.length === 0) return 0;
+    const batch = events.splice(0);
+    const st = statements(db);
+    const o = opts(options());
+    return db.transaction(() => {
+      const ids = new Set<number>();
+      for (const e of batch) {
+        const id = st.eventCollection.get(e);
+        if (id !== null && id !== undefined) ids.add(id);
+      }
+      for (const id of ids) reconcileCollection(db, id, o);
+      return ids.size;
+    })();
+  };
+  return {
+    addEvent(eventId) {
+      events.push(eventId);
+      scheduled ??= setImmediate(flush);
+    },
+    flush,
+    close() {
+      flush();
+    },
+  };
 }
 
 /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   reconcileAll,
   reconcileAllInWorker,
+  createReconcileQueue,
   reconcileCollection,
   reconcileEvent,
   reconcileNew,
@@ -376,5 +377,29 @@ describe('histories written by the payments ingestion (appendEvent)', () => {
     const last = db.prepare('SELECT last_event_id FROM collections WHERE id = ?').pluck().get(id);
     expect(last).toBe(eventId); // the projection saw the resolution event too
     expect(listExceptions(db, {}, at()).total).toBe(0);
+  });
+});
+
+describe('reconcile queue (incremental, batched per event-loop turn)', () => {
+  it('reconciles the collections of queued events together on the next turn; orphans are skipped', async () => {
+    const { db, h } = setup();
+    const a = h.collection();
+    const b = h.collection();
+    const q = createReconcileQueue(db, () => ({ now: h.t, stalePendingAfterMs: STALE }));
+    q.addEvent(h.accepted(a));
+    q.addEvent(h.callback(a, 'COMPLETED'));
+    q.addEvent(h.accepted(b));
+    q.addEvent(h.orphanCallback('SOMEONE-ELSE'));
+    expect(db.prepare('SELECT COUNT(*) FROM reconciliation').pluck().get()).toBe(0); // not yet
+    await new Promise((r) => setImmediate(r));
+    const rows = db.prepare('SELECT collection_id, outcome FROM reconciliation ORDER BY collection_id').all();
+    expect(rows).toEqual([
+      { collection_id: a, outcome: 'matched' },
+      { collection_id: b, outcome: 'pending' },
+    ]);
+    q.addEvent(h.callback(b, 'FAILED'));
+    expect(q.flush()).toBe(1);
+    expect(db.prepare('SELECT outcome FROM reconciliation WHERE collection_id = ?').pluck().get(b)).toBe('matched');
+    q.close();
   });
 });
