@@ -3,6 +3,7 @@
 // window.desk is installed by an init script and bridged to the one IPC dispatch with exposeBinding.
 // The payment window is a separate browser context with no bridge (see ChromiumPaymentWindow).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
 import type { Core } from '../app/core.js';
@@ -112,17 +113,50 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
   const headless = opts.headless ?? false;
   const args = [...CHROMIUM_FLAGS];
   if (opts.cdpPort !== undefined) args.push(`--remote-debugging-port=${opts.cdpPort}`, '--remote-debugging-address=127.0.0.1');
-  if (!headless) args.push('--window-size=1280,840', '--app-name=Merchant Desk');
-  const browser = await chromium.launch({
+  const common = {
     executablePath: opts.executablePath ?? chromiumExecutable(opts.env),
     headless,
-    args,
     // No "controlled by automated test software" bar on the user's window.
     ignoreDefaultArgs: ['--enable-automation'],
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
-  });
+  };
+  const contextOptions = {
+    acceptDownloads: false,
+    serviceWorkers: 'block' as const,
+    permissions: [],
+    bypassCSP: false,
+  };
+  let browser: Browser;
+  let context: BrowserContext;
+  let profileDir: string | null = null;
+  let firstPage: Page | undefined;
+  if (headless) {
+    browser = await chromium.launch({ ...common, args });
+    context = await browser.newContext({ ...contextOptions, viewport: { width: 1280, height: 800 } });
+  } else {
+    // A window without browser chrome (--app): a throwaway profile, removed on close. The payment
+    // window is still a separate context of the same browser, with an address bar showing its URL.
+    profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'merchant-desk-chromium-'));
+    context = await chromium.launchPersistentContext(profileDir, {
+      ...common,
+      ...contextOptions,
+      viewport: null,
+      args: [...args, '--test-type', '--app=data:text/html,<title>Merchant Desk</title>', '--window-size=1280,840'],
+    });
+    browser = context.browser()!;
+    firstPage = context.pages()[0];
+  }
+  const removeProfile = () => {
+    if (!profileDir) return;
+    try {
+      // Chromium may still be flushing the profile as it exits: retry rather than fail the shutdown.
+      fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (e) {
+      core.logger.warn({ err: e, profileDir }, 'could not remove the temporary Chromium profile');
+    }
+  };
   try {
     core.shell = 'chromium';
     core.paymentWindow = new ChromiumPaymentWindow({
@@ -131,13 +165,6 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
       allowLoopbackHttp: () => core.settings().profile !== 'live',
     });
     const dispatch = createDispatcher(buildHandlers(core), core.logger);
-    const context = await browser.newContext({
-      viewport: headless ? { width: 1280, height: 800 } : null,
-      acceptDownloads: false,
-      serviceWorkers: 'block',
-      permissions: [],
-      bypassCSP: false,
-    });
     await context.route('**/*', async (route: Route) => {
       const url = route.request().url();
       if (url.startsWith(APP_ORIGIN + '/')) {
@@ -152,7 +179,7 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
         await route.abort('blockedbyclient');
       }
     });
-    const page = await context.newPage();
+    const page = firstPage ?? (await context.newPage());
     await context.exposeBinding('__deskInvoke', async (source, channel: unknown, request: unknown) => {
       // Only the app's own main frame may call main.
       if (source.page !== page || source.frame !== page.mainFrame() || !source.frame.url().startsWith(APP_ORIGIN + '/')) {
@@ -193,12 +220,14 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
         (closing ??= (async () => {
           unsubscribe();
           core.paymentWindow = null;
-          await browser.close().catch(() => {});
+          await (profileDir ? context.close() : browser.close()).catch(() => {});
+          removeProfile();
           resolveClosed();
         })()),
     };
   } catch (e) {
-    await browser.close().catch(() => {});
+    await (profileDir ? context.close() : browser.close()).catch(() => {});
+    removeProfile();
     throw e;
   }
 }

@@ -71,10 +71,17 @@ export const startCommand: Command = {
       await core.close();
       throw e;
     }
+    // First SIGINT/SIGTERM: close cleanly. A second one while closing: leave at once.
+    let signals = 0;
+    let onSignal: (sig: NodeJS.Signals) => void = () => {};
     const stop = new Promise<string>((resolve) => {
-      const on = (sig: NodeJS.Signals) => resolve(sig);
-      process.once('SIGINT', on);
-      process.once('SIGTERM', on);
+      onSignal = (sig) => {
+        signals += 1;
+        if (signals > 1) process.exit(130);
+        resolve(sig);
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
     });
     io.stdout.write(
       JSON.stringify({
@@ -87,8 +94,13 @@ export const startCommand: Command = {
       }) + '\n',
     );
     await Promise.race([shell.closed, stop]);
-    await shell.close();
-    await core.close();
+    try {
+      await shell.close();
+    } finally {
+      await core.close();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
     return 0;
   },
 };
