@@ -1,0 +1,28 @@
+// Pure formatting used by every screen (renderer/src/ui): exact decimal strings, no float maths.
+import { describe, expect, it } from 'vitest';
+import { groupDigits } from '../../renderer/src/ui/Money.js';
+import { relativeTime } from '../../renderer/src/ui/AsOf.js';
+import { formatMinor } from '../../main/money/index.js';
+
+describe('groupDigits', () => {
+  it('groups the integer part only, keeping every decimal', () => {
+    expect(groupDigits('0')).toBe('0');
+    expect(groupDigits('999')).toBe('999');
+    expect(groupDigits('1000')).toBe('1,000');
+    expect(groupDigits('1234567.50')).toBe('1,234,567.50');
+    expect(groupDigits('-1234.05')).toBe('-1,234.05');
+    expect(groupDigits(formatMinor(9_007_199_254_740_991, 'UGX'))).toBe('9,007,199,254,740,991');
+    expect(groupDigits(formatMinor(9_007_199_254_740_991, 'KES'))).toBe('90,071,992,547,409.91');
+  });
+});
+
+describe('relativeTime', () => {
+  const now = Date.UTC(2026, 10, 21, 12, 0, 0);
+  it('says how long ago, coarsening with age', () => {
+    expect(relativeTime(now - 3_000, now)).toBe('just now');
+    expect(relativeTime(now - 42_000, now)).toBe('42 s ago');
+    expect(relativeTime(now - 2 * 60_000, now)).toBe('2 min ago');
+    expect(relativeTime(now - 5 * 3_600_000, now)).toBe('5 h ago');
+    expect(relativeTime(now - 3 * 86_400_000, now)).toBe(new Date(now - 3 * 86_400_000).toLocaleDateString());
+  });
+});
