@@ -1,7 +1,6 @@
 // Pure formatting used by every screen (renderer/src/ui): exact decimal strings, no float maths.
 import { describe, expect, it } from 'vitest';
-import { groupDigits } from '../../renderer/src/ui/Money.js';
-import { relativeTime } from '../../renderer/src/ui/AsOf.js';
+import { groupDigits, relativeTime } from '../../renderer/src/ui/format.js';
 import { formatMinor } from '../../main/money/index.js';
 
 describe('groupDigits', () => {

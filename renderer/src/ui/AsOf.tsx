@@ -1,15 +1,7 @@
 import { useNow } from '../hooks.js';
+import { relativeTime } from './format.js';
 
-export function relativeTime(at: number, now: number): string {
-  const s = Math.round((now - at) / 1000);
-  if (s < 10) return 'just now';
-  if (s < 60) return `${s} s ago`;
-  const m = Math.round(s / 60);
-  if (m < 60) return `${m} min ago`;
-  const h = Math.round(m / 60);
-  if (h < 48) return `${h} h ago`;
-  return new Date(at).toLocaleDateString();
-}
+export { relativeTime } from './format.js';
 
 /** "last updated 2 min ago" with the exact time on hover; "never" when there is no time. */
 export function AsOf({ at, stale, prefix = 'last updated' }: { at: number | null | undefined; stale?: boolean; prefix?: string }) {

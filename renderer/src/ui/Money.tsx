@@ -1,12 +1,7 @@
 import { displayMinor, formatMinor } from '../../../main/money/index.js';
+import { groupDigits } from './format.js';
 
-/** "1234567.50" -> "1,234,567.50" (string work only, no float maths). */
-export function groupDigits(decimal: string): string {
-  const neg = decimal.startsWith('-');
-  const [int, frac] = (neg ? decimal.slice(1) : decimal).split('.');
-  const grouped = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${neg ? '-' : ''}${grouped}${frac !== undefined ? '.' + frac : ''}`;
-}
+export { groupDigits } from './format.js';
 
 /**
  * An amount in integer minor units, shown with the currency's decimals (no float maths). `code={false}`
