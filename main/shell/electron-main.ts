@@ -1,5 +1,8 @@
 // Electron's entry (package.json "main" -> dist/main/shell/electron-main.js). `merchant-desk start`
 // runs it with `--data-dir DIR` when the Electron binary is present.
+// No top-level await here: Electron emits 'ready' only once this ESM entry has finished evaluating, so
+// awaiting app.whenReady() at the top level would hang. runElectronApp registers the app:// scheme
+// synchronously (it must happen before 'ready') and then waits for 'ready' itself.
 import { defaultDataDir } from '../cli/data-dir.js';
 import { composeCore } from '../app/compose.js';
 import { runElectronApp } from './electron.js';
@@ -9,7 +12,10 @@ function argValue(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-await runElectronApp({
+runElectronApp({
   dataDir: argValue('--data-dir') ?? defaultDataDir(),
   compose: (dataDir) => composeCore({ dataDir, shell: 'electron' }),
+}).catch((e: unknown) => {
+  console.error(`merchant-desk: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
 });
