@@ -87,7 +87,8 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
 
   async function ensureSandbox(): Promise<void> {
     if (sandbox) {
-      if (receiver) sandbox.controls.config({ callback_url: receiver.url });
+      // The receiver may have moved (host/port changed) or been turned off.
+      sandbox.controls.config({ callback_url: receiver?.url ?? null });
       return;
     }
     fs.mkdirSync(paths.sandbox, { recursive: true });

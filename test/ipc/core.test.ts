@@ -204,3 +204,19 @@ describe('sandbox profile with keys in the OS keychain', () => {
     }
   });
 });
+
+describe('callback receiver settings', () => {
+  it('moves the receiver when its port changes, turns it off, and keeps the embedded sandbox pointed at it', async () => {
+    const { core, d } = await start();
+    const first = core.callbackReceiverUrl()!;
+    value(await d('settings.update', { callbackReceiver: { port: 0, host: '127.0.0.1', enabled: false } }));
+    expect(core.callbackReceiverUrl()).toBeNull();
+    expect(controls(core).state().callback_url).toBeNull();
+    const view = value(await d('settings.update', { callbackReceiver: { enabled: true } }));
+    expect(view.callbackReceiverUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callbacks\/collections$/);
+    expect(controls(core).state().callback_url).toBe(view.callbackReceiverUrl);
+    expect(first).toMatch(/callbacks\/collections$/);
+    const bad = await d('settings.update', { callbackReceiver: { port: 70000 } });
+    expect(bad).toMatchObject({ ok: false, error: { field: 'callbackReceiver.port' } });
+  });
+});
