@@ -12,7 +12,9 @@ import { createPoller, type Poller } from '../poller/index.js';
 import { createServiceClient } from '../service/client.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver.js';
 import { startSandbox } from '../../sandbox/index.js';
+import { createReconcileQueue, reconcileCollection } from '../reconcile/index.js';
 import type { AppStatus } from '../ipc/contract/app.js';
+import type { DeskEvents } from '../ipc/contract/index.js';
 import { createEmitter } from './events.js';
 import { appVersion } from './paths.js';
 import type { Core, EmbeddedSandbox, ShellKind } from './core.js';
@@ -49,6 +51,18 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
   let keychain: AppStatus['keychain'] = 'memory';
   let secrets: SecretStore = memory;
   let poller: Poller | null = null;
+  // Reconciliation follows events as they are stored (a burst of callbacks is one transaction); the
+  // screens also catch up on open, and a full recompute gives the same answer.
+  const reconcileOptions = () => ({ now: clock.now(), stalePendingAfterMs: loadSettings(db).stalePendingAfterMs });
+  const reconcileQueue = createReconcileQueue(db, reconcileOptions);
+  events.subscribe((event, payload) => {
+    if (event !== 'collections.updated') return;
+    try {
+      reconcileCollection(db, (payload as DeskEvents['collections.updated']).id, reconcileOptions());
+    } catch (e) {
+      logger.error({ err: e }, 'reconciling an updated collection failed');
+    }
+  });
 
   const servicePublicKeyPem = (): string | null => {
     const p = sandbox && loadSettings(db).profile === 'embedded' ? sandbox.servicePublicKeyPath : (conn?.settings.servicePublicKeyPath ?? null);
@@ -75,8 +89,10 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
         clock,
         logger,
         getKeys: () => ({ signingKey: signingKey(), servicePublicKey: servicePublicKeyPem() }),
-        onIngest: (outcome) =>
-          events.emit('callbacks.ingested', { result: outcome.result, reference: 'reference' in outcome ? outcome.reference : null }),
+        onIngest: (outcome) => {
+          if ('eventId' in outcome && outcome.eventId !== null) reconcileQueue.addEvent(outcome.eventId);
+          events.emit('callbacks.ingested', { result: outcome.result, reference: 'reference' in outcome ? outcome.reference : null });
+        },
       });
       logger.info({ url: receiver.url }, 'callback receiver listening');
     } catch (e) {
@@ -195,6 +211,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     poller,
     appStatus,
     paymentWindow: null,
+    chooseSavePath: null,
     shell: opts.shell ?? 'none',
     events,
     embedded: (): EmbeddedSandbox | null =>
@@ -213,6 +230,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
         await poller?.stop();
         await receiver?.close().catch((e: unknown) => logger.error({ err: e }, 'receiver close failed'));
         await sandbox?.close().catch((e: unknown) => logger.error({ err: e }, 'sandbox close failed'));
+        reconcileQueue.close();
         db.close();
         logger.info('closed');
         logger.flush?.();

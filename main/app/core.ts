@@ -12,6 +12,9 @@ import type { Poller } from '../poller/index.js';
 import type { DeskEmitter } from './events.js';
 import type { AppStatus } from '../ipc/contract/app.js';
 
+/** A native save dialog: the chosen path, or null when the person cancelled. */
+export type SavePathChooser = (o: { title: string; defaultName: string; filters: { name: string; extensions: string[] }[] }) => Promise<string | null>;
+
 export type { Profile } from '../settings/index.js';
 export type ShellKind = 'electron' | 'chromium' | 'none';
 
@@ -52,6 +55,8 @@ export interface Core {
   appStatus(): Promise<AppStatus>;
   /** Set by the running shell (Electron BrowserWindow, or a Chromium browser context); null in the CLI. */
   paymentWindow: PaymentWindowOpener | null;
+  /** Set by a shell that has a native save dialog (Electron); null means the renderer asks for a path. */
+  chooseSavePath: SavePathChooser | null;
   shell: ShellKind;
   /** Push DeskEvents to the renderer. */
   readonly events: DeskEmitter;

@@ -5,7 +5,7 @@
 // popups denied, https only, the redirect URL intercepted before it loads.
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { app, BrowserWindow, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type Session, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type Session, type WebContents } from 'electron';
 import type { Core } from '../app/core.js';
 import { appRoot, rendererDir } from '../app/paths.js';
 import { createDispatcher } from '../ipc/dispatch.js';
@@ -104,6 +104,10 @@ export async function startElectronShell(core: Core): Promise<BrowserWindow> {
 
   core.shell = 'electron';
   core.paymentWindow = new ElectronPaymentWindow(win, () => core.settings().profile !== 'live', core.logger);
+  core.chooseSavePath = async (o) => {
+    const r = await dialog.showSaveDialog(win, { title: o.title, defaultPath: o.defaultName, filters: o.filters });
+    return r.canceled || !r.filePath ? null : r.filePath;
+  };
   win.once('ready-to-show', () => win.show());
   await win.loadURL(`${APP_BASE}index.html#/balances`);
   return win;

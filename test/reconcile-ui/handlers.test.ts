@@ -28,7 +28,7 @@ function setup(opts: { chooser?: (o: { defaultName: string }) => Promise<string 
     settings: () => settings,
     events,
     onClose: (fn: () => void) => closers.push(fn),
-    ...(opts.chooser ? { chooseSavePath: opts.chooser } : {}),
+    chooseSavePath: opts.chooser ?? null,
   } as unknown as Core;
   const call = createDispatcher(reconcileUiHandlers(core) as unknown as HandlerTable);
   return { db, dataDir, call, seen, close: () => db.close() };

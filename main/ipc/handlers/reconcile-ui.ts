@@ -39,7 +39,7 @@ export function checkTypedPath(out: string, job: ExportJob, defaultDir: string):
 export const reconcileUiHandlers = (core: Core): HandlersFor<typeof reconcileUiChannels> => {
   const runs = new Map<string, AbortController>();
   const exports = new Map<string, AbortController>();
-  const chooser = (): SavePathChooser | null => (core as Core & { chooseSavePath?: SavePathChooser | null }).chooseSavePath ?? null;
+  const chooser = (): SavePathChooser | null => core.chooseSavePath ?? null;
   core.onClose(() => {
     for (const ac of [...runs.values(), ...exports.values()]) ac.abort();
   });

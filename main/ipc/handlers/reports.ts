@@ -4,7 +4,8 @@ import type { HandlersFor } from './types.js';
 import { runExport, ReportError, type ExportJob } from '../../reports/index.js';
 
 /** The shell's save dialog: resolves to the chosen path, or null when the user cancels. */
-export type SavePathChooser = (o: { title: string; defaultName: string; filters: { name: string; extensions: string[] }[] }) => Promise<string | null>;
+import type { SavePathChooser } from '../../app/core.js';
+export type { SavePathChooser };
 
 export interface ReportsDeps {
   /** Defaults to `core.chooseSavePath`, which the running shell sets (like core.paymentWindow). */
@@ -16,7 +17,7 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const reportsHandlers = (core: Core, deps: ReportsDeps = {}): HandlersFor<typeof reportsChannels> => {
   const running = new Map<string, AbortController>();
   const chooser = (): SavePathChooser => {
-    const c = deps.chooseSavePath ?? (core as Core & { chooseSavePath?: SavePathChooser | null }).chooseSavePath;
+    const c = deps.chooseSavePath ?? core.chooseSavePath;
     if (!c) throw new ReportError('validation', 'this window cannot show a save dialog; use "merchant-desk export" on the command line');
     return c;
   };
