@@ -133,48 +133,117 @@ const ORDER: Record<SortColumn, string> = {
   customer: 'lower(customer_name)',
 };
 
-export function listCollections(db: Db, q: ListQuery = {}): { rows: CollectionRow[]; total: number } {
-  const where: string[] = [];
-  const params: Record<string, unknown> = {};
-  const statuses = q.status === undefined ? [] : Array.isArray(q.status) ? q.status : [q.status];
-  if (statuses.length) {
-    where.push(`status IN (${statuses.map((_, i) => `@s${i}`).join(', ')})`);
-    statuses.forEach((s, i) => (params[`s${i}`] = s));
+type Statement = ReturnType<Db['prepare']>;
+
+// Prepared statements per connection, by SQL text: preparing costs more than running a page query.
+const stmtCache = new WeakMap<Db, Map<string, Statement>>();
+function cached(db: Db, sql: string): Statement {
+  let m = stmtCache.get(db);
+  if (!m) stmtCache.set(db, (m = new Map()));
+  let st = m.get(sql);
+  if (!st) {
+    if (m.size >= 200) m.delete(m.keys().next().value!);
+    st = db.prepare(sql);
+    m.set(sql, st);
   }
+  return st;
+}
+
+// Totals per connection and filter: counting a status over a year is O(rows), so a total is counted
+// once per filter and reused while nothing has been written (paging, re-sorting). Any write on this
+// connection (total_changes) or a commit by another one (data_version) counts again.
+const totalCache = new WeakMap<Db, Map<string, { version: string; total: number }>>();
+function dataVersion(db: Db): string {
+  const changes = cached(db, 'SELECT total_changes()').pluck().get() as number;
+  const other = db.pragma('data_version', { simple: true }) as number;
+  return `${changes}:${other}`;
+}
+
+type Params = Record<string, unknown>;
+
+/** The WHERE of a list query, split into arms (alternatives) that each ride an index in sort order. */
+function filterArms(q: ListQuery): { base: string[]; arms: string[][]; excl: string[]; params: Params; signature: string } {
+  const base: string[] = [];
+  const params: Params = {};
+  const statuses = [...new Set(q.status === undefined ? [] : Array.isArray(q.status) ? q.status : [q.status])].sort();
   if (q.currency) {
-    where.push('currency = @currency');
+    base.push('currency = @currency');
     params.currency = q.currency.toUpperCase();
   }
   if (q.from !== undefined) {
-    where.push('created_at >= @from');
+    base.push('created_at >= @from');
     params.from = q.from;
   }
   if (q.to !== undefined) {
-    where.push('created_at < @to');
+    base.push('created_at < @to');
     params.to = q.to;
   }
-  if (q.flagged) where.push('flags <> 0');
+  if (q.flagged) base.push('flags <> 0');
+  statuses.forEach((st, i) => (params[`s${i}`] = st));
+  // One arm per status: "status = ?" keeps the index order that "status IN (...)" would lose.
+  const statusArms = statuses.length ? statuses.map((_, i) => `status = @s${i}`) : [null];
   const text = q.text?.trim().toLowerCase();
+  // Prefix ranges on lower(...) indexes (LIKE '%x%' would scan a million rows).
+  const textArms = text
+    ? ['merchant_reference', 'internal_reference', 'customer_name'].map((c) => `lower(${c}) >= @tlo AND lower(${c}) < @thi`)
+    : [null];
   if (text) {
-    // Prefix ranges on lower(...) indexes (LIKE '%x%' would scan a million rows).
     params.tlo = text;
     params.thi = text + '\uffff';
-    where.push(
-      `(lower(merchant_reference) >= @tlo AND lower(merchant_reference) < @thi
-        OR lower(internal_reference) >= @tlo AND lower(internal_reference) < @thi
-        OR lower(customer_name) >= @tlo AND lower(customer_name) < @thi)`,
-    );
   }
-  const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const arms: string[][] = [];
+  for (const sa of statusArms) for (const ta of textArms) arms.push([sa, ta].filter((x): x is string => x !== null));
+  const signature = JSON.stringify([statuses, params.currency ?? null, q.from ?? null, q.to ?? null, !!q.flagged, text ?? null]);
+  return { base, arms, excl: text ? (textArms as string[]) : [], params, signature };
+}
+
+function whereOf(parts: string[]): string {
+  return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
+}
+
+/** Counts rows matching the filter; text arms overlap, so each counts only rows the earlier ones did not. */
+function countCollections(db: Db, f: ReturnType<typeof filterArms>): number {
+  const cache = totalCache.get(db) ?? new Map<string, { version: string; total: number }>();
+  totalCache.set(db, cache);
+  const version = dataVersion(db);
+  const hit = cache.get(f.signature);
+  if (hit && hit.version === version) return hit.total;
+  let total = 0;
+  const textCount = f.excl.length;
+  f.arms.forEach((arm, i) => {
+    const k = textCount ? i % textCount : 0;
+    // coalesce: a NULL column is "not matched by the earlier arm", not "unknown".
+    const notEarlier = f.excl.slice(0, k).map((c) => `NOT coalesce(${c}, 0)`);
+    total += (cached(db, `SELECT count(*) FROM collections ${whereOf([...f.base, ...arm, ...notEarlier])}`).pluck().get(f.params) as number) ?? 0;
+  });
+  if (cache.size >= 64) cache.delete(cache.keys().next().value!);
+  cache.set(f.signature, { version, total });
+  return total;
+}
+
+export function listCollections(db: Db, q: ListQuery = {}): { rows: CollectionRow[]; total: number } {
+  const f = filterArms(q);
   const col = q.sort?.column && ORDER[q.sort.column] ? ORDER[q.sort.column] : 'created_at';
   const dir = q.sort?.dir === 'asc' ? 'ASC' : 'DESC';
   const limit = Math.max(1, Math.min(1000, Math.floor(q.limit ?? 100)));
   const offset = Math.max(0, Math.floor(q.offset ?? 0));
-  const rows = db
-    .prepare(`SELECT ${COLUMNS} FROM collections ${w} ORDER BY ${col} ${dir}, id ${dir} LIMIT ${limit} OFFSET ${offset}`)
-    .all(params) as RawRow[];
-  const total = (db.prepare(`SELECT count(*) AS n FROM collections ${w}`).get(params) as { n: number }).n;
-  return { rows: rows.map(toRow), total };
+  const order = `ORDER BY ${col} ${dir}, id ${dir}`;
+  let sql: string;
+  if (f.arms.length === 1 || offset + limit > 20_000) {
+    // Ids first (often from the index alone), then only the rows of the page.
+    const where = whereOf([...f.base, ...(f.arms.length === 1 ? f.arms[0]! : [`(${f.arms.map((a) => a.join(' AND ')).join(' OR ')})`])]);
+    sql = `SELECT ${COLUMNS} FROM collections WHERE id IN (SELECT id FROM collections ${where} ${order} LIMIT ${limit} OFFSET ${offset}) ${order}`;
+  } else {
+    // Each arm's first offset+limit rows, in index order; the page is within their union.
+    const n = offset + limit;
+    // A text arm ranks its prefix range (a month of references is ~85k index entries, ~15 ms); "+" keeps
+    // the planner from walking the whole sort index instead, hoping to meet the prefix early.
+    const armOrder = (arm: string[]) => (f.excl.length && (q.text?.trim().length ?? 0) >= 3 && arm.some((c) => f.excl.includes(c)) ? `ORDER BY +${col} ${dir}, id ${dir}` : order);
+    const union = f.arms.map((arm) => `SELECT id FROM (SELECT id FROM collections ${whereOf([...f.base, ...arm])} ${armOrder(arm)} LIMIT ${n})`).join(' UNION ALL ');
+    sql = `SELECT ${COLUMNS} FROM collections WHERE id IN (${union}) ${order} LIMIT ${limit} OFFSET ${offset}`;
+  }
+  const rows = cached(db, sql).all(f.params) as RawRow[];
+  return { rows: rows.map(toRow), total: countCollections(db, f) };
 }
 
 export interface EventRow {

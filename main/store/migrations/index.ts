@@ -4,6 +4,7 @@ import { sql as m001 } from './001-initial.js';
 import { sql as m002 } from './002-collections-projection.js';
 import { sql as m003 } from './003-reconciliation.js';
 import { sql as m004 } from './004-balance-wallets.js';
+import { sql as m005 } from './005-collections-page-indexes.js';
 
 export interface Migration {
   version: number;
@@ -16,4 +17,5 @@ export const migrations: Migration[] = [
   { version: 2, name: 'collections-projection', sql: m002 },
   { version: 3, name: 'reconciliation', sql: m003 },
   { version: 4, name: 'balance-wallets', sql: m004 },
+  { version: 5, name: 'collections-page-indexes', sql: m005 },
 ];
