@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../main/ipc/dispatch.js';
 import { createEmitter } from '../../main/app/events.js';
 import { reconcileHandlers } from '../../main/ipc/handlers/reconcile.js';
-import { reportsHandlers } from '../../main/ipc/handlers/reports.js';
 import { defaultSettings } from '../../main/settings/index.js';
 import type { Core } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
@@ -17,10 +14,18 @@ function fakeCore(db: Core['db'], now: () => number) {
   const settings = { ...defaultSettings(), operatorName: 'Ann Back-Office' };
   const closers: (() => void)[] = [];
   const core = { db, clock: { now }, settings: () => settings, events, onClose: (fn: () => void) => closers.push(fn) } as unknown as Core;
-  return { core, seen };
+  return { core, seen, close: () => closers.forEach((fn) => fn()) };
 }
 
-describe('reconcile and reports over IPC', () => {
+function addCollections(db: Core['db'], n: number, t0 = Date.UTC(2026, 0, 10)) {
+  db.prepare(
+    `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
+     INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, operator, redirect_url, status, status_changed_at)
+     SELECT 'REF-' || printf('%08d', i), ? + i, 100 + i, 'UGX', 'Order ' || i, 'op', 'https://merchant-desk.invalid/return', 'PENDING', ? + i FROM seq`,
+  ).run(n, t0, t0);
+}
+
+describe('reconcile over IPC', () => {
   it('lists, details and resolves exceptions; a missing note is a validation error naming the field', async () => {
     const { db } = testDb();
     const h = new History(db);
@@ -47,43 +52,42 @@ describe('reconcile and reports over IPC', () => {
     expect(audit).toMatchObject({ ok: true, value: { total: 1, rows: [{ actor: 'Ann Back-Office', note: 'Partial capture confirmed with the bank' }] } });
     const again = await call('reconcile.resolve', { collectionId: id, note: 'second time' });
     expect(again).toMatchObject({ ok: false, error: { kind: 'conflict' } });
-    const run = await call('reconcile.run', {});
+    const run = await call('reconcile.run', { runId: 'r1' });
     expect(run).toMatchObject({ ok: true, value: { collections: 1, exceptions: 0 } });
+    expect(await call('reconcile.run', {})).toMatchObject({ ok: false, error: { kind: 'validation', field: 'runId' } });
   });
 
-  it('exports to the path the save dialog chose, with progress events; cancel and no-file-chosen', async () => {
-    const { db, dir } = testDb();
-    const ins = db.prepare(
-      `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, operator, redirect_url, status, status_changed_at)
-       VALUES (?, ?, 100, 'UGX', 'Order ten chars', 'op', 'https://merchant-desk.invalid/return', 'PENDING', ?)`,
-    );
-    db.transaction(() => {
-      for (let i = 0; i < 100_000; i++) ins.run(`R-${i}`, 1_700_000_000_000 + i, 1_700_000_000_000 + i);
-    })();
-    const { core, seen } = fakeCore(db, () => 1_800_000_000_000);
-    let next: string | null = path.join(dir, 'out.csv');
-    const call = createDispatcher({ ...reportsHandlers(core, { chooseSavePath: async () => next }) } as unknown as HandlerTable);
+  it('a full run (on a worker thread) reports progress and can be cancelled by id; one run at a time; a later run completes', async () => {
+    const { db } = testDb();
+    addCollections(db, 60_000);
+    const { core, seen } = fakeCore(db, () => Date.UTC(2026, 1, 1));
+    const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
+    expect(db.prepare('SELECT COUNT(*) FROM reconciliation').pluck().get()).toBe(0);
+    const first = call('reconcile.run', { runId: 'r1' });
+    expect(await call('reconcile.run', { runId: 'r2' })).toMatchObject({ ok: false, error: { kind: 'conflict', message: /already running/ } });
+    expect(await call('reconcile.cancelRun', { runId: 'r2' })).toEqual({ ok: true, value: { cancelled: false } });
+    expect(await call('reconcile.cancelRun', { runId: 'r1' })).toEqual({ ok: true, value: { cancelled: true } });
+    expect(await first).toMatchObject({ ok: false, error: { kind: 'cancelled' } });
+    expect(await call('reconcile.cancelRun', { runId: 'r1' })).toEqual({ ok: true, value: { cancelled: false } });
+    const done = await call('reconcile.run', { runId: 'r3' });
+    expect(done).toMatchObject({ ok: true, value: { collections: 60_000 } });
+    const last = seen.filter((e) => e.event === 'reconcile.progress').at(-1)!.payload;
+    expect(last).toEqual({ done: 60_000, total: 60_000 });
+    // The worker wrote its results to the app's database file.
+    expect(db.prepare('SELECT COUNT(*) FROM reconciliation').pluck().get()).toBe(60_000);
+  });
 
-    const done = await call('reports.exportCollections', { exportId: 'e1', bom: true });
-    expect(done).toMatchObject({ ok: true, value: { status: 'done', rows: 100_000, files: [path.join(dir, 'out.csv')] } });
-    const progress = seen.filter((s) => s.event === 'reports.progress').map((s) => s.payload as { exportId: string; done: number; total: number });
-    expect(progress.at(-1)).toMatchObject({ exportId: 'e1', done: 100_000, total: 100_000 });
-
-    next = path.join(dir, 'cancelled.csv');
-    seen.length = 0;
-    const pending = call('reports.exportCollections', { exportId: 'e2' });
-    const stop = setInterval(() => {
-      if (seen.some((s) => (s.payload as { phase: string }).phase === 'writing')) {
-        clearInterval(stop);
-        void call('reports.cancel', { exportId: 'e2' });
-      }
-    }, 1);
-    expect(await pending).toMatchObject({ ok: false, error: { kind: 'cancelled' } });
-    clearInterval(stop);
-    expect(fs.existsSync(next) || fs.existsSync(next + '.part')).toBe(false);
-
-    next = null;
-    expect(await call('reports.exportBalances', { exportId: 'e3', from: 0, to: 10 })).toMatchObject({ ok: true, value: { status: 'no_file_chosen' } });
-    expect(await call('reports.exportBalances', { exportId: 'e4', from: 10, to: 5 })).toMatchObject({ ok: false, error: { field: 'to' } });
+  it('a full run stops when its window goes away (the request signal) or the app closes', async () => {
+    const { db } = testDb();
+    addCollections(db, 60_000);
+    const { core, close } = fakeCore(db, () => Date.UTC(2026, 1, 1));
+    const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
+    const gone = new AbortController();
+    const first = call('reconcile.run', { runId: 'w1' }, { signal: gone.signal });
+    gone.abort();
+    expect(await first).toMatchObject({ ok: false, error: { kind: 'cancelled' } });
+    const second = call('reconcile.run', { runId: 'w2' });
+    close();
+    expect(await second).toMatchObject({ ok: false, error: { kind: 'cancelled' } });
   });
 });

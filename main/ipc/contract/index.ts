@@ -8,7 +8,6 @@ import { settingsChannels, settingsEvents } from './settings.js';
 import { collectionsChannels, type collectionsEvents } from './collections.js';
 import { reconcileChannels, type reconcileEvents } from './reconcile.js';
 import { reportsChannels, type reportsEvents } from './reports.js';
-import { reconcileUiChannels } from './reconcile-ui.js';
 
 export const channels = {
   ...appChannels,
@@ -18,7 +17,6 @@ export const channels = {
   ...collectionsChannels,
   ...reconcileChannels,
   ...reportsChannels,
-  ...reconcileUiChannels,
 } as const;
 
 /** Push events from main to the renderer: name -> payload type. */

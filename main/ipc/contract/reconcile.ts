@@ -73,6 +73,8 @@ export const reconcileMovementRequest = z.object({
 });
 
 const byId = z.object({ collectionId: z.number().int().positive() });
+/** The renderer names its run so it can cancel that run (and only that one). */
+export const reconcileRunRequest = z.object({ runId: z.string().trim().min(1).max(64) });
 const orphansRequest = z.object({ includeResolved: z.boolean().optional(), ...page });
 
 export const reconcileChannels = {
@@ -87,8 +89,14 @@ export const reconcileChannels = {
   /** Appends a 'resolution' event (source manual) by the operator in Settings; never rewrites history. */
   'reconcile.resolve': channel<typeof reconcileResolveRequest, { eventId: number }>(reconcileResolveRequest),
   'reconcile.audit': channel<typeof reconcileAuditRequest, { rows: AuditEvent[]; total: number }>(reconcileAuditRequest),
-  /** Full recompute of every collection; progress as 'reconcile.progress' events. */
-  'reconcile.run': channel<typeof noRequest, { collections: number; exceptions: number }>(noRequest),
+  /**
+   * Full recompute of every collection, on a worker thread (the window stays responsive on a million rows);
+   * progress as 'reconcile.progress' events. One run at a time: a second answers error kind 'conflict'.
+   * Cancelled (reconcile.cancelRun, the window going away, the app closing) -> error kind 'cancelled';
+   * batches already finished are kept.
+   */
+  'reconcile.run': channel<typeof reconcileRunRequest, { collections: number; exceptions: number }>(reconcileRunRequest),
+  'reconcile.cancelRun': channel<typeof reconcileRunRequest, { cancelled: boolean }>(reconcileRunRequest),
   'reconcile.balanceMovement': channel<typeof reconcileMovementRequest, MovementResult>(reconcileMovementRequest),
 };
 

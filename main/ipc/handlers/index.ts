@@ -11,7 +11,6 @@ import { settingsHandlers } from './settings.js';
 import { collectionsHandlers } from './collections.js';
 import { reconcileHandlers } from './reconcile.js';
 import { reportsHandlers } from './reports.js';
-import { reconcileUiHandlers } from './reconcile-ui.js';
 
 export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable {
   const table: HandlersFor<Channels> = {
@@ -22,7 +21,6 @@ export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable 
     ...collectionsHandlers(core),
     ...reconcileHandlers(core),
     ...reportsHandlers(core),
-    ...reconcileUiHandlers(core),
   };
   return table as HandlersFor<Channels> & HandlerTable;
 }

@@ -15,7 +15,9 @@ import {
 
 export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChannels> => {
   const opts = () => ({ now: core.clock.now(), stalePendingAfterMs: core.settings().stalePendingAfterMs });
-  let running: Promise<{ collections: number; exceptions: number }> | null = null;
+  // The full run in flight (one at a time), cancellable by the id the renderer gave it.
+  let run: { runId: string; ac: AbortController } | null = null;
+  core.onClose(() => run?.ac.abort());
   return {
     'reconcile.summary': () => getSummary(core.db, opts()),
     'reconcile.exceptions': (q) => listExceptions(core.db, q, opts()),
@@ -31,17 +33,33 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
       );
     },
     'reconcile.audit': (q) => listAudit(core.db, q),
-    'reconcile.run': (_req, ctx) => {
-      // One full run at a time; a second request joins the one in flight.
-      // On a worker thread: the window stays responsive during a million-row pass.
-      running ??= reconcileAllInWorker(core.db.name, {
-        ...opts(),
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-        onProgress: (p) => core.events.emit('reconcile.progress', p),
-      }).finally(() => {
-        running = null;
-      });
-      return running;
+    'reconcile.run': async ({ runId }, ctx) => {
+      if (run) throw new ReconcileError('conflict', 'a full reconciliation is already running; wait for it or cancel it');
+      const ac = new AbortController();
+      run = { runId, ac };
+      const onGone = () => ac.abort();
+      if (ctx.signal?.aborted) ac.abort();
+      else ctx.signal?.addEventListener('abort', onGone, { once: true });
+      try {
+        // On a worker thread: the window stays responsive during a million-row pass.
+        return await reconcileAllInWorker(core.db.name, {
+          ...opts(),
+          signal: ac.signal,
+          onProgress: (p) => core.events.emit('reconcile.progress', p),
+        });
+      } catch (e) {
+        // Cancelling terminates the worker; its 'exit' can win the race and reject with a plain Error.
+        if (ac.signal.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
+        throw e;
+      } finally {
+        ctx.signal?.removeEventListener('abort', onGone);
+        run = null;
+      }
+    },
+    'reconcile.cancelRun': ({ runId }) => {
+      if (run?.runId !== runId) return { cancelled: false };
+      run.ac.abort();
+      return { cancelled: true };
     },
     'reconcile.balanceMovement': (q) => balanceMovement(core.db, { ...q, now: core.clock.now() }),
   };

@@ -60,8 +60,8 @@ export function OpenCounts({ summary }: { summary: ReconcileSummary }) {
 
 /** "Run full reconciliation" with a progress bar and Cancel. */
 export function FullRun({ onDone }: { onDone: () => void }) {
-  const run = useDeskAction('reconcileUi.run');
-  const cancel = useDeskAction('reconcileUi.cancelRun');
+  const run = useDeskAction('reconcile.run');
+  const cancel = useDeskAction('reconcile.cancelRun');
   const [runId, setRunId] = useState<string | null>(null);
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
   const [result, setResult] = useState<string | null>(null);

@@ -2,7 +2,7 @@
 // in the data folder's exports/), a progress bar with Cancel while it runs, the result (path, rows,
 // size) when done, and errors named on their fields.
 import { useId, useState } from 'react';
-import type { ExportTarget, ExportUiOutcome } from '../../../../main/ipc/contract/reconcile-ui.js';
+import type { ExportOutcome, ExportTarget } from '../../../../main/ipc/contract/reports.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
 import { DeskError, invoke } from '../../desk.js';
 import { useDeskEvent } from '../../hooks.js';
@@ -54,7 +54,7 @@ export function ExportForm({
   const [at, setAt] = useState(() => stamp());
   const [running, setRunning] = useState<string | null>(null);
   const [progress, setProgress] = useState<Progress | null>(null);
-  const [result, setResult] = useState<Extract<ExportUiOutcome, { status: 'done' }> | null>(null);
+  const [result, setResult] = useState<Extract<ExportOutcome, { status: 'done' }> | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<DeskError | null>(null);
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
@@ -83,14 +83,14 @@ export function ExportForm({
     setLocalErrors(errs);
     if (Object.keys(errs).length) return;
     const exportId = `${kind}-${Date.now().toString(36)}`;
-    const req: RequestOf<'reportsUi.export'> = { exportId, kind, bom };
+    const req: RequestOf<'reports.export'> = { exportId, kind, bom };
     if (f !== undefined) req.from = f;
     if (t !== undefined) req.to = t;
     if (typed) req.out = out.trim();
     setRunning(exportId);
     setProgress({ phase: 'starting', done: 0, total: 0 });
     try {
-      const r = await invoke('reportsUi.export', req);
+      const r = await invoke('reports.export', req);
       if (r.status === 'done') {
         setResult(r);
         setAt(stamp());
@@ -106,7 +106,7 @@ export function ExportForm({
   };
 
   const cancel = () => {
-    if (running) void invoke('reportsUi.cancel', { exportId: running }).catch(() => {});
+    if (running) void invoke('reports.cancel', { exportId: running }).catch(() => {});
   };
 
   const unnamed = error && !['from', 'to', 'out'].some((n) => fieldError(n));

@@ -8,7 +8,7 @@ import { dayValue } from '../../ui/dates.js';
 import { ExportForm } from './ExportForm.js';
 
 export function ReportsScreen() {
-  const target = useDeskQuery('reportsUi.target', {});
+  const target = useDeskQuery('reports.target', {});
   const now = new Date();
   const monthStart = dayValue(new Date(now.getFullYear(), now.getMonth(), 1).getTime());
   const today = dayValue(now.getTime());

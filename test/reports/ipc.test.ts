@@ -1,0 +1,158 @@
+// reports.target / reports.export / reports.cancel over the real dispatcher and a real SQLite file:
+// with the shell's save dialog its path is used (default name from the dates; closing it exports
+// nothing); without one a typed path is checked on field 'out' (nothing overwritten, the default folder
+// made on demand); answers list each file with its size; progress carries the exportId; cancel stops an
+// export and removes the partial file.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createDispatcher } from '../../main/ipc/dispatch.js';
+import { createEmitter } from '../../main/app/events.js';
+import { reportsHandlers } from '../../main/ipc/handlers/reports.js';
+import { defaultSettings } from '../../main/settings/index.js';
+import { openDatabase } from '../../main/store/db.js';
+import type { Core, SavePathChooser } from '../../main/app/core.js';
+import type { HandlerTable } from '../../main/ipc/handlers/types.js';
+import { tempDir } from '../support/tmp.js';
+
+function setup(opts: { chooser?: SavePathChooser } = {}) {
+  const dataDir = tempDir();
+  const db = openDatabase(path.join(dataDir, 'merchant-desk.sqlite'));
+  const events = createEmitter();
+  const seen: { event: string; payload: unknown }[] = [];
+  events.subscribe((event, payload) => seen.push({ event, payload }));
+  const settings = defaultSettings();
+  const closers: (() => void)[] = [];
+  const core = {
+    dataDir,
+    db,
+    clock: { now: () => Date.now() },
+    settings: () => settings,
+    events,
+    onClose: (fn: () => void) => closers.push(fn),
+    chooseSavePath: opts.chooser ?? null,
+  } as unknown as Core;
+  const call = createDispatcher(reportsHandlers(core) as unknown as HandlerTable);
+  return { db, dataDir, call, seen, close: () => db.close() };
+}
+
+function addCollections(db: ReturnType<typeof openDatabase>, n: number, t0 = Date.UTC(2026, 0, 10)) {
+  db.prepare(
+    `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
+     INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, operator, redirect_url, status, status_changed_at)
+     SELECT 'REF-' || printf('%08d', i), ? + i, 100 + i, 'UGX', 'Order, "quoted" ' || i, 'op', 'https://merchant-desk.invalid/return', 'PENDING', ? + i FROM seq`,
+  ).run(n, t0, t0);
+}
+
+/** Cancel once the export is under way (cancel answers cancelled: false before it registered). */
+async function cancelWhenRunning(call: ReturnType<typeof setup>['call'], exportId: string) {
+  for (let i = 0; i < 400; i++) {
+    const c = await call('reports.cancel', { exportId });
+    if (c.ok && (c.value as { cancelled: boolean }).cancelled) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('reports over IPC, without a save dialog', () => {
+  it('the default folder, a typed path checked on field out, sizes in the answer, nothing overwritten', async () => {
+    const { db, dataDir, call, seen, close } = setup();
+    addCollections(db, 3);
+    const exportsDir = path.join(dataDir, 'exports');
+    expect(await call('reports.target', {})).toEqual({ ok: true, value: { canChoose: false, defaultDir: exportsDir, sep: path.sep } });
+
+    const base = { exportId: 'e1', kind: 'collections' };
+    expect(await call('reports.export', base)).toMatchObject({ ok: false, error: { kind: 'validation', field: 'out', message: 'enter where to save the file' } });
+    expect(await call('reports.export', { ...base, out: 'report.csv' })).toMatchObject({ ok: false, error: { field: 'out', message: /give a full path/ } });
+    expect(await call('reports.export', { ...base, out: path.join(exportsDir, 'report.txt') })).toMatchObject({ ok: false, error: { field: 'out', message: /end in \.csv/ } });
+    expect(await call('reports.export', { ...base, out: path.join(dataDir, 'nope', 'r.csv') })).toMatchObject({ ok: false, error: { field: 'out', message: /does not exist/ } });
+    expect(await call('reports.export', { ...base, from: 10, to: 5, out: path.join(exportsDir, 'r.csv') })).toMatchObject({ ok: false, error: { field: 'to' } });
+    expect(await call('reports.export', { exportId: 'b', kind: 'balances', out: path.join(exportsDir, 'b.csv') })).toMatchObject({ ok: false, error: { field: 'from' } });
+    expect(await call('reports.export', { exportId: 'b', kind: 'balances', from: 5, out: path.join(exportsDir, 'b.csv') })).toMatchObject({ ok: false, error: { field: 'to' } });
+    expect(await call('reports.export', { ...base, kind: 'payments', out: path.join(exportsDir, 'b.csv') })).toMatchObject({ ok: false, error: { field: 'kind' } });
+
+    const out = path.join(exportsDir, 'all.csv'); // the default folder is made on demand
+    const r = await call('reports.export', { ...base, out, bom: true });
+    expect(r).toMatchObject({ ok: true, value: { status: 'done', rows: 3, files: [{ path: out, bytes: fs.statSync(out).size }] } });
+    const text = fs.readFileSync(out, 'utf8');
+    expect(text.startsWith('\uFEFF')).toBe(true);
+    expect(text).toContain('"Order, ""quoted"" 2"');
+    expect(seen.some((e) => e.event === 'reports.progress' && (e.payload as { exportId: string }).exportId === 'e1')).toBe(true);
+    // Never overwritten.
+    const before = fs.readFileSync(out);
+    expect(await call('reports.export', { ...base, exportId: 'e2', out })).toMatchObject({ ok: false, error: { field: 'out', message: /already exists/ } });
+    expect(fs.readFileSync(out).equals(before)).toBe(true);
+
+    // The balance report writes two files; both must be free.
+    const bal = path.join(exportsDir, 'bal.csv');
+    fs.writeFileSync(path.join(exportsDir, 'bal-snapshots.csv'), 'keep me');
+    expect(await call('reports.export', { exportId: 'b1', kind: 'balances', from: 0, to: Date.now(), out: bal })).toMatchObject({
+      ok: false,
+      error: { field: 'out', message: /bal-snapshots\.csv already exists/ },
+    });
+    expect(fs.readFileSync(path.join(exportsDir, 'bal-snapshots.csv'), 'utf8')).toBe('keep me');
+    expect(fs.existsSync(bal)).toBe(false);
+    // Both files, with their sizes, when free.
+    const bal2 = path.join(exportsDir, 'bal2.csv');
+    const b2 = await call('reports.export', { exportId: 'b2', kind: 'balances', from: 0, to: Date.now(), out: bal2 });
+    const snap = path.join(exportsDir, 'bal2-snapshots.csv');
+    expect(b2).toMatchObject({ ok: true, value: { status: 'done', files: [{ path: bal2, bytes: fs.statSync(bal2).size }, { path: snap, bytes: fs.statSync(snap).size }] } });
+    close();
+  });
+
+  it('cancel stops a running export and removes the partial file', async () => {
+    const { db, dataDir, call, close } = setup();
+    addCollections(db, 300_000);
+    const out = path.join(dataDir, 'exports', 'big.csv');
+    const running = call('reports.export', { exportId: 'big', kind: 'collections', out });
+    expect(await call('reports.export', { exportId: 'big', kind: 'collections', out: path.join(dataDir, 'exports', 'other.csv') })).toMatchObject({
+      ok: false,
+      error: { field: 'exportId', message: /already running/ },
+    });
+    await cancelWhenRunning(call, 'big');
+    expect(await running).toMatchObject({ ok: false, error: { kind: 'cancelled' } });
+    expect(fs.existsSync(out)).toBe(false);
+    expect(fs.readdirSync(path.dirname(out))).toEqual([]);
+    expect(await call('reports.cancel', { exportId: 'big' })).toEqual({ ok: true, value: { cancelled: false } });
+    close();
+  });
+});
+
+describe('reports over IPC, with the shell save dialog', () => {
+  it('uses the chosen path (no typed one needed) with a default name from the dates; closing the dialog exports nothing', async () => {
+    const dir = tempDir();
+    const asked: string[] = [];
+    let answer: string | null = path.join(dir, 'chosen.csv');
+    const { db, call, seen, close } = setup({ chooser: async (o) => (asked.push(o.defaultName), answer) });
+    addCollections(db, 2);
+    expect(await call('reports.target', {})).toMatchObject({ ok: true, value: { canChoose: true } });
+    const r = await call('reports.export', { exportId: 'x', kind: 'collections', from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 1, 1), bom: true });
+    expect(r).toMatchObject({ ok: true, value: { status: 'done', rows: 2, files: [{ path: answer, bytes: fs.statSync(answer!).size }] } });
+    expect(fs.readFileSync(answer!, 'utf8').startsWith('\uFEFF')).toBe(true);
+    const progress = seen.filter((s) => s.event === 'reports.progress').map((s) => s.payload as { exportId: string; done: number; total: number });
+    expect(progress.at(-1)).toMatchObject({ exportId: 'x', done: 2, total: 2 });
+
+    answer = null;
+    expect(await call('reports.export', { exportId: 'y', kind: 'collections' })).toEqual({ ok: true, value: { status: 'no_file_chosen' } });
+    expect(await call('reports.export', { exportId: 'z', kind: 'balances', from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 0, 8) })).toEqual({
+      ok: true,
+      value: { status: 'no_file_chosen' },
+    });
+    expect(asked).toEqual(['collections-2026-01-01-to-2026-01-31.csv', 'collections.csv', 'balances-2026-01-01-to-2026-01-07.csv']);
+    // A bad range is refused before the dialog opens.
+    expect(await call('reports.export', { exportId: 'w', kind: 'balances', from: 10, to: 5 })).toMatchObject({ ok: false, error: { field: 'to' } });
+    expect(asked).toHaveLength(3);
+    close();
+  });
+
+  it('cancel while writing to the chosen file removes it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'cancelled.csv');
+    const { db, call, close } = setup({ chooser: async () => file });
+    addCollections(db, 300_000);
+    const running = call('reports.export', { exportId: 'c', kind: 'collections' });
+    await cancelWhenRunning(call, 'c');
+    expect(await running).toMatchObject({ ok: false, error: { kind: 'cancelled' } });
+    expect(fs.readdirSync(dir)).toEqual([]);
+    close();
+  });
+});
