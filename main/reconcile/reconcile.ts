@@ -298,7 +298,10 @@ export function reconcileAllInWorker(
       fn();
     };
     const onAbort = () => {
-      void w.terminate().then(() => end(() => reject(new ReconcileError('cancelled', 'reconciliation cancelled'))));
+      // Settle first: terminate() emits 'exit' before its promise resolves, which would otherwise
+      // report a cancel as "worker stopped".
+      end(() => reject(new ReconcileError('cancelled', 'reconciliation cancelled')));
+      void w.terminate();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     w.on('message', (m: { type: string; done?: number; total?: number; collections?: number; exceptions?: number; message?: string }) => {

@@ -47,10 +47,6 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
           signal: ac.signal,
           onProgress: (p) => core.events.emit('reconcile.progress', p),
         });
-      } catch (e) {
-        // Cancelling terminates the worker; its 'exit' can win the race and reject with a plain Error.
-        if (ac.signal.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
-        throw e;
       } finally {
         ctx.signal?.removeEventListener('abort', onGone);
         run = null;
