@@ -60,6 +60,14 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
 }
 
+const lookups = new WeakMap<Db, ReturnType<Db['prepare']>>();
+/** Prepared once per connection: preparing cost more than the lookup itself, per callback. */
+function collectionByReference(db: Db): ReturnType<Db['prepare']> {
+  let st = lookups.get(db);
+  if (!st) lookups.set(db, (st = db.prepare(`SELECT id, currency FROM collections WHERE merchant_reference = ?`)));
+  return st;
+}
+
 export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): IngestOutcome {
   let text: string;
   let body: unknown;
@@ -90,7 +98,7 @@ export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): 
   }
   const fields = signed as SignedFields;
   const reference = fields.merchant_reference;
-  const collection = db.prepare(`SELECT id, currency FROM collections WHERE merchant_reference = ?`).get(reference) as
+  const collection = collectionByReference(db).get(reference) as
     | { id: number; currency: string }
     | undefined;
 

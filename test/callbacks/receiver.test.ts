@@ -22,10 +22,13 @@ afterEach(async () => {
   db?.close();
 });
 
-async function start(keys: { signingKey?: string; servicePublicKey?: string } = { signingKey: SIGNING_KEY }) {
+async function start(
+  keys: { signingKey?: string; servicePublicKey?: string } = { signingKey: SIGNING_KEY },
+  more: Partial<Parameters<typeof startCallbackReceiver>[0]> = {},
+) {
   const dir = tempDir();
   db = openDatabase(path.join(dir, 'merchant-desk.db'));
-  rx = await startCallbackReceiver({ db, clock: systemClock, getKeys: () => keys, port: 0 });
+  rx = await startCallbackReceiver({ db, clock: systemClock, getKeys: () => keys, port: 0, ...more });
   return rx;
 }
 
@@ -131,5 +134,72 @@ describe('callback receiver', () => {
     await sb.controls.callbacksSettled(10_000);
     expect(listOrphans(db).rows.map((x) => [x.merchantReference, x.status, x.signature])).toEqual([['ELSEWHERE-0001', 'COMPLETED', 'verified']]);
     expect(sb.controls.callbackLog().at(-1)).toMatchObject({ status: 'delivered', http_status: 200 });
+  });
+
+  describe('group commit', () => {
+    // maxGroup = the burst size and a long window: the group is stored exactly when its last delivery arrives.
+    const burst = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
+    const send = (ref: string) => {
+      const body = callbackBody(ref);
+      return post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body) });
+    };
+
+    it('stores a burst in one commit and answers each only once it is stored', async () => {
+      const refs = burst(12, 'MD-G');
+      const ingested: number[] = [];
+      await start(undefined, { maxGroup: refs.length, groupCommitWindowMs: 60_000, onIngest: (o) => 'eventId' in o && o.eventId !== null && ingested.push(o.eventId) });
+      const ids = refs.map((reference) => insertCollection(db, { reference }));
+      // Another connection sees only what is committed.
+      const other = openDatabase(db.name);
+      try {
+        const seen = await Promise.all(
+          refs.map(async (ref) => {
+            const res = await send(ref);
+            const stored = other.prepare(`SELECT count(*) FROM collection_events WHERE merchant_reference = ? AND source = 'callback'`).pluck().get(ref);
+            return [res.status, stored];
+          }),
+        );
+        expect(seen).toEqual(refs.map(() => [200, 1]));
+      } finally {
+        other.close();
+      }
+      expect(rx!.stats()).toMatchObject({ deliveries: 12, commits: 1, largestGroup: 12, fallbacks: 0 });
+      expect(ids.map((id) => getCollection(db, id)!.collection.status)).toEqual(refs.map(() => 'COMPLETED'));
+      expect(ingested).toHaveLength(12);
+    });
+
+    it('a delivery that fails does not take the others down: they are stored one by one and answered 200', async () => {
+      const refs = burst(8, 'MD-H');
+      await start(undefined, { maxGroup: refs.length, groupCommitWindowMs: 60_000 });
+      for (const reference of refs) insertCollection(db, { reference });
+      // A real failure inside SQLite for one of them (as a full disk or a constraint would be).
+      db.exec(`CREATE TRIGGER fail_one BEFORE INSERT ON collection_events WHEN NEW.merchant_reference = '${refs[3]}'
+               BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+      const statuses = await Promise.all(refs.map(async (ref) => (await send(ref)).status));
+      expect(statuses).toEqual(refs.map((r) => (r === refs[3] ? 500 : 200)));
+      const stored = db.prepare(`SELECT merchant_reference FROM collection_events WHERE source = 'callback' ORDER BY merchant_reference`).pluck().all();
+      expect(stored).toEqual(refs.filter((r) => r !== refs[3]));
+      expect(rx!.stats()).toMatchObject({ deliveries: 8, fallbacks: 1, commits: 7 });
+      // The service retries the failed one; once the fault is gone it is stored.
+      db.exec('DROP TRIGGER fail_one');
+      await rx!.close();
+      rx = await startCallbackReceiver({ db, clock: systemClock, getKeys: () => ({ signingKey: SIGNING_KEY }), port: 0 });
+      expect((await send(refs[3]!)).status).toBe(200);
+      expect(getCollection(db, refs[3]!)!.collection.status).toBe('COMPLETED');
+    });
+
+    it('keys that cannot be read: every delivery of the group gets 500 and nothing is stored', async () => {
+      const refs = burst(3, 'MD-K');
+      await start(undefined, {
+        maxGroup: refs.length,
+        groupCommitWindowMs: 60_000,
+        getKeys: () => {
+          throw new Error('keychain locked');
+        },
+      });
+      for (const reference of refs) insertCollection(db, { reference });
+      expect(await Promise.all(refs.map(async (ref) => (await send(ref)).status))).toEqual([500, 500, 500]);
+      expect(db.prepare('SELECT count(*) FROM collection_events').pluck().get()).toBe(0);
+    });
   });
 });
