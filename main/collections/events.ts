@@ -67,6 +67,9 @@ export interface AppendResult {
 interface ProjectionRow {
   id: number;
   status: string;
+  status_changed_at: number;
+  status_message: string | null;
+  redirect_signature: string | null;
   amount_minor: number;
   currency: string;
   internal_reference: string | null;
@@ -89,17 +92,40 @@ function prepare(db: Db) {
     ),
     byKey: db.prepare(`SELECT id, kind FROM collection_events WHERE dedupe_key = ?`),
     row: db.prepare(
-      `SELECT id, status, amount_minor, currency, internal_reference, payment_url, redirect_status, callback_status, flags, final_changes
+      `SELECT id, status, status_changed_at, status_message, redirect_signature, amount_minor, currency, internal_reference, payment_url,
+         redirect_status, callback_status, flags, final_changes
        FROM collections WHERE id = ?`,
     ),
-    update: db.prepare(
-      `UPDATE collections SET status = @status, status_changed_at = @statusChangedAt, internal_reference = @internalReference,
-         payment_url = @paymentUrl, status_message = @statusMessage, last_event_id = @lastEventId, redirect_status = @redirectStatus,
-         redirect_signature = @redirectSignature, callback_status = @callbackStatus, flags = @flags, final_changes = @finalChanges
-       WHERE id = @id`,
-    ),
-    current: db.prepare(`SELECT status_message, redirect_signature, status_changed_at FROM collections WHERE id = ?`),
+    /** UPDATEs by the set of columns that change: an index is rewritten only when a column it holds is SET. */
+    updates: new Map<string, ReturnType<Db['prepare']>>(),
   };
+}
+
+const PROJECTION_COLUMNS = [
+  'status',
+  'status_changed_at',
+  'internal_reference',
+  'payment_url',
+  'status_message',
+  'last_event_id',
+  'redirect_status',
+  'redirect_signature',
+  'callback_status',
+  'flags',
+  'final_changes',
+] as const;
+type ProjectionColumn = (typeof PROJECTION_COLUMNS)[number];
+
+function updateProjection(db: Db, id: number, before: ProjectionRow, after: Record<ProjectionColumn, unknown>): void {
+  const s = stmts(db);
+  const changed = PROJECTION_COLUMNS.filter((c) => c === 'last_event_id' || after[c] !== (before as unknown as Record<string, unknown>)[c]);
+  const key = changed.join(',');
+  let st = s.updates.get(key);
+  if (!st) {
+    st = db.prepare(`UPDATE collections SET ${changed.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`);
+    s.updates.set(key, st);
+  }
+  st.run({ id, ...Object.fromEntries(changed.map((c) => [c, after[c]])) });
 }
 function stmts(db: Db) {
   let s = stmtCache.get(db);
@@ -192,25 +218,23 @@ export function appendEvent(db: Db, ev: NewEvent): AppendResult {
     const eventId = Number(info.lastInsertRowid);
 
     if (row) {
-      const cur = s.current.get(row.id) as { status_message: string | null; redirect_signature: string | null; status_changed_at: number };
-      s.update.run({
-        id: row.id,
+      updateProjection(db, row.id, row, {
         status,
-        statusChangedAt: statusChanged ? ev.receivedAt : cur.status_changed_at,
-        internalReference: row.internal_reference ?? (trusted ? (ev.internalReference ?? null) : null),
-        paymentUrl: (trusted && ev.paymentUrl) || row.payment_url,
+        status_changed_at: statusChanged ? ev.receivedAt : row.status_changed_at,
+        internal_reference: row.internal_reference ?? (trusted ? (ev.internalReference ?? null) : null),
+        payment_url: (trusted && ev.paymentUrl) || row.payment_url,
         // The service's own words (a callback's status_message) beat a redirect's generic text.
-        statusMessage: statusChanged
+        status_message: statusChanged
           ? (ev.statusMessage ?? null)
           : trusted && (ev.source === 'callback' || ev.source === 'import') && ev.status === status && ev.statusMessage
             ? ev.statusMessage
-            : cur.status_message,
-        lastEventId: eventId,
-        redirectStatus,
-        redirectSignature: ev.source === 'redirect' ? ev.signature : cur.redirect_signature,
-        callbackStatus,
+            : row.status_message,
+        last_event_id: eventId,
+        redirect_status: redirectStatus,
+        redirect_signature: ev.source === 'redirect' ? ev.signature : row.redirect_signature,
+        callback_status: callbackStatus,
         flags,
-        finalChanges,
+        final_changes: finalChanges,
       });
     }
     return { inserted: true, eventId, kind, status, statusChanged };
