@@ -1,12 +1,30 @@
 // The composition root: builds the Core from the data folder's settings. With nothing configured the
 // profile is `embedded`: the sandbox starts in this process (state in <dataDir>/sandbox), its keys are
 // held in memory, the local callback receiver starts and the sandbox posts its callbacks there.
+//
+// Each profile is a workspace with its own database (main/settings/workspace.ts). The Core is a stable
+// facade over the active workspace: switching profile closes the workspace's capabilities (poller,
+// receiver, embedded sandbox, reconcile queue, db), composes them for the new profile, records it as the
+// active one and emits 'app.profileChanged'. Handlers read core.db / core.poller at call time.
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
-import { openDatabase } from '../store/db.js';
+import type { Db } from '../store/db.js';
 import { createLogger } from '../log/index.js';
-import { dataPaths, loadConnection, loadSettings, currentServicePublicKey, type Connection, type ConnectionFailure } from '../settings/index.js';
+import {
+  dataPaths,
+  loadConnection,
+  loadSettings,
+  currentServicePublicKey,
+  openActiveWorkspace,
+  openProfileDatabase,
+  updateSettings,
+  writeActiveProfile,
+  type Connection,
+  type ConnectionFailure,
+  type Profile,
+  type SettingsPatch,
+} from '../settings/index.js';
 import { MemorySecretStore, secretStoreFor, type SecretStore } from '../secrets/index.js';
 import { createPoller, type Poller } from '../poller/index.js';
 import { createServiceClient } from '../service/client.js';
@@ -15,9 +33,10 @@ import { startSandbox } from '../../sandbox/index.js';
 import { createReconcileQueue, reconcileCollection } from '../reconcile/index.js';
 import type { AppStatus } from '../ipc/contract/app.js';
 import type { DeskEvents } from '../ipc/contract/index.js';
-import { createEmitter } from './events.js';
+import { createEmitter, type DeskEmitter } from './events.js';
 import { appVersion } from './paths.js';
 import type { Core, EmbeddedSandbox, ShellKind } from './core.js';
+import { AppError } from './errors.js';
 
 export interface ComposeOptions {
   dataDir: string;
@@ -39,9 +58,126 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
   fs.mkdirSync(paths.dataDir, { recursive: true });
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger({ dataDir: paths.dataDir, base: { shell: opts.shell ?? 'none' } });
-  const db = openDatabase(paths.db);
   const events = createEmitter((e) => logger.error({ err: e }, 'event listener failed'));
   const closers: (() => void | Promise<void>)[] = [];
+
+  const active = openActiveWorkspace(paths.dataDir, logger);
+  let ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db: active.db });
+  // One switch at a time (a second waits for the first).
+  let switching: Promise<void> | null = null;
+
+  async function switchProfile(profile: Profile, patch: SettingsPatch = {}): Promise<void> {
+    while (switching) await switching.catch(() => {});
+    if (closed) throw new AppError('conflict', 'the app is closing');
+    const from = loadSettings(ws.db).profile;
+    if (profile === from) {
+      if (Object.keys(patch).length) updateSettings(ws.db, patch, clock);
+      return;
+    }
+    // Validate the new profile's settings (with the patch) before anything is closed: a refused
+    // switch leaves the current workspace running untouched.
+    const db = openProfileDatabase(paths.dataDir, profile);
+    try {
+      updateSettings(db, { ...patch, profile }, clock);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    switching = (async () => {
+      await ws.close();
+      try {
+        ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db });
+      } catch (e) {
+        // The new profile could not start: go back to the one that was running.
+        logger.error({ err: e, profile }, 'switching profile failed; staying on ' + from);
+        ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db: openProfileDatabase(paths.dataDir, from) });
+        throw e;
+      }
+      writeActiveProfile(paths.dataDir, profile);
+      logger.info({ from, to: profile }, 'switched profile');
+      events.emit('app.profileChanged', { profile });
+      void ws.appStatus().then((st) => events.emit('app.status', st));
+    })();
+    try {
+      await switching;
+    } finally {
+      switching = null;
+    }
+  }
+
+  let closed: Promise<void> | null = null;
+  const core: Core = {
+    version: appVersion(),
+    dataDir: paths.dataDir,
+    get db() {
+      return ws.db;
+    },
+    clock,
+    logger,
+    settings: () => loadSettings(ws.db),
+    secrets: () => ws.secrets(),
+    getClient: () => ws.getClient(),
+    connectionProblem: () => ws.connectionProblem(),
+    reconnect: () => ws.reconnect(),
+    switchProfile,
+    signingKey: () => ws.signingKey(),
+    servicePublicKeyPem: () => ws.servicePublicKeyPem(),
+    get poller() {
+      return ws.poller;
+    },
+    appStatus: () => ws.appStatus(),
+    paymentWindow: null,
+    chooseSavePath: null,
+    shell: opts.shell ?? 'none',
+    events,
+    embedded: () => ws.embedded(),
+    callbackReceiverUrl: () => ws.callbackReceiverUrl(),
+    onClose: (fn) => void closers.push(fn),
+    close: () =>
+      (closed ??= (async () => {
+        await switching?.catch(() => {});
+        for (const fn of closers.reverse()) {
+          try {
+            await fn();
+          } catch (e) {
+            logger.error({ err: e }, 'close step failed');
+          }
+        }
+        await ws.close();
+        logger.info('closed');
+        logger.flush?.();
+      })()),
+  };
+  return core;
+}
+
+interface WorkspaceOptions extends ComposeOptions {
+  clock: Clock;
+  logger: Logger;
+  events: DeskEmitter;
+  /** The profile's own database (openProfileDatabase); the workspace closes it. */
+  db: Db;
+}
+
+/** One profile's running capabilities, all on that profile's database. */
+interface Workspace {
+  readonly db: Db;
+  readonly poller: Poller | null;
+  secrets(): SecretStore;
+  getClient(): ReturnType<Core['getClient']>;
+  connectionProblem(): ReturnType<Core['connectionProblem']>;
+  reconnect(): Promise<void>;
+  signingKey(): string | null;
+  servicePublicKeyPem(): string | null;
+  appStatus(): Promise<AppStatus>;
+  embedded(): EmbeddedSandbox | null;
+  callbackReceiverUrl(): string | null;
+  close(): Promise<void>;
+}
+
+async function composeWorkspace(opts: WorkspaceOptions): Promise<Workspace> {
+  const { db, clock, logger, events } = opts;
+  const paths = dataPaths(opts.dataDir, loadSettings(db).profile);
   const memory = new MemorySecretStore();
 
   let sandbox: Sandbox | null = null;
@@ -55,7 +191,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
   // screens also catch up on open, and a full recompute gives the same answer.
   const reconcileOptions = () => ({ now: clock.now(), stalePendingAfterMs: loadSettings(db).stalePendingAfterMs });
   const reconcileQueue = createReconcileQueue(db, reconcileOptions);
-  events.subscribe((event, payload) => {
+  const unsubscribe = events.subscribe((event, payload) => {
     if (event !== 'collections.updated') return;
     try {
       reconcileCollection(db, (payload as DeskEvents['collections.updated']).id, reconcileOptions());
@@ -63,7 +199,6 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
       logger.error({ err: e }, 'reconciling an updated collection failed');
     }
   });
-
   const servicePublicKeyPem = (): string | null => {
     const p = sandbox && loadSettings(db).profile === 'embedded' ? sandbox.servicePublicKeyPath : (conn?.settings.servicePublicKeyPath ?? null);
     return currentServicePublicKey(p)?.pem ?? null;
@@ -175,6 +310,8 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     logger.error({ err: e }, 'start-up failed');
     await (receiver as CallbackReceiver | null)?.close().catch(() => {});
     await (sandbox as Sandbox | null)?.close().catch(() => {});
+    unsubscribe();
+    reconcileQueue.close();
     db.close();
     throw e;
   }
@@ -195,46 +332,27 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
   }
 
   let closed: Promise<void> | null = null;
-  const core: Core = {
-    version: appVersion(),
-    dataDir: paths.dataDir,
+  return {
     db,
-    clock,
-    logger,
-    settings: () => loadSettings(db),
+    poller,
     secrets: () => secrets,
     getClient: () => (conn?.ok ? conn.client : null),
     connectionProblem: () => (conn && !conn.ok ? { ...conn.error } : null),
     reconnect,
     signingKey,
     servicePublicKeyPem,
-    poller,
     appStatus,
-    paymentWindow: null,
-    chooseSavePath: null,
-    shell: opts.shell ?? 'none',
-    events,
     embedded: (): EmbeddedSandbox | null =>
       sandbox ? { baseUrl: sandbox.baseUrl, controls: sandbox.controls, servicePublicKeyPath: sandbox.servicePublicKeyPath } : null,
     callbackReceiverUrl: () => receiver?.url ?? null,
-    onClose: (fn) => void closers.push(fn),
     close: () =>
       (closed ??= (async () => {
-        for (const fn of closers.reverse()) {
-          try {
-            await fn();
-          } catch (e) {
-            logger.error({ err: e }, 'close step failed');
-          }
-        }
+        unsubscribe();
         await poller?.stop();
         await receiver?.close().catch((e: unknown) => logger.error({ err: e }, 'receiver close failed'));
         await sandbox?.close().catch((e: unknown) => logger.error({ err: e }, 'sandbox close failed'));
         reconcileQueue.close();
         db.close();
-        logger.info('closed');
-        logger.flush?.();
       })()),
   };
-  return core;
 }

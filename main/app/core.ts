@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { ServiceClient } from '../service/types.js';
 import type { PaymentWindowOpener } from '../collections/payment-window.js';
 import type { SecretStore } from '../secrets/index.js';
-import type { Settings } from '../settings/index.js';
+import type { Profile, Settings, SettingsPatch } from '../settings/index.js';
 import type { Poller } from '../poller/index.js';
 import type { DeskEmitter } from './events.js';
 import type { AppStatus } from '../ipc/contract/app.js';
@@ -29,6 +29,7 @@ export interface EmbeddedSandbox {
 export interface Core {
   readonly version: string;
   readonly dataDir: string;
+  /** The active profile's database: read it at call time (it changes when the profile is switched). */
   readonly db: Db;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -45,11 +46,18 @@ export interface Core {
   connectionProblem(): { kind: string; message: string; field?: string } | null;
   /** Re-reads settings and keys, rebuilds the client (starting the embedded sandbox if the profile needs it). */
   reconnect(): Promise<void>;
+  /**
+   * Makes `profile` the active workspace: validates its settings with `patch` applied (nothing changes
+   * when they are invalid), closes the current profile's poller, receiver, embedded sandbox and database,
+   * composes them on the new profile's own database, records it as active and emits 'app.profileChanged'.
+   * The same profile: just applies `patch`.
+   */
+  switchProfile(profile: Profile, patch?: SettingsPatch): Promise<void>;
   /** The merchant signing key (callback/redirect HMAC), or null. */
   signingKey(): string | null;
   /** The service's RSA public key (PEM) for card_cipher and RSA signature checks, or null when none is imported. */
   servicePublicKeyPem(): string | null;
-  /** Balances and payment options in the background; null when polling is off (one-shot CLI). */
+  /** Balances and payment options in the background (the active profile's); null when polling is off (one-shot CLI). */
   readonly poller: Poller | null;
   /** Profile, connection state and last successful poll, for the status bar. */
   appStatus(): Promise<AppStatus>;

@@ -1,11 +1,20 @@
-// Opening a data folder from the CLI: the same database file the app uses.
-import fs from 'node:fs';
-import { openDatabase, type Db } from '../store/db.js';
+// Opening a data folder from the CLI: the database of the active profile, the same one the app uses.
+import type { Db } from '../store/db.js';
+import { createLogger } from '../log/logger.js';
 import { dataPaths } from './paths.js';
+import { openActiveWorkspace } from './workspace.js';
+import fs from 'node:fs';
 
-/** Opens <dataDir>/merchant-desk.sqlite, creating the folder (owner-only) when it does not exist. */
+/**
+ * Opens the active profile's database (<dataDir>/profiles/<profile>/merchant-desk.sqlite), creating the
+ * folder (owner-only) when it does not exist. An old single-file database is adopted first (and logged).
+ */
 export function openDataFolder(dataDir: string): Db {
-  const paths = dataPaths(dataDir);
-  fs.mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
-  return openDatabase(paths.db);
+  // Log only when there is something to say (an adoption): a logger opens the log file.
+  const log = fs.existsSync(dataPaths(dataDir).legacyDb) ? createLogger({ dataDir }) : undefined;
+  try {
+    return openActiveWorkspace(dataDir, log).db;
+  } finally {
+    log?.flush?.();
+  }
 }

@@ -3,3 +3,4 @@ export * from './paths.js';
 export * from './service-key.js';
 export * from './connection.js';
 export * from './data-folder.js';
+export * from './workspace.js';

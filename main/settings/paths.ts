@@ -1,25 +1,42 @@
 import path from 'node:path';
+import type { Profile } from './settings.js';
 
-/** Where things live inside the app data folder. The app, the CLI and tests all use this. */
+/**
+ * Where things live inside the app data folder. The app, the CLI and tests all use this.
+ * Each profile is a workspace with its own database (settings, cache, collections, reconciliation) under
+ * profiles/<profile>/, so sandbox test money never mixes with live money; which one is active is recorded
+ * in active-profile.json (main/settings/workspace.ts).
+ */
 export interface DataPaths {
   dataDir: string;
-  /** The SQLite database (settings, cache, collections). */
+  /** The profile's own folder: <dataDir>/profiles/<profile>. */
+  profileDir: string;
+  /** The profile's SQLite database (its settings, cache, collections, events, reconciliation). */
   db: string;
-  /** pino file logs. */
+  /** The single database of data folders from before profiles had their own (adopted once, then gone). */
+  legacyDb: string;
+  /** Which profile is active: { "profile": "sandbox" }. Missing means embedded. */
+  activeProfile: string;
+  /** pino file logs (all profiles). */
   logs: string;
-  /** The imported service public key (a copy; the original may be anywhere). */
+  /** The profile's imported service public key (a copy; the original may be anywhere). */
   serviceKey: string;
   /** The embedded profile's sandbox state. */
   sandbox: string;
 }
 
-export function dataPaths(dataDir: string): DataPaths {
+/** Paths for `profile` (default embedded: the profile a fresh data folder starts on). */
+export function dataPaths(dataDir: string, profile: Profile = 'embedded'): DataPaths {
   const dir = path.resolve(dataDir);
+  const profileDir = path.join(dir, 'profiles', profile);
   return {
     dataDir: dir,
-    db: path.join(dir, 'merchant-desk.sqlite'),
+    profileDir,
+    db: path.join(profileDir, 'merchant-desk.sqlite'),
+    legacyDb: path.join(dir, 'merchant-desk.sqlite'),
+    activeProfile: path.join(dir, 'active-profile.json'),
     logs: path.join(dir, 'logs'),
-    serviceKey: path.join(dir, 'service-public-key.pem'),
+    serviceKey: path.join(profileDir, 'service-public-key.pem'),
     sandbox: path.join(dir, 'sandbox'),
   };
 }

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import { dataPaths } from './paths.js';
 import { loadServicePublicKey } from '../service/service-key.js';
 import { ServiceKeyError } from '../service/errors.js';
-import { SettingsError, updateSettings } from './settings.js';
+import { loadSettings, SettingsError, updateSettings } from './settings.js';
 
 export interface ServiceKeyInfo {
   /** Where the copy lives (inside the data folder). */
@@ -27,7 +27,7 @@ export function inspectServicePublicKey(pemText: string): { pem: string; bits: n
   }
 }
 
-/** Reads the PEM at `file`, checks it, copies it to <dataDir>/service-public-key.pem and saves the setting. */
+/** Reads the PEM at `file`, checks it, copies it to <dataDir>/profiles/<profile>/service-public-key.pem and saves the setting. */
 export function importServicePublicKeyFile(db: Db, dataDir: string, file: string, clock?: Clock): ServiceKeyInfo {
   let text: string;
   try {
@@ -42,11 +42,12 @@ export function importServicePublicKeyFile(db: Db, dataDir: string, file: string
   return importServicePublicKey(db, dataDir, text, clock);
 }
 
-/** Checks PEM text, writes the copy atomically and points servicePublicKeyPath at it. */
+/** Checks PEM text, writes the copy atomically (in the folder of the profile `db` belongs to) and points servicePublicKeyPath at it. */
 export function importServicePublicKey(db: Db, dataDir: string, pemText: string, clock?: Clock): ServiceKeyInfo {
   const info = inspectServicePublicKey(pemText);
-  const target = dataPaths(dataDir).serviceKey;
-  fs.mkdirSync(dataPaths(dataDir).dataDir, { recursive: true });
+  const paths = dataPaths(dataDir, loadSettings(db).profile);
+  const target = paths.serviceKey;
+  fs.mkdirSync(paths.profileDir, { recursive: true });
   const tmp = `${target}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, info.pem, { mode: 0o644 });
   fs.renameSync(tmp, target);

@@ -43,6 +43,9 @@ export function App() {
   }, [path]);
 
   useDeskEvent('app.notice', setNotice);
+  // Another profile is another workspace: remount the screen so everything it shows is refetched.
+  const [workspace, setWorkspace] = useState(0);
+  useDeskEvent('app.profileChanged', () => setWorkspace((n) => n + 1));
 
   const active = screens.find((s) => s.path === path) ?? screens[0]!;
   const Active = active.component;
@@ -75,7 +78,7 @@ export function App() {
             </button>
           </div>
         )}
-        <Active key={active.path} />
+        <Active key={`${active.path}:${workspace}`} />
       </main>
       <StatusBar />
     </div>

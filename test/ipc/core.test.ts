@@ -2,7 +2,7 @@
 // embedded sandbox over HTTP on 127.0.0.1, the real OS keychain (run under scripts/with-keyring.sh).
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../support/tmp.js';
 import { composeCore } from '../../main/app/compose.js';
 import type { Core } from '../../main/app/core.js';
@@ -10,8 +10,10 @@ import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { silentLogger } from '../../main/log/index.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
-import type { SandboxControls } from '../../sandbox/index.js';
+import { startSandbox, type SandboxControls } from '../../sandbox/index.js';
 import { recordBalanceRun } from '../../main/store/balances.js';
+import { chargeServiceFor } from '../../main/ipc/handlers/collections.js';
+import { insertCollection } from '../collections/helpers.js';
 
 let core: Core | undefined;
 afterEach(async () => {
@@ -153,12 +155,14 @@ describe('embedded profile (nothing configured)', () => {
 
 describe('sandbox profile with keys in the OS keychain', () => {
   it('connects with keys set through IPC, shows only set/not set, and writes no key into the data folder', async () => {
-    const { core, d, dataDir } = await start();
-    const sb = core.embedded()!;
-    // The embedded sandbox's own keys, entered by hand as a user of the sandbox profile would.
-    const pk = (await core.secrets().get('public-key'))!;
-    const sk = (await core.secrets().get('secret-key'))!;
-    const gk = (await core.secrets().get('signing-key'))!;
+    const { d, dataDir } = await start();
+    // "The sandbox profile": a second sandbox, its keys entered by hand as a user of the sandbox profile
+    // would (switching profile stops the embedded one).
+    const sb = await startSandbox({ stateDir: tempDir() });
+    onTestFinished(() => sb.close());
+    const pk = sb.publicKey;
+    const sk = sb.secretKey;
+    const gk = sb.signingKey;
     const pem = fs.readFileSync(sb.servicePublicKeyPath, 'utf8');
 
     value(await d('settings.update', { profile: 'sandbox', baseUrl: sb.baseUrl }));
@@ -186,7 +190,7 @@ describe('sandbox profile with keys in the OS keychain', () => {
     await d('settings.clearKey', { name: 'publicKey' });
     await d('settings.clearKey', { name: 'signingKey' });
 
-    await core.close();
+    await core!.close();
     const files: string[] = [];
     const walk = (dir: string) => {
       for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -218,5 +222,87 @@ describe('callback receiver settings', () => {
     expect(first).toMatch(/callbacks\/collections$/);
     const bad = await d('settings.update', { callbackReceiver: { port: 70000 } });
     expect(bad).toMatchObject({ ok: false, error: { field: 'callbackReceiver.port' } });
+  });
+});
+
+describe('each profile is a workspace of its own', () => {
+  it('switching embedded -> sandbox shows only that profile\'s balances and collections; switching back shows the embedded ones, nothing lost', async () => {
+    const { core, d, dataDir } = await start();
+    const seen: string[] = [];
+    core.events.subscribe((event, payload) => {
+      if (event === 'app.profileChanged') seen.push((payload as { profile: string }).profile);
+    });
+    // The embedded profile's own data: a collection, and a wallet only its (stubbed) answer had.
+    const now = Date.now();
+    insertCollection(core.db, { reference: 'MD-EMBEDDED-0001', createdAt: now, status: 'COMPLETED' });
+    recordBalanceRun(core.db, {
+      startedAt: now,
+      finishedAt: now,
+      result: { ok: true, value: [{ currency: 'EUR', walletType: 'MERCHANT_COLLECTION', availableMinor: 700, actualMinor: 700, unclearedMinor: 0, reserveMinor: 0 }] },
+    });
+    expect(value(await d('balances.latest', {})).rows.map((r) => r.currency)).toContain('EUR');
+    const embeddedCharges = chargeServiceFor(core);
+
+    // "The sandbox profile": a second sandbox, its keys in the real keychain.
+    const sb = await startSandbox({ stateDir: tempDir() });
+    onTestFinished(() => sb.close());
+    value(await d('settings.update', { profile: 'sandbox', baseUrl: sb.baseUrl }));
+    expect(seen).toEqual(['sandbox']);
+    expect(core.embedded()).toBeNull(); // the embedded sandbox was stopped with its workspace
+    expect(core.db.name).toBe(path.join(dataDir, 'profiles', 'sandbox', 'merchant-desk.sqlite'));
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'active-profile.json'), 'utf8'))).toEqual({ profile: 'sandbox' });
+    value(await d('settings.setKey', { name: 'publicKey', value: sb.publicKey }));
+    value(await d('settings.setKey', { name: 'secretKey', value: sb.secretKey }));
+    value(await d('settings.setKey', { name: 'signingKey', value: sb.signingKey }));
+    value(await d('settings.importServiceKey', { pem: fs.readFileSync(sb.servicePublicKeyPath, 'utf8') }));
+    onTestFinished(async () => {
+      for (const name of ['publicKey', 'secretKey', 'signingKey'] as const) await core.secrets().delete(({ publicKey: 'public-key', secretKey: 'secret-key', signingKey: 'signing-key' } as const)[name]).catch(() => {});
+    });
+
+    const balances = value(await d('balances.refresh', {}));
+    expect(balances.lastError).toBeNull();
+    const sandboxBalances = value(await d('balances.latest', {}));
+    expect(sandboxBalances.rows.length).toBeGreaterThan(0);
+    expect(sandboxBalances.rows.map((r) => r.currency)).not.toContain('EUR');
+    expect(value(await d('collections.list', {}))).toMatchObject({ total: 0 });
+    expect(value(await d('reconcile.summary', {})).collections).toBe(0);
+    expect(chargeServiceFor(core)).not.toBe(embeddedCharges); // a charge would land in this profile's database
+    insertCollection(core.db, { reference: 'MD-SANDBOX-0001', createdAt: now, status: 'PENDING' });
+    expect(value(await d('app.status', {}))).toMatchObject({ profile: 'sandbox', connection: 'online' });
+
+    // Back to embedded: its sandbox starts again, its data is all there, the sandbox profile's is not.
+    const view = value(await d('settings.update', { profile: 'embedded', baseUrl: sb.baseUrl }));
+    expect(view).toMatchObject({ profile: 'embedded', baseUrl: null });
+    expect(seen).toEqual(['sandbox', 'embedded']);
+    expect(core.embedded()).not.toBeNull();
+    expect(value(await d('collections.list', {})).rows.map((r) => r.merchantReference)).toEqual(['MD-EMBEDDED-0001']);
+    expect(value(await d('balances.latest', {})).rows.map((r) => r.currency)).toContain('EUR');
+    expect(value(await d('reconcile.summary', {})).collections).toBe(1);
+
+    // And the sandbox profile kept its own settings and data.
+    value(await d('settings.update', { profile: 'sandbox' }));
+    expect(value(await d('settings.get', {}))).toMatchObject({ profile: 'sandbox', baseUrl: sb.baseUrl, serviceKey: { source: 'imported' } });
+    expect(value(await d('collections.list', {})).rows.map((r) => r.merchantReference)).toEqual(['MD-SANDBOX-0001']);
+    expect(value(await d('balances.latest', {})).rows.map((r) => r.currency)).toEqual(sandboxBalances.rows.map((r) => r.currency));
+  });
+
+  it('a switch the new profile\'s settings refuse changes nothing', async () => {
+    const { core, d } = await start();
+    const r = await d('settings.update', { profile: 'sandbox', baseUrl: null });
+    expect(r).toMatchObject({ ok: false, error: { kind: 'validation', field: 'baseUrl' } });
+    expect(value(await d('app.status', {}))).toMatchObject({ profile: 'embedded' });
+    expect(core.embedded()).not.toBeNull();
+  });
+
+  it('the profile chosen last is the one the app opens next time', async () => {
+    const dataDir = tempDir();
+    const sb = await startSandbox({ stateDir: tempDir() });
+    onTestFinished(() => sb.close());
+    const first = await start(dataDir);
+    value(await first.d('settings.update', { profile: 'sandbox', baseUrl: sb.baseUrl }));
+    await first.core.close();
+    const second = await start(dataDir);
+    expect(value(await second.d('settings.get', {}))).toMatchObject({ profile: 'sandbox', baseUrl: sb.baseUrl });
+    expect(second.core.embedded()).toBeNull();
   });
 });

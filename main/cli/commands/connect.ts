@@ -3,7 +3,8 @@
 // the OS keychain; if it is unavailable, nothing is stored.
 import { parseArgs } from 'node:util';
 import { UsageError, type Command } from '../command.js';
-import { openDataFolder } from '../../settings/data-folder.js';
+import { dataPaths } from '../../settings/paths.js';
+import { adoptLegacyDatabase, openProfileDatabase, writeActiveProfile } from '../../settings/workspace.js';
 import { importServicePublicKeyFile, inspectServicePublicKey } from '../../settings/service-key.js';
 import { loadSettings, SettingsError, updateSettings, validateSettings } from '../../settings/settings.js';
 import { loadConnection } from '../../settings/connection.js';
@@ -122,8 +123,11 @@ export const connectCommand: Command = {
       throw new UsageError('--secret-key-stdin is required: pipe the secret key in on standard input (it is never taken from arguments)');
     }
 
-    // Check everything before storing anything.
-    const db = openDataFolder(ctx.dataDir);
+    // Check everything before storing anything. The profile is a workspace of its own (its database,
+    // settings and data); connecting to it makes it the active one.
+    const adopted = fs.existsSync(dataPaths(ctx.dataDir).legacyDb) ? adoptLegacyDatabase(ctx.dataDir, createLogger({ dataDir: ctx.dataDir })) : null;
+    if (adopted) ctx.io.stderr.write(`merchant-desk: moved the single-file database to ${adopted.to} (the ${adopted.profile} profile's)\n`);
+    const db = openProfileDatabase(ctx.dataDir, profile);
     try {
       const current = loadSettings(db);
       try {
@@ -167,13 +171,16 @@ export const connectCommand: Command = {
       await store.set('public-key', publicKey);
       for (const [name, value] of secrets) await store.set(name, value);
       if (!values['signing-key-stdin']) await store.delete('signing-key');
-      const keyInfo = importServicePublicKeyFile(db, ctx.dataDir, values['service-key']);
+      // The base URL first: the profile's settings must be valid as a whole at every write.
       updateSettings(db, { profile, baseUrl: values['base-url'].trim() });
+      const keyInfo = importServicePublicKeyFile(db, ctx.dataDir, values['service-key']);
+      writeActiveProfile(ctx.dataDir, profile);
 
       ctx.io.stdout.write(
         `saved the ${profile} connection to ${values['base-url'].trim()} (public key ${maskKey(publicKey)}; ` +
           `secret key${values['signing-key-stdin'] ? ' and signing key' : ''} in the OS keychain)\n` +
-          `service public key: RSA ${keyInfo.bits} bits, SHA-256 ${keyInfo.fingerprintSha256}\n`,
+          `service public key: RSA ${keyInfo.bits} bits, SHA-256 ${keyInfo.fingerprintSha256}\n` +
+          `the active profile is now ${profile} (its own database: ${dataPaths(ctx.dataDir, profile).db})\n`,
       );
       if (!values['signing-key-stdin']) {
         ctx.io.stdout.write('note: no signing key was given; callbacks and redirects can then only be verified by their RSA signature\n');

@@ -29,6 +29,8 @@ export const appChannels = {
 export type appEvents = {
   'app.notice': { level: 'info' | 'warning' | 'error'; message: string };
   'app.status': AppStatus;
+  /** The active profile (workspace) changed: every screen reloads its data from the new profile's database. */
+  'app.profileChanged': { profile: ProfileName };
   /** The local callback receiver handled a delivery (screens listing collections reload). */
   'callbacks.ingested': { result: string; reference: string | null };
 };

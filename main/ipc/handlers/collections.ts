@@ -18,13 +18,22 @@ async function signingKey(core: Core): Promise<string | null> {
   }
 }
 
-/** One charge service per Core (it holds the repeat guard and pending confirmations in memory). */
-const services = new WeakMap<Core, ChargeService>();
+/**
+ * One charge service per Core and profile database (it holds the repeat guard and pending confirmations in
+ * memory, and writes to the database it was made with): switching profile disposes it and the next call
+ * makes one on the new profile's database.
+ */
+const services = new WeakMap<Core, { db: Core['db']; service: ChargeService }>();
 export function chargeServiceFor(core: Core): ChargeService {
-  let s = services.get(core);
-  if (!s) {
+  let entry = services.get(core);
+  if (entry && entry.db !== core.db) {
+    entry.service.dispose();
+    entry = undefined;
+  }
+  if (!entry) {
+    const first = !services.has(core);
     const emit = (c: CollectionRow) => core.events.emit('collections.updated', { id: c.id, reference: c.merchantReference, status: c.status });
-    s = createChargeService({
+    const service = createChargeService({
       db: core.db,
       getClient: () => core.getClient(),
       getServicePublicKeyPem: () => core.servicePublicKeyPem(),
@@ -36,11 +45,11 @@ export function chargeServiceFor(core: Core): ChargeService {
       logger: core.logger,
       onUpdate: emit,
     });
-    services.set(core, s);
-    const created = s;
-    core.onClose(() => created.dispose());
+    entry = { db: core.db, service };
+    services.set(core, entry);
+    if (first) core.onClose(() => services.get(core)?.service.dispose());
   }
-  return s;
+  return entry.service;
 }
 
 export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsChannels> => {

@@ -58,7 +58,17 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
   return {
     'settings.get': () => settingsView(core),
     'settings.update': async (patch) => {
-      updateSettings(core.db, patch as SettingsPatch, core.clock);
+      const p = patch as SettingsPatch;
+      const current = core.settings().profile;
+      if (p.profile !== undefined && p.profile !== current) {
+        // Another profile is another workspace (its own database and settings): the rest of the patch is
+        // for it, except a base URL the form still shows from the old profile where it makes no sense.
+        const { profile, ...rest } = p;
+        if (profile === 'embedded' || rest.baseUrl === null) delete rest.baseUrl;
+        await core.switchProfile(profile, rest);
+      } else {
+        updateSettings(core.db, p, core.clock);
+      }
       return changed();
     },
     'settings.setKey': async ({ name, value }) => {
