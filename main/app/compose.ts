@@ -7,6 +7,7 @@
 // receiver, embedded sandbox, reconcile queue, db), composes them for the new profile, records it as the
 // active one and emits 'app.profileChanged'. Handlers read core.db / core.poller at call time.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
@@ -18,6 +19,7 @@ import {
   currentServicePublicKey,
   openActiveWorkspace,
   openProfileDatabase,
+  readActiveProfile,
   updateSettings,
   writeActiveProfile,
   type Connection,
@@ -105,6 +107,41 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     }
   }
 
+  // `merchant-desk connect --profile` (another process) records a new active profile: follow it.
+  let watcher: fs.FSWatcher | null = null;
+  let followTimer: NodeJS.Timeout | null = null;
+  const follow = () => {
+    followTimer = null;
+    if (closed) return;
+    let wanted: Profile;
+    try {
+      wanted = readActiveProfile(paths.dataDir, logger);
+    } catch (e) {
+      logger.warn({ err: e }, 'cannot read the active profile');
+      return;
+    }
+    if (switching) {
+      followTimer = setTimeout(follow, 100); // look again once the switch in progress is done
+      return;
+    }
+    if (wanted === loadSettings(ws.db).profile) return;
+    logger.info({ profile: wanted }, 'the active profile was changed outside the app; switching');
+    switchProfile(wanted).catch((e: unknown) => {
+      logger.error({ err: e }, 'could not switch to the profile chosen outside the app');
+      events.emit('app.notice', { level: 'error', message: `Could not switch to the ${wanted} profile: ${(e as Error).message}` });
+    });
+  };
+  try {
+    watcher = fs.watch(paths.dataDir, (_type, name) => {
+      if (name !== path.basename(paths.activeProfile)) return;
+      if (followTimer) clearTimeout(followTimer);
+      followTimer = setTimeout(follow, 100);
+    });
+    watcher.on('error', (e) => logger.warn({ err: e }, 'stopped watching the active profile'));
+  } catch (e) {
+    logger.warn({ err: e }, 'cannot watch the active profile; a profile chosen with connect applies when the app starts again');
+  }
+
   let closed: Promise<void> | null = null;
   const core: Core = {
     version: appVersion(),
@@ -135,6 +172,8 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     onClose: (fn) => void closers.push(fn),
     close: () =>
       (closed ??= (async () => {
+        watcher?.close();
+        if (followTimer) clearTimeout(followTimer);
         await switching?.catch(() => {});
         for (const fn of closers.reverse()) {
           try {
