@@ -8,6 +8,9 @@ import { tempDir } from '../support/tmp.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { createServiceClient } from '../../main/service/client.js';
 import { formatMinor } from '../../main/money/index.js';
+import { openDatabase } from '../../main/store/db.js';
+import { recordBalanceRun } from '../../main/store/balances.js';
+import { writeActiveProfile } from '../../main/settings/workspace.js';
 
 interface Run {
   code: number;
@@ -136,6 +139,41 @@ describe('merchant-desk CLI against the sandbox', () => {
       }
     }
     expect(walk(dir).some((f) => f.endsWith('merchant-desk.log'))).toBe(true);
+  });
+
+  it('reads the active profile\'s database: an old single-file folder is adopted, connect switches, and each profile keeps its own data', async () => {
+    // A data folder from before profiles had their own databases, with a balance only it has seen.
+    const dir = tempDir();
+    const old = openDatabase(path.join(dir, 'merchant-desk.sqlite'));
+    const now = Date.now();
+    recordBalanceRun(old, {
+      startedAt: now,
+      finishedAt: now,
+      result: { ok: true, value: [{ currency: 'EUR', walletType: 'MERCHANT_COLLECTION', availableMinor: 700, actualMinor: 700, unclearedMinor: 0, reserveMinor: 0 }] },
+    });
+    old.close();
+    type Out = { balances: { currency: string }[] };
+    const currencies = async () => (JSON.parse((await cli(dir, ['balances', '--json'])).stdout) as Out).balances.map((b) => b.currency);
+    expect(await currencies()).toEqual(['EUR']);
+    expect(fs.existsSync(path.join(dir, 'merchant-desk.sqlite'))).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'profiles', 'embedded', 'merchant-desk.sqlite'))).toBe(true);
+
+    const c = await cli(dir, connectArgs(['--no-verify']), { stdin: `${sb.secretKey}\n${sb.signingKey}\n` });
+    expect(c.code).toBe(0);
+    expect(c.stdout).toMatch(/the active profile is now sandbox/);
+    expect(await currencies()).toEqual([]); // the sandbox profile has polled nothing yet
+    expect((await cli(dir, ['poll', '--once', '--balances'])).code).toBe(0);
+    const sandboxCurrencies = await currencies();
+    expect(sandboxCurrencies.length).toBeGreaterThan(0);
+    expect(sandboxCurrencies).not.toContain('EUR');
+
+    writeActiveProfile(dir, 'embedded');
+    expect(await currencies()).toEqual(['EUR']);
+    const p = await cli(dir, ['poll', '--once']);
+    expect(p.code).toBe(1);
+    expect(p.stderr).toMatch(/uses the embedded profile/);
+    writeActiveProfile(dir, 'sandbox');
+    expect(await currencies()).toEqual(sandboxCurrencies);
   });
 
   it('says what to fix for bad input and stores nothing', async () => {
