@@ -3,11 +3,7 @@ import type { WalletBalanceView } from '../../../../main/ipc/contract/balances.j
 import { useDeskAction, useDeskQuery } from '../../hooks.js';
 import { AsOf, EmptyState, ErrorBanner, Loading, Money, Screen, WarningBanner } from '../../ui/index.js';
 import { BalanceChart } from './BalanceChart.js';
-
-const WALLET_LABEL: Record<string, string> = {
-  MERCHANT_COLLECTION: 'Collection wallet',
-  MERCHANT_PAYOUT: 'Payout wallet',
-};
+import { walletLabel } from './labels.js';
 
 const AMOUNTS = [
   ['Available', 'availableMinor'],
@@ -106,7 +102,7 @@ function CurrencyCard({ currency, rows, stale }: { currency: string; rows: Walle
       {inconsistent.map((r) => (
         <div key={r.walletType} className="banner error" role="alert">
           <span>
-            <strong>Does not add up:</strong> {WALLET_LABEL[r.walletType] ?? r.walletType} actual{' '}
+            <strong>Does not add up:</strong> {walletLabel(r.walletType)} actual{' '}
             <Money minor={r.actualMinor} currency={currency} code={false} /> is not available + uncleared + reserve (
             <Money minor={r.availableMinor + r.unclearedMinor + r.reserveMinor} currency={currency} code={false} />
             ), a difference of <Money minor={r.actualMinor - (r.availableMinor + r.unclearedMinor + r.reserveMinor)} currency={currency} code={false} />.
@@ -119,7 +115,7 @@ function CurrencyCard({ currency, rows, stale }: { currency: string; rows: Walle
             <td />
             {rows.map((r) => (
               <th key={r.walletType} scope="col" className="num" title={r.walletType}>
-                {WALLET_LABEL[r.walletType] ?? r.walletType}
+                {walletLabel(r.walletType)}
               </th>
             ))}
           </tr>
