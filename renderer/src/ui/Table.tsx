@@ -18,6 +18,8 @@ export type { ColumnDef, SortingState } from '@tanstack/react-table';
 export interface TableProps<T> {
   /** Accessible name of the table. */
   label: string;
+  /** Extra class on the <table> (screen-specific column styles). */
+  className?: string;
   columns: ColumnDef<T, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   data: T[];
   getRowId?: (row: T, index: number) => string;
@@ -68,7 +70,7 @@ export function Table<T>(props: TableProps<T>) {
 
   return (
     <div className="table-scroll" ref={scrollRef} style={{ maxHeight: height }} tabIndex={0} aria-label={`${label} (scrollable)`}>
-      <table className="table" aria-label={label} aria-rowcount={rows.length + 1}>
+      <table className={props.className ? `table ${props.className}` : 'table'} aria-label={label} aria-rowcount={rows.length + 1}>
         <thead>
           {table.getHeaderGroups().map((hg) => (
             <tr key={hg.id}>

@@ -23,6 +23,7 @@ const columns: ColumnDef<PaymentOptionView>[] = [
     id: 'provider',
     header: 'Payment option',
     accessorFn: (o) => o.providerName,
+    meta: { className: 'wrap name' },
     cell: ({ row: { original: o } }) => (
       <span title={o.providerCode}>{o.providerName}</span>
     ),
@@ -51,14 +52,31 @@ const columns: ColumnDef<PaymentOptionView>[] = [
     meta: { className: 'num' },
     cell: ({ row: { original: o } }) => <Money minor={o.maxDailyMinor} currency={o.currency} code={false} />,
   },
-  { id: 'today', header: 'Collected today', enableSorting: false, cell: ({ row: { original: o } }) => <DailyUse o={o} /> },
+  { id: 'today', header: 'Collected today', meta: { className: 'wrap' }, enableSorting: false, cell: ({ row: { original: o } }) => <DailyUse o={o} /> },
   {
     id: 'active',
     header: 'Active',
     accessorFn: (o) => (o.isActive ? 1 : 0),
     cell: ({ row: { original: o } }) => (o.isActive ? <span className="badge ok">Active</span> : <span className="badge off">Inactive</span>),
   },
-  { id: 'prefixes', header: 'Prefixes', enableSorting: false, accessorFn: (o) => o.optionPrefixes.join(' ') || '—' },
+  {
+    id: 'prefixes',
+    header: 'Prefixes',
+    enableSorting: false,
+    meta: { className: 'wrap' },
+    accessorFn: (o) => o.optionPrefixes.join(' ') || '—',
+    // Phone number prefixes wrap, two to a line, so the column does not push the table past the window.
+    cell: ({ row: { original: o } }) =>
+      o.optionPrefixes.length === 0 ? (
+        '—'
+      ) : (
+        <span className="prefixes">
+          {o.optionPrefixes.map((p) => (
+            <span key={p}>{p}</span>
+          ))}
+        </span>
+      ),
+  },
 ];
 
 export function PaymentOptionsScreen() {
@@ -153,6 +171,7 @@ export function PaymentOptionsScreen() {
         data && (
           <Table
             label="Payment options"
+            className="options-table"
             columns={columns}
             data={data.rows}
             getRowId={(o) => `${o.currency}/${o.transactionType}/${o.providerCode}`}
