@@ -3,8 +3,8 @@
 //
 // Order: decode the JSON (we need the signed fields), verify the signatures over those fields, and
 // only then interpret the rest of the payload. The exact bytes are stored as the event payload.
-// Idempotent: the dedupe key is a hash of the body's canonical JSON, so a retried, duplicated or
-// re-imported callback is recognised whatever its whitespace or signature timestamp.
+// Idempotent: the dedupe key is the reference and a hash of the body's canonical JSON, so a retried,
+// duplicated or re-imported callback is recognised whatever its whitespace or signature timestamp.
 import crypto from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { appendEvent } from '../collections/events.js';
@@ -65,6 +65,13 @@ const lookups = new WeakMap<Db, ReturnType<Db['prepare']>>();
 function collectionByReference(db: Db): ReturnType<Db['prepare']> {
   let st = lookups.get(db);
   if (!st) lookups.set(db, (st = db.prepare(`SELECT id, currency FROM collections WHERE merchant_reference = ?`)));
+  return st;
+}
+
+const legacyKeys = new WeakMap<Db, ReturnType<Db['prepare']>>();
+function legacyKey(db: Db): ReturnType<Db['prepare']> {
+  let st = legacyKeys.get(db);
+  if (!st) legacyKeys.set(db, (st = db.prepare(`SELECT id FROM collection_events WHERE dedupe_key = ?`)));
   return st;
 }
 
@@ -144,6 +151,13 @@ export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): 
     warning = `${e.field}: ${e.problem}`;
   }
 
+  // The dedupe key leads with the reference: merchant references are made in time order, so a day's
+  // callbacks share a few pages of the unique index instead of each writing a random one (the WAL and
+  // every checkpoint carry those pages). Keys stored before were 'callback:<digest>'; a retry of one of
+  // those is still a duplicate.
+  const digest = sha256(canonicalJson(body));
+  const earlier = legacyKey(db).get('callback:' + digest) as { id: number } | undefined;
+  if (earlier) return { result: 'duplicate', reference, eventId: earlier.id };
   const r = appendEvent(db, {
     collectionId: collection?.id ?? null,
     merchantReference: reference,
@@ -155,7 +169,7 @@ export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): 
     signature: 'verified',
     amountMinor,
     currency,
-    dedupeKey: 'callback:' + sha256(canonicalJson(body)),
+    dedupeKey: `callback:${reference}:${digest}`,
     payload: text,
     statusMessage: statusMessage ?? `callback: ${status}`,
     ...(warning ? { note: `unreadable field: ${warning}` } : {}),
