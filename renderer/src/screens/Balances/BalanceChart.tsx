@@ -141,7 +141,7 @@ export function BalanceChart({ currency }: { currency: string }) {
                   labelFormatter={(v) => dateTime(Number(v))}
                   formatter={(v) => (Number.isSafeInteger(Number(v)) ? displayMinor(Number(v), currency) : String(v))}
                 />
-                <Line type="stepAfter" dataKey={w} name={walletLabel(w)} stroke={color} strokeWidth={2} dot={false} isAnimationActive={false} />
+                <Line type="stepAfter" dataKey={w} name={walletLabel(w)} stroke={color} strokeWidth={2} dot={rows.length <= 2 ? { r: 3, fill: color } : false} isAnimationActive={false} />
               </LineChart>
             </ResponsiveContainer>
           </div>
