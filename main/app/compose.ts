@@ -78,9 +78,13 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     }
     // Validate the new profile's settings (with the patch) before anything is closed: a refused
     // switch leaves the current workspace running untouched.
+    const fresh = !fs.existsSync(dataPaths(paths.dataDir, profile).db);
     const db = openProfileDatabase(paths.dataDir, profile);
     try {
-      updateSettings(db, { ...patch, profile }, clock);
+      // A profile opened for the first time keeps who is working and their thresholds (not per environment).
+      const cur = loadSettings(ws.db);
+      const carried: SettingsPatch = fresh ? { operatorName: cur.operatorName, staleAfterMs: cur.staleAfterMs, stalePendingAfterMs: cur.stalePendingAfterMs } : {};
+      updateSettings(db, { ...carried, ...patch, profile }, clock);
     } catch (e) {
       db.close();
       throw e;
@@ -98,6 +102,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
       writeActiveProfile(paths.dataDir, profile);
       logger.info({ from, to: profile }, 'switched profile');
       events.emit('app.profileChanged', { profile });
+      events.emit('app.notice', { level: 'info', message: `Now on the ${profile} profile: its own settings, balances and collections are shown.` });
       void ws.appStatus().then((st) => events.emit('app.status', st));
     })();
     try {

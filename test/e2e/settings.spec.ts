@@ -1,27 +1,37 @@
 // Settings on the sandbox profile through the UI, keys in the real OS keychain (run the e2e suite under
-// scripts/with-keyring.sh). The embedded sandbox stands in for a remote sandbox service.
+// scripts/with-keyring.sh). A second sandbox started here stands in for a remote sandbox service.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test, expect } from '@playwright/test';
 import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 
 let app: RunningApp | undefined;
+let sb: Sandbox | undefined;
+let sbDir: string | undefined;
 
 test.afterEach(async () => {
   await app?.stop();
   if (app) fs.rmSync(app.dataDir, { recursive: true, force: true });
   app = undefined;
+  await sb?.close();
+  if (sbDir) fs.rmSync(sbDir, { recursive: true, force: true });
+  sb = undefined;
 });
 
 test('keys are set and cleared without ever being shown again; the service key shows its size and fingerprint', async () => {
   app = await startApp();
   const { page } = app;
-  const info = JSON.parse(fs.readFileSync(path.join(app.dataDir, 'sandbox', 'sandbox.json'), 'utf8')) as {
-    base_url: string;
-    public_key: string;
-    secret_key: string;
-    signing_key: string;
-    service_public_key_path: string;
+  // "The sandbox profile": a second sandbox (switching profile stops the embedded one).
+  sbDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-e2e-sb-'));
+  sb = await startSandbox({ stateDir: sbDir });
+  const info = {
+    base_url: sb.baseUrl,
+    public_key: sb.publicKey,
+    secret_key: sb.secretKey,
+    signing_key: sb.signingKey,
+    service_public_key_path: sb.servicePublicKeyPath,
   };
   await openScreen(page, 'Settings');
 
@@ -31,7 +41,9 @@ test('keys are set and cleared without ever being shown again; the service key s
   await expect(conn.getByText('is required for the sandbox profile')).toBeVisible();
   await conn.getByLabel('Base URL').fill(info.base_url);
   await conn.getByRole('button', { name: 'Save connection' }).click();
-  await expect(conn.getByRole('status')).toHaveText('Saved');
+  // Another profile is another workspace: the screen reloads from it and says so.
+  await expect(page.getByRole('status').filter({ hasText: 'Now on the sandbox profile' })).toBeVisible();
+  await expect(conn.getByLabel('Base URL')).toHaveValue(info.base_url);
   await expect(page.getByTestId('status-profile')).toHaveText(/sandbox/);
   await expect(page.getByTestId('status-connection')).toHaveText(/Not configured/);
 

@@ -228,6 +228,7 @@ describe('callback receiver settings', () => {
 describe('each profile is a workspace of its own', () => {
   it('switching embedded -> sandbox shows only that profile\'s balances and collections; switching back shows the embedded ones, nothing lost', async () => {
     const { core, d, dataDir } = await start();
+    value(await d('settings.update', { operatorName: 'Amina' }));
     const seen: string[] = [];
     core.events.subscribe((event, payload) => {
       if (event === 'app.profileChanged') seen.push((payload as { profile: string }).profile);
@@ -251,6 +252,7 @@ describe('each profile is a workspace of its own', () => {
     expect(core.embedded()).toBeNull(); // the embedded sandbox was stopped with its workspace
     expect(core.db.name).toBe(path.join(dataDir, 'profiles', 'sandbox', 'merchant-desk.sqlite'));
     expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'active-profile.json'), 'utf8'))).toEqual({ profile: 'sandbox' });
+    expect(core.settings().operatorName).toBe('Amina'); // who is working carries over to a new profile
     value(await d('settings.setKey', { name: 'publicKey', value: sb.publicKey }));
     value(await d('settings.setKey', { name: 'secretKey', value: sb.secretKey }));
     value(await d('settings.setKey', { name: 'signingKey', value: sb.signingKey }));
