@@ -49,6 +49,8 @@ export interface ReceiverStats {
   largestGroup: number;
   /** Groups that failed as a whole and were stored one by one instead. */
   fallbacks: number;
+  /** Deliveries received and waiting for their group's commit. */
+  waiting: number;
 }
 
 export interface CallbackReceiver {
@@ -68,22 +70,27 @@ interface Pending {
 }
 
 /** Collects deliveries and stores each group in one transaction (see the top of this file). */
-function groupCommitter(opts: ReceiverOptions, stats: ReceiverStats) {
+function groupCommitter(opts: ReceiverOptions, stats: Omit<ReceiverStats, 'waiting'>) {
   const maxGroup = Math.max(1, opts.maxGroup ?? 256);
   const windowMs = Math.max(0, opts.groupCommitWindowMs ?? 0);
   const queue: Pending[] = [];
-  let scheduled = false;
+  let scheduled: { cancel(): void } | null = null;
 
   const schedule = () => {
     if (scheduled) return;
-    scheduled = true;
     const run = () => void flush();
-    if (windowMs > 0) setTimeout(run, windowMs);
-    else setImmediate(run);
+    if (windowMs > 0) {
+      const t = setTimeout(run, windowMs);
+      scheduled = { cancel: () => clearTimeout(t) };
+    } else {
+      const t = setImmediate(run);
+      scheduled = { cancel: () => clearImmediate(t) };
+    }
   };
 
   async function flush(): Promise<void> {
-    scheduled = false;
+    scheduled?.cancel();
+    scheduled = null;
     const group = queue.splice(0, maxGroup);
     if (queue.length) schedule();
     if (group.length === 0) return;
@@ -127,6 +134,7 @@ function groupCommitter(opts: ReceiverOptions, stats: ReceiverStats) {
         else schedule();
       });
     },
+    waiting: () => queue.length,
     /** Stores whatever is waiting now (closing). */
     async drain(): Promise<void> {
       while (queue.length) await flush();
@@ -140,7 +148,7 @@ function hostForUrl(host: string): string {
 
 export async function startCallbackReceiver(opts: ReceiverOptions): Promise<CallbackReceiver> {
   const host = opts.host ?? '127.0.0.1';
-  const stats: ReceiverStats = { deliveries: 0, commits: 0, largestGroup: 0, fallbacks: 0 };
+  const stats: Omit<ReceiverStats, 'waiting'> = { deliveries: 0, commits: 0, largestGroup: 0, fallbacks: 0 };
   const committer = groupCommitter(opts, stats);
   const app: FastifyInstance = Fastify({ logger: false, bodyLimit: CALLBACK_BODY_LIMIT, return503OnClosing: true });
   app.removeAllContentTypeParsers();
@@ -193,9 +201,12 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
     url: `http://${hostForUrl(host)}:${port}${CALLBACK_PATH}`,
     host,
     port,
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, waiting: committer.waiting() }),
     close: async () => {
-      await app.close();
+      // Stop taking deliveries, store (and so answer) the ones waiting for their group, then finish.
+      const closing = app.close();
+      await committer.drain();
+      await closing;
       await committer.drain();
     },
   };

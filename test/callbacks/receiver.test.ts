@@ -188,6 +188,19 @@ describe('callback receiver', () => {
       expect(getCollection(db, refs[3]!)!.collection.status).toBe('COMPLETED');
     });
 
+    it('closing stores and answers the deliveries still waiting for their group', async () => {
+      const refs = burst(3, 'MD-C');
+      await start(undefined, { maxGroup: 100, groupCommitWindowMs: 60_000 });
+      for (const reference of refs) insertCollection(db, { reference });
+      const answers = refs.map((ref) => send(ref));
+      // Received and waiting for the rest of their group (the window is a minute).
+      while (rx!.stats().waiting < 3) await new Promise((r) => setTimeout(r, 10));
+      expect(rx!.stats()).toMatchObject({ deliveries: 0, commits: 0 });
+      await rx!.close();
+      expect(await Promise.all(answers.map(async (a) => (await a).status))).toEqual([200, 200, 200]);
+      expect(db.prepare(`SELECT count(*) FROM collection_events WHERE source = 'callback'`).pluck().get()).toBe(3);
+    });
+
     it('keys that cannot be read: every delivery of the group gets 500 and nothing is stored', async () => {
       const refs = burst(3, 'MD-K');
       await start(undefined, {
