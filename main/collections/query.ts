@@ -155,7 +155,7 @@ function cached(db: Db, sql: string): Statement {
 const totalCache = new WeakMap<Db, Map<string, { version: string; total: number }>>();
 function dataVersion(db: Db): string {
   const changes = cached(db, 'SELECT total_changes()').pluck().get() as number;
-  const other = db.pragma('data_version', { simple: true }) as number;
+  const other = cached(db, 'PRAGMA data_version').pluck().get() as number;
   return `${changes}:${other}`;
 }
 
