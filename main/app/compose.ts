@@ -90,15 +90,19 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
       throw e;
     }
     switching = (async () => {
-      await ws.close();
+      // Stop the old profile's poller, receiver, sandbox and queue; its db stays open (handlers called
+      // meanwhile still read a valid database) until the new workspace is up.
+      const old = ws;
+      await old.close({ keepDb: true });
       try {
         ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db });
       } catch (e) {
         // The new profile could not start: go back to the one that was running.
         logger.error({ err: e, profile }, 'switching profile failed; staying on ' + from);
-        ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db: openProfileDatabase(paths.dataDir, from) });
+        ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db: old.db });
         throw e;
       }
+      old.db.close();
       writeActiveProfile(paths.dataDir, profile);
       logger.info({ from, to: profile }, 'switched profile');
       events.emit('app.profileChanged', { profile });
@@ -216,7 +220,8 @@ interface Workspace {
   appStatus(): Promise<AppStatus>;
   embedded(): EmbeddedSandbox | null;
   callbackReceiverUrl(): string | null;
-  close(): Promise<void>;
+  /** Stops everything; keepDb leaves the database open (the caller closes it). */
+  close(o?: { keepDb?: boolean }): Promise<void>;
 }
 
 async function composeWorkspace(opts: WorkspaceOptions): Promise<Workspace> {
@@ -389,14 +394,14 @@ async function composeWorkspace(opts: WorkspaceOptions): Promise<Workspace> {
     embedded: (): EmbeddedSandbox | null =>
       sandbox ? { baseUrl: sandbox.baseUrl, controls: sandbox.controls, servicePublicKeyPath: sandbox.servicePublicKeyPath } : null,
     callbackReceiverUrl: () => receiver?.url ?? null,
-    close: () =>
+    close: (o = {}) =>
       (closed ??= (async () => {
         unsubscribe();
         await poller?.stop();
         await receiver?.close().catch((e: unknown) => logger.error({ err: e }, 'receiver close failed'));
         await sandbox?.close().catch((e: unknown) => logger.error({ err: e }, 'sandbox close failed'));
         reconcileQueue.close();
-        db.close();
+        if (!o.keepDb) db.close();
       })()),
   };
 }
