@@ -1,6 +1,6 @@
 // "Import callbacks": the agent picks a JSON-lines file (one saved callback per line, with its headers);
 // the renderer reads its text and main ingests it through the same path as the live receiver.
-import { useRef, useState } from 'react';
+import { useRef, useState, type ReactElement } from 'react';
 import type { ImportSummary } from '../../../../main/ipc/contract/collections.js';
 import { DeskError, invoke } from '../../desk.js';
 import { ErrorBanner } from '../../ui/index.js';
@@ -18,7 +18,11 @@ function lineText(r: ImportSummary['results'][number]): string | null {
   }
 }
 
-export function ImportCallbacks() {
+/**
+ * The import button (for the screen header) and its result panel (for the page flow above the list, so
+ * it never covers rows). One hook keeps them in step.
+ */
+export function useCallbackImport(): { button: ReactElement; result: ReactElement | null } {
   const input = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
   const [summary, setSummary] = useState<{ file: string; s: ImportSummary }>();
@@ -46,7 +50,11 @@ export function ImportCallbacks() {
   };
 
   const problems = summary ? summary.s.results.map(lineText).filter((x): x is string => !!x) : [];
-  return (
+  const dismiss = () => {
+    setSummary(undefined);
+    setError(undefined);
+  };
+  const button = (
     <div className="import-callbacks">
       <button type="button" onClick={() => input.current?.click()} disabled={busy}>
         {busy ? 'Importing…' : 'Import callbacks…'}
@@ -61,30 +69,39 @@ export function ImportCallbacks() {
         aria-label="Callbacks file (JSON lines)"
         onChange={(e) => void onFile(e.target.files?.[0])}
       />
-      {(summary || error) && (
-        <div className="import-result panel" role="status" aria-label="Import result">
-          <ErrorBanner error={error} title="Import failed" />
-          {summary && (
-            <>
-              <p>
-                <strong>{summary.file}</strong>: {summary.s.lines} lines · {summary.s.imported} imported · {summary.s.duplicates} duplicates ·{' '}
-                {summary.s.orphans} for unknown references · {summary.s.badSignatures} bad signatures · {summary.s.malformed} malformed
-              </p>
-              {problems.length > 0 && (
-                <ul className="import-problems">
-                  {problems.slice(0, 20).map((p) => (
-                    <li key={p}>{p}</li>
-                  ))}
-                  {problems.length > 20 && <li>…and {problems.length - 20} more</li>}
-                </ul>
-              )}
-            </>
-          )}
-          <button type="button" onClick={() => (setSummary(undefined), setError(undefined))}>
-            Dismiss
-          </button>
-        </div>
-      )}
     </div>
   );
+  const result =
+    summary || error ? (
+      <div
+        className="import-result panel"
+        role="status"
+        aria-label="Import result"
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') dismiss();
+        }}
+      >
+        <ErrorBanner error={error} title="Import failed" />
+        {summary && (
+          <>
+            <p>
+              <strong>{summary.file}</strong>: {summary.s.lines} lines · {summary.s.imported} imported · {summary.s.duplicates} duplicates ·{' '}
+              {summary.s.orphans} for unknown references · {summary.s.badSignatures} bad signatures · {summary.s.malformed} malformed
+            </p>
+            {problems.length > 0 && (
+              <ul className="import-problems">
+                {problems.slice(0, 20).map((p) => (
+                  <li key={p}>{p}</li>
+                ))}
+                {problems.length > 20 && <li>…and {problems.length - 20} more</li>}
+              </ul>
+            )}
+          </>
+        )}
+        <button type="button" onClick={dismiss}>
+          Dismiss
+        </button>
+      </div>
+    ) : null;
+  return { button, result };
 }

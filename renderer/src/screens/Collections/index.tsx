@@ -8,7 +8,7 @@ import { useDeskEvent, useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money, Screen, Table, type ColumnDef, type SortingState } from '../../ui/index.js';
 import { Flags, StatusBadge } from '../../ui/StatusBadge.js';
 import { CollectionDetail } from './Detail.js';
-import { ImportCallbacks } from './ImportCallbacks.js';
+import { useCallbackImport } from './ImportCallbacks.js';
 import { SourcesAgree } from './Sources.js';
 import './collections.css';
 
@@ -148,9 +148,11 @@ export function CollectionsScreen() {
   }, [options.data, pages.rows]);
 
   const filtered = JSON.stringify({ ...filters, text }) !== JSON.stringify(NO_FILTERS);
+  const imports = useCallbackImport();
 
   return (
-    <Screen title="Collections" actions={<ImportCallbacks />}>
+    <Screen title="Collections" actions={imports.button}>
+      {imports.result}
       <div hidden={selected !== null}>
         <form className="filters panel" aria-label="Filter collections" onSubmit={(e) => e.preventDefault()}>
           <label>
