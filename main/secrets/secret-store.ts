@@ -9,6 +9,14 @@ export type Profile = 'embedded' | 'sandbox' | 'live';
 
 export const KEYCHAIN_SERVICE = 'merchant-desk';
 
+/**
+ * The keychain service name: MERCHANT_DESK_KEYCHAIN_SERVICE when set (a second install on one machine,
+ * or a test that must not share entries with another running in parallel), else "merchant-desk".
+ */
+export function keychainService(env: NodeJS.ProcessEnv = process.env): string {
+  return env.MERCHANT_DESK_KEYCHAIN_SERVICE || KEYCHAIN_SERVICE;
+}
+
 export interface SecretStore {
   get(name: SecretName): Promise<string | null>;
   set(name: SecretName, value: string): Promise<void>;
@@ -88,7 +96,7 @@ export class KeyringSecretStore implements SecretStore {
   readonly kind = 'keychain' as const;
   constructor(
     readonly profile: Profile,
-    private readonly service: string = KEYCHAIN_SERVICE,
+    private readonly service: string = keychainService(),
   ) {}
 
   /** The entry for a name; the constructor itself may fail (no Secret Service), so it runs inside `use`. */

@@ -11,6 +11,7 @@ import {
   SecretValueError,
   secretStatus,
   secretStoreFor,
+  keychainService,
 } from '../../main/secrets/index.js';
 import { openDatabase } from '../../main/store/db.js';
 import { updateSettings } from '../../main/settings/index.js';
@@ -47,12 +48,18 @@ describe('KeyringSecretStore (real keychain)', () => {
     expect(await live.get('secret-key')).toBe('sk_live_abcdef');
   });
 
-  it('uses service "merchant-desk" and account "<profile>:<name>" by default', async () => {
+  it('uses service "merchant-desk" (or MERCHANT_DESK_KEYCHAIN_SERVICE) and account "<profile>:<name>" by default', async () => {
     const { AsyncEntry } = await import('@napi-rs/keyring');
+    expect(keychainService({})).toBe('merchant-desk');
+    expect(keychainService({ MERCHANT_DESK_KEYCHAIN_SERVICE: 'merchant-desk-second' })).toBe('merchant-desk-second');
+    // test/support/setup.ts gives this file its own service name, so parallel test files never share entries.
+    const service = process.env.MERCHANT_DESK_KEYCHAIN_SERVICE!;
+    expect(service).toMatch(/^merchant-desk-test-/);
     const store = new KeyringSecretStore('sandbox');
     stores.push(store);
     await store.set('public-key', 'pk_default_scope_1');
-    expect(await new AsyncEntry('merchant-desk', 'sandbox:public-key').getPassword()).toBe('pk_default_scope_1');
+    expect(await new AsyncEntry(service, 'sandbox:public-key').getPassword()).toBe('pk_default_scope_1');
+    expect(await new AsyncEntry('merchant-desk', 'sandbox:public-key').getPassword()).toBeNull();
   });
 
   it('refuses values that cannot be keys, naming the key but not echoing the value', async () => {
