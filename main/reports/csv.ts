@@ -75,26 +75,37 @@ export function timeFormatter(tz: TimeZoneOption = 'local'): (ms: number | null 
     return lastOffset;
   };
   const offsets = new Map<number, string>();
+  // The text up to the minute ("2026-11-21T22:20:") and the offset, for the last minute seen: rows come
+  // in time order, so most calls format only the seconds (one formatter per column keeps that true).
+  let lastMinute = NaN;
+  let lastOff = NaN;
+  let head = '';
+  let tail = '';
   return (ms) => {
     if (ms === null || ms === undefined) return '';
     const off = offsetAt(ms);
     const local = ms + off * 60_000;
-    const day = Math.floor(local / 86_400_000);
-    let d = days.get(day);
-    if (d === undefined) {
-      if (days.size > 4096) days.clear();
-      d = new Date(day * 86_400_000).toISOString().slice(0, 10);
-      days.set(day, d);
+    const minute = Math.floor(local / 60_000);
+    if (minute !== lastMinute || off !== lastOff) {
+      lastMinute = minute;
+      lastOff = off;
+      const day = Math.floor(local / 86_400_000);
+      let d = days.get(day);
+      if (d === undefined) {
+        if (days.size > 4096) days.clear();
+        d = new Date(day * 86_400_000).toISOString().slice(0, 10);
+        days.set(day, d);
+      }
+      let o = offsets.get(off);
+      if (o === undefined) offsets.set(off, (o = offsetText(off)));
+      const inDay = minute * 60_000 - day * 86_400_000;
+      const h = Math.floor(inDay / 3_600_000);
+      head = `${d}T${p2(h)}:${p2(Math.floor((inDay - h * 3_600_000) / 60_000))}:`;
+      tail = o;
     }
-    let o = offsets.get(off);
-    if (o === undefined) offsets.set(off, (o = offsetText(off)));
-    let rem = local - day * 86_400_000;
-    const h = Math.floor(rem / 3_600_000);
-    rem -= h * 3_600_000;
-    const m = Math.floor(rem / 60_000);
-    rem -= m * 60_000;
+    const rem = local - minute * 60_000;
     const s = Math.floor(rem / 1000);
-    return `${d}T${p2(h)}:${p2(m)}:${p2(s)}.${p3(rem - s * 1000)}${o}`;
+    return head + p2(s) + '.' + p3(rem - s * 1000) + tail;
   };
 }
 

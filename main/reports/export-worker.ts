@@ -14,7 +14,7 @@ import type { WorkerJob } from './export.js';
 const job = workerData as WorkerJob;
 const post = (m: unknown) => parentPort!.postMessage(m);
 
-function openOut(file: string, bom: boolean): { sink: FileSink; close(): void } {
+function openOut(file: string, bom: boolean, sync = true): { sink: FileSink; close(): void } {
   const fd = fs.openSync(file, 'w');
   const sink = new FileSink(fd);
   if (bom) sink.push(BOM);
@@ -22,7 +22,7 @@ function openOut(file: string, bom: boolean): { sink: FileSink; close(): void } 
     sink,
     close() {
       sink.flush();
-      fs.fsyncSync(fd);
+      if (sync) fs.fsyncSync(fd);
       fs.closeSync(fd);
     },
   };
@@ -58,7 +58,9 @@ function run(): void {
       }
       post({ type: 'plan', total, bounds });
     } else if (job.kind === 'segment') {
-      const out = openOut(job.out, job.bom);
+      // A later segment is a temporary file, copied into the first one and removed: syncing it to disk is
+      // wasted work (the first segment's file is synced after the copy, export.ts).
+      const out = openOut(job.out, job.bom, job.header === true);
       if (job.header) out.sink.push(collectionsHeader());
       const rows = db.transaction(() =>
         writeCollectionRows(

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runExport, snapshotsPathFor, writeCollectionsCsv, type ExportProgress } from '../../main/reports/index.js';
+import { stringify } from 'csv-stringify/sync';
+import { amountCell, runExport, snapshotsPathFor, timeFormatter, writeCollectionsCsv, type ExportProgress } from '../../main/reports/index.js';
 import { StringSink } from '../../main/reports/csv.js';
+import { collectionsBaselineQuery } from '../../main/reports/writers.js';
 import { reconcileNew, resolveException } from '../../main/reconcile/index.js';
 import { History, testDb } from '../reconcile/fixtures.js';
 import type { Db } from '../../main/store/db.js';
@@ -162,6 +164,50 @@ describe('collections CSV export', () => {
     expect(partSeen).toBe(true);
     expect(fs.existsSync(out2)).toBe(false);
     expect(fs.existsSync(out2 + '.part')).toBe(false);
+  });
+
+  it('a value needing quotes or a formula guard in any text column is written as csv-stringify writes it', async () => {
+    const { db, file, dir } = testDb();
+    const t0 = Date.UTC(2026, 2, 1, 10, 0, 0);
+    const text = ['merchant_reference', 'internal_reference', 'description', 'customer_name', 'customer_email', 'operator', 'provider_code',
+      'card_brand', 'card_last4', 'status_message', 'payment_url', 'redirect_url'] as const;
+    const hostile = ['a,b', 'say "hi"', 'two\nlines', 'cr\rhere', '=1+1', '-5', '+256', '@x', '\tt', '\rr', 'ünï, "ü"', ''];
+    const ins = db.prepare(
+      `INSERT INTO collections (${text.join(', ')}, created_at, amount_minor, currency, status, status_changed_at)
+       VALUES (${text.map(() => '?').join(', ')}, ?, ?, 'KES', 'PENDING', ?)`,
+    );
+    let n = 0;
+    db.transaction(() => {
+      const plain = (col: string, i: number) => (col === 'merchant_reference' ? `MD-H-${i}` : col === 'description' || col === 'operator' || col === 'redirect_url' ? 'x' : `${col} ${i}`);
+      for (const col of text) {
+        for (const bad of hostile) {
+          const i = n++;
+          const values = text.map((c) => (c === col ? (c === 'merchant_reference' ? `${bad}#${i}` : bad) : plain(c, i)));
+          ins.run(...values, t0 + i * 61_000, 1000 + i, t0 + i * 61_000 + 5);
+        }
+      }
+      for (let i = 0; i < 50; i++) {
+        const k = n++;
+        ins.run(...text.map((c) => plain(c, k)), t0 + k * 61_000, 1000 + k, t0 + k * 61_000 + 5); // clean rows in between
+      }
+    })();
+    reconcileNew(db, { now: t0 + n * 61_000, stalePendingAfterMs: 60_000 });
+    const out = path.join(dir, 'hostile.csv');
+    await runExport({ dbFile: file, job: { kind: 'collections' }, out, tz: UTC3, now: t0 + n * 61_000 });
+
+    const time = timeFormatter(UTC3);
+    const bool = (v: unknown) => (v === null ? '' : v ? 'true' : 'false');
+    const cells = (db.prepare(collectionsBaselineQuery().sql).raw(true).all() as unknown[][]).map((r) => {
+      const v = r.map((x) => (x === null ? '' : x)) as string[];
+      const kinds = r[12] === null ? '' : (JSON.parse(r[12] as string) as string[]).join(';');
+      return [v[0], v[1], time(r[2] as number), amountCell(r[3] as number, r[4] as string), v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], kinds,
+        bool(r[13]), bool(r[14]), bool(r[15]), v[16], v[17], v[18], v[19], v[20], v[21], v[22], time(r[23] as number), v[24], v[25],
+        time(r[26] as number | null), v[27], v[28], String(r[29])];
+    });
+    const header = fs.readFileSync(out, 'utf8').split('\r\n')[0]!.split(',');
+    const expected = stringify([header, ...cells], { record_delimiter: 'windows', quote_record_delimiter: true, escape_formulas: true });
+    expect(cells).toHaveLength(n);
+    expect(fs.readFileSync(out, 'utf8')).toBe(expected);
   });
 
   it('names the field when the destination is wrong', async () => {
