@@ -2,7 +2,7 @@
 // resolution by a person (an appended 'resolution' event; history is never rewritten), and the audit
 // list of every event. Results are plain JSON (times ISO 8601, amounts integer minor units + currency).
 import type { Db } from '../store/db.js';
-import { EXCEPTION_KINDS, isExceptionKind, RECON_KINDS, type ReconKind } from './classify.js';
+import { EXCEPTION_KINDS, isExceptionKind, RECON_KINDS, type ReconEvent, type ReconKind } from './classify.js';
 import type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn } from './types.js';
 
 export type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn, SourceStatusesJson } from './types.js';
@@ -214,20 +214,11 @@ export function listOrphans(db: Db, opts: { includeResolved?: boolean; offset?: 
 }
 
 
-interface EventRow {
-  id: number;
+/** A stored event as the queue reads it: what classification sees, plus where it belongs and who made it. */
+interface EventRow extends ReconEvent {
   collection_id: number | null;
   merchant_reference: string;
   internal_reference: string | null;
-  source: string;
-  kind: string;
-  status: string | null;
-  received_at: number;
-  signature: string;
-  amount_minor: number | null;
-  currency: string | null;
-  payload: string | null;
-  note: string | null;
   actor: string | null;
 }
 
