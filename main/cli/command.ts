@@ -1,3 +1,5 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
 // A CLI subcommand. Commands print results to stdout, messages to stderr, and return an exit code.
 export interface CliIo {
   stdout: NodeJS.WritableStream;
@@ -23,4 +25,13 @@ export interface Command {
 /** A mistake the user can fix; printed as "merchant-desk: <message>" with exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** node:util parseArgs, with its complaints (unknown option, missing value) as a UsageError. */
+export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }

@@ -56,11 +56,18 @@ export function importServicePublicKey(db: Db, dataDir: string, pemText: string,
 }
 
 /** The imported key's details, or null when none is imported or the file is gone. */
+// Callers ask on every callback group and every charge: keep the parsed key until the file changes.
+let cached: { path: string; mtimeMs: number; size: number; key: ServiceKeyInfo & { pem: string } } | null = null;
+
 export function currentServicePublicKey(path: string | null): (ServiceKeyInfo & { pem: string }) | null {
   if (!path) return null;
   try {
+    const st = fs.statSync(path);
+    if (cached && cached.path === path && cached.mtimeMs === st.mtimeMs && cached.size === st.size) return cached.key;
     const info = inspectServicePublicKey(fs.readFileSync(path, 'utf8'));
-    return { path, bits: info.bits, fingerprintSha256: info.fingerprintSha256, pem: info.pem };
+    const key = { path, bits: info.bits, fingerprintSha256: info.fingerprintSha256, pem: info.pem };
+    cached = { path, mtimeMs: st.mtimeMs, size: st.size, key };
+    return key;
   } catch {
     return null;
   }

@@ -1,7 +1,6 @@
 // merchant-desk balances: the cached wallet balances (what the app shows), with their as-of time and a
 // stale marker. Reads the local cache only; `merchant-desk poll --once` refreshes it.
-import { parseArgs } from 'node:util';
-import { UsageError, type Command } from '../command.js';
+import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
 import { latestBalances } from '../../store/balances.js';
@@ -57,12 +56,7 @@ export const balancesCommand: Command = {
   summary: 'show the cached wallet balances with their as-of time (poll --once refreshes)',
   usage: 'merchant-desk [--data-dir DIR] balances [--currency C] [--json]',
   async run(args, ctx) {
-    let values;
-    try {
-      ({ values } = parseArgs({ args, options: { currency: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const { values } = parseCommandArgs({ args, options: { currency: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
     const currency = parseCurrency(values.currency);
     const db = openDataFolder(ctx.dataDir);
     try {

@@ -1,8 +1,7 @@
 // merchant-desk connect: saves a sandbox or live connection (base URL, public key, service key PEM) and
 // the secret and signing keys, which are read from standard input, never from arguments. Keys go only to
 // the OS keychain; if it is unavailable, nothing is stored.
-import { parseArgs } from 'node:util';
-import { UsageError, type Command } from '../command.js';
+import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { dataPaths } from '../../settings/paths.js';
 import { adoptLegacyDatabase, openProfileDatabase, writeActiveProfile } from '../../settings/workspace.js';
 import { importServicePublicKeyFile, inspectServicePublicKey } from '../../settings/service-key.js';
@@ -89,25 +88,20 @@ export const connectCommand: Command = {
         throw new UsageError(`keys are never taken from arguments (they end up in shell history); use ${a.split('=')[0]}-stdin and pipe the key in`);
       }
     }
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        options: {
-          profile: { type: 'string' },
-          'base-url': { type: 'string' },
-          'public-key': { type: 'string' },
-          'service-key': { type: 'string' },
-          'secret-key-stdin': { type: 'boolean', default: false },
-          'signing-key-stdin': { type: 'boolean', default: false },
-          'no-verify': { type: 'boolean', default: false },
-        },
-        strict: true,
-        allowPositionals: false,
-      }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const { values } = parseCommandArgs({
+      args,
+      options: {
+        profile: { type: 'string' },
+        'base-url': { type: 'string' },
+        'public-key': { type: 'string' },
+        'service-key': { type: 'string' },
+        'secret-key-stdin': { type: 'boolean', default: false },
+        'signing-key-stdin': { type: 'boolean', default: false },
+        'no-verify': { type: 'boolean', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
     const profile = values.profile;
     if (profile !== 'sandbox' && profile !== 'live') {
       throw new UsageError(

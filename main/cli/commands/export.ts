@@ -1,7 +1,6 @@
 // merchant-desk export balances|collections: the same CSV reports as the app, streamed on a worker
 // thread; progress on stderr; Ctrl-C stops and removes the partial file. FILE appears only when complete.
-import { parseArgs } from 'node:util';
-import { UsageError, type Command } from '../command.js';
+import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
 import { systemClock } from '../../clock.js';
@@ -26,23 +25,17 @@ export const exportCommand: Command = {
   summary: 'export the balance or collections report as CSV',
   usage: USAGE,
   async run(args, ctx) {
-    let values;
-    let positionals;
-    try {
-      ({ values, positionals } = parseArgs({
-        args,
-        options: {
-          from: { type: 'string' },
-          to: { type: 'string' },
-          out: { type: 'string' },
-          bom: { type: 'boolean', default: false },
-        },
-        allowPositionals: true,
-        strict: true,
-      }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const { values, positionals } = parseCommandArgs({
+      args,
+      options: {
+        from: { type: 'string' },
+        to: { type: 'string' },
+        out: { type: 'string' },
+        bom: { type: 'boolean', default: false },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
     const what = positionals[0];
     if (what !== 'balances' && what !== 'collections') throw new UsageError('say what to export: "balances" or "collections"');
     if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);

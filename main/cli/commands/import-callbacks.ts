@@ -4,8 +4,7 @@
 // line was malformed or had a bad signature.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { UsageError, type Command } from '../command.js';
+import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { dataPaths } from '../../settings/paths.js';
 import { loadSettings } from '../../settings/settings.js';
@@ -53,13 +52,7 @@ export const importCallbacksCommand: Command = {
   summary: 'import callbacks saved as JSON lines (verified, idempotent, orphans kept)',
   usage: 'merchant-desk [--data-dir DIR] import-callbacks FILE [--json]',
   async run(args, ctx) {
-    let values;
-    let positionals;
-    try {
-      ({ values, positionals } = parseArgs({ args, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const { values, positionals } = parseCommandArgs({ args, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
     if (positionals.length !== 1) throw new UsageError('give exactly one FILE of JSON lines');
     const file = positionals[0]!;
     try {

@@ -1,7 +1,6 @@
 // merchant-desk poll --once: one balances poll and one payment-options poll into the local cache, with
 // the configured connection (same data folder and keychain as the app). Exit 1 when either fails.
-import { parseArgs } from 'node:util';
-import { UsageError, type Command } from '../command.js';
+import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
 import { loadConnection } from '../../settings/connection.js';
@@ -16,20 +15,15 @@ export const pollCommand: Command = {
   summary: 'poll balances and payment options once into the local cache',
   usage: 'merchant-desk [--data-dir DIR] poll --once [--balances | --providers]',
   async run(args, ctx) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        options: {
-          once: { type: 'boolean', default: false },
-          balances: { type: 'boolean', default: false },
-          providers: { type: 'boolean', default: false },
-        },
-        strict: true,
-      }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const { values } = parseCommandArgs({
+      args,
+      options: {
+        once: { type: 'boolean', default: false },
+        balances: { type: 'boolean', default: false },
+        providers: { type: 'boolean', default: false },
+      },
+      strict: true,
+    });
     if (!values.once) throw new UsageError('pass --once (the app itself polls continuously; this command polls one time)');
     const kind: PollKind | undefined =
       values.balances && !values.providers ? 'balances' : values.providers && !values.balances ? 'providers' : undefined;

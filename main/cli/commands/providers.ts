@@ -1,6 +1,5 @@
 // merchant-desk providers: the cached payment options list, filterable like the Payment options screen.
-import { parseArgs } from 'node:util';
-import { UsageError, type Command } from '../command.js';
+import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
 import { paymentOptionsList } from '../../store/payment-options.js';
@@ -13,22 +12,17 @@ export const providersCommand: Command = {
   summary: 'show the cached payment options (filter by currency, transaction type, method)',
   usage: 'merchant-desk [--data-dir DIR] providers [--currency C] [--type COLLECTION] [--method CARD] [--active] [--json]',
   async run(args, ctx) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        options: {
-          currency: { type: 'string' },
-          type: { type: 'string' },
-          method: { type: 'string' },
-          active: { type: 'boolean' },
-          json: { type: 'boolean', default: false },
-        },
-        strict: true,
-      }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const { values } = parseCommandArgs({
+      args,
+      options: {
+        currency: { type: 'string' },
+        type: { type: 'string' },
+        method: { type: 'string' },
+        active: { type: 'boolean' },
+        json: { type: 'boolean', default: false },
+      },
+      strict: true,
+    });
     const currency = parseCurrency(values.currency);
     for (const [flag, v] of [
       ['--type', values.type],

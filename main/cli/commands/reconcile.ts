@@ -1,7 +1,6 @@
 // merchant-desk reconcile: brings reconciliation up to date (incrementally; --full recomputes every
 // collection) and prints the summary and the open exceptions. --json for scripts.
-import { parseArgs } from 'node:util';
-import { UsageError, type Command } from '../command.js';
+import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
 import { systemClock } from '../../clock.js';
@@ -13,16 +12,11 @@ export const reconcileCommand: Command = {
   summary: 'reconcile collections and print the summary and the open exceptions',
   usage: 'merchant-desk [--data-dir DIR] reconcile [--full] [--limit N] [--json]',
   async run(args, ctx) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        options: { json: { type: 'boolean', default: false }, full: { type: 'boolean', default: false }, limit: { type: 'string' } },
-        strict: true,
-      }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const { values } = parseCommandArgs({
+      args,
+      options: { json: { type: 'boolean', default: false }, full: { type: 'boolean', default: false }, limit: { type: 'string' } },
+      strict: true,
+    });
     const limit = values.limit === undefined ? 50 : Number(values.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit must be a whole number from 1 to 1000, got "${values.limit}"`);
     const db = openDataFolder(ctx.dataDir);

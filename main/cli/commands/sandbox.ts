@@ -1,8 +1,7 @@
 // merchant-desk sandbox: runs the local stand-in for the payments service until SIGINT/SIGTERM.
 // Prints one JSON line (base_url, keys, service_public_key_path) and writes it to DIR/sandbox.json.
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { UsageError, type Command } from '../command.js';
+import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { sandboxInfo, startSandbox } from '../../../sandbox/index.js';
 
 export const sandboxCommand: Command = {
@@ -11,23 +10,18 @@ export const sandboxCommand: Command = {
   usage:
     'merchant-desk sandbox [--port N] [--state-dir DIR] [--callback-url URL] [--host 127.0.0.1] [--time-scale N]',
   async run(args, ctx) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        options: {
-          port: { type: 'string', default: '0' },
-          'state-dir': { type: 'string' },
-          'callback-url': { type: 'string' },
-          host: { type: 'string', default: '127.0.0.1' },
-          'time-scale': { type: 'string', default: '1' },
-        },
-        allowPositionals: false,
-        strict: true,
-      }));
-    } catch (e) {
-      throw new UsageError(e instanceof Error ? e.message : String(e));
-    }
+    const { values } = parseCommandArgs({
+      args,
+      options: {
+        port: { type: 'string', default: '0' },
+        'state-dir': { type: 'string' },
+        'callback-url': { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        'time-scale': { type: 'string', default: '1' },
+      },
+      allowPositionals: false,
+      strict: true,
+    });
     const port = Number(values.port);
     if (!/^\d+$/.test(values.port) || port > 65535) {
       throw new UsageError(`--port must be a port number from 0 to 65535 (0 picks a free one), got "${values.port}"`);

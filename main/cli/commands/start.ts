@@ -4,8 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
-import { parseArgs } from 'node:util';
-import { UsageError, type Command } from '../command.js';
+import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { appRoot } from '../../app/paths.js';
 
 /**
@@ -30,7 +29,7 @@ export const startCommand: Command = {
   summary: 'open the app (Electron if present, else the Chromium shell); the default command',
   usage: 'merchant-desk [--data-dir DIR] start [--headless] [--cdp-port N] [--chromium]',
   async run(args, ctx) {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args,
       options: {
         headless: { type: 'boolean', default: false },
