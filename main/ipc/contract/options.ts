@@ -1,19 +1,10 @@
 import { z } from 'zod';
 import { channel, noRequest } from './define.js';
 import type { CacheMeta } from './balances.js';
+import type { PaymentOption } from '../../service/types.js';
 
-export interface PaymentOptionView {
-  providerName: string;
-  providerCode: string;
-  transactionMethod: string;
-  transactionMethodName: string;
-  transactionType: string;
-  currency: string;
-  minMinor: number;
-  maxMinor: number;
-  maxDailyMinor: number;
-  isActive: boolean;
-  optionPrefixes: string[];
+/** A cached payment option as the screens show it: the service's record plus when and how much today. */
+export interface PaymentOptionView extends PaymentOption {
   fetchedAt: number;
   /** Card options: today's collected total (completed + pending), minor units; null for other methods. */
   collectedTodayMinor: number | null;

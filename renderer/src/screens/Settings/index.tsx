@@ -21,12 +21,20 @@ function fieldError(error: DeskError | undefined, name: string): string | undefi
   return error.fields?.[name] ?? (error.field === name ? error.message : undefined);
 }
 
-function Saved({ show }: { show: boolean }) {
-  return show ? (
-    <span role="status" className="badge ok">
-      Saved
-    </span>
-  ) : null;
+/** Every section ends the same way: its Save button, and "Saved" once the change is stored. */
+function SaveRow({ label, save }: { label: string; save: { pending: boolean; saved: boolean } }) {
+  return (
+    <div className="row save-row">
+      <button type="submit" className="primary" disabled={save.pending}>
+        {label}
+      </button>
+      {save.saved && (
+        <span role="status" className="badge ok">
+          Saved
+        </span>
+      )}
+    </div>
+  );
 }
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
@@ -102,12 +110,7 @@ function ConnectionSection({ view, reload }: Props) {
           <input name="baseUrl" type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="https://…" spellCheck={false} />
         </Field>
         <ErrorBanner error={s.error && !s.error.fields ? s.error : undefined} />
-        <div className="row">
-          <button type="submit" className="primary" disabled={s.pending}>
-            Save connection
-          </button>
-          <Saved show={s.saved} />
-        </div>
+        <SaveRow label="Save connection" save={s} />
       </form>
     </Section>
   );
@@ -257,12 +260,7 @@ function PaymentsSection({ view, reload }: Props) {
         <Field label="Operator name" error={fieldError(s.error, 'operatorName')} hint="Recorded on every payment you take and every exception you resolve.">
           <input name="operatorName" value={operatorName} onChange={(e) => setOperatorName(e.target.value)} />
         </Field>
-        <div className="row">
-          <button type="submit" className="primary" disabled={s.pending}>
-            Save payments
-          </button>
-          <Saved show={s.saved} />
-        </div>
+        <SaveRow label="Save payments" save={s} />
       </form>
     </Section>
   );
@@ -304,12 +302,7 @@ function ReceiverSection({ view, reload }: Props) {
             <input name="port" inputMode="numeric" value={port} onChange={(e) => setPort(e.target.value)} />
           </Field>
         </div>
-        <div className="row" style={{ marginTop: 12 }}>
-          <button type="submit" className="primary" disabled={s.pending}>
-            Save receiver
-          </button>
-          <Saved show={s.saved} />
-        </div>
+        <SaveRow label="Save receiver" save={s} />
       </form>
     </Section>
   );
@@ -347,12 +340,7 @@ function PollingSection({ view, reload }: Props) {
             <input name="staleMinutes" inputMode="decimal" value={staleMin} onChange={(e) => setStaleMin(e.target.value)} />
           </Field>
         </div>
-        <div className="row" style={{ marginTop: 12 }}>
-          <button type="submit" className="primary" disabled={s.pending}>
-            Save polling
-          </button>
-          <Saved show={s.saved} />
-        </div>
+        <SaveRow label="Save polling" save={s} />
       </form>
     </Section>
   );
