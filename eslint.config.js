@@ -28,6 +28,25 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'only main/shell/electron*.ts imports electron' }] }] },
   },
   {
+    // A plain db.transaction() is deferred: a write in it fails at once with "database is locked" when
+    // another process writes, instead of waiting busy_timeout. Use main/store/transaction.ts.
+    files: ['main/**/*.ts'],
+    ignores: ['main/store/transaction.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='transaction']",
+          message: 'use writeTransaction(db, fn) (BEGIN IMMEDIATE) or readTransaction(db, fn) from main/store/transaction.ts',
+        },
+        {
+          selector: "CallExpression[callee.property.name='exec'] > Literal[value=/^\\s*BEGIN(\\s+DEFERRED)?(\\s+TRANSACTION)?\\s*;?\\s*$/i]",
+          message: 'a deferred BEGIN does not wait for another writer: use writeTransaction(db, fn) from main/store/transaction.ts',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'scripts/**/*.mjs', 'bin/**/*.js'],
     rules: { 'no-console': 'off' },
   },

@@ -29,12 +29,12 @@ import {
 } from '../settings/index.js';
 import { MemorySecretStore, secretStoreFor, type SecretStore } from '../secrets/index.js';
 import { createPoller, type Poller } from '../poller/index.js';
+import { lastSuccessfulRun } from '../store/poll-runs.js';
 import { createServiceClient } from '../service/client.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver.js';
 import { startSandbox } from '../../sandbox/index.js';
-import { createReconcileQueue, reconcileCollection } from '../reconcile/index.js';
+import { setReconcileOptions, startReconcileSweep } from '../reconcile/index.js';
 import type { AppStatus } from '../ipc/contract/app.js';
-import type { DeskEvents } from '../ipc/contract/index.js';
 import { createEmitter, type DeskEmitter } from './events.js';
 import { appVersion } from './paths.js';
 import type { Core, EmbeddedSandbox, ShellKind } from './core.js';
@@ -50,21 +50,32 @@ export interface ComposeOptions {
   /** Start the local callback receiver when settings enable it (default true). */
   receiver?: boolean;
   /** Sandbox options for the embedded profile (tests: timeScale). */
-  sandbox?: { port?: number; timeScale?: number };
+  sandbox?: {
+    port?: number;
+    timeScale?: number;
+    /** Fault hook for tests: awaited before the sandbox starts (holds the 'starting' state open). */
+    beforeStart?: () => Promise<void>;
+  };
+  /**
+   * Return before the first workspace has connected (default false): the app window opens at once on the
+   * cached data while the embedded sandbox starts (its first start makes an RSA-4096 key, seconds of
+   * work) and the connection is set up; the status says 'starting' until then. core.ready() settles when done.
+   */
+  background?: boolean;
 }
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
 export async function composeCore(opts: ComposeOptions): Promise<Core> {
   const paths = dataPaths(opts.dataDir);
-  fs.mkdirSync(paths.dataDir, { recursive: true });
+  fs.mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger({ dataDir: paths.dataDir, base: { shell: opts.shell ?? 'none' } });
   const events = createEmitter((e) => logger.error({ err: e }, 'event listener failed'));
   const closers: (() => void | Promise<void>)[] = [];
 
   const active = openActiveWorkspace(paths.dataDir, logger);
-  let ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db: active.db });
+  let ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db: active.db, background: opts.background ?? false });
   // One switch at a time (a second waits for the first).
   let switching: Promise<void> | null = null;
 
@@ -95,11 +106,11 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
       const old = ws;
       await old.close({ keepDb: true });
       try {
-        ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db });
+        ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db, background: false });
       } catch (e) {
         // The new profile could not start: go back to the one that was running.
         logger.error({ err: e, profile }, 'switching profile failed; staying on ' + from);
-        ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db: old.db });
+        ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db: old.db, background: false });
         throw e;
       }
       old.db.close();
@@ -172,8 +183,15 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
       return ws.poller;
     },
     appStatus: () => ws.appStatus(),
+    ready: async () => {
+      // A switch in progress makes a new workspace: wait for it, then for that one's start.
+      while (switching) await switching.catch(() => {});
+      await ws.ready;
+    },
     paymentWindow: null,
     chooseSavePath: null,
+    confirm: null,
+    chooseOpenPath: null,
     shell: opts.shell ?? 'none',
     events,
     embedded: () => ws.embedded(),
@@ -205,6 +223,8 @@ interface WorkspaceOptions extends ComposeOptions {
   events: DeskEmitter;
   /** The profile's own database (openProfileDatabase); the workspace closes it. */
   db: Db;
+  /** Connect in the background (see ComposeOptions.background); a failure is then reported, not thrown. */
+  background: boolean;
 }
 
 /** One profile's running capabilities, all on that profile's database. */
@@ -220,6 +240,8 @@ interface Workspace {
   appStatus(): Promise<AppStatus>;
   embedded(): EmbeddedSandbox | null;
   callbackReceiverUrl(): string | null;
+  /** Settles (never rejects) once the first connection attempt is over and the poller runs. */
+  readonly ready: Promise<void>;
   /** Stops everything; keepDb leaves the database open (the caller closes it). */
   close(o?: { keepDb?: boolean }): Promise<void>;
 }
@@ -236,18 +258,12 @@ async function composeWorkspace(opts: WorkspaceOptions): Promise<Workspace> {
   let keychain: AppStatus['keychain'] = 'memory';
   let secrets: SecretStore = memory;
   let poller: Poller | null = null;
-  // Reconciliation follows events as they are stored (a burst of callbacks is one transaction); the
-  // screens also catch up on open, and a full recompute gives the same answer.
+  // Every stored event is reconciled as it is appended (collections/events.ts), with this clock and
+  // threshold; what no event drives (a pending collection turning stale) the sweep applies. Reads never write.
   const reconcileOptions = () => ({ now: clock.now(), stalePendingAfterMs: loadSettings(db).stalePendingAfterMs });
-  const reconcileQueue = createReconcileQueue(db, reconcileOptions);
-  const unsubscribe = events.subscribe((event, payload) => {
-    if (event !== 'collections.updated') return;
-    try {
-      reconcileCollection(db, (payload as DeskEvents['collections.updated']).id, reconcileOptions());
-    } catch (e) {
-      logger.error({ err: e }, 'reconciling an updated collection failed');
-    }
-  });
+  // The threshold is read from the stored setting by the path itself (cheaply, per event).
+  setReconcileOptions(db, () => ({ now: clock.now() }));
+  const sweep = startReconcileSweep(db, reconcileOptions, 60_000, (e) => logger.error({ err: e }, 'reconciliation sweep failed'));
   const servicePublicKeyPem = (): string | null => {
     const p = sandbox && loadSettings(db).profile === 'embedded' ? sandbox.servicePublicKeyPath : (conn?.settings.servicePublicKeyPath ?? null);
     return currentServicePublicKey(p)?.pem ?? null;
@@ -274,7 +290,6 @@ async function composeWorkspace(opts: WorkspaceOptions): Promise<Workspace> {
         logger,
         getKeys: () => ({ signingKey: signingKey(), servicePublicKey: servicePublicKeyPem() }),
         onIngest: (outcome) => {
-          if ('eventId' in outcome && outcome.eventId !== null) reconcileQueue.addEvent(outcome.eventId);
           events.emit('callbacks.ingested', { result: outcome.result, reference: 'reference' in outcome ? outcome.reference : null });
         },
       });
@@ -285,23 +300,40 @@ async function composeWorkspace(opts: WorkspaceOptions): Promise<Workspace> {
     }
   }
 
+  // The sandbox start in flight (a reconnect while it starts joins it rather than starting a second one).
+  let sandboxStarting: Promise<Sandbox> | null = null;
+  let closing = false;
+
   async function ensureSandbox(): Promise<void> {
     if (sandbox) {
       // The receiver may have moved (host/port changed) or been turned off.
       sandbox.controls.config({ callback_url: receiver?.url ?? null });
       return;
     }
-    fs.mkdirSync(paths.sandbox, { recursive: true });
-    sandbox = await startSandbox({
-      stateDir: paths.sandbox,
-      port: opts.sandbox?.port ?? 0,
-      host: '127.0.0.1',
-      ...(receiver ? { callbackUrl: receiver.url } : {}),
-      ...(opts.sandbox?.timeScale ? { timeScale: opts.sandbox.timeScale } : {}),
-    });
+    sandboxStarting ??= (async () => {
+      await opts.sandbox?.beforeStart?.();
+      fs.mkdirSync(paths.sandbox, { recursive: true });
+      return await startSandbox({
+        stateDir: paths.sandbox,
+        port: opts.sandbox?.port ?? 0,
+        host: '127.0.0.1',
+        ...(receiver ? { callbackUrl: receiver.url } : {}),
+        ...(opts.sandbox?.timeScale ? { timeScale: opts.sandbox.timeScale } : {}),
+      });
+    })().finally(() => (sandboxStarting = null));
+    const started = await sandboxStarting;
+    if (closing) {
+      // The workspace was closed while the sandbox was starting: stop it rather than leak it.
+      await started.close();
+      throw new AppError('conflict', 'the workspace was closed while its sandbox was starting');
+    }
+    if (sandbox) return; // another caller joined the same start and finished it
+    sandbox = started;
+    sandbox.controls.config({ callback_url: receiver?.url ?? null });
     await memory.set('public-key', sandbox.publicKey);
     await memory.set('secret-key', sandbox.secretKey);
     await memory.set('signing-key', sandbox.signingKey);
+    await memory.bindOrigin(new URL(sandbox.baseUrl).origin);
     logger.info({ baseUrl: sandbox.baseUrl }, 'embedded sandbox started');
   }
 
@@ -325,13 +357,24 @@ async function composeWorkspace(opts: WorkspaceOptions): Promise<Workspace> {
       ...(profile === 'embedded' && sandbox ? { override: { baseUrl: sandbox.baseUrl, servicePublicKeyPath: sandbox.servicePublicKeyPath } } : {}),
     });
     if (!conn.ok) logger.warn({ kind: conn.error.kind, field: conn.error.field }, `not connected: ${conn.error.message}`);
+    if (started && !closing) {
+      // A reconnect after a failed background start (e.g. settings fixed): now it runs.
+      startError = null;
+      startPoller();
+    }
   }
 
   async function appStatus(): Promise<AppStatus> {
     const profile = loadSettings(db).profile;
     const base = { profile, keychain };
     const ps = poller?.status();
-    const lastSuccessfulPoll = ps ? (ps.balances.lastSuccessAt ?? ps.providers.lastSuccessAt) : null;
+    // Before this session's first poll, the last success is the one the poll log remembers.
+    const lastSuccessfulPoll = ps ? (ps.balances.lastSuccessAt ?? ps.providers.lastSuccessAt) : lastSuccessFromLog();
+    if (!started) {
+      const message = profile === 'embedded' && !sandbox ? 'Starting the sandbox…' : 'Connecting…';
+      return { ...base, connection: 'starting', message, lastSuccessfulPoll };
+    }
+    if (startError) return { ...base, connection: 'error', message: `Start-up failed: ${startError.message}`, lastSuccessfulPoll };
     if (!conn || !conn.ok) {
       return {
         ...base,
@@ -353,19 +396,13 @@ async function composeWorkspace(opts: WorkspaceOptions): Promise<Workspace> {
     }
   }
 
-  try {
-    await reconnect();
-  } catch (e) {
-    logger.error({ err: e }, 'start-up failed');
-    await (receiver as CallbackReceiver | null)?.close().catch(() => {});
-    await (sandbox as Sandbox | null)?.close().catch(() => {});
-    unsubscribe();
-    reconcileQueue.close();
-    db.close();
-    throw e;
+  function lastSuccessFromLog(): number | null {
+    const at = [lastSuccessfulRun(db, 'balances'), lastSuccessfulRun(db, 'providers')].map((r) => r?.finishedAt ?? null);
+    return at[0] ?? at[1] ?? null;
   }
 
-  if (opts.poll !== false) {
+  function startPoller(): void {
+    if (opts.poll === false || poller) return;
     poller = createPoller({
       db,
       clock,
@@ -380,10 +417,48 @@ async function composeWorkspace(opts: WorkspaceOptions): Promise<Workspace> {
     poller.start();
   }
 
+  // The first connection: awaited (a failure closes what started and throws), or in the background,
+  // where a failure is logged and shown in the status; the cached data stays readable either way.
+  let started = false;
+  let startError: Error | null = null;
+  const pushStatus = () => void appStatus().then((st) => events.emit('app.status', st));
+  const firstStart = reconnect().then(
+    () => {
+      started = true;
+      if (!closing) startPoller();
+      pushStatus();
+    },
+    (e: unknown) => {
+      started = true;
+      startError = e instanceof Error ? e : new Error(String(e));
+      return e;
+    },
+  );
+  if (!opts.background) {
+    const failed = await firstStart;
+    if (failed !== undefined) {
+      logger.error({ err: failed }, 'start-up failed');
+      await (receiver as CallbackReceiver | null)?.close().catch(() => {});
+      await (sandbox as Sandbox | null)?.close().catch(() => {});
+      sweep.close();
+      db.close();
+      throw failed;
+    }
+  }
+  const ready = firstStart.then((failed) => {
+    if (failed === undefined || !opts.background || closing) return;
+    logger.error({ err: failed }, 'start-up failed');
+    events.emit('app.notice', { level: 'error', message: `The app could not connect: ${startError!.message}` });
+    pushStatus();
+  });
+
   let closed: Promise<void> | null = null;
   return {
     db,
-    poller,
+    get poller() {
+      return poller;
+    },
+    ready,
     secrets: () => secrets,
     getClient: () => (conn?.ok ? conn.client : null),
     connectionProblem: () => (conn && !conn.ok ? { ...conn.error } : null),
@@ -396,11 +471,12 @@ async function composeWorkspace(opts: WorkspaceOptions): Promise<Workspace> {
     callbackReceiverUrl: () => receiver?.url ?? null,
     close: (o = {}) =>
       (closed ??= (async () => {
-        unsubscribe();
+        closing = true;
+        sweep.close();
+        await firstStart; // a start in flight finishes (and is undone below, or stops its own sandbox)
         await poller?.stop();
         await receiver?.close().catch((e: unknown) => logger.error({ err: e }, 'receiver close failed'));
         await sandbox?.close().catch((e: unknown) => logger.error({ err: e }, 'sandbox close failed'));
-        reconcileQueue.close();
         if (!o.keepDb) db.close();
       })()),
   };

@@ -12,6 +12,12 @@ import type { Poller } from '../poller/index.js';
 import type { DeskEmitter } from './events.js';
 import type { AppStatus } from '../ipc/contract/app.js';
 
+/** A native open dialog: the chosen file, or null when the person cancelled. */
+export type OpenPathChooser = (o: { title: string; filters: { name: string; extensions: string[] }[] }) => Promise<string | null>;
+
+/** Asks the person at the machine, in the main process (a native dialog), never through the renderer. */
+export type MainConfirm = (o: { title: string; message: string; detail: string }) => Promise<boolean>;
+
 /** A native save dialog: the chosen path, or null when the person cancelled. */
 export type SavePathChooser = (o: { title: string; defaultName: string; filters: { name: string; extensions: string[] }[] }) => Promise<string | null>;
 
@@ -61,10 +67,20 @@ export interface Core {
   readonly poller: Poller | null;
   /** Profile, connection state and last successful poll, for the status bar. */
   appStatus(): Promise<AppStatus>;
+  /**
+   * Settles (never rejects) once the active workspace's first connection attempt is over: the embedded
+   * sandbox is up and the poller runs, or the failure is in appStatus(). Work that needs the service
+   * (a charge, a refresh) waits on it; reads of the cache never do.
+   */
+  ready(): Promise<void>;
   /** Set by the running shell (Electron BrowserWindow, or a Chromium browser context); null in the CLI. */
   paymentWindow: PaymentWindowOpener | null;
-  /** Set by a shell that has a native save dialog (Electron); null means the renderer asks for a path. */
+  /** Set by a shell that has a native save dialog (Electron); null: exports go to <data folder>/exports. */
   chooseSavePath: SavePathChooser | null;
+  /** Set by a shell that has a native open dialog (Electron); null: imports are chosen from <data folder>/imports. */
+  chooseOpenPath: OpenPathChooser | null;
+  /** Set by a shell that can ask the user in the main process (Electron dialog); null means refuse. */
+  confirm: MainConfirm | null;
   shell: ShellKind;
   /** Push DeskEvents to the renderer. */
   readonly events: DeskEmitter;

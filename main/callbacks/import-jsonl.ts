@@ -6,7 +6,8 @@ import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import type { Db } from '../store/db.js';
 import type { Clock } from '../clock.js';
-import { ingestCallback, type IngestOutcome } from './ingest.js';
+import { ingestCallback, securityRecord, type IngestOutcome } from './ingest.js';
+import { SecurityLog } from './security-log.js';
 import type { SignatureKeys } from './verify.js';
 
 export type LineResult =
@@ -64,8 +65,19 @@ export function importCallbacksText(db: Db, text: string, opts: ImportOptions): 
 
 export async function importCallbacksFrom(db: Db, stream: Readable, opts: ImportOptions): Promise<ImportSummary> {
   const maxLine = opts.maxLineChars ?? 256 * 1024;
-  const summary: ImportSummary = { lines: 0, imported: 0, orphans: 0, duplicates: 0, badSignatures: 0, malformed: 0, results: [], resultsTruncated: false };
+  const summary: ImportSummary = {
+    lines: 0,
+    imported: 0,
+    orphans: 0,
+    duplicates: 0,
+    badSignatures: 0,
+    malformed: 0,
+    results: [],
+    resultsTruncated: false,
+  };
   const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
+  // Lines that do not verify are counted (source 'import'), never stored as collection events.
+  const log = new SecurityLog(db);
   let n = 0;
   try {
     for await (const raw of rl) {
@@ -78,7 +90,7 @@ export async function importCallbacksFrom(db: Db, stream: Readable, opts: Import
       if (text.length > maxLine) {
         r = { line: n, result: 'malformed', message: `line ${n} is longer than ${maxLine} characters` };
       } else {
-        r = importLine(db, n, text, opts);
+        r = importLine(db, n, text, opts, log);
       }
       switch (r.result) {
         case 'imported':
@@ -102,11 +114,12 @@ export async function importCallbacksFrom(db: Db, stream: Readable, opts: Import
   } finally {
     rl.close();
     stream.destroy();
+    log.flush(opts.clock.now());
   }
   return summary;
 }
 
-function importLine(db: Db, n: number, text: string, opts: ImportOptions): LineResult {
+function importLine(db: Db, n: number, text: string, opts: ImportOptions, log: SecurityLog): LineResult {
   let rec: unknown;
   try {
     rec = JSON.parse(text);
@@ -118,7 +131,11 @@ function importLine(db: Db, n: number, text: string, opts: ImportOptions): LineR
   }
   const { headers, body } = rec as { headers?: unknown; body?: unknown };
   if (headers === undefined || headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
-    return { line: n, result: 'malformed', message: `line ${n}: "headers" must be an object of the callback's request headers` };
+    return {
+      line: n,
+      result: 'malformed',
+      message: `line ${n}: "headers" must be an object of the callback's request headers`,
+    };
   }
   if (body === undefined || body === null || (typeof body !== 'string' && typeof body !== 'object')) {
     return { line: n, result: 'malformed', message: `line ${n}: "body" must be the callback JSON or its raw text` };
@@ -127,11 +144,16 @@ function importLine(db: Db, n: number, text: string, opts: ImportOptions): LineR
   for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
     if (typeof v === 'string') hs[k.toLowerCase()] = v;
   }
+  const now = opts.clock.now();
   const o = ingestCallback(
     db,
     { body: body as string | object, headers: hs, source: 'import' },
-    { keys: opts.keys, now: opts.clock.now(), origin: `import line ${n}` },
+    { keys: opts.keys, now },
   );
+  if (o.result === 'bad_signature') {
+    const { reason, sample } = securityRecord(o, body as string | object);
+    log.record(reason, 'import', now, `line ${n}: ${sample}`);
+  }
   const r = lineResult(n, o);
   if (r.result === 'malformed') return { ...r, message: `line ${n}: ${r.message}` };
   return r;

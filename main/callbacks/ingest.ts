@@ -2,7 +2,8 @@
 // Synchronous and one transaction per callback (better-sqlite3), so "200" means "durably stored".
 //
 // Order: decode the JSON (we need the signed fields), verify the signatures over those fields, and
-// only then interpret the rest of the payload. The exact bytes are stored as the event payload.
+// only then look up the collection and interpret the rest of the payload. The exact bytes are stored as
+// the event payload. An unverified or malformed delivery stores nothing (see securityRecord).
 // Idempotent: the dedupe key is the reference and a hash of the body's canonical JSON, so a retried,
 // duplicated or re-imported callback is recognised whatever its whitespace or signature timestamp.
 import crypto from 'node:crypto';
@@ -12,6 +13,7 @@ import { parseCallbackBody } from '../service/wire.js';
 import { WireFormatError } from '../service/errors.js';
 import type { SignedFields } from '../service/types.js';
 import { checkSignatures, type SignatureKeys } from './verify.js';
+import type { SecurityReason } from './security-log.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -25,22 +27,25 @@ export interface IngestInput {
 export interface IngestContext {
   keys: SignatureKeys;
   now: number;
-  /** Where it came from, for the security event (e.g. "127.0.0.1", "file.jsonl line 3"). */
-  origin?: string;
 }
 
 export type IngestOutcome =
-  | { result: 'imported'; reference: string; status: string; orphan: boolean; eventId: number; kind: string; warning?: string }
+  | {
+      result: 'imported';
+      reference: string;
+      status: string;
+      orphan: boolean;
+      eventId: number;
+      kind: string;
+      warning?: string;
+    }
   | { result: 'duplicate'; reference: string; eventId: number }
-  | { result: 'bad_signature'; reference: string | null; signature: 'invalid' | 'missing'; reason: string; eventId: number | null }
+  | { result: 'bad_signature'; reference: string | null; signature: 'invalid' | 'missing'; reason: string }
   | { result: 'malformed'; message: string };
 
 function header(h: Headers, name: string): string | undefined {
   const direct = h[name];
-  const v =
-    direct !== undefined
-      ? direct
-      : Object.entries(h).find(([k]) => k.toLowerCase() === name)?.[1];
+  const v = direct !== undefined ? direct : Object.entries(h).find(([k]) => k.toLowerCase() === name)?.[1];
   return Array.isArray(v) ? v[0] : v;
 }
 
@@ -49,7 +54,14 @@ export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return '[' + v.map(canonicalJson).join(',') + ']';
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return '{' + Object.keys(o).sort().map((k) => JSON.stringify(k) + ':' + canonicalJson(o[k])).join(',') + '}';
+    return (
+      '{' +
+      Object.keys(o)
+        .sort()
+        .map((k) => JSON.stringify(k) + ':' + canonicalJson(o[k]))
+        .join(',') +
+      '}'
+    );
   }
   return JSON.stringify(v) ?? 'null';
 }
@@ -89,7 +101,8 @@ export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): 
     body = input.body;
     text = JSON.stringify(body);
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return { result: 'malformed', message: 'the body must be a JSON object' };
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return { result: 'malformed', message: 'the body must be a JSON object' };
   const b = body as { event?: unknown; payload?: unknown };
   const p = (b.payload && typeof b.payload === 'object' ? b.payload : null) as Record<string, unknown> | null;
   if (!p) return { result: 'malformed', message: 'payload is missing or not an object' };
@@ -100,36 +113,32 @@ export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): 
     transaction_type: str(p.transaction_type) ?? undefined,
     transaction_status: str(p.transaction_status) ?? undefined,
   };
-  for (const k of ['event', 'merchant_reference', 'internal_reference', 'transaction_type', 'transaction_status'] as const) {
+  for (const k of [
+    'event',
+    'merchant_reference',
+    'internal_reference',
+    'transaction_type',
+    'transaction_status',
+  ] as const) {
     if (!signed[k]) return { result: 'malformed', message: `${k === 'event' ? 'event' : 'payload.' + k} is missing` };
   }
   const fields = signed as SignedFields;
   const reference = fields.merchant_reference;
-  const collection = collectionByReference(db).get(reference) as
-    | { id: number; currency: string }
-    | undefined;
 
   const hmacHeader = header(input.headers, 'hmac-signature');
   const rsaSignature = header(input.headers, 'rsa-signature');
   const check = checkSignatures(fields, { hmacHeader, rsaSignature }, ctx.keys);
   if (check.state !== 'verified') {
-    // A security event, not an outcome: it never changes the collection's status.
-    const reason = check.reason ?? 'signature not verified';
-    const r = appendEvent(db, {
-      collectionId: collection?.id ?? null,
-      merchantReference: reference,
-      internalReference: fields.internal_reference,
-      source: 'security',
-      kind: 'bad_signature',
-      status: fields.transaction_status.trim().toUpperCase(),
-      receivedAt: ctx.now,
+    // Not a collection event: anyone can name a real merchant_reference. Nothing is stored here; the
+    // caller counts it in the security log (security-log.ts).
+    return {
+      result: 'bad_signature',
+      reference,
       signature: check.state,
-      dedupeKey: 'security:' + sha256(text + '\n' + (hmacHeader ?? '') + '\n' + (rsaSignature ?? '')),
-      payload: text,
-      note: `${input.source} rejected${ctx.origin ? ` (${ctx.origin})` : ''}: ${reason}`,
-    });
-    return { result: 'bad_signature', reference, signature: check.state, reason, eventId: r.inserted ? r.eventId : null };
+      reason: check.reason ?? 'signature not verified',
+    };
   }
+  const collection = collectionByReference(db).get(reference) as { id: number; currency: string } | undefined;
 
   // Verified: now read the rest.
   let status = fields.transaction_status.trim().toUpperCase();
@@ -183,5 +192,22 @@ export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): 
     eventId: r.eventId,
     kind: r.kind,
     ...(warning ? { warning } : {}),
+  };
+}
+
+/** How a refused delivery is counted in the security log, with a short sample (never the whole body). */
+export function securityRecord(
+  o: Extract<IngestOutcome, { result: 'bad_signature' | 'malformed' }>,
+  body: IngestInput['body'],
+): { reason: SecurityReason; sample: string } {
+  const text = Buffer.isBuffer(body)
+    ? body.subarray(0, 200).toString('utf8')
+    : typeof body === 'string'
+      ? body.slice(0, 200)
+      : JSON.stringify(body).slice(0, 200);
+  if (o.result === 'malformed') return { reason: 'malformed', sample: `${o.message}; body: ${text}` };
+  return {
+    reason: o.signature === 'missing' ? 'missing_signature' : 'bad_signature',
+    sample: `${o.reference ?? '?'}: ${o.reason}; body: ${text}`,
   };
 }

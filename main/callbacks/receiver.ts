@@ -1,17 +1,26 @@
 // The local callback receiver (DESIGN.md "callbacks on a desktop"): POST /callbacks/collections only.
 // The body is taken as raw bytes (no JSON parser runs before the signature check), limited to 64 KiB
 // (413), and must be application/json (415). 2xx only after the event is durably stored; a bad
-// signature is 401 and a security event. Fastify's own request logging is off: bodies are not logged.
+// signature is 401. Refused deliveries (bad or missing signature, malformed, too large, wrong type, over
+// the rate limit) are only counted in the bounded security log (security-log.ts), never stored whole.
+// Fastify's own request logging is off: bodies are not logged.
+//
+// Abuse limits: a token bucket per remote address (rate-limit.ts; 429 + Retry-After), and server
+// time-outs so a client trickling a body or headers is disconnected (requestTimeoutMs).
 //
 // Group commit: deliveries that arrive within one event-loop turn (or groupCommitWindowMs) are stored in
 // ONE transaction, and each is answered only after that commit. If anything in the group fails, the
 // group is rolled back and every delivery is stored again on its own, so one bad delivery gets its 5xx
 // and the others are still stored and answered 2xx.
+import http from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Db } from '../store/db.js';
+import { writeTransaction } from '../store/transaction.js';
 import type { Clock } from '../clock.js';
-import { ingestCallback, type IngestInput, type IngestOutcome } from './ingest.js';
+import { ingestCallback, securityRecord, type IngestInput, type IngestOutcome } from './ingest.js';
 import type { SignatureKeys } from './verify.js';
+import { SecurityLog, type SecurityReason } from './security-log.js';
+import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 
 export const CALLBACK_PATH = '/callbacks/collections';
 export const CALLBACK_BODY_LIMIT = 64 * 1024;
@@ -40,7 +49,33 @@ export interface ReceiverOptions {
   groupCommitWindowMs?: number;
   /** Most deliveries in one commit (default 256). */
   maxGroup?: number;
+  /** Per-source request rate (rate-limit.ts has the defaults and why). */
+  rateLimit?: RateLimitOptions;
+  /** Server time-outs (defaults in DEFAULT_TIMEOUTS). */
+  timeouts?: Partial<ReceiverTimeouts>;
+  /** Where refused deliveries are counted (default: one owned by this receiver, flushed on close). */
+  securityLog?: SecurityLog;
 }
+
+export interface ReceiverTimeouts {
+  /** Whole request, headers and body, from the first byte: a slow body is cut off after this. */
+  requestTimeoutMs: number;
+  /** Headers complete within this. */
+  headersTimeoutMs: number;
+  /** A socket with no bytes at all for this long is closed. */
+  idleTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+}
+
+// A callback is under 64 KiB and the service sends it in one go: seconds are plenty even on a slow link,
+// and a client that takes longer holds a socket for nothing.
+export const DEFAULT_TIMEOUTS: ReceiverTimeouts = {
+  requestTimeoutMs: 15_000,
+  headersTimeoutMs: 10_000,
+  idleTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+};
 
 export interface ReceiverStats {
   /** Deliveries handed to ingestion, commits made for them, and the largest group in one commit. */
@@ -65,7 +100,6 @@ export interface CallbackReceiver {
 interface Pending {
   input: IngestInput;
   now: number;
-  origin: string;
   resolve: (r: { outcome: IngestOutcome } | { error: unknown }) => void;
 }
 
@@ -101,12 +135,12 @@ function groupCommitter(opts: ReceiverOptions, stats: Omit<ReceiverStats, 'waiti
       for (const p of group) p.resolve({ error });
       return;
     }
-    const ingest = (p: Pending) => ingestCallback(opts.db, p.input, { keys, now: p.now, origin: p.origin });
+    const ingest = (p: Pending) => ingestCallback(opts.db, p.input, { keys, now: p.now });
     stats.deliveries += group.length;
     let results: ({ outcome: IngestOutcome } | { error: unknown })[];
     try {
       // One commit for the group; nothing is answered before it returns.
-      results = opts.db.transaction(() => group.map((p) => ({ outcome: ingest(p) })))();
+      results = writeTransaction(opts.db, () => group.map((p) => ({ outcome: ingest(p) })));
       stats.commits += 1;
       stats.largestGroup = Math.max(stats.largestGroup, group.length);
     } catch {
@@ -127,9 +161,9 @@ function groupCommitter(opts: ReceiverOptions, stats: Omit<ReceiverStats, 'waiti
   }
 
   return {
-    submit(input: IngestInput, now: number, origin: string): Promise<{ outcome: IngestOutcome } | { error: unknown }> {
+    submit(input: IngestInput, now: number): Promise<{ outcome: IngestOutcome } | { error: unknown }> {
       return new Promise((resolve) => {
-        queue.push({ input, now, origin, resolve });
+        queue.push({ input, now, resolve });
         if (queue.length >= maxGroup) void flush();
         else schedule();
       });
@@ -150,16 +184,61 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
   const host = opts.host ?? '127.0.0.1';
   const stats: Omit<ReceiverStats, 'waiting'> = { deliveries: 0, commits: 0, largestGroup: 0, fallbacks: 0 };
   const committer = groupCommitter(opts, stats);
-  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: CALLBACK_BODY_LIMIT, return503OnClosing: true });
+  const securityLog = opts.securityLog ?? new SecurityLog(opts.db);
+  const count = (reason: SecurityReason, source: string, sample?: string) =>
+    securityLog.record(reason, source, opts.clock.now(), sample);
+  const limiter = new RateLimiter(opts.rateLimit);
+  const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  // Node checks requestTimeout/headersTimeout on a timer; check often enough that a short (test) limit holds.
+  const checkEvery = Math.max(50, Math.min(1000, Math.floor(Math.min(t.requestTimeoutMs, t.headersTimeoutMs) / 4)));
+  const app: FastifyInstance = Fastify({
+    logger: false,
+    bodyLimit: CALLBACK_BODY_LIMIT,
+    return503OnClosing: true,
+    serverFactory: (handler) => {
+      const server = http.createServer(
+        {
+          requestTimeout: t.requestTimeoutMs,
+          headersTimeout: Math.min(t.headersTimeoutMs, t.requestTimeoutMs),
+          keepAliveTimeout: t.keepAliveTimeoutMs,
+          connectionsCheckingInterval: checkEvery,
+        },
+        handler,
+      );
+      server.setTimeout(t.idleTimeoutMs, (socket) => socket.destroy());
+      return server;
+    },
+  });
+
+  // Before the body is read: a source over its rate is refused and only counted.
+  app.addHook('onRequest', async (req, reply) => {
+    const wait = limiter.take(req.ip, Date.now());
+    if (wait > 0) {
+      count('rate_limited', req.ip);
+      return reply
+        .code(429)
+        .header('retry-after', String(Math.ceil(wait / 1000)))
+        .header('connection', 'close')
+        .send({ status: 'error', message: 'too many requests from this address; retry later' });
+    }
+  });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT },
+    (_req, body, done) => done(null, body),
+  );
 
   app.post(CALLBACK_PATH, async (req, reply) => {
-    const ct = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const ct = String(req.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
     if (ct !== 'application/json' || !Buffer.isBuffer(req.body)) {
+      count('unsupported_type', req.ip, `content-type: ${ct}`);
       return reply.code(415).send({ status: 'error', message: 'content-type must be application/json' });
     }
-    const r = await committer.submit({ body: req.body, headers: req.headers, source: 'callback' }, opts.clock.now(), req.ip);
+    const r = await committer.submit({ body: req.body, headers: req.headers, source: 'callback' }, opts.clock.now());
     if ('error' in r) {
       // Not stored: answer 5xx so the service retries.
       const e = r.error;
@@ -167,6 +246,10 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
       return reply.code(500).send({ status: 'error', message: 'could not store the callback; retry later' });
     }
     const outcome = r.outcome;
+    if (outcome.result === 'bad_signature' || outcome.result === 'malformed') {
+      const { reason, sample } = securityRecord(outcome, req.body);
+      count(reason, req.ip, sample);
+    }
     try {
       opts.onIngest?.(outcome);
     } catch (e) {
@@ -174,12 +257,15 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
     }
     switch (outcome.result) {
       case 'imported':
-        opts.logger?.info({ reference: outcome.reference, status: outcome.status, orphan: outcome.orphan }, 'callback stored');
+        opts.logger?.info(
+          { reference: outcome.reference, status: outcome.status, orphan: outcome.orphan },
+          'callback stored',
+        );
         return reply.code(200).send({ status: 'ok', result: outcome.orphan ? 'orphan' : 'stored' });
       case 'duplicate':
         return reply.code(200).send({ status: 'ok', result: 'duplicate' });
       case 'bad_signature':
-        opts.logger?.warn({ reference: outcome.reference, signature: outcome.signature, reason: outcome.reason, ip: req.ip }, 'callback with a bad signature rejected');
+        // Counted in the security log, not logged one by one: a flood must not fill the log either.
         return reply.code(401).send({ status: 'error', message: `signature ${outcome.signature}` });
       case 'malformed':
         return reply.code(400).send({ status: 'error', message: outcome.message });
@@ -187,10 +273,20 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
   });
 
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ status: 'error', message: 'not found' }));
-  app.setErrorHandler((err: { statusCode?: number; message?: string }, _req, reply) => {
+  app.setErrorHandler((err: { statusCode?: number; message?: string }, req, reply) => {
     const code = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    if (code === 413) count('too_large', req.ip, `content-length: ${String(req.headers['content-length'] ?? '?')}`);
+    else if (code === 415)
+      count('unsupported_type', req.ip, `content-type: ${String(req.headers['content-type'] ?? '')}`);
+    else if (code < 500) count('malformed', req.ip, err.message ?? 'bad request');
     const message =
-      code === 413 ? `body larger than ${CALLBACK_BODY_LIMIT} bytes` : code === 415 ? 'content-type must be application/json' : code < 500 ? 'bad request' : 'internal error';
+      code === 413
+        ? `body larger than ${CALLBACK_BODY_LIMIT} bytes`
+        : code === 415
+          ? 'content-type must be application/json'
+          : code < 500
+            ? 'bad request'
+            : 'internal error';
     return reply.code(code).send({ status: 'error', message });
   });
 
@@ -208,6 +304,7 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
       await committer.drain();
       await closing;
       await committer.drain();
+      securityLog.flush(opts.clock.now());
     },
   };
 }

@@ -6,6 +6,7 @@
 // buildCardCipher). Only brand and last four digits are stored.
 import crypto from 'node:crypto';
 import type { Db } from '../store/db.js';
+import { writeTransaction } from '../store/transaction.js';
 import type { Clock } from '../clock.js';
 import type { CardData, PaymentOption, ServiceClient } from '../service/types.js';
 import { buildCardCipher } from '../service/card-cipher.js';
@@ -22,6 +23,7 @@ import {
 } from '../service/errors.js';
 import { currencyExponent, displayMinor, isKnownCurrency } from '../money/index.js';
 import { appendEvent } from './events.js';
+import { createEventWriter } from './event-writer.js';
 import { isFinal } from './model.js';
 import type { PaymentWindowOpener, PaymentWindowResult } from './payment-window.js';
 import { isRedirectUrl, redirectParams } from './redirect-url.js';
@@ -215,8 +217,25 @@ function readOption(db: Db, currency: string): PaymentOption | null {
   }
 }
 
+/** A charge checked and encrypted, ready to save and send: no card data, only its cipher and receipt details. */
+interface PreparedCharge {
+  amountMinor: number;
+  currency: string;
+  providerCode: string;
+  description: string;
+  customerName: string | null;
+  customerEmail: string | null;
+  chargeCustomer: boolean;
+  allowFinalStatusChange: boolean;
+  brand: string;
+  last4: string;
+  cipher: string;
+  guardKey: string;
+}
+
+/** A repeat charge waiting for the agent's confirmation: the encrypted card only, never the card. */
 interface Held {
-  form: CardForm;
+  charge: PreparedCharge;
   expires: number;
   timer: NodeJS.Timeout;
 }
@@ -229,6 +248,14 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
   const recent = new Map<string, number>();
   const held = new Map<string, Held>();
   const val = <T>(v: T | (() => T)): T => (typeof v === 'function' ? (v as () => T)() : v);
+  // What the service answered is recorded through this: kept in memory and retried when the database
+  // cannot take it at once, so an accepted payment is never forgotten and its window still opens.
+  const events = createEventWriter(db, {
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    onStored: (id) => {
+      if (id !== null) emit(id);
+    },
+  });
 
   async function cardOptions(): Promise<PaymentOption[]> {
     let opts: PaymentOption[];
@@ -274,7 +301,11 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
   }
 
   function guardKeyFor(cardNumber: string, amountMinor: number, currency: string): string {
-    return crypto.createHmac('sha256', guardKey).update(digitsOnly(cardNumber)).update(`|${amountMinor}|${currency}`).digest('hex');
+    return crypto
+      .createHmac('sha256', guardKey)
+      .update(digitsOnly(cardNumber))
+      .update(`|${amountMinor}|${currency}`)
+      .digest('hex');
   }
 
   function prune(now: number) {
@@ -289,9 +320,14 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
 
   async function keys() {
     const client = await deps.getClient();
-    if (!client) throw new PaymentError('not_configured', 'The service connection is not set up: enter the base URL and keys in Settings.');
+    if (!client)
+      throw new PaymentError(
+        'not_configured',
+        'The service connection is not set up: enter the base URL and keys in Settings.',
+      );
     const pem = await deps.getServicePublicKeyPem();
-    if (!pem) throw new PaymentError('not_configured', 'The service public key is missing: import its PEM file in Settings.');
+    if (!pem)
+      throw new PaymentError('not_configured', 'The service public key is missing: import its PEM file in Settings.');
     return { client, pem };
   }
 
@@ -304,7 +340,8 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         const f = formField(e.field) ?? 'card';
         throw new PaymentError('validation', e.message, f, { [f]: e.message });
       }
-      if (e instanceof ServiceKeyError) throw new PaymentError('not_configured', `${e.message} (Settings, service public key)`);
+      if (e instanceof ServiceKeyError)
+        throw new PaymentError('not_configured', `${e.message} (Settings, service public key)`);
       throw e;
     } finally {
       wipeCard(data as unknown as Record<string, unknown>);
@@ -320,9 +357,16 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     isResend: boolean,
   ): Promise<ChargeOutcome> {
     const row = db.prepare(`SELECT * FROM collections WHERE id = ?`).get(collectionId) as Record<string, unknown>;
-    const base = { collectionId, merchantReference: reference, source: 'initiate' as const, signature: 'not_applicable' as const };
+    const base = {
+      collectionId,
+      merchantReference: reference,
+      source: 'initiate' as const,
+      signature: 'not_applicable' as const,
+    };
+    // Only the request is inside the try: a failure to store the answer is not a failure of the request.
+    let r: Awaited<ReturnType<ServiceClient['initialize']>>;
     try {
-      const r = await client.initialize({
+      r = await client.initialize({
         merchantReference: reference,
         currency: String(row.currency),
         amountMinor: Number(row.amount_minor),
@@ -334,58 +378,73 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         chargeCustomer: !!row.charge_customer,
         allowFinalStatusChange: !!row.allow_final_status_change,
       });
-      appendEvent(db, {
-        ...base,
-        kind: 'initialize_accepted',
-        status: 'PENDING',
-        receivedAt: clock.now(),
-        internalReference: r.internalReference ?? null,
-        paymentUrl: r.paymentUrl,
-        payload: JSON.stringify({ http_status: r.httpStatus, internal_reference: r.internalReference ?? null, payment_url: r.paymentUrl, message: r.message ?? null }),
-      });
-      return { kind: 'pending', message: 'Accepted: waiting for the payment page.', paymentUrl: r.paymentUrl };
     } catch (e) {
       const now = clock.now();
       if (e instanceof DuplicateReferenceError) {
         const known = e.paymentUrl ?? (row.payment_url as string | null) ?? null;
-        appendEvent(db, {
+        events.append({
           ...base,
           kind: 'initialize_exists',
           status: known ? 'PENDING' : null,
           receivedAt: now,
           internalReference: e.internalReference ?? null,
           paymentUrl: known,
-          payload: JSON.stringify({ http_status: e.status ?? null, message: e.serviceMessage ?? e.message, internal_reference: e.internalReference ?? null, payment_url: e.paymentUrl ?? null }),
+          payload: JSON.stringify({
+            http_status: e.status ?? null,
+            message: e.serviceMessage ?? e.message,
+            internal_reference: e.internalReference ?? null,
+            payment_url: e.paymentUrl ?? null,
+          }),
           note: 'the service already has this merchant_reference: the collection exists',
         });
         return known
-          ? { kind: 'pending', message: 'The service already has this payment: open its page to finish it.', paymentUrl: known }
-          : { kind: 'unknown', message: 'The service already has this payment but did not say where its page is; wait for its callback.' };
+          ? {
+              kind: 'pending',
+              message: 'The service already has this payment: open its page to finish it.',
+              paymentUrl: known,
+            }
+          : {
+              kind: 'unknown',
+              message: 'The service already has this payment but did not say where its page is; wait for its callback.',
+            };
       }
       const rejected =
-        e instanceof ValidationError || e instanceof AuthenticationError || e instanceof ForbiddenError || e instanceof NotFoundError || e instanceof RateLimitedError;
+        e instanceof ValidationError ||
+        e instanceof AuthenticationError ||
+        e instanceof ForbiddenError ||
+        e instanceof NotFoundError ||
+        e instanceof RateLimitedError;
       if (rejected) {
         const field = e instanceof ValidationError ? formField(e.field) : undefined;
         const message = e.serviceMessage ?? e.message;
-        appendEvent(db, {
+        events.append({
           ...base,
           kind: 'initialize_rejected',
           // On a re-send, a refusal does not prove the first send created nothing: stay UNKNOWN.
           status: isResend ? null : 'REJECTED',
           receivedAt: now,
-          payload: JSON.stringify({ http_status: e.status ?? null, kind: e.kind, message, field: e instanceof ValidationError ? (e.field ?? null) : null }),
+          payload: JSON.stringify({
+            http_status: e.status ?? null,
+            kind: e.kind,
+            message,
+            field: e instanceof ValidationError ? (e.field ?? null) : null,
+          }),
           statusMessage: message,
           note: isResend ? 'refused on re-send; the first send may still have created it' : null,
         });
         return field ? { kind: 'rejected', message, field } : { kind: 'rejected', message };
       }
       const message = isServiceError(e) ? e.message : 'the request failed in an unexpected way';
-      appendEvent(db, {
+      events.append({
         ...base,
         kind: 'initialize_unknown',
         status: 'UNKNOWN',
         receivedAt: now,
-        payload: JSON.stringify({ kind: isServiceError(e) ? e.kind : 'internal', http_status: isServiceError(e) ? (e.status ?? null) : null, message }),
+        payload: JSON.stringify({
+          kind: isServiceError(e) ? e.kind : 'internal',
+          http_status: isServiceError(e) ? (e.status ?? null) : null,
+          message,
+        }),
         statusMessage: message,
       });
       deps.logger?.warn({ reference, kind: isServiceError(e) ? e.kind : 'internal' }, 'initialize outcome unknown');
@@ -394,14 +453,40 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         message: `We cannot tell whether the service created this payment (${message}). Send it again with the same reference; do not start a new payment.`,
       };
     }
+    events.append({
+      ...base,
+      kind: 'initialize_accepted',
+      status: 'PENDING',
+      receivedAt: clock.now(),
+      internalReference: r.internalReference ?? null,
+      paymentUrl: r.paymentUrl,
+      payload: JSON.stringify({
+        http_status: r.httpStatus,
+        internal_reference: r.internalReference ?? null,
+        payment_url: r.paymentUrl,
+        message: r.message ?? null,
+      }),
+    });
+    return { kind: 'pending', message: 'Accepted: waiting for the payment page.', paymentUrl: r.paymentUrl };
   }
 
-  async function afterPending(collectionId: number, outcome: ChargeOutcome, signal?: AbortSignal): Promise<ChargeOutcome> {
+  async function afterPending(
+    collectionId: number,
+    outcome: ChargeOutcome,
+    signal?: AbortSignal,
+  ): Promise<ChargeOutcome> {
     emit(collectionId);
     if (outcome.kind !== 'pending') return outcome;
-    const opener = deps.paymentWindow === undefined ? undefined : typeof deps.paymentWindow === 'function' ? deps.paymentWindow() : deps.paymentWindow;
+    const opener =
+      deps.paymentWindow === undefined
+        ? undefined
+        : typeof deps.paymentWindow === 'function'
+          ? deps.paymentWindow()
+          : deps.paymentWindow;
     if (!opener) return outcome;
-    const row = db.prepare(`SELECT amount_minor, currency, merchant_reference FROM collections WHERE id = ?`).get(collectionId) as {
+    const row = db
+      .prepare(`SELECT amount_minor, currency, merchant_reference FROM collections WHERE id = ?`)
+      .get(collectionId) as {
       amount_minor: number;
       currency: string;
       merchant_reference: string;
@@ -420,20 +505,29 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     if (res.kind === 'redirect') {
       if (isRedirectUrl(res.url, val(deps.redirectUrl))) return (await handleRedirect(res.url)).outcome;
     }
-    appendEvent(db, {
+    events.append({
       collectionId,
       merchantReference: row.merchant_reference,
       source: 'redirect',
       kind: 'window_closed',
       receivedAt: clock.now(),
       signature: 'not_applicable',
-      note: res.kind === 'error' ? `payment window failed: ${res.message}` : res.kind === 'redirect' ? 'navigated away from the payment page' : 'closed by the agent before the payment finished',
+      note:
+        res.kind === 'error'
+          ? `payment window failed: ${res.message}`
+          : res.kind === 'redirect'
+            ? 'navigated away from the payment page'
+            : 'closed by the agent before the payment finished',
     });
     emit(collectionId);
-    return { kind: 'window_closed', message: 'The payment window was closed before the payment finished; the payment stays pending until its callback arrives.' };
+    return {
+      kind: 'window_closed',
+      message:
+        'The payment window was closed before the payment finished; the payment stays pending until its callback arrives.',
+    };
   }
 
-  async function chargeValidated(form: CardForm, signal?: AbortSignal, confirmed = false): Promise<ChargeResult> {
+  async function chargeValidated(form: CardForm, signal?: AbortSignal): Promise<ChargeResult> {
     let copy: Record<string, unknown> | undefined; // zod's parsed copy of the card: wiped too
     try {
       const parsed = cardFormSchema.safeParse(form);
@@ -450,12 +544,41 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       const now = clock.now();
       prune(now);
       const gk = guardKeyFor(f.card.number, amountMinor, currency);
-      if (!confirmed && recent.has(gk)) {
+      const repeat = recent.has(gk);
+      // Claim the guard before any await, so two identical charges at once cannot both pass it.
+      if (!repeat) recent.set(gk, now);
+      let cipher: string;
+      let client: ServiceClient;
+      try {
+        const k = await keys();
+        client = k.client;
+        cipher = cipherFor(f.card, k.pem);
+      } catch (e) {
+        if (!repeat) recent.delete(gk); // nothing was saved or sent
+        throw e;
+      }
+      const prepared: PreparedCharge = {
+        amountMinor,
+        currency,
+        providerCode: opt.providerCode,
+        description: f.description.trim(),
+        customerName: f.customerName || null,
+        customerEmail: f.customerEmail || null,
+        chargeCustomer: !!f.chargeCustomer,
+        allowFinalStatusChange: !!f.allowFinalStatusChange,
+        brand: detectBrand(f.card.number),
+        last4: last4(f.card.number),
+        cipher,
+        guardKey: gk,
+      };
+      wipeCard(f.card as unknown as Record<string, unknown>);
+      wipeCard(form.card as unknown as Record<string, unknown>);
+
+      if (repeat) {
         const token = crypto.randomBytes(16).toString('hex');
         const timer = setTimeout(() => cancelRepeat(token), CONFIRM_TTL_MS);
         timer.unref();
-        held.set(token, { form, expires: now + CONFIRM_TTL_MS, timer });
-        form = undefined as unknown as CardForm; // held, not wiped
+        held.set(token, { charge: prepared, expires: now + CONFIRM_TTL_MS, timer });
         return {
           collection: null,
           outcome: {
@@ -465,83 +588,71 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
           },
         };
       }
-
-      // Claim the guard before any await, so two identical charges at once cannot both pass it.
-      recent.set(gk, now);
-      let cipher: string;
-      let client: ServiceClient;
-      try {
-        const k = await keys();
-        client = k.client;
-        cipher = cipherFor(f.card, k.pem);
-      } catch (e) {
-        recent.delete(gk); // nothing was saved or sent
-        throw e;
-      }
-      const brand = detectBrand(f.card.number);
-      const l4 = last4(f.card.number);
-      wipeCard(f.card as unknown as Record<string, unknown>);
-      wipeCard(form.card as unknown as Record<string, unknown>);
-
-      // The intent, saved before anything is sent.
-      const reference = newMerchantReference(now);
-      const operator = val(deps.operator);
-      const id = db.transaction(() => {
-        const info = db
-          .prepare(
-            `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
-               charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4, status, status_changed_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'INTENT', ?)`,
-          )
-          .run(
-            reference,
-            now,
-            amountMinor,
-            currency,
-            f.description.trim(),
-            f.customerName || null,
-            f.customerEmail || null,
-            f.chargeCustomer ? 1 : 0,
-            f.allowFinalStatusChange ? 1 : 0,
-            operator,
-            opt.providerCode,
-            val(deps.redirectUrl),
-            brand,
-            l4,
-            now,
-          );
-        const cid = Number(info.lastInsertRowid);
-        appendEvent(db, {
-          collectionId: cid,
-          merchantReference: reference,
-          source: 'intent',
-          kind: 'intent_saved',
-          status: 'INTENT',
-          receivedAt: now,
-          signature: 'not_applicable',
-          amountMinor,
-          currency,
-          actor: operator,
-          dedupeKey: `intent:${reference}`,
-        });
-        return cid;
-      })();
-      deps.logger?.info({ reference, currency, amountMinor }, 'card charge: intent saved, sending initialize');
-
-      const sent = await send(id, reference, client, cipher, false);
-      const outcome = await afterPending(id, sent, signal);
-      return { collection: getCollection(db, id)?.collection ?? null, outcome };
+      return await submit(prepared, client, signal);
     } finally {
       wipeCard(copy);
       if (form) wipeCard(form.card as unknown as Record<string, unknown>);
     }
   }
 
+  /** Saves the intent, then sends initialize and follows the payment window. */
+  async function submit(p: PreparedCharge, client: ServiceClient, signal?: AbortSignal): Promise<ChargeResult> {
+    const now = clock.now();
+    const { amountMinor, currency } = p;
+    // The intent, saved before anything is sent.
+    const reference = newMerchantReference(now);
+    const operator = val(deps.operator);
+    const id = writeTransaction(db, () => {
+      const info = db
+        .prepare(
+          `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
+               charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4, status, status_changed_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'INTENT', ?)`,
+        )
+        .run(
+          reference,
+          now,
+          amountMinor,
+          currency,
+          p.description,
+          p.customerName,
+          p.customerEmail,
+          p.chargeCustomer ? 1 : 0,
+          p.allowFinalStatusChange ? 1 : 0,
+          operator,
+          p.providerCode,
+          val(deps.redirectUrl),
+          p.brand,
+          p.last4,
+          now,
+        );
+      const cid = Number(info.lastInsertRowid);
+      appendEvent(db, {
+        collectionId: cid,
+        merchantReference: reference,
+        source: 'intent',
+        kind: 'intent_saved',
+        status: 'INTENT',
+        receivedAt: now,
+        signature: 'not_applicable',
+        amountMinor,
+        currency,
+        actor: operator,
+        dedupeKey: `intent:${reference}`,
+      });
+      return cid;
+    });
+    deps.logger?.info({ reference, currency, amountMinor }, 'card charge: intent saved, sending initialize');
+
+    const sent = await send(id, reference, client, p.cipher, false);
+    const outcome = await afterPending(id, sent, signal);
+    return { collection: getCollection(db, id)?.collection ?? null, outcome };
+  }
+
   function cancelRepeat(token: string): void {
     const h = held.get(token);
     if (!h) return;
     clearTimeout(h.timer);
-    wipeCard(h.form.card as unknown as Record<string, unknown>);
     held.delete(token);
   }
 
@@ -553,29 +664,53 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     }
     clearTimeout(h.timer);
     held.delete(token);
-    return chargeValidated(h.form, opts.signal, true);
+    recent.set(h.charge.guardKey, clock.now());
+    const { client } = await keys();
+    return submit(h.charge, client, opts.signal);
   }
 
-  async function resend(reference: string, card: CardFields, opts: { signal?: AbortSignal } = {}): Promise<ChargeResult> {
+  async function resend(
+    reference: string,
+    card: CardFields,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<ChargeResult> {
     try {
       const found = getCollection(db, reference);
       if (!found) throw new PaymentError('not_found', `No payment with reference ${reference}.`, 'reference');
       const c = found.collection;
       if (c.status !== 'UNKNOWN' && c.status !== 'INTENT') {
-        throw new PaymentError('conflict', `Payment ${reference} is ${c.status}; only a payment whose outcome is unknown can be sent again.`, 'reference');
+        throw new PaymentError(
+          'conflict',
+          `Payment ${reference} is ${c.status}; only a payment whose outcome is unknown can be sent again.`,
+          'reference',
+        );
       }
       const parsed = cardFormSchema.shape.card.safeParse(card);
       if (!parsed.success) throw fieldErrors({ card: 'the card details are incomplete' });
       const errs = validateCardForm(
         { amount: '1', currency: c.currency, description: c.description.padEnd(10, '.'), card: parsed.data },
-        { now: clock.now(), limits: { minMinor: 0, maxMinor: Number.MAX_SAFE_INTEGER, maxDailyMinor: Number.MAX_SAFE_INTEGER, collectedTodayMinor: 0, exponent: 0 } },
+        {
+          now: clock.now(),
+          limits: {
+            minMinor: 0,
+            maxMinor: Number.MAX_SAFE_INTEGER,
+            maxDailyMinor: Number.MAX_SAFE_INTEGER,
+            collectedTodayMinor: 0,
+            exponent: 0,
+          },
+        },
       );
       delete errs.amount;
       delete errs.description;
       delete errs.currency;
       if (Object.keys(errs).length) throw fieldErrors(errs);
-      if (c.cardLast4 && (last4(parsed.data.number) !== c.cardLast4 || detectBrand(parsed.data.number) !== c.cardBrand)) {
-        throw fieldErrors({ 'card.number': `this is not the card of payment ${reference} (•••• ${c.cardLast4}); type the same card` });
+      if (
+        c.cardLast4 &&
+        (last4(parsed.data.number) !== c.cardLast4 || detectBrand(parsed.data.number) !== c.cardBrand)
+      ) {
+        throw fieldErrors({
+          'card.number': `this is not the card of payment ${reference} (•••• ${c.cardLast4}); type the same card`,
+        });
       }
       const { client, pem } = await keys();
       const cipher = cipherFor(parsed.data, pem);
@@ -596,7 +731,12 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     }
     const p = redirectParams(url);
     const reference = p.merchant_reference ?? '';
-    if (!reference) throw new PaymentError('validation', 'The redirect has no merchant_reference; it was ignored.', 'merchant_reference');
+    if (!reference)
+      throw new PaymentError(
+        'validation',
+        'The redirect has no merchant_reference; it was ignored.',
+        'merchant_reference',
+      );
     const status = (p.transaction_status ?? '').toUpperCase() || null;
     const fields = {
       event: p.event ?? '',
@@ -609,11 +749,15 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     const signingKey = deps.getSigningKey ? await deps.getSigningKey() : null;
     // A '+' in base64 arrives as a space when the query was not percent-encoded.
     const rsa = p.rsa_signature?.replace(/ /g, '+');
-    const check = checkSignatures(fields, { hmacHeader: p.hmac_signature, rsaSignature: rsa }, { signingKey, servicePublicKey: pem });
+    const check = checkSignatures(
+      fields,
+      { hmacHeader: p.hmac_signature, rsaSignature: rsa },
+      { signingKey, servicePublicKey: pem },
+    );
     const found = getCollection(db, reference);
     const sortedQuery = [...new URL(url).searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const dedupe = 'redirect:' + crypto.createHash('sha256').update(JSON.stringify(sortedQuery)).digest('hex');
-    appendEvent(db, {
+    events.append({
       collectionId: found?.collection.id ?? null,
       merchantReference: reference,
       internalReference: fields.internal_reference || null,
@@ -640,7 +784,11 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       const words = { completed: 'Approved', failed: 'Declined', cancelled: 'Cancelled' } as const;
       outcome = { kind: k, verified: true, message: words[k] };
     } else {
-      outcome = { kind: 'unverified', status, message: `The payment page reported "${status ?? ''}", which is not a final status.` };
+      outcome = {
+        kind: 'unverified',
+        status,
+        message: `The payment page reported "${status ?? ''}", which is not a final status.`,
+      };
     }
     return { collection, status, signature: check.state, outcome };
   }
@@ -676,6 +824,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     dispose() {
       for (const t of [...held.keys()]) cancelRepeat(t);
       recent.clear();
+      events.dispose();
     },
   };
 }

@@ -11,7 +11,9 @@
 // - Unverified events (signature invalid or missing) never change the status; they set BAD_SIGNATURE.
 // - A callback whose amount or currency differs from the intent sets AMOUNT_MISMATCH / CURRENCY_MISMATCH.
 import type { Db } from '../store/db.js';
+import { writeTransaction } from '../store/transaction.js';
 import { isFinal, type EventKind, type EventSource, type SignatureState } from './model.js';
+import { reconcileAfterAppend } from '../reconcile/incremental.js';
 
 export const FLAGS = {
   FINAL_STATUS_CHANGED: 1,
@@ -141,7 +143,7 @@ const OUTCOME_SOURCES = new Set<EventSource>(['redirect', 'callback', 'import', 
 /** Appends one event and updates the projection, in one transaction. Idempotent by dedupeKey. */
 export function appendEvent(db: Db, ev: NewEvent): AppendResult {
   const s = stmts(db);
-  return db.transaction((): AppendResult => {
+  return writeTransaction(db, (): AppendResult => {
     if (ev.dedupeKey) {
       const existing = s.byKey.get(ev.dedupeKey) as { id: number; kind: string } | undefined;
       if (existing) return { inserted: false, eventId: existing.id, kind: existing.kind, status: currentStatus(db, ev.collectionId), statusChanged: false };
@@ -236,9 +238,11 @@ export function appendEvent(db: Db, ev: NewEvent): AppendResult {
         flags,
         final_changes: finalChanges,
       });
+      // Every stored event of a collection is reconciled here, in the same transaction.
+      reconcileAfterAppend(db, row.id);
     }
     return { inserted: true, eventId, kind, status, statusChanged };
-  })();
+  });
 }
 
 function currentStatus(db: Db, id: number | null): string | null {

@@ -124,13 +124,17 @@ export function toRow(r: RawRow): CollectionRow {
   };
 }
 
-const ORDER: Record<SortColumn, string> = {
-  created_at: 'created_at',
-  amount: 'amount_minor',
-  currency: 'currency',
-  status: 'status',
-  reference: 'lower(merchant_reference)',
-  customer: 'lower(customer_name)',
+// The ORDER BY terms of each sort (then id, for a stable order). Amounts of different currencies are
+// not comparable (100 UGX is not more than 1 USD), so an amount sort groups by currency first: with a
+// currency filter that is the amount order, without one it is currency then amount, on the same
+// (currency, amount_minor) index.
+const ORDER: Record<SortColumn, readonly string[]> = {
+  created_at: ['created_at'],
+  amount: ['currency', 'amount_minor'],
+  currency: ['currency'],
+  status: ['status'],
+  reference: ['lower(merchant_reference)'],
+  customer: ['lower(customer_name)'],
 };
 
 type Statement = ReturnType<Db['prepare']>;
@@ -233,7 +237,9 @@ function countCollections(db: Db, f: ReturnType<typeof filterArms>): number {
 export const PAGE_TUNING = { sortIndexAbove: 20_000 };
 
 export function listCollections(db: Db, q: ListQuery = {}): { rows: CollectionRow[]; total: number } {
-  const col = q.sort?.column && ORDER[q.sort.column] ? ORDER[q.sort.column] : 'created_at';
+  const terms = q.sort?.column && ORDER[q.sort.column] ? ORDER[q.sort.column] : ORDER.created_at;
+  // The column the sort is "about" (amount_minor for an amount sort) decides the filters' plan.
+  const col = terms[terms.length - 1]!;
   const counted = filterArms(q, col);
   const total = countCollections(db, counted);
   const walk = total > PAGE_TUNING.sortIndexAbove && col !== 'created_at' && !q.text?.trim();
@@ -241,7 +247,7 @@ export function listCollections(db: Db, q: ListQuery = {}): { rows: CollectionRo
   const dir = q.sort?.dir === 'asc' ? 'ASC' : 'DESC';
   const limit = Math.max(1, Math.min(1000, Math.floor(q.limit ?? 100)));
   const offset = Math.max(0, Math.floor(q.offset ?? 0));
-  const order = `ORDER BY ${col} ${dir}, id ${dir}`;
+  const order = `ORDER BY ${terms.map((t) => `${t} ${dir}`).join(', ')}, id ${dir}`;
   let sql: string;
   if (f.arms.length === 1 || offset + limit > 20_000) {
     // Ids first (often from the index alone), then only the rows of the page.
@@ -252,7 +258,7 @@ export function listCollections(db: Db, q: ListQuery = {}): { rows: CollectionRo
     const n = offset + limit;
     // A text arm ranks its prefix range (a month of references is ~85k index entries, ~15 ms); "+" keeps
     // the planner from walking the whole sort index instead, hoping to meet the prefix early.
-    const armOrder = (arm: string[]) => (f.excl.length && (q.text?.trim().length ?? 0) >= 3 && arm.some((c) => f.excl.includes(c)) ? `ORDER BY +${col} ${dir}, id ${dir}` : order);
+    const armOrder = (arm: string[]) => (f.excl.length && (q.text?.trim().length ?? 0) >= 3 && arm.some((c) => f.excl.includes(c)) ? `ORDER BY ${terms.map((t) => `+${t} ${dir}`).join(', ')}, id ${dir}` : order);
     const union = f.arms.map((arm) => `SELECT id FROM (SELECT id FROM collections ${whereOf([...f.base, ...arm])} ${armOrder(arm)} LIMIT ${n})`).join(' UNION ALL ');
     sql = `SELECT ${COLUMNS} FROM collections WHERE id IN (${union}) ${order} LIMIT ${limit} OFFSET ${offset}`;
   }

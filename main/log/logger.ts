@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { redactDeep, scrubString } from './redact.js';
+import { ensurePrivateDir, ensurePrivateFile } from '../store/private-files.js';
 
 export type { Logger } from 'pino';
 
@@ -16,6 +17,8 @@ export interface LoggerOptions {
   destination?: DestinationStream | NodeJS.WritableStream;
   /** Extra base fields (e.g. { shell: 'chromium' }). */
   base?: Record<string, unknown>;
+  /** Size rotation of the file log; default LOG_ROTATE. */
+  rotate?: { maxBytes: number; keep: number };
 }
 
 export const LOG_FILE = 'merchant-desk.log';
@@ -24,8 +27,20 @@ export function logFilePath(dataDir: string): string {
   return path.join(dataDir, 'logs', LOG_FILE);
 }
 
-/** Keep at most this many old files (merchant-desk.log.1 ... .N), each rotated past maxBytes at start. */
+/** Keep at most this many old files (merchant-desk.log.1 ... .N); the current file is rotated past maxBytes. */
 export const LOG_ROTATE = { maxBytes: 10 * 1024 * 1024, keep: 3 };
+
+/** Shifts the log to .1 (.1 to .2, ...), dropping the oldest. */
+function shiftGenerations(file: string, keep: number): void {
+  for (let i = keep - 1; i >= 1; i--) {
+    try {
+      fs.renameSync(`${file}.${i}`, `${file}.${i + 1}`);
+    } catch {
+      /* that generation does not exist yet */
+    }
+  }
+  fs.renameSync(file, `${file}.1`);
+}
 
 /** At start-up: when the log is larger than maxBytes, shift it to .1 (.1 to .2, ...), dropping the oldest. */
 export function rotateLogs(file: string, rotate = LOG_ROTATE): void {
@@ -36,14 +51,36 @@ export function rotateLogs(file: string, rotate = LOG_ROTATE): void {
     return;
   }
   if (size <= rotate.maxBytes) return;
-  for (let i = rotate.keep - 1; i >= 1; i--) {
-    try {
-      fs.renameSync(`${file}.${i}`, `${file}.${i + 1}`);
-    } catch {
-      /* that generation does not exist yet */
-    }
-  }
-  fs.renameSync(file, `${file}.1`);
+  shiftGenerations(file, rotate.keep);
+}
+
+/**
+ * A synchronous file destination that rotates while the app runs: once the current file passes
+ * maxBytes, it is shifted to .1 and a new owner-only file is opened. The app runs for weeks; rotating
+ * only at start-up would let one file grow without bound.
+ */
+function rotatingFile(file: string, rotate: { maxBytes: number; keep: number }): DestinationStream {
+  const boom = pino.destination({ dest: file, sync: true, mkdir: true, mode: 0o600 });
+  let size = fs.statSync(file).size;
+  return {
+    write(line: string) {
+      boom.write(line);
+      size += Buffer.byteLength(line);
+      if (size > rotate.maxBytes) {
+        try {
+          shiftGenerations(file, rotate.keep);
+          boom.reopen();
+          size = 0;
+        } catch {
+          // Keep writing to the current file (a rename can fail, e.g. on a read-only folder); try again later.
+          size = 0;
+        }
+      }
+    },
+    flush: (cb?: (err?: Error) => void) => boom.flush(cb),
+    flushSync: () => boom.flushSync(),
+    end: () => boom.end(),
+  } as unknown as DestinationStream;
 }
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
@@ -52,12 +89,13 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     dest = opts.destination;
   } else if (opts.dataDir) {
     const dir = path.join(opts.dataDir, 'logs');
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dir);
     const file = logFilePath(opts.dataDir);
-    rotateLogs(file);
-    // Create with owner-only permissions before pino opens it for append.
-    fs.closeSync(fs.openSync(file, 'a', 0o600));
-    dest = pino.destination({ dest: file, sync: true, mkdir: true });
+    const rotate = opts.rotate ?? LOG_ROTATE;
+    rotateLogs(file, rotate);
+    // Owner-only (and tightened if an older version left it readable) before pino opens it for append.
+    ensurePrivateFile(file);
+    dest = rotatingFile(file, rotate);
   } else {
     dest = pino.destination({ dest: 2, sync: true });
   }

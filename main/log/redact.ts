@@ -43,13 +43,33 @@ function luhnOk(digits: string): boolean {
 // 12 to 19 digits, optionally grouped by single spaces or dashes.
 const CARDISH = /(?<![\d])\d(?:[ -]?\d){11,18}(?![\d])/g;
 
-/** Masks digit runs that look like a card number (12-19 digits passing Luhn). */
+// A CVV or expiry typed into free text ("cvv 123", "CVC: 1234", "exp 12/29", "expiry=12/2029",
+// "exp_month=12"): the label stays, the value is masked.
+const LABELLED_CVV = /\b(cvv2?|cvc2?|csc|security[ _-]?code)(["']?\s*[:=#]?\s*["']?)\d{3,4}\b/gi;
+const LABELLED_EXPIRY =
+  /\b(exp(?:iry|iration|ires?)?(?:[ _-]?date)?|valid[ _-]?(?:thru|through|until))(["']?\s*[:=]?\s*["']?)(?:0?[1-9]|1[0-2])\s*[/-]\s*(?:\d{4}|\d{2})\b/gi;
+const LABELLED_EXP_PART = /\b(exp[ _-]?(?:month|year|mm|yy|yyyy))(["']?\s*[:=]?\s*["']?)\d{1,4}\b/gi;
+// An unlabelled MM/YY right after a card number is its expiry.
+const EXPIRY_AFTER_CARD = /(\[card number\][\s,;]*)(?:0?[1-9]|1[0-2])\s*\/\s*(?:\d{4}|\d{2})\b/g;
+
+/**
+ * Masks digit runs that look like a card number (12-19 digits passing Luhn), and a CVV or expiry
+ * written next to its label or right after a card number.
+ */
 export function scrubString(s: string): string {
-  if (s.length < 12) return s;
-  return s.replace(CARDISH, (m) => {
-    const digits = m.replace(/[ -]/g, '');
-    return digits.length >= 12 && digits.length <= 19 && luhnOk(digits) ? CARD_MASK : m;
-  });
+  if (s.length < 5 || !/\d/.test(s)) return s;
+  let out = s;
+  if (s.length >= 12) {
+    out = out.replace(CARDISH, (m) => {
+      const digits = m.replace(/[ -]/g, '');
+      return digits.length >= 12 && digits.length <= 19 && luhnOk(digits) ? CARD_MASK : m;
+    });
+  }
+  return out
+    .replace(LABELLED_CVV, `$1$2${REDACTED}`)
+    .replace(LABELLED_EXPIRY, `$1$2${REDACTED}`)
+    .replace(LABELLED_EXP_PART, `$1$2${REDACTED}`)
+    .replace(EXPIRY_AFTER_CARD, `$1${REDACTED}`);
 }
 
 /** A redacted deep copy, safe to serialise. Cycles and depth beyond 8 are cut. */
@@ -57,7 +77,8 @@ export function redactDeep(value: unknown, depth = 0, seen: WeakSet<object> = ne
   if (typeof value === 'string') return scrubString(value);
   if (typeof value === 'bigint') return value.toString();
   if (value === null || typeof value !== 'object') return value;
-  if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${value.constructor.name} ${(value as Uint8Array).byteLength} bytes]`;
+  if (Buffer.isBuffer(value) || ArrayBuffer.isView(value))
+    return `[${value.constructor.name} ${(value as Uint8Array).byteLength} bytes]`;
   if (seen.has(value)) return '[circular]';
   if (depth > 8) return '[too deep]';
   seen.add(value);

@@ -10,11 +10,12 @@ export {
   type ReconEvent,
   type ReconCollection,
 } from './classify.js';
-export { reconcileCollection, reconcileEvent, createReconcileQueue, type ReconcileQueue, reconcileNew, reconcileAll, reconcileAllInWorker, type ReconcileOptions, type ReconcileAllOptions, type Progress } from './reconcile.js';
+export { reconcileCollection, reconcileEvent, reconcileAfterAppend, setReconcileOptions, reconcileDue, startReconcileSweep, reconcileNew, reconcileAll, reconcileAllInWorker, type ReconcileOptions, type ReconcileAllOptions, type Progress } from './reconcile.js';
 export {
   getSummary,
   listExceptions,
   listOrphans,
+  listCurrencies,
   getDetail,
   resolveException,
   listAudit,

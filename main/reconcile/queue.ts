@@ -2,23 +2,23 @@
 // resolution by a person (an appended 'resolution' event; history is never rewritten), and the audit
 // list of every event. Results are plain JSON (times ISO 8601, amounts integer minor units + currency).
 import type { Db } from '../store/db.js';
+import { writeTransaction } from '../store/transaction.js';
 import { EXCEPTION_KINDS, isExceptionKind, RECON_KINDS, type ReconEvent, type ReconKind } from './classify.js';
 import type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn } from './types.js';
 
 export type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn, SourceStatusesJson } from './types.js';
 import { ReconcileError } from './errors.js';
 import { appendEvent } from '../collections/events.js';
-import { reconcileCollection, reconcileNew, requireCollection, type ReconcileOptions } from './reconcile.js';
+import { reconcileCollection, requireCollection, type ReconcileOptions } from './reconcile.js';
 
 export const ORPHAN_KIND = 'orphan_callback';
 
 const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 
-/** Brings results up to date (cheap when nothing changed), then counts. */
+/** Counts what the reconciliation table holds (kept current as events are stored): pure reads. */
 export function getSummary(db: Db, options: ReconcileOptions = {}): ReconcileSummary {
   const now = options.now ?? Date.now();
-  reconcileNew(db, { ...options, now });
   const byOutcome: Record<string, number> = {};
   for (const k of RECON_KINDS) byOutcome[k] = 0;
   let collections = 0;
@@ -130,9 +130,8 @@ function toRow(r: JoinedRow): ExceptionRow {
 export function listExceptions(
   db: Db,
   filter: ExceptionFilter = {},
-  options: ReconcileOptions = {},
+  _options: ReconcileOptions = {},
 ): { rows: ExceptionRow[]; total: number; countsByKind: Record<string, number> } {
-  reconcileNew(db, options);
   const where: string[] = [];
   const params: unknown[] = [];
   if (filter.includeResolved) {
@@ -179,6 +178,27 @@ export function listExceptions(
 }
 
 
+/**
+ * The currencies this merchant actually has: those of its collections and of its wallets, sorted. The
+ * collections part walks the (currency, ...) index one distinct value at a time, so it stays cheap on
+ * a million rows.
+ */
+export function listCurrencies(db: Db): string[] {
+  const fromCollections = db
+    .prepare(
+      `WITH RECURSIVE cur(c) AS (
+         SELECT MIN(currency) FROM collections
+         UNION ALL
+         SELECT (SELECT MIN(currency) FROM collections WHERE currency > cur.c) FROM cur WHERE cur.c IS NOT NULL
+       )
+       SELECT c FROM cur WHERE c IS NOT NULL`,
+    )
+    .pluck()
+    .all() as string[];
+  const fromWallets = db.prepare('SELECT DISTINCT currency FROM balance_wallets').pluck().all() as string[];
+  return [...new Set([...fromCollections, ...fromWallets])].sort();
+}
+
 export function listOrphans(db: Db, opts: { includeResolved?: boolean; offset?: number; limit?: number } = {}): { rows: OrphanRow[]; total: number } {
   const where = opts.includeResolved ? '' : 'WHERE resolved_by_event_id IS NULL';
   const total = db.prepare(`SELECT COUNT(*) FROM reconciliation_orphans ${where}`).pluck().get() as number;
@@ -223,14 +243,8 @@ interface EventRow extends ReconEvent {
 }
 
 function toAudit(e: EventRow): AuditEvent {
-  let payload: unknown = e.payload;
-  if (e.payload) {
-    try {
-      payload = JSON.parse(e.payload);
-    } catch {
-      payload = e.payload;
-    }
-  }
+  // Verbatim: parsing and re-serialising would reformat numbers, round large integers and drop duplicate keys.
+  const payload = e.payload;
   return {
     id: e.id,
     collectionId: e.collection_id,
@@ -253,9 +267,8 @@ function toAudit(e: EventRow): AuditEvent {
 
 const SOURCES: SourceColumn['source'][] = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'];
 
-export function getDetail(db: Db, collectionId: number, options: ReconcileOptions = {}): ExceptionDetail {
+export function getDetail(db: Db, collectionId: number, _options: ReconcileOptions = {}): ExceptionDetail {
   requireCollection(db, collectionId);
-  reconcileNew(db, options);
   const collection = db.prepare('SELECT * FROM collections WHERE id = ?').get(collectionId) as Record<string, unknown>;
   for (const k of ['created_at', 'status_changed_at']) if (typeof collection[k] === 'number') collection[k] = iso(collection[k] as number);
   const joined = db
@@ -308,7 +321,7 @@ export function resolveException(db: Db, input: ResolveInput, options: Reconcile
   const actor = typeof input.actor === 'string' ? input.actor.trim() : '';
   if (!actor) throw new ReconcileError('validation', 'actor is required: the name of the person resolving', 'actor');
   const now = options.now ?? Date.now();
-  return db.transaction(() => {
+  return writeTransaction(db, () => {
     if (input.collectionId !== undefined) {
       const c = requireCollection(db, input.collectionId);
       const current = reconcileCollection(db, c.id, { ...options, now });
@@ -354,7 +367,7 @@ export function resolveException(db: Db, input: ResolveInput, options: Reconcile
       return { eventId: r.eventId };
     }
     throw new ReconcileError('validation', 'collectionId or orphanEventId is required', 'collectionId');
-  })();
+  });
 }
 
 export interface AuditFilter {

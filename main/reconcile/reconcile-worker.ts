@@ -7,6 +7,9 @@ import { reconcileAll } from './reconcile.js';
 const job = workerData as { dbFile: string; now: number; stalePendingAfterMs: number; batchSize?: number };
 const db = new Database(job.dbFile);
 db.pragma('busy_timeout = 5000');
+// The set-based pass materializes a range's aggregates and reads a million-row index: keep both in memory.
+db.pragma('temp_store = MEMORY');
+db.pragma('cache_size = -65536');
 try {
   let last = 0;
   const r = await reconcileAll(db, {

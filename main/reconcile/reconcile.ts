@@ -1,154 +1,25 @@
-// Reconciliation results in SQLite: per collection (incremental after each event, and a full recompute
-// in batches that gives the same answer), kept in the reconciliation table (migration 003).
+// Reconciliation results in SQLite: per collection (incremental, as each event is appended, and a
+// set-based full recompute that gives the same answer), kept in the reconciliation table (migration 003).
 import type { Db } from '../store/db.js';
-import {
-  classify,
-  DEFAULT_STALE_PENDING_AFTER_MS,
-  type Classification,
-  type ReconCollection,
-  type ReconEvent,
-} from './classify.js';
+import { writeTransaction } from '../store/transaction.js';
 import { ReconcileError } from './errors.js';
+import { kindSetsSql, NEEDS_JS_SQL, RECONCILE_RANGE_SQL, UNDECIDED_SQL } from './full-sql.js';
 import { launchWorker } from './launch-worker.js';
+import { opts, reconcileIds, type ReconcileOptions } from './incremental.js';
 
-export interface ReconcileOptions {
-  /** Reconciliation time (ms); defaults to Date.now(). Pass clock.now() from a Clock. */
-  now?: number;
-  stalePendingAfterMs?: number;
-}
+export {
+  reconcileCollection,
+  reconcileEvent,
+  setReconcileOptions,
+  reconcileAfterAppend,
+  reconcileDue,
+  startReconcileSweep,
+  type ReconcileOptions,
+} from './incremental.js';
 
 export interface Progress {
   done: number;
   total: number;
-}
-
-const EVENT_COLUMNS = 'id, source, kind, status, received_at, signature, amount_minor, currency, payload, note';
-
-function opts(o: ReconcileOptions = {}) {
-  return { now: o.now ?? Date.now(), stalePendingAfterMs: o.stalePendingAfterMs ?? DEFAULT_STALE_PENDING_AFTER_MS };
-}
-
-interface Statements {
-  eventCollection: { get(eventId: number): number | null | undefined };
-  collection: { get(id: number): ReconCollection | undefined };
-  events: { all(id: number): ReconEvent[] };
-  upsert: { run(...args: unknown[]): unknown };
-}
-
-const cache = new WeakMap<Db, Statements>();
-function statements(db: Db): Statements {
-  let s = cache.get(db);
-  if (!s) {
-    s = {
-      eventCollection: db.prepare('SELECT collection_id FROM collection_events WHERE id = ?').pluck() as unknown as Statements['eventCollection'],
-      collection: db.prepare('SELECT id, created_at, amount_minor, currency FROM collections WHERE id = ?') as unknown as Statements['collection'],
-      events: db.prepare(`SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`) as unknown as Statements['events'],
-      upsert: db.prepare(
-        // An upsert updates the row in place (REPLACE would delete and re-insert it, touching every index).
-        `INSERT INTO reconciliation (collection_id, outcome, kinds, open_kinds, is_exception, last_event_id,
-           computed_at, stale_at, resolved_by_event_id, resolution_note, initiate_status, redirect_status,
-           callback_status, import_status, manual_status, completed_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (collection_id) DO UPDATE SET outcome = excluded.outcome, kinds = excluded.kinds,
-           open_kinds = excluded.open_kinds, is_exception = excluded.is_exception, last_event_id = excluded.last_event_id,
-           computed_at = excluded.computed_at, stale_at = excluded.stale_at, resolved_by_event_id = excluded.resolved_by_event_id,
-           resolution_note = excluded.resolution_note, initiate_status = excluded.initiate_status,
-           redirect_status = excluded.redirect_status, callback_status = excluded.callback_status,
-           import_status = excluded.import_status, manual_status = excluded.manual_status, completed_at = excluded.completed_at`,
-      ),
-    };
-    cache.set(db, s);
-  }
-  return s;
-}
-
-function store(db: Db, id: number, c: Classification, now: number): void {
-  statements(db).upsert.run(
-    id,
-    c.outcome,
-    JSON.stringify(c.kinds),
-    JSON.stringify(c.openKinds),
-    c.isException ? 1 : 0,
-    c.lastEventId,
-    now,
-    c.staleAt,
-    c.resolvedByEventId,
-    c.resolutionNote,
-    c.sources.initiate,
-    c.sources.redirect,
-    c.sources.callback,
-    c.sources.import,
-    c.sources.manual,
-    c.completedAt,
-  );
-}
-
-/**
- * Re-classifies one collection from all its events and stores the result. Cheap (one indexed read);
- * call it after each event is appended. Returns null for an unknown collection id.
- */
-export function reconcileCollection(db: Db, collectionId: number, options?: ReconcileOptions): Classification | null {
-  const o = opts(options);
-  const st = statements(db);
-  const c = st.collection.get(collectionId);
-  if (!c) return null;
-  const result = classify(c, st.events.all(collectionId), o);
-  store(db, collectionId, result, o.now);
-  return result;
-}
-
-/**
- * Incremental step after one appended event (e.g. the callback receiver's onIngest with the stored
- * eventId): re-classifies that event's collection. Orphan events (no collection) are a no-op.
- */
-export function reconcileEvent(db: Db, eventId: number, options?: ReconcileOptions): Classification | null {
-  const id = statements(db).eventCollection.get(eventId);
-  return id === null || id === undefined ? null : reconcileCollection(db, id, options);
-}
-
-export interface ReconcileQueue {
-  /** Queue the collection of a newly stored event; it is reconciled on the next turn of the event loop. */
-  addEvent(eventId: number): void;
-  /** Reconcile what is queued now (one transaction). */
-  flush(): number;
-  close(): void;
-}
-
-/**
- * Incremental reconciliation for a busy receiver: events stored in the same moment are reconciled
- * together in one transaction, on the next turn of the event loop (a burst of callbacks costs one
- * commit, not one each). Options are read at flush time, so a changed setting applies at once.
- */
-export function createReconcileQueue(db: Db, options: () => ReconcileOptions = () => ({})): ReconcileQueue {
-  const events: number[] = [];
-  let scheduled: NodeJS.Immediate | null = null;
-  const flush = (): number => {
-    if (scheduled) clearImmediate(scheduled);
-    scheduled = null;
-    if (events.length === 0) return 0;
-    const batch = events.splice(0);
-    const st = statements(db);
-    const o = opts(options());
-    return db.transaction(() => {
-      const ids = new Set<number>();
-      for (const e of batch) {
-        const id = st.eventCollection.get(e);
-        if (id !== null && id !== undefined) ids.add(id);
-      }
-      for (const id of ids) reconcileCollection(db, id, o);
-      return ids.size;
-    })();
-  };
-  return {
-    addEvent(eventId) {
-      events.push(eventId);
-      scheduled ??= setImmediate(flush);
-    },
-    flush,
-    close() {
-      flush();
-    },
-  };
 }
 
 /**
@@ -159,8 +30,9 @@ export function createReconcileQueue(db: Db, options: () => ReconcileOptions = (
 export function reconcileNew(db: Db, options?: ReconcileOptions): number {
   const o = opts(options);
   let count = 0;
-  db.transaction(() => {
-    const hwm = (db.prepare('SELECT last_event_id FROM reconcile_state WHERE id = 1').pluck().get() as number | undefined) ?? 0;
+  writeTransaction(db, () => {
+    const hwm =
+      (db.prepare('SELECT last_event_id FROM reconcile_state WHERE id = 1').pluck().get() as number | undefined) ?? 0;
     const maxEvent = (db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck().get() as number) ?? 0;
     const ids = new Set<number>();
     for (const id of db
@@ -179,98 +51,71 @@ export function reconcileNew(db: Db, options?: ReconcileOptions): number {
       .pluck()
       .iterate(o.now) as Iterable<number>)
       ids.add(id);
-    count = reconcileIds(db, [...ids].sort((a, b) => a - b), o);
+    count = reconcileIds(
+      db,
+      [...ids].sort((a, b) => a - b),
+      o,
+    );
     db.prepare('UPDATE reconcile_state SET last_event_id = ? WHERE id = 1').run(Math.max(hwm, maxEvent));
-  })();
+  });
   return count;
-}
-
-/** Re-classifies the given collections (sorted ids) in chunks: two queries per 500 collections. */
-function reconcileIds(db: Db, ids: number[], o: { now: number; stalePendingAfterMs: number }): number {
-  let count = 0;
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    const marks = chunk.map(() => '?').join(',');
-    const cols = db
-      .prepare(`SELECT id, created_at, amount_minor, currency FROM collections WHERE id IN (${marks}) ORDER BY id`)
-      .all(...chunk) as ReconCollection[];
-    const evRows = db
-      .prepare(`SELECT collection_id, ${EVENT_COLUMNS} FROM collection_events WHERE collection_id IN (${marks}) ORDER BY collection_id, id`)
-      .all(...chunk) as (ReconEvent & { collection_id: number })[];
-    count += classifyAndStore(db, cols, evRows, o).count;
-  }
-  return count;
-}
-
-/** Classifies collections (sorted by id) against their events (sorted by collection_id, id) and stores the results. */
-function classifyAndStore(
-  db: Db,
-  cols: ReconCollection[],
-  evRows: (ReconEvent & { collection_id: number })[],
-  o: { now: number; stalePendingAfterMs: number },
-): { count: number; exceptions: number } {
-  let i = 0;
-  let exceptions = 0;
-  for (const c of cols) {
-    const evs: ReconEvent[] = [];
-    while (i < evRows.length && evRows[i]!.collection_id < c.id) i++;
-    while (i < evRows.length && evRows[i]!.collection_id === c.id) evs.push(evRows[i++]!);
-    const r = classify(c, evs, o);
-    if (r.isException) exceptions++;
-    store(db, c.id, r, o.now);
-  }
-  return { count: cols.length, exceptions };
 }
 
 export interface ReconcileAllOptions extends ReconcileOptions {
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
-  /** Collections per transaction (default 5,000). */
+  /** Collection ids per transaction (default 100,000). */
   batchSize?: number;
 }
 
 /**
- * Full recompute of every collection, in batches (one transaction each, yielding between batches so a
- * caller can show progress and cancel). A cancelled run leaves every batch it finished consistent.
+ * Full recompute of every collection, set-based: per range of collection ids, one INSERT ... SELECT
+ * classifies inside SQLite (full-sql.ts), then classify() decides the few collections the statement
+ * leaves to it, all in one transaction per range. Between ranges it yields, so a caller can show
+ * progress and cancel; a cancelled run leaves every range it finished consistent, and none half-written.
  */
-export async function reconcileAll(db: Db, options: ReconcileAllOptions = {}): Promise<{ collections: number; exceptions: number }> {
+export async function reconcileAll(
+  db: Db,
+  options: ReconcileAllOptions = {},
+): Promise<{ collections: number; exceptions: number }> {
   const o = opts(options);
-  const batchSize = options.batchSize ?? 5000;
-  const total = db.prepare('SELECT COUNT(*) FROM collections').pluck().get() as number;
+  const span = Math.max(1, options.batchSize ?? 100_000);
+  const bounds = db.prepare('SELECT MIN(id) AS lo, MAX(id) AS hi, COUNT(*) AS total FROM collections').get() as {
+    lo: number | null;
+    hi: number | null;
+    total: number;
+  };
   const startEvent = db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck().get() as number;
-  const pageCollections = db.prepare('SELECT id, created_at, amount_minor, currency FROM collections WHERE id > ? ORDER BY id LIMIT ?');
-  const pageEvents = db.prepare(
-    `SELECT collection_id, ${EVENT_COLUMNS} FROM collection_events WHERE collection_id BETWEEN ? AND ? ORDER BY collection_id, id`,
-  );
-  let after = 0;
+  for (const sql of kindSetsSql()) db.exec(sql);
+  const classifyRange = db.prepare(RECONCILE_RANGE_SQL);
+  const undecided = db.prepare(UNDECIDED_SQL).pluck();
+  const payloadOnly = db.prepare(NEEDS_JS_SQL).pluck();
   let done = 0;
-  let exceptions = 0;
-  options.onProgress?.({ done, total });
-  for (;;) {
+  options.onProgress?.({ done, total: bounds.total });
+  for (let lo = bounds.lo ?? 1; bounds.hi !== null && lo <= bounds.hi; lo += span) {
     if (options.signal?.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
-    const batch = pageCollections.all(after, batchSize) as ReconCollection[];
-    if (batch.length === 0) break;
-    const first = batch[0]!.id;
-    const last = batch[batch.length - 1]!.id;
-    db.transaction(() => {
-      // better-sqlite3 cannot write while an iterator is open: read the batch's events whole (bounded).
-      const evRows = pageEvents.all(first, last) as (ReconEvent & { collection_id: number })[];
-      exceptions += classifyAndStore(db, batch, evRows, o).exceptions;
-    })();
-    done += batch.length;
-    after = last;
-    options.onProgress?.({ done, total });
+    const range = { lo, hi: lo + span - 1, now: o.now, stale: o.stalePendingAfterMs };
+    writeTransaction(db, () => {
+      done += classifyRange.run(range).changes;
+      const ids = new Set([...(undecided.all(range) as number[]), ...(payloadOnly.all(range) as number[])]);
+      reconcileIds(
+        db,
+        [...ids].sort((a, b) => a - b),
+        o,
+      );
+    });
+    options.onProgress?.({ done, total: bounds.total });
     await new Promise((r) => setImmediate(r));
   }
   db.prepare('UPDATE reconcile_state SET last_event_id = MAX(last_event_id, ?) WHERE id = 1').run(startEvent);
+  const exceptions = db.prepare('SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1').pluck().get() as number;
   return { collections: done, exceptions };
 }
 
 /** The stored result for one collection, or throws not_found. */
 export function requireCollection(db: Db, collectionId: number): { id: number; merchant_reference: string } {
   const row = db.prepare('SELECT id, merchant_reference FROM collections WHERE id = ?').get(collectionId) as
-    | { id: number; merchant_reference: string }
-    | undefined;
+    { id: number; merchant_reference: string } | undefined;
   if (!row) throw new ReconcileError('not_found', `no collection with id ${collectionId}`, 'collectionId');
   return row;
 }
@@ -286,10 +131,15 @@ export function reconcileAllInWorker(
   const o = opts(options);
   if (options.signal?.aborted) return Promise.reject(new ReconcileError('cancelled', 'reconciliation cancelled'));
   return new Promise((resolve, reject) => {
-    const w = launchWorker(import.meta.url, 'reconcile-worker', { dbFile, ...o, batchSize: options.batchSize }, {
-      maxYoungGenerationSizeMb: 8,
-      maxOldGenerationSizeMb: 256,
-    });
+    const w = launchWorker(
+      import.meta.url,
+      'reconcile-worker',
+      { dbFile, ...o, batchSize: options.batchSize },
+      {
+        maxYoungGenerationSizeMb: 8,
+        maxOldGenerationSizeMb: 256,
+      },
+    );
     let settled = false;
     const end = (fn: () => void) => {
       if (settled) return;
@@ -304,11 +154,22 @@ export function reconcileAllInWorker(
       void w.terminate();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    w.on('message', (m: { type: string; done?: number; total?: number; collections?: number; exceptions?: number; message?: string }) => {
-      if (m.type === 'progress') options.onProgress?.({ done: m.done ?? 0, total: m.total ?? 0 });
-      else if (m.type === 'done') end(() => resolve({ collections: m.collections ?? 0, exceptions: m.exceptions ?? 0 }));
-      else if (m.type === 'error') end(() => reject(new Error(`reconciliation failed: ${m.message}`)));
-    });
+    w.on(
+      'message',
+      (m: {
+        type: string;
+        done?: number;
+        total?: number;
+        collections?: number;
+        exceptions?: number;
+        message?: string;
+      }) => {
+        if (m.type === 'progress') options.onProgress?.({ done: m.done ?? 0, total: m.total ?? 0 });
+        else if (m.type === 'done')
+          end(() => resolve({ collections: m.collections ?? 0, exceptions: m.exceptions ?? 0 }));
+        else if (m.type === 'error') end(() => reject(new Error(`reconciliation failed: ${m.message}`)));
+      },
+    );
     w.on('error', (e) => end(() => reject(e)));
     w.on('exit', (code) => end(() => reject(new Error(`reconciliation worker stopped (exit code ${code})`))));
   });

@@ -76,8 +76,8 @@ export interface AuditEvent {
   signature: string;
   amountMinor: number | null;
   currency: string | null;
-  /** The raw payload as received (parsed JSON when it is JSON, else the text). */
-  payload: unknown;
+  /** The payload exactly as received (the callback body's text): evidence, so never parsed and re-serialised. */
+  payload: string | null;
   note: string | null;
   actor: string | null;
 }

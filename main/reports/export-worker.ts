@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { reconcileNew } from '../reconcile/reconcile.js';
+import { readTransaction } from '../store/transaction.js';
 import { BOM, FileSink } from './csv.js';
 import { collectionsHeader, countCollections, writeBalancesCsv, writeCollectionRows } from './writers.js';
 import type { WorkerJob } from './export.js';
@@ -62,23 +63,23 @@ function run(): void {
       // wasted work (the first segment's file is synced after the copy, export.ts).
       const out = openOut(job.out, job.bom, job.header === true);
       if (job.header) out.sink.push(collectionsHeader());
-      const rows = db.transaction(() =>
+      const rows = readTransaction(db, () =>
         writeCollectionRows(
           db,
           { ...(job.from !== undefined ? { from: job.from } : {}), ...(job.to !== undefined ? { to: job.to } : {}), ...(job.tz ? { tz: job.tz } : {}) },
           out.sink,
           (done) => progress(done, job.expected ?? 0),
         ),
-      )();
+      );
       out.close();
       post({ type: 'progress', done: rows, total: job.expected ?? rows });
       post({ type: 'done', rows });
     } else {
       const summary = openOut(job.out, job.bom);
       const snaps = openOut(job.snapshotsOut!, job.bom);
-      const r = db.transaction(() =>
+      const r = readTransaction(db, () =>
         writeBalancesCsv(db, { from: job.from!, to: job.to!, ...(job.tz ? { tz: job.tz } : {}) }, summary.sink, snaps.sink, progress),
-      )();
+      );
       summary.close();
       snaps.close();
       post({ type: 'done', rows: r.rows });

@@ -23,6 +23,13 @@ export interface SecretStore {
   delete(name: SecretName): Promise<void>;
   /** Whether the store can be used; `reason` says why not, in words a user can act on. */
   probe(): Promise<{ available: boolean; reason?: string }>;
+  /**
+   * The origin (scheme://host:port) the keys were saved for, or null when none is recorded. Kept beside
+   * the keys (not in the database), so the binding and the secrets it guards live and die together.
+   */
+  origin(): Promise<string | null>;
+  /** Records the origin the keys are for; null forgets it. */
+  bindOrigin(origin: string | null): Promise<void>;
   /** 'keychain' persists in the OS keychain; 'memory' is lost when the app quits. */
   readonly kind: 'keychain' | 'memory';
 }
@@ -63,12 +70,35 @@ export function checkSecretValue(name: SecretName, value: string): string {
   return v;
 }
 
+/** The keychain account (after "<profile>:") holding the origin the keys were saved for. */
+const ORIGIN_ENTRY = 'key-origin';
+
+/** An origin as URL.origin writes it (https://host[:port]); anything else is a programming error. */
+function checkOrigin(origin: string): string {
+  let u: URL;
+  try {
+    u = new URL(origin);
+  } catch {
+    throw new Error('a key origin must be an http(s) origin');
+  }
+  if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.origin !== origin)
+    throw new Error('a key origin must be an http(s) origin');
+  return origin;
+}
+
 /** Keys held only in memory: tests, and the embedded profile (its sandbox keys). */
 export class MemorySecretStore implements SecretStore {
   readonly kind = 'memory' as const;
   readonly #values = new Map<SecretName, string>();
+  #origin: string | null = null;
   constructor(initial: Partial<Record<SecretName, string>> = {}) {
     for (const [k, v] of Object.entries(initial)) if (v !== undefined) this.#values.set(k as SecretName, v);
+  }
+  async origin(): Promise<string | null> {
+    return this.#origin;
+  }
+  async bindOrigin(origin: string | null): Promise<void> {
+    this.#origin = origin === null ? null : checkOrigin(origin);
   }
   async get(name: SecretName): Promise<string | null> {
     checkName(name);
@@ -100,8 +130,8 @@ export class KeyringSecretStore implements SecretStore {
   ) {}
 
   /** The entry for a name; the constructor itself may fail (no Secret Service), so it runs inside `use`. */
-  async #with<T>(name: SecretName | 'probe', use: (entry: AsyncEntry) => Promise<T>): Promise<T> {
-    if (name !== 'probe') checkName(name);
+  async #with<T>(name: SecretName | 'probe' | typeof ORIGIN_ENTRY, use: (entry: AsyncEntry) => Promise<T>): Promise<T> {
+    if (name !== 'probe' && name !== ORIGIN_ENTRY) checkName(name);
     let entry: AsyncEntry;
     try {
       entry = new AsyncEntry(this.service, `${this.profile}:${name}`, { linux: { store: 'secret-service' } });
@@ -125,6 +155,16 @@ export class KeyringSecretStore implements SecretStore {
   }
   async delete(name: SecretName): Promise<void> {
     await this.#with(name, (e) => e.deleteCredential());
+  }
+  async origin(): Promise<string | null> {
+    return this.#with(ORIGIN_ENTRY, (e) => e.getPassword());
+  }
+  async bindOrigin(origin: string | null): Promise<void> {
+    if (origin === null) await this.#with(ORIGIN_ENTRY, (e) => e.deleteCredential());
+    else {
+      const o = checkOrigin(origin);
+      await this.#with(ORIGIN_ENTRY, (e) => e.setPassword(o));
+    }
   }
   async probe(): Promise<{ available: boolean; reason?: string }> {
     // A read of an entry that need not exist: proves the store answers without writing anything.

@@ -7,6 +7,7 @@ import { SecretStoreUnavailableError, type SecretStore } from '../secrets/secret
 import { loadSettings, type Profile, type Settings } from './settings.js';
 import { createServiceClient } from '../service/client.js';
 import { ValidationError } from '../service/errors.js';
+import { checkKeyBinding, originOf } from './key-binding.js';
 
 export interface ClientFactoryOptions {
   baseUrl: string;
@@ -70,18 +71,33 @@ export async function loadConnection(opts: LoadConnectionOptions): Promise<Conne
       'baseUrl',
     );
   }
+  try {
+    originOf(baseUrl);
+  } catch {
+    return fail('validation', `baseUrl is not a URL: ${baseUrl}`, 'baseUrl');
+  }
   let publicKey: string | null;
   let secretKey: string | null;
   let signingKey: string | null;
+  let bound: Awaited<ReturnType<typeof checkKeyBinding>>;
   try {
     [publicKey, secretKey, signingKey] = await Promise.all([
       opts.secrets.get('public-key'),
       opts.secrets.get('secret-key'),
       opts.secrets.get('signing-key'),
     ]);
+    bound = await checkKeyBinding(opts.secrets, baseUrl, Boolean(publicKey || secretKey || signingKey));
   } catch (e) {
     if (e instanceof SecretStoreUnavailableError) return fail('keychain_unavailable', e.message);
     throw e;
+  }
+  // Keys saved for another host are never sent anywhere: the client is not even built.
+  if (!bound.ok) {
+    return fail(
+      'not_configured',
+      `the keys were saved for ${bound.boundTo}; enter the keys again for ${bound.origin} in Settings`,
+      'publicKey',
+    );
   }
   if (!publicKey) return fail('not_configured', 'the public key is not set; enter it in Settings', 'publicKey');
   if (!secretKey) return fail('not_configured', 'the secret key is not set; enter it in Settings', 'secretKey');

@@ -4,3 +4,5 @@ export * from './service-key.js';
 export * from './connection.js';
 export * from './data-folder.js';
 export * from './workspace.js';
+export * from './key-binding.js';
+export * from './audit.js';

@@ -23,6 +23,10 @@ export interface DataPaths {
   serviceKey: string;
   /** The embedded profile's sandbox state. */
   sandbox: string;
+  /** Where exports go when the shell has no save dialog (the renderer names only the file). */
+  exports: string;
+  /** Where the person saves callbacks files to import when the shell has no open dialog (listed by name). */
+  imports: string;
 }
 
 /** Paths for `profile` (default embedded: the profile a fresh data folder starts on). */
@@ -38,5 +42,7 @@ export function dataPaths(dataDir: string, profile: Profile = 'embedded'): DataP
     logs: path.join(dir, 'logs'),
     serviceKey: path.join(profileDir, 'service-public-key.pem'),
     sandbox: path.join(dir, 'sandbox'),
+    exports: path.join(dir, 'exports'),
+    imports: path.join(dir, 'imports'),
   };
 }

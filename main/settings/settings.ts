@@ -4,8 +4,10 @@
 import os from 'node:os';
 import { z } from 'zod';
 import type { Db } from '../store/db.js';
+import { writeTransaction } from '../store/transaction.js';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
+import { recordOperatorNameChange } from './audit.js';
 
 export const PROFILES = ['embedded', 'sandbox', 'live'] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -232,13 +234,25 @@ export function updateSettings(db: Db, patch: SettingsPatch, clock: Clock = syst
   const upsert = db.prepare(
     'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
   );
-  db.transaction(() => {
+  writeTransaction(db, () => {
     for (const name of Object.keys(settingSchemas) as SettingName[]) {
       if (!(name in patch)) continue;
       upsert.run(name, JSON.stringify(next[name]), now);
     }
-  })();
+    if ('operatorName' in patch) recordOperatorNameChange(db, current.operatorName, next.operatorName, now);
+  });
   return next;
+}
+
+/**
+ * The callback receiver's listen address when `patch` moves it off loopback (to an address other
+ * machines can reach), else null. Such a change needs the user's confirmation in the main process
+ * (Core.confirm): the renderer alone must not open the receiver to the network.
+ */
+export function listenAddressNeedingConfirm(current: Settings, patch: SettingsPatch): string | null {
+  const host = patch.callbackReceiver?.host?.trim();
+  if (host === undefined || isLoopbackHost(host)) return null;
+  return host === current.callbackReceiver.host ? null : host;
 }
 
 /** True when the user (or connect) has saved any setting; a fresh data folder means the embedded profile. */

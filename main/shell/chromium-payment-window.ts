@@ -1,17 +1,18 @@
 // The payment window of the Chromium shell: a SEPARATE browser context (own cookies and storage, no
-// window.desk bridge), popups closed, only https (or loopback http for a local sandbox), and the
-// redirect URL captured by routing before it loads. Closing the window first answers 'closed'.
+// window.desk bridge), popups closed, only https (or loopback http for a local sandbox), top-level pages
+// only on the active profile's payment-page origins, and the redirect URL captured by routing before it
+// loads. Closing the window first answers 'closed'.
 import type { Browser, Route } from 'playwright-core';
 import type { Logger } from 'pino';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../collections/payment-window.js';
 import { isRedirectUrl } from '../collections/redirect-url.js';
-import { isAllowedPaymentUrl } from './payment-url.js';
+import { isAllowedPaymentUrl, isPaymentPageUrl, type PaymentPageScope } from './payment-url.js';
 
 export interface ChromiumPaymentWindowOptions {
   browser: Browser;
   logger?: Pick<Logger, 'warn' | 'info'>;
-  /** Whether http on 127.0.0.1/localhost is allowed (the embedded or a local sandbox). */
-  allowLoopbackHttp: () => boolean;
+  /** The active profile's payment-page origins (PaymentPages); the payment URL being opened is added to them. */
+  pages: { scope(): PaymentPageScope; remember?(paymentUrl: string): void };
   /** Called with the page once it is open (tests drive the hosted page through it). */
   onOpen?: (page: import('playwright-core').Page) => void;
 }
@@ -29,11 +30,23 @@ export class ChromiumPaymentWindow implements PaymentWindowOpener {
     return () => this.#listeners.delete(fn);
   }
 
-  async open(options: { paymentUrl: string; redirectUrl: string; title: string; signal?: AbortSignal }): Promise<PaymentWindowResult> {
-    const allowLoopbackHttp = this.opts.allowLoopbackHttp();
-    if (!isAllowedPaymentUrl(options.paymentUrl, { allowLoopbackHttp })) {
-      return { kind: 'error', message: 'the payment page address is not https; it was not opened' };
+  async open(options: {
+    paymentUrl: string;
+    redirectUrl: string;
+    title: string;
+    signal?: AbortSignal;
+  }): Promise<PaymentWindowResult> {
+    const base = this.opts.pages.scope();
+    const allowLoopbackHttp = base.allowLoopbackHttp;
+    // The payment URL is what initialize returned: its origin joins the base URL's domain.
+    const scope: PaymentPageScope = { ...base, paymentUrls: [...(base.paymentUrls ?? []), options.paymentUrl] };
+    if (!isPaymentPageUrl(options.paymentUrl, scope)) {
+      return {
+        kind: 'error',
+        message: 'the payment page address is not an https address without credentials; it was not opened',
+      };
     }
+    this.opts.pages.remember?.(options.paymentUrl);
     if (options.signal?.aborted) return { kind: 'closed' };
     const context = await this.opts.browser.newContext({
       acceptDownloads: false,
@@ -56,6 +69,20 @@ export class ChromiumPaymentWindow implements PaymentWindowOpener {
           // Captured before it loads: the redirect target never receives the request.
           finish({ kind: 'redirect', url });
           await route.abort('aborted').catch(() => {});
+          return;
+        }
+        const req = route.request();
+        if (req.isNavigationRequest() && isTopFrame(req)) {
+          // The window itself only ever shows the service's pages.
+          if (isPaymentPageUrl(url, scope)) {
+            await route.continue().catch(() => {});
+            return;
+          }
+          this.opts.logger?.warn(
+            { url: url.slice(0, 200) },
+            'payment window: blocked a page outside the payment-page origins',
+          );
+          await route.abort('blockedbyclient').catch(() => {});
           return;
         }
         if (isAllowedPaymentUrl(url, { allowLoopbackHttp }) || url.startsWith('data:')) {
@@ -95,7 +122,8 @@ export class ChromiumPaymentWindow implements PaymentWindowOpener {
       for (const l of this.#listeners) l(page);
       this.opts.onOpen?.(page);
       page.goto(options.paymentUrl).catch((e: unknown) => {
-        if (!done) finish({ kind: 'error', message: `the payment page did not load: ${(e as Error).message.split('\n')[0]}` });
+        if (!done)
+          finish({ kind: 'error', message: `the payment page did not load: ${(e as Error).message.split('\n')[0]}` });
       });
       const r = await result;
       options.signal?.removeEventListener('abort', onAbort);
@@ -104,5 +132,13 @@ export class ChromiumPaymentWindow implements PaymentWindowOpener {
       this.current = null;
       await context.close().catch(() => {});
     }
+  }
+}
+
+function isTopFrame(req: import('playwright-core').Request): boolean {
+  try {
+    return req.frame().parentFrame() === null;
+  } catch {
+    return true; // no frame (a worker's request): judge it as strictly as a page
   }
 }

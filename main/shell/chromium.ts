@@ -3,48 +3,42 @@
 // window.desk is installed by an init script and bridged to the one IPC dispatch with exposeBinding.
 // The payment window is a separate browser context with no bridge (see ChromiumPaymentWindow).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import type { Core } from '../app/core.js';
 import { rendererDir as defaultRendererDir } from '../app/paths.js';
 import { createDispatcher, type Dispatch } from '../ipc/dispatch.js';
 import { buildHandlers } from '../ipc/handlers/index.js';
 import { ChromiumPaymentWindow } from './chromium-payment-window.js';
+import { PaymentPages } from './payment-pages.js';
+import { launchChromium, type LaunchedChromium, type LaunchOptions } from './chromium-launch.js';
 import { serveRendererFile } from './serve.js';
 
 export { serveRendererFile } from './serve.js';
+export {
+  CHROMIUM_FLAGS,
+  chromiumExecutable,
+  chromiumFlags,
+  needsNoSandbox,
+  removeStaleProfiles,
+  PROFILE_PREFIX,
+  launchChromium, type LaunchedChromium, type LaunchOptions } from './chromium-launch.js';
+
 
 /** The renderer's origin. *.localhost is a secure context and never leaves the machine; every request is routed. */
 export const APP_ORIGIN = 'http://merchant-desk.localhost';
 export const APP_URL = `${APP_ORIGIN}/index.html`;
 
-/** Quiet, offline: no background traffic, no component updates, no first-run UI. */
-export const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-default-apps',
-  '--disable-extensions',
-  '--metrics-recording-only',
-  '--no-default-browser-check',
-];
 
-export interface ChromiumShellOptions {
+
+export interface ChromiumShellOptions extends LaunchOptions {
   core: Core;
-  headless?: boolean;
-  /** Chromium's remote debugging on 127.0.0.1:<port>, so outside tools (tests) can attach over CDP. */
-  cdpPort?: number;
-  /** Default: CHROMIUM_PATH, else /usr/bin/chromium. */
-  executablePath?: string;
+  /** A browser launched beforehand (while the core was being composed); default: launch one now. */
+  launched?: LaunchedChromium;
   /** The built renderer (default dist/renderer). */
   rendererDir?: string;
   /** First screen, e.g. 'balances'. */
   startPath?: string;
-  env?: NodeJS.ProcessEnv;
 }
 
 export interface ChromiumShell {
@@ -59,16 +53,6 @@ export interface ChromiumShell {
   close(): Promise<void>;
 }
 
-export function chromiumExecutable(env: NodeJS.ProcessEnv = process.env): string {
-  const candidates = [env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter(
-    (x): x is string => !!x,
-  );
-  const found = candidates.find((p) => fs.existsSync(p));
-  if (!found) {
-    throw new Error(`no Chromium found (looked at ${candidates.join(', ')}); install chromium or set CHROMIUM_PATH`);
-  }
-  return found;
-}
 
 /**
  * The init script: window.desk (invoke + on) over the exposed binding; __deskEmit receives pushes.
@@ -102,93 +86,51 @@ export const DESK_INIT_SCRIPT = `(() => {
 })();`;
 
 // As text for the same reason as the init script.
-const PUSH = new Function('args', 'const f = window.__deskEmit; if (typeof f === "function") f(args[0], args[1]);') as (args: readonly [string, unknown]) => void;
+const PUSH = new Function('args', 'const f = window.__deskEmit; if (typeof f === "function") f(args[0], args[1]);') as (
+  args: readonly [string, unknown],
+) => void;
+
 
 export async function startChromiumShell(opts: ChromiumShellOptions): Promise<ChromiumShell> {
   const { core } = opts;
   const root = path.resolve(opts.rendererDir ?? defaultRendererDir());
   if (!fs.existsSync(path.join(root, 'index.html'))) {
+    await opts.launched?.close(core.logger);
     throw new Error(`the renderer is not built (${path.join(root, 'index.html')} is missing); run "npm run build"`);
   }
-  const headless = opts.headless ?? false;
-  const args = [...CHROMIUM_FLAGS];
-  if (opts.cdpPort !== undefined) args.push(`--remote-debugging-port=${opts.cdpPort}`, '--remote-debugging-address=127.0.0.1');
-  const common = {
-    executablePath: opts.executablePath ?? chromiumExecutable(opts.env),
-    headless,
-    // No "controlled by automated test software" bar on the user's window.
-    ignoreDefaultArgs: ['--enable-automation'],
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-  };
-  const contextOptions = {
-    acceptDownloads: false,
-    serviceWorkers: 'block' as const,
-    permissions: [],
-    bypassCSP: false,
-  };
-  let browser: Browser;
-  let context: BrowserContext;
-  let profileDir: string | null = null;
-  let firstPage: Page | undefined;
-  if (headless) {
-    browser = await chromium.launch({ ...common, args });
-    context = await browser.newContext({ ...contextOptions, viewport: { width: 1280, height: 800 } });
-  } else {
-    // A window without browser chrome (--app): a throwaway profile, removed on close. The payment
-    // window is still a separate context of the same browser, with an address bar showing its URL.
-    profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'merchant-desk-chromium-'));
-    context = await chromium.launchPersistentContext(profileDir, {
-      ...common,
-      ...contextOptions,
-      viewport: null,
-      args: [...args, '--test-type', '--app=data:text/html,<title>Merchant Desk</title>', '--window-size=1280,840'],
-    });
-    browser = context.browser()!;
-    firstPage = context.pages()[0];
-  }
-  const removeProfile = () => {
-    if (!profileDir) return;
-    try {
-      // Chromium may still be flushing the profile as it exits: retry rather than fail the shutdown.
-      fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-    } catch (e) {
-      core.logger.warn({ err: e, profileDir }, 'could not remove the temporary Chromium profile');
-    }
-  };
+  const launched = opts.launched ?? (await launchChromium({ logger: core.logger, ...opts }));
+  const { browser, context, firstPage } = launched;
   try {
     core.shell = 'chromium';
-    core.paymentWindow = new ChromiumPaymentWindow({
-      browser,
-      logger: core.logger,
-      allowLoopbackHttp: () => core.settings().profile !== 'live',
-    });
+    core.paymentWindow = new ChromiumPaymentWindow({ browser, logger: core.logger, pages: new PaymentPages(core) });
     const dispatch = createDispatcher(buildHandlers(core), core.logger);
-    await context.route('**/*', async (route: Route) => {
-      const url = route.request().url();
-      if (url.startsWith(APP_ORIGIN + '/')) {
-        const r = await serveRendererFile(root, url);
-        await route.fulfill({ status: r.status, headers: r.headers, body: r.body });
-      } else if (route.request().isNavigationRequest()) {
-        // The main window never leaves the app: a 204 answer cancels the navigation and the app stays.
-        core.logger.warn({ url: url.slice(0, 200) }, 'blocked a navigation away from the app');
-        await route.fulfill({ status: 204, body: '' });
-      } else {
-        core.logger.warn({ url: url.slice(0, 200) }, 'blocked a request from the app window');
-        await route.abort('blockedbyclient');
-      }
-    });
     const page = firstPage ?? (await context.newPage());
-    await context.exposeBinding('__deskInvoke', async (source, channel: unknown, request: unknown) => {
-      // Only the app's own main frame may call main.
-      if (source.page !== page || source.frame !== page.mainFrame() || !source.frame.url().startsWith(APP_ORIGIN + '/')) {
-        core.logger.warn({ url: source.frame.url().slice(0, 200) }, 'refused an IPC call from outside the app');
-        return { ok: false, error: { kind: 'forbidden', message: 'not allowed from this page' } };
-      }
-      return dispatch(channel, request);
-    });
-    await context.addInitScript({ content: DESK_INIT_SCRIPT });
+    // Independent of each other (none applies before the page navigates): one round trip, not three.
+    await Promise.all([
+      context.route('**/*', async (route: Route) => {
+        const url = route.request().url();
+        if (url.startsWith(APP_ORIGIN + '/')) {
+          const r = await serveRendererFile(root, url);
+          await route.fulfill({ status: r.status, headers: r.headers, body: r.body });
+        } else if (route.request().isNavigationRequest()) {
+          // The main window never leaves the app: a 204 answer cancels the navigation and the app stays.
+          core.logger.warn({ url: url.slice(0, 200) }, 'blocked a navigation away from the app');
+          await route.fulfill({ status: 204, body: '' });
+        } else {
+          core.logger.warn({ url: url.slice(0, 200) }, 'blocked a request from the app window');
+          await route.abort('blockedbyclient');
+        }
+      }),
+      context.exposeBinding('__deskInvoke', async (source, channel: unknown, request: unknown) => {
+        // Only the app's own main frame may call main.
+        if (source.page !== page || source.frame !== page.mainFrame() || !source.frame.url().startsWith(APP_ORIGIN + '/')) {
+          core.logger.warn({ url: source.frame.url().slice(0, 200) }, 'refused an IPC call from outside the app');
+          return { ok: false, error: { kind: 'forbidden', message: 'not allowed from this page' } };
+        }
+        return dispatch(channel, request);
+      }),
+      context.addInitScript({ content: DESK_INIT_SCRIPT }),
+    ]);
     // Popups and extra windows are refused.
     context.on('page', (p) => {
       if (p !== page) void p.close();
@@ -197,9 +139,7 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
 
     const unsubscribe = core.events.subscribe((name, payload) => {
       if (page.isClosed()) return;
-      page
-        .evaluate(PUSH, [name, payload] as const)
-        .catch(() => {});
+      page.evaluate(PUSH, [name, payload] as const).catch(() => {});
     });
 
     let resolveClosed!: () => void;
@@ -214,20 +154,18 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
       context,
       page,
       dispatch,
-      cdpUrl: opts.cdpPort !== undefined ? `http://127.0.0.1:${opts.cdpPort}` : null,
+      cdpUrl: launched.cdpPort !== undefined ? `http://127.0.0.1:${launched.cdpPort}` : null,
       closed,
       close: () =>
         (closing ??= (async () => {
           unsubscribe();
           core.paymentWindow = null;
-          await (profileDir ? context.close() : browser.close()).catch(() => {});
-          removeProfile();
+          await launched.close(core.logger);
           resolveClosed();
         })()),
     };
   } catch (e) {
-    await (profileDir ? context.close() : browser.close()).catch(() => {});
-    removeProfile();
+    await launched.close(core.logger);
     throw e;
   }
 }

@@ -14,7 +14,7 @@ function argValue(name: string): string | undefined {
 
 runElectronApp({
   dataDir: argValue('--data-dir') ?? defaultDataDir(),
-  compose: (dataDir) => composeCore({ dataDir, shell: 'electron' }),
+  compose: (dataDir) => composeCore({ dataDir, shell: 'electron', background: true }),
 }).catch((e: unknown) => {
   console.error(`merchant-desk: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);

@@ -1,18 +1,34 @@
 // The product shell (Electron). Thin: it builds the Core, serves the renderer from app:// and bridges
 // IPC to the one dispatch. DESIGN.md "Electron security": contextIsolation, sandbox, no nodeIntegration,
 // CSP, custom protocol, navigation/new windows denied, permissions denied, IPC sender checked,
-// openExternal only for vetted https. The payment window: own in-memory partition, no preload,
-// popups denied, https only, the redirect URL intercepted before it loads.
+// openExternal only for https pages on the active profile's payment-page origins. The payment window:
+// own in-memory partition, no preload, popups denied, https only, its pages only on the payment-page
+// origins, the redirect URL intercepted before it loads. Packaged builds: no DevTools, a minimal menu.
+// Card entry (Take payment, the payment window) is hidden from screen capture where the OS allows.
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type Session, type WebContents } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  protocol,
+  session,
+  shell,
+  type IpcMainInvokeEvent,
+  type MenuItemConstructorOptions,
+  type Session,
+  type WebContents,
+} from 'electron';
 import type { Core } from '../app/core.js';
 import { appRoot, rendererDir } from '../app/paths.js';
 import { createDispatcher } from '../ipc/dispatch.js';
 import { buildHandlers } from '../ipc/handlers/index.js';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../collections/payment-window.js';
 import { isRedirectUrl } from '../collections/redirect-url.js';
-import { isAllowedPaymentUrl, isVettedExternalUrl } from './payment-url.js';
+import { isAllowedPaymentUrl, isPaymentPageUrl, isVettedExternalUrl, type PaymentPageScope } from './payment-url.js';
+import { PaymentPages } from './payment-pages.js';
 import { serveRendererFile } from './serve.js';
 
 export const APP_SCHEME = 'app';
@@ -24,7 +40,38 @@ export const EVENT = 'desk:event';
 
 /** Must run before app 'ready'. */
 export function registerAppScheme(): void {
-  protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+  protocol.registerSchemesAsPrivileged([
+    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+  ]);
+}
+
+/** The renderer's route (#/take-payment) where a card number is typed. */
+export const CARD_ENTRY_ROUTE = 'take-payment';
+
+/** Whether the main window shows the card entry screen at this URL (hash routing: app://.../index.html#/take-payment). */
+export function showsCardEntry(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.hash.replace(/^#\/?/, '').split(/[/?]/, 1)[0] === CARD_ENTRY_ROUTE;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The application menu: copy and paste, window basics and Quit. A packaged build has nothing else (no
+ * View menu: no reload, no DevTools); a development build adds reload and DevTools.
+ */
+export function appMenuTemplate(opts: { packaged: boolean; platform: NodeJS.Platform }): MenuItemConstructorOptions[] {
+  const menu: MenuItemConstructorOptions[] = [
+    opts.platform === 'darwin' ? { role: 'appMenu' } : { label: 'File', submenu: [{ role: 'quit' }] },
+    { role: 'editMenu' },
+    { role: 'windowMenu' },
+  ];
+  if (!opts.packaged) {
+    menu.push({ label: 'Develop', submenu: [{ role: 'reload' }, { role: 'toggleDevTools' }] });
+  }
+  return menu;
 }
 
 function denyAllPermissions(s: Session): void {
@@ -43,8 +90,13 @@ function lockNavigation(wc: WebContents, allowed: (url: string) => boolean): voi
   wc.on('will-attach-webview', (e) => e.preventDefault());
 }
 
-export async function startElectronShell(core: Core): Promise<BrowserWindow> {
-  const root = path.resolve(rendererDir());
+export async function startElectronShell(core: Core, opts: { rendererDir?: string } = {}): Promise<BrowserWindow> {
+  const root = path.resolve(opts.rendererDir ?? rendererDir());
+  const devTools = !app.isPackaged;
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(appMenuTemplate({ packaged: app.isPackaged, platform: process.platform })),
+  );
+  const pages = new PaymentPages(core);
   const ses = session.defaultSession;
   denyAllPermissions(ses);
   protocol.handle(APP_SCHEME, async (request) => {
@@ -75,13 +127,25 @@ export async function startElectronShell(core: Core): Promise<BrowserWindow> {
       webviewTag: false,
       spellcheck: false,
       navigateOnDragDrop: false,
+      devTools,
     },
   });
   const wc = win.webContents;
   lockNavigation(wc, (url) => url.startsWith(APP_BASE));
   wc.setWindowOpenHandler(({ url }) => {
-    if (isVettedExternalUrl(url)) void shell.openExternal(url);
+    // Only the service's payment pages go to the system browser; never any other host or scheme.
+    if (isVettedExternalUrl(url) && pages.allows(url)) void shell.openExternal(url);
+    else core.logger.warn({ url: url.slice(0, 200) }, 'refused to open a link outside the payment-page origins');
     return { action: 'deny' };
+  });
+  // Card numbers are typed on Take payment: keep that screen out of screenshots and screen sharing
+  // (macOS and Windows honour this; elsewhere it does nothing).
+  const protectCardEntry = (url: string) => {
+    if (!win.isDestroyed()) win.setContentProtection(showsCardEntry(url));
+  };
+  wc.on('did-navigate', (_e, url) => protectCardEntry(url));
+  wc.on('did-navigate-in-page', (_e, url, isMainFrame) => {
+    if (isMainFrame) protectCardEntry(url);
   });
 
   const dispatch = createDispatcher(buildHandlers(core), core.logger);
@@ -103,10 +167,26 @@ export async function startElectronShell(core: Core): Promise<BrowserWindow> {
   });
 
   core.shell = 'electron';
-  core.paymentWindow = new ElectronPaymentWindow(win, () => core.settings().profile !== 'live', core.logger);
+  core.paymentWindow = new ElectronPaymentWindow(win, pages, core.logger, devTools);
   core.chooseSavePath = async (o) => {
     const r = await dialog.showSaveDialog(win, { title: o.title, defaultPath: o.defaultName, filters: o.filters });
     return r.canceled || !r.filePath ? null : r.filePath;
+  };
+  core.confirm = async (o) => {
+    const r = await dialog.showMessageBox(win, {
+      type: 'warning',
+      title: o.title,
+      message: o.message,
+      detail: o.detail,
+      buttons: ['Cancel', 'Confirm'],
+      defaultId: 0,
+      cancelId: 0,
+    });
+    return r.response === 1;
+  };
+  core.chooseOpenPath = async (o) => {
+    const r = await dialog.showOpenDialog(win, { title: o.title, filters: o.filters, properties: ['openFile'] });
+    return r.canceled || !r.filePaths[0] ? null : r.filePaths[0];
   };
   win.once('ready-to-show', () => win.show());
   await win.loadURL(`${APP_BASE}index.html#/balances`);
@@ -117,15 +197,29 @@ export async function startElectronShell(core: Core): Promise<BrowserWindow> {
 export class ElectronPaymentWindow implements PaymentWindowOpener {
   constructor(
     private readonly parent: BrowserWindow,
-    private readonly allowLoopbackHttp: () => boolean,
+    /** The active profile's payment-page origins (PaymentPages). */
+    private readonly pages: { scope(): PaymentPageScope; remember?(paymentUrl: string): void },
     private readonly logger?: Core['logger'],
+    private readonly devTools = false,
   ) {}
 
-  open(options: { paymentUrl: string; redirectUrl: string; title: string; signal?: AbortSignal }): Promise<PaymentWindowResult> {
-    const loopback = this.allowLoopbackHttp();
-    if (!isAllowedPaymentUrl(options.paymentUrl, { allowLoopbackHttp: loopback })) {
-      return Promise.resolve({ kind: 'error', message: 'the payment page address is not https; it was not opened' });
+  open(options: {
+    paymentUrl: string;
+    redirectUrl: string;
+    title: string;
+    signal?: AbortSignal;
+  }): Promise<PaymentWindowResult> {
+    const base = this.pages.scope();
+    const loopback = base.allowLoopbackHttp;
+    // The payment URL is what initialize returned: its origin joins the base URL's domain.
+    const scope: PaymentPageScope = { ...base, paymentUrls: [...(base.paymentUrls ?? []), options.paymentUrl] };
+    if (!isPaymentPageUrl(options.paymentUrl, scope)) {
+      return Promise.resolve({
+        kind: 'error',
+        message: 'the payment page address is not an https address without credentials; it was not opened',
+      });
     }
+    this.pages.remember?.(options.paymentUrl);
     // No "persist:" prefix: the partition lives in memory only and is gone with the window.
     const partition = `payment-${crypto.randomUUID()}`;
     const ses = session.fromPartition(partition, { cache: false });
@@ -145,8 +239,11 @@ export class ElectronPaymentWindow implements PaymentWindowOpener {
         webviewTag: false,
         spellcheck: false,
         navigateOnDragDrop: false,
+        devTools: this.devTools,
       },
     });
+    // The hosted page may ask for a one-time code or the card again: no screen capture here either.
+    win.setContentProtection(true);
     return new Promise<PaymentWindowResult>((resolve) => {
       let done = false;
       const finish = (r: PaymentWindowResult) => {
@@ -166,15 +263,23 @@ export class ElectronPaymentWindow implements PaymentWindowOpener {
           finish({ kind: 'redirect', url: details.url });
           return;
         }
-        const ok = isAllowedPaymentUrl(details.url, { allowLoopbackHttp: loopback }) || details.url.startsWith('data:');
-        if (!ok) this.logger?.warn({ url: details.url.slice(0, 200) }, 'payment window: blocked a request that is not https');
+        // The window's own pages only on the payment-page origins; what they load: https (or data:).
+        const ok =
+          details.resourceType === 'mainFrame'
+            ? isPaymentPageUrl(details.url, scope)
+            : isAllowedPaymentUrl(details.url, { allowLoopbackHttp: loopback }) || details.url.startsWith('data:');
+        if (!ok)
+          this.logger?.warn(
+            { url: details.url.slice(0, 200) },
+            'payment window: blocked a request outside what it may load',
+          );
         callback({ cancel: !ok });
       });
       const onNav = (e: { url: string; preventDefault(): void }) => {
         if (isRedirectUrl(e.url, options.redirectUrl)) {
           e.preventDefault();
           finish({ kind: 'redirect', url: e.url });
-        } else if (!isAllowedPaymentUrl(e.url, { allowLoopbackHttp: loopback })) {
+        } else if (!isPaymentPageUrl(e.url, scope)) {
           e.preventDefault();
         }
       };
@@ -191,7 +296,10 @@ export class ElectronPaymentWindow implements PaymentWindowOpener {
 }
 
 /** The whole Electron app: single instance, the Core from --data-dir, quit cleanly. */
-export async function runElectronApp(opts: { dataDir: string; compose: (dataDir: string) => Promise<Core> }): Promise<void> {
+export async function runElectronApp(opts: {
+  dataDir: string;
+  compose: (dataDir: string) => Promise<Core>;
+}): Promise<void> {
   registerAppScheme();
   if (!app.requestSingleInstanceLock()) {
     app.quit();

@@ -28,5 +28,94 @@ export function isVettedExternalUrl(candidate: string): boolean {
     return false;
   }
   // eslint-disable-next-line no-control-regex
-  return u.protocol === 'https:' && !u.username && !u.password && candidate.length <= 2048 && !/[\s\u0000-\u001f]/.test(candidate);
+  const control = /[\s\u0000-\u001f]/;
+  return u.protocol === 'https:' && !u.username && !u.password && candidate.length <= 2048 && !control.test(candidate);
+}
+
+/**
+ * Second-level labels under a country code that are public suffixes (co.uk, co.ke, com.ng, ...): the
+ * registrable domain is one label deeper there. Not the whole Public Suffix List; a name we do not
+ * know is treated as registrable at two labels, which only matters for hosts under such a suffix.
+ */
+const CC_SECOND_LEVEL = new Set([
+  'ac',
+  'co',
+  'com',
+  'edu',
+  'go',
+  'gov',
+  'govt',
+  'info',
+  'ltd',
+  'me',
+  'mil',
+  'ne',
+  'net',
+  'nic',
+  'or',
+  'org',
+  'plc',
+  'sc',
+]);
+
+/** "api.pay.example.co.ke" -> "example.co.ke"; null for IP addresses, single labels and trailing dots. */
+export function registrableDomain(hostname: string): string | null {
+  const h = hostname.toLowerCase();
+  if (!h || h.endsWith('.') || h.includes(':') || h.startsWith('[') || /^\d{1,3}(\.\d{1,3}){3}$/.test(h)) return null;
+  const labels = h.split('.');
+  if (labels.length < 2 || labels.some((l) => l === '')) return null;
+  const tld = labels[labels.length - 1]!;
+  const sld = labels[labels.length - 2]!;
+  const depth = tld.length === 2 && CC_SECOND_LEVEL.has(sld) ? 3 : 2;
+  if (labels.length < depth) return null;
+  return labels.slice(-depth).join('.');
+}
+
+/** Where the active profile's payment pages may live. */
+export interface PaymentPageScope {
+  /** The active profile's base URL (the embedded profile: its sandbox's), or null when none is set. */
+  baseUrl: string | null;
+  /** Payment URLs the service returned from initialize: their exact origins are allowed too. */
+  paymentUrls?: readonly string[];
+  /** http on loopback (a local sandbox); still only the exact origin of the base URL or a payment URL. */
+  allowLoopbackHttp: boolean;
+}
+
+function parseStrict(text: string): URL | null {
+  if (typeof text !== 'string' || text.length > 8192) return null;
+  // The WHATWG parser strips or rewrites whitespace, control characters and backslashes: refuse them.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f\\]/.test(text)) return null;
+  // Userinfo written but empty ("https://@host/") is still a trick.
+  const authority = text.slice(text.indexOf('//') + 2).split(/[/?#]/, 1)[0] ?? '';
+  if (authority.includes('@')) return null;
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a URL is a payment page of the active profile (openExternal, and the payment window's
+ * top-level navigations): https (or loopback http when allowed), no credentials, and either the exact
+ * origin of the base URL or of a payment URL initialize returned, or a host on the base URL's
+ * registrable domain on the default https port. Any other https host is refused.
+ */
+export function isPaymentPageUrl(candidate: string, scope: PaymentPageScope): boolean {
+  if (!isAllowedPaymentUrl(candidate, { allowLoopbackHttp: scope.allowLoopbackHttp })) return false;
+  const u = parseStrict(candidate);
+  if (!u) return false;
+  for (const p of scope.paymentUrls ?? []) {
+    const known = parseStrict(p);
+    if (known && known.origin === u.origin && isAllowedPaymentUrl(p, { allowLoopbackHttp: scope.allowLoopbackHttp }))
+      return true;
+  }
+  const base = scope.baseUrl ? parseStrict(scope.baseUrl) : null;
+  if (!base) return false;
+  if (u.origin === base.origin) return true;
+  if (u.protocol !== 'https:' || u.port !== '') return false;
+  const domain = registrableDomain(base.hostname);
+  if (!domain) return false;
+  return u.hostname === domain || u.hostname.endsWith('.' + domain);
 }

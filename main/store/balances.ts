@@ -2,6 +2,7 @@
 // is first seen; poll_runs says when values were (re)confirmed. A failed or malformed poll changes nothing
 // but the poll log.
 import type { Db } from './db.js';
+import { writeTransaction } from './transaction.js';
 import type { WalletBalance } from '../service/types.js';
 import { CURRENCY_CODE } from '../money/index.js';
 import { cacheState, insertPollRun, recordFailedRun, type CacheState, type PollError } from './poll-runs.js';
@@ -105,7 +106,7 @@ export function recordBalanceRun(
     const error: PollError = { kind: 'unreadable', message: `the balances answer was not usable: ${(e as Error).message}` };
     return { runId: recordFailedRun(db, 'balances', startedAt, finishedAt, error), changed: 0, error };
   }
-  return db.transaction(() => {
+  return writeTransaction(db, () => {
     const latest = new Map<string, SnapshotRow>();
     for (const r of db.prepare(LATEST_SQL).all() as SnapshotRow[]) latest.set(`${r.currency}/${r.wallet_type}`, r);
     const changedWallets = result.value.filter((b) => {
@@ -138,7 +139,7 @@ export function recordBalanceRun(
       point.run(b.currency, b.walletType, Number(info.lastInsertRowid));
     }
     return { runId, changed: changedWallets.length, error: null };
-  })();
+  });
 }
 
 /** The cached balances (latest snapshot per wallet), with as-of, the last error and the stale flag. */

@@ -1,6 +1,7 @@
 // Payment options cache: the latest successful list, replaced whole per successful poll (one
 // transaction with its poll_runs row). A failed or malformed poll leaves the cached list as it was.
 import type { Db } from './db.js';
+import { writeTransaction } from './transaction.js';
 import type { PaymentOption } from '../service/types.js';
 import { CURRENCY_CODE } from '../money/index.js';
 import { MalformedAnswerError, type RunResult } from './balances.js';
@@ -107,7 +108,7 @@ export function recordProvidersRun(
     const error: PollError = { kind: 'unreadable', message: `the payment options answer was not usable: ${(e as Error).message}` };
     return { runId: recordFailedRun(db, 'providers', startedAt, finishedAt, error), changed: 0, error };
   }
-  return db.transaction(() => {
+  return writeTransaction(db, () => {
     const runId = insertPollRun(db, {
       kind: 'providers',
       startedAt,
@@ -140,7 +141,7 @@ export function recordProvidersRun(
       );
     }
     return { runId, changed: result.value.length, error: null };
-  })();
+  });
 }
 
 /** The cached options, filtered, ordered by currency, method and name. */

@@ -13,6 +13,11 @@ export function navigate(path: string): void {
   window.location.hash = `#/${path}`;
 }
 
+/** The navigation shortcut as shown to the user. */
+export function shortcutText(key: string): string {
+  return `Ctrl+Shift+${key}`;
+}
+
 export function App() {
   const [path, setPath] = useState(currentPath);
   const [notice, setNotice] = useState<{ level: string; message: string }>();
@@ -20,9 +25,12 @@ export function App() {
   useEffect(() => {
     const onHash = () => setPath(currentPath());
     window.addEventListener('hashchange', onHash);
+    // Ctrl+Shift+<digit>: a headed Chromium takes Alt+<digit> (and Ctrl+<digit> switches tabs) before
+    // the page sees it; neither Chromium nor Electron's default menu binds Ctrl+Shift+<digit>. Match the
+    // physical key, because Shift turns e.key into "!", "@"... depending on the layout.
     const onKey = (e: KeyboardEvent) => {
-      if (!e.altKey || e.ctrlKey || e.metaKey) return;
-      const s = screens.find((x) => x.key === e.key);
+      if (!e.ctrlKey || !e.shiftKey || e.altKey || e.metaKey) return;
+      const s = screens.find((x) => e.code === `Digit${x.key}`);
       if (s) {
         e.preventDefault();
         navigate(s.path);
@@ -59,11 +67,11 @@ export function App() {
               <a
                 href={`#/${s.path}`}
                 aria-current={s.path === active.path ? 'page' : undefined}
-                aria-keyshortcuts={`Alt+${s.key}`}
-                title={`${s.title} (Alt+${s.key})`}
+                aria-keyshortcuts={`Control+Shift+${s.key}`}
+                title={`${s.title} (${shortcutText(s.key)})`}
               >
                 <span>{s.title}</span>
-                <kbd aria-hidden="true">Alt+{s.key}</kbd>
+                <kbd aria-hidden="true">{shortcutText(s.key)}</kbd>
               </a>
             </li>
           ))}

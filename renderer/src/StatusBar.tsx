@@ -11,6 +11,12 @@ const CONNECTION_TEXT: Record<AppStatus['connection'], string> = {
   not_configured: 'Not configured',
 };
 
+/** While starting, the message says what is starting (e.g. "Starting the sandbox…") on its own. */
+function connectionText(s: AppStatus): string {
+  if (s.connection === 'starting' && s.message) return s.message;
+  return CONNECTION_TEXT[s.connection] + (s.message && s.connection !== 'online' ? `: ${s.message}` : '');
+}
+
 export function StatusBar() {
   const q = useDeskQuery('app.status', {});
   const [pushed, setPushed] = useState<AppStatus>();
@@ -26,8 +32,7 @@ export function StatusBar() {
             Profile: <strong>{s.profile}</strong>
           </span>
           <span data-testid="status-connection" className={`conn conn-${s.connection}`} title={s.message ?? undefined}>
-            <span className="dot" aria-hidden="true" /> {CONNECTION_TEXT[s.connection]}
-            {s.message && s.connection !== 'online' ? `: ${s.message}` : ''}
+            <span className="dot" aria-hidden="true" /> {connectionText(s)}
           </span>
           <span data-testid="status-last-poll">
             <AsOf at={s.lastSuccessfulPoll} prefix="Last successful poll" />

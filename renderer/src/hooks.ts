@@ -108,3 +108,96 @@ export function useNow(everyMs = 15_000): number {
   }, [everyMs]);
   return now;
 }
+
+/**
+ * Server-side pages of a list channel (answers `{ rows, total, ... }` for `offset`/`limit`): the first
+ * page on mount and whenever the request changes, the next page on `more()` (a virtualised table calls it
+ * near its end), and `refresh()` re-reads what is loaded (at least a page, at most 1,000 rows) after a
+ * change in main. `extra` is the newest answer without its rows (e.g. counts beside the list).
+ */
+export function usePagedQuery<K extends ChannelName, Row>(
+  channel: K,
+  request: RequestOf<K>,
+  pageSize = 200,
+): {
+  rows: Row[];
+  total: number | undefined;
+  extra: Omit<ResponseOf<K>, 'rows'> | undefined;
+  error: DeskError | undefined;
+  busy: boolean;
+  refresh: () => void;
+  more: () => void;
+} {
+  const [rows, setRows] = useState<Row[]>([]);
+  const [extra, setExtra] = useState<Omit<ResponseOf<K>, 'rows'>>();
+  const [total, setTotal] = useState<number | undefined>();
+  const [error, setError] = useState<DeskError>();
+  const [busy, setBusy] = useState(false);
+  const seq = useRef(0);
+  const loaded = useRef(0);
+  const key = JSON.stringify(request ?? {});
+
+  const load = useCallback(
+    async (offset: number, limit: number, replace: boolean) => {
+      const mine = ++seq.current;
+      setBusy(true);
+      try {
+        const r = (await invoke(channel, { ...(JSON.parse(key) as object), offset, limit } as RequestOf<K>)) as unknown as { rows: Row[]; total: number };
+        if (mine !== seq.current) return;
+        setRows((old) => {
+          const next = replace ? r.rows : [...old.slice(0, offset), ...r.rows];
+          loaded.current = next.length;
+          return next;
+        });
+        const { rows: _rows, ...rest } = r;
+        setExtra(rest as unknown as Omit<ResponseOf<K>, 'rows'>);
+        setTotal(r.total);
+        setError(undefined);
+      } catch (e) {
+        if (mine !== seq.current) return;
+        setError(toDeskError(e));
+      } finally {
+        if (mine === seq.current) setBusy(false);
+      }
+    },
+    [channel, key],
+  );
+
+  // New filters or sort: start again from the first page.
+  useEffect(() => {
+    const t = setTimeout(() => void load(0, pageSize, true), 0);
+    return () => clearTimeout(t);
+  }, [load, pageSize]);
+
+  const refresh = useCallback(() => void load(0, Math.min(1000, Math.max(pageSize, loaded.current)), true), [load, pageSize]);
+  const more = useCallback(() => {
+    if (busy || total === undefined || loaded.current >= total) return;
+    void load(loaded.current, pageSize, false);
+  }, [busy, total, load, pageSize]);
+
+  return { rows, total, extra, error, busy, refresh, more };
+}
+
+/**
+ * useState kept in sessionStorage under `key`, so a screen's filters survive a re-mount (a full
+ * reconciliation re-reads the lists) and a reload of the window. Only for plain filter values: never
+ * card data or secrets.
+ */
+export function useSessionState<T>(key: string, initial: T): [T, (v: T | ((old: T) => T)) => void] {
+  const [value, setValue] = useState<T>(() => {
+    try {
+      const raw = sessionStorage.getItem(key);
+      return raw === null ? initial : (JSON.parse(raw) as T);
+    } catch {
+      return initial;
+    }
+  });
+  useEffect(() => {
+    try {
+      sessionStorage.setItem(key, JSON.stringify(value));
+    } catch {
+      /* storage full or unavailable: the filter still works for this view */
+    }
+  }, [key, value]);
+  return [value, setValue];
+}

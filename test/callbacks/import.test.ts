@@ -10,6 +10,7 @@ import { runCli } from '../../main/cli/index.js';
 import { dataPaths } from '../../main/settings/paths.js';
 import { openDataFolder } from '../../main/settings/data-folder.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { listSecurityLog } from '../../main/callbacks/security-log.js';
 import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
@@ -63,7 +64,10 @@ describe('import callbacks from JSON lines', () => {
     expect(bad[3]).toMatch(/^line 9 must be an object/);
     expect(getCollection(db, id)!.collection.status).toBe('COMPLETED');
     expect(getCollection(db, id)!.events.map((e) => `${e.source}:${e.kind}`)).toEqual(['import:outcome']);
-    expect(getCollection(db, id2)!.collection).toMatchObject({ status: 'PENDING', flags: ['bad_signature'] });
+    // Changed rule: the unverified line names a real collection but is only counted, never stored on it.
+    expect(getCollection(db, id2)!.collection).toMatchObject({ status: 'PENDING', flags: [] });
+    expect(getCollection(db, id2)!.events).toEqual([]);
+    expect(listSecurityLog(db).rows).toMatchObject([{ reason: 'bad_signature', source: 'import', count: 1 }]);
     expect(listOrphans(db).rows.map((o) => o.merchantReference)).toEqual(['NOT-OURS-0001']);
     // Importing the file again changes nothing.
     const again = await importCallbacksJsonl(db, file, { keys: { signingKey: SIGNING_KEY }, clock: systemClock });
@@ -117,7 +121,9 @@ describe('merchant-desk import-callbacks', () => {
     const code = await runCli(['--data-dir', dataDir, 'import-callbacks', file], t.io);
     expect(t.err()).toBe('');
     expect(code).toBe(1);
-    expect(t.out()).toContain('8 lines: 2 imported (1 for unknown references, kept for review), 1 duplicate, 1 bad signature, 4 malformed');
+    expect(t.out()).toContain(
+      '8 lines: 2 imported (1 for unknown references, kept for review), 1 duplicate, 1 bad signature, 4 malformed',
+    );
     expect(t.out()).toContain('malformed line 5 is not valid JSON');
     expect(t.out()).toMatch(/line 4: bad signature \(MD-I-00000002\): hmac-signature does not match/);
 

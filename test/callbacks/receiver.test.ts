@@ -10,6 +10,7 @@ import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
 import { buildCardCipher } from '../../main/service/card-cipher.js';
+import { listSecurityLog } from '../../main/callbacks/security-log.js';
 
 let db: Db;
 let rx: CallbackReceiver | undefined;
@@ -42,39 +43,58 @@ describe('callback receiver', () => {
     const id = insertCollection(db, { reference: 'MD-R-00000001' });
     const body = callbackBody('MD-R-00000001');
     const raw = JSON.stringify(body, null, 2); // exact bytes kept, whitespace and all
-    const res = await post(raw, { 'content-type': 'application/json; charset=utf-8', 'hmac-signature': hmacHeader(body) });
+    const res = await post(raw, {
+      'content-type': 'application/json; charset=utf-8',
+      'hmac-signature': hmacHeader(body),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ result: 'stored' });
     const got = getCollection(db, id)!;
     expect(got.collection.status).toBe('COMPLETED');
     expect(got.events[0]!.payload).toBe(raw);
     // The same callback again, compact and signed a second later: a duplicate.
-    const again = await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body, SIGNING_KEY, Math.floor(Date.now() / 1000) + 1) });
+    const again = await post(JSON.stringify(body), {
+      'content-type': 'application/json',
+      'hmac-signature': hmacHeader(body, SIGNING_KEY, Math.floor(Date.now() / 1000) + 1),
+    });
     expect(again.status).toBe(200);
     expect(await again.json()).toMatchObject({ result: 'duplicate' });
     expect(getCollection(db, id)!.events).toHaveLength(1);
   });
 
-  it('bad signature: 401, a security event, and the status does not move', async () => {
+  // Changed rule: an unverified callback used to be stored as a 'security' event on the collection it
+  // named (and flag it); anyone can name a real reference, so now it is only counted in the security log.
+  it('bad or missing signature: 401, counted in the security log, and the named collection is untouched', async () => {
     await start();
     const id = insertCollection(db, { reference: 'MD-R-00000002' });
+    const before = getCollection(db, id)!;
     const body = callbackBody('MD-R-00000002');
-    const res = await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body, 'wrong-key') });
+    const res = await post(JSON.stringify(body), {
+      'content-type': 'application/json',
+      'hmac-signature': hmacHeader(body, 'wrong-key'),
+    });
     expect(res.status).toBe(401);
     const none = await post(JSON.stringify(body), { 'content-type': 'application/json' });
     expect(none.status).toBe(401);
     // Signed for FAILED, body says COMPLETED.
-    const forged = await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(callbackBody('MD-R-00000002', 'FAILED')) });
+    const forged = await post(JSON.stringify(body), {
+      'content-type': 'application/json',
+      'hmac-signature': hmacHeader(callbackBody('MD-R-00000002', 'FAILED')),
+    });
     expect(forged.status).toBe(401);
+    await rx!.close();
+    rx = undefined;
     const got = getCollection(db, id)!;
-    expect(got.collection.status).toBe('PENDING');
-    expect(got.collection.flags).toEqual(['bad_signature']);
-    expect(got.events.map((e) => `${e.source}:${e.kind}:${e.signature}`)).toEqual([
-      'security:bad_signature:invalid',
-      'security:bad_signature:missing',
-      'security:bad_signature:invalid',
-    ]);
-    expect(got.events[0]!.note).toMatch(/hmac-signature does not match/);
+    expect(got.collection).toEqual(before.collection);
+    expect(got.collection.flags).toEqual([]);
+    expect(got.events).toEqual([]);
+    expect(listOrphans(db).rows).toEqual([]);
+    const log = listSecurityLog(db);
+    expect(log.totals).toEqual({ bad_signature: 2, missing_signature: 1 });
+    expect(log.rows.every((r) => /127\.0\.0\.1$/.test(r.source))).toBe(true);
+    expect(log.rows.find((r) => r.reason === 'bad_signature')!.samples[0]).toMatch(
+      /^MD-R-00000002: hmac-signature does not match/,
+    );
   });
 
   it('415 for a wrong content type, 413 over 64 KiB, 404 elsewhere, 400 for broken JSON', async () => {
@@ -86,9 +106,20 @@ describe('callback receiver', () => {
     expect((await fetch(rx!.url, { method: 'POST' })).status).toBe(415);
     const big = JSON.stringify(callbackBody('MD-R-00000003', 'COMPLETED', { status_message: 'x'.repeat(70 * 1024) }));
     expect((await post(big, { 'content-type': 'application/json', 'hmac-signature': h })).status).toBe(413);
-    expect((await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': h }, rx!.url.replace('/callbacks/collections', '/callbacks/other'))).status).toBe(404);
+    expect(
+      (
+        await post(
+          JSON.stringify(body),
+          { 'content-type': 'application/json', 'hmac-signature': h },
+          rx!.url.replace('/callbacks/collections', '/callbacks/other'),
+        )
+      ).status,
+    ).toBe(404);
     expect((await fetch(rx!.url)).status).toBe(404);
-    const broken = await post('{"event": "transaction.completed", "payload": {', { 'content-type': 'application/json', 'hmac-signature': h });
+    const broken = await post('{"event": "transaction.completed", "payload": {', {
+      'content-type': 'application/json',
+      'hmac-signature': h,
+    });
     expect(broken.status).toBe(400);
     expect(db.prepare('SELECT count(*) AS n FROM collection_events').get()).toEqual({ n: 0 });
   });
@@ -96,19 +127,30 @@ describe('callback receiver', () => {
   it('unknown reference: kept as an orphan and answered 200', async () => {
     await start();
     const body = callbackBody('SOMEONE-ELSES-REF');
-    const res = await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body) });
+    const res = await post(JSON.stringify(body), {
+      'content-type': 'application/json',
+      'hmac-signature': hmacHeader(body),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ result: 'orphan' });
     const o = listOrphans(db);
     expect(o.total).toBe(1);
-    expect(o.rows[0]).toMatchObject({ merchantReference: 'SOMEONE-ELSES-REF', status: 'COMPLETED', signature: 'verified', amountMinor: 15000 });
+    expect(o.rows[0]).toMatchObject({
+      merchantReference: 'SOMEONE-ELSES-REF',
+      status: 'COMPLETED',
+      signature: 'verified',
+      amountMinor: 15000,
+    });
   });
 
   it('records an amount that differs from the intent (signed status, unsigned amount)', async () => {
     await start();
     const id = insertCollection(db, { reference: 'MD-R-00000005', amountMinor: 15000 });
     const body = callbackBody('MD-R-00000005', 'COMPLETED', { request_amount: 1500 });
-    expect((await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body) })).status).toBe(200);
+    expect(
+      (await post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body) }))
+        .status,
+    ).toBe(200);
     expect(getCollection(db, id)!.collection).toMatchObject({ status: 'COMPLETED', flags: ['amount_mismatch'] });
   });
 
@@ -117,7 +159,10 @@ describe('callback receiver', () => {
     sb = await startSandbox({ stateDir: path.join(dir, 'sandbox'), timeScale: 1000 });
     await start({ servicePublicKey: sb.servicePublicKeyPem }); // no signing key: RSA signature only
     sb.controls.config({ callback_url: rx!.url });
-    const client = createServiceClient({ baseUrl: sb.baseUrl, keys: () => ({ publicKey: sb!.publicKey, secretKey: sb!.secretKey }) });
+    const client = createServiceClient({
+      baseUrl: sb.baseUrl,
+      keys: () => ({ publicKey: sb!.publicKey, secretKey: sb!.secretKey }),
+    });
     const cipher = buildCardCipher(
       { first_name: 'A', last_name: 'B', card_no: '4242424242424242', exp_month: '12', exp_year: '2031', cvv: '123' },
       sb.servicePublicKeyPem,
@@ -132,13 +177,16 @@ describe('callback receiver', () => {
     });
     await sb.controls.complete(r.merchantReference, 'approve');
     await sb.controls.callbacksSettled(10_000);
-    expect(listOrphans(db).rows.map((x) => [x.merchantReference, x.status, x.signature])).toEqual([['ELSEWHERE-0001', 'COMPLETED', 'verified']]);
+    expect(listOrphans(db).rows.map((x) => [x.merchantReference, x.status, x.signature])).toEqual([
+      ['ELSEWHERE-0001', 'COMPLETED', 'verified'],
+    ]);
     expect(sb.controls.callbackLog().at(-1)).toMatchObject({ status: 'delivered', http_status: 200 });
   });
 
   describe('group commit', () => {
     // maxGroup = the burst size and a long window: the group is stored exactly when its last delivery arrives.
-    const burst = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
+    const burst = (n: number, prefix: string) =>
+      Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
     const send = (ref: string) => {
       const body = callbackBody(ref);
       return post(JSON.stringify(body), { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body) });
@@ -147,7 +195,11 @@ describe('callback receiver', () => {
     it('stores a burst in one commit and answers each only once it is stored', async () => {
       const refs = burst(12, 'MD-G');
       const ingested: number[] = [];
-      await start(undefined, { maxGroup: refs.length, groupCommitWindowMs: 60_000, onIngest: (o) => 'eventId' in o && o.eventId !== null && ingested.push(o.eventId) });
+      await start(undefined, {
+        maxGroup: refs.length,
+        groupCommitWindowMs: 60_000,
+        onIngest: (o) => 'eventId' in o && o.eventId !== null && ingested.push(o.eventId),
+      });
       const ids = refs.map((reference) => insertCollection(db, { reference }));
       // Another connection sees only what is committed.
       const other = openDatabase(db.name);
@@ -155,7 +207,10 @@ describe('callback receiver', () => {
         const seen = await Promise.all(
           refs.map(async (ref) => {
             const res = await send(ref);
-            const stored = other.prepare(`SELECT count(*) FROM collection_events WHERE merchant_reference = ? AND source = 'callback'`).pluck().get(ref);
+            const stored = other
+              .prepare(`SELECT count(*) FROM collection_events WHERE merchant_reference = ? AND source = 'callback'`)
+              .pluck()
+              .get(ref);
             return [res.status, stored];
           }),
         );
@@ -177,13 +232,23 @@ describe('callback receiver', () => {
                BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
       const statuses = await Promise.all(refs.map(async (ref) => (await send(ref)).status));
       expect(statuses).toEqual(refs.map((r) => (r === refs[3] ? 500 : 200)));
-      const stored = db.prepare(`SELECT merchant_reference FROM collection_events WHERE source = 'callback' ORDER BY merchant_reference`).pluck().all();
+      const stored = db
+        .prepare(
+          `SELECT merchant_reference FROM collection_events WHERE source = 'callback' ORDER BY merchant_reference`,
+        )
+        .pluck()
+        .all();
       expect(stored).toEqual(refs.filter((r) => r !== refs[3]));
       expect(rx!.stats()).toMatchObject({ deliveries: 8, fallbacks: 1, commits: 7 });
       // The service retries the failed one; once the fault is gone it is stored.
       db.exec('DROP TRIGGER fail_one');
       await rx!.close();
-      rx = await startCallbackReceiver({ db, clock: systemClock, getKeys: () => ({ signingKey: SIGNING_KEY }), port: 0 });
+      rx = await startCallbackReceiver({
+        db,
+        clock: systemClock,
+        getKeys: () => ({ signingKey: SIGNING_KEY }),
+        port: 0,
+      });
       expect((await send(refs[3]!)).status).toBe(200);
       expect(getCollection(db, refs[3]!)!.collection.status).toBe('COMPLETED');
     });

@@ -11,6 +11,7 @@ import { formatMinor } from '../../main/money/index.js';
 import { openDatabase } from '../../main/store/db.js';
 import { recordBalanceRun } from '../../main/store/balances.js';
 import { writeActiveProfile } from '../../main/settings/workspace.js';
+import { takeGlobalOptions } from '../../main/cli/index.js';
 
 interface Run {
   code: number;
@@ -18,9 +19,11 @@ interface Run {
   stderr: string;
 }
 
-function cli(dataDir: string, args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+function cli(dataDir: string, args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; dataDirLast?: boolean } = {}): Promise<Run> {
+  // The global option goes before the command, or (dataDirLast) after the command's own options.
+  const argv = opts.dataDirLast ? [...args, '--data-dir', dataDir] : ['--data-dir', dataDir, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', '--data-dir', dataDir, ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', ...argv], {
       cwd: process.cwd(),
       env: { ...process.env, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -63,7 +66,34 @@ function connectArgs(extra: string[] = []): string[] {
   ];
 }
 
+describe('global options', () => {
+  it('--data-dir is taken before or after the command, in either spelling, and never after a bare --', () => {
+    expect(takeGlobalOptions(['--data-dir', 'D', 'start', '--headless'])).toEqual({ args: ['start', '--headless'], dataDir: 'D' });
+    expect(takeGlobalOptions(['start', '--data-dir', 'D', '--headless'])).toEqual({ args: ['start', '--headless'], dataDir: 'D' });
+    expect(takeGlobalOptions(['balances', '--json', '--data-dir=D'])).toEqual({ args: ['balances', '--json'], dataDir: 'D' });
+    expect(takeGlobalOptions(['start'])).toEqual({ args: ['start'] });
+    expect(takeGlobalOptions(['x', '--', '--data-dir', 'D'])).toEqual({ args: ['x', '--', '--data-dir', 'D'] });
+    expect(() => takeGlobalOptions(['start', '--data-dir'])).toThrow(/--data-dir needs a folder/);
+    expect(() => takeGlobalOptions(['start', '--data-dir', '--headless'])).toThrow(/--data-dir needs a folder/);
+  });
+});
+
 describe('merchant-desk CLI against the sandbox', () => {
+  it('balances right after connect shows the wallets connect fetched; --data-dir also works after the command', async () => {
+    const dir = tempDir();
+    const c = await cli(dir, connectArgs(), { stdin: `${sb.secretKey}\n${sb.signingKey}\n`, dataDirLast: true });
+    expect(c.stderr).toBe('');
+    expect(c.code).toBe(0);
+    expect(c.stdout).toMatch(/verified: the service answered with 8 wallets; cached/);
+    const b = await cli(dir, ['balances'], { dataDirLast: true });
+    expect(b.code).toBe(0);
+    expect(b.stdout).not.toContain('nothing cached yet');
+    const bj = await cli(dir, ['balances', '--json']);
+    const j = JSON.parse(bj.stdout) as { stale: boolean; balances: unknown[] };
+    expect(j.stale).toBe(false);
+    expect(j.balances).toHaveLength(8);
+  });
+
   it('connect, poll --once, balances and providers; a failing service shows cached data as stale; no key in any file', async () => {
     const dir = tempDir();
     const c = await cli(dir, connectArgs(), { stdin: `${sb.secretKey}\n${sb.signingKey}\n` });

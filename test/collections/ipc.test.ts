@@ -1,11 +1,13 @@
 // The payments channels through the real dispatcher (zod at the boundary, errors as IpcResult), with the
 // sandbox over HTTP. The request carrying the card is never logged, not even when a handler fails.
+import fs from 'node:fs';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../main/ipc/dispatch.js';
 import { collectionsHandlers } from '../../main/ipc/handlers/collections.js';
-import type { Core } from '../../main/app/core.js';
+import type { Core, OpenPathChooser } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
 import { createEmitter } from '../../main/app/events.js';
 import { MemorySecretStore } from '../../main/secrets/secret-store.js';
@@ -13,6 +15,7 @@ import { createServiceClient } from '../../main/service/client.js';
 import { defaultSettings } from '../../main/settings/settings.js';
 import { systemClock } from '../../main/clock.js';
 import { callbackBody, hmacHeader } from '../callbacks/support.js';
+import { tempDir } from '../support/tmp.js';
 import { CARDS, cardForm, REDIRECT_URL, startHarness, type Harness } from './harness.js';
 
 let h: Harness | undefined;
@@ -21,8 +24,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function setup() {
+async function setup(opts: { chooser?: OpenPathChooser } = {}) {
   h = await startHarness({ window: false });
+  const dataDir = tempDir();
   let logText = '';
   const logger = pino(
     { level: 'trace' },
@@ -41,6 +45,8 @@ async function setup() {
   emitter.subscribe((event, payload) => events.push({ event, payload }));
   const closers: (() => void | Promise<void>)[] = [];
   const core = {
+    dataDir,
+    chooseOpenPath: opts.chooser ?? null,
     db: h.db,
     clock: systemClock,
     logger,
@@ -49,11 +55,12 @@ async function setup() {
     getClient: () => client,
     servicePublicKeyPem: () => h!.sandbox.servicePublicKeyPem,
     paymentWindow: null,
+    ready: async () => {},
     events: emitter,
     onClose: (fn: () => void | Promise<void>) => closers.push(fn),
   } as unknown as Core;
   const dispatch = createDispatcher(collectionsHandlers(core) as unknown as HandlerTable, logger);
-  return { dispatch, events, log: () => logText, close: () => Promise.all(closers.map((f) => f())) };
+  return { dispatch, events, dataDir, log: () => logText, close: () => Promise.all(closers.map((f) => f())) };
 }
 
 describe('payments and collections over IPC', () => {
@@ -100,8 +107,55 @@ describe('payments and collections over IPC', () => {
     const again = await t.dispatch('callbacks.import', { content });
     expect(again).toMatchObject({ ok: true, value: { duplicates: 1 } });
     expect(await t.dispatch('collections.orphans', {})).toMatchObject({ ok: true, value: { total: 1, rows: [{ merchantReference: 'NOT-OURS-IPC1' }] } });
-    expect(await t.dispatch('callbacks.import', { path: '/nonexistent/file.jsonl' })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'path' } });
-    expect(await t.dispatch('callbacks.import', {})).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    expect(await t.dispatch('callbacks.import', {})).toMatchObject({ ok: false, error: { kind: 'validation', field: 'name' } });
+    await t.close();
+  });
+
+  it('callbacks.import takes a file of the imports folder by name, listed by callbacks.importFolder', async () => {
+    const t = await setup();
+    const folder = path.join(t.dataDir, 'imports');
+    expect(await t.dispatch('callbacks.importFolder', {})).toEqual({ ok: true, value: { canChoose: false, folder, files: [] } });
+    const b = callbackBody('NOT-OURS-IPC2');
+    fs.writeFileSync(path.join(folder, 'saved.jsonl'), JSON.stringify({ headers: { 'hmac-signature': hmacHeader(b, h!.sandbox.signingKey) }, body: b }) + '\n');
+    fs.symlinkSync('/etc/passwd', path.join(folder, 'passwd.jsonl')); // a link out of the folder is neither listed nor read
+    const listed = await t.dispatch('callbacks.importFolder', {});
+    expect(listed).toMatchObject({ ok: true, value: { files: [{ name: 'saved.jsonl', bytes: fs.statSync(path.join(folder, 'saved.jsonl')).size }] } });
+    expect(await t.dispatch('callbacks.import', { name: 'saved.jsonl' })).toMatchObject({ ok: true, value: { lines: 1, orphans: 1 } });
+    expect(await t.dispatch('callbacks.import', { name: 'passwd.jsonl' })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'name' } });
+    expect(await t.dispatch('callbacks.import', { name: 'missing.jsonl' })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'name' } });
+    await t.close();
+  });
+
+  it('callbacks.import refuses any path with a field error and reads nothing', async () => {
+    const t = await setup();
+    const attempts: [Record<string, unknown>, string][] = [
+      [{ path: '/etc/passwd' }, 'path'],
+      [{ path: '../../etc/passwd' }, 'path'],
+      [{ name: '/etc/passwd' }, 'name'],
+      [{ name: '../../../../etc/passwd' }, 'name'],
+      [{ name: '..' }, 'name'],
+      [{ name: '..\\..\\x.jsonl' }, 'name'],
+    ];
+    for (const [req, field] of attempts) {
+      const r = await t.dispatch('callbacks.import', req);
+      expect(r, JSON.stringify(req)).toMatchObject({ ok: false, error: { kind: 'validation', field } });
+      // Nothing about the file leaks back: no line count, no summary.
+      expect(JSON.stringify(r)).not.toMatch(/lines|root:/);
+    }
+    expect(t.events.filter((e) => e.event === 'callbacks.ingested')).toEqual([]);
+    await t.close();
+  });
+
+  it('with the shell open dialog: the chosen file is imported; closing the dialog imports nothing', async () => {
+    const file = path.join(tempDir(), 'picked.jsonl');
+    let answer: string | null = file;
+    const t = await setup({ chooser: async () => answer });
+    const b = callbackBody('NOT-OURS-IPC3');
+    fs.writeFileSync(file, JSON.stringify({ headers: { 'hmac-signature': hmacHeader(b, h!.sandbox.signingKey) }, body: b }) + '\n');
+    expect(await t.dispatch('callbacks.importFolder', {})).toMatchObject({ ok: true, value: { canChoose: true } });
+    expect(await t.dispatch('callbacks.import', {})).toMatchObject({ ok: true, value: { lines: 1, orphans: 1 } });
+    answer = null;
+    expect(await t.dispatch('callbacks.import', {})).toEqual({ ok: true, value: { chosen: null } });
     await t.close();
   });
 });

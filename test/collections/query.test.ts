@@ -41,8 +41,9 @@ describe('listCollections', () => {
     expect(listCollections(db, { text: '%' }).total).toBe(0); // no wildcard tricks
     const p1 = listCollections(db, { sort: { column: 'amount', dir: 'asc' }, limit: 20 });
     const p2 = listCollections(db, { sort: { column: 'amount', dir: 'asc' }, limit: 20, offset: 20 });
-    const amounts = [...p1.rows, ...p2.rows].map((r) => r.amountMinor);
-    expect(amounts).toEqual([...amounts].sort((a, b) => a - b));
+    // Never mixed across currencies: grouped by currency, ascending amounts within each.
+    const rows = [...p1.rows, ...p2.rows].map((r) => [r.currency, r.amountMinor] as const);
+    expect(rows).toEqual([...rows].sort((a, b) => a[0].localeCompare(b[0]) || a[1] - b[1]));
     expect(new Set([...p1.rows, ...p2.rows].map((r) => r.id)).size).toBe(40);
     expect(listCollections(db, { sort: { column: 'customer', dir: 'asc' }, limit: 1 }).rows[0]!.customerName).toBeNull();
   });
@@ -136,7 +137,8 @@ describe('listCollections pages match a plain filter and sort', () => {
   type R = ReturnType<typeof world>[number];
   const key: Record<string, (r: R) => string | number | null> = {
     created_at: (r) => r.createdAt,
-    amount: (r) => r.amount,
+    // Amounts are compared within a currency: currency first, then the amount.
+    amount: (r) => `${r.currency} ${String(r.amount).padStart(12, '0')}`,
     customer: (r) => r.customer?.toLowerCase() ?? null,
     reference: (r) => r.ref.toLowerCase(),
   };

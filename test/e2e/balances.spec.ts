@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { test, expect } from '@playwright/test';
-import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { docsScreenshot, openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { expectAccessible } from './support/a11y.js';
 
 let app: RunningApp | undefined;
 
@@ -30,19 +31,37 @@ test('balances appear on the embedded profile with nothing configured', async ()
   await expect(page.getByTestId('status-profile')).toHaveText(/embedded/);
   await expect(page.getByTestId('status-connection')).toHaveText(/Online/);
   await expect(page.getByRole('figure', { name: /UGX|KES|TZS|USD/ })).toBeVisible();
+  // A first start: the chart says its history starts now (the week fills in from there).
+  await expect(page.getByTestId('history-starts').first()).toContainText('History starts');
+  // The shortcuts shown are ones neither shell takes for itself.
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Collections' })).toContainText('Ctrl+Shift+4');
   await page.screenshot({ path: screenshotPath('balances-embedded') });
+  await expectAccessible(page, 'Balances');
+  await docsScreenshot(page, 'balances');
 
   await openScreen(page, 'Payment options');
   const table = page.getByRole('table', { name: 'Payment options' });
-  await expect(table.getByRole('row', { name: /CARD|Card/ }).first()).toBeVisible();
+  await expect(table.getByRole('row', { name: /Card/ }).first()).toBeVisible();
+  await expectAccessible(page, 'Payment options');
+  // The Method filter names methods as the table does.
+  await expect(page.getByLabel('Method').getByRole('option', { name: 'Card', exact: true })).toHaveCount(1);
+  await expect(page.getByLabel('Method').getByRole('option', { name: 'CARD', exact: true })).toHaveCount(0);
   await page.getByLabel('Currency').selectOption('UGX');
-  await page.getByLabel('Method').selectOption('CARD');
+  await page.getByLabel('Method').selectOption({ label: 'Card' });
   await expect(table.getByRole('row')).toHaveCount(2); // header + the UGX card option
   await expect(table).toContainText('Collected today' );
   const cells = table.getByRole('row').nth(1).getByRole('cell');
-  await expect(cells.nth(6)).toHaveText('50,000,000'); // daily maximum, UGX has no decimals
-  await expect(cells.nth(7)).toHaveText('0 (0%)'); // collected today
+  // Daily maximum (UGX has no decimals) and collected today; the code after each amount is visually
+  // hidden (the column header says it) but read out by screen readers.
+  await expect(cells.nth(6)).toHaveText('50,000,000 UGX');
+  await expect(cells.nth(7)).toHaveText('0 UGX (0%)');
   await page.screenshot({ path: screenshotPath('payment-options-filtered') });
+
+  // Every screen of a first start (empty lists, empty queue) passes the accessibility check.
+  for (const name of ['Take payment', 'Collections', 'Reconciliation', 'Reports', 'Settings']) {
+    await openScreen(page, name);
+    await expectAccessible(page, `${name} (first start)`);
+  }
 });
 
 test('a setting survives a restart', async () => {
@@ -60,14 +79,17 @@ test('a setting survives a restart', async () => {
   const dataDir = app.dataDir;
   expect(await app.stop()).toBe(0);
   app = await startApp({ dataDir });
-  // Keyboard navigation: Alt+7 is Settings, and focus lands on the screen's heading.
+  // Keyboard navigation: Ctrl+Shift+7 is Settings, and focus lands on the screen's heading.
   await app.page.getByRole('heading', { level: 1, name: 'Balances' }).waitFor();
-  await app.page.keyboard.press('Alt+7');
+  await app.page.keyboard.press('Control+Shift+7');
   await expect(app.page.getByRole('heading', { level: 1, name: 'Settings' })).toBeFocused();
   await expect(app.page.getByRole('link', { name: 'Settings' })).toHaveAttribute('aria-current', 'page');
   await expect(app.page.getByRole('form', { name: 'Polling' }).getByLabel('Balances every (seconds)')).toHaveValue('45');
   await expect(app.page.getByRole('form', { name: 'Payments' }).getByLabel('Operator name')).toHaveValue('Amina at the front desk');
+  // Main recorded the change of who is working (the renderer cannot change it unrecorded).
+  await expect(app.page.getByRole('list', { name: 'Operator name changes' })).toContainText(/Operator name changed from .+ to Amina at the front desk at /);
   await app.page.screenshot({ path: screenshotPath('settings-after-restart') });
+  await expectAccessible(app.page, 'Settings');
 });
 
 test('a bad setting is refused with a message naming the field, and nothing is saved', async () => {
@@ -78,6 +100,7 @@ test('a bad setting is refused with a message naming the field, and nothing is s
   await polling.getByRole('button', { name: 'Save polling' }).click();
   await expect(polling.getByText('must be at least 5000 ms')).toBeVisible();
   await expect(polling.getByLabel('Balances every (seconds)')).toHaveAttribute('aria-invalid', 'true');
+  await expectAccessible(app.page, 'Settings: a field refused');
   await app.page.reload();
   await expect(app.page.getByRole('form', { name: 'Polling' }).getByLabel('Balances every (seconds)')).toHaveValue('60');
 });
@@ -99,6 +122,7 @@ test('the service going down shows cached balances as stale with a readable erro
   expect(await page.getByRole('table', { name: 'UGX wallets' }).innerText()).toBe(before);
   await expect(page.getByTestId('status-connection')).toHaveText(/Service error|Offline/);
   await page.screenshot({ path: screenshotPath('balances-stale') });
+  await expectAccessible(page, 'Balances: stale');
 
   await app.sandbox!.clearFaults();
   await page.getByRole('button', { name: 'Refresh' }).click();
@@ -134,4 +158,5 @@ test('an alert names the wallet whose actual balance is not the sum of the other
   await expect(alert).toContainText('a difference of 30.00');
   await expect(page.getByRole('region', { name: 'UGX balances' }).getByRole('alert')).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('balances-sum-alert') });
+  await expectAccessible(page, 'Balances: sum alert');
 });

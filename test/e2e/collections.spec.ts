@@ -8,6 +8,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { openDatabase } from '../../main/store/db.js';
 import { dataPaths } from '../../main/settings/paths.js';
 import { newDataDir, openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { expectAccessible } from './support/a11y.js';
 
 let app: RunningApp | undefined;
 
@@ -31,7 +32,8 @@ interface Seeded {
   /** "FAILED KES" -> n */
   byStatusCurrency: Record<string, number>;
   flagged: number;
-  minAmount: { ref: string; minor: number };
+  /** The smallest amount of each currency. */
+  minAmount: Record<string, { ref: string; minor: number }>;
   /** A PENDING collection the import test completes. */
   pending: { ref: string; internal: string; amountMinor: number; currency: string };
 }
@@ -52,7 +54,7 @@ function seedHistory(dataDir: string, n: number): Seeded {
     byCurrency: {},
     byStatusCurrency: {},
     flagged: 0,
-    minAmount: { ref: '', minor: Number.MAX_SAFE_INTEGER },
+    minAmount: {},
     pending: { ref: 'MD-SEED-IMPORT-0001', internal: 'SBXSEEDIMPORT0001', amountMinor: 45_000, currency: 'UGX' },
   };
   db.transaction(() => {
@@ -82,7 +84,7 @@ function seedHistory(dataDir: string, n: number): Seeded {
       s.byCurrency[currency] = (s.byCurrency[currency] ?? 0) + 1;
       s.byStatusCurrency[`${status} ${currency}`] = (s.byStatusCurrency[`${status} ${currency}`] ?? 0) + 1;
       s.flagged += flags;
-      if (amount < s.minAmount.minor) s.minAmount = { ref, minor: amount };
+      if (amount < (s.minAmount[currency]?.minor ?? Infinity)) s.minAmount[currency] = { ref, minor: amount };
     }
     insert.run(s.pending.ref, now - 60_000, s.pending.amountMinor, 'UGX', 'Phone order to import', 'Grace Import', 'CARD_UGX', 'PENDING', now - 60_000, s.pending.internal, null, 0, 0);
   })();
@@ -115,6 +117,7 @@ test('a year of history: total, server-side filters and sort, virtualised rows, 
   expect(domRows).toBeGreaterThan(5);
   expect(domRows).toBeLessThan(80);
   await page.screenshot({ path: screenshotPath('collections-year') });
+  await expectAccessible(page, 'Collections: a year of history');
 
   // Scrolling to the end of what is loaded asks main for the next page.
   await expect(count(page)).toContainText('(200 loaded)');
@@ -122,6 +125,9 @@ test('a year of history: total, server-side filters and sort, virtualised rows, 
   await expect(count(page)).toContainText('(400 loaded)');
 
   const filters = page.getByRole('form', { name: 'Filter collections' });
+  // The Status filter uses the words of the Status column, not the service's codes.
+  await expect(filters.getByLabel('Status').getByRole('option', { name: 'Declined' })).toHaveCount(1);
+  await expect(filters.getByLabel('Status').getByRole('option', { name: 'FAILED' })).toHaveCount(0);
   const t0 = Date.now();
   await filters.getByLabel('Status').selectOption('FAILED');
   await expect(count(page)).toContainText(`${fmt(seeded.byStatus.FAILED!)} collections match`);
@@ -160,10 +166,17 @@ test('a year of history: total, server-side filters and sort, virtualised rows, 
   // Flagged only.
   await filters.getByLabel('Flagged only').check();
   await expect(count(page)).toContainText(`${fmt(seeded.flagged)} collections match`);
-  await expect(table(page).getByRole('row').nth(1)).toContainText('Final status changed');
+  const flaggedRow = table(page).getByRole('row').nth(1);
+  await expect(flaggedRow).toContainText('Changed after final');
+  // A collection detail with a final-status change: accessible too.
+  await flaggedRow.click();
+  await expect(page.getByRole('list', { name: 'What the flags mean' })).toContainText('Changed after final');
+  await expectAccessible(page, 'Collection detail: final status changed');
+  await page.getByRole('button', { name: '← Back to the list' }).click();
   await filters.getByLabel('Flagged only').uncheck();
 
-  // Sort by amount, ascending: the smallest amount of the whole year comes first.
+  // Sort by amount, ascending: amounts are never compared across currencies, so with no currency filter
+  // the list is by currency then amount (and says so): KES's smallest amount comes first.
   await table(page).getByRole('button', { name: 'Amount' }).click();
   const firstAmountRow = table(page).getByRole('row').nth(1);
   await expect
@@ -173,16 +186,21 @@ test('a year of history: total, server-side filters and sort, virtualised rows, 
       return sort;
     })
     .toBe('ascending');
-  await expect(firstAmountRow).toContainText(seeded.minAmount.ref);
+  await expect(firstAmountRow).toContainText(seeded.minAmount.KES!.ref);
+  await expect(page.getByTestId('amount-sort-note')).toHaveText(' · sorted by currency, then amount');
+  // Within one currency: that currency's smallest amount first.
+  await filters.getByLabel('Currency').selectOption('UGX');
+  await expect(firstAmountRow).toContainText(seeded.minAmount.UGX!.ref);
+  await expect(page.getByTestId('amount-sort-note')).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('collections-sorted') });
 
   // Keyboard: focus a row, Enter opens its detail; Back returns to the list as it was.
   await firstAmountRow.focus();
   await expect(firstAmountRow).toBeFocused();
   await page.keyboard.press('Enter');
-  await expect(page.getByRole('heading', { level: 2, name: new RegExp(seeded.minAmount.ref) })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 2, name: new RegExp(seeded.minAmount.UGX!.ref) })).toBeVisible();
   await page.getByRole('button', { name: '← Back to the list' }).press('Enter');
-  await expect(firstAmountRow).toContainText(seeded.minAmount.ref);
+  await expect(firstAmountRow).toContainText(seeded.minAmount.UGX!.ref);
   console.log(`collections e2e: first filtered page of ${fmt(seeded.total)} rows shown ${filterMs} ms after the change (includes UI polling)`);
 });
 
@@ -216,7 +234,7 @@ function callbackLine(signingKey: string, o: { ref: string; internal: string; st
   return JSON.stringify({ headers: { 'content-type': 'application/json', 'hmac-signature': `t=${t},s=${sig}` }, body: JSON.stringify(body) });
 }
 
-test('Import callbacks: a saved file completes a pending collection; orphans, bad signatures and broken lines are named; a second import is all duplicates', async () => {
+test('Import callbacks: a saved file completes a pending collection; orphans, bad signatures and broken lines are named; a second import from the imports folder is all duplicates', async () => {
   const dataDir = newDataDir();
   const seeded = seedHistory(dataDir, 50);
   app = await startApp({ dataDir });
@@ -249,7 +267,9 @@ test('Import callbacks: a saved file completes a pending collection; orphans, ba
   await expect(row).toContainText('Approved');
   const filters = page.getByRole('form', { name: 'Filter collections' });
   await filters.getByLabel('Search').fill('MD-SEED-0000003');
-  await expect(table(page).getByRole('row', { name: /MD-SEED-0000003/ })).toContainText('Bad signature');
+  // An unverified line is only counted in the security log: the collection it names is not flagged.
+  await expect(table(page).getByRole('row', { name: /MD-SEED-0000003/ })).toBeVisible();
+  await expect(table(page).getByRole('row', { name: /MD-SEED-0000003/ })).not.toContainText('Bad signature');
   await filters.getByLabel('Search').fill('');
 
   // The timeline says where it came from, that its signature verified, and keeps the raw payload.
@@ -261,13 +281,25 @@ test('Import callbacks: a saved file completes a pending collection; orphans, ba
   await expect(imported).toHaveCount(1);
   await expect(imported).toContainText('Signature verified');
   await imported.getByText('Raw callback payload').click();
-  await expect(imported.locator('pre')).toContainText(`"merchant_reference": "${p.ref}"`);
+  // Exactly the bytes of the saved callback body (not re-serialised).
+  await expect(imported.locator('pre')).toContainText(`"merchant_reference":"${p.ref}"`);
   await page.screenshot({ path: screenshotPath('collections-detail-import') });
   await page.getByRole('button', { name: '← Back to the list' }).click();
 
-  // The same file again: nothing new is stored.
+  // The same file again, this time saved in the app's imports folder and picked there by name (the
+  // window never names a path): nothing new is stored.
   await page.getByRole('button', { name: 'Dismiss' }).click();
-  await page.getByLabel('Callbacks file (JSON lines)').setInputFiles(file);
+  const imports = dataPaths(dataDir).imports;
+  await page.getByRole('button', { name: 'From imports folder…' }).click();
+  const folder = page.getByRole('region', { name: 'Imports folder' });
+  await expect(folder).toContainText(imports);
+  await expect(folder).toContainText('The folder is empty.');
+  fs.copyFileSync(file, path.join(imports, 'saved-callbacks.jsonl'));
+  await folder.getByRole('button', { name: 'Refresh' }).click();
+  await expect(folder.getByRole('button', { name: 'Import saved-callbacks.jsonl' })).toBeVisible();
+  await page.screenshot({ path: screenshotPath('collections-imports-folder') });
+  await folder.getByRole('button', { name: 'Import saved-callbacks.jsonl' }).click();
+  await expect(result).toContainText('saved-callbacks.jsonl');
   await expect(result).toContainText(/0 imported · 2 duplicates/);
   await row.click();
   await expect(items.filter({ hasText: 'import' }).filter({ hasText: 'Outcome reported' })).toHaveCount(1);

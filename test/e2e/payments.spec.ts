@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
-import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { docsScreenshot, openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { expectAccessible } from './support/a11y.js';
 
 let app: RunningApp | undefined;
 let tmp: string | undefined;
@@ -33,10 +34,16 @@ test.afterEach(async () => {
   }
 });
 
-async function start(): Promise<RunningApp> {
+async function start(opts: { keyboard?: boolean } = {}): Promise<RunningApp> {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'md-e2e-tmp-'));
   app = await startApp({ env: { TMPDIR: tmp, TMP: tmp, TEMP: tmp } });
-  await openScreen(app.page, 'Take payment');
+  if (opts.keyboard) {
+    // The navigation shortcut, as shown in the navigation; focus lands on the screen's heading.
+    await app.page.keyboard.press('Control+Shift+3');
+    await expect(app.page.getByRole('heading', { level: 1, name: 'Take payment' })).toBeFocused();
+  } else {
+    await openScreen(app.page, 'Take payment');
+  }
   await expect(app.page.getByTestId('card-limits')).toBeVisible();
   return app;
 }
@@ -207,13 +214,17 @@ const VISA_OK = '4242 4242 4242 4242';
 // ---- the tests ------------------------------------------------------------------------------
 
 test('approve, typed with the keyboard only: waiting while the page is open, then Approved with a printable receipt', async () => {
-  const a = await start();
+  const a = await start({ keyboard: true });
   const { page } = a;
   remember({ number: VISA_OK, cvv: '918' });
-  // Keyboard only: Alt+3 is Take payment; Tab through the form in order.
-  await page.getByLabel('Amount').focus();
+  await expectAccessible(page, 'Take payment: empty form');
+  // Keyboard only: Ctrl+Shift+3 opened Take payment; Tab through the form in order. Currency comes first:
+  // the amount's limits and decimals depend on it.
+  await page.keyboard.press('Tab');
+  await expect(page.getByLabel('Currency')).toBeFocused(); // UGX, the first card option
+  await page.keyboard.press('Tab');
+  await expect(page.getByLabel('Amount')).toBeFocused();
   await page.keyboard.type('15000');
-  await page.keyboard.press('Tab'); // currency (UGX, the first card option)
   await page.keyboard.press('Tab');
   await page.keyboard.type('Phone order 1042');
   await expect(page.getByTestId('description-counter')).toHaveText('16 of 10–30 characters');
@@ -221,6 +232,8 @@ test('approve, typed with the keyboard only: waiting while the page is open, the
   await page.keyboard.type('Jane Doe');
   await page.keyboard.press('Tab');
   await page.keyboard.type('jane@example.com');
+  // For the README: the payment part filled in, before any card data is on screen.
+  await docsScreenshot(page, 'take-payment');
   await page.keyboard.press('Tab'); // charge customer: leave off
   await page.keyboard.press('Tab'); // allow final status change: on by default
   await expect(page.getByLabel('Allow the final status to change later')).toBeChecked();
@@ -239,10 +252,15 @@ test('approve, typed with the keyboard only: waiting while the page is open, the
   await page.keyboard.type('Jane');
   await page.keyboard.press('Tab');
   await page.keyboard.type('Doe');
+  // The amount on the button is grouped like every other amount.
+  await expect(page.getByRole('button', { name: 'Charge UGX 15,000' })).toBeVisible();
   await page.screenshot({ path: screenshotPath('take-payment-filled') });
+  await expectAccessible(page, 'Take payment: filled form');
   await page.keyboard.press('Enter');
 
-  await expect(outcome(page).getByRole('heading', { name: "Waiting for the customer's payment" })).toBeVisible();
+  // The form is gone: focus moved to the result's heading, not the page body.
+  await expect(outcome(page).getByRole('heading', { name: "Waiting for the customer's payment" })).toBeFocused();
+  await expectAccessible(page, 'Take payment: waiting');
   await noCardOnScreen(page);
   // Nothing of the card in the renderer's storage either.
   const stored = await page.evaluate(() => JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)]));
@@ -264,6 +282,7 @@ test('approve, typed with the keyboard only: waiting while the page is open, the
   await expect(receipt).toContainText(ref);
   await expect(page.getByRole('button', { name: 'Print receipt' })).toBeVisible();
   await page.screenshot({ path: screenshotPath('take-payment-approved') });
+  await expectAccessible(page, 'Take payment: approved with receipt');
   await page.emulateMedia({ media: 'print' });
   await expect(page.getByRole('navigation', { name: 'Main' })).toBeHidden();
   await expect(receipt).toBeVisible();
@@ -272,10 +291,12 @@ test('approve, typed with the keyboard only: waiting while the page is open, the
 
   // The sandbox agrees, and the callback lands too: Collections shows both sources agreeing.
   expect(((await sandbox(a, 'GET', `/collections/${ref}`)) as { status: string }).status).toBe('COMPLETED');
-  await openScreen(page, 'Collections');
+  await page.keyboard.press('Control+Shift+4');
+  await expect(page.getByRole('heading', { level: 1, name: 'Collections' })).toBeFocused();
   const row = page.getByRole('table', { name: 'Collections' }).getByRole('row', { name: new RegExp(ref) });
   await expect(row).toContainText('Approved');
-  await expect(row.getByLabel('Agree: redirect Approved, callback Approved')).toBeVisible({ timeout: 20_000 });
+  await expect(row.getByText('Agree: redirect Approved, callback Approved')).toBeVisible({ timeout: 20_000 });
+  await expectAccessible(page, 'Collections after a payment');
 });
 
 /** Fills the form with a valid payment and charges it; returns the reference once the window is open. */
@@ -314,6 +335,7 @@ test('decline: the hosted page declines, the agent sees Declined with the reason
   await expect(outcome(a.page)).toContainText('Card declined', { timeout: 20_000 }); // the callback's own words
   await expect(a.page.getByRole('region', { name: 'Receipt' })).toContainText(ref);
   await a.page.screenshot({ path: screenshotPath('take-payment-declined') });
+  await expectAccessible(a.page, 'take-payment-declined');
 });
 
 test('one-time-code challenge: the customer types the code on the hosted page, then Approved', async () => {
@@ -341,6 +363,7 @@ test('window closed early: Awaiting outcome, still pending, until the callback r
   await expect(outcome(a.page).getByRole('heading', { name: 'Awaiting outcome' })).toBeVisible();
   await expect(outcome(a.page)).toContainText('Pending');
   await a.page.screenshot({ path: screenshotPath('take-payment-awaiting') });
+  await expectAccessible(a.page, 'take-payment-awaiting');
   expect(((await sandbox(a, 'GET', `/collections/${ref}`)) as { status: string }).status).toBe('PENDING');
 
   // The customer finished elsewhere: only the callback tells us; the screen updates without a click.
@@ -374,6 +397,7 @@ test('callback before redirect: the callback shows the result while the page is 
   expect(cb).toBeGreaterThan(-1);
   expect(rd).toBeGreaterThan(cb);
   await a.page.screenshot({ path: screenshotPath('collection-detail-callback-first') });
+  await expectAccessible(a.page, 'collection-detail-callback-first');
 });
 
 test('duplicate and out-of-order callbacks: each stored once, both collections agree', async () => {
@@ -402,7 +426,7 @@ test('duplicate and out-of-order callbacks: each stored once, both collections a
   const table = a.page.getByRole('table', { name: 'Collections' });
   await expect(table.getByRole('row', { name: new RegExp(first.ref) }).getByText('Agree')).toBeVisible();
   await expect(table.getByRole('row', { name: new RegExp(second.ref) }).getByText('Agree')).toBeVisible();
-  await expect(table.getByRole('row', { name: new RegExp(first.ref) })).not.toContainText('Final status changed');
+  await expect(table.getByRole('row', { name: new RegExp(first.ref) })).not.toContainText('Changed after final');
   await table.getByRole('row', { name: new RegExp(first.ref) }).click();
   const items = a.page.getByRole('list', { name: 'Event timeline' }).getByRole('listitem');
   await expect(items.filter({ hasText: 'Raw callback payload' })).toHaveCount(1);
@@ -421,10 +445,14 @@ test('final status changed: approved, then the service flips it; shown, flagged,
   await a.page.screenshot({ path: screenshotPath('take-payment-final-changed') });
 
   const row = await collectionsRow(a.page, ref);
-  await expect(row).toContainText('Final status changed');
+  // A change the service was allowed to make: a warning, not "Disagree" in red.
+  await expect(row).toContainText('Changed after final');
+  await expect(row).not.toContainText('Disagree');
   await row.click();
   const items = a.page.getByRole('list', { name: 'Event timeline' }).getByRole('listitem');
-  await expect(items.filter({ hasText: 'Final status changed' })).toHaveCount(1);
+  await expect(items.filter({ hasText: 'Changed after final' })).toHaveCount(1);
+  await expectAccessible(a.page, 'Collection detail: final status changed');
+  await docsScreenshot(a.page, 'collections-detail');
   await expect(items.filter({ hasText: 'Outcome reported' }).filter({ hasText: 'Approved' }).first()).toBeVisible();
   await a.page.screenshot({ path: screenshotPath('collection-detail-flip') });
 });
@@ -438,6 +466,7 @@ test('unknown outcome from a dropped connection: no retry on its own, then sent 
   const ref = await referenceShown(a.page);
   await noCardOnScreen(a.page);
   await a.page.screenshot({ path: screenshotPath('take-payment-unknown') });
+  await expectAccessible(a.page, 'take-payment-unknown');
   // The service did create it, and nothing was sent a second time on its own.
   expect(((await sandbox(a, 'GET', '/state')) as { collections: number }).collections).toBe(1);
 
@@ -474,6 +503,7 @@ test('rejected input: each field names its problem and nothing is sent; a servic
   await expect(form.getByLabel('Description')).toHaveAttribute('aria-invalid', 'true');
   await expect(page.locator(':focus')).toHaveAttribute('name', 'amount'); // focus on the first field to fix
   await page.screenshot({ path: screenshotPath('take-payment-rejected-local'), fullPage: true });
+  await expectAccessible(page, 'take-payment-rejected-local');
   expect(((await sandbox(a, 'GET', '/state')) as { collections: number }).collections).toBe(0);
 
   // Valid as far as the form can tell, but this card is US-issued and no billing address was given:
@@ -486,6 +516,7 @@ test('rejected input: each field names its problem and nothing is sent; a servic
   await expect(form.getByLabel(/Billing street address/)).toHaveAttribute('aria-invalid', 'true');
   await expect(form.getByLabel('Card number')).toHaveValue('');
   await page.screenshot({ path: screenshotPath('take-payment-rejected-service'), fullPage: true });
+  await expectAccessible(page, 'take-payment-rejected-service');
   expect(((await sandbox(a, 'GET', '/state')) as { collections: number }).collections).toBe(0);
   const row = await collectionsRow(page, 'MD-');
   await expect(row.first()).toContainText('Rejected');
@@ -506,6 +537,7 @@ test('the same card and amount again within minutes asks first; "Do not charge" 
   await expect(dialog.getByRole('button', { name: 'Do not charge' })).toBeFocused();
   await noCardOnScreen(a.page);
   await a.page.screenshot({ path: screenshotPath('take-payment-repeat') });
+  await expectAccessible(a.page, 'take-payment-repeat');
   await a.page.keyboard.press('Escape'); // = Do not charge
   await expect(dialog).toBeHidden();
   await expect(a.page.getByText('Not charged again.')).toBeVisible();

@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import { test, expect } from '@playwright/test';
 import { getCollection } from '../../main/collections/query.js';
-import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { docsScreenshot, openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { expectAccessible } from './support/a11y.js';
 import { bulkCollections, callbackMode, flip, seeder, type Seeder } from './reconcile-seed.js';
 
 let app: RunningApp | undefined;
@@ -52,28 +53,38 @@ test('exceptions from real collections are listed, compared side by side, resolv
 
   await openScreen(page, 'Reconciliation');
   const open = page.getByRole('list', { name: 'Open exceptions by kind' });
-  await expect(open.getByRole('listitem').filter({ hasText: 'Final status changed' })).toContainText('1');
+  await expect(open.getByRole('listitem').filter({ hasText: 'Changed after final' })).toContainText('1');
   await expect(open.getByRole('listitem').filter({ hasText: 'Amount mismatch' })).toContainText('1');
   await expect(open.getByRole('listitem').filter({ hasText: 'Callback for unknown reference' })).toContainText('1');
   await expect(open.getByRole('listitem').filter({ hasText: 'Redirect and callback disagree' })).toContainText('1');
   await expect(page.getByTestId('open-exceptions')).toHaveText('3');
+  // The headline counts everything that needs a person, and says what it includes.
+  await expect(page.getByRole('heading', { name: 'Needs attention: 4 (3 exceptions, 1 unknown-reference callback)' })).toBeVisible();
   await expect(page.getByRole('figure', { name: /Collections by outcome: .*Matched: 1/ })).toBeVisible();
 
   const table = page.getByRole('table', { name: 'Exceptions' });
-  await expect(table.getByRole('row', { name: new RegExp(refA) })).toContainText('Final status changed');
+  await expect(table.getByRole('row', { name: new RegExp(refA) })).toContainText('Changed after final');
+  // Statuses in the user's words, never the service's codes.
+  await expect(table.getByRole('row', { name: new RegExp(refA) })).toContainText('Declined');
+  await expect(table).not.toContainText('FAILED');
   await expect(table.getByRole('row', { name: new RegExp(refC) })).toContainText('Amount mismatch');
   await expect(table.getByRole('row', { name: new RegExp(refB) })).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('reconcile-queue'), fullPage: true });
+  await expectAccessible(page, 'Reconciliation: exceptions queue');
+  await docsScreenshot(page, 'reconciliation');
 
   // D side by side: the redirect (verified) and the callback disagree.
   await table.getByRole('row', { name: new RegExp(refD) }).click();
   const sourcesD = page.getByRole('table', { name: 'Sources side by side' });
   const statusD = sourcesD.getByRole('row', { name: /^Status/ }).getByRole('cell');
-  await expect(statusD.nth(2)).toHaveText('FAILED'); // Redirect column
+  await expect(statusD.nth(2)).toHaveText('Declined'); // Redirect column
   await expect(statusD.nth(2)).toHaveClass(/disagree/);
-  await expect(statusD.nth(3)).toHaveText('COMPLETED'); // Callback column
+  await expect(statusD.nth(3)).toHaveText('Approved'); // Callback column
   await expect(sourcesD.getByRole('row', { name: /^Signature/ }).getByRole('cell').nth(2)).toHaveText('verified');
+  // The side-by-side table scrolls sideways: its region is reachable with Tab.
+  await expect(page.getByRole('region', { name: 'Sources side by side (scrollable)' })).toHaveAttribute('tabindex', '0');
   await page.screenshot({ path: screenshotPath('reconcile-detail-disagree'), fullPage: true });
+  await expectAccessible(page, 'Reconciliation: exception detail');
   await page.getByRole('button', { name: 'Close detail' }).click();
 
   // Filter by kind: only A is left.
@@ -81,6 +92,8 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await expect(table.getByRole('row', { name: new RegExp(refC) })).toHaveCount(0);
   await expect(table.getByRole('row', { name: new RegExp(refA) })).toBeVisible();
   // ... and by currency: KES has none.
+  // The merchant's own currencies (from its collections and wallets), not a fixed list.
+  await expect(page.getByRole('form', { name: 'Exception filters' }).getByLabel('Currency').getByRole('option')).toContainText(['All', 'KES', 'TZS', 'UGX', 'USD']);
   await page.getByRole('form', { name: 'Exception filters' }).getByLabel('Currency').selectOption('KES');
   await expect(page.getByText('No exceptions match these filters')).toBeVisible();
   await page.getByRole('form', { name: 'Exception filters' }).getByLabel('Currency').selectOption('');
@@ -91,8 +104,9 @@ test('exceptions from real collections are listed, compared side by side, resolv
   const sources = page.getByRole('table', { name: 'Sources side by side' });
   await expect(sources.getByRole('columnheader')).toContainText(['', 'Intent', 'Initiate', 'Redirect', 'Callback', 'Import', 'Manual']);
   const statusRow = sources.getByRole('row', { name: /^Status/ });
-  await expect(statusRow).toContainText('FAILED');
-  await expect(statusRow).toContainText('PENDING');
+  await expect(statusRow).toContainText('Declined');
+  await expect(statusRow).toContainText('Pending');
+  await expectAccessible(page, 'Reconciliation: detail of a final-status change');
   await expect(sources.getByRole('row', { name: /^Signature/ })).toContainText('verified');
 
   // Resolution: the note is required.
@@ -114,7 +128,7 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await note.fill(text);
   await resolve.click();
   await expect(page.getByRole('status').filter({ hasText: 'Resolved' })).toContainText(text);
-  await expect(open.getByRole('listitem').filter({ hasText: 'Final status changed' })).toContainText('0');
+  await expect(open.getByRole('listitem').filter({ hasText: 'Changed after final' })).toContainText('0');
   await expect(table.getByRole('row', { name: new RegExp(refA) })).toHaveCount(0);
   await page.screenshot({ path: screenshotPath('reconcile-resolved'), fullPage: true });
 
@@ -126,13 +140,17 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await expect(audit.getByRole('row', { name: /callback/i })).toHaveCount(2);
   await page.getByRole('form', { name: 'Audit filters' }).getByLabel('Event kind').selectOption('resolution');
   await expect(audit.getByRole('row')).toHaveCount(2); // header + the one resolution
+  await expect(audit).not.toContainText('COMPLETED');
   await page.screenshot({ path: screenshotPath('reconcile-audit'), fullPage: true });
+  await expectAccessible(page, 'Reconciliation: audit');
 
   // The unknown reference: listed, resolved with a note.
   await page.getByRole('tab', { name: /Unknown references/ }).click();
   const orphans = page.getByRole('table', { name: 'Orphan callbacks' });
   const ghost = orphans.getByRole('row', { name: /GHOST-REF-000123/ });
   await expect(ghost).toContainText('Open');
+  await expect(ghost).toContainText('Approved');
+  await expectAccessible(page, 'Reconciliation: unknown references');
   await ghost.click();
   const oform = page.getByRole('form', { name: 'Resolve callback GHOST-REF-000123' });
   await expect(oform.getByRole('button', { name: 'Resolve with note' })).toBeDisabled();
@@ -156,11 +174,24 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await expect(totals.getByRole('row', { name: /^KES/ })).toContainText('144.75');
   await expect(page.getByRole('table', { name: 'Movement per interval' }).getByRole('row', { name: /^UGX/ })).toHaveClass(/unexplained/);
   await page.screenshot({ path: screenshotPath('reconcile-movement'), fullPage: true });
+  await expectAccessible(page, 'Reconciliation: balance movement');
 
-  // Full run: progress, then the result, same answer as incremental.
+  // Full run: progress, then the result, same answer as incremental. The queue's filters stay.
+  await page.getByRole('tab', { name: /Exceptions/ }).click();
+  const filters = page.getByRole('form', { name: 'Exception filters' });
+  await filters.getByLabel('Search').fill(refA);
+  await filters.getByLabel('Show resolved').check();
+  await expect(table.getByRole('row', { name: new RegExp(refA) })).toBeVisible(); // resolved, shown
   await page.getByRole('button', { name: 'Run full reconciliation' }).click();
   await expect(page.getByText(/Reconciled 4 collections/)).toBeVisible();
   await expect(page.getByTestId('open-exceptions')).toHaveText('2');
+  await expect(filters.getByLabel('Search')).toHaveValue(refA);
+  await expect(filters.getByLabel('Show resolved')).toBeChecked();
+  await expect(table.getByRole('row', { name: new RegExp(refA) })).toBeVisible();
+  // ... and survive a reload of the window.
+  await page.reload();
+  await expect(page.getByRole('form', { name: 'Exception filters' }).getByLabel('Search')).toHaveValue(refA);
+  await expect(page.getByRole('form', { name: 'Exception filters' }).getByLabel('Show resolved')).toBeChecked();
 });
 
 test('a full reconciliation of a large history shows progress and can be cancelled; tabs work from the keyboard', async () => {
@@ -188,6 +219,47 @@ test('a full reconciliation of a large history shows progress and can be cancell
   await expect(tabs.getByRole('tab', { name: /^Unknown references/ })).toHaveAttribute('aria-selected', 'true');
   await expect(tabs.getByRole('tab', { name: /^Unknown references/ })).toBeFocused();
   await page.keyboard.press('End');
+  await expect(tabs.getByRole('tab', { name: 'Refused callbacks' })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('heading', { name: 'Refused callbacks' })).toBeVisible();
+  await page.keyboard.press('ArrowLeft');
   await expect(tabs.getByRole('tab', { name: 'Balance movement' })).toHaveAttribute('aria-selected', 'true');
+  await expect(tabs.getByRole('tab', { name: 'Balance movement' })).toBeFocused();
   await expect(page.getByRole('heading', { name: 'Balance movement per polling interval' })).toBeVisible();
+});
+
+test('the exceptions queue pages through every row as it scrolls (no 1,000-row ceiling)', async () => {
+  app = await startApp();
+  const { page } = app;
+  seed = seeder(app);
+  // 1,200 collections pending for two days: each a stale-pending exception after a full run.
+  const twoDays = 2 * 86_400_000;
+  seed.db
+    .prepare(
+      `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < 1200)
+       INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, operator, redirect_url, status, status_changed_at)
+       SELECT 'OLD-' || printf('%06d', i), ? - i * 1000, 1000 + i, 'UGX', 'Old pending order ' || i, 'bulk', 'https://merchant-desk.invalid/return', 'PENDING', ? - i * 1000 FROM seq`,
+    )
+    .run(Date.now() - twoDays, Date.now() - twoDays);
+  // Each was accepted by the service (initialize answered), then nothing more was heard.
+  seed.db
+    .prepare(
+      `INSERT INTO collection_events (collection_id, merchant_reference, source, kind, status, received_at, signature)
+       SELECT id, merchant_reference, 'initiate', 'initialize_accepted', 'PENDING', created_at + 500, 'not_applicable' FROM collections WHERE merchant_reference LIKE 'OLD-%'`,
+    )
+    .run();
+  await openScreen(page, 'Reconciliation');
+  await page.getByRole('button', { name: 'Run full reconciliation' }).click();
+  await expect(page.getByText(/Reconciled 1,200 collections/)).toBeVisible({ timeout: 60_000 });
+  const count = page.getByTestId('exceptions-count');
+  await expect(count).toContainText('1,200 exceptions (200 loaded; scroll for more)');
+  const region = page.getByRole('region', { name: 'Exceptions (scrollable)' });
+  for (const loaded of ['400', '600', '800', '1,000']) {
+    await region.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await expect(count).toContainText(`(${loaded} loaded`);
+  }
+  await region.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  // Past the old ceiling: the oldest (last) row is reachable.
+  await expect(count).toContainText('1,200 exceptions.');
+  await region.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  await expect(page.getByRole('table', { name: 'Exceptions' }).getByRole('row', { name: /OLD-001200\b/ })).toBeVisible();
 });

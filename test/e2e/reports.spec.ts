@@ -1,6 +1,6 @@
-// Reports screen end to end: export the collections CSV and the balance report from the window (a typed
-// path in the Chromium shell, default in the data folder's exports/), check the files' content, see
-// errors named on their fields, and cancel an export of a large history.
+// Reports screen end to end: export the collections CSV and the balance report from the window (in the
+// Chromium shell a file name only, saved in the data folder's exports/), check the files' content, see
+// errors named on their fields (a path is refused), and cancel an export of a large history.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
@@ -58,8 +58,9 @@ function record(rows: string[][], key: string, value: string): Record<string, st
   return r ? Object.fromEntries(header!.map((h, i) => [h, r[i]!])) : undefined;
 }
 
+/** Where the form's file will be: the app's exports folder and the file name shown (the window names no path). */
 async function savedPath(page: Page, form: string): Promise<string> {
-  return await page.getByRole('form', { name: form }).getByLabel('Save to').inputValue();
+  return path.join(app!.dataDir, 'exports', await page.getByRole('form', { name: form }).getByLabel('File name').inputValue());
 }
 
 test('collections CSV and balance report are exported with their content, quoting and BOM; errors name the field', async () => {
@@ -73,7 +74,7 @@ test('collections CSV and balance report are exported with their content, quotin
 
   await openScreen(page, 'Reports');
   const exportsDir = path.join(app.dataDir, 'exports');
-  await expect(page.getByText(`by default in ${exportsDir}`)).toBeVisible();
+  await expect(page.getByText("Files are saved in the app's exports folder")).toContainText(exportsDir);
 
   // Collections, no BOM, all dates.
   const coll = page.getByRole('form', { name: 'Collections CSV' });
@@ -83,6 +84,7 @@ test('collections CSV and balance report are exported with their content, quotin
   const collResult = page.getByRole('status', { name: 'Collections CSV result' });
   await expect(collResult).toContainText('Exported 1 row.');
   await expect(collResult).toContainText(collPath);
+  await expect(collResult).toContainText(`Open ${exportsDir} in your file manager`);
   const raw = fs.readFileSync(collPath);
   await expect(collResult).toContainText(raw.length < 1024 ? `${raw.length} bytes` : 'kB');
   expect(raw[0]).not.toBe(0xef); // no BOM unless asked
@@ -122,17 +124,19 @@ test('collections CSV and balance report are exported with their content, quotin
   await page.screenshot({ path: screenshotPath('reports-balance-done'), fullPage: true });
 
   // Errors, each on its field; nothing written.
-  const saveTo = coll.getByLabel('Save to');
+  const saveTo = coll.getByLabel('File name');
   await saveTo.fill('');
   await coll.getByRole('button', { name: 'Export collections' }).click();
-  await expect(coll.getByText('Enter where to save the file')).toBeVisible();
+  await expect(coll.getByText('Enter a file name ending in .csv.')).toBeVisible();
   await expect(saveTo).toHaveAttribute('aria-invalid', 'true');
-  await saveTo.fill('report.csv');
+  for (const notAName of ['../report.csv', path.join(app.dataDir, 'report.csv')]) {
+    await saveTo.fill(notAName);
+    await coll.getByRole('button', { name: 'Export collections' }).click();
+    await expect(coll.getByText('must be a plain file name')).toBeVisible();
+  }
+  await saveTo.fill(path.basename(collPath));
   await coll.getByRole('button', { name: 'Export collections' }).click();
-  await expect(coll.getByText('give a full path, e.g.')).toBeVisible();
-  await saveTo.fill(collPath);
-  await coll.getByRole('button', { name: 'Export collections' }).click();
-  await expect(coll.getByText('already exists; choose another file name')).toBeVisible();
+  await expect(coll.getByText('already exists in')).toBeVisible();
   await bal.getByLabel('From').fill('2026-03-10');
   await bal.getByLabel('To', { exact: true }).fill('2026-03-01');
   await bal.getByRole('button', { name: 'Export balance report' }).click();

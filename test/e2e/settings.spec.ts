@@ -88,4 +88,18 @@ test('keys are set and cleared without ever being shown again; the service key s
   await expect(page.getByTestId('status-connection')).toHaveText(/Not configured/);
   await page.getByRole('form', { name: 'Public key' }).getByRole('button', { name: 'Clear' }).click();
   await page.getByRole('form', { name: 'Signing key' }).getByRole('button', { name: 'Clear' }).click();
+
+  // A base URL on another host: the keys saved for this one are forgotten and asked for again, for it.
+  const pkRow = page.getByRole('form', { name: 'Public key' });
+  await pkRow.getByLabel('Public key').fill(info.public_key);
+  await pkRow.getByRole('button', { name: 'Set' }).click();
+  await expect(pkRow.getByText('set', { exact: true })).toBeVisible();
+  await conn.getByLabel('Base URL').fill('http://127.0.0.1:9');
+  await conn.getByRole('button', { name: 'Save connection' }).click();
+  const again = page.getByRole('status').filter({ hasText: 'Keys must be entered again for' });
+  await expect(again).toContainText('http://127.0.0.1:9');
+  await expect(again).toContainText(`saved for ${new URL(info.base_url).origin}`);
+  await expect(pkRow.getByText('not set')).toBeVisible();
+  await expect(page.getByTestId('status-connection')).toHaveText(/Not configured/);
+  await page.screenshot({ path: screenshotPath('settings-keys-new-host'), fullPage: true });
 });

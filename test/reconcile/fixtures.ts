@@ -1,9 +1,12 @@
-// Builds collection histories by inserting rows and events directly (the same tables the payments
-// ingestion writes), so reconciliation and reports can be tested on constructed histories.
+// Builds collection histories: collection rows inserted directly, events through appendEvent (the path
+// the payments ingestion takes), so reconciliation and reports can be tested on constructed histories.
 import path from 'node:path';
 import { openDatabase, type Db } from '../../main/store/db.js';
 import { formatMinor } from '../../main/money/index.js';
 import { tempDir } from '../support/tmp.js';
+import { appendEvent } from '../../main/collections/events.js';
+import { setReconcileOptions } from '../../main/reconcile/index.js';
+import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
 
 export function testDb(): { db: Db; dir: string; file: string } {
   const dir = tempDir('md-recon-');
@@ -42,7 +45,10 @@ export class History {
   constructor(
     readonly db: Db,
     public t = Date.UTC(2026, 10, 1, 9, 0, 0),
-  ) {}
+  ) {
+    // Events are reconciled as they are appended, on this history's clock (a second after its last tick).
+    setReconcileOptions(db, () => ({ now: this.t + 1000 }));
+  }
 
   private info(id: number): { ref: string; amount: number; currency: string; customer: string | null } {
     const r = this.db.prepare('SELECT merchant_reference, amount_minor, currency, customer_name FROM collections WHERE id = ?').get(id) as {
@@ -103,34 +109,22 @@ export class History {
   ): number {
     const info = id === null ? null : this.info(id);
     const at = e.at ?? this.tick();
-    const r = this.db
-      .prepare(
-        `INSERT INTO collection_events (collection_id, merchant_reference, internal_reference, source, kind, status, received_at,
-           signature, amount_minor, currency, payload, note, actor)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        e.ref ?? info!.ref,
-        e.internal === undefined ? (id === null ? null : (this.internal.get(id) ?? null)) : e.internal,
-        e.source,
-        e.kind,
-        e.status ?? null,
-        at,
-        e.signature ?? 'not_applicable',
-        e.amountMinor ?? null,
-        e.currency ?? null,
-        e.payload === undefined ? null : typeof e.payload === 'string' ? e.payload : JSON.stringify(e.payload),
-        e.note ?? null,
-        e.actor ?? null,
-      );
-    const eventId = Number(r.lastInsertRowid);
-    if (id !== null) {
-      this.db.prepare('UPDATE collections SET last_event_id = ? WHERE id = ?').run(eventId, id);
-      if (e.status && e.status !== 'INTENT' && (e.signature === 'verified' || e.signature === 'not_applicable') && e.kind !== 'resolution') {
-        this.db.prepare('UPDATE collections SET status = ?, status_changed_at = ? WHERE id = ?').run(e.status, at, id);
-      }
-    }
+    // The real path: appendEvent stores the event, moves the projection and reconciles the collection.
+    const { eventId } = appendEvent(this.db, {
+      collectionId: id,
+      merchantReference: e.ref ?? info!.ref,
+      internalReference: e.internal === undefined ? (id === null ? null : (this.internal.get(id) ?? null)) : e.internal,
+      source: e.source as EventSource,
+      kind: e.kind as EventKind,
+      status: e.status ?? null,
+      receivedAt: at,
+      signature: (e.signature ?? 'not_applicable') as SignatureState,
+      amountMinor: e.amountMinor ?? null,
+      currency: e.currency ?? null,
+      payload: e.payload === undefined ? null : typeof e.payload === 'string' ? e.payload : JSON.stringify(e.payload),
+      note: e.note ?? null,
+      actor: e.actor ?? null,
+    });
     return eventId;
   }
 

@@ -6,6 +6,7 @@ import { defaultSettings } from '../../main/settings/index.js';
 import type { Core } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
 import { History, testDb } from './fixtures.js';
+import { recordBalanceRun } from '../../main/store/balances.js';
 
 function fakeCore(db: Core['db'], now: () => number) {
   const events = createEmitter();
@@ -55,6 +56,46 @@ describe('reconcile over IPC', () => {
     const run = await call('reconcile.run', { runId: 'r1' });
     expect(run).toMatchObject({ ok: true, value: { collections: 1, exceptions: 0 } });
     expect(await call('reconcile.run', {})).toMatchObject({ ok: false, error: { kind: 'validation', field: 'runId' } });
+  });
+
+  it('the queue pages through every exception (no 1,000-row ceiling) and lists the currencies the merchant has', async () => {
+    const { db } = testDb();
+    const h = new History(db);
+    for (let i = 0; i < 1_200; i++) {
+      // Paid less than asked: an amount mismatch each.
+      const id = h.collection({ amountMinor: 5000, currency: i % 3 === 0 ? 'KES' : 'UGX' });
+      h.accepted(id);
+      h.callback(id, 'COMPLETED', { amountMinor: 4000 });
+    }
+    recordBalanceRun(db, {
+      startedAt: 1,
+      finishedAt: 2,
+      result: { ok: true, value: [{ currency: 'TZS', walletType: 'MERCHANT_COLLECTION', availableMinor: 0, actualMinor: 0, unclearedMinor: 0, reserveMinor: 0 }] },
+    });
+    const { core } = fakeCore(db, () => h.t);
+    const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
+    type Page = { rows: { collectionId: number }[]; total: number };
+    const first = (await call('reconcile.exceptions', { offset: 0, limit: 1000 })) as { ok: true; value: Page };
+    const second = (await call('reconcile.exceptions', { offset: 1000, limit: 1000 })) as { ok: true; value: Page };
+    expect(first.value.total).toBe(1_200);
+    expect(first.value.rows).toHaveLength(1000);
+    expect(second.value.rows).toHaveLength(200);
+    const ids = new Set([...first.value.rows, ...second.value.rows].map((r) => r.collectionId));
+    expect(ids.size).toBe(1_200);
+    expect(await call('reconcile.currencies', {})).toEqual({ ok: true, value: ['KES', 'TZS', 'UGX'] });
+  });
+
+  it('the audit shows a callback payload byte for byte (big integers, number spelling, duplicate keys, spacing kept)', async () => {
+    const { db } = testDb();
+    const h = new History(db);
+    const id = h.collection({ amountMinor: 5000, currency: 'UGX' });
+    h.accepted(id);
+    const raw = '{"event":"transaction.completed", "payload":{"id":12345678901234567890,"request_amount":5000.00,"x":1,"x":2}}';
+    h.event(id, { source: 'callback', kind: 'outcome', status: 'COMPLETED', signature: 'verified', amountMinor: 5000, currency: 'UGX', payload: raw });
+    const { core } = fakeCore(db, () => h.t);
+    const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
+    const audit = (await call('reconcile.audit', { collectionId: id, source: 'callback' })) as { ok: true; value: { rows: { payload: unknown }[] } };
+    expect(audit.value.rows[0]!.payload).toBe(raw);
   });
 
   it('a full run (on a worker thread) reports progress and can be cancelled by id; one run at a time; a later run completes', async () => {

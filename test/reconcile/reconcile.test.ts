@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   reconcileAll,
   reconcileAllInWorker,
-  createReconcileQueue,
   reconcileCollection,
   reconcileEvent,
   reconcileNew,
@@ -255,14 +254,20 @@ describe('incremental and full reconciliation', () => {
     expect(getSummary(db, { now: h.t + STALE, stalePendingAfterMs: STALE }).byOutcome).toMatchObject({ matched: 1, stale_pending: 1 });
   });
 
-  it('a full run can be cancelled between batches', async () => {
+  it('a full run can be cancelled between ranges; each finished range is whole, the rest untouched', async () => {
     const { db, h } = setup();
-    for (let i = 0; i < 30; i++) h.collection();
+    for (let i = 0; i < 30; i++) h.accepted(h.collection());
+    const byRun = () => db.prepare('SELECT computed_at = ? AS full_run, COUNT(*) AS n FROM reconciliation GROUP BY 1 ORDER BY 1');
+    const later = h.t + 10 * STALE; // every collection is stale by then
     const ac = new AbortController();
     await expect(
-      reconcileAll(db, { batchSize: 10, signal: ac.signal, onProgress: (p) => p.done >= 10 && ac.abort() }),
+      reconcileAll(db, { now: later, stalePendingAfterMs: STALE, batchSize: 10, signal: ac.signal, onProgress: (p) => p.done >= 10 && ac.abort() }),
     ).rejects.toThrow(/cancelled/);
-    expect(db.prepare('SELECT COUNT(*) FROM reconciliation').pluck().get()).toBe(10);
+    expect(byRun().all(later)).toEqual([
+      { full_run: 0, n: 20 },
+      { full_run: 1, n: 10 },
+    ]);
+    expect(db.prepare("SELECT COUNT(*) FROM reconciliation WHERE outcome = 'stale_pending'").pluck().get()).toBe(10);
   });
 });
 
@@ -304,7 +309,7 @@ describe('exceptions queue', () => {
     expect(by.callback).toMatchObject({ status: 'FAILED', signature: 'verified', amountMinor: 2500 });
     expect(d.reconciliation!.outcome).toBe('redirect_callback_disagree');
     const cb = d.events.find((e) => e.source === 'callback')!;
-    expect((cb.payload as { payload: { transaction_status: string } }).payload.transaction_status).toBe('FAILED');
+    expect((JSON.parse(cb.payload!) as { payload: { transaction_status: string } }).payload.transaction_status).toBe('FAILED');
     expect(() => getDetail(db, 99_999)).toThrow(/no collection with id 99999/);
   });
 
@@ -334,7 +339,8 @@ describe('exceptions queue', () => {
     expect(reopened.rows[0]!.openKinds).toEqual(['amount_mismatch', 'final_status_changed']);
 
     const audit = listAudit(db, { collectionId: id });
-    expect(audit.rows.map((e) => e.kind)).toEqual(['outcome', 'resolution', 'outcome', 'initialize_accepted', 'intent_saved']);
+    // appendEvent stores the callback's changed answer as kind 'final_status_changed'
+    expect(audit.rows.map((e) => e.kind)).toEqual(['final_status_changed', 'resolution', 'outcome', 'initialize_accepted', 'intent_saved']);
     expect(listAudit(db, { kind: 'resolution' }).total).toBe(1);
   });
 });
@@ -377,29 +383,5 @@ describe('histories written by the payments ingestion (appendEvent)', () => {
     const last = db.prepare('SELECT last_event_id FROM collections WHERE id = ?').pluck().get(id);
     expect(last).toBe(eventId); // the projection saw the resolution event too
     expect(listExceptions(db, {}, at()).total).toBe(0);
-  });
-});
-
-describe('reconcile queue (incremental, batched per event-loop turn)', () => {
-  it('reconciles the collections of queued events together on the next turn; orphans are skipped', async () => {
-    const { db, h } = setup();
-    const a = h.collection();
-    const b = h.collection();
-    const q = createReconcileQueue(db, () => ({ now: h.t, stalePendingAfterMs: STALE }));
-    q.addEvent(h.accepted(a));
-    q.addEvent(h.callback(a, 'COMPLETED'));
-    q.addEvent(h.accepted(b));
-    q.addEvent(h.orphanCallback('SOMEONE-ELSE'));
-    expect(db.prepare('SELECT COUNT(*) FROM reconciliation').pluck().get()).toBe(0); // not yet
-    await new Promise((r) => setImmediate(r));
-    const rows = db.prepare('SELECT collection_id, outcome FROM reconciliation ORDER BY collection_id').all();
-    expect(rows).toEqual([
-      { collection_id: a, outcome: 'matched' },
-      { collection_id: b, outcome: 'pending' },
-    ]);
-    q.addEvent(h.callback(b, 'FAILED'));
-    expect(q.flush()).toBe(1);
-    expect(db.prepare('SELECT outcome FROM reconciliation WHERE collection_id = ?').pluck().get(b)).toBe('matched');
-    q.close();
   });
 });

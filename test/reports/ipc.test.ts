@@ -1,7 +1,7 @@
 // reports.target / reports.export / reports.cancel over the real dispatcher and a real SQLite file:
 // with the shell's save dialog its path is used (default name from the dates; closing it exports
-// nothing); without one a typed path is checked on field 'out' (nothing overwritten, the default folder
-// made on demand); answers list each file with its size; progress carries the exportId; cancel stops an
+// nothing); without one the file goes to <data folder>/exports under a plain name checked on field
+// 'fileName' (nothing overwritten, the folder made on demand), and any path is refused; answers list each file with its size; progress carries the exportId; cancel stops an
 // export and removes the partial file.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -54,48 +54,75 @@ async function cancelWhenRunning(call: ReturnType<typeof setup>['call'], exportI
 }
 
 describe('reports over IPC, without a save dialog', () => {
-  it('the default folder, a typed path checked on field out, sizes in the answer, nothing overwritten', async () => {
+  it('files go to the exports folder under a plain name (given, or from the dates); sizes in the answer; nothing overwritten', async () => {
     const { db, dataDir, call, seen, close } = setup();
     addCollections(db, 3);
     const exportsDir = path.join(dataDir, 'exports');
-    expect(await call('reports.target', {})).toEqual({ ok: true, value: { canChoose: false, defaultDir: exportsDir, sep: path.sep } });
+    expect(await call('reports.target', {})).toEqual({ ok: true, value: { canChoose: false, folder: exportsDir } });
 
     const base = { exportId: 'e1', kind: 'collections' };
-    expect(await call('reports.export', base)).toMatchObject({ ok: false, error: { kind: 'validation', field: 'out', message: 'enter where to save the file' } });
-    expect(await call('reports.export', { ...base, out: 'report.csv' })).toMatchObject({ ok: false, error: { field: 'out', message: /give a full path/ } });
-    expect(await call('reports.export', { ...base, out: path.join(exportsDir, 'report.txt') })).toMatchObject({ ok: false, error: { field: 'out', message: /end in \.csv/ } });
-    expect(await call('reports.export', { ...base, out: path.join(dataDir, 'nope', 'r.csv') })).toMatchObject({ ok: false, error: { field: 'out', message: /does not exist/ } });
-    expect(await call('reports.export', { ...base, from: 10, to: 5, out: path.join(exportsDir, 'r.csv') })).toMatchObject({ ok: false, error: { field: 'to' } });
-    expect(await call('reports.export', { exportId: 'b', kind: 'balances', out: path.join(exportsDir, 'b.csv') })).toMatchObject({ ok: false, error: { field: 'from' } });
-    expect(await call('reports.export', { exportId: 'b', kind: 'balances', from: 5, out: path.join(exportsDir, 'b.csv') })).toMatchObject({ ok: false, error: { field: 'to' } });
-    expect(await call('reports.export', { ...base, kind: 'payments', out: path.join(exportsDir, 'b.csv') })).toMatchObject({ ok: false, error: { field: 'kind' } });
+    expect(await call('reports.export', { ...base, fileName: 'report.txt' })).toMatchObject({ ok: false, error: { field: 'fileName', message: /end in \.csv/ } });
+    expect(await call('reports.export', { ...base, from: 10, to: 5, fileName: 'r.csv' })).toMatchObject({ ok: false, error: { field: 'to' } });
+    expect(await call('reports.export', { exportId: 'b', kind: 'balances', fileName: 'b.csv' })).toMatchObject({ ok: false, error: { field: 'from' } });
+    expect(await call('reports.export', { exportId: 'b', kind: 'balances', from: 5, fileName: 'b.csv' })).toMatchObject({ ok: false, error: { field: 'to' } });
+    expect(await call('reports.export', { ...base, kind: 'payments', fileName: 'b.csv' })).toMatchObject({ ok: false, error: { field: 'kind' } });
 
-    const out = path.join(exportsDir, 'all.csv'); // the default folder is made on demand
-    const r = await call('reports.export', { ...base, out, bom: true });
+    const out = path.join(exportsDir, 'all.csv'); // the folder is made on demand
+    const r = await call('reports.export', { ...base, fileName: 'all.csv', bom: true });
     expect(r).toMatchObject({ ok: true, value: { status: 'done', rows: 3, files: [{ path: out, bytes: fs.statSync(out).size }] } });
     const text = fs.readFileSync(out, 'utf8');
     expect(text.startsWith('\uFEFF')).toBe(true);
     expect(text).toContain('"Order, ""quoted"" 2"');
     expect(seen.some((e) => e.event === 'reports.progress' && (e.payload as { exportId: string }).exportId === 'e1')).toBe(true);
-    // Never overwritten.
+    // A name the person gave is never overwritten.
     const before = fs.readFileSync(out);
-    expect(await call('reports.export', { ...base, exportId: 'e2', out })).toMatchObject({ ok: false, error: { field: 'out', message: /already exists/ } });
+    expect(await call('reports.export', { ...base, exportId: 'e2', fileName: 'all.csv' })).toMatchObject({ ok: false, error: { field: 'fileName', message: /already exists/ } });
     expect(fs.readFileSync(out).equals(before)).toBe(true);
+    // No name: one from the dates, numbered when taken.
+    const d1 = await call('reports.export', { exportId: 'd1', kind: 'collections' });
+    const d2 = await call('reports.export', { exportId: 'd2', kind: 'collections' });
+    expect(d1).toMatchObject({ ok: true, value: { files: [{ path: path.join(exportsDir, 'collections.csv') }] } });
+    expect(d2).toMatchObject({ ok: true, value: { files: [{ path: path.join(exportsDir, 'collections-2.csv') }] } });
 
     // The balance report writes two files; both must be free.
-    const bal = path.join(exportsDir, 'bal.csv');
     fs.writeFileSync(path.join(exportsDir, 'bal-snapshots.csv'), 'keep me');
-    expect(await call('reports.export', { exportId: 'b1', kind: 'balances', from: 0, to: Date.now(), out: bal })).toMatchObject({
+    expect(await call('reports.export', { exportId: 'b1', kind: 'balances', from: 0, to: Date.now(), fileName: 'bal.csv' })).toMatchObject({
       ok: false,
-      error: { field: 'out', message: /bal-snapshots\.csv already exists/ },
+      error: { field: 'fileName', message: /bal-snapshots\.csv already exists/ },
     });
     expect(fs.readFileSync(path.join(exportsDir, 'bal-snapshots.csv'), 'utf8')).toBe('keep me');
-    expect(fs.existsSync(bal)).toBe(false);
+    expect(fs.existsSync(path.join(exportsDir, 'bal.csv'))).toBe(false);
     // Both files, with their sizes, when free.
     const bal2 = path.join(exportsDir, 'bal2.csv');
-    const b2 = await call('reports.export', { exportId: 'b2', kind: 'balances', from: 0, to: Date.now(), out: bal2 });
+    const b2 = await call('reports.export', { exportId: 'b2', kind: 'balances', from: 0, to: Date.now(), fileName: 'bal2.csv' });
     const snap = path.join(exportsDir, 'bal2-snapshots.csv');
     expect(b2).toMatchObject({ ok: true, value: { status: 'done', files: [{ path: bal2, bytes: fs.statSync(bal2).size }, { path: snap, bytes: fs.statSync(snap).size }] } });
+    close();
+  });
+
+  it('refuses any path from the renderer with a field error, and writes nothing anywhere', async () => {
+    const { db, dataDir, call, seen, close } = setup();
+    addCollections(db, 3);
+    const outside = tempDir();
+    const attempts: [Record<string, unknown>, string][] = [
+      [{ out: path.join(outside, 'x.csv') }, 'out'],
+      [{ out: '/etc/passwd' }, 'out'],
+      [{ path: path.join(outside, 'x.csv') }, 'path'],
+      [{ fileName: '../../x.csv' }, 'fileName'],
+      [{ fileName: path.join(outside, 'x.csv') }, 'fileName'],
+      [{ fileName: '..\\x.csv' }, 'fileName'],
+      [{ fileName: 'C:x.csv' }, 'fileName'],
+      [{ fileName: '.hidden.csv' }, 'fileName'],
+      [{ fileName: 'a\u0000.csv' }, 'fileName'],
+    ];
+    for (const [extra, field] of attempts) {
+      const r = await call('reports.export', { exportId: 'p', kind: 'collections', ...extra });
+      expect(r, JSON.stringify(extra)).toMatchObject({ ok: false, error: { kind: 'validation', field } });
+    }
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(fs.existsSync(path.join(dataDir, 'exports'))).toBe(false);
+    expect(fs.existsSync(path.join(dataDir, '..', 'x.csv'))).toBe(false);
+    expect(seen.filter((e) => e.event === 'reports.progress')).toEqual([]);
     close();
   });
 
@@ -103,8 +130,8 @@ describe('reports over IPC, without a save dialog', () => {
     const { db, dataDir, call, close } = setup();
     addCollections(db, 300_000);
     const out = path.join(dataDir, 'exports', 'big.csv');
-    const running = call('reports.export', { exportId: 'big', kind: 'collections', out });
-    expect(await call('reports.export', { exportId: 'big', kind: 'collections', out: path.join(dataDir, 'exports', 'other.csv') })).toMatchObject({
+    const running = call('reports.export', { exportId: 'big', kind: 'collections', fileName: 'big.csv' });
+    expect(await call('reports.export', { exportId: 'big', kind: 'collections', fileName: 'other.csv' })).toMatchObject({
       ok: false,
       error: { field: 'exportId', message: /already running/ },
     });

@@ -1,7 +1,14 @@
 // The balance history chart's pure parts (renderer/src/screens/Balances/scale.ts): each wallet's axis
 // shows its own movement, labels are exact decimals, the step series carries values forward.
 import { describe, expect, it } from 'vitest';
-import { dayTicks, signedChange, tickFormatter, toRows, yTicks } from '../../renderer/src/screens/Balances/scale.js';
+import {
+  chartDomain,
+  dayTicks,
+  signedChange,
+  tickFormatter,
+  toRows,
+  yTicks,
+} from '../../renderer/src/screens/Balances/scale.js';
 
 describe('yTicks', () => {
   it('spans the wallet’s own low and high, not zero, so a 1% move is visible', () => {
@@ -62,5 +69,23 @@ describe('dayTicks', () => {
     expect(ticks).toHaveLength(7);
     for (const t of ticks) expect([new Date(t).getHours(), new Date(t).getMinutes()]).toEqual([0, 0]);
     expect(new Date(ticks[0]!).getDate()).toBe(15);
+  });
+});
+
+describe('chartDomain', () => {
+  const DAY = 86_400_000;
+  const to = Date.UTC(2026, 10, 22, 12);
+  const from = to - 7 * DAY;
+  it('keeps the query window when history covers it', () => {
+    expect(chartDomain(from, to, from - DAY)).toEqual([from, to]);
+    expect(chartDomain(from, to, from)).toEqual([from, to]);
+  });
+  it('on a first start, begins where the history begins so the week fills in from the left', () => {
+    const first = to - 60_000; // the first balance read, a minute ago
+    const [start, end] = chartDomain(from, to, first);
+    expect(start).toBe(first);
+    expect(end - start).toBe(7 * DAY);
+    // The one point sits at the left edge, not squeezed against the right one.
+    expect((first - start) / (end - start)).toBe(0);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isAllowedPaymentUrl, isLoopbackHostname, isVettedExternalUrl } from '../../main/shell/payment-url.js';
+import {
+  isAllowedPaymentUrl,
+  isLoopbackHostname,
+  isPaymentPageUrl,
+  isVettedExternalUrl,
+  registrableDomain,
+} from '../../main/shell/payment-url.js';
 
 describe('isAllowedPaymentUrl', () => {
   const strict = { allowLoopbackHttp: false };
@@ -52,5 +58,83 @@ describe('isVettedExternalUrl (shell.openExternal)', () => {
     ]) {
       expect(isVettedExternalUrl(u), u).toBe(false);
     }
+  });
+});
+
+describe('registrableDomain', () => {
+  it('is the last two labels, or three under a country-code second level', () => {
+    expect(registrableDomain('api.pay.example.com')).toBe('example.com');
+    expect(registrableDomain('example.com')).toBe('example.com');
+    expect(registrableDomain('api.example.co.ke')).toBe('example.co.ke');
+    expect(registrableDomain('checkout.example.co.uk')).toBe('example.co.uk');
+    expect(registrableDomain('co.uk')).toBeNull();
+    expect(registrableDomain('localhost')).toBeNull();
+    expect(registrableDomain('127.0.0.1')).toBeNull();
+    expect(registrableDomain('[::1]')).toBeNull();
+    expect(registrableDomain('example.com.')).toBeNull();
+  });
+});
+
+describe('isPaymentPageUrl (openExternal and the payment window)', () => {
+  const live = { baseUrl: 'https://api.payments.example.com/v1', allowLoopbackHttp: false };
+  it('allows the base URL origin and hosts on its registrable domain, https on the default port', () => {
+    for (const u of [
+      'https://api.payments.example.com/pay/abc',
+      'https://checkout.example.com/pay/abc?x=1',
+      'https://example.com/pay',
+      'https://a.b.example.com/',
+      'https://CHECKOUT.EXAMPLE.COM/pay',
+    ]) {
+      expect(isPaymentPageUrl(u, live), u).toBe(true);
+    }
+  });
+  it('refuses other hosts, lookalikes, userinfo, http, other ports and IDN tricks', () => {
+    for (const u of [
+      'https://evil.com/pay',
+      'https://example.com.evil.com/pay', // suffix of the wrong side
+      'https://evilexample.com/pay', // no label boundary
+      'https://example.co/pay',
+      'https://examp1e.com/pay',
+      'https://exаmple.com/pay', // Cyrillic а: a different (punycode) host
+      'https://xn--exmple-4nf.com/pay',
+      'https://example.com%2eevil.com/pay', // decodes to example.com.evil.com
+      'https://example.com@evil.com/pay',
+      'https://user:pw@checkout.example.com/pay',
+      'https://@checkout.example.com/pay',
+      'https://evil.com#@checkout.example.com',
+      'https://evil.com\\@checkout.example.com',
+      'https://evil.com/?https://checkout.example.com',
+      'http://checkout.example.com/pay',
+      'https://checkout.example.com:8443/pay',
+      'https://checkout.example.com./pay',
+      'javascript:alert(1)//checkout.example.com',
+      'data:text/html,checkout.example.com',
+      'file:///etc/passwd',
+      ' https://checkout.example.com/pay',
+      '',
+    ]) {
+      expect(isPaymentPageUrl(u, live), u).toBe(false);
+    }
+  });
+  it('allows the exact origin of a payment URL initialize returned, and nothing else on that host', () => {
+    const scope = { ...live, paymentUrls: ['https://pay.psp-hosted.net/p/123'] };
+    expect(isPaymentPageUrl('https://pay.psp-hosted.net/p/123/3ds', scope)).toBe(true);
+    expect(isPaymentPageUrl('https://other.psp-hosted.net/p/123', scope)).toBe(false);
+    expect(isPaymentPageUrl('https://pay.psp-hosted.net:444/p/123', scope)).toBe(false);
+    expect(isPaymentPageUrl('https://pay.psp-hosted.net/p/123', live)).toBe(false);
+  });
+  it('a local sandbox: only the exact origin of its base URL, and only when loopback http is allowed', () => {
+    const local = { baseUrl: 'http://127.0.0.1:4010', allowLoopbackHttp: true };
+    expect(isPaymentPageUrl('http://127.0.0.1:4010/pay/abc', local)).toBe(true);
+    expect(isPaymentPageUrl('http://127.0.0.1:4011/pay/abc', local)).toBe(false);
+    expect(isPaymentPageUrl('http://localhost:4010/pay/abc', local)).toBe(false);
+    expect(isPaymentPageUrl('https://127.0.0.1:4010/pay/abc', local)).toBe(false);
+    expect(isPaymentPageUrl('https://example.com/pay', local)).toBe(false);
+    expect(isPaymentPageUrl('http://127.0.0.1:4010/pay/abc', { ...local, allowLoopbackHttp: false })).toBe(false);
+  });
+  it('refuses everything when no base URL is set', () => {
+    expect(isPaymentPageUrl('https://checkout.example.com/pay', { baseUrl: null, allowLoopbackHttp: false })).toBe(
+      false,
+    );
   });
 });

@@ -2,6 +2,8 @@
 // Chromium: the redirect is captured before it loads, closing answers 'closed', non-https is refused,
 // and the window has no bridge to main.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +12,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { createServiceClient } from '../../main/service/client.js';
 import { buildCardCipher } from '../../main/service/card-cipher.js';
 import { ChromiumPaymentWindow } from '../../main/shell/chromium-payment-window.js';
-import { CHROMIUM_FLAGS, chromiumExecutable } from '../../main/shell/chromium.js';
+import { chromiumExecutable, chromiumFlags } from '../../main/shell/chromium.js';
 import { redirectParams } from '../../main/collections/redirect-url.js';
 
 const REDIRECT = 'https://shop.example/return';
@@ -21,7 +23,7 @@ let dir: string;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-pw-'));
   sandbox = await startSandbox({ stateDir: dir });
-  browser = await chromium.launch({ executablePath: chromiumExecutable(), headless: true, args: CHROMIUM_FLAGS });
+  browser = await chromium.launch({ executablePath: chromiumExecutable(), headless: true, args: chromiumFlags() });
 }, 60_000);
 
 afterAll(async () => {
@@ -31,10 +33,20 @@ afterAll(async () => {
 });
 
 async function newPayment(cardNo = '4242424242424242'): Promise<{ paymentUrl: string; reference: string }> {
-  const client = createServiceClient({ baseUrl: sandbox.baseUrl, keys: () => ({ publicKey: sandbox.publicKey, secretKey: sandbox.secretKey }) });
+  const client = createServiceClient({
+    baseUrl: sandbox.baseUrl,
+    keys: () => ({ publicKey: sandbox.publicKey, secretKey: sandbox.secretKey }),
+  });
   const reference = `MD-PW-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
   const cardCipher = buildCardCipher(
-    { first_name: 'Ada', last_name: 'Test', card_no: cardNo, exp_month: '12', exp_year: String(new Date().getFullYear() + 2), cvv: '123' },
+    {
+      first_name: 'Ada',
+      last_name: 'Test',
+      card_no: cardNo,
+      exp_month: '12',
+      exp_year: String(new Date().getFullYear() + 2),
+      cvv: '123',
+    },
     sandbox.servicePublicKeyPem,
   );
   const r = await client.initialize({
@@ -49,7 +61,10 @@ async function newPayment(cardNo = '4242424242424242'): Promise<{ paymentUrl: st
 }
 
 function opener(onPage: (p: Page) => Promise<void>, allowLoopbackHttp = true) {
-  const w = new ChromiumPaymentWindow({ browser, allowLoopbackHttp: () => allowLoopbackHttp });
+  const w = new ChromiumPaymentWindow({
+    browser,
+    pages: { scope: () => ({ baseUrl: sandbox.baseUrl, allowLoopbackHttp }) },
+  });
   w.onOpen((p) => void onPage(p).catch(() => {}));
   return w;
 }
@@ -62,7 +77,11 @@ describe('Chromium payment window', () => {
     expect(result.kind).toBe('redirect');
     if (result.kind !== 'redirect') return;
     const params = redirectParams(result.url);
-    expect(params).toMatchObject({ merchant_reference: reference, transaction_status: 'COMPLETED', event: 'transaction.completed' });
+    expect(params).toMatchObject({
+      merchant_reference: reference,
+      transaction_status: 'COMPLETED',
+      event: 'transaction.completed',
+    });
     expect(params.hmac_signature).toMatch(/^t=\d+,s=[0-9a-f]+$/);
     expect(params.rsa_signature).toBeTruthy();
     expect(w.current).toBeNull(); // the window is gone
@@ -90,7 +109,10 @@ describe('Chromium payment window', () => {
     let pages = 0;
     const w = opener(async (page) => {
       await page.getByRole('button', { name: 'Cancel payment' }).waitFor();
-      probe = await page.evaluate(() => ({ desk: typeof (window as { desk?: unknown }).desk, invoke: typeof (window as { __deskInvoke?: unknown }).__deskInvoke }));
+      probe = await page.evaluate(() => ({
+        desk: typeof (window as { desk?: unknown }).desk,
+        invoke: typeof (window as { __deskInvoke?: unknown }).__deskInvoke,
+      }));
       await page.evaluate(() => window.open('https://example.com/popup', '_blank'));
       await page.waitForTimeout(300);
       pages = page.context().pages().length;
@@ -103,10 +125,43 @@ describe('Chromium payment window', () => {
 
   it('refuses a payment page that is not https (loopback http only for a local sandbox)', async () => {
     const w = opener(async () => {}, false);
-    expect(await w.open({ paymentUrl: 'http://127.0.0.1:1/pay/x', redirectUrl: REDIRECT, title: 'Pay' })).toMatchObject({ kind: 'error' });
+    expect(await w.open({ paymentUrl: 'http://127.0.0.1:1/pay/x', redirectUrl: REDIRECT, title: 'Pay' })).toMatchObject(
+      { kind: 'error' },
+    );
     const w2 = opener(async () => {}, true);
-    expect(await w2.open({ paymentUrl: 'http://pay.example.com/pay/x', redirectUrl: REDIRECT, title: 'Pay' })).toMatchObject({ kind: 'error' });
-    expect(await w2.open({ paymentUrl: 'https://user:pw@pay.example.com/', redirectUrl: REDIRECT, title: 'Pay' })).toMatchObject({ kind: 'error' });
+    expect(
+      await w2.open({ paymentUrl: 'http://pay.example.com/pay/x', redirectUrl: REDIRECT, title: 'Pay' }),
+    ).toMatchObject({ kind: 'error' });
+    expect(
+      await w2.open({ paymentUrl: 'https://user:pw@pay.example.com/', redirectUrl: REDIRECT, title: 'Pay' }),
+    ).toMatchObject({ kind: 'error' });
+  });
+
+  it('never shows a page outside the payment-page origins, even another local server', async () => {
+    let hits = 0;
+    const other = http.createServer((_req, res) => {
+      hits += 1;
+      res.end('<title>Look-alike payment page</title>');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/pay/phish`;
+    try {
+      const { paymentUrl } = await newPayment();
+      let stayed = '';
+      const w = opener(async (page) => {
+        await page.getByRole('button', { name: 'Cancel payment' }).waitFor();
+        const failed = page.waitForEvent('requestfailed', { predicate: (r) => r.url() === otherUrl });
+        await page.evaluate((u) => (window.location.href = u), otherUrl);
+        await failed;
+        stayed = await page.title();
+        await page.close();
+      });
+      expect(await w.open({ paymentUrl, redirectUrl: REDIRECT, title: 'Pay' })).toEqual({ kind: 'closed' });
+      expect(hits).toBe(0);
+      expect(stayed).not.toBe('Look-alike payment page');
+    } finally {
+      other.close();
+    }
   });
 
   it("answers 'closed' when the caller cancels", async () => {
@@ -116,6 +171,8 @@ describe('Chromium payment window', () => {
       await page.getByRole('button', { name: 'Cancel payment' }).waitFor();
       ac.abort();
     });
-    expect(await w.open({ paymentUrl, redirectUrl: REDIRECT, title: 'Pay', signal: ac.signal })).toEqual({ kind: 'closed' });
+    expect(await w.open({ paymentUrl, redirectUrl: REDIRECT, title: 'Pay', signal: ac.signal })).toEqual({
+      kind: 'closed',
+    });
   });
 });

@@ -7,8 +7,11 @@ import { adoptLegacyDatabase, openProfileDatabase, writeActiveProfile } from '..
 import { importServicePublicKeyFile, inspectServicePublicKey } from '../../settings/service-key.js';
 import { loadSettings, SettingsError, updateSettings, validateSettings } from '../../settings/settings.js';
 import { loadConnection } from '../../settings/connection.js';
+import { storeKeyFor } from '../../settings/key-binding.js';
 import { checkSecretValue, KeyringSecretStore, maskKey, SecretValueError, type SecretName } from '../../secrets/secret-store.js';
 import { createLogger } from '../../log/logger.js';
+import { recordBalanceRun } from '../../store/balances.js';
+import { systemClock } from '../../clock.js';
 import fs from 'node:fs';
 
 const USAGE =
@@ -162,8 +165,10 @@ export const connectCommand: Command = {
         ctx.io.stderr.write(`merchant-desk: ${probe.reason}\nNothing was saved: keys are only ever stored in the OS keychain.\n`);
         return 1;
       }
-      await store.set('public-key', publicKey);
-      for (const [name, value] of secrets) await store.set(name, value);
+      // The keys are for this base URL's host only (main/settings/key-binding.ts).
+      const baseUrl = values['base-url'].trim();
+      await storeKeyFor(store, baseUrl, 'public-key', publicKey);
+      for (const [name, value] of secrets) await storeKeyFor(store, baseUrl, name, value);
       if (!values['signing-key-stdin']) await store.delete('signing-key');
       // The base URL first: the profile's settings must be valid as a whole at every write.
       updateSettings(db, { profile, baseUrl: values['base-url'].trim() });
@@ -188,8 +193,15 @@ export const connectCommand: Command = {
         return 1;
       }
       try {
+        const startedAt = systemClock.now();
         const balances = await conn.client.getBalances();
-        ctx.io.stdout.write(`verified: the service answered with ${balances.length} wallet${balances.length === 1 ? '' : 's'}\n`);
+        // The answer is real data: keep it as the poller would, so `merchant-desk balances` right after
+        // shows it instead of "nothing cached yet".
+        const stored = recordBalanceRun(db, { startedAt, finishedAt: systemClock.now(), result: { ok: true, value: balances } });
+        ctx.io.stdout.write(
+          `verified: the service answered with ${balances.length} wallet${balances.length === 1 ? '' : 's'}` +
+            `${stored.error ? ` (not cached: ${stored.error.message})` : '; cached (merchant-desk balances shows them)'}\n`,
+        );
         return 0;
       } catch (e) {
         ctx.io.stderr.write(

@@ -17,7 +17,9 @@ export function electronBinary(env: NodeJS.ProcessEnv = process.env, packageDir?
     const pathFile = path.join(dir, 'path.txt');
     const rel = fs.existsSync(pathFile) ? fs.readFileSync(pathFile, 'utf8').trim() : '';
     if (!rel) return null;
-    const full = env.ELECTRON_OVERRIDE_DIST_PATH ? path.join(env.ELECTRON_OVERRIDE_DIST_PATH, rel) : path.join(dir, 'dist', rel);
+    const full = env.ELECTRON_OVERRIDE_DIST_PATH
+      ? path.join(env.ELECTRON_OVERRIDE_DIST_PATH, rel)
+      : path.join(dir, 'dist', rel);
     return fs.existsSync(full) ? full : null;
   } catch {
     return null;
@@ -42,7 +44,8 @@ export const startCommand: Command = {
     let cdpPort: number | undefined;
     if (values['cdp-port'] !== undefined) {
       cdpPort = Number(values['cdp-port']);
-      if (!Number.isInteger(cdpPort) || cdpPort < 1 || cdpPort > 65535) throw new UsageError('--cdp-port must be a port number from 1 to 65535');
+      if (!Number.isInteger(cdpPort) || cdpPort < 1 || cdpPort > 65535)
+        throw new UsageError('--cdp-port must be a port number from 1 to 65535');
     }
     const { io, dataDir } = ctx;
 
@@ -56,17 +59,35 @@ export const startCommand: Command = {
       io.stderr.write('Electron is not installed here; opening Merchant Desk in the Chromium shell instead.\n');
     }
     if (!values.headless && process.platform === 'linux' && !ctx.env.DISPLAY && !ctx.env.WAYLAND_DISPLAY) {
-      throw new UsageError('there is no display to open a window on (DISPLAY is not set); run with --headless --cdp-port N to drive it remotely');
+      throw new UsageError(
+        'there is no display to open a window on (DISPLAY is not set); run with --headless --cdp-port N to drive it remotely',
+      );
     }
 
     // Loaded only now: the CLI's other commands need neither the core nor playwright.
-    const { composeCore } = await import('../../app/compose.js');
-    const { startChromiumShell } = await import('../../shell/chromium.js');
-    const core = await composeCore({ dataDir, shell: 'chromium' });
+    // Chromium boots (its own process) while the app's modules load and the core is composed; the window
+    // opens on the cached data while the embedded sandbox starts in the background.
+    const { launchChromium } = await import('../../shell/chromium-launch.js');
+    const launching = launchChromium({
+      headless: values.headless,
+      ...(cdpPort !== undefined ? { cdpPort } : {}),
+      env: ctx.env,
+      warn: (line) => io.stderr.write(line + '\n'),
+    });
+    launching.catch(() => {}); // awaited below; a failure is reported there
+    const [{ startChromiumShell }, { composeCore }] = await Promise.all([import('../../shell/chromium.js'), import('../../app/compose.js')]);
+    let core;
+    try {
+      core = await composeCore({ dataDir, shell: 'chromium', background: true });
+    } catch (e) {
+      await launching.then((l) => l.close()).catch(() => {});
+      throw e;
+    }
     let shell;
     try {
-      shell = await startChromiumShell({ core, headless: values.headless, ...(cdpPort !== undefined ? { cdpPort } : {}), env: ctx.env });
+      shell = await startChromiumShell({ core, launched: await launching });
     } catch (e) {
+      await launching.then((l) => l.close(core.logger)).catch(() => {});
       await core.close();
       throw e;
     }
@@ -82,6 +103,9 @@ export const startCommand: Command = {
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
     });
+    // The ready line promises a running sandbox (tools attach to its test controls): it waits for the
+    // start, the window does not.
+    await Promise.race([core.ready(), shell.closed, stop]);
     io.stdout.write(
       JSON.stringify({
         ready: true,

@@ -2,6 +2,7 @@
 // payments.charge once; main validates it again, and its handler never logs the request.
 import { z } from 'zod';
 import { channel, noRequest } from './define.js';
+import { noPath, plainFileName } from './file-name.js';
 import { cardFormSchema } from '../../collections/card-input.js';
 import type { CardOptionView, ChargeOutcome } from '../../collections/charge.js';
 import type { CollectionRow, EventRow } from '../../collections/query.js';
@@ -37,9 +38,22 @@ export const collectionsGetRequest = z
 
 const resendRequest = z.object({ reference: z.string().trim().min(8).max(100), card: cardFormSchema.shape.card });
 const pageRequest = z.object({ offset: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(100) });
+/**
+ * Which callbacks file: `name`, a file in <data folder>/imports; `content`, the text of a file the person
+ * picked in the window; neither, the shell's open dialog (Electron). Never a path.
+ */
 const importRequest = z
-  .object({ path: z.string().min(1).max(4096).optional(), content: z.string().max(64 * 1024 * 1024).optional() })
-  .refine((r) => (r.path === undefined) !== (r.content === undefined), { message: 'give either path or content', path: ['path'] });
+  .object({ name: plainFileName.optional(), content: z.string().max(64 * 1024 * 1024).optional(), path: noPath })
+  .strict()
+  .refine((r) => r.name === undefined || r.content === undefined, { message: 'give either name or content', path: ['name'] });
+
+export interface ImportFolder {
+  /** True when the shell has an open dialog (Electron). */
+  canChoose: boolean;
+  /** <data folder>/imports: callbacks files saved there are listed by name (shown to the user, never sent back). */
+  folder: string;
+  files: { name: string; bytes: number; modifiedAt: number }[];
+}
 const token = z.object({ token: z.string().regex(/^[0-9a-f]{32}$/, 'token is not valid') });
 
 export const collectionsChannels = {
@@ -56,8 +70,13 @@ export const collectionsChannels = {
   'collections.get': channel<typeof collectionsGetRequest, { collection: CollectionRow; events: EventRow[] }>(collectionsGetRequest),
   /** Callbacks for references this desk does not know, kept for review. */
   'collections.orphans': channel<typeof pageRequest, { rows: (EventRow & { merchantReference: string })[]; total: number }>(pageRequest),
-  /** Import callbacks saved as JSON lines: a file path (the shell's open dialog) or the file's text (read by the renderer). */
-  'callbacks.import': channel<typeof importRequest, ImportSummary>(importRequest),
+  /** The imports folder and the files in it (newest first), and whether an open dialog is available. */
+  'callbacks.importFolder': channel<typeof noRequest, ImportFolder>(noRequest),
+  /**
+   * Import callbacks saved as JSON lines: a file of the imports folder by name, the text of a file the
+   * person picked, or (neither) the shell's open dialog; 'chosen' is null when the dialog was closed.
+   */
+  'callbacks.import': channel<typeof importRequest, ImportSummary | { chosen: null }>(importRequest),
 };
 
 export type collectionsEvents = {

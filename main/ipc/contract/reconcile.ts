@@ -12,6 +12,9 @@ import type {
   ReconcileSummary,
 } from '../../reconcile/types.js';
 
+import type { SecurityLogView } from '../../callbacks/security-log-types.js';
+
+export type { SecurityLogView };
 export type { AuditEvent, ExceptionDetail, ExceptionRow, MovementResult, OrphanRow, ReconcileSummary };
 
 const ms = z.number().int().nonnegative();
@@ -75,6 +78,7 @@ export const reconcileMovementRequest = z.object({
 const byId = z.object({ collectionId: z.number().int().positive() });
 /** The renderer names its run so it can cancel that run (and only that one). */
 export const reconcileRunRequest = z.object({ runId: z.string().trim().min(1).max(64) });
+const securityLogRequest = z.object({ from: ms.optional(), limit: z.number().int().min(1).max(1000).optional() });
 const orphansRequest = z.object({ includeResolved: z.boolean().optional(), ...page });
 
 export const reconcileChannels = {
@@ -83,6 +87,8 @@ export const reconcileChannels = {
   'reconcile.exceptions': channel<typeof reconcileExceptionsRequest, { rows: ExceptionRow[]; total: number; countsByKind: Record<string, number> }>(
     reconcileExceptionsRequest,
   ),
+  /** The merchant's currencies (of its collections and wallets), for the queue's Currency filter. */
+  'reconcile.currencies': channel<typeof noRequest, string[]>(noRequest),
   /** Callbacks for references we do not know. */
   'reconcile.orphans': channel<typeof orphansRequest, { rows: OrphanRow[]; total: number }>(orphansRequest),
   'reconcile.detail': channel<typeof byId, ExceptionDetail>(byId),
@@ -98,6 +104,8 @@ export const reconcileChannels = {
   'reconcile.run': channel<typeof reconcileRunRequest, { collections: number; exceptions: number }>(reconcileRunRequest),
   'reconcile.cancelRun': channel<typeof reconcileRunRequest, { cancelled: boolean }>(reconcileRunRequest),
   'reconcile.balanceMovement': channel<typeof reconcileMovementRequest, MovementResult>(reconcileMovementRequest),
+  /** Refused callback deliveries (bad signature, too large, rate limited...), counted per hour and source; newest first. */
+  'reconcile.securityLog': channel<typeof securityLogRequest, SecurityLogView>(securityLogRequest),
 };
 
 export type reconcileEvents = {

@@ -1,10 +1,12 @@
 // CSV exports (balance report, collections). The destination is the shell's save dialog when it has one
-// (Electron); otherwise (the Chromium shell) a path typed in the window, checked on field 'out' (absolute,
-// .csv, existing folder, nothing overwritten). 'reports.target' says which, and the default folder.
+// (Electron); otherwise (the Chromium shell) a file in <data folder>/exports, named by the renderer with a
+// plain file name only (field 'fileName'; nothing overwritten) or by main from the dates. The renderer
+// never sends a path. 'reports.target' says which, and the folder.
 // Progress arrives as 'reports.progress' events with the renderer's exportId; 'reports.cancel' stops an
 // export and removes its partial file (the export then answers with error kind 'cancelled').
 import { z } from 'zod';
 import { channel, noRequest } from './define.js';
+import { noPath, plainFileName } from './file-name.js';
 
 const ms = z.number().int().nonnegative();
 const exportId = z.string().trim().min(1).max(64);
@@ -16,22 +18,32 @@ export const reportsExportRequest = z
     from: ms.optional(),
     to: ms.optional(),
     bom: z.boolean().optional(),
-    /** Only when the shell has no save dialog: an absolute path ending in .csv. */
-    out: z.string().trim().min(1, 'enter where to save the file').max(4096).optional(),
+    /** Only when the shell has no save dialog: a plain name ending in .csv, saved in the exports folder. Default: from the dates. */
+    fileName: plainFileName.refine((n) => n.toLowerCase().endsWith('.csv'), { message: 'must end in .csv' }).optional(),
+    out: noPath,
+    path: noPath,
   })
-  .refine((r) => r.kind !== 'balances' || r.from !== undefined, { message: 'the balance report needs a start date', path: ['from'] })
-  .refine((r) => r.kind !== 'balances' || r.to !== undefined, { message: 'the balance report needs an end date', path: ['to'] })
-  .refine((r) => r.from === undefined || r.to === undefined || r.to > r.from, { message: 'must be after the start date', path: ['to'] });
+  .strict()
+  .refine((r) => r.kind !== 'balances' || r.from !== undefined, {
+    message: 'the balance report needs a start date',
+    path: ['from'],
+  })
+  .refine((r) => r.kind !== 'balances' || r.to !== undefined, {
+    message: 'the balance report needs an end date',
+    path: ['to'],
+  })
+  .refine((r) => r.from === undefined || r.to === undefined || r.to > r.from, {
+    message: 'must be after the start date',
+    path: ['to'],
+  });
 
 const cancelRequest = z.object({ exportId });
 
 export interface ExportTarget {
-  /** True when the shell shows a save dialog (Electron); false: the window asks for a path. */
+  /** True when the shell shows a save dialog (Electron); false: files go to `folder`, named by a plain file name. */
   canChoose: boolean;
-  /** <data folder>/exports, the default place for a typed path. */
-  defaultDir: string;
-  /** The OS path separator, to join defaultDir and a file name. */
-  sep: string;
+  /** <data folder>/exports, where files go without a save dialog (shown to the user, never sent back). */
+  folder: string;
 }
 
 export interface ExportedFile {
@@ -46,7 +58,7 @@ export type ExportOutcome =
   | { status: 'no_file_chosen' };
 
 export const reportsChannels = {
-  /** Whether a save dialog is available, and the default folder for a typed path. */
+  /** Whether a save dialog is available, and the folder files go to without one. */
   'reports.target': channel<typeof noRequest, ExportTarget>(noRequest),
   /** Balance report for [from, to) (both required) or collections created in [from, to) (all when omitted). */
   'reports.export': channel<typeof reportsExportRequest, ExportOutcome>(reportsExportRequest),

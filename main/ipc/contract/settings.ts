@@ -17,6 +17,8 @@ export interface SettingsView {
   pollIntervals: { balancesMs: number; providersMs: number };
   staleAfterMs: number;
   operatorName: string;
+  /** Changes of the operator name recorded by main, newest first (`at`: ISO time). */
+  operatorNameChanges: { from: string | null; to: string; at: string }[];
   keys: {
     publicKey: 'set' | 'unset';
     secretKey: 'set' | 'unset';
@@ -25,13 +27,22 @@ export interface SettingsView {
     store: 'keychain' | 'memory';
     available: boolean;
     reason: string | null;
+    /** The origin the stored keys were saved for (they are sent nowhere else), or null. */
+    boundTo: string | null;
+    /**
+     * Set when keys must be entered (again) for this origin, the base URL's: none are stored, or those
+     * stored were saved for another host.
+     */
+    enterFor: string | null;
   };
   serviceKey: { bits: number; fingerprintSha256: string; source: 'imported' | 'embedded sandbox' } | null;
   /** Stored settings that were invalid and fell back to defaults. */
   problems: { field: string; message: string }[];
 }
 
-const keyName = z.enum(['publicKey', 'secretKey', 'signingKey'], { message: 'must be publicKey, secretKey or signingKey' });
+const keyName = z.enum(['publicKey', 'secretKey', 'signingKey'], {
+  message: 'must be publicKey, secretKey or signingKey',
+});
 
 export const settingsPatchSchema = z
   .object({
@@ -42,7 +53,10 @@ export const settingsPatchSchema = z
       .object({ enabled: z.boolean(), host: z.string().max(255), port: z.number().int('must be a whole number') })
       .partial(),
     pollIntervals: z
-      .object({ balancesMs: z.number().int('must be a whole number'), providersMs: z.number().int('must be a whole number') })
+      .object({
+        balancesMs: z.number().int('must be a whole number'),
+        providersMs: z.number().int('must be a whole number'),
+      })
       .partial(),
     staleAfterMs: z.number().int('must be a whole number'),
     operatorName: z.string().max(200),
@@ -61,7 +75,12 @@ export const settingsChannels = {
   'settings.clearKey': channel<z.ZodObject<{ name: typeof keyName }>, SettingsView>(z.object({ name: keyName })),
   /** Checks PEM text is an RSA public key, copies it into the data folder, shows size and fingerprint. */
   'settings.importServiceKey': channel<z.ZodObject<{ pem: z.ZodString }>, SettingsView>(
-    z.object({ pem: z.string().min(1, 'is empty: paste the PEM or choose the file').max(65536, 'is too large to be a public key') }),
+    z.object({
+      pem: z
+        .string()
+        .min(1, 'is empty: paste the PEM or choose the file')
+        .max(65536, 'is too large to be a public key'),
+    }),
   ),
 };
 

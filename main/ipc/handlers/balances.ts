@@ -20,6 +20,7 @@ export const balancesHandlers = (core: Core): HandlersFor<typeof balancesChannel
       return { currency, from: start, to: end, points: balanceHistory(core.db, { currency, from: start, to: end }) };
     },
     'balances.refresh': async () => {
+      await core.ready(); // while the sandbox starts there is no poller yet: wait for it
       await core.poller?.refresh('balances');
       return latest();
     },

@@ -1,6 +1,7 @@
 // Payments and collections handlers. The charge request carries the card: it is passed to the charge
 // service (which overwrites its fields) and is never logged here; dispatch logs no requests.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Core } from '../../app/core.js';
 import type { collectionsChannels } from '../contract/collections.js';
 import type { HandlersFor } from './types.js';
@@ -9,6 +10,35 @@ import { getCollection, listCollections, listOrphans } from '../../collections/q
 import { PaymentError } from '../../collections/errors.js';
 import { importCallbacksJsonl, importCallbacksText } from '../../callbacks/import-jsonl.js';
 import type { CollectionRow } from '../../collections/query.js';
+import { dataPaths } from '../../settings/paths.js';
+import { isPlainFileName } from '../contract/file-name.js';
+
+/** Where callbacks files are saved for import when the shell has no open dialog (made on first use). */
+export function importsDir(core: Pick<Core, 'dataDir'>): string {
+  const dir = dataPaths(core.dataDir).imports;
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** Regular files of the imports folder (links and folders left out), newest first. */
+function listImportFiles(dir: string): { name: string; bytes: number; modifiedAt: number }[] {
+  const out: { name: string; bytes: number; modifiedAt: number }[] = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isFile() || !isPlainFileName(e.name)) continue;
+    const st = fs.statSync(path.join(dir, e.name), { throwIfNoEntry: false });
+    if (st) out.push({ name: e.name, bytes: st.size, modifiedAt: st.mtimeMs });
+  }
+  return out.sort((a, b) => b.modifiedAt - a.modifiedAt || a.name.localeCompare(b.name));
+}
+
+/** The file `name` of the imports folder: a plain name (checked again here), a regular file, not a link out. */
+function importFileIn(dir: string, name: string): string {
+  if (!isPlainFileName(name)) throw new PaymentError('validation', 'must be the name of a file in the imports folder', 'name');
+  const file = path.join(dir, name);
+  const st = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (!st?.isFile()) throw new PaymentError('validation', `${name} is not a file in ${dir}`, 'name');
+  return file;
+}
 
 async function signingKey(core: Core): Promise<string | null> {
   try {
@@ -35,7 +65,11 @@ export function chargeServiceFor(core: Core): ChargeService {
     const emit = (c: CollectionRow) => core.events.emit('collections.updated', { id: c.id, reference: c.merchantReference, status: c.status });
     const service = createChargeService({
       db: core.db,
-      getClient: () => core.getClient(),
+      // A charge made while the embedded sandbox is still starting waits for it.
+      getClient: async () => {
+        await core.ready();
+        return core.getClient();
+      },
       getServicePublicKeyPem: () => core.servicePublicKeyPem(),
       getSigningKey: () => signingKey(core),
       clock: core.clock,
@@ -71,16 +105,24 @@ export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsC
       return got;
     },
     'collections.orphans': (q) => listOrphans(core.db, q),
+    'callbacks.importFolder': () => ({ canChoose: Boolean(core.chooseOpenPath), folder: importsDir(core), files: listImportFiles(importsDir(core)) }),
     'callbacks.import': async (r, ctx) => {
       const k = await keys();
       if (!k.signingKey && !k.servicePublicKey) {
         throw new PaymentError('not_configured', 'Neither the signing key nor the service public key is set, so no callback could be verified. Set them in Settings.');
       }
-      if (r.path !== undefined && !fs.statSync(r.path, { throwIfNoEntry: false })?.isFile()) {
-        throw new PaymentError('validation', `${r.path} is not a file that can be read`, 'path');
+      // Which file: one of the imports folder by plain name, or the shell's open dialog; never a path
+      // from the renderer (the contract refuses one).
+      let file: string | null = null;
+      if (r.name !== undefined) {
+        file = importFileIn(importsDir(core), r.name);
+      } else if (r.content === undefined) {
+        if (!core.chooseOpenPath) throw new PaymentError('validation', `choose a file saved in ${importsDir(core)}`, 'name');
+        file = await core.chooseOpenPath({ title: 'Import callbacks', filters: [{ name: 'JSON lines', extensions: ['jsonl', 'ndjson', 'json', 'txt'] }] });
+        if (file === null) return { chosen: null };
       }
       const opts = { keys: k, clock: core.clock, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-      const summary = r.path !== undefined ? await importCallbacksJsonl(core.db, r.path, opts) : await importCallbacksText(core.db, r.content ?? '', opts);
+      const summary = file !== null ? await importCallbacksJsonl(core.db, file, opts) : await importCallbacksText(core.db, r.content ?? '', opts);
       core.events.emit('callbacks.ingested', { result: 'import', reference: null });
       return summary;
     },

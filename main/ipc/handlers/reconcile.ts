@@ -7,11 +7,13 @@ import {
   getSummary,
   listAudit,
   listExceptions,
+  listCurrencies,
   listOrphans,
   reconcileAllInWorker,
   resolveException,
   ReconcileError,
 } from '../../reconcile/index.js';
+import { listSecurityLog } from '../../callbacks/security-log.js';
 
 export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChannels> => {
   const opts = () => ({ now: core.clock.now(), stalePendingAfterMs: core.settings().stalePendingAfterMs });
@@ -21,6 +23,7 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
   return {
     'reconcile.summary': () => getSummary(core.db, opts()),
     'reconcile.exceptions': (q) => listExceptions(core.db, q, opts()),
+    'reconcile.currencies': () => listCurrencies(core.db),
     'reconcile.orphans': (q) => listOrphans(core.db, q),
     'reconcile.detail': ({ collectionId }) => getDetail(core.db, collectionId, opts()),
     'reconcile.resolve': ({ collectionId, orphanEventId, note }) => {
@@ -58,5 +61,6 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
       return { cancelled: true };
     },
     'reconcile.balanceMovement': (q) => balanceMovement(core.db, { ...q, now: core.clock.now() }),
+    'reconcile.securityLog': (q) => listSecurityLog(core.db, q),
   };
 };

@@ -1,46 +1,63 @@
 // Handlers of contract/reports.ts: exports through the shell's save dialog (core.chooseSavePath, set by
-// the Electron shell) or, without one, to a typed path checked on field 'out'; each answer lists the
-// written files with their sizes. One export per exportId; cancel by id; all stop when the core closes.
+// the Electron shell) or, without one, into <data folder>/exports under a plain file name (the renderer's,
+// checked on field 'fileName', or one made from the dates); each answer lists the written files with their
+// sizes. One export per exportId; cancel by id; all stop when the core closes.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Core, SavePathChooser } from '../../app/core.js';
 import type { ExportOutcome, reportsChannels } from '../contract/reports.js';
 import type { HandlersFor } from './types.js';
 import { runExport, snapshotsPathFor, ReportError, type ExportJob } from '../../reports/index.js';
+import { dataPaths } from '../../settings/paths.js';
+import { isPlainFileName } from '../contract/file-name.js';
 
 export type { SavePathChooser };
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** Where typed paths go by default: <data folder>/exports (made on first use). */
+/** Where exports go without a save dialog: <data folder>/exports (made on first use). */
 export function exportsDir(core: Pick<Core, 'dataDir'>): string {
-  return path.join(core.dataDir, 'exports');
+  return dataPaths(core.dataDir).exports;
 }
 
-/** A typed destination: absolute, .csv, in an existing folder (the default exports folder is made), nothing overwritten. */
-export function checkTypedPath(out: string, job: ExportJob, defaultDir: string): string {
-  if (!path.isAbsolute(out)) throw new ReportError('validation', `give a full path, e.g. ${path.join(defaultDir, 'report.csv')}`, 'out');
-  const file = path.resolve(out);
-  if (path.extname(file).toLowerCase() !== '.csv') throw new ReportError('validation', 'the file name must end in .csv', 'out');
-  const dir = path.dirname(file);
-  if (dir === path.resolve(defaultDir)) fs.mkdirSync(dir, { recursive: true });
-  let st: fs.Stats | undefined;
-  try {
-    st = fs.statSync(dir);
-  } catch {
-    st = undefined;
+const taken = (file: string) => fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined; // a dangling link counts
+
+/**
+ * The file in `folder` for a plain `name` (the contract checked it; checked again here, since this is
+ * what keeps writes inside the folder). A name the person gave is never overwritten (field 'fileName');
+ * a generated one gets "-2", "-3"... when taken.
+ */
+export function exportFileIn(folder: string, name: string, job: ExportJob, given: boolean): string {
+  if (!isPlainFileName(name) || path.extname(name).toLowerCase() !== '.csv') {
+    throw new ReportError('validation', 'must be a plain file name ending in .csv', 'fileName');
   }
-  if (!st?.isDirectory()) throw new ReportError('validation', `the folder ${dir} does not exist`, 'out');
-  const targets = job.kind === 'balances' ? [file, snapshotsPathFor(file)] : [file];
-  for (const t of targets) {
-    if (fs.existsSync(t)) throw new ReportError('validation', `${t} already exists; choose another file name`, 'out');
+  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const base = name.slice(0, -4);
+  for (let n = 1; n < 1000; n++) {
+    const file = path.join(folder, n === 1 ? name : `${base}-${n}.csv`);
+    if (path.dirname(file) !== path.resolve(folder))
+      throw new ReportError('validation', 'must be a plain file name ending in .csv', 'fileName');
+    const clash = (job.kind === 'balances' ? [file, snapshotsPathFor(file)] : [file]).find(taken);
+    if (!clash) return file;
+    if (given)
+      throw new ReportError(
+        'validation',
+        `${path.basename(clash)} already exists in ${folder}; choose another file name`,
+        'fileName',
+      );
   }
-  return file;
+  throw new ReportError(
+    'validation',
+    `too many files named ${base}-N.csv in ${folder}; choose a file name`,
+    'fileName',
+  );
 }
 
 function defaultName(job: ExportJob): string {
   if (job.kind === 'balances') return `balances-${day(job.from)}-to-${day(job.to - 1)}.csv`;
-  return job.from !== undefined && job.to !== undefined ? `collections-${day(job.from)}-to-${day(job.to - 1)}.csv` : 'collections.csv';
+  return job.from !== undefined && job.to !== undefined
+    ? `collections-${day(job.from)}-to-${day(job.to - 1)}.csv`
+    : 'collections.csv';
 }
 
 export const reportsHandlers = (core: Core): HandlersFor<typeof reportsChannels> => {
@@ -49,9 +66,10 @@ export const reportsHandlers = (core: Core): HandlersFor<typeof reportsChannels>
     for (const ac of running.values()) ac.abort();
   });
   return {
-    'reports.target': () => ({ canChoose: core.chooseSavePath !== null && core.chooseSavePath !== undefined, defaultDir: exportsDir(core), sep: path.sep }),
-    'reports.export': async ({ exportId, kind, from, to, bom, out }): Promise<ExportOutcome> => {
-      if (running.has(exportId)) throw new ReportError('validation', `an export with id ${exportId} is already running`, 'exportId');
+    'reports.target': () => ({ canChoose: Boolean(core.chooseSavePath), folder: exportsDir(core) }),
+    'reports.export': async ({ exportId, kind, from, to, bom, fileName }): Promise<ExportOutcome> => {
+      if (running.has(exportId))
+        throw new ReportError('validation', `an export with id ${exportId} is already running`, 'exportId');
       // The contract refuses a balance report without both dates.
       const job: ExportJob =
         kind === 'balances'
@@ -60,15 +78,19 @@ export const reportsHandlers = (core: Core): HandlersFor<typeof reportsChannels>
       const choose = core.chooseSavePath;
       let file: string;
       if (choose) {
-        const chosen = await choose({ title: 'Save report as', defaultName: defaultName(job), filters: [{ name: 'CSV', extensions: ['csv'] }] });
+        const chosen = await choose({
+          title: 'Save report as',
+          defaultName: defaultName(job),
+          filters: [{ name: 'CSV', extensions: ['csv'] }],
+        });
         if (!chosen) return { status: 'no_file_chosen' };
         file = chosen;
       } else {
-        if (!out) throw new ReportError('validation', 'enter where to save the file', 'out');
-        file = checkTypedPath(out, job, exportsDir(core));
+        file = exportFileIn(exportsDir(core), fileName ?? defaultName(job), job, fileName !== undefined);
       }
       // Checked again: a second request with this id may have started while the dialog was open.
-      if (running.has(exportId)) throw new ReportError('validation', `an export with id ${exportId} is already running`, 'exportId');
+      if (running.has(exportId))
+        throw new ReportError('validation', `an export with id ${exportId} is already running`, 'exportId');
       const ac = new AbortController();
       running.set(exportId, ac);
       try {

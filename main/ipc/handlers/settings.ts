@@ -2,15 +2,39 @@ import type { Core } from '../../app/core.js';
 import type { KeyName, SettingsView, settingsChannels } from '../contract/settings.js';
 import type { HandlersFor } from './types.js';
 import { AppError } from '../../app/errors.js';
-import { readSettings, updateSettings, importServicePublicKey, currentServicePublicKey, type SettingsPatch } from '../../settings/index.js';
+import {
+  readSettings,
+  updateSettings,
+  listenAddressNeedingConfirm,
+  importServicePublicKey,
+  currentServicePublicKey,
+  forgetKeysIfOriginChanged,
+  operatorNameChanges,
+  originOf,
+  storeKeyFor,
+  type SettingsPatch,
+} from '../../settings/index.js';
 import { secretStatus, type SecretName } from '../../secrets/index.js';
 
-const SECRET: Record<KeyName, SecretName> = { publicKey: 'public-key', secretKey: 'secret-key', signingKey: 'signing-key' };
+const SECRET: Record<KeyName, SecretName> = {
+  publicKey: 'public-key',
+  secretKey: 'secret-key',
+  signingKey: 'signing-key',
+};
 
 export async function settingsView(core: Core): Promise<SettingsView> {
   const { settings: s, problems } = readSettings(core.db);
-  const keys = await secretStatus(core.secrets());
+  const store = core.secrets();
+  const keys = await secretStatus(store);
   const embedded = s.profile === 'embedded' ? core.embedded() : null;
+  const boundTo = keys.available ? await store.origin().catch(() => null) : null;
+  const origin = !embedded && s.baseUrl ? originOf(s.baseUrl) : null;
+  const enterFor =
+    origin &&
+    s.profile !== 'embedded' &&
+    ((boundTo !== null && boundTo !== origin) || keys.publicKey === 'unset' || keys.secretKey === 'unset')
+      ? origin
+      : null;
   const keyPath = embedded ? embedded.servicePublicKeyPath : s.servicePublicKeyPath;
   const key = currentServicePublicKey(keyPath);
   return {
@@ -23,6 +47,7 @@ export async function settingsView(core: Core): Promise<SettingsView> {
     pollIntervals: { ...s.pollIntervals },
     staleAfterMs: s.staleAfterMs,
     operatorName: s.operatorName,
+    operatorNameChanges: operatorNameChanges(core.db).map((c) => ({ ...c, at: new Date(c.at).toISOString() })),
     keys: {
       publicKey: keys.publicKey,
       secretKey: keys.secretKey,
@@ -31,8 +56,12 @@ export async function settingsView(core: Core): Promise<SettingsView> {
       store: keys.store,
       available: keys.available,
       reason: keys.reason ?? null,
+      boundTo,
+      enterFor,
     },
-    serviceKey: key ? { bits: key.bits, fingerprintSha256: key.fingerprintSha256, source: embedded ? 'embedded sandbox' : 'imported' } : null,
+    serviceKey: key
+      ? { bits: key.bits, fingerprintSha256: key.fingerprintSha256, source: embedded ? 'embedded sandbox' : 'imported' }
+      : null,
     problems,
   };
 }
@@ -43,6 +72,28 @@ function refuseOnEmbedded(core: Core, what: string): void {
       'validation',
       `The embedded profile uses its local sandbox's ${what}; switch the profile to sandbox or live first.`,
       { field: 'profile' },
+    );
+  }
+}
+
+/** A receiver reachable from other machines only with the user's yes in the main process. */
+async function confirmListenAddress(core: Core, p: SettingsPatch): Promise<void> {
+  const host = listenAddressNeedingConfirm(core.settings(), p);
+  if (host === null) return;
+  const ok = core.confirm
+    ? await core.confirm({
+        title: 'Callback receiver address',
+        message: `Listen for callbacks on ${host}?`,
+        detail:
+          'Other machines on the network will be able to reach the callback receiver. Only signed callbacks are stored, but choose this only if the service cannot reach this computer otherwise.',
+      })
+    : false;
+  if (!ok) {
+    const why = core.confirm ? 'it was not confirmed' : 'this shell has no such dialog';
+    throw new AppError(
+      'confirm_required',
+      `callbackReceiver.host: listening on ${host} (not loopback) must be confirmed in the app's own dialog; ${why}`,
+      { field: 'callbackReceiver.host' },
     );
   }
 }
@@ -59,6 +110,7 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
     'settings.get': () => settingsView(core),
     'settings.update': async (patch) => {
       const p = patch as SettingsPatch;
+      await confirmListenAddress(core, p);
       const current = core.settings().profile;
       if (p.profile !== undefined && p.profile !== current) {
         // Another profile is another workspace (its own database and settings): the rest of the patch is
@@ -67,13 +119,30 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
         if (profile === 'embedded' || rest.baseUrl === null) delete rest.baseUrl;
         await core.switchProfile(profile, rest);
       } else {
-        updateSettings(core.db, p, core.clock);
+        const before = core.settings().baseUrl;
+        const next = updateSettings(core.db, p, core.clock);
+        // A new host gets no keys of the old one: they are asked for again, for the new host.
+        if (next.profile !== 'embedded' && (await forgetKeysIfOriginChanged(core.secrets(), before, next.baseUrl))) {
+          core.logger.info(
+            { from: before && originOf(before), to: next.baseUrl && originOf(next.baseUrl) },
+            'base URL moved to another host; its keys were forgotten',
+          );
+          core.events.emit('app.notice', {
+            level: 'warning',
+            message: `The base URL now points at ${next.baseUrl ? originOf(next.baseUrl) : 'no host'}: enter the keys for it in Settings (keys are only sent to the host they were entered for).`,
+          });
+        }
       }
       return changed();
     },
     'settings.setKey': async ({ name, value }) => {
       refuseOnEmbedded(core, 'keys');
-      await core.secrets().set(SECRET[name], value);
+      const baseUrl = core.settings().baseUrl;
+      if (!baseUrl)
+        throw new AppError('validation', 'Set the base URL first: keys are saved for the host they are used with.', {
+          field: 'baseUrl',
+        });
+      await storeKeyFor(core.secrets(), baseUrl, SECRET[name], value);
       return changed();
     },
     'settings.clearKey': async ({ name }) => {

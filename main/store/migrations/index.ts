@@ -5,6 +5,10 @@ import { sql as m002 } from './002-collections-projection.js';
 import { sql as m003 } from './003-reconciliation.js';
 import { sql as m004 } from './004-balance-wallets.js';
 import { sql as m005 } from './005-collections-page-indexes.js';
+import { sql as m006 } from './006-callback-security-log.js';
+import { sql as m007 } from './007-append-only-replace.js';
+import { sql as m008 } from './008-reconcile-event-codes.js';
+import { sql as m009 } from './009-settings-audit.js';
 
 export interface Migration {
   version: number;
@@ -18,4 +22,8 @@ export const migrations: Migration[] = [
   { version: 3, name: 'reconciliation', sql: m003 },
   { version: 4, name: 'balance-wallets', sql: m004 },
   { version: 5, name: 'collections-page-indexes', sql: m005 },
+  { version: 6, name: 'callback-security-log', sql: m006 },
+  { version: 7, name: 'append-only-replace', sql: m007 },
+  { version: 8, name: 'reconcile-event-codes', sql: m008 },
+  { version: 9, name: 'settings-audit', sql: m009 },
 ];

@@ -1,5 +1,5 @@
 // The screens, in navigation order. To add one: make renderer/src/screens/<Name>/index.tsx exporting a
-// component, and add a line here. `key` is the Alt+<key> shortcut; `path` is the #/path route.
+// component, and add a line here. `key` is the Ctrl+Shift+<key> shortcut; `path` is the #/path route.
 import type { ComponentType } from 'react';
 import { BalancesScreen } from './Balances/index.js';
 import { PaymentOptionsScreen } from './PaymentOptions/index.js';

@@ -1,5 +1,5 @@
 import { useNow } from '../hooks.js';
-import { relativeTime } from './format.js';
+import { formatDateTime, relativeTime } from './format.js';
 
 export { relativeTime } from './format.js';
 
@@ -11,7 +11,7 @@ export function AsOf({ at, stale, prefix = 'last updated' }: { at: number | null
   return (
     <span className={stale ? 'as-of stale' : 'as-of'}>
       {prefix}{' '}
-      <time dateTime={iso} title={new Date(at).toLocaleString()}>
+      <time dateTime={iso} title={formatDateTime(at)}>
         {relativeTime(at, now)}
       </time>
       {stale && <span className="stale-badge"> (stale)</span>}

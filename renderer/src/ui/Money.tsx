@@ -16,8 +16,10 @@ export function Money({ minor, currency, className, code = true }: { minor: numb
     text = `${minor} (minor units) ${currency}`;
   }
   return (
-    <span className={['money', minor < 0 ? 'negative' : '', className ?? ''].join(' ').trim()} aria-label={code ? undefined : `${text} ${currency}`}>
+    <span className={['money', minor < 0 ? 'negative' : '', className ?? ''].join(' ').trim()}>
       {text}
+      {/* A span has no role, so an aria-label would be ignored: the code is read from hidden text instead. */}
+      {!code && <span className="sr-only"> {currency}</span>}
     </span>
   );
 }

@@ -1,30 +1,20 @@
-// A collection's status as a coloured badge with words (never colour alone), shared by Take payment
-// and Collections.
-const LABELS: Record<string, { text: string; tone: string }> = {
-  INTENT: { text: 'Intent saved', tone: 'off' },
-  PENDING: { text: 'Pending', tone: 'warn' },
-  REJECTED: { text: 'Rejected', tone: 'err' },
-  UNKNOWN: { text: 'Outcome unknown', tone: 'err' },
-  COMPLETED: { text: 'Approved', tone: 'ok' },
-  FAILED: { text: 'Declined', tone: 'err' },
-  CANCELLED: { text: 'Cancelled', tone: 'off' },
-};
+// A collection's status as a coloured badge with words (never colour alone), used wherever a status is
+// shown; the words come from ./status.ts.
+import { statusLabel, statusTone } from './status.js';
 
-export function statusLabel(status: string): string {
-  return LABELS[status]?.text ?? status;
-}
+export { statusLabel } from './status.js';
 
-export function StatusBadge({ status }: { status: string }) {
-  const l = LABELS[status] ?? { text: status, tone: 'off' };
+export function StatusBadge({ status }: { status: string | null | undefined }) {
+  if (!status) return <span className="as-of">—</span>;
   return (
-    <span className={`badge ${l.tone}`} data-status={status}>
-      {l.text}
+    <span className={`badge ${statusTone(status)}`} data-status={status}>
+      {statusLabel(status)}
     </span>
   );
 }
 
 const FLAG_LABELS: Record<string, string> = {
-  final_status_changed: 'Final status changed',
+  final_status_changed: 'Changed after final',
   amount_mismatch: 'Amount mismatch',
   currency_mismatch: 'Currency mismatch',
   bad_signature: 'Bad signature',

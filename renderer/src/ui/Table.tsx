@@ -69,8 +69,19 @@ export function Table<T>(props: TableProps<T>) {
   const colCount = table.getVisibleLeafColumns().length;
 
   return (
-    <div className="table-scroll" ref={scrollRef} style={{ maxHeight: height }} tabIndex={0} aria-label={`${label} (scrollable)`}>
-      <table className={props.className ? `table ${props.className}` : 'table'} aria-label={label} aria-rowcount={rows.length + 1}>
+    <div
+      className="table-scroll"
+      ref={scrollRef}
+      style={{ maxHeight: height }}
+      tabIndex={0}
+      role="region"
+      aria-label={`${label} (scrollable)`}
+    >
+      <table
+        className={props.className ? `table ${props.className}` : 'table'}
+        aria-label={label}
+        aria-rowcount={rows.length + 1}
+      >
         <thead>
           {table.getHeaderGroups().map((hg) => (
             <tr key={hg.id}>

@@ -1,3 +1,5 @@
+import { formatDateTime } from './format.js';
+
 // <input type="date"> values ("YYYY-MM-DD", the user's local calendar day) <-> ms since the epoch.
 
 /** Local midnight at the start of the day, or undefined for an empty/invalid value. */
@@ -23,12 +25,9 @@ export function dayValue(ms: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
 }
 
-/** An ISO time as a short local date-time, or a dash. */
+/** An ISO time in the app's one date-time format, or a dash. */
 export function shortTime(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return formatDateTime(iso);
 }
 
 /** 1536 -> "1.5 kB" (display only). */

@@ -8,6 +8,18 @@ export function groupDigits(decimal: string): string {
   return `${neg ? '-' : ''}${grouped}${frac !== undefined ? '.' + frac : ''}`;
 }
 
+// One date-time format for the whole app, in the user's locale (e.g. "Nov 22, 2026, 11:48:03 AM" in
+// en-US, "22 Nov 2026, 11:48:03" in en-GB). Seconds are kept: events a second apart are evidence.
+const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
+/** A moment (ms since the epoch, ISO text or Date) in the app's one date-time format; a dash for none. */
+export function formatDateTime(at: number | string | Date | null | undefined): string {
+  if (at === null || at === undefined || at === '') return '—';
+  const d = at instanceof Date ? at : new Date(at);
+  if (Number.isNaN(d.getTime())) return String(at);
+  return DATE_TIME.format(d);
+}
+
 /** "just now", "42 s ago", "2 min ago", "5 h ago", then the date. */
 export function relativeTime(at: number, now: number): string {
   const s = Math.round((now - at) / 1000);
@@ -17,5 +29,5 @@ export function relativeTime(at: number, now: number): string {
   if (m < 60) return `${m} min ago`;
   const h = Math.round(m / 60);
   if (h < 48) return `${h} h ago`;
-  return new Date(at).toLocaleDateString();
+  return formatDateTime(at);
 }

@@ -184,3 +184,16 @@ export function screenshotPath(name: string): string {
   fs.mkdirSync(dir, { recursive: true });
   return path.join(dir, `${name}.png`);
 }
+
+/**
+ * A screenshot for the README (docs/screenshots/NAME.png), taken at 1280x800 so the files stay small and
+ * show the app at a common laptop size.
+ */
+export async function docsScreenshot(page: Page, name: string): Promise<void> {
+  const dir = path.join(ROOT, 'docs', 'screenshots');
+  fs.mkdirSync(dir, { recursive: true });
+  const before = page.viewportSize();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: path.join(dir, `${name}.png`) });
+  if (before) await page.setViewportSize(before);
+}

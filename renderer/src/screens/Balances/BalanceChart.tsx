@@ -4,12 +4,13 @@ import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading } from '../../ui/index.js';
 import { groupDigits } from '../../ui/format.js';
 import { walletLabel } from './labels.js';
-import { dayTicks, signedChange, tickFormatter, toRows, yTicks } from './scale.js';
+import { chartDomain, dayTicks, signedChange, tickFormatter, toRows, yTicks } from './scale.js';
+import { formatDateTime } from '../../ui/format.js';
 
 const COLORS: Record<string, string> = { MERCHANT_COLLECTION: '#1f5fbf', MERCHANT_PAYOUT: '#17804a' };
 const OTHER_COLORS = ['#9a6200', '#8a3ab9'];
 
-const dateTime = (v: number) => new Date(v).toLocaleString(undefined, { weekday: 'short', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+const dateTime = (v: number) => formatDateTime(v);
 
 export function BalanceChart({ currency }: { currency: string }) {
   const q = useDeskQuery('balances.history', { currency }, { refreshOn: ['balances.updated'] });
@@ -19,8 +20,9 @@ export function BalanceChart({ currency }: { currency: string }) {
   const { from, to } = q.data;
   const { rows, wallets } = toRows(q.data.points, to);
   if (rows.length === 0) return <EmptyState title={`No ${currency} history in the last 7 days`} />;
-  const xTicks = dayTicks(from, to);
   const startsLate = rows[0]!.at > from;
+  const [start, end] = chartDomain(from, to, rows[0]!.at);
+  const xTicks = dayTicks(start, end);
   return (
     <figure className="chart" aria-label={`${currency} actual balance per wallet over the last 7 days`}>
       {wallets.map((w, i) => {
@@ -48,7 +50,7 @@ export function BalanceChart({ currency }: { currency: string }) {
                   dataKey="at"
                   type="number"
                   scale="time"
-                  domain={[from, to]}
+                  domain={[start, end]}
                   ticks={xTicks}
                   tick={{ fill: '#4a5261', fontSize: 12 }}
                   tickFormatter={(v: number) => `${new Date(v).toLocaleDateString(undefined, { weekday: 'short' })} ${new Date(v).getDate()}`}
@@ -74,7 +76,13 @@ export function BalanceChart({ currency }: { currency: string }) {
       })}
       <figcaption className="as-of">
         Actual balance per wallet ({currency}), last 7 days; each wallet on its own scale.
-        {startsLate && ` History starts ${dateTime(rows[0]!.at)}.`}
+        {startsLate && (
+          <>
+            {' '}
+            <strong data-testid="history-starts">History starts {dateTime(rows[0]!.at)}</strong>, when this desk first
+            read the balances; the week fills in as they are polled.
+          </>
+        )}
       </figcaption>
     </figure>
   );

@@ -1,9 +1,13 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import type { WalletBalanceView } from '../../../../main/ipc/contract/balances.js';
-import { useDeskAction, useDeskQuery } from '../../hooks.js';
+import type { AppStatus } from '../../../../main/ipc/contract/app.js';
+import { useDeskAction, useDeskQuery, useDeskEvent } from '../../hooks.js';
 import { AsOf, EmptyState, ErrorBanner, Loading, Money, Screen, WarningBanner } from '../../ui/index.js';
-import { BalanceChart } from './BalanceChart.js';
 import { walletLabel } from './labels.js';
+import { formatDateTime } from '../../ui/format.js';
+
+// recharts is loaded only once there is a history to draw: the balance rows do not wait for it.
+const BalanceChart = lazy(() => import('./BalanceChart.js').then((m) => ({ default: m.BalanceChart })));
 
 const AMOUNTS = [
   ['Available', 'availableMinor'],
@@ -23,6 +27,7 @@ export function BalancesScreen() {
   const refresh = useDeskAction('balances.refresh');
   const [chartCurrency, setChartCurrency] = useState<string>();
   const data = q.data;
+  const starting = useStartingMessage();
   const groups = data ? byCurrency(data.rows) : [];
   const currencies = groups.map(([c]) => c);
   const shownChart = chartCurrency && currencies.includes(chartCurrency) ? chartCurrency : currencies[0];
@@ -50,8 +55,10 @@ export function BalancesScreen() {
         <WarningBanner>
           <span data-testid="stale-notice">
             <strong>Stale:</strong> these are the cached balances
-            {data.asOf ? ` from ${new Date(data.asOf).toLocaleString()}` : ''}.
-            {data.lastError ? ` The last update failed: ${data.lastError.message}` : ' They have not been updated recently.'}
+            {data.asOf ? ` from ${formatDateTime(data.asOf)}` : ''}.
+            {data.lastError
+              ? ` The last update failed: ${data.lastError.message}`
+              : ' They have not been updated recently.'}
           </span>
         </WarningBanner>
       )}
@@ -60,6 +67,8 @@ export function BalancesScreen() {
         <EmptyState title="No balances yet">
           {data.lastError ? (
             <span role="alert">The service could not be asked: {data.lastError.message}</span>
+          ) : starting ? (
+            <span data-testid="balances-starting">{starting} Balances appear here as soon as it answers.</span>
           ) : (
             'The first update is on its way; balances appear here as soon as the service answers.'
           )}
@@ -85,11 +94,24 @@ export function BalancesScreen() {
               </select>
             </label>
           </div>
-          {shownChart && <BalanceChart currency={shownChart} />}
+          {shownChart && (
+            <Suspense fallback={<Loading what="the chart" />}>
+              <BalanceChart currency={shownChart} />
+            </Suspense>
+          )}
         </section>
       )}
     </Screen>
   );
+}
+
+/** "Starting the sandbox…" while the app is still connecting (its first start makes a key), else null. */
+function useStartingMessage(): string | null {
+  const q = useDeskQuery('app.status', {});
+  const [pushed, setPushed] = useState<AppStatus>();
+  useDeskEvent('app.status', setPushed);
+  const s = pushed ?? q.data;
+  return s?.connection === 'starting' ? (s.message ?? 'Connecting…') : null;
 }
 
 function CurrencyCard({ currency, rows, stale }: { currency: string; rows: WalletBalanceView[]; stale: boolean }) {

@@ -80,3 +80,13 @@ export function dayTicks(from: number, to: number): number[] {
   }
   return ticks;
 }
+
+/**
+ * The time axis. With a full week of history it is the query's window [from, to]. A younger history (a
+ * first start) would be an empty week with a dot at its right edge, so the axis starts where the history
+ * starts and spans one window from there: the line grows from the left as the week fills in.
+ */
+export function chartDomain(from: number, to: number, firstAt: number | undefined): [number, number] {
+  if (firstAt === undefined || firstAt <= from) return [from, to];
+  return [firstAt, firstAt + (to - from)];
+}

@@ -7,6 +7,7 @@ import { ErrorBanner, Loading, Money } from '../../ui/index.js';
 import { Flags, StatusBadge, flagLabel, statusLabel } from '../../ui/StatusBadge.js';
 import { SourcesAgree, sourcesText } from './Sources.js';
 import { brandName } from '../TakePayment/PaymentResult.js';
+import { formatDateTime } from '../../ui/format.js';
 
 const KIND: Record<string, string> = {
   intent_saved: 'Intent saved',
@@ -15,7 +16,7 @@ const KIND: Record<string, string> = {
   initialize_unknown: 'Initialize outcome unknown',
   initialize_exists: 'Already exists (same reference)',
   outcome: 'Outcome reported',
-  final_status_changed: 'Final status changed',
+  final_status_changed: 'Changed after final',
   window_closed: 'Payment window closed',
   bad_signature: 'Bad signature',
   resolution: 'Resolved',
@@ -37,21 +38,13 @@ const FLAG_HELP: Record<string, string> = {
   sources_disagree: 'The redirect and the callback report different final statuses.',
 };
 
-function pretty(payload: string): string {
-  try {
-    return JSON.stringify(JSON.parse(payload), null, 2);
-  } catch {
-    return payload;
-  }
-}
-
 function TimelineItem({ e }: { e: EventRow }) {
   const sig = SIGNATURE[e.signature] ?? { text: e.signature, tone: 'off' };
   const at = new Date(e.receivedAt);
   return (
     <li className={`timeline-item source-${e.source}`}>
       <div className="timeline-head">
-        <time dateTime={at.toISOString()}>{at.toLocaleString()}</time>
+        <time dateTime={at.toISOString()}>{formatDateTime(at)}</time>
         <span className="badge source">{e.source}</span>
         <span className="strong">{KIND[e.kind] ?? e.kind}</span>
         {e.status && <StatusBadge status={e.status} />}
@@ -63,7 +56,10 @@ function TimelineItem({ e }: { e: EventRow }) {
       {e.payload && (
         <details>
           <summary>{e.source === 'callback' || e.source === 'import' ? 'Raw callback payload' : 'Raw payload'}</summary>
-          <pre className="payload mono">{pretty(e.payload)}</pre>
+          {/* Exactly as received: it is evidence, so it is never parsed and re-serialised. */}
+          <pre className="payload mono" data-testid="raw-payload" tabIndex={0} role="region" aria-label="Payload as received">
+            {e.payload}
+          </pre>
         </details>
       )}
     </li>
@@ -105,7 +101,8 @@ export function CollectionDetail({ id, onBack }: { id: number; onBack: () => voi
               <dd>{c.description}</dd>
               <dt>Created</dt>
               <dd>
-                <time dateTime={new Date(c.createdAt).toISOString()}>{new Date(c.createdAt).toLocaleString()}</time> by {c.operator}
+                <time dateTime={new Date(c.createdAt).toISOString()}>{formatDateTime(c.createdAt)}</time> by{' '}
+                {c.operator}
               </dd>
               <dt>Customer</dt>
               <dd>

@@ -1,9 +1,12 @@
-// "Import callbacks": the agent picks a JSON-lines file (one saved callback per line, with its headers);
-// the renderer reads its text and main ingests it through the same path as the live receiver.
+// "Import callbacks": the agent picks a JSON-lines file (one saved callback per line, with its headers)
+// in the window (the renderer reads its text), or picks by name a file saved in the app's imports folder
+// (main reads it: the window never names a path). Main ingests it through the same path as the live
+// receiver.
 import { useRef, useState, type ReactElement } from 'react';
-import type { ImportSummary } from '../../../../main/ipc/contract/collections.js';
+import type { ImportFolder, ImportSummary } from '../../../../main/ipc/contract/collections.js';
 import { DeskError, invoke } from '../../desk.js';
 import { ErrorBanner } from '../../ui/index.js';
+import { fileSize, shortTime } from '../../ui/dates.js';
 
 const MAX_BYTES = 64 * 1024 * 1024;
 
@@ -33,14 +36,16 @@ export function useCallbackImport(): { button: ReactElement; result: ReactElemen
     setError(undefined);
     setSummary(undefined);
     if (file.size > MAX_BYTES) {
-      setError(`${file.name} is ${Math.ceil(file.size / 1048576)} MB; the import takes at most 64 MB. Split the file or use "merchant-desk import-callbacks FILE".`);
+      setError(
+        `${file.name} is ${Math.ceil(file.size / 1048576)} MB; the import takes at most 64 MB. Split the file or use "merchant-desk import-callbacks FILE".`,
+      );
       return;
     }
     setBusy(true);
     try {
       const content = await file.text();
       const s = await invoke('callbacks.import', { content });
-      setSummary({ file: file.name, s });
+      if (!('chosen' in s)) setSummary({ file: file.name, s });
     } catch (e) {
       setError(e instanceof DeskError ? e : `Could not read ${file.name}.`);
     } finally {
@@ -49,15 +54,46 @@ export function useCallbackImport(): { button: ReactElement; result: ReactElemen
     }
   };
 
+  // Files saved in the imports folder, listed by main; the one picked is named, never a path.
+  const [folder, setFolder] = useState<ImportFolder>();
+  const openFolder = async () => {
+    setError(undefined);
+    setSummary(undefined);
+    try {
+      setFolder(await invoke('callbacks.importFolder', {}));
+    } catch (e) {
+      setError(e instanceof DeskError ? e : 'Could not list the imports folder.');
+    }
+  };
+  const importNamed = async (name: string) => {
+    setError(undefined);
+    setBusy(true);
+    try {
+      const s = await invoke('callbacks.import', { name });
+      if (!('chosen' in s)) {
+        setSummary({ file: name, s });
+        setFolder(undefined);
+      }
+    } catch (e) {
+      setError(e instanceof DeskError ? e : `Could not import ${name}.`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
   const problems = summary ? summary.s.results.map(lineText).filter((x): x is string => !!x) : [];
   const dismiss = () => {
     setSummary(undefined);
     setError(undefined);
+    setFolder(undefined);
   };
   const button = (
     <div className="import-callbacks">
       <button type="button" onClick={() => input.current?.click()} disabled={busy}>
         {busy ? 'Importing…' : 'Import callbacks…'}
+      </button>{' '}
+      <button type="button" onClick={() => void openFolder()} disabled={busy}>
+        From imports folder…
       </button>
       <input
         ref={input}
@@ -71,37 +107,78 @@ export function useCallbackImport(): { button: ReactElement; result: ReactElemen
       />
     </div>
   );
-  const result =
-    summary || error ? (
-      <div
-        className="import-result panel"
-        role="status"
-        aria-label="Import result"
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') dismiss();
-        }}
-      >
-        <ErrorBanner error={error} title="Import failed" />
-        {summary && (
-          <>
-            <p>
-              <strong>{summary.file}</strong>: {summary.s.lines} lines · {summary.s.imported} imported · {summary.s.duplicates} duplicates ·{' '}
-              {summary.s.orphans} for unknown references · {summary.s.badSignatures} bad signatures · {summary.s.malformed} malformed
-            </p>
-            {problems.length > 0 && (
-              <ul className="import-problems">
-                {problems.slice(0, 20).map((p) => (
-                  <li key={p}>{p}</li>
-                ))}
-                {problems.length > 20 && <li>…and {problems.length - 20} more</li>}
-              </ul>
-            )}
-          </>
-        )}
-        <button type="button" onClick={dismiss}>
-          Dismiss
-        </button>
-      </div>
-    ) : null;
+  const folderPanel = folder ? (
+    <div
+      className="import-result panel"
+      role="region"
+      aria-label="Imports folder"
+      onKeyDown={(e) => e.key === 'Escape' && dismiss()}
+    >
+      <p>
+        Save callbacks files (JSON lines) in <span className="mono">{folder.folder}</span>, then pick one here.
+      </p>
+      {folder.files.length === 0 ? (
+        <p className="as-of">The folder is empty.</p>
+      ) : (
+        <ul className="import-files">
+          {folder.files.map((f) => (
+            <li key={f.name}>
+              <button
+                type="button"
+                onClick={() => void importNamed(f.name)}
+                disabled={busy}
+                aria-label={`Import ${f.name}`}
+              >
+                Import
+              </button>{' '}
+              <span className="mono">{f.name}</span> ({fileSize(f.bytes)},{' '}
+              {shortTime(new Date(f.modifiedAt).toISOString())})
+            </li>
+          ))}
+        </ul>
+      )}
+      <ErrorBanner error={error} title="Import failed" />
+      <button type="button" onClick={() => void openFolder()} disabled={busy}>
+        Refresh
+      </button>{' '}
+      <button type="button" onClick={dismiss}>
+        Close
+      </button>
+    </div>
+  ) : null;
+  const result = folderPanel ? (
+    folderPanel
+  ) : summary || error ? (
+    <div
+      className="import-result panel"
+      role="status"
+      aria-label="Import result"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') dismiss();
+      }}
+    >
+      <ErrorBanner error={error} title="Import failed" />
+      {summary && (
+        <>
+          <p>
+            <strong>{summary.file}</strong>: {summary.s.lines} lines · {summary.s.imported} imported ·{' '}
+            {summary.s.duplicates} duplicates · {summary.s.orphans} for unknown references · {summary.s.badSignatures}{' '}
+            bad signatures · {summary.s.malformed} malformed
+          </p>
+          {problems.length > 0 && (
+            <ul className="import-problems">
+              {problems.slice(0, 20).map((p) => (
+                <li key={p}>{p}</li>
+              ))}
+              {problems.length > 20 && <li>…and {problems.length - 20} more</li>}
+            </ul>
+          )}
+        </>
+      )}
+      <button type="button" onClick={dismiss}>
+        Dismiss
+      </button>
+    </div>
+  ) : null;
   return { button, result };
 }

@@ -1,19 +1,19 @@
 // Collections: every card collection with what each source said, filtered and sorted in main (server-side
 // pages through collections.list, so a year of history stays fast), a virtualised table, a detail view
 // with the event timeline, and the "Import callbacks" button.
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { CollectionRow } from '../../../../main/ipc/contract/collections.js';
-import { DeskError, invoke } from '../../desk.js';
-import { useDeskEvent, useDeskQuery } from '../../hooks.js';
+import { useDeskEvent, useDeskQuery, usePagedQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money, Screen, Table, type ColumnDef, type SortingState } from '../../ui/index.js';
 import { Flags, StatusBadge } from '../../ui/StatusBadge.js';
+import { STATUS_CODES, statusLabel, type StatusCode } from '../../ui/status.js';
 import { CollectionDetail } from './Detail.js';
 import { useCallbackImport } from './ImportCallbacks.js';
 import { SourcesAgree } from './Sources.js';
 import './collections.css';
+import { formatDateTime } from '../../ui/format.js';
 
-const STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'UNKNOWN', 'REJECTED', 'INTENT'] as const;
-type Status = (typeof STATUSES)[number];
+type Status = StatusCode;
 const SORTABLE = ['created_at', 'amount', 'currency', 'status', 'reference', 'customer'] as const;
 type Sortable = (typeof SORTABLE)[number];
 const PAGE = 200;
@@ -42,11 +42,14 @@ const columns: ColumnDef<CollectionRow>[] = [
     id: 'created_at',
     header: 'Created',
     accessorFn: (c) => c.createdAt,
-    cell: ({ row: { original: c } }) => <time dateTime={new Date(c.createdAt).toISOString()}>{new Date(c.createdAt).toLocaleString()}</time>,
+    cell: ({ row: { original: c } }) => (
+      <time dateTime={new Date(c.createdAt).toISOString()}>{formatDateTime(c.createdAt)}</time>
+    ),
   },
   {
     id: 'amount',
-    header: 'Amount',
+    // Amounts of different currencies are not comparable: main sorts them within each currency.
+    header: () => <span title="Sorted within each currency: by currency, then amount">Amount</span>,
     accessorFn: (c) => c.amountMinor,
     meta: { className: 'num' },
     cell: ({ row: { original: c } }) => <Money minor={c.amountMinor} currency={c.currency} code={false} />,
@@ -57,55 +60,6 @@ const columns: ColumnDef<CollectionRow>[] = [
   { id: 'sources', header: 'Sources agree', enableSorting: false, cell: ({ row: { original: c } }) => <SourcesAgree c={c} /> },
   { id: 'flags', header: 'Flags', enableSorting: false, cell: ({ row: { original: c } }) => <Flags flags={c.flags} /> },
 ];
-
-function useCollectionPages(request: Record<string, unknown>) {
-  const [rows, setRows] = useState<CollectionRow[]>([]);
-  const [total, setTotal] = useState<number | undefined>();
-  const [error, setError] = useState<DeskError>();
-  const [busy, setBusy] = useState(false);
-  const seq = useRef(0);
-  const loaded = useRef(0);
-  const key = JSON.stringify(request);
-
-  const load = useCallback(
-    async (offset: number, limit: number, replace: boolean) => {
-      const mine = ++seq.current;
-      setBusy(true);
-      try {
-        const r = await invoke('collections.list', { ...(JSON.parse(key) as object), offset, limit });
-        if (mine !== seq.current) return;
-        setRows((old) => {
-          const next = replace ? r.rows : [...old.slice(0, offset), ...r.rows];
-          loaded.current = next.length;
-          return next;
-        });
-        setTotal(r.total);
-        setError(undefined);
-      } catch (e) {
-        if (mine !== seq.current) return;
-        setError(e instanceof DeskError ? e : new DeskError({ kind: 'internal', message: 'Could not read the collections.' }));
-      } finally {
-        if (mine === seq.current) setBusy(false);
-      }
-    },
-    [key],
-  );
-
-  // New filters or sort: start again from the first page.
-  useEffect(() => {
-    const t = setTimeout(() => void load(0, PAGE, true), 0);
-    return () => clearTimeout(t);
-  }, [load]);
-
-  /** Something changed in main: re-read what is loaded (at least a page, at most 1000 rows). */
-  const refresh = useCallback(() => void load(0, Math.min(1000, Math.max(PAGE, loaded.current)), true), [load]);
-  const more = useCallback(() => {
-    if (busy || total === undefined || loaded.current >= total) return;
-    void load(loaded.current, PAGE, false);
-  }, [busy, total, load]);
-
-  return { rows, total, error, busy, refresh, more };
-}
 
 export function CollectionsScreen() {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
@@ -137,7 +91,7 @@ export function CollectionsScreen() {
     };
   }, [filters, sorting, dateError]);
 
-  const pages = useCollectionPages(request);
+  const pages = usePagedQuery<'collections.list', CollectionRow>('collections.list', request, PAGE);
   useDeskEvent('collections.updated', pages.refresh);
   useDeskEvent('callbacks.ingested', pages.refresh);
 
@@ -159,9 +113,9 @@ export function CollectionsScreen() {
             Status
             <select value={filters.status} onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as Filters['status'] }))}>
               <option value="">Any</option>
-              {STATUSES.map((s) => (
+              {STATUS_CODES.map((s) => (
                 <option key={s} value={s}>
-                  {s}
+                  {statusLabel(s)}
                 </option>
               ))}
             </select>
@@ -223,6 +177,7 @@ export function CollectionsScreen() {
             : `${pages.total.toLocaleString()} ${pages.total === 1 ? 'collection' : 'collections'}${filtered ? ' match' : ''}${
                 pages.rows.length < pages.total ? ` (${pages.rows.length.toLocaleString()} loaded)` : ''
               }`}
+          {sorting[0]?.id === 'amount' && !filters.currency && <span data-testid="amount-sort-note"> · sorted by currency, then amount</span>}
           {pages.busy && <span className="as-of"> · loading…</span>}
         </p>
         <ErrorBanner error={pages.error} title="Could not read the collections" action={<button onClick={pages.refresh}>Retry</button>} />

@@ -1,13 +1,30 @@
 import { useMemo, useState } from 'react';
 import type { PaymentOptionView } from '../../../../main/ipc/contract/options.js';
 import { useDeskAction, useDeskQuery } from '../../hooks.js';
-import { AsOf, EmptyState, ErrorBanner, Loading, Money, Screen, Table, WarningBanner, type ColumnDef } from '../../ui/index.js';
+import { methodLabel } from '../../ui/status.js';
+import { formatDateTime } from '../../ui/format.js';
+import {
+  AsOf,
+  EmptyState,
+  ErrorBanner,
+  Loading,
+  Money,
+  Screen,
+  Table,
+  WarningBanner,
+  type ColumnDef,
+} from '../../ui/index.js';
 
 function DailyUse({ o }: { o: PaymentOptionView }) {
   if (o.collectedTodayMinor === null) return <span className="as-of">—</span>;
   const pct = o.maxDailyMinor > 0 ? Math.min(100, Math.round((o.collectedTodayMinor / o.maxDailyMinor) * 100)) : 0;
   return (
-    <div className="meter" title={`${pct}% of the daily maximum`} aria-label={`collected today: ${pct}% of the daily maximum`}>
+    <div
+      className="meter"
+      role="group"
+      title={`${pct}% of the daily maximum`}
+      aria-label={`collected today: ${pct}% of the daily maximum`}
+    >
       <span>
         <Money minor={o.collectedTodayMinor} currency={o.currency} code={false} /> ({pct}%)
       </span>
@@ -28,7 +45,7 @@ const columns: ColumnDef<PaymentOptionView>[] = [
       <span title={o.providerCode}>{o.providerName}</span>
     ),
   },
-  { id: 'method', header: 'Method', accessorFn: (o) => o.transactionMethodName || o.transactionMethod },
+  { id: 'method', header: 'Method', accessorFn: (o) => methodLabel(o.transactionMethod) },
   { id: 'type', header: 'Type', accessorFn: (o) => o.transactionType },
   { id: 'currency', header: 'Currency', accessorFn: (o) => o.currency },
   {
@@ -117,7 +134,7 @@ export function PaymentOptionsScreen() {
       <ErrorBanner error={refresh.error} title="Refresh failed" />
       {data?.stale && data.asOf && (
         <WarningBanner>
-          <strong>Stale:</strong> cached list from {new Date(data.asOf).toLocaleString()}.
+          <strong>Stale:</strong> cached list from {formatDateTime(data.asOf)}.
           {data.lastError ? ` The last update failed: ${data.lastError.message}` : ''}
         </WarningBanner>
       )}
@@ -145,7 +162,9 @@ export function PaymentOptionsScreen() {
           <select value={method} onChange={(e) => setMethod(e.target.value)}>
             <option value="">All</option>
             {facets.methods.map((c) => (
-              <option key={c}>{c}</option>
+              <option key={c} value={c}>
+                {methodLabel(c)}
+              </option>
             ))}
           </select>
         </label>

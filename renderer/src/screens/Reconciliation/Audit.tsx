@@ -6,13 +6,13 @@ import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Money, Table, type ColumnDef } from '../../ui/index.js';
 import { dayEnd, dayStart, shortTime } from '../../ui/dates.js';
 import { SIGNATURE_LABEL, SOURCE_LABEL } from './labels.js';
+import { statusLabel } from '../../ui/status.js';
 
 const SOURCES = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'] as const;
 
-function payloadText(p: unknown): string {
-  if (p === null || p === undefined) return '';
-  const s = typeof p === 'string' ? p : JSON.stringify(p);
-  return s.length > 200 ? s.slice(0, 200) + '…' : s;
+function payloadText(p: string | null): string {
+  if (!p) return '';
+  return p.length > 200 ? p.slice(0, 200) + '…' : p;
 }
 
 const columns: ColumnDef<AuditEvent, unknown>[] = [
@@ -21,7 +21,7 @@ const columns: ColumnDef<AuditEvent, unknown>[] = [
   { id: 'reference', header: 'Reference', accessorKey: 'merchantReference', cell: (c) => <span className="mono">{c.row.original.merchantReference}</span> },
   { id: 'source', header: 'Source', accessorKey: 'source', cell: (c) => SOURCE_LABEL[c.row.original.source] ?? c.row.original.source },
   { id: 'kind', header: 'Event', accessorKey: 'kind' },
-  { id: 'status', header: 'Status', accessorKey: 'status', cell: (c) => c.row.original.status ?? '—' },
+  { id: 'status', header: 'Status', accessorKey: 'status', cell: (c) => statusLabel(c.row.original.status) },
   {
     id: 'amount',
     header: 'Amount',

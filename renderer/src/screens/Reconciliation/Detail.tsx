@@ -5,24 +5,26 @@ import type { ExceptionDetail, SourceColumn } from '../../../../main/reconcile/t
 import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
 import { shortTime } from '../../ui/dates.js';
+import { StatusBadge } from '../../ui/StatusBadge.js';
+import { isFinalStatus as finalOf, statusLabel } from '../../ui/status.js';
 import { SIGNATURE_LABEL, SOURCE_LABEL, kindBadgeClass, kindLabel } from './labels.js';
 import { ResolveForm } from './ResolveForm.js';
 import { EventsTable } from './Audit.js';
-
-function finalOf(s: string | null): boolean {
-  return s === 'COMPLETED' || s === 'FAILED' || s === 'CANCELLED';
-}
 
 export function SourcesTable({ detail }: { detail: ExceptionDetail }) {
   const cols = detail.sources.filter((s) => s.source !== 'security' || s.events > 0);
   const intent = cols.find((s) => s.source === 'intent');
   const finals = new Set(cols.filter((s) => s.source !== 'intent' && finalOf(s.status)).map((s) => s.status));
+  // A final status the service changed itself (allow_final_status_change) differs by design: shown as
+  // "changed after final" in the warning style, not as a contradiction.
+  const kinds = detail.reconciliation?.kinds ?? [];
+  const changedAfterFinal = kinds.includes('final_status_changed') && !kinds.includes('redirect_callback_disagree');
   const statusOff = (s: SourceColumn) => finals.size > 1 && finalOf(s.status);
   const amountOff = (s: SourceColumn) => s.source !== 'intent' && s.amountMinor !== null && intent && s.amountMinor !== intent.amountMinor;
   const currencyOff = (s: SourceColumn) => s.source !== 'intent' && s.currency !== null && intent && s.currency !== intent.currency;
   const sigOff = (s: SourceColumn) => s.signature === 'invalid';
   return (
-    <div className="table-scroll">
+    <div className="table-scroll" tabIndex={0} role="region" aria-label="Sources side by side (scrollable)">
       <table className="table sources-table" aria-label="Sources side by side">
         <thead>
           <tr>
@@ -40,8 +42,9 @@ export function SourcesTable({ detail }: { detail: ExceptionDetail }) {
           <tr>
             <th scope="row">Status</th>
             {cols.map((s) => (
-              <td key={s.source} className={statusOff(s) ? 'disagree' : undefined}>
-                {s.status ?? '—'}
+              <td key={s.source} className={statusOff(s) ? (changedAfterFinal ? 'changed' : 'disagree') : undefined}>
+                {statusLabel(s.status)}
+                {statusOff(s) && changedAfterFinal && <span className="cell-note"> (changed after final)</span>}
               </td>
             ))}
           </tr>
@@ -108,7 +111,9 @@ export function Detail({ collectionId, onResolved, onClose }: { collectionId: nu
               <Money minor={d.collection.amount_minor as number} currency={d.collection.currency as string} />
             </dd>
             <dt>Status</dt>
-            <dd>{String(d.collection.status ?? '—')}</dd>
+            <dd>
+              <StatusBadge status={d.collection.status as string | null | undefined} />
+            </dd>
             <dt>Internal reference</dt>
             <dd className="mono">{String(d.collection.internal_reference ?? '—')}</dd>
             <dt>Customer</dt>

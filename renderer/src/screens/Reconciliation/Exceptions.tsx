@@ -3,14 +3,24 @@
 import { useMemo, useState } from 'react';
 import type { ExceptionRow } from '../../../../main/reconcile/types.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
-import { useDeskQuery } from '../../hooks.js';
+import { useDeskEvent, useDeskQuery, usePagedQuery, useSessionState } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Money, Table, type ColumnDef } from '../../ui/index.js';
 import { dayEnd, dayStart, shortTime } from '../../ui/dates.js';
 import { EXCEPTION_KINDS, kindBadgeClass, kindLabel } from './labels.js';
 import { Detail } from './Detail.js';
+import { StatusBadge } from '../../ui/StatusBadge.js';
 
-const LIMIT = 1000;
-const CURRENCIES = ['UGX', 'KES', 'TZS', 'USD'];
+const PAGE = 200;
+
+interface QueueFilters {
+  kind: string;
+  currency: string;
+  from: string;
+  to: string;
+  text: string;
+  includeResolved: boolean;
+}
+const NO_FILTERS: QueueFilters = { kind: '', currency: '', from: '', to: '', text: '', includeResolved: false };
 
 const columns: ColumnDef<ExceptionRow, unknown>[] = [
   { id: 'reference', header: 'Reference', accessorKey: 'merchantReference', cell: (c) => <span className="mono">{c.row.original.merchantReference}</span> },
@@ -22,7 +32,12 @@ const columns: ColumnDef<ExceptionRow, unknown>[] = [
     meta: { className: 'num' },
     cell: (c) => <Money minor={c.row.original.amountMinor} currency={c.row.original.currency} />,
   },
-  { id: 'status', header: 'Status', accessorKey: 'status' },
+  {
+    id: 'status',
+    header: 'Status',
+    accessorKey: 'status',
+    cell: (c) => <StatusBadge status={c.row.original.status} />,
+  },
   {
     id: 'kinds',
     header: 'Exceptions',
@@ -45,16 +60,17 @@ const columns: ColumnDef<ExceptionRow, unknown>[] = [
 ];
 
 export function Exceptions({ onChanged }: { onChanged: () => void }) {
-  const [kind, setKind] = useState<string>('');
-  const [currency, setCurrency] = useState('');
-  const [from, setFrom] = useState('');
-  const [to, setTo] = useState('');
-  const [text, setText] = useState('');
-  const [includeResolved, setIncludeResolved] = useState(false);
+  // Kept in the session: a full reconciliation re-reads the queue, and a reload of the window, without
+  // losing what the person was looking at.
+  const [filters, setFilters] = useSessionState<QueueFilters>('reconciliation.exceptions.filters', NO_FILTERS);
+  const { kind, currency, from, to, text, includeResolved } = filters;
+  const set = <K extends keyof QueueFilters>(k: K) => (v: QueueFilters[K]) => setFilters((f) => ({ ...f, [k]: v }));
+  const [setKind, setCurrency, setFrom, setTo, setText, setIncludeResolved] = [set('kind'), set('currency'), set('from'), set('to'), set('text'), set('includeResolved')];
   const [selected, setSelected] = useState<number | null>(null);
+  const currencies = useDeskQuery('reconcile.currencies', {}, { refreshOn: ['collections.updated', 'balances.updated'] });
 
   const request = useMemo(() => {
-    const r: RequestOf<'reconcile.exceptions'> = { limit: LIMIT, sort: 'newest' };
+    const r: RequestOf<'reconcile.exceptions'> = { sort: 'newest' };
     if (kind) r.kind = kind as NonNullable<RequestOf<'reconcile.exceptions'>['kind']>;
     if (currency) r.currency = currency;
     const f = dayStart(from);
@@ -65,13 +81,16 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
     if (includeResolved) r.includeResolved = true;
     return r;
   }, [kind, currency, from, to, text, includeResolved]);
-  const q = useDeskQuery('reconcile.exceptions', request, { refreshOn: ['callbacks.ingested', 'collections.updated'] });
-  const rows = q.data?.rows ?? [];
-  const counts = q.data?.countsByKind ?? {};
+  // Server-side pages, like Collections: the table asks for the next page as it nears the end.
+  const q = usePagedQuery<'reconcile.exceptions', ExceptionRow>('reconcile.exceptions', request, PAGE);
+  useDeskEvent('callbacks.ingested', q.refresh);
+  useDeskEvent('collections.updated', q.refresh);
+  const rows = q.rows;
+  const counts = q.extra?.countsByKind ?? {};
   const badRange = from && to && (dayStart(from) ?? 0) >= (dayEnd(to) ?? 0);
 
   const changed = () => {
-    void q.reload();
+    q.refresh();
     onChanged();
   };
 
@@ -95,7 +114,7 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
             Currency
             <select aria-label="Currency" value={currency} onChange={(e) => setCurrency(e.target.value)}>
               <option value="">All</option>
-              {CURRENCIES.map((c) => (
+              {[...new Set([...(currencies.data ?? []), ...(currency ? [currency] : [])])].sort().map((c) => (
                 <option key={c}>{c}</option>
               ))}
             </select>
@@ -122,17 +141,15 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
             To must be on or after From.
           </p>
         )}
-        <ErrorBanner error={q.error} title="Could not load the exceptions" action={<button onClick={() => void q.reload()}>Retry</button>} />
-        {q.loading && <Loading what="exceptions" />}
-        {q.data && (
+        <ErrorBanner error={q.error} title="Could not load the exceptions" action={<button onClick={q.refresh}>Retry</button>} />
+        {q.total === undefined && q.busy && <Loading what="exceptions" />}
+        {q.total !== undefined && (
           <>
-            <p className="as-of" aria-live="polite">
-              {q.data.total === 0
+            <p className="as-of" aria-live="polite" data-testid="exceptions-count">
+              {q.total === 0
                 ? 'No exceptions match.'
-                : q.data.total > rows.length
-                  ? `Showing the newest ${rows.length.toLocaleString()} of ${q.data.total.toLocaleString()}; narrow the filters to see others.`
-                  : `${q.data.total.toLocaleString()} exception${q.data.total === 1 ? '' : 's'}.`}
-              {q.data.total > 0 && ' Select a row (Enter) to see every source side by side.'}
+                : `${q.total.toLocaleString()} exception${q.total === 1 ? '' : 's'}${rows.length < q.total ? ` (${rows.length.toLocaleString()} loaded; scroll for more)` : ''}.`}
+              {q.total > 0 && ' Select a row (Enter) to see every source side by side.'}
             </p>
             <Table
               label="Exceptions"
@@ -141,6 +158,7 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
               height={420}
               getRowId={(r) => String(r.collectionId)}
               onRowClick={(r) => setSelected(r.collectionId)}
+              onNearEnd={q.more}
               empty={
                 includeResolved || kind || currency || from || to || text ? (
                   <EmptyState title="No exceptions match these filters">Clear a filter to see more.</EmptyState>

@@ -53,7 +53,7 @@ export function Movement() {
         <EmptyState title="No balance movement yet">It appears after two or more balance polls.</EmptyState>
       )}
       {d && d.totals.length > 0 && (
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Movement totals per currency (scrollable)">
           <table className="table" aria-label="Movement totals per currency">
             <thead>
               <tr>
@@ -116,7 +116,13 @@ export function Movement() {
 
 function Intervals({ rows }: { rows: MovementInterval[] }) {
   return (
-    <div className="table-scroll" style={{ maxHeight: 420 }}>
+    <div
+      className="table-scroll"
+      style={{ maxHeight: 420 }}
+      tabIndex={0}
+      role="region"
+      aria-label="Movement per interval (scrollable)"
+    >
       <table className="table" aria-label="Movement per interval">
         <thead>
           <tr>

@@ -6,13 +6,29 @@ import { EmptyState, ErrorBanner, Loading, Money, Table, type ColumnDef } from '
 import { shortTime } from '../../ui/dates.js';
 import { SIGNATURE_LABEL, SOURCE_LABEL } from './labels.js';
 import { ResolveForm } from './ResolveForm.js';
+import { statusLabel } from '../../ui/status.js';
 
 const columns: ColumnDef<OrphanRow, unknown>[] = [
   { id: 'at', header: 'Received', accessorKey: 'receivedAt', cell: (c) => shortTime(c.row.original.receivedAt) },
-  { id: 'reference', header: 'Reference', accessorKey: 'merchantReference', cell: (c) => <span className="mono">{c.row.original.merchantReference}</span> },
-  { id: 'internal', header: 'Internal reference', accessorKey: 'internalReference', cell: (c) => <span className="mono">{c.row.original.internalReference ?? '—'}</span> },
-  { id: 'source', header: 'Source', accessorKey: 'source', cell: (c) => SOURCE_LABEL[c.row.original.source] ?? c.row.original.source },
-  { id: 'status', header: 'Status', accessorKey: 'status', cell: (c) => c.row.original.status ?? '—' },
+  {
+    id: 'reference',
+    header: 'Reference',
+    accessorKey: 'merchantReference',
+    cell: (c) => <span className="mono">{c.row.original.merchantReference}</span>,
+  },
+  {
+    id: 'internal',
+    header: 'Internal reference',
+    accessorKey: 'internalReference',
+    cell: (c) => <span className="mono">{c.row.original.internalReference ?? '—'}</span>,
+  },
+  {
+    id: 'source',
+    header: 'Source',
+    accessorKey: 'source',
+    cell: (c) => SOURCE_LABEL[c.row.original.source] ?? c.row.original.source,
+  },
+  { id: 'status', header: 'Status', accessorKey: 'status', cell: (c) => statusLabel(c.row.original.status) },
   {
     id: 'amount',
     header: 'Amount',

@@ -1,36 +1,14 @@
-// Counts by outcome (a bar chart), open exceptions by kind, and the full recompute with progress + cancel.
+// Open exceptions by kind, and the full recompute with progress + cancel (the outcome chart is OutcomeChart.tsx).
 import { useState } from 'react';
-import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ReconcileSummary } from '../../../../main/reconcile/types.js';
 import { useDeskAction, useDeskEvent } from '../../hooks.js';
 import { ErrorBanner, ProgressBar } from '../../ui/index.js';
-import { EXCEPTION_KINDS, OUTCOME_ORDER, kindLabel } from './labels.js';
+import { EXCEPTION_KINDS, kindLabel } from './labels.js';
+import { formatDateTime } from '../../ui/format.js';
 
-const BAR_COLOR: Record<string, string> = { matched: '#17804a', pending: '#5b6474', rejected: '#8a94a6', stale_pending: '#9a6200', unknown_outcome: '#9a6200' };
-
-export function OutcomeChart({ summary }: { summary: ReconcileSummary }) {
-  const rows = [...OUTCOME_ORDER, ...Object.keys(summary.byOutcome).filter((k) => !(OUTCOME_ORDER as readonly string[]).includes(k))]
-    .map((k) => ({ kind: k, label: kindLabel(k), n: summary.byOutcome[k] ?? 0 }))
-    .filter((r) => r.n > 0 || r.kind === 'matched');
-  const text = rows.map((r) => `${r.label}: ${r.n}`).join(', ');
-  return (
-    <figure className="chart" aria-label={`Collections by outcome: ${text}`}>
-      <ResponsiveContainer width="100%" height={Math.max(120, rows.length * 30 + 30)}>
-        <BarChart data={rows} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 8 }}>
-          <CartesianGrid stroke="#eef0f3" horizontal={false} />
-          <XAxis type="number" allowDecimals={false} tickFormatter={(v: number) => v.toLocaleString()} />
-          <YAxis type="category" dataKey="label" width={190} />
-          <Tooltip />
-          <Bar dataKey="n" name="Collections" isAnimationActive={false}>
-            {rows.map((r) => (
-              <Cell key={r.kind} fill={BAR_COLOR[r.kind] ?? '#b3261e'} />
-            ))}
-          </Bar>
-        </BarChart>
-      </ResponsiveContainer>
-      <figcaption className="as-of">Collections by reconciliation outcome ({summary.collections.toLocaleString()} in all).</figcaption>
-    </figure>
-  );
+/** What needs a person: open exceptions plus callbacks for references this desk does not know. */
+export function needsAttention(summary: Pick<ReconcileSummary, 'openExceptions' | 'orphans'>): number {
+  return summary.openExceptions + summary.orphans.open;
 }
 
 export function OpenCounts({ summary }: { summary: ReconcileSummary }) {
@@ -38,13 +16,17 @@ export function OpenCounts({ summary }: { summary: ReconcileSummary }) {
   return (
     <section className="panel" aria-labelledby="open-title">
       <h2 id="open-title">
-        Open exceptions: <span data-testid="open-exceptions">{summary.openExceptions.toLocaleString()}</span>
+        Needs attention: <span data-testid="needs-attention">{needsAttention(summary).toLocaleString()}</span>{' '}
+        <span className="headline-parts">
+          (<span data-testid="open-exceptions">{summary.openExceptions.toLocaleString()}</span> exception{summary.openExceptions === 1 ? '' : 's'},{' '}
+          <span data-testid="open-orphans">{summary.orphans.open.toLocaleString()}</span> unknown-reference callback{summary.orphans.open === 1 ? '' : 's'})
+        </span>
       </h2>
       <ul className="stat-list" aria-label="Open exceptions by kind">
         {kinds.map((k) => {
           const n = k === 'orphan_callback' ? summary.orphans.open : (summary.openByKind[k] ?? 0);
           return (
-            <li key={k} className={n > 0 ? 'alert' : undefined}>
+            <li key={k} className={n > 0 ? (k === 'final_status_changed' ? 'review' : 'alert') : undefined}>
               <span>{kindLabel(k)}</span>
               <span className="n">{n.toLocaleString()}</span>
             </li>
@@ -52,7 +34,7 @@ export function OpenCounts({ summary }: { summary: ReconcileSummary }) {
         })}
       </ul>
       <p className="as-of">
-        {summary.resolved.toLocaleString()} resolved · computed {new Date(summary.computedAt).toLocaleTimeString()}
+        {summary.resolved.toLocaleString()} resolved · computed {formatDateTime(summary.computedAt)}
       </p>
     </section>
   );

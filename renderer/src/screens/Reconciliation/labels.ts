@@ -4,7 +4,7 @@ export const KIND_LABEL: Record<string, string> = {
   amount_mismatch: 'Amount mismatch',
   bad_signature: 'Bad signature',
   redirect_callback_disagree: 'Redirect and callback disagree',
-  final_status_changed: 'Final status changed',
+  final_status_changed: 'Changed after final',
   unknown_outcome: 'Unknown outcome',
   stale_pending: 'Stale pending',
   rejected: 'Rejected',
@@ -49,6 +49,7 @@ export const kindLabel = (k: string) => KIND_LABEL[k] ?? k.replace(/_/g, ' ');
 export function kindBadgeClass(k: string): string {
   if (k === 'matched') return 'badge ok';
   if (k === 'pending' || k === 'rejected') return 'badge';
-  if (k === 'stale_pending' || k === 'unknown_outcome') return 'badge warn';
+  // A final status the service was allowed to change is for review, not an error.
+  if (k === 'stale_pending' || k === 'unknown_outcome' || k === 'final_status_changed') return 'badge warn';
   return 'badge err';
 }

@@ -1,6 +1,6 @@
-// One export: date range, BOM option, where to save (the shell's dialog, or a typed path with a default
-// in the data folder's exports/), a progress bar with Cancel while it runs, the result (path, rows,
-// size) when done, and errors named on their fields.
+// One export: date range, BOM option, where to save (the shell's dialog, or a file name in the app's
+// exports folder: the window never names a path), a progress bar with Cancel while it runs, the result
+// (path, rows, size, the folder to open) when done, and errors named on their fields.
 import { useId, useState } from 'react';
 import type { ExportOutcome, ExportTarget } from '../../../../main/ipc/contract/reports.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
@@ -49,8 +49,8 @@ export function ExportForm({
   const [from, setFrom] = useState(initialFrom);
   const [to, setTo] = useState(initialTo);
   const [bom, setBom] = useState(false);
-  const [typedOut, setOut] = useState('');
-  const [outEdited, setOutEdited] = useState(false);
+  const [typedName, setName] = useState('');
+  const [nameEdited, setNameEdited] = useState(false);
   const [at, setAt] = useState(() => stamp());
   const [running, setRunning] = useState<string | null>(null);
   const [progress, setProgress] = useState<Progress | null>(null);
@@ -60,14 +60,15 @@ export function ExportForm({
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   const typed = target !== undefined && !target.canChoose;
 
-  // The default path follows the dates until the user types their own.
-  const out = outEdited ? typedOut : typed && target ? `${target.defaultDir}${target.sep}${defaultFileName(kind, from, to, at)}` : '';
+  // The default name follows the dates until the user types their own.
+  const fileName = nameEdited ? typedName : typed ? defaultFileName(kind, from, to, at) : '';
 
   useDeskEvent('reports.progress', (p) => {
     if (running && p.exportId === running) setProgress({ phase: p.phase, done: p.done, total: p.total });
   });
 
-  const fieldError = (name: string) => localErrors[name] ?? error?.fields?.[name] ?? (error?.field === name ? error.message : undefined);
+  const fieldError = (name: string) =>
+    localErrors[name] ?? error?.fields?.[name] ?? (error?.field === name ? error.message : undefined);
 
   const start = async () => {
     setResult(null);
@@ -79,14 +80,14 @@ export function ExportForm({
     if (rangeRequired && f === undefined) errs.from = 'Choose the first day of the report.';
     if (rangeRequired && t === undefined) errs.to = 'Choose the last day of the report.';
     if (f !== undefined && t !== undefined && t <= f) errs.to = 'The last day must be on or after the first day.';
-    if (typed && !out.trim()) errs.out = 'Enter where to save the file (a full path ending in .csv).';
+    if (typed && !fileName.trim()) errs.fileName = 'Enter a file name ending in .csv.';
     setLocalErrors(errs);
     if (Object.keys(errs).length) return;
     const exportId = `${kind}-${Date.now().toString(36)}`;
     const req: RequestOf<'reports.export'> = { exportId, kind, bom };
     if (f !== undefined) req.from = f;
     if (t !== undefined) req.to = t;
-    if (typed) req.out = out.trim();
+    if (typed) req.fileName = fileName.trim();
     setRunning(exportId);
     setProgress({ phase: 'starting', done: 0, total: 0 });
     try {
@@ -96,7 +97,10 @@ export function ExportForm({
         setAt(stamp());
       } else setNotice('No file was chosen; nothing was exported.');
     } catch (e) {
-      const de = e instanceof DeskError ? e : new DeskError({ kind: 'internal', message: 'The export failed; the details are in the log.' });
+      const de =
+        e instanceof DeskError
+          ? e
+          : new DeskError({ kind: 'internal', message: 'The export failed; the details are in the log.' });
       if (de.kind === 'cancelled') setNotice('Export cancelled; the partial file was removed.');
       else setError(de);
     } finally {
@@ -109,7 +113,7 @@ export function ExportForm({
     if (running) void invoke('reports.cancel', { exportId: running }).catch(() => {});
   };
 
-  const unnamed = error && !['from', 'to', 'out'].some((n) => fieldError(n));
+  const unnamed = error && !['from', 'to', 'fileName'].some((n) => fieldError(n));
   return (
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>{title}</h2>
@@ -124,35 +128,59 @@ export function ExportForm({
       >
         <div className="row">
           <Field label={rangeRequired ? 'From' : 'From (optional)'} error={fieldError('from')}>
-            <input type="date" name="from" value={from} onChange={(e) => setFrom(e.target.value)} disabled={running !== null} />
+            <input
+              type="date"
+              name="from"
+              value={from}
+              onChange={(e) => setFrom(e.target.value)}
+              disabled={running !== null}
+            />
           </Field>
           <Field label={rangeRequired ? 'To' : 'To (optional)'} error={fieldError('to')}>
-            <input type="date" name="to" value={to} onChange={(e) => setTo(e.target.value)} disabled={running !== null} />
+            <input
+              type="date"
+              name="to"
+              value={to}
+              onChange={(e) => setTo(e.target.value)}
+              disabled={running !== null}
+            />
           </Field>
         </div>
         <label className="check">
-          <input type="checkbox" name="bom" checked={bom} onChange={(e) => setBom(e.target.checked)} disabled={running !== null} />
+          <input
+            type="checkbox"
+            name="bom"
+            checked={bom}
+            onChange={(e) => setBom(e.target.checked)}
+            disabled={running !== null}
+          />
           Add a byte-order mark (for Excel)
         </label>
-        {typed && (
-            <Field label="Save to" error={fieldError('out')} hint="A full path ending in .csv. Nothing is overwritten.">
-              <input
-                type="text"
-                name="out"
-                className="path-input"
-                value={out}
-                spellCheck={false}
-                onChange={(e) => {
-                  setOut(e.target.value);
-                  setOutEdited(true);
-                }}
-                disabled={running !== null}
-              />
-            </Field>
+        {typed && target && (
+          <Field
+            label="File name"
+            error={fieldError('fileName')}
+            hint={`Saved in ${target.folder}. A name only, ending in .csv; nothing is overwritten.`}
+          >
+            <input
+              type="text"
+              name="fileName"
+              className="path-input"
+              value={fileName}
+              spellCheck={false}
+              onChange={(e) => {
+                setName(e.target.value);
+                setNameEdited(true);
+              }}
+              disabled={running !== null}
+            />
+          </Field>
         )}
         <div className="form-actions">
           <button type="submit" className="primary" disabled={running !== null || target === undefined}>
-            {target?.canChoose ? `Export ${kind === 'balances' ? 'balance report' : 'collections'}…` : `Export ${kind === 'balances' ? 'balance report' : 'collections'}`}
+            {target?.canChoose
+              ? `Export ${kind === 'balances' ? 'balance report' : 'collections'}…`
+              : `Export ${kind === 'balances' ? 'balance report' : 'collections'}`}
           </button>
           {running && progress && (
             <ProgressBar
@@ -173,7 +201,9 @@ export function ExportForm({
       {result && (
         <div className="banner info result" role="status" aria-label={`${title} result`}>
           <div>
-            <strong>Exported {result.rows.toLocaleString()} row{result.rows === 1 ? '' : 's'}.</strong>
+            <strong>
+              Exported {result.rows.toLocaleString()} row{result.rows === 1 ? '' : 's'}.
+            </strong>
             <ul>
               {result.files.map((f) => (
                 <li key={f.path}>
@@ -181,6 +211,12 @@ export function ExportForm({
                 </li>
               ))}
             </ul>
+            {typed && target && (
+              <p className="as-of">
+                Open <span className="mono">{target.folder}</span> in your file manager to find{' '}
+                {result.files.length === 1 ? 'it' : 'them'}.
+              </p>
+            )}
           </div>
         </div>
       )}

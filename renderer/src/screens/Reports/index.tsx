@@ -1,5 +1,5 @@
 // Reports for finance: the balance report (summary + snapshots files) for a date range, and the
-// collections CSV (optionally for a date range), each with a BOM option, a save location, progress with
+// collections CSV (optionally for a date range), each with a BOM option, a file name, progress with
 // Cancel, and the result.
 import '../../ui/extra.css';
 import { useDeskQuery } from '../../hooks.js';
@@ -14,11 +14,16 @@ export function ReportsScreen() {
   const today = dayValue(now.getTime());
   return (
     <Screen title="Reports">
-      <ErrorBanner error={target.error} title="Could not prepare the exports" action={<button onClick={() => void target.reload()}>Retry</button>} />
+      <ErrorBanner
+        error={target.error}
+        title="Could not prepare the exports"
+        action={<button onClick={() => void target.reload()}>Retry</button>}
+      />
       {target.loading && <Loading what="export settings" />}
       {target.data && !target.data.canChoose && (
         <p className="as-of">
-          Files are saved where you type; by default in <span className="mono">{target.data.defaultDir}</span>.
+          Files are saved in the app's exports folder, <span className="mono">{target.data.folder}</span> (open it in
+          your file manager to find them); you choose the file name.
         </p>
       )}
       <ExportForm

@@ -3,6 +3,7 @@ import type { KeyName, SettingsView } from '../../../../main/ipc/contract/settin
 import { useDeskAction, useDeskQuery } from '../../hooks.js';
 import type { DeskError } from '../../desk.js';
 import { ErrorBanner, Field, Loading, Screen, WarningBanner } from '../../ui/index.js';
+import { shortTime } from '../../ui/dates.js';
 
 export function SettingsScreen() {
   const q = useDeskQuery('settings.get', {}, { refreshOn: ['settings.changed'] });
@@ -129,12 +130,39 @@ function KeysSection({ view, reload }: Props) {
           The OS keychain is not available{view.keys.reason ? `: ${view.keys.reason}` : ''}. Keys cannot be stored, and they are never stored in plain text instead.
         </div>
       ) : (
-        <p className="as-of">Keys are stored in the OS keychain for the {view.profile} profile. They are never shown again once set.</p>
+        <p className="as-of">
+          Keys are stored in the OS keychain for the {view.profile} profile
+          {view.keys.boundTo && (!view.keys.enterFor || view.keys.enterFor === view.keys.boundTo) ? (
+            <>
+              {' '}and are only sent to <span className="mono">{view.keys.boundTo}</span>
+            </>
+          ) : null}
+          . They are never shown again once set.
+        </p>
       )}
+      {!embedded && view.keys.available && view.keys.enterFor ? <EnterKeysBanner boundTo={view.keys.boundTo} enterFor={view.keys.enterFor} /> : null}
       {(Object.keys(KEY_LABEL) as KeyName[]).map((name) => (
         <KeyRow key={name} name={name} view={view} disabled={embedded || !view.keys.available} reload={reload} />
       ))}
     </Section>
+  );
+}
+
+/** Keys are sent only to the host they were entered for: a new base URL host needs its own. */
+function EnterKeysBanner({ boundTo, enterFor }: { boundTo: string | null; enterFor: string }) {
+  const again = boundTo !== null && boundTo !== enterFor;
+  return (
+    <div className="banner warning" role="status">
+      <span>
+        Keys must be entered {again ? 'again ' : ''}for <span className="mono">{enterFor}</span>
+        {again ? (
+          <>
+            {' '}(the keys were saved for <span className="mono">{boundTo}</span> and are never sent to another host)
+          </>
+        ) : null}
+        .
+      </span>
+    </div>
   );
 }
 
@@ -262,7 +290,25 @@ function PaymentsSection({ view, reload }: Props) {
         </Field>
         <SaveRow label="Save payments" save={s} />
       </form>
+      <OperatorNameChanges changes={view.operatorNameChanges} />
     </Section>
+  );
+}
+
+/** The main process's record of who the operator was before and after each change of the name. */
+function OperatorNameChanges({ changes }: { changes: SettingsView['operatorNameChanges'] }) {
+  if (changes.length === 0) return null;
+  return (
+    <div className="field">
+      <h3>Operator name changes</h3>
+      <ul aria-label="Operator name changes" className="as-of">
+        {changes.map((c, i) => (
+          <li key={`${c.at}-${i}`}>
+            Operator name changed {c.from !== null ? `from ${c.from} ` : ''}to {c.to} at {shortTime(c.at)}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 

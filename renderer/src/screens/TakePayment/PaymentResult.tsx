@@ -2,14 +2,20 @@
 // imports push 'collections.updated' / 'callbacks.ingested'), with a printable receipt once final.
 // An UNKNOWN outcome offers one explicit action: send again with the SAME reference (the card is typed
 // again; nothing is retried on its own).
-import { useMemo, useState, type FormEvent } from 'react';
-import type { ChargeOutcome, ChargeResponse, CollectionRow, EventRow } from '../../../../main/ipc/contract/collections.js';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import type {
+  ChargeOutcome,
+  ChargeResponse,
+  CollectionRow,
+  EventRow,
+} from '../../../../main/ipc/contract/collections.js';
 import { validateCardForm } from '../../../../main/collections/card-input.js';
 import { DeskError, invoke } from '../../desk.js';
 import { useDeskQuery, useNow } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
 import { StatusBadge, statusLabel } from '../../ui/StatusBadge.js';
 import { CardSection, EMPTY_CARD, cardRequest, wipe, type CardState } from './CardSection.js';
+import { formatDateTime } from '../../ui/format.js';
 
 const HEADLINE: Record<string, string> = {
   COMPLETED: 'Approved',
@@ -71,7 +77,7 @@ export function Receipt({ c }: { c: CollectionRow }) {
         )}
         <dt>Date</dt>
         <dd>
-          <time dateTime={when.toISOString()}>{when.toLocaleString()}</time>
+          <time dateTime={when.toISOString()}>{formatDateTime(when)}</time>
         </dd>
         <dt>Taken by</dt>
         <dd>{c.operator}</dd>
@@ -100,6 +106,12 @@ export function PaymentResult({
   const c = q.data?.collection;
   const events = useMemo(() => q.data?.events ?? [], [q.data]);
   const history = useMemo(() => finalHistory(events), [events]);
+  // After Charge the form is gone; without this, focus falls to the page body. Land on the result heading.
+  const title = useRef<HTMLHeadingElement>(null);
+  const shown = c !== undefined && c !== null;
+  useEffect(() => {
+    if (shown) title.current?.focus({ preventScroll: true });
+  }, [shown]);
 
   if (!c) {
     return (
@@ -122,7 +134,7 @@ export function PaymentResult({
         data-testid="payment-outcome"
         data-in-flight={inFlight ? 'true' : undefined}
       >
-        <h2 className="outcome-title">
+        <h2 className="outcome-title" ref={title} tabIndex={-1}>
           {final ??
             (c.status === 'PENDING'
               ? outcome.kind === 'window_closed'

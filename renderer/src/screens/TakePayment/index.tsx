@@ -12,6 +12,7 @@ import { EmptyState, ErrorBanner, Field, Loading, Screen } from '../../ui/index.
 import { CardSection, EMPTY_CARD, cardRequest, wipe, type CardState } from './CardSection.js';
 import { PaymentResult } from './PaymentResult.js';
 import './payments.css';
+import { groupDigits } from '../../ui/format.js';
 
 interface Details {
   amount: string;
@@ -266,9 +267,7 @@ export function TakePaymentScreen() {
           <fieldset className="form-group" disabled={busy}>
             <legend>Payment</legend>
             <div className="row">
-              <Field label="Amount" error={errorFor('amount')}>
-                <input name="amount" inputMode="decimal" autoComplete="off" value={details.amount} onChange={(e) => editDetails({ amount: e.target.value }, 'amount')} />
-              </Field>
+              {/* Currency first: the amount's limits and decimals depend on it. */}
               <Field label="Currency" error={errorFor('currency')}>
                 <select name="currency" value={currency} onChange={(e) => editDetails({ currency: e.target.value }, 'currency')}>
                   {options.map((o) => (
@@ -277,6 +276,15 @@ export function TakePaymentScreen() {
                     </option>
                   ))}
                 </select>
+              </Field>
+              <Field label="Amount" error={errorFor('amount')}>
+                <input
+                  name="amount"
+                  inputMode="decimal"
+                  autoComplete="off"
+                  value={details.amount}
+                  onChange={(e) => editDetails({ amount: e.target.value }, 'amount')}
+                />
               </Field>
             </div>
             {option && <LimitsLine o={option} />}
@@ -329,7 +337,9 @@ export function TakePaymentScreen() {
           <CardSection card={card} onChange={editCard} errorFor={errorFor} disabled={busy} />
           <div className="row">
             <button type="submit" className="primary" disabled={busy}>
-              {option && /^\d/.test(details.amount.trim()) && !localErrors.amount ? `Charge ${currency} ${details.amount.trim()}` : 'Charge card'}
+              {option && /^\d/.test(details.amount.trim()) && !localErrors.amount
+                ? `Charge ${currency} ${groupDigits(details.amount.trim())}`
+                : 'Charge card'}
             </button>
             {submitted && Object.keys(localErrors).length > 0 && (
               <span className="field-error" role="alert">

@@ -1,0 +1,237 @@
+// The classification of classify.ts as one SQL statement over a range of collection ids, for the full
+// recompute: SQLite aggregates each collection's events in one pass over the covering index of migration
+// 008 and writes the reconciliation rows itself, so no event row crosses into JavaScript. classify.ts stays the
+// definition (and the incremental path); the property test in test/reconcile proves both agree.
+//
+// One case stays in JavaScript: a callback-side outcome whose amount is only in its payload (amount_minor
+// NULL, payload present) needs the currency's decimal rules (toMinor). Such collections are flagged by
+// NEEDS_JS_SQL (a partial index of migration 008 finds them) and re-classified by classify() in the same
+// transaction.
+import { EXCEPTION_KINDS, RECON_KINDS } from './classify.js';
+import type { ReconKind } from './types.js';
+
+/** Bit of each kind in the masks below: RECON_KINDS order, so the lowest set bit is the primary outcome. */
+const bit = (k: ReconKind): number => 1 << RECON_KINDS.indexOf(k);
+
+/** Status codes in an event's code (below); 15: any other status, which classify() decides. */
+const STATUS_CODES: Record<string, number> = {
+  PENDING: 1,
+  REJECTED: 2,
+  UNKNOWN: 3,
+  COMPLETED: 4,
+  FAILED: 5,
+  CANCELLED: 6,
+  INTENT: 7,
+};
+const OTHER_STATUS = 15;
+const INIT_KIND_CODES: Record<string, number> = {
+  initialize_accepted: 1,
+  initialize_exists: 2,
+  initialize_unknown: 3,
+  initialize_rejected: 4,
+};
+
+/**
+ * One integer per event with everything classification needs besides ids, times and amounts:
+ * class * 256 + status code * 16 + initiate kind code. Classes: 1 resolution, 2 unverified report,
+ * 3 initiate, and verified final outcomes from 4 manual, 5 redirect, 6 callback, 7 import (0: none).
+ * Migration 008 indexes this exact expression with the columns the statement reads, so the whole pass
+ * reads that index and never recomputes it (`p` is the table prefix: '' in the index, 'e.' here).
+ */
+export function eventCodeSql(p: string): string {
+  return `(CASE
+    WHEN ${p}kind = 'resolution' THEN 256
+    WHEN ${p}source = 'security' OR ${p}kind = 'bad_signature'
+      OR (${p}source IN ('redirect', 'callback', 'import') AND ${p}signature IN ('invalid', 'missing')) THEN 512
+    WHEN ${p}source = 'initiate' THEN 768 + CASE ${p}kind ${Object.entries(INIT_KIND_CODES)
+      .map(([k, n]) => `WHEN '${k}' THEN ${n}`)
+      .join(' ')} ELSE 0 END
+    WHEN ${p}kind IN ('outcome', 'final_status_changed', 'manual_status') AND ${p}status IN ('COMPLETED', 'FAILED', 'CANCELLED')
+      THEN CASE ${p}source WHEN 'manual' THEN 1024 WHEN 'redirect' THEN 1280 WHEN 'callback' THEN 1536 WHEN 'import' THEN 1792 ELSE 0 END
+    ELSE 0 END + CASE WHEN ${p}status IS NULL THEN 0 ${Object.entries(STATUS_CODES)
+      .map(([s, n]) => `WHEN ${p}status = '${s}' THEN ${n * 16}`)
+      .join(' ')} ELSE ${OTHER_STATUS * 16} END)`;
+}
+
+const CODE = eventCodeSql('e.');
+const cls = `(${CODE} >> 8)`;
+const st = `((${CODE} >> 4) & 15)`;
+const ikind = `(${CODE} & 15)`;
+const CB = `${cls} IN (6, 7)`;
+const S = STATUS_CODES;
+
+// Most collections have at most one status per source and no resolution. For them a few aggregates
+// decide everything: counts per event class and status, packed four bits each into two integers (SUM),
+// the last event id, and two times. Any other collection (a resolution, several initiate events, a
+// source that changed its answer, more than 15 events, an unusual status) is marked here and classified
+// by classify() afterwards, in the same transaction.
+const FIELD = {
+  // v1
+  resolution: 0,
+  bad: 1,
+  initiate: 2,
+  redirect: 3, // 3 COMPLETED, 4 FAILED, 5 CANCELLED
+  callback: 6, // 6..8
+  import: 9, // 9..11
+  currencyMismatch: 12,
+  amountMismatch: 13,
+  // v2
+  manual: 0, // 0..2
+  initKind: 3,
+  initStatus: 4,
+  total: 5, // unbounded: the last field
+} as const;
+const FINAL_OFFSET = `(${st} - ${S.COMPLETED})`; // 0 COMPLETED, 1 FAILED, 2 CANCELLED
+const shift = (field: number, offset = '0') => `(1 << (4 * (${field} + ${offset})))`;
+
+const V1 = `CASE ${cls}
+    WHEN 1 THEN ${shift(FIELD.resolution)}
+    WHEN 2 THEN ${shift(FIELD.bad)}
+    WHEN 3 THEN ${shift(FIELD.initiate)}
+    WHEN 5 THEN ${shift(FIELD.redirect, FINAL_OFFSET)}
+    WHEN 6 THEN ${shift(FIELD.callback, FINAL_OFFSET)}
+    WHEN 7 THEN ${shift(FIELD.import, FINAL_OFFSET)}
+    ELSE 0 END
+  + CASE WHEN ${CB} THEN
+      CASE WHEN e.currency IS NOT NULL AND e.currency <> c.currency THEN ${shift(FIELD.currencyMismatch)}
+        WHEN e.amount_minor IS NOT NULL AND e.amount_minor <> c.amount_minor THEN ${shift(FIELD.amountMismatch)}
+        ELSE 0 END
+    ELSE 0 END`;
+const V2 = `CASE ${cls}
+    WHEN 3 THEN ${ikind} * ${shift(FIELD.initKind)} + ${st} * ${shift(FIELD.initStatus)}
+    WHEN 4 THEN ${shift(FIELD.manual, FINAL_OFFSET)}
+    ELSE 0 END + CASE WHEN e.id IS NULL THEN 0 ELSE ${shift(FIELD.total)} END`;
+
+const AGGREGATE = `
+SELECT c.id AS cid, c.created_at,
+  MAX(e.id) AS last_id,
+  SUM(${V1}) AS v1,
+  SUM(${V2}) AS v2,
+  MAX(e.received_at) FILTER (WHERE ${cls} = 3) AS init_at,
+  MIN(e.received_at) FILTER (WHERE ${CB} AND ${st} = ${S.COMPLETED}) AS completed_at
+FROM collections c
+LEFT JOIN collection_events e ON e.collection_id = c.id
+WHERE c.id BETWEEN @lo AND @hi
+GROUP BY c.id`;
+
+const f1 = (field: number, offset = 0) => `((v1 >> ${4 * (field + offset)}) & 15)`;
+const f2 = (field: number, offset = 0) => `((v2 >> ${4 * (field + offset)}) & 15)`;
+/** The one final status of a source's three counts as 0 none, 1..3 COMPLETED/FAILED/CANCELLED; 9 when several. */
+const single = (f: (field: number, offset?: number) => string, field: number) =>
+  `(CASE WHEN ${f(field)} > 0 THEN 1 ELSE 0 END + CASE WHEN ${f(field, 1)} > 0 THEN 2 ELSE 0 END + CASE WHEN ${f(field, 2)} > 0 THEN 3 ELSE 0 END
+    + CASE WHEN (${f(field)} > 0) + (${f(field, 1)} > 0) + (${f(field, 2)} > 0) > 1 THEN 9 ELSE 0 END)`;
+
+// Per collection, from the aggregates: each source's single status, and whether classify() must decide.
+const DERIVED = `
+SELECT cid, created_at, last_id, init_at, completed_at,
+  ${single(f1, FIELD.redirect)} AS red, ${single(f1, FIELD.callback)} AS cb, ${single(f1, FIELD.import)} AS imp,
+  ${single(f2, FIELD.manual)} AS man,
+  ${f1(FIELD.bad)} AS bad, ${f1(FIELD.currencyMismatch)} AS cur, ${f1(FIELD.amountMismatch)} AS amt,
+  ${f1(FIELD.initiate)} AS inits, ${f2(FIELD.initKind)} AS init_kind, ${f2(FIELD.initStatus)} AS init_st,
+  (v2 >> ${4 * FIELD.total}) AS total,
+  (v2 >> ${4 * FIELD.total}) > 15 OR ${f1(FIELD.resolution)} > 0 OR ${f1(FIELD.initiate)} > 1 OR ${f2(FIELD.initStatus)} = ${OTHER_STATUS}
+    OR ${f1(FIELD.callback)} + ${f1(FIELD.import)} > 1 AS complex
+FROM a`;
+
+// The kinds, where each source said at most one final status (cb/imp/red/man: 0 none, 1..3 a status;
+// >= 9 several, and callback and import disagreeing, leave the collection to classify()).
+const CB_SIDE = `(CASE WHEN cb > 0 THEN cb ELSE imp END)`;
+const confirmed = `(cb > 0 OR imp > 0 OR man > 0)`;
+const awaiting = `(NOT ${confirmed} AND (inits = 0 OR init_kind NOT IN (3, 4)))`;
+const staleAt = `(CASE WHEN inits = 1 AND init_kind IN (1, 2, 3) THEN init_at ELSE created_at END + @stale)`;
+const PRESENT: Record<ReconKind, string> = {
+  currency_mismatch: 'cur > 0',
+  amount_mismatch: 'amt > 0',
+  bad_signature: 'bad > 0',
+  redirect_callback_disagree: `red > 0 AND ${CB_SIDE} > 0 AND red <> ${CB_SIDE}`,
+  final_status_changed: '0', // a source with two final statuses is left to classify()
+  unknown_outcome: `NOT ${confirmed} AND inits = 1 AND init_kind = 3`,
+  stale_pending: `${awaiting} AND @now >= ${staleAt}`,
+  rejected: `NOT ${confirmed} AND inits = 1 AND init_kind = 4`,
+  pending: `${awaiting} AND @now < ${staleAt}`,
+  matched: '0',
+};
+const presentMask = RECON_KINDS.map((k) => `(CASE WHEN ${PRESENT[k]} THEN ${bit(k)} ELSE 0 END)`).join(' | ');
+
+const MASKS = `
+SELECT d.*, (${presentMask}) AS present,
+  complex OR red >= 9 OR cb >= 9 OR imp >= 9 OR man >= 9 OR (cb > 0 AND imp > 0 AND cb <> imp) AS undecided, CASE WHEN ${awaiting} AND @now < ${staleAt} THEN ${staleAt} END AS stale_at
+FROM d`;
+
+const FINAL_NAME = `CASE %s WHEN 1 THEN 'COMPLETED' WHEN 2 THEN 'FAILED' WHEN 3 THEN 'CANCELLED' END`;
+const finalName = (x: string) => FINAL_NAME.replace('%s', x);
+const initName = `CASE init_st ${Object.entries(STATUS_CODES)
+  .map(([s, n]) => `WHEN ${n} THEN '${s}'`)
+  .join(' ')} END`;
+
+/** A collection with no event at all that turned stale has nothing to resolve: the kind is not open. */
+const NO_EVENTS = 1 << RECON_KINDS.length;
+
+/**
+ * Every set of kinds the statement can produce, keyed by its mask (plus NO_EVENTS), with the columns
+ * derived from it exactly as classify() derives them: a lookup per collection instead of a dozen
+ * string expressions. A temporary table of the connection, filled once.
+ */
+export function kindSetsSql(): string[] {
+  const rows: string[] = [];
+  for (let key = 0; key < 2 * NO_EVENTS; key++) {
+    const mask = key & (NO_EVENTS - 1) || bit('matched');
+    const kinds = RECON_KINDS.filter((k) => mask & bit(k));
+    const open = kinds.filter((k) => EXCEPTION_KINDS.includes(k) && !(key & NO_EVENTS && k === 'stale_pending'));
+    rows.push(
+      `(${key}, '${kinds[0]}', '${JSON.stringify(kinds)}', '${JSON.stringify(open)}', ${open.length > 0 ? 1 : 0})`,
+    );
+  }
+  return [
+    'CREATE TEMP TABLE IF NOT EXISTS recon_kind_sets (key INTEGER PRIMARY KEY, outcome TEXT, kinds TEXT, open_kinds TEXT, is_exception INTEGER)',
+    `INSERT OR IGNORE INTO temp.recon_kind_sets VALUES ${rows.join(', ')}`,
+  ];
+}
+
+/** Marks a collection for classify(): never visible outside the transaction that writes it. */
+export const UNDECIDED = '?';
+
+/**
+ * Upserts the reconciliation rows of every collection with lo <= id <= hi. Parameters: @lo, @hi, @now,
+ * @stale (stalePendingAfterMs). Rows written with outcome UNDECIDED, and the collections NEEDS_JS_SQL
+ * lists, must then be classified by classify() in the same transaction.
+ */
+export const RECONCILE_RANGE_SQL = `
+WITH a AS MATERIALIZED (${AGGREGATE}),
+  d AS MATERIALIZED (${DERIVED}),
+  m AS NOT MATERIALIZED (${MASKS})
+INSERT INTO reconciliation (collection_id, outcome, kinds, open_kinds, is_exception, last_event_id, computed_at, stale_at,
+  resolved_by_event_id, resolution_note, initiate_status, redirect_status, callback_status, import_status, manual_status, completed_at)
+SELECT cid,
+  CASE WHEN undecided THEN '${UNDECIDED}' ELSE ks.outcome END, ks.kinds, ks.open_kinds, ks.is_exception,
+  last_id,
+  @now,
+  stale_at,
+  NULL,
+  NULL,
+  ${initName},
+  ${finalName('red')},
+  ${finalName('cb')},
+  ${finalName('imp')},
+  ${finalName('man')},
+  completed_at
+FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present + CASE WHEN m.total = 0 THEN ${NO_EVENTS} ELSE 0 END
+WHERE true
+ON CONFLICT (collection_id) DO UPDATE SET outcome = excluded.outcome, kinds = excluded.kinds,
+  open_kinds = excluded.open_kinds, is_exception = excluded.is_exception, last_event_id = excluded.last_event_id,
+  computed_at = excluded.computed_at, stale_at = excluded.stale_at, resolved_by_event_id = excluded.resolved_by_event_id,
+  resolution_note = excluded.resolution_note, initiate_status = excluded.initiate_status,
+  redirect_status = excluded.redirect_status, callback_status = excluded.callback_status,
+  import_status = excluded.import_status, manual_status = excluded.manual_status, completed_at = excluded.completed_at`;
+
+/** The rows RECONCILE_RANGE_SQL left to classify() (the outcome index finds them). */
+export const UNDECIDED_SQL = `SELECT collection_id FROM reconciliation WHERE outcome = '${UNDECIDED}' AND collection_id BETWEEN @lo AND @hi`;
+
+/** The partial index's condition (migration 008): the planner uses it only for this exact text. */
+export const PAYLOAD_ONLY_AMOUNT = "source IN ('callback', 'import') AND amount_minor IS NULL AND payload IS NOT NULL";
+
+/** Collections in lo..hi that need classify(): a callback-side amount only in the payload. */
+export const NEEDS_JS_SQL = `
+SELECT DISTINCT e.collection_id FROM collection_events e
+WHERE e.collection_id BETWEEN @lo AND @hi AND ${PAYLOAD_ONLY_AMOUNT}
+ORDER BY e.collection_id`;

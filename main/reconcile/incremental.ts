@@ -1,0 +1,239 @@
+// The incremental path: one collection re-classified from all its events and stored, called by
+// appendEvent for every stored event (in its transaction), and the sweep for what no event drives.
+// No worker or import.meta here: collections/events.ts imports it, and so does everything that
+// type-checks the charge service (the preload build included).
+import type { Db } from '../store/db.js';
+import { writeTransaction } from '../store/transaction.js';
+import {
+  classify,
+  DEFAULT_STALE_PENDING_AFTER_MS,
+  type Classification,
+  type ReconCollection,
+  type ReconEvent,
+} from './classify.js';
+
+export interface ReconcileOptions {
+  /** Reconciliation time (ms); defaults to Date.now(). Pass clock.now() from a Clock. */
+  now?: number;
+  stalePendingAfterMs?: number;
+}
+
+const EVENT_COLUMNS = 'id, source, kind, status, received_at, signature, amount_minor, currency, payload, note';
+
+export function opts(o: ReconcileOptions = {}) {
+  return { now: o.now ?? Date.now(), stalePendingAfterMs: o.stalePendingAfterMs ?? DEFAULT_STALE_PENDING_AFTER_MS };
+}
+
+interface Statements {
+  eventCollection: { get(eventId: number): number | null | undefined };
+  collection: { get(id: number): ReconCollection | undefined };
+  events: { all(id: number): ReconEvent[] };
+  upsert: { run(...args: unknown[]): unknown };
+}
+
+const cache = new WeakMap<Db, Statements>();
+function statements(db: Db): Statements {
+  let s = cache.get(db);
+  if (!s) {
+    s = {
+      eventCollection: db
+        .prepare('SELECT collection_id FROM collection_events WHERE id = ?')
+        .pluck() as unknown as Statements['eventCollection'],
+      collection: db.prepare(
+        'SELECT id, created_at, amount_minor, currency FROM collections WHERE id = ?',
+      ) as unknown as Statements['collection'],
+      events: db.prepare(
+        `SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`,
+      ) as unknown as Statements['events'],
+      upsert: db.prepare(
+        // An upsert updates the row in place (REPLACE would delete and re-insert it, touching every index).
+        `INSERT INTO reconciliation (collection_id, outcome, kinds, open_kinds, is_exception, last_event_id,
+           computed_at, stale_at, resolved_by_event_id, resolution_note, initiate_status, redirect_status,
+           callback_status, import_status, manual_status, completed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (collection_id) DO UPDATE SET outcome = excluded.outcome, kinds = excluded.kinds,
+           open_kinds = excluded.open_kinds, is_exception = excluded.is_exception, last_event_id = excluded.last_event_id,
+           computed_at = excluded.computed_at, stale_at = excluded.stale_at, resolved_by_event_id = excluded.resolved_by_event_id,
+           resolution_note = excluded.resolution_note, initiate_status = excluded.initiate_status,
+           redirect_status = excluded.redirect_status, callback_status = excluded.callback_status,
+           import_status = excluded.import_status, manual_status = excluded.manual_status, completed_at = excluded.completed_at`,
+      ),
+    };
+    cache.set(db, s);
+  }
+  return s;
+}
+
+function store(db: Db, id: number, c: Classification, now: number): void {
+  statements(db).upsert.run(
+    id,
+    c.outcome,
+    JSON.stringify(c.kinds),
+    JSON.stringify(c.openKinds),
+    c.isException ? 1 : 0,
+    c.lastEventId,
+    now,
+    c.staleAt,
+    c.resolvedByEventId,
+    c.resolutionNote,
+    c.sources.initiate,
+    c.sources.redirect,
+    c.sources.callback,
+    c.sources.import,
+    c.sources.manual,
+    c.completedAt,
+  );
+}
+
+/**
+ * Re-classifies one collection from all its events and stores the result. Cheap (one indexed read);
+ * call it after each event is appended. Returns null for an unknown collection id.
+ */
+export function reconcileCollection(db: Db, collectionId: number, options?: ReconcileOptions): Classification | null {
+  const o = opts(options);
+  const st = statements(db);
+  const c = st.collection.get(collectionId);
+  if (!c) return null;
+  const result = classify(c, st.events.all(collectionId), o);
+  store(db, collectionId, result, o.now);
+  return result;
+}
+
+/**
+ * Incremental step after one appended event (e.g. the callback receiver's onIngest with the stored
+ * eventId): re-classifies that event's collection. Orphan events (no collection) are a no-op.
+ */
+export function reconcileEvent(db: Db, eventId: number, options?: ReconcileOptions): Classification | null {
+  const id = statements(db).eventCollection.get(eventId);
+  return id === null || id === undefined ? null : reconcileCollection(db, id, options);
+}
+
+const optionSources = new WeakMap<Db, () => ReconcileOptions>();
+
+/**
+ * Where the incremental path reads its clock (and, if given, stale threshold) for this connection.
+ * Whatever the source leaves out: Date.now() and the stored stalePendingAfterMs setting (one indexed
+ * read, so it is cheap for every appended event and follows a changed setting at once).
+ */
+export function setReconcileOptions(db: Db, source: () => ReconcileOptions): void {
+  optionSources.set(db, source);
+}
+
+const STALE_SETTING_RANGE = { min: 60_000, max: 30 * 86_400_000 };
+const staleSetting = new WeakMap<Db, { get(): unknown }>();
+function storedStalePendingAfterMs(db: Db): number {
+  let st = staleSetting.get(db);
+  if (!st) {
+    st = db.prepare("SELECT value FROM settings WHERE key = 'stalePendingAfterMs'").pluck();
+    staleSetting.set(db, st);
+  }
+  const raw = st.get() as string | undefined;
+  try {
+    const v: unknown = raw === undefined ? undefined : JSON.parse(raw);
+    if (typeof v === 'number' && Number.isInteger(v) && v >= STALE_SETTING_RANGE.min && v <= STALE_SETTING_RANGE.max)
+      return v;
+  } catch {
+    /* an unreadable setting: the default, as the settings module does */
+  }
+  return DEFAULT_STALE_PENDING_AFTER_MS;
+}
+
+function currentOptions(db: Db): Required<ReconcileOptions> {
+  const o = optionSources.get(db)?.() ?? {};
+  return { now: o.now ?? Date.now(), stalePendingAfterMs: o.stalePendingAfterMs ?? storedStalePendingAfterMs(db) };
+}
+
+/**
+ * The one incremental path: appendEvent calls this for every stored event of a collection, inside the
+ * append's transaction, so the reconciliation row never lags the history whatever wrote the event
+ * (charge, redirect, receiver, import, resolution).
+ */
+export function reconcileAfterAppend(db: Db, collectionId: number): void {
+  reconcileCollection(db, collectionId, currentOptions(db));
+}
+
+/**
+ * What no event drives: pending collections whose stale time has passed (reconciliation_stale index),
+ * and collections with no reconciliation row yet (rows written outside appendEvent, e.g. before this
+ * path existed). Returns how many were re-classified.
+ */
+export function reconcileDue(db: Db, options?: ReconcileOptions): number {
+  const o = opts(options ?? currentOptions(db));
+  return writeTransaction(db, () => {
+    const ids = new Set(
+      db
+        .prepare('SELECT collection_id FROM reconciliation WHERE stale_at IS NOT NULL AND stale_at <= ?')
+        .pluck()
+        .all(o.now) as number[],
+    );
+    for (const id of db
+      .prepare('SELECT id FROM collections WHERE id > (SELECT COALESCE(MAX(collection_id), 0) FROM reconciliation)')
+      .pluck()
+      .all() as number[])
+      ids.add(id);
+    return reconcileIds(
+      db,
+      [...ids].sort((a, b) => a - b),
+      o,
+    );
+  });
+}
+
+/** Runs reconcileDue now and then every `everyMs` (default a minute) until closed. */
+export function startReconcileSweep(
+  db: Db,
+  options: () => ReconcileOptions,
+  everyMs = 60_000,
+  onError: (e: unknown) => void = () => {},
+): { close(): void } {
+  const sweep = () => {
+    try {
+      reconcileDue(db, options());
+    } catch (e) {
+      onError(e);
+    }
+  };
+  sweep();
+  const timer = setInterval(sweep, everyMs);
+  timer.unref();
+  return { close: () => clearInterval(timer) };
+}
+
+/** Re-classifies the given collections (sorted ids) in chunks: two queries per 500 collections. */
+export function reconcileIds(db: Db, ids: number[], o: { now: number; stalePendingAfterMs: number }): number {
+  let count = 0;
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const marks = chunk.map(() => '?').join(',');
+    const cols = db
+      .prepare(`SELECT id, created_at, amount_minor, currency FROM collections WHERE id IN (${marks}) ORDER BY id`)
+      .all(...chunk) as ReconCollection[];
+    const evRows = db
+      .prepare(
+        `SELECT collection_id, ${EVENT_COLUMNS} FROM collection_events WHERE collection_id IN (${marks}) ORDER BY collection_id, id`,
+      )
+      .all(...chunk) as (ReconEvent & { collection_id: number })[];
+    count += classifyAndStore(db, cols, evRows, o).count;
+  }
+  return count;
+}
+
+/** Classifies collections (sorted by id) against their events (sorted by collection_id, id) and stores the results. */
+function classifyAndStore(
+  db: Db,
+  cols: ReconCollection[],
+  evRows: (ReconEvent & { collection_id: number })[],
+  o: { now: number; stalePendingAfterMs: number },
+): { count: number; exceptions: number } {
+  let i = 0;
+  let exceptions = 0;
+  for (const c of cols) {
+    const evs: ReconEvent[] = [];
+    while (i < evRows.length && evRows[i]!.collection_id < c.id) i++;
+    while (i < evRows.length && evRows[i]!.collection_id === c.id) evs.push(evRows[i++]!);
+    const r = classify(c, evs, o);
+    if (r.isException) exceptions++;
+    store(db, c.id, r, o.now);
+  }
+  return { count: cols.length, exceptions };
+}
