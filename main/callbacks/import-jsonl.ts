@@ -8,7 +8,7 @@ import type { Db } from '../store/db.js';
 import type { Clock } from '../clock.js';
 import { ingestCallback, securityRecord, type IngestOutcome } from './ingest.js';
 import { SecurityLog } from './security-log.js';
-import type { SignatureKeys } from './verify.js';
+import type { SignatureKeys } from '../service/verify-callback.js';
 
 export type LineResult =
   | { line: number; result: 'imported'; reference: string; status: string; orphan: boolean }

@@ -12,7 +12,7 @@ import { appendEvent } from '../collections/events.js';
 import { parseCallbackBody } from '../service/wire.js';
 import { WireFormatError } from '../service/errors.js';
 import type { SignedFields } from '../service/types.js';
-import { checkSignatures, type SignatureKeys } from './verify.js';
+import { checkSignatures, type SignatureKeys } from '../service/verify-callback.js';
 import type { SecurityReason } from './security-log.js';
 
 export type Headers = Record<string, string | string[] | undefined>;

@@ -18,7 +18,7 @@ import type { Db } from '../store/db.js';
 import { writeTransaction } from '../store/transaction.js';
 import type { Clock } from '../clock.js';
 import { ingestCallback, securityRecord, type IngestInput, type IngestOutcome } from './ingest.js';
-import type { SignatureKeys } from './verify.js';
+import type { SignatureKeys } from '../service/verify-callback.js';
 import { SecurityLog, type SecurityReason } from './security-log.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 

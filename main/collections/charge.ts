@@ -40,7 +40,7 @@ import {
   type CardFields,
   type CardForm,
 } from './card-input.js';
-import { checkSignatures } from '../callbacks/verify.js';
+import { checkSignatures } from '../service/verify-callback.js';
 
 type MaybePromise<T> = T | Promise<T>;
 

@@ -11,7 +11,7 @@ import { loadSettings } from '../../settings/settings.js';
 import { currentServicePublicKey } from '../../settings/service-key.js';
 import { secretStoreFor, SecretStoreUnavailableError } from '../../secrets/secret-store.js';
 import { importCallbacksJsonl } from '../../callbacks/import-jsonl.js';
-import type { SignatureKeys } from '../../callbacks/verify.js';
+import type { SignatureKeys } from '../../service/verify-callback.js';
 import type { Db } from '../../store/db.js';
 import { systemClock } from '../../clock.js';
 

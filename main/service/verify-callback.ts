@@ -1,16 +1,18 @@
 // Signature checks for callbacks and redirects, in one place: the service signs
 // event:merchant_reference:internal_reference:transaction_type:transaction_status with HMAC-SHA256
-// (merchant signing key) and RSA-SHA512 (service key); either valid is enough (main/service/signatures.ts).
+// (merchant signing key) and RSA-SHA512 (service key); either valid is enough (./signatures.ts).
+// It lives with the service because both callbacks (ingest) and collections (charge) use it: neither
+// capability imports the other.
 import crypto from 'node:crypto';
-import { verifySignatures, type HmacOptions, type SignatureKeys } from '../service/signatures.js';
-import type { SignedFields } from '../service/types.js';
-import type { SignatureState } from '../collections/model.js';
+import { verifySignatures, type HmacOptions, type SignatureKeys } from './signatures.js';
+import type { SignedFields } from './types.js';
 
 /** { signingKey (HMAC), servicePublicKey (RSA, PEM) }: either may be missing; one is enough. */
 export type { SignatureKeys };
 
+/** The event row's signature state (collections/model.ts SignatureState) short of 'not_applicable'. */
 export interface SignatureCheck {
-  state: Exclude<SignatureState, 'not_applicable'>;
+  state: 'verified' | 'invalid' | 'missing';
   reason?: string;
 }
 
@@ -25,7 +27,8 @@ export function checkSignatures(
   if (!hmacHeader && !rsaSignature) return { state: 'missing', reason: 'no hmac-signature or rsa-signature' };
   const k = { signingKey: keys.signingKey ?? null, servicePublicKey: keyObject(keys.servicePublicKey) };
   // Either valid is enough: a valid HMAC (cheap) spares the RSA check; otherwise both are reported.
-  if (hmacHeader && k.signingKey && verifySignatures({ hmacHeader }, fields, k, opts).state === 'verified') return { state: 'verified' };
+  if (hmacHeader && k.signingKey && verifySignatures({ hmacHeader }, fields, k, opts).state === 'verified')
+    return { state: 'verified' };
   const r = verifySignatures({ hmacHeader, rsaSignature }, fields, k, opts);
   return r.reason ? { state: r.state, reason: r.reason } : { state: r.state };
 }
