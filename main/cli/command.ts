@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { DeskError } from '../errors.js';
 
 // A CLI subcommand. Commands print results to stdout, messages to stderr, and return an exit code.
 export interface CliIo {
@@ -23,8 +24,11 @@ export interface Command {
 }
 
 /** A mistake the user can fix; printed as "merchant-desk: <message>" with exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
+export class UsageError extends DeskError {
+  constructor(message: string, opts: { cause?: unknown } = {}) {
+    // Not exposed over IPC: the CLI prints it itself, and a usage message means nothing in a window.
+    super('usage', message, opts);
+  }
 }
 
 /** node:util parseArgs, with its complaints (unknown option, missing value) as a UsageError. */

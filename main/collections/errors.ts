@@ -1,15 +1,12 @@
-// Errors of the payments back end that the user should see as they are. `expose: true` lets the IPC
-// dispatcher pass kind/field/fields through (main/ipc/dispatch.ts). Messages never contain card data.
-export class PaymentError extends Error {
-  readonly expose = true;
-  constructor(
-    readonly kind: 'validation' | 'not_configured' | 'not_found' | 'conflict' | 'expired',
-    message: string,
-    readonly field?: string,
-    readonly fields?: Record<string, string>,
-  ) {
-    super(message);
-    this.name = 'PaymentError';
+// Errors of the payments back end that the user should see as they are: exposed, so the IPC
+// dispatcher passes kind/field/fields through (main/ipc/dispatch.ts). Messages never contain card data.
+import { DeskError } from '../errors.js';
+
+export class PaymentError extends DeskError {
+  declare readonly kind: 'validation' | 'not_configured' | 'not_found' | 'conflict' | 'expired';
+  declare readonly expose: true;
+  constructor(kind: PaymentError['kind'], message: string, field?: string, fields?: Record<string, string>) {
+    super(kind, message, { field, fields, expose: true });
   }
 }
 

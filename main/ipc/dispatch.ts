@@ -5,10 +5,7 @@ import type { Logger } from 'pino';
 import { channels, type ChannelName, type RequestOf, type ResponseOf } from './contract/index.js';
 import type { IpcError, IpcResult } from './contract/define.js';
 import type { CallContext, HandlerTable } from './handlers/types.js';
-import { isServiceError, ValidationError } from '../service/errors.js';
-import { SettingsError } from '../settings/settings.js';
-import { SecretStoreUnavailableError, SecretValueError } from '../secrets/secret-store.js';
-import { MoneyError } from '../money/index.js';
+import { DeskError } from '../errors.js';
 
 export type Dispatch = (channel: unknown, request: unknown, ctx?: CallContext) => Promise<IpcResult<unknown>>;
 
@@ -51,26 +48,36 @@ export function fromZod(err: ZodError): IpcError {
   return out;
 }
 
+const INTERNAL: IpcError = { kind: 'internal', message: 'Something went wrong inside Merchant Desk; the details are in the log.' };
+
+/**
+ * Any thrown value -> what the renderer sees. One family (DeskError, main/errors.ts, which the service's
+ * errors belong to): an exposed one keeps its kind, message, field and fields; one that is not exposed,
+ * and anything unknown, is 'internal' with no detail (the dispatcher logs it).
+ */
 export function toIpcError(e: unknown): IpcError {
   if (e instanceof ZodError) return fromZod(e);
-  if (isServiceError(e)) {
-    const out: IpcError = { kind: e.kind, message: e.message };
-    if (e instanceof ValidationError && e.field) out.field = e.field;
-    return out;
-  }
-  if (e instanceof SettingsError) return { kind: 'validation', message: e.message, field: e.field, fields: { ...e.fields } };
-  if (e instanceof SecretValueError) return { kind: 'validation', message: e.message, field: e.field };
-  if (e instanceof SecretStoreUnavailableError) return { kind: 'keychain_unavailable', message: e.message };
-  if (e instanceof MoneyError) return { kind: 'validation', message: e.message, field: e.field };
+  if (e instanceof DeskError) return e.expose ? exposed(e) : { ...INTERNAL };
+  // An error from code that does not import main/errors.ts (a library, a worker's rebuilt error) may
+  // still say it is meant for the user.
   if (e instanceof Error && (e as { expose?: unknown }).expose === true) {
     const x = e as Error & { kind?: unknown; field?: unknown; fields?: unknown };
-    const out: IpcError = { kind: typeof x.kind === 'string' ? x.kind : 'validation', message: e.message };
-    if (typeof x.field === 'string') out.field = x.field;
-    if (x.fields && typeof x.fields === 'object') out.fields = { ...(x.fields as Record<string, string>) };
-    return out;
+    return exposed({
+      kind: typeof x.kind === 'string' ? x.kind : 'validation',
+      message: e.message,
+      field: typeof x.field === 'string' ? x.field : undefined,
+      fields: x.fields && typeof x.fields === 'object' ? (x.fields as Record<string, string>) : undefined,
+    });
   }
   if (e instanceof Error && e.name === 'AbortError') return { kind: 'cancelled', message: 'cancelled' };
-  return { kind: 'internal', message: 'Something went wrong inside Merchant Desk; the details are in the log.' };
+  return { ...INTERNAL };
+}
+
+function exposed(e: { kind: string; message: string; field?: string | undefined; fields?: Record<string, string> | undefined }): IpcError {
+  const out: IpcError = { kind: e.kind, message: e.message };
+  if (e.field) out.field = e.field;
+  if (e.fields) out.fields = { ...e.fields };
+  return out;
 }
 
 /** A typed view of a dispatcher (tests, tools): the same checks, typed like window.desk.invoke. */

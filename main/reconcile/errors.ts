@@ -1,12 +1,10 @@
 // Errors the user can act on; IPC dispatch shows them as they are (expose + kind + field).
-export class ReconcileError extends Error {
-  readonly expose = true;
-  constructor(
-    readonly kind: 'validation' | 'not_found' | 'conflict' | 'cancelled',
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-    this.name = 'ReconcileError';
+import { DeskError } from '../errors.js';
+
+export class ReconcileError extends DeskError {
+  declare readonly kind: 'validation' | 'not_found' | 'conflict' | 'cancelled';
+  declare readonly expose: true;
+  constructor(kind: ReconcileError['kind'], message: string, field?: string) {
+    super(kind, message, { field, expose: true });
   }
 }

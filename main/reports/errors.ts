@@ -1,12 +1,10 @@
 // Errors the user can act on; IPC dispatch shows them as they are (expose + kind + field).
-export class ReportError extends Error {
-  readonly expose = true;
-  constructor(
-    readonly kind: 'validation' | 'cancelled' | 'io' | 'internal',
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-    this.name = 'ReportError';
+import { DeskError } from '../errors.js';
+
+export class ReportError extends DeskError {
+  declare readonly kind: 'validation' | 'cancelled' | 'io' | 'internal';
+  declare readonly expose: true;
+  constructor(kind: ReportError['kind'], message: string, field?: string) {
+    super(kind, message, { field, expose: true });
   }
 }

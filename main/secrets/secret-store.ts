@@ -2,6 +2,7 @@
 // be tested with a MemorySecretStore. Names are scoped by profile: service "merchant-desk", account
 // "<profile>:<name>". Values are never logged and never part of an error message.
 import { AsyncEntry } from '@napi-rs/keyring';
+import { DeskError } from '../errors.js';
 
 export const SECRET_NAMES = ['public-key', 'secret-key', 'signing-key'] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
@@ -35,19 +36,18 @@ export interface SecretStore {
 }
 
 /** The keychain cannot be reached (no Secret Service, locked, denied). Never carries a secret. */
-export class SecretStoreUnavailableError extends Error {
-  override name = 'SecretStoreUnavailableError';
-  readonly kind = 'keychain_unavailable' as const;
+export class SecretStoreUnavailableError extends DeskError {
+  declare readonly kind: 'keychain_unavailable';
+  constructor(message: string, opts: { cause?: unknown } = {}) {
+    super('keychain_unavailable', message, { ...opts, expose: true });
+  }
 }
 
 /** A value that cannot be a key (empty, whitespace, too long); names the key, never echoes it. */
-export class SecretValueError extends Error {
-  override name = 'SecretValueError';
-  constructor(
-    readonly field: SecretName,
-    reason: string,
-  ) {
-    super(`${field}: ${reason}`);
+export class SecretValueError extends DeskError {
+  declare readonly field: SecretName;
+  constructor(field: SecretName, reason: string) {
+    super('validation', `${field}: ${reason}`, { field, expose: true });
   }
 }
 

@@ -1,5 +1,8 @@
 // The errors a caller of the service client can act on. Every failure of a service call is one of
-// these; `kind` is stable and safe to show, send over IPC, and store in a poll log.
+// these; `kind` is stable and safe to show, send over IPC, and store in a poll log. They belong to
+// the one error family of main (DeskError), exposed: their messages are written for the user.
+import { DeskError } from '../errors.js';
+
 export type ServiceErrorKind =
   | 'authentication'
   | 'validation'
@@ -11,15 +14,16 @@ export type ServiceErrorKind =
   | 'unreadable'
   | 'unknown_outcome';
 
-export abstract class ServiceError extends Error {
-  abstract readonly kind: ServiceErrorKind;
+export abstract class ServiceError extends DeskError {
+  /** Each subclass sets its own (a class field, set after this constructor runs). */
+  declare readonly kind: ServiceErrorKind;
+  declare readonly expose: true;
   /** HTTP status when there was a response. */
   readonly status: number | undefined;
   /** The service's own message from the error envelope, when it sent one. */
   readonly serviceMessage: string | undefined;
-  constructor(message: string, opts: { status?: number; serviceMessage?: string; cause?: unknown } = {}) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.name = new.target.name;
+  constructor(message: string, opts: { status?: number; serviceMessage?: string; cause?: unknown; field?: string | undefined } = {}) {
+    super('service', message, { cause: opts.cause, field: opts.field, expose: true }); // kind: set by the subclass
     this.status = opts.status;
     this.serviceMessage = opts.serviceMessage;
   }
@@ -27,32 +31,28 @@ export abstract class ServiceError extends Error {
 
 /** 401: keys missing or wrong. Fix the keys in Settings. */
 export class AuthenticationError extends ServiceError {
-  readonly kind = 'authentication' as const;
+  override readonly kind = 'authentication' as const;
 }
 
 /** 400/422: the service rejected a value. `field` names it where the service (or we) could tell. */
 export class ValidationError extends ServiceError {
-  readonly kind = 'validation' as const;
-  constructor(
-    message: string,
-    readonly field: string | undefined,
-    opts: { status?: number; serviceMessage?: string } = {},
-  ) {
-    super(message, opts);
+  override readonly kind = 'validation' as const;
+  constructor(message: string, field: string | undefined, opts: { status?: number; serviceMessage?: string } = {}) {
+    super(message, { ...opts, field });
   }
 }
 
 export class ForbiddenError extends ServiceError {
-  readonly kind = 'forbidden' as const;
+  override readonly kind = 'forbidden' as const;
 }
 
 export class NotFoundError extends ServiceError {
-  readonly kind = 'not_found' as const;
+  override readonly kind = 'not_found' as const;
 }
 
 /** 429: wait `retryAfterMs` (from Retry-After) before asking again. */
 export class RateLimitedError extends ServiceError {
-  readonly kind = 'rate_limited' as const;
+  override readonly kind = 'rate_limited' as const;
   constructor(
     message: string,
     readonly retryAfterMs: number | undefined,
@@ -64,17 +64,17 @@ export class RateLimitedError extends ServiceError {
 
 /** 500/502/503/504. */
 export class UnavailableError extends ServiceError {
-  readonly kind = 'unavailable' as const;
+  override readonly kind = 'unavailable' as const;
 }
 
 /** No HTTP response: refused, reset, DNS, TLS, timeout. */
 export class NetworkError extends ServiceError {
-  readonly kind = 'network' as const;
+  override readonly kind = 'network' as const;
 }
 
 /** A response that is not the JSON we expect: an HTML error page, truncated JSON, wrong types. */
 export class UnreadableResponseError extends ServiceError {
-  readonly kind = 'unreadable' as const;
+  override readonly kind = 'unreadable' as const;
   constructor(
     message: string,
     readonly excerpt: string,
@@ -90,7 +90,7 @@ export class UnreadableResponseError extends ServiceError {
  * same merchant_reference.
  */
 export class UnknownOutcomeError extends ServiceError {
-  readonly kind = 'unknown_outcome' as const;
+  override readonly kind = 'unknown_outcome' as const;
   /** What made the outcome unknowable: no answer in time, the connection broke, a 5xx, or an answer we could not read. */
   readonly reason: UnknownOutcomeReason;
   constructor(
@@ -129,21 +129,18 @@ export function isServiceError(e: unknown): e is ServiceError {
 // --- Not service failures: bad local input (card form, key file) and bad wire data outside a call ---
 
 /** The card object is not acceptable. `field` names the card field; the message never contains its value. */
-export class CardDataError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CardDataError';
+export class CardDataError extends DeskError {
+  declare readonly field: string;
+  constructor(field: string, message: string) {
+    // Not exposed as it is: the charge turns it into a form error (main/collections/charge.ts).
+    super('validation', message, { field });
   }
 }
 
 /** The service public key (PEM) cannot be used: not a key, a private key, a certificate, not RSA, too short. */
-export class ServiceKeyError extends Error {
+export class ServiceKeyError extends DeskError {
   constructor(message: string, opts: { cause?: unknown } = {}) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.name = 'ServiceKeyError';
+    super('validation', message, opts);
   }
 }
 
@@ -151,13 +148,13 @@ export class ServiceKeyError extends Error {
  * Data from the service (a response body, a callback body, a redirect) does not have the shape or
  * meaning we expect. `field` is the path of the first bad field, e.g. "merchant_balances[2].available_balance".
  */
-export class WireFormatError extends Error {
+export class WireFormatError extends DeskError {
+  declare readonly field: string;
   constructor(
-    readonly field: string,
+    field: string,
     readonly problem: string,
     readonly issueCount = 1,
   ) {
-    super(`${field}: ${problem}${issueCount > 1 ? ` (and ${issueCount - 1} more problem${issueCount > 2 ? 's' : ''})` : ''}`);
-    this.name = 'WireFormatError';
+    super('unreadable', `${field}: ${problem}${issueCount > 1 ? ` (and ${issueCount - 1} more problem${issueCount > 2 ? 's' : ''})` : ''}`, { field });
   }
 }

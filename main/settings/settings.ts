@@ -8,6 +8,7 @@ import { writeTransaction } from '../store/transaction.js';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { recordOperatorNameChange } from './audit.js';
+import { DeskError } from '../errors.js';
 
 export const PROFILES = ['embedded', 'sandbox', 'live'] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -128,15 +129,16 @@ export function defaultSettings(): Settings {
 }
 
 /** A setting that is not valid. `field` is the setting's path, e.g. "callbackReceiver.port". */
-export class SettingsError extends Error {
-  override name = 'SettingsError';
-  readonly kind = 'validation' as const;
+export class SettingsError extends DeskError {
+  declare readonly kind: 'validation';
+  declare readonly field: string;
+  declare readonly fields: Record<string, string>;
   constructor(
-    readonly field: string,
+    field: string,
     readonly reason: string,
-    readonly fields: Record<string, string> = { [field]: reason },
+    fields: Record<string, string> = { [field]: reason },
   ) {
-    super(/^[A-Z]/.test(reason) ? `${field}: ${reason}` : `${field} ${reason}`);
+    super('validation', /^[A-Z]/.test(reason) ? `${field}: ${reason}` : `${field} ${reason}`, { field, fields, expose: true });
   }
 }
 

@@ -9,9 +9,13 @@ import type { Logger } from 'pino';
 import { openDatabase, type Db } from '../store/db.js';
 import { dataPaths } from './paths.js';
 import { PROFILES, readSettings, type Profile } from './settings.js';
+import { DeskError } from '../errors.js';
 
-export class WorkspaceError extends Error {
-  override name = 'WorkspaceError';
+/** The data folder or a profile's database cannot be used. Not exposed: the detail names local paths. */
+export class WorkspaceError extends DeskError {
+  constructor(message: string, opts: { cause?: unknown } = {}) {
+    super('workspace', message, opts);
+  }
 }
 
 /** Where a message about the data folder goes: the app's logger, or nothing. */

@@ -6,6 +6,7 @@ import { writeTransaction } from './transaction.js';
 import type { WalletBalance } from '../service/types.js';
 import { CURRENCY_CODE } from '../money/index.js';
 import { cacheState, insertPollRun, recordFailedRun, type CacheState, type PollError } from './poll-runs.js';
+import { DeskError } from '../errors.js';
 
 export interface BalanceRow {
   currency: string;
@@ -25,9 +26,11 @@ export interface LatestBalances extends CacheState {
 }
 
 /** The service's answer did not make sense (checked before anything is written). */
-export class MalformedAnswerError extends Error {
-  override name = 'MalformedAnswerError';
-  readonly kind = 'unreadable' as const;
+export class MalformedAnswerError extends DeskError {
+  declare readonly kind: 'unreadable';
+  constructor(message: string, opts: { cause?: unknown } = {}) {
+    super('unreadable', message, opts);
+  }
 }
 
 export type RunResult<T> = { ok: true; value: T } | { ok: false; error: PollError };

@@ -4,11 +4,14 @@ import path from 'node:path';
 import { migrations as allMigrations, type Migration } from './migrations/index.js';
 import { writeTransaction } from './transaction.js';
 import { ensurePrivateDir, ensurePrivateFile } from './private-files.js';
+import { DeskError } from '../errors.js';
 
 export type Db = Database.Database;
 
-export class StoreError extends Error {
-  override name = 'StoreError';
+export class StoreError extends DeskError {
+  constructor(message: string, opts: { cause?: unknown } = {}) {
+    super('store', message, opts);
+  }
 }
 
 /**
