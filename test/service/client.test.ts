@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createServiceClient, initializeBody, parseRetryAfter, type ServiceClientOptions } from '../../main/service/client.js';
+import { createServiceClient, initializeBody, type ServiceClientOptions } from '../../main/service/client.js';
+import { parseRetryAfter } from '../../main/service/answers.js';
 import {
   AuthenticationError,
   DuplicateReferenceError,

@@ -1,0 +1,97 @@
+// The HTTP exchange with the service: fetch, one time-out from connecting to the last body byte, and
+// a failure that says whether anything can have reached the service. It knows nothing of the
+// service's answers (./answers.ts) or of retrying (./retry-policy.ts).
+import { ValidationError } from './errors.js';
+
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** Why no response arrived. */
+export interface TransportFailure {
+  timeout: boolean;
+  /** Nothing reached the server (refused, DNS, unreachable, TLS): safe to say "not sent". */
+  notSent: boolean;
+  code: string;
+  cause: unknown;
+}
+
+export type Exchange = (
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+) => Promise<RawResponse | TransportFailure>;
+
+export interface TransportOptions {
+  /** Validated with parseBaseUrl; requests go to base + path. */
+  base: string;
+  /** Per request, connection to last body byte. */
+  timeoutMs: number;
+  fetch: typeof fetch;
+}
+
+/** The base URL without trailing slashes (a path prefix is kept), and its origin for messages. */
+export function parseBaseUrl(baseUrl: string): { base: string; origin: string } {
+  const base = baseUrl.trim().replace(/\/+$/, '');
+  try {
+    const u = new URL(base);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+    if (u.username || u.password) throw new Error('credentials');
+    return { base, origin: u.origin };
+  } catch {
+    throw new ValidationError(
+      `The service base URL "${baseUrl}" is not an http(s) URL without user:password.`,
+      'baseUrl',
+    );
+  }
+}
+
+export function isTransportFailure(r: RawResponse | TransportFailure): r is TransportFailure {
+  return !('status' in r);
+}
+
+/** One HTTP exchange: the whole body is read under the same time-out. Never throws. */
+export function createExchange(opts: TransportOptions): Exchange {
+  return async (method, path, headers, body) => {
+    const signal = AbortSignal.timeout(opts.timeoutMs);
+    try {
+      // redirect: 'manual': a redirect is an answer to report, never a reason to send the keys elsewhere.
+      const res = await opts.fetch(opts.base + path, { method, headers, body, signal, redirect: 'manual' });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, text };
+    } catch (e) {
+      const timeout = signal.aborted || (e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError'));
+      const code = errorCode(e);
+      return { timeout, notSent: !timeout && NOT_SENT_CODES.has(code), code, cause: e };
+    }
+  };
+}
+
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ERR_INVALID_URL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** The system or undici code of a fetch failure (fetch wraps it in `cause`), else the message. */
+function errorCode(e: unknown): string {
+  let cur: unknown = e;
+  for (let i = 0; i < 5 && cur; i++) {
+    const c = (cur as { code?: unknown }).code;
+    if (typeof c === 'string') return c;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return e instanceof Error ? e.message : 'network error';
+}
