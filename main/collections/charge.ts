@@ -1,23 +1,15 @@
-// Charging a card: validate in main, save the intent BEFORE sending, encrypt, initialize, record what the
+// Charging a card: check the form once (card-input.ts parseCharge), save the intent BEFORE sending, encrypt, initialize, record what the
 // service answered, open the payment window, capture the redirect. Each step has its own file in
 // ./charge/; this one composes them and holds the per-service state (repeat guard, event writer).
 //
 // Card data lives only in the request object and the card object built from it; both have their
 // fields overwritten as soon as the cipher is built. Only brand and last four digits are stored.
 import type { ServiceClient } from '../service/types.js';
-import { currencyExponent, displayMinor } from '../money/index.js';
+import { displayMinor } from '../money/index.js';
 import { createEventWriter } from './event-writer.js';
 import { getCollection } from './query.js';
 import { PaymentError, fieldErrors } from './errors.js';
-import {
-  cardFormSchema,
-  detectBrand,
-  last4,
-  parseAmount,
-  validateCardForm,
-  type CardFields,
-  type CardForm,
-} from './card-input.js';
+import { detectBrand, last4, parseCard, parseCharge, type CardFields, type CardForm } from './card-input.js';
 import { cipherFor, wipeCard } from './charge/card-data.js';
 import { createOptionLimits, type CardOptionView } from './charge/option-limits.js';
 import { createRepeatGuard } from './charge/repeat-guard.js';
@@ -94,20 +86,19 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
   }
 
   async function charge(form: CardForm, signal?: AbortSignal): Promise<ChargeResult> {
-    let copy: Record<string, unknown> | undefined; // zod's parsed copy of the card: wiped too
+    let card: CardFields | undefined; // the parsed copy of the card: wiped too
     try {
-      const parsed = cardFormSchema.safeParse(form);
-      if (parsed.success) copy = parsed.data.card as unknown as Record<string, unknown>;
-      const currency = parsed.success ? parsed.data.currency : String(form.currency ?? '').toUpperCase();
+      const currency = typeof form.currency === 'string' ? form.currency.trim().toUpperCase() : '';
       const opt = await limits.option(currency);
-      const errs = validateCardForm(form, { now: clock.now(), limits: limits.limitsFor(opt, currency) });
-      if (Object.keys(errs).length || !parsed.success || !opt) throw fieldErrors(errs);
-      const f = parsed.data;
-      const amount = parseAmount(f.amount, currencyExponent(currency));
-      if ('error' in amount) throw fieldErrors({ amount: amount.error });
-      const amountMinor = amount.minor;
+      const parsed = parseCharge(form, { now: clock.now(), limits: limits.limitsFor(opt, currency) });
+      if (!parsed.ok) throw fieldErrors(parsed.errors);
+      const f = parsed.value;
+      card = f.card;
+      // parseCharge refuses a currency without an option; this only tells the type checker.
+      if (!opt) throw fieldErrors({ currency: `no active card option for ${currency}` });
+      const { amountMinor } = f;
 
-      const claim = guard.claim(f.card.number, amountMinor, currency);
+      const claim = guard.claim(f.card.number, amountMinor, f.currency);
       let cipher: string;
       let client: ServiceClient;
       try {
@@ -120,13 +111,13 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       }
       const prepared: PreparedCharge = {
         amountMinor,
-        currency,
+        currency: f.currency,
         providerCode: opt.providerCode,
-        description: f.description.trim(),
-        customerName: f.customerName || null,
-        customerEmail: f.customerEmail || null,
-        chargeCustomer: !!f.chargeCustomer,
-        allowFinalStatusChange: !!f.allowFinalStatusChange,
+        description: f.description,
+        customerName: f.customerName,
+        customerEmail: f.customerEmail,
+        chargeCustomer: f.chargeCustomer,
+        allowFinalStatusChange: f.allowFinalStatusChange,
         brand: detectBrand(f.card.number),
         last4: last4(f.card.number),
         cipher,
@@ -142,13 +133,13 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
           outcome: {
             kind: 'needs_confirmation',
             token,
-            message: `This card was charged ${displayMinor(amountMinor, currency)} a few minutes ago. Charge it again?`,
+            message: `This card was charged ${displayMinor(amountMinor, f.currency)} a few minutes ago. Charge it again?`,
           },
         };
       }
       return await submit(prepared, client, signal);
     } finally {
-      wipeCard(copy);
+      wipeCard(card);
       if (form) wipeCard(form.card);
     }
   }
@@ -176,36 +167,17 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
           'reference',
         );
       }
-      const parsed = cardFormSchema.shape.card.safeParse(card);
-      if (!parsed.success) throw fieldErrors({ card: 'the card details are incomplete' });
-      const errs = validateCardForm(
-        { amount: '1', currency: c.currency, description: c.description.padEnd(10, '.'), card: parsed.data },
-        {
-          now: clock.now(),
-          limits: {
-            minMinor: 0,
-            maxMinor: Number.MAX_SAFE_INTEGER,
-            maxDailyMinor: Number.MAX_SAFE_INTEGER,
-            collectedTodayMinor: 0,
-            exponent: 0,
-          },
-        },
-      );
-      delete errs.amount;
-      delete errs.description;
-      delete errs.currency;
-      if (Object.keys(errs).length) throw fieldErrors(errs);
-      if (
-        c.cardLast4 &&
-        (last4(parsed.data.number) !== c.cardLast4 || detectBrand(parsed.data.number) !== c.cardBrand)
-      ) {
+      const parsed = parseCard(card, clock.now());
+      if (!parsed.ok) throw fieldErrors(parsed.errors);
+      const valid = parsed.value;
+      if (c.cardLast4 && (last4(valid.number) !== c.cardLast4 || detectBrand(valid.number) !== c.cardBrand)) {
         throw fieldErrors({
           'card.number': `this is not the card of payment ${reference} (•••• ${c.cardLast4}); type the same card`,
         });
       }
       const { client, pem } = await keys();
-      const cipher = cipherFor(parsed.data, pem);
-      wipeCard(parsed.data);
+      const cipher = cipherFor(valid, pem);
+      wipeCard(valid);
       wipeCard(card);
       deps.logger?.info({ reference }, 'card charge: re-sending initialize with the same reference');
       const sent = await sendInitialize(ctx, c.id, reference, client, cipher, true);

@@ -2,10 +2,10 @@
 // Card data lives only in the objects passed here; every one is overwritten as soon as the cipher is
 // built (the cipher's plaintext Buffer is zeroed by buildCardCipher).
 import type { CardData } from '../../service/types.js';
-import { buildCardCipher } from '../../service/card-cipher.js';
+import { buildCardCipher, type ValidCardData } from '../../service/card-cipher.js';
 import { CardDataError, ServiceKeyError } from '../../service/errors.js';
 import { PaymentError } from '../errors.js';
-import { digitsOnly, type CardFields } from '../card-input.js';
+import { digitsOnly, type CardFields, type ValidCard } from '../card-input.js';
 
 /** Overwrites every string field of a card object (strings cannot be zeroed; drop the references). */
 export function wipeCard(card: object | null | undefined): void {
@@ -14,8 +14,11 @@ export function wipeCard(card: object | null | undefined): void {
   for (const k of Object.keys(c)) if (typeof c[k] === 'string') c[k] = '';
 }
 
-/** The service's card fields from the form's: trimmed, digits only, 4-digit year, optional fields left out when empty. */
-export function toCardData(c: CardFields): CardData {
+/**
+ * The service's card fields from a validated card: trimmed, digits only, 4-digit year, optional fields
+ * left out when empty. The only maker of a ValidCardData, the one thing the card cipher takes.
+ */
+export function toCardData(c: ValidCard): ValidCardData {
   const year = c.expYear.trim();
   const data: CardData = {
     first_name: c.firstName.trim(),
@@ -38,7 +41,7 @@ export function toCardData(c: CardFields): CardData {
   const country = c.billingCountry?.trim().toUpperCase();
   if (country) data.billing_country = country;
   if (c.pin?.trim()) data.pin = c.pin.trim();
-  return data;
+  return data as ValidCardData;
 }
 
 const CARD_FIELD_MAP: Record<string, string> = {
@@ -69,10 +72,11 @@ export function formField(serviceField: string | undefined): string | undefined 
 }
 
 /**
- * Encrypts the card under the service public key. A card the key cannot hold comes back as a form
- * field error; a bad key as not_configured. The service card object is wiped whatever happens.
+ * Encrypts a validated card under the service public key. A card the key cannot hold (too long for one
+ * RSA block) comes back as a form field error; a bad key as not_configured. The service card object is
+ * wiped whatever happens.
  */
-export function cipherFor(card: CardFields, pem: string): string {
+export function cipherFor(card: ValidCard, pem: string): string {
   const data = toCardData(card);
   try {
     return buildCardCipher(data, pem);
