@@ -9,7 +9,15 @@ import { displayMinor } from '../money/index.js';
 import { createEventWriter } from './event-writer.js';
 import { getCollection } from './query.js';
 import { PaymentError, fieldErrors } from './errors.js';
-import { detectBrand, last4, parseCard, parseCharge, type CardFields, type CardForm } from './card-input.js';
+import {
+  detectBrand,
+  last4,
+  parseCard,
+  parseCharge,
+  type CardFields,
+  type CardForm,
+  type ValidCard,
+} from './card-input.js';
 import { cipherFor, wipeCard } from './charge/card-data.js';
 import { createOptionLimits, type CardOptionView } from './charge/option-limits.js';
 import { createRepeatGuard } from './charge/repeat-guard.js';
@@ -156,6 +164,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     card: CardFields,
     opts: { signal?: AbortSignal } = {},
   ): Promise<ChargeResult> {
+    let valid: ValidCard | undefined; // the parsed copy of the card: wiped too, whatever happens
     try {
       const found = getCollection(db, reference);
       if (!found) throw new PaymentError('not_found', `No payment with reference ${reference}.`, 'reference');
@@ -169,7 +178,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       }
       const parsed = parseCard(card, clock.now());
       if (!parsed.ok) throw fieldErrors(parsed.errors);
-      const valid = parsed.value;
+      valid = parsed.value;
       if (c.cardLast4 && (last4(valid.number) !== c.cardLast4 || detectBrand(valid.number) !== c.cardBrand)) {
         throw fieldErrors({
           'card.number': `this is not the card of payment ${reference} (•••• ${c.cardLast4}); type the same card`,
@@ -184,6 +193,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       const outcome = await followPaymentPage(ctx, c.id, sent, opts.signal);
       return { collection: getCollection(db, c.id)?.collection ?? null, outcome };
     } finally {
+      wipeCard(valid);
       wipeCard(card);
     }
   }
