@@ -1,5 +1,6 @@
-// Card payment form rules, shared by the renderer (as the agent types) and main (again, before
-// anything is sent). Pure: no node imports, no clock of its own (the caller passes `now`).
+// Card payment form rules, shared by the renderer (as the agent types) and main (once, before anything
+// is saved or sent: parseCharge and parseCard are the only makers of a ValidCard). Pure: no node imports,
+// no clock of its own (the caller passes `now`).
 // Error messages never contain the value typed (card data must not land in a message).
 import { z } from 'zod';
 
@@ -197,24 +198,57 @@ function fmt(minor: number, exponent: number): string {
   return (whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',') + (exponent ? '.' + s.slice(-exponent) : ''));
 }
 
+/** The result of parsing: the validated value, or per-field messages (never empty when not ok). */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: FieldErrors };
+
+declare const validCard: unique symbol;
 /**
- * Validates the whole form. Returns per-field messages (empty object = valid). `limits` is null when
- * no active card option exists for the currency.
+ * A card that passed every rule below (the one Luhn check included). Only parseCharge and parseCard make
+ * one, so whatever takes a ValidCard (the card cipher, through charge/card-data.ts) need not check again.
  */
-export function validateCardForm(form: CardForm, opts: { now: number; limits: AmountLimits | null }): FieldErrors {
+export type ValidCard = CardFields & { readonly [validCard]: true };
+
+/** A charge that passed every rule: amount in minor units within the option's limits, and a ValidCard. */
+export interface ValidCharge {
+  amountMinor: number;
+  currency: string;
+  description: string;
+  customerName: string | null;
+  customerEmail: string | null;
+  chargeCustomer: boolean;
+  allowFinalStatusChange: boolean;
+  card: ValidCard;
+}
+
+/** zod's issues as form field errors: "card.cvv is required". */
+function shapeErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors {
   const errors: FieldErrors = {};
-  const parsed = cardFormSchema.safeParse(form);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const key = issue.path.join('.') || 'form';
-      if (!errors[key]) errors[key] = `${key} ${issue.code === 'invalid_type' ? 'is required' : 'is not valid'}`;
-    }
-    return errors;
+  for (const issue of issues) {
+    const key = issue.path.join('.') || 'form';
+    if (!errors[key]) errors[key] = `${key} ${issue.code === 'invalid_type' ? 'is required' : 'is not valid'}`;
   }
+  return errors;
+}
+
+/** Drops the references a parsed copy of the card holds (strings cannot be zeroed) when it is not passed on. */
+function forget(card: object | undefined): void {
+  const c = card as Record<string, unknown> | undefined;
+  if (c) for (const k of Object.keys(c)) if (typeof c[k] === 'string') c[k] = '';
+}
+
+/**
+ * The one check of a charge form, in the renderer (as the agent types, through validateCardForm) and in
+ * main (once, before anything is saved or sent). `limits` is null when no active card option exists for
+ * the currency. Errors come in form order, so the first is the first field to fix.
+ */
+export function parseCharge(form: CardForm, opts: { now: number; limits: AmountLimits | null }): Parsed<ValidCharge> {
+  const parsed = cardFormSchema.safeParse(form);
+  if (!parsed.success) return { ok: false, errors: shapeErrors(parsed.error.issues) };
   const f = parsed.data;
-  const c = f.card;
+  const errors: FieldErrors = {};
 
   // amount and currency
+  let amountMinor = 0;
   if (!/^[A-Z]{3}$/.test(f.currency)) errors.currency = 'currency must be a 3-letter code';
   else if (!opts.limits) errors.currency = `no active card option for ${f.currency}`;
   if (opts.limits) {
@@ -227,6 +261,7 @@ export function validateCardForm(form: CardForm, opts: { now: number; limits: Am
       else if (a.minor > maxMinor) errors.amount = `amount must be at most ${fmt(maxMinor, exponent)}`;
       else if (a.minor > remaining)
         errors.amount = `amount exceeds what remains of today's limit (${fmt(remaining, exponent)} of ${fmt(maxDailyMinor, exponent)})`;
+      amountMinor = a.minor;
     }
   }
 
@@ -234,7 +269,65 @@ export function validateCardForm(form: CardForm, opts: { now: number; limits: Am
   if (dlen < 10 || dlen > 30) errors.description = `description must be 10 to 30 characters (now ${dlen})`;
   if (f.customerEmail && !EMAIL.test(f.customerEmail)) errors.customerEmail = 'customer e-mail is not a valid address';
 
-  // card
+  Object.assign(errors, cardErrors(f.card, opts.now));
+  if (Object.keys(errors).length) {
+    forget(f.card);
+    return { ok: false, errors };
+  }
+  return {
+    ok: true,
+    value: {
+      amountMinor,
+      currency: f.currency,
+      description: f.description.trim(),
+      customerName: f.customerName || null,
+      customerEmail: f.customerEmail || null,
+      chargeCustomer: f.chargeCustomer,
+      allowFinalStatusChange: f.allowFinalStatusChange,
+      card: f.card as ValidCard,
+    },
+  };
+}
+
+/** The check of a card typed again on its own (re-sending a payment): the card rules of parseCharge. */
+export function parseCard(card: CardFields, now: number): Parsed<ValidCard> {
+  const parsed = cardFormSchema.shape.card.safeParse(card);
+  if (!parsed.success) return { ok: false, errors: { card: 'the card details are incomplete' } };
+  const errors = cardErrors(parsed.data, now);
+  if (Object.keys(errors).length) {
+    forget(parsed.data);
+    return { ok: false, errors };
+  }
+  return { ok: true, value: parsed.data as ValidCard };
+}
+
+/** Validates the whole form for display: per-field messages, an empty object when it is valid. */
+export function validateCardForm(form: CardForm, opts: { now: number; limits: AmountLimits | null }): FieldErrors {
+  const r = parseCharge(form, opts);
+  return r.ok ? {} : r.errors;
+}
+
+const CARD_LABELS: Record<keyof CardFields, string> = {
+  number: 'card number',
+  expMonth: 'expiry month',
+  expYear: 'expiry year',
+  cvv: 'CVV',
+  firstName: 'cardholder first name',
+  lastName: 'cardholder last name',
+  pin: 'PIN',
+  billingAddress: 'billing address',
+  billingCity: 'billing city',
+  billingZip: 'billing zip or postal code',
+  billingState: 'billing state',
+  billingCountry: 'billing country',
+};
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** The card's rules: card.* field -> message. */
+function cardErrors(c: CardFields, now: number): FieldErrors {
+  const errors: FieldErrors = {};
   const compact = c.number.replace(/[\s-]/g, '');
   const brand = detectBrand(compact);
   if (!compact) errors['card.number'] = 'card number is required';
@@ -243,7 +336,7 @@ export function validateCardForm(form: CardForm, opts: { now: number; limits: Am
     errors['card.number'] = `card number has ${compact.length} digits; a ${BRAND_NAMES[brand]} number has ${numberLengths(brand).join(' or ')}`;
   else if (!luhnValid(compact)) errors['card.number'] = 'card number is not valid (check digit); check for a typo';
 
-  const exp = expiryProblem(c.expMonth, c.expYear, opts.now);
+  const exp = expiryProblem(c.expMonth, c.expYear, now);
   if (exp) errors[exp.startsWith('year') ? 'card.expYear' : 'card.expMonth'] = `expiry: ${exp}`;
 
   const cvv = c.cvv.trim();
@@ -260,20 +353,20 @@ export function validateCardForm(form: CardForm, opts: { now: number; limits: Am
   const country = (c.billingCountry ?? '').trim();
   if (country && !/^[A-Za-z]{2}$/.test(country)) errors['card.billingCountry'] = 'billing country must be a 2-letter ISO code, e.g. US';
   if (billingRequired(country)) {
-    const need: [keyof CardFields, string][] = [
-      ['billingAddress', 'billing address'],
-      ['billingCity', 'billing city'],
-      ['billingZip', 'billing zip or postal code'],
-      ['billingState', 'billing state'],
-    ];
-    for (const [k, label] of need) {
+    const need: (keyof CardFields)[] = ['billingAddress', 'billingCity', 'billingZip', 'billingState'];
+    for (const k of need) {
       const v = (c[k] as string | undefined)?.trim() ?? '';
-      if (!v) errors[`card.${k}`] = `${label} is required for cards billed in ${country.toUpperCase()}`;
+      if (!v) errors[`card.${k}`] = `${CARD_LABELS[k]} is required for cards billed in ${country.toUpperCase()}`;
     }
   }
   for (const k of ['billingAddress', 'billingCity', 'billingZip', 'billingState'] as const) {
     const v = c[k];
     if (v && v.length > 100 && !errors[`card.${k}`]) errors[`card.${k}`] = `${k} is too long (100 at most)`;
+  }
+  // A line break or other control character inside a name or address would reach the service as-is.
+  for (const k of Object.keys(CARD_LABELS) as (keyof CardFields)[]) {
+    const v = c[k];
+    if (v && CONTROL.test(v.trim()) && !errors[`card.${k}`]) errors[`card.${k}`] = `${CARD_LABELS[k]} contains control characters`;
   }
   return errors;
 }

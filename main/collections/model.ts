@@ -1,9 +1,11 @@
 // The vocabulary of a collection's life (DESIGN.md, Data). Shared by charging, callbacks,
-// reconciliation, reports and the UI, so it lives in one place.
+// reconciliation, reports and the UI, so it lives in one place. The final statuses are the service's
+// own (a collection ends where the service says it ended), so FinalStatus is its type, not a copy.
+import type { FinalStatus } from '../service/types.js';
 
 export type CollectionStatus = 'INTENT' | 'PENDING' | 'REJECTED' | 'UNKNOWN' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
-export const FINAL_STATUSES = ['COMPLETED', 'FAILED', 'CANCELLED'] as const;
-export type FinalStatus = (typeof FINAL_STATUSES)[number];
+
+/** COMPLETED, FAILED or CANCELLED: the service's final word on a collection. */
 export function isFinal(s: string | null | undefined): s is FinalStatus {
   return s === 'COMPLETED' || s === 'FAILED' || s === 'CANCELLED';
 }

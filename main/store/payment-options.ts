@@ -177,8 +177,3 @@ export function paymentOptionsList(
   const { now, staleAfterMs, ...filter } = opts;
   return { rows: listPaymentOptions(db, filter), ...cacheState(db, 'providers', now, staleAfterMs) };
 }
-
-/** The card option of a currency (transaction_method CARD), if cached: limits for a charge. */
-export function cardOption(db: Db, currency: string): PaymentOptionRow | null {
-  return listPaymentOptions(db, { currency, method: 'CARD', transactionType: 'COLLECTION' })[0] ?? null;
-}

@@ -10,6 +10,7 @@ import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
 import { buildCardCipher } from '../../main/service/card-cipher.js';
+import { validCardData } from '../support/card.js';
 import { listSecurityLog } from '../../main/callbacks/security-log.js';
 
 let db: Db;
@@ -164,7 +165,7 @@ describe('callback receiver', () => {
       keys: () => ({ publicKey: sb!.publicKey, secretKey: sb!.secretKey }),
     });
     const cipher = buildCardCipher(
-      { first_name: 'A', last_name: 'B', card_no: '4242424242424242', exp_month: '12', exp_year: '2031', cvv: '123' },
+      validCardData({ first_name: 'A', last_name: 'B', card_no: '4242424242424242', exp_month: '12', exp_year: '2031', cvv: '123' }),
       sb.servicePublicKeyPem,
     );
     const r = await client.initialize({

@@ -7,10 +7,14 @@ import {
   groupCardNumber,
   luhnValid,
   parseAmount,
+  parseCard,
+  parseCharge,
   validateCardForm,
   type AmountLimits,
+  type CardFields,
   type CardForm,
 } from '../../main/collections/card-input.js';
+import { toCardData } from '../../main/collections/charge/card-data.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0); // 21 Nov 2026
 const limits: AmountLimits = { minMinor: 1000, maxMinor: 5_000_000, maxDailyMinor: 10_000_000, collectedTodayMinor: 0, exponent: 0 };
@@ -115,5 +119,56 @@ describe('card input rules', () => {
     expect(validateCardForm(form({}, { pin: '1234' }), { now: NOW, limits })).toEqual({});
     expect(validateCardForm(form({}, { pin: '' }), { now: NOW, limits })).toEqual({});
     expect(validateCardForm(form({}, { pin: '12a4' }), { now: NOW, limits })['card.pin']).toMatch(/PIN/);
+  });
+
+  it('parseCard: the one check of a card names the field at fault and never shows its value', () => {
+    const good: CardFields = { number: '4242 4242 4242 4242', expMonth: '7', expYear: '2031', cvv: '123', firstName: 'Amina', lastName: 'Nakato' };
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ number: '4242 4242 42' }, 'card.number', /has 10 digits/],
+      [{ number: '4242424242424241' }, 'card.number', /check digit/],
+      [{ number: '4242abcd42424242' }, 'card.number', /only digits/],
+      [{ expMonth: '13' }, 'card.expMonth', /01 to 12/],
+      [{ expMonth: '00' }, 'card.expMonth', /01 to 12/],
+      [{ expYear: '203' }, 'card.expYear', /2 or 4 digits/],
+      [{ cvv: '12' }, 'card.cvv', /3 digits/],
+      [{ cvv: 123 }, 'card', /incomplete/],
+      [{ firstName: '  ' }, 'card.firstName', /required/],
+      [{ lastName: undefined }, 'card', /incomplete/],
+      [{ billingCountry: 'USA' }, 'card.billingCountry', /2-letter/],
+      [{ billingCity: 'Kampala\n' + 'x' }, 'card.billingCity', /control characters/],
+      [{ firstName: 'Ami\u0000na' }, 'card.firstName', /control characters/],
+      [{ pin: '12' }, 'card.pin', /4 to 6 digits/],
+    ];
+    for (const [patch, field, message] of cases) {
+      const r = parseCard({ ...good, ...patch } as CardFields, NOW);
+      expect(r.ok, JSON.stringify(patch)).toBe(false);
+      if (r.ok) continue;
+      expect(Object.keys(r.errors), JSON.stringify(patch)).toEqual([field]);
+      expect(r.errors[field]).toMatch(message);
+      for (const v of Object.values(patch)) if (typeof v === 'string' && v.trim().length > 2) expect(r.errors[field]).not.toContain(v.trim());
+      expect(r.errors[field]).not.toContain('4242');
+    }
+    // A field the card does not have is not carried into the card object the cipher takes.
+    const extra = parseCard({ ...good, extra: '4242424242424242' } as CardFields, NOW);
+    expect(extra.ok).toBe(true);
+    if (extra.ok) expect(Object.keys(toCardData(extra.value))).toEqual(['first_name', 'last_name', 'card_no', 'exp_month', 'exp_year', 'cvv']);
+  });
+
+  it('parseCard lists every problem at once, and refuses an expired card', () => {
+    const r = parseCard({ number: '1', expMonth: '10', expYear: '2026', cvv: 'x', firstName: 'A', lastName: 'N' }, NOW);
+    expect(r.ok ? [] : Object.keys(r.errors)).toEqual(['card.number', 'card.expMonth', 'card.cvv']);
+    expect(r.ok ? '' : r.errors['card.expMonth']).toMatch(/expired/);
+    expect(parseCard({ number: '4242424242424242', expMonth: '11', expYear: '26', cvv: '123', firstName: 'A', lastName: 'N' }, NOW).ok).toBe(true);
+  });
+
+  it('parseCharge gives the amount in minor units and the form trimmed; validateCardForm is its errors', () => {
+    const r = parseCharge(form({ amount: ' 15,000 ', currency: ' ugx ', description: '  Phone order 1234  ', customerName: '' }), { now: NOW, limits });
+    expect(r).toMatchObject({ ok: true, value: { amountMinor: 15000, currency: 'UGX', description: 'Phone order 1234', customerName: null, chargeCustomer: false } });
+    const bad = form({ description: 'short' }, { number: '4242424242424241' });
+    const p = parseCharge(bad, { now: NOW, limits });
+    expect(p.ok ? {} : p.errors).toEqual(validateCardForm(bad, { now: NOW, limits }));
+    expect(Object.keys(validateCardForm(bad, { now: NOW, limits }))).toEqual(['description', 'card.number']);
+    // The renderer checks its live form state: only parseCharge's own copy of the card is ever overwritten.
+    expect(bad.card.number).toBe('4242424242424241');
   });
 });

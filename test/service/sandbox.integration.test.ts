@@ -10,6 +10,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { realSleep } from '../../main/clock.js';
 import { createServiceClient, type ServiceClientOptions } from '../../main/service/client.js';
 import { buildCardCipher } from '../../main/service/card-cipher.js';
+import { validCardData } from '../support/card.js';
 import { verifySignatures } from '../../main/service/signatures.js';
 import { parseCallbackBody } from '../../main/service/wire.js';
 import {
@@ -81,7 +82,7 @@ function request(over: Partial<InitializeRequest> = {}): InitializeRequest {
     currency: 'KES',
     amountMinor: 150050,
     description: 'Phone order for Amina',
-    cardCipher: buildCardCipher(CARD, sb.servicePublicKeyPem),
+    cardCipher: buildCardCipher(validCardData(CARD), sb.servicePublicKeyPem),
     redirectUrl: 'https://merchant.example/return',
     customerName: 'Amina Nakato',
     ...over,
@@ -188,14 +189,14 @@ describe('initialize', () => {
     const noCvv = crypto
       .publicEncrypt({ key: sb.servicePublicKeyPem, padding: crypto.constants.RSA_PKCS1_PADDING }, Buffer.from(JSON.stringify({ ...CARD, cvv: undefined })))
       .toString('base64');
-    const euCard = buildCardCipher({ ...CARD, card_no: '4000002500000003' }, sb.servicePublicKeyPem);
+    const euCard = buildCardCipher(validCardData({ ...CARD, card_no: '4000002500000003' }), sb.servicePublicKeyPem);
     const cases: [Partial<InitializeRequest>, string, RegExp][] = [
       [{ description: 'short' }, 'description', /10 to 30 characters/],
       [{ merchantReference: 'abc' }, 'merchant_reference', /at least 8/],
       [{ redirectUrl: 'http://merchant.example/return' }, 'redirect_url', /https/],
       [{ amountMinor: 100 }, 'amount', /at least/],
       [{ currency: 'EUR' }, 'currency', /not held/],
-      [{ cardCipher: buildCardCipher(CARD, otherKey) }, 'card_cipher', /card_cipher/],
+      [{ cardCipher: buildCardCipher(validCardData(CARD), otherKey) }, 'card_cipher', /card_cipher/],
       [{ cardCipher: noCvv }, 'card_cipher.cvv', /cvv/],
       [{ cardCipher: euCard }, 'card_cipher.billing_address', /billing/],
     ];

@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { createServiceClient } from '../../main/service/client.js';
 import { buildCardCipher } from '../../main/service/card-cipher.js';
+import { validCardData } from '../support/card.js';
 import { ChromiumPaymentWindow } from '../../main/shell/chromium-payment-window.js';
 import { chromiumExecutable, chromiumFlags } from '../../main/shell/chromium.js';
 import { redirectParams } from '../../main/collections/redirect-url.js';
@@ -39,14 +40,15 @@ async function newPayment(cardNo = '4242424242424242'): Promise<{ paymentUrl: st
   });
   const reference = `MD-PW-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
   const cardCipher = buildCardCipher(
-    {
+    validCardData({
       first_name: 'Ada',
       last_name: 'Test',
       card_no: cardNo,
       exp_month: '12',
       exp_year: String(new Date().getFullYear() + 2),
       cvv: '123',
-    },
+    }),
+
     sandbox.servicePublicKeyPem,
   );
   const r = await client.initialize({

@@ -1,0 +1,205 @@
+// Intent -> initialize -> the stored answer. The intent is saved BEFORE anything is sent, so a payment
+// the service may have created is never unknown to the desk. The answer goes through the event writer,
+// which keeps it in memory while the database is locked: an accepted payment is never forgotten.
+// A timeout, reset or unreadable answer leaves the collection UNKNOWN; it is re-sent with the SAME
+// merchant_reference, and "duplicate reference" then proves it exists.
+import crypto from 'node:crypto';
+import { writeTransaction } from '../../store/transaction.js';
+import type { ServiceClient } from '../../service/types.js';
+import {
+  AuthenticationError,
+  DuplicateReferenceError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  ValidationError,
+  isServiceError,
+} from '../../service/errors.js';
+import { appendEvent } from '../events.js';
+import { formField } from './card-data.js';
+import type { ChargeContext, ChargeOutcome, PreparedCharge } from './types.js';
+
+/** "MD-20261121-7K3Q9XPA": date for people, 40 random bits so two desks never collide. */
+export function newMerchantReference(now: number): string {
+  const d = new Date(now).toISOString().slice(0, 10).replace(/-/g, '');
+  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+  const bytes = crypto.randomBytes(8);
+  let r = '';
+  for (const b of bytes) r += alphabet[b % alphabet.length];
+  return `MD-${d}-${r}`;
+}
+
+/** Saves the intent (status INTENT) with its intent_saved event; its collection id and reference. */
+export function saveIntent(ctx: ChargeContext, p: PreparedCharge): { id: number; reference: string } {
+  const { db } = ctx;
+  const now = ctx.clock.now();
+  const { amountMinor, currency } = p;
+  const reference = newMerchantReference(now);
+  const operator = ctx.operator();
+  const id = writeTransaction(db, () => {
+    const info = db
+      .prepare(
+        `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
+             charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4, status, status_changed_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'INTENT', ?)`,
+      )
+      .run(
+        reference,
+        now,
+        amountMinor,
+        currency,
+        p.description,
+        p.customerName,
+        p.customerEmail,
+        p.chargeCustomer ? 1 : 0,
+        p.allowFinalStatusChange ? 1 : 0,
+        operator,
+        p.providerCode,
+        ctx.redirectUrl(),
+        p.brand,
+        p.last4,
+        now,
+      );
+    const cid = Number(info.lastInsertRowid);
+    appendEvent(db, {
+      collectionId: cid,
+      merchantReference: reference,
+      source: 'intent',
+      kind: 'intent_saved',
+      status: 'INTENT',
+      receivedAt: now,
+      signature: 'not_applicable',
+      amountMinor,
+      currency,
+      actor: operator,
+      dedupeKey: `intent:${reference}`,
+    });
+    return cid;
+  });
+  ctx.deps.logger?.info({ reference, currency, amountMinor }, 'card charge: intent saved, sending initialize');
+  return { id, reference };
+}
+
+/** Sends initialize for a saved intent and records the answer. */
+export async function sendInitialize(
+  ctx: ChargeContext,
+  collectionId: number,
+  reference: string,
+  client: ServiceClient,
+  cipher: string,
+  isResend: boolean,
+): Promise<ChargeOutcome> {
+  const { events } = ctx;
+  const row = ctx.db.prepare(`SELECT * FROM collections WHERE id = ?`).get(collectionId) as Record<string, unknown>;
+  const base = {
+    collectionId,
+    merchantReference: reference,
+    source: 'initiate' as const,
+    signature: 'not_applicable' as const,
+  };
+  // Only the request is inside the try: a failure to store the answer is not a failure of the request.
+  let r: Awaited<ReturnType<ServiceClient['initialize']>>;
+  try {
+    r = await client.initialize({
+      merchantReference: reference,
+      currency: String(row.currency),
+      amountMinor: Number(row.amount_minor),
+      description: String(row.description),
+      cardCipher: cipher,
+      redirectUrl: String(row.redirect_url),
+      ...(row.customer_name ? { customerName: String(row.customer_name) } : {}),
+      ...(row.customer_email ? { customerEmail: String(row.customer_email) } : {}),
+      chargeCustomer: !!row.charge_customer,
+      allowFinalStatusChange: !!row.allow_final_status_change,
+    });
+  } catch (e) {
+    const now = ctx.clock.now();
+    if (e instanceof DuplicateReferenceError) {
+      const known = e.paymentUrl ?? (row.payment_url as string | null) ?? null;
+      events.append({
+        ...base,
+        kind: 'initialize_exists',
+        status: known ? 'PENDING' : null,
+        receivedAt: now,
+        internalReference: e.internalReference ?? null,
+        paymentUrl: known,
+        payload: JSON.stringify({
+          http_status: e.status ?? null,
+          message: e.serviceMessage ?? e.message,
+          internal_reference: e.internalReference ?? null,
+          payment_url: e.paymentUrl ?? null,
+        }),
+        note: 'the service already has this merchant_reference: the collection exists',
+      });
+      return known
+        ? {
+            kind: 'pending',
+            message: 'The service already has this payment: open its page to finish it.',
+            paymentUrl: known,
+          }
+        : {
+            kind: 'unknown',
+            message: 'The service already has this payment but did not say where its page is; wait for its callback.',
+          };
+    }
+    const rejected =
+      e instanceof ValidationError ||
+      e instanceof AuthenticationError ||
+      e instanceof ForbiddenError ||
+      e instanceof NotFoundError ||
+      e instanceof RateLimitedError;
+    if (rejected) {
+      const field = e instanceof ValidationError ? formField(e.field) : undefined;
+      const message = e.serviceMessage ?? e.message;
+      events.append({
+        ...base,
+        kind: 'initialize_rejected',
+        // On a re-send, a refusal does not prove the first send created nothing: stay UNKNOWN.
+        status: isResend ? null : 'REJECTED',
+        receivedAt: now,
+        payload: JSON.stringify({
+          http_status: e.status ?? null,
+          kind: e.kind,
+          message,
+          field: e instanceof ValidationError ? (e.field ?? null) : null,
+        }),
+        statusMessage: message,
+        note: isResend ? 'refused on re-send; the first send may still have created it' : null,
+      });
+      return field ? { kind: 'rejected', message, field } : { kind: 'rejected', message };
+    }
+    const message = isServiceError(e) ? e.message : 'the request failed in an unexpected way';
+    events.append({
+      ...base,
+      kind: 'initialize_unknown',
+      status: 'UNKNOWN',
+      receivedAt: now,
+      payload: JSON.stringify({
+        kind: isServiceError(e) ? e.kind : 'internal',
+        http_status: isServiceError(e) ? (e.status ?? null) : null,
+        message,
+      }),
+      statusMessage: message,
+    });
+    ctx.deps.logger?.warn({ reference, kind: isServiceError(e) ? e.kind : 'internal' }, 'initialize outcome unknown');
+    return {
+      kind: 'unknown',
+      message: `We cannot tell whether the service created this payment (${message}). Send it again with the same reference; do not start a new payment.`,
+    };
+  }
+  events.append({
+    ...base,
+    kind: 'initialize_accepted',
+    status: 'PENDING',
+    receivedAt: ctx.clock.now(),
+    internalReference: r.internalReference ?? null,
+    paymentUrl: r.paymentUrl,
+    payload: JSON.stringify({
+      http_status: r.httpStatus,
+      internal_reference: r.internalReference ?? null,
+      payment_url: r.paymentUrl,
+      message: r.message ?? null,
+    }),
+  });
+  return { kind: 'pending', message: 'Accepted: waiting for the payment page.', paymentUrl: r.paymentUrl };
+}

@@ -1,0 +1,129 @@
+// Payment option limits for card charges: which active card option serves a currency, its min/max and
+// daily limit with today's collected total (for the form's checks), and the options() view of them.
+import type { Db } from '../../store/db.js';
+import type { Clock } from '../../clock.js';
+import type { PaymentOption } from '../../service/types.js';
+import { currencyExponent, isKnownCurrency } from '../../money/index.js';
+import { collectedToday } from '../query.js';
+import type { AmountLimits } from '../card-input.js';
+import type { ChargeServiceDeps } from './types.js';
+
+export interface CardOptionView {
+  providerCode: string;
+  providerName: string;
+  currency: string;
+  exponent: number;
+  minMinor: number;
+  maxMinor: number;
+  maxDailyMinor: number;
+  collectedTodayMinor: number;
+  remainingTodayMinor: number;
+}
+
+export interface OptionLimits {
+  /** The active card option of a currency, or null when there is none. */
+  option(currency: string): Promise<PaymentOption | null>;
+  /** The form's amount limits under an option; null when there is no option (or the currency is unknown). */
+  limitsFor(option: PaymentOption | null, currency: string): AmountLimits | null;
+  /** Every active card option with today's collected total. */
+  options(): Promise<CardOptionView[]>;
+}
+
+/** The cached card option of a currency (payment_options), or null. A broken cache reads as none. */
+function readOption(db: Db, currency: string): PaymentOption | null {
+  try {
+    const r = db
+      .prepare(
+        `SELECT * FROM payment_options WHERE currency = ? AND upper(transaction_method) = 'CARD' AND is_active = 1
+         AND upper(transaction_type) = 'COLLECTION' ORDER BY provider_code LIMIT 1`,
+      )
+      .get(currency) as Record<string, unknown> | undefined;
+    if (!r) return null;
+    return {
+      providerName: String(r.provider_name),
+      providerCode: String(r.provider_code),
+      transactionMethod: String(r.transaction_method),
+      transactionMethodName: String(r.transaction_method_name),
+      transactionType: String(r.transaction_type),
+      currency: String(r.currency),
+      minMinor: Number(r.min_minor),
+      maxMinor: Number(r.max_minor),
+      maxDailyMinor: Number(r.max_daily_minor),
+      isActive: !!r.is_active,
+      optionPrefixes: [],
+    };
+  } catch {
+    return null;
+  }
+}
+
+export function createOptionLimits(
+  db: Db,
+  clock: Clock,
+  deps: Pick<ChargeServiceDeps, 'getClient' | 'getCardOption'>,
+): OptionLimits {
+  /** One active card option per currency: from the cache, else (nothing cached yet) from the service. */
+  async function cardOptions(): Promise<PaymentOption[]> {
+    let opts: PaymentOption[];
+    try {
+      opts = (
+        db
+          .prepare(
+            `SELECT currency FROM payment_options WHERE upper(transaction_method) = 'CARD' AND is_active = 1 AND upper(transaction_type) = 'COLLECTION'`,
+          )
+          .all() as { currency: string }[]
+      )
+        .map((r) => readOption(db, r.currency))
+        .filter((x): x is PaymentOption => !!x);
+    } catch {
+      opts = [];
+    }
+    if (opts.length) return opts;
+    const client = await deps.getClient();
+    if (!client) return [];
+    const all = await client.getPaymentOptions({ transactionType: 'COLLECTION' });
+    const seen = new Set<string>();
+    return all.filter((o) => {
+      const ok = o.isActive && o.transactionMethod.toUpperCase() === 'CARD' && !seen.has(o.currency);
+      if (ok) seen.add(o.currency);
+      return ok;
+    });
+  }
+
+  return {
+    async option(currency) {
+      if (deps.getCardOption) return deps.getCardOption(currency);
+      return readOption(db, currency) ?? (await cardOptions()).find((o) => o.currency === currency) ?? null;
+    },
+    limitsFor(o, currency) {
+      if (!o || !isKnownCurrency(currency)) return null;
+      return {
+        minMinor: o.minMinor,
+        maxMinor: o.maxMinor,
+        maxDailyMinor: o.maxDailyMinor,
+        collectedTodayMinor: collectedToday(db, currency, clock.now()),
+        exponent: currencyExponent(currency),
+      };
+    },
+    async options() {
+      const opts = await cardOptions();
+      const now = clock.now();
+      return opts
+        .filter((o) => isKnownCurrency(o.currency))
+        .map((o) => {
+          const collected = collectedToday(db, o.currency, now);
+          return {
+            providerCode: o.providerCode,
+            providerName: o.providerName,
+            currency: o.currency,
+            exponent: currencyExponent(o.currency),
+            minMinor: o.minMinor,
+            maxMinor: o.maxMinor,
+            maxDailyMinor: o.maxDailyMinor,
+            collectedTodayMinor: collected,
+            remainingTodayMinor: Math.max(0, o.maxDailyMinor - collected),
+          };
+        });
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// After initialize: a PENDING collection's hosted payment page opens in the payment window; the captured
+// redirect goes to redirect.ts, and a window closed (or failed) first is recorded as such.
+import { displayMinor } from '../../money/index.js';
+import type { PaymentWindowResult } from '../payment-window.js';
+import { isRedirectUrl } from '../redirect-url.js';
+import { handleRedirect } from './redirect.js';
+import type { ChargeContext, ChargeOutcome } from './types.js';
+
+export async function followPaymentPage(
+  ctx: ChargeContext,
+  collectionId: number,
+  outcome: ChargeOutcome,
+  signal?: AbortSignal,
+): Promise<ChargeOutcome> {
+  const { deps } = ctx;
+  ctx.emit(collectionId);
+  if (outcome.kind !== 'pending') return outcome;
+  const opener =
+    deps.paymentWindow === undefined
+      ? undefined
+      : typeof deps.paymentWindow === 'function'
+        ? deps.paymentWindow()
+        : deps.paymentWindow;
+  if (!opener) return outcome;
+  const row = ctx.db
+    .prepare(`SELECT amount_minor, currency, merchant_reference FROM collections WHERE id = ?`)
+    .get(collectionId) as {
+    amount_minor: number;
+    currency: string;
+    merchant_reference: string;
+  };
+  let res: PaymentWindowResult;
+  try {
+    res = await opener.open({
+      paymentUrl: outcome.paymentUrl,
+      redirectUrl: ctx.redirectUrl(),
+      title: `Pay ${displayMinor(row.amount_minor, row.currency)} (${row.merchant_reference})`,
+      ...(signal ? { signal } : {}),
+    });
+  } catch (e) {
+    res = { kind: 'error', message: e instanceof Error ? e.message : String(e) };
+  }
+  if (res.kind === 'redirect') {
+    if (isRedirectUrl(res.url, ctx.redirectUrl())) return (await handleRedirect(ctx, res.url)).outcome;
+  }
+  ctx.events.append({
+    collectionId,
+    merchantReference: row.merchant_reference,
+    source: 'redirect',
+    kind: 'window_closed',
+    receivedAt: ctx.clock.now(),
+    signature: 'not_applicable',
+    note:
+      res.kind === 'error'
+        ? `payment window failed: ${res.message}`
+        : res.kind === 'redirect'
+          ? 'navigated away from the payment page'
+          : 'closed by the agent before the payment finished',
+  });
+  ctx.emit(collectionId);
+  return {
+    kind: 'window_closed',
+    message:
+      'The payment window was closed before the payment finished; the payment stays pending until its callback arrives.',
+  };
+}

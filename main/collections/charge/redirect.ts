@@ -1,0 +1,78 @@
+// A redirect URL captured by the payment window -> a recorded redirect event and an outcome the agent
+// may tell the customer only when its signatures verify and its status is final.
+import crypto from 'node:crypto';
+import { checkSignatures } from '../../service/verify-callback.js';
+import { PaymentError } from '../errors.js';
+import { isFinal } from '../model.js';
+import { isRedirectUrl, redirectParams } from '../redirect-url.js';
+import { getCollection } from '../query.js';
+import type { ChargeContext, ChargeOutcome, RedirectResult } from './types.js';
+
+export async function handleRedirect(ctx: ChargeContext, url: string): Promise<RedirectResult> {
+  const { deps } = ctx;
+  if (!isRedirectUrl(url, ctx.redirectUrl())) {
+    throw new PaymentError('validation', 'This address is not the configured redirect URL; it was ignored.', 'url');
+  }
+  const p = redirectParams(url);
+  const reference = p.merchant_reference ?? '';
+  if (!reference)
+    throw new PaymentError(
+      'validation',
+      'The redirect has no merchant_reference; it was ignored.',
+      'merchant_reference',
+    );
+  const status = (p.transaction_status ?? '').toUpperCase() || null;
+  const fields = {
+    event: p.event ?? '',
+    merchant_reference: reference,
+    internal_reference: p.internal_reference ?? '',
+    transaction_type: p.transaction_type ?? '',
+    transaction_status: p.transaction_status ?? '',
+  };
+  const pem = await deps.getServicePublicKeyPem();
+  const signingKey = deps.getSigningKey ? await deps.getSigningKey() : null;
+  // A '+' in base64 arrives as a space when the query was not percent-encoded.
+  const rsa = p.rsa_signature?.replace(/ /g, '+');
+  const check = checkSignatures(
+    fields,
+    { hmacHeader: p.hmac_signature, rsaSignature: rsa },
+    { signingKey, servicePublicKey: pem },
+  );
+  const found = getCollection(ctx.db, reference);
+  const sortedQuery = [...new URL(url).searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const dedupe = 'redirect:' + crypto.createHash('sha256').update(JSON.stringify(sortedQuery)).digest('hex');
+  ctx.events.append({
+    collectionId: found?.collection.id ?? null,
+    merchantReference: reference,
+    internalReference: fields.internal_reference || null,
+    source: 'redirect',
+    kind: 'outcome',
+    status,
+    receivedAt: ctx.clock.now(),
+    signature: check.state,
+    dedupeKey: dedupe,
+    payload: JSON.stringify(p),
+    statusMessage: `redirect: ${status ?? 'no status'}`,
+    ...(check.reason && check.state !== 'verified' ? { note: `signature ${check.state}: ${check.reason}` } : {}),
+  });
+  const collection = found ? ctx.emit(found.collection.id) : null;
+  let outcome: ChargeOutcome;
+  if (check.state !== 'verified') {
+    outcome = {
+      kind: 'unverified',
+      status,
+      message: `The payment page reported ${status ?? 'no status'}, but its signature did not verify (${check.state}); wait for the callback before telling the customer.`,
+    };
+  } else if (isFinal(status)) {
+    const k = status.toLowerCase() as 'completed' | 'failed' | 'cancelled';
+    const words = { completed: 'Approved', failed: 'Declined', cancelled: 'Cancelled' } as const;
+    outcome = { kind: k, verified: true, message: words[k] };
+  } else {
+    outcome = {
+      kind: 'unverified',
+      status,
+      message: `The payment page reported "${status ?? ''}", which is not a final status.`,
+    };
+  }
+  return { collection, status, signature: check.state, outcome };
+}

@@ -1,0 +1,89 @@
+// The repeat-charge guard: the same card, amount and currency charged again within a few minutes needs
+// the agent's confirmation. The card is known only by a keyed hash (key random per process, in memory
+// only), and a charge waiting for confirmation is held as its PreparedCharge: the cipher, never the card.
+import crypto from 'node:crypto';
+import type { Clock } from '../../clock.js';
+import { digitsOnly } from '../card-input.js';
+import type { PreparedCharge } from './types.js';
+
+const REPEAT_WINDOW_MS = 5 * 60_000;
+const CONFIRM_TTL_MS = 2 * 60_000;
+
+export interface RepeatGuard {
+  /**
+   * Claims the guard for this card, amount and currency; `repeat` when it was charged within the window.
+   * Claimed before any await, so two identical charges at once cannot both pass it.
+   */
+  claim(cardNumber: string, amountMinor: number, currency: string): { key: string; repeat: boolean };
+  /** Gives a claim back: nothing was saved or sent. */
+  release(key: string): void;
+  /** Holds a repeat charge for confirmation; its token, valid for a couple of minutes. */
+  hold(charge: PreparedCharge): { token: string; expires: number };
+  /** The held charge of a token (and counts it as charged now); null when unknown or expired. */
+  take(token: string): PreparedCharge | null;
+  /** Forgets a held charge. */
+  cancel(token: string): void;
+  /** Stops timers and forgets everything held. */
+  dispose(): void;
+}
+
+interface Held {
+  charge: PreparedCharge;
+  expires: number;
+  timer: NodeJS.Timeout;
+}
+
+export function createRepeatGuard(clock: Clock, windowMs = REPEAT_WINDOW_MS): RepeatGuard {
+  const guardKey = crypto.randomBytes(32);
+  const recent = new Map<string, number>();
+  const held = new Map<string, Held>();
+
+  function keyFor(cardNumber: string, amountMinor: number, currency: string): string {
+    return crypto
+      .createHmac('sha256', guardKey)
+      .update(digitsOnly(cardNumber))
+      .update(`|${amountMinor}|${currency}`)
+      .digest('hex');
+  }
+
+  function cancel(token: string): void {
+    const h = held.get(token);
+    if (!h) return;
+    clearTimeout(h.timer);
+    held.delete(token);
+  }
+
+  return {
+    claim(cardNumber, amountMinor, currency) {
+      const now = clock.now();
+      for (const [k, t] of recent) if (now - t > windowMs) recent.delete(k);
+      const key = keyFor(cardNumber, amountMinor, currency);
+      const repeat = recent.has(key);
+      if (!repeat) recent.set(key, now);
+      return { key, repeat };
+    },
+    release(key) {
+      recent.delete(key);
+    },
+    hold(charge) {
+      const token = crypto.randomBytes(16).toString('hex');
+      const timer = setTimeout(() => cancel(token), CONFIRM_TTL_MS);
+      timer.unref();
+      const expires = clock.now() + CONFIRM_TTL_MS;
+      held.set(token, { charge, expires, timer });
+      return { token, expires };
+    },
+    take(token) {
+      const h = held.get(token);
+      cancel(token);
+      if (!h || h.expires <= clock.now()) return null;
+      recent.set(h.charge.guardKey, clock.now());
+      return h.charge;
+    },
+    cancel,
+    dispose() {
+      for (const t of [...held.keys()]) cancel(t);
+      recent.clear();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+// The charge service's vocabulary, shared by its steps (initialize, repeat guard, page, redirect) and
+// by the IPC contract, which answers with these shapes.
+import type { Db } from '../../store/db.js';
+import type { Clock } from '../../clock.js';
+import type { PaymentOption, ServiceClient } from '../../service/types.js';
+import type { EventWriter } from '../event-writer.js';
+import type { PaymentWindowOpener } from '../payment-window.js';
+import type { CollectionRow } from '../query.js';
+
+export type MaybePromise<T> = T | Promise<T>;
+
+export interface ChargeLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface ChargeServiceDeps {
+  db: Db;
+  getClient: () => MaybePromise<ServiceClient | null>;
+  getServicePublicKeyPem: () => MaybePromise<string | null>;
+  /** The merchant signing key (HMAC of redirects); RSA alone is enough when absent. */
+  getSigningKey?: () => MaybePromise<string | null>;
+  /** The active card option for a currency; default: the cached payment_options table, else the service. */
+  getCardOption?: (currency: string) => MaybePromise<PaymentOption | null>;
+  clock: Clock;
+  paymentWindow?: PaymentWindowOpener | (() => PaymentWindowOpener | null | undefined);
+  redirectUrl: string | (() => string);
+  operator: string | (() => string);
+  logger?: ChargeLogger;
+  /** Called whenever a collection changes during a charge (PENDING, window closed, redirect). */
+  onUpdate?: (collection: CollectionRow) => void;
+  /** Repeat-charge window; default 5 minutes. */
+  repeatWindowMs?: number;
+}
+
+export type ChargeOutcome =
+  | { kind: 'needs_confirmation'; token: string; message: string }
+  | { kind: 'pending'; message: string; paymentUrl: string }
+  | { kind: 'window_closed'; message: string }
+  | { kind: 'completed' | 'failed' | 'cancelled'; message: string; verified: boolean }
+  | { kind: 'unverified'; message: string; status: string | null }
+  | { kind: 'rejected'; message: string; field?: string }
+  | { kind: 'unknown'; message: string };
+
+export interface ChargeResult {
+  collection: CollectionRow | null;
+  outcome: ChargeOutcome;
+}
+
+export interface RedirectResult {
+  collection: CollectionRow | null;
+  status: string | null;
+  signature: 'verified' | 'invalid' | 'missing';
+  outcome: ChargeOutcome;
+}
+
+/** A charge checked and encrypted, ready to save and send: no card data, only its cipher and receipt details. */
+export interface PreparedCharge {
+  amountMinor: number;
+  currency: string;
+  providerCode: string;
+  description: string;
+  customerName: string | null;
+  customerEmail: string | null;
+  chargeCustomer: boolean;
+  allowFinalStatusChange: boolean;
+  brand: string;
+  last4: string;
+  cipher: string;
+  guardKey: string;
+}
+
+/** What every step of a charge shares: the database, the clock, the event writer and the live settings. */
+export interface ChargeContext {
+  db: Db;
+  clock: Clock;
+  deps: ChargeServiceDeps;
+  /** Records what the service answered; keeps it in memory while the database is locked. */
+  events: EventWriter;
+  /** Reads a collection again and tells deps.onUpdate. */
+  emit(collectionId: number): CollectionRow | null;
+  redirectUrl(): string;
+  operator(): string;
+}
