@@ -39,7 +39,7 @@ import {
   type AmountLimits,
   type CardFields,
   type CardForm,
-} from './card-input.js';
+} from './card-input.shared.js';
 import { checkSignatures } from '../callbacks/verify.js';
 
 type MaybePromise<T> = T | Promise<T>;

@@ -10,7 +10,7 @@ import {
   validateCardForm,
   type AmountLimits,
   type CardForm,
-} from '../../main/collections/card-input.js';
+} from '../../main/collections/card-input.shared.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0); // 21 Nov 2026
 const limits: AmountLimits = { minMinor: 1000, maxMinor: 5_000_000, maxDailyMinor: 10_000_000, collectedTodayMinor: 0, exponent: 0 };

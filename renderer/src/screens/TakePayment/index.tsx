@@ -3,8 +3,8 @@
 // state as soon as the request is handed over, and nothing of the card is ever put in storage.
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { CardOptionView, ChargeOutcome, ChargeResponse } from '../../../../main/ipc/contract/collections.js';
-import { validateCardForm, type AmountLimits } from '../../../../main/collections/card-input.js';
-import { displayMinor } from '../../../../main/money/index.js';
+import { validateCardForm, type AmountLimits } from '../../../../main/collections/card-input.shared.js';
+import { displayMinor } from '../../../../main/money/amount.shared.js';
 import { DeskError, invoke } from '../../desk.js';
 import { useDeskEvent, useDeskQuery, useNow } from '../../hooks.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
