@@ -6,7 +6,7 @@
 import type { Db } from '../store/db.js';
 import { writeTransaction } from '../store/transaction.js';
 
-import type { SecurityLogRow, SecurityLogView, SecurityReason } from './security-log-types.js';
+import type { SecurityLogRow, SecurityLogView, SecurityReason } from './security-log-types.shared.js';
 
 export type { SecurityLogRow, SecurityLogView, SecurityReason };
 

@@ -17,7 +17,7 @@ import {
   type CardFields,
   type CardForm,
   type ValidCard,
-} from './card-input.js';
+} from './card-input.shared.js';
 import { cipherFor, wipeCard } from './charge/card-data.js';
 import { createOptionLimits, type CardOptionView } from './charge/option-limits.js';
 import { createRepeatGuard } from './charge/repeat-guard.js';

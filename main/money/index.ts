@@ -1,2 +1,2 @@
-export { currencyExponent, isKnownCurrency, MoneyError, CURRENCY_CODE } from './currency.js';
-export { toMinor, formatMinor, displayMinor } from './amount.js';
+export { currencyExponent, isKnownCurrency, MoneyError, CURRENCY_CODE } from './currency.shared.js';
+export { toMinor, formatMinor, displayMinor } from './amount.shared.js';

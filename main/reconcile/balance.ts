@@ -4,9 +4,9 @@
 // left is unexplained. A final status change away from COMPLETED takes its credit back.
 import type { Db } from '../store/db.js';
 import { toMinor } from '../money/index.js';
-import type { MovementResult, MovementTotals } from './types.js';
+import type { MovementResult, MovementTotals } from './types.shared.js';
 
-export type { MovementInterval, MovementResult, MovementTotals } from './types.js';
+export type { MovementInterval, MovementResult, MovementTotals } from './types.shared.js';
 
 
 

@@ -2,7 +2,7 @@
 // "Reconciliation"). No I/O: reconcile.ts feeds it rows; tests feed it constructed histories.
 import { isFinal } from '../collections/model.js';
 import { toMinor } from '../money/index.js';
-import type { ReconKind } from './types.js';
+import type { ReconKind } from './types.shared.js';
 
 /** Every kind in priority order: the first that applies is a collection's primary outcome. */
 export const RECON_KINDS: readonly ReconKind[] = [
@@ -17,7 +17,7 @@ export const RECON_KINDS: readonly ReconKind[] = [
   'pending',
   'matched',
 ];
-export type { ReconKind } from './types.js';
+export type { ReconKind } from './types.shared.js';
 
 /** Kinds a person must look at. matched, pending and rejected (nothing was created) are not exceptions. */
 export const EXCEPTION_KINDS: readonly ReconKind[] = [

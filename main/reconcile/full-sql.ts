@@ -8,7 +8,7 @@
 // NEEDS_JS_SQL (a partial index of migration 008 finds them) and re-classified by classify() in the same
 // transaction.
 import { EXCEPTION_KINDS, RECON_KINDS } from './classify.js';
-import type { ReconKind } from './types.js';
+import type { ReconKind } from './types.shared.js';
 
 /** Bit of each kind in the masks below: RECON_KINDS order, so the lowest set bit is the primary outcome. */
 const bit = (k: ReconKind): number => 1 << RECON_KINDS.indexOf(k);

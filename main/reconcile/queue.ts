@@ -4,9 +4,9 @@
 import type { Db } from '../store/db.js';
 import { writeTransaction } from '../store/transaction.js';
 import { EXCEPTION_KINDS, isExceptionKind, RECON_KINDS, type ReconEvent, type ReconKind } from './classify.js';
-import type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn } from './types.js';
+import type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn } from './types.shared.js';
 
-export type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn, SourceStatusesJson } from './types.js';
+export type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn, SourceStatusesJson } from './types.shared.js';
 import { ReconcileError } from './errors.js';
 import { appendEvent } from '../collections/events.js';
 import { reconcileCollection, requireCollection, type ReconcileOptions } from './reconcile.js';

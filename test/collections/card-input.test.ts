@@ -13,7 +13,7 @@ import {
   type AmountLimits,
   type CardFields,
   type CardForm,
-} from '../../main/collections/card-input.js';
+} from '../../main/collections/card-input.shared.js';
 import { toCardData } from '../../main/collections/charge/card-data.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0); // 21 Nov 2026

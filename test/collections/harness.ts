@@ -10,7 +10,7 @@ import { createServiceClient } from '../../main/service/client.js';
 import { createChargeService, type ChargeService } from '../../main/collections/charge.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../../main/callbacks/receiver.js';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../../main/collections/payment-window.js';
-import type { CardForm } from '../../main/collections/card-input.js';
+import type { CardForm } from '../../main/collections/card-input.shared.js';
 import type { IngestOutcome } from '../../main/callbacks/ingest.js';
 import { systemClock } from '../../main/clock.js';
 import { tempDir } from '../support/tmp.js';

@@ -7,7 +7,7 @@ import { buildCardCipher } from '../../main/service/card-cipher.js';
 import { CardDataError } from '../../main/service/errors.js';
 import { loadServicePublicKey } from '../../main/service/service-key.js';
 import type { CardData } from '../../main/service/types.js';
-import { parseCard } from '../../main/collections/card-input.js';
+import { parseCard } from '../../main/collections/card-input.shared.js';
 import { validCardData } from '../support/card.js';
 import { opensslDecryptPkcs1, opensslRsaKey, type OpensslKey } from './openssl.js';
 

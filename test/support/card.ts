@@ -1,6 +1,6 @@
 // A card object for the card cipher, made the only way the app makes one: the form's card rules
 // (parseCard), then the mapping to the service's fields (toCardData). Throws on a card the form refuses.
-import { parseCard, type CardFields } from '../../main/collections/card-input.js';
+import { parseCard, type CardFields } from '../../main/collections/card-input.shared.js';
 import { toCardData } from '../../main/collections/charge/card-data.js';
 import type { ValidCardData } from '../../main/service/card-cipher.js';
 import type { CardData } from '../../main/service/types.js';

@@ -5,7 +5,7 @@ import type { Clock } from '../../clock.js';
 import type { PaymentOption } from '../../service/types.js';
 import { currencyExponent, isKnownCurrency } from '../../money/index.js';
 import { collectedToday } from '../query.js';
-import type { AmountLimits } from '../card-input.js';
+import type { AmountLimits } from '../card-input.shared.js';
 import type { ChargeServiceDeps } from './types.js';
 
 export interface CardOptionView {

@@ -3,7 +3,7 @@
 // only), and a charge waiting for confirmation is held as its PreparedCharge: the cipher, never the card.
 import crypto from 'node:crypto';
 import type { Clock } from '../../clock.js';
-import { digitsOnly } from '../card-input.js';
+import { digitsOnly } from '../card-input.shared.js';
 import type { PreparedCharge } from './types.js';
 
 const REPEAT_WINDOW_MS = 5 * 60_000;

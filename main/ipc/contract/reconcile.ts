@@ -10,9 +10,9 @@ import type {
   MovementResult,
   OrphanRow,
   ReconcileSummary,
-} from '../../reconcile/types.js';
+} from '../../reconcile/types.shared.js';
 
-import type { SecurityLogView } from '../../callbacks/security-log-types.js';
+import type { SecurityLogView } from '../../callbacks/security-log-types.shared.js';
 
 export type { SecurityLogView };
 export type { AuditEvent, ExceptionDetail, ExceptionRow, MovementResult, OrphanRow, ReconcileSummary };

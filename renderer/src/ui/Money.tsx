@@ -1,4 +1,4 @@
-import { displayMinor, formatMinor } from '../../../main/money/index.js';
+import { displayMinor, formatMinor } from '../../../main/money/amount.shared.js';
 import { groupDigits } from './format.js';
 
 export { groupDigits } from './format.js';

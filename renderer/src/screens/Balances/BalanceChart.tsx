@@ -1,5 +1,5 @@
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { displayMinor, formatMinor } from '../../../../main/money/index.js';
+import { displayMinor, formatMinor } from '../../../../main/money/amount.shared.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading } from '../../ui/index.js';
 import { groupDigits } from '../../ui/format.js';

@@ -1,6 +1,7 @@
 // Pure helpers of the balance history chart (no React, so plain tests can import them). Amounts stay
 // integer minor units; floats are used only to place ticks.
-import { currencyExponent, formatMinor } from '../../../../main/money/index.js';
+import { currencyExponent } from '../../../../main/money/currency.shared.js';
+import { formatMinor } from '../../../../main/money/amount.shared.js';
 import type { BalancePointView } from '../../../../main/ipc/contract/balances.js';
 import { groupDigits } from '../../ui/format.js';
 import { WALLET_LABEL } from './labels.js';

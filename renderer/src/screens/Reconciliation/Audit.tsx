@@ -1,6 +1,6 @@
 // The audit view: every event and resolution, newest first, filterable by reference, source and kind.
 import { useMemo, useState } from 'react';
-import type { AuditEvent } from '../../../../main/reconcile/types.js';
+import type { AuditEvent } from '../../../../main/reconcile/types.shared.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Money, Table, type ColumnDef } from '../../ui/index.js';

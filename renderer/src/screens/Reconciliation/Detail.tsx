@@ -1,7 +1,7 @@
 // One collection: every source side by side (status, amount, currency, time, signature), its events, and
 // resolution with a required note.
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import type { ExceptionDetail, SourceColumn } from '../../../../main/reconcile/types.js';
+import type { ExceptionDetail, SourceColumn } from '../../../../main/reconcile/types.shared.js';
 import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
 import { shortTime } from '../../ui/dates.js';

@@ -1,7 +1,7 @@
 // The exceptions queue: filters (kind with counts, currency, dates, text, resolved), a virtualised table,
 // and the selected collection's detail beside it.
 import { useMemo, useState } from 'react';
-import type { ExceptionRow } from '../../../../main/reconcile/types.js';
+import type { ExceptionRow } from '../../../../main/reconcile/types.shared.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
 import { useDeskEvent, useDeskQuery, usePagedQuery, useSessionState } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Money, Table, type ColumnDef } from '../../ui/index.js';

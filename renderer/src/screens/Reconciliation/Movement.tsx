@@ -1,7 +1,7 @@
 // Balance movement per currency and polling interval against the completed collections' credits; the
 // unexplained difference highlighted.
 import { useState } from 'react';
-import type { MovementInterval } from '../../../../main/reconcile/types.js';
+import type { MovementInterval } from '../../../../main/reconcile/types.shared.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Money } from '../../ui/index.js';

@@ -1,6 +1,6 @@
 // Callbacks for references this desk does not know: listed, and resolvable with a note.
 import { useState } from 'react';
-import type { OrphanRow } from '../../../../main/reconcile/types.js';
+import type { OrphanRow } from '../../../../main/reconcile/types.shared.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Money, Table, type ColumnDef } from '../../ui/index.js';
 import { shortTime } from '../../ui/dates.js';

@@ -1,7 +1,7 @@
 // Counts by outcome, a bar chart. A module of its own so the screen loads it (and recharts) lazily:
 // the chart library is over a third of the renderer's code and no first screen needs it to show.
 import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { ReconcileSummary } from '../../../../main/reconcile/types.js';
+import type { ReconcileSummary } from '../../../../main/reconcile/types.shared.js';
 import { OUTCOME_ORDER, kindLabel } from './labels.js';
 
 const BAR_COLOR: Record<string, string> = {

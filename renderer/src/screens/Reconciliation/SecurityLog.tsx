@@ -1,6 +1,6 @@
 // Refused callback deliveries: counts per hour, reason and source (read-only). They never touch a
 // collection; this is where a flood or a misconfigured key shows.
-import type { SecurityLogRow } from '../../../../main/callbacks/security-log-types.js';
+import type { SecurityLogRow } from '../../../../main/callbacks/security-log-types.shared.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Table, type ColumnDef } from '../../ui/index.js';
 import { shortTime } from '../../ui/dates.js';

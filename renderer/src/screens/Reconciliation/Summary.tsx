@@ -1,6 +1,6 @@
 // Open exceptions by kind, and the full recompute with progress + cancel (the outcome chart is OutcomeChart.tsx).
 import { useState } from 'react';
-import type { ReconcileSummary } from '../../../../main/reconcile/types.js';
+import type { ReconcileSummary } from '../../../../main/reconcile/types.shared.js';
 import { useDeskAction, useDeskEvent } from '../../hooks.js';
 import { ErrorBanner, ProgressBar } from '../../ui/index.js';
 import { EXCEPTION_KINDS, kindLabel } from './labels.js';

@@ -1,7 +1,7 @@
 // The card part of the Take payment form: number (grouped as typed, brand shown), expiry, CVV (length
 // by brand), cardholder, optional PIN, billing address (required for USA, Canada and Europe).
 // The values live in the parent's state only while the form needs them; the parent clears them on submit.
-import { BRAND_NAMES, billingRequired, cvvLength, detectBrand, digitsOnly, groupCardNumber } from '../../../../main/collections/card-input.js';
+import { BRAND_NAMES, billingRequired, cvvLength, detectBrand, digitsOnly, groupCardNumber } from '../../../../main/collections/card-input.shared.js';
 import type { ChangeEvent } from 'react';
 import { Field } from '../../ui/index.js';
 

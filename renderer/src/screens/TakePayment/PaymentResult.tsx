@@ -9,7 +9,7 @@ import type {
   CollectionRow,
   EventRow,
 } from '../../../../main/ipc/contract/collections.js';
-import { validateCardForm } from '../../../../main/collections/card-input.js';
+import { validateCardForm } from '../../../../main/collections/card-input.shared.js';
 import { DeskError, invoke } from '../../desk.js';
 import { useDeskQuery, useNow } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';

@@ -1,16 +1,17 @@
 // Take payment: a support agent types the card a customer reads out on the phone, charges it, and tells
 // the customer the result. The card goes to main once (payments.charge); the card fields are cleared from
 // state as soon as the request is handed over, and nothing of the card is ever put in storage.
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import type { CardOptionView, ChargeOutcome, ChargeResponse } from '../../../../main/ipc/contract/collections.js';
-import { validateCardForm, type AmountLimits } from '../../../../main/collections/card-input.js';
-import { displayMinor } from '../../../../main/money/index.js';
-import { DeskError, invoke } from '../../desk.js';
-import { useDeskEvent, useDeskQuery, useNow } from '../../hooks.js';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import type { CardOptionView } from '../../../../main/ipc/contract/collections.js';
+import { validateCardForm, type AmountLimits } from '../../../../main/collections/card-input.shared.js';
+import { displayMinor } from '../../../../main/money/amount.shared.js';
+import { useDeskQuery, useNow } from '../../hooks.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { EmptyState, ErrorBanner, Field, Loading, Screen } from '../../ui/index.js';
-import { CardSection, EMPTY_CARD, cardRequest, wipe, type CardState } from './CardSection.js';
+import { CardSection, EMPTY_CARD, cardRequest, type CardState } from './CardSection.js';
 import { PaymentResult } from './PaymentResult.js';
+import { isBusy } from './charge-machine.js';
+import { useCharge } from './useCharge.js';
 import './payments.css';
 import { groupDigits } from '../../ui/format.js';
 
@@ -35,13 +36,6 @@ const EMPTY_DETAILS: Details = {
 };
 
 const WAITING_TEXT = 'The payment page is open in its own window: go through it with the customer. Closing it leaves the payment pending.';
-
-type Phase =
-  | { kind: 'form' }
-  | { kind: 'sending' }
-  | { kind: 'waiting'; reference: string }
-  | { kind: 'confirm'; token: string; message: string }
-  | { kind: 'tracking'; reference: string; outcome: ChargeOutcome };
 
 function limitsOf(o: CardOptionView | undefined): AmountLimits | null {
   return o
@@ -70,26 +64,21 @@ export function TakePaymentScreen() {
   const options = useMemo(() => opts.data ?? [], [opts.data]);
   const [details, setDetails] = useState<Details>(EMPTY_DETAILS);
   const [card, setCard] = useState<CardState>(EMPTY_CARD);
-  const [phase, setPhase] = useState<Phase>({ kind: 'form' });
   const [touched, setTouched] = useState<Record<string, boolean>>({});
   const [submitted, setSubmitted] = useState(false);
-  /** Errors from main or the service, by field; a field's entry goes when the agent edits it. */
-  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
-  const [banner, setBanner] = useState<DeskError | string | undefined>();
   const formRef = useRef<HTMLFormElement>(null);
-  const phaseRef = useRef(phase);
-  useEffect(() => {
-    phaseRef.current = phase;
-  }, [phase]);
+  const focusFirstError = useCallback(
+    () =>
+      setTimeout(() => {
+        formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+      }, 0),
+    [],
+  );
+  const { phase, banner, fieldErrors: serverErrors, ...charge } = useCharge(focusFirstError);
 
   const currency = details.currency || options[0]?.currency || '';
   const option = options.find((o) => o.currency === currency);
   const limits = limitsOf(option);
-
-  // While a charge is in flight main reports its collection (PENDING: the payment window is open).
-  useDeskEvent('collections.updated', (e) => {
-    if (phaseRef.current.kind === 'sending' && e.status === 'PENDING') setPhase({ kind: 'waiting', reference: e.reference });
-  });
 
   const now = useNow(60_000);
   const localErrors = useMemo(
@@ -115,63 +104,19 @@ export function TakePaymentScreen() {
   const editDetails = (patch: Partial<Details>, field: string) => {
     setDetails((d) => ({ ...d, ...patch }));
     setTouched((t) => ({ ...t, [field]: true }));
-    setServerErrors((s) => {
-      if (!(field in s)) return s;
-      const { [field]: _gone, ...rest } = s;
-      return rest;
-    });
+    charge.fieldEdited(field);
   };
   const editCard = (patch: Partial<CardState>, field: string) => {
     setCard((c) => ({ ...c, ...patch }));
     setTouched((t) => ({ ...t, [field]: true }));
-    setServerErrors((s) => {
-      if (!(field in s)) return s;
-      const { [field]: _gone, ...rest } = s;
-      return rest;
-    });
-  };
-
-  const focusFirstError = () =>
-    setTimeout(() => {
-      formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-    }, 0);
-
-  /** What main answered to a charge, a confirmation or a re-send. */
-  const settle = (res: ChargeResponse) => {
-    const o = res.outcome;
-    if (o.kind === 'needs_confirmation') {
-      setPhase({ kind: 'confirm', token: o.token, message: o.message });
-      return;
-    }
-    if (o.kind === 'rejected') {
-      setPhase({ kind: 'form' });
-      setBanner(`The service refused the payment: ${o.message}. Nothing was charged; the card details were cleared, type them again.`);
-      if (o.field) setServerErrors({ [o.field]: o.message });
-      focusFirstError();
-      return;
-    }
-    if (!res.collection) {
-      setPhase({ kind: 'form' });
-      setBanner(o.message);
-      return;
-    }
-    setPhase({ kind: 'tracking', reference: res.collection.merchantReference, outcome: o });
-  };
-
-  const failed = (e: unknown) => {
-    setPhase({ kind: 'form' });
-    const err = e instanceof DeskError ? e : new DeskError({ kind: 'internal', message: 'Something went wrong; the details are in the log.' });
-    if (err.fields) setServerErrors(err.fields);
-    else if (err.field) setServerErrors({ [err.field]: err.message });
-    setBanner(err);
-    focusFirstError();
+    charge.fieldEdited(field);
   };
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (phase.kind !== 'form') return;
     setSubmitted(true);
-    setBanner(undefined);
+    charge.attempt();
     if (Object.keys(localErrors).length) {
       focusFirstError();
       return;
@@ -190,32 +135,7 @@ export function TakePaymentScreen() {
     setCard(EMPTY_CARD);
     setTouched({});
     setSubmitted(false);
-    setServerErrors({});
-    setPhase({ kind: 'sending' });
-    try {
-      settle(await invoke('payments.charge', request));
-    } catch (err) {
-      failed(err);
-    } finally {
-      wipe(request.card);
-    }
-  };
-
-  const confirmRepeat = async (yes: boolean) => {
-    if (phase.kind !== 'confirm') return;
-    const token = phase.token;
-    if (!yes) {
-      setPhase({ kind: 'form' });
-      setBanner('Not charged again.');
-      await invoke('payments.cancelRepeat', { token }).catch(() => {});
-      return;
-    }
-    setPhase({ kind: 'sending' });
-    try {
-      settle(await invoke('payments.confirmRepeat', { token }));
-    } catch (err) {
-      failed(err);
-    }
+    await charge.charge(request);
   };
 
   const newPayment = () => {
@@ -223,16 +143,14 @@ export function TakePaymentScreen() {
     setCard(EMPTY_CARD);
     setTouched({});
     setSubmitted(false);
-    setServerErrors({});
-    setBanner(undefined);
-    setPhase({ kind: 'form' });
+    charge.reset();
     setTimeout(() => formRef.current?.querySelector<HTMLElement>('input, select')?.focus(), 0);
   };
 
   // Leaving the screen drops the card with the component's state; make sure nothing lingers in the DOM inputs.
   useEffect(() => () => setCard(EMPTY_CARD), []);
 
-  const busy = phase.kind === 'sending' || phase.kind === 'waiting' || phase.kind === 'confirm';
+  const busy = isBusy(phase);
   const descLen = details.description.trim().length;
 
   if (phase.kind === 'tracking' || phase.kind === 'waiting') {
@@ -243,7 +161,7 @@ export function TakePaymentScreen() {
           // that arrives first already shows here.
           <PaymentResult reference={phase.reference} outcome={{ kind: 'pending', message: WAITING_TEXT, paymentUrl: '' }} inFlight />
         ) : (
-          <PaymentResult reference={phase.reference} outcome={phase.outcome} onSettled={settle} onError={failed} onNew={newPayment} />
+          <PaymentResult reference={phase.reference} outcome={phase.outcome} onSettled={charge.settle} onError={charge.failed} onNew={newPayment} />
         )}
       </Screen>
     );
@@ -354,8 +272,8 @@ export function TakePaymentScreen() {
         title="Charge this card again?"
         confirmLabel="Charge again"
         cancelLabel="Do not charge"
-        onConfirm={() => void confirmRepeat(true)}
-        onCancel={() => void confirmRepeat(false)}
+        onConfirm={() => void charge.confirmRepeat(true)}
+        onCancel={() => void charge.confirmRepeat(false)}
       >
         <p>{phase.kind === 'confirm' ? phase.message : ''}</p>
       </ConfirmDialog>

@@ -1,4 +1,4 @@
-import { currencyExponent, MoneyError } from './currency.js';
+import { currencyExponent, MoneyError } from './currency.shared.js';
 
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 

@@ -1,0 +1,56 @@
+// What every Settings section shares: its titled panel, the Save row, the save action and field errors.
+import { useState, type ReactNode } from 'react';
+import type { SettingsView } from '../../../../main/ipc/contract/settings.js';
+import type { DeskError } from '../../desk.js';
+import { useDeskAction } from '../../hooks.js';
+
+export type SectionProps = { view: SettingsView; reload: () => Promise<void> };
+
+/** Field errors of a failed save: error.fields keyed by the setting path (e.g. "pollIntervals.balancesMs"). */
+export function fieldError(error: DeskError | undefined, name: string): string | undefined {
+  if (!error) return undefined;
+  return error.fields?.[name] ?? (error.field === name ? error.message : undefined);
+}
+
+/** Every section ends the same way: its Save button, and "Saved" once the change is stored. */
+export function SaveRow({ label, save }: { label: string; save: { pending: boolean; saved: boolean } }) {
+  return (
+    <div className="row save-row">
+      <button type="submit" className="primary" disabled={save.pending}>
+        {label}
+      </button>
+      {save.saved && (
+        <span role="status" className="badge ok">
+          Saved
+        </span>
+      )}
+    </div>
+  );
+}
+
+export function Section({ title, children }: { title: string; children: ReactNode }) {
+  const id = `settings-${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
+  return (
+    <section className="panel settings-section" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+export function useSave() {
+  const a = useDeskAction('settings.update');
+  const [saved, setSaved] = useState(false);
+  return {
+    ...a,
+    saved,
+    save: async (patch: Parameters<typeof a.run>[0], after: () => Promise<void>) => {
+      setSaved(false);
+      const r = await a.run(patch);
+      if (r) {
+        setSaved(true);
+        await after();
+      }
+    },
+  };
+}
