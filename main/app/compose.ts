@@ -2,7 +2,7 @@
 // profile is `embedded`: the sandbox starts in this process (state in <dataDir>/sandbox), its keys are
 // held in memory, the local callback receiver starts and the sandbox posts its callbacks there.
 //
-// Each profile is a workspace with its own database (main/settings/workspace.ts). The Core is a stable
+// Each profile is a workspace with its own database (main/settings/profile-database.ts). The Core is a stable
 // facade over the active workspace: switching profile closes the workspace's capabilities (poller,
 // receiver, embedded sandbox, reconcile queue, db), composes them for the new profile, records it as the
 // active one and emits 'app.profileChanged'. Handlers read core.db / core.poller at call time.
@@ -17,7 +17,7 @@ import {
   loadConnection,
   loadSettings,
   currentServicePublicKey,
-  openActiveWorkspace,
+  openActiveProfileDatabase,
   openProfileDatabase,
   readActiveProfile,
   updateSettings,
@@ -74,7 +74,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
   const events = createEmitter((e) => logger.error({ err: e }, 'event listener failed'));
   const closers: (() => void | Promise<void>)[] = [];
 
-  const active = openActiveWorkspace(paths.dataDir, logger);
+  const active = openActiveProfileDatabase(paths.dataDir, logger);
   let ws = await composeWorkspace({ ...opts, dataDir: paths.dataDir, clock, logger, events, db: active.db, background: opts.background ?? false });
   // One switch at a time (a second waits for the first).
   let switching: Promise<void> | null = null;

@@ -1,4 +1,4 @@
-// Each profile is a workspace with its own database; the active one is recorded in active-profile.json.
+// Each profile has its own database; the active one is recorded in active-profile.json.
 // Real SQLite files in a temp data folder; the app's composition root for adoption and following the CLI.
 import fs from 'node:fs';
 import path from 'node:path';
