@@ -3,7 +3,6 @@
 // client, the local callback receiver, the embedded sandbox, the poller, the reconcile sweep and the
 // charge service. Closing it stops all of them; a profile switch (profile-switch.ts) closes one workspace
 // and opens another. Nothing here outlives its workspace.
-import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
@@ -23,13 +22,12 @@ import { lastSuccessfulRun } from '../store/poll-runs.js';
 import { createServiceClient } from '../service/client.js';
 import type { ServiceClient } from '../service/types.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver.js';
-import { startSandbox } from '../../sandbox/index.js';
 import { setReconcileOptions, startReconcileSweep } from '../reconcile/index.js';
 import { createChargeService, type ChargeService } from '../collections/charge.js';
 import type { PaymentWindowOpener } from '../collections/payment-window.js';
 import type { AppEventBus } from './events.js';
 import { statusFrom, type AppStatus } from './status.js';
-import { AppError } from './errors.js';
+import { embeddedSandboxRunner, type SandboxOptions } from './embedded-sandbox.js';
 
 /** The local sandbox of the embedded profile, when it runs in this process. */
 export interface EmbeddedSandbox {
@@ -39,12 +37,7 @@ export interface EmbeddedSandbox {
   servicePublicKeyPath: string;
 }
 
-export interface SandboxOptions {
-  port?: number;
-  timeScale?: number;
-  /** Fault hook for tests: awaited before the sandbox starts (holds the 'starting' state open). */
-  beforeStart?: () => Promise<void>;
-}
+export type { SandboxOptions } from './embedded-sandbox.js';
 
 export interface WorkspaceOptions {
   dataDir: string;
@@ -86,8 +79,6 @@ export interface Workspace {
   close(o?: { keepDb?: boolean }): Promise<void>;
 }
 
-type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
-
 export interface WorkspaceChargeDeps {
   db: Db;
   clock: Clock;
@@ -125,7 +116,6 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
   const paths = dataPaths(opts.dataDir, loadSettings(db).profile);
   const memory = new MemorySecretStore();
 
-  let sandbox: Sandbox | null = null;
   let receiver: CallbackReceiver | null = null;
   let receiverKey = '';
   let conn: Connection | ConnectionFailure | null = null;
@@ -179,48 +169,21 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
     }
   }
 
-  // The sandbox start in flight (a reconnect while it starts joins it rather than starting a second one).
-  let sandboxStarting: Promise<Sandbox> | null = null;
   let closing = false;
-
-  async function ensureSandbox(): Promise<void> {
-    if (sandbox) {
-      // The receiver may have moved (host/port changed) or been turned off.
-      sandbox.controls.config({ callback_url: receiver?.url ?? null });
-      return;
-    }
-    sandboxStarting ??= (async () => {
-      await opts.sandbox?.beforeStart?.();
-      fs.mkdirSync(paths.sandbox, { recursive: true });
-      return await startSandbox({
-        stateDir: paths.sandbox,
-        port: opts.sandbox?.port ?? 0,
-        host: '127.0.0.1',
-        ...(receiver ? { callbackUrl: receiver.url } : {}),
-        ...(opts.sandbox?.timeScale ? { timeScale: opts.sandbox.timeScale } : {}),
-      });
-    })().finally(() => (sandboxStarting = null));
-    const started = await sandboxStarting;
-    if (closing) {
-      // The workspace was closed while the sandbox was starting: stop it rather than leak it.
-      await started.close();
-      throw new AppError('conflict', 'the workspace was closed while its sandbox was starting');
-    }
-    if (sandbox) return; // another caller joined the same start and finished it
-    sandbox = started;
-    sandbox.controls.config({ callback_url: receiver?.url ?? null });
-    await memory.set('public-key', sandbox.publicKey);
-    await memory.set('secret-key', sandbox.secretKey);
-    await memory.set('signing-key', sandbox.signingKey);
-    await memory.bindOrigin(new URL(sandbox.baseUrl).origin);
-    logger.info({ baseUrl: sandbox.baseUrl }, 'embedded sandbox started');
-  }
+  const embedded = embeddedSandboxRunner({
+    stateDir: paths.sandbox,
+    options: opts.sandbox,
+    memory,
+    logger,
+    closing: () => closing,
+  });
+  const sandbox = () => embedded.running();
 
   async function reconnect(): Promise<void> {
     const profile = loadSettings(db).profile;
     await ensureReceiver();
     if (profile === 'embedded') {
-      await ensureSandbox();
+      await embedded.ensure(receiver?.url ?? null);
       secrets = memory;
       keychain = 'memory';
     } else {
@@ -228,13 +191,14 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       const probe = await secrets.probe();
       keychain = probe.available ? 'available' : 'unavailable';
     }
+    const running = sandbox();
     conn = await loadConnection({
       db,
       secrets,
       createClient: (o) => createServiceClient({ ...o, clock }),
       logger,
-      ...(profile === 'embedded' && sandbox
-        ? { override: { baseUrl: sandbox.baseUrl, servicePublicKeyPath: sandbox.servicePublicKeyPath } }
+      ...(profile === 'embedded' && running
+        ? { override: { baseUrl: running.baseUrl, servicePublicKeyPath: running.servicePublicKeyPath } }
         : {}),
     });
     if (!conn.ok)
@@ -251,7 +215,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       profile: loadSettings(db).profile,
       keychain,
       started,
-      sandboxRunning: sandbox !== null,
+      sandboxRunning: sandbox() !== null,
       startError: startError?.message ?? null,
       connection: conn === null ? null : conn.ok ? { ok: true } : { ok: false, message: conn.error.message },
       poller: poller?.status() ?? null,
@@ -309,7 +273,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
     if (failed !== undefined) {
       logger.error({ err: failed }, 'start-up failed');
       await (receiver as CallbackReceiver | null)?.close().catch(() => {});
-      await (sandbox as Sandbox | null)?.close().catch(() => {});
+      await embedded.close().catch(() => {});
       sweep.close();
       db.close();
       throw failed;
@@ -351,10 +315,10 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
     reconnect,
     verificationKeys: keys,
     appStatus,
-    embedded: (): EmbeddedSandbox | null =>
-      sandbox
-        ? { baseUrl: sandbox.baseUrl, controls: sandbox.controls, servicePublicKeyPath: sandbox.servicePublicKeyPath }
-        : null,
+    embedded: (): EmbeddedSandbox | null => {
+      const sb = sandbox();
+      return sb ? { baseUrl: sb.baseUrl, controls: sb.controls, servicePublicKeyPath: sb.servicePublicKeyPath } : null;
+    },
     callbackReceiverUrl: () => receiver?.url ?? null,
     close: (o = {}) =>
       (closed ??= (async () => {
@@ -364,7 +328,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
         await firstStart; // a start in flight finishes (and is undone below, or stops its own sandbox)
         await poller?.stop();
         await receiver?.close().catch((e: unknown) => logger.error({ err: e }, 'receiver close failed'));
-        await sandbox?.close().catch((e: unknown) => logger.error({ err: e }, 'sandbox close failed'));
+        await embedded.close().catch((e: unknown) => logger.error({ err: e }, 'sandbox close failed'));
         if (!o.keepDb) db.close();
       })()),
   };
