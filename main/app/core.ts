@@ -76,7 +76,7 @@ export interface Core {
   /**
    * Makes `profile` the active workspace: validates its settings with `patch` applied (nothing changes
    * when they are invalid), closes the current profile's poller, receiver, embedded sandbox and database,
-   * composes them on the new profile's own database, records it as active and emits 'app.profileChanged'.
+   * composes them on the new profile's own database, records it as active and emits 'profile.switched'.
    * The same profile: just applies `patch`.
    */
   switchProfile(profile: Profile, patch?: SettingsPatch): Promise<void>;
