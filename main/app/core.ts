@@ -1,36 +1,57 @@
-// The Core: every capability the shells, IPC handlers and CLI need, built once by the composition
-// root (main/app/compose.ts) and handed to whichever shell runs. Handlers receive it whole:
+// The Core: the facade every shell, IPC handler and CLI command sees, built once by composeCore with
+// explicit options (the shell passes what only it has, like the payment window). It stands over the
+// active profile's workspace (workspace.ts): switching profile (profile-switch.ts) replaces the workspace
+// underneath, so handlers read core.db, core.poller and core.charges() at call time. Handlers receive it whole:
 //   export const fooHandlers = (core: Core): HandlersFor<typeof fooChannels> => ({ ... })
+// With nothing configured the profile is `embedded`: the sandbox starts in this process (state in
+// <dataDir>/sandbox), its keys are held in memory, the local callback receiver starts and the sandbox
+// posts its callbacks there.
+import fs from 'node:fs';
 import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
-import type { Clock } from '../clock.js';
+import { createLogger } from '../log/index.js';
 import type { ServiceClient } from '../service/types.js';
 import type { PaymentWindowOpener } from '../collections/payment-window.js';
+import type { ChargeService } from '../collections/charge.js';
 import type { SecretStore } from '../secrets/index.js';
-import type { Profile, Settings, SettingsPatch } from '../settings/index.js';
+import {
+  dataPaths,
+  loadSettings,
+  openActiveProfileDatabase,
+  type Profile,
+  type Settings,
+  type SettingsPatch,
+  type VerificationKeys,
+} from '../settings/index.js';
 import type { Poller } from '../poller/index.js';
-import type { DeskEmitter } from './events.js';
-import type { AppStatus } from '../ipc/contract/app.js';
+import { createEventBus, type AppEventBus } from './events.js';
+import type { AppStatus } from './status.js';
+import { appVersion } from './paths.js';
+import { openWorkspace, type EmbeddedSandbox, type SandboxOptions, type Workspace } from './workspace.js';
+import { createProfileSwitcher } from './profile-switch.js';
 
 /** A native open dialog: the chosen file, or null when the person cancelled. */
-export type OpenPathChooser = (o: { title: string; filters: { name: string; extensions: string[] }[] }) => Promise<string | null>;
+export type OpenPathChooser = (o: {
+  title: string;
+  filters: { name: string; extensions: string[] }[];
+}) => Promise<string | null>;
 
 /** Asks the person at the machine, in the main process (a native dialog), never through the renderer. */
 export type MainConfirm = (o: { title: string; message: string; detail: string }) => Promise<boolean>;
 
 /** A native save dialog: the chosen path, or null when the person cancelled. */
-export type SavePathChooser = (o: { title: string; defaultName: string; filters: { name: string; extensions: string[] }[] }) => Promise<string | null>;
+export type SavePathChooser = (o: {
+  title: string;
+  defaultName: string;
+  filters: { name: string; extensions: string[] }[];
+}) => Promise<string | null>;
 
 export type { Profile } from '../settings/index.js';
 export type ShellKind = 'electron' | 'chromium' | 'none';
 
-/** The local sandbox of the embedded profile, when it runs in this process. */
-export interface EmbeddedSandbox {
-  baseUrl: string;
-  /** The sandbox's typed test controls (same operations as its /__sandbox HTTP routes). */
-  controls: unknown;
-  servicePublicKeyPath: string;
-}
+export type { EmbeddedSandbox } from './workspace.js';
+export type { AppStatus } from './status.js';
 
 export interface Core {
   readonly version: string;
@@ -55,26 +76,27 @@ export interface Core {
   /**
    * Makes `profile` the active workspace: validates its settings with `patch` applied (nothing changes
    * when they are invalid), closes the current profile's poller, receiver, embedded sandbox and database,
-   * composes them on the new profile's own database, records it as active and emits 'app.profileChanged'.
+   * composes them on the new profile's own database, records it as active and emits 'profile.switched'.
    * The same profile: just applies `patch`.
    */
   switchProfile(profile: Profile, patch?: SettingsPatch): Promise<void>;
-  /** The merchant signing key (callback/redirect HMAC), or null. */
-  signingKey(): string | null;
-  /** The service's RSA public key (PEM) for card_cipher and RSA signature checks, or null when none is imported. */
-  servicePublicKeyPem(): string | null;
+  /**
+   * The merchant signing key (callback/redirect HMAC) and the service's RSA public key (card_cipher, RSA
+   * signature checks) of the active profile's connection; each null when not set.
+   */
+  verificationKeys(): VerificationKeys;
+  /** The active profile's charge service (card charges on its database). */
+  charges(): ChargeService;
   /** Balances and payment options in the background (the active profile's); null when polling is off (one-shot CLI). */
   readonly poller: Poller | null;
   /** Profile, connection state and last successful poll, for the status bar. */
-  appStatus(): Promise<AppStatus>;
+  appStatus(): AppStatus;
   /**
    * Settles (never rejects) once the active workspace's first connection attempt is over: the embedded
    * sandbox is up and the poller runs, or the failure is in appStatus(). Work that needs the service
    * (a charge, a refresh) waits on it; reads of the cache never do.
    */
   ready(): Promise<void>;
-  /** Set by the running shell (Electron BrowserWindow, or a Chromium browser context); null in the CLI. */
-  paymentWindow: PaymentWindowOpener | null;
   /** Set by a shell that has a native save dialog (Electron); null: exports go to <data folder>/exports. */
   chooseSavePath: SavePathChooser | null;
   /** Set by a shell that has a native open dialog (Electron); null: imports are chosen from <data folder>/imports. */
@@ -82,8 +104,8 @@ export interface Core {
   /** Set by a shell that can ask the user in the main process (Electron dialog); null means refuse. */
   confirm: MainConfirm | null;
   shell: ShellKind;
-  /** Push DeskEvents to the renderer. */
-  readonly events: DeskEmitter;
+  /** main's own events (what happened); the renderer push (main/ipc/push.ts) is one subscriber. */
+  readonly events: AppEventBus;
   /** The embedded sandbox, when the embedded profile started one. */
   embedded(): EmbeddedSandbox | null;
   /** Where the local callback receiver listens, when it runs. */
@@ -91,4 +113,115 @@ export interface Core {
   /** Runs on close(), last registered first. */
   onClose(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
+}
+
+export interface ComposeOptions {
+  dataDir: string;
+  shell?: ShellKind;
+  clock?: Clock;
+  logger?: Logger;
+  /** Start the background poller (default true). */
+  poll?: boolean;
+  /** Start the local callback receiver when settings enable it (default true). */
+  receiver?: boolean;
+  /** Sandbox options for the embedded profile (tests: timeScale). */
+  sandbox?: SandboxOptions;
+  /**
+   * Return before the first workspace has connected (default false): the app window opens at once on the
+   * cached data while the embedded sandbox starts (its first start makes an RSA-4096 key, seconds of
+   * work) and the connection is set up; the status says 'starting' until then. core.ready() settles when done.
+   */
+  background?: boolean;
+  /**
+   * The shell's payment window (Electron BrowserWindow, or a Chromium browser context). A shell that makes
+   * it only once its main window exists passes a function that returns it then (null before, and after
+   * the window is gone). None in the CLI: a charge there is refused.
+   */
+  paymentWindow?: PaymentWindowOpener | (() => PaymentWindowOpener | null);
+}
+
+export async function composeCore(opts: ComposeOptions): Promise<Core> {
+  const paths = dataPaths(opts.dataDir);
+  fs.mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? createLogger({ dataDir: paths.dataDir, base: { shell: opts.shell ?? 'none' } });
+  const events = createEventBus((e) => logger.error({ err: e }, 'event listener failed'));
+  const closers: (() => void | Promise<void>)[] = [];
+  const pw = opts.paymentWindow;
+  const paymentWindow = typeof pw === 'function' ? pw : () => pw ?? null;
+  const open = (db: Db, background: boolean) =>
+    openWorkspace({
+      dataDir: paths.dataDir,
+      db,
+      clock,
+      logger,
+      events,
+      poll: opts.poll ?? true,
+      receiver: opts.receiver ?? true,
+      sandbox: opts.sandbox,
+      background,
+      paymentWindow,
+    });
+
+  let ws: Workspace = await open(openActiveProfileDatabase(paths.dataDir, logger).db, opts.background ?? false);
+  const switcher = createProfileSwitcher({
+    dataDir: paths.dataDir,
+    clock,
+    logger,
+    events,
+    current: () => ws,
+    open: (db) => open(db, false),
+    replace: (next) => (ws = next),
+  });
+
+  let closed: Promise<void> | null = null;
+  const core: Core = {
+    version: appVersion(),
+    dataDir: paths.dataDir,
+    get db() {
+      return ws.db;
+    },
+    clock,
+    logger,
+    settings: () => loadSettings(ws.db),
+    secrets: () => ws.secrets(),
+    getClient: () => ws.getClient(),
+    connectionProblem: () => ws.connectionProblem(),
+    reconnect: () => ws.reconnect(),
+    switchProfile: (profile, patch) => switcher.switchProfile(profile, patch),
+    verificationKeys: () => ws.verificationKeys(),
+    charges: () => ws.charges,
+    get poller() {
+      return ws.poller;
+    },
+    appStatus: () => ws.appStatus(),
+    ready: async () => {
+      // A switch in progress makes a new workspace: wait for it, then for that one's start.
+      await switcher.settled();
+      await ws.ready;
+    },
+    chooseSavePath: null,
+    confirm: null,
+    chooseOpenPath: null,
+    shell: opts.shell ?? 'none',
+    events,
+    embedded: () => ws.embedded(),
+    callbackReceiverUrl: () => ws.callbackReceiverUrl(),
+    onClose: (fn) => void closers.push(fn),
+    close: () =>
+      (closed ??= (async () => {
+        await switcher.close();
+        for (const fn of closers.reverse()) {
+          try {
+            await fn();
+          } catch (e) {
+            logger.error({ err: e }, 'close step failed');
+          }
+        }
+        await ws.close();
+        logger.info('closed');
+        logger.flush?.();
+      })()),
+  };
+  return core;
 }

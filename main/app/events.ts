@@ -1,17 +1,48 @@
-// Push events from main to the renderer (DeskEvents in the contract). Capabilities emit; each shell
-// subscribes once and forwards to its window(s).
-import type { DeskEventName, DeskEvents } from '../ipc/contract/index.js';
+// main's own events: a capability says what happened, and whoever cares subscribes. The renderer push
+// (main/ipc/push.ts) is one subscriber that turns these into the window's DeskEvents; tests and logs
+// may be others. Typed here, not by the renderer's contract, so what the window is told can change
+// without changing what main says to itself.
+import type { Profile } from '../settings/index.js';
+import type { ExportProgress } from '../reports/index.js';
+import type { Progress } from '../reconcile/index.js';
+import type { AppStatus } from './status.js';
 
-export type DeskEventListener = <E extends DeskEventName>(event: E, payload: DeskEvents[E]) => void;
-
-export interface DeskEmitter {
-  emit<E extends DeskEventName>(event: E, payload: DeskEvents[E]): void;
-  /** Every event; returns an unsubscribe function. */
-  subscribe(listener: DeskEventListener): () => void;
+export interface AppEvents {
+  /** A collection's stored state changed during a charge (PENDING, window closed, redirect captured). */
+  'collection.changed': { id: number; reference: string; status: string };
+  /** Callbacks were stored: one delivery at the local receiver, or an imported file (result 'import'). */
+  'callbacks.ingested': { result: string; reference: string | null };
+  /** A balances poll finished (ok or not); changed: snapshots written. */
+  'balances.polled': { outcome: 'ok' | 'error'; changed: number };
+  /** A payment options poll finished (ok or not); changed: options cached. */
+  'options.polled': { outcome: 'ok' | 'error'; changed: number };
+  /** Settings of the active profile were saved. */
+  'settings.changed': { profile: Profile };
+  /** Another profile's workspace is now the active one. */
+  'profile.switched': { profile: Profile };
+  /** The connection state, profile or last poll changed. */
+  'status.changed': AppStatus;
+  /** Something the person at the desk should read. */
+  notice: { level: 'info' | 'warning' | 'error'; message: string };
+  /** An export in progress. */
+  'reports.progress': ExportProgress & { exportId: string };
+  /** A full reconciliation in progress. */
+  'reconcile.progress': Progress;
 }
 
-export function createEmitter(onListenerError?: (e: unknown) => void): DeskEmitter {
-  const listeners = new Set<DeskEventListener>();
+export type AppEventName = keyof AppEvents;
+
+export type AppEventListener = <E extends AppEventName>(event: E, payload: AppEvents[E]) => void;
+
+export interface AppEventBus {
+  emit<E extends AppEventName>(event: E, payload: AppEvents[E]): void;
+  /** Every event; returns an unsubscribe function. */
+  subscribe(listener: AppEventListener): () => void;
+}
+
+/** A listener that throws is reported to onListenerError and never stops the others. */
+export function createEventBus(onListenerError?: (e: unknown) => void): AppEventBus {
+  const listeners = new Set<AppEventListener>();
   return {
     emit(event, payload) {
       for (const l of [...listeners]) {

@@ -1,5 +1,6 @@
-// Builds the service client from the data folder's settings and the keychain. The app (composition
-// root) and the CLI both use this, so they agree on what "connected" means.
+// Builds the service client from the data folder's settings and the keychain. The app (each profile's
+// workspace) and the CLI both use this, so they agree on what "connected" means, and both take the keys
+// that check what the service signs from the connection (verificationKeys), never from elsewhere.
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import type { MerchantKeys, ServiceClient } from '../service/types.js';
@@ -8,6 +9,7 @@ import { loadSettings, type Profile, type Settings } from './settings.js';
 import { createServiceClient } from '../service/client.js';
 import { ValidationError } from '../service/errors.js';
 import { checkKeyBinding, originOf } from './key-binding.js';
+import { currentServicePublicKey } from './service-key.js';
 
 export interface ClientFactoryOptions {
   baseUrl: string;
@@ -35,6 +37,31 @@ export interface ConnectionFailure {
   profile: Profile;
   settings: Settings;
   error: { kind: ConnectionErrorKind; message: string; field?: string };
+  /**
+   * The signing key when it could be read even though there is no client (verifying a callback needs
+   * no client): null when not set or the keychain is unavailable.
+   */
+  signingKey: string | null;
+  servicePublicKeyPath: string | null;
+}
+
+/** The keys that check what the service signs (callback and redirect signatures) and encrypt cards. */
+export interface VerificationKeys {
+  /** The merchant signing key (HMAC), or null. */
+  signingKey: string | null;
+  /** The service's RSA public key (PEM), or null when none is imported. */
+  servicePublicKey: string | null;
+}
+
+/**
+ * The one way to the signing key and the service public key, for the charge service, the callback
+ * receiver, callback imports and the CLI: from a profile's connection (ok or not), read when it was loaded.
+ */
+export function verificationKeys(conn: Pick<Connection | ConnectionFailure, 'signingKey' | 'servicePublicKeyPath'> | null): VerificationKeys {
+  return {
+    signingKey: conn?.signingKey ?? null,
+    servicePublicKey: currentServicePublicKey(conn?.servicePublicKeyPath ?? null)?.pem ?? null,
+  };
 }
 
 export interface LoadConnectionOptions {
@@ -55,14 +82,24 @@ export interface LoadConnectionOptions {
 export async function loadConnection(opts: LoadConnectionOptions): Promise<Connection | ConnectionFailure> {
   const settings = loadSettings(opts.db);
   const profile = settings.profile;
+  const servicePublicKeyPath = opts.override?.servicePublicKeyPath ?? settings.servicePublicKeyPath;
+  let signingKey: string | null = null;
   const fail = (kind: ConnectionErrorKind, message: string, field?: string): ConnectionFailure => ({
     ok: false,
     profile,
     settings,
     error: { kind, message, ...(field ? { field } : {}) },
+    signingKey,
+    servicePublicKeyPath,
   });
   const baseUrl = opts.override?.baseUrl ?? settings.baseUrl;
-  if (!baseUrl) {
+  if (!baseUrl || !isUrl(baseUrl)) {
+    // No client without a URL, but callbacks can still be verified with the signing key.
+    signingKey = await opts.secrets.get('signing-key').catch((e: unknown) => {
+      if (e instanceof SecretStoreUnavailableError) return null;
+      throw e;
+    });
+    if (baseUrl) return fail('validation', `baseUrl is not a URL: ${baseUrl}`, 'baseUrl');
     return fail(
       'not_configured',
       profile === 'embedded'
@@ -71,14 +108,8 @@ export async function loadConnection(opts: LoadConnectionOptions): Promise<Conne
       'baseUrl',
     );
   }
-  try {
-    originOf(baseUrl);
-  } catch {
-    return fail('validation', `baseUrl is not a URL: ${baseUrl}`, 'baseUrl');
-  }
   let publicKey: string | null;
   let secretKey: string | null;
-  let signingKey: string | null;
   let bound: Awaited<ReturnType<typeof checkKeyBinding>>;
   try {
     [publicKey, secretKey, signingKey] = await Promise.all([
@@ -105,7 +136,7 @@ export async function loadConnection(opts: LoadConnectionOptions): Promise<Conne
   const factory: ClientFactory = opts.createClient ?? createServiceClient;
   let client: ServiceClient;
   try {
-    client = factory({ baseUrl, keys: () => keys, ...(opts.logger ? { logger: opts.logger } : {}) });
+    client = factory({ baseUrl: baseUrl, keys: () => keys, ...(opts.logger ? { logger: opts.logger } : {}) });
   } catch (e) {
     if (e instanceof ValidationError) return fail('validation', e.message, 'baseUrl');
     throw e;
@@ -114,9 +145,18 @@ export async function loadConnection(opts: LoadConnectionOptions): Promise<Conne
     ok: true,
     client,
     profile,
-    baseUrl,
+    baseUrl: baseUrl,
     settings,
     signingKey,
-    servicePublicKeyPath: opts.override?.servicePublicKeyPath ?? settings.servicePublicKeyPath,
+    servicePublicKeyPath,
   };
+}
+
+function isUrl(s: string): boolean {
+  try {
+    originOf(s);
+    return true;
+  } catch {
+    return false;
+  }
 }

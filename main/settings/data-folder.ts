@@ -2,7 +2,7 @@
 import type { Db } from '../store/db.js';
 import { createLogger } from '../log/logger.js';
 import { dataPaths } from './paths.js';
-import { openActiveWorkspace } from './workspace.js';
+import { openActiveProfileDatabase } from './profile-database.js';
 import fs from 'node:fs';
 
 /**
@@ -13,7 +13,7 @@ export function openDataFolder(dataDir: string): Db {
   // Log only when there is something to say (an adoption): a logger opens the log file.
   const log = fs.existsSync(dataPaths(dataDir).legacyDb) ? createLogger({ dataDir }) : undefined;
   try {
-    return openActiveWorkspace(dataDir, log).db;
+    return openActiveProfileDatabase(dataDir, log).db;
   } finally {
     log?.flush?.();
   }

@@ -3,6 +3,6 @@ export * from './paths.js';
 export * from './service-key.js';
 export * from './connection.js';
 export * from './data-folder.js';
-export * from './workspace.js';
+export * from './profile-database.js';
 export * from './key-binding.js';
 export * from './audit.js';

@@ -5,7 +5,7 @@ import type { Profile } from './settings.js';
  * Where things live inside the app data folder. The app, the CLI and tests all use this.
  * Each profile is a workspace with its own database (settings, cache, collections, reconciliation) under
  * profiles/<profile>/, so sandbox test money never mixes with live money; which one is active is recorded
- * in active-profile.json (main/settings/workspace.ts).
+ * in active-profile.json (main/settings/profile-database.ts).
  */
 export interface DataPaths {
   dataDir: string;

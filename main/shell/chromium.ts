@@ -9,6 +9,8 @@ import type { Core } from '../app/core.js';
 import { rendererDir as defaultRendererDir } from '../app/paths.js';
 import { createDispatcher, type Dispatch } from '../ipc/dispatch.js';
 import { buildHandlers } from '../ipc/handlers/index.js';
+import { pushToRenderer } from '../ipc/push.js';
+import type { PaymentWindowOpener } from '../collections/payment-window.js';
 import { ChromiumPaymentWindow } from './chromium-payment-window.js';
 import { PaymentPages } from './payment-pages.js';
 import { launchChromium, type LaunchedChromium, type LaunchOptions } from './chromium-launch.js';
@@ -50,6 +52,8 @@ export interface ChromiumShell {
   cdpUrl: string | null;
   /** Resolves when the window is closed (by the user or close()). */
   closed: Promise<void>;
+  /** The payment window of this browser while it runs (null once closed): give it to composeCore. */
+  paymentWindow(): PaymentWindowOpener | null;
   close(): Promise<void>;
 }
 
@@ -102,7 +106,7 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
   const { browser, context, firstPage } = launched;
   try {
     core.shell = 'chromium';
-    core.paymentWindow = new ChromiumPaymentWindow({ browser, logger: core.logger, pages: new PaymentPages(core) });
+    let paymentWindow: PaymentWindowOpener | null = new ChromiumPaymentWindow({ browser, logger: core.logger, pages: new PaymentPages(core) });
     const dispatch = createDispatcher(buildHandlers(core), core.logger);
     const page = firstPage ?? (await context.newPage());
     // Independent of each other (none applies before the page navigates): one round trip, not three.
@@ -137,7 +141,7 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
     });
     page.on('dialog', (d) => void d.dismiss());
 
-    const unsubscribe = core.events.subscribe((name, payload) => {
+    const unsubscribe = pushToRenderer(core.events, (name, payload) => {
       if (page.isClosed()) return;
       page.evaluate(PUSH, [name, payload] as const).catch(() => {});
     });
@@ -156,10 +160,11 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
       dispatch,
       cdpUrl: launched.cdpPort !== undefined ? `http://127.0.0.1:${launched.cdpPort}` : null,
       closed,
+      paymentWindow: () => paymentWindow,
       close: () =>
         (closing ??= (async () => {
           unsubscribe();
-          core.paymentWindow = null;
+          paymentWindow = null;
           await launched.close(core.logger);
           resolveClosed();
         })()),

@@ -4,7 +4,7 @@
 // awaiting app.whenReady() at the top level would hang. runElectronApp registers the app:// scheme
 // synchronously (it must happen before 'ready') and then waits for 'ready' itself.
 import { defaultDataDir } from '../cli/data-dir.js';
-import { composeCore } from '../app/compose.js';
+import { composeCore } from '../app/core.js';
 import { runElectronApp } from './electron.js';
 
 function argValue(name: string): string | undefined {
@@ -14,7 +14,7 @@ function argValue(name: string): string | undefined {
 
 runElectronApp({
   dataDir: argValue('--data-dir') ?? defaultDataDir(),
-  compose: (dataDir) => composeCore({ dataDir, shell: 'electron', background: true }),
+  compose: (dataDir, paymentWindow) => composeCore({ dataDir, shell: 'electron', background: true, paymentWindow }),
 }).catch((e: unknown) => {
   console.error(`merchant-desk: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);

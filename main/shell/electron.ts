@@ -25,6 +25,7 @@ import type { Core } from '../app/core.js';
 import { appRoot, rendererDir } from '../app/paths.js';
 import { createDispatcher } from '../ipc/dispatch.js';
 import { buildHandlers } from '../ipc/handlers/index.js';
+import { pushToRenderer } from '../ipc/push.js';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../collections/payment-window.js';
 import { isRedirectUrl } from '../collections/redirect-url.js';
 import { isAllowedPaymentUrl, isPaymentPageUrl, isVettedExternalUrl, type PaymentPageScope } from './payment-url.js';
@@ -90,7 +91,13 @@ function lockNavigation(wc: WebContents, allowed: (url: string) => boolean): voi
   wc.on('will-attach-webview', (e) => e.preventDefault());
 }
 
-export async function startElectronShell(core: Core, opts: { rendererDir?: string } = {}): Promise<BrowserWindow> {
+/** The main window and the payment window opener that belongs to it. */
+export interface ElectronShell {
+  win: BrowserWindow;
+  paymentWindow: ElectronPaymentWindow;
+}
+
+export async function startElectronShell(core: Core, opts: { rendererDir?: string } = {}): Promise<ElectronShell> {
   const root = path.resolve(opts.rendererDir ?? rendererDir());
   const devTools = !app.isPackaged;
   Menu.setApplicationMenu(
@@ -158,7 +165,7 @@ export async function startElectronShell(core: Core, opts: { rendererDir?: strin
     }
     return dispatch(channel, request);
   });
-  const unsubscribe = core.events.subscribe((name, payload) => {
+  const unsubscribe = pushToRenderer(core.events, (name, payload) => {
     if (!wc.isDestroyed()) wc.send(EVENT, name, payload);
   });
   win.on('closed', () => {
@@ -167,7 +174,7 @@ export async function startElectronShell(core: Core, opts: { rendererDir?: strin
   });
 
   core.shell = 'electron';
-  core.paymentWindow = new ElectronPaymentWindow(win, pages, core.logger, devTools);
+  const paymentWindow = new ElectronPaymentWindow(win, pages, core.logger, devTools);
   core.chooseSavePath = async (o) => {
     const r = await dialog.showSaveDialog(win, { title: o.title, defaultPath: o.defaultName, filters: o.filters });
     return r.canceled || !r.filePath ? null : r.filePath;
@@ -190,7 +197,7 @@ export async function startElectronShell(core: Core, opts: { rendererDir?: strin
   };
   win.once('ready-to-show', () => win.show());
   await win.loadURL(`${APP_BASE}index.html#/balances`);
-  return win;
+  return { win, paymentWindow };
 }
 
 /** The payment window: a fresh in-memory partition per payment, no preload, the redirect captured. */
@@ -298,7 +305,8 @@ export class ElectronPaymentWindow implements PaymentWindowOpener {
 /** The whole Electron app: single instance, the Core from --data-dir, quit cleanly. */
 export async function runElectronApp(opts: {
   dataDir: string;
-  compose: (dataDir: string) => Promise<Core>;
+  /** Builds the Core; paymentWindow returns the main window's payment window once that window exists. */
+  compose: (dataDir: string, paymentWindow: () => PaymentWindowOpener | null) => Promise<Core>;
 }): Promise<void> {
   registerAppScheme();
   if (!app.requestSingleInstanceLock()) {
@@ -309,7 +317,9 @@ export async function runElectronApp(opts: {
     contents.on('will-attach-webview', (ev) => ev.preventDefault());
   });
   await app.whenReady();
-  const core = await opts.compose(opts.dataDir);
+  // The payment window belongs to the main window, made after the Core: until then a charge finds none.
+  let paymentWindow: PaymentWindowOpener | null = null;
+  const core = await opts.compose(opts.dataDir, () => paymentWindow);
   let quitting = false;
   app.on('before-quit', (e) => {
     if (quitting) return;
@@ -318,7 +328,8 @@ export async function runElectronApp(opts: {
     void core.close().finally(() => app.quit());
   });
   app.on('window-all-closed', () => app.quit());
-  const win = await startElectronShell(core);
+  const { win, paymentWindow: opener } = await startElectronShell(core);
+  paymentWindow = opener;
   app.on('second-instance', () => {
     if (win.isMinimized()) win.restore();
     win.focus();

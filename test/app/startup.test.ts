@@ -3,7 +3,8 @@
 // the balances arrive once the sandbox is up. Real SQLite, real key generation, real Chromium.
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/tmp.js';
-import { composeCore } from '../../main/app/compose.js';
+import { composeCore } from '../../main/app/core.js';
+import { pushToRenderer } from '../../main/ipc/push.js';
 import type { Core } from '../../main/app/core.js';
 import { silentLogger } from '../../main/log/index.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
@@ -55,7 +56,7 @@ describe('start-up while the embedded sandbox is starting', () => {
     expect(core.embedded()).toBeNull();
 
     const updated = new Promise<void>((resolve) => {
-      const off = core!.events.subscribe((event, payload) => {
+      const off = pushToRenderer(core!.events, (event, payload) => {
         if (event === 'balances.updated' && (payload as { outcome: string }).outcome === 'ok') {
           off();
           resolve();
@@ -100,7 +101,7 @@ describe('start-up while the embedded sandbox is starting', () => {
       background: true,
       sandbox: { beforeStart: () => Promise.reject(new Error('port 1 is taken')) },
     });
-    core.events.subscribe((event, payload) => {
+    pushToRenderer(core.events, (event, payload) => {
       if (event === 'app.notice') notices.push((payload as { message: string }).message);
     });
     await core.ready();

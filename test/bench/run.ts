@@ -313,7 +313,7 @@ async function main(): Promise<void> {
       target_per_second: 3000,
       pass: perSecond >= 3000 && posted.failed === 0 && stored === targets.length && reconciledAfter === targets.length,
       via: 'main/callbacks/receiver.ts (Fastify) on 127.0.0.1; client: a worker thread writing raw HTTP/1.1 on 32 keep-alive connections, one request in flight each; each callback: HMAC-SHA256 verified (the RSA-4096 signature is checked only when the HMAC is not valid: either is enough), stored with appendEvent in a group commit (the deliveries of one event-loop turn share one transaction; each is answered after it), and reconciled in the same transaction (appendEvent -> reconcileAfterAppend)',
-      note: 'one RSA signature is genuine, the rest reuse it (signing 10,000 with RSA-4096 would take ~65 s); a valid HMAC makes each verified, so the RSA check is skipped. The service key is given to the receiver as a parsed KeyObject (main/app/compose.ts passes the PEM text; main/service/verify-callback.ts keeps the key parsed from it, so that costs the same)',
+      note: 'one RSA signature is genuine, the rest reuse it (signing 10,000 with RSA-4096 would take ~65 s); a valid HMAC makes each verified, so the RSA check is skipped. The service key is given to the receiver as a parsed KeyObject (main/app/workspace.ts passes the PEM text; main/service/verify-callback.ts keeps the key parsed from it, so that costs the same)',
     },
     page: {
       samples: samples.length,

@@ -2,7 +2,7 @@
 // over the real dispatcher, a real data folder and the real composed app.
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/tmp.js';
-import { composeCore } from '../../main/app/compose.js';
+import { composeCore } from '../../main/app/core.js';
 import type { Core } from '../../main/app/core.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';

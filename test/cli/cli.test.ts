@@ -10,7 +10,7 @@ import { createServiceClient } from '../../main/service/client.js';
 import { formatMinor } from '../../main/money/index.js';
 import { openDatabase } from '../../main/store/db.js';
 import { recordBalanceRun } from '../../main/store/balances.js';
-import { writeActiveProfile } from '../../main/settings/workspace.js';
+import { writeActiveProfile } from '../../main/settings/profile-database.js';
 import { takeGlobalOptions } from '../../main/cli/index.js';
 
 interface Run {

@@ -9,7 +9,9 @@ import { createDispatcher } from '../../main/ipc/dispatch.js';
 import { collectionsHandlers } from '../../main/ipc/handlers/collections.js';
 import type { Core, OpenPathChooser } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
-import { createEmitter } from '../../main/app/events.js';
+import { createEventBus } from '../../main/app/events.js';
+import { workspaceCharges } from '../../main/app/workspace.js';
+import { pushToRenderer } from '../../main/ipc/push.js';
 import { MemorySecretStore } from '../../main/secrets/secret-store.js';
 import { createServiceClient } from '../../main/service/client.js';
 import { defaultSettings } from '../../main/settings/settings.js';
@@ -41,9 +43,14 @@ async function setup(opts: { chooser?: OpenPathChooser } = {}) {
   await secrets.set('signing-key', h.sandbox.signingKey);
   const client = createServiceClient({ baseUrl: h.sandbox.baseUrl, keys: () => ({ publicKey: h!.sandbox.publicKey, secretKey: h!.sandbox.secretKey }) });
   const events: { event: string; payload: unknown }[] = [];
-  const emitter = createEmitter();
-  emitter.subscribe((event, payload) => events.push({ event, payload }));
+  const emitter = createEventBus();
+  pushToRenderer(emitter, (event, payload) => events.push({ event, payload }));
   const closers: (() => void | Promise<void>)[] = [];
+  const settings = () => ({ ...defaultSettings(), redirectUrl: REDIRECT_URL, operatorName: 'Desk Agent' });
+  const keys = () => ({ signingKey: h!.sandbox.signingKey, servicePublicKey: h!.sandbox.servicePublicKeyPem });
+  // The workspace's charge service, as the app builds it (no payment window: a headless shell).
+  const charges = workspaceCharges({ db: h.db, clock: systemClock, logger, events: emitter, getClient: async () => client, keys, settings, paymentWindow: () => null });
+  closers.push(() => charges.dispose());
   const core = {
     dataDir,
     chooseOpenPath: opts.chooser ?? null,
@@ -51,10 +58,10 @@ async function setup(opts: { chooser?: OpenPathChooser } = {}) {
     clock: systemClock,
     logger,
     secrets: () => secrets,
-    settings: () => ({ ...defaultSettings(), redirectUrl: REDIRECT_URL, operatorName: 'Desk Agent' }),
+    settings,
     getClient: () => client,
-    servicePublicKeyPem: () => h!.sandbox.servicePublicKeyPem,
-    paymentWindow: null,
+    verificationKeys: keys,
+    charges: () => charges,
     ready: async () => {},
     events: emitter,
     onClose: (fn: () => void | Promise<void>) => closers.push(fn),

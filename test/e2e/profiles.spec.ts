@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { test, expect } from '@playwright/test';
 import { newDataDir, openScreen, ROOT, screenshotPath, startApp, type RunningApp } from './support/app.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { openProfileDatabase } from '../../main/settings/workspace.js';
+import { openProfileDatabase } from '../../main/settings/profile-database.js';
 import { recordBalanceRun } from '../../main/store/balances.js';
 import type { Db } from '../../main/store/db.js';
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../support/tmp.js';
-import { composeCore } from '../../main/app/compose.js';
+import { composeCore } from '../../main/app/core.js';
 import type { Core } from '../../main/app/core.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
@@ -12,7 +12,7 @@ import { silentLogger } from '../../main/log/index.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
 import { startSandbox, type SandboxControls } from '../../sandbox/index.js';
 import { recordBalanceRun } from '../../main/store/balances.js';
-import { chargeServiceFor } from '../../main/ipc/handlers/collections.js';
+import { pushToRenderer } from '../../main/ipc/push.js';
 import { insertCollection } from '../collections/helpers.js';
 
 let core: Core | undefined;
@@ -230,7 +230,7 @@ describe('each profile is a workspace of its own', () => {
     const { core, d, dataDir } = await start();
     value(await d('settings.update', { operatorName: 'Amina' }));
     const seen: string[] = [];
-    core.events.subscribe((event, payload) => {
+    pushToRenderer(core.events, (event, payload) => {
       if (event === 'app.profileChanged') seen.push((payload as { profile: string }).profile);
     });
     // The embedded profile's own data: a collection, and a wallet only its (stubbed) answer had.
@@ -242,7 +242,7 @@ describe('each profile is a workspace of its own', () => {
       result: { ok: true, value: [{ currency: 'EUR', walletType: 'MERCHANT_COLLECTION', availableMinor: 700, actualMinor: 700, unclearedMinor: 0, reserveMinor: 0 }] },
     });
     expect(value(await d('balances.latest', {})).rows.map((r) => r.currency)).toContain('EUR');
-    const embeddedCharges = chargeServiceFor(core);
+    const embeddedCharges = core.charges();
 
     // "The sandbox profile": a second sandbox, its keys in the real keychain.
     const sb = await startSandbox({ stateDir: tempDir() });
@@ -268,7 +268,7 @@ describe('each profile is a workspace of its own', () => {
     expect(sandboxBalances.rows.map((r) => r.currency)).not.toContain('EUR');
     expect(value(await d('collections.list', {}))).toMatchObject({ total: 0 });
     expect(value(await d('reconcile.summary', {})).collections).toBe(0);
-    expect(chargeServiceFor(core)).not.toBe(embeddedCharges); // a charge would land in this profile's database
+    expect(core.charges()).not.toBe(embeddedCharges); // a charge would land in this profile's database
     insertCollection(core.db, { reference: 'MD-SANDBOX-0001', createdAt: now, status: 'PENDING' });
     expect(value(await d('app.status', {}))).toMatchObject({ profile: 'sandbox', connection: 'online' });
 

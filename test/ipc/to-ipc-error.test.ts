@@ -9,7 +9,7 @@ import { PaymentError, fieldErrors } from '../../main/collections/errors.js';
 import { ReconcileError } from '../../main/reconcile/errors.js';
 import { ReportError } from '../../main/reports/errors.js';
 import { SettingsError } from '../../main/settings/settings.js';
-import { WorkspaceError } from '../../main/settings/workspace.js';
+import { ProfileDatabaseError } from '../../main/settings/profile-database.js';
 import { MoneyError } from '../../main/money/index.js';
 import { SecretStoreUnavailableError, SecretValueError } from '../../main/secrets/secret-store.js';
 import { UsageError } from '../../main/cli/command.js';
@@ -127,7 +127,7 @@ describe('toIpcError', () => {
 
   it('keeps errors that are not meant for the user internal, with no detail', () => {
     for (const e of [
-      new WorkspaceError('cannot read /home/x/.config/merchant-desk/active-profile.json: EACCES'),
+      new ProfileDatabaseError('cannot read /home/x/.config/merchant-desk/active-profile.json: EACCES'),
       new UsageError('--limit must be a whole number'),
       new StoreError('database written by a newer version'),
       new MalformedAnswerError('balances: duplicate currency'),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../main/ipc/dispatch.js';
-import { createEmitter } from '../../main/app/events.js';
+import { createEventBus } from '../../main/app/events.js';
+import { pushToRenderer } from '../../main/ipc/push.js';
 import { reconcileHandlers } from '../../main/ipc/handlers/reconcile.js';
 import { defaultSettings } from '../../main/settings/index.js';
 import type { Core } from '../../main/app/core.js';
@@ -9,9 +10,9 @@ import { History, testDb } from './fixtures.js';
 import { recordBalanceRun } from '../../main/store/balances.js';
 
 function fakeCore(db: Core['db'], now: () => number) {
-  const events = createEmitter();
+  const events = createEventBus();
   const seen: { event: string; payload: unknown }[] = [];
-  events.subscribe((event, payload) => seen.push({ event, payload }));
+  pushToRenderer(events, (event, payload) => seen.push({ event, payload }));
   const settings = { ...defaultSettings(), operatorName: 'Ann Back-Office' };
   const closers: (() => void)[] = [];
   const core = { db, clock: { now }, settings: () => settings, events, onClose: (fn: () => void) => closers.push(fn) } as unknown as Core;

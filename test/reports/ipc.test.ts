@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../main/ipc/dispatch.js';
-import { createEmitter } from '../../main/app/events.js';
+import { createEventBus } from '../../main/app/events.js';
+import { pushToRenderer } from '../../main/ipc/push.js';
 import { reportsHandlers } from '../../main/ipc/handlers/reports.js';
 import { defaultSettings } from '../../main/settings/index.js';
 import { openDatabase } from '../../main/store/db.js';
@@ -18,9 +19,9 @@ import { tempDir } from '../support/tmp.js';
 function setup(opts: { chooser?: SavePathChooser } = {}) {
   const dataDir = tempDir();
   const db = openDatabase(path.join(dataDir, 'merchant-desk.sqlite'));
-  const events = createEmitter();
+  const events = createEventBus();
   const seen: { event: string; payload: unknown }[] = [];
-  events.subscribe((event, payload) => seen.push({ event, payload }));
+  pushToRenderer(events, (event, payload) => seen.push({ event, payload }));
   const settings = defaultSettings();
   const closers: (() => void)[] = [];
   const core = {

@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../support/tmp.js';
-import { composeCore } from '../../main/app/compose.js';
+import { composeCore } from '../../main/app/core.js';
 import type { Core } from '../../main/app/core.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';

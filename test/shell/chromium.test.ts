@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/tmp.js';
-import { composeCore } from '../../main/app/compose.js';
+import { composeCore } from '../../main/app/core.js';
 import type { Core } from '../../main/app/core.js';
 import { silentLogger } from '../../main/log/index.js';
 import {
@@ -75,7 +75,7 @@ beforeAll(async () => {
   // What a crashed start leaves behind: a profile folder whose owner is gone.
   crashedProfile = fs.mkdtempSync(path.join(os.tmpdir(), `${PROFILE_PREFIX}${deadPid()}-`));
   fs.writeFileSync(path.join(crashedProfile, 'Cookies'), 'left by a crash');
-  core = await composeCore({ dataDir: path.join(base, 'data'), logger: silentLogger(), poll: false });
+  core = await composeCore({ dataDir: path.join(base, 'data'), logger: silentLogger(), poll: false, paymentWindow: () => shell?.paymentWindow() ?? null });
   cdpPort = await freePort();
   shell = await startChromiumShell({
     core,
@@ -126,7 +126,7 @@ describe('Chromium shell main window', () => {
       w.__got = [];
       w.desk.on('app.notice', (p) => w.__got.push(p));
     });
-    core.events.emit('app.notice', { level: 'info', message: 'hello from main' });
+    core.events.emit('notice', { level: 'info', message: 'hello from main' });
     await expect
       .poll(() => shell.page.evaluate(() => (window as unknown as { __got: unknown[] }).__got))
       .toEqual([{ level: 'info', message: 'hello from main' }]);
@@ -191,8 +191,8 @@ describe('Chromium shell main window', () => {
     expect(CHROMIUM_FLAGS).not.toContain('--no-sandbox');
   });
 
-  it('sets the payment window on the core while it runs', () => {
-    expect(core.paymentWindow).not.toBeNull();
+  it('has a payment window for the core while it runs', () => {
+    expect(shell.paymentWindow()).not.toBeNull();
     expect(core.shell).toBe('chromium');
   });
 });

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../main/log/index.js';
-import { createEmitter } from '../../main/app/events.js';
+import { createEventBus } from '../../main/app/events.js';
+import type { PaymentWindowOpener } from '../../main/collections/payment-window.js';
 import type { Core } from '../../main/app/core.js';
 
 // Electron's handler and option types are what the shell checks against; the fakes take anything.
@@ -158,14 +159,15 @@ const core = {
   logger,
   settings: () => settings,
   embedded: () => null,
-  events: createEmitter(),
+  events: createEventBus(),
   shell: 'none',
-  paymentWindow: null,
   chooseSavePath: null,
   onClose: () => {},
 } as unknown as Core;
 
 let win: Win;
+/** The payment window the shell made for its main window (what it gives composeCore). */
+let paymentWindow: PaymentWindowOpener;
 let root: string;
 let dir: string;
 const preventable = (url: string) => ({ url, prevented: false, preventDefault() { this.prevented = true; } }); // prettier-ignore
@@ -177,7 +179,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>app</title>');
   fs.writeFileSync(path.join(dir, 'secret.txt'), 'outside the renderer');
   registerAppScheme();
-  await startElectronShell(core, { rendererDir: root });
+  ({ paymentWindow } = await startElectronShell(core, { rendererDir: root }));
   win = fake.FakeBrowserWindow.all[0]!;
 });
 
@@ -342,7 +344,7 @@ describe('payment window', () => {
   });
 
   function openPayment(paymentUrl = PAY) {
-    const result = core.paymentWindow!.open({ paymentUrl, redirectUrl: REDIRECT, title: 'Pay' });
+    const result = paymentWindow.open({ paymentUrl, redirectUrl: REDIRECT, title: 'Pay' });
     const w = fake.FakeBrowserWindow.all[fake.FakeBrowserWindow.all.length - 1]!;
     const partition = w.options.webPreferences?.partition as string;
     return { result, w, partition, ses: fake.state.partitions.get(partition)?.session };
@@ -461,13 +463,13 @@ describe('payment window', () => {
       'javascript:alert(1)',
     ]) {
       expect(
-        await core.paymentWindow!.open({ paymentUrl: url, redirectUrl: REDIRECT, title: 'Pay' }),
+        await paymentWindow.open({ paymentUrl: url, redirectUrl: REDIRECT, title: 'Pay' }),
         url,
       ).toMatchObject({ kind: 'error' });
     }
     settings = { profile: 'live', baseUrl: 'https://api.example.com' };
     expect(
-      await core.paymentWindow!.open({
+      await paymentWindow.open({
         paymentUrl: 'http://127.0.0.1:4010/pay/1',
         redirectUrl: REDIRECT,
         title: 'Pay',

@@ -7,7 +7,7 @@ import { openDatabase } from '../../main/store/db.js';
 import { migrations } from '../../main/store/migrations/index.js';
 import { appendEvent } from '../../main/collections/events.js';
 import { getCollection } from '../../main/collections/query.js';
-import { openActiveWorkspace } from '../../main/settings/workspace.js';
+import { openActiveProfileDatabase } from '../../main/settings/profile-database.js';
 import { dataPaths } from '../../main/settings/paths.js';
 import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';
@@ -141,7 +141,7 @@ describe('file permissions', () => {
     'a fresh data folder is owner-only: folders 0700, database files 0600',
     () => {
       const dataDir = path.join(tempDir(), 'Merchant Desk');
-      const { db } = openActiveWorkspace(dataDir);
+      const { db } = openActiveProfileDatabase(dataDir);
       db.prepare("INSERT INTO settings (key, value, updated_at) VALUES ('probe', '1', 0)").run();
       const p = dataPaths(dataDir);
       const mode = (f: string) => fs.statSync(f).mode & 0o777;

@@ -3,7 +3,7 @@
 // the OS keychain; if it is unavailable, nothing is stored.
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { dataPaths } from '../../settings/paths.js';
-import { adoptLegacyDatabase, openProfileDatabase, writeActiveProfile } from '../../settings/workspace.js';
+import { adoptLegacyDatabase, openProfileDatabase, writeActiveProfile } from '../../settings/profile-database.js';
 import { importServicePublicKeyFile, inspectServicePublicKey } from '../../settings/service-key.js';
 import { loadSettings, SettingsError, updateSettings, validateSettings } from '../../settings/settings.js';
 import { loadConnection } from '../../settings/connection.js';

@@ -8,43 +8,50 @@ import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { dataPaths } from '../../settings/paths.js';
 import { loadSettings } from '../../settings/settings.js';
-import { currentServicePublicKey } from '../../settings/service-key.js';
-import { secretStoreFor, SecretStoreUnavailableError } from '../../secrets/secret-store.js';
+import { loadConnection, verificationKeys, type VerificationKeys } from '../../settings/connection.js';
+import { MemorySecretStore, secretStoreFor } from '../../secrets/secret-store.js';
 import { importCallbacksJsonl } from '../../callbacks/import-jsonl.js';
-import type { SignatureKeys } from '../../service/verify-callback.js';
+import type { SandboxInfo } from '../../../sandbox/index.js';
 import type { Db } from '../../store/db.js';
 import { systemClock } from '../../clock.js';
 
-/** The keys that verify callbacks for this data folder's profile. */
-async function signatureKeys(db: Db, dataDir: string): Promise<{ keys: SignatureKeys; notes: string[] }> {
+/**
+ * The keys that verify callbacks for this data folder's profile: from the profile's connection, loaded
+ * as the app's workspace loads it (verificationKeys), so the CLI and the app never disagree on them.
+ */
+async function signatureKeys(db: Db, dataDir: string): Promise<{ keys: VerificationKeys; notes: string[] }> {
   const settings = loadSettings(db);
   const notes: string[] = [];
+  let conn: Awaited<ReturnType<typeof loadConnection>>;
   if (settings.profile === 'embedded') {
-    // The embedded sandbox keeps its keys in its state folder across restarts.
+    // The embedded sandbox keeps its keys in its state folder across restarts; the app holds them in memory.
     const file = path.join(dataPaths(dataDir).sandbox, 'sandbox.json');
-    let info: { signing_key?: string; service_public_key_path?: string };
+    let info: Partial<SandboxInfo>;
     try {
       info = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof info;
     } catch {
       throw new UsageError(`this data folder uses the embedded profile and its sandbox has never run (${file} is missing); start the app once, or run "merchant-desk connect"`);
     }
-    const pem = info.service_public_key_path ? currentServicePublicKey(info.service_public_key_path)?.pem ?? null : null;
-    return { keys: { signingKey: info.signing_key ?? null, servicePublicKey: pem }, notes };
+    const secrets = new MemorySecretStore({ 'public-key': info.public_key, 'secret-key': info.secret_key, 'signing-key': info.signing_key });
+    if (info.base_url) await secrets.bindOrigin(new URL(info.base_url).origin);
+    conn = await loadConnection({
+      db,
+      secrets,
+      override: { ...(info.base_url ? { baseUrl: info.base_url } : {}), ...(info.service_public_key_path ? { servicePublicKeyPath: info.service_public_key_path } : {}) },
+    });
+    return { keys: verificationKeys(conn), notes };
   }
-  let signingKey: string | null = null;
-  try {
-    signingKey = await secretStoreFor(settings.profile).get('signing-key');
-  } catch (e) {
-    if (!(e instanceof SecretStoreUnavailableError)) throw e;
-    notes.push(`the keychain is unavailable (${e.message}); only RSA signatures can be checked`);
+  conn = await loadConnection({ db, secrets: secretStoreFor(settings.profile) });
+  if (!conn.ok && conn.error.kind === 'keychain_unavailable') {
+    notes.push(`the keychain is unavailable (${conn.error.message}); only RSA signatures can be checked`);
   }
-  const pem = currentServicePublicKey(settings.servicePublicKeyPath)?.pem ?? null;
-  if (!signingKey) notes.push('no signing key is set: HMAC signatures cannot be checked');
-  if (!pem) notes.push('no service public key is imported: RSA signatures cannot be checked');
-  if (!signingKey && !pem) {
+  const keys = verificationKeys(conn);
+  if (!keys.signingKey) notes.push('no signing key is set: HMAC signatures cannot be checked');
+  if (!keys.servicePublicKey) notes.push('no service public key is imported: RSA signatures cannot be checked');
+  if (!keys.signingKey && !keys.servicePublicKey) {
     throw new UsageError('no signing key and no service public key: nothing could verify a callback; run "merchant-desk connect" first');
   }
-  return { keys: { signingKey, servicePublicKey: pem }, notes };
+  return { keys, notes };
 }
 
 export const importCallbacksCommand: Command = {

@@ -1,15 +1,14 @@
 // Payments and collections handlers. The charge request carries the card: it is passed to the charge
-// service (which overwrites its fields) and is never logged here; dispatch logs no requests.
+// service (which overwrites its fields) and is never logged here; dispatch logs no requests. The charge
+// service and the verification keys are the active workspace's (main/app/workspace.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Core } from '../../app/core.js';
 import type { collectionsChannels } from '../contract/collections.js';
 import type { HandlersFor } from './types.js';
-import { createChargeService, type ChargeService } from '../../collections/charge.js';
 import { getCollection, listCollections, listOrphans } from '../../collections/query.js';
 import { PaymentError } from '../../collections/errors.js';
 import { importCallbacksJsonl, importCallbacksText } from '../../callbacks/import-jsonl.js';
-import type { CollectionRow } from '../../collections/query.js';
 import { dataPaths } from '../../settings/paths.js';
 import { isPlainFileName } from '../contract/file-name.js';
 
@@ -40,55 +39,9 @@ function importFileIn(dir: string, name: string): string {
   return file;
 }
 
-async function signingKey(core: Core): Promise<string | null> {
-  try {
-    return await core.secrets().get('signing-key');
-  } catch {
-    return null; // keychain unavailable: RSA alone can still verify
-  }
-}
-
-/**
- * One charge service per Core and profile database (it holds the repeat guard and pending confirmations in
- * memory, and writes to the database it was made with): switching profile disposes it and the next call
- * makes one on the new profile's database.
- */
-const services = new WeakMap<Core, { db: Core['db']; service: ChargeService }>();
-export function chargeServiceFor(core: Core): ChargeService {
-  let entry = services.get(core);
-  if (entry && entry.db !== core.db) {
-    entry.service.dispose();
-    entry = undefined;
-  }
-  if (!entry) {
-    const first = !services.has(core);
-    const emit = (c: CollectionRow) => core.events.emit('collections.updated', { id: c.id, reference: c.merchantReference, status: c.status });
-    const service = createChargeService({
-      db: core.db,
-      // A charge made while the embedded sandbox is still starting waits for it.
-      getClient: async () => {
-        await core.ready();
-        return core.getClient();
-      },
-      getServicePublicKeyPem: () => core.servicePublicKeyPem(),
-      getSigningKey: () => signingKey(core),
-      clock: core.clock,
-      paymentWindow: () => core.paymentWindow,
-      redirectUrl: () => core.settings().redirectUrl,
-      operator: () => core.settings().operatorName,
-      logger: core.logger,
-      onUpdate: emit,
-    });
-    entry = { db: core.db, service };
-    services.set(core, entry);
-    if (first) core.onClose(() => services.get(core)?.service.dispose());
-  }
-  return entry.service;
-}
-
 export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsChannels> => {
-  const charges = () => chargeServiceFor(core);
-  const keys = async () => ({ signingKey: await signingKey(core), servicePublicKey: core.servicePublicKeyPem() });
+  // The active profile's charge service, read per call (a profile switch replaces it).
+  const charges = () => core.charges();
   return {
     'payments.options': () => charges().options(),
     'payments.charge': (form, ctx) => charges().charge(form, ctx.signal ? { signal: ctx.signal } : {}),
@@ -107,7 +60,7 @@ export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsC
     'collections.orphans': (q) => listOrphans(core.db, q),
     'callbacks.importFolder': () => ({ canChoose: Boolean(core.chooseOpenPath), folder: importsDir(core), files: listImportFiles(importsDir(core)) }),
     'callbacks.import': async (r, ctx) => {
-      const k = await keys();
+      const k = core.verificationKeys();
       if (!k.signingKey && !k.servicePublicKey) {
         throw new PaymentError('not_configured', 'Neither the signing key nor the service public key is set, so no callback could be verified. Set them in Settings.');
       }

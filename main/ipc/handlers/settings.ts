@@ -102,7 +102,7 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
   const changed = async () => {
     await core.reconnect();
     core.events.emit('settings.changed', { profile: core.settings().profile });
-    core.events.emit('app.status', await core.appStatus());
+    core.events.emit('status.changed', core.appStatus());
     void core.poller?.refresh().catch(() => {});
     return settingsView(core);
   };
@@ -127,7 +127,7 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
             { from: before && originOf(before), to: next.baseUrl && originOf(next.baseUrl) },
             'base URL moved to another host; its keys were forgotten',
           );
-          core.events.emit('app.notice', {
+          core.events.emit('notice', {
             level: 'warning',
             message: `The base URL now points at ${next.baseUrl ? originOf(next.baseUrl) : 'no host'}: enter the keys for it in Settings (keys are only sent to the host they were entered for).`,
           });

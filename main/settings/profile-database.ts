@@ -1,8 +1,9 @@
-// A profile is a workspace: its own database under <dataDir>/profiles/<profile>/ (its settings, poll
-// runs, snapshots, options cache, collections, events, reconciliation), so the embedded sandbox's test
+// Each profile has its own database under <dataDir>/profiles/<profile>/ (its settings, poll runs,
+// snapshots, options cache, collections, events, reconciliation), so the embedded sandbox's test
 // collections never mix with live ones. Which profile is active is recorded outside those databases, in
-// <dataDir>/active-profile.json (written atomically; missing means embedded). The app (main/app/compose.ts)
-// and every CLI command open the active profile's database through here.
+// <dataDir>/active-profile.json (written atomically; missing means embedded). The app (its workspace,
+// main/app/workspace.ts, runs on one of these) and every CLI command open the active profile's database
+// through here.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -12,9 +13,9 @@ import { PROFILES, readSettings, type Profile } from './settings.js';
 import { DeskError } from '../errors.js';
 
 /** The data folder or a profile's database cannot be used. Not exposed: the detail names local paths. */
-export class WorkspaceError extends DeskError {
+export class ProfileDatabaseError extends DeskError {
   constructor(message: string, opts: { cause?: unknown } = {}) {
-    super('workspace', message, opts);
+    super('profile_database', message, opts);
   }
 }
 
@@ -29,7 +30,7 @@ export function readActiveProfile(dataDir: string, logger?: Log): Profile {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'embedded';
-    throw new WorkspaceError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new ProfileDatabaseError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   try {
     const p = (JSON.parse(text) as { profile?: unknown }).profile;
@@ -75,7 +76,7 @@ export function adoptLegacyDatabase(dataDir: string, logger?: Log): Adoption | n
     db.close();
   }
   if (fs.statSync(`${legacy}-wal`, { throwIfNoEntry: false })?.size) {
-    throw new WorkspaceError(`${legacy} is in use by another Merchant Desk; close it and start again`);
+    throw new ProfileDatabaseError(`${legacy} is in use by another Merchant Desk; close it and start again`);
   }
   const target = dataPaths(dataDir, profile);
   if (fs.existsSync(target.db)) {
@@ -119,7 +120,7 @@ export function openProfileDatabase(dataDir: string, profile: Profile): Db {
 }
 
 /** Adopts an old single-file database if there is one, then opens the active profile's database. */
-export function openActiveWorkspace(dataDir: string, logger?: Log): { profile: Profile; db: Db } {
+export function openActiveProfileDatabase(dataDir: string, logger?: Log): { profile: Profile; db: Db } {
   fs.mkdirSync(dataPaths(dataDir).dataDir, { recursive: true, mode: 0o700 });
   adoptLegacyDatabase(dataDir, logger);
   const profile = readActiveProfile(dataDir, logger);

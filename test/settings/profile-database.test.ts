@@ -1,4 +1,4 @@
-// Each profile is a workspace with its own database; the active one is recorded in active-profile.json.
+// Each profile has its own database; the active one is recorded in active-profile.json.
 // Real SQLite files in a temp data folder; the app's composition root for adoption and following the CLI.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +14,8 @@ import {
   updateSettings,
   writeActiveProfile,
 } from '../../main/settings/index.js';
-import { composeCore } from '../../main/app/compose.js';
+import { composeCore } from '../../main/app/core.js';
+import { pushToRenderer } from '../../main/ipc/push.js';
 import { silentLogger } from '../../main/log/index.js';
 import { insertCollection } from '../collections/helpers.js';
 
@@ -101,7 +102,7 @@ describe('profile workspaces', () => {
     const dir = tempDir();
     const core = await composeCore({ dataDir: dir, logger: silentLogger(), poll: false, receiver: false });
     onTestFinished(() => core.close());
-    const changed = new Promise<unknown>((resolve) => core.events.subscribe((e, p) => e === 'app.profileChanged' && resolve(p)));
+    const changed = new Promise<unknown>((resolve) => pushToRenderer(core.events, (e, p) => e === 'app.profileChanged' && resolve(p)));
     // What connect does: the profile's own settings first, then the active profile.
     const sb = openProfileDatabase(dir, 'sandbox');
     updateSettings(sb, { profile: 'sandbox', baseUrl: 'http://127.0.0.1:9' });

@@ -1,0 +1,163 @@
+// Switching profile: validate the new profile's settings, close the running workspace, open the new
+// profile's, record it as active and say so. Also follows `merchant-desk connect --profile` run in
+// another process (it rewrites active-profile.json). One switch at a time: a second waits for the first.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Db } from '../store/db.js';
+import {
+  dataPaths,
+  loadSettings,
+  openProfileDatabase,
+  readActiveProfile,
+  updateSettings,
+  writeActiveProfile,
+  type Profile,
+  type SettingsPatch,
+} from '../settings/index.js';
+import type { AppEventBus } from './events.js';
+import type { Workspace } from './workspace.js';
+import { AppError } from './errors.js';
+
+export interface ProfileSwitchOptions {
+  dataDir: string;
+  clock: Clock;
+  logger: Logger;
+  events: AppEventBus;
+  /** The running workspace. */
+  current(): Workspace;
+  /** Opens a workspace on a profile's database (connected before it returns; throws when it cannot start). */
+  open(db: Db): Promise<Workspace>;
+  /** Makes `ws` the running workspace. */
+  replace(ws: Workspace): void;
+}
+
+export interface ProfileSwitcher {
+  /** See Core.switchProfile. */
+  switchProfile(profile: Profile, patch?: SettingsPatch): Promise<void>;
+  /** Settles once no switch is in progress. */
+  settled(): Promise<void>;
+  /** Stops following the active profile and waits for a switch in progress. */
+  close(): Promise<void>;
+}
+
+export function createProfileSwitcher(opts: ProfileSwitchOptions): ProfileSwitcher {
+  const { dataDir, clock, logger, events } = opts;
+  let switching: Promise<void> | null = null;
+  let closed = false;
+
+  async function settled(): Promise<void> {
+    while (switching) await switching.catch(() => {});
+  }
+
+  async function switchProfile(profile: Profile, patch: SettingsPatch = {}): Promise<void> {
+    await settled();
+    if (closed) throw new AppError('conflict', 'the app is closing');
+    const ws = opts.current();
+    const from = loadSettings(ws.db).profile;
+    if (profile === from) {
+      if (Object.keys(patch).length) updateSettings(ws.db, patch, clock);
+      return;
+    }
+    // Validate the new profile's settings (with the patch) before anything is closed: a refused
+    // switch leaves the current workspace running untouched.
+    const fresh = !fs.existsSync(dataPaths(dataDir, profile).db);
+    const db = openProfileDatabase(dataDir, profile);
+    try {
+      // A profile opened for the first time keeps who is working and their thresholds (not per environment).
+      const cur = loadSettings(ws.db);
+      const carried: SettingsPatch = fresh
+        ? {
+            operatorName: cur.operatorName,
+            staleAfterMs: cur.staleAfterMs,
+            stalePendingAfterMs: cur.stalePendingAfterMs,
+          }
+        : {};
+      updateSettings(db, { ...carried, ...patch, profile }, clock);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    switching = (async () => {
+      // Stop the old profile's poller, receiver, sandbox and queue; its db stays open (handlers called
+      // meanwhile still read a valid database) until the new workspace is up.
+      await ws.close({ keepDb: true });
+      try {
+        opts.replace(await opts.open(db));
+      } catch (e) {
+        // The new profile could not start: go back to the one that was running.
+        logger.error({ err: e, profile }, 'switching profile failed; staying on ' + from);
+        opts.replace(await opts.open(ws.db));
+        throw e;
+      }
+      ws.db.close();
+      writeActiveProfile(dataDir, profile);
+      logger.info({ from, to: profile }, 'switched profile');
+      events.emit('profile.switched', { profile });
+      events.emit('notice', {
+        level: 'info',
+        message: `Now on the ${profile} profile: its own settings, balances and collections are shown.`,
+      });
+      events.emit('status.changed', opts.current().appStatus());
+    })();
+    try {
+      await switching;
+    } finally {
+      switching = null;
+    }
+  }
+
+  // `merchant-desk connect --profile` (another process) records a new active profile: follow it.
+  let watcher: fs.FSWatcher | null = null;
+  let followTimer: NodeJS.Timeout | null = null;
+  const follow = () => {
+    followTimer = null;
+    if (closed) return;
+    let wanted: Profile;
+    try {
+      wanted = readActiveProfile(dataDir, logger);
+    } catch (e) {
+      logger.warn({ err: e }, 'cannot read the active profile');
+      return;
+    }
+    if (switching) {
+      followTimer = setTimeout(follow, 100); // look again once the switch in progress is done
+      return;
+    }
+    if (wanted === loadSettings(opts.current().db).profile) return;
+    logger.info({ profile: wanted }, 'the active profile was changed outside the app; switching');
+    switchProfile(wanted).catch((e: unknown) => {
+      logger.error({ err: e }, 'could not switch to the profile chosen outside the app');
+      events.emit('notice', {
+        level: 'error',
+        message: `Could not switch to the ${wanted} profile: ${(e as Error).message}`,
+      });
+    });
+  };
+  try {
+    const activeProfileFile = path.basename(dataPaths(dataDir).activeProfile);
+    watcher = fs.watch(dataDir, (_type, name) => {
+      if (name !== activeProfileFile) return;
+      if (followTimer) clearTimeout(followTimer);
+      followTimer = setTimeout(follow, 100);
+    });
+    watcher.on('error', (e) => logger.warn({ err: e }, 'stopped watching the active profile'));
+  } catch (e) {
+    logger.warn(
+      { err: e },
+      'cannot watch the active profile; a profile chosen with connect applies when the app starts again',
+    );
+  }
+
+  return {
+    switchProfile,
+    settled,
+    close: async () => {
+      closed = true;
+      watcher?.close();
+      if (followTimer) clearTimeout(followTimer);
+      await switching?.catch(() => {});
+    },
+  };
+}

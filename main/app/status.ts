@@ -1,0 +1,66 @@
+// What the status bar says, worked out from the workspace's state alone: no database, keychain or
+// network here, so every case is a plain unit test (test/app/status.test.ts). The workspace gathers
+// the state (main/app/workspace.ts) and pushes the result whenever it changes.
+import type { Profile } from '../settings/index.js';
+import type { PollerStatus } from '../poller/index.js';
+
+/** What the status bar shows. Times are ms since the epoch. */
+export interface AppStatus {
+  profile: Profile;
+  /** online: the last poll worked; offline: no answer (network); error: the service answered badly. */
+  connection: 'starting' | 'online' | 'offline' | 'error' | 'not_configured';
+  /** A readable reason when connection is not online. */
+  message: string | null;
+  lastSuccessfulPoll: number | null;
+  /** Whether keys persist in the OS keychain, are held in memory (embedded), or the keychain failed. */
+  keychain: 'available' | 'memory' | 'unavailable';
+}
+
+export interface StatusState {
+  profile: Profile;
+  keychain: AppStatus['keychain'];
+  /** Whether the first connection attempt is over (it may have failed). */
+  started: boolean;
+  /** Whether the embedded sandbox runs (only asked of the embedded profile). */
+  sandboxRunning: boolean;
+  /** Why the first start failed, when it did. */
+  startError: string | null;
+  /** The connection: null before the first attempt, else whether it is usable and why not. */
+  connection: { ok: true } | { ok: false; message: string } | null;
+  /** The poller's status, when a poller runs. */
+  poller: PollerStatus | null;
+  /** The last successful poll the poll log remembers (used until this session's poller has one). */
+  lastSuccessFromLog: number | null;
+}
+
+export function statusFrom(s: StatusState): AppStatus {
+  const base = { profile: s.profile, keychain: s.keychain };
+  const ps = s.poller;
+  // Before this session's first poll, the last success is the one the poll log remembers.
+  const lastSuccessfulPoll = ps ? (ps.balances.lastSuccessAt ?? ps.providers.lastSuccessAt) : s.lastSuccessFromLog;
+  if (!s.started) {
+    const message = s.profile === 'embedded' && !s.sandboxRunning ? 'Starting the sandbox…' : 'Connecting…';
+    return { ...base, connection: 'starting', message, lastSuccessfulPoll };
+  }
+  if (s.startError !== null)
+    return { ...base, connection: 'error', message: `Start-up failed: ${s.startError}`, lastSuccessfulPoll };
+  if (!s.connection || !s.connection.ok) {
+    return {
+      ...base,
+      connection: 'not_configured',
+      message: s.connection ? s.connection.message : 'starting',
+      lastSuccessfulPoll,
+    };
+  }
+  const c = ps?.connection ?? { state: 'idle' as const };
+  switch (c.state) {
+    case 'idle':
+      return { ...base, connection: 'starting', message: null, lastSuccessfulPoll };
+    case 'online':
+      return { ...base, connection: 'online', message: null, lastSuccessfulPoll };
+    case 'offline':
+      return { ...base, connection: 'offline', message: c.message, lastSuccessfulPoll };
+    case 'error':
+      return { ...base, connection: 'error', message: c.message, lastSuccessfulPoll };
+  }
+}
