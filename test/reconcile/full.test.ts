@@ -15,7 +15,7 @@ import {
   getDetail,
   getSummary,
   listExceptions,
-  listOrphans,
+  listOrphanCallbacks,
   reconcileAll,
   reconcileDue,
   setReconcileOptions,
@@ -266,7 +266,7 @@ describe('reads never write; every source enters the one path', () => {
     const before = { changes: changes(), table: table() };
     const summary = getSummary(db, later);
     listExceptions(db, {}, later);
-    listOrphans(db);
+    listOrphanCallbacks(db);
     getDetail(db, a, later);
     expect(changes()).toBe(before.changes);
     expect(table()).toEqual(before.table);
