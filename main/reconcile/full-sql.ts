@@ -205,17 +205,15 @@ export function kindSetsSql(): string[] {
 /** Marks a collection for classify(): never visible outside the transaction that writes it. */
 export const UNDECIDED = '?';
 
-/**
- * Upserts the reconciliation rows of every collection with lo <= id <= hi. Parameters: @lo, @hi, @now,
- * @stale (stalePendingAfterMs). Rows written with outcome UNDECIDED, and the collections NEEDS_JS_SQL
- * lists, must then be classified by classify() in the same transaction.
- */
-export const RECONCILE_RANGE_SQL = `
+const COLUMNS = `collection_id, outcome, kinds, open_kinds, is_exception, last_event_id, computed_at, stale_at,
+  resolved_by_event_id, resolution_note, initiate_status, redirect_status, callback_status, import_status, manual_status, completed_at`;
+
+/** The reconciliation rows of every collection with lo <= id <= hi, in COLUMNS order (after its WITH). */
+const RANGE_WITH = `
 WITH a AS MATERIALIZED (${AGGREGATE}),
   d AS MATERIALIZED (${DERIVED}),
-  m AS NOT MATERIALIZED (${MASKS})
-INSERT INTO reconciliation (collection_id, outcome, kinds, open_kinds, is_exception, last_event_id, computed_at, stale_at,
-  resolved_by_event_id, resolution_note, initiate_status, redirect_status, callback_status, import_status, manual_status, completed_at)
+  m AS NOT MATERIALIZED (${MASKS})`;
+const RANGE_SELECT = `
 SELECT cid,
   CASE WHEN undecided THEN '${UNDECIDED}' ELSE ks.outcome END, ks.kinds, ks.open_kinds, ks.is_exception,
   last_id,
@@ -229,7 +227,9 @@ SELECT cid,
   ${finalName('imp')},
   ${finalName('man')},
   completed_at
-FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present + CASE WHEN m.total = 0 THEN ${NO_EVENTS} ELSE 0 END
+FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present + CASE WHEN m.total = 0 THEN ${NO_EVENTS} ELSE 0 END`;
+
+const UPSERT = `
 WHERE true
 ON CONFLICT (collection_id) DO UPDATE SET outcome = excluded.outcome, kinds = excluded.kinds,
   open_kinds = excluded.open_kinds, is_exception = excluded.is_exception, last_event_id = excluded.last_event_id,
@@ -237,6 +237,27 @@ ON CONFLICT (collection_id) DO UPDATE SET outcome = excluded.outcome, kinds = ex
   resolution_note = excluded.resolution_note, initiate_status = excluded.initiate_status,
   redirect_status = excluded.redirect_status, callback_status = excluded.callback_status,
   import_status = excluded.import_status, manual_status = excluded.manual_status, completed_at = excluded.completed_at`;
+
+/**
+ * Upserts the reconciliation rows of every collection with lo <= id <= hi. Parameters: @lo, @hi, @now,
+ * @stale (stalePendingAfterMs). Rows written with outcome UNDECIDED, and the collections NEEDS_JS_SQL
+ * lists, must then be classified by classify() in the same transaction.
+ */
+export const RECONCILE_RANGE_SQL = `${RANGE_WITH}
+INSERT INTO reconciliation (${COLUMNS})${RANGE_SELECT}${UPSERT}`;
+
+/**
+ * The same rows computed into `scratch.rows` of a scratch database attached as `scratch` (a helper
+ * thread's connection, which never writes the app's database), for STORE_SCRATCH_SQL to copy.
+ */
+export const SCRATCH_SQL = [
+  `CREATE TABLE scratch.rows AS SELECT ${COLUMNS} FROM main.reconciliation WHERE false`,
+  `${RANGE_WITH}
+INSERT INTO scratch.rows (${COLUMNS})${RANGE_SELECT}`,
+];
+
+/** Upserts what SCRATCH_SQL computed (the scratch database attached as `scratch` to the writer). */
+export const STORE_SCRATCH_SQL = `INSERT INTO main.reconciliation (${COLUMNS}) SELECT ${COLUMNS} FROM scratch.rows${UPSERT}`;
 
 /** The rows RECONCILE_RANGE_SQL left to classify() (the outcome index finds them). */
 export const UNDECIDED_SQL = `SELECT collection_id FROM reconciliation WHERE outcome = '${UNDECIDED}' AND collection_id BETWEEN @lo AND @hi`;

@@ -1,8 +1,9 @@
 // Worker entry for a full reconciliation off the main thread (reconcileAllInWorker). Its own SQLite
-// connection; progress and the result go back as messages; its memory is released when it ends.
+// connection, which writes; helper threads of its own compute the ranges (reconcileAllOnThreads).
+// Progress and the result go back as messages; its memory is released when it ends.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { reconcileAll } from './reconcile.js';
+import { reconcileAllOnThreads } from './reconcile.js';
 
 const job = workerData as { dbFile: string; now: number; stalePendingAfterMs: number; batchSize?: number };
 const db = new Database(job.dbFile);
@@ -17,9 +18,12 @@ db.pragma('mmap_size = 4294967296');
 // a commit need not wait for the disk (WAL with synchronous NORMAL stays consistent after a crash).
 db.pragma('foreign_keys = OFF');
 db.pragma('synchronous = NORMAL');
+// Each range writes more pages than the automatic checkpoint's threshold, so every commit would copy
+// the WAL back into the database (rewriting the same index pages each time): checkpoint once, at the end.
+db.pragma('wal_autocheckpoint = 0');
 try {
   let last = 0;
-  const r = await reconcileAll(db, {
+  const r = await reconcileAllOnThreads(db, {
     now: job.now,
     stalePendingAfterMs: job.stalePendingAfterMs,
     ...(job.batchSize ? { batchSize: job.batchSize } : {}),
@@ -31,6 +35,8 @@ try {
       }
     },
   });
+  // One checkpoint for the whole run (see wal_autocheckpoint above); PASSIVE never waits for a reader.
+  db.pragma('wal_checkpoint(PASSIVE)');
   parentPort!.postMessage({ type: 'done', ...r });
 } catch (e) {
   parentPort!.postMessage({ type: 'error', message: e instanceof Error ? e.message : String(e) });
