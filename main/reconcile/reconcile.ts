@@ -102,7 +102,9 @@ export async function reconcileAllOnThreads(
   db: Db,
   options: ReconcileAllOptions & { threads?: number } = {},
 ): Promise<{ collections: number; exceptions: number }> {
-  const run = startRun(db, options);
+  // The first ranges are small, so this connection starts writing soon instead of idling while each
+  // helper computes a whole range; they double up to the full span.
+  const run = startRun(db, options, true);
   const threads = Math.max(1, Math.min(options.threads ?? 2, run.ranges.length));
   if (run.ranges.length === 0) return run.finish();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-reconcile-'));
@@ -137,9 +139,10 @@ export async function reconcileAllOnThreads(
     });
     return w;
   });
+  // NOT INDEXED: a rowid range from the snapshot on (nearly always empty), never a scan of the range's events.
   const changedSince = db
     .prepare(
-      'SELECT DISTINCT collection_id FROM collection_events WHERE id > @since AND collection_id BETWEEN @lo AND @hi',
+      'SELECT DISTINCT collection_id FROM collection_events NOT INDEXED WHERE id > @since AND collection_id BETWEEN @lo AND @hi',
     )
     .pluck();
   try {
@@ -175,7 +178,7 @@ export async function reconcileAllOnThreads(
 }
 
 /** What both full recomputes share: the ranges, one transaction per range, progress, the totals. */
-function startRun(db: Db, options: ReconcileAllOptions) {
+function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
   const o = opts(options);
   const span = Math.max(1, options.batchSize ?? 100_000);
   const bounds = db.prepare('SELECT MIN(id) AS lo, MAX(id) AS hi, COUNT(*) AS total FROM collections').get() as {
@@ -188,7 +191,15 @@ function startRun(db: Db, options: ReconcileAllOptions) {
   const undecided = db.prepare(UNDECIDED_SQL).pluck();
   const payloadOnly = db.prepare(NEEDS_JS_SQL).pluck();
   const ranges: [number, number][] = [];
-  for (let lo = bounds.lo ?? 1; bounds.hi !== null && lo <= bounds.hi; lo += span) ranges.push([lo, lo + span - 1]);
+  for (
+    let lo = bounds.lo ?? 1, size = rampUp ? Math.ceil(span / 8) : span;
+    bounds.hi !== null && lo <= bounds.hi;
+    lo += size
+  ) {
+    // rampUp: sizes span/8, span/8, span/4, span/4, span/2, span/2, then span.
+    if (rampUp && ranges.length >= 2 && ranges.length % 2 === 0) size = Math.min(span, size * 2);
+    ranges.push([lo, lo + size - 1]);
+  }
   let done = 0;
   options.onProgress?.({ done, total: bounds.total });
   const params = (lo: number, hi: number) => ({ lo, hi, now: o.now, stale: o.stalePendingAfterMs });
