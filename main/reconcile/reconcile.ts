@@ -161,7 +161,7 @@ export async function reconcileAllOnThreads(
           r.lo,
           r.hi,
           () => db.prepare(STORE_SCRATCH_SQL).run().changes,
-          changedSince.all({ since: r.since, lo: r.lo, hi: r.hi }) as number[],
+          () => changedSince.all({ since: r.since, lo: r.lo, hi: r.hi }) as number[],
         );
       } finally {
         db.exec('DETACH scratch');
@@ -207,15 +207,19 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
     o,
     ranges,
     params,
-    /** Writes one range's rows (`write` returns how many), then classify() decides the rest, in one transaction. */
-    store(lo: number, hi: number, write: () => number, alsoIds: number[] = []) {
+    /**
+     * Writes one range's rows (`write` returns how many), then classify() decides the rest and the
+     * collections `alsoIds` lists (read inside the transaction, so no later event slips between), all in
+     * one transaction.
+     */
+    store(lo: number, hi: number, write: () => number, alsoIds: () => number[] = () => []) {
       const range = params(lo, hi);
       writeTransaction(db, () => {
         done += write();
         const ids = new Set([
           ...(undecided.all(range) as number[]),
           ...(payloadOnly.all(range) as number[]),
-          ...alsoIds,
+          ...alsoIds(),
         ]);
         reconcileIds(
           db,
