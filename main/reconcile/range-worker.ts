@@ -46,13 +46,6 @@ try {
     db.exec('DETACH scratch');
     parentPort!.postMessage(done);
   }
-  // Done computing, while the writer still copies the last ranges in: move what it has committed so far
-  // into the database file, so that the one checkpoint at the end of the run has little left to do.
-  // PASSIVE never blocks the writer; the writer stops this thread when it has stored every range.
-  for (;;) {
-    db.pragma('wal_checkpoint(PASSIVE)');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 } catch (e) {
   parentPort!.postMessage({ type: 'error', message: e instanceof Error ? e.message : String(e) });
 } finally {
