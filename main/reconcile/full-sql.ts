@@ -62,9 +62,11 @@ const S = STATUS_CODES;
 
 // Most collections have at most one status per source and no resolution. For them a few aggregates
 // decide everything: counts per event class and status, packed four bits each into two integers (SUM),
-// the last event id, and two times. Any other collection (a resolution, several initiate events, a
-// source that changed its answer, more than 15 events, an unusual status) is marked here and classified
-// by classify() afterwards, in the same transaction.
+// the last event id, two times, and the last callback's status (cb_last: id * 4 + status), so that a
+// callback that changed its answer (final_status_changed, about 1% of collections) is decided here too.
+// Any other collection (a resolution, several initiate events, a redirect, import or person that
+// changed its answer, more than 15 events, an unusual status) is marked here and classified by
+// classify() afterwards, in the same transaction.
 const FIELD = {
   // v1
   resolution: 0,
@@ -108,7 +110,8 @@ SELECT c.id AS cid, c.created_at,
   SUM(${V1}) AS v1,
   SUM(${V2}) AS v2,
   MAX(e.received_at) FILTER (WHERE ${cls} = 3) AS init_at,
-  MIN(e.received_at) FILTER (WHERE ${CB} AND ${st} = ${S.COMPLETED}) AS completed_at
+  MIN(e.received_at) FILTER (WHERE ${CB} AND ${st} = ${S.COMPLETED}) AS completed_at,
+  MAX(e.id * 4 + ${st} - ${S.COMPLETED}) FILTER (WHERE ${cls} = 6) AS cb_last
 FROM collections c
 LEFT JOIN collection_events e ON e.collection_id = c.id
 WHERE c.id BETWEEN @lo AND @hi
@@ -117,15 +120,23 @@ GROUP BY c.id`;
 const f1 = (field: number, offset = 0) => `((v1 >> ${4 * (field + offset)}) & 15)`;
 const f2 = (field: number, offset = 0) => `((v2 >> ${4 * (field + offset)}) & 15)`;
 /** The one final status of a source's three counts as 0 none, 1..3 COMPLETED/FAILED/CANCELLED; 9 when several. */
-const single = (f: (field: number, offset?: number) => string, field: number) =>
-  `(CASE WHEN ${f(field)} > 0 THEN 1 ELSE 0 END + CASE WHEN ${f(field, 1)} > 0 THEN 2 ELSE 0 END + CASE WHEN ${f(field, 2)} > 0 THEN 3 ELSE 0 END
-    + CASE WHEN (${f(field)} > 0) + (${f(field, 1)} > 0) + (${f(field, 2)} > 0) > 1 THEN 9 ELSE 0 END)`;
+const single = (f: (field: number, offset?: number) => string, field: number, v: 'v1' | 'v2') =>
+  // Nearly every source said nothing or said one thing once: one CASE on the source's 12 bits decides
+  // those without evaluating the three counts (this pass runs once per collection, a million times).
+  `(CASE (${v} >> ${4 * field}) & 4095 WHEN 0 THEN 0 WHEN 1 THEN 1 WHEN 16 THEN 2 WHEN 256 THEN 3 ELSE
+    CASE WHEN ${f(field)} > 0 THEN 1 ELSE 0 END + CASE WHEN ${f(field, 1)} > 0 THEN 2 ELSE 0 END + CASE WHEN ${f(field, 2)} > 0 THEN 3 ELSE 0 END
+    + CASE WHEN (${f(field)} > 0) + (${f(field, 1)} > 0) + (${f(field, 2)} > 0) > 1 THEN 9 ELSE 0 END END)`;
+
+/** The final statuses a source reported, as bits: 1 COMPLETED, 2 FAILED, 4 CANCELLED. */
+const statusSet = (f: (field: number, offset?: number) => string, field: number) =>
+  `(CASE (v1 >> ${4 * field}) & 4095 WHEN 0 THEN 0 WHEN 1 THEN 1 WHEN 16 THEN 2 WHEN 256 THEN 4 ELSE
+    (${f(field)} > 0) + 2 * (${f(field, 1)} > 0) + 4 * (${f(field, 2)} > 0) END)`;
 
 // Per collection, from the aggregates: each source's single status, and whether classify() must decide.
 const DERIVED = `
-SELECT cid, created_at, last_id, init_at, completed_at,
-  ${single(f1, FIELD.redirect)} AS red, ${single(f1, FIELD.callback)} AS cb, ${single(f1, FIELD.import)} AS imp,
-  ${single(f2, FIELD.manual)} AS man,
+SELECT cid, created_at, last_id, init_at, completed_at, cb_last,
+  ${single(f1, FIELD.redirect, 'v1')} AS red, ${single(f1, FIELD.callback, 'v1')} AS cb, ${single(f1, FIELD.import, 'v1')} AS imp,
+  ${single(f2, FIELD.manual, 'v2')} AS man, ${statusSet(f1, FIELD.callback)} AS cb_set,
   ${f1(FIELD.bad)} AS bad, ${f1(FIELD.currencyMismatch)} AS cur, ${f1(FIELD.amountMismatch)} AS amt,
   ${f1(FIELD.initiate)} AS inits, ${f2(FIELD.initKind)} AS init_kind, ${f2(FIELD.initStatus)} AS init_st,
   (v2 >> ${4 * FIELD.total}) AS total,
@@ -133,9 +144,10 @@ SELECT cid, created_at, last_id, init_at, completed_at,
     OR ${f1(FIELD.callback)} + ${f1(FIELD.import)} > 1 AS complex
 FROM a`;
 
-// The kinds, where each source said at most one final status (cb/imp/red/man: 0 none, 1..3 a status;
-// >= 9 several, and callback and import disagreeing, leave the collection to classify()).
-const CB_SIDE = `(CASE WHEN cb > 0 THEN cb ELSE imp END)`;
+// The kinds (cb/imp/red/man: 0 none, 1..3 a status, >= 9 several). Several statuses from a redirect,
+// an import or a person, and callback and import disagreeing, leave the collection to classify().
+// The callback side's statuses as bits (callback and import disagreeing is left to classify()).
+const SIDE_SET = `(CASE WHEN cb > 0 THEN cb_set WHEN imp > 0 THEN 1 << (imp - 1) ELSE 0 END)`;
 const confirmed = `(cb > 0 OR imp > 0 OR man > 0)`;
 const awaiting = `(NOT ${confirmed} AND (inits = 0 OR init_kind NOT IN (3, 4)))`;
 const staleAt = `(CASE WHEN inits = 1 AND init_kind IN (1, 2, 3) THEN init_at ELSE created_at END + @stale)`;
@@ -143,8 +155,10 @@ const PRESENT: Record<ReconKind, string> = {
   currency_mismatch: 'cur > 0',
   amount_mismatch: 'amt > 0',
   bad_signature: 'bad > 0',
-  redirect_callback_disagree: `red > 0 AND ${CB_SIDE} > 0 AND red <> ${CB_SIDE}`,
-  final_status_changed: '0', // a source with two final statuses is left to classify()
+  // A redirect status that no callback-side report shares (the redirect's single status: red < 9).
+  redirect_callback_disagree: `red > 0 AND ${SIDE_SET} > 0 AND (${SIDE_SET} & (1 << (red - 1))) = 0`,
+  // The callback said two final statuses (any other source that did is left to classify()).
+  final_status_changed: 'cb >= 9',
   unknown_outcome: `NOT ${confirmed} AND inits = 1 AND init_kind = 3`,
   stale_pending: `${awaiting} AND @now >= ${staleAt}`,
   rejected: `NOT ${confirmed} AND inits = 1 AND init_kind = 4`,
@@ -155,7 +169,7 @@ const presentMask = RECON_KINDS.map((k) => `(CASE WHEN ${PRESENT[k]} THEN ${bit(
 
 const MASKS = `
 SELECT d.*, (${presentMask}) AS present,
-  complex OR red >= 9 OR cb >= 9 OR imp >= 9 OR man >= 9 OR (cb > 0 AND imp > 0 AND cb <> imp) AS undecided, CASE WHEN ${awaiting} AND @now < ${staleAt} THEN ${staleAt} END AS stale_at
+  complex OR red >= 9 OR imp >= 9 OR man >= 9 OR (cb > 0 AND imp > 0 AND cb <> imp) AS undecided, CASE WHEN ${awaiting} AND @now < ${staleAt} THEN ${staleAt} END AS stale_at
 FROM d`;
 
 const FINAL_NAME = `CASE %s WHEN 1 THEN 'COMPLETED' WHEN 2 THEN 'FAILED' WHEN 3 THEN 'CANCELLED' END`;
@@ -191,17 +205,15 @@ export function kindSetsSql(): string[] {
 /** Marks a collection for classify(): never visible outside the transaction that writes it. */
 export const UNDECIDED = '?';
 
-/**
- * Upserts the reconciliation rows of every collection with lo <= id <= hi. Parameters: @lo, @hi, @now,
- * @stale (stalePendingAfterMs). Rows written with outcome UNDECIDED, and the collections NEEDS_JS_SQL
- * lists, must then be classified by classify() in the same transaction.
- */
-export const RECONCILE_RANGE_SQL = `
+const COLUMNS = `collection_id, outcome, kinds, open_kinds, is_exception, last_event_id, computed_at, stale_at,
+  resolved_by_event_id, resolution_note, initiate_status, redirect_status, callback_status, import_status, manual_status, completed_at`;
+
+/** The reconciliation rows of every collection with lo <= id <= hi, in COLUMNS order (after its WITH). */
+const RANGE_WITH = `
 WITH a AS MATERIALIZED (${AGGREGATE}),
   d AS MATERIALIZED (${DERIVED}),
-  m AS NOT MATERIALIZED (${MASKS})
-INSERT INTO reconciliation (collection_id, outcome, kinds, open_kinds, is_exception, last_event_id, computed_at, stale_at,
-  resolved_by_event_id, resolution_note, initiate_status, redirect_status, callback_status, import_status, manual_status, completed_at)
+  m AS NOT MATERIALIZED (${MASKS})`;
+const RANGE_SELECT = `
 SELECT cid,
   CASE WHEN undecided THEN '${UNDECIDED}' ELSE ks.outcome END, ks.kinds, ks.open_kinds, ks.is_exception,
   last_id,
@@ -211,11 +223,13 @@ SELECT cid,
   NULL,
   ${initName},
   ${finalName('red')},
-  ${finalName('cb')},
+  ${finalName('(cb_last & 3) + 1')},
   ${finalName('imp')},
   ${finalName('man')},
   completed_at
-FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present + CASE WHEN m.total = 0 THEN ${NO_EVENTS} ELSE 0 END
+FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present + CASE WHEN m.total = 0 THEN ${NO_EVENTS} ELSE 0 END`;
+
+const UPSERT = `
 WHERE true
 ON CONFLICT (collection_id) DO UPDATE SET outcome = excluded.outcome, kinds = excluded.kinds,
   open_kinds = excluded.open_kinds, is_exception = excluded.is_exception, last_event_id = excluded.last_event_id,
@@ -223,6 +237,27 @@ ON CONFLICT (collection_id) DO UPDATE SET outcome = excluded.outcome, kinds = ex
   resolution_note = excluded.resolution_note, initiate_status = excluded.initiate_status,
   redirect_status = excluded.redirect_status, callback_status = excluded.callback_status,
   import_status = excluded.import_status, manual_status = excluded.manual_status, completed_at = excluded.completed_at`;
+
+/**
+ * Upserts the reconciliation rows of every collection with lo <= id <= hi. Parameters: @lo, @hi, @now,
+ * @stale (stalePendingAfterMs). Rows written with outcome UNDECIDED, and the collections NEEDS_JS_SQL
+ * lists, must then be classified by classify() in the same transaction.
+ */
+export const RECONCILE_RANGE_SQL = `${RANGE_WITH}
+INSERT INTO reconciliation (${COLUMNS})${RANGE_SELECT}${UPSERT}`;
+
+/**
+ * The same rows computed into `scratch.rows` of a scratch database attached as `scratch` (a helper
+ * thread's connection, which never writes the app's database), for STORE_SCRATCH_SQL to copy.
+ */
+export const SCRATCH_SQL = [
+  `CREATE TABLE scratch.rows AS SELECT ${COLUMNS} FROM main.reconciliation WHERE false`,
+  `${RANGE_WITH}
+INSERT INTO scratch.rows (${COLUMNS})${RANGE_SELECT}`,
+];
+
+/** Upserts what SCRATCH_SQL computed (the scratch database attached as `scratch` to the writer). */
+export const STORE_SCRATCH_SQL = `INSERT INTO main.reconciliation (${COLUMNS}) SELECT ${COLUMNS} FROM scratch.rows${UPSERT}`;
 
 /** The rows RECONCILE_RANGE_SQL left to classify() (the outcome index finds them). */
 export const UNDECIDED_SQL = `SELECT collection_id FROM reconciliation WHERE outcome = '${UNDECIDED}' AND collection_id BETWEEN @lo AND @hi`;

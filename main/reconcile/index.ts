@@ -14,7 +14,7 @@ export { reconcileCollection, reconcileEvent, reconcileAfterAppend, setReconcile
 export {
   getSummary,
   listExceptions,
-  listOrphans,
+  listOrphanCallbacks,
   listCurrencies,
   getDetail,
   resolveException,
@@ -29,6 +29,6 @@ export {
   type AuditEvent,
   type AuditFilter,
   type ResolveInput,
-} from './queue.js';
+} from './exceptions.js';
 export { balanceMovement, type MovementInterval, type MovementTotals, type MovementResult, type MovementQuery } from './balance.js';
 export { ReconcileError } from './errors.js';

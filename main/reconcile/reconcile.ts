@@ -1,9 +1,13 @@
 // Reconciliation results in SQLite: per collection (incremental, as each event is appended, and a
 // set-based full recompute that gives the same answer), kept in the reconciliation table (migration 003).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Db } from '../store/db.js';
 import { writeTransaction } from '../store/transaction.js';
 import { ReconcileError } from './errors.js';
-import { kindSetsSql, NEEDS_JS_SQL, RECONCILE_RANGE_SQL, UNDECIDED_SQL } from './full-sql.js';
+import { kindSetsSql, NEEDS_JS_SQL, RECONCILE_RANGE_SQL, STORE_SCRATCH_SQL, UNDECIDED_SQL } from './full-sql.js';
+import type { RangeDone, RangeJob } from './range-worker.js';
 import { launchWorker } from './launch-worker.js';
 import { opts, reconcileIds, type ReconcileOptions } from './incremental.js';
 
@@ -78,6 +82,103 @@ export async function reconcileAll(
   db: Db,
   options: ReconcileAllOptions = {},
 ): Promise<{ collections: number; exceptions: number }> {
+  const run = startRun(db, options);
+  const classifyRange = db.prepare(RECONCILE_RANGE_SQL);
+  for (const [lo, hi] of run.ranges) {
+    if (options.signal?.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
+    run.store(lo, hi, () => classifyRange.run(run.params(lo, hi)).changes);
+    await new Promise((r) => setImmediate(r));
+  }
+  return run.finish();
+}
+
+/**
+ * reconcileAll with the statements computed by `threads` helper threads (range-worker.ts), each with
+ * its own read connection and scratch files, while this connection only copies each range in and
+ * classifies what the statement left undecided: on two cores, reading and writing overlap. A range's
+ * collections that gained an event after its helper's snapshot are classified again by the writer.
+ */
+export async function reconcileAllOnThreads(
+  db: Db,
+  options: ReconcileAllOptions & { threads?: number } = {},
+): Promise<{ collections: number; exceptions: number }> {
+  // The first ranges are small, so this connection starts writing soon instead of idling while each
+  // helper computes a whole range; they double up to the full span.
+  const run = startRun(db, options, true);
+  const threads = Math.max(1, Math.min(options.threads ?? 2, run.ranges.length));
+  if (run.ranges.length === 0) return run.finish();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-reconcile-'));
+  const ready: RangeDone[] = [];
+  let failure: Error | null = null;
+  let wake: (() => void) | null = null;
+  const fail = (e: Error) => {
+    failure ??= e;
+    wake?.();
+  };
+  const helpers = Array.from({ length: threads }, (_, i) => {
+    const job: RangeJob = {
+      dbFile: db.name,
+      dir,
+      ranges: run.ranges.filter((_r, k) => k % threads === i),
+      now: run.o.now,
+      stalePendingAfterMs: run.o.stalePendingAfterMs,
+    };
+    const w = launchWorker(import.meta.url, 'range-worker', job, {
+      maxYoungGenerationSizeMb: 8,
+      maxOldGenerationSizeMb: 64,
+    });
+    w.on('message', (m: RangeDone | { type: 'error'; message: string }) => {
+      if (m.type === 'range') {
+        ready.push(m);
+        wake?.();
+      } else fail(new Error(m.message));
+    });
+    w.on('error', fail);
+    w.on('exit', (code) => {
+      if (code !== 0) fail(new Error(`reconciliation helper stopped (exit code ${code})`));
+    });
+    return w;
+  });
+  // NOT INDEXED: a rowid range from the snapshot on (nearly always empty), never a scan of the range's events.
+  const changedSince = db
+    .prepare(
+      'SELECT DISTINCT collection_id FROM collection_events NOT INDEXED WHERE id > @since AND collection_id BETWEEN @lo AND @hi',
+    )
+    .pluck();
+  try {
+    for (let stored = 0; stored < run.ranges.length;) {
+      if (failure) throw failure;
+      if (options.signal?.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
+      const r = ready.shift();
+      if (!r) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
+        continue;
+      }
+      db.prepare('ATTACH ? AS scratch').run(r.file);
+      try {
+        run.store(
+          r.lo,
+          r.hi,
+          () => db.prepare(STORE_SCRATCH_SQL).run().changes,
+          () => changedSince.all({ since: r.since, lo: r.lo, hi: r.hi }) as number[],
+        );
+      } finally {
+        db.exec('DETACH scratch');
+        fs.rmSync(r.file, { force: true });
+      }
+      stored++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    await Promise.all(helpers.map((w) => w.terminate()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return run.finish();
+}
+
+/** What both full recomputes share: the ranges, one transaction per range, progress, the totals. */
+function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
   const o = opts(options);
   const span = Math.max(1, options.batchSize ?? 100_000);
   const bounds = db.prepare('SELECT MIN(id) AS lo, MAX(id) AS hi, COUNT(*) AS total FROM collections').get() as {
@@ -87,29 +188,56 @@ export async function reconcileAll(
   };
   const startEvent = db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck().get() as number;
   for (const sql of kindSetsSql()) db.exec(sql);
-  const classifyRange = db.prepare(RECONCILE_RANGE_SQL);
   const undecided = db.prepare(UNDECIDED_SQL).pluck();
   const payloadOnly = db.prepare(NEEDS_JS_SQL).pluck();
+  const ranges: [number, number][] = [];
+  for (
+    let lo = bounds.lo ?? 1, size = rampUp ? Math.ceil(span / 8) : span;
+    bounds.hi !== null && lo <= bounds.hi;
+    lo += size
+  ) {
+    // rampUp: sizes span/8, span/8, span/4, span/4, span/2, span/2, then span.
+    if (rampUp && ranges.length >= 2 && ranges.length % 2 === 0) size = Math.min(span, size * 2);
+    ranges.push([lo, lo + size - 1]);
+  }
   let done = 0;
   options.onProgress?.({ done, total: bounds.total });
-  for (let lo = bounds.lo ?? 1; bounds.hi !== null && lo <= bounds.hi; lo += span) {
-    if (options.signal?.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
-    const range = { lo, hi: lo + span - 1, now: o.now, stale: o.stalePendingAfterMs };
-    writeTransaction(db, () => {
-      done += classifyRange.run(range).changes;
-      const ids = new Set([...(undecided.all(range) as number[]), ...(payloadOnly.all(range) as number[])]);
-      reconcileIds(
-        db,
-        [...ids].sort((a, b) => a - b),
-        o,
-      );
-    });
-    options.onProgress?.({ done, total: bounds.total });
-    await new Promise((r) => setImmediate(r));
-  }
-  db.prepare('UPDATE reconcile_state SET last_event_id = MAX(last_event_id, ?) WHERE id = 1').run(startEvent);
-  const exceptions = db.prepare('SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1').pluck().get() as number;
-  return { collections: done, exceptions };
+  const params = (lo: number, hi: number) => ({ lo, hi, now: o.now, stale: o.stalePendingAfterMs });
+  return {
+    o,
+    ranges,
+    params,
+    /**
+     * Writes one range's rows (`write` returns how many), then classify() decides the rest and the
+     * collections `alsoIds` lists (read inside the transaction, so no later event slips between), all in
+     * one transaction.
+     */
+    store(lo: number, hi: number, write: () => number, alsoIds: () => number[] = () => []) {
+      const range = params(lo, hi);
+      writeTransaction(db, () => {
+        done += write();
+        const ids = new Set([
+          ...(undecided.all(range) as number[]),
+          ...(payloadOnly.all(range) as number[]),
+          ...alsoIds(),
+        ]);
+        reconcileIds(
+          db,
+          [...ids].sort((a, b) => a - b),
+          o,
+        );
+      });
+      options.onProgress?.({ done, total: bounds.total });
+    },
+    finish() {
+      db.prepare('UPDATE reconcile_state SET last_event_id = MAX(last_event_id, ?) WHERE id = 1').run(startEvent);
+      const exceptions = db
+        .prepare('SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1')
+        .pluck()
+        .get() as number;
+      return { collections: done, exceptions };
+    },
+  };
 }
 
 /** The stored result for one collection, or throws not_found. */
@@ -121,8 +249,8 @@ export function requireCollection(db: Db, collectionId: number): { id: number; m
 }
 
 /**
- * reconcileAll on a worker thread with its own connection: the calling (UI) thread stays free and the
- * memory of a million-row pass is released when it ends. Same result; cancel with `signal`.
+ * reconcileAllOnThreads on a worker thread with its own connection: the calling (UI) thread stays free
+ * and the memory of a million-row pass is released when it ends. Same result; cancel with `signal`.
  */
 export function reconcileAllInWorker(
   dbFile: string,

@@ -1,12 +1,12 @@
 // Export worker entry (one job per worker; see export.ts for the protocol):
-//   plan:     bring reconciliation up to date, count the rows, pick created_at split points
+//   plan:     count the rows, pick created_at split points (an export only reads: appending an event and
+//             the minute sweep keep reconciliation current)
 //   segment:  write the collections rows of one created_at range to a file (header first for segment 0)
 //   balances: write the balance report's two files
 // Messages: {type:'plan', total, bounds} | {type:'progress', done, total} | {type:'done', rows} | {type:'error', message}.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { reconcileNew } from '../reconcile/reconcile.js';
 import { readTransaction } from '../store/transaction.js';
 import { BOM, FileSink } from './csv.js';
 import { collectionsHeader, countCollections, writeBalancesCsv, writeCollectionRows } from './writers.js';
@@ -43,7 +43,6 @@ function run(): void {
   };
   try {
     if (job.kind === 'plan') {
-      reconcileNew(db, { now: job.now, stalePendingAfterMs: job.stalePendingAfterMs });
       const range = { ...(job.from !== undefined ? { from: job.from } : {}), ...(job.to !== undefined ? { to: job.to } : {}) };
       const total = countCollections(db, range);
       const bounds: number[] = [];

@@ -298,7 +298,7 @@ async function main(): Promise<void> {
       per_second: Math.round((recon.collections / reconcileMs) * 1000),
       target_s: 3,
       pass: reconcileMs <= 3000,
-      via: 'reconcileAllInWorker: per 100,000 collection ids one INSERT ... SELECT over the covering index collection_events_reconcile (main/reconcile/full-sql.ts), classify() for the few collections it leaves undecided, one transaction per range',
+      via: 'reconcileAllInWorker -> reconcileAllOnThreads (main/reconcile/reconcile.ts): two helper threads, each with its own read connection, compute ranges of collection ids (12,500 doubling to 100,000) with one INSERT ... SELECT over the covering index collection_events_reconcile into scratch files (main/reconcile/full-sql.ts, range-worker.ts); the worker connection copies each range into reconciliation and runs classify() for the few collections left undecided, one transaction per range; one WAL checkpoint at the end instead of one per commit',
     },
     ingestion: {
       callbacks: targets.length,

@@ -15,11 +15,12 @@ import {
   getDetail,
   getSummary,
   listExceptions,
-  listOrphans,
+  listOrphanCallbacks,
   reconcileAll,
   reconcileDue,
   setReconcileOptions,
 } from '../../main/reconcile/index.js';
+import { reconcileAllOnThreads } from '../../main/reconcile/reconcile.js';
 import { kindSetsSql, NEEDS_JS_SQL, RECONCILE_RANGE_SQL } from '../../main/reconcile/full-sql.js';
 import { History, testDb } from './fixtures.js';
 
@@ -250,6 +251,68 @@ describe('one incremental path, one set-based full recompute, the same answer', 
   );
 });
 
+describe('helper threads compute the ranges, one connection writes them', () => {
+  it(
+    'the same answer as the incremental path; a callback that changed its answer is decided by the statement',
+    { timeout: 60_000 },
+    async () => {
+      const { db } = testDb();
+      try {
+        const h = new History(db);
+        setReconcileOptions(db, () => ({ now: h.t, stalePendingAfterMs: STALE }));
+        const changed: number[] = [];
+        for (let i = 0; i < 60; i++) {
+          const id = h.collection({ amountMinor: 10_000 + i, currency: CURRENCIES[i % 3] });
+          if (i % 10 === 1) h.rejected(id);
+          else if (i % 10 === 2) h.unknown(id);
+          else h.accepted(id);
+          if (i % 10 === 3) h.redirect(id, 'COMPLETED');
+          if (i % 10 === 4) h.redirect(id, 'COMPLETED'); // and the callback says FAILED: they disagree
+          if (i % 10 === 6) h.redirect(id, 'FAILED'); // agrees with one of the callback's two answers
+          if (i % 10 === 7) h.redirect(id, 'CANCELLED'); // agrees with neither
+          if (i % 10 === 3) h.callback(id, 'COMPLETED');
+          if (i % 10 === 4) h.callback(id, 'FAILED');
+          if (i % 10 >= 5 && i % 10 <= 7) {
+            h.callback(id, i % 10 === 7 ? 'FAILED' : 'COMPLETED', { amountMinor: i % 10 === 7 ? 1 : 10_000 + i });
+            h.callback(id, i % 10 === 7 ? 'COMPLETED' : 'FAILED');
+            changed.push(id);
+          }
+          if (i % 10 === 8) h.callback(id, 'COMPLETED', { payloadOnly: true });
+          if (i % 10 === 9) {
+            h.callback(id, 'COMPLETED');
+            h.badSignature(id);
+          }
+        }
+        const now = h.t + STALE;
+        reconcileDue(db, { now, stalePendingAfterMs: STALE });
+        const incremental = db.prepare(SNAPSHOT).all();
+
+        db.exec('DELETE FROM reconciliation');
+        for (const sql of kindSetsSql()) db.exec(sql);
+        db.prepare(RECONCILE_RANGE_SQL).run({ lo: 1, hi: 1e9, now, stale: STALE });
+        const kinds = db
+          .prepare(`SELECT outcome, kinds FROM reconciliation WHERE collection_id IN (${changed.join(',')})`)
+          .all() as {
+          outcome: string;
+          kinds: string;
+        }[];
+        expect(kinds).toHaveLength(changed.length);
+        for (const k of kinds) {
+          expect(k.outcome).not.toBe('?');
+          expect(JSON.parse(k.kinds)).toContain('final_status_changed');
+        }
+
+        db.exec('DELETE FROM reconciliation');
+        const r = await reconcileAllOnThreads(db, { now, stalePendingAfterMs: STALE, batchSize: 7, threads: 2 });
+        expect(r.collections).toBe(60);
+        expect(db.prepare(SNAPSHOT).all()).toEqual(incremental);
+      } finally {
+        db.close();
+      }
+    },
+  );
+});
+
 describe('reads never write; every source enters the one path', () => {
   it('summary, exceptions, orphans and detail are pure reads, even with a pending collection past its stale time', () => {
     const { db } = testDb();
@@ -266,7 +329,7 @@ describe('reads never write; every source enters the one path', () => {
     const before = { changes: changes(), table: table() };
     const summary = getSummary(db, later);
     listExceptions(db, {}, later);
-    listOrphans(db);
+    listOrphanCallbacks(db);
     getDetail(db, a, later);
     expect(changes()).toBe(before.changes);
     expect(table()).toEqual(before.table);

@@ -10,7 +10,7 @@ import {
   getDetail,
   resolveException,
   listAudit,
-  listOrphans,
+  listOrphanCallbacks,
 } from '../../main/reconcile/index.js';
 import { History, testDb } from './fixtures.js';
 
@@ -158,10 +158,10 @@ describe('classification of constructed histories', () => {
     const { db, h, at } = setup();
     const ev = h.orphanCallback('SOMEONE-ELSES-REF');
     expect(getSummary(db, at()).openByKind.orphan_callback).toBe(1);
-    expect(listOrphans(db).rows[0]).toMatchObject({ eventId: ev, merchantReference: 'SOMEONE-ELSES-REF', status: 'COMPLETED' });
+    expect(listOrphanCallbacks(db).rows[0]).toMatchObject({ eventId: ev, merchantReference: 'SOMEONE-ELSES-REF', status: 'COMPLETED' });
     resolveException(db, { orphanEventId: ev, note: 'Belongs to the web shop, not this desk', actor: 'Ann' }, at());
     expect(getSummary(db, at()).openByKind.orphan_callback).toBe(0);
-    expect(listOrphans(db, { includeResolved: true }).rows[0]!.resolvedByEventId).toBeGreaterThan(ev);
+    expect(listOrphanCallbacks(db, { includeResolved: true }).rows[0]!.resolvedByEventId).toBeGreaterThan(ev);
   });
 });
 

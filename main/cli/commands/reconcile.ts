@@ -1,10 +1,11 @@
-// merchant-desk reconcile: brings reconciliation up to date (incrementally; --full recomputes every
-// collection) and prints the summary and the open exceptions. --json for scripts.
+// merchant-desk reconcile: brings reconciliation up to date (reconcileDue: pending collections whose
+// stale time has passed, the one thing no event drives; --full recomputes every collection) and prints
+// the summary and the open exceptions. --json for scripts.
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
 import { systemClock } from '../../clock.js';
-import { getSummary, listExceptions, listOrphans, reconcileAllInWorker, KIND_LABELS, type ReconKind } from '../../reconcile/index.js';
+import { getSummary, listExceptions, listOrphanCallbacks, reconcileAllInWorker, reconcileDue, KIND_LABELS, type ReconKind } from '../../reconcile/index.js';
 import { formatTable, grouped } from './balances.js';
 
 export const reconcileCommand: Command = {
@@ -35,10 +36,13 @@ export const reconcileCommand: Command = {
             }
           },
         });
+      } else {
+        // Every stored event was reconciled as it was appended; only the passage of time is left.
+        reconcileDue(db, opts);
       }
       const summary = getSummary(db, opts);
       const exceptions = listExceptions(db, { limit, sort: 'oldest' }, opts);
-      const orphans = listOrphans(db, { limit });
+      const orphans = listOrphanCallbacks(db, { limit });
       if (values.json) {
         ctx.io.stdout.write(
           JSON.stringify(

@@ -8,7 +8,7 @@ import {
   listAudit,
   listExceptions,
   listCurrencies,
-  listOrphans,
+  listOrphanCallbacks,
   reconcileAllInWorker,
   resolveException,
   ReconcileError,
@@ -24,7 +24,7 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
     'reconcile.summary': () => getSummary(core.db, opts()),
     'reconcile.exceptions': (q) => listExceptions(core.db, q, opts()),
     'reconcile.currencies': () => listCurrencies(core.db),
-    'reconcile.orphans': (q) => listOrphans(core.db, q),
+    'reconcile.orphans': (q) => listOrphanCallbacks(core.db, q),
     'reconcile.detail': ({ collectionId }) => getDetail(core.db, collectionId, opts()),
     'reconcile.resolve': ({ collectionId, orphanEventId, note }) => {
       const actor = core.settings().operatorName.trim();

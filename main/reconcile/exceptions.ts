@@ -58,7 +58,7 @@ function countsByKind(db: Db): Record<string, number> {
 
 
 export interface ExceptionFilter {
-  /** An exception kind; 'orphan_callback' is listed by listOrphans. */
+  /** An exception kind; 'orphan_callback' is listed by listOrphanCallbacks. */
   kind?: string;
   currency?: string;
   /** created_at range, ms (inclusive from, exclusive to). */
@@ -199,7 +199,7 @@ export function listCurrencies(db: Db): string[] {
   return [...new Set([...fromCollections, ...fromWallets])].sort();
 }
 
-export function listOrphans(db: Db, opts: { includeResolved?: boolean; offset?: number; limit?: number } = {}): { rows: OrphanRow[]; total: number } {
+export function listOrphanCallbacks(db: Db, opts: { includeResolved?: boolean; offset?: number; limit?: number } = {}): { rows: OrphanRow[]; total: number } {
   const where = opts.includeResolved ? '' : 'WHERE resolved_by_event_id IS NULL';
   const total = db.prepare(`SELECT COUNT(*) FROM reconciliation_orphans ${where}`).pluck().get() as number;
   const rows = db
@@ -235,14 +235,14 @@ export function listOrphans(db: Db, opts: { includeResolved?: boolean; offset?: 
 
 
 /** A stored event as the queue reads it: what classification sees, plus where it belongs and who made it. */
-interface EventRow extends ReconEvent {
+interface StoredEvent extends ReconEvent {
   collection_id: number | null;
   merchant_reference: string;
   internal_reference: string | null;
   actor: string | null;
 }
 
-function toAudit(e: EventRow): AuditEvent {
+function toAudit(e: StoredEvent): AuditEvent {
   // Verbatim: parsing and re-serialising would reformat numbers, round large integers and drop duplicate keys.
   const payload = e.payload;
   return {
@@ -274,7 +274,7 @@ export function getDetail(db: Db, collectionId: number, _options: ReconcileOptio
   const joined = db
     .prepare(`SELECT ${JOIN_COLUMNS} FROM collections c JOIN reconciliation r ON r.collection_id = c.id WHERE c.id = ?`)
     .get(collectionId) as JoinedRow | undefined;
-  const events = (db.prepare('SELECT * FROM collection_events WHERE collection_id = ? ORDER BY id').all(collectionId) as EventRow[]).map(toAudit);
+  const events = (db.prepare('SELECT * FROM collection_events WHERE collection_id = ? ORDER BY id').all(collectionId) as StoredEvent[]).map(toAudit);
   const sources = SOURCES.map((source): SourceColumn => {
     const mine = events.filter((e) => e.source === source && e.kind !== 'resolution');
     const last = mine.filter((e) => e.status !== null).at(-1) ?? mine.at(-1);
@@ -413,6 +413,6 @@ export function listAudit(db: Db, filter: AuditFilter = {}): { rows: AuditEvent[
   const total = db.prepare(`SELECT COUNT(*) FROM collection_events ${w}`).pluck().get(...params) as number;
   const rows = db
     .prepare(`SELECT * FROM collection_events ${w} ORDER BY id DESC LIMIT ? OFFSET ?`)
-    .all(...params, Math.min(Math.max(filter.limit ?? 100, 1), 1000), Math.max(filter.offset ?? 0, 0)) as EventRow[];
+    .all(...params, Math.min(Math.max(filter.limit ?? 100, 1), 1000), Math.max(filter.offset ?? 0, 0)) as StoredEvent[];
   return { rows: rows.map(toAudit), total };
 }

@@ -1,0 +1,53 @@
+// Helper thread of a full reconciliation on several threads (reconcileAllOnThreads): computes its share
+// of the ranges of collection ids, each into a scratch database of its own, with its own connection,
+// which reads the app's database and never writes it. The writer copies each scratch file in.
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { kindSetsSql, SCRATCH_SQL } from './full-sql.js';
+
+export interface RangeJob {
+  dbFile: string;
+  /** The folder for scratch files (the writer removes it). */
+  dir: string;
+  ranges: [number, number][];
+  now: number;
+  stalePendingAfterMs: number;
+}
+
+/** A range computed into `file`; collections with an event after `since` are the writer's to redo. */
+export interface RangeDone {
+  type: 'range';
+  lo: number;
+  hi: number;
+  file: string;
+  since: number;
+}
+
+const job = workerData as RangeJob;
+const db = new Database(job.dbFile);
+db.pragma('busy_timeout = 5000');
+db.pragma('temp_store = MEMORY');
+db.pragma('cache_size = -65536');
+db.pragma('mmap_size = 4294967296');
+try {
+  for (const sql of kindSetsSql()) db.exec(sql);
+  const since = db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck();
+  for (const [lo, hi] of job.ranges) {
+    const file = path.join(job.dir, `range-${lo}.sqlite`);
+    db.prepare('ATTACH ? AS scratch').run(file);
+    // A scratch file is read once, by the writer, and removed: no journal, no sync.
+    db.pragma('scratch.journal_mode = OFF');
+    db.pragma('scratch.synchronous = OFF');
+    // Read before the statement's snapshot: an event appended meanwhile is redone by the writer.
+    const done: RangeDone = { type: 'range', lo, hi, file, since: since.get() as number };
+    db.exec(SCRATCH_SQL[0]!);
+    db.prepare(SCRATCH_SQL[1]!).run({ lo, hi, now: job.now, stale: job.stalePendingAfterMs });
+    db.exec('DETACH scratch');
+    parentPort!.postMessage(done);
+  }
+} catch (e) {
+  parentPort!.postMessage({ type: 'error', message: e instanceof Error ? e.message : String(e) });
+} finally {
+  db.close();
+}
