@@ -15,7 +15,7 @@
 import http from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Db } from '../store/db.js';
-import { writeTransaction } from '../store/transaction.js';
+import { reconcileOnceAfter } from '../reconcile/incremental.js';
 import type { Clock } from '../clock.js';
 import { ingestCallback, securityRecord, type IngestInput, type IngestOutcome } from './ingest.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
@@ -140,7 +140,8 @@ function groupCommitter(opts: ReceiverOptions, stats: Omit<ReceiverStats, 'waiti
     let results: ({ outcome: IngestOutcome } | { error: unknown })[];
     try {
       // One commit for the group; nothing is answered before it returns.
-      results = writeTransaction(opts.db, () => group.map((p) => ({ outcome: ingest(p) })));
+      // The group's collections are reconciled once each, at its end, inside the same commit.
+      results = reconcileOnceAfter(opts.db, () => group.map((p) => ({ outcome: ingest(p) })));
       stats.commits += 1;
       stats.largestGroup = Math.max(stats.largestGroup, group.length);
     } catch {

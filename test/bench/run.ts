@@ -10,16 +10,14 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { openDatabase } from '../../main/store/db.js';
 import { reconcileAllInWorker, setReconcileOptions } from '../../main/reconcile/index.js';
 import { runExport } from '../../main/reports/index.js';
 import { collectionsBaselineQuery } from '../../main/reports/writers.js';
 import { listCollections } from '../../main/collections/query.js';
 import { startCallbackReceiver } from '../../main/callbacks/receiver.js';
-import { signedString } from '../../main/service/signatures.js';
-import { formatMinor } from '../../main/money/index.js';
 import { generate, type Generated } from './generate.js';
+import { postCallbacks, signCallbacks } from './post-callbacks.js';
 
 const STALE = 30 * 60_000;
 const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
@@ -59,60 +57,6 @@ function generateInChild(args: Parameters<typeof generate>[0]): Promise<Generate
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-/**
- * Posts callbacks from a worker thread (the "service"): `concurrency` keep-alive connections, each with
- * one request in flight, written as raw HTTP/1.1 bytes (like wrk or autocannon) so that the client's own
- * cost stays small next to the receiver's on a 2-core machine.
- */
-function postCallbacks(url: string, bodies: string[], headers: { hmac: string; rsa: string }[], concurrency: number): Promise<{ ms: number; failed: number; statuses: Record<string, number> }> {
-  const code = `
-const { parentPort, workerData } = require('node:worker_threads');
-const net = require('node:net');
-const { url, bodies, headers, concurrency } = workerData;
-const u = new URL(url);
-const requests = bodies.map((body, i) => Buffer.from(
-  'POST ' + u.pathname + ' HTTP/1.1\\r\\nhost: ' + u.host + '\\r\\ncontent-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(body) +
-  '\\r\\nhmac-signature: ' + headers[i].hmac + '\\r\\nrsa-signature: ' + headers[i].rsa + '\\r\\nconnection: keep-alive\\r\\n\\r\\n' + body));
-let next = 0, done = 0, failed = 0; const statuses = {};
-const t0 = performance.now();
-const finish = () => { parentPort.postMessage({ ms: performance.now() - t0, failed, statuses }); };
-function connection() {
-  const sock = net.connect(Number(u.port), u.hostname);
-  sock.setNoDelay(true);
-  let buf = '';
-  const send = () => { if (next < requests.length) sock.write(requests[next++]); else sock.end(); };
-  sock.on('connect', send);
-  sock.on('data', (d) => {
-    buf += d.toString('latin1');
-    for (;;) {
-      const h = buf.indexOf('\\r\\n\\r\\n');
-      if (h < 0) return;
-      const head = buf.slice(0, h);
-      const m = /content-length: *(\\d+)/i.exec(head);
-      const len = m ? Number(m[1]) : 0;
-      if (buf.length < h + 4 + len) return;
-      const status = head.slice(9, 12);
-      statuses[status] = (statuses[status] || 0) + 1;
-      if (status !== '200') failed++;
-      buf = buf.slice(h + 4 + len);
-      if (++done === requests.length) return finish();
-      send();
-    }
-  });
-  sock.on('error', () => { failed++; if (++done === requests.length) finish(); });
-}
-for (let k = 0; k < concurrency; k++) connection();
-`;
-  return new Promise((resolve, reject) => {
-    const w = new Worker(code, { eval: true, workerData: { url, bodies, headers, concurrency } });
-    w.once('message', (m: { ms: number; failed: number; statuses: Record<string, number> }) => {
-      void w.terminate();
-      resolve(m);
-    });
-    w.once('error', reject);
-  });
 }
 
 async function main(): Promise<void> {
@@ -212,42 +156,9 @@ async function main(): Promise<void> {
   const signingKey = crypto.randomBytes(32).toString('hex');
   const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 4096 });
   const targets = gen.targets.slice(0, CB);
-  const bodies: string[] = [];
-  const headers: { hmac: string; rsa: string }[] = [];
-  const nowS = Math.floor(Date.now() / 1000);
-  let realRsa = '';
-  targets.forEach((x, i) => {
-    const charge = Math.floor((x.amountMinor * 35 + 500) / 1000);
-    const fields = { event: 'transaction.completed', merchant_reference: x.ref, internal_reference: x.internal, transaction_type: 'Collection', transaction_status: 'COMPLETED' };
-    const amount = formatMinor(x.amountMinor, x.currency);
-    bodies.push(
-      JSON.stringify({
-        event: fields.event,
-        payload: {
-          id: 5_000_000 + i,
-          merchant_reference: x.ref,
-          internal_reference: x.internal,
-          transaction_type: 'Collection',
-          request_currency: x.currency,
-          request_amount: Number(amount),
-          transaction_currency: x.currency,
-          transaction_amount: Number(amount),
-          transaction_charge: Number(formatMinor(charge, x.currency)),
-          total_credit: Number(formatMinor(x.amountMinor - charge, x.currency)),
-          charge_customer: false,
-          provider_code: `CARD_${x.currency}`,
-          customer_name: 'Bench Customer',
-          transaction_status: 'COMPLETED',
-          status_message: 'Approved',
-        },
-      }),
-    );
-    const s = signedString(fields);
-    if (i === 0) realRsa = crypto.sign('sha512', Buffer.from(s), privateKey).toString('base64');
-    headers.push({ hmac: `t=${nowS},s=${crypto.createHmac('sha256', signingKey).update(s).digest('hex')}`, rsa: realRsa });
-  });
+  const { bodies, headers } = signCallbacks(targets, signingKey, privateKey);
   const eventsBefore = db.prepare("SELECT COUNT(*) FROM collection_events WHERE source = 'callback' AND signature = 'verified'").pluck().get() as number;
-  // Each stored callback is reconciled by appendEvent in its own transaction, as in the app.
+  // Each stored callback is reconciled in the transaction that stores it, as in the app.
   setReconcileOptions(db, () => ({ now: Date.now(), stalePendingAfterMs: STALE }));
   const receiver = await startCallbackReceiver({
     db,
@@ -310,9 +221,10 @@ async function main(): Promise<void> {
       per_second: Math.round(perSecond),
       commits: receiverStats.commits,
       largest_group: receiverStats.largestGroup,
+      mean_group: round(receiverStats.deliveries / Math.max(1, receiverStats.commits)),
       target_per_second: 3000,
       pass: perSecond >= 3000 && posted.failed === 0 && stored === targets.length && reconciledAfter === targets.length,
-      via: 'main/callbacks/receiver.ts (Fastify) on 127.0.0.1; client: a worker thread writing raw HTTP/1.1 on 32 keep-alive connections, one request in flight each; each callback: HMAC-SHA256 verified (the RSA-4096 signature is checked only when the HMAC is not valid: either is enough), stored with appendEvent in a group commit (the deliveries of one event-loop turn share one transaction; each is answered after it), and reconciled in the same transaction (appendEvent -> reconcileAfterAppend)',
+      via: 'main/callbacks/receiver.ts (Fastify) on 127.0.0.1; client: a worker thread writing raw HTTP/1.1 on 32 keep-alive connections, one request in flight each; each callback: HMAC-SHA256 verified (the RSA-4096 signature is checked only when the HMAC is not valid: either is enough), stored with appendEvent in a group commit (the deliveries of one event-loop turn share one transaction; each is answered after it), and each touched collection reconciled once at the end of the group, in the same transaction (reconcileOnceAfter -> reconcileAfterAppend)',
       note: 'one RSA signature is genuine, the rest reuse it (signing 10,000 with RSA-4096 would take ~65 s); a valid HMAC makes each verified, so the RSA check is skipped. The service key is given to the receiver as a parsed KeyObject (main/app/workspace.ts passes the PEM text; main/service/verify-callback.ts keeps the key parsed from it, so that costs the same)',
     },
     page: {

@@ -254,6 +254,38 @@ describe('callback receiver', () => {
       expect(getCollection(db, refs[3]!)!.collection.status).toBe('COMPLETED');
     });
 
+    it('each delivery is reconciled in the commit that stores it; a failing reconciliation fails only its own', async () => {
+      const refs = burst(6, 'MD-R');
+      await start(undefined, { maxGroup: refs.length, groupCommitWindowMs: 60_000 });
+      const ids = refs.map((reference) => insertCollection(db, { reference }));
+      db.exec(`CREATE TRIGGER fail_recon BEFORE INSERT ON reconciliation WHEN NEW.collection_id = ${ids[2]}
+               BEGIN SELECT RAISE(ABORT, 'injected reconciliation failure'); END`);
+      const other = openDatabase(db.name);
+      try {
+        const seen = await Promise.all(
+          refs.map(async (ref, i) => {
+            const res = await send(ref);
+            // Answered only once committed, and the reconciliation row is in that same commit.
+            const recon = other
+              .prepare('SELECT callback_status FROM reconciliation WHERE collection_id = ?')
+              .pluck()
+              .get(ids[i]);
+            return [res.status, recon ?? null];
+          }),
+        );
+        expect(seen).toEqual(refs.map((_, i) => (i === 2 ? [500, null] : [200, 'COMPLETED'])));
+      } finally {
+        other.close();
+      }
+      expect(rx!.stats()).toMatchObject({ deliveries: 6, fallbacks: 1, commits: 5 });
+      expect(
+        db
+          .prepare(`SELECT count(*) FROM collection_events WHERE source = 'callback' AND merchant_reference = ?`)
+          .pluck()
+          .get(refs[2]),
+      ).toBe(0);
+    });
+
     it('closing stores and answers the deliveries still waiting for their group', async () => {
       const refs = burst(3, 'MD-C');
       await start(undefined, { maxGroup: 100, groupCommitWindowMs: 60_000 });

@@ -1,0 +1,132 @@
+// The benchmark's "service": signed callback bodies for the ingestion targets, and a client that posts
+// them over loopback. Shared by run.ts (npm run bench) and ingest.ts (the ingestion loop on its own).
+import crypto from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import { signedString } from '../../main/service/signatures.js';
+import { formatMinor } from '../../main/money/index.js';
+import type { Generated } from './generate.js';
+
+export interface SignedCallbacks {
+  bodies: string[];
+  headers: { hmac: string; rsa: string }[];
+}
+
+/**
+ * One COMPLETED callback per target, with a valid HMAC. One RSA signature is genuine and the rest reuse
+ * it (signing 10,000 with RSA-4096 would take ~65 s); a valid HMAC is enough, so the RSA check is skipped.
+ */
+export function signCallbacks(
+  targets: Generated['targets'],
+  signingKey: string,
+  privateKey: crypto.KeyObject,
+): SignedCallbacks {
+  const bodies: string[] = [];
+  const headers: { hmac: string; rsa: string }[] = [];
+  const nowS = Math.floor(Date.now() / 1000);
+  let realRsa = '';
+  targets.forEach((x, i) => {
+    const charge = Math.floor((x.amountMinor * 35 + 500) / 1000);
+    const fields = {
+      event: 'transaction.completed',
+      merchant_reference: x.ref,
+      internal_reference: x.internal,
+      transaction_type: 'Collection',
+      transaction_status: 'COMPLETED',
+    };
+    const amount = formatMinor(x.amountMinor, x.currency);
+    bodies.push(
+      JSON.stringify({
+        event: fields.event,
+        payload: {
+          id: 5_000_000 + i,
+          merchant_reference: x.ref,
+          internal_reference: x.internal,
+          transaction_type: 'Collection',
+          request_currency: x.currency,
+          request_amount: Number(amount),
+          transaction_currency: x.currency,
+          transaction_amount: Number(amount),
+          transaction_charge: Number(formatMinor(charge, x.currency)),
+          total_credit: Number(formatMinor(x.amountMinor - charge, x.currency)),
+          charge_customer: false,
+          provider_code: `CARD_${x.currency}`,
+          customer_name: 'Bench Customer',
+          transaction_status: 'COMPLETED',
+          status_message: 'Approved',
+        },
+      }),
+    );
+    const s = signedString(fields);
+    if (i === 0) realRsa = crypto.sign('sha512', Buffer.from(s), privateKey).toString('base64');
+    headers.push({
+      hmac: `t=${nowS},s=${crypto.createHmac('sha256', signingKey).update(s).digest('hex')}`,
+      rsa: realRsa,
+    });
+  });
+  return { bodies, headers };
+}
+
+export interface PostResult {
+  ms: number;
+  failed: number;
+  statuses: Record<string, number>;
+}
+
+/**
+ * Posts callbacks from a worker thread (the "service"): `concurrency` keep-alive connections, each with
+ * one request in flight, written as raw HTTP/1.1 bytes (like wrk or autocannon) so that the client's own
+ * cost stays small next to the receiver's on a 2-core machine.
+ */
+export function postCallbacks(
+  url: string,
+  bodies: string[],
+  headers: { hmac: string; rsa: string }[],
+  concurrency: number,
+): Promise<PostResult> {
+  const code = `
+const { parentPort, workerData } = require('node:worker_threads');
+const net = require('node:net');
+const { url, bodies, headers, concurrency } = workerData;
+const u = new URL(url);
+const requests = bodies.map((body, i) => Buffer.from(
+  'POST ' + u.pathname + ' HTTP/1.1\\r\\nhost: ' + u.host + '\\r\\ncontent-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(body) +
+  '\\r\\nhmac-signature: ' + headers[i].hmac + '\\r\\nrsa-signature: ' + headers[i].rsa + '\\r\\nconnection: keep-alive\\r\\n\\r\\n' + body));
+let next = 0, done = 0, failed = 0; const statuses = {};
+const t0 = performance.now();
+const finish = () => { parentPort.postMessage({ ms: performance.now() - t0, failed, statuses }); };
+function connection() {
+  const sock = net.connect(Number(u.port), u.hostname);
+  sock.setNoDelay(true);
+  let buf = '';
+  const send = () => { if (next < requests.length) sock.write(requests[next++]); else sock.end(); };
+  sock.on('connect', send);
+  sock.on('data', (d) => {
+    buf += d.toString('latin1');
+    for (;;) {
+      const h = buf.indexOf('\\r\\n\\r\\n');
+      if (h < 0) return;
+      const head = buf.slice(0, h);
+      const m = /content-length: *(\\d+)/i.exec(head);
+      const len = m ? Number(m[1]) : 0;
+      if (buf.length < h + 4 + len) return;
+      const status = head.slice(9, 12);
+      statuses[status] = (statuses[status] || 0) + 1;
+      if (status !== '200') failed++;
+      buf = buf.slice(h + 4 + len);
+      if (++done === requests.length) return finish();
+      send();
+    }
+  });
+  sock.on('error', () => { failed++; if (++done === requests.length) finish(); });
+}
+for (let k = 0; k < concurrency; k++) connection();
+`;
+  return new Promise((resolve, reject) => {
+    const w = new Worker(code, { eval: true, workerData: { url, bodies, headers, concurrency } });
+    w.once('message', (m: PostResult) => {
+      void w.terminate();
+      resolve(m);
+    });
+    w.once('error', reject);
+  });
+}
