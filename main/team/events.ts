@@ -83,7 +83,7 @@ function checkEvent(e: NewTeamEvent, at: string): Record<string, unknown> {
   if (amount !== null && !Number.isSafeInteger(amount)) {
     throw new TeamFieldError(`${at}.amountMinor`, `must be an integer number of minor units (got ${String(amount)})`);
   }
-  const currency = text(e.currency, `${at}.currency`, 3, true);
+  const currency = text(e.currency, `${at}.currency`, 100, true);
   if (currency !== null && !/^[A-Z]{3}$/.test(currency)) {
     throw new TeamFieldError(
       `${at}.currency`,

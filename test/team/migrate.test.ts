@@ -32,7 +32,9 @@ describe('team migrations', () => {
     const again = await migrate(pool());
     expect(again).toEqual({ from: latest, to: latest, applied: [] });
 
-    const rows = await pool().query<{ version: number; name: string }>('SELECT version, name FROM team.schema_migrations ORDER BY version');
+    const rows = await pool().query<{ version: number; name: string }>(
+      'SELECT version, name FROM team.schema_migrations ORDER BY version',
+    );
     expect(rows.rows).toEqual(teamMigrations.map((m) => ({ version: m.version, name: m.name })));
   });
 
@@ -48,9 +50,14 @@ describe('team migrations', () => {
 
   it('rolls back a failing migration whole and records nothing for it', async () => {
     const p = pool();
-    const broken = [...teamMigrations, { version: 100, name: 'broken', sql: 'CREATE TABLE team.half_done (id int); SELECT 1/0;' }];
+    const broken = [
+      ...teamMigrations,
+      { version: 100, name: 'broken', sql: 'CREATE TABLE team.half_done (id int); SELECT 1/0;' },
+    ];
     await expect(migrate(p, broken)).rejects.toThrow(/team migration 100 \(broken\) failed: division by zero/);
-    const left = await p.query(`SELECT to_regclass('team.half_done') AS t, (SELECT max(version) FROM team.schema_migrations) AS v`);
+    const left = await p.query(
+      `SELECT to_regclass('team.half_done') AS t, (SELECT max(version) FROM team.schema_migrations) AS v`,
+    );
     expect(left.rows[0]).toEqual({ t: null, v: teamMigrations.length });
   });
 });
