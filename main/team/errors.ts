@@ -108,7 +108,7 @@ export function translatePgError(err: unknown, doing: string, login?: string): E
   if (code === '28000') {
     return /not permitted to log in/.test(e.message)
       ? new TeamSignInError(
-          `sign-in refused: the operator ${login ?? ''} is disabled; ask an admin`.replace('  ', ' '),
+          `sign-in refused: the operator${login ? ` ${login}` : ''} is disabled; ask an admin`,
           code,
           opts,
         )

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { stopServerSync, type PgServerInfo } from './postgres-server.js';
+import { stopServerSync, TEMP_PREFIX, type PgServerInfo } from './postgres-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -17,7 +17,9 @@ declare module 'vitest' {
 }
 
 export default function setup(project: TestProject): () => void {
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-pg-run-'));
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `${TEMP_PREFIX}run-`));
+  // Lets a later run remove this folder (and stop the server) if this run is killed before teardown.
+  fs.writeFileSync(path.join(stateDir, 'owner.pid'), String(process.pid));
   project.provide('pgStateDir', stateDir);
   project.provide('pgOwnerPid', process.pid);
   return () => {

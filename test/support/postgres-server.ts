@@ -44,6 +44,8 @@ export function findPgBinDir(): string {
     const dir = pgConfig.stdout.trim();
     if (fs.existsSync(path.join(dir, 'initdb'))) return dir;
   }
+  const onPath = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
+  if (onPath.status === 0 && onPath.stdout.trim()) return path.dirname(fs.realpathSync(onPath.stdout.trim()));
   throw new Error(
     'PostgreSQL 15 or later is needed for the team tests and initdb was not found: run scripts/ensure-system-deps.sh ' +
       '(as root on Debian/Ubuntu) or install postgresql, or set PG_BIN_DIR to the folder holding initdb and pg_ctl',
