@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TeamFieldError, TeamPermissionError } from '../../main/team/errors.js';
+import { TeamFieldError, TeamPermissionError, TeamUnavailableError } from '../../main/team/errors.js';
 import { appendEvents, pullSince, type TeamEvent } from '../../main/team/events.js';
 import { listen } from '../../main/team/listen.js';
 import { event, teamFixture, type TeamFixture } from './fixture.js';
@@ -163,6 +163,31 @@ describe('listen', () => {
       await c.end();
       await new Promise((r) => setTimeout(r, 200));
       expect(seqs).toHaveLength(1);
+    } finally {
+      await listener.close();
+    }
+  });
+});
+
+describe('listen, when the connection drops', () => {
+  it('reports it through onError so the caller listens again and pulls', async () => {
+    const errors: Error[] = [];
+    let reported: (() => void) | undefined;
+    const listener = await listen(team.db.urlFor(backOffice, team.password(backOffice)), () => undefined, {
+      onError: (e) => {
+        errors.push(e);
+        reported?.();
+      },
+    });
+    try {
+      const done = new Promise<void>((resolve) => (reported = resolve));
+      await team.owner.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1 AND application_name = 'merchant-desk listen'`,
+        [backOffice],
+      );
+      await done;
+      expect(errors[0]).toBeInstanceOf(TeamUnavailableError);
+      expect(errors[0]!.message).toMatch(/^the team database cannot be reached .*could not listen for new events$/);
     } finally {
       await listener.close();
     }

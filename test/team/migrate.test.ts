@@ -4,6 +4,7 @@ import { migrate } from '../../main/team/migrate.js';
 import { teamMigrations } from '../../main/team/migrations/index.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { serverUrl, startServer, stopServerSync } from '../support/postgres-server.js';
 
 let db: TestDatabase;
 const pools: pg.Pool[] = [];
@@ -59,5 +60,52 @@ describe('team migrations', () => {
       `SELECT to_regclass('team.half_done') AS t, (SELECT max(version) FROM team.schema_migrations) AS v`,
     );
     expect(left.rows[0]).toEqual({ t: null, v: teamMigrations.length });
+  });
+
+  it('two team databases on a fresh server migrate at once (the groups are shared by the cluster)', async () => {
+    const server = await startServer();
+    const local: pg.Pool[] = [];
+    try {
+      const setup = new pg.Client({ connectionString: serverUrl(server, 'postgres') });
+      await setup.connect();
+      await setup.query('CREATE DATABASE team_a');
+      await setup.query('CREATE DATABASE team_b');
+      await setup.end();
+      for (const name of ['team_a', 'team_a', 'team_b', 'team_b']) local.push(openTeamPool(serverUrl(server, name)));
+      // Both race to create the same cluster-wide roles and memberships.
+      const results = await Promise.all(local.map((p) => migrate(p)));
+      expect(results.flatMap((r) => r.applied)).toHaveLength(2 * teamMigrations.length);
+      const groups = await local[0]!.query(
+        `SELECT rolname, rolcanlogin, rolsuper FROM pg_roles
+         WHERE rolname IN ('support', 'finance', 'back_office', 'admin', 'team_operator_admin') ORDER BY rolname`,
+      );
+      expect(groups.rows.map((r) => [r.rolname, r.rolcanlogin, r.rolsuper])).toEqual([
+        ['admin', false, false],
+        ['back_office', false, false],
+        ['finance', false, false],
+        ['support', false, false],
+        ['team_operator_admin', false, false],
+      ]);
+    } finally {
+      await Promise.all(local.map((p) => p.end()));
+      stopServerSync(server.dir, server.binDir);
+    }
+  });
+
+  it('refuses to turn an existing login of the same name into a group', async () => {
+    const server = await startServer();
+    const local = openTeamPool(serverUrl(server, 'postgres'));
+    try {
+      await local.query(`CREATE ROLE finance LOGIN PASSWORD 'x'`);
+      await expect(migrate(local)).rejects.toThrow(/a role named finance already exists and can sign in/);
+      // The roles migration rolled back whole; the one before it stands, and the next run resumes.
+      const left = await local.query('SELECT max(version)::int AS v FROM team.schema_migrations');
+      expect(left.rows[0].v).toBe(1);
+      await local.query('ALTER ROLE finance RENAME TO finance_person');
+      expect((await migrate(local)).applied).toEqual(teamMigrations.filter((m) => m.version > 1).map((m) => m.version));
+    } finally {
+      await local.end();
+      stopServerSync(server.dir, server.binDir);
+    }
   });
 });
