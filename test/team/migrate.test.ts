@@ -1,10 +1,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../main/team/migrate.js';
+import { addOperator, listOperators } from '../../main/team/operators.js';
 import { teamMigrations } from '../../main/team/migrations/index.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import { serverUrl, startServer, stopServerSync } from '../support/postgres-server.js';
+import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
 
 let db: TestDatabase;
 const pools: pg.Pool[] = [];
@@ -61,51 +62,89 @@ describe('team migrations', () => {
     );
     expect(left.rows[0]).toEqual({ t: null, v: teamMigrations.length });
   });
+});
 
-  it('two team databases on a fresh server migrate at once (the groups are shared by the cluster)', async () => {
-    const server = await startServer();
-    const local: pg.Pool[] = [];
+// Roles belong to the whole server, so these run on a server of their own, fresh, in order.
+describe('team migrations on a fresh server', () => {
+  let server: PgServerInfo;
+  const local: pg.Pool[] = [];
+  const open = (database: string, login?: string, password?: string) => {
+    const p = openTeamPool(serverUrl(server, database, login, password));
+    local.push(p);
+    return p;
+  };
+  const createDatabase = async (sql: string) => {
+    const setup = new pg.Client({ connectionString: serverUrl(server, 'postgres') });
+    await setup.connect();
     try {
-      const setup = new pg.Client({ connectionString: serverUrl(server, 'postgres') });
-      await setup.connect();
-      await setup.query('CREATE DATABASE team_a');
-      await setup.query('CREATE DATABASE team_b');
-      await setup.end();
-      for (const name of ['team_a', 'team_a', 'team_b', 'team_b']) local.push(openTeamPool(serverUrl(server, name)));
-      // Both race to create the same cluster-wide roles and memberships.
-      const results = await Promise.all(local.map((p) => migrate(p)));
-      expect(results.flatMap((r) => r.applied)).toHaveLength(2 * teamMigrations.length);
-      const groups = await local[0]!.query(
-        `SELECT rolname, rolcanlogin, rolsuper FROM pg_roles
-         WHERE rolname IN ('support', 'finance', 'back_office', 'admin', 'team_operator_admin') ORDER BY rolname`,
-      );
-      expect(groups.rows.map((r) => [r.rolname, r.rolcanlogin, r.rolsuper])).toEqual([
-        ['admin', false, false],
-        ['back_office', false, false],
-        ['finance', false, false],
-        ['support', false, false],
-        ['team_operator_admin', false, false],
-      ]);
+      await setup.query(sql);
     } finally {
-      await Promise.all(local.map((p) => p.end()));
-      stopServerSync(server.dir, server.binDir);
+      await setup.end();
     }
+  };
+
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await Promise.all(local.map((p) => p.end()));
+    if (server) stopServerSync(server.dir, server.binDir);
   });
 
-  it('refuses to turn an existing login of the same name into a group', async () => {
-    const server = await startServer();
-    const local = openTeamPool(serverUrl(server, 'postgres'));
+  it('two team databases migrate at once, racing for the roles the server shares', async () => {
+    await createDatabase('CREATE DATABASE team_a');
+    await createDatabase('CREATE DATABASE team_b');
+    const results = await Promise.all(['team_a', 'team_a', 'team_b', 'team_b'].map((name) => migrate(open(name))));
+    expect(results.flatMap((r) => r.applied)).toHaveLength(2 * teamMigrations.length);
+    const groups = await open('team_a').query(
+      `SELECT rolname, rolcanlogin, rolsuper FROM pg_roles
+       WHERE rolname IN ('support', 'finance', 'back_office', 'admin', 'team_operator_admin') ORDER BY rolname`,
+    );
+    expect(groups.rows.map((r) => [r.rolname, r.rolcanlogin, r.rolsuper])).toEqual([
+      ['admin', false, false],
+      ['back_office', false, false],
+      ['finance', false, false],
+      ['support', false, false],
+      ['team_operator_admin', false, false],
+    ]);
+  });
+
+  it('a database owner with CREATEROLE, not a superuser, migrates and adds the first admin', async () => {
+    await createDatabase(`CREATE ROLE team_owner LOGIN CREATEROLE PASSWORD 'owner-password-1'`);
+    await createDatabase('CREATE DATABASE team_c OWNER team_owner');
+    const owner = open('team_c', 'team_owner', 'owner-password-1');
+    expect((await migrate(owner)).applied).toEqual(teamMigrations.map((m) => m.version));
+    await addOperator(owner, {
+      login: 'first_admin',
+      role: 'admin',
+      password: 'first admin password',
+      displayName: 'First',
+    });
+    const admin = open('team_c', 'first_admin', 'first admin password');
+    await addOperator(admin, {
+      login: 'first_support',
+      role: 'support',
+      password: 'first support password',
+      displayName: 'S',
+    });
+    expect((await listOperators(admin)).map((o) => [o.login, o.role])).toEqual([
+      ['first_admin', 'admin'],
+      ['first_support', 'support'],
+    ]);
+  });
+
+  it('refuses to take a role that can sign in for a group, keeps the migrations before, and resumes', async () => {
+    await createDatabase('CREATE DATABASE team_d');
+    const su = open('team_d');
+    await su.query('ALTER ROLE finance LOGIN');
     try {
-      await local.query(`CREATE ROLE finance LOGIN PASSWORD 'x'`);
-      await expect(migrate(local)).rejects.toThrow(/a role named finance already exists and can sign in/);
-      // The roles migration rolled back whole; the one before it stands, and the next run resumes.
-      const left = await local.query('SELECT max(version)::int AS v FROM team.schema_migrations');
+      await expect(migrate(su)).rejects.toThrow(/a role named finance already exists and can sign in/);
+      // The roles migration rolled back whole; the one before it stands.
+      const left = await su.query('SELECT max(version)::int AS v FROM team.schema_migrations');
       expect(left.rows[0].v).toBe(1);
-      await local.query('ALTER ROLE finance RENAME TO finance_person');
-      expect((await migrate(local)).applied).toEqual(teamMigrations.filter((m) => m.version > 1).map((m) => m.version));
     } finally {
-      await local.end();
-      stopServerSync(server.dir, server.binDir);
+      await su.query('ALTER ROLE finance NOLOGIN');
     }
+    expect((await migrate(su)).applied).toEqual(teamMigrations.filter((m) => m.version > 1).map((m) => m.version));
   });
 });

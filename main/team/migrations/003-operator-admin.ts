@@ -115,11 +115,26 @@ BEGIN
   UPDATE team.operators o SET changed_at = clock_timestamp(), changed_by = session_user WHERE o.login = operator_login;
 END $fn$;
 
+-- Handing the functions to team_operator_admin needs membership in it, which a superuser has and a
+-- database owner with CREATEROLE (a managed server's usual migrator) must first grant itself.
+DO $do$
+BEGIN
+  IF NOT pg_has_role('team_operator_admin', 'MEMBER') THEN
+    EXECUTE format('GRANT team_operator_admin TO %I', current_user);
+  END IF;
+EXCEPTION WHEN unique_violation THEN
+  NULL; -- granted meanwhile by a migration of another database
+END $do$;
+
+-- A non-superuser may hand an object only to a role that may create in its schema: granted for the
+-- hand-over alone.
+GRANT CREATE ON SCHEMA team TO team_operator_admin;
 ALTER FUNCTION team.add_operator(text, text, text, text) OWNER TO team_operator_admin;
 ALTER FUNCTION team.disable_operator(text) OWNER TO team_operator_admin;
 ALTER FUNCTION team.enable_operator(text) OWNER TO team_operator_admin;
 ALTER FUNCTION team.set_operator_role(text, text) OWNER TO team_operator_admin;
 ALTER FUNCTION team.set_operator_password(text, text) OWNER TO team_operator_admin;
+REVOKE CREATE ON SCHEMA team FROM team_operator_admin;
 
 REVOKE ALL ON FUNCTION team.check_operator_role(text), team.check_password_verifier(text), team.lock_operator(text),
   team.keep_an_admin(text), team.add_operator(text, text, text, text), team.disable_operator(text),
