@@ -3,7 +3,7 @@
 // the way it is in production). PostgreSQL refuses to run as root, so as root every server command
 // runs as the unprivileged `postgres` user and the temp folder belongs to it.
 // No vitest imports here: the global set-up (main vitest process) and the workers both use it.
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -125,9 +125,46 @@ export function reapOrphanedServers(): void {
   }
 }
 
+// Runs detached beside the server: once the owner is gone (even killed with SIGKILL, when no exit
+// handler runs) it stops the server and removes its folder; once the folder is gone it just ends.
+const WATCHDOG = `
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const [owner, dir, cmd, argsJson] = process.argv.slice(1);
+const args = JSON.parse(argsJson);
+const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
+const timer = setInterval(() => {
+  if (!fs.existsSync(dir)) { clearInterval(timer); return; }
+  if (alive(Number(owner))) return;
+  clearInterval(timer);
+  spawnSync(cmd, args, { stdio: 'ignore' });
+  fs.rmSync(dir, { recursive: true, force: true });
+}, 500);
+`;
+
+function startWatchdog(ownerPid: number, dir: string, binDir: string): void {
+  const [cmd, args] = asServerUser(binDir, 'pg_ctl', [
+    '-D',
+    path.join(dir, 'data'),
+    '-m',
+    'immediate',
+    '-w',
+    '-t',
+    '30',
+    'stop',
+  ]);
+  const child = spawn(process.execPath, ['-e', WATCHDOG, String(ownerPid), dir, cmd, JSON.stringify(args)], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.unref();
+}
+
 export interface StartOptions {
   /** The process whose death makes the server an orphan (default: this one). */
   ownerPid?: number;
+  /** Start the watchdog that stops the server when the owner dies (default true). */
+  watchdog?: boolean;
 }
 
 /** initdb + pg_ctl start in a fresh temp folder. The caller stops it with stopServerSync(info.dir). */
@@ -197,6 +234,7 @@ export async function startServer(options: StartOptions = {}): Promise<PgServerI
       ]);
       try {
         await run(ctlCmd, ctlArgs);
+        if (options.watchdog !== false) startWatchdog(options.ownerPid ?? process.pid, dir, binDir);
         return { dir, binDir, host: '127.0.0.1', port, superuser, password };
       } catch (e) {
         lastError = e; // most likely the port was taken between freePort() and the bind: try another

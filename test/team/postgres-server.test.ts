@@ -1,6 +1,6 @@
 // The test server itself: password sign-in only, loopback only, and nothing left behind, even when
 // the run that started it was killed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -62,9 +62,21 @@ describe('test PostgreSQL server', () => {
     expect(await stopped(pid)).toBe(true);
   });
 
+  it('a watchdog stops the server when its owner dies without stopping it', async () => {
+    const owner = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    const info = await startServer({ ownerPid: owner.pid! });
+    const pid = postmasterPid(info.dir);
+    owner.kill('SIGKILL');
+    expect(await stopped(pid)).toBe(true);
+    for (const deadline = Date.now() + 5000; fs.existsSync(info.dir) && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(fs.existsSync(info.dir)).toBe(false);
+  });
+
   it('a later run stops the server of a run that died and removes its folder', async () => {
     const gone = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid!;
-    const info = await startServer({ ownerPid: gone });
+    // As if its watchdog had been killed with it: the next run's reaper is the last line.
+    const info = await startServer({ ownerPid: gone, watchdog: false });
     const pid = postmasterPid(info.dir);
     expect(running(pid)).toBe(true);
     reapOrphanedServers();
