@@ -101,6 +101,17 @@ export async function setOperatorPassword(pool: pg.Pool, login: string, password
   ]);
 }
 
+/**
+ * The signed-in operator changes their own password (PostgreSQL lets any login do this for itself).
+ * ALTER ROLE takes no parameters, so the verifier is quoted as a literal; it holds only base64, digits,
+ * '$' and ':'.
+ */
+export async function changeOwnPassword(pool: pg.Pool, password: string): Promise<void> {
+  checkPassword(password);
+  const verifier = scramVerifier(password);
+  await call(pool, 'change their password', `ALTER ROLE SESSION_USER PASSWORD '${verifier}'`, []);
+}
+
 interface OperatorRow {
   login: string;
   role: TeamRole;

@@ -7,6 +7,7 @@ import { appendEvents, pullSince } from '../../main/team/events.js';
 import { createIntent } from '../../main/team/intents.js';
 import {
   addOperator,
+  changeOwnPassword,
   currentOperator,
   disableOperator,
   enableOperator,
@@ -226,8 +227,14 @@ describe('operators', () => {
     );
     expect(groups.rows[0]).toEqual({ support: false, back_office: true });
 
-    await setOperatorPassword(pool, login, 'a brand new passphrase');
+    await changeOwnPassword(carol, 'carol chose this one');
     await expect(pullSince(team.signIn(login, 'correct horse battery'), 0, 1)).rejects.toThrow(TeamSignInError);
+    const stored = await team.owner.query('SELECT rolpassword FROM pg_authid WHERE rolname = $1', [login]);
+    expect(stored.rows[0].rolpassword).toMatch(/^SCRAM-SHA-256\$4096:/);
+    await pullSince(team.signIn(login, 'carol chose this one'), 0, 1);
+
+    await setOperatorPassword(pool, login, 'a brand new passphrase');
+    await expect(pullSince(team.signIn(login, 'carol chose this one'), 0, 1)).rejects.toThrow(TeamSignInError);
     await pullSince(team.signIn(login, 'a brand new passphrase'), 0, 1);
 
     await expect(
