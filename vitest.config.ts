@@ -9,5 +9,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     setupFiles: ['test/support/setup.ts'],
+    // Makes the folder through which team test files share one PostgreSQL server (started by the first
+    // that needs it) and stops that server at the end of the run.
+    globalSetup: ['test/support/postgres-global.ts'],
   },
 });

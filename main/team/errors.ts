@@ -1,0 +1,140 @@
+// What can go wrong talking to the team database, as errors a person can act on. PostgreSQL decides
+// permissions and uniqueness; these classes only name the field or the refusal in plain words.
+export class TeamError extends Error {
+  override name = 'TeamError';
+  /** The PostgreSQL SQLSTATE (or Node's error code) behind this error, when there was one. */
+  readonly code: string | undefined;
+  constructor(message: string, code?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** A value the caller gave is not acceptable; `field` names it (e.g. "events[2].currency"). */
+export class TeamFieldError extends TeamError {
+  override name = 'TeamFieldError';
+  constructor(
+    readonly field: string,
+    message: string,
+    code?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${field}: ${message}`, code, options);
+  }
+}
+
+/** The merchant_reference already has an intent somewhere in the team: one charge per intent. */
+export class DuplicateReferenceError extends TeamFieldError {
+  override name = 'DuplicateReferenceError';
+  constructor(
+    readonly merchantReference: string,
+    readonly createdBy: string | undefined,
+    readonly createdAt: Date | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'merchant_reference',
+      `${JSON.stringify(merchantReference)} already has an intent` +
+        (createdBy ? ` (created by ${createdBy}${createdAt ? ` at ${createdAt.toISOString()}` : ''})` : '') +
+        '; open that collection or use another reference',
+      '23505',
+      options,
+    );
+  }
+}
+
+/** The signed-in login's role does not allow this (a grant, a row-level policy or an admin function refused). */
+export class TeamPermissionError extends TeamError {
+  override name = 'TeamPermissionError';
+}
+
+/** Sign-in refused: wrong password, unknown login, or a disabled operator. */
+export class TeamSignInError extends TeamError {
+  override name = 'TeamSignInError';
+}
+
+/** The database could not be reached or dropped the connection; nothing was written by this call. */
+export class TeamUnavailableError extends TeamError {
+  override name = 'TeamUnavailableError';
+}
+
+interface PgErrorLike {
+  code?: string;
+  message: string;
+  constraint?: string;
+  column?: string;
+  table?: string;
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
+
+/** `check` constraints are named <table>_<column>_check by PostgreSQL: the column is the field. */
+function fieldOfConstraint(e: PgErrorLike): string | undefined {
+  if (!e.constraint || !e.table) return undefined;
+  const m = new RegExp(`^${e.table}_(.+)_check$`).exec(e.constraint);
+  return m?.[1];
+}
+
+/**
+ * Turns a pg (or network) error into one of the classes above. `doing` says what was attempted, in
+ * words, e.g. "append events"; `login` whose permission was refused, when known.
+ */
+export function translatePgError(err: unknown, doing: string, login?: string): Error {
+  if (err instanceof TeamError || !(err instanceof Error)) return err as Error;
+  const e = err as Error & PgErrorLike;
+  const code = e.code;
+  const opts = { cause: err };
+  if (code === '28P01')
+    return new TeamSignInError(
+      `sign-in refused: wrong password or no such login${login ? ` (${login})` : ''}`,
+      code,
+      opts,
+    );
+  if (code === '28000') {
+    return /not permitted to log in/.test(e.message)
+      ? new TeamSignInError(
+          `sign-in refused: the operator${login ? ` ${login}` : ''} is disabled; ask an admin`,
+          code,
+          opts,
+        )
+      : new TeamSignInError(`sign-in refused: ${e.message}`, code, opts);
+  }
+  if (code === '42501') {
+    const who = login ? `${login} may not ${doing}` : `not allowed to ${doing}`;
+    return new TeamPermissionError(`${who}: ${e.message}`, code, opts);
+  }
+  if (code === '23514') {
+    const field = fieldOfConstraint(e);
+    if (field) return new TeamFieldError(field, `value refused by the database (${e.constraint})`, code, opts);
+  }
+  if (code === '23502' && e.column) return new TeamFieldError(e.column, 'is required', code, opts);
+  if (code === '22023' || code === '42710' || code === '42704' || code === '55006') {
+    // Our operator functions start their message with the field: "login: ...", "role must be ...".
+    const m = /^([a-z_]+)(?::| must)/.exec(e.message);
+    if (m) return new TeamFieldError(m[1]!, e.message.replace(/^[a-z_]+:\s*/, ''), code, opts);
+    return new TeamError(`could not ${doing}: ${e.message}`, code, opts);
+  }
+  if (code && UNAVAILABLE_CODES.has(code)) {
+    return new TeamUnavailableError(
+      `the team database cannot be reached (${e.message}); could not ${doing}`,
+      code,
+      opts,
+    );
+  }
+  return new TeamError(`could not ${doing}: ${e.message}`, code, opts);
+}

@@ -1,0 +1,221 @@
+// The append-only event log every desktop pulls from: write (idempotent by event key) and read by
+// server sequence. seq, actor and recorded_at come from the database (migration 1), never from here.
+import type pg from 'pg';
+import { TeamFieldError, translatePgError } from './errors.js';
+import { queryableLogin, toSafeInteger, type Queryable } from './pool.js';
+
+export const EVENT_SOURCES = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'] as const;
+export type EventSource = (typeof EVENT_SOURCES)[number];
+export const SIGNATURE_STATES = ['verified', 'invalid', 'missing', 'not_applicable'] as const;
+export type SignatureState = (typeof SIGNATURE_STATES)[number];
+
+/** An event as a writer hands it over. Times are ms since the epoch; amounts integer minor units. */
+export interface NewTeamEvent {
+  /** The dedupe key: the same key written twice (by anyone) is stored once. */
+  eventKey: string;
+  merchantReference: string;
+  internalReference?: string | null;
+  source: EventSource;
+  kind: string;
+  status?: string | null;
+  amountMinor?: number | null;
+  currency?: string | null;
+  signature: SignatureState;
+  /** Raw text as received (a callback body): kept byte for byte, so not parsed here. */
+  payload?: string | null;
+  note?: string | null;
+  occurredAt: number;
+}
+
+/** An event as stored. */
+export interface TeamEvent {
+  seq: number;
+  eventKey: string;
+  merchantReference: string;
+  internalReference: string | null;
+  source: EventSource;
+  kind: string;
+  status: string | null;
+  amountMinor: number | null;
+  currency: string | null;
+  signature: SignatureState;
+  payload: string | null;
+  note: string | null;
+  occurredAt: number;
+  recordedAt: number;
+  /** The login that wrote it, as PostgreSQL saw it. */
+  actor: string;
+}
+
+export interface AppendResult {
+  /** The events stored by this call, in the order given, with the sequence each got. */
+  stored: { eventKey: string; seq: number }[];
+  /** Keys already stored (earlier, by anyone, or twice in this batch): not stored again. */
+  duplicates: string[];
+}
+
+function text(value: unknown, field: string, max: number, optional: boolean): string | null {
+  if (value === undefined || value === null) {
+    if (optional) return null;
+    throw new TeamFieldError(field, 'is required');
+  }
+  if (typeof value !== 'string') throw new TeamFieldError(field, `must be text (got ${typeof value})`);
+  if (!optional && value.length === 0) throw new TeamFieldError(field, 'must not be empty');
+  if (value.length > max) throw new TeamFieldError(field, `must be at most ${max} characters (got ${value.length})`);
+  return value;
+}
+
+function checkEvent(e: NewTeamEvent, at: string): Record<string, unknown> {
+  if (typeof e !== 'object' || e === null) throw new TeamFieldError(at, 'must be an event object');
+  if (!(EVENT_SOURCES as readonly string[]).includes(e.source)) {
+    throw new TeamFieldError(
+      `${at}.source`,
+      `must be one of ${EVENT_SOURCES.join(', ')} (got ${JSON.stringify(e.source)})`,
+    );
+  }
+  if (!(SIGNATURE_STATES as readonly string[]).includes(e.signature)) {
+    throw new TeamFieldError(
+      `${at}.signature`,
+      `must be one of ${SIGNATURE_STATES.join(', ')} (got ${JSON.stringify(e.signature)})`,
+    );
+  }
+  const amount = e.amountMinor ?? null;
+  if (amount !== null && !Number.isSafeInteger(amount)) {
+    throw new TeamFieldError(`${at}.amountMinor`, `must be an integer number of minor units (got ${String(amount)})`);
+  }
+  const currency = text(e.currency, `${at}.currency`, 100, true);
+  if (currency !== null && !/^[A-Z]{3}$/.test(currency)) {
+    throw new TeamFieldError(
+      `${at}.currency`,
+      `must be three capital letters, e.g. NGN (got ${JSON.stringify(currency)})`,
+    );
+  }
+  if (!Number.isSafeInteger(e.occurredAt) || e.occurredAt < 0) {
+    throw new TeamFieldError(`${at}.occurredAt`, `must be milliseconds since the epoch (got ${String(e.occurredAt)})`);
+  }
+  return {
+    event_key: text(e.eventKey, `${at}.eventKey`, 300, false),
+    merchant_reference: text(e.merchantReference, `${at}.merchantReference`, 200, false),
+    internal_reference: text(e.internalReference, `${at}.internalReference`, 200, true),
+    source: e.source,
+    kind: text(e.kind, `${at}.kind`, 64, false),
+    status: text(e.status, `${at}.status`, 64, true),
+    amount_minor: amount === null ? null : String(amount),
+    currency,
+    signature: e.signature,
+    payload: text(e.payload, `${at}.payload`, 1_000_000, true),
+    note: text(e.note, `${at}.note`, 10_000, true),
+    occurred_at: new Date(e.occurredAt).toISOString(),
+  };
+}
+
+const INSERT_EVENTS = `
+INSERT INTO team.events (event_key, merchant_reference, internal_reference, source, kind, status, amount_minor,
+                         currency, signature, payload, note, occurred_at)
+SELECT d->>'event_key', d->>'merchant_reference', d->>'internal_reference', d->>'source', d->>'kind', d->>'status',
+       (d->>'amount_minor')::bigint, d->>'currency', d->>'signature', d->>'payload', d->>'note',
+       (d->>'occurred_at')::timestamptz
+FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(d, n)
+ORDER BY n
+ON CONFLICT (event_key) DO NOTHING
+RETURNING seq, event_key`;
+
+/**
+ * Appends events in one statement (so in one transaction, or the caller's). Idempotent by event key:
+ * a retry after a lost answer stores nothing twice. Keep batches to a few thousand events.
+ */
+export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[]): Promise<AppendResult> {
+  if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
+  const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
+  if (rows.length === 0) return { stored: [], duplicates: [] };
+  let result: pg.QueryResult<{ seq: string; event_key: string }>;
+  try {
+    result = await db.query<{ seq: string; event_key: string }>(INSERT_EVENTS, [JSON.stringify(rows)]);
+  } catch (e) {
+    throw translatePgError(e, 'append events', queryableLogin(db));
+  }
+  const seqOf = new Map(result.rows.map((r) => [r.event_key, toSafeInteger(r.seq, 'seq')]));
+  const stored: AppendResult['stored'] = [];
+  const duplicates: string[] = [];
+  for (const e of events) {
+    const seq = seqOf.get(e.eventKey);
+    if (seq === undefined) duplicates.push(e.eventKey);
+    else {
+      stored.push({ eventKey: e.eventKey, seq });
+      seqOf.delete(e.eventKey); // a key repeated within the batch was stored once
+    }
+  }
+  return { stored, duplicates };
+}
+
+interface EventRow {
+  seq: string;
+  event_key: string;
+  merchant_reference: string;
+  internal_reference: string | null;
+  source: EventSource;
+  kind: string;
+  status: string | null;
+  amount_minor: string | null;
+  currency: string | null;
+  signature: SignatureState;
+  payload: string | null;
+  note: string | null;
+  occurred_at: Date;
+  recorded_at: Date;
+  actor: string;
+}
+
+function toEvent(r: EventRow): TeamEvent {
+  return {
+    seq: toSafeInteger(r.seq, 'seq'),
+    eventKey: r.event_key,
+    merchantReference: r.merchant_reference,
+    internalReference: r.internal_reference,
+    source: r.source,
+    kind: r.kind,
+    status: r.status,
+    amountMinor: r.amount_minor === null ? null : toSafeInteger(r.amount_minor, 'amount_minor'),
+    currency: r.currency,
+    signature: r.signature,
+    payload: r.payload,
+    note: r.note,
+    occurredAt: r.occurred_at.getTime(),
+    recordedAt: r.recorded_at.getTime(),
+    actor: r.actor,
+  };
+}
+
+export interface PullResult {
+  events: TeamEvent[];
+  /** The seq to pull after next time: the last event's, or `afterSeq` when there was none. */
+  lastSeq: number;
+  /** True when more events wait beyond this batch. */
+  more: boolean;
+}
+
+/**
+ * The next batch of events after `afterSeq`, in seq order. Rows commit in seq order (migration 1),
+ * so what is visible is always a prefix: a puller that keeps `lastSeq` never skips an event.
+ */
+export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): Promise<PullResult> {
+  if (!Number.isSafeInteger(afterSeq) || afterSeq < 0)
+    throw new TeamFieldError('afterSeq', `must be a whole number >= 0 (got ${afterSeq})`);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 50_000)
+    throw new TeamFieldError('limit', `must be 1 to 50000 (got ${limit})`);
+  let rows: EventRow[];
+  try {
+    const r = await db.query<EventRow>(
+      `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
+              signature, payload, note, occurred_at, recorded_at, actor
+       FROM team.events WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      [afterSeq, limit + 1],
+    );
+    rows = r.rows;
+  } catch (e) {
+    throw translatePgError(e, 'pull events', queryableLogin(db));
+  }
+  const more = rows.length > limit;
+  const events = rows.slice(0, limit).map(toEvent);
+  return { events, lastSeq: events.length ? events[events.length - 1]!.seq : afterSeq, more };
+}

@@ -1,0 +1,53 @@
+// Wakes a desktop when any writer commits events: LISTEN on its own connection (a pooled one would
+// be handed to other work and lose the subscription). A notification carries the highest new seq; it
+// may be lost (connection drop, desktop asleep), so the caller also pulls on a timer.
+import pg from 'pg';
+import { translatePgError } from './errors.js';
+import { loginOf, parseDatabaseUrl } from './pool.js';
+
+export const EVENTS_CHANNEL = 'team_events';
+
+export interface Listener {
+  close(): Promise<void>;
+}
+
+export interface ListenOptions {
+  /** The connection failed after it was listening: listen again (and pull, to cover the gap). */
+  onError?: (err: Error) => void;
+}
+
+export async function listen(
+  url: string,
+  onSeq: (seq: number) => void,
+  options: ListenOptions = {},
+): Promise<Listener> {
+  parseDatabaseUrl(url);
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: 'merchant-desk listen',
+    connectionTimeoutMillis: 10_000,
+  });
+  let closing = false;
+  client.on('error', (err) => {
+    if (!closing) options.onError?.(translatePgError(err, 'listen for new events', loginOf(url)));
+  });
+  client.on('notification', (msg) => {
+    if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
+    const seq = Number(msg.payload);
+    if (Number.isSafeInteger(seq)) onSeq(seq);
+  });
+  try {
+    await client.connect();
+    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+  } catch (e) {
+    closing = true;
+    await client.end().catch(() => undefined);
+    throw translatePgError(e, 'listen for new events', loginOf(url));
+  }
+  return {
+    async close() {
+      closing = true;
+      await client.end().catch(() => undefined);
+    },
+  };
+}

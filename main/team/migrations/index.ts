@@ -1,0 +1,17 @@
+// Numbered migrations of the team database (schema `team`), applied in order by migrate.ts, each in
+// its own transaction. Append new ones; never edit one that has shipped.
+import { sql as m001 } from './001-records.js';
+import { sql as m002 } from './002-roles.js';
+import { sql as m003 } from './003-operator-admin.js';
+
+export interface TeamMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const teamMigrations: TeamMigration[] = [
+  { version: 1, name: 'records', sql: m001 },
+  { version: 2, name: 'roles', sql: m002 },
+  { version: 3, name: 'operator-admin', sql: m003 },
+];

@@ -1,0 +1,154 @@
+// Operators are PostgreSQL logins (SCRAM) in one group each. Admins manage them through the
+// SECURITY DEFINER functions of migration 3; everyone may read the list and their own row.
+import type pg from 'pg';
+import { TeamFieldError, translatePgError } from './errors.js';
+import { poolLogin } from './pool.js';
+import { scramVerifier } from './scram.js';
+
+export const TEAM_ROLES = ['support', 'finance', 'back_office', 'admin'] as const;
+export type TeamRole = (typeof TEAM_ROLES)[number];
+
+/** PCI DSS 8.3.6 asks for at least 12 characters. */
+export const MIN_PASSWORD_LENGTH = 12;
+
+export interface Operator {
+  login: string;
+  role: TeamRole;
+  displayName: string;
+  disabledAt: number | null;
+  createdAt: number;
+  createdBy: string;
+  changedAt: number;
+  changedBy: string;
+}
+
+export interface NewOperator {
+  login: string;
+  role: TeamRole;
+  password: string;
+  displayName: string;
+}
+
+function checkLogin(login: string): void {
+  if (typeof login !== 'string' || !/^[a-z][a-z0-9_]{1,62}$/.test(login) || login.startsWith('pg_')) {
+    throw new TeamFieldError(
+      'login',
+      `must be 2 to 63 lower-case letters, digits or _, starting with a letter and not with pg_ (got ${JSON.stringify(login)})`,
+    );
+  }
+}
+
+function checkRole(role: string): asserts role is TeamRole {
+  if (!(TEAM_ROLES as readonly string[]).includes(role)) {
+    throw new TeamFieldError('role', `must be one of ${TEAM_ROLES.join(', ')} (got ${JSON.stringify(role)})`);
+  }
+}
+
+function checkPassword(password: string): void {
+  if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH) {
+    throw new TeamFieldError('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+}
+
+async function call(pool: pg.Pool, doing: string, sql: string, values: unknown[]): Promise<void> {
+  try {
+    await pool.query(sql, values);
+  } catch (e) {
+    throw translatePgError(e, doing, poolLogin(pool));
+  }
+}
+
+/** Adds an operator (admins only). The password is sent as a SCRAM verifier, never in plain text. */
+export async function addOperator(pool: pg.Pool, op: NewOperator): Promise<void> {
+  checkLogin(op.login);
+  checkRole(op.role);
+  checkPassword(op.password);
+  if (typeof op.displayName !== 'string' || op.displayName.trim().length === 0)
+    throw new TeamFieldError('displayName', 'is required');
+  await call(pool, 'add operators', 'SELECT team.add_operator($1, $2, $3, $4)', [
+    op.login,
+    op.role,
+    scramVerifier(op.password),
+    op.displayName,
+  ]);
+}
+
+/** Disables an operator: they cannot sign in, and their open sessions end (admins only). */
+export async function disableOperator(pool: pg.Pool, login: string): Promise<void> {
+  checkLogin(login);
+  await call(pool, 'disable operators', 'SELECT team.disable_operator($1)', [login]);
+}
+
+export async function enableOperator(pool: pg.Pool, login: string): Promise<void> {
+  checkLogin(login);
+  await call(pool, 'enable operators', 'SELECT team.enable_operator($1)', [login]);
+}
+
+/** Moves an operator to another group (admins only); the change applies from their next transaction. */
+export async function setOperatorRole(pool: pg.Pool, login: string, role: TeamRole): Promise<void> {
+  checkLogin(login);
+  checkRole(role);
+  await call(pool, 'change operator roles', 'SELECT team.set_operator_role($1, $2)', [login, role]);
+}
+
+/** Sets another operator's password (admins only). */
+export async function setOperatorPassword(pool: pg.Pool, login: string, password: string): Promise<void> {
+  checkLogin(login);
+  checkPassword(password);
+  await call(pool, 'set operator passwords', 'SELECT team.set_operator_password($1, $2)', [
+    login,
+    scramVerifier(password),
+  ]);
+}
+
+/**
+ * The signed-in operator changes their own password (PostgreSQL lets any login do this for itself).
+ * ALTER ROLE takes no parameters, so the verifier is quoted as a literal; it holds only base64, digits,
+ * '$' and ':'.
+ */
+export async function changeOwnPassword(pool: pg.Pool, password: string): Promise<void> {
+  checkPassword(password);
+  const verifier = scramVerifier(password);
+  await call(pool, 'change their password', `ALTER ROLE SESSION_USER PASSWORD '${verifier}'`, []);
+}
+
+interface OperatorRow {
+  login: string;
+  role: TeamRole;
+  display_name: string;
+  disabled_at: Date | null;
+  created_at: Date;
+  created_by: string;
+  changed_at: Date;
+  changed_by: string;
+}
+
+const toOperator = (r: OperatorRow): Operator => ({
+  login: r.login,
+  role: r.role,
+  displayName: r.display_name,
+  disabledAt: r.disabled_at ? r.disabled_at.getTime() : null,
+  createdAt: r.created_at.getTime(),
+  createdBy: r.created_by,
+  changedAt: r.changed_at.getTime(),
+  changedBy: r.changed_by,
+});
+
+export async function listOperators(pool: pg.Pool): Promise<Operator[]> {
+  try {
+    const r = await pool.query<OperatorRow>('SELECT * FROM team.operators ORDER BY login');
+    return r.rows.map(toOperator);
+  } catch (e) {
+    throw translatePgError(e, 'list operators', poolLogin(pool));
+  }
+}
+
+/** The signed-in operator (null for a login that is not a team operator, e.g. the schema owner). */
+export async function currentOperator(pool: pg.Pool): Promise<Operator | null> {
+  try {
+    const r = await pool.query<OperatorRow>('SELECT * FROM team.operators WHERE login = session_user');
+    return r.rows[0] ? toOperator(r.rows[0]) : null;
+  } catch (e) {
+    throw translatePgError(e, 'read the signed-in operator', poolLogin(pool));
+  }
+}

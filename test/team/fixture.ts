@@ -1,0 +1,74 @@
+// A migrated team database for one test file, with a signed-in pool per operator. Logins are
+// cluster-wide while each test file has its own database, so every login gets this file's suffix.
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { migrate } from '../../main/team/migrate.js';
+import { addOperator, type TeamRole } from '../../main/team/operators.js';
+import { openTeamPool } from '../../main/team/pool.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+
+export interface TeamFixture {
+  db: TestDatabase;
+  /** The superuser on this database: set-up, and checks against the database itself. */
+  owner: pg.Pool;
+  /** Adds an operator (as the owner) and returns their login. */
+  addOperator(role: TeamRole, name?: string): Promise<string>;
+  password(login: string): string;
+  /** A pool signed in as `login` (closed by close()). */
+  signIn(login: string, password?: string): pg.Pool;
+  close(): Promise<void>;
+}
+
+export async function teamFixture(): Promise<TeamFixture> {
+  const db = await createTestDatabase();
+  const suffix = crypto.randomBytes(3).toString('hex');
+  const pools: pg.Pool[] = [];
+  const passwords = new Map<string, string>();
+  const owner = openTeamPool(db.adminUrl);
+  pools.push(owner);
+  await migrate(owner);
+  let n = 0;
+  const fixture: TeamFixture = {
+    db,
+    owner,
+    async addOperator(role, name = role) {
+      const login = `${name}_${suffix}_${++n}`;
+      const password = `pw-${crypto.randomBytes(12).toString('hex')}`;
+      await addOperator(owner, { login, role, password, displayName: `${name} ${n}` });
+      passwords.set(login, password);
+      return login;
+    },
+    password: (login) => passwords.get(login)!,
+    signIn(login, password = passwords.get(login)!) {
+      const p = openTeamPool(db.urlFor(login, password));
+      pools.push(p);
+      return p;
+    },
+    async close() {
+      await Promise.all(pools.map((p) => p.end().catch(() => undefined)));
+      await db.drop();
+    },
+  };
+  return fixture;
+}
+
+let keys = 0;
+/** A charge-side event with a fresh key (override what a test is about). */
+export function event(
+  over: Partial<import('../../main/team/events.js').NewTeamEvent> = {},
+): import('../../main/team/events.js').NewTeamEvent {
+  keys++;
+  return {
+    eventKey: `test:${process.pid}:${keys}`,
+    merchantReference: `REF-${keys}`,
+    source: 'initiate',
+    kind: 'initialize_accepted',
+    status: 'PENDING',
+    amountMinor: 150_000,
+    currency: 'NGN',
+    signature: 'not_applicable',
+    payload: null,
+    occurredAt: Date.UTC(2026, 10, 23, 9, 0, 0) + keys,
+    ...over,
+  };
+}
