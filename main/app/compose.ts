@@ -39,6 +39,7 @@ import { createEmitter, type DeskEmitter } from './events.js';
 import { appVersion } from './paths.js';
 import type { Core, EmbeddedSandbox, ShellKind } from './core.js';
 import { AppError } from './errors.js';
+import { createAppLock, type Unlocker } from '../lock/index.js';
 
 export interface ComposeOptions {
   dataDir: string;
@@ -62,6 +63,8 @@ export interface ComposeOptions {
    * work) and the connection is set up; the status says 'starting' until then. core.ready() settles when done.
    */
   background?: boolean;
+  /** The idle lock's unlocker (tests; the team profile) and check period (0: tests call check()). */
+  lock?: { unlocker?: () => Unlocker; checkEveryMs?: number };
 }
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
@@ -162,6 +165,9 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     logger.warn({ err: e }, 'cannot watch the active profile; a profile chosen with connect applies when the app starts again');
   }
 
+  const lock = createAppLock({ clock, idleLockMinutes: () => loadSettings(ws.db).idleLockMinutes, events, logger, ...opts.lock });
+  closers.unshift(() => lock.close());
+
   let closed: Promise<void> | null = null;
   const core: Core = {
     version: appVersion(),
@@ -196,6 +202,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     events,
     embedded: () => ws.embedded(),
     callbackReceiverUrl: () => ws.callbackReceiverUrl(),
+    lock,
     onClose: (fn) => void closers.push(fn),
     close: () =>
       (closed ??= (async () => {

@@ -11,6 +11,7 @@ import type { Profile, Settings, SettingsPatch } from '../settings/index.js';
 import type { Poller } from '../poller/index.js';
 import type { DeskEmitter } from './events.js';
 import type { AppStatus } from '../ipc/contract/app.js';
+import type { IdleLock } from '../lock/index.js';
 
 /** A native open dialog: the chosen file, or null when the person cancelled. */
 export type OpenPathChooser = (o: { title: string; filters: { name: string; extensions: string[] }[] }) => Promise<string | null>;
@@ -88,6 +89,8 @@ export interface Core {
   embedded(): EmbeddedSandbox | null;
   /** Where the local callback receiver listens, when it runs. */
   callbackReceiverUrl(): string | null;
+  /** Locks the app after the idle time; the shells pass it to createDispatcher as the IPC gate. */
+  readonly lock: IdleLock;
   /** Runs on close(), last registered first. */
   onClose(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
