@@ -41,6 +41,18 @@ async function call(page: Page, channel: string, request: unknown = {}): Promise
   );
 }
 
+/** The hosted page in the shell's payment window (another browser context of the same Chromium). */
+async function paymentWindow(a: RunningApp): Promise<Page> {
+  const prefix = `${a.ready.sandbox_url}/pay/`;
+  const find = () =>
+    a.browser
+      .contexts()
+      .flatMap((c) => c.pages())
+      .find((p) => p.url().startsWith(prefix) && !p.isClosed());
+  await expect.poll(() => find() !== undefined, { timeout: 20_000 }).toBe(true);
+  return find()!;
+}
+
 const LOCKED = { name: 'Merchant Desk is locked', level: 1 } as const;
 
 test('locks after the idle time, refuses every call but unlocking, and unlocks with the passphrase', async () => {
@@ -106,4 +118,43 @@ test('locks after the idle time, refuses every call but unlocking, and unlocks w
   await expect(page.getByRole('heading', { level: 1, name: 'Balances' })).toBeVisible();
   // The screen read again after unlock (its calls were refused while locked): balances are shown.
   await expect(page.getByRole('heading', { level: 1, name: 'Balances' })).toBeFocused();
+});
+
+test('a payment in progress when the app locks finishes in main, and its result shows after unlock', async () => {
+  app = await startApp({
+    env: { NODE_ENV: 'test', MERCHANT_DESK_KEYCHAIN_SERVICE: `merchant-desk-e2e-lock-${process.pid}-${Date.now()}` },
+  });
+  const { page } = app;
+  expect(await call(page, 'lock.setPassphrase', { passphrase: 'lock e2e passphrase' })).toBe('ok');
+  await page.keyboard.press('Control+Shift+3');
+  await expect(page.getByRole('heading', { level: 1, name: 'Take payment' })).toBeFocused();
+  await expect(page.getByTestId('card-limits')).toBeVisible();
+  const form = page.getByRole('form', { name: 'Take payment' });
+  await form.getByLabel('Amount').fill('15000');
+  await form.getByLabel('Description').fill('Phone order 2042');
+  await form.getByLabel('Card number').fill('4242 4242 4242 4242');
+  await form.getByLabel('Expiry month').fill('12');
+  await form.getByLabel('Expiry year').fill(String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0'));
+  await form.getByLabel('CVV').fill('918');
+  await form.getByLabel('Cardholder first name').fill('Jane');
+  await form.getByLabel('Cardholder last name').fill('Doe');
+  await form.getByRole('button', { name: /^Charge/ }).click();
+  const outcome = page.getByTestId('payment-outcome');
+  await expect(outcome.getByRole('heading', { name: "Waiting for the customer's payment" })).toBeVisible();
+
+  // The support agent steps away (Lock now); the customer pays on the hosted page meanwhile.
+  await page.keyboard.press('Control+Shift+L');
+  await expect(page.getByRole('heading', LOCKED)).toBeVisible();
+  const pay = await paymentWindow(app);
+  await pay.getByRole('button', { name: /^Pay / }).click();
+  // Main captures the redirect and closes the payment window while the app stays locked.
+  await expect.poll(() => pay.isClosed(), { timeout: 20_000 }).toBe(true);
+  await expect(page.getByRole('heading', LOCKED)).toBeVisible();
+  expect(await call(page, 'collections.list', { limit: 10 })).toBe('locked');
+
+  await page.getByLabel('Passphrase', { exact: true }).fill('lock e2e passphrase');
+  await page.getByRole('button', { name: 'Unlock' }).click();
+  await expect(outcome.getByRole('heading', { name: 'Approved' })).toBeVisible();
+  await expect(outcome).not.toHaveAttribute('data-in-flight', 'true');
+  await expect(page.getByRole('region', { name: 'Receipt' })).toContainText('UGX 15,000');
 });
