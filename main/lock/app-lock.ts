@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { DeskEmitter } from '../app/events.js';
 import { KeyringAppSecret } from '../secrets/index.js';
-import { createIdleLock, type IdleLock } from './idle-lock.js';
+import { createIdleLock, MAX_IDLE_MINUTES, type IdleLock } from './idle-lock.js';
 import { PassphraseUnlocker, type Unlocker } from './unlocker.js';
 
 /** The keychain account (app:<name>) holding the scrypt hash of the solo lock passphrase. */
@@ -25,7 +25,14 @@ export function createAppLock(o: AppLockOptions): IdleLock {
   const solo = new PassphraseUnlocker(new KeyringAppSecret(PASSPHRASE_SECRET));
   return createIdleLock({
     clock: o.clock,
-    idleMs: () => Math.round(o.idleLockMinutes() * 60_000),
+    idleMs: () => {
+      try {
+        return Math.round(o.idleLockMinutes() * 60_000);
+      } catch {
+        // The settings cannot be read (a database closing during a profile switch): the longest allowed.
+        return MAX_IDLE_MINUTES * 60_000;
+      }
+    },
     unlocker: o.unlocker ?? (() => solo),
     ...(o.checkEveryMs === undefined ? {} : { checkEveryMs: o.checkEveryMs }),
     onChange: ({ locked, reason }) => {
