@@ -165,7 +165,13 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     logger.warn({ err: e }, 'cannot watch the active profile; a profile chosen with connect applies when the app starts again');
   }
 
-  const lock = createAppLock({ clock, idleLockMinutes: () => loadSettings(ws.db).idleLockMinutes, events, logger, ...opts.lock });
+  const lock = createAppLock({
+    clock,
+    idleLockMinutes: () => loadSettings(ws.db).idleLockMinutes,
+    onChange: (locked) => events.emit('lock.changed', { locked }),
+    logger,
+    ...opts.lock,
+  });
   closers.unshift(() => lock.close());
 
   let closed: Promise<void> | null = null;

@@ -1,8 +1,7 @@
 // The app's idle lock as the composition root builds it: idle time from the active profile's setting,
-// the solo passphrase in the OS keychain, lock changes logged and pushed to the renderer.
+// the solo passphrase in the OS keychain, lock changes logged and handed on.
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { DeskEmitter } from '../app/events.js';
 import { KeyringAppSecret } from '../secrets/index.js';
 import { createIdleLock, MAX_IDLE_MINUTES, type IdleLock } from './idle-lock.js';
 import { PassphraseUnlocker, type Unlocker } from './unlocker.js';
@@ -14,7 +13,8 @@ export interface AppLockOptions {
   clock: Clock;
   /** The active profile's idle setting, in minutes. */
   idleLockMinutes: () => number;
-  events: DeskEmitter;
+  /** The app locked or unlocked (the composition root pushes it to the renderer). */
+  onChange: (locked: boolean) => void;
   logger: Pick<Logger, 'info'>;
   /** Default: the solo passphrase in the OS keychain. The team profile will pass its PostgreSQL sign-in. */
   unlocker?: () => Unlocker;
@@ -37,7 +37,7 @@ export function createAppLock(o: AppLockOptions): IdleLock {
     ...(o.checkEveryMs === undefined ? {} : { checkEveryMs: o.checkEveryMs }),
     onChange: ({ locked, reason }) => {
       o.logger.info({ reason }, locked ? 'app locked' : 'app unlocked');
-      o.events.emit('lock.changed', { locked });
+      o.onChange(locked);
     },
   });
 }
