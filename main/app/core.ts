@@ -30,6 +30,7 @@ import type { AppStatus } from './status.js';
 import { appVersion } from './paths.js';
 import { openWorkspace, type EmbeddedSandbox, type SandboxOptions, type Workspace } from './workspace.js';
 import { createProfileSwitcher } from './profile-switch.js';
+import { createAppLock, type IdleLock, type Unlocker } from '../lock/index.js';
 
 /** A native open dialog: the chosen file, or null when the person cancelled. */
 export type OpenPathChooser = (o: {
@@ -110,6 +111,8 @@ export interface Core {
   embedded(): EmbeddedSandbox | null;
   /** Where the local callback receiver listens, when it runs. */
   callbackReceiverUrl(): string | null;
+  /** Locks the app after the idle time; the shells pass it to createDispatcher as the IPC gate. */
+  readonly lock: IdleLock;
   /** Runs on close(), last registered first. */
   onClose(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
@@ -138,6 +141,8 @@ export interface ComposeOptions {
    * the window is gone). None in the CLI: a charge there is refused.
    */
   paymentWindow?: PaymentWindowOpener | (() => PaymentWindowOpener | null);
+  /** The idle lock's unlocker (tests; the team profile) and check period (0: tests call check()). */
+  lock?: { unlocker?: () => Unlocker; checkEveryMs?: number };
 }
 
 export async function composeCore(opts: ComposeOptions): Promise<Core> {
@@ -174,6 +179,16 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     replace: (next) => (ws = next),
   });
 
+  // The lock belongs to the app, not to a profile: it outlives a profile switch.
+  const lock = createAppLock({
+    clock,
+    idleLockMinutes: () => loadSettings(ws.db).idleLockMinutes,
+    onChange: (locked) => events.emit('lock.changed', { locked }),
+    logger,
+    ...opts.lock,
+  });
+  closers.unshift(() => lock.close());
+
   let closed: Promise<void> | null = null;
   const core: Core = {
     version: appVersion(),
@@ -207,6 +222,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     events,
     embedded: () => ws.embedded(),
     callbackReceiverUrl: () => ws.callbackReceiverUrl(),
+    lock,
     onClose: (fn) => void closers.push(fn),
     close: () =>
       (closed ??= (async () => {

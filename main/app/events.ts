@@ -23,6 +23,8 @@ export interface AppEvents {
   /** The connection state, profile or last poll changed. */
   'status.changed': AppStatus;
   /** Something the person at the desk should read. */
+  /** The idle lock engaged or was released. */
+  'lock.changed': { locked: boolean };
   notice: { level: 'info' | 'warning' | 'error'; message: string };
   /** An export in progress. */
   'reports.progress': ExportProgress & { exportId: string };

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { DeskError } from '../errors.js';
+import { DeskError } from '../errors.shared.js';
 
 // A CLI subcommand. Commands print results to stdout, messages to stderr, and return an exit code.
 export interface CliIo {

@@ -1,6 +1,6 @@
 // Errors of the payments back end that the user should see as they are: exposed, so the IPC
 // dispatcher passes kind/field/fields through (main/ipc/dispatch.ts). Messages never contain card data.
-import { DeskError } from '../errors.js';
+import { DeskError } from '../errors.shared.js';
 
 export class PaymentError extends DeskError {
   declare readonly kind: 'validation' | 'not_configured' | 'not_found' | 'conflict' | 'expired';

@@ -5,16 +5,20 @@ import type { Logger } from 'pino';
 import { channels, type ChannelName, type RequestOf, type ResponseOf } from './contract/index.js';
 import type { IpcError, IpcResult } from './contract/define.js';
 import type { CallContext, HandlerTable } from './handlers/types.js';
-import { DeskError } from '../errors.js';
+import { DeskError } from '../errors.shared.js';
+import type { IpcGate } from '../lock/gate.js';
 
 export type Dispatch = (channel: unknown, request: unknown, ctx?: CallContext) => Promise<IpcResult<unknown>>;
 
-export function createDispatcher(handlers: HandlerTable, logger?: Pick<Logger, 'error' | 'warn'>): Dispatch {
+/** `gate` (the idle lock) sees every call to a known channel first and may refuse it. */
+export function createDispatcher(handlers: HandlerTable, logger?: Pick<Logger, 'error' | 'warn'>, gate?: IpcGate): Dispatch {
   const known = channels as Record<string, { request: z.ZodType }>;
   return async (channel, request, ctx = {}) => {
     if (typeof channel !== 'string' || !Object.hasOwn(known, channel) || !Object.hasOwn(handlers, channel)) {
       return { ok: false, error: { kind: 'validation', message: `unknown channel "${String(channel).slice(0, 80)}"` } };
     }
+    const refused = gate?.admit(channel);
+    if (refused) return { ok: false, error: refused };
     const parsed = known[channel]!.request.safeParse(request ?? {});
     if (!parsed.success) return { ok: false, error: fromZod(parsed.error) };
     try {

@@ -14,6 +14,7 @@ const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) =
   'settings.changed': (p, send) => send('settings.changed', p),
   'profile.switched': (p, send) => send('app.profileChanged', p),
   'status.changed': (p, send) => send('app.status', p),
+  'lock.changed': (p, send) => send('lock.changed', p),
   notice: (p, send) => send('app.notice', p),
   'reports.progress': (p, send) => send('reports.progress', p),
   'reconcile.progress': (p, send) => send('reconcile.progress', p),

@@ -1,5 +1,5 @@
 // Errors the user can act on; IPC dispatch shows them as they are (expose + kind + field).
-import { DeskError } from '../errors.js';
+import { DeskError } from '../errors.shared.js';
 
 export class ReconcileError extends DeskError {
   declare readonly kind: 'validation' | 'not_found' | 'conflict' | 'cancelled';

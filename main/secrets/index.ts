@@ -1,1 +1,2 @@
 export * from './secret-store.js';
+export * from './app-secret.js';

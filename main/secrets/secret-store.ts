@@ -2,7 +2,7 @@
 // be tested with a MemorySecretStore. Names are scoped by profile: service "merchant-desk", account
 // "<profile>:<name>". Values are never logged and never part of an error message.
 import { AsyncEntry } from '@napi-rs/keyring';
-import { DeskError } from '../errors.js';
+import { DeskError } from '../errors.shared.js';
 
 export const SECRET_NAMES = ['public-key', 'secret-key', 'signing-key'] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];

@@ -1,7 +1,7 @@
 // The errors a caller of the service client can act on. Every failure of a service call is one of
 // these; `kind` is stable and safe to show, send over IPC, and store in a poll log. They belong to
 // the one error family of main (DeskError), exposed: their messages are written for the user.
-import { DeskError } from '../errors.js';
+import { DeskError } from '../errors.shared.js';
 
 export type ServiceErrorKind =
   | 'authentication'

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { openDatabase, type Db } from '../store/db.js';
 import { dataPaths } from './paths.js';
 import { PROFILES, readSettings, type Profile } from './settings.js';
-import { DeskError } from '../errors.js';
+import { DeskError } from '../errors.shared.js';
 
 /** The data folder or a profile's database cannot be used. Not exposed: the detail names local paths. */
 export class ProfileDatabaseError extends DeskError {

@@ -8,7 +8,7 @@ import { writeTransaction } from '../store/transaction.js';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { recordOperatorNameChange } from './audit.js';
-import { DeskError } from '../errors.js';
+import { DeskError } from '../errors.shared.js';
 
 export const PROFILES = ['embedded', 'sandbox', 'live'] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -63,6 +63,17 @@ export const pollIntervalsSchema = z.object({
   providersMs: ms(60_000, 7 * 86_400_000),
 });
 
+// At most 15 minutes (PCI DSS 8.2.8). Whole minutes, except under NODE_ENV=test where a fraction down
+// to one second lets an end-to-end test watch the app lock without waiting minutes.
+const idleLockMinutes = z
+  .number({ message: 'must be a number of minutes' })
+  .max(15, 'must be at most 15 minutes')
+  .pipe(
+    process.env.NODE_ENV === 'test'
+      ? z.number().min(1 / 60, 'must be at least 1 minute')
+      : z.number().int('must be a whole number of minutes').min(1, 'must be at least 1 minute'),
+  );
+
 /** One schema per top-level setting, so each is validated (and falls back) on its own. */
 export const settingSchemas = {
   profile: z.enum(PROFILES, { message: 'must be embedded, sandbox or live' }),
@@ -79,6 +90,8 @@ export const settingSchemas = {
   operatorName: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
   /** Absolute path of the imported service public key PEM (a copy inside the data folder), or null. */
   servicePublicKeyPath: z.string().min(1).nullable(),
+  /** Minutes without input before the app locks itself (main/lock). */
+  idleLockMinutes,
 } as const;
 
 export type SettingName = keyof typeof settingSchemas;
@@ -101,6 +114,7 @@ export interface SettingsPatch {
   stalePendingAfterMs?: number;
   operatorName?: string;
   servicePublicKeyPath?: string | null;
+  idleLockMinutes?: number;
 }
 
 export interface PollIntervals {
@@ -125,6 +139,7 @@ export function defaultSettings(): Settings {
     stalePendingAfterMs: 30 * 60_000,
     operatorName: user.slice(0, 64),
     servicePublicKeyPath: null,
+    idleLockMinutes: 15,
   };
 }
 

@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import type { Core } from '../app/core.js';
 import { rendererDir as defaultRendererDir } from '../app/paths.js';
 import { createDispatcher, type Dispatch } from '../ipc/dispatch.js';
+import { lockGate } from '../lock/index.js';
 import { buildHandlers } from '../ipc/handlers/index.js';
 import { pushToRenderer } from '../ipc/push.js';
 import type { PaymentWindowOpener } from '../collections/payment-window.js';
@@ -107,7 +108,7 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
   try {
     core.shell = 'chromium';
     let paymentWindow: PaymentWindowOpener | null = new ChromiumPaymentWindow({ browser, logger: core.logger, pages: new PaymentPages(core) });
-    const dispatch = createDispatcher(buildHandlers(core), core.logger);
+    const dispatch = createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock));
     const page = firstPage ?? (await context.newPage());
     // Independent of each other (none applies before the page navigates): one round trip, not three.
     await Promise.all([

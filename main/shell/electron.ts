@@ -24,6 +24,7 @@ import {
 import type { Core } from '../app/core.js';
 import { appRoot, rendererDir } from '../app/paths.js';
 import { createDispatcher } from '../ipc/dispatch.js';
+import { lockGate } from '../lock/index.js';
 import { buildHandlers } from '../ipc/handlers/index.js';
 import { pushToRenderer } from '../ipc/push.js';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../collections/payment-window.js';
@@ -155,7 +156,7 @@ export async function startElectronShell(core: Core, opts: { rendererDir?: strin
     if (isMainFrame) protectCardEntry(url);
   });
 
-  const dispatch = createDispatcher(buildHandlers(core), core.logger);
+  const dispatch = createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock));
   ipcMain.handle(INVOKE, (event: IpcMainInvokeEvent, channel: unknown, request: unknown) => {
     // Only the app's own top frame in our window may call main.
     const frame = event.senderFrame;

@@ -6,7 +6,7 @@ import { writeTransaction } from './transaction.js';
 import type { WalletBalance } from '../service/types.js';
 import { CURRENCY_CODE } from '../money/index.js';
 import { cacheState, insertPollRun, recordFailedRun, type CacheState, type PollError } from './poll-runs.js';
-import { DeskError } from '../errors.js';
+import { DeskError } from '../errors.shared.js';
 
 export interface BalanceRow {
   currency: string;

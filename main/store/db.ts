@@ -4,7 +4,7 @@ import path from 'node:path';
 import { migrations as allMigrations, type Migration } from './migrations/index.js';
 import { writeTransaction } from './transaction.js';
 import { ensurePrivateDir, ensurePrivateFile } from './private-files.js';
-import { DeskError } from '../errors.js';
+import { DeskError } from '../errors.shared.js';
 
 export type Db = Database.Database;
 

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { screens } from './screens/index.js';
 import { StatusBar } from './StatusBar.js';
 import { useDeskEvent } from './hooks.js';
+import { LockScreen, useLock } from './lock/index.js';
 
 function currentPath(): string {
   const p = window.location.hash.replace(/^#\/?/, '');
@@ -55,10 +56,16 @@ export function App() {
   const [workspace, setWorkspace] = useState(0);
   useDeskEvent('app.profileChanged', () => setWorkspace((n) => n + 1));
 
+  // Locked: only the lock screen shows. The app stays mounted behind it (display: none), so a payment in
+  // progress keeps its state and shows its result after unlock.
+  const lock = useLock();
+
   const active = screens.find((s) => s.path === path) ?? screens[0]!;
   const Active = active.component;
   return (
-    <div className="app">
+    <>
+    {lock.locked && <LockScreen status={lock.status} onUnlocked={lock.setStatus} />}
+    <div className="app" style={lock.locked ? { display: 'none' } : undefined}>
       <nav className="nav" aria-label="Main">
         <div className="brand">Merchant Desk</div>
         <ul>
@@ -90,5 +97,6 @@ export function App() {
       </main>
       <StatusBar />
     </div>
+    </>
   );
 }

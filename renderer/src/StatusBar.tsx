@@ -2,6 +2,7 @@ import { useDeskEvent, useDeskQuery } from './hooks.js';
 import { AsOf } from './ui/index.js';
 import { useState } from 'react';
 import type { AppStatus } from '../../main/ipc/contract/app.js';
+import { LockNowButton } from './lock/index.js';
 
 const CONNECTION_TEXT: Record<AppStatus['connection'], string> = {
   starting: 'Connecting…',
@@ -40,6 +41,7 @@ export function StatusBar() {
           {s.keychain === 'unavailable' && <span className="warn-text">Keychain unavailable</span>}
         </>
       )}
+      <LockNowButton />
     </footer>
   );
 }

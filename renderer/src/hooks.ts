@@ -65,7 +65,19 @@ export function useDeskQuery<K extends ChannelName>(
     return () => offs.forEach((off) => off());
   }, [events, reload, enabled]);
 
+  useRefetchAfterUnlock(reload, enabled);
+
   return { data, error, loading: busy && data === undefined, busy, reload };
+}
+
+/** Reads again once the app is unlocked: calls made while it was locked (after a push) were refused. */
+function useRefetchAfterUnlock(reload: () => unknown, enabled = true): void {
+  useEffect(() => {
+    if (!enabled) return;
+    return on('lock.changed', (e) => {
+      if (!e.locked) void reload();
+    });
+  }, [reload, enabled]);
 }
 
 /** A call that changes something (a form submit, a refresh button). */
@@ -170,6 +182,7 @@ export function usePagedQuery<K extends ChannelName, Row>(
   }, [load, pageSize]);
 
   const refresh = useCallback(() => void load(0, Math.min(1000, Math.max(pageSize, loaded.current)), true), [load, pageSize]);
+  useRefetchAfterUnlock(refresh);
   const more = useCallback(() => {
     if (busy || total === undefined || loaded.current >= total) return;
     void load(loaded.current, pageSize, false);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toIpcError } from '../../main/ipc/dispatch.js';
-import { DeskError } from '../../main/errors.js';
+import { DeskError } from '../../main/errors.shared.js';
 import { AppError } from '../../main/app/errors.js';
 import { PaymentError, fieldErrors } from '../../main/collections/errors.js';
 import { ReconcileError } from '../../main/reconcile/errors.js';

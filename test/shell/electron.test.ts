@@ -9,6 +9,9 @@ import { silentLogger } from '../../main/log/index.js';
 import { createEventBus } from '../../main/app/events.js';
 import type { PaymentWindowOpener } from '../../main/collections/payment-window.js';
 import type { Core } from '../../main/app/core.js';
+import { createIdleLock, PassphraseUnlocker } from '../../main/lock/index.js';
+import { MemoryAppSecret } from '../../main/secrets/index.js';
+import { systemClock } from '../../main/clock.js';
 
 // Electron's handler and option types are what the shell checks against; the fakes take anything.
 type Handler = (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -163,6 +166,7 @@ const core = {
   shell: 'none',
   chooseSavePath: null,
   onClose: () => {},
+  lock: createIdleLock({ clock: systemClock, idleMs: () => 15 * 60_000, unlocker: () => new PassphraseUnlocker(new MemoryAppSecret()), checkEveryMs: 0 }),
 } as unknown as Core;
 
 let win: Win;

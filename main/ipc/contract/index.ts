@@ -8,6 +8,7 @@ import { settingsChannels, settingsEvents } from './settings.js';
 import { collectionsChannels, type collectionsEvents } from './collections.js';
 import { reconcileChannels, type reconcileEvents } from './reconcile.js';
 import { reportsChannels, type reportsEvents } from './reports.js';
+import { lockChannels, type lockEvents } from './lock.js';
 
 export const channels = {
   ...appChannels,
@@ -17,10 +18,11 @@ export const channels = {
   ...collectionsChannels,
   ...reconcileChannels,
   ...reportsChannels,
+  ...lockChannels,
 } as const;
 
 /** Push events from main to the renderer: name -> payload type. */
-export type DeskEvents = appEvents & balancesEvents & optionsEvents & settingsEvents & collectionsEvents & reconcileEvents & reportsEvents;
+export type DeskEvents = appEvents & balancesEvents & optionsEvents & settingsEvents & collectionsEvents & reconcileEvents & reportsEvents & lockEvents;
 
 export type Channels = typeof channels;
 export type ChannelName = keyof Channels;

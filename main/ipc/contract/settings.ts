@@ -17,6 +17,8 @@ export interface SettingsView {
   pollIntervals: { balancesMs: number; providersMs: number };
   staleAfterMs: number;
   operatorName: string;
+  /** Minutes without input before the app locks itself (at most 15). */
+  idleLockMinutes: number;
   /** Changes of the operator name recorded by main, newest first (`at`: ISO time). */
   operatorNameChanges: { from: string | null; to: string; at: string }[];
   keys: {
@@ -60,6 +62,7 @@ export const settingsPatchSchema = z
       .partial(),
     staleAfterMs: z.number().int('must be a whole number'),
     operatorName: z.string().max(200),
+    idleLockMinutes: z.number({ message: 'must be a number of minutes' }),
   })
   .partial()
   .strict();

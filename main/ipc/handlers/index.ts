@@ -11,6 +11,7 @@ import { settingsHandlers } from './settings.js';
 import { collectionsHandlers } from './collections.js';
 import { reconcileHandlers } from './reconcile.js';
 import { reportsHandlers } from './reports.js';
+import { lockHandlers } from './lock.js';
 
 export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable {
   const table: HandlersFor<Channels> = {
@@ -21,6 +22,7 @@ export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable 
     ...collectionsHandlers(core),
     ...reconcileHandlers(core),
     ...reportsHandlers(core),
+    ...lockHandlers(core),
   };
   return table as HandlersFor<Channels> & HandlerTable;
 }

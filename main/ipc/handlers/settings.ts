@@ -47,6 +47,7 @@ export async function settingsView(core: Core): Promise<SettingsView> {
     pollIntervals: { ...s.pollIntervals },
     staleAfterMs: s.staleAfterMs,
     operatorName: s.operatorName,
+    idleLockMinutes: s.idleLockMinutes,
     operatorNameChanges: operatorNameChanges(core.db).map((c) => ({ ...c, at: new Date(c.at).toISOString() })),
     keys: {
       publicKey: keys.publicKey,

@@ -1,4 +1,4 @@
-// The one error family of main. Every capability's error class is a thin subclass of DeskError, so
+// The one error family of main (shared: it imports nothing, so money rules the renderer bundles may use it). Every capability's error class is a thin subclass of DeskError, so
 // that one mapper (main/ipc/dispatch.ts toIpcError) turns any of them into what the renderer sees,
 // without knowing each class. This module imports nothing, so every layer (money, store, service,
 // settings, collections, app) may import it without an arrow pointing back up.

@@ -1,0 +1,36 @@
+// The idle lock. While the app is locked main refuses every channel with kind 'locked' except
+// lock.status, lock.unlock and (until a passphrase exists) lock.setPassphrase.
+import { z } from 'zod';
+import { channel, noRequest } from './define.js';
+
+export interface LockStatus {
+  locked: boolean;
+  /** What unlocks: the local passphrase (solo profiles) or the operator's own password (team). */
+  method: 'passphrase' | 'password';
+  /** True until the local passphrase is chosen (first use): the lock screen asks for a new one. */
+  needsSetup: boolean;
+  /** Idle time before the app locks itself. */
+  idleLockMs: number;
+  /** Why the passphrase cannot be read or stored (e.g. the keychain is unavailable), or null. */
+  problem: string | null;
+}
+
+const secret = z.string().min(1, 'is empty').max(1024, 'is too long');
+
+export const lockChannels = {
+  'lock.status': channel<typeof noRequest, LockStatus>(noRequest),
+  /** A wrong secret answers kind 'wrong_passphrase' with field 'secret'. */
+  'lock.unlock': channel<z.ZodObject<{ secret: typeof secret }>, LockStatus>(z.object({ secret })),
+  /** First use only: chooses the local passphrase (kept as a scrypt hash in the keychain) and unlocks. */
+  'lock.setPassphrase': channel<z.ZodObject<{ passphrase: typeof secret }>, LockStatus>(
+    z.object({ passphrase: secret }),
+  ),
+  'lock.lockNow': channel<typeof noRequest, LockStatus>(noRequest),
+  /** The renderer saw input (keys, pointer, wheel); sent at most every 30 s. */
+  'lock.activity': channel<typeof noRequest, null>(noRequest),
+};
+
+export type lockEvents = {
+  /** The app locked or unlocked: the renderer shows only the lock screen, or refetches what it shows. */
+  'lock.changed': { locked: boolean };
+};

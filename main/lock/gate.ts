@@ -1,0 +1,53 @@
+// The one check dispatch makes before any handler runs. While locked, only the lock's own channels
+// answer; everything else gets kind 'locked'. While unlocked, a call from the window counts as
+// activity, except the reads a screen repeats by itself when main pushes an update (balances after
+// each poll, lists after a callback): counting those would keep an unattended app open forever.
+import type { ChannelName, IpcError } from '../ipc/contract/index.js';
+import type { IdleLock } from './idle-lock.js';
+import { LOCKED_MESSAGE } from './errors.js';
+
+export interface IpcGate {
+  /** null lets the call through; an IpcError refuses it. */
+  admit(channel: string): IpcError | null;
+}
+
+const OPEN_WHILE_LOCKED: ReadonlySet<ChannelName> = new Set<ChannelName>([
+  'lock.status',
+  'lock.unlock',
+  'lock.setPassphrase',
+]);
+
+/** Reads that screens make on their own after a push (useDeskQuery refreshOn, status bar): not activity. */
+export const PASSIVE_READS: ReadonlySet<ChannelName> = new Set<ChannelName>([
+  'lock.status',
+  'app.status',
+  'app.info',
+  'balances.latest',
+  'balances.history',
+  'options.list',
+  'payments.options',
+  'collections.list',
+  'collections.get',
+  'reconcile.summary',
+  'reconcile.exceptions',
+  'reconcile.currencies',
+  'reconcile.orphans',
+  'reconcile.detail',
+  'reconcile.audit',
+  'reconcile.balanceMovement',
+  'reconcile.securityLog',
+  'settings.get',
+]);
+
+export function lockGate(lock: IdleLock): IpcGate {
+  return {
+    admit(channel) {
+      // check() first: a call arriving after the idle time is refused, not counted as activity.
+      if (lock.check()) {
+        return OPEN_WHILE_LOCKED.has(channel as ChannelName) ? null : { kind: 'locked', message: LOCKED_MESSAGE };
+      }
+      if (!PASSIVE_READS.has(channel as ChannelName)) lock.activity();
+      return null;
+    },
+  };
+}

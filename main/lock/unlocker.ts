@@ -1,0 +1,52 @@
+// Who may unlock a locked app. Solo profiles check a local passphrase chosen on first use and kept only
+// as a scrypt hash in the OS keychain; the team profile will implement the same interface by signing in
+// to PostgreSQL with the operator's own password, so the lock itself never knows which it is.
+import type { AppSecret } from '../secrets/index.js';
+import { hashPassphrase, verifyPassphrase, type ScryptParams } from './passphrase-hash.js';
+import { LockError } from './errors.js';
+
+export interface Unlocker {
+  /** What the lock screen asks for: the local passphrase (solo profiles) or the operator's password (team). */
+  readonly method: 'passphrase' | 'password';
+  /** True while no secret has been chosen yet (solo, first use); a team sign-in never needs one. */
+  needsSetup(): Promise<boolean>;
+  /** Chooses the secret on first use; refuses when one is already set. */
+  setUp(secret: string): Promise<void>;
+  /** Whether `secret` is right. Throws only when the check cannot run (keychain or database unreachable). */
+  verify(secret: string): Promise<boolean>;
+}
+
+export const MIN_PASSPHRASE = 8;
+export const MAX_PASSPHRASE = 1024;
+
+/** The solo profiles' unlocker: a passphrase whose scrypt hash (never the passphrase) is in `store`. */
+export class PassphraseUnlocker implements Unlocker {
+  readonly method = 'passphrase' as const;
+  constructor(
+    private readonly store: AppSecret,
+    private readonly params?: ScryptParams,
+  ) {}
+
+  async needsSetup(): Promise<boolean> {
+    return (await this.store.get()) === null;
+  }
+
+  async setUp(secret: string): Promise<void> {
+    if (typeof secret !== 'string' || secret.length < MIN_PASSPHRASE) {
+      throw new LockError('validation', `passphrase must be at least ${MIN_PASSPHRASE} characters`, 'passphrase');
+    }
+    if (secret.length > MAX_PASSPHRASE) {
+      throw new LockError('validation', `passphrase must be at most ${MAX_PASSPHRASE} characters`, 'passphrase');
+    }
+    if (!(await this.needsSetup())) {
+      throw new LockError('conflict', 'A lock passphrase is already set; unlock with it.', 'passphrase');
+    }
+    await this.store.set(await hashPassphrase(secret, this.params));
+  }
+
+  async verify(secret: string): Promise<boolean> {
+    const stored = await this.store.get();
+    if (stored === null) return false;
+    return await verifyPassphrase(secret, stored);
+  }
+}
