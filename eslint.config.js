@@ -40,7 +40,12 @@ export default tseslint.config(
     // Only the Electron shell may import electron (DESIGN.md: Shape).
     files: ['main/**/*.ts', 'sandbox/**/*.ts', 'renderer/**/*.{ts,tsx}'],
     ignores: ['main/shell/electron*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'only main/shell/electron*.ts imports electron' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'electron', message: 'only main/shell/electron*.ts imports electron' }] },
+      ],
+    },
   },
   {
     // A plain db.transaction() is deferred: a write in it fails at once with "database is locked" when
@@ -52,11 +57,14 @@ export default tseslint.config(
         'error',
         {
           selector: "CallExpression[callee.property.name='transaction']",
-          message: 'use writeTransaction(db, fn) (BEGIN IMMEDIATE) or readTransaction(db, fn) from main/store/transaction.ts',
+          message:
+            'use writeTransaction(db, fn) (BEGIN IMMEDIATE) or readTransaction(db, fn) from main/store/transaction.ts',
         },
         {
-          selector: "CallExpression[callee.property.name='exec'] > Literal[value=/^\\s*BEGIN(\\s+DEFERRED)?(\\s+TRANSACTION)?\\s*;?\\s*$/i]",
-          message: 'a deferred BEGIN does not wait for another writer: use writeTransaction(db, fn) from main/store/transaction.ts',
+          selector:
+            "CallExpression[callee.property.name='exec'] > Literal[value=/^\\s*BEGIN(\\s+DEFERRED)?(\\s+TRANSACTION)?\\s*;?\\s*$/i]",
+          message:
+            'a deferred BEGIN does not wait for another writer: use writeTransaction(db, fn) from main/store/transaction.ts',
         },
       ],
     },

@@ -67,8 +67,13 @@ export class CallbackDispatcher {
     );
     for (let i = 0; i < copies; i++) {
       const id = Number(
-        ins.run(body.payload.merchant_reference, body.event, body.payload.transaction_status, JSON.stringify(body), held)
-          .lastInsertRowid,
+        ins.run(
+          body.payload.merchant_reference,
+          body.event,
+          body.payload.transaction_status,
+          JSON.stringify(body),
+          held,
+        ).lastInsertRowid,
       );
       if (!held) this.schedule(id, this.mode === 'delay' ? this.delayMs : 0);
     }
@@ -84,9 +89,10 @@ export class CallbackDispatcher {
   }
 
   pendingCount(): { pending: number; held: number } {
-    const r = this.db
-      .prepare('SELECT COUNT(*) AS pending, COALESCE(SUM(held), 0) AS held FROM outbox')
-      .get() as { pending: number; held: number };
+    const r = this.db.prepare('SELECT COUNT(*) AS pending, COALESCE(SUM(held), 0) AS held FROM outbox').get() as {
+      pending: number;
+      held: number;
+    };
     return r;
   }
 

@@ -87,15 +87,13 @@ export class Collections {
 
   byReference(ref: string): Collection | undefined {
     const row = this.db.prepare('SELECT data FROM collections WHERE merchant_reference = ?').get(ref) as
-      | { data: string }
-      | undefined;
+      { data: string } | undefined;
     return row ? (JSON.parse(row.data) as Collection) : undefined;
   }
 
   byToken(token: string): Collection | undefined {
     const row = this.db.prepare('SELECT data FROM collections WHERE token = ?').get(token) as
-      | { data: string }
-      | undefined;
+      { data: string } | undefined;
     return row ? (JSON.parse(row.data) as Collection) : undefined;
   }
 
@@ -160,7 +158,16 @@ export class Collections {
           `INSERT INTO collections (merchant_reference, internal_reference, token, status, currency, amount, created_at, expires_at, data)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}')`,
         )
-        .run(c.merchant_reference, c.internal_reference, c.token, c.status, c.currency, c.amount, c.created_at, c.expires_at);
+        .run(
+          c.merchant_reference,
+          c.internal_reference,
+          c.token,
+          c.status,
+          c.currency,
+          c.amount,
+          c.created_at,
+          c.expires_at,
+        );
       c.id = Number(r.lastInsertRowid);
       this.save(c, null, null);
     })();
@@ -246,13 +253,19 @@ export class Collections {
     const now = this.clock.now();
     const refs = (sql: string) =>
       (this.db.prepare(sql).all(now) as { merchant_reference: string }[]).map((r) => r.merchant_reference);
-    for (const ref of refs(`SELECT merchant_reference FROM collections WHERE status = 'PENDING' AND expires_at <= ? ORDER BY id`)) {
+    for (const ref of refs(
+      `SELECT merchant_reference FROM collections WHERE status = 'PENDING' AND expires_at <= ? ORDER BY id`,
+    )) {
       this.finish(ref, { status: 'CANCELLED', message: 'Payment page expired' }, 'expiry');
     }
-    for (const ref of refs('SELECT merchant_reference FROM collections WHERE clear_at IS NOT NULL AND clear_at <= ? ORDER BY clear_at')) {
+    for (const ref of refs(
+      'SELECT merchant_reference FROM collections WHERE clear_at IS NOT NULL AND clear_at <= ? ORDER BY clear_at',
+    )) {
       this.clear(ref);
     }
-    for (const ref of refs('SELECT merchant_reference FROM collections WHERE flip_at IS NOT NULL AND flip_at <= ? ORDER BY flip_at')) {
+    for (const ref of refs(
+      'SELECT merchant_reference FROM collections WHERE flip_at IS NOT NULL AND flip_at <= ? ORDER BY flip_at',
+    )) {
       try {
         this.flip(ref, 'FAILED', 'final_status_change');
       } catch (e) {
@@ -347,7 +360,11 @@ export class Collections {
   private reverse(c: Collection): void {
     if (!c.credited) return;
     const { uncleared, reserve, cleared } = c.credited;
-    moveCollectionWallet(this.db, c.currency, cleared ? { available: -uncleared, reserve: -reserve } : { uncleared: -uncleared, reserve: -reserve });
+    moveCollectionWallet(
+      this.db,
+      c.currency,
+      cleared ? { available: -uncleared, reserve: -reserve } : { uncleared: -uncleared, reserve: -reserve },
+    );
     c.credited = null;
   }
 
@@ -355,10 +372,15 @@ export class Collections {
     this.db.transaction(() => {
       const c = this.mustGet(ref);
       if (c.credited && !c.credited.cleared) {
-        moveCollectionWallet(this.db, c.currency, { available: c.credited.uncleared, uncleared: -c.credited.uncleared });
+        moveCollectionWallet(this.db, c.currency, {
+          available: c.credited.uncleared,
+          uncleared: -c.credited.uncleared,
+        });
         c.credited.cleared = true;
       }
-      const row = this.db.prepare('SELECT flip_at FROM collections WHERE id = ?').get(c.id) as { flip_at: number | null };
+      const row = this.db.prepare('SELECT flip_at FROM collections WHERE id = ?').get(c.id) as {
+        flip_at: number | null;
+      };
       this.save(c, null, row.flip_at);
     })();
   }

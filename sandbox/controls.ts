@@ -39,7 +39,8 @@ export class Controls implements SandboxControls {
   }
 
   config(cfg: { callback_url?: string | null; rate_limit_per_s?: number }): SandboxStateView {
-    if (typeof cfg !== 'object' || cfg === null) throw new ApiError(400, 'send a JSON object, e.g. {"callback_url": "http://127.0.0.1:9000/cb"}');
+    if (typeof cfg !== 'object' || cfg === null)
+      throw new ApiError(400, 'send a JSON object, e.g. {"callback_url": "http://127.0.0.1:9000/cb"}');
     if (cfg.callback_url !== undefined) {
       if (cfg.callback_url !== null) {
         let u: URL | undefined;
@@ -57,7 +58,9 @@ export class Controls implements SandboxControls {
     }
     if (cfg.rate_limit_per_s !== undefined) {
       if (!Number.isInteger(cfg.rate_limit_per_s) || cfg.rate_limit_per_s < 0) {
-        throw new ApiError(422, 'rate_limit_per_s must be a whole number (0 = no limit)', { field: 'rate_limit_per_s' });
+        throw new ApiError(422, 'rate_limit_per_s must be a whole number (0 = no limit)', {
+          field: 'rate_limit_per_s',
+        });
       }
       this.core.rateLimitPerSecond = cfg.rate_limit_per_s;
     }
@@ -74,7 +77,8 @@ export class Controls implements SandboxControls {
   }
 
   addFault(f: FaultSpec): ActiveFault {
-    if (typeof f !== 'object' || f === null) throw new ApiError(400, 'send a JSON object, e.g. {"route": "balances", "kind": "500"}');
+    if (typeof f !== 'object' || f === null)
+      throw new ApiError(400, 'send a JSON object, e.g. {"route": "balances", "kind": "500"}');
     return this.core.faults.add(f);
   }
 
@@ -103,7 +107,9 @@ export class Controls implements SandboxControls {
     }
     const c = this.core.collections.mustGet(merchantReference);
     if (c.status === 'PENDING') {
-      throw new ApiError(409, `collection ${c.merchant_reference} is still PENDING: no callback yet`, { field: 'merchant_reference' });
+      throw new ApiError(409, `collection ${c.merchant_reference} is still PENDING: no callback yet`, {
+        field: 'merchant_reference',
+      });
     }
     this.core.callbacks.enqueue(this.core.collections.callbackBody(c));
   }

@@ -35,7 +35,16 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const ref: { core?: SandboxCore } = {};
     const callbacks = new CallbackDispatcher(db, signer, clock, () => ref.core?.callbackUrl ?? null, timeScale);
     const collections = new Collections(db, clock, signer, callbacks);
-    const core = new SandboxCore(db, clock, merchant, serviceKeys, signer, callbacks, collections, opts.rateLimitPerSecond ?? 0);
+    const core = new SandboxCore(
+      db,
+      clock,
+      merchant,
+      serviceKeys,
+      signer,
+      callbacks,
+      collections,
+      opts.rateLimitPerSecond ?? 0,
+    );
     ref.core = core;
     if (opts.callbackUrl !== undefined) core.callbackUrl = opts.callbackUrl;
 

@@ -23,7 +23,8 @@ export async function loadOrCreateServiceKeys(stateDir: string): Promise<Service
   if (fs.existsSync(privPath)) {
     const privateKey = crypto.createPrivateKey(fs.readFileSync(privPath, 'utf8'));
     const publicKeyPem = crypto.createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
-    if (!fs.existsSync(pubPath) || fs.readFileSync(pubPath, 'utf8') !== publicKeyPem) writeFileAtomic(pubPath, publicKeyPem);
+    if (!fs.existsSync(pubPath) || fs.readFileSync(pubPath, 'utf8') !== publicKeyPem)
+      writeFileAtomic(pubPath, publicKeyPem);
     return { publicKeyPem, publicKeyPath: pubPath, privateKey };
   }
   const { publicKey, privateKey } = await generateKeyPair('rsa', { modulusLength: 4096 });

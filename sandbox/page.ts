@@ -5,7 +5,8 @@ import type { Collection } from './collections.js';
 const esc = (s: string): string =>
   s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
-export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'";
 
 const STYLE = `
 body{font-family:system-ui,sans-serif;background:#f4f5f7;margin:0;color:#1d2330}
@@ -63,7 +64,8 @@ ${c.card.scenario === 'challenge' && c.challenge ? '' : `<button type="submit" n
 }
 
 export function renderFinalPage(c: Collection, merchantName: string): string {
-  const word = c.status === 'COMPLETED' ? 'Payment completed' : c.status === 'FAILED' ? 'Payment failed' : 'Payment cancelled';
+  const word =
+    c.status === 'COMPLETED' ? 'Payment completed' : c.status === 'FAILED' ? 'Payment failed' : 'Payment cancelled';
   return shell(
     `${word} - ${merchantName}`,
     `<h1>${esc(word)}</h1>

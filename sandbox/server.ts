@@ -42,7 +42,12 @@ export function buildServer(core: SandboxCore): FastifyInstance {
     return sendEnvelope(reply, code, { code, status: 'error', message, data: null });
   });
   app.setNotFoundHandler((req, reply) =>
-    sendEnvelope(reply, 404, { code: 404, status: 'error', message: `no route ${req.method} ${req.url.split('?')[0]}`, data: null }),
+    sendEnvelope(reply, 404, {
+      code: 404,
+      status: 'error',
+      message: `no route ${req.method} ${req.url.split('?')[0]}`,
+      data: null,
+    }),
   );
 
   // ---- the service -------------------------------------------------------------------------
@@ -100,11 +105,15 @@ export function buildServer(core: SandboxCore): FastifyInstance {
         checkDuplicate: (ref) => {
           const existing = core.collections.byReference(ref);
           if (existing) {
-            throw new ApiError(422, `merchant_reference ${ref} is a duplicate: a collection with this reference already exists`, {
-              field: 'merchant_reference',
-              internal_reference: existing.internal_reference,
-              payment_url: paymentUrl(core.baseUrl, existing),
-            });
+            throw new ApiError(
+              422,
+              `merchant_reference ${ref} is a duplicate: a collection with this reference already exists`,
+              {
+                field: 'merchant_reference',
+                internal_reference: existing.internal_reference,
+                payment_url: paymentUrl(core.baseUrl, existing),
+              },
+            );
           }
         },
         privateKey: core.serviceKeys.privateKey,
@@ -146,9 +155,7 @@ export function buildServer(core: SandboxCore): FastifyInstance {
       const otp = typeof form.otp === 'string' ? form.otp.trim() : '';
       done = core.collections.finish(
         c.merchant_reference,
-        otp === '123456'
-          ? 'approve'
-          : { status: 'FAILED', message: 'Authentication failed: wrong one-time code' },
+        otp === '123456' ? 'approve' : { status: 'FAILED', message: 'Authentication failed: wrong one-time code' },
         'page',
       );
     } else if (action === 'pay' || action === 'verify') {
@@ -157,14 +164,27 @@ export function buildServer(core: SandboxCore): FastifyInstance {
         return sendHtml(
           reply,
           200,
-          renderPaymentPage(c, core.merchant.merchantName, self, 'Enter the one-time code your bank sent, then choose Verify.'),
+          renderPaymentPage(
+            c,
+            core.merchant.merchantName,
+            self,
+            'Enter the one-time code your bank sent, then choose Verify.',
+          ),
         );
       }
       done = core.collections.finish(c.merchant_reference, outcomeOf(c.card.scenario), 'page');
     } else {
-      return sendHtml(reply, 400, renderPaymentPage(c, core.merchant.merchantName, self, 'Choose Pay or Cancel payment.'));
+      return sendHtml(
+        reply,
+        400,
+        renderPaymentPage(c, core.merchant.merchantName, self, 'Choose Pay or Cancel payment.'),
+      );
     }
-    return reply.code(302).header('location', core.collections.redirectUrl(done)).header('cache-control', 'no-store').send();
+    return reply
+      .code(302)
+      .header('location', core.collections.redirectUrl(done))
+      .header('cache-control', 'no-store')
+      .send();
   });
 
   registerControlRoutes(app, core);
@@ -182,8 +202,17 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-export function sendEnvelope(reply: FastifyReply, status: number, body: Envelope, headers: Record<string, string> = {}) {
-  return reply.code(status).headers(headers).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+export function sendEnvelope(
+  reply: FastifyReply,
+  status: number,
+  body: Envelope,
+  headers: Record<string, string> = {},
+) {
+  return reply
+    .code(status)
+    .headers(headers)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify(body));
 }
 
 function sendHtml(reply: FastifyReply, status: number, html: string) {
@@ -224,7 +253,9 @@ async function service(
     case 'html':
       return reply.code(502).header('content-type', 'text/html').send(HTML_ERROR);
     case 'rate_limit':
-      return sendEnvelope(reply, 429, rateLimitedBody(fault.retry_after_s), { 'retry-after': String(fault.retry_after_s) });
+      return sendEnvelope(reply, 429, rateLimitedBody(fault.retry_after_s), {
+        'retry-after': String(fault.retry_after_s),
+      });
     case 'reset':
       reply.hijack();
       req.raw.socket.destroy();
@@ -238,7 +269,8 @@ async function service(
   try {
     const version = header(req, 'x-api-version');
     if (version === undefined || version.trim() === '') throw new ApiError(400, 'x-api-version header is required');
-    if (version.trim() !== '1') throw new ApiError(400, `x-api-version ${version} is not supported; send x-api-version: 1`);
+    if (version.trim() !== '1')
+      throw new ApiError(400, `x-api-version ${version} is not supported; send x-api-version: 1`);
     checkAuth(core, req, auth);
     const limited = core.rateLimit(header(req, 'public-key')!);
     if (limited) throw new ApiError(429, rateLimitedBody(limited).message, null, { 'retry-after': String(limited) });

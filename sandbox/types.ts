@@ -40,15 +40,7 @@ export interface SandboxInfo {
 
 export type FaultRoute = 'balances' | 'providers' | 'initialize' | '*';
 export type FaultKind =
-  | 'latency'
-  | '500'
-  | '503'
-  | 'html'
-  | 'truncated_json'
-  | 'wrong_types'
-  | 'rate_limit'
-  | 'drop_after_commit'
-  | 'reset';
+  'latency' | '500' | '503' | 'html' | 'truncated_json' | 'wrong_types' | 'rate_limit' | 'drop_after_commit' | 'reset';
 
 export interface FaultSpec {
   route: FaultRoute;

@@ -10,7 +10,12 @@ const electronPathFile = path.join(root, 'node_modules', 'electron', 'path.txt')
 const hasElectron =
   fs.existsSync(electronPathFile) &&
   fs.existsSync(path.join(root, 'node_modules', 'electron', 'dist', fs.readFileSync(electronPathFile, 'utf8').trim()));
-const chromiumCandidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+const chromiumCandidates = [
+  process.env.CHROMIUM_PATH,
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+];
 const hasChromium = chromiumCandidates.some((p) => p && fs.existsSync(p));
 
 if (hasElectron || hasChromium || process.platform !== 'linux') process.exit(0);
@@ -21,8 +26,12 @@ if (isRoot && hasApt) {
   console.error('Merchant Desk: no Electron binary and no Chromium here; installing chromium (apt-get)...');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const install = update.status === 0 && spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env });
+  const install =
+    update.status === 0 &&
+    spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env });
   if (install && install.status === 0) process.exit(0);
 }
-console.error('Merchant Desk needs a window: install Chromium (e.g. "sudo apt-get install chromium") or set CHROMIUM_PATH.');
+console.error(
+  'Merchant Desk needs a window: install Chromium (e.g. "sudo apt-get install chromium") or set CHROMIUM_PATH.',
+);
 process.exit(1);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm test: type-check, lint, unit and integration tests (vitest), end-to-end tests (Playwright on
+# npm test: type-check, lint, format check (prettier), unit and integration tests (vitest), end-to-end tests (Playwright on
 # Chromium). Installs the system programs it needs first where it can (scripts/ensure-system-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,8 +9,9 @@ npm run build --silent
 echo "== type-check (renderer, tests)"
 node scripts/tsc7.mjs -p tsconfig.renderer.json
 node scripts/tsc7.mjs -p tsconfig.test.json
-echo "== lint"
+echo "== lint and format"
 npx eslint --max-warnings 0 .
+npx prettier --check . --log-level warn
 echo "== unit and integration tests"
 bash scripts/with-keyring.sh npx vitest run
 echo "== end-to-end tests"

@@ -13,13 +13,15 @@ export function appRoot(): string {
     const pkg = path.join(dir, 'package.json');
     if (fs.existsSync(pkg)) {
       try {
-        if ((JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: string }).name === 'merchant-desk') return (root = dir);
+        if ((JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: string }).name === 'merchant-desk')
+          return (root = dir);
       } catch {
         /* keep looking */
       }
     }
     const up = path.dirname(dir);
-    if (up === dir) throw new Error('cannot find the merchant-desk package.json above ' + fileURLToPath(import.meta.url));
+    if (up === dir)
+      throw new Error('cannot find the merchant-desk package.json above ' + fileURLToPath(import.meta.url));
     dir = up;
   }
 }

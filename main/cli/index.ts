@@ -48,7 +48,9 @@ export async function runCli(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
   const name = args[0] && !args[0].startsWith('--') ? args.shift()! : 'start';
   const ctx: CliContext = { io, dataDir, env };
   if (name === 'help') {
-    io.stdout.write('usage: merchant-desk [--data-dir DIR] <command> [options]   (--data-dir may also follow the command)\n\ncommands:\n');
+    io.stdout.write(
+      'usage: merchant-desk [--data-dir DIR] <command> [options]   (--data-dir may also follow the command)\n\ncommands:\n',
+    );
     for (const c of commands) io.stdout.write(`  ${c.name.padEnd(18)} ${c.summary}\n`);
     return 0;
   }

@@ -4,7 +4,8 @@
 // Error messages never contain the value typed (card data must not land in a message).
 import { z } from 'zod';
 
-export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'diners' | 'jcb' | 'unionpay' | 'maestro' | 'unknown';
+export type CardBrand =
+  'visa' | 'mastercard' | 'amex' | 'discover' | 'diners' | 'jcb' | 'unionpay' | 'maestro' | 'unknown';
 
 export const BRAND_NAMES: Record<CardBrand, string> = {
   visa: 'Visa',
@@ -20,13 +21,60 @@ export const BRAND_NAMES: Record<CardBrand, string> = {
 
 /** Billing address fields are required when the billing country is one of these (USA, Canada, Europe). */
 export const BILLING_REQUIRED_COUNTRIES: readonly string[] = [
-  'US', 'CA',
+  'US',
+  'CA',
   // EU
-  'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU',
-  'MT', 'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE',
+  'AT',
+  'BE',
+  'BG',
+  'HR',
+  'CY',
+  'CZ',
+  'DK',
+  'EE',
+  'FI',
+  'FR',
+  'DE',
+  'GR',
+  'HU',
+  'IE',
+  'IT',
+  'LV',
+  'LT',
+  'LU',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SK',
+  'SI',
+  'ES',
+  'SE',
   // rest of Europe (EEA, EFTA, UK, microstates, non-EU)
-  'GB', 'IS', 'LI', 'NO', 'CH', 'AD', 'MC', 'SM', 'VA', 'AL', 'BA', 'ME', 'MK', 'RS', 'XK', 'MD', 'UA', 'BY',
-  'GI', 'FO', 'GG', 'JE', 'IM',
+  'GB',
+  'IS',
+  'LI',
+  'NO',
+  'CH',
+  'AD',
+  'MC',
+  'SM',
+  'VA',
+  'AL',
+  'BA',
+  'ME',
+  'MK',
+  'RS',
+  'XK',
+  'MD',
+  'UA',
+  'BY',
+  'GI',
+  'FO',
+  'GG',
+  'JE',
+  'IM',
 ];
 
 export function billingRequired(country: string | undefined | null): boolean {
@@ -64,7 +112,12 @@ export function detectBrand(number: string): CardBrand {
   if (d.startsWith('34') || d.startsWith('37')) return 'amex';
   if (d.startsWith('4')) return 'visa';
   if ((p2 >= 51 && p2 <= 55) || (d.length >= 4 && p4 >= 2221 && p4 <= 2720)) return 'mastercard';
-  if (d.startsWith('6011') || d.startsWith('65') || (p3 >= 644 && p3 <= 649) || (d.length >= 6 && p6 >= 622126 && p6 <= 622925))
+  if (
+    d.startsWith('6011') ||
+    d.startsWith('65') ||
+    (p3 >= 644 && p3 <= 649) ||
+    (d.length >= 6 && p6 >= 622126 && p6 <= 622925)
+  )
     return 'discover';
   if (d.startsWith('36') || d.startsWith('38') || d.startsWith('39') || (p3 >= 300 && p3 <= 305)) return 'diners';
   if (d.length >= 4 && p4 >= 3528 && p4 <= 3589) return 'jcb';
@@ -184,7 +237,10 @@ export function parseAmount(text: string, exponent: number): { minor: number } |
   if (!DECIMAL.test(t)) return { error: 'amount must be a plain number, e.g. 1500 or 1500.50' };
   const [whole = '0', frac = ''] = t.split('.');
   const f = frac.replace(/0+$/, '');
-  if (f.length > exponent) return { error: exponent === 0 ? 'amount takes no decimals in this currency' : `amount takes at most ${exponent} decimals` };
+  if (f.length > exponent)
+    return {
+      error: exponent === 0 ? 'amount takes no decimals in this currency' : `amount takes at most ${exponent} decimals`,
+    };
   const digits = (whole + f.padEnd(exponent, '0')).replace(/^0+(?=\d)/, '');
   if (digits.length > 15) return { error: 'amount is too large' };
   const minor = Number(digits);
@@ -195,7 +251,7 @@ export function parseAmount(text: string, exponent: number): { minor: number } |
 function fmt(minor: number, exponent: number): string {
   const s = String(minor).padStart(exponent + 1, '0');
   const whole = exponent ? s.slice(0, -exponent) : s;
-  return (whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',') + (exponent ? '.' + s.slice(-exponent) : ''));
+  return whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',') + (exponent ? '.' + s.slice(-exponent) : '');
 }
 
 /** The result of parsing: the validated value, or per-field messages (never empty when not ok). */
@@ -333,7 +389,8 @@ function cardErrors(c: CardFields, now: number): FieldErrors {
   if (!compact) errors['card.number'] = 'card number is required';
   else if (!/^\d+$/.test(compact)) errors['card.number'] = 'card number may contain only digits';
   else if (!numberLengths(brand).includes(compact.length))
-    errors['card.number'] = `card number has ${compact.length} digits; a ${BRAND_NAMES[brand]} number has ${numberLengths(brand).join(' or ')}`;
+    errors['card.number'] =
+      `card number has ${compact.length} digits; a ${BRAND_NAMES[brand]} number has ${numberLengths(brand).join(' or ')}`;
   else if (!luhnValid(compact)) errors['card.number'] = 'card number is not valid (check digit); check for a typo';
 
   const exp = expiryProblem(c.expMonth, c.expYear, now);
@@ -341,17 +398,20 @@ function cardErrors(c: CardFields, now: number): FieldErrors {
 
   const cvv = c.cvv.trim();
   const want = cvvLength(brand);
-  if (!/^\d+$/.test(cvv) || cvv.length !== want) errors['card.cvv'] = `CVV must be ${want} digits for ${BRAND_NAMES[brand]}`;
+  if (!/^\d+$/.test(cvv) || cvv.length !== want)
+    errors['card.cvv'] = `CVV must be ${want} digits for ${BRAND_NAMES[brand]}`;
 
   if (!c.firstName.trim()) errors['card.firstName'] = 'cardholder first name is required';
   else if (c.firstName.trim().length > 50) errors['card.firstName'] = 'cardholder first name is too long (50 at most)';
   if (!c.lastName.trim()) errors['card.lastName'] = 'cardholder last name is required';
   else if (c.lastName.trim().length > 50) errors['card.lastName'] = 'cardholder last name is too long (50 at most)';
 
-  if (c.pin !== undefined && c.pin !== '' && !/^\d{4,6}$/.test(c.pin)) errors['card.pin'] = 'PIN must be 4 to 6 digits (or empty)';
+  if (c.pin !== undefined && c.pin !== '' && !/^\d{4,6}$/.test(c.pin))
+    errors['card.pin'] = 'PIN must be 4 to 6 digits (or empty)';
 
   const country = (c.billingCountry ?? '').trim();
-  if (country && !/^[A-Za-z]{2}$/.test(country)) errors['card.billingCountry'] = 'billing country must be a 2-letter ISO code, e.g. US';
+  if (country && !/^[A-Za-z]{2}$/.test(country))
+    errors['card.billingCountry'] = 'billing country must be a 2-letter ISO code, e.g. US';
   if (billingRequired(country)) {
     const need: (keyof CardFields)[] = ['billingAddress', 'billingCity', 'billingZip', 'billingState'];
     for (const k of need) {
@@ -366,7 +426,8 @@ function cardErrors(c: CardFields, now: number): FieldErrors {
   // A line break or other control character inside a name or address would reach the service as-is.
   for (const k of Object.keys(CARD_LABELS) as (keyof CardFields)[]) {
     const v = c[k];
-    if (v && CONTROL.test(v.trim()) && !errors[`card.${k}`]) errors[`card.${k}`] = `${CARD_LABELS[k]} contains control characters`;
+    if (v && CONTROL.test(v.trim()) && !errors[`card.${k}`])
+      errors[`card.${k}`] = `${CARD_LABELS[k]} contains control characters`;
   }
   return errors;
 }

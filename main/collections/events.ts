@@ -22,7 +22,8 @@ export const FLAGS = {
   BAD_SIGNATURE: 8,
   SOURCES_DISAGREE: 16,
 } as const;
-export type FlagName = 'final_status_changed' | 'amount_mismatch' | 'currency_mismatch' | 'bad_signature' | 'sources_disagree';
+export type FlagName =
+  'final_status_changed' | 'amount_mismatch' | 'currency_mismatch' | 'bad_signature' | 'sources_disagree';
 
 export function flagNames(bits: number): FlagName[] {
   const out: FlagName[] = [];
@@ -120,7 +121,9 @@ type ProjectionColumn = (typeof PROJECTION_COLUMNS)[number];
 
 function updateProjection(db: Db, id: number, before: ProjectionRow, after: Record<ProjectionColumn, unknown>): void {
   const s = stmts(db);
-  const changed = PROJECTION_COLUMNS.filter((c) => c === 'last_event_id' || after[c] !== (before as unknown as Record<string, unknown>)[c]);
+  const changed = PROJECTION_COLUMNS.filter(
+    (c) => c === 'last_event_id' || after[c] !== (before as unknown as Record<string, unknown>)[c],
+  );
   const key = changed.join(',');
   let st = s.updates.get(key);
   if (!st) {
@@ -146,7 +149,14 @@ export function appendEvent(db: Db, ev: NewEvent): AppendResult {
   return writeTransaction(db, (): AppendResult => {
     if (ev.dedupeKey) {
       const existing = s.byKey.get(ev.dedupeKey) as { id: number; kind: string } | undefined;
-      if (existing) return { inserted: false, eventId: existing.id, kind: existing.kind, status: currentStatus(db, ev.collectionId), statusChanged: false };
+      if (existing)
+        return {
+          inserted: false,
+          eventId: existing.id,
+          kind: existing.kind,
+          status: currentStatus(db, ev.collectionId),
+          statusChanged: false,
+        };
     }
     const row = ev.collectionId === null ? undefined : (s.row.get(ev.collectionId) as ProjectionRow | undefined);
     if (ev.collectionId !== null && !row) throw new Error(`collection ${ev.collectionId} does not exist`);
@@ -162,7 +172,11 @@ export function appendEvent(db: Db, ev: NewEvent): AppendResult {
     const trusted = ev.signature === 'verified' || ev.signature === 'not_applicable';
 
     if (row) {
-      if ((ev.signature === 'invalid' || ev.signature === 'missing') && ev.source !== 'intent' && ev.source !== 'initiate') {
+      if (
+        (ev.signature === 'invalid' || ev.signature === 'missing') &&
+        ev.source !== 'intent' &&
+        ev.source !== 'initiate'
+      ) {
         flags |= FLAGS.BAD_SIGNATURE;
       }
       if (ev.source === 'intent' || ev.source === 'initiate') {
@@ -191,7 +205,8 @@ export function appendEvent(db: Db, ev: NewEvent): AppendResult {
       }
       if ((ev.source === 'callback' || ev.source === 'import') && trusted && ev.kind === 'outcome') {
         if (ev.currency != null && ev.currency !== row.currency) flags |= FLAGS.CURRENCY_MISMATCH;
-        else if (ev.currency != null && ev.amountMinor != null && ev.amountMinor !== row.amount_minor) flags |= FLAGS.AMOUNT_MISMATCH;
+        else if (ev.currency != null && ev.amountMinor != null && ev.amountMinor !== row.amount_minor)
+          flags |= FLAGS.AMOUNT_MISMATCH;
         else if (ev.currency != null && ev.amountMinor == null) flags |= FLAGS.AMOUNT_MISMATCH;
       }
     }
@@ -215,7 +230,13 @@ export function appendEvent(db: Db, ev: NewEvent): AppendResult {
     if (info.changes === 0) {
       // Lost a race on the dedupe key (another connection): the same fact is already stored.
       const existing = s.byKey.get(ev.dedupeKey) as { id: number; kind: string };
-      return { inserted: false, eventId: existing.id, kind: existing.kind, status: row?.status ?? null, statusChanged: false };
+      return {
+        inserted: false,
+        eventId: existing.id,
+        kind: existing.kind,
+        status: row?.status ?? null,
+        statusChanged: false,
+      };
     }
     const eventId = Number(info.lastInsertRowid);
 

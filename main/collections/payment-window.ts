@@ -7,5 +7,10 @@ export type PaymentWindowResult =
   | { kind: 'error'; message: string };
 
 export interface PaymentWindowOpener {
-  open(options: { paymentUrl: string; redirectUrl: string; title: string; signal?: AbortSignal }): Promise<PaymentWindowResult>;
+  open(options: {
+    paymentUrl: string;
+    redirectUrl: string;
+    title: string;
+    signal?: AbortSignal;
+  }): Promise<PaymentWindowResult>;
 }

@@ -166,7 +166,11 @@ function dataVersion(db: Db): string {
 type Params = Record<string, unknown>;
 
 /** The WHERE of a list query, split into arms (alternatives) that each ride an index in sort order. */
-function filterArms(q: ListQuery, col: string, walkSortIndex = false): { base: string[]; arms: string[][]; excl: string[]; params: Params; signature: string } {
+function filterArms(
+  q: ListQuery,
+  col: string,
+  walkSortIndex = false,
+): { base: string[]; arms: string[][]; excl: string[]; params: Params; signature: string } {
   const base: string[] = [];
   const params: Params = {};
   // Walking the sort index: a unary "+" keeps a term from choosing the index (it is only tested).
@@ -189,11 +193,18 @@ function filterArms(q: ListQuery, col: string, walkSortIndex = false): { base: s
   // Sorted by time, one arm per status: "status = ?" on (status[, currency], created_at) keeps the index
   // order that "status IN (...)" would lose. Other sorts walk their own index and test the status.
   const inList = `${p('status')} IN (${statuses.map((_, i) => `@s${i}`).join(', ')})`;
-  const statusArms = statuses.length === 0 ? [null] : statuses.length > 1 && col === 'created_at' ? statuses.map((_, i) => `status = @s${i}`) : [inList];
+  const statusArms =
+    statuses.length === 0
+      ? [null]
+      : statuses.length > 1 && col === 'created_at'
+        ? statuses.map((_, i) => `status = @s${i}`)
+        : [inList];
   const text = q.text?.trim().toLowerCase();
   // Prefix ranges on lower(...) indexes (LIKE '%x%' would scan a million rows).
   const textArms = text
-    ? ['merchant_reference', 'internal_reference', 'customer_name'].map((c) => `lower(${c}) >= @tlo AND lower(${c}) < @thi`)
+    ? ['merchant_reference', 'internal_reference', 'customer_name'].map(
+        (c) => `lower(${c}) >= @tlo AND lower(${c}) < @thi`,
+      )
     : [null];
   if (text) {
     params.tlo = text;
@@ -201,7 +212,14 @@ function filterArms(q: ListQuery, col: string, walkSortIndex = false): { base: s
   }
   const arms: string[][] = [];
   for (const sa of statusArms) for (const ta of textArms) arms.push([sa, ta].filter((x): x is string => x !== null));
-  const signature = JSON.stringify([statuses, params.currency ?? null, q.from ?? null, q.to ?? null, !!q.flagged, text ?? null]);
+  const signature = JSON.stringify([
+    statuses,
+    params.currency ?? null,
+    q.from ?? null,
+    q.to ?? null,
+    !!q.flagged,
+    text ?? null,
+  ]);
   return { base, arms, excl: text ? (textArms as string[]) : [], params, signature };
 }
 
@@ -222,7 +240,10 @@ function countCollections(db: Db, f: ReturnType<typeof filterArms>): number {
     const k = textCount ? i % textCount : 0;
     // coalesce: a NULL column is "not matched by the earlier arm", not "unknown".
     const notEarlier = f.excl.slice(0, k).map((c) => `NOT coalesce(${c}, 0)`);
-    total += (cached(db, `SELECT count(*) FROM collections ${whereOf([...f.base, ...arm, ...notEarlier])}`).pluck().get(f.params) as number) ?? 0;
+    total +=
+      (cached(db, `SELECT count(*) FROM collections ${whereOf([...f.base, ...arm, ...notEarlier])}`)
+        .pluck()
+        .get(f.params) as number) ?? 0;
   });
   if (cache.size >= 64) cache.delete(cache.keys().next().value!);
   cache.set(f.signature, { version, total });
@@ -251,15 +272,26 @@ export function listCollections(db: Db, q: ListQuery = {}): { rows: CollectionRo
   let sql: string;
   if (f.arms.length === 1 || offset + limit > 20_000) {
     // Ids first (often from the index alone), then only the rows of the page.
-    const where = whereOf([...f.base, ...(f.arms.length === 1 ? f.arms[0]! : [`(${f.arms.map((a) => a.join(' AND ')).join(' OR ')})`])]);
+    const where = whereOf([
+      ...f.base,
+      ...(f.arms.length === 1 ? f.arms[0]! : [`(${f.arms.map((a) => a.join(' AND ')).join(' OR ')})`]),
+    ]);
     sql = `SELECT ${COLUMNS} FROM collections WHERE id IN (SELECT id FROM collections ${where} ${order} LIMIT ${limit} OFFSET ${offset}) ${order}`;
   } else {
     // Each arm's first offset+limit rows, in index order; the page is within their union.
     const n = offset + limit;
     // A text arm ranks its prefix range (a month of references is ~85k index entries, ~15 ms); "+" keeps
     // the planner from walking the whole sort index instead, hoping to meet the prefix early.
-    const armOrder = (arm: string[]) => (f.excl.length && (q.text?.trim().length ?? 0) >= 3 && arm.some((c) => f.excl.includes(c)) ? `ORDER BY ${terms.map((t) => `+${t} ${dir}`).join(', ')}, id ${dir}` : order);
-    const union = f.arms.map((arm) => `SELECT id FROM (SELECT id FROM collections ${whereOf([...f.base, ...arm])} ${armOrder(arm)} LIMIT ${n})`).join(' UNION ALL ');
+    const armOrder = (arm: string[]) =>
+      f.excl.length && (q.text?.trim().length ?? 0) >= 3 && arm.some((c) => f.excl.includes(c))
+        ? `ORDER BY ${terms.map((t) => `+${t} ${dir}`).join(', ')}, id ${dir}`
+        : order;
+    const union = f.arms
+      .map(
+        (arm) =>
+          `SELECT id FROM (SELECT id FROM collections ${whereOf([...f.base, ...arm])} ${armOrder(arm)} LIMIT ${n})`,
+      )
+      .join(' UNION ALL ');
     sql = `SELECT ${COLUMNS} FROM collections WHERE id IN (${union}) ${order} LIMIT ${limit} OFFSET ${offset}`;
   }
   const rows = cached(db, sql).all(f.params) as RawRow[];
@@ -314,28 +346,44 @@ function toEvent(e: RawEvent): EventRow {
   };
 }
 
-const EVENT_COLUMNS = 'id, source, kind, status, received_at, signature, internal_reference, amount_minor, currency, payload, note, actor';
+const EVENT_COLUMNS =
+  'id, source, kind, status, received_at, signature, internal_reference, amount_minor, currency, payload, note, actor';
 
 /** One collection by id or merchant reference, with its whole timeline (oldest first); null if unknown. */
-export function getCollection(db: Db, idOrReference: number | string): { collection: CollectionRow; events: EventRow[] } | null {
+export function getCollection(
+  db: Db,
+  idOrReference: number | string,
+): { collection: CollectionRow; events: EventRow[] } | null {
   const raw =
     typeof idOrReference === 'number'
       ? (db.prepare(`SELECT ${COLUMNS} FROM collections WHERE id = ?`).get(idOrReference) as RawRow | undefined)
-      : (db.prepare(`SELECT ${COLUMNS} FROM collections WHERE merchant_reference = ?`).get(idOrReference) as RawRow | undefined);
+      : (db.prepare(`SELECT ${COLUMNS} FROM collections WHERE merchant_reference = ?`).get(idOrReference) as
+          RawRow | undefined);
   if (!raw) return null;
-  const events = db.prepare(`SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`).all(raw.id) as RawEvent[];
+  const events = db
+    .prepare(`SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`)
+    .all(raw.id) as RawEvent[];
   return { collection: toRow(raw), events: events.map(toEvent) };
 }
 
 /** Callbacks for references we do not know, newest first (kept for review). */
-export function listOrphans(db: Db, opts: { offset?: number; limit?: number } = {}): { rows: (EventRow & { merchantReference: string })[]; total: number } {
+export function listOrphans(
+  db: Db,
+  opts: { offset?: number; limit?: number } = {},
+): { rows: (EventRow & { merchantReference: string })[]; total: number } {
   const limit = Math.max(1, Math.min(1000, opts.limit ?? 100));
   const rows = db
     .prepare(
       `SELECT ${EVENT_COLUMNS}, merchant_reference FROM collection_events WHERE collection_id IS NULL AND source IN ('callback', 'import') ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?`,
     )
     .all(limit, Math.max(0, opts.offset ?? 0)) as (RawEvent & { merchant_reference: string })[];
-  const total = (db.prepare(`SELECT count(*) AS n FROM collection_events WHERE collection_id IS NULL AND source IN ('callback', 'import')`).get() as { n: number }).n;
+  const total = (
+    db
+      .prepare(
+        `SELECT count(*) AS n FROM collection_events WHERE collection_id IS NULL AND source IN ('callback', 'import')`,
+      )
+      .get() as { n: number }
+  ).n;
   return { rows: rows.map((r) => ({ ...toEvent(r), merchantReference: r.merchant_reference })), total };
 }
 

@@ -11,7 +11,11 @@ import type { IpcGate } from '../lock/gate.js';
 export type Dispatch = (channel: unknown, request: unknown, ctx?: CallContext) => Promise<IpcResult<unknown>>;
 
 /** `gate` (the idle lock) sees every call to a known channel first and may refuse it. */
-export function createDispatcher(handlers: HandlerTable, logger?: Pick<Logger, 'error' | 'warn'>, gate?: IpcGate): Dispatch {
+export function createDispatcher(
+  handlers: HandlerTable,
+  logger?: Pick<Logger, 'error' | 'warn'>,
+  gate?: IpcGate,
+): Dispatch {
   const known = channels as Record<string, { request: z.ZodType }>;
   return async (channel, request, ctx = {}) => {
     if (typeof channel !== 'string' || !Object.hasOwn(known, channel) || !Object.hasOwn(handlers, channel)) {
@@ -52,7 +56,10 @@ export function fromZod(err: ZodError): IpcError {
   return out;
 }
 
-const INTERNAL: IpcError = { kind: 'internal', message: 'Something went wrong inside Merchant Desk; the details are in the log.' };
+const INTERNAL: IpcError = {
+  kind: 'internal',
+  message: 'Something went wrong inside Merchant Desk; the details are in the log.',
+};
 
 /**
  * Any thrown value -> what the renderer sees. One family (DeskError, main/errors.ts, which the service's
@@ -77,7 +84,12 @@ export function toIpcError(e: unknown): IpcError {
   return { ...INTERNAL };
 }
 
-function exposed(e: { kind: string; message: string; field?: string | undefined; fields?: Record<string, string> | undefined }): IpcError {
+function exposed(e: {
+  kind: string;
+  message: string;
+  field?: string | undefined;
+  fields?: Record<string, string> | undefined;
+}): IpcError {
   const out: IpcError = { kind: e.kind, message: e.message };
   if (e.field) out.field = e.field;
   if (e.fields) out.fields = { ...e.fields };

@@ -104,7 +104,13 @@ export function toPollError(e: unknown): PollError {
   if (isServiceError(e)) {
     return { kind: e.kind, message: e.message, ...(e.status !== undefined ? { httpStatus: e.status } : {}) };
   }
-  if (e instanceof Error && (e.name === 'MoneyError' || e.name === 'ZodError' || e.name === 'WireFormatError' || e.name === 'MalformedAnswerError')) {
+  if (
+    e instanceof Error &&
+    (e.name === 'MoneyError' ||
+      e.name === 'ZodError' ||
+      e.name === 'WireFormatError' ||
+      e.name === 'MalformedAnswerError')
+  ) {
     return { kind: 'unreadable', message: `the service's answer was not usable: ${e.message}` };
   }
   return { kind: 'internal', message: `unexpected error while polling: ${e instanceof Error ? e.message : String(e)}` };
@@ -129,7 +135,11 @@ export function createPoller(opts: PollerOptions): Poller {
       lastSuccessAt: ok ? (ok.finishedAt ?? ok.startedAt) : null,
       lastError:
         last && last.outcome === 'error'
-          ? { kind: last.errorKind ?? 'internal', message: last.errorMessage ?? '', at: last.finishedAt ?? last.startedAt }
+          ? {
+              kind: last.errorKind ?? 'internal',
+              message: last.errorMessage ?? '',
+              at: last.finishedAt ?? last.startedAt,
+            }
           : null,
       consecutiveFailures: 0,
       nextDelayMs: 0,
@@ -164,11 +174,18 @@ export function createPoller(opts: PollerOptions): Poller {
       .sort((a, b) => b.at - a.at);
     const e = failing[0];
     if (!e) return { state: 'online' };
-    return e.kind === 'network' ? { state: 'offline', message: e.message } : { state: 'error', kind: e.kind, message: e.message };
+    return e.kind === 'network'
+      ? { state: 'offline', message: e.message }
+      : { state: 'error', kind: e.kind, message: e.message };
   }
 
   function status(): PollerStatus {
-    return { started, connection: connectionState(), balances: kindStatus('balances'), providers: kindStatus('providers') };
+    return {
+      started,
+      connection: connectionState(),
+      balances: kindStatus('balances'),
+      providers: kindStatus('providers'),
+    };
   }
 
   function intervalOf(kind: PollKind): number {
@@ -178,7 +195,11 @@ export function createPoller(opts: PollerOptions): Poller {
 
   function backoffDelay(kind: PollKind, error: unknown): number {
     const s = state[kind];
-    const exp = Math.min(backoff.baseMs * 2 ** Math.min(s.consecutiveFailures - 1, 30), backoff.maxMs, intervalOf(kind));
+    const exp = Math.min(
+      backoff.baseMs * 2 ** Math.min(s.consecutiveFailures - 1, 30),
+      backoff.maxMs,
+      intervalOf(kind),
+    );
     if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
       return Math.max(exp, error.retryAfterMs);
     }
@@ -192,10 +213,16 @@ export function createPoller(opts: PollerOptions): Poller {
     let result: RunResult<unknown>;
     let thrown: unknown = null;
     if (!client) {
-      result = { ok: false, error: { kind: 'not_configured', message: 'no service connection: set the base URL and keys in Settings' } };
+      result = {
+        ok: false,
+        error: { kind: 'not_configured', message: 'no service connection: set the base URL and keys in Settings' },
+      };
     } else {
       try {
-        result = { ok: true, value: kind === 'balances' ? await client.getBalances() : await client.getPaymentOptions() };
+        result = {
+          ok: true,
+          value: kind === 'balances' ? await client.getBalances() : await client.getPaymentOptions(),
+        };
       } catch (e) {
         thrown = e;
         result = { ok: false, error: toPollError(e) };
@@ -216,7 +243,10 @@ export function createPoller(opts: PollerOptions): Poller {
       const delay = backoffDelay(kind, thrown);
       s.nextDelayMs = delay;
       s.notBefore = thrown instanceof RateLimitedError ? finishedAt + delay : null;
-      log?.warn({ poll: kind, errorKind: error.kind, httpStatus: error.httpStatus, retryInMs: delay }, `${kind} poll failed: ${error.message}`);
+      log?.warn(
+        { poll: kind, errorKind: error.kind, httpStatus: error.httpStatus, retryInMs: delay },
+        `${kind} poll failed: ${error.message}`,
+      );
     } else {
       s.consecutiveFailures = 0;
       s.lastError = null;

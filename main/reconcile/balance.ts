@@ -8,9 +8,6 @@ import type { MovementResult, MovementTotals } from './types.shared.js';
 
 export type { MovementInterval, MovementResult, MovementTotals } from './types.shared.js';
 
-
-
-
 export interface MovementQuery {
   currency?: string;
   /** Poll time range (ms). Defaults: the last 7 days up to now. */
@@ -34,7 +31,10 @@ interface CreditEvent {
   c_currency: string | null;
 }
 
-function readCredit(e: { payload: string | null; currency: string | null; c_currency: string | null }): { currency: string | null; credit: number | null } {
+function readCredit(e: { payload: string | null; currency: string | null; c_currency: string | null }): {
+  currency: string | null;
+  credit: number | null;
+} {
   let body: Record<string, unknown> | null = null;
   if (e.payload) {
     try {
@@ -46,8 +46,12 @@ function readCredit(e: { payload: string | null; currency: string | null; c_curr
     }
   }
   const currency =
-    (typeof body?.transaction_currency === 'string' ? body.transaction_currency : null) ?? e.currency ?? e.c_currency ?? null;
-  if (!body || currency === null || body.total_credit === undefined || body.total_credit === null) return { currency, credit: null };
+    (typeof body?.transaction_currency === 'string' ? body.transaction_currency : null) ??
+    e.currency ??
+    e.c_currency ??
+    null;
+  if (!body || currency === null || body.total_credit === undefined || body.total_credit === null)
+    return { currency, credit: null };
   try {
     return { currency, credit: toMinor(body.total_credit, currency, 'total_credit') };
   } catch {
@@ -67,14 +71,24 @@ export function balanceMovement(db: Db, q: MovementQuery = {}): MovementResult {
         ORDER BY at, id`,
     )
     .all(from, to) as { id: number; at: number }[];
-  const result: MovementResult = { intervals: [], totals: [], polls: polls.length, quietIntervals: 0, unreadableCredits: 0, truncated: false };
+  const result: MovementResult = {
+    intervals: [],
+    totals: [],
+    polls: polls.length,
+    quietIntervals: 0,
+    unreadableCredits: 0,
+    truncated: false,
+  };
   if (polls.length < 2) return result;
   const first = polls[0]!.at;
   const last = polls[polls.length - 1]!.at;
 
   const currencies = q.currency
     ? [q.currency]
-    : (db.prepare('SELECT DISTINCT currency FROM balance_snapshots WHERE wallet_type = ? ORDER BY currency').pluck().all(WALLET) as string[]);
+    : (db
+        .prepare('SELECT DISTINCT currency FROM balance_snapshots WHERE wallet_type = ? ORDER BY currency')
+        .pluck()
+        .all(WALLET) as string[]);
 
   // Expected movement per currency, as a sorted list of (time, delta).
   const credits = new Map<string, { at: number; delta: number }[]>();
@@ -93,7 +107,8 @@ export function balanceMovement(db: Db, q: MovementQuery = {}): MovementResult {
     )
     .all(first, last) as CreditEvent[];
   for (const e of events) {
-    const prev = prevOutcome.get(e.merchant_reference, e.id) as { status: string; payload: string | null; currency: string | null } | undefined;
+    const prev = prevOutcome.get(e.merchant_reference, e.id) as
+      { status: string; payload: string | null; currency: string | null } | undefined;
     let delta = 0;
     let cur: string | null = null;
     if (e.status === 'COMPLETED' && prev?.status !== 'COMPLETED') {
@@ -125,7 +140,14 @@ export function balanceMovement(db: Db, q: MovementQuery = {}): MovementResult {
     const snaps = inRange.all(currency, WALLET, first, last) as { at: number; actual: number }[];
     const open = opening.pluck().get(currency, WALLET, first) as number | undefined;
     const cr = credits.get(currency) ?? [];
-    const totals: MovementTotals = { currency, changeMinor: 0, creditedMinor: 0, unexplainedMinor: 0, intervals: 0, unexplainedIntervals: 0 };
+    const totals: MovementTotals = {
+      currency,
+      changeMinor: 0,
+      creditedMinor: 0,
+      unexplainedMinor: 0,
+      intervals: 0,
+      unexplainedIntervals: 0,
+    };
     let actual: number | undefined = open;
     let si = 0;
     let ci = 0;

@@ -100,7 +100,10 @@ const SIGNED_SOURCES = new Set(['redirect', 'callback', 'import']);
 const OUTCOME_KINDS = new Set(['outcome', 'final_status_changed', 'manual_status']);
 
 /** What a callback-side event says about amount and currency: the event's columns, else its payload. */
-function reportedAmount(e: ReconEvent, intentCurrency: string): { amount: number | null; currency: string | null; bad: boolean } {
+function reportedAmount(
+  e: ReconEvent,
+  intentCurrency: string,
+): { amount: number | null; currency: string | null; bad: boolean } {
   if (e.amount_minor !== null) return { amount: e.amount_minor, currency: e.currency, bad: false };
   if (!e.payload) return { amount: null, currency: e.currency, bad: false };
   let p: unknown;
@@ -109,7 +112,10 @@ function reportedAmount(e: ReconEvent, intentCurrency: string): { amount: number
   } catch {
     return { amount: null, currency: e.currency, bad: false };
   }
-  const body = (p && typeof p === 'object' && 'payload' in p ? (p as { payload: unknown }).payload : p) as Record<string, unknown> | null;
+  const body = (p && typeof p === 'object' && 'payload' in p ? (p as { payload: unknown }).payload : p) as Record<
+    string,
+    unknown
+  > | null;
   if (!body || typeof body !== 'object') return { amount: null, currency: e.currency, bad: false };
   const currency = e.currency ?? (typeof body.request_currency === 'string' ? body.request_currency : null);
   if (body.request_amount === undefined || body.request_amount === null) return { amount: null, currency, bad: false };
@@ -148,7 +154,11 @@ export function classify(c: ReconCollection, events: readonly ReconEvent[], opts
     lastNonResolutionId = Math.max(lastNonResolutionId, e.id);
 
     const signedSource = SIGNED_SOURCES.has(e.source);
-    if (e.source === 'security' || e.kind === 'bad_signature' || (signedSource && (e.signature === 'invalid' || e.signature === 'missing'))) {
+    if (
+      e.source === 'security' ||
+      e.kind === 'bad_signature' ||
+      (signedSource && (e.signature === 'invalid' || e.signature === 'missing'))
+    ) {
       raise('bad_signature', e.id);
       continue; // an unverified report changes nothing else
     }
@@ -198,7 +208,8 @@ export function classify(c: ReconCollection, events: readonly ReconEvent[], opts
   // A verified redirect whose status no callback-side report shares.
   if (callbackStatuses.length > 0) {
     for (const r of redirectOutcomes) {
-      if (!callbackStatuses.includes(r.status!)) raise('redirect_callback_disagree', Math.max(r.id, lastCallbackOutcomeId));
+      if (!callbackStatuses.includes(r.status!))
+        raise('redirect_callback_disagree', Math.max(r.id, lastCallbackOutcomeId));
     }
   }
 

@@ -4,17 +4,32 @@
 import type { Db } from '../store/db.js';
 import { writeTransaction } from '../store/transaction.js';
 import { EXCEPTION_KINDS, isExceptionKind, RECON_KINDS, type ReconEvent, type ReconKind } from './classify.js';
-import type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn } from './types.shared.js';
+import type {
+  AuditEvent,
+  ExceptionDetail,
+  ExceptionRow,
+  OrphanRow,
+  ReconcileSummary,
+  SourceColumn,
+} from './types.shared.js';
 
-export type { AuditEvent, ExceptionDetail, ExceptionRow, OrphanRow, ReconcileSummary, SourceColumn, SourceStatusesJson } from './types.shared.js';
+export type {
+  AuditEvent,
+  ExceptionDetail,
+  ExceptionRow,
+  OrphanRow,
+  ReconcileSummary,
+  SourceColumn,
+  SourceStatusesJson,
+} from './types.shared.js';
 import { ReconcileError } from './errors.js';
 import { appendEvent } from '../collections/events.js';
 import { reconcileCollection, requireCollection, type ReconcileOptions } from './reconcile.js';
 
 export const ORPHAN_KIND = 'orphan_callback';
 
-const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
-
+const iso = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();
 
 /** Counts what the reconciliation table holds (kept current as events are stored): pure reads. */
 export function getSummary(db: Db, options: ReconcileOptions = {}): ReconcileSummary {
@@ -22,16 +37,24 @@ export function getSummary(db: Db, options: ReconcileOptions = {}): ReconcileSum
   const byOutcome: Record<string, number> = {};
   for (const k of RECON_KINDS) byOutcome[k] = 0;
   let collections = 0;
-  for (const r of db.prepare('SELECT outcome, COUNT(*) AS n FROM reconciliation GROUP BY outcome').all() as { outcome: string; n: number }[]) {
+  for (const r of db.prepare('SELECT outcome, COUNT(*) AS n FROM reconciliation GROUP BY outcome').all() as {
+    outcome: string;
+    n: number;
+  }[]) {
     byOutcome[r.outcome] = r.n;
     collections += r.n;
   }
   const openByKind = countsByKind(db);
   const orphans = db
-    .prepare('SELECT COUNT(*) AS total, COALESCE(SUM(resolved_by_event_id IS NULL), 0) AS open FROM reconciliation_orphans')
+    .prepare(
+      'SELECT COUNT(*) AS total, COALESCE(SUM(resolved_by_event_id IS NULL), 0) AS open FROM reconciliation_orphans',
+    )
     .get() as { total: number; open: number };
   openByKind[ORPHAN_KIND] = orphans.open;
-  const openExceptions = db.prepare('SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1').pluck().get() as number;
+  const openExceptions = db
+    .prepare('SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1')
+    .pluck()
+    .get() as number;
   const resolved = db
     .prepare(
       `SELECT COUNT(*) FROM reconciliation WHERE is_exception = 0 AND resolved_by_event_id IS NOT NULL
@@ -54,8 +77,6 @@ function countsByKind(db: Db): Record<string, number> {
     out[r.kind] = r.n;
   return out;
 }
-
-
 
 export interface ExceptionFilter {
   /** An exception kind; 'orphan_callback' is listed by listOrphanCallbacks. */
@@ -142,9 +163,15 @@ export function listExceptions(
   }
   if (filter.kind !== undefined) {
     if (!isExceptionKind(filter.kind)) {
-      throw new ReconcileError('validation', `kind must be one of ${EXCEPTION_KINDS.join(', ')} (orphan callbacks are listed separately)`, 'kind');
+      throw new ReconcileError(
+        'validation',
+        `kind must be one of ${EXCEPTION_KINDS.join(', ')} (orphan callbacks are listed separately)`,
+        'kind',
+      );
     }
-    where.push(`EXISTS (SELECT 1 FROM json_each(${filter.includeResolved ? 'r.kinds' : 'r.open_kinds'}) j WHERE j.value = ?)`);
+    where.push(
+      `EXISTS (SELECT 1 FROM json_each(${filter.includeResolved ? 'r.kinds' : 'r.open_kinds'}) j WHERE j.value = ?)`,
+    );
     params.push(filter.kind);
   }
   if (filter.currency) {
@@ -165,18 +192,27 @@ export function listExceptions(
     params.push(like, like);
   }
   const order =
-    filter.sort === 'oldest' ? 'c.created_at ASC, c.id ASC' : filter.sort === 'amount' ? 'c.amount_minor DESC, c.id DESC' : 'c.created_at DESC, c.id DESC';
+    filter.sort === 'oldest'
+      ? 'c.created_at ASC, c.id ASC'
+      : filter.sort === 'amount'
+        ? 'c.amount_minor DESC, c.id DESC'
+        : 'c.created_at DESC, c.id DESC';
   const from = `FROM reconciliation r JOIN collections c ON c.id = r.collection_id WHERE ${where.join(' AND ')}`;
-  const total = db.prepare(`SELECT COUNT(*) ${from}`).pluck().get(...params) as number;
+  const total = db
+    .prepare(`SELECT COUNT(*) ${from}`)
+    .pluck()
+    .get(...params) as number;
   const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
   const rows = db
     .prepare(`SELECT ${JOIN_COLUMNS} ${from} ORDER BY ${order} LIMIT ? OFFSET ?`)
     .all(...params, limit, Math.max(filter.offset ?? 0, 0)) as JoinedRow[];
   const counts = countsByKind(db);
-  counts[ORPHAN_KIND] = db.prepare('SELECT COUNT(*) FROM reconciliation_orphans WHERE resolved_by_event_id IS NULL').pluck().get() as number;
+  counts[ORPHAN_KIND] = db
+    .prepare('SELECT COUNT(*) FROM reconciliation_orphans WHERE resolved_by_event_id IS NULL')
+    .pluck()
+    .get() as number;
   return { rows: rows.map(toRow), total, countsByKind: counts };
 }
-
 
 /**
  * The currencies this merchant actually has: those of its collections and of its wallets, sorted. The
@@ -199,7 +235,10 @@ export function listCurrencies(db: Db): string[] {
   return [...new Set([...fromCollections, ...fromWallets])].sort();
 }
 
-export function listOrphanCallbacks(db: Db, opts: { includeResolved?: boolean; offset?: number; limit?: number } = {}): { rows: OrphanRow[]; total: number } {
+export function listOrphanCallbacks(
+  db: Db,
+  opts: { includeResolved?: boolean; offset?: number; limit?: number } = {},
+): { rows: OrphanRow[]; total: number } {
   const where = opts.includeResolved ? '' : 'WHERE resolved_by_event_id IS NULL';
   const total = db.prepare(`SELECT COUNT(*) FROM reconciliation_orphans ${where}`).pluck().get() as number;
   const rows = db
@@ -233,7 +272,6 @@ export function listOrphanCallbacks(db: Db, opts: { includeResolved?: boolean; o
   };
 }
 
-
 /** A stored event as the queue reads it: what classification sees, plus where it belongs and who made it. */
 interface StoredEvent extends ReconEvent {
   collection_id: number | null;
@@ -263,18 +301,27 @@ function toAudit(e: StoredEvent): AuditEvent {
   };
 }
 
-
-
-const SOURCES: SourceColumn['source'][] = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'];
+const SOURCES: SourceColumn['source'][] = [
+  'intent',
+  'initiate',
+  'redirect',
+  'callback',
+  'import',
+  'manual',
+  'security',
+];
 
 export function getDetail(db: Db, collectionId: number, _options: ReconcileOptions = {}): ExceptionDetail {
   requireCollection(db, collectionId);
   const collection = db.prepare('SELECT * FROM collections WHERE id = ?').get(collectionId) as Record<string, unknown>;
-  for (const k of ['created_at', 'status_changed_at']) if (typeof collection[k] === 'number') collection[k] = iso(collection[k] as number);
+  for (const k of ['created_at', 'status_changed_at'])
+    if (typeof collection[k] === 'number') collection[k] = iso(collection[k] as number);
   const joined = db
     .prepare(`SELECT ${JOIN_COLUMNS} FROM collections c JOIN reconciliation r ON r.collection_id = c.id WHERE c.id = ?`)
     .get(collectionId) as JoinedRow | undefined;
-  const events = (db.prepare('SELECT * FROM collection_events WHERE collection_id = ? ORDER BY id').all(collectionId) as StoredEvent[]).map(toAudit);
+  const events = (
+    db.prepare('SELECT * FROM collection_events WHERE collection_id = ? ORDER BY id').all(collectionId) as StoredEvent[]
+  ).map(toAudit);
   const sources = SOURCES.map((source): SourceColumn => {
     const mine = events.filter((e) => e.source === source && e.kind !== 'resolution');
     const last = mine.filter((e) => e.status !== null).at(-1) ?? mine.at(-1);
@@ -316,7 +363,12 @@ export interface ResolveInput {
  */
 export function resolveException(db: Db, input: ResolveInput, options: ReconcileOptions = {}): { eventId: number } {
   const note = typeof input.note === 'string' ? input.note.trim() : '';
-  if (note.length < 3) throw new ReconcileError('validation', 'note is required: say what was checked and why this is resolved (at least 3 characters)', 'note');
+  if (note.length < 3)
+    throw new ReconcileError(
+      'validation',
+      'note is required: say what was checked and why this is resolved (at least 3 characters)',
+      'note',
+    );
   if (note.length > 2000) throw new ReconcileError('validation', 'note must be at most 2,000 characters', 'note');
   const actor = typeof input.actor === 'string' ? input.actor.trim() : '';
   if (!actor) throw new ReconcileError('validation', 'actor is required: the name of the person resolving', 'actor');
@@ -326,9 +378,14 @@ export function resolveException(db: Db, input: ResolveInput, options: Reconcile
       const c = requireCollection(db, input.collectionId);
       const current = reconcileCollection(db, c.id, { ...options, now });
       if (!current?.isException) {
-        throw new ReconcileError('conflict', `collection ${c.merchant_reference} has no open exception to resolve`, 'collectionId');
+        throw new ReconcileError(
+          'conflict',
+          `collection ${c.merchant_reference} has no open exception to resolve`,
+          'collectionId',
+        );
       }
-      const ref = db.prepare('SELECT internal_reference FROM collections WHERE id = ?').pluck().get(c.id) as string | null;
+      const ref = db.prepare('SELECT internal_reference FROM collections WHERE id = ?').pluck().get(c.id) as
+        string | null;
       const r = appendEvent(db, {
         collectionId: c.id,
         merchantReference: c.merchant_reference,
@@ -348,9 +405,18 @@ export function resolveException(db: Db, input: ResolveInput, options: Reconcile
       const o = db.prepare('SELECT * FROM reconciliation_orphans WHERE event_id = ?').get(input.orphanEventId) as
         | { merchant_reference: string; internal_reference: string | null; resolved_by_event_id: number | null }
         | undefined;
-      if (!o) throw new ReconcileError('not_found', `no orphan callback with event id ${input.orphanEventId}`, 'orphanEventId');
+      if (!o)
+        throw new ReconcileError(
+          'not_found',
+          `no orphan callback with event id ${input.orphanEventId}`,
+          'orphanEventId',
+        );
       if (o.resolved_by_event_id !== null) {
-        throw new ReconcileError('conflict', `orphan callback ${o.merchant_reference} is already resolved`, 'orphanEventId');
+        throw new ReconcileError(
+          'conflict',
+          `orphan callback ${o.merchant_reference} is already resolved`,
+          'orphanEventId',
+        );
       }
       const r = appendEvent(db, {
         collectionId: null,
@@ -410,7 +476,10 @@ export function listAudit(db: Db, filter: AuditFilter = {}): { rows: AuditEvent[
     params.push(filter.to);
   }
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const total = db.prepare(`SELECT COUNT(*) FROM collection_events ${w}`).pluck().get(...params) as number;
+  const total = db
+    .prepare(`SELECT COUNT(*) FROM collection_events ${w}`)
+    .pluck()
+    .get(...params) as number;
   const rows = db
     .prepare(`SELECT * FROM collection_events ${w} ORDER BY id DESC LIMIT ? OFFSET ?`)
     .all(...params, Math.min(Math.max(filter.limit ?? 100, 1), 1000), Math.max(filter.offset ?? 0, 0)) as StoredEvent[];

@@ -10,7 +10,20 @@ export {
   type ReconEvent,
   type ReconCollection,
 } from './classify.js';
-export { reconcileCollection, reconcileEvent, reconcileAfterAppend, setReconcileOptions, reconcileDue, startReconcileSweep, reconcileNew, reconcileAll, reconcileAllInWorker, type ReconcileOptions, type ReconcileAllOptions, type Progress } from './reconcile.js';
+export {
+  reconcileCollection,
+  reconcileEvent,
+  reconcileAfterAppend,
+  setReconcileOptions,
+  reconcileDue,
+  startReconcileSweep,
+  reconcileNew,
+  reconcileAll,
+  reconcileAllInWorker,
+  type ReconcileOptions,
+  type ReconcileAllOptions,
+  type Progress,
+} from './reconcile.js';
 export {
   getSummary,
   listExceptions,
@@ -30,5 +43,11 @@ export {
   type AuditFilter,
   type ResolveInput,
 } from './exceptions.js';
-export { balanceMovement, type MovementInterval, type MovementTotals, type MovementResult, type MovementQuery } from './balance.js';
+export {
+  balanceMovement,
+  type MovementInterval,
+  type MovementTotals,
+  type MovementResult,
+  type MovementQuery,
+} from './balance.js';
 export { ReconcileError } from './errors.js';

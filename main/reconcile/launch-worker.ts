@@ -9,7 +9,9 @@ export function launchWorker(callerUrl: string, name: string, data: unknown, res
   const opts = { workerData: data, ...(resourceLimits ? { resourceLimits } : {}) };
   if (callerUrl.endsWith('.ts')) {
     const require = createRequire(callerUrl);
-    const tsxApi = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+    const tsxApi = pathToFileURL(
+      path.join(path.dirname(require.resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),
+    ).href;
     const entry = new URL(`./${name}.ts`, callerUrl).href;
     const code = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
     return new Worker(code, { eval: true, ...opts });

@@ -23,7 +23,11 @@ export function parseDateBound(text: string, field: string, edge: 'start' | 'end
     const t = Date.parse(s);
     if (Number.isFinite(t)) return t;
   }
-  throw new ReportError('validation', `${field}: "${s.slice(0, 40)}" is not a date; use YYYY-MM-DD or an ISO 8601 time with offset`, field);
+  throw new ReportError(
+    'validation',
+    `${field}: "${s.slice(0, 40)}" is not a date; use YYYY-MM-DD or an ISO 8601 time with offset`,
+    field,
+  );
 }
 
 export function checkRange(from: number | undefined, to: number | undefined): void {

@@ -43,7 +43,10 @@ function run(): void {
   };
   try {
     if (job.kind === 'plan') {
-      const range = { ...(job.from !== undefined ? { from: job.from } : {}), ...(job.to !== undefined ? { to: job.to } : {}) };
+      const range = {
+        ...(job.from !== undefined ? { from: job.from } : {}),
+        ...(job.to !== undefined ? { to: job.to } : {}),
+      };
       const total = countCollections(db, range);
       const bounds: number[] = [];
       const parts = total >= job.minRowsPerPart * 2 ? Math.max(1, job.parts) : 1;
@@ -51,10 +54,19 @@ function run(): void {
         `SELECT created_at FROM collections WHERE created_at >= ? AND created_at < ? ORDER BY created_at LIMIT 1 OFFSET ?`,
       );
       for (let i = 1; i < parts; i++) {
-        const at = nth.pluck().get(job.from ?? Number.MIN_SAFE_INTEGER, job.to ?? Number.MAX_SAFE_INTEGER, Math.floor((total * i) / parts)) as
-          | number
-          | undefined;
-        if (at !== undefined && (bounds.length === 0 || at > bounds[bounds.length - 1]!) && (job.from === undefined || at > job.from)) bounds.push(at);
+        const at = nth
+          .pluck()
+          .get(
+            job.from ?? Number.MIN_SAFE_INTEGER,
+            job.to ?? Number.MAX_SAFE_INTEGER,
+            Math.floor((total * i) / parts),
+          ) as number | undefined;
+        if (
+          at !== undefined &&
+          (bounds.length === 0 || at > bounds[bounds.length - 1]!) &&
+          (job.from === undefined || at > job.from)
+        )
+          bounds.push(at);
       }
       post({ type: 'plan', total, bounds });
     } else if (job.kind === 'segment') {
@@ -65,7 +77,11 @@ function run(): void {
       const rows = readTransaction(db, () =>
         writeCollectionRows(
           db,
-          { ...(job.from !== undefined ? { from: job.from } : {}), ...(job.to !== undefined ? { to: job.to } : {}), ...(job.tz ? { tz: job.tz } : {}) },
+          {
+            ...(job.from !== undefined ? { from: job.from } : {}),
+            ...(job.to !== undefined ? { to: job.to } : {}),
+            ...(job.tz ? { tz: job.tz } : {}),
+          },
           out.sink,
           (done) => progress(done, job.expected ?? 0),
         ),
@@ -77,7 +93,13 @@ function run(): void {
       const summary = openOut(job.out, job.bom);
       const snaps = openOut(job.snapshotsOut!, job.bom);
       const r = readTransaction(db, () =>
-        writeBalancesCsv(db, { from: job.from!, to: job.to!, ...(job.tz ? { tz: job.tz } : {}) }, summary.sink, snaps.sink, progress),
+        writeBalancesCsv(
+          db,
+          { from: job.from!, to: job.to!, ...(job.tz ? { tz: job.tz } : {}) },
+          summary.sink,
+          snaps.sink,
+          progress,
+        ),
       );
       summary.close();
       snaps.close();

@@ -12,7 +12,8 @@ import { ReportError } from './errors.js';
 import { checkRange } from './dates.js';
 import { DEFAULT_STALE_PENDING_AFTER_MS } from '../reconcile/classify.js';
 
-export type ExportJob = { kind: 'collections'; from?: number; to?: number } | { kind: 'balances'; from: number; to: number };
+export type ExportJob =
+  { kind: 'collections'; from?: number; to?: number } | { kind: 'balances'; from: number; to: number };
 
 export interface ExportProgress {
   phase: 'starting' | 'reconciling' | 'writing';
@@ -86,7 +87,8 @@ function checkOut(out: string, field: string): string {
     throw new ReportError('validation', `${field}: the folder ${dir} does not exist`, field);
   }
   if (!st.isDirectory()) throw new ReportError('validation', `${field}: ${dir} is not a folder`, field);
-  if (fs.existsSync(abs) && fs.statSync(abs).isDirectory()) throw new ReportError('validation', `${field}: ${abs} is a folder, not a file`, field);
+  if (fs.existsSync(abs) && fs.statSync(abs).isDirectory())
+    throw new ReportError('validation', `${field}: ${abs} is a folder, not a file`, field);
   return abs;
 }
 
@@ -104,7 +106,8 @@ class Crew {
   private workers = new Set<Worker>();
   cancelled = false;
   run(data: WorkerJob, onMessage: (m: WorkerMessage) => void): Promise<WorkerMessage> {
-    if (this.cancelled) return Promise.reject(new ReportError('cancelled', 'export cancelled; the partial file was removed'));
+    if (this.cancelled)
+      return Promise.reject(new ReportError('cancelled', 'export cancelled; the partial file was removed'));
     return new Promise((resolve, reject) => {
       const w = startWorker(data);
       this.workers.add(w);
@@ -145,8 +148,10 @@ export async function runExport(opts: ExportOptions): Promise<ExportResult> {
   const out = checkOut(opts.out, 'out');
   const job = opts.job;
   if (job.kind === 'balances') {
-    if (!Number.isFinite(job.from)) throw new ReportError('validation', 'from: a start date is required for the balance report', 'from');
-    if (!Number.isFinite(job.to)) throw new ReportError('validation', 'to: an end date is required for the balance report', 'to');
+    if (!Number.isFinite(job.from))
+      throw new ReportError('validation', 'from: a start date is required for the balance report', 'from');
+    if (!Number.isFinite(job.to))
+      throw new ReportError('validation', 'to: an end date is required for the balance report', 'to');
   }
   checkRange(job.from, job.to);
   if (opts.signal?.aborted) throw new ReportError('cancelled', 'export cancelled');
@@ -193,7 +198,14 @@ export async function runExport(opts: ExportOptions): Promise<ExportResult> {
     for (const f of files) temp.add(f);
     const results = await Promise.all(
       files.map((file, i) => {
-        const seg: WorkerJob = { ...base, kind: 'segment', out: file, bom: i === 0 && base.bom, header: i === 0, expected: total };
+        const seg: WorkerJob = {
+          ...base,
+          kind: 'segment',
+          out: file,
+          bom: i === 0 && base.bom,
+          header: i === 0,
+          expected: total,
+        };
         delete seg.from;
         delete seg.to;
         if (edges[i] !== undefined) seg.from = edges[i]!;

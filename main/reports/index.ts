@@ -1,5 +1,19 @@
-export { runExport, snapshotsPathFor, type ExportJob, type ExportOptions, type ExportProgress, type ExportResult } from './export.js';
-export { writeCollectionsCsv, writeBalancesCsv, collectionsQuery, COLLECTION_COLUMNS, BALANCE_SUMMARY_COLUMNS, BALANCE_SNAPSHOT_COLUMNS } from './writers.js';
+export {
+  runExport,
+  snapshotsPathFor,
+  type ExportJob,
+  type ExportOptions,
+  type ExportProgress,
+  type ExportResult,
+} from './export.js';
+export {
+  writeCollectionsCsv,
+  writeBalancesCsv,
+  collectionsQuery,
+  COLLECTION_COLUMNS,
+  BALANCE_SUMMARY_COLUMNS,
+  BALANCE_SNAPSHOT_COLUMNS,
+} from './writers.js';
 export { textCell, amountCell, timeFormatter, BOM, type TimeZoneOption } from './csv.js';
 export { parseDateBound, checkRange } from './dates.js';
 export { ReportError } from './errors.js';

@@ -1,7 +1,16 @@
 // The two reports, streamed from SQLite (statement.iterate, raw rows) into a line sink. They run on the
 // export worker (export-worker.ts) but are plain functions, so they can be called directly too.
 import type { Db } from '../store/db.js';
-import { amountCell, EOL, numberCell, plainCell, textCell, timeFormatter, type LineSink, type TimeZoneOption } from './csv.js';
+import {
+  amountCell,
+  EOL,
+  numberCell,
+  plainCell,
+  textCell,
+  timeFormatter,
+  type LineSink,
+  type TimeZoneOption,
+} from './csv.js';
 
 export interface ProgressFn {
   (done: number, total: number): void;
@@ -109,8 +118,26 @@ export function collectionsQuery(p: { from?: number; to?: number }): { sql: stri
 }
 
 type Row = [
-  string, string | null, number, number, string, string, string, string | null, string | null, string, string | null,
-  string | null, string | null, number, string | null, string | null, number | null, string | null, string, number,
+  string,
+  string | null,
+  number,
+  number,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  number,
+  string | null,
+  string | null,
+  number | null,
+  string | null,
+  string,
+  number,
 ];
 
 /**
@@ -163,13 +190,29 @@ function collectionsRunsQuery(p: { from?: number; to?: number }): { sql: string;
 }
 
 type RunsRow = [
-  string, number, number, string, string, string, string | null, string, number, string | null, string | null, number | null, string, number,
+  string,
+  number,
+  number,
+  string,
+  string,
+  string,
+  string | null,
+  string,
+  number,
+  string | null,
+  string | null,
+  number | null,
+  string,
+  number,
 ];
 
 /** Counts rows the report will have. */
 export function countCollections(db: Db, p: { from?: number; to?: number }): number {
   const w = rangeWhere(p);
-  return db.prepare(`SELECT COUNT(*) FROM collections c ${w.where}`).pluck().get(...w.params) as number;
+  return db
+    .prepare(`SELECT COUNT(*) FROM collections c ${w.where}`)
+    .pluck()
+    .get(...w.params) as number;
 }
 
 export function collectionsHeader(): string {
@@ -187,21 +230,84 @@ export function writeCollectionRows(
   // One formatter per time column: each caches the minute it formatted last (see timeFormatter).
   const [created, changed, completed] = [timeFormatter(params.tz), timeFormatter(params.tz), timeFormatter(params.tz)];
   const line = (r: Row) =>
-    textCell(r[0]) + ',' + textCell(r[1]) + ',' + created!(r[2]) + ',' + amountCell(r[3], r[4]) + ',' + textCell(r[4]) + ',' + r[5] + ',' +
-    textCell(r[6]) + ',' + textCell(r[7]) + ',' + textCell(r[8]) + ',' + textCell(r[9]) + ',' + textCell(r[10]) + ',' +
-    textCell(r[11]) + ',' + textCell(r[12]) + ',' + changed!(r[13]) + ',' + textCell(r[14]) + ',' + textCell(r[15]) + ',' +
-    completed!(r[16]) + ',' + textCell(r[17]) + ',' + textCell(r[18]) + ',' + r[19] + EOL;
+    textCell(r[0]) +
+    ',' +
+    textCell(r[1]) +
+    ',' +
+    created!(r[2]) +
+    ',' +
+    amountCell(r[3], r[4]) +
+    ',' +
+    textCell(r[4]) +
+    ',' +
+    r[5] +
+    ',' +
+    textCell(r[6]) +
+    ',' +
+    textCell(r[7]) +
+    ',' +
+    textCell(r[8]) +
+    ',' +
+    textCell(r[9]) +
+    ',' +
+    textCell(r[10]) +
+    ',' +
+    textCell(r[11]) +
+    ',' +
+    textCell(r[12]) +
+    ',' +
+    changed!(r[13]) +
+    ',' +
+    textCell(r[14]) +
+    ',' +
+    textCell(r[15]) +
+    ',' +
+    completed!(r[16]) +
+    ',' +
+    textCell(r[17]) +
+    ',' +
+    textCell(r[18]) +
+    ',' +
+    r[19] +
+    EOL;
   // A row with a cell that needs a guard or quotes is read again by id, one value per column.
   const one = collectionsQuery({});
   const byId = db.prepare(one.sql.replace(ORDER, '').replace(FROM, `${FROM} WHERE c.id = ?`)).raw(true);
-  const [refs, middle, contact, urls] = [RUNS.refs, RUNS.middle, RUNS.contact, RUNS.urls].map((r) => cleanRun(r.length));
+  const [refs, middle, contact, urls] = [RUNS.refs, RUNS.middle, RUNS.contact, RUNS.urls].map((r) =>
+    cleanRun(r.length),
+  );
   const q = collectionsRunsQuery(params);
   let n = 0;
-  for (const r of db.prepare(q.sql).raw(true).iterate(...q.params) as IterableIterator<RunsRow>) {
+  for (const r of db
+    .prepare(q.sql)
+    .raw(true)
+    .iterate(...q.params) as IterableIterator<RunsRow>) {
     if (refs!.test(r[0]) && middle!.test(r[4]) && contact!.test(r[7]) && urls!.test(r[12])) {
       sink.push(
-        r[0] + ',' + created!(r[1]) + ',' + amountCell(r[2], r[3]) + ',' + r[4] + ',' + textCell(r[5]) + ',' + textCell(r[6]) + ',' + r[7] + ',' +
-          changed!(r[8]) + ',' + textCell(r[9]) + ',' + textCell(r[10]) + ',' + completed!(r[11]) + ',' + r[12] + EOL,
+        r[0] +
+          ',' +
+          created!(r[1]) +
+          ',' +
+          amountCell(r[2], r[3]) +
+          ',' +
+          r[4] +
+          ',' +
+          textCell(r[5]) +
+          ',' +
+          textCell(r[6]) +
+          ',' +
+          r[7] +
+          ',' +
+          changed!(r[8]) +
+          ',' +
+          textCell(r[9]) +
+          ',' +
+          textCell(r[10]) +
+          ',' +
+          completed!(r[11]) +
+          ',' +
+          r[12] +
+          EOL,
       );
     } else {
       sink.push(line(byId.get(r[13]) as Row));
@@ -211,7 +317,12 @@ export function writeCollectionRows(
   return n;
 }
 
-export function writeCollectionsCsv(db: Db, params: CollectionsReportParams, sink: LineSink, progress?: ProgressFn): { rows: number } {
+export function writeCollectionsCsv(
+  db: Db,
+  params: CollectionsReportParams,
+  sink: LineSink,
+  progress?: ProgressFn,
+): { rows: number } {
   const total = countCollections(db, params);
   sink.push(collectionsHeader());
   progress?.(0, total);
@@ -288,14 +399,17 @@ export function writeBalancesCsv(
   progress?.(0, total);
   const stats = new Map<string, WalletStats>();
   const wallets = db
-    .prepare('SELECT DISTINCT currency, wallet_type FROM balance_snapshots WHERE observed_at < ? ORDER BY currency, wallet_type')
+    .prepare(
+      'SELECT DISTINCT currency, wallet_type FROM balance_snapshots WHERE observed_at < ? ORDER BY currency, wallet_type',
+    )
     .all(params.to) as { currency: string; wallet_type: string }[];
   const openingStmt = db.prepare(
     `SELECT observed_at, available_minor, uncleared_minor, reserve_minor, actual_minor FROM balance_snapshots
       WHERE currency = ? AND wallet_type = ? AND observed_at < ? ORDER BY observed_at DESC, id DESC LIMIT 1`,
   );
   for (const w of wallets) {
-    const o = openingStmt.raw(true).get(w.currency, w.wallet_type, params.from) as [number, number, number, number, number] | undefined;
+    const o = openingStmt.raw(true).get(w.currency, w.wallet_type, params.from) as
+      [number, number, number, number, number] | undefined;
     const values = o ? o.slice(1) : null;
     stats.set(`${w.currency}\u0000${w.wallet_type}`, {
       currency: w.currency,
@@ -318,12 +432,25 @@ export function writeBalancesCsv(
          FROM balance_snapshots WHERE observed_at >= ? AND observed_at < ? ORDER BY observed_at, id`,
     )
     .raw(true)
-    .iterate(params.from, params.to) as IterableIterator<[number, string, string, number, number, number, number, number, number | null]>;
+    .iterate(params.from, params.to) as IterableIterator<
+    [number, string, string, number, number, number, number, number, number | null]
+  >;
   for (const r of it) {
     const [at, cur, wt] = r;
     const values = [r[3], r[4], r[5], r[6]];
     snaps.push(
-      time(at) + ',' + textCell(cur) + ',' + textCell(wt) + ',' + values.map((v) => amountCell(v, cur)).join(',') + ',' + r[7] + ',' + numberCell(r[8]) + EOL,
+      time(at) +
+        ',' +
+        textCell(cur) +
+        ',' +
+        textCell(wt) +
+        ',' +
+        values.map((v) => amountCell(v, cur)).join(',') +
+        ',' +
+        r[7] +
+        ',' +
+        numberCell(r[8]) +
+        EOL,
     );
     const s = stats.get(`${cur}\u0000${wt}`);
     if (s) {

@@ -37,7 +37,14 @@ export const CARD_FIELDS = [
 
 type CardField = (typeof CARD_FIELDS)[number];
 /** Free-text fields a person can shorten when the JSON does not fit the key. */
-const SHORTENABLE: readonly CardField[] = ['first_name', 'last_name', 'billing_address', 'billing_city', 'billing_state', 'billing_zip'];
+const SHORTENABLE: readonly CardField[] = [
+  'first_name',
+  'last_name',
+  'billing_address',
+  'billing_city',
+  'billing_state',
+  'billing_zip',
+];
 
 /**
  * Builds the card's JSON in a Buffer, checks it fits one RSA block of the key, encrypts it (RSA PKCS#1

@@ -22,7 +22,10 @@ export abstract class ServiceError extends DeskError {
   readonly status: number | undefined;
   /** The service's own message from the error envelope, when it sent one. */
   readonly serviceMessage: string | undefined;
-  constructor(message: string, opts: { status?: number; serviceMessage?: string; cause?: unknown; field?: string | undefined } = {}) {
+  constructor(
+    message: string,
+    opts: { status?: number; serviceMessage?: string; cause?: unknown; field?: string | undefined } = {},
+  ) {
     super('service', message, { cause: opts.cause, field: opts.field, expose: true }); // kind: set by the subclass
     this.status = opts.status;
     this.serviceMessage = opts.serviceMessage;
@@ -155,6 +158,10 @@ export class WireFormatError extends DeskError {
     readonly problem: string,
     readonly issueCount = 1,
   ) {
-    super('unreadable', `${field}: ${problem}${issueCount > 1 ? ` (and ${issueCount - 1} more problem${issueCount > 2 ? 's' : ''})` : ''}`, { field });
+    super(
+      'unreadable',
+      `${field}: ${problem}${issueCount > 1 ? ` (and ${issueCount - 1} more problem${issueCount > 2 ? 's' : ''})` : ''}`,
+      { field },
+    );
   }
 }

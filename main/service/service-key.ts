@@ -22,13 +22,15 @@ export const MIN_KEY_BITS = 2048;
 /** Parses and checks the service public key. Throws ServiceKeyError with a message that says what to fix. */
 export function loadServicePublicKey(pemText: string): ServicePublicKey {
   if (typeof pemText !== 'string' || pemText.trim() === '') {
-    throw new ServiceKeyError('The service public key is empty: paste or choose the PEM file the service gave you (-----BEGIN PUBLIC KEY-----).');
+    throw new ServiceKeyError(
+      'The service public key is empty: paste or choose the PEM file the service gave you (-----BEGIN PUBLIC KEY-----).',
+    );
   }
   const pem = pemText.trim();
   // Never derive a public key from a private one here: a private key in this place is a mistake to report.
   if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
     throw new ServiceKeyError(
-      'This is a private key. The app needs the service\'s PUBLIC key (-----BEGIN PUBLIC KEY-----); do not share private keys.',
+      "This is a private key. The app needs the service's PUBLIC key (-----BEGIN PUBLIC KEY-----); do not share private keys.",
     );
   }
   if (/-----BEGIN (X509 |TRUSTED )?CERTIFICATE-----/.test(pem)) {
@@ -43,7 +45,10 @@ export function loadServicePublicKey(pemText: string): ServicePublicKey {
   try {
     key = crypto.createPublicKey({ key: pem, format: 'pem' });
   } catch (e) {
-    throw new ServiceKeyError('The public key PEM cannot be read (damaged or incomplete base64). Copy the whole file again.', { cause: e });
+    throw new ServiceKeyError(
+      'The public key PEM cannot be read (damaged or incomplete base64). Copy the whole file again.',
+      { cause: e },
+    );
   }
   if (key.asymmetricKeyType !== 'rsa') {
     throw new ServiceKeyError(
@@ -53,7 +58,9 @@ export function loadServicePublicKey(pemText: string): ServicePublicKey {
   const bits = key.asymmetricKeyDetails?.modulusLength;
   if (bits === undefined) throw new ServiceKeyError('The RSA key size cannot be read from this public key.');
   if (bits < MIN_KEY_BITS) {
-    throw new ServiceKeyError(`The service public key is only ${bits} bits; at least ${MIN_KEY_BITS} are required. Check you have the right file.`);
+    throw new ServiceKeyError(
+      `The service public key is only ${bits} bits; at least ${MIN_KEY_BITS} are required. Check you have the right file.`,
+    );
   }
   const der = key.export({ type: 'spki', format: 'der' });
   const hex = crypto.createHash('sha256').update(der).digest('hex');
@@ -69,7 +76,9 @@ export function loadServicePublicKeyFile(path: string): ServicePublicKey {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new ServiceKeyError(
-      code === 'ENOENT' ? `The service public key file ${path} does not exist.` : `The service public key file ${path} cannot be read (${code ?? 'error'}).`,
+      code === 'ENOENT'
+        ? `The service public key file ${path} does not exist.`
+        : `The service public key file ${path} cannot be read (${code ?? 'error'}).`,
       { cause: e },
     );
   }

@@ -28,8 +28,14 @@ export interface HmacOptions {
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 
 /** Checks an `hmac-signature` header (`t=<unix s>,s=<hex>`) over `signed` with the merchant signing key. */
-export function verifyHmacHeader(header: string | null | undefined, signed: string, signingKey: string | null | undefined, opts: HmacOptions = {}): CheckResult {
-  if (header === undefined || header === null || header.trim() === '') return { state: 'missing', reason: 'no hmac-signature' };
+export function verifyHmacHeader(
+  header: string | null | undefined,
+  signed: string,
+  signingKey: string | null | undefined,
+  opts: HmacOptions = {},
+): CheckResult {
+  if (header === undefined || header === null || header.trim() === '')
+    return { state: 'missing', reason: 'no hmac-signature' };
   if (!signingKey) return { state: 'unverifiable', reason: 'no signing key is configured to check hmac-signature' };
   const parts = new Map<string, string>();
   for (const part of header.split(',')) {
@@ -41,19 +47,28 @@ export function verifyHmacHeader(header: string | null | undefined, signed: stri
   }
   const t = parts.get('t');
   const s = parts.get('s');
-  if (t === undefined || s === undefined) return { state: 'invalid', reason: 'hmac-signature is malformed (expected t=<unix seconds>,s=<hex>)' };
+  if (t === undefined || s === undefined)
+    return { state: 'invalid', reason: 'hmac-signature is malformed (expected t=<unix seconds>,s=<hex>)' };
   if (!/^\d{1,12}$/.test(t)) return { state: 'invalid', reason: 'hmac-signature t= is not a unix time in seconds' };
   const timestamp = Number(t);
   if (!HEX64.test(s)) return { state: 'invalid', reason: 'hmac-signature s= is not 64 hex digits', timestamp };
   const expected = crypto.createHmac('sha256', signingKey).update(signed, 'utf8').digest();
   const given = Buffer.from(s, 'hex');
   if (!crypto.timingSafeEqual(expected, given)) {
-    return { state: 'invalid', reason: 'hmac-signature does not match (wrong signing key, or the signed fields were changed)', timestamp };
+    return {
+      state: 'invalid',
+      reason: 'hmac-signature does not match (wrong signing key, or the signed fields were changed)',
+      timestamp,
+    };
   }
   if (opts.toleranceS !== undefined) {
     const nowS = Math.floor((opts.now ?? Date.now()) / 1000);
     if (Math.abs(nowS - timestamp) > opts.toleranceS) {
-      return { state: 'invalid', reason: `hmac-signature t= is ${nowS - timestamp} s from now (tolerance ${opts.toleranceS} s)`, timestamp };
+      return {
+        state: 'invalid',
+        reason: `hmac-signature t= is ${nowS - timestamp} s from now (tolerance ${opts.toleranceS} s)`,
+        timestamp,
+      };
     }
   }
   return { state: 'valid', timestamp };
@@ -69,11 +84,16 @@ export function verifyRsaSignature(
   publicKey: string | ServicePublicKey | crypto.KeyObject | null | undefined,
 ): CheckResult {
   if (b64 === undefined || b64 === null || b64.trim() === '') return { state: 'missing', reason: 'no rsa-signature' };
-  if (!publicKey) return { state: 'unverifiable', reason: 'no service public key is configured to check rsa-signature' };
+  if (!publicKey)
+    return { state: 'unverifiable', reason: 'no service public key is configured to check rsa-signature' };
   let key: crypto.KeyObject;
   try {
     key =
-      typeof publicKey === 'string' ? crypto.createPublicKey(publicKey) : publicKey instanceof crypto.KeyObject ? publicKey : publicKey.key;
+      typeof publicKey === 'string'
+        ? crypto.createPublicKey(publicKey)
+        : publicKey instanceof crypto.KeyObject
+          ? publicKey
+          : publicKey.key;
   } catch {
     return { state: 'unverifiable', reason: 'the service public key cannot be read' };
   }
@@ -82,15 +102,25 @@ export function verifyRsaSignature(
   const sig = Buffer.from(text, 'base64');
   const bits = key.asymmetricKeyDetails?.modulusLength;
   if (bits !== undefined && sig.length !== Math.ceil(bits / 8)) {
-    return { state: 'invalid', reason: `rsa-signature is ${sig.length} bytes; the service key makes ${Math.ceil(bits / 8)}` };
+    return {
+      state: 'invalid',
+      reason: `rsa-signature is ${sig.length} bytes; the service key makes ${Math.ceil(bits / 8)}`,
+    };
   }
   let ok: boolean;
   try {
-    ok = crypto.verify('sha512', Buffer.from(signed, 'utf8'), { key, padding: crypto.constants.RSA_PKCS1_PADDING }, sig);
+    ok = crypto.verify(
+      'sha512',
+      Buffer.from(signed, 'utf8'),
+      { key, padding: crypto.constants.RSA_PKCS1_PADDING },
+      sig,
+    );
   } catch {
     ok = false;
   }
-  return ok ? { state: 'valid' } : { state: 'invalid', reason: 'rsa-signature does not match (other key, or the signed fields were changed)' };
+  return ok
+    ? { state: 'valid' }
+    : { state: 'invalid', reason: 'rsa-signature does not match (other key, or the signed fields were changed)' };
 }
 
 export interface SignatureKeys {

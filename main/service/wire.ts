@@ -27,7 +27,13 @@ export const wireBoolean = z.union([z.boolean(), z.string(), z.number()]).transf
 });
 
 /** An integer result code; "200" is accepted. */
-const wireCode = z.union([z.number().int(), z.string().regex(/^\s*\d{3}\s*$/).transform((s) => Number(s))]);
+const wireCode = z.union([
+  z.number().int(),
+  z
+    .string()
+    .regex(/^\s*\d{3}\s*$/)
+    .transform((s) => Number(s)),
+]);
 
 /** A currency code known to main/money (its exponent decides how amounts are read). Upper-cased. */
 const wireCurrency = z.string().transform((v, ctx) => {
@@ -50,12 +56,7 @@ const wireWalletType = z.string().transform((v, ctx): WalletType => {
 });
 
 /** Converts `obj[key]` with `currency` into minor units, reporting a failure at `key`. */
-function minorAt(
-  ctx: z.core.$RefinementCtx,
-  value: unknown,
-  currency: string,
-  key: string,
-): number | undefined {
+function minorAt(ctx: z.core.$RefinementCtx, value: unknown, currency: string, key: string): number | undefined {
   try {
     return toMinor(value, currency, key);
   } catch (e) {
@@ -102,14 +103,29 @@ export const balanceRecordSchema = z
     const actualMinor = minorAt(ctx, r.actual_balance, r.currency, 'actual_balance');
     const unclearedMinor = minorAt(ctx, r.uncleared_balance, r.currency, 'uncleared_balance');
     const reserveMinor = minorAt(ctx, r.reserve_balance, r.currency, 'reserve_balance');
-    if (availableMinor === undefined || actualMinor === undefined || unclearedMinor === undefined || reserveMinor === undefined) {
+    if (
+      availableMinor === undefined ||
+      actualMinor === undefined ||
+      unclearedMinor === undefined ||
+      reserveMinor === undefined
+    ) {
       return z.NEVER;
     }
-    return { currency: r.currency, walletType: r.wallet_type, availableMinor, actualMinor, unclearedMinor, reserveMinor };
+    return {
+      currency: r.currency,
+      walletType: r.wallet_type,
+      availableMinor,
+      actualMinor,
+      unclearedMinor,
+      reserveMinor,
+    };
   });
 
 export const balancesDataSchema = z.looseObject({
-  merchant_balances: z.array(balanceRecordSchema).nullable().transform((a) => a ?? []),
+  merchant_balances: z
+    .array(balanceRecordSchema)
+    .nullable()
+    .transform((a) => a ?? []),
 });
 
 // --- payment options ---
@@ -119,7 +135,11 @@ const wirePrefixes = z
   .optional()
   .transform((v): string[] => {
     if (v === undefined || v === null) return [];
-    if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    if (typeof v === 'string')
+      return v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
     return v;
   });
 
@@ -158,7 +178,10 @@ export const providerRecordSchema = z
   });
 
 export const providersDataSchema = z.looseObject({
-  payment_providers: z.array(providerRecordSchema).nullable().transform((a) => a ?? []),
+  payment_providers: z
+    .array(providerRecordSchema)
+    .nullable()
+    .transform((a) => a ?? []),
 });
 
 // --- initialize ---
@@ -239,7 +262,11 @@ const callbackBodySchema = z
       try {
         return toMinor(v, currency, key);
       } catch (e) {
-        ctx.addIssue({ code: 'custom', message: e instanceof MoneyError ? e.reason : String(e), path: ['payload', key] });
+        ctx.addIssue({
+          code: 'custom',
+          message: e instanceof MoneyError ? e.reason : String(e),
+          path: ['payload', key],
+        });
         return undefined;
       }
     };
@@ -260,8 +287,18 @@ const callbackBodySchema = z
       requestCurrency: p.request_currency ?? undefined,
       requestAmountMinor: amount(p.request_amount, p.request_currency, 'request_amount', 'request_currency'),
       transactionCurrency: p.transaction_currency ?? undefined,
-      transactionAmountMinor: amount(p.transaction_amount, p.transaction_currency, 'transaction_amount', 'transaction_currency'),
-      transactionChargeMinor: amount(p.transaction_charge, p.transaction_currency, 'transaction_charge', 'transaction_currency'),
+      transactionAmountMinor: amount(
+        p.transaction_amount,
+        p.transaction_currency,
+        'transaction_amount',
+        'transaction_currency',
+      ),
+      transactionChargeMinor: amount(
+        p.transaction_charge,
+        p.transaction_currency,
+        'transaction_charge',
+        'transaction_currency',
+      ),
       totalCreditMinor: amount(p.total_credit, p.transaction_currency, 'total_credit', 'transaction_currency'),
       chargeCustomer: p.charge_customer ?? undefined,
       providerCode: p.provider_code ?? undefined,
@@ -303,10 +340,12 @@ function issueMessage(issue: z.core.$ZodIssue, root: unknown): string {
   if (issue.code === 'custom') return issue.message;
   // Say "is missing" rather than zod's "expected string, received undefined".
   let v: unknown = root;
-  for (const p of issue.path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[p] : undefined;
+  for (const p of issue.path)
+    v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[p] : undefined;
   if (v === undefined) return 'is missing';
   if (issue.code === 'invalid_type') return `must be ${article(issue.expected)}, got ${describeValue(v)}`;
-  if (issue.code === 'invalid_union') return `${issue.message.replace(/^Invalid input:?\s*/i, '') || 'has the wrong type'}, got ${describeValue(v)}`;
+  if (issue.code === 'invalid_union')
+    return `${issue.message.replace(/^Invalid input:?\s*/i, '') || 'has the wrong type'}, got ${describeValue(v)}`;
   return issue.message;
 }
 

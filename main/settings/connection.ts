@@ -57,7 +57,9 @@ export interface VerificationKeys {
  * The one way to the signing key and the service public key, for the charge service, the callback
  * receiver, callback imports and the CLI: from a profile's connection (ok or not), read when it was loaded.
  */
-export function verificationKeys(conn: Pick<Connection | ConnectionFailure, 'signingKey' | 'servicePublicKeyPath'> | null): VerificationKeys {
+export function verificationKeys(
+  conn: Pick<Connection | ConnectionFailure, 'signingKey' | 'servicePublicKeyPath'> | null,
+): VerificationKeys {
   return {
     signingKey: conn?.signingKey ?? null,
     servicePublicKey: currentServicePublicKey(conn?.servicePublicKeyPath ?? null)?.pem ?? null,

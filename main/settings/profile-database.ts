@@ -80,7 +80,10 @@ export function adoptLegacyDatabase(dataDir: string, logger?: Log): Adoption | n
   }
   const target = dataPaths(dataDir, profile);
   if (fs.existsSync(target.db)) {
-    logger?.warn({ from: legacy, to: target.db }, `the ${profile} profile already has a database; the older single-file database was left where it is`);
+    logger?.warn(
+      { from: legacy, to: target.db },
+      `the ${profile} profile already has a database; the older single-file database was left where it is`,
+    );
     return null;
   }
   fs.mkdirSync(target.profileDir, { recursive: true, mode: 0o700 });
@@ -93,7 +96,10 @@ export function adoptLegacyDatabase(dataDir: string, logger?: Log): Adoption | n
   }
   for (const suffix of ['-wal', '-shm']) fs.rmSync(`${legacy}${suffix}`, { force: true });
   if (!fs.existsSync(dataPaths(dataDir).activeProfile)) writeActiveProfile(dataDir, profile);
-  logger?.info({ from: legacy, to: target.db, profile }, `adopted the single-file database as the ${profile} profile's database`);
+  logger?.info(
+    { from: legacy, to: target.db, profile },
+    `adopted the single-file database as the ${profile} profile's database`,
+  );
   return { profile, from: legacy, to: target.db };
 }
 

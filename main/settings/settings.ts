@@ -20,29 +20,37 @@ export function isLoopbackHost(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
-const httpUrl = z.string().trim().refine(
-  (s) => {
-    try {
-      const u = new URL(s);
-      return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && !u.search && !u.hash;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'must be an http(s) URL without user, password, query or fragment, e.g. https://api.example.com' },
-);
+const httpUrl = z
+  .string()
+  .trim()
+  .refine(
+    (s) => {
+      try {
+        const u = new URL(s);
+        return (
+          (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && !u.search && !u.hash
+        );
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an http(s) URL without user, password, query or fragment, e.g. https://api.example.com' },
+  );
 
-const httpsUrl = z.string().trim().refine(
-  (s) => {
-    try {
-      const u = new URL(s);
-      return u.protocol === 'https:' && !u.username && !u.password;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'must be an https:// URL, e.g. https://shop.example.com/return' },
-);
+const httpsUrl = z
+  .string()
+  .trim()
+  .refine(
+    (s) => {
+      try {
+        const u = new URL(s);
+        return u.protocol === 'https:' && !u.username && !u.password;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an https:// URL, e.g. https://shop.example.com/return' },
+  );
 
 const ms = (min: number, max: number) =>
   z
@@ -153,7 +161,11 @@ export class SettingsError extends DeskError {
     readonly reason: string,
     fields: Record<string, string> = { [field]: reason },
   ) {
-    super('validation', /^[A-Z]/.test(reason) ? `${field}: ${reason}` : `${field} ${reason}`, { field, fields, expose: true });
+    super('validation', /^[A-Z]/.test(reason) ? `${field}: ${reason}` : `${field} ${reason}`, {
+      field,
+      fields,
+      expose: true,
+    });
   }
 }
 

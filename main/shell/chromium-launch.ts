@@ -126,7 +126,9 @@ export async function launchChromium(opts: LaunchOptions = {}): Promise<Launched
     opts.logger?.info({ profileDir: stale }, 'removed a Chromium profile folder left by an earlier start');
   const args = chromiumFlags();
   if (needsNoSandbox()) {
-    warn('merchant-desk: running as root, so Chromium runs without its sandbox (--no-sandbox); run as a normal user to keep it.');
+    warn(
+      'merchant-desk: running as root, so Chromium runs without its sandbox (--no-sandbox); run as a normal user to keep it.',
+    );
   }
   if (opts.cdpPort !== undefined) {
     // Loopback only; still, any program of any user on this machine can drive the window through it.

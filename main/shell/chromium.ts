@@ -25,14 +25,14 @@ export {
   needsNoSandbox,
   removeStaleProfiles,
   PROFILE_PREFIX,
-  launchChromium, type LaunchedChromium, type LaunchOptions } from './chromium-launch.js';
-
+  launchChromium,
+  type LaunchedChromium,
+  type LaunchOptions,
+} from './chromium-launch.js';
 
 /** The renderer's origin. *.localhost is a secure context and never leaves the machine; every request is routed. */
 export const APP_ORIGIN = 'http://merchant-desk.localhost';
 export const APP_URL = `${APP_ORIGIN}/index.html`;
-
-
 
 export interface ChromiumShellOptions extends LaunchOptions {
   core: Core;
@@ -57,7 +57,6 @@ export interface ChromiumShell {
   paymentWindow(): PaymentWindowOpener | null;
   close(): Promise<void>;
 }
-
 
 /**
  * The init script: window.desk (invoke + on) over the exposed binding; __deskEmit receives pushes.
@@ -95,7 +94,6 @@ const PUSH = new Function('args', 'const f = window.__deskEmit; if (typeof f ===
   args: readonly [string, unknown],
 ) => void;
 
-
 export async function startChromiumShell(opts: ChromiumShellOptions): Promise<ChromiumShell> {
   const { core } = opts;
   const root = path.resolve(opts.rendererDir ?? defaultRendererDir());
@@ -107,7 +105,11 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
   const { browser, context, firstPage } = launched;
   try {
     core.shell = 'chromium';
-    let paymentWindow: PaymentWindowOpener | null = new ChromiumPaymentWindow({ browser, logger: core.logger, pages: new PaymentPages(core) });
+    let paymentWindow: PaymentWindowOpener | null = new ChromiumPaymentWindow({
+      browser,
+      logger: core.logger,
+      pages: new PaymentPages(core),
+    });
     const dispatch = createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock));
     const page = firstPage ?? (await context.newPage());
     // Independent of each other (none applies before the page navigates): one round trip, not three.
@@ -128,7 +130,11 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
       }),
       context.exposeBinding('__deskInvoke', async (source, channel: unknown, request: unknown) => {
         // Only the app's own main frame may call main.
-        if (source.page !== page || source.frame !== page.mainFrame() || !source.frame.url().startsWith(APP_ORIGIN + '/')) {
+        if (
+          source.page !== page ||
+          source.frame !== page.mainFrame() ||
+          !source.frame.url().startsWith(APP_ORIGIN + '/')
+        ) {
           core.logger.warn({ url: source.frame.url().slice(0, 200) }, 'refused an IPC call from outside the app');
           return { ok: false, error: { kind: 'forbidden', message: 'not allowed from this page' } };
         }

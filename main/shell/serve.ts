@@ -17,7 +17,10 @@ const TYPES: Record<string, string> = {
 };
 
 /** Serves a file of the built renderer for an app-origin URL; anything outside the folder is 404. */
-export async function serveRendererFile(root: string, url: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+export async function serveRendererFile(
+  root: string,
+  url: string,
+): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
   const u = new URL(url);
   let rel: string;
   try {
@@ -48,4 +51,3 @@ export async function serveRendererFile(root: string, url: string): Promise<{ st
   }
   return { status: 200, headers, body };
 }
-

@@ -101,12 +101,19 @@ export function recordBalanceRun(
 ): { runId: number; changed: number; error: PollError | null } {
   const { startedAt, finishedAt, result } = run;
   if (!result.ok) {
-    return { runId: recordFailedRun(db, 'balances', startedAt, finishedAt, result.error), changed: 0, error: result.error };
+    return {
+      runId: recordFailedRun(db, 'balances', startedAt, finishedAt, result.error),
+      changed: 0,
+      error: result.error,
+    };
   }
   try {
     checkBalances(result.value);
   } catch (e) {
-    const error: PollError = { kind: 'unreadable', message: `the balances answer was not usable: ${(e as Error).message}` };
+    const error: PollError = {
+      kind: 'unreadable',
+      message: `the balances answer was not usable: ${(e as Error).message}`,
+    };
     return { runId: recordFailedRun(db, 'balances', startedAt, finishedAt, error), changed: 0, error };
   }
   return writeTransaction(db, () => {
@@ -138,7 +145,16 @@ export function recordBalanceRun(
        ON CONFLICT (currency, wallet_type) DO UPDATE SET last_snapshot_id = excluded.last_snapshot_id`,
     );
     for (const b of changedWallets) {
-      const info = ins.run(runId, finishedAt, b.currency, b.walletType, b.availableMinor, b.actualMinor, b.unclearedMinor, b.reserveMinor);
+      const info = ins.run(
+        runId,
+        finishedAt,
+        b.currency,
+        b.walletType,
+        b.availableMinor,
+        b.actualMinor,
+        b.unclearedMinor,
+        b.reserveMinor,
+      );
       point.run(b.currency, b.walletType, Number(info.lastInsertRowid));
     }
     return { runId, changed: changedWallets.length, error: null };
@@ -146,10 +162,7 @@ export function recordBalanceRun(
 }
 
 /** The cached balances (latest snapshot per wallet), with as-of, the last error and the stale flag. */
-export function latestBalances(
-  db: Db,
-  opts: { now: number; staleAfterMs: number; currency?: string },
-): LatestBalances {
+export function latestBalances(db: Db, opts: { now: number; staleAfterMs: number; currency?: string }): LatestBalances {
   let rows = (db.prepare(LATEST_SQL).all() as SnapshotRow[]).map(toRow);
   if (opts.currency) rows = rows.filter((r) => r.currency === opts.currency);
   return { rows, ...cacheState(db, 'balances', opts.now, opts.staleAfterMs) };
@@ -197,5 +210,8 @@ export function balanceHistory(
     unclearedMinor: r.uncleared_minor,
     reserveMinor: r.reserve_minor,
   });
-  return [...before.sort((a, b) => a.wallet_type.localeCompare(b.wallet_type)).map((r) => point(r, q.from)), ...inside.map((r) => point(r, r.observed_at))];
+  return [
+    ...before.sort((a, b) => a.wallet_type.localeCompare(b.wallet_type)).map((r) => point(r, q.from)),
+    ...inside.map((r) => point(r, r.observed_at)),
+  ];
 }

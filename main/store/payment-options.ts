@@ -100,12 +100,19 @@ export function recordProvidersRun(
 ): { runId: number; changed: number; error: PollError | null } {
   const { startedAt, finishedAt, result } = run;
   if (!result.ok) {
-    return { runId: recordFailedRun(db, 'providers', startedAt, finishedAt, result.error), changed: 0, error: result.error };
+    return {
+      runId: recordFailedRun(db, 'providers', startedAt, finishedAt, result.error),
+      changed: 0,
+      error: result.error,
+    };
   }
   try {
     checkPaymentOptions(result.value);
   } catch (e) {
-    const error: PollError = { kind: 'unreadable', message: `the payment options answer was not usable: ${(e as Error).message}` };
+    const error: PollError = {
+      kind: 'unreadable',
+      message: `the payment options answer was not usable: ${(e as Error).message}`,
+    };
     return { runId: recordFailedRun(db, 'providers', startedAt, finishedAt, error), changed: 0, error };
   }
   return writeTransaction(db, () => {

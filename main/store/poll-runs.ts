@@ -52,8 +52,7 @@ function toRun(r: Row): PollRun {
 export function insertPollRun(
   db: Db,
   run: { kind: PollKind; startedAt: number; finishedAt: number } & (
-    | { outcome: 'ok'; changedRows: number }
-    | { outcome: 'error'; error: PollError }
+    { outcome: 'ok'; changedRows: number } | { outcome: 'error'; error: PollError }
   ),
 ): number {
   const err = run.outcome === 'error' ? run.error : null;
@@ -76,7 +75,13 @@ export function insertPollRun(
 }
 
 /** Records a failed run; the cache is not touched. */
-export function recordFailedRun(db: Db, kind: PollKind, startedAt: number, finishedAt: number, error: PollError): number {
+export function recordFailedRun(
+  db: Db,
+  kind: PollKind,
+  startedAt: number,
+  finishedAt: number,
+  error: PollError,
+): number {
   return insertPollRun(db, { kind, startedAt, finishedAt, outcome: 'error', error });
 }
 

@@ -64,39 +64,42 @@ export function App() {
   const Active = active.component;
   return (
     <>
-    {lock.locked && <LockScreen status={lock.status} onUnlocked={lock.setStatus} />}
-    <div className="app" style={lock.locked ? { display: 'none' } : undefined}>
-      <nav className="nav" aria-label="Main">
-        <div className="brand">Merchant Desk</div>
-        <ul>
-          {screens.map((s) => (
-            <li key={s.path}>
-              <a
-                href={`#/${s.path}`}
-                aria-current={s.path === active.path ? 'page' : undefined}
-                aria-keyshortcuts={`Control+Shift+${s.key}`}
-                title={`${s.title} (${shortcutText(s.key)})`}
-              >
-                <span>{s.title}</span>
-                <kbd aria-hidden="true">{shortcutText(s.key)}</kbd>
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      <main className="main">
-        {notice && (
-          <div className={`banner ${notice.level === 'error' ? 'error' : notice.level === 'warning' ? 'warning' : 'info'}`} role="status">
-            <span>{notice.message}</span>
-            <button type="button" onClick={() => setNotice(undefined)} aria-label="Dismiss notice">
-              ×
-            </button>
-          </div>
-        )}
-        <Active key={`${active.path}:${workspace}`} />
-      </main>
-      <StatusBar />
-    </div>
+      {lock.locked && <LockScreen status={lock.status} onUnlocked={lock.setStatus} />}
+      <div className="app" style={lock.locked ? { display: 'none' } : undefined}>
+        <nav className="nav" aria-label="Main">
+          <div className="brand">Merchant Desk</div>
+          <ul>
+            {screens.map((s) => (
+              <li key={s.path}>
+                <a
+                  href={`#/${s.path}`}
+                  aria-current={s.path === active.path ? 'page' : undefined}
+                  aria-keyshortcuts={`Control+Shift+${s.key}`}
+                  title={`${s.title} (${shortcutText(s.key)})`}
+                >
+                  <span>{s.title}</span>
+                  <kbd aria-hidden="true">{shortcutText(s.key)}</kbd>
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main className="main">
+          {notice && (
+            <div
+              className={`banner ${notice.level === 'error' ? 'error' : notice.level === 'warning' ? 'warning' : 'info'}`}
+              role="status"
+            >
+              <span>{notice.message}</span>
+              <button type="button" onClick={() => setNotice(undefined)} aria-label="Dismiss notice">
+                ×
+              </button>
+            </div>
+          )}
+          <Active key={`${active.path}:${workspace}`} />
+        </main>
+        <StatusBar />
+      </div>
     </>
   );
 }

@@ -1,6 +1,14 @@
 // The renderer's only way to main: a typed wrapper over window.desk (installed by the Electron preload
 // or by the Chromium shell's init script). Failures become a DeskError carrying kind / field / fields.
-import type { ChannelName, DeskApi, DeskEventName, DeskEvents, IpcError, RequestOf, ResponseOf } from '../../main/ipc/contract/index.js';
+import type {
+  ChannelName,
+  DeskApi,
+  DeskEventName,
+  DeskEvents,
+  IpcError,
+  RequestOf,
+  ResponseOf,
+} from '../../main/ipc/contract/index.js';
 
 declare global {
   interface Window {
@@ -22,7 +30,11 @@ export class DeskError extends Error {
 }
 
 function api(): DeskApi {
-  if (!window.desk) throw new DeskError({ kind: 'internal', message: 'The app bridge (window.desk) is missing; start Merchant Desk with npm start.' });
+  if (!window.desk)
+    throw new DeskError({
+      kind: 'internal',
+      message: 'The app bridge (window.desk) is missing; start Merchant Desk with npm start.',
+    });
   return window.desk;
 }
 

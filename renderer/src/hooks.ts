@@ -16,7 +16,9 @@ export interface QueryState<T> {
 }
 
 function toDeskError(e: unknown): DeskError {
-  return e instanceof DeskError ? e : new DeskError({ kind: 'internal', message: 'Something went wrong; the details are in the log.' });
+  return e instanceof DeskError
+    ? e
+    : new DeskError({ kind: 'internal', message: 'Something went wrong; the details are in the log.' });
 }
 
 /**
@@ -154,7 +156,11 @@ export function usePagedQuery<K extends ChannelName, Row>(
       const mine = ++seq.current;
       setBusy(true);
       try {
-        const r = (await invoke(channel, { ...(JSON.parse(key) as object), offset, limit } as RequestOf<K>)) as unknown as { rows: Row[]; total: number };
+        const r = (await invoke(channel, {
+          ...(JSON.parse(key) as object),
+          offset,
+          limit,
+        } as RequestOf<K>)) as unknown as { rows: Row[]; total: number };
         if (mine !== seq.current) return;
         setRows((old) => {
           const next = replace ? r.rows : [...old.slice(0, offset), ...r.rows];
@@ -181,7 +187,10 @@ export function usePagedQuery<K extends ChannelName, Row>(
     return () => clearTimeout(t);
   }, [load, pageSize]);
 
-  const refresh = useCallback(() => void load(0, Math.min(1000, Math.max(pageSize, loaded.current)), true), [load, pageSize]);
+  const refresh = useCallback(
+    () => void load(0, Math.min(1000, Math.max(pageSize, loaded.current)), true),
+    [load, pageSize],
+  );
   useRefetchAfterUnlock(refresh);
   const more = useCallback(() => {
     if (busy || total === undefined || loaded.current >= total) return;

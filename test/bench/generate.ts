@@ -37,7 +37,7 @@ const NAMES = [
   'Zawadi Mollel',
   'Brian Otieno',
   'Aisha Nansubuga',
-  'John O\'Neil',
+  "John O'Neil",
   'Ruth Wanjiru',
   'Samuel Mugisha',
 ];
@@ -77,7 +77,9 @@ export function generate(o: GenerateOptions): Generated {
        signature, amount_minor, currency, dedupe_key, payload, note, actor)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)`,
   );
-  const insP = db.prepare(`INSERT INTO poll_runs (id, kind, started_at, finished_at, outcome, changed_rows) VALUES (?, 'balances', ?, ?, 'ok', ?)`);
+  const insP = db.prepare(
+    `INSERT INTO poll_runs (id, kind, started_at, finished_at, outcome, changed_rows) VALUES (?, 'balances', ?, ?, 'ok', ?)`,
+  );
   const insS = db.prepare(
     `INSERT INTO balance_snapshots (poll_run_id, observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -101,15 +103,39 @@ export function generate(o: GenerateOptions): Generated {
     for (let i = 1; i <= o.collections; i++) {
       const created = start + i * step;
       const cur = CURRENCIES[Math.floor(rand() * CURRENCIES.length)]!;
-      const amount = cur === 'UGX' ? 1000 * (5 + Math.floor(rand() * 2000)) : 100 * (1 + Math.floor(rand() * 5000)) + Math.floor(rand() * 100);
+      const amount =
+        cur === 'UGX'
+          ? 1000 * (5 + Math.floor(rand() * 2000))
+          : 100 * (1 + Math.floor(rand() * 5000)) + Math.floor(rand() * 100);
       const ref = `MD-${new Date(created).toISOString().slice(0, 10).replace(/-/g, '')}-${i.toString(36).toUpperCase().padStart(5, '0')}`;
       const internal = `INT${(1_000_000_000 + i).toString(16).toUpperCase()}`;
       const customer = NAMES[Math.floor(rand() * NAMES.length)]!;
       const description = rand() < 0.002 ? `=HYPERLINK("x") order ${i % 10000}` : `Phone order ${i % 100000}`;
       const isTarget = i > o.collections - o.ingestTargets;
       const r = isTarget ? -1 : rand();
-      const ev = (kind: string, source: string, status: string | null, at: number, sig: string, extra: { amount?: number; payload?: string; dedupe?: string } = {}) => {
-        insE.run(++eventId, i, ref, source === 'intent' ? null : internal, source, kind, status, at, sig, extra.amount ?? null, extra.amount !== undefined ? cur : null, extra.dedupe ?? null, extra.payload ?? null);
+      const ev = (
+        kind: string,
+        source: string,
+        status: string | null,
+        at: number,
+        sig: string,
+        extra: { amount?: number; payload?: string; dedupe?: string } = {},
+      ) => {
+        insE.run(
+          ++eventId,
+          i,
+          ref,
+          source === 'intent' ? null : internal,
+          source,
+          kind,
+          status,
+          at,
+          sig,
+          extra.amount ?? null,
+          extra.amount !== undefined ? cur : null,
+          extra.dedupe ?? null,
+          extra.payload ?? null,
+        );
         events++;
         return eventId;
       };
@@ -166,7 +192,10 @@ export function generate(o: GenerateOptions): Generated {
             changedAt = at + 600_000;
           }
           if (r >= 0.975 && r < 0.98) {
-            ev('bad_signature', 'security', final, at + 5000, 'invalid', { payload: '{"forged":true}', dedupe: `security:${ref}` });
+            ev('bad_signature', 'security', final, at + 5000, 'invalid', {
+              payload: '{"forged":true}',
+              dedupe: `security:${ref}`,
+            });
             flags |= 8;
           }
         }

@@ -45,12 +45,18 @@ if (opt.generate) {
 function generateInChild(args: Parameters<typeof generate>[0]): Promise<Generated> {
   const resultFile = args.file + '.generated.json';
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--generate', JSON.stringify({ ...args, resultFile })], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), '--generate', JSON.stringify({ ...args, resultFile })],
+      {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
     child.on('error', reject);
     child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(fs.readFileSync(resultFile, 'utf8')) as Generated) : reject(new Error(`generator exited with ${code}`)),
+      code === 0
+        ? resolve(JSON.parse(fs.readFileSync(resultFile, 'utf8')) as Generated)
+        : reject(new Error(`generator exited with ${code}`)),
     );
   });
 }
@@ -81,7 +87,9 @@ async function main(): Promise<void> {
   // As the app runs it (reconcile.run, reconcile --full): on a worker thread.
   const recon = await reconcileAllInWorker(file, { now, stalePendingAfterMs: STALE });
   const reconcileMs = performance.now() - t;
-  log(`full reconciliation: ${recon.collections} collections, ${recon.exceptions} exceptions in ${round(reconcileMs / 1000, 2)} s (target 3 s)`);
+  log(
+    `full reconciliation: ${recon.collections} collections, ${recon.exceptions} exceptions in ${round(reconcileMs / 1000, 2)} s (target 3 s)`,
+  );
   db.pragma('wal_checkpoint(TRUNCATE)');
 
   // Collections CSV export vs sqlite3 -csv on the same rows, alternating, best of each.
@@ -109,7 +117,9 @@ async function main(): Promise<void> {
     exportRows = r.rows;
     exportBytes = fs.statSync(out).size;
     fs.rmSync(out);
-    log(`export run ${run + 1}: ${r.rows} rows, ${mb(exportBytes)} MB in ${round(ours[run]! / 1000, 2)} s, peak RSS ${mb(peak)} MB`);
+    log(
+      `export run ${run + 1}: ${r.rows} rows, ${mb(exportBytes)} MB in ${round(ours[run]! / 1000, 2)} s, peak RSS ${mb(peak)} MB`,
+    );
 
     if (sqlite3.status === 0) {
       const base = path.join(dir, `sqlite3-${run}.csv`);
@@ -129,17 +139,42 @@ async function main(): Promise<void> {
 
   // p95 of a filtered, sorted page of 100 collections.
   const pageQueries = [
-    (i: number) => ({ status: 'COMPLETED', sort: { column: 'created_at' as const, dir: 'desc' as const }, offset: (i % 20) * 100, limit: 100 }),
-    (i: number) => ({ currency: 'KES', sort: { column: 'amount' as const, dir: 'desc' as const }, offset: (i % 10) * 100, limit: 100 }),
+    (i: number) => ({
+      status: 'COMPLETED',
+      sort: { column: 'created_at' as const, dir: 'desc' as const },
+      offset: (i % 20) * 100,
+      limit: 100,
+    }),
+    (i: number) => ({
+      currency: 'KES',
+      sort: { column: 'amount' as const, dir: 'desc' as const },
+      offset: (i % 10) * 100,
+      limit: 100,
+    }),
     (i: number) => ({
       from: gen.lastCreatedAt - ((i % 12) + 1) * 30 * 86_400_000,
       to: gen.lastCreatedAt - (i % 12) * 30 * 86_400_000,
       sort: { column: 'created_at' as const, dir: 'asc' as const },
       limit: 100,
     }),
-    (i: number) => ({ status: ['FAILED', 'CANCELLED'], currency: 'USD', sort: { column: 'customer' as const, dir: 'asc' as const }, offset: (i % 5) * 100, limit: 100 }),
-    (i: number) => ({ text: `md-2026${String((i % 9) + 1).padStart(2, '0')}`, sort: { column: 'created_at' as const, dir: 'desc' as const }, limit: 100 }),
-    (i: number) => ({ flagged: true, sort: { column: 'created_at' as const, dir: 'desc' as const }, offset: (i % 10) * 100, limit: 100 }),
+    (i: number) => ({
+      status: ['FAILED', 'CANCELLED'],
+      currency: 'USD',
+      sort: { column: 'customer' as const, dir: 'asc' as const },
+      offset: (i % 5) * 100,
+      limit: 100,
+    }),
+    (i: number) => ({
+      text: `md-2026${String((i % 9) + 1).padStart(2, '0')}`,
+      sort: { column: 'created_at' as const, dir: 'desc' as const },
+      limit: 100,
+    }),
+    (i: number) => ({
+      flagged: true,
+      sort: { column: 'created_at' as const, dir: 'desc' as const },
+      offset: (i % 10) * 100,
+      limit: 100,
+    }),
   ];
   const samples: number[] = [];
   for (let i = 0; i < 240; i++) {
@@ -157,7 +192,10 @@ async function main(): Promise<void> {
   const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 4096 });
   const targets = gen.targets.slice(0, CB);
   const { bodies, headers } = signCallbacks(targets, signingKey, privateKey);
-  const eventsBefore = db.prepare("SELECT COUNT(*) FROM collection_events WHERE source = 'callback' AND signature = 'verified'").pluck().get() as number;
+  const eventsBefore = db
+    .prepare("SELECT COUNT(*) FROM collection_events WHERE source = 'callback' AND signature = 'verified'")
+    .pluck()
+    .get() as number;
   // Each stored callback is reconciled in the transaction that stores it, as in the app.
   setReconcileOptions(db, () => ({ now: Date.now(), stalePendingAfterMs: STALE }));
   const receiver = await startCallbackReceiver({
@@ -170,10 +208,21 @@ async function main(): Promise<void> {
   const posted = await postCallbacks(receiver.url, bodies, headers, 32);
   const receiverStats = receiver.stats();
   await receiver.close();
-  const reconciledAfter = db.prepare("SELECT COUNT(*) FROM reconciliation r JOIN collections c ON c.id = r.collection_id WHERE c.id > ? AND r.callback_status = 'COMPLETED'").pluck().get(gen.collections - targets.length) as number;
-  const stored = (db.prepare("SELECT COUNT(*) FROM collection_events WHERE source = 'callback' AND signature = 'verified'").pluck().get() as number) - eventsBefore;
+  const reconciledAfter = db
+    .prepare(
+      "SELECT COUNT(*) FROM reconciliation r JOIN collections c ON c.id = r.collection_id WHERE c.id > ? AND r.callback_status = 'COMPLETED'",
+    )
+    .pluck()
+    .get(gen.collections - targets.length) as number;
+  const stored =
+    (db
+      .prepare("SELECT COUNT(*) FROM collection_events WHERE source = 'callback' AND signature = 'verified'")
+      .pluck()
+      .get() as number) - eventsBefore;
   const perSecond = (targets.length / posted.ms) * 1000;
-  log(`ingestion: ${targets.length} callbacks in ${round(posted.ms / 1000, 2)} s = ${Math.round(perSecond)}/s (stored ${stored}, failed ${posted.failed})`);
+  log(
+    `ingestion: ${targets.length} callbacks in ${round(posted.ms / 1000, 2)} s = ${Math.round(perSecond)}/s (stored ${stored}, failed ${posted.failed})`,
+  );
   db.close();
 
   const result = {

@@ -25,14 +25,26 @@ describe('ingestCallback dedupe keys', () => {
       payload: JSON.stringify(body),
     });
     const ctx = { keys: { signingKey: SIGNING_KEY }, now: Date.UTC(2026, 10, 21) };
-    const again = ingestCallback(db, { body: JSON.stringify(body, null, 1), headers: { 'hmac-signature': hmacHeader(body) }, source: 'callback' }, ctx);
+    const again = ingestCallback(
+      db,
+      { body: JSON.stringify(body, null, 1), headers: { 'hmac-signature': hmacHeader(body) }, source: 'callback' },
+      ctx,
+    );
     expect(again).toEqual({ result: 'duplicate', reference: 'MD-L-00000001', eventId: old.eventId });
     expect(getCollection(db, id)!.events).toHaveLength(1);
     // A different callback for the same collection is new, and its own retry a duplicate.
     const failed = callbackBody('MD-L-00000001', 'FAILED');
-    const first = ingestCallback(db, { body: JSON.stringify(failed), headers: { 'hmac-signature': hmacHeader(failed) }, source: 'callback' }, ctx);
+    const first = ingestCallback(
+      db,
+      { body: JSON.stringify(failed), headers: { 'hmac-signature': hmacHeader(failed) }, source: 'callback' },
+      ctx,
+    );
     expect(first).toMatchObject({ result: 'imported', status: 'FAILED' });
-    const retry = ingestCallback(db, { body: JSON.stringify(failed), headers: { 'hmac-signature': hmacHeader(failed) }, source: 'import' }, ctx);
+    const retry = ingestCallback(
+      db,
+      { body: JSON.stringify(failed), headers: { 'hmac-signature': hmacHeader(failed) }, source: 'import' },
+      ctx,
+    );
     expect(retry).toMatchObject({ result: 'duplicate' });
     expect(getCollection(db, id)!.events.map((e) => e.status)).toEqual(['COMPLETED', 'FAILED']);
   });

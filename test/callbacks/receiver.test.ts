@@ -165,7 +165,14 @@ describe('callback receiver', () => {
       keys: () => ({ publicKey: sb!.publicKey, secretKey: sb!.secretKey }),
     });
     const cipher = buildCardCipher(
-      validCardData({ first_name: 'A', last_name: 'B', card_no: '4242424242424242', exp_month: '12', exp_year: '2031', cvv: '123' }),
+      validCardData({
+        first_name: 'A',
+        last_name: 'B',
+        card_no: '4242424242424242',
+        exp_month: '12',
+        exp_year: '2031',
+        cvv: '123',
+      }),
       sb.servicePublicKeyPem,
     );
     const r = await client.initialize({

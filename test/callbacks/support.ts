@@ -3,7 +3,9 @@ import crypto from 'node:crypto';
 export const SIGNING_KEY = 'test-signing-key-' + crypto.randomBytes(8).toString('hex');
 
 export function callbackBody(reference: string, status = 'COMPLETED', over: Record<string, unknown> = {}) {
-  const event = { COMPLETED: 'transaction.completed', FAILED: 'transaction.failed', CANCELLED: 'transaction.cancelled' }[status] ?? 'transaction.completed';
+  const event =
+    { COMPLETED: 'transaction.completed', FAILED: 'transaction.failed', CANCELLED: 'transaction.cancelled' }[status] ??
+    'transaction.completed';
   return {
     event,
     payload: {
@@ -28,8 +30,18 @@ export function callbackBody(reference: string, status = 'COMPLETED', over: Reco
 }
 
 /** hmac-signature header as the service makes it: t=<unix s>,s=<hex HMAC-SHA256 of the signed string>. */
-export function hmacHeader(body: ReturnType<typeof callbackBody>, key = SIGNING_KEY, t = Math.floor(Date.now() / 1000)): string {
+export function hmacHeader(
+  body: ReturnType<typeof callbackBody>,
+  key = SIGNING_KEY,
+  t = Math.floor(Date.now() / 1000),
+): string {
   const p = body.payload;
-  const signed = [body.event, p.merchant_reference, p.internal_reference, p.transaction_type, p.transaction_status].join(':');
+  const signed = [
+    body.event,
+    p.merchant_reference,
+    p.internal_reference,
+    p.transaction_type,
+    p.transaction_status,
+  ].join(':');
   return `t=${t},s=${crypto.createHmac('sha256', key).update(signed).digest('hex')}`;
 }

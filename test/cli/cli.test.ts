@@ -19,7 +19,11 @@ interface Run {
   stderr: string;
 }
 
-function cli(dataDir: string, args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv; dataDirLast?: boolean } = {}): Promise<Run> {
+function cli(
+  dataDir: string,
+  args: string[],
+  opts: { stdin?: string; env?: NodeJS.ProcessEnv; dataDirLast?: boolean } = {},
+): Promise<Run> {
   // The global option goes before the command, or (dataDirLast) after the command's own options.
   const argv = opts.dataDirLast ? [...args, '--data-dir', dataDir] : ['--data-dir', dataDir, ...args];
   return new Promise((resolve, reject) => {
@@ -68,9 +72,18 @@ function connectArgs(extra: string[] = []): string[] {
 
 describe('global options', () => {
   it('--data-dir is taken before or after the command, in either spelling, and never after a bare --', () => {
-    expect(takeGlobalOptions(['--data-dir', 'D', 'start', '--headless'])).toEqual({ args: ['start', '--headless'], dataDir: 'D' });
-    expect(takeGlobalOptions(['start', '--data-dir', 'D', '--headless'])).toEqual({ args: ['start', '--headless'], dataDir: 'D' });
-    expect(takeGlobalOptions(['balances', '--json', '--data-dir=D'])).toEqual({ args: ['balances', '--json'], dataDir: 'D' });
+    expect(takeGlobalOptions(['--data-dir', 'D', 'start', '--headless'])).toEqual({
+      args: ['start', '--headless'],
+      dataDir: 'D',
+    });
+    expect(takeGlobalOptions(['start', '--data-dir', 'D', '--headless'])).toEqual({
+      args: ['start', '--headless'],
+      dataDir: 'D',
+    });
+    expect(takeGlobalOptions(['balances', '--json', '--data-dir=D'])).toEqual({
+      args: ['balances', '--json'],
+      dataDir: 'D',
+    });
     expect(takeGlobalOptions(['start'])).toEqual({ args: ['start'] });
     expect(takeGlobalOptions(['x', '--', '--data-dir', 'D'])).toEqual({ args: ['x', '--', '--data-dir', 'D'] });
     expect(() => takeGlobalOptions(['start', '--data-dir'])).toThrow(/--data-dir needs a folder/);
@@ -111,11 +124,18 @@ describe('merchant-desk CLI against the sandbox', () => {
     expect(p.stdout).toMatch(/^providers: ok at /m);
 
     // What the CLI shows is what the service says.
-    const client = createServiceClient({ baseUrl: sb.baseUrl, keys: () => ({ publicKey: sb.publicKey, secretKey: sb.secretKey }) });
+    const client = createServiceClient({
+      baseUrl: sb.baseUrl,
+      keys: () => ({ publicKey: sb.publicKey, secretKey: sb.secretKey }),
+    });
     const live = await client.getBalances();
     const bj = await cli(dir, ['balances', '--json']);
     expect(bj.code).toBe(0);
-    const balances = JSON.parse(bj.stdout) as { as_of: string; stale: boolean; balances: { currency: string; wallet_type: string; available_balance: string; actual_balance: string }[] };
+    const balances = JSON.parse(bj.stdout) as {
+      as_of: string;
+      stale: boolean;
+      balances: { currency: string; wallet_type: string; available_balance: string; actual_balance: string }[];
+    };
     expect(balances.stale).toBe(false);
     expect(balances.balances).toHaveLength(live.length);
     for (const w of live) {
@@ -135,7 +155,9 @@ describe('merchant-desk CLI against the sandbox', () => {
     expect(ugx.stdout).not.toMatch(/STALE/);
 
     const pj = await cli(dir, ['providers', '--currency', 'UGX', '--type', 'COLLECTION', '--json']);
-    const providers = JSON.parse(pj.stdout) as { payment_providers: { provider_code: string; transaction_currency: string; transaction_method: string }[] };
+    const providers = JSON.parse(pj.stdout) as {
+      payment_providers: { provider_code: string; transaction_currency: string; transaction_method: string }[];
+    };
     expect(providers.payment_providers.length).toBeGreaterThan(1);
     expect(providers.payment_providers.every((o) => o.transaction_currency === 'UGX')).toBe(true);
     expect(providers.payment_providers.map((o) => o.transaction_method)).toContain('CARD');
@@ -171,7 +193,7 @@ describe('merchant-desk CLI against the sandbox', () => {
     expect(walk(dir).some((f) => f.endsWith('merchant-desk.log'))).toBe(true);
   });
 
-  it('reads the active profile\'s database: an old single-file folder is adopted, connect switches, and each profile keeps its own data', async () => {
+  it("reads the active profile's database: an old single-file folder is adopted, connect switches, and each profile keeps its own data", async () => {
     // A data folder from before profiles had their own databases, with a balance only it has seen.
     const dir = tempDir();
     const old = openDatabase(path.join(dir, 'merchant-desk.sqlite'));
@@ -179,11 +201,24 @@ describe('merchant-desk CLI against the sandbox', () => {
     recordBalanceRun(old, {
       startedAt: now,
       finishedAt: now,
-      result: { ok: true, value: [{ currency: 'EUR', walletType: 'MERCHANT_COLLECTION', availableMinor: 700, actualMinor: 700, unclearedMinor: 0, reserveMinor: 0 }] },
+      result: {
+        ok: true,
+        value: [
+          {
+            currency: 'EUR',
+            walletType: 'MERCHANT_COLLECTION',
+            availableMinor: 700,
+            actualMinor: 700,
+            unclearedMinor: 0,
+            reserveMinor: 0,
+          },
+        ],
+      },
     });
     old.close();
     type Out = { balances: { currency: string }[] };
-    const currencies = async () => (JSON.parse((await cli(dir, ['balances', '--json'])).stdout) as Out).balances.map((b) => b.currency);
+    const currencies = async () =>
+      (JSON.parse((await cli(dir, ['balances', '--json'])).stdout) as Out).balances.map((b) => b.currency);
     expect(await currencies()).toEqual(['EUR']);
     expect(fs.existsSync(path.join(dir, 'merchant-desk.sqlite'))).toBe(false);
     expect(fs.existsSync(path.join(dir, 'profiles', 'embedded', 'merchant-desk.sqlite'))).toBe(true);
@@ -213,7 +248,12 @@ describe('merchant-desk CLI against the sandbox', () => {
     expect(r1.stderr).toMatch(/keys are never taken from arguments.*--secret-key-stdin/);
 
     const priv = path.join(dir, 'priv.pem');
-    fs.writeFileSync(priv, (await import('node:crypto')).generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    fs.writeFileSync(
+      priv,
+      (await import('node:crypto'))
+        .generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    );
     const args = connectArgs();
     args[args.indexOf('--service-key') + 1] = priv;
     const r2 = await cli(dir, args, { stdin: `${sb.secretKey}\n${sb.signingKey}\n` });
@@ -222,7 +262,9 @@ describe('merchant-desk CLI against the sandbox', () => {
 
     const r3 = await cli(dir, connectArgs(), { stdin: `${sb.secretKey}\n` });
     expect(r3.code).toBe(2);
-    expect(r3.stderr).toMatch(/expected the secret key and the signing key on standard input, one per line; got 1 line/);
+    expect(r3.stderr).toMatch(
+      /expected the secret key and the signing key on standard input, one per line; got 1 line/,
+    );
 
     const bad = connectArgs();
     bad[bad.indexOf('--base-url') + 1] = 'ftp://example.com';

@@ -17,7 +17,13 @@ import {
 import { toCardData } from '../../main/collections/charge/card-data.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0); // 21 Nov 2026
-const limits: AmountLimits = { minMinor: 1000, maxMinor: 5_000_000, maxDailyMinor: 10_000_000, collectedTodayMinor: 0, exponent: 0 };
+const limits: AmountLimits = {
+  minMinor: 1000,
+  maxMinor: 5_000_000,
+  maxDailyMinor: 10_000_000,
+  collectedTodayMinor: 0,
+  exponent: 0,
+};
 
 function form(over: Partial<CardForm> = {}, card: Partial<CardForm['card']> = {}): CardForm {
   return {
@@ -29,13 +35,30 @@ function form(over: Partial<CardForm> = {}, card: Partial<CardForm['card']> = {}
     chargeCustomer: false,
     allowFinalStatusChange: true,
     ...over,
-    card: { number: '4242 4242 4242 4242', expMonth: '12', expYear: '2030', cvv: '123', firstName: 'Amina', lastName: 'N', ...card },
+    card: {
+      number: '4242 4242 4242 4242',
+      expMonth: '12',
+      expYear: '2030',
+      cvv: '123',
+      firstName: 'Amina',
+      lastName: 'N',
+      ...card,
+    },
   };
 }
 
 describe('card input rules', () => {
   it('checks Luhn on the test cards and catches a one-digit typo', () => {
-    for (const n of ['4242424242424242', '5555555555554444', '4000002500000003', '4000000000000002', '4000000000009995', '4000000000003220', '4000000000000259', '378282246310005'])
+    for (const n of [
+      '4242424242424242',
+      '5555555555554444',
+      '4000002500000003',
+      '4000000000000002',
+      '4000000000009995',
+      '4000000000003220',
+      '4000000000000259',
+      '378282246310005',
+    ])
       expect(luhnValid(n), n).toBe(true);
     expect(luhnValid('4242424242424241')).toBe(false);
     expect(luhnValid('4242 4242 4242 4242')).toBe(true);
@@ -72,10 +95,21 @@ describe('card input rules', () => {
 
   it('names each wrong field, without echoing card data', () => {
     const errs = validateCardForm(
-      form({ description: 'short', customerEmail: 'not-an-email', amount: '10.5' }, { number: '4242424242424241', cvv: '12', expMonth: '01', expYear: '2020', firstName: ' ' }),
+      form(
+        { description: 'short', customerEmail: 'not-an-email', amount: '10.5' },
+        { number: '4242424242424241', cvv: '12', expMonth: '01', expYear: '2020', firstName: ' ' },
+      ),
       { now: NOW, limits },
     );
-    expect(Object.keys(errs).sort()).toEqual(['amount', 'card.cvv', 'card.expMonth', 'card.firstName', 'card.number', 'customerEmail', 'description']);
+    expect(Object.keys(errs).sort()).toEqual([
+      'amount',
+      'card.cvv',
+      'card.expMonth',
+      'card.firstName',
+      'card.number',
+      'customerEmail',
+      'description',
+    ]);
     expect(errs.description).toMatch(/10 to 30 characters \(now 5\)/);
     expect(errs.amount).toMatch(/no decimals/);
     expect(errs['card.cvv']).toMatch(/3 digits/);
@@ -95,7 +129,9 @@ describe('card input rules', () => {
     expect(validateCardForm(form({ amount: '999' }), { now: NOW, limits }).amount).toMatch(/at least 1,000/);
     expect(validateCardForm(form({ amount: '5000001' }), { now: NOW, limits }).amount).toMatch(/at most 5,000,000/);
     const nearlyFull = { ...limits, collectedTodayMinor: 9_990_000 };
-    expect(validateCardForm(form({ amount: '15000' }), { now: NOW, limits: nearlyFull }).amount).toMatch(/remains of today's limit \(10,000 of 10,000,000\)/);
+    expect(validateCardForm(form({ amount: '15000' }), { now: NOW, limits: nearlyFull }).amount).toMatch(
+      /remains of today's limit \(10,000 of 10,000,000\)/,
+    );
     expect(validateCardForm(form(), { now: NOW, limits: null }).currency).toMatch(/no active card option for UGX/);
     expect(parseAmount('1500.50', 2)).toEqual({ minor: 150050 });
     expect(parseAmount('1,500', 0)).toEqual({ minor: 1500 });
@@ -109,10 +145,17 @@ describe('card input rules', () => {
     expect(billingRequired('GB')).toBe(true);
     expect(billingRequired('UG')).toBe(false);
     const errs = validateCardForm(form({}, { billingCountry: 'CA' }), { now: NOW, limits });
-    expect(Object.keys(errs).sort()).toEqual(['card.billingAddress', 'card.billingCity', 'card.billingState', 'card.billingZip']);
+    expect(Object.keys(errs).sort()).toEqual([
+      'card.billingAddress',
+      'card.billingCity',
+      'card.billingState',
+      'card.billingZip',
+    ]);
     expect(errs['card.billingZip']).toMatch(/required for cards billed in CA/);
     expect(validateCardForm(form({}, { billingCountry: 'KE' }), { now: NOW, limits })).toEqual({});
-    expect(validateCardForm(form({}, { billingCountry: 'USA' }), { now: NOW, limits })['card.billingCountry']).toMatch(/2-letter/);
+    expect(validateCardForm(form({}, { billingCountry: 'USA' }), { now: NOW, limits })['card.billingCountry']).toMatch(
+      /2-letter/,
+    );
   });
 
   it('accepts an optional PIN of 4 to 6 digits', () => {
@@ -122,7 +165,14 @@ describe('card input rules', () => {
   });
 
   it('parseCard: the one check of a card names the field at fault and never shows its value', () => {
-    const good: CardFields = { number: '4242 4242 4242 4242', expMonth: '7', expYear: '2031', cvv: '123', firstName: 'Amina', lastName: 'Nakato' };
+    const good: CardFields = {
+      number: '4242 4242 4242 4242',
+      expMonth: '7',
+      expYear: '2031',
+      cvv: '123',
+      firstName: 'Amina',
+      lastName: 'Nakato',
+    };
     const cases: [Record<string, unknown>, string, RegExp][] = [
       [{ number: '4242 4242 42' }, 'card.number', /has 10 digits/],
       [{ number: '4242424242424241' }, 'card.number', /check digit/],
@@ -145,25 +195,51 @@ describe('card input rules', () => {
       if (r.ok) continue;
       expect(Object.keys(r.errors), JSON.stringify(patch)).toEqual([field]);
       expect(r.errors[field]).toMatch(message);
-      for (const v of Object.values(patch)) if (typeof v === 'string' && v.trim().length > 2) expect(r.errors[field]).not.toContain(v.trim());
+      for (const v of Object.values(patch))
+        if (typeof v === 'string' && v.trim().length > 2) expect(r.errors[field]).not.toContain(v.trim());
       expect(r.errors[field]).not.toContain('4242');
     }
     // A field the card does not have is not carried into the card object the cipher takes.
     const extra = parseCard({ ...good, extra: '4242424242424242' } as CardFields, NOW);
     expect(extra.ok).toBe(true);
-    if (extra.ok) expect(Object.keys(toCardData(extra.value))).toEqual(['first_name', 'last_name', 'card_no', 'exp_month', 'exp_year', 'cvv']);
+    if (extra.ok)
+      expect(Object.keys(toCardData(extra.value))).toEqual([
+        'first_name',
+        'last_name',
+        'card_no',
+        'exp_month',
+        'exp_year',
+        'cvv',
+      ]);
   });
 
   it('parseCard lists every problem at once, and refuses an expired card', () => {
     const r = parseCard({ number: '1', expMonth: '10', expYear: '2026', cvv: 'x', firstName: 'A', lastName: 'N' }, NOW);
     expect(r.ok ? [] : Object.keys(r.errors)).toEqual(['card.number', 'card.expMonth', 'card.cvv']);
     expect(r.ok ? '' : r.errors['card.expMonth']).toMatch(/expired/);
-    expect(parseCard({ number: '4242424242424242', expMonth: '11', expYear: '26', cvv: '123', firstName: 'A', lastName: 'N' }, NOW).ok).toBe(true);
+    expect(
+      parseCard(
+        { number: '4242424242424242', expMonth: '11', expYear: '26', cvv: '123', firstName: 'A', lastName: 'N' },
+        NOW,
+      ).ok,
+    ).toBe(true);
   });
 
   it('parseCharge gives the amount in minor units and the form trimmed; validateCardForm is its errors', () => {
-    const r = parseCharge(form({ amount: ' 15,000 ', currency: ' ugx ', description: '  Phone order 1234  ', customerName: '' }), { now: NOW, limits });
-    expect(r).toMatchObject({ ok: true, value: { amountMinor: 15000, currency: 'UGX', description: 'Phone order 1234', customerName: null, chargeCustomer: false } });
+    const r = parseCharge(
+      form({ amount: ' 15,000 ', currency: ' ugx ', description: '  Phone order 1234  ', customerName: '' }),
+      { now: NOW, limits },
+    );
+    expect(r).toMatchObject({
+      ok: true,
+      value: {
+        amountMinor: 15000,
+        currency: 'UGX',
+        description: 'Phone order 1234',
+        customerName: null,
+        chargeCustomer: false,
+      },
+    });
     const bad = form({ description: 'short' }, { number: '4242424242424241' });
     const p = parseCharge(bad, { now: NOW, limits });
     expect(p.ok ? {} : p.errors).toEqual(validateCardForm(bad, { now: NOW, limits }));

@@ -4,7 +4,12 @@ import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createChargeService } from '../../main/collections/charge.js';
 import { getCollection } from '../../main/collections/query.js';
-import { AuthenticationError, DuplicateReferenceError, UnknownOutcomeError, ValidationError } from '../../main/service/errors.js';
+import {
+  AuthenticationError,
+  DuplicateReferenceError,
+  UnknownOutcomeError,
+  ValidationError,
+} from '../../main/service/errors.js';
 import type { InitializeRequest, PaymentOption, ServiceClient } from '../../main/service/types.js';
 import { freshDb } from './helpers.js';
 import { cardForm, CARDS } from './harness.js';
@@ -53,14 +58,25 @@ function service(client: ServiceClient, pem = PEM) {
   return { db, s };
 }
 
-const card = () => ({ number: CARDS.approve, expMonth: '12', expYear: '2031', cvv: '123', firstName: 'A', lastName: 'N' });
-const kinds = (db: ReturnType<typeof freshDb>['db'], id: number) => getCollection(db, id)!.events.map((e) => `${e.kind}:${e.status ?? '-'}`);
+const card = () => ({
+  number: CARDS.approve,
+  expMonth: '12',
+  expYear: '2031',
+  cvv: '123',
+  firstName: 'A',
+  lastName: 'N',
+});
+const kinds = (db: ReturnType<typeof freshDb>['db'], id: number) =>
+  getCollection(db, id)!.events.map((e) => `${e.kind}:${e.status ?? '-'}`);
 
 describe('initialize answers', () => {
   it('401 on the first send is REJECTED (nothing was created) with the service message', async () => {
     const { client } = scripted([
       () => {
-        throw new AuthenticationError('the service refused the keys', { status: 401, serviceMessage: 'Invalid public key' });
+        throw new AuthenticationError('the service refused the keys', {
+          status: 401,
+          serviceMessage: 'Invalid public key',
+        });
       },
     ]);
     const { db, s } = service(client);
@@ -74,7 +90,10 @@ describe('initialize answers', () => {
   it('a service field name is mapped to the form field', async () => {
     const { client } = scripted([
       () => {
-        throw new ValidationError('card_cipher.cvv is required', 'card_cipher.cvv', { status: 422, serviceMessage: 'card_cipher.cvv is required' });
+        throw new ValidationError('card_cipher.cvv is required', 'card_cipher.cvv', {
+          status: 422,
+          serviceMessage: 'card_cipher.cvv is required',
+        });
       },
     ]);
     const { s } = service(client);
@@ -87,7 +106,9 @@ describe('initialize answers', () => {
         throw new UnknownOutcomeError('no answer in 20 s', { reason: 'timeout' });
       },
       (r) => {
-        throw new DuplicateReferenceError('duplicate merchant_reference', r.merchantReference, 'INT-9', undefined, { status: 422 });
+        throw new DuplicateReferenceError('duplicate merchant_reference', r.merchantReference, 'INT-9', undefined, {
+          status: 422,
+        });
       },
       () => {
         throw new ValidationError('card_cipher cannot be decrypted', 'card_cipher', { status: 422 });
@@ -109,13 +130,21 @@ describe('initialize answers', () => {
       [ref, 12345],
     ]);
     expect(new Set(sent.map((x) => x.cardCipher)).size).toBe(3); // a fresh cipher each time (PKCS#1 v1.5 is randomised)
-    expect(kinds(db, first.collection!.id)).toEqual(['intent_saved:INTENT', 'initialize_unknown:UNKNOWN', 'initialize_exists:-', 'initialize_rejected:-']);
+    expect(kinds(db, first.collection!.id)).toEqual([
+      'intent_saved:INTENT',
+      'initialize_unknown:UNKNOWN',
+      'initialize_exists:-',
+      'initialize_rejected:-',
+    ]);
   });
 
   it('an unusable service key is a settings problem, and nothing is saved or sent', async () => {
     const { client, sent } = scripted([]);
     const { db, s } = service(client, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----');
-    await expect(s.charge(cardForm(CARDS.approve))).rejects.toMatchObject({ kind: 'not_configured', message: expect.stringMatching(/certificate/) });
+    await expect(s.charge(cardForm(CARDS.approve))).rejects.toMatchObject({
+      kind: 'not_configured',
+      message: expect.stringMatching(/certificate/),
+    });
     expect(sent).toHaveLength(0);
     expect(db.prepare('SELECT count(*) AS n FROM collections').get()).toEqual({ n: 0 });
   });

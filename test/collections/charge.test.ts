@@ -68,7 +68,10 @@ describe('charge', () => {
     ]);
     // The callback's raw payload is kept as received, with its amount recorded.
     const cb = got.events.find((e) => e.source === 'callback')!;
-    expect(JSON.parse(cb.payload!)).toMatchObject({ event: 'transaction.completed', payload: { merchant_reference: ref } });
+    expect(JSON.parse(cb.payload!)).toMatchObject({
+      event: 'transaction.completed',
+      payload: { merchant_reference: ref },
+    });
     expect(cb).toMatchObject({ amountMinor: 25000, currency: 'UGX' });
     expect(h.sandbox.controls.collection(ref).status).toBe('COMPLETED');
   });
@@ -85,9 +88,15 @@ describe('charge', () => {
     const c = await h.charges.charge(form(CARDS.approve, { amount: '27000' }));
     expect(c.outcome).toMatchObject({ kind: 'cancelled', message: 'Cancelled' });
     await settle(h);
-    expect(getCollection(h.db, d.collection!.id)!.collection).toMatchObject({ status: 'FAILED', sources: { callback: 'FAILED', agree: true } });
+    expect(getCollection(h.db, d.collection!.id)!.collection).toMatchObject({
+      status: 'FAILED',
+      sources: { callback: 'FAILED', agree: true },
+    });
     expect(getCollection(h.db, i.collection!.id)!.collection.statusMessage).toMatch(/insufficient/i);
-    expect(getCollection(h.db, c.collection!.id)!.collection).toMatchObject({ status: 'CANCELLED', sources: { callback: 'CANCELLED' } });
+    expect(getCollection(h.db, c.collection!.id)!.collection).toMatchObject({
+      status: 'CANCELLED',
+      sources: { callback: 'CANCELLED' },
+    });
   });
 
   it('challenge card finished through the controls (the one-time code page is driven in e2e)', async () => {
@@ -113,8 +122,15 @@ describe('charge', () => {
     const cancelled = await h.charges.charge(form(CARDS.approve, { amount: '28000' }));
     expect(cancelled.outcome.kind).toBe('cancelled');
     await settle(h);
-    expect(getCollection(h.db, wrong.collection!.id)!.collection).toMatchObject({ status: 'FAILED', statusMessage: expect.stringMatching(/one-time code/) });
-    expect(getCollection(h.db, ok.collection!.id)!.collection.sources).toMatchObject({ redirect: 'COMPLETED', callback: 'COMPLETED', agree: true });
+    expect(getCollection(h.db, wrong.collection!.id)!.collection).toMatchObject({
+      status: 'FAILED',
+      statusMessage: expect.stringMatching(/one-time code/),
+    });
+    expect(getCollection(h.db, ok.collection!.id)!.collection.sources).toMatchObject({
+      redirect: 'COMPLETED',
+      callback: 'COMPLETED',
+      agree: true,
+    });
   });
 
   it('the flip card changes its final status when the sandbox clock passes 10 minutes', async () => {
@@ -136,7 +152,9 @@ describe('charge', () => {
     const r = await h.charges.charge(form(CARDS.approve));
     const ref = r.collection!.merchantReference;
     await h.sandbox.controls.complete(ref, 'approve');
-    await expect.poll(() => h!.sandbox.controls.callbackLog().filter((l) => l.status === 'network_error').length).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(() => h!.sandbox.controls.callbackLog().filter((l) => l.status === 'network_error').length)
+      .toBeGreaterThanOrEqual(2);
     expect(getCollection(h.db, ref)!.collection.status).toBe('PENDING');
     h.receiver = await startCallbackReceiver({
       db: h.db,
@@ -155,7 +173,10 @@ describe('charge', () => {
     const r = await h.charges.charge(form(CARDS.approve));
     expect(r.outcome.kind).toBe('completed');
     const ref = r.collection!.merchantReference;
-    expect(timeline(ref).slice(2)).toEqual(['callback:outcome:COMPLETED:verified', 'redirect:outcome:COMPLETED:verified']);
+    expect(timeline(ref).slice(2)).toEqual([
+      'callback:outcome:COMPLETED:verified',
+      'redirect:outcome:COMPLETED:verified',
+    ]);
     expect(getCollection(h.db, ref)!.collection.flags).toEqual([]);
   });
 
@@ -184,12 +205,19 @@ describe('charge', () => {
     expect(r.outcome.kind).toBe('window_closed');
     const c = getCollection(h.db, r.collection!.id)!;
     expect(c.collection.status).toBe('PENDING');
-    expect(c.events.at(-1)).toMatchObject({ kind: 'window_closed', note: 'payment window failed: the window could not be created' });
+    expect(c.events.at(-1)).toMatchObject({
+      kind: 'window_closed',
+      note: 'payment window failed: the window could not be created',
+    });
   });
 
   it('a tampered redirect is recorded as unverified and does not change the status', async () => {
     h = await startHarness();
-    h.plan = { action: 'redirect', outcome: 'decline', url: (u) => u.replace('transaction_status=FAILED', 'transaction_status=COMPLETED') };
+    h.plan = {
+      action: 'redirect',
+      outcome: 'decline',
+      url: (u) => u.replace('transaction_status=FAILED', 'transaction_status=COMPLETED'),
+    };
     const r = await h.charges.charge(form(CARDS.decline));
     expect(r.outcome).toMatchObject({ kind: 'unverified', status: 'COMPLETED' });
     const ref = r.collection!.merchantReference;
@@ -201,11 +229,15 @@ describe('charge', () => {
 
   it('a redirect to anything but the configured URL is refused', async () => {
     h = await startHarness({ window: false });
-    await expect(h.charges.handleRedirect('https://merchant-desk.invalid@evil.example/return?merchant_reference=X')).rejects.toMatchObject({
+    await expect(
+      h.charges.handleRedirect('https://merchant-desk.invalid@evil.example/return?merchant_reference=X'),
+    ).rejects.toMatchObject({
       kind: 'validation',
       field: 'url',
     });
-    await expect(h.charges.handleRedirect(REDIRECT_URL + '?event=x')).rejects.toMatchObject({ field: 'merchant_reference' });
+    await expect(h.charges.handleRedirect(REDIRECT_URL + '?event=x')).rejects.toMatchObject({
+      field: 'merchant_reference',
+    });
   });
 
   it('final status changed (flip): a new flagged event, the newest status shows, history keeps both', async () => {
@@ -243,16 +275,24 @@ describe('charge', () => {
     const refs: string[] = [];
     const outcomes = ['approve', 'decline', 'cancel'] as const;
     for (const o of outcomes) {
-      const r = await h.charges.charge(form(o === 'decline' ? CARDS.decline : CARDS.approve, { amount: String(30000 + refs.length) }));
+      const r = await h.charges.charge(
+        form(o === 'decline' ? CARDS.decline : CARDS.approve, { amount: String(30000 + refs.length) }),
+      );
       expect(r.outcome.kind).toBe('pending');
       refs.push(r.collection!.merchantReference);
       await h.sandbox.controls.complete(r.collection!.merchantReference, o);
     }
     expect(await h.sandbox.controls.releaseCallbacks()).toBe(3);
     await settle(h);
-    expect(refs.map((ref) => getCollection(h!.db, ref)!.collection.status)).toEqual(['COMPLETED', 'FAILED', 'CANCELLED']);
+    expect(refs.map((ref) => getCollection(h!.db, ref)!.collection.status)).toEqual([
+      'COMPLETED',
+      'FAILED',
+      'CANCELLED',
+    ]);
     // Released newest first.
-    expect(h.ingested.filter((o) => o.result === 'imported').map((o) => (o as { reference: string }).reference)).toEqual([...refs].reverse());
+    expect(
+      h.ingested.filter((o) => o.result === 'imported').map((o) => (o as { reference: string }).reference),
+    ).toEqual([...refs].reverse());
   });
 
   it('rejected input (4xx): REJECTED with the service message and the form field', async () => {
@@ -264,7 +304,10 @@ describe('charge', () => {
     expect((r.outcome as { message: string }).message).toMatch(/billing/);
     expect(r.collection).toMatchObject({ status: 'REJECTED' });
     expect(h.windowsOpened).toBe(0);
-    expect(timeline(r.collection!.merchantReference)).toEqual(['intent:intent_saved:INTENT:not_applicable', 'initiate:initialize_rejected:REJECTED:not_applicable']);
+    expect(timeline(r.collection!.merchantReference)).toEqual([
+      'intent:intent_saved:INTENT:not_applicable',
+      'initiate:initialize_rejected:REJECTED:not_applicable',
+    ]);
     expect(h.sandbox.controls.state().collections).toBe(0);
   });
 
@@ -273,7 +316,11 @@ describe('charge', () => {
     const f = form('4242 4242 4242 4241', { description: 'too short', amount: '5' });
     await expect(h.charges.charge(f)).rejects.toMatchObject({
       kind: 'validation',
-      fields: { 'card.number': expect.any(String), description: expect.any(String), amount: expect.stringMatching(/at least 1,000/) },
+      fields: {
+        'card.number': expect.any(String),
+        description: expect.any(String),
+        amount: expect.stringMatching(/at least 1,000/),
+      },
     });
     expect(f.card.number).toBe('');
     expect(listCollections(h.db).total).toBe(0);
@@ -293,11 +340,25 @@ describe('charge', () => {
 
     // A different card is refused for the re-send.
     await expect(
-      h.charges.resend(ref, { number: CARDS.mastercardUS, expMonth: '12', expYear: '2031', cvv: '123', firstName: 'A', lastName: 'N' }),
+      h.charges.resend(ref, {
+        number: CARDS.mastercardUS,
+        expMonth: '12',
+        expYear: '2031',
+        cvv: '123',
+        firstName: 'A',
+        lastName: 'N',
+      }),
     ).rejects.toMatchObject({ field: 'card.number' });
     usedNumbers.add(CARDS.mastercardUS);
 
-    const again = await h.charges.resend(ref, { number: CARDS.approve, expMonth: '12', expYear: '2031', cvv: '555', firstName: 'Amina', lastName: 'Nakato' });
+    const again = await h.charges.resend(ref, {
+      number: CARDS.approve,
+      expMonth: '12',
+      expYear: '2031',
+      cvv: '555',
+      firstName: 'Amina',
+      lastName: 'Nakato',
+    });
     usedCvvs.add('555');
     expect(again.collection!.merchantReference).toBe(ref);
     expect(again.outcome.kind).toBe('completed');
@@ -312,11 +373,18 @@ describe('charge', () => {
     expect(h.sandbox.controls.state().collections).toBe(1);
     // Only an unknown payment can be re-sent.
     await expect(
-      h.charges.resend(ref, { number: CARDS.approve, expMonth: '12', expYear: '2031', cvv: '555', firstName: 'Amina', lastName: 'Nakato' }),
+      h.charges.resend(ref, {
+        number: CARDS.approve,
+        expMonth: '12',
+        expYear: '2031',
+        cvv: '555',
+        firstName: 'Amina',
+        lastName: 'Nakato',
+      }),
     ).rejects.toMatchObject({ kind: 'conflict' });
   });
 
-  it('unknown outcome on a 503 and on an HTML answer; never retried behind the agent\'s back', async () => {
+  it("unknown outcome on a 503 and on an HTML answer; never retried behind the agent's back", async () => {
     h = await startHarness();
     h.sandbox.controls.addFault({ route: 'initialize', kind: '503' });
     const a = await h.charges.charge(form(CARDS.approve));
@@ -345,7 +413,7 @@ describe('charge', () => {
     expect(listCollections(h.db).total).toBe(3);
   });
 
-  it('options show the card limits with today\'s collected total', async () => {
+  it("options show the card limits with today's collected total", async () => {
     h = await startHarness({ window: false });
     const before = (await h.charges.options()).find((o) => o.currency === 'UGX')!;
     expect(before).toMatchObject({ providerCode: 'CARD_UGX', minMinor: 1000, collectedTodayMinor: 0 });

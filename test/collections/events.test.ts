@@ -7,8 +7,16 @@ describe('appendEvent and the collections projection', () => {
   it('the first final status sets the status; a repeat with the same dedupe key is a no-op', () => {
     const { db } = freshDb();
     const id = insertCollection(db, { reference: 'MD-A-00000001' });
-    const a = outcome(db, id, 'MD-A-00000001', 'callback', 'COMPLETED', { dedupeKey: 'k1', amountMinor: 15000, currency: 'UGX' });
-    const b = outcome(db, id, 'MD-A-00000001', 'callback', 'COMPLETED', { dedupeKey: 'k1', amountMinor: 15000, currency: 'UGX' });
+    const a = outcome(db, id, 'MD-A-00000001', 'callback', 'COMPLETED', {
+      dedupeKey: 'k1',
+      amountMinor: 15000,
+      currency: 'UGX',
+    });
+    const b = outcome(db, id, 'MD-A-00000001', 'callback', 'COMPLETED', {
+      dedupeKey: 'k1',
+      amountMinor: 15000,
+      currency: 'UGX',
+    });
     expect(a.inserted).toBe(true);
     expect(b).toMatchObject({ inserted: false, eventId: a.eventId });
     const got = getCollection(db, 'MD-A-00000001')!;
@@ -23,7 +31,11 @@ describe('appendEvent and the collections projection', () => {
     const id = insertCollection(db, { reference: 'MD-B-00000001' });
     outcome(db, id, 'MD-B-00000001', 'redirect', 'COMPLETED', { dedupeKey: 'r' });
     outcome(db, id, 'MD-B-00000001', 'callback', 'COMPLETED', { dedupeKey: 'c1', amountMinor: 15000, currency: 'UGX' });
-    const flip = outcome(db, id, 'MD-B-00000001', 'callback', 'FAILED', { dedupeKey: 'c2', amountMinor: 15000, currency: 'UGX' });
+    const flip = outcome(db, id, 'MD-B-00000001', 'callback', 'FAILED', {
+      dedupeKey: 'c2',
+      amountMinor: 15000,
+      currency: 'UGX',
+    });
     expect(flip.kind).toBe('final_status_changed');
     const got = getCollection(db, id)!;
     expect(got.collection.status).toBe('FAILED');
@@ -51,7 +63,15 @@ describe('appendEvent and the collections projection', () => {
     const { db } = freshDb();
     const id = insertCollection(db, { reference: 'MD-D-00000001' });
     outcome(db, id, 'MD-D-00000001', 'redirect', 'COMPLETED', { signature: 'invalid' });
-    appendEvent(db, { collectionId: id, merchantReference: 'MD-D-00000001', source: 'security', kind: 'bad_signature', status: 'COMPLETED', receivedAt: 1, signature: 'missing' });
+    appendEvent(db, {
+      collectionId: id,
+      merchantReference: 'MD-D-00000001',
+      source: 'security',
+      kind: 'bad_signature',
+      status: 'COMPLETED',
+      receivedAt: 1,
+      signature: 'missing',
+    });
     const c = getCollection(db, id)!.collection;
     expect(c.status).toBe('PENDING');
     expect(c.flags).toEqual(['bad_signature']);
@@ -73,10 +93,27 @@ describe('appendEvent and the collections projection', () => {
   it('initiate events move a non-final status only', () => {
     const { db } = freshDb();
     const id = insertCollection(db, { reference: 'MD-F-00000001', status: 'INTENT' });
-    appendEvent(db, { collectionId: id, merchantReference: 'MD-F-00000001', source: 'initiate', kind: 'initialize_unknown', status: 'UNKNOWN', receivedAt: 2, signature: 'not_applicable' });
+    appendEvent(db, {
+      collectionId: id,
+      merchantReference: 'MD-F-00000001',
+      source: 'initiate',
+      kind: 'initialize_unknown',
+      status: 'UNKNOWN',
+      receivedAt: 2,
+      signature: 'not_applicable',
+    });
     expect(getCollection(db, id)!.collection.status).toBe('UNKNOWN');
     outcome(db, id, 'MD-F-00000001', 'callback', 'CANCELLED');
-    appendEvent(db, { collectionId: id, merchantReference: 'MD-F-00000001', source: 'initiate', kind: 'initialize_exists', status: 'PENDING', receivedAt: 3, signature: 'not_applicable', paymentUrl: 'http://x/pay/1' });
+    appendEvent(db, {
+      collectionId: id,
+      merchantReference: 'MD-F-00000001',
+      source: 'initiate',
+      kind: 'initialize_exists',
+      status: 'PENDING',
+      receivedAt: 3,
+      signature: 'not_applicable',
+      paymentUrl: 'http://x/pay/1',
+    });
     const c = getCollection(db, id)!.collection;
     expect(c.status).toBe('CANCELLED');
     expect(c.paymentUrl).toBe('http://x/pay/1');
@@ -92,7 +129,16 @@ describe('appendEvent and the collections projection', () => {
 
   it('orphans are kept and listed', () => {
     const { db } = freshDb();
-    appendEvent(db, { collectionId: null, merchantReference: 'NOT-OURS-1', source: 'callback', kind: 'outcome', status: 'COMPLETED', receivedAt: 5, signature: 'verified', payload: '{}' });
+    appendEvent(db, {
+      collectionId: null,
+      merchantReference: 'NOT-OURS-1',
+      source: 'callback',
+      kind: 'outcome',
+      status: 'COMPLETED',
+      receivedAt: 5,
+      signature: 'verified',
+      payload: '{}',
+    });
     const o = listOrphans(db);
     expect(o.total).toBe(1);
     expect(o.rows[0]).toMatchObject({ merchantReference: 'NOT-OURS-1', status: 'COMPLETED', payload: '{}' });

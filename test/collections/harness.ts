@@ -40,7 +40,8 @@ export interface Harness {
 }
 
 export function referenceForPaymentUrl(db: Db, paymentUrl: string): string {
-  const r = db.prepare(`SELECT merchant_reference FROM collections WHERE payment_url = ?`).get(paymentUrl) as { merchant_reference: string } | undefined;
+  const r = db.prepare(`SELECT merchant_reference FROM collections WHERE payment_url = ?`).get(paymentUrl) as
+    { merchant_reference: string } | undefined;
   if (!r) throw new Error(`no collection with payment_url ${paymentUrl}`);
   return r.merchant_reference;
 }
@@ -141,7 +142,14 @@ export function cardForm(number: string, over: Partial<CardForm> = {}): CardForm
     chargeCustomer: false,
     allowFinalStatusChange: true,
     ...over,
-    card: { number, expMonth: '12', expYear: '2031', cvv: CVVS[n % CVVS.length]!, firstName: 'Amina', lastName: 'Nakato' },
+    card: {
+      number,
+      expMonth: '12',
+      expYear: '2031',
+      cvv: CVVS[n % CVVS.length]!,
+      firstName: 'Amina',
+      lastName: 'Nakato',
+    },
   };
 }
 

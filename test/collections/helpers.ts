@@ -11,7 +11,15 @@ export function freshDb(): { db: Db; dir: string } {
 /** A collection row as the charge service saves it, for tests that do not need the service. */
 export function insertCollection(
   db: Db,
-  over: Partial<{ reference: string; amountMinor: number; currency: string; status: string; createdAt: number; customer: string | null; internalReference: string }> = {},
+  over: Partial<{
+    reference: string;
+    amountMinor: number;
+    currency: string;
+    status: string;
+    createdAt: number;
+    customer: string | null;
+    internalReference: string;
+  }> = {},
 ): number {
   const now = over.createdAt ?? Date.UTC(2026, 10, 21, 10, 0, 0);
   const info = db

@@ -41,7 +41,10 @@ async function setup(opts: { chooser?: OpenPathChooser } = {}) {
   );
   const secrets = new MemorySecretStore();
   await secrets.set('signing-key', h.sandbox.signingKey);
-  const client = createServiceClient({ baseUrl: h.sandbox.baseUrl, keys: () => ({ publicKey: h!.sandbox.publicKey, secretKey: h!.sandbox.secretKey }) });
+  const client = createServiceClient({
+    baseUrl: h.sandbox.baseUrl,
+    keys: () => ({ publicKey: h!.sandbox.publicKey, secretKey: h!.sandbox.secretKey }),
+  });
   const events: { event: string; payload: unknown }[] = [];
   const emitter = createEventBus();
   pushToRenderer(emitter, (event, payload) => events.push({ event, payload }));
@@ -49,7 +52,16 @@ async function setup(opts: { chooser?: OpenPathChooser } = {}) {
   const settings = () => ({ ...defaultSettings(), redirectUrl: REDIRECT_URL, operatorName: 'Desk Agent' });
   const keys = () => ({ signingKey: h!.sandbox.signingKey, servicePublicKey: h!.sandbox.servicePublicKeyPem });
   // The workspace's charge service, as the app builds it (no payment window: a headless shell).
-  const charges = workspaceCharges({ db: h.db, clock: systemClock, logger, events: emitter, getClient: async () => client, keys, settings, paymentWindow: () => null });
+  const charges = workspaceCharges({
+    db: h.db,
+    clock: systemClock,
+    logger,
+    events: emitter,
+    getClient: async () => client,
+    keys,
+    settings,
+    paymentWindow: () => null,
+  });
   closers.push(() => charges.dispose());
   const core = {
     dataDir,
@@ -74,25 +86,60 @@ describe('payments and collections over IPC', () => {
   it('charge, list, get; field errors come back per field; the card is in no log line', async () => {
     const t = await setup();
     const opts = await t.dispatch('payments.options', {});
-    expect(opts).toMatchObject({ ok: true, value: expect.arrayContaining([expect.objectContaining({ currency: 'UGX', providerCode: 'CARD_UGX' })]) });
+    expect(opts).toMatchObject({
+      ok: true,
+      value: expect.arrayContaining([expect.objectContaining({ currency: 'UGX', providerCode: 'CARD_UGX' })]),
+    });
 
     const form = cardForm(CARDS.approve);
     const charged = await t.dispatch('payments.charge', form);
-    expect(charged).toMatchObject({ ok: true, value: { outcome: { kind: 'pending' }, collection: { status: 'PENDING', operator: 'Desk Agent', cardLast4: '4242' } } });
-    const ref = (charged as { value: { collection: { merchantReference: string; id: number } } }).value.collection.merchantReference;
+    expect(charged).toMatchObject({
+      ok: true,
+      value: {
+        outcome: { kind: 'pending' },
+        collection: { status: 'PENDING', operator: 'Desk Agent', cardLast4: '4242' },
+      },
+    });
+    const ref = (charged as { value: { collection: { merchantReference: string; id: number } } }).value.collection
+      .merchantReference;
     expect(t.events.map((e) => e.event)).toContain('collections.updated');
 
     const bad = await t.dispatch('payments.charge', cardForm('4242 4242 4242 4241', { description: 'short' }));
-    expect(bad).toMatchObject({ ok: false, error: { kind: 'validation', field: 'description', fields: { description: expect.any(String), 'card.number': expect.any(String) } } });
+    expect(bad).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'validation',
+        field: 'description',
+        fields: { description: expect.any(String), 'card.number': expect.any(String) },
+      },
+    });
     const missing = await t.dispatch('payments.charge', { amount: '1000', currency: 'UGX' });
-    expect(missing).toMatchObject({ ok: false, error: { kind: 'validation', fields: { description: expect.any(String), card: expect.any(String) } } });
+    expect(missing).toMatchObject({
+      ok: false,
+      error: { kind: 'validation', fields: { description: expect.any(String), card: expect.any(String) } },
+    });
 
-    const list = await t.dispatch('collections.list', { text: ref.slice(0, 12).toLowerCase(), sort: { column: 'amount', dir: 'asc' } });
+    const list = await t.dispatch('collections.list', {
+      text: ref.slice(0, 12).toLowerCase(),
+      sort: { column: 'amount', dir: 'asc' },
+    });
     expect(list).toMatchObject({ ok: true, value: { total: 1, rows: [{ merchantReference: ref }] } });
     const got = await t.dispatch('collections.get', { reference: ref });
-    expect(got).toMatchObject({ ok: true, value: { collection: { merchantReference: ref }, events: [{ kind: 'intent_saved' }, { kind: 'initialize_accepted' }] } });
-    expect(await t.dispatch('collections.get', { reference: 'MD-NOPE' })).toMatchObject({ ok: false, error: { kind: 'not_found', field: 'reference' } });
-    expect(await t.dispatch('collections.list', { sort: { column: 'card_no', dir: 'asc' } })).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    expect(got).toMatchObject({
+      ok: true,
+      value: {
+        collection: { merchantReference: ref },
+        events: [{ kind: 'intent_saved' }, { kind: 'initialize_accepted' }],
+      },
+    });
+    expect(await t.dispatch('collections.get', { reference: 'MD-NOPE' })).toMatchObject({
+      ok: false,
+      error: { kind: 'not_found', field: 'reference' },
+    });
+    expect(await t.dispatch('collections.list', { sort: { column: 'card_no', dir: 'asc' } })).toMatchObject({
+      ok: false,
+      error: { kind: 'validation' },
+    });
 
     // A failing charge (the service is not reachable for its card limits) is refused, nothing saved,
     // and its request is not logged.
@@ -101,35 +148,61 @@ describe('payments and collections over IPC', () => {
     expect(down).toMatchObject({ ok: false, error: { kind: 'network' } });
     expect(await t.dispatch('collections.list', {})).toMatchObject({ ok: true, value: { total: 1 } });
 
-    for (const needle of ['4242424242424242', '4242 4242 4242 4242', '4242424242424241', '"cvv"']) expect(t.log()).not.toContain(needle);
+    for (const needle of ['4242424242424242', '4242 4242 4242 4242', '4242424242424241', '"cvv"'])
+      expect(t.log()).not.toContain(needle);
     await t.close();
   });
 
   it('callbacks.import takes the file text; a repeat is all duplicates', async () => {
     const t = await setup();
     const b = callbackBody('NOT-OURS-IPC1');
-    const content = JSON.stringify({ headers: { 'hmac-signature': hmacHeader(b, h!.sandbox.signingKey) }, body: b }) + '\nnot json\n';
+    const content =
+      JSON.stringify({ headers: { 'hmac-signature': hmacHeader(b, h!.sandbox.signingKey) }, body: b }) + '\nnot json\n';
     const r = await t.dispatch('callbacks.import', { content });
     expect(r).toMatchObject({ ok: true, value: { lines: 2, imported: 1, orphans: 1, malformed: 1 } });
     const again = await t.dispatch('callbacks.import', { content });
     expect(again).toMatchObject({ ok: true, value: { duplicates: 1 } });
-    expect(await t.dispatch('collections.orphans', {})).toMatchObject({ ok: true, value: { total: 1, rows: [{ merchantReference: 'NOT-OURS-IPC1' }] } });
-    expect(await t.dispatch('callbacks.import', {})).toMatchObject({ ok: false, error: { kind: 'validation', field: 'name' } });
+    expect(await t.dispatch('collections.orphans', {})).toMatchObject({
+      ok: true,
+      value: { total: 1, rows: [{ merchantReference: 'NOT-OURS-IPC1' }] },
+    });
+    expect(await t.dispatch('callbacks.import', {})).toMatchObject({
+      ok: false,
+      error: { kind: 'validation', field: 'name' },
+    });
     await t.close();
   });
 
   it('callbacks.import takes a file of the imports folder by name, listed by callbacks.importFolder', async () => {
     const t = await setup();
     const folder = path.join(t.dataDir, 'imports');
-    expect(await t.dispatch('callbacks.importFolder', {})).toEqual({ ok: true, value: { canChoose: false, folder, files: [] } });
+    expect(await t.dispatch('callbacks.importFolder', {})).toEqual({
+      ok: true,
+      value: { canChoose: false, folder, files: [] },
+    });
     const b = callbackBody('NOT-OURS-IPC2');
-    fs.writeFileSync(path.join(folder, 'saved.jsonl'), JSON.stringify({ headers: { 'hmac-signature': hmacHeader(b, h!.sandbox.signingKey) }, body: b }) + '\n');
+    fs.writeFileSync(
+      path.join(folder, 'saved.jsonl'),
+      JSON.stringify({ headers: { 'hmac-signature': hmacHeader(b, h!.sandbox.signingKey) }, body: b }) + '\n',
+    );
     fs.symlinkSync('/etc/passwd', path.join(folder, 'passwd.jsonl')); // a link out of the folder is neither listed nor read
     const listed = await t.dispatch('callbacks.importFolder', {});
-    expect(listed).toMatchObject({ ok: true, value: { files: [{ name: 'saved.jsonl', bytes: fs.statSync(path.join(folder, 'saved.jsonl')).size }] } });
-    expect(await t.dispatch('callbacks.import', { name: 'saved.jsonl' })).toMatchObject({ ok: true, value: { lines: 1, orphans: 1 } });
-    expect(await t.dispatch('callbacks.import', { name: 'passwd.jsonl' })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'name' } });
-    expect(await t.dispatch('callbacks.import', { name: 'missing.jsonl' })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'name' } });
+    expect(listed).toMatchObject({
+      ok: true,
+      value: { files: [{ name: 'saved.jsonl', bytes: fs.statSync(path.join(folder, 'saved.jsonl')).size }] },
+    });
+    expect(await t.dispatch('callbacks.import', { name: 'saved.jsonl' })).toMatchObject({
+      ok: true,
+      value: { lines: 1, orphans: 1 },
+    });
+    expect(await t.dispatch('callbacks.import', { name: 'passwd.jsonl' })).toMatchObject({
+      ok: false,
+      error: { kind: 'validation', field: 'name' },
+    });
+    expect(await t.dispatch('callbacks.import', { name: 'missing.jsonl' })).toMatchObject({
+      ok: false,
+      error: { kind: 'validation', field: 'name' },
+    });
     await t.close();
   });
 
@@ -158,7 +231,10 @@ describe('payments and collections over IPC', () => {
     let answer: string | null = file;
     const t = await setup({ chooser: async () => answer });
     const b = callbackBody('NOT-OURS-IPC3');
-    fs.writeFileSync(file, JSON.stringify({ headers: { 'hmac-signature': hmacHeader(b, h!.sandbox.signingKey) }, body: b }) + '\n');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ headers: { 'hmac-signature': hmacHeader(b, h!.sandbox.signingKey) }, body: b }) + '\n',
+    );
     expect(await t.dispatch('callbacks.importFolder', {})).toMatchObject({ ok: true, value: { canChoose: true } });
     expect(await t.dispatch('callbacks.import', {})).toMatchObject({ ok: true, value: { lines: 1, orphans: 1 } });
     answer = null;

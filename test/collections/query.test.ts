@@ -30,7 +30,11 @@ describe('listCollections', () => {
     seed(db);
     expect(listCollections(db).total).toBe(50);
     expect(listCollections(db, { status: 'COMPLETED' }).total).toBe(10);
-    expect(listCollections(db, { status: ['COMPLETED', 'FAILED'], currency: 'kes' }).rows.every((r) => r.currency === 'KES' && ['COMPLETED', 'FAILED'].includes(r.status))).toBe(true);
+    expect(
+      listCollections(db, { status: ['COMPLETED', 'FAILED'], currency: 'kes' }).rows.every(
+        (r) => r.currency === 'KES' && ['COMPLETED', 'FAILED'].includes(r.status),
+      ),
+    ).toBe(true);
     const range = listCollections(db, { from: T0 + 10 * DAY, to: T0 + 20 * DAY });
     expect(range.total).toBe(10);
     expect(range.rows[0]!.merchantReference).toBe('MD-2026-0019'); // newest first by default
@@ -45,7 +49,9 @@ describe('listCollections', () => {
     const rows = [...p1.rows, ...p2.rows].map((r) => [r.currency, r.amountMinor] as const);
     expect(rows).toEqual([...rows].sort((a, b) => a[0].localeCompare(b[0]) || a[1] - b[1]));
     expect(new Set([...p1.rows, ...p2.rows].map((r) => r.id)).size).toBe(40);
-    expect(listCollections(db, { sort: { column: 'customer', dir: 'asc' }, limit: 1 }).rows[0]!.customerName).toBeNull();
+    expect(
+      listCollections(db, { sort: { column: 'customer', dir: 'asc' }, limit: 1 }).rows[0]!.customerName,
+    ).toBeNull();
   });
 
   it('shows what each source says and whether they agree', () => {
@@ -97,7 +103,15 @@ describe('listCollections', () => {
     }
     expect(plans.length).toBeGreaterThan(queries.length);
     for (const sql of plans) {
-      const params = { s0: 'PENDING', s1: 'FAILED', currency: 'UGX', from: T0, to: T0 + DAY, tlo: 'amina', thi: 'amina\uffff' };
+      const params = {
+        s0: 'PENDING',
+        s1: 'FAILED',
+        currency: 'UGX',
+        from: T0,
+        to: T0 + DAY,
+        tlo: 'amina',
+        thi: 'amina\uffff',
+      };
       const used = Object.fromEntries(Object.entries(params).filter(([k]) => sql.includes('@' + k)));
       const steps = spy(`EXPLAIN QUERY PLAN ${sql}`).all(used) as { parent: number; detail: string }[];
       const plan = steps.map((p) => p.detail).join(' | ');
@@ -106,7 +120,11 @@ describe('listCollections', () => {
       // The page itself (at most 1,000 rows fetched by id) may be sorted; what selects it may not.
       const pageSort = /^SELECT [^(]* FROM collections WHERE id IN \(/s.test(sql);
       const sorts = steps.filter((p) => /USE TEMP B-TREE FOR ORDER BY/.test(p.detail) && !(pageSort && p.parent === 0));
-      if (/ORDER BY/.test(sql) && !/@tlo/.test(sql)) expect(sorts.map((p) => p.detail), `${sql}\n${plan}`).toEqual([]);
+      if (/ORDER BY/.test(sql) && !/@tlo/.test(sql))
+        expect(
+          sorts.map((p) => p.detail),
+          `${sql}\n${plan}`,
+        ).toEqual([]);
     }
   });
 });
@@ -118,7 +136,16 @@ describe('listCollections pages match a plain filter and sort', () => {
   function world(db: Db) {
     const statuses = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED'];
     const names: (string | null)[] = ['md-2026 Traders', 'Amina', 'amina', 'Brian', null, 'Zed'];
-    const all: { id: number; ref: string; internal: string; createdAt: number; amount: number; currency: string; status: string; customer: string | null }[] = [];
+    const all: {
+      id: number;
+      ref: string;
+      internal: string;
+      createdAt: number;
+      amount: number;
+      currency: string;
+      status: string;
+      customer: string | null;
+    }[] = [];
     for (let i = 0; i < 240; i++) {
       const r = {
         ref: `MD-2026${String((i % 3) + 1).padStart(2, '0')}-${String(i).padStart(4, '0')}`,
@@ -129,7 +156,15 @@ describe('listCollections pages match a plain filter and sort', () => {
         status: statuses[(i * 7) % 4]!,
         customer: names[i % names.length] ?? null,
       };
-      const id = insertCollection(db, { reference: r.ref, internalReference: r.internal, createdAt: r.createdAt, amountMinor: r.amount, currency: r.currency, status: r.status, customer: r.customer });
+      const id = insertCollection(db, {
+        reference: r.ref,
+        internalReference: r.internal,
+        createdAt: r.createdAt,
+        amountMinor: r.amount,
+        currency: r.currency,
+        status: r.status,
+        customer: r.customer,
+      });
       all.push({ id, ...r });
     }
     return all;
@@ -142,7 +177,10 @@ describe('listCollections pages match a plain filter and sort', () => {
     customer: (r) => r.customer?.toLowerCase() ?? null,
     reference: (r) => r.ref.toLowerCase(),
   };
-  function naive(all: R[], q: { status?: string[]; currency?: string; text?: string; sort: { column: string; dir: 'asc' | 'desc' } }) {
+  function naive(
+    all: R[],
+    q: { status?: string[]; currency?: string; text?: string; sort: { column: string; dir: 'asc' | 'desc' } },
+  ) {
     const t = q.text?.toLowerCase();
     const hit = all.filter(
       (r) =>
@@ -152,7 +190,8 @@ describe('listCollections pages match a plain filter and sort', () => {
     );
     const k = key[q.sort.column]!;
     const cmp = (a: R, b: R) => {
-      const x = k(a), y = k(b);
+      const x = k(a),
+        y = k(b);
       if (x !== y) return x === null ? -1 : y === null ? 1 : x < y ? -1 : 1;
       return a.id - b.id;
     };
@@ -183,7 +222,10 @@ describe('listCollections pages match a plain filter and sort', () => {
                 const q = { ...f, sort: { column, dir }, offset, limit: 10 };
                 const want = naive(all, q);
                 const got = listCollections(db, q);
-                expect(got.rows.map((r) => r.id), JSON.stringify(q)).toEqual(want.slice(offset, offset + 10).map((r) => r.id));
+                expect(
+                  got.rows.map((r) => r.id),
+                  JSON.stringify(q),
+                ).toEqual(want.slice(offset, offset + 10).map((r) => r.id));
                 expect(got.total, JSON.stringify(q)).toBe(want.length);
                 checked += want.length > offset ? 1 : 0;
               }
@@ -204,7 +246,9 @@ describe('listCollections pages match a plain filter and sort', () => {
     expect(listCollections(db, q).total).toBe(before);
     outcome(db, id, 'MD-NEW-0001', 'callback', 'FAILED');
     expect(listCollections(db, q).total).toBe(before + 1);
-    expect(listCollections(db, { ...q, sort: { column: 'customer', dir: 'asc' }, limit: 1 }).rows[0]!.merchantReference).toBe('MD-NEW-0001');
+    expect(
+      listCollections(db, { ...q, sort: { column: 'customer', dir: 'asc' }, limit: 1 }).rows[0]!.merchantReference,
+    ).toBe('MD-NEW-0001');
     // A write by another connection (another process or a worker) counts too.
     const other = openDatabase(db.name);
     const id2 = insertCollection(other, { reference: 'MD-NEW-0002', currency: 'USD', status: 'CANCELLED' });
@@ -223,7 +267,13 @@ describe('collectedToday', () => {
     insertCollection(db, { reference: 'MD-T-2', amountMinor: 2000, status: 'PENDING', createdAt: today + 2 });
     insertCollection(db, { reference: 'MD-T-3', amountMinor: 4000, status: 'FAILED', createdAt: today + 3 });
     insertCollection(db, { reference: 'MD-T-4', amountMinor: 8000, status: 'COMPLETED', createdAt: today - 1 });
-    insertCollection(db, { reference: 'MD-T-5', amountMinor: 16000, status: 'COMPLETED', currency: 'KES', createdAt: today + 4 });
+    insertCollection(db, {
+      reference: 'MD-T-5',
+      amountMinor: 16000,
+      status: 'COMPLETED',
+      currency: 'KES',
+      createdAt: today + 4,
+    });
     expect(collectedToday(db, 'UGX', now, 0)).toBe(3000);
     expect(collectedToday(db, 'kes', now, 0)).toBe(16000);
     expect(startOfDay(Date.UTC(2026, 10, 21, 1), 180)).toBe(Date.UTC(2026, 10, 20, 21)); // UTC+3

@@ -26,7 +26,9 @@ test('balances appear on the embedded profile with nothing configured', async ()
     await expect(ugx.getByRole('row', { name: new RegExp(row) })).toBeVisible();
   }
   await expect(ugx.getByRole('row', { name: /Actual/ })).toContainText(/\d{1,3}(,\d{3})+(?!\.)/);
-  await expect(page.getByRole('table', { name: 'KES wallets' }).getByRole('row', { name: /Available/ })).toContainText(/\d\.\d{2}/);
+  await expect(page.getByRole('table', { name: 'KES wallets' }).getByRole('row', { name: /Available/ })).toContainText(
+    /\d\.\d{2}/,
+  );
   await expect(page.getByText(/As of (just now|\d+ s ago)/)).toBeVisible();
   await expect(page.getByTestId('status-profile')).toHaveText(/embedded/);
   await expect(page.getByTestId('status-connection')).toHaveText(/Online/);
@@ -34,7 +36,9 @@ test('balances appear on the embedded profile with nothing configured', async ()
   // A first start: the chart says its history starts now (the week fills in from there).
   await expect(page.getByTestId('history-starts').first()).toContainText('History starts');
   // The shortcuts shown are ones neither shell takes for itself.
-  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Collections' })).toContainText('Ctrl+Shift+4');
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Collections' })).toContainText(
+    'Ctrl+Shift+4',
+  );
   await page.screenshot({ path: screenshotPath('balances-embedded') });
   await expectAccessible(page, 'Balances');
   await docsScreenshot(page, 'balances');
@@ -49,7 +53,7 @@ test('balances appear on the embedded profile with nothing configured', async ()
   await page.getByLabel('Currency').selectOption('UGX');
   await page.getByLabel('Method').selectOption({ label: 'Card' });
   await expect(table.getByRole('row')).toHaveCount(2); // header + the UGX card option
-  await expect(table).toContainText('Collected today' );
+  await expect(table).toContainText('Collected today');
   const cells = table.getByRole('row').nth(1).getByRole('cell');
   // Daily maximum (UGX has no decimals) and collected today; the code after each amount is visually
   // hidden (the column header says it) but read out by screen readers.
@@ -84,10 +88,16 @@ test('a setting survives a restart', async () => {
   await app.page.keyboard.press('Control+Shift+7');
   await expect(app.page.getByRole('heading', { level: 1, name: 'Settings' })).toBeFocused();
   await expect(app.page.getByRole('link', { name: 'Settings' })).toHaveAttribute('aria-current', 'page');
-  await expect(app.page.getByRole('form', { name: 'Polling' }).getByLabel('Balances every (seconds)')).toHaveValue('45');
-  await expect(app.page.getByRole('form', { name: 'Payments' }).getByLabel('Operator name')).toHaveValue('Amina at the front desk');
+  await expect(app.page.getByRole('form', { name: 'Polling' }).getByLabel('Balances every (seconds)')).toHaveValue(
+    '45',
+  );
+  await expect(app.page.getByRole('form', { name: 'Payments' }).getByLabel('Operator name')).toHaveValue(
+    'Amina at the front desk',
+  );
   // Main recorded the change of who is working (the renderer cannot change it unrecorded).
-  await expect(app.page.getByRole('list', { name: 'Operator name changes' })).toContainText(/Operator name changed from .+ to Amina at the front desk at /);
+  await expect(app.page.getByRole('list', { name: 'Operator name changes' })).toContainText(
+    /Operator name changed from .+ to Amina at the front desk at /,
+  );
   await app.page.screenshot({ path: screenshotPath('settings-after-restart') });
   await expectAccessible(app.page, 'Settings');
 });
@@ -102,7 +112,9 @@ test('a bad setting is refused with a message naming the field, and nothing is s
   await expect(polling.getByLabel('Balances every (seconds)')).toHaveAttribute('aria-invalid', 'true');
   await expectAccessible(app.page, 'Settings: a field refused');
   await app.page.reload();
-  await expect(app.page.getByRole('form', { name: 'Polling' }).getByLabel('Balances every (seconds)')).toHaveValue('60');
+  await expect(app.page.getByRole('form', { name: 'Polling' }).getByLabel('Balances every (seconds)')).toHaveValue(
+    '60',
+  );
 });
 
 test('the service going down shows cached balances as stale with a readable error; recovery clears it', async () => {
@@ -146,7 +158,19 @@ test('an alert names the wallet whose actual balance is not the sum of the other
   recordBalanceRun(db, {
     startedAt: now,
     finishedAt: now,
-    result: { ok: true, value: [{ currency: 'KES', walletType: 'MERCHANT_PAYOUT', availableMinor: 10_000, unclearedMinor: 2_000, reserveMinor: 0, actualMinor: 15_000 }] },
+    result: {
+      ok: true,
+      value: [
+        {
+          currency: 'KES',
+          walletType: 'MERCHANT_PAYOUT',
+          availableMinor: 10_000,
+          unclearedMinor: 2_000,
+          reserveMinor: 0,
+          actualMinor: 15_000,
+        },
+      ],
+    },
   });
   db.close();
   await page.reload();

@@ -21,7 +21,16 @@ test.afterEach(async () => {
 });
 
 const DAY = 86_400_000;
-const STATUSES = ['COMPLETED', 'COMPLETED', 'COMPLETED', 'FAILED', 'CANCELLED', 'PENDING', 'UNKNOWN', 'REJECTED'] as const;
+const STATUSES = [
+  'COMPLETED',
+  'COMPLETED',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'PENDING',
+  'UNKNOWN',
+  'REJECTED',
+] as const;
 const CURRENCIES = ['UGX', 'KES', 'TZS', 'USD'] as const;
 const CUSTOMERS = ['Amina Nakato', 'Brian Otieno', 'Chloe Mwangi', 'David Ssempala', 'Esther Achieng', null] as const;
 
@@ -86,7 +95,21 @@ function seedHistory(dataDir: string, n: number): Seeded {
       s.flagged += flags;
       if (amount < (s.minAmount[currency]?.minor ?? Infinity)) s.minAmount[currency] = { ref, minor: amount };
     }
-    insert.run(s.pending.ref, now - 60_000, s.pending.amountMinor, 'UGX', 'Phone order to import', 'Grace Import', 'CARD_UGX', 'PENDING', now - 60_000, s.pending.internal, null, 0, 0);
+    insert.run(
+      s.pending.ref,
+      now - 60_000,
+      s.pending.amountMinor,
+      'UGX',
+      'Phone order to import',
+      'Grace Import',
+      'CARD_UGX',
+      'PENDING',
+      now - 60_000,
+      s.pending.internal,
+      null,
+      0,
+      0,
+    );
   })();
   db.close();
   s.total += 1;
@@ -121,7 +144,11 @@ test('a year of history: total, server-side filters and sort, virtualised rows, 
 
   // Scrolling to the end of what is loaded asks main for the next page.
   await expect(count(page)).toContainText('(200 loaded)');
-  await page.getByRole('region', { name: 'Collections (scrollable)' }).or(page.locator('.table-scroll')).first().evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  await page
+    .getByRole('region', { name: 'Collections (scrollable)' })
+    .or(page.locator('.table-scroll'))
+    .first()
+    .evaluate((el) => el.scrollTo(0, el.scrollHeight));
   await expect(count(page)).toContainText('(400 loaded)');
 
   const filters = page.getByRole('form', { name: 'Filter collections' });
@@ -181,7 +208,9 @@ test('a year of history: total, server-side filters and sort, virtualised rows, 
   const firstAmountRow = table(page).getByRole('row').nth(1);
   await expect
     .poll(async () => {
-      const sort = await table(page).getByRole('columnheader', { name: /Amount/ }).getAttribute('aria-sort');
+      const sort = await table(page)
+        .getByRole('columnheader', { name: /Amount/ })
+        .getAttribute('aria-sort');
       if (sort !== 'ascending') await table(page).getByRole('button', { name: 'Amount' }).click();
       return sort;
     })
@@ -201,12 +230,23 @@ test('a year of history: total, server-side filters and sort, virtualised rows, 
   await expect(page.getByRole('heading', { level: 2, name: new RegExp(seeded.minAmount.UGX!.ref) })).toBeVisible();
   await page.getByRole('button', { name: '← Back to the list' }).press('Enter');
   await expect(firstAmountRow).toContainText(seeded.minAmount.UGX!.ref);
-  console.log(`collections e2e: first filtered page of ${fmt(seeded.total)} rows shown ${filterMs} ms after the change (includes UI polling)`);
+  console.log(
+    `collections e2e: first filtered page of ${fmt(seeded.total)} rows shown ${filterMs} ms after the change (includes UI polling)`,
+  );
 });
 
 /** One JSON line as the import expects: the callback's headers and its body, signed with the merchant key. */
-function callbackLine(signingKey: string, o: { ref: string; internal: string; status: string; amount: number; currency: string }, tamper = false): string {
-  const event = o.status === 'COMPLETED' ? 'transaction.completed' : o.status === 'FAILED' ? 'transaction.failed' : 'transaction.cancelled';
+function callbackLine(
+  signingKey: string,
+  o: { ref: string; internal: string; status: string; amount: number; currency: string },
+  tamper = false,
+): string {
+  const event =
+    o.status === 'COMPLETED'
+      ? 'transaction.completed'
+      : o.status === 'FAILED'
+        ? 'transaction.failed'
+        : 'transaction.cancelled';
   const signed = `${event}:${o.ref}:${o.internal}:Collection:${o.status}`;
   const t = Math.floor(Date.now() / 1000);
   const s = crypto.createHmac('sha256', signingKey).update(signed).digest('hex');
@@ -231,7 +271,10 @@ function callbackLine(signingKey: string, o: { ref: string; internal: string; st
     },
   };
   const sig = tamper ? s.replace(/^./, (c) => (c === '0' ? '1' : '0')) : s;
-  return JSON.stringify({ headers: { 'content-type': 'application/json', 'hmac-signature': `t=${t},s=${sig}` }, body: JSON.stringify(body) });
+  return JSON.stringify({
+    headers: { 'content-type': 'application/json', 'hmac-signature': `t=${t},s=${sig}` },
+    body: JSON.stringify(body),
+  });
 }
 
 test('Import callbacks: a saved file completes a pending collection; orphans, bad signatures and broken lines are named; a second import from the imports folder is all duplicates', async () => {
@@ -239,15 +282,35 @@ test('Import callbacks: a saved file completes a pending collection; orphans, ba
   const seeded = seedHistory(dataDir, 50);
   app = await startApp({ dataDir });
   const { page } = app;
-  const signingKey = (JSON.parse(fs.readFileSync(path.join(dataPaths(dataDir).sandbox, 'sandbox.json'), 'utf8')) as { signing_key: string }).signing_key;
+  const signingKey = (
+    JSON.parse(fs.readFileSync(path.join(dataPaths(dataDir).sandbox, 'sandbox.json'), 'utf8')) as {
+      signing_key: string;
+    }
+  ).signing_key;
   const p = seeded.pending;
   const file = path.join(dataDir, 'saved-callbacks.jsonl');
   fs.writeFileSync(
     file,
     [
-      callbackLine(signingKey, { ref: p.ref, internal: p.internal, status: 'COMPLETED', amount: 45_000, currency: 'UGX' }),
-      callbackLine(signingKey, { ref: 'MD-NOT-OURS-0001', internal: 'SBXELSEWHERE', status: 'COMPLETED', amount: 1_000, currency: 'UGX' }),
-      callbackLine(signingKey, { ref: 'MD-SEED-0000003', internal: 'SBXSEED3', status: 'FAILED', amount: 1_000, currency: 'UGX' }, true),
+      callbackLine(signingKey, {
+        ref: p.ref,
+        internal: p.internal,
+        status: 'COMPLETED',
+        amount: 45_000,
+        currency: 'UGX',
+      }),
+      callbackLine(signingKey, {
+        ref: 'MD-NOT-OURS-0001',
+        internal: 'SBXELSEWHERE',
+        status: 'COMPLETED',
+        amount: 1_000,
+        currency: 'UGX',
+      }),
+      callbackLine(
+        signingKey,
+        { ref: 'MD-SEED-0000003', internal: 'SBXSEED3', status: 'FAILED', amount: 1_000, currency: 'UGX' },
+        true,
+      ),
       '{"headers": {}, "body": this is not json',
     ].join('\n') + '\n',
   );

@@ -87,14 +87,16 @@ export function scanForCardData(dirs: string[], secrets: { numbers: string[]; cv
       for (const n of secrets.numbers) {
         const forms = [n, n.replace(/(\d{4})(?=\d)/g, '$1 '), n.replace(/(\d{4})(?=\d)/g, '$1-')];
         const utf16 = Buffer.from(n, 'utf16le').toString('latin1');
-        if (forms.some((f) => latin.includes(f)) || latin.includes(utf16)) hits.push(`${file}: card number ending ${n.slice(-4)}`);
+        if (forms.some((f) => latin.includes(f)) || latin.includes(utf16))
+          hits.push(`${file}: card number ending ${n.slice(-4)}`);
       }
       for (const c of secrets.cvvs) {
         const ctx = new RegExp(`(cvv|cvc|card_cvv|security.?code)["'\\s:=]{1,6}${c}(?!\\d)`, 'i');
         if (ctx.test(latin)) hits.push(`${file}: CVV in a key/value`);
         const textual = /\.(log|txt|json|jsonl|ndjson|csv)$/i.test(file) || !buf.subarray(0, 4096).includes(0);
         // A token on its own (not inside a longer number, word or base64 run such as a PEM key).
-        if (textual && new RegExp(`(?<![A-Za-z0-9.+/])${c}(?![A-Za-z0-9.])`).test(buf.toString('utf8'))) hits.push(`${file}: CVV as a token in a text file`);
+        if (textual && new RegExp(`(?<![A-Za-z0-9.+/])${c}(?![A-Za-z0-9.])`).test(buf.toString('utf8')))
+          hits.push(`${file}: CVV as a token in a text file`);
       }
     }
   }
@@ -158,7 +160,10 @@ async function fillPayment(page: Page, p: PaymentInput) {
 }
 
 async function charge(page: Page) {
-  await page.getByRole('form', { name: 'Take payment' }).getByRole('button', { name: /^Charge/ }).click();
+  await page
+    .getByRole('form', { name: 'Take payment' })
+    .getByRole('button', { name: /^Charge/ })
+    .click();
 }
 
 /** The hosted page in the shell's payment window (another browser context of the same Chromium). */
@@ -176,7 +181,9 @@ async function paymentWindow(a: RunningApp): Promise<Page> {
 
 /** The card typed is in no input of the app window any more (the form was cleared on submit). */
 async function noCardOnScreen(page: Page) {
-  const values = await page.locator('input').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value.replace(/\D/g, '')));
+  const values = await page
+    .locator('input')
+    .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value.replace(/\D/g, '')));
   for (const n of typed.numbers) expect(values).not.toContain(n);
   for (const c of typed.cvvs) expect(values).not.toContain(c);
 }
@@ -263,7 +270,9 @@ test('approve, typed with the keyboard only: waiting while the page is open, the
   await expectAccessible(page, 'Take payment: waiting');
   await noCardOnScreen(page);
   // Nothing of the card in the renderer's storage either.
-  const stored = await page.evaluate(() => JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)]));
+  const stored = await page.evaluate(() =>
+    JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)]),
+  );
   expect(stored).not.toContain('4242');
   expect(stored).not.toContain('918');
   await page.screenshot({ path: screenshotPath('take-payment-waiting') });
@@ -300,7 +309,10 @@ test('approve, typed with the keyboard only: waiting while the page is open, the
 });
 
 /** Fills the form with a valid payment and charges it; returns the reference once the window is open. */
-async function chargeAndOpen(a: RunningApp, p: Partial<PaymentInput> & { card: CardInput }): Promise<{ ref: string; pay: Page }> {
+async function chargeAndOpen(
+  a: RunningApp,
+  p: Partial<PaymentInput> & { card: CardInput },
+): Promise<{ ref: string; pay: Page }> {
   await fillPayment(a.page, { amount: '25000', description: 'Phone order e2e', customer: 'Sam Okello', ...p });
   await charge(a.page);
   await expect(outcome(a.page).getByRole('heading', { name: "Waiting for the customer's payment" })).toBeVisible();
@@ -321,9 +333,15 @@ async function collectionsRow(page: Page, ref: string) {
 
 async function delivered(a: RunningApp, ref: string, n: number) {
   await expect
-    .poll(async () => ((await sandbox(a, 'GET', '/callbacks/log')) as { merchant_reference: string; status: string }[]).filter((e) => e.merchant_reference === ref && e.status === 'delivered').length, {
-      timeout: 20_000,
-    })
+    .poll(
+      async () =>
+        ((await sandbox(a, 'GET', '/callbacks/log')) as { merchant_reference: string; status: string }[]).filter(
+          (e) => e.merchant_reference === ref && e.status === 'delivered',
+        ).length,
+      {
+        timeout: 20_000,
+      },
+    )
     .toBeGreaterThanOrEqual(n);
 }
 
@@ -375,7 +393,9 @@ test('window closed early: Awaiting outcome, still pending, until the callback r
 test('callback before redirect: the callback shows the result while the page is open, the redirect agrees', async () => {
   const a = await start();
   const { ref, pay } = await chargeAndOpen(a, { card: { number: VISA_OK, cvv: '357' } });
-  const done = (await sandbox(a, 'POST', `/collections/${ref}/complete`, { outcome: 'approve' })) as { redirect_url: string };
+  const done = (await sandbox(a, 'POST', `/collections/${ref}/complete`, { outcome: 'approve' })) as {
+    redirect_url: string;
+  };
   await delivered(a, ref, 1);
   // The callback arrived first: the agent already sees Approved while the payment window is still open.
   await expect(outcome(a.page).getByRole('heading', { name: 'Approved' })).toBeVisible();
@@ -460,7 +480,11 @@ test('final status changed: approved, then the service flips it; shown, flagged,
 test('unknown outcome from a dropped connection: no retry on its own, then sent again with the same reference', async () => {
   const a = await start();
   await sandbox(a, 'POST', '/faults', { route: 'initialize', kind: 'drop_after_commit' });
-  await fillPayment(a.page, { amount: '30000', description: 'Phone order unknown', card: { number: VISA_OK, cvv: '646' } });
+  await fillPayment(a.page, {
+    amount: '30000',
+    description: 'Phone order unknown',
+    card: { number: VISA_OK, cvv: '646' },
+  });
   await charge(a.page);
   await expect(outcome(a.page).getByRole('heading', { name: 'Outcome unknown' })).toBeVisible();
   const ref = await referenceShown(a.page);
@@ -510,9 +534,15 @@ test('rejected input: each field names its problem and nothing is sent; a servic
   // the service refuses, and its message lands on the billing field.
   await page.reload();
   await expect(page.getByTestId('card-limits')).toBeVisible();
-  await fillPayment(page, { amount: '20000', description: 'Phone order US card', card: { number: '5555 5555 5555 4444', cvv: '404' } });
+  await fillPayment(page, {
+    amount: '20000',
+    description: 'Phone order US card',
+    card: { number: '5555 5555 5555 4444', cvv: '404' },
+  });
   await charge(page);
-  await expect(page.getByRole('alert').filter({ hasText: 'The service refused the payment' })).toContainText('billing_address');
+  await expect(page.getByRole('alert').filter({ hasText: 'The service refused the payment' })).toContainText(
+    'billing_address',
+  );
   await expect(form.getByLabel(/Billing street address/)).toHaveAttribute('aria-invalid', 'true');
   await expect(form.getByLabel('Card number')).toHaveValue('');
   await page.screenshot({ path: screenshotPath('take-payment-rejected-service'), fullPage: true });

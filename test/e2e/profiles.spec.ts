@@ -36,7 +36,10 @@ function addCollection(db: Db, reference: string): void {
 
 function cli(dataDir: string, args: string[], stdin: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', '--data-dir', dataDir, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', '--data-dir', dataDir, ...args], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -46,7 +49,7 @@ function cli(dataDir: string, args: string[], stdin: string): Promise<{ code: nu
   });
 }
 
-test('switching embedded -> sandbox shows only that profile\'s balances and collections; switching back shows the embedded ones', async () => {
+test("switching embedded -> sandbox shows only that profile's balances and collections; switching back shows the embedded ones", async () => {
   const dataDir = newDataDir();
   // Each profile's own data from before: a wallet only the embedded profile has seen, a collection each.
   const embedded = openProfileDatabase(dataDir, 'embedded');
@@ -54,7 +57,19 @@ test('switching embedded -> sandbox shows only that profile\'s balances and coll
   recordBalanceRun(embedded, {
     startedAt: now,
     finishedAt: now,
-    result: { ok: true, value: [{ currency: 'EUR', walletType: 'MERCHANT_COLLECTION', availableMinor: 70_000, actualMinor: 70_000, unclearedMinor: 0, reserveMinor: 0 }] },
+    result: {
+      ok: true,
+      value: [
+        {
+          currency: 'EUR',
+          walletType: 'MERCHANT_COLLECTION',
+          availableMinor: 70_000,
+          actualMinor: 70_000,
+          unclearedMinor: 0,
+          reserveMinor: 0,
+        },
+      ],
+    },
   });
   addCollection(embedded, 'MD-EMBEDDED-0001');
   embedded.close();
@@ -73,7 +88,19 @@ test('switching embedded -> sandbox shows only that profile\'s balances and coll
   // and the screen reloads from the sandbox profile's database.
   const c = await cli(
     dataDir,
-    ['connect', '--profile', 'sandbox', '--base-url', sb.baseUrl, '--public-key', sb.publicKey, '--service-key', sb.servicePublicKeyPath, '--secret-key-stdin', '--signing-key-stdin'],
+    [
+      'connect',
+      '--profile',
+      'sandbox',
+      '--base-url',
+      sb.baseUrl,
+      '--public-key',
+      sb.publicKey,
+      '--service-key',
+      sb.servicePublicKeyPath,
+      '--secret-key-stdin',
+      '--signing-key-stdin',
+    ],
     `${sb.secretKey}\n${sb.signingKey}\n`,
   );
   expect(c.code, c.out).toBe(0);
@@ -99,7 +126,9 @@ test('switching embedded -> sandbox shows only that profile\'s balances and coll
   await openScreen(page, 'Balances');
   await expect(page.getByRole('region', { name: 'EUR balances' })).toBeVisible();
   await expect(page.getByTestId('status-connection')).toHaveText(/Online/, { timeout: 30_000 });
-  expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'active-profile.json'), 'utf8'))).toEqual({ profile: 'embedded' });
+  expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'active-profile.json'), 'utf8'))).toEqual({
+    profile: 'embedded',
+  });
 
   // Clean the keychain: the sandbox profile's keys belong to this test.
   await openScreen(page, 'Settings');

@@ -20,33 +20,60 @@ import type { RunningApp } from './support/app.js';
 
 export interface Seeder {
   db: Db;
-  charge(o: { amount: string; currency: string; description: string; customerName?: string; card?: string }): Promise<string>;
+  charge(o: {
+    amount: string;
+    currency: string;
+    description: string;
+    customerName?: string;
+    card?: string;
+  }): Promise<string>;
   statusOf(reference: string): string | null;
   /** The redirect the payment window would capture (recorded and verified by the charge service). */
   redirect(url: string): Promise<void>;
   /** A callback signed with the merchant key, POSTed to the app's receiver; answers the HTTP status. */
-  postCallback(o: { reference: string; internalReference?: string; status: string; amount: number; currency: string }): Promise<number>;
+  postCallback(o: {
+    reference: string;
+    internalReference?: string;
+    status: string;
+    amount: number;
+    currency: string;
+  }): Promise<number>;
   close(): void;
 }
 
-function sandboxKeys(dataDir: string): { publicKey: string; secretKey: string; signingKey: string; servicePem: string } {
+function sandboxKeys(dataDir: string): {
+  publicKey: string;
+  secretKey: string;
+  signingKey: string;
+  servicePem: string;
+} {
   const dir = dataPaths(dataDir).sandbox;
   const sdb = new Database(path.join(dir, 'sandbox.sqlite'), { readonly: true, fileMustExist: true });
   try {
-    const meta = (k: string) => (sdb.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(k) as string | undefined) ?? '';
+    const meta = (k: string) =>
+      (sdb.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(k) as string | undefined) ?? '';
     const servicePem = fs.readFileSync(path.join(dir, PUBLIC_KEY_FILE), 'utf8');
-    return { publicKey: meta('public_key'), secretKey: meta('secret_key'), signingKey: meta('signing_key'), servicePem };
+    return {
+      publicKey: meta('public_key'),
+      secretKey: meta('secret_key'),
+      signingKey: meta('signing_key'),
+      servicePem,
+    };
   } finally {
     sdb.close();
   }
 }
 
 export function seeder(app: RunningApp): Seeder {
-  if (!app.ready.sandbox_url || !app.ready.callback_url) throw new Error('the app is not on the embedded profile (no sandbox or receiver)');
+  if (!app.ready.sandbox_url || !app.ready.callback_url)
+    throw new Error('the app is not on the embedded profile (no sandbox or receiver)');
   const keys = sandboxKeys(app.dataDir);
   const db = openDatabase(dataPaths(app.dataDir).db);
   const pem = keys.servicePem;
-  const client = createServiceClient({ baseUrl: app.ready.sandbox_url, keys: () => ({ publicKey: keys.publicKey, secretKey: keys.secretKey }) });
+  const client = createServiceClient({
+    baseUrl: app.ready.sandbox_url,
+    keys: () => ({ publicKey: keys.publicKey, secretKey: keys.secretKey }),
+  });
   const svc: ChargeService = createChargeService({
     db,
     getClient: () => client,
@@ -66,9 +93,17 @@ export function seeder(app: RunningApp): Seeder {
         ...(o.customerName ? { customerName: o.customerName } : {}),
         chargeCustomer: false,
         allowFinalStatusChange: true,
-        card: { number: o.card ?? '4242424242424242', expMonth: '12', expYear: '2030', cvv: '123', firstName: 'Ada', lastName: 'Okello' },
+        card: {
+          number: o.card ?? '4242424242424242',
+          expMonth: '12',
+          expYear: '2030',
+          cvv: '123',
+          firstName: 'Ada',
+          lastName: 'Okello',
+        },
       });
-      if (r.outcome.kind !== 'pending' || !r.collection) throw new Error(`charge did not go pending: ${JSON.stringify(r.outcome)}`);
+      if (r.outcome.kind !== 'pending' || !r.collection)
+        throw new Error(`charge did not go pending: ${JSON.stringify(r.outcome)}`);
       return r.collection.merchantReference;
     },
     async redirect(url) {
@@ -79,7 +114,12 @@ export function seeder(app: RunningApp): Seeder {
     },
     async postCallback(o) {
       const internal = o.internalReference ?? `INT-${crypto.randomBytes(4).toString('hex')}`;
-      const event = o.status === 'COMPLETED' ? 'transaction.completed' : o.status === 'FAILED' ? 'transaction.failed' : 'transaction.cancelled';
+      const event =
+        o.status === 'COMPLETED'
+          ? 'transaction.completed'
+          : o.status === 'FAILED'
+            ? 'transaction.failed'
+            : 'transaction.cancelled';
       const signed = `${event}:${o.reference}:${internal}:Collection:${o.status}`;
       const s = crypto.createHmac('sha256', keys.signingKey).update(signed, 'utf8').digest('hex');
       const body = {
@@ -118,7 +158,11 @@ export function seeder(app: RunningApp): Seeder {
 }
 
 /** The sandbox's final status change, now (POST /__sandbox/collections/:ref/flip). */
-export async function flip(app: RunningApp, reference: string, status: 'FAILED' | 'COMPLETED' | 'CANCELLED'): Promise<void> {
+export async function flip(
+  app: RunningApp,
+  reference: string,
+  status: 'FAILED' | 'COMPLETED' | 'CANCELLED',
+): Promise<void> {
   const r = await fetch(`${app.ready.sandbox_url}/__sandbox/collections/${encodeURIComponent(reference)}/flip`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

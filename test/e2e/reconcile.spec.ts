@@ -39,7 +39,15 @@ test('exceptions from real collections are listed, compared side by side, resolv
   // C: pending; a signed callback says COMPLETED for 45,000 where 40,000 was asked.
   const refC = await s.charge({ amount: '40000', currency: 'UGX', description: 'Lamp, brass finish' });
   const internalC = getCollection(s.db, refC)!.collection.internalReference!;
-  expect(await s.postCallback({ reference: refC, internalReference: internalC, status: 'COMPLETED', amount: 45000, currency: 'UGX' })).toBe(200);
+  expect(
+    await s.postCallback({
+      reference: refC,
+      internalReference: internalC,
+      status: 'COMPLETED',
+      amount: 45000,
+      currency: 'UGX',
+    }),
+  ).toBe(200);
   // D: the customer's redirect says FAILED (declined), then a signed callback says COMPLETED.
   await callbackMode(app, 'hold');
   const refD = await s.charge({ amount: '30000', currency: 'UGX', description: 'Rug, hand woven' });
@@ -47,9 +55,19 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await s.redirect(redirectD);
   await callbackMode(app, 'normal');
   const internalD = getCollection(s.db, refD)!.collection.internalReference!;
-  expect(await s.postCallback({ reference: refD, internalReference: internalD, status: 'COMPLETED', amount: 30000, currency: 'UGX' })).toBe(200);
+  expect(
+    await s.postCallback({
+      reference: refD,
+      internalReference: internalD,
+      status: 'COMPLETED',
+      amount: 30000,
+      currency: 'UGX',
+    }),
+  ).toBe(200);
   // A callback for a reference this desk never made.
-  expect(await s.postCallback({ reference: 'GHOST-REF-000123', status: 'COMPLETED', amount: 5000, currency: 'UGX' })).toBe(200);
+  expect(
+    await s.postCallback({ reference: 'GHOST-REF-000123', status: 'COMPLETED', amount: 5000, currency: 'UGX' }),
+  ).toBe(200);
 
   await openScreen(page, 'Reconciliation');
   const open = page.getByRole('list', { name: 'Open exceptions by kind' });
@@ -59,7 +77,9 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await expect(open.getByRole('listitem').filter({ hasText: 'Redirect and callback disagree' })).toContainText('1');
   await expect(page.getByTestId('open-exceptions')).toHaveText('3');
   // The headline counts everything that needs a person, and says what it includes.
-  await expect(page.getByRole('heading', { name: 'Needs attention: 4 (3 exceptions, 1 unknown-reference callback)' })).toBeVisible();
+  await expect(
+    page.getByRole('heading', { name: 'Needs attention: 4 (3 exceptions, 1 unknown-reference callback)' }),
+  ).toBeVisible();
   await expect(page.getByRole('figure', { name: /Collections by outcome: .*Matched: 1/ })).toBeVisible();
 
   const table = page.getByRole('table', { name: 'Exceptions' });
@@ -80,9 +100,17 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await expect(statusD.nth(2)).toHaveText('Declined'); // Redirect column
   await expect(statusD.nth(2)).toHaveClass(/disagree/);
   await expect(statusD.nth(3)).toHaveText('Approved'); // Callback column
-  await expect(sourcesD.getByRole('row', { name: /^Signature/ }).getByRole('cell').nth(2)).toHaveText('verified');
+  await expect(
+    sourcesD
+      .getByRole('row', { name: /^Signature/ })
+      .getByRole('cell')
+      .nth(2),
+  ).toHaveText('verified');
   // The side-by-side table scrolls sideways: its region is reachable with Tab.
-  await expect(page.getByRole('region', { name: 'Sources side by side (scrollable)' })).toHaveAttribute('tabindex', '0');
+  await expect(page.getByRole('region', { name: 'Sources side by side (scrollable)' })).toHaveAttribute(
+    'tabindex',
+    '0',
+  );
   await page.screenshot({ path: screenshotPath('reconcile-detail-disagree'), fullPage: true });
   await expectAccessible(page, 'Reconciliation: exception detail');
   await page.getByRole('button', { name: 'Close detail' }).click();
@@ -93,7 +121,9 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await expect(table.getByRole('row', { name: new RegExp(refA) })).toBeVisible();
   // ... and by currency: KES has none.
   // The merchant's own currencies (from its collections and wallets), not a fixed list.
-  await expect(page.getByRole('form', { name: 'Exception filters' }).getByLabel('Currency').getByRole('option')).toContainText(['All', 'KES', 'TZS', 'UGX', 'USD']);
+  await expect(
+    page.getByRole('form', { name: 'Exception filters' }).getByLabel('Currency').getByRole('option'),
+  ).toContainText(['All', 'KES', 'TZS', 'UGX', 'USD']);
   await page.getByRole('form', { name: 'Exception filters' }).getByLabel('Currency').selectOption('KES');
   await expect(page.getByText('No exceptions match these filters')).toBeVisible();
   await page.getByRole('form', { name: 'Exception filters' }).getByLabel('Currency').selectOption('');
@@ -102,7 +132,15 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await table.getByRole('row', { name: new RegExp(refA) }).focus();
   await page.keyboard.press('Enter');
   const sources = page.getByRole('table', { name: 'Sources side by side' });
-  await expect(sources.getByRole('columnheader')).toContainText(['', 'Intent', 'Initiate', 'Redirect', 'Callback', 'Import', 'Manual']);
+  await expect(sources.getByRole('columnheader')).toContainText([
+    '',
+    'Intent',
+    'Initiate',
+    'Redirect',
+    'Callback',
+    'Import',
+    'Manual',
+  ]);
   const statusRow = sources.getByRole('row', { name: /^Status/ });
   await expect(statusRow).toContainText('Declined');
   await expect(statusRow).toContainText('Pending');
@@ -172,7 +210,9 @@ test('exceptions from real collections are listed, compared side by side, resolv
   await expect(totals.getByRole('row', { name: /^UGX/ })).toContainText('-80,000');
   await expect(totals.getByRole('row', { name: /^KES/ })).not.toHaveClass(/unexplained/);
   await expect(totals.getByRole('row', { name: /^KES/ })).toContainText('144.75');
-  await expect(page.getByRole('table', { name: 'Movement per interval' }).getByRole('row', { name: /^UGX/ })).toHaveClass(/unexplained/);
+  await expect(
+    page.getByRole('table', { name: 'Movement per interval' }).getByRole('row', { name: /^UGX/ }),
+  ).toHaveClass(/unexplained/);
   await page.screenshot({ path: screenshotPath('reconcile-movement'), fullPage: true });
   await expectAccessible(page, 'Reconciliation: balance movement');
 
@@ -261,5 +301,7 @@ test('the exceptions queue pages through every row as it scrolls (no 1,000-row c
   // Past the old ceiling: the oldest (last) row is reachable.
   await expect(count).toContainText('1,200 exceptions.');
   await region.evaluate((el) => el.scrollTo(0, el.scrollHeight));
-  await expect(page.getByRole('table', { name: 'Exceptions' }).getByRole('row', { name: /OLD-001200\b/ })).toBeVisible();
+  await expect(
+    page.getByRole('table', { name: 'Exceptions' }).getByRole('row', { name: /OLD-001200\b/ }),
+  ).toBeVisible();
 });

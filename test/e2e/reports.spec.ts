@@ -60,7 +60,11 @@ function record(rows: string[][], key: string, value: string): Record<string, st
 
 /** Where the form's file will be: the app's exports folder and the file name shown (the window names no path). */
 async function savedPath(page: Page, form: string): Promise<string> {
-  return path.join(app!.dataDir, 'exports', await page.getByRole('form', { name: form }).getByLabel('File name').inputValue());
+  return path.join(
+    app!.dataDir,
+    'exports',
+    await page.getByRole('form', { name: form }).getByLabel('File name').inputValue(),
+  );
 }
 
 test('collections CSV and balance report are exported with their content, quoting and BOM; errors name the field', async () => {
@@ -68,7 +72,12 @@ test('collections CSV and balance report are exported with their content, quotin
   const { page } = app;
   seed = seeder(app);
   const s = seed;
-  const ref = await s.charge({ amount: '1500.50', currency: 'KES', description: 'Mug "blue", large', customerName: '=1+2 Okello' });
+  const ref = await s.charge({
+    amount: '1500.50',
+    currency: 'KES',
+    description: 'Mug "blue", large',
+    customerName: '=1+2 Okello',
+  });
   await app.sandbox!.complete(ref, 'approve');
   await expect.poll(() => s.statusOf(ref)).toBe('COMPLETED');
 
@@ -91,7 +100,14 @@ test('collections CSV and balance report are exported with their content, quotin
   const text = raw.toString('utf8');
   expect(text).toContain('"Mug ""blue"", large"'); // RFC 4180 quoting
   const rows = parseCsv(text);
-  expect(rows[0]!.slice(0, 6)).toEqual(['merchant_reference', 'internal_reference', 'created_at', 'amount', 'currency', 'status']);
+  expect(rows[0]!.slice(0, 6)).toEqual([
+    'merchant_reference',
+    'internal_reference',
+    'created_at',
+    'amount',
+    'currency',
+    'status',
+  ]);
   const r = record(rows, 'merchant_reference', ref)!;
   expect(r.amount).toBe('1500.50');
   expect(r.currency).toBe('KES');
@@ -142,7 +158,9 @@ test('collections CSV and balance report are exported with their content, quotin
   await bal.getByRole('button', { name: 'Export balance report' }).click();
   await expect(bal.getByText('The last day must be on or after the first day.')).toBeVisible();
   await page.screenshot({ path: screenshotPath('reports-errors'), fullPage: true });
-  expect(fs.readdirSync(exportsDir).sort()).toEqual([path.basename(balPath), path.basename(collPath), path.basename(snapPath)].sort());
+  expect(fs.readdirSync(exportsDir).sort()).toEqual(
+    [path.basename(balPath), path.basename(collPath), path.basename(snapPath)].sort(),
+  );
 });
 
 test('an export of a large history shows progress and can be cancelled; the partial file is removed', async () => {

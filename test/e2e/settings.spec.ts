@@ -78,7 +78,9 @@ test('keys are set and cleared without ever being shown again; the service key s
   await openScreen(page, 'Settings');
   const html = await page.content();
   for (const v of [info.secret_key, info.signing_key, info.public_key]) expect(html).not.toContain(v);
-  const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+  const storage = await page.evaluate(
+    () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
+  );
   expect(storage).toBe('{}{}');
   await page.screenshot({ path: screenshotPath('settings-sandbox-profile'), fullPage: true });
 

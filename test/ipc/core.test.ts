@@ -42,11 +42,20 @@ describe('embedded profile (nothing configured)', () => {
     expect(fs.existsSync(path.join(dataDir, 'sandbox'))).toBe(true);
     const b = value(await d('balances.latest', {}));
     expect(new Set(b.rows.map((r) => r.currency))).toEqual(new Set(['UGX', 'KES', 'TZS', 'USD']));
-    expect(b.rows.filter((r) => r.currency === 'UGX').map((r) => r.walletType).sort()).toEqual(['MERCHANT_COLLECTION', 'MERCHANT_PAYOUT']);
+    expect(
+      b.rows
+        .filter((r) => r.currency === 'UGX')
+        .map((r) => r.walletType)
+        .sort(),
+    ).toEqual(['MERCHANT_COLLECTION', 'MERCHANT_PAYOUT']);
     expect(b.rows.every((r) => r.consistent)).toBe(true);
     expect(b.stale).toBe(false);
     expect(b.asOf).not.toBeNull();
-    expect(value(await d('app.status', {}))).toMatchObject({ profile: 'embedded', connection: 'online', keychain: 'memory' });
+    expect(value(await d('app.status', {}))).toMatchObject({
+      profile: 'embedded',
+      connection: 'online',
+      keychain: 'memory',
+    });
     expect(core.callbackReceiverUrl()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callbacks\/collections$/);
     expect(controls(core).state().callback_url).toBe(core.callbackReceiverUrl());
   });
@@ -82,7 +91,19 @@ describe('embedded profile (nothing configured)', () => {
     recordBalanceRun(core.db, {
       startedAt: now,
       finishedAt: now,
-      result: { ok: true, value: [{ currency: 'UGX', walletType: 'MERCHANT_PAYOUT', availableMinor: 100, actualMinor: 999, unclearedMinor: 0, reserveMinor: 0 }] },
+      result: {
+        ok: true,
+        value: [
+          {
+            currency: 'UGX',
+            walletType: 'MERCHANT_PAYOUT',
+            availableMinor: 100,
+            actualMinor: 999,
+            unclearedMinor: 0,
+            reserveMinor: 0,
+          },
+        ],
+      },
     });
     const b = value(await d('balances.latest', { currency: 'ugx' }));
     expect(b.rows.map((r) => [r.walletType, r.consistent])).toEqual([
@@ -91,7 +112,7 @@ describe('embedded profile (nothing configured)', () => {
     ]);
   });
 
-  it('lists payment options with filters, facets and, for card options, today\'s collected total', async () => {
+  it("lists payment options with filters, facets and, for card options, today's collected total", async () => {
     const { core, d } = await start();
     const now = Date.now();
     const ins = core.db.prepare(
@@ -116,7 +137,11 @@ describe('embedded profile (nothing configured)', () => {
   it('never sends key values to the renderer and refuses to set keys on the embedded profile', async () => {
     const { core, d } = await start();
     const sb = core.embedded()!;
-    const keys = await Promise.all([core.secrets().get('public-key'), core.secrets().get('secret-key'), core.secrets().get('signing-key')]);
+    const keys = await Promise.all([
+      core.secrets().get('public-key'),
+      core.secrets().get('secret-key'),
+      core.secrets().get('signing-key'),
+    ]);
     const view = value(await d('settings.get', {}));
     const text = JSON.stringify(view);
     for (const k of keys) expect(text).not.toContain(k!);
@@ -130,18 +155,34 @@ describe('embedded profile (nothing configured)', () => {
 
   it('refuses an invalid settings change as a whole, naming every field, and saves nothing', async () => {
     const { d } = await start();
-    const r = await d('settings.update', { profile: 'live', baseUrl: 'http://api.example.com', pollIntervals: { balancesMs: 10 } });
+    const r = await d('settings.update', {
+      profile: 'live',
+      baseUrl: 'http://api.example.com',
+      pollIntervals: { balancesMs: 10 },
+    });
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error.fields).toMatchObject({ 'pollIntervals.balancesMs': expect.stringMatching(/at least/) });
-    expect(value(await d('settings.get', {}))).toMatchObject({ profile: 'embedded', pollIntervals: { balancesMs: 60_000 } });
-    expect(await d('settings.update', { nonsense: 1 } as never)).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    expect(value(await d('settings.get', {}))).toMatchObject({
+      profile: 'embedded',
+      pollIntervals: { balancesMs: 60_000 },
+    });
+    expect(await d('settings.update', { nonsense: 1 } as never)).toMatchObject({
+      ok: false,
+      error: { kind: 'validation' },
+    });
   });
 
   it('settings survive a restart of the core on the same data folder', async () => {
     const dataDir = tempDir();
     const first = await start(dataDir);
-    value(await first.d('settings.update', { operatorName: 'Amina', pollIntervals: { balancesMs: 45_000 }, redirectUrl: 'https://shop.example/pay/return' }));
+    value(
+      await first.d('settings.update', {
+        operatorName: 'Amina',
+        pollIntervals: { balancesMs: 45_000 },
+        redirectUrl: 'https://shop.example/pay/return',
+      }),
+    );
     await first.core.close();
     core = undefined;
     const second = await start(dataDir);
@@ -166,7 +207,11 @@ describe('sandbox profile with keys in the OS keychain', () => {
     const pem = fs.readFileSync(sb.servicePublicKeyPath, 'utf8');
 
     value(await d('settings.update', { profile: 'sandbox', baseUrl: sb.baseUrl }));
-    expect(value(await d('app.status', {}))).toMatchObject({ profile: 'sandbox', connection: 'not_configured', keychain: 'available' });
+    expect(value(await d('app.status', {}))).toMatchObject({
+      profile: 'sandbox',
+      connection: 'not_configured',
+      keychain: 'available',
+    });
     value(await d('settings.setKey', { name: 'publicKey', value: pk }));
     value(await d('settings.setKey', { name: 'secretKey', value: sk }));
     let view = value(await d('settings.setKey', { name: 'signingKey', value: gk }));
@@ -174,7 +219,9 @@ describe('sandbox profile with keys in the OS keychain', () => {
     expect(view.keys.maskedPublicKey).not.toBe(pk);
     view = value(await d('settings.importServiceKey', { pem }));
     expect(view.serviceKey).toMatchObject({ bits: 4096, source: 'imported' });
-    expect(await d('settings.importServiceKey', { pem: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' })).toMatchObject({
+    expect(
+      await d('settings.importServiceKey', { pem: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' }),
+    ).toMatchObject({
       ok: false,
       error: { kind: 'validation', field: 'servicePublicKey' },
     });
@@ -226,7 +273,7 @@ describe('callback receiver settings', () => {
 });
 
 describe('each profile is a workspace of its own', () => {
-  it('switching embedded -> sandbox shows only that profile\'s balances and collections; switching back shows the embedded ones, nothing lost', async () => {
+  it("switching embedded -> sandbox shows only that profile's balances and collections; switching back shows the embedded ones, nothing lost", async () => {
     const { core, d, dataDir } = await start();
     value(await d('settings.update', { operatorName: 'Amina' }));
     const seen: string[] = [];
@@ -239,7 +286,19 @@ describe('each profile is a workspace of its own', () => {
     recordBalanceRun(core.db, {
       startedAt: now,
       finishedAt: now,
-      result: { ok: true, value: [{ currency: 'EUR', walletType: 'MERCHANT_COLLECTION', availableMinor: 700, actualMinor: 700, unclearedMinor: 0, reserveMinor: 0 }] },
+      result: {
+        ok: true,
+        value: [
+          {
+            currency: 'EUR',
+            walletType: 'MERCHANT_COLLECTION',
+            availableMinor: 700,
+            actualMinor: 700,
+            unclearedMinor: 0,
+            reserveMinor: 0,
+          },
+        ],
+      },
     });
     expect(value(await d('balances.latest', {})).rows.map((r) => r.currency)).toContain('EUR');
     const embeddedCharges = core.charges();
@@ -251,14 +310,20 @@ describe('each profile is a workspace of its own', () => {
     expect(seen).toEqual(['sandbox']);
     expect(core.embedded()).toBeNull(); // the embedded sandbox was stopped with its workspace
     expect(core.db.name).toBe(path.join(dataDir, 'profiles', 'sandbox', 'merchant-desk.sqlite'));
-    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'active-profile.json'), 'utf8'))).toEqual({ profile: 'sandbox' });
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'active-profile.json'), 'utf8'))).toEqual({
+      profile: 'sandbox',
+    });
     expect(core.settings().operatorName).toBe('Amina'); // who is working carries over to a new profile
     value(await d('settings.setKey', { name: 'publicKey', value: sb.publicKey }));
     value(await d('settings.setKey', { name: 'secretKey', value: sb.secretKey }));
     value(await d('settings.setKey', { name: 'signingKey', value: sb.signingKey }));
     value(await d('settings.importServiceKey', { pem: fs.readFileSync(sb.servicePublicKeyPath, 'utf8') }));
     onTestFinished(async () => {
-      for (const name of ['publicKey', 'secretKey', 'signingKey'] as const) await core.secrets().delete(({ publicKey: 'public-key', secretKey: 'secret-key', signingKey: 'signing-key' } as const)[name]).catch(() => {});
+      for (const name of ['publicKey', 'secretKey', 'signingKey'] as const)
+        await core
+          .secrets()
+          .delete(({ publicKey: 'public-key', secretKey: 'secret-key', signingKey: 'signing-key' } as const)[name])
+          .catch(() => {});
     });
 
     const balances = value(await d('balances.refresh', {}));
@@ -283,12 +348,18 @@ describe('each profile is a workspace of its own', () => {
 
     // And the sandbox profile kept its own settings and data.
     value(await d('settings.update', { profile: 'sandbox' }));
-    expect(value(await d('settings.get', {}))).toMatchObject({ profile: 'sandbox', baseUrl: sb.baseUrl, serviceKey: { source: 'imported' } });
+    expect(value(await d('settings.get', {}))).toMatchObject({
+      profile: 'sandbox',
+      baseUrl: sb.baseUrl,
+      serviceKey: { source: 'imported' },
+    });
     expect(value(await d('collections.list', {})).rows.map((r) => r.merchantReference)).toEqual(['MD-SANDBOX-0001']);
-    expect(value(await d('balances.latest', {})).rows.map((r) => r.currency)).toEqual(sandboxBalances.rows.map((r) => r.currency));
+    expect(value(await d('balances.latest', {})).rows.map((r) => r.currency)).toEqual(
+      sandboxBalances.rows.map((r) => r.currency),
+    );
   });
 
-  it('a switch the new profile\'s settings refuse changes nothing', async () => {
+  it("a switch the new profile's settings refuse changes nothing", async () => {
     const { core, d } = await start();
     const r = await d('settings.update', { profile: 'sandbox', baseUrl: null });
     expect(r).toMatchObject({ ok: false, error: { kind: 'validation', field: 'baseUrl' } });

@@ -25,7 +25,10 @@ const ok: HandlerTable = {
 describe('dispatch', () => {
   it('refuses a channel that is not in the contract, even if a handler exists', async () => {
     const d = createDispatcher({ ...ok, 'secret.dump': () => 'x' });
-    expect(await d('secret.dump', {})).toEqual({ ok: false, error: { kind: 'validation', message: 'unknown channel "secret.dump"' } });
+    expect(await d('secret.dump', {})).toEqual({
+      ok: false,
+      error: { kind: 'validation', message: 'unknown channel "secret.dump"' },
+    });
     expect(await d('__proto__', {})).toMatchObject({ ok: false, error: { kind: 'validation' } });
     expect(await d(42, {})).toMatchObject({ ok: false, error: { kind: 'validation' } });
   });
@@ -63,11 +66,18 @@ describe('dispatch', () => {
       error: { kind: 'validation', message: 'description must be 10 to 30 characters', field: 'description' },
     });
     expect(await d('app.status', {})).toMatchObject({ ok: false, error: { kind: 'rate_limited' } });
-    expect(await d('balances.latest', {})).toMatchObject({ ok: false, error: { kind: 'unavailable', message: 'The service is unavailable (HTTP 503)' } });
+    expect(await d('balances.latest', {})).toMatchObject({
+      ok: false,
+      error: { kind: 'unavailable', message: 'The service is unavailable (HTTP 503)' },
+    });
   });
 
   it('shows AppError and any error marked expose as they are', async () => {
-    const exposed = Object.assign(new Error('card_no: fails the Luhn check'), { expose: true, kind: 'validation', field: 'card_no' });
+    const exposed = Object.assign(new Error('card_no: fails the Luhn check'), {
+      expose: true,
+      kind: 'validation',
+      field: 'card_no',
+    });
     const d = createDispatcher({
       'app.info': () => {
         throw new AppError('not_configured', 'Set the keys in Settings', { field: 'publicKey' });
@@ -76,8 +86,14 @@ describe('dispatch', () => {
         throw exposed;
       },
     });
-    expect(await d('app.info', {})).toEqual({ ok: false, error: { kind: 'not_configured', message: 'Set the keys in Settings', field: 'publicKey' } });
-    expect(await d('app.status', {})).toEqual({ ok: false, error: { kind: 'validation', message: 'card_no: fails the Luhn check', field: 'card_no' } });
+    expect(await d('app.info', {})).toEqual({
+      ok: false,
+      error: { kind: 'not_configured', message: 'Set the keys in Settings', field: 'publicKey' },
+    });
+    expect(await d('app.status', {})).toEqual({
+      ok: false,
+      error: { kind: 'validation', message: 'card_no: fails the Luhn check', field: 'card_no' },
+    });
   });
 
   it('hides an unexpected error behind a generic message, logs its detail, and never logs the request', async () => {

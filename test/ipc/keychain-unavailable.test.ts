@@ -29,7 +29,10 @@ it('says the keychain is unavailable, refuses to store a key, writes it nowhere,
   const up = await d('settings.update', { profile: 'sandbox', baseUrl: sb.baseUrl });
   expect(up.ok).toBe(true);
   const status = await d('app.status', {});
-  expect(status).toMatchObject({ ok: true, value: { profile: 'sandbox', keychain: 'unavailable', connection: 'not_configured' } });
+  expect(status).toMatchObject({
+    ok: true,
+    value: { profile: 'sandbox', keychain: 'unavailable', connection: 'not_configured' },
+  });
   const view = await d('settings.get', {});
   expect(view).toMatchObject({ ok: true, value: { keys: { available: false, store: 'keychain' } } });
   if (view.ok) expect(view.value.keys.reason).toMatch(/keychain|secret service|unavailable/i);
@@ -42,11 +45,16 @@ it('says the keychain is unavailable, refuses to store a key, writes it nowhere,
   // Back to embedded: it runs without the keychain.
   expect((await d('settings.update', { profile: 'embedded' })).ok).toBe(true);
   await core.poller!.refresh('balances');
-  expect(await d('app.status', {})).toMatchObject({ ok: true, value: { profile: 'embedded', connection: 'online', keychain: 'memory' } });
+  expect(await d('app.status', {})).toMatchObject({
+    ok: true,
+    value: { profile: 'embedded', connection: 'online', keychain: 'memory' },
+  });
 
   await core.close();
   core = undefined;
   const walk = (dir: string): string[] =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
   for (const f of walk(dataDir)) expect(fs.readFileSync(f).includes(Buffer.from(secret)), f).toBe(false);
 });

@@ -53,7 +53,12 @@ describe('log rotation', () => {
     }
     fs.writeFileSync(file, 'small\n');
     rotateLogs(file, { maxBytes: 100, keep: 3 });
-    expect(fs.readdirSync(`${dir}/logs`).sort()).toEqual(['merchant-desk.log', 'merchant-desk.log.1', 'merchant-desk.log.2', 'merchant-desk.log.3']);
+    expect(fs.readdirSync(`${dir}/logs`).sort()).toEqual([
+      'merchant-desk.log',
+      'merchant-desk.log.1',
+      'merchant-desk.log.2',
+      'merchant-desk.log.3',
+    ]);
     expect(fs.readFileSync(file, 'utf8')).toBe('small\n');
     expect(fs.readFileSync(`${file}.1`, 'utf8')).toMatch(/^generation 4/);
     expect(fs.readFileSync(`${file}.3`, 'utf8')).toMatch(/^generation 2/);

@@ -24,7 +24,11 @@ describe('poller against the sandbox', () => {
     const db = openDatabase(path.join(tempDir(), 'md.sqlite'));
     cleanups.push(() => void db.close());
     const time = new FakeTime();
-    const client = createServiceClient({ baseUrl: sb.baseUrl, keys: () => ({ publicKey: sb.publicKey, secretKey: sb.secretKey }), retries: 0 });
+    const client = createServiceClient({
+      baseUrl: sb.baseUrl,
+      keys: () => ({ publicKey: sb.publicKey, secretKey: sb.secretKey }),
+      retries: 0,
+    });
     const events: PollerEvent[] = [];
     const poller = createPoller({
       db,
@@ -50,12 +54,18 @@ describe('poller against the sandbox', () => {
       const st = await poller.refresh('balances');
       // The sandbox's HTML error page comes with a 5xx status: the service is unavailable, said readably.
       expect(st.balances.lastError?.kind, kind).toBe(kind === 'html' ? 'unavailable' : 'unreadable');
-      expect(st.balances.lastError?.message).toMatch(kind === 'html' ? /HTML|html|503|500|unavailable/i : /JSON|merchant_balances|not/i);
+      expect(st.balances.lastError?.message).toMatch(
+        kind === 'html' ? /HTML|html|503|500|unavailable/i : /JSON|merchant_balances|not/i,
+      );
       const now = latestBalances(db, { now: time.now, staleAfterMs: 180_000 });
       expect(now.rows).toEqual(cached.rows);
       expect(now.stale).toBe(true);
     }
-    expect(listPollRuns(db, { kind: 'balances' }).slice(0, 3).map((r) => r.errorKind)).toEqual(['unreadable', 'unreadable', 'unavailable']);
+    expect(
+      listPollRuns(db, { kind: 'balances' })
+        .slice(0, 3)
+        .map((r) => r.errorKind),
+    ).toEqual(['unreadable', 'unreadable', 'unavailable']);
 
     sb.controls.addFault({ route: 'providers', kind: 'wrong_types', times: 1 });
     const pst = await poller.refresh('providers');

@@ -21,7 +21,12 @@ async function setup(opts: { withClient?: boolean } = {}) {
   const db: Db = openDatabase(path.join(tempDir(), 'md.sqlite'));
   const events: PollerEvent[] = [];
   // retries: 0 so each poll is one request and the poller's own back-off is what we see.
-  const client = createServiceClient({ baseUrl: stub.baseUrl, keys: () => ({ publicKey: 'pk_test_1', secretKey: 'sk_test_1' }), retries: 0, timeoutMs: 5000 });
+  const client = createServiceClient({
+    baseUrl: stub.baseUrl,
+    keys: () => ({ publicKey: 'pk_test_1', secretKey: 'sk_test_1' }),
+    retries: 0,
+    timeoutMs: 5000,
+  });
   const poller: Poller = createPoller({
     db,
     getClient: () => (opts.withClient === false ? null : client),
@@ -31,10 +36,15 @@ async function setup(opts: { withClient?: boolean } = {}) {
     backoff: { baseMs: 5_000, maxMs: 300_000 },
     onUpdate: (e) => events.push(e),
   });
-  cleanups.push(() => stub.close(), () => poller.stop(), () => void db.close());
+  cleanups.push(
+    () => stub.close(),
+    () => poller.stop(),
+    () => void db.close(),
+  );
   const balancesRequests = () => stub.requests.filter((r) => r.path.startsWith('/data/wallet-balances')).length;
   /** Waits until `n` poll events have arrived in total. */
-  const untilEvents = (n: number) => vi.waitFor(() => expect(events.length).toBeGreaterThanOrEqual(n), { timeout: 5000, interval: 5 });
+  const untilEvents = (n: number) =>
+    vi.waitFor(() => expect(events.length).toBeGreaterThanOrEqual(n), { timeout: 5000, interval: 5 });
   return { time, stub, db, events, poller, balancesRequests, untilEvents };
 }
 
@@ -43,7 +53,13 @@ describe('poller', () => {
     const { time, db, poller, events, untilEvents, balancesRequests } = await setup();
     poller.start();
     await untilEvents(2);
-    expect(latestBalances(db, { now: time.now, staleAfterMs: 180_000 }).rows.map((r) => [r.currency, r.availableMinor, r.actualMinor])).toEqual([
+    expect(
+      latestBalances(db, { now: time.now, staleAfterMs: 180_000 }).rows.map((r) => [
+        r.currency,
+        r.availableMinor,
+        r.actualMinor,
+      ]),
+    ).toEqual([
       ['KES', 123450, 123450],
       ['UGX', 1500000, 1750000],
     ]);
@@ -101,7 +117,9 @@ describe('poller', () => {
       await untilEvents(n + 1);
     }
     const gaps = (kind: string) => {
-      const at = events.filter((e) => e.kind === kind).map((e) => e.status[kind === 'balances' ? 'balances' : 'providers'].lastRunAt!);
+      const at = events
+        .filter((e) => e.kind === kind)
+        .map((e) => e.status[kind === 'balances' ? 'balances' : 'providers'].lastRunAt!);
       return at.slice(1).map((t, i) => t - at[i]!);
     };
     // 5 s doubling, capped at the interval (60 s for balances) and at the back-off maximum (5 min).
@@ -166,7 +184,13 @@ describe('poller', () => {
     expect(poller.status().connection).toMatchObject({ state: 'offline' });
     expect(poller.status().balances.lastError?.kind).toBe('network');
     await poller.stop();
-    const again = createPoller({ db, getClient: () => null, clock: time.clock, sleep: time.sleep, intervals: { balancesMs: 60_000, providersMs: 900_000 } });
+    const again = createPoller({
+      db,
+      getClient: () => null,
+      clock: time.clock,
+      sleep: time.sleep,
+      intervals: { balancesMs: 60_000, providersMs: 900_000 },
+    });
     expect(again.status().balances).toMatchObject({ lastSuccessAt: okAt, lastError: { kind: 'network' } });
     expect(again.status().connection).toEqual({ state: 'idle' });
   });

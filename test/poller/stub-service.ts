@@ -18,13 +18,51 @@ export interface StubService {
 }
 
 export const defaultBalances = (): Record<string, unknown>[] => [
-  { available_balance: 1500000, actual_balance: 1750000, uncleared_balance: 200000, reserve_balance: 50000, currency: 'UGX', wallet_type: 'MERCHANT_COLLECTION' },
-  { available_balance: 1234.5, actual_balance: 1234.5, uncleared_balance: 0, reserve_balance: 0, currency: 'KES', wallet_type: 'MERCHANT_PAYOUT' },
+  {
+    available_balance: 1500000,
+    actual_balance: 1750000,
+    uncleared_balance: 200000,
+    reserve_balance: 50000,
+    currency: 'UGX',
+    wallet_type: 'MERCHANT_COLLECTION',
+  },
+  {
+    available_balance: 1234.5,
+    actual_balance: 1234.5,
+    uncleared_balance: 0,
+    reserve_balance: 0,
+    currency: 'KES',
+    wallet_type: 'MERCHANT_PAYOUT',
+  },
 ];
 
 const providers = [
-  { provider_name: 'MTN Mobile Money', provider_code: 'MTN_UGX', transaction_method: 'MOBILE_MONEY', transaction_method_name: 'Mobile Money', transaction_type: 'Collection', transaction_currency: 'UGX', min_amount: 500, max_amount: 5000000, max_daily_amount: 20000000, is_active: true, option_prefixes: ['25677', '25678'] },
-  { provider_name: 'Card', provider_code: 'CARD_UGX', transaction_method: 'CARD', transaction_method_name: 'Card', transaction_type: 'Collection', transaction_currency: 'UGX', min_amount: 1000, max_amount: 10000000, max_daily_amount: 50000000, is_active: true, option_prefixes: [] },
+  {
+    provider_name: 'MTN Mobile Money',
+    provider_code: 'MTN_UGX',
+    transaction_method: 'MOBILE_MONEY',
+    transaction_method_name: 'Mobile Money',
+    transaction_type: 'Collection',
+    transaction_currency: 'UGX',
+    min_amount: 500,
+    max_amount: 5000000,
+    max_daily_amount: 20000000,
+    is_active: true,
+    option_prefixes: ['25677', '25678'],
+  },
+  {
+    provider_name: 'Card',
+    provider_code: 'CARD_UGX',
+    transaction_method: 'CARD',
+    transaction_method_name: 'Card',
+    transaction_type: 'Collection',
+    transaction_currency: 'UGX',
+    min_amount: 1000,
+    max_amount: 10000000,
+    max_daily_amount: 50000000,
+    is_active: true,
+    option_prefixes: [],
+  },
 ];
 
 export async function startStub(): Promise<StubService> {
@@ -52,17 +90,37 @@ export async function startStub(): Promise<StubService> {
       case 'html':
         return send(200, '<html><body><h1>Maintenance</h1></body></html>', 'text/html');
       case 'truncated_json':
-        return send(200, '{"code":200,"status":"success","message":"ok","data":{"merchant_balances":[{"available_bal', 'application/json');
+        return send(
+          200,
+          '{"code":200,"status":"success","message":"ok","data":{"merchant_balances":[{"available_bal',
+          'application/json',
+        );
       case 'wrong_types': {
-        const body = { code: 200, status: 'success', message: 'ok', data: { merchant_balances: [{ available_balance: 'lots', actual_balance: true, currency: 7, wallet_type: null }], payment_providers: [{ provider_code: 5, min_amount: 'x' }] } };
+        const body = {
+          code: 200,
+          status: 'success',
+          message: 'ok',
+          data: {
+            merchant_balances: [{ available_balance: 'lots', actual_balance: true, currency: 7, wallet_type: null }],
+            payment_providers: [{ provider_code: 5, min_amount: 'x' }],
+          },
+        };
         return send(200, JSON.stringify(body));
       }
       case '503':
-        return send(503, JSON.stringify({ code: 503, status: 'error', message: 'Service temporarily unavailable', data: null }));
+        return send(
+          503,
+          JSON.stringify({ code: 503, status: 'error', message: 'Service temporarily unavailable', data: null }),
+        );
       case '429':
-        return send(429, JSON.stringify({ code: 429, status: 'error', message: 'Too many requests', data: null }), 'application/json', {
-          'retry-after': String(stub.retryAfterS),
-        });
+        return send(
+          429,
+          JSON.stringify({ code: 429, status: 'error', message: 'Too many requests', data: null }),
+          'application/json',
+          {
+            'retry-after': String(stub.retryAfterS),
+          },
+        );
       case 'hold':
         held.push(ok);
         return;

@@ -49,12 +49,22 @@ describe('balance movement between consecutive successful polls', () => {
     expect(ugx[0]).toMatchObject({ openingActualMinor: 1_000_000, closingActualMinor: 1_144_750, collections: 2 });
     const kes = m.intervals.filter((i) => i.currency === 'KES');
     expect(kes.map((i) => [i.changeMinor, i.creditedMinor, i.unexplainedMinor])).toEqual([[2_413, 2_413, 0]]);
-    expect(m.totals.find((t) => t.currency === 'UGX')).toMatchObject({ unexplainedMinor: 5_000, unexplainedIntervals: 1, intervals: 4 });
+    expect(m.totals.find((t) => t.currency === 'UGX')).toMatchObject({
+      unexplainedMinor: 5_000,
+      unexplainedIntervals: 1,
+      intervals: 4,
+    });
     expect(m.quietIntervals).toBe(4); // UGX interval 2, KES intervals 1, 2 and 4
 
     const only = balanceMovement(db, { from: t0, to: t0 + 240_000, onlyUnexplained: true });
     expect(only.intervals).toHaveLength(1);
-    expect(only.intervals[0]).toMatchObject({ currency: 'UGX', unexplainedMinor: 5_000, fromAt: new Date(t0 + 120_000).toISOString() });
-    expect(balanceMovement(db, { from: t0, to: t0 + 240_000, currency: 'KES' }).totals.map((t) => t.currency)).toEqual(['KES']);
+    expect(only.intervals[0]).toMatchObject({
+      currency: 'UGX',
+      unexplainedMinor: 5_000,
+      fromAt: new Date(t0 + 120_000).toISOString(),
+    });
+    expect(balanceMovement(db, { from: t0, to: t0 + 240_000, currency: 'KES' }).totals.map((t) => t.currency)).toEqual([
+      'KES',
+    ]);
   });
 });

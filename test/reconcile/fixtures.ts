@@ -51,7 +51,9 @@ export class History {
   }
 
   private info(id: number): { ref: string; amount: number; currency: string; customer: string | null } {
-    const r = this.db.prepare('SELECT merchant_reference, amount_minor, currency, customer_name FROM collections WHERE id = ?').get(id) as {
+    const r = this.db
+      .prepare('SELECT merchant_reference, amount_minor, currency, customer_name FROM collections WHERE id = ?')
+      .get(id) as {
       merchant_reference: string;
       amount_minor: number;
       currency: string;
@@ -145,18 +147,38 @@ export class History {
   }
 
   rejected(id: number, at?: number): number {
-    return this.event(id, { source: 'initiate', kind: 'initialize_rejected', status: 'REJECTED', at, payload: { message: 'description must be 10 to 30 characters', field: 'description' } });
+    return this.event(id, {
+      source: 'initiate',
+      kind: 'initialize_rejected',
+      status: 'REJECTED',
+      at,
+      payload: { message: 'description must be 10 to 30 characters', field: 'description' },
+    });
   }
 
   unknown(id: number, at?: number): number {
     return this.event(id, { source: 'initiate', kind: 'initialize_unknown', status: 'UNKNOWN', at });
   }
 
-  redirect(id: number, status: string, opts: { at?: number; signature?: 'verified' | 'invalid' | 'missing' } = {}): number {
-    return this.event(id, { source: 'redirect', kind: 'outcome', status, at: opts.at, signature: opts.signature ?? 'verified' });
+  redirect(
+    id: number,
+    status: string,
+    opts: { at?: number; signature?: 'verified' | 'invalid' | 'missing' } = {},
+  ): number {
+    return this.event(id, {
+      source: 'redirect',
+      kind: 'outcome',
+      status,
+      at: opts.at,
+      signature: opts.signature ?? 'verified',
+    });
   }
 
-  callbackBody(id: number, status: string, spec: CallbackSpec = {}): { event: string; payload: Record<string, unknown> } {
+  callbackBody(
+    id: number,
+    status: string,
+    spec: CallbackSpec = {},
+  ): { event: string; payload: Record<string, unknown> } {
     const info = this.info(id);
     const currency = spec.currency ?? info.currency;
     const amount = spec.amountMinor ?? info.amount;
@@ -219,7 +241,9 @@ export class History {
   /** A successful balance poll with a collection-wallet snapshot when `actual` is given. */
   poll(at: number, wallets: { currency: string; actualMinor: number; walletType?: string }[] = []): number {
     const run = this.db
-      .prepare(`INSERT INTO poll_runs (kind, started_at, finished_at, outcome, changed_rows) VALUES ('balances', ?, ?, 'ok', ?)`)
+      .prepare(
+        `INSERT INTO poll_runs (kind, started_at, finished_at, outcome, changed_rows) VALUES ('balances', ?, ?, 'ok', ?)`,
+      )
       .run(at - 100, at, wallets.length);
     const pollId = Number(run.lastInsertRowid);
     for (const w of wallets) {
@@ -229,7 +253,15 @@ export class History {
           `INSERT INTO balance_snapshots (poll_run_id, observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor)
            VALUES (?, ?, ?, ?, ?, ?, 0, ?)`,
         )
-        .run(pollId, at, w.currency, w.walletType ?? 'MERCHANT_COLLECTION', w.actualMinor - reserve, w.actualMinor, reserve);
+        .run(
+          pollId,
+          at,
+          w.currency,
+          w.walletType ?? 'MERCHANT_COLLECTION',
+          w.actualMinor - reserve,
+          w.actualMinor,
+          reserve,
+        );
     }
     return pollId;
   }

@@ -15,7 +15,13 @@ function fakeCore(db: Core['db'], now: () => number) {
   pushToRenderer(events, (event, payload) => seen.push({ event, payload }));
   const settings = { ...defaultSettings(), operatorName: 'Ann Back-Office' };
   const closers: (() => void)[] = [];
-  const core = { db, clock: { now }, settings: () => settings, events, onClose: (fn: () => void) => closers.push(fn) } as unknown as Core;
+  const core = {
+    db,
+    clock: { now },
+    settings: () => settings,
+    events,
+    onClose: (fn: () => void) => closers.push(fn),
+  } as unknown as Core;
   return { core, seen, close: () => closers.forEach((fn) => fn()) };
 }
 
@@ -51,7 +57,10 @@ describe('reconcile over IPC', () => {
     const ok = await call('reconcile.resolve', { collectionId: id, note: 'Partial capture confirmed with the bank' });
     expect(ok.ok).toBe(true);
     const audit = await call('reconcile.audit', { collectionId: id, kind: 'resolution' });
-    expect(audit).toMatchObject({ ok: true, value: { total: 1, rows: [{ actor: 'Ann Back-Office', note: 'Partial capture confirmed with the bank' }] } });
+    expect(audit).toMatchObject({
+      ok: true,
+      value: { total: 1, rows: [{ actor: 'Ann Back-Office', note: 'Partial capture confirmed with the bank' }] },
+    });
     const again = await call('reconcile.resolve', { collectionId: id, note: 'second time' });
     expect(again).toMatchObject({ ok: false, error: { kind: 'conflict' } });
     const run = await call('reconcile.run', { runId: 'r1' });
@@ -71,7 +80,19 @@ describe('reconcile over IPC', () => {
     recordBalanceRun(db, {
       startedAt: 1,
       finishedAt: 2,
-      result: { ok: true, value: [{ currency: 'TZS', walletType: 'MERCHANT_COLLECTION', availableMinor: 0, actualMinor: 0, unclearedMinor: 0, reserveMinor: 0 }] },
+      result: {
+        ok: true,
+        value: [
+          {
+            currency: 'TZS',
+            walletType: 'MERCHANT_COLLECTION',
+            availableMinor: 0,
+            actualMinor: 0,
+            unclearedMinor: 0,
+            reserveMinor: 0,
+          },
+        ],
+      },
     });
     const { core } = fakeCore(db, () => h.t);
     const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
@@ -91,11 +112,23 @@ describe('reconcile over IPC', () => {
     const h = new History(db);
     const id = h.collection({ amountMinor: 5000, currency: 'UGX' });
     h.accepted(id);
-    const raw = '{"event":"transaction.completed", "payload":{"id":12345678901234567890,"request_amount":5000.00,"x":1,"x":2}}';
-    h.event(id, { source: 'callback', kind: 'outcome', status: 'COMPLETED', signature: 'verified', amountMinor: 5000, currency: 'UGX', payload: raw });
+    const raw =
+      '{"event":"transaction.completed", "payload":{"id":12345678901234567890,"request_amount":5000.00,"x":1,"x":2}}';
+    h.event(id, {
+      source: 'callback',
+      kind: 'outcome',
+      status: 'COMPLETED',
+      signature: 'verified',
+      amountMinor: 5000,
+      currency: 'UGX',
+      payload: raw,
+    });
     const { core } = fakeCore(db, () => h.t);
     const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
-    const audit = (await call('reconcile.audit', { collectionId: id, source: 'callback' })) as { ok: true; value: { rows: { payload: unknown }[] } };
+    const audit = (await call('reconcile.audit', { collectionId: id, source: 'callback' })) as {
+      ok: true;
+      value: { rows: { payload: unknown }[] };
+    };
     expect(audit.value.rows[0]!.payload).toBe(raw);
   });
 
@@ -106,7 +139,10 @@ describe('reconcile over IPC', () => {
     const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
     expect(db.prepare('SELECT COUNT(*) FROM reconciliation').pluck().get()).toBe(0);
     const first = call('reconcile.run', { runId: 'r1' });
-    expect(await call('reconcile.run', { runId: 'r2' })).toMatchObject({ ok: false, error: { kind: 'conflict', message: /already running/ } });
+    expect(await call('reconcile.run', { runId: 'r2' })).toMatchObject({
+      ok: false,
+      error: { kind: 'conflict', message: /already running/ },
+    });
     expect(await call('reconcile.cancelRun', { runId: 'r2' })).toEqual({ ok: true, value: { cancelled: false } });
     expect(await call('reconcile.cancelRun', { runId: 'r1' })).toEqual({ ok: true, value: { cancelled: true } });
     expect(await first).toMatchObject({ ok: false, error: { kind: 'cancelled' } });

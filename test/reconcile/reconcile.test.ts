@@ -158,7 +158,11 @@ describe('classification of constructed histories', () => {
     const { db, h, at } = setup();
     const ev = h.orphanCallback('SOMEONE-ELSES-REF');
     expect(getSummary(db, at()).openByKind.orphan_callback).toBe(1);
-    expect(listOrphanCallbacks(db).rows[0]).toMatchObject({ eventId: ev, merchantReference: 'SOMEONE-ELSES-REF', status: 'COMPLETED' });
+    expect(listOrphanCallbacks(db).rows[0]).toMatchObject({
+      eventId: ev,
+      merchantReference: 'SOMEONE-ELSES-REF',
+      status: 'COMPLETED',
+    });
     resolveException(db, { orphanEventId: ev, note: 'Belongs to the web shop, not this desk', actor: 'Ann' }, at());
     expect(getSummary(db, at()).openByKind.orphan_callback).toBe(0);
     expect(listOrphanCallbacks(db, { includeResolved: true }).rows[0]!.resolvedByEventId).toBeGreaterThan(ev);
@@ -204,7 +208,11 @@ describe('incremental and full reconciliation', () => {
       if (v === 11) {
         after(id, () => h.callback(id, 'COMPLETED', { amountMinor: 5 }));
         after(id, () =>
-          resolveException(db, { collectionId: id, note: 'Customer paid the difference in cash', actor: 'Ann' }, opts()),
+          resolveException(
+            db,
+            { collectionId: id, note: 'Customer paid the difference in cash', actor: 'Ann' },
+            opts(),
+          ),
         );
       }
       h.tick(60_000);
@@ -221,7 +229,17 @@ describe('incremental and full reconciliation', () => {
     const incremental = snapshot();
     const outcomes = new Set(incremental.map((r) => (r as { outcome: string }).outcome));
     expect([...outcomes].sort()).toEqual(
-      ['amount_mismatch', 'bad_signature', 'currency_mismatch', 'final_status_changed', 'matched', 'redirect_callback_disagree', 'rejected', 'stale_pending', 'unknown_outcome'].sort(),
+      [
+        'amount_mismatch',
+        'bad_signature',
+        'currency_mismatch',
+        'final_status_changed',
+        'matched',
+        'redirect_callback_disagree',
+        'rejected',
+        'stale_pending',
+        'unknown_outcome',
+      ].sort(),
     );
     db.exec('DELETE FROM reconciliation');
     const progress: number[] = [];
@@ -233,7 +251,11 @@ describe('incremental and full reconciliation', () => {
     // the same on a worker thread (what reconcile.run and "reconcile --full" use)
     db.exec('DELETE FROM reconciliation');
     const seen: number[] = [];
-    const viaWorker = await reconcileAllInWorker(db.name, { ...opts(), batchSize: 100, onProgress: (p) => seen.push(p.done) });
+    const viaWorker = await reconcileAllInWorker(db.name, {
+      ...opts(),
+      batchSize: 100,
+      onProgress: (p) => seen.push(p.done),
+    });
     expect(viaWorker).toEqual({ collections: 240, exceptions: res.exceptions });
     expect(seen.at(-1)).toBe(240);
     expect(snapshot()).toEqual(incremental);
@@ -251,17 +273,27 @@ describe('incremental and full reconciliation', () => {
     h.accepted(b);
     reconcileNew(db, { now: h.t, stalePendingAfterMs: STALE });
     expect(reconcileNew(db, { now: h.t + STALE, stalePendingAfterMs: STALE })).toBe(1);
-    expect(getSummary(db, { now: h.t + STALE, stalePendingAfterMs: STALE }).byOutcome).toMatchObject({ matched: 1, stale_pending: 1 });
+    expect(getSummary(db, { now: h.t + STALE, stalePendingAfterMs: STALE }).byOutcome).toMatchObject({
+      matched: 1,
+      stale_pending: 1,
+    });
   });
 
   it('a full run can be cancelled between ranges; each finished range is whole, the rest untouched', async () => {
     const { db, h } = setup();
     for (let i = 0; i < 30; i++) h.accepted(h.collection());
-    const byRun = () => db.prepare('SELECT computed_at = ? AS full_run, COUNT(*) AS n FROM reconciliation GROUP BY 1 ORDER BY 1');
+    const byRun = () =>
+      db.prepare('SELECT computed_at = ? AS full_run, COUNT(*) AS n FROM reconciliation GROUP BY 1 ORDER BY 1');
     const later = h.t + 10 * STALE; // every collection is stale by then
     const ac = new AbortController();
     await expect(
-      reconcileAll(db, { now: later, stalePendingAfterMs: STALE, batchSize: 10, signal: ac.signal, onProgress: (p) => p.done >= 10 && ac.abort() }),
+      reconcileAll(db, {
+        now: later,
+        stalePendingAfterMs: STALE,
+        batchSize: 10,
+        signal: ac.signal,
+        onProgress: (p) => p.done >= 10 && ac.abort(),
+      }),
     ).rejects.toThrow(/cancelled/);
     expect(byRun().all(later)).toEqual([
       { full_run: 0, n: 20 },
@@ -309,7 +341,9 @@ describe('exceptions queue', () => {
     expect(by.callback).toMatchObject({ status: 'FAILED', signature: 'verified', amountMinor: 2500 });
     expect(d.reconciliation!.outcome).toBe('redirect_callback_disagree');
     const cb = d.events.find((e) => e.source === 'callback')!;
-    expect((JSON.parse(cb.payload!) as { payload: { transaction_status: string } }).payload.transaction_status).toBe('FAILED');
+    expect((JSON.parse(cb.payload!) as { payload: { transaction_status: string } }).payload.transaction_status).toBe(
+      'FAILED',
+    );
     expect(() => getDetail(db, 99_999)).toThrow(/no collection with id 99999/);
   });
 
@@ -319,19 +353,42 @@ describe('exceptions queue', () => {
     h.accepted(id);
     h.callback(id, 'COMPLETED', { amountMinor: 1 });
     const before = db.prepare('SELECT * FROM collection_events ORDER BY id').all();
-    expect(() => resolveException(db, { collectionId: id, note: '  ', actor: 'Ann' }, at())).toThrow(/note is required/);
-    expect(() => resolveException(db, { collectionId: id, note: 'ok ok', actor: '' }, at())).toThrow(/actor is required/);
+    expect(() => resolveException(db, { collectionId: id, note: '  ', actor: 'Ann' }, at())).toThrow(
+      /note is required/,
+    );
+    expect(() => resolveException(db, { collectionId: id, note: 'ok ok', actor: '' }, at())).toThrow(
+      /actor is required/,
+    );
     expect(db.prepare('SELECT * FROM collection_events ORDER BY id').all()).toEqual(before); // nothing written
 
-    const { eventId } = resolveException(db, { collectionId: id, note: 'Refunded the difference, ticket 88', actor: 'Ann' }, at());
+    const { eventId } = resolveException(
+      db,
+      { collectionId: id, note: 'Refunded the difference, ticket 88', actor: 'Ann' },
+      at(),
+    );
     const after = db.prepare('SELECT * FROM collection_events ORDER BY id').all();
     expect(after.slice(0, before.length)).toEqual(before);
-    expect(after.at(-1)).toMatchObject({ id: eventId, source: 'manual', kind: 'resolution', note: 'Refunded the difference, ticket 88', actor: 'Ann' });
+    expect(after.at(-1)).toMatchObject({
+      id: eventId,
+      source: 'manual',
+      kind: 'resolution',
+      note: 'Refunded the difference, ticket 88',
+      actor: 'Ann',
+    });
     expect(listExceptions(db, {}, at()).total).toBe(0);
     const resolved = listExceptions(db, { includeResolved: true }, at());
-    expect(resolved.rows[0]).toMatchObject({ collectionId: id, isException: false, resolutionNote: 'Refunded the difference, ticket 88', outcome: 'amount_mismatch' });
-    expect(() => resolveException(db, { collectionId: id, note: 'again', actor: 'Ann' }, at())).toThrow(/no open exception/);
-    expect(() => db.prepare('UPDATE collection_events SET note = ? WHERE id = ?').run('x', eventId)).toThrow(/append-only/);
+    expect(resolved.rows[0]).toMatchObject({
+      collectionId: id,
+      isException: false,
+      resolutionNote: 'Refunded the difference, ticket 88',
+      outcome: 'amount_mismatch',
+    });
+    expect(() => resolveException(db, { collectionId: id, note: 'again', actor: 'Ann' }, at())).toThrow(
+      /no open exception/,
+    );
+    expect(() => db.prepare('UPDATE collection_events SET note = ? WHERE id = ?').run('x', eventId)).toThrow(
+      /append-only/,
+    );
 
     // a new problem after the resolution re-opens it
     h.callback(id, 'FAILED', { amountMinor: 1 });
@@ -340,7 +397,13 @@ describe('exceptions queue', () => {
 
     const audit = listAudit(db, { collectionId: id });
     // appendEvent stores the callback's changed answer as kind 'final_status_changed'
-    expect(audit.rows.map((e) => e.kind)).toEqual(['final_status_changed', 'resolution', 'outcome', 'initialize_accepted', 'intent_saved']);
+    expect(audit.rows.map((e) => e.kind)).toEqual([
+      'final_status_changed',
+      'resolution',
+      'outcome',
+      'initialize_accepted',
+      'intent_saved',
+    ]);
     expect(listAudit(db, { kind: 'resolution' }).total).toBe(1);
   });
 });
@@ -352,8 +415,22 @@ describe('histories written by the payments ingestion (appendEvent)', () => {
     const id = h.collection({ amountMinor: 100_000, currency: 'UGX' });
     const ref = db.prepare('SELECT merchant_reference FROM collections WHERE id = ?').pluck().get(id) as string;
     const base = { collectionId: id, merchantReference: ref, internalReference: 'INT-1' };
-    appendEvent(db, { ...base, source: 'initiate', kind: 'initialize_accepted', status: 'PENDING', receivedAt: h.tick(), signature: 'not_applicable' });
-    appendEvent(db, { ...base, source: 'redirect', kind: 'outcome', status: 'COMPLETED', receivedAt: h.tick(), signature: 'verified' });
+    appendEvent(db, {
+      ...base,
+      source: 'initiate',
+      kind: 'initialize_accepted',
+      status: 'PENDING',
+      receivedAt: h.tick(),
+      signature: 'not_applicable',
+    });
+    appendEvent(db, {
+      ...base,
+      source: 'redirect',
+      kind: 'outcome',
+      status: 'COMPLETED',
+      receivedAt: h.tick(),
+      signature: 'verified',
+    });
     const cb = (status: string) =>
       appendEvent(db, {
         ...base,
@@ -376,10 +453,21 @@ describe('histories written by the payments ingestion (appendEvent)', () => {
     expect(r.kinds).toEqual(['final_status_changed']);
     expect(r.sources.callback).toBe('FAILED');
 
-    appendEvent(db, { ...base, source: 'security', kind: 'bad_signature', status: 'COMPLETED', receivedAt: h.tick(), signature: 'invalid' });
+    appendEvent(db, {
+      ...base,
+      source: 'security',
+      kind: 'bad_signature',
+      status: 'COMPLETED',
+      receivedAt: h.tick(),
+      signature: 'invalid',
+    });
     expect(reconcileCollection(db, id, at())!.kinds).toEqual(['bad_signature', 'final_status_changed']);
 
-    const { eventId } = resolveException(db, { collectionId: id, note: 'Issuer reversed it; customer informed', actor: 'Ann' }, at());
+    const { eventId } = resolveException(
+      db,
+      { collectionId: id, note: 'Issuer reversed it; customer informed', actor: 'Ann' },
+      at(),
+    );
     const last = db.prepare('SELECT last_event_id FROM collections WHERE id = ?').pluck().get(id);
     expect(last).toBe(eventId); // the projection saw the resolution event too
     expect(listExceptions(db, {}, at()).total).toBe(0);

@@ -42,17 +42,31 @@ describe('merchant-desk reconcile and export (end to end on a temp data folder)'
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/2 collections reconciled/);
-    expect(text.stdout).toMatch(/1 open exception, 1 orphan callback \(redirect_callback_disagree 1, orphan_callback 1\)/);
+    expect(text.stdout).toMatch(
+      /1 open exception, 1 orphan callback \(redirect_callback_disagree 1, orphan_callback 1\)/,
+    );
     expect(text.stdout).toContain(refs[1]!);
     expect(text.stdout).toContain('NOT-OURS-123');
 
     const json = cli(dataDir, 'reconcile', '--json', '--full');
     expect(json.code).toBe(0);
-    const parsed = JSON.parse(json.stdout) as { summary: { byOutcome: Record<string, number> }; exceptions: { merchantReference: string; amount: string; openKinds: string[] }[] };
+    const parsed = JSON.parse(json.stdout) as {
+      summary: { byOutcome: Record<string, number> };
+      exceptions: { merchantReference: string; amount: string; openKinds: string[] }[];
+    };
     expect(parsed.summary.byOutcome).toMatchObject({ matched: 1, redirect_callback_disagree: 1 });
-    expect(parsed.exceptions).toEqual([expect.objectContaining({ merchantReference: refs[1], amount: '123.45', openKinds: ['redirect_callback_disagree'] })]);
+    expect(parsed.exceptions).toEqual([
+      expect.objectContaining({
+        merchantReference: refs[1],
+        amount: '123.45',
+        openKinds: ['redirect_callback_disagree'],
+      }),
+    ]);
 
-    expect(cli(dataDir, 'reconcile', '--limit', 'lots')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--limit must be a whole number/) });
+    expect(cli(dataDir, 'reconcile', '--limit', 'lots')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--limit must be a whole number/),
+    });
   });
 
   it('exports collections and balances; mistakes name the flag to fix', () => {
@@ -63,7 +77,11 @@ describe('merchant-desk reconcile and export (end to end on a temp data folder)'
     expect(r.stdout.trim()).toBe(out);
     const csv = fs.readFileSync(out, 'utf8');
     expect(csv.startsWith('\uFEFFmerchant_reference,')).toBe(true);
-    expect(csv).toMatch(new RegExp(`\\r\\n${refs[0]},INT-[\\w-]+,2026-11-05T10:00:01\\.000\\+03:00,50000,UGX,COMPLETED,PENDING,,COMPLETED,,,matched,matched,false,`));
+    expect(csv).toMatch(
+      new RegExp(
+        `\\r\\n${refs[0]},INT-[\\w-]+,2026-11-05T10:00:01\\.000\\+03:00,50000,UGX,COMPLETED,PENDING,,COMPLETED,,,matched,matched,false,`,
+      ),
+    );
     expect(csv).toContain("'=2+3 cash order");
     expect(csv).toContain(',123.45,KES,');
 
@@ -71,14 +89,25 @@ describe('merchant-desk reconcile and export (end to end on a temp data folder)'
     const b = cli(dataDir, 'export', 'balances', '--from', '2026-11-05', '--to', '2026-11-05', '--out', bal);
     expect(b.code).toBe(0);
     expect(b.stdout.trim().split('\n')).toEqual([bal, path.join(dataDir, 'balances-snapshots.csv')]);
-    expect(fs.readFileSync(bal, 'utf8')).toContain('KES,MERCHANT_COLLECTION,actual,1000.00,900.00,900.00,1000.00,-100.00,2026-11-05T11:00:00.000+03:00');
+    expect(fs.readFileSync(bal, 'utf8')).toContain(
+      'KES,MERCHANT_COLLECTION,actual,1000.00,900.00,900.00,1000.00,-100.00,2026-11-05T11:00:00.000+03:00',
+    );
 
-    expect(cli(dataDir, 'export', 'balances', '--to', '2026-11-05', '--out', bal)).toMatchObject({ code: 2, stderr: expect.stringMatching(/needs --from DATE and --to DATE/) });
-    expect(cli(dataDir, 'export', 'collections', '--from', '2026-13-01', '--out', out)).toMatchObject({ code: 2, stderr: expect.stringMatching(/--from: "2026-13-01" is not a real date/) });
+    expect(cli(dataDir, 'export', 'balances', '--to', '2026-11-05', '--out', bal)).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/needs --from DATE and --to DATE/),
+    });
+    expect(cli(dataDir, 'export', 'collections', '--from', '2026-13-01', '--out', out)).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--from: "2026-13-01" is not a real date/),
+    });
     expect(cli(dataDir, 'export', 'collections', '--out', path.join(dataDir, 'missing', 'x.csv'))).toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/--out: the folder .*missing does not exist/),
     });
-    expect(cli(dataDir, 'export', 'everything', '--out', out)).toMatchObject({ code: 2, stderr: expect.stringMatching(/"balances" or "collections"/) });
+    expect(cli(dataDir, 'export', 'everything', '--out', out)).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/"balances" or "collections"/),
+    });
   });
 });

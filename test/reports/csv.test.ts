@@ -17,7 +17,18 @@ describe('CSV cells', () => {
 
   it('writes exactly what csv-stringify writes (RFC 4180 quoting, CRLF, escape_formulas)', () => {
     const opts = { record_delimiter: 'windows', quote_record_delimiter: true } as const;
-    const cells = ['plain', 'with, comma', 'with "quotes"', 'line\nbreak', 'cr\rhere', 'both\r\n', '', 'ünïcødé ✓', ' spaced ', '1500.50'];
+    const cells = [
+      'plain',
+      'with, comma',
+      'with "quotes"',
+      'line\nbreak',
+      'cr\rhere',
+      'both\r\n',
+      '',
+      'ünïcødé ✓',
+      ' spaced ',
+      '1500.50',
+    ];
     expect(cells.map(plainCell).join(',') + EOL).toBe(stringify([cells], opts));
     const hostile = ['=1+1', '-x', '+1', '@a', '\tt', '\rr', '=a,"b"', 'ok', 'a=b'];
     expect(hostile.map(textCell).join(',') + EOL).toBe(stringify([hostile], { ...opts, escape_formulas: true }));

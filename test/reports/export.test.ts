@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'csv-stringify/sync';
-import { amountCell, runExport, snapshotsPathFor, timeFormatter, writeCollectionsCsv, type ExportProgress } from '../../main/reports/index.js';
+import {
+  amountCell,
+  runExport,
+  snapshotsPathFor,
+  timeFormatter,
+  writeCollectionsCsv,
+  type ExportProgress,
+} from '../../main/reports/index.js';
 import { StringSink } from '../../main/reports/csv.js';
 import { collectionsBaselineQuery } from '../../main/reports/writers.js';
 import { reconcileNew, resolveException } from '../../main/reconcile/index.js';
@@ -64,7 +71,12 @@ describe('collections CSV export', () => {
   it('writes every field, each source status, the reconciliation outcome and the resolution note', async () => {
     const { db, file, dir } = testDb();
     const h = new History(db, Date.UTC(2026, 10, 3, 21, 30, 0));
-    const a = h.collection({ amountMinor: 150_000, currency: 'UGX', description: '=cmd|calc!A1 order', customerName: '+256 Jane, "JJ"' });
+    const a = h.collection({
+      amountMinor: 150_000,
+      currency: 'UGX',
+      description: '=cmd|calc!A1 order',
+      customerName: '+256 Jane, "JJ"',
+    });
     h.accepted(a);
     h.redirect(a, 'COMPLETED');
     h.callback(a, 'COMPLETED');
@@ -110,7 +122,12 @@ describe('collections CSV export', () => {
       resolution_note: 'Short by 0.50,\nrefund "agreed"',
     });
     expect(rows[1]!.completed_at).toMatch(/^2026-11-04T00:30:\d\d\.000\+03:00$/);
-    expect(rows[2]).toMatchObject({ amount: '1.234', currency: 'BHD', customer_name: 'Ünïcødé Ltd', reconciliation_outcome: 'rejected' });
+    expect(rows[2]).toMatchObject({
+      amount: '1.234',
+      currency: 'BHD',
+      customer_name: 'Ünïcødé Ltd',
+      reconciliation_outcome: 'rejected',
+    });
     // numbers are plain, unquoted, never prefixed
     expect(bytes.toString('utf8')).toContain(',25.50,USD,');
   });
@@ -120,7 +137,12 @@ describe('collections CSV export', () => {
     const t0 = Date.UTC(2026, 0, 1);
     bulk(db, 10, t0);
     const out = path.join(dir, 'some.csv');
-    const res = await runExport({ dbFile: file, job: { kind: 'collections', from: t0 + 3000, to: t0 + 6000 }, out, tz: UTC3 });
+    const res = await runExport({
+      dbFile: file,
+      job: { kind: 'collections', from: t0 + 3000, to: t0 + 6000 },
+      out,
+      tz: UTC3,
+    });
     expect(res.rows).toBe(3);
     const text = fs.readFileSync(out, 'utf8');
     expect(text.startsWith('merchant_reference,')).toBe(true);
@@ -169,20 +191,52 @@ describe('collections CSV export', () => {
   it('a value needing quotes or a formula guard in any text column is written as csv-stringify writes it', async () => {
     const { db, file, dir } = testDb();
     const t0 = Date.UTC(2026, 2, 1, 10, 0, 0);
-    const text = ['merchant_reference', 'internal_reference', 'description', 'customer_name', 'customer_email', 'operator', 'provider_code',
-      'card_brand', 'card_last4', 'status_message', 'payment_url', 'redirect_url'] as const;
-    const hostile = ['a,b', 'say "hi"', 'two\nlines', 'cr\rhere', '=1+1', '-5', '+256', '@x', '\tt', '\rr', 'ünï, "ü"', ''];
+    const text = [
+      'merchant_reference',
+      'internal_reference',
+      'description',
+      'customer_name',
+      'customer_email',
+      'operator',
+      'provider_code',
+      'card_brand',
+      'card_last4',
+      'status_message',
+      'payment_url',
+      'redirect_url',
+    ] as const;
+    const hostile = [
+      'a,b',
+      'say "hi"',
+      'two\nlines',
+      'cr\rhere',
+      '=1+1',
+      '-5',
+      '+256',
+      '@x',
+      '\tt',
+      '\rr',
+      'ünï, "ü"',
+      '',
+    ];
     const ins = db.prepare(
       `INSERT INTO collections (${text.join(', ')}, created_at, amount_minor, currency, status, status_changed_at)
        VALUES (${text.map(() => '?').join(', ')}, ?, ?, 'KES', 'PENDING', ?)`,
     );
     let n = 0;
     db.transaction(() => {
-      const plain = (col: string, i: number) => (col === 'merchant_reference' ? `MD-H-${i}` : col === 'description' || col === 'operator' || col === 'redirect_url' ? 'x' : `${col} ${i}`);
+      const plain = (col: string, i: number) =>
+        col === 'merchant_reference'
+          ? `MD-H-${i}`
+          : col === 'description' || col === 'operator' || col === 'redirect_url'
+            ? 'x'
+            : `${col} ${i}`;
       for (const col of text) {
         for (const bad of hostile) {
           const i = n++;
-          const values = text.map((c) => (c === col ? (c === 'merchant_reference' ? `${bad}#${i}` : bad) : plain(c, i)));
+          const values = text.map((c) =>
+            c === col ? (c === 'merchant_reference' ? `${bad}#${i}` : bad) : plain(c, i),
+          );
           ins.run(...values, t0 + i * 61_000, 1000 + i, t0 + i * 61_000 + 5);
         }
       }
@@ -200,24 +254,57 @@ describe('collections CSV export', () => {
     const cells = (db.prepare(collectionsBaselineQuery().sql).raw(true).all() as unknown[][]).map((r) => {
       const v = r.map((x) => (x === null ? '' : x)) as string[];
       const kinds = r[12] === null ? '' : (JSON.parse(r[12] as string) as string[]).join(';');
-      return [v[0], v[1], time(r[2] as number), amountCell(r[3] as number, r[4] as string), v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], kinds,
-        bool(r[13]), bool(r[14]), bool(r[15]), v[16], v[17], v[18], v[19], v[20], v[21], v[22], time(r[23] as number), v[24], v[25],
-        time(r[26] as number | null), v[27], v[28], String(r[29])];
+      return [
+        v[0],
+        v[1],
+        time(r[2] as number),
+        amountCell(r[3] as number, r[4] as string),
+        v[4],
+        v[5],
+        v[6],
+        v[7],
+        v[8],
+        v[9],
+        v[10],
+        v[11],
+        kinds,
+        bool(r[13]),
+        bool(r[14]),
+        bool(r[15]),
+        v[16],
+        v[17],
+        v[18],
+        v[19],
+        v[20],
+        v[21],
+        v[22],
+        time(r[23] as number),
+        v[24],
+        v[25],
+        time(r[26] as number | null),
+        v[27],
+        v[28],
+        String(r[29]),
+      ];
     });
     const header = fs.readFileSync(out, 'utf8').split('\r\n')[0]!.split(',');
-    const expected = stringify([header, ...cells], { record_delimiter: 'windows', quote_record_delimiter: true, escape_formulas: true });
+    const expected = stringify([header, ...cells], {
+      record_delimiter: 'windows',
+      quote_record_delimiter: true,
+      escape_formulas: true,
+    });
     expect(cells).toHaveLength(n);
     expect(fs.readFileSync(out, 'utf8')).toBe(expected);
   });
 
   it('names the field when the destination is wrong', async () => {
     const { file, dir } = testDb();
-    await expect(runExport({ dbFile: file, job: { kind: 'collections' }, out: path.join(dir, 'nope', 'x.csv') })).rejects.toThrow(
-      /out: the folder .* does not exist/,
-    );
-    await expect(runExport({ dbFile: file, job: { kind: 'balances', from: 10, to: 5 }, out: path.join(dir, 'x.csv') })).rejects.toThrow(
-      /to must be after from/,
-    );
+    await expect(
+      runExport({ dbFile: file, job: { kind: 'collections' }, out: path.join(dir, 'nope', 'x.csv') }),
+    ).rejects.toThrow(/out: the folder .* does not exist/);
+    await expect(
+      runExport({ dbFile: file, job: { kind: 'balances', from: 10, to: 5 }, out: path.join(dir, 'x.csv') }),
+    ).rejects.toThrow(/to must be after from/);
   });
 });
 
@@ -227,12 +314,24 @@ describe('balance report CSV', () => {
     const h = new History(db);
     const day = Date.UTC(2026, 10, 10);
     h.poll(day - 3600_000, [{ currency: 'KES', actualMinor: 10_000 }]); // before the range: the opening
-    h.poll(day + 1000, [{ currency: 'KES', actualMinor: 5_000 }, { currency: 'UGX', actualMinor: 700_000 }]);
+    h.poll(day + 1000, [
+      { currency: 'KES', actualMinor: 5_000 },
+      { currency: 'UGX', actualMinor: 700_000 },
+    ]);
     h.poll(day + 2000, [{ currency: 'KES', actualMinor: 25_000 }]);
-    h.poll(day + 3000, [{ currency: 'KES', actualMinor: 20_000 }, { currency: 'UGX', actualMinor: 650_000, walletType: 'MERCHANT_PAYOUT' }]);
+    h.poll(day + 3000, [
+      { currency: 'KES', actualMinor: 20_000 },
+      { currency: 'UGX', actualMinor: 650_000, walletType: 'MERCHANT_PAYOUT' },
+    ]);
     h.poll(day + 86_400_000 + 5, [{ currency: 'KES', actualMinor: 1 }]); // after the range
     const out = path.join(dir, 'balances.csv');
-    const res = await runExport({ dbFile: file, job: { kind: 'balances', from: day, to: day + 86_400_000 }, out, tz: { offsetMinutes: 0 }, bom: true });
+    const res = await runExport({
+      dbFile: file,
+      job: { kind: 'balances', from: day, to: day + 86_400_000 },
+      out,
+      tz: { offsetMinutes: 0 },
+      bom: true,
+    });
     expect(res.files).toEqual([out, snapshotsPathFor(out)]);
     expect(res.rows).toBe(5);
     const summary = records(out);
@@ -252,9 +351,18 @@ describe('balance report CSV', () => {
       ['MERCHANT_COLLECTION', '700000', '700000', '0'],
       ['MERCHANT_PAYOUT', '650000', '650000', '0'],
     ]);
-    expect(summary.filter((r) => r.currency === 'KES').map((r) => r.balance)).toEqual(['available', 'uncleared', 'reserve', 'actual']);
+    expect(summary.filter((r) => r.currency === 'KES').map((r) => r.balance)).toEqual([
+      'available',
+      'uncleared',
+      'reserve',
+      'actual',
+    ]);
     const snaps = records(snapshotsPathFor(out));
     expect(snaps).toHaveLength(5);
-    expect(snaps[0]).toMatchObject({ currency: 'KES', actual: '50.00', observed_at: new Date(day + 1000).toISOString().replace('Z', '+00:00') });
+    expect(snaps[0]).toMatchObject({
+      currency: 'KES',
+      actual: '50.00',
+      observed_at: new Date(day + 1000).toISOString().replace('Z', '+00:00'),
+    });
   });
 });

@@ -62,22 +62,44 @@ describe('reports over IPC, without a save dialog', () => {
     expect(await call('reports.target', {})).toEqual({ ok: true, value: { canChoose: false, folder: exportsDir } });
 
     const base = { exportId: 'e1', kind: 'collections' };
-    expect(await call('reports.export', { ...base, fileName: 'report.txt' })).toMatchObject({ ok: false, error: { field: 'fileName', message: /end in \.csv/ } });
-    expect(await call('reports.export', { ...base, from: 10, to: 5, fileName: 'r.csv' })).toMatchObject({ ok: false, error: { field: 'to' } });
-    expect(await call('reports.export', { exportId: 'b', kind: 'balances', fileName: 'b.csv' })).toMatchObject({ ok: false, error: { field: 'from' } });
-    expect(await call('reports.export', { exportId: 'b', kind: 'balances', from: 5, fileName: 'b.csv' })).toMatchObject({ ok: false, error: { field: 'to' } });
-    expect(await call('reports.export', { ...base, kind: 'payments', fileName: 'b.csv' })).toMatchObject({ ok: false, error: { field: 'kind' } });
+    expect(await call('reports.export', { ...base, fileName: 'report.txt' })).toMatchObject({
+      ok: false,
+      error: { field: 'fileName', message: /end in \.csv/ },
+    });
+    expect(await call('reports.export', { ...base, from: 10, to: 5, fileName: 'r.csv' })).toMatchObject({
+      ok: false,
+      error: { field: 'to' },
+    });
+    expect(await call('reports.export', { exportId: 'b', kind: 'balances', fileName: 'b.csv' })).toMatchObject({
+      ok: false,
+      error: { field: 'from' },
+    });
+    expect(await call('reports.export', { exportId: 'b', kind: 'balances', from: 5, fileName: 'b.csv' })).toMatchObject(
+      { ok: false, error: { field: 'to' } },
+    );
+    expect(await call('reports.export', { ...base, kind: 'payments', fileName: 'b.csv' })).toMatchObject({
+      ok: false,
+      error: { field: 'kind' },
+    });
 
     const out = path.join(exportsDir, 'all.csv'); // the folder is made on demand
     const r = await call('reports.export', { ...base, fileName: 'all.csv', bom: true });
-    expect(r).toMatchObject({ ok: true, value: { status: 'done', rows: 3, files: [{ path: out, bytes: fs.statSync(out).size }] } });
+    expect(r).toMatchObject({
+      ok: true,
+      value: { status: 'done', rows: 3, files: [{ path: out, bytes: fs.statSync(out).size }] },
+    });
     const text = fs.readFileSync(out, 'utf8');
     expect(text.startsWith('\uFEFF')).toBe(true);
     expect(text).toContain('"Order, ""quoted"" 2"');
-    expect(seen.some((e) => e.event === 'reports.progress' && (e.payload as { exportId: string }).exportId === 'e1')).toBe(true);
+    expect(
+      seen.some((e) => e.event === 'reports.progress' && (e.payload as { exportId: string }).exportId === 'e1'),
+    ).toBe(true);
     // A name the person gave is never overwritten.
     const before = fs.readFileSync(out);
-    expect(await call('reports.export', { ...base, exportId: 'e2', fileName: 'all.csv' })).toMatchObject({ ok: false, error: { field: 'fileName', message: /already exists/ } });
+    expect(await call('reports.export', { ...base, exportId: 'e2', fileName: 'all.csv' })).toMatchObject({
+      ok: false,
+      error: { field: 'fileName', message: /already exists/ },
+    });
     expect(fs.readFileSync(out).equals(before)).toBe(true);
     // No name: one from the dates, numbered when taken.
     const d1 = await call('reports.export', { exportId: 'd1', kind: 'collections' });
@@ -87,7 +109,9 @@ describe('reports over IPC, without a save dialog', () => {
 
     // The balance report writes two files; both must be free.
     fs.writeFileSync(path.join(exportsDir, 'bal-snapshots.csv'), 'keep me');
-    expect(await call('reports.export', { exportId: 'b1', kind: 'balances', from: 0, to: Date.now(), fileName: 'bal.csv' })).toMatchObject({
+    expect(
+      await call('reports.export', { exportId: 'b1', kind: 'balances', from: 0, to: Date.now(), fileName: 'bal.csv' }),
+    ).toMatchObject({
       ok: false,
       error: { field: 'fileName', message: /bal-snapshots\.csv already exists/ },
     });
@@ -95,9 +119,24 @@ describe('reports over IPC, without a save dialog', () => {
     expect(fs.existsSync(path.join(exportsDir, 'bal.csv'))).toBe(false);
     // Both files, with their sizes, when free.
     const bal2 = path.join(exportsDir, 'bal2.csv');
-    const b2 = await call('reports.export', { exportId: 'b2', kind: 'balances', from: 0, to: Date.now(), fileName: 'bal2.csv' });
+    const b2 = await call('reports.export', {
+      exportId: 'b2',
+      kind: 'balances',
+      from: 0,
+      to: Date.now(),
+      fileName: 'bal2.csv',
+    });
     const snap = path.join(exportsDir, 'bal2-snapshots.csv');
-    expect(b2).toMatchObject({ ok: true, value: { status: 'done', files: [{ path: bal2, bytes: fs.statSync(bal2).size }, { path: snap, bytes: fs.statSync(snap).size }] } });
+    expect(b2).toMatchObject({
+      ok: true,
+      value: {
+        status: 'done',
+        files: [
+          { path: bal2, bytes: fs.statSync(bal2).size },
+          { path: snap, bytes: fs.statSync(snap).size },
+        ],
+      },
+    });
     close();
   });
 
@@ -132,10 +171,12 @@ describe('reports over IPC, without a save dialog', () => {
     addCollections(db, 300_000);
     const out = path.join(dataDir, 'exports', 'big.csv');
     const running = call('reports.export', { exportId: 'big', kind: 'collections', fileName: 'big.csv' });
-    expect(await call('reports.export', { exportId: 'big', kind: 'collections', fileName: 'other.csv' })).toMatchObject({
-      ok: false,
-      error: { field: 'exportId', message: /already running/ },
-    });
+    expect(await call('reports.export', { exportId: 'big', kind: 'collections', fileName: 'other.csv' })).toMatchObject(
+      {
+        ok: false,
+        error: { field: 'exportId', message: /already running/ },
+      },
+    );
     await cancelWhenRunning(call, 'big');
     expect(await running).toMatchObject({ ok: false, error: { kind: 'cancelled' } });
     expect(fs.existsSync(out)).toBe(false);
@@ -153,21 +194,49 @@ describe('reports over IPC, with the shell save dialog', () => {
     const { db, call, seen, close } = setup({ chooser: async (o) => (asked.push(o.defaultName), answer) });
     addCollections(db, 2);
     expect(await call('reports.target', {})).toMatchObject({ ok: true, value: { canChoose: true } });
-    const r = await call('reports.export', { exportId: 'x', kind: 'collections', from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 1, 1), bom: true });
-    expect(r).toMatchObject({ ok: true, value: { status: 'done', rows: 2, files: [{ path: answer, bytes: fs.statSync(answer!).size }] } });
+    const r = await call('reports.export', {
+      exportId: 'x',
+      kind: 'collections',
+      from: Date.UTC(2026, 0, 1),
+      to: Date.UTC(2026, 1, 1),
+      bom: true,
+    });
+    expect(r).toMatchObject({
+      ok: true,
+      value: { status: 'done', rows: 2, files: [{ path: answer, bytes: fs.statSync(answer!).size }] },
+    });
     expect(fs.readFileSync(answer!, 'utf8').startsWith('\uFEFF')).toBe(true);
-    const progress = seen.filter((s) => s.event === 'reports.progress').map((s) => s.payload as { exportId: string; done: number; total: number });
+    const progress = seen
+      .filter((s) => s.event === 'reports.progress')
+      .map((s) => s.payload as { exportId: string; done: number; total: number });
     expect(progress.at(-1)).toMatchObject({ exportId: 'x', done: 2, total: 2 });
 
     answer = null;
-    expect(await call('reports.export', { exportId: 'y', kind: 'collections' })).toEqual({ ok: true, value: { status: 'no_file_chosen' } });
-    expect(await call('reports.export', { exportId: 'z', kind: 'balances', from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 0, 8) })).toEqual({
+    expect(await call('reports.export', { exportId: 'y', kind: 'collections' })).toEqual({
       ok: true,
       value: { status: 'no_file_chosen' },
     });
-    expect(asked).toEqual(['collections-2026-01-01-to-2026-01-31.csv', 'collections.csv', 'balances-2026-01-01-to-2026-01-07.csv']);
+    expect(
+      await call('reports.export', {
+        exportId: 'z',
+        kind: 'balances',
+        from: Date.UTC(2026, 0, 1),
+        to: Date.UTC(2026, 0, 8),
+      }),
+    ).toEqual({
+      ok: true,
+      value: { status: 'no_file_chosen' },
+    });
+    expect(asked).toEqual([
+      'collections-2026-01-01-to-2026-01-31.csv',
+      'collections.csv',
+      'balances-2026-01-01-to-2026-01-07.csv',
+    ]);
     // A bad range is refused before the dialog opens.
-    expect(await call('reports.export', { exportId: 'w', kind: 'balances', from: 10, to: 5 })).toMatchObject({ ok: false, error: { field: 'to' } });
+    expect(await call('reports.export', { exportId: 'w', kind: 'balances', from: 10, to: 5 })).toMatchObject({
+      ok: false,
+      error: { field: 'to' },
+    });
     expect(asked).toHaveLength(3);
     close();
   });

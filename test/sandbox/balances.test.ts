@@ -51,7 +51,9 @@ describe('sandbox balances move with collections and the clock', () => {
     const cents = (n: number) => Math.round(n * 100);
     expect(cents(after.uncleared_balance) - cents(before.uncleared_balance)).toBe(113179);
     expect(cents(after.reserve_balance) - cents(before.reserve_balance)).toBe(5957);
-    expect(cents(after.actual_balance)).toBe(cents(after.available_balance) + cents(after.uncleared_balance) + cents(after.reserve_balance));
+    expect(cents(after.actual_balance)).toBe(
+      cents(after.available_balance) + cents(after.uncleared_balance) + cents(after.reserve_balance),
+    );
   });
 
   it('the flip card completes, then 10 minutes later flips to FAILED with a new callback and the credit reversed', async () => {
@@ -63,11 +65,16 @@ describe('sandbox balances move with collections and the clock', () => {
     await rx.waitFor(1);
     expect((await collectionWallet(sb)).actual_balance - before.actual_balance).toBe(96500);
     await control(sb, 'POST', '/clock/advance', { ms: 9 * 60_000 });
-    expect((await control<{ status: string }>(sb, 'GET', `/collections/${c.merchant_reference}`)).body.status).toBe('COMPLETED');
+    expect((await control<{ status: string }>(sb, 'GET', `/collections/${c.merchant_reference}`)).body.status).toBe(
+      'COMPLETED',
+    );
     await control(sb, 'POST', '/clock/advance', { ms: 60_000 });
     const [, second] = await rx.waitFor(2);
     expect(second!.body.event).toBe('transaction.failed');
-    expect(second!.body.payload).toMatchObject({ merchant_reference: c.merchant_reference, transaction_status: 'FAILED' });
+    expect(second!.body.payload).toMatchObject({
+      merchant_reference: c.merchant_reference,
+      transaction_status: 'FAILED',
+    });
     expect(await collectionWallet(sb)).toEqual(before);
     const rec = await control<{ status: string; history: { status: string; source: string }[] }>(
       sb,
@@ -86,8 +93,12 @@ describe('sandbox balances move with collections and the clock', () => {
     const c = await initialize(sb, { allow_final_status_change: false }, { card_no: '4000000000000259' });
     await submitPage(c.payment_url, { action: 'pay' });
     await control(sb, 'POST', '/clock/advance', { ms: 2 * HOUR });
-    expect((await control<{ status: string }>(sb, 'GET', `/collections/${c.merchant_reference}`)).body.status).toBe('COMPLETED');
-    const r = await control<{ message: string }>(sb, 'POST', `/collections/${c.merchant_reference}/flip`, { status: 'FAILED' });
+    expect((await control<{ status: string }>(sb, 'GET', `/collections/${c.merchant_reference}`)).body.status).toBe(
+      'COMPLETED',
+    );
+    const r = await control<{ message: string }>(sb, 'POST', `/collections/${c.merchant_reference}/flip`, {
+      status: 'FAILED',
+    });
     expect(r.status).toBe(409);
     expect(r.body.message).toMatch(/allow_final_status_change/);
   });
@@ -99,7 +110,9 @@ describe('sandbox balances move with collections and the clock', () => {
     const c = await initialize(sb, { amount: 100000 });
     await control(sb, 'POST', `/collections/${c.merchant_reference}/complete`, { outcome: 'approve' });
     await control(sb, 'POST', '/clock/advance', { ms: HOUR });
-    const r = await control<{ status: string }>(sb, 'POST', `/collections/${c.merchant_reference}/flip`, { status: 'FAILED' });
+    const r = await control<{ status: string }>(sb, 'POST', `/collections/${c.merchant_reference}/flip`, {
+      status: 'FAILED',
+    });
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('FAILED');
     expect(await collectionWallet(sb)).toEqual(before);
@@ -110,7 +123,9 @@ describe('sandbox balances move with collections and the clock', () => {
     const same = await control(sb, 'POST', `/collections/${c.merchant_reference}/flip`, { status: 'COMPLETED' });
     expect(same.status).toBe(409);
     const pending = await initialize(sb);
-    expect((await control(sb, 'POST', `/collections/${pending.merchant_reference}/flip`, { status: 'FAILED' })).status).toBe(409);
+    expect(
+      (await control(sb, 'POST', `/collections/${pending.merchant_reference}/flip`, { status: 'FAILED' })).status,
+    ).toBe(409);
   });
 
   it('actual is the sum of the others in every wallet after every kind of step', async () => {
@@ -134,13 +149,25 @@ describe('sandbox balances move with collections and the clock', () => {
       ['TZS', 2000.01],
       ['USD', 10.05],
     ] as const) {
-      steps.push([`initialize ${currency}`, async () => refs.push((await initialize(sb, { currency, amount })).merchant_reference)]);
+      steps.push([
+        `initialize ${currency}`,
+        async () => refs.push((await initialize(sb, { currency, amount })).merchant_reference),
+      ]);
     }
-    steps.push(['approve all', () => Promise.all(refs.map((r) => control(sb, 'POST', `/collections/${r}/complete`, { outcome: 'approve' })))]);
+    steps.push([
+      'approve all',
+      () => Promise.all(refs.map((r) => control(sb, 'POST', `/collections/${r}/complete`, { outcome: 'approve' }))),
+    ]);
     steps.push(['flip one to FAILED', () => control(sb, 'POST', `/collections/${refs[1]}/flip`, { status: 'FAILED' })]);
     steps.push(['clear', () => control(sb, 'POST', '/clock/advance', { ms: HOUR })]);
-    steps.push(['flip a cleared one', () => control(sb, 'POST', `/collections/${refs[2]}/flip`, { status: 'CANCELLED' })]);
-    steps.push(['flip back to COMPLETED', () => control(sb, 'POST', `/collections/${refs[1]}/flip`, { status: 'COMPLETED' })]);
+    steps.push([
+      'flip a cleared one',
+      () => control(sb, 'POST', `/collections/${refs[2]}/flip`, { status: 'CANCELLED' }),
+    ]);
+    steps.push([
+      'flip back to COMPLETED',
+      () => control(sb, 'POST', `/collections/${refs[1]}/flip`, { status: 'COMPLETED' }),
+    ]);
     steps.push(['clear again', () => control(sb, 'POST', '/clock/advance', { ms: HOUR })]);
     await check('seeded');
     for (const [name, run] of steps) {

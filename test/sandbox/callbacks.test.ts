@@ -67,7 +67,9 @@ describe('sandbox callbacks', () => {
       ['http_error', 500, 2],
       ['delivered', 204, 3],
     ]);
-    expect(log.every((l) => l.merchant_reference === c.merchant_reference && l.event === 'transaction.cancelled')).toBe(true);
+    expect(log.every((l) => l.merchant_reference === c.merchant_reference && l.event === 'transaction.cancelled')).toBe(
+      true,
+    );
   });
 
   it('keeps retrying while the receiver is down and delivers once it is set', async () => {
@@ -75,7 +77,9 @@ describe('sandbox callbacks', () => {
     const c = await initialize(sb);
     await control(sb, 'POST', `/collections/${c.merchant_reference}/complete`, { outcome: 'decline' });
     await sb.controls.callbacksSettled(200).catch(() => undefined);
-    expect((await control<CallbackLogEntry[]>(sb, 'GET', '/callbacks/log')).body[0]).toMatchObject({ status: 'no_callback_url' });
+    expect((await control<CallbackLogEntry[]>(sb, 'GET', '/callbacks/log')).body[0]).toMatchObject({
+      status: 'no_callback_url',
+    });
     const rx = await receiver();
     await control(sb, 'POST', '/config', { callback_url: rx.url });
     const [got] = await rx.waitFor(1);
@@ -116,7 +120,10 @@ describe('sandbox callbacks', () => {
     await control(sb, 'POST', `/collections/${d.merchant_reference}/complete`, { outcome: 'approve' });
     await control(sb, 'POST', '/callbacks/release');
     await rx.waitFor(4);
-    expect(rx.got.slice(2).map((g) => g.body.payload.merchant_reference)).toEqual([d.merchant_reference, c.merchant_reference]);
+    expect(rx.got.slice(2).map((g) => g.body.payload.merchant_reference)).toEqual([
+      d.merchant_reference,
+      c.merchant_reference,
+    ]);
   });
 
   it('delay mode holds each callback for delay_ms', async () => {

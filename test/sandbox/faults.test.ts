@@ -34,7 +34,9 @@ describe('sandbox faults and rate limiting', () => {
   it('html: a non-JSON error page', async () => {
     const sb = await sandbox();
     await control(sb, 'POST', '/faults', { route: 'providers', kind: 'html' });
-    const r = await raw(`${sb.baseUrl}/data/payment-providers`, { headers: { 'x-api-version': '1', 'public-key': sb.publicKey } });
+    const r = await raw(`${sb.baseUrl}/data/payment-providers`, {
+      headers: { 'x-api-version': '1', 'public-key': sb.publicKey },
+    });
     expect('status' in r && r.status).toBe(502);
     expect('text' in r && r.text).toMatch(/^<!DOCTYPE html>/);
   });
@@ -126,7 +128,10 @@ describe('sandbox faults and rate limiting', () => {
 
   it('refuses a bad fault with a message naming the field', async () => {
     const sb = await sandbox();
-    const a = await control<{ data: unknown; message: string }>(sb, 'POST', '/faults', { route: 'balances', kind: 'explode' });
+    const a = await control<{ data: unknown; message: string }>(sb, 'POST', '/faults', {
+      route: 'balances',
+      kind: 'explode',
+    });
     expect(a.status).toBe(422);
     expect(a.body.data).toEqual({ field: 'kind' });
     const b = await control<{ data: unknown }>(sb, 'POST', '/faults', { route: 'everything', kind: '500' });

@@ -41,7 +41,10 @@ export async function sandbox(opts: Partial<SandboxOptions> = {}): Promise<Sandb
 export interface Reply {
   status: number;
   headers: Headers;
-  body: { code: number; status: string; message: string; data: Record<string, unknown> | null } & Record<string, unknown>;
+  body: { code: number; status: string; message: string; data: Record<string, unknown> | null } & Record<
+    string,
+    unknown
+  >;
 }
 
 export async function call(
@@ -65,7 +68,12 @@ export async function call(
   return { status: res.status, headers: res.headers, body: (await res.json()) as Reply['body'] };
 }
 
-export async function control<T = unknown>(sb: Sandbox, method: 'GET' | 'POST' | 'DELETE', p: string, body?: unknown): Promise<{ status: number; body: T }> {
+export async function control<T = unknown>(
+  sb: Sandbox,
+  method: 'GET' | 'POST' | 'DELETE',
+  p: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(sb.baseUrl + '/__sandbox' + p, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -167,9 +175,13 @@ export function opensslVerifyRsa(pubPath: string, text: string, sigB64: string):
   try {
     fs.writeFileSync(path.join(dir, 'msg'), text);
     fs.writeFileSync(path.join(dir, 'sig'), Buffer.from(sigB64, 'base64'));
-    const out = execFileSync('openssl', ['dgst', '-sha512', '-verify', pubPath, '-signature', path.join(dir, 'sig'), path.join(dir, 'msg')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const out = execFileSync(
+      'openssl',
+      ['dgst', '-sha512', '-verify', pubPath, '-signature', path.join(dir, 'sig'), path.join(dir, 'msg')],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     return out.toString().includes('Verified OK');
   } catch {
     return false;

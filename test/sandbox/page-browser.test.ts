@@ -4,10 +4,14 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initialize, sandbox } from './helpers.js';
 
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
-  (p): p is string => !!p && fs.existsSync(p),
-);
-if (!executablePath) throw new Error('no Chromium found: install chromium (scripts/ensure-system-deps.sh) or set CHROMIUM_PATH');
+const executablePath = [
+  process.env.CHROMIUM_PATH,
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+].find((p): p is string => !!p && fs.existsSync(p));
+if (!executablePath)
+  throw new Error('no Chromium found: install chromium (scripts/ensure-system-deps.sh) or set CHROMIUM_PATH');
 
 let browser: Browser;
 beforeAll(async () => {

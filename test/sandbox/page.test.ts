@@ -1,14 +1,6 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  control,
-  initialize,
-  opensslHmac,
-  opensslVerifyRsa,
-  sandbox,
-  submitPage,
-  US_BILLING,
-} from './helpers.js';
+import { control, initialize, opensslHmac, opensslVerifyRsa, sandbox, submitPage, US_BILLING } from './helpers.js';
 
 function redirectParams(location: string | null) {
   expect(location).toBeTruthy();
@@ -56,7 +48,9 @@ describe('sandbox hosted payment page and redirect', () => {
     expect(m![2]).toBe(opensslHmac(sb.signingKey, signed));
     expect(opensslVerifyRsa(sb.servicePublicKeyPath, signed, p.rsa_signature!)).toBe(true);
     // and a tampered string does not verify
-    expect(opensslVerifyRsa(sb.servicePublicKeyPath, signed.replace('COMPLETED', 'FAILED'), p.rsa_signature!)).toBe(false);
+    expect(opensslVerifyRsa(sb.servicePublicKeyPath, signed.replace('COMPLETED', 'FAILED'), p.rsa_signature!)).toBe(
+      false,
+    );
   });
 
   it('keeps the existing query of redirect_url', async () => {
@@ -76,7 +70,11 @@ describe('sandbox hosted payment page and redirect', () => {
     const c = await initialize(sb, {}, { card_no: cardNo, ...(cardNo.startsWith('5555') ? US_BILLING : {}) });
     const r = await submitPage(c.payment_url, { action: 'pay' });
     expect(redirectParams(r.location)).toMatchObject({ event, transaction_status: status });
-    const rec = await control<{ status: string; status_message: string }>(sb, 'GET', `/collections/${c.merchant_reference}`);
+    const rec = await control<{ status: string; status_message: string }>(
+      sb,
+      'GET',
+      `/collections/${c.merchant_reference}`,
+    );
     expect(rec.body).toMatchObject({ status, status_message: message });
   });
 
@@ -84,7 +82,10 @@ describe('sandbox hosted payment page and redirect', () => {
     const sb = await sandbox();
     const c = await initialize(sb);
     const r = await submitPage(c.payment_url, { action: 'cancel' });
-    expect(redirectParams(r.location)).toMatchObject({ event: 'transaction.cancelled', transaction_status: 'CANCELLED' });
+    expect(redirectParams(r.location)).toMatchObject({
+      event: 'transaction.cancelled',
+      transaction_status: 'CANCELLED',
+    });
   });
 
   it('the challenge card asks for a one-time code: 123456 approves', async () => {
@@ -126,9 +127,15 @@ describe('sandbox hosted payment page and redirect', () => {
     const sb = await sandbox();
     const c = await initialize(sb);
     await control(sb, 'POST', '/clock/advance', { ms: 14 * 60_000 });
-    expect((await control<{ status: string }>(sb, 'GET', `/collections/${c.merchant_reference}`)).body.status).toBe('PENDING');
+    expect((await control<{ status: string }>(sb, 'GET', `/collections/${c.merchant_reference}`)).body.status).toBe(
+      'PENDING',
+    );
     await control(sb, 'POST', '/clock/advance', { ms: 60_000 });
-    const rec = await control<{ status: string; status_message: string }>(sb, 'GET', `/collections/${c.merchant_reference}`);
+    const rec = await control<{ status: string; status_message: string }>(
+      sb,
+      'GET',
+      `/collections/${c.merchant_reference}`,
+    );
     expect(rec.body).toMatchObject({ status: 'CANCELLED', status_message: 'Payment page expired' });
     const r = await submitPage(c.payment_url, { action: 'pay' });
     expect(r.status).toBe(200);
@@ -151,10 +158,14 @@ describe('sandbox hosted payment page and redirect', () => {
     expect(r.status).toBe(200);
     const p = redirectParams(r.body.redirect_url);
     expect(p).toMatchObject({ transaction_status: 'FAILED', merchant_reference: c.merchant_reference });
-    const twice = await control<{ message: string }>(sb, 'POST', `/collections/${c.merchant_reference}/complete`, { outcome: 'approve' });
+    const twice = await control<{ message: string }>(sb, 'POST', `/collections/${c.merchant_reference}/complete`, {
+      outcome: 'approve',
+    });
     expect(twice.status).toBe(409);
     expect(twice.body.message).toMatch(/already FAILED/);
-    const bad = await control<{ data: unknown }>(sb, 'POST', `/collections/${c.merchant_reference}/complete`, { outcome: 'maybe' });
+    const bad = await control<{ data: unknown }>(sb, 'POST', `/collections/${c.merchant_reference}/complete`, {
+      outcome: 'maybe',
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.data).toEqual({ field: 'outcome' });
   });

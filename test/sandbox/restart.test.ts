@@ -24,7 +24,11 @@ describe('sandbox state across restarts', () => {
     expect(state.collections).toBe(2);
     expect(state.now_ms).toBeGreaterThanOrEqual(clockBefore);
     expect(state.now_ms - Date.now()).toBeGreaterThan(4 * 60_000);
-    const rec = await control<{ status: string; payment_url: string }>(second, 'GET', `/collections/${c.merchant_reference}`);
+    const rec = await control<{ status: string; payment_url: string }>(
+      second,
+      'GET',
+      `/collections/${c.merchant_reference}`,
+    );
     expect(rec.body.status).toBe('COMPLETED');
     expect(rec.body.payment_url.startsWith(second.baseUrl)).toBe(true);
     // the pending one can still be paid, on the new address
@@ -95,7 +99,13 @@ describe('merchant-desk sandbox (CLI)', () => {
 
     const a = await run();
     const info = JSON.parse(a.line);
-    expect(Object.keys(info).sort()).toEqual(['base_url', 'public_key', 'secret_key', 'service_public_key_path', 'signing_key']);
+    expect(Object.keys(info).sort()).toEqual([
+      'base_url',
+      'public_key',
+      'secret_key',
+      'service_public_key_path',
+      'signing_key',
+    ]);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'sandbox.json'), 'utf8'))).toEqual(info);
     expect(fs.readFileSync(info.service_public_key_path, 'utf8')).toMatch(/BEGIN PUBLIC KEY/);
     const res = await fetch(`${info.base_url}/data/wallet-balances?currency=USD`, {

@@ -61,9 +61,14 @@ describe('sandbox service routes: headers, keys, balances, payment options', () 
 
   it('payment options need only the public key; a wrong public key is 401', async () => {
     const sb = await sandbox();
-    const ok = await call(sb, 'GET', '/data/payment-providers?currency=UGX&transaction_type=COLLECTION', { keys: 'public' });
+    const ok = await call(sb, 'GET', '/data/payment-providers?currency=UGX&transaction_type=COLLECTION', {
+      keys: 'public',
+    });
     expect(ok.status).toBe(200);
-    const bad = await call(sb, 'GET', '/data/payment-providers', { keys: 'none', headers: { 'public-key': 'PK-NOPE' } });
+    const bad = await call(sb, 'GET', '/data/payment-providers', {
+      keys: 'none',
+      headers: { 'public-key': 'PK-NOPE' },
+    });
     expect(bad.status).toBe(401);
   });
 
@@ -87,7 +92,9 @@ describe('sandbox service routes: headers, keys, balances, payment options', () 
       }
       expect(b.available_balance as number).toBeGreaterThan(0);
       const minor = (n: unknown) => Math.round((n as number) * 10 ** exp);
-      expect(minor(b.actual_balance)).toBe(minor(b.available_balance) + minor(b.uncleared_balance) + minor(b.reserve_balance));
+      expect(minor(b.actual_balance)).toBe(
+        minor(b.available_balance) + minor(b.uncleared_balance) + minor(b.reserve_balance),
+      );
     }
   });
 
@@ -118,7 +125,9 @@ describe('sandbox service routes: headers, keys, balances, payment options', () 
     expect(mtn?.transaction_method).toBe('MOBILE_MONEY');
     expect(mtn?.option_prefixes).toContain('25677');
 
-    const ugx = await call(sb, 'GET', '/data/payment-providers?currency=UGX&transaction_type=COLLECTION', { keys: 'public' });
+    const ugx = await call(sb, 'GET', '/data/payment-providers?currency=UGX&transaction_type=COLLECTION', {
+      keys: 'public',
+    });
     const ul = (ugx.body.data as { payment_providers: Record<string, unknown>[] }).payment_providers;
     expect(ul.length).toBeGreaterThan(1);
     expect(ul.every((o) => o.transaction_currency === 'UGX' && o.transaction_type === 'Collection')).toBe(true);

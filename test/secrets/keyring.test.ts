@@ -20,7 +20,8 @@ import { createLogger } from '../../main/log/index.js';
 const unique = () => `${process.pid}-${Math.random().toString(36).slice(2)}`;
 const stores: KeyringSecretStore[] = [];
 afterEach(async () => {
-  for (const s of stores.splice(0)) for (const n of ['public-key', 'secret-key', 'signing-key'] as const) await s.delete(n).catch(() => {});
+  for (const s of stores.splice(0))
+    for (const n of ['public-key', 'secret-key', 'signing-key'] as const) await s.delete(n).catch(() => {});
 });
 
 function keyring(profile: 'sandbox' | 'live', service = `merchant-desk-test-${unique()}`) {
@@ -105,7 +106,11 @@ describe('KeyringSecretStore (real keychain)', () => {
       env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: `unix:path=${path.join(dir, 'no-bus')}` },
       cwd: process.cwd(),
     }).toString();
-    const r = JSON.parse(out.trim().split('\n').pop()!) as { probe: { available: boolean; reason: string }; set: string; status: { available: boolean } };
+    const r = JSON.parse(out.trim().split('\n').pop()!) as {
+      probe: { available: boolean; reason: string };
+      set: string;
+      status: { available: boolean };
+    };
     expect(r.probe.available).toBe(false);
     expect(r.probe.reason).toMatch(/OS keychain is not available, so keys cannot be stored safely/);
     expect(r.set).toMatch(/^SecretStoreUnavailableError: the OS keychain is not available/);
@@ -119,7 +124,11 @@ describe('KeyringSecretStore (real keychain)', () => {
     const db = openDatabase(path.join(dir, 'merchant-desk.sqlite'));
     const log = createLogger({ dataDir: dir, level: 'debug' });
     const store = keyring('sandbox');
-    const keys = { 'public-key': 'pk_sb_7f3a9c1e55d2', 'secret-key': 'sk_sb_0b8d4e6f2a19', 'signing-key': 'sig_sb_c4e8a2b6d0f1' } as const;
+    const keys = {
+      'public-key': 'pk_sb_7f3a9c1e55d2',
+      'secret-key': 'sk_sb_0b8d4e6f2a19',
+      'signing-key': 'sig_sb_c4e8a2b6d0f1',
+    } as const;
     for (const [name, value] of Object.entries(keys)) await store.set(name as keyof typeof keys, value);
     updateSettings(db, { profile: 'sandbox', baseUrl: 'http://127.0.0.1:9' });
     log.info({ keys, secretKey: keys['secret-key'] }, 'keys saved');

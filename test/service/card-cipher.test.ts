@@ -44,8 +44,18 @@ function cardError(fn: () => unknown): CardDataError {
 
 describe('buildCardCipher', () => {
   it('takes only a validated card: a number failing Luhn never becomes one, and a plain card object does not type-check', () => {
-    const typo = { number: '4242 4242 4242 4241', expMonth: '12', expYear: '2031', cvv: '123', firstName: 'Amina', lastName: 'Nakato' };
-    expect(parseCard(typo, Date.now())).toEqual({ ok: false, errors: { 'card.number': expect.stringMatching(/check digit/) } });
+    const typo = {
+      number: '4242 4242 4242 4241',
+      expMonth: '12',
+      expYear: '2031',
+      cvv: '123',
+      firstName: 'Amina',
+      lastName: 'Nakato',
+    };
+    expect(parseCard(typo, Date.now())).toEqual({
+      ok: false,
+      errors: { 'card.number': expect.stringMatching(/check digit/) },
+    });
     expect(() => validCardData({ ...CARD, card_no: '4242424242424241' })).toThrow(/check digit/);
     const plain: CardData = { ...CARD, card_no: '4242424242424241' };
     // @ts-expect-error a plain card object is not a ValidCardData: only the form rules (parseCard) make one
@@ -81,7 +91,12 @@ describe('buildCardCipher', () => {
       pin: '',
     };
     const plain = decrypt(buildCardCipher(validCardData(card), loadServicePublicKey(key.publicPem)));
-    expect(plain).toMatchObject({ first_name: 'Zoë', card_no: '5555555555554444', billing_city: 'Montréal', billing_country: 'CA' });
+    expect(plain).toMatchObject({
+      first_name: 'Zoë',
+      card_no: '5555555555554444',
+      billing_city: 'Montréal',
+      billing_country: 'CA',
+    });
     expect(plain).not.toHaveProperty('pin');
     expect(decrypt(buildCardCipher(validCardData({ ...CARD, pin: '1234' }), key.publicPem)).pin).toBe('1234');
   });
@@ -101,16 +116,22 @@ describe('buildCardCipher', () => {
   it('says which fields to shorten when the JSON does not fit the key (501 bytes for 4096 bits)', () => {
     // Each field within the form's limits, together too long for one RSA block.
     const more = { billing_city: 'B'.repeat(95), billing_zip: 'D'.repeat(85), billing_state: 'C'.repeat(90) };
-    const e = cardError(() => buildCardCipher(validCardData({ ...CARD, ...more, billing_address: 'A'.repeat(100) }), key.publicPem));
+    const e = cardError(() =>
+      buildCardCipher(validCardData({ ...CARD, ...more, billing_address: 'A'.repeat(100) }), key.publicPem),
+    );
     expect(e.field).toBe('billing_address');
     expect(e.message).toMatch(/takes at most 501/);
     expect(e.message).toMatch(/billing_address \(100 bytes\), billing_city \(95 bytes\), billing_state \(90 bytes\)/);
     expect(e.message).not.toMatch(/AAAA/);
     // Just fitting is fine: shrink the address until the JSON is exactly 501 bytes.
-    const base = Buffer.byteLength(JSON.stringify({ ...CARD, card_no: '4242424242424242', exp_month: '07', ...more, billing_address: '' }));
+    const base = Buffer.byteLength(
+      JSON.stringify({ ...CARD, card_no: '4242424242424242', exp_month: '07', ...more, billing_address: '' }),
+    );
     const fits = { ...CARD, ...more, billing_address: 'A'.repeat(501 - base) };
     expect(decrypt(buildCardCipher(validCardData(fits), key.publicPem)).billing_address).toHaveLength(501 - base);
-    expect(() => buildCardCipher(validCardData({ ...fits, billing_address: fits.billing_address + 'A' }), key.publicPem)).toThrow(/shorten it by 1 byte;/);
+    expect(() =>
+      buildCardCipher(validCardData({ ...fits, billing_address: fits.billing_address + 'A' }), key.publicPem),
+    ).toThrow(/shorten it by 1 byte;/);
   });
 
   it('refuses a private key in place of the service public key', () => {

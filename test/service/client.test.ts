@@ -21,7 +21,14 @@ import { fail, ok, startStub, type Stub } from './stub.js';
 
 const KEYS = { publicKey: 'pk_test_PUBLIC_1234567', secretKey: 'sk_test_SECRET_7654321' };
 const CIPHER = 'Q0lQSEVSVEVYVF9USEFUX01VU1RfTk9UX0xFQUs=';
-const BALANCE = { available_balance: 1000, actual_balance: 1200, uncleared_balance: 150, reserve_balance: 50, currency: 'UGX', wallet_type: 'MERCHANT_COLLECTION' };
+const BALANCE = {
+  available_balance: 1000,
+  actual_balance: 1200,
+  uncleared_balance: 150,
+  reserve_balance: 50,
+  currency: 'UGX',
+  wallet_type: 'MERCHANT_COLLECTION',
+};
 const REQ: InitializeRequest = {
   merchantReference: 'MD-20261121-0001',
   currency: 'KES',
@@ -32,7 +39,14 @@ const REQ: InitializeRequest = {
   customerName: 'Amina Nakato',
   chargeCustomer: false,
 };
-const ACCEPTED = ok({ internal_reference: 'INT-1', merchant_reference: REQ.merchantReference, payment_url: 'https://pay.example/pay/tok1' }, 202);
+const ACCEPTED = ok(
+  {
+    internal_reference: 'INT-1',
+    merchant_reference: REQ.merchantReference,
+    payment_url: 'https://pay.example/pay/tok1',
+  },
+  202,
+);
 
 let stub: Stub;
 let sleeps: number[];
@@ -71,7 +85,16 @@ describe('headers (DESIGN.md)', () => {
   it('balances: version, accept, public and secret key; currency upper-cased', async () => {
     stub.reply(ok({ merchant_balances: [BALANCE] }));
     const b = await client().getBalances('ugx');
-    expect(b).toEqual([{ currency: 'UGX', walletType: 'MERCHANT_COLLECTION', availableMinor: 1000, actualMinor: 1200, unclearedMinor: 150, reserveMinor: 50 }]);
+    expect(b).toEqual([
+      {
+        currency: 'UGX',
+        walletType: 'MERCHANT_COLLECTION',
+        availableMinor: 1000,
+        actualMinor: 1200,
+        unclearedMinor: 150,
+        reserveMinor: 50,
+      },
+    ]);
     const r = stub.seen[0]!;
     expect(r.method).toBe('GET');
     expect(r.url).toBe('/data/wallet-balances?currency=UGX');
@@ -96,7 +119,13 @@ describe('headers (DESIGN.md)', () => {
   it('initialize: both keys, JSON content type, the amount written as a decimal JSON number', async () => {
     stub.reply(ACCEPTED);
     const a = await client().initialize(REQ);
-    expect(a).toEqual({ httpStatus: 202, merchantReference: REQ.merchantReference, internalReference: 'INT-1', paymentUrl: 'https://pay.example/pay/tok1', message: 'ok' });
+    expect(a).toEqual({
+      httpStatus: 202,
+      merchantReference: REQ.merchantReference,
+      internalReference: 'INT-1',
+      paymentUrl: 'https://pay.example/pay/tok1',
+      message: 'ok',
+    });
     const r = stub.seen[0]!;
     expect(r.method).toBe('POST');
     expect(r.url).toBe('/collections/initialize');
@@ -128,7 +157,9 @@ describe('amount on the wire', () => {
   it('writes the decimal string of the minor units, never a float', () => {
     expect(initializeBody({ ...REQ, currency: 'UGX', amountMinor: 1500 })).toContain('"amount":1500,');
     expect(initializeBody({ ...REQ, currency: 'USD', amountMinor: 10 })).toContain('"amount":0.10,');
-    expect(initializeBody({ ...REQ, currency: 'USD', amountMinor: 900719925474099 })).toContain('"amount":9007199254740.99,');
+    expect(initializeBody({ ...REQ, currency: 'USD', amountMinor: 900719925474099 })).toContain(
+      '"amount":9007199254740.99,',
+    );
   });
   it('refuses a non-positive or fractional amount and an unknown currency before sending', async () => {
     for (const [patch, field] of [
@@ -162,7 +193,10 @@ describe('GET retries', () => {
 
   it('reads Retry-After as an HTTP date', async () => {
     const now = Date.UTC(2026, 10, 21, 12, 0, 0);
-    stub.reply(fail(429, 'slow down', null, { 'retry-after': new Date(now + 5000).toUTCString() }), ok({ payment_providers: [] }));
+    stub.reply(
+      fail(429, 'slow down', null, { 'retry-after': new Date(now + 5000).toUTCString() }),
+      ok({ payment_providers: [] }),
+    );
     await client({ clock: { now: () => now } }).getPaymentOptions();
     expect(sleeps).toEqual([5000]);
     expect(parseRetryAfter('1.5', 0)).toBe(1500);
@@ -214,7 +248,14 @@ describe('GET retries', () => {
       [fail(403, 'not enabled'), ForbiddenError],
       [fail(404, 'no such route'), NotFoundError],
       [fail(422, 'transaction_type is not supported', { field: 'transaction_type' }), ValidationError],
-      [{ status: 200, body: '<!DOCTYPE html><html><body><h1>Gateway says hi</h1></body></html>', headers: { 'content-type': 'text/html' } }, UnreadableResponseError],
+      [
+        {
+          status: 200,
+          body: '<!DOCTYPE html><html><body><h1>Gateway says hi</h1></body></html>',
+          headers: { 'content-type': 'text/html' },
+        },
+        UnreadableResponseError,
+      ],
     ] as const) {
       stub.reply(reply);
       stub.seen.length = 0;
@@ -253,7 +294,11 @@ describe('error classes', () => {
   });
 
   it('a 5xx HTML page after retries: unavailable, and says it was HTML', async () => {
-    stub.reply({ status: 502, body: '<html><body>Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } });
+    stub.reply({
+      status: 502,
+      body: '<html><body>Bad Gateway</body></html>',
+      headers: { 'content-type': 'text/html' },
+    });
     const e = await caught(client({ retries: 0 }).getBalances());
     expect(e).toBeInstanceOf(UnavailableError);
     expect(e.message).toMatch(/HTTP 502.*HTML page.*Bad Gateway/);
@@ -272,7 +317,10 @@ describe('error classes', () => {
   });
 
   it('secrets the service echoes are blanked from messages and excerpts', async () => {
-    stub.reply((req) => ({ status: 200, body: `<html>echo ${req.headers['secret-key']} ${req.headers['public-key']}</html>` }));
+    stub.reply((req) => ({
+      status: 200,
+      body: `<html>echo ${req.headers['secret-key']} ${req.headers['public-key']}</html>`,
+    }));
     const e = (await caught(client().getBalances())) as UnreadableResponseError;
     expect(e.excerpt).toContain('[redacted]');
     expect(`${e.message} ${e.excerpt}`).not.toContain(KEYS.secretKey);
@@ -352,17 +400,30 @@ describe('initialize is never retried', () => {
 
   it('422 duplicate reference: "it exists", with what the service says about it', async () => {
     stub.reply(
-      fail(422, 'duplicate merchant_reference', { field: 'merchant_reference', internal_reference: 'INT-9', payment_url: 'https://pay.example/pay/tok9' }),
+      fail(422, 'duplicate merchant_reference', {
+        field: 'merchant_reference',
+        internal_reference: 'INT-9',
+        payment_url: 'https://pay.example/pay/tok9',
+      }),
     );
     const e = await caught(client().initialize(REQ));
     expect(e).toBeInstanceOf(DuplicateReferenceError);
     const d = e as DuplicateReferenceError;
-    expect(d).toMatchObject({ field: 'merchant_reference', merchantReference: REQ.merchantReference, internalReference: 'INT-9', paymentUrl: 'https://pay.example/pay/tok9' });
+    expect(d).toMatchObject({
+      field: 'merchant_reference',
+      merchantReference: REQ.merchantReference,
+      internalReference: 'INT-9',
+      paymentUrl: 'https://pay.example/pay/tok9',
+    });
 
     stub.reply(fail(409, 'reference already used'));
     const c = await caught(client().initialize(REQ));
     expect(c).toBeInstanceOf(DuplicateReferenceError);
-    expect(c).toMatchObject({ merchantReference: REQ.merchantReference, internalReference: undefined, paymentUrl: undefined });
+    expect(c).toMatchObject({
+      merchantReference: REQ.merchantReference,
+      internalReference: undefined,
+      paymentUrl: undefined,
+    });
     // A 422 on another field that happens to say "duplicate" is not "it exists".
     stub.reply(fail(422, 'duplicate digits in customer_email', { field: 'customer_email' }));
     const v = await caught(client().initialize(REQ));
@@ -371,7 +432,12 @@ describe('initialize is never retried', () => {
   });
 
   it('merchant_reference auto: returns the one the service made; a different one than sent is unknown', async () => {
-    stub.reply(ok({ internal_reference: 'INT-2', merchant_reference: 'AUTO-123456', payment_url: 'https://pay.example/pay/t' }, 202));
+    stub.reply(
+      ok(
+        { internal_reference: 'INT-2', merchant_reference: 'AUTO-123456', payment_url: 'https://pay.example/pay/t' },
+        202,
+      ),
+    );
     expect((await client().initialize({ ...REQ, merchantReference: 'auto' })).merchantReference).toBe('AUTO-123456');
     expect(JSON.parse(stub.seen[0]!.body).merchant_reference).toBe('auto');
     const e = await caught(client().initialize(REQ));

@@ -30,7 +30,10 @@ export function opensslSignSha512(privatePath: string, data: string): string {
 
 /** Decrypts base64 RSA PKCS#1 v1.5 ciphertext with openssl. */
 export function opensslDecryptPkcs1(privatePath: string, b64: string): Buffer {
-  return openssl(['pkeyutl', '-decrypt', '-inkey', privatePath, '-pkeyopt', 'rsa_padding_mode:pkcs1'], Buffer.from(b64, 'base64'));
+  return openssl(
+    ['pkeyutl', '-decrypt', '-inkey', privatePath, '-pkeyopt', 'rsa_padding_mode:pkcs1'],
+    Buffer.from(b64, 'base64'),
+  );
 }
 
 /** SHA-256 fingerprint of the DER public key, as `openssl dgst -sha256 -c` prints it. */

@@ -27,7 +27,14 @@ import {
 import type { CardData, InitializeRequest, SignedFields } from '../../main/service/types.js';
 import { openssl } from './openssl.js';
 
-const CARD: CardData = { first_name: 'Amina', last_name: 'Nakato', card_no: '4242424242424242', exp_month: '12', exp_year: '2031', cvv: '123' };
+const CARD: CardData = {
+  first_name: 'Amina',
+  last_name: 'Nakato',
+  card_no: '4242424242424242',
+  exp_month: '12',
+  exp_year: '2031',
+  cvv: '123',
+};
 
 let dir: string;
 let sb: Sandbox;
@@ -120,7 +127,9 @@ describe('balances', () => {
   });
 
   it('wrong keys: authentication error, not retried', async () => {
-    const e = await caught(client({ keys: () => ({ publicKey: sb.publicKey, secretKey: 'sk_wrong_000000' }) }).getBalances());
+    const e = await caught(
+      client({ keys: () => ({ publicKey: sb.publicKey, secretKey: 'sk_wrong_000000' }) }).getBalances(),
+    );
     expect(e).toBeInstanceOf(AuthenticationError);
     expect(e.status).toBe(401);
     expect(e.serviceMessage).toMatch(/secret-key/);
@@ -150,7 +159,9 @@ describe('payment options', () => {
   });
 
   it('works with the public key alone (the secret key is not needed there)', async () => {
-    const opts = await client({ keys: () => ({ publicKey: sb.publicKey, secretKey: '' }) }).getPaymentOptions({ currency: 'USD' });
+    const opts = await client({ keys: () => ({ publicKey: sb.publicKey, secretKey: '' }) }).getPaymentOptions({
+      currency: 'USD',
+    });
     expect(opts.length).toBeGreaterThan(0);
   });
 });
@@ -163,7 +174,13 @@ describe('initialize', () => {
     expect(a.merchantReference).toBe(req.merchantReference);
     expect(a.paymentUrl.startsWith(`${sb.baseUrl}/pay/`)).toBe(true);
     const rec = sb.controls.collection(req.merchantReference);
-    expect(rec).toMatchObject({ status: 'PENDING', currency: 'KES', amount: 1500.5, internal_reference: a.internalReference, card: { last4: '4242' } });
+    expect(rec).toMatchObject({
+      status: 'PENDING',
+      currency: 'KES',
+      amount: 1500.5,
+      internal_reference: a.internalReference,
+      card: { last4: '4242' },
+    });
   });
 
   it('accepts a cipher made by openssl from the sandbox PEM file', async () => {
@@ -185,9 +202,15 @@ describe('initialize', () => {
 
   it('each bad field: a validation error naming it, and nothing created', async () => {
     const before = sb.controls.state().collections;
-    const otherKey = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const otherKey = crypto
+      .generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .publicKey.export({ type: 'spki', format: 'pem' })
+      .toString();
     const noCvv = crypto
-      .publicEncrypt({ key: sb.servicePublicKeyPem, padding: crypto.constants.RSA_PKCS1_PADDING }, Buffer.from(JSON.stringify({ ...CARD, cvv: undefined })))
+      .publicEncrypt(
+        { key: sb.servicePublicKeyPem, padding: crypto.constants.RSA_PKCS1_PADDING },
+        Buffer.from(JSON.stringify({ ...CARD, cvv: undefined })),
+      )
       .toString('base64');
     const euCard = buildCardCipher(validCardData({ ...CARD, card_no: '4000002500000003' }), sb.servicePublicKeyPem);
     const cases: [Partial<InitializeRequest>, string, RegExp][] = [
@@ -211,7 +234,9 @@ describe('initialize', () => {
   });
 
   it('wrong keys: authentication error', async () => {
-    const e = await caught(client({ keys: () => ({ publicKey: 'pk_nobody_123456', secretKey: sb.secretKey }) }).initialize(request()));
+    const e = await caught(
+      client({ keys: () => ({ publicKey: 'pk_nobody_123456', secretKey: sb.secretKey }) }).initialize(request()),
+    );
     expect(e).toBeInstanceOf(AuthenticationError);
   });
 
@@ -384,6 +409,10 @@ describe('signatures from the sandbox', () => {
     );
     expect(cv.state).toBe('verified');
     expect(cv.rsa.state).toBe('valid');
-    expect(verifySignatures({ hmacHeader: cb.headers['hmac-signature'] as string }, parsed.signed, { signingKey: 'not-the-key' }).state).toBe('invalid');
+    expect(
+      verifySignatures({ hmacHeader: cb.headers['hmac-signature'] as string }, parsed.signed, {
+        signingKey: 'not-the-key',
+      }).state,
+    ).toBe('invalid');
   });
 });

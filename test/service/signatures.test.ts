@@ -49,7 +49,10 @@ describe('signedString', () => {
 describe('verifyHmacHeader', () => {
   it('accepts the openssl vectors (t= and s= in either order, hex in any case)', () => {
     for (const v of HMAC_VECTORS) {
-      expect(verifyHmacHeader(`t=1763700000,s=${v.hex}`, v.signed, v.key)).toEqual({ state: 'valid', timestamp: 1763700000 });
+      expect(verifyHmacHeader(`t=1763700000,s=${v.hex}`, v.signed, v.key)).toEqual({
+        state: 'valid',
+        timestamp: 1763700000,
+      });
       expect(verifyHmacHeader(`s=${v.hex.toUpperCase()}, t=1763700000`, v.signed, v.key).state).toBe('valid');
     }
   });
@@ -74,7 +77,9 @@ describe('verifyHmacHeader', () => {
   });
   it('applies a time tolerance only when asked', () => {
     const h = `t=1763700000,s=${HMAC_VECTORS[0]!.hex}`;
-    expect(verifyHmacHeader(h, SIGNED, SIGNING_KEY, { now: 1763700000_000 + 299_000, toleranceS: 300 }).state).toBe('valid');
+    expect(verifyHmacHeader(h, SIGNED, SIGNING_KEY, { now: 1763700000_000 + 299_000, toleranceS: 300 }).state).toBe(
+      'valid',
+    );
     const late = verifyHmacHeader(h, SIGNED, SIGNING_KEY, { now: 1763700000_000 + 301_000, toleranceS: 300 });
     expect(late.state).toBe('invalid');
     expect(late.reason).toMatch(/301 s from now/);
@@ -93,7 +98,9 @@ describe('verifyRsaSignature', () => {
       expect(verifyRsaSignature(sig, s, key.publicPem).state).toBe('valid');
       // '+' read as ' ' from an unencoded query string, and base64url.
       expect(verifyRsaSignature(sig.replace(/\+/g, ' '), s, key.publicPem).state).toBe('valid');
-      expect(verifyRsaSignature(sig.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), s, key.publicPem).state).toBe('valid');
+      expect(
+        verifyRsaSignature(sig.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), s, key.publicPem).state,
+      ).toBe('valid');
     }
   });
   it('rejects another key, a changed field, a truncated or non-base64 signature', () => {

@@ -10,9 +10,7 @@ export interface SeenRequest {
 }
 
 export type Reply =
-  | { status: number; body?: string | object; headers?: Record<string, string> }
-  | { hang: true }
-  | { destroy: true };
+  { status: number; body?: string | object; headers?: Record<string, string> } | { hang: true } | { destroy: true };
 
 export interface Stub {
   baseUrl: string;
@@ -30,7 +28,12 @@ export async function startStub(): Promise<Stub> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const r: SeenRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       seen.push(r);
       const step = script[Math.min(next++, script.length - 1)]!;
       const reply = typeof step === 'function' ? step(r) : step;
@@ -39,7 +42,8 @@ export async function startStub(): Promise<Stub> {
         req.socket.destroy();
         return;
       }
-      const body = typeof reply.body === 'string' ? reply.body : reply.body === undefined ? '' : JSON.stringify(reply.body);
+      const body =
+        typeof reply.body === 'string' ? reply.body : reply.body === undefined ? '' : JSON.stringify(reply.body);
       const type = typeof reply.body === 'object' ? 'application/json' : 'text/plain';
       res.writeHead(reply.status, { 'content-type': type, ...reply.headers });
       res.end(body);
@@ -62,8 +66,16 @@ export async function startStub(): Promise<Stub> {
   };
 }
 
-export const ok = (data: unknown, code = 200): Reply => ({ status: code, body: { code, status: code === 202 ? 'accepted' : 'success', message: 'ok', data } });
-export const fail = (status: number, message: string, data: unknown = null, headers?: Record<string, string>): Reply => ({
+export const ok = (data: unknown, code = 200): Reply => ({
+  status: code,
+  body: { code, status: code === 202 ? 'accepted' : 'success', message: 'ok', data },
+});
+export const fail = (
+  status: number,
+  message: string,
+  data: unknown = null,
+  headers?: Record<string, string>,
+): Reply => ({
   status,
   body: { code: status, status: 'error', message, data },
   headers,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { balancesDataSchema, initializeDataSchema, parseCallbackBody, parseWire, providersDataSchema } from '../../main/service/wire.js';
+import {
+  balancesDataSchema,
+  initializeDataSchema,
+  parseCallbackBody,
+  parseWire,
+  providersDataSchema,
+} from '../../main/service/wire.js';
 import { WireFormatError } from '../../main/service/errors.js';
 
 const bal = (over: Record<string, unknown> = {}) => ({
@@ -27,33 +33,79 @@ describe('balance records', () => {
     const out = parseWire(balancesDataSchema, {
       merchant_balances: [
         bal(),
-        bal({ currency: 'kes', wallet_type: 'merchant_payout', available_balance: '1234.5', actual_balance: 1234.5, uncleared_balance: '0', reserve_balance: '0.00', extra: { x: 1 } }),
+        bal({
+          currency: 'kes',
+          wallet_type: 'merchant_payout',
+          available_balance: '1234.5',
+          actual_balance: 1234.5,
+          uncleared_balance: '0',
+          reserve_balance: '0.00',
+          extra: { x: 1 },
+        }),
       ],
       other: true,
     });
     expect(out.merchant_balances).toEqual([
-      { currency: 'UGX', walletType: 'MERCHANT_COLLECTION', availableMinor: 1500000, actualMinor: 1750000, unclearedMinor: 200000, reserveMinor: 50000 },
-      { currency: 'KES', walletType: 'MERCHANT_PAYOUT', availableMinor: 123450, actualMinor: 123450, unclearedMinor: 0, reserveMinor: 0 },
+      {
+        currency: 'UGX',
+        walletType: 'MERCHANT_COLLECTION',
+        availableMinor: 1500000,
+        actualMinor: 1750000,
+        unclearedMinor: 200000,
+        reserveMinor: 50000,
+      },
+      {
+        currency: 'KES',
+        walletType: 'MERCHANT_PAYOUT',
+        availableMinor: 123450,
+        actualMinor: 123450,
+        unclearedMinor: 0,
+        reserveMinor: 0,
+      },
     ]);
     expect(parseWire(balancesDataSchema, { merchant_balances: [] }).merchant_balances).toEqual([]);
   });
 
   it('rejects more decimals than the currency allows, naming the record and field', () => {
-    const e = wireError(() => parseWire(balancesDataSchema, { merchant_balances: [bal(), bal(), bal({ available_balance: 10.5 })] }));
+    const e = wireError(() =>
+      parseWire(balancesDataSchema, { merchant_balances: [bal(), bal(), bal({ available_balance: 10.5 })] }),
+    );
     expect(e.field).toBe('merchant_balances[2].available_balance');
     expect(e.message).toBe('merchant_balances[2].available_balance: "10.5" has more decimals than UGX allows (0)');
-    expect(wireError(() => parseWire(balancesDataSchema, { merchant_balances: [bal({ currency: 'USD', reserve_balance: '0.001' })] })).field).toBe(
-      'merchant_balances[0].reserve_balance',
-    );
+    expect(
+      wireError(() =>
+        parseWire(balancesDataSchema, { merchant_balances: [bal({ currency: 'USD', reserve_balance: '0.001' })] }),
+      ).field,
+    ).toBe('merchant_balances[0].reserve_balance');
   });
 
   it('rejects wrong types, unknown currency or wallet type, missing fields, with a message a person can act on', () => {
     const cases: [unknown, string, RegExp][] = [
-      [{ merchant_balances: [bal({ actual_balance: true })] }, 'merchant_balances[0].actual_balance', /must be a number, got true/],
-      [{ merchant_balances: [bal({ actual_balance: '1,000' })] }, 'merchant_balances[0].actual_balance', /not a plain decimal/],
-      [{ merchant_balances: [bal({ currency: 'XYZ' })] }, 'merchant_balances[0].currency', /unknown currency code "XYZ"/],
-      [{ merchant_balances: [bal({ wallet_type: 'SAVINGS' })] }, 'merchant_balances[0].wallet_type', /not a wallet type/],
-      [{ merchant_balances: [bal({ uncleared_balance: undefined })] }, 'merchant_balances[0].uncleared_balance', /is missing/],
+      [
+        { merchant_balances: [bal({ actual_balance: true })] },
+        'merchant_balances[0].actual_balance',
+        /must be a number, got true/,
+      ],
+      [
+        { merchant_balances: [bal({ actual_balance: '1,000' })] },
+        'merchant_balances[0].actual_balance',
+        /not a plain decimal/,
+      ],
+      [
+        { merchant_balances: [bal({ currency: 'XYZ' })] },
+        'merchant_balances[0].currency',
+        /unknown currency code "XYZ"/,
+      ],
+      [
+        { merchant_balances: [bal({ wallet_type: 'SAVINGS' })] },
+        'merchant_balances[0].wallet_type',
+        /not a wallet type/,
+      ],
+      [
+        { merchant_balances: [bal({ uncleared_balance: undefined })] },
+        'merchant_balances[0].uncleared_balance',
+        /is missing/,
+      ],
       [{}, 'merchant_balances', /is missing/],
       [{ merchant_balances: 'none' }, 'merchant_balances', /must be an array/],
     ];
@@ -82,7 +134,16 @@ describe('payment provider records', () => {
   });
   it('reads limits in minor units, booleans written as strings, prefixes as strings', () => {
     const [a, b] = parseWire(providersDataSchema, {
-      payment_providers: [rec(), rec({ transaction_currency: 'USD', min_amount: '1.50', is_active: 'false', option_prefixes: null, transaction_method_name: undefined })],
+      payment_providers: [
+        rec(),
+        rec({
+          transaction_currency: 'USD',
+          min_amount: '1.50',
+          is_active: 'false',
+          option_prefixes: null,
+          transaction_method_name: undefined,
+        }),
+      ],
     }).payment_providers;
     expect(a).toEqual({
       providerName: 'MTN Mobile Money',
@@ -97,25 +158,43 @@ describe('payment provider records', () => {
       isActive: true,
       optionPrefixes: ['25677', '25678'],
     });
-    expect(b).toMatchObject({ currency: 'USD', minMinor: 150, maxMinor: 500000000, isActive: false, optionPrefixes: [], transactionMethodName: '' });
+    expect(b).toMatchObject({
+      currency: 'USD',
+      minMinor: 150,
+      maxMinor: 500000000,
+      isActive: false,
+      optionPrefixes: [],
+      transactionMethodName: '',
+    });
   });
   it('rejects a boolean that is neither true nor false and amounts finer than the currency', () => {
-    expect(wireError(() => parseWire(providersDataSchema, { payment_providers: [rec({ is_active: 'yes' })] })).message).toBe(
-      'payment_providers[0].is_active: must be true or false, got "yes"',
-    );
-    expect(wireError(() => parseWire(providersDataSchema, { payment_providers: [rec(), rec({ max_daily_amount: 0.5 })] })).field).toBe(
-      'payment_providers[1].max_daily_amount',
-    );
+    expect(
+      wireError(() => parseWire(providersDataSchema, { payment_providers: [rec({ is_active: 'yes' })] })).message,
+    ).toBe('payment_providers[0].is_active: must be true or false, got "yes"');
+    expect(
+      wireError(() => parseWire(providersDataSchema, { payment_providers: [rec(), rec({ max_daily_amount: 0.5 })] }))
+        .field,
+    ).toBe('payment_providers[1].max_daily_amount');
   });
 });
 
 describe('initialize data', () => {
   it('needs an http(s) payment_url; references may be numbers', () => {
-    expect(parseWire(initializeDataSchema, { payment_url: 'https://pay.example/p/1', internal_reference: 123, merchant_reference: 'MD-1' })).toMatchObject({
+    expect(
+      parseWire(initializeDataSchema, {
+        payment_url: 'https://pay.example/p/1',
+        internal_reference: 123,
+        merchant_reference: 'MD-1',
+      }),
+    ).toMatchObject({
       internal_reference: '123',
     });
-    expect(wireError(() => parseWire(initializeDataSchema, { internal_reference: 'x' })).message).toBe('payment_url: is missing');
-    expect(wireError(() => parseWire(initializeDataSchema, { payment_url: 'javascript:alert(1)' })).problem).toMatch(/http\(s\) URL/);
+    expect(wireError(() => parseWire(initializeDataSchema, { internal_reference: 'x' })).message).toBe(
+      'payment_url: is missing',
+    );
+    expect(wireError(() => parseWire(initializeDataSchema, { payment_url: 'javascript:alert(1)' })).problem).toMatch(
+      /http\(s\) URL/,
+    );
   });
 });
 
@@ -152,13 +231,24 @@ describe('callback bodies', () => {
       transaction_status: 'completed ',
     });
     expect(c.transactionStatus).toBe('COMPLETED');
-    expect(c).toMatchObject({ requestAmountMinor: 150050, transactionAmountMinor: 150050, transactionChargeMinor: 5252, totalCreditMinor: 144798, chargeCustomer: false, id: '981' });
+    expect(c).toMatchObject({
+      requestAmountMinor: 150050,
+      transactionAmountMinor: 150050,
+      transactionChargeMinor: 5252,
+      totalCreditMinor: 144798,
+      chargeCustomer: false,
+      id: '981',
+    });
     expect(c.raw).toBe(raw);
   });
   it('names the bad field of a callback', () => {
     expect(wireError(() => parseCallbackBody(body({ total_credit: 1447.985 }))).field).toBe('payload.total_credit');
-    expect(wireError(() => parseCallbackBody(body({ merchant_reference: undefined }))).message).toBe('payload.merchant_reference: is missing');
-    expect(wireError(() => parseCallbackBody(body({ transaction_currency: undefined }))).message).toMatch(/payload.transaction_amount: is given but transaction_currency is missing/);
+    expect(wireError(() => parseCallbackBody(body({ merchant_reference: undefined }))).message).toBe(
+      'payload.merchant_reference: is missing',
+    );
+    expect(wireError(() => parseCallbackBody(body({ transaction_currency: undefined }))).message).toMatch(
+      /payload.transaction_amount: is given but transaction_currency is missing/,
+    );
     expect(wireError(() => parseCallbackBody('not json')).field).toBe('(body)');
   });
 });

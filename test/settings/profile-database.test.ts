@@ -34,7 +34,12 @@ const references = (db: ReturnType<typeof openDataFolder>) =>
 
 function logText(dir: string): string {
   const logs = dataPaths(dir).logs;
-  return fs.existsSync(logs) ? fs.readdirSync(logs).map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('\n') : '';
+  return fs.existsSync(logs)
+    ? fs
+        .readdirSync(logs)
+        .map((f) => fs.readFileSync(path.join(logs, f), 'utf8'))
+        .join('\n')
+    : '';
 }
 
 describe('profile workspaces', () => {
@@ -52,7 +57,11 @@ describe('profile workspaces', () => {
     const db = openDataFolder(dir);
     expect(db.name).toBe(path.join(dir, 'profiles', 'sandbox', 'merchant-desk.sqlite'));
     expect(references(db)).toEqual(['MD-OLD-0001']);
-    expect(loadSettings(db)).toMatchObject({ profile: 'sandbox', baseUrl: 'http://127.0.0.1:4010', operatorName: 'Amina' });
+    expect(loadSettings(db)).toMatchObject({
+      profile: 'sandbox',
+      baseUrl: 'http://127.0.0.1:4010',
+      operatorName: 'Amina',
+    });
     db.close();
     expect(fs.existsSync(path.join(dir, 'merchant-desk.sqlite'))).toBe(false);
     expect(readActiveProfile(dir)).toBe('sandbox');
@@ -102,7 +111,9 @@ describe('profile workspaces', () => {
     const dir = tempDir();
     const core = await composeCore({ dataDir: dir, logger: silentLogger(), poll: false, receiver: false });
     onTestFinished(() => core.close());
-    const changed = new Promise<unknown>((resolve) => pushToRenderer(core.events, (e, p) => e === 'app.profileChanged' && resolve(p)));
+    const changed = new Promise<unknown>((resolve) =>
+      pushToRenderer(core.events, (e, p) => e === 'app.profileChanged' && resolve(p)),
+    );
     // What connect does: the profile's own settings first, then the active profile.
     const sb = openProfileDatabase(dir, 'sandbox');
     updateSettings(sb, { profile: 'sandbox', baseUrl: 'http://127.0.0.1:9' });

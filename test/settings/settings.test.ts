@@ -56,20 +56,28 @@ describe('settings', () => {
 
   it('names the field at fault and writes nothing when any part is invalid', () => {
     const { db } = setup();
-    const e1 = settingsError(() => updateSettings(db, { redirectUrl: 'http://shop.example.com/return', operatorName: 'ann' }));
+    const e1 = settingsError(() =>
+      updateSettings(db, { redirectUrl: 'http://shop.example.com/return', operatorName: 'ann' }),
+    );
     expect(e1.field).toBe('redirectUrl');
     expect(e1.message).toMatch(/redirectUrl must be an https:\/\/ URL/);
     expect(loadSettings(db).operatorName).not.toBe('ann');
-    expect(settingsError(() => updateSettings(db, { callbackReceiver: { port: 70000 } })).field).toBe('callbackReceiver.port');
+    expect(settingsError(() => updateSettings(db, { callbackReceiver: { port: 70000 } })).field).toBe(
+      'callbackReceiver.port',
+    );
     expect(settingsError(() => updateSettings(db, { pollIntervals: { balancesMs: 10 } })).message).toMatch(
       /pollIntervals.balancesMs must be at least 5000 ms/,
     );
-    expect(settingsError(() => updateSettings(db, { profile: 'live', baseUrl: 'http://api.example.com' })).message).toMatch(
-      /baseUrl must be an https:\/\/ URL for the live profile/,
+    expect(
+      settingsError(() => updateSettings(db, { profile: 'live', baseUrl: 'http://api.example.com' })).message,
+    ).toMatch(/baseUrl must be an https:\/\/ URL for the live profile/);
+    expect(settingsError(() => updateSettings(db, { profile: 'sandbox' })).message).toMatch(
+      /baseUrl is required for the sandbox profile/,
     );
-    expect(settingsError(() => updateSettings(db, { profile: 'sandbox' })).message).toMatch(/baseUrl is required for the sandbox profile/);
     expect(settingsError(() => updateSettings(db, { baseUrl: 'ftp://x' })).field).toBe('baseUrl');
-    expect(settingsError(() => updateSettings(db, { profile: 'staging' as never })).message).toMatch(/profile must be embedded, sandbox or live/);
+    expect(settingsError(() => updateSettings(db, { profile: 'staging' as never })).message).toMatch(
+      /profile must be embedded, sandbox or live/,
+    );
     expect(db.prepare('SELECT COUNT(*) AS n FROM settings').get()).toEqual({ n: 0 });
   });
 
@@ -80,7 +88,9 @@ describe('settings', () => {
     const { settings, problems } = readSettings(db);
     expect(settings.operatorName).toBe('ann');
     expect(settings.staleAfterMs).toBe(180_000);
-    expect(problems).toEqual([{ field: 'staleAfterMs', message: expect.stringMatching(/staleAfterMs .*using the default/) }]);
+    expect(problems).toEqual([
+      { field: 'staleAfterMs', message: expect.stringMatching(/staleAfterMs .*using the default/) },
+    ]);
   });
 });
 
@@ -94,8 +104,14 @@ describe('service public key import', () => {
     const keys = tempDir();
     openssl(['genrsa', '-out', 'priv.pem', '2048'], keys);
     openssl(['rsa', '-in', 'priv.pem', '-pubout', '-out', 'pub.pem'], keys);
-    const der = execFileSync('openssl', ['rsa', '-in', 'priv.pem', '-pubout', '-outform', 'DER'], { cwd: keys, stdio: 'pipe' });
-    const expected = execFileSync('openssl', ['dgst', '-sha256', '-c'], { input: der }).toString().split('= ')[1]!.trim();
+    const der = execFileSync('openssl', ['rsa', '-in', 'priv.pem', '-pubout', '-outform', 'DER'], {
+      cwd: keys,
+      stdio: 'pipe',
+    });
+    const expected = execFileSync('openssl', ['dgst', '-sha256', '-c'], { input: der })
+      .toString()
+      .split('= ')[1]!
+      .trim();
     const info = importServicePublicKeyFile(db, dir, path.join(keys, 'pub.pem'));
     expect(info.bits).toBe(2048);
     expect(info.fingerprintSha256).toBe(expected);
@@ -113,8 +129,12 @@ describe('service public key import', () => {
     expect(settingsError(() => importServicePublicKeyFile(db, dir, path.join(keys, 'priv.pem'))).message).toMatch(
       /servicePublicKey: .*private key/,
     );
-    expect(settingsError(() => importServicePublicKeyFile(db, dir, path.join(keys, 'junk.pem'))).field).toBe('servicePublicKey');
-    expect(settingsError(() => importServicePublicKeyFile(db, dir, path.join(keys, 'none.pem'))).message).toMatch(/cannot read .*ENOENT/);
+    expect(settingsError(() => importServicePublicKeyFile(db, dir, path.join(keys, 'junk.pem'))).field).toBe(
+      'servicePublicKey',
+    );
+    expect(settingsError(() => importServicePublicKeyFile(db, dir, path.join(keys, 'none.pem'))).message).toMatch(
+      /cannot read .*ENOENT/,
+    );
     expect(loadSettings(db).servicePublicKeyPath).toBeNull();
     expect(fs.existsSync(path.join(dir, 'service-public-key.pem'))).toBe(false);
   });

@@ -48,10 +48,19 @@ describe('signedChange', () => {
 
 describe('toRows', () => {
   const p = (at: number, walletType: string, actualMinor: number) => ({
-    at, currency: 'UGX', walletType, actualMinor, availableMinor: actualMinor, unclearedMinor: 0, reserveMinor: 0,
+    at,
+    currency: 'UGX',
+    walletType,
+    actualMinor,
+    availableMinor: actualMinor,
+    unclearedMinor: 0,
+    reserveMinor: 0,
   });
   it('carries each wallet forward, collection before payout, and ends at `to`', () => {
-    const { rows, wallets } = toRows([p(30, 'MERCHANT_COLLECTION', 7), p(10, 'MERCHANT_PAYOUT', 1), p(10, 'MERCHANT_COLLECTION', 5)], 100);
+    const { rows, wallets } = toRows(
+      [p(30, 'MERCHANT_COLLECTION', 7), p(10, 'MERCHANT_PAYOUT', 1), p(10, 'MERCHANT_COLLECTION', 5)],
+      100,
+    );
     expect(wallets).toEqual(['MERCHANT_COLLECTION', 'MERCHANT_PAYOUT']);
     expect(rows).toEqual([
       { at: 10, MERCHANT_PAYOUT: 1, MERCHANT_COLLECTION: 5 },

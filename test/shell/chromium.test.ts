@@ -75,7 +75,12 @@ beforeAll(async () => {
   // What a crashed start leaves behind: a profile folder whose owner is gone.
   crashedProfile = fs.mkdtempSync(path.join(os.tmpdir(), `${PROFILE_PREFIX}${deadPid()}-`));
   fs.writeFileSync(path.join(crashedProfile, 'Cookies'), 'left by a crash');
-  core = await composeCore({ dataDir: path.join(base, 'data'), logger: silentLogger(), poll: false, paymentWindow: () => shell?.paymentWindow() ?? null });
+  core = await composeCore({
+    dataDir: path.join(base, 'data'),
+    logger: silentLogger(),
+    poll: false,
+    paymentWindow: () => shell?.paymentWindow() ?? null,
+  });
   cdpPort = await freePort();
   shell = await startChromiumShell({
     core,

@@ -166,7 +166,12 @@ const core = {
   shell: 'none',
   chooseSavePath: null,
   onClose: () => {},
-  lock: createIdleLock({ clock: systemClock, idleMs: () => 15 * 60_000, unlocker: () => new PassphraseUnlocker(new MemoryAppSecret()), checkEveryMs: 0 }),
+  lock: createIdleLock({
+    clock: systemClock,
+    idleMs: () => 15 * 60_000,
+    unlocker: () => new PassphraseUnlocker(new MemoryAppSecret()),
+    checkEveryMs: 0,
+  }),
 } as unknown as Core;
 
 let win: Win;
@@ -466,10 +471,9 @@ describe('payment window', () => {
       'file:///etc/passwd',
       'javascript:alert(1)',
     ]) {
-      expect(
-        await paymentWindow.open({ paymentUrl: url, redirectUrl: REDIRECT, title: 'Pay' }),
-        url,
-      ).toMatchObject({ kind: 'error' });
+      expect(await paymentWindow.open({ paymentUrl: url, redirectUrl: REDIRECT, title: 'Pay' }), url).toMatchObject({
+        kind: 'error',
+      });
     }
     settings = { profile: 'live', baseUrl: 'https://api.example.com' };
     expect(

@@ -31,11 +31,23 @@ const kes: WalletBalance = {
 describe('balances cache', () => {
   it('writes a snapshot only for wallets that are new or changed, and logs every run', () => {
     const d = db();
-    const r1 = recordBalanceRun(d, { startedAt: 1000, finishedAt: 1100, result: { ok: true, value: [ugx(5000), kes] } });
+    const r1 = recordBalanceRun(d, {
+      startedAt: 1000,
+      finishedAt: 1100,
+      result: { ok: true, value: [ugx(5000), kes] },
+    });
     expect(r1.changed).toBe(2);
-    const r2 = recordBalanceRun(d, { startedAt: 2000, finishedAt: 2100, result: { ok: true, value: [ugx(5000), kes] } });
+    const r2 = recordBalanceRun(d, {
+      startedAt: 2000,
+      finishedAt: 2100,
+      result: { ok: true, value: [ugx(5000), kes] },
+    });
     expect(r2.changed).toBe(0);
-    const r3 = recordBalanceRun(d, { startedAt: 3000, finishedAt: 3100, result: { ok: true, value: [ugx(4000, 1000), kes] } });
+    const r3 = recordBalanceRun(d, {
+      startedAt: 3000,
+      finishedAt: 3100,
+      result: { ok: true, value: [ugx(4000, 1000), kes] },
+    });
     expect(r3.changed).toBe(1);
     expect((d.prepare('SELECT COUNT(*) AS n FROM balance_snapshots').get() as { n: number }).n).toBe(3);
     expect(listPollRuns(d, { kind: 'balances' }).map((r) => [r.outcome, r.changedRows])).toEqual([
@@ -65,7 +77,12 @@ describe('balances cache', () => {
     expect(latest.rows.map((r) => r.availableMinor)).toEqual([5000]);
     expect(latest.asOf).toBe(1100);
     expect(latest.stale).toBe(true);
-    expect(latest.lastError).toMatchObject({ kind: 'unavailable', message: 'the service answered 503', httpStatus: 503, at: 2100 });
+    expect(latest.lastError).toMatchObject({
+      kind: 'unavailable',
+      message: 'the service answered 503',
+      httpStatus: 503,
+      at: 2100,
+    });
     // Recovery clears the error and the stale mark.
     recordBalanceRun(d, { startedAt: 3000, finishedAt: 3100, result: { ok: true, value: [ugx(5000)] } });
     const after = latestBalances(d, { now: 3200, staleAfterMs: 60_000 });
@@ -103,7 +120,11 @@ describe('balances cache', () => {
 
   it('flags a wallet whose actual is not the sum of the others', () => {
     const d = db();
-    recordBalanceRun(d, { startedAt: 0, finishedAt: 1, result: { ok: true, value: [{ ...ugx(10, 5, 1), actualMinor: 17 }, kes] } });
+    recordBalanceRun(d, {
+      startedAt: 0,
+      finishedAt: 1,
+      result: { ok: true, value: [{ ...ugx(10, 5, 1), actualMinor: 17 }, kes] },
+    });
     const rows = latestBalances(d, { now: 2, staleAfterMs: 60_000 }).rows;
     expect(rows.find((r) => r.currency === 'UGX')?.consistent).toBe(false);
     expect(rows.find((r) => r.currency === 'KES')?.consistent).toBe(true);
@@ -133,7 +154,10 @@ describe('balances cache', () => {
 
   it('migration 004 points every existing wallet at its latest snapshot', () => {
     const file = path.join(tempDir(), 'md.sqlite');
-    const old = openDatabase(file, migrations.filter((m) => m.version < 4));
+    const old = openDatabase(
+      file,
+      migrations.filter((m) => m.version < 4),
+    );
     const ins = old.prepare(
       'INSERT INTO balance_snapshots (observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor) VALUES (?, ?, ?, ?, ?, 0, 0)',
     );
@@ -142,7 +166,9 @@ describe('balances cache', () => {
     ins.run(3, 'UGX', 'MERCHANT_COLLECTION', 2, 2);
     old.prepare("INSERT INTO poll_runs (kind, started_at, finished_at, outcome) VALUES ('balances', 3, 3, 'ok')").run();
     migrate(old);
-    expect(latestBalances(old, { now: 4, staleAfterMs: 60_000 }).rows.map((r) => [r.currency, r.availableMinor])).toEqual([
+    expect(
+      latestBalances(old, { now: 4, staleAfterMs: 60_000 }).rows.map((r) => [r.currency, r.availableMinor]),
+    ).toEqual([
       ['KES', 5],
       ['UGX', 2],
     ]);

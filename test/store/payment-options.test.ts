@@ -47,8 +47,14 @@ describe('payment options cache', () => {
     expect(listPaymentOptions(d, { active: false }).map((o) => o.providerCode)).toEqual(['AIRTEL_KES']);
     expect(listPaymentOptions(d, { transactionType: 'PAYOUT' })).toEqual([]);
     const mtn = all.find((o) => o.providerCode === 'MTN_UGX')!;
-    expect(mtn).toMatchObject({ optionPrefixes: ['25677', '25678'], isActive: true, transactionType: 'Collection', fetchedAt: 30 });
-    const card = (currency: string) => listPaymentOptions(d, { currency, method: 'CARD', transactionType: 'COLLECTION' });
+    expect(mtn).toMatchObject({
+      optionPrefixes: ['25677', '25678'],
+      isActive: true,
+      transactionType: 'Collection',
+      fetchedAt: 30,
+    });
+    const card = (currency: string) =>
+      listPaymentOptions(d, { currency, method: 'CARD', transactionType: 'COLLECTION' });
     expect(card('UGX').map((o) => o.providerCode)).toEqual(['CARD_UGX']);
     expect(card('KES')).toEqual([]);
   });
@@ -62,7 +68,11 @@ describe('payment options cache', () => {
       result: { ok: true, value: [opt({ providerCode: 'X' }), opt({ maxMinor: Number.NaN })] },
     });
     expect(bad.error?.message).toMatch(/payment_providers\[1\]\.max_amount is not a valid amount/);
-    recordProvidersRun(d, { startedAt: 40, finishedAt: 50, result: { ok: false, error: { kind: 'network', message: 'refused' } } });
+    recordProvidersRun(d, {
+      startedAt: 40,
+      finishedAt: 50,
+      result: { ok: false, error: { kind: 'network', message: 'refused' } },
+    });
     const list = paymentOptionsList(d, { now: 60, staleAfterMs: 1000 });
     expect(list.rows.map((o) => o.providerCode)).toEqual(['MTN_UGX']);
     expect(list).toMatchObject({ asOf: 10, stale: true, lastError: { kind: 'network', message: 'refused', at: 50 } });

@@ -32,11 +32,16 @@ export function grouped(minor: number, currency: string): string {
 export function parseCurrency(v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
   const c = v.trim().toUpperCase();
-  if (!CURRENCY_CODE.test(c)) throw new UsageError(`--currency must be a 3-letter currency code such as UGX, got "${v}"`);
+  if (!CURRENCY_CODE.test(c))
+    throw new UsageError(`--currency must be a 3-letter currency code such as UGX, got "${v}"`);
   return c;
 }
 
-export function staleLine(state: { asOf: number | null; stale: boolean; lastError: { kind: string; message: string; at: number } | null }): string {
+export function staleLine(state: {
+  asOf: number | null;
+  stale: boolean;
+  lastError: { kind: string; message: string; at: number } | null;
+}): string {
   if (state.asOf === null) {
     return state.lastError
       ? `nothing cached yet; the last poll failed (${state.lastError.kind}): ${state.lastError.message}`
@@ -56,17 +61,27 @@ export const balancesCommand: Command = {
   summary: 'show the cached wallet balances with their as-of time (poll --once refreshes)',
   usage: 'merchant-desk [--data-dir DIR] balances [--currency C] [--json]',
   async run(args, ctx) {
-    const { values } = parseCommandArgs({ args, options: { currency: { type: 'string' }, json: { type: 'boolean', default: false } }, strict: true });
+    const { values } = parseCommandArgs({
+      args,
+      options: { currency: { type: 'string' }, json: { type: 'boolean', default: false } },
+      strict: true,
+    });
     const currency = parseCurrency(values.currency);
     const db = openDataFolder(ctx.dataDir);
     try {
       const settings = loadSettings(db);
-      const r = latestBalances(db, { now: systemClock.now(), staleAfterMs: settings.staleAfterMs, ...(currency ? { currency } : {}) });
+      const r = latestBalances(db, {
+        now: systemClock.now(),
+        staleAfterMs: settings.staleAfterMs,
+        ...(currency ? { currency } : {}),
+      });
       if (values.json) {
         const out = {
           as_of: iso(r.asOf),
           stale: r.stale,
-          last_error: r.lastError ? { kind: r.lastError.kind, message: r.lastError.message, at: iso(r.lastError.at) } : null,
+          last_error: r.lastError
+            ? { kind: r.lastError.kind, message: r.lastError.message, at: iso(r.lastError.at) }
+            : null,
           balances: r.rows.map((b) => ({
             currency: b.currency,
             wallet_type: b.walletType,

@@ -8,7 +8,13 @@ import { importServicePublicKeyFile, inspectServicePublicKey } from '../../setti
 import { loadSettings, SettingsError, updateSettings, validateSettings } from '../../settings/settings.js';
 import { loadConnection } from '../../settings/connection.js';
 import { storeKeyFor } from '../../settings/key-binding.js';
-import { checkSecretValue, KeyringSecretStore, maskKey, SecretValueError, type SecretName } from '../../secrets/secret-store.js';
+import {
+  checkSecretValue,
+  KeyringSecretStore,
+  maskKey,
+  SecretValueError,
+  type SecretName,
+} from '../../secrets/secret-store.js';
 import { createLogger } from '../../log/logger.js';
 import { recordBalanceRun } from '../../store/balances.js';
 import { systemClock } from '../../clock.js';
@@ -40,7 +46,11 @@ export async function readLines(stream: NodeJS.ReadableStream, n: number, what: 
       const lines = buf.split(/\r?\n/);
       if (lines.length >= n && lines.slice(0, n).every((l) => l.length > 0)) return finish();
       const got = lines.filter((l) => l.length > 0).length;
-      finish(new UsageError(`expected ${what.join(' and ')} on standard input, one per line; got ${got} line${got === 1 ? '' : 's'}`));
+      finish(
+        new UsageError(
+          `expected ${what.join(' and ')} on standard input, one per line; got ${got} line${got === 1 ? '' : 's'}`,
+        ),
+      );
     };
     const onError = (e: Error) => finish(e);
     stream.on('data', onData);
@@ -88,7 +98,9 @@ export const connectCommand: Command = {
   async run(args, ctx) {
     for (const a of args) {
       if (/^--(secret|signing)-key(=|$)/.test(a)) {
-        throw new UsageError(`keys are never taken from arguments (they end up in shell history); use ${a.split('=')[0]}-stdin and pipe the key in`);
+        throw new UsageError(
+          `keys are never taken from arguments (they end up in shell history); use ${a.split('=')[0]}-stdin and pipe the key in`,
+        );
       }
     }
     const { values } = parseCommandArgs({
@@ -117,13 +129,20 @@ export const connectCommand: Command = {
     if (!values['public-key']) throw new UsageError('--public-key is required (the merchant account public key)');
     if (!values['service-key']) throw new UsageError('--service-key is required: the service public key PEM file');
     if (!values['secret-key-stdin']) {
-      throw new UsageError('--secret-key-stdin is required: pipe the secret key in on standard input (it is never taken from arguments)');
+      throw new UsageError(
+        '--secret-key-stdin is required: pipe the secret key in on standard input (it is never taken from arguments)',
+      );
     }
 
     // Check everything before storing anything. The profile is a workspace of its own (its database,
     // settings and data); connecting to it makes it the active one.
-    const adopted = fs.existsSync(dataPaths(ctx.dataDir).legacyDb) ? adoptLegacyDatabase(ctx.dataDir, createLogger({ dataDir: ctx.dataDir })) : null;
-    if (adopted) ctx.io.stderr.write(`merchant-desk: moved the single-file database to ${adopted.to} (the ${adopted.profile} profile's)\n`);
+    const adopted = fs.existsSync(dataPaths(ctx.dataDir).legacyDb)
+      ? adoptLegacyDatabase(ctx.dataDir, createLogger({ dataDir: ctx.dataDir }))
+      : null;
+    if (adopted)
+      ctx.io.stderr.write(
+        `merchant-desk: moved the single-file database to ${adopted.to} (the ${adopted.profile} profile's)\n`,
+      );
     const db = openProfileDatabase(ctx.dataDir, profile);
     try {
       const current = loadSettings(db);
@@ -138,7 +157,8 @@ export const connectCommand: Command = {
       try {
         publicKey = checkSecretValue('public-key', values['public-key']);
       } catch (e) {
-        if (e instanceof SecretValueError) throw new UsageError(`--public-key ${e.message.replace(/^public-key: /, '')}`);
+        if (e instanceof SecretValueError)
+          throw new UsageError(`--public-key ${e.message.replace(/^public-key: /, '')}`);
         throw e;
       }
       const names: SecretName[] = ['secret-key', ...(values['signing-key-stdin'] ? (['signing-key'] as const) : [])];
@@ -147,14 +167,23 @@ export const connectCommand: Command = {
       if (stdin.isTTY) {
         for (const n of names) lines.push(await promptHidden(stdin, ctx.io.stderr, n.replace('-', ' ')));
       } else {
-        lines.push(...(await readLines(stdin, names.length, names.map((n) => `the ${n.replace('-', ' ')}`))));
+        lines.push(
+          ...(await readLines(
+            stdin,
+            names.length,
+            names.map((n) => `the ${n.replace('-', ' ')}`),
+          )),
+        );
       }
       const secrets: [SecretName, string][] = [];
       for (const [i, name] of names.entries()) {
         try {
           secrets.push([name, checkSecretValue(name, lines[i] ?? '')]);
         } catch (e) {
-          if (e instanceof SecretValueError) throw new UsageError(`the ${name.replace('-', ' ')} on standard input (line ${i + 1}) ${e.message.replace(/^[a-z-]+: /, '')}`);
+          if (e instanceof SecretValueError)
+            throw new UsageError(
+              `the ${name.replace('-', ' ')} on standard input (line ${i + 1}) ${e.message.replace(/^[a-z-]+: /, '')}`,
+            );
           throw e;
         }
       }
@@ -162,7 +191,9 @@ export const connectCommand: Command = {
       const store = new KeyringSecretStore(profile);
       const probe = await store.probe();
       if (!probe.available) {
-        ctx.io.stderr.write(`merchant-desk: ${probe.reason}\nNothing was saved: keys are only ever stored in the OS keychain.\n`);
+        ctx.io.stderr.write(
+          `merchant-desk: ${probe.reason}\nNothing was saved: keys are only ever stored in the OS keychain.\n`,
+        );
         return 1;
       }
       // The keys are for this base URL's host only (main/settings/key-binding.ts).
@@ -182,7 +213,9 @@ export const connectCommand: Command = {
           `the active profile is now ${profile} (its own database: ${dataPaths(ctx.dataDir, profile).db})\n`,
       );
       if (!values['signing-key-stdin']) {
-        ctx.io.stdout.write('note: no signing key was given; callbacks and redirects can then only be verified by their RSA signature\n');
+        ctx.io.stdout.write(
+          'note: no signing key was given; callbacks and redirects can then only be verified by their RSA signature\n',
+        );
       }
       if (values['no-verify']) return 0;
 
@@ -197,7 +230,11 @@ export const connectCommand: Command = {
         const balances = await conn.client.getBalances();
         // The answer is real data: keep it as the poller would, so `merchant-desk balances` right after
         // shows it instead of "nothing cached yet".
-        const stored = recordBalanceRun(db, { startedAt, finishedAt: systemClock.now(), result: { ok: true, value: balances } });
+        const stored = recordBalanceRun(db, {
+          startedAt,
+          finishedAt: systemClock.now(),
+          result: { ok: true, value: balances },
+        });
         ctx.io.stdout.write(
           `verified: the service answered with ${balances.length} wallet${balances.length === 1 ? '' : 's'}` +
             `${stored.error ? ` (not cached: ${stored.error.message})` : '; cached (merchant-desk balances shows them)'}\n`,

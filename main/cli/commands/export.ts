@@ -37,7 +37,8 @@ export const exportCommand: Command = {
       strict: true,
     });
     const what = positionals[0];
-    if (what !== 'balances' && what !== 'collections') throw new UsageError('say what to export: "balances" or "collections"');
+    if (what !== 'balances' && what !== 'collections')
+      throw new UsageError('say what to export: "balances" or "collections"');
     if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
     if (!values.out) throw new UsageError('--out FILE is required: where to write the CSV');
     const from = bound(values.from, '--from', 'start');
@@ -45,7 +46,8 @@ export const exportCommand: Command = {
     if (from !== undefined && to !== undefined && to <= from) throw new UsageError('--to must not be before --from');
     let job: ExportJob;
     if (what === 'balances') {
-      if (from === undefined || to === undefined) throw new UsageError('the balance report needs --from DATE and --to DATE');
+      if (from === undefined || to === undefined)
+        throw new UsageError('the balance report needs --from DATE and --to DATE');
       job = { kind: 'balances', from, to };
     } else {
       job = { kind: 'collections', ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
@@ -75,10 +77,13 @@ export const exportCommand: Command = {
         },
       });
       for (const f of r.files) ctx.io.stdout.write(f + '\n');
-      ctx.io.stderr.write(`${r.rows} ${what === 'balances' ? 'snapshot' : 'collection'} row${r.rows === 1 ? '' : 's'} written\n`);
+      ctx.io.stderr.write(
+        `${r.rows} ${what === 'balances' ? 'snapshot' : 'collection'} row${r.rows === 1 ? '' : 's'} written\n`,
+      );
       return 0;
     } catch (e) {
-      if (e instanceof ReportError && e.kind === 'validation') throw new UsageError(e.message.replace(/^out:/, '--out:'));
+      if (e instanceof ReportError && e.kind === 'validation')
+        throw new UsageError(e.message.replace(/^out:/, '--out:'));
       throw e;
     } finally {
       process.removeListener('SIGINT', onSigint);

@@ -30,14 +30,23 @@ async function signatureKeys(db: Db, dataDir: string): Promise<{ keys: Verificat
     try {
       info = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof info;
     } catch {
-      throw new UsageError(`this data folder uses the embedded profile and its sandbox has never run (${file} is missing); start the app once, or run "merchant-desk connect"`);
+      throw new UsageError(
+        `this data folder uses the embedded profile and its sandbox has never run (${file} is missing); start the app once, or run "merchant-desk connect"`,
+      );
     }
-    const secrets = new MemorySecretStore({ 'public-key': info.public_key, 'secret-key': info.secret_key, 'signing-key': info.signing_key });
+    const secrets = new MemorySecretStore({
+      'public-key': info.public_key,
+      'secret-key': info.secret_key,
+      'signing-key': info.signing_key,
+    });
     if (info.base_url) await secrets.bindOrigin(new URL(info.base_url).origin);
     conn = await loadConnection({
       db,
       secrets,
-      override: { ...(info.base_url ? { baseUrl: info.base_url } : {}), ...(info.service_public_key_path ? { servicePublicKeyPath: info.service_public_key_path } : {}) },
+      override: {
+        ...(info.base_url ? { baseUrl: info.base_url } : {}),
+        ...(info.service_public_key_path ? { servicePublicKeyPath: info.service_public_key_path } : {}),
+      },
     });
     return { keys: verificationKeys(conn), notes };
   }
@@ -49,7 +58,9 @@ async function signatureKeys(db: Db, dataDir: string): Promise<{ keys: Verificat
   if (!keys.signingKey) notes.push('no signing key is set: HMAC signatures cannot be checked');
   if (!keys.servicePublicKey) notes.push('no service public key is imported: RSA signatures cannot be checked');
   if (!keys.signingKey && !keys.servicePublicKey) {
-    throw new UsageError('no signing key and no service public key: nothing could verify a callback; run "merchant-desk connect" first');
+    throw new UsageError(
+      'no signing key and no service public key: nothing could verify a callback; run "merchant-desk connect" first',
+    );
   }
   return { keys, notes };
 }
@@ -59,14 +70,21 @@ export const importCallbacksCommand: Command = {
   summary: 'import callbacks saved as JSON lines (verified, idempotent, orphans kept)',
   usage: 'merchant-desk [--data-dir DIR] import-callbacks FILE [--json]',
   async run(args, ctx) {
-    const { values, positionals } = parseCommandArgs({ args, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseCommandArgs({
+      args,
+      options: { json: { type: 'boolean', default: false } },
+      allowPositionals: true,
+      strict: true,
+    });
     if (positionals.length !== 1) throw new UsageError('give exactly one FILE of JSON lines');
     const file = positionals[0]!;
     try {
       if (!fs.statSync(file).isFile()) throw new UsageError(`${file} is not a file`);
     } catch (e) {
       if (e instanceof UsageError) throw e;
-      throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+      throw new UsageError(
+        `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+      );
     }
     const db = openDataFolder(ctx.dataDir);
     try {
@@ -82,7 +100,8 @@ export const importCallbacksCommand: Command = {
         );
         for (const r of s.results) {
           if (r.result === 'malformed') ctx.io.stdout.write(`  malformed ${r.message}\n`);
-          else if (r.result === 'bad_signature') ctx.io.stdout.write(`  line ${r.line}: bad signature (${r.reference ?? 'no reference'}): ${r.reason}\n`);
+          else if (r.result === 'bad_signature')
+            ctx.io.stdout.write(`  line ${r.line}: bad signature (${r.reference ?? 'no reference'}): ${r.reason}\n`);
         }
       }
       return s.malformed + s.badSignatures > 0 ? 1 : 0;

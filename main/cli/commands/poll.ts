@@ -24,9 +24,14 @@ export const pollCommand: Command = {
       },
       strict: true,
     });
-    if (!values.once) throw new UsageError('pass --once (the app itself polls continuously; this command polls one time)');
+    if (!values.once)
+      throw new UsageError('pass --once (the app itself polls continuously; this command polls one time)');
     const kind: PollKind | undefined =
-      values.balances && !values.providers ? 'balances' : values.providers && !values.balances ? 'providers' : undefined;
+      values.balances && !values.providers
+        ? 'balances'
+        : values.providers && !values.balances
+          ? 'providers'
+          : undefined;
     const db = openDataFolder(ctx.dataDir);
     try {
       const settings = loadSettings(db);
@@ -43,7 +48,13 @@ export const pollCommand: Command = {
         ctx.io.stderr.write(`merchant-desk: ${conn.error.message}\n`);
         return 1;
       }
-      const poller = createPoller({ db, getClient: () => conn.client, clock: systemClock, intervals: settings.pollIntervals, logger });
+      const poller = createPoller({
+        db,
+        getClient: () => conn.client,
+        clock: systemClock,
+        intervals: settings.pollIntervals,
+        logger,
+      });
       const status = await poller.refresh(kind);
       let failed = false;
       const kinds: PollKind[] = kind ? [kind] : ['balances', 'providers'];

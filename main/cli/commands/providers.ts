@@ -10,7 +10,8 @@ import { formatTable, grouped, iso, parseCurrency, staleLine } from './balances.
 export const providersCommand: Command = {
   name: 'providers',
   summary: 'show the cached payment options (filter by currency, transaction type, method)',
-  usage: 'merchant-desk [--data-dir DIR] providers [--currency C] [--type COLLECTION] [--method CARD] [--active] [--json]',
+  usage:
+    'merchant-desk [--data-dir DIR] providers [--currency C] [--type COLLECTION] [--method CARD] [--active] [--json]',
   async run(args, ctx) {
     const { values } = parseCommandArgs({
       args,
@@ -28,7 +29,8 @@ export const providersCommand: Command = {
       ['--type', values.type],
       ['--method', values.method],
     ] as const) {
-      if (v !== undefined && !/^[A-Za-z_]{1,40}$/.test(v)) throw new UsageError(`${flag} must be a word such as ${flag === '--type' ? 'COLLECTION' : 'CARD'}, got "${v}"`);
+      if (v !== undefined && !/^[A-Za-z_]{1,40}$/.test(v))
+        throw new UsageError(`${flag} must be a word such as ${flag === '--type' ? 'COLLECTION' : 'CARD'}, got "${v}"`);
     }
     const db = openDataFolder(ctx.dataDir);
     try {
@@ -47,7 +49,9 @@ export const providersCommand: Command = {
         const out = {
           as_of: iso(r.asOf),
           stale: r.stale,
-          last_error: r.lastError ? { kind: r.lastError.kind, message: r.lastError.message, at: iso(r.lastError.at) } : null,
+          last_error: r.lastError
+            ? { kind: r.lastError.kind, message: r.lastError.message, at: iso(r.lastError.at) }
+            : null,
           payment_providers: r.rows.map((o) => ({
             provider_name: o.providerName,
             provider_code: o.providerCode,

@@ -5,7 +5,15 @@ import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
 import { systemClock } from '../../clock.js';
-import { getSummary, listExceptions, listOrphanCallbacks, reconcileAllInWorker, reconcileDue, KIND_LABELS, type ReconKind } from '../../reconcile/index.js';
+import {
+  getSummary,
+  listExceptions,
+  listOrphanCallbacks,
+  reconcileAllInWorker,
+  reconcileDue,
+  KIND_LABELS,
+  type ReconKind,
+} from '../../reconcile/index.js';
 import { formatTable, grouped } from './balances.js';
 
 export const reconcileCommand: Command = {
@@ -15,11 +23,16 @@ export const reconcileCommand: Command = {
   async run(args, ctx) {
     const { values } = parseCommandArgs({
       args,
-      options: { json: { type: 'boolean', default: false }, full: { type: 'boolean', default: false }, limit: { type: 'string' } },
+      options: {
+        json: { type: 'boolean', default: false },
+        full: { type: 'boolean', default: false },
+        limit: { type: 'string' },
+      },
       strict: true,
     });
     const limit = values.limit === undefined ? 50 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit must be a whole number from 1 to 1000, got "${values.limit}"`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new UsageError(`--limit must be a whole number from 1 to 1000, got "${values.limit}"`);
     const db = openDataFolder(ctx.dataDir);
     try {
       const settings = loadSettings(db);
@@ -48,7 +61,10 @@ export const reconcileCommand: Command = {
           JSON.stringify(
             {
               summary,
-              exceptions: exceptions.rows.map((r) => ({ ...r, amount: grouped(r.amountMinor, r.currency).replace(/,/g, '') })),
+              exceptions: exceptions.rows.map((r) => ({
+                ...r,
+                amount: grouped(r.amountMinor, r.currency).replace(/,/g, ''),
+              })),
               exceptions_total: exceptions.total,
               orphans: orphans.rows,
               orphans_total: orphans.total,
@@ -62,8 +78,17 @@ export const reconcileCommand: Command = {
       const out = ctx.io.stdout;
       out.write(`${summary.collections} collections reconciled at ${summary.computedAt}\n`);
       const outcomes = Object.entries(summary.byOutcome).filter(([, n]) => n > 0);
-      if (outcomes.length) out.write(formatTable(['OUTCOME', 'COLLECTIONS'], outcomes.map(([k, n]) => [k, String(n)]), [1]));
-      out.write(`\n${summary.openExceptions} open exception${summary.openExceptions === 1 ? '' : 's'}, ${summary.orphans.open} orphan callback${summary.orphans.open === 1 ? '' : 's'}`);
+      if (outcomes.length)
+        out.write(
+          formatTable(
+            ['OUTCOME', 'COLLECTIONS'],
+            outcomes.map(([k, n]) => [k, String(n)]),
+            [1],
+          ),
+        );
+      out.write(
+        `\n${summary.openExceptions} open exception${summary.openExceptions === 1 ? '' : 's'}, ${summary.orphans.open} orphan callback${summary.orphans.open === 1 ? '' : 's'}`,
+      );
       const kinds = Object.entries(summary.openByKind).filter(([, n]) => n > 0);
       out.write(kinds.length ? ` (${kinds.map(([k, n]) => `${k} ${n}`).join(', ')})\n` : '\n');
       if (exceptions.rows.length) {
@@ -83,8 +108,15 @@ export const reconcileCommand: Command = {
             [2],
           ),
         );
-        if (exceptions.total > exceptions.rows.length) out.write(`... and ${exceptions.total - exceptions.rows.length} more (--limit, or --json)\n`);
-        out.write('\nkinds: ' + [...new Set(exceptions.rows.flatMap((r) => r.openKinds))].map((k) => `${k} = ${KIND_LABELS[k as ReconKind]}`).join('; ') + '\n');
+        if (exceptions.total > exceptions.rows.length)
+          out.write(`... and ${exceptions.total - exceptions.rows.length} more (--limit, or --json)\n`);
+        out.write(
+          '\nkinds: ' +
+            [...new Set(exceptions.rows.flatMap((r) => r.openKinds))]
+              .map((k) => `${k} = ${KIND_LABELS[k as ReconKind]}`)
+              .join('; ') +
+            '\n',
+        );
       }
       if (orphans.rows.length) {
         out.write('\norphan callbacks (unknown reference):\n');

@@ -7,8 +7,7 @@ import { sandboxInfo, startSandbox } from '../../../sandbox/index.js';
 export const sandboxCommand: Command = {
   name: 'sandbox',
   summary: 'run the local payments sandbox (test cards, callbacks, /__sandbox controls)',
-  usage:
-    'merchant-desk sandbox [--port N] [--state-dir DIR] [--callback-url URL] [--host 127.0.0.1] [--time-scale N]',
+  usage: 'merchant-desk sandbox [--port N] [--state-dir DIR] [--callback-url URL] [--host 127.0.0.1] [--time-scale N]',
   async run(args, ctx) {
     const { values } = parseCommandArgs({
       args,
@@ -42,7 +41,9 @@ export const sandboxCommand: Command = {
 
     const sb = await startSandbox({ stateDir, port, host: values.host, callbackUrl, timeScale });
     ctx.io.stdout.write(JSON.stringify(sandboxInfo(sb)) + '\n');
-    ctx.io.stderr.write(`sandbox listening on ${sb.baseUrl} (state in ${stateDir}, pid ${process.pid}); Ctrl+C stops it\n`);
+    ctx.io.stderr.write(
+      `sandbox listening on ${sb.baseUrl} (state in ${stateDir}, pid ${process.pid}); Ctrl+C stops it\n`,
+    );
 
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       const on = (s: NodeJS.Signals) => {

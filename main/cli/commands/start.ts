@@ -75,12 +75,20 @@ export const startCommand: Command = {
       warn: (line) => io.stderr.write(line + '\n'),
     });
     launching.catch(() => {}); // awaited below; a failure is reported there
-    const [{ startChromiumShell }, { composeCore }] = await Promise.all([import('../../shell/chromium.js'), import('../../app/core.js')]);
+    const [{ startChromiumShell }, { composeCore }] = await Promise.all([
+      import('../../shell/chromium.js'),
+      import('../../app/core.js'),
+    ]);
     // The payment window lives in the browser, which the shell takes over once the core exists.
     let shell: Awaited<ReturnType<typeof startChromiumShell>> | undefined;
     let core;
     try {
-      core = await composeCore({ dataDir, shell: 'chromium', background: true, paymentWindow: () => shell?.paymentWindow() ?? null });
+      core = await composeCore({
+        dataDir,
+        shell: 'chromium',
+        background: true,
+        paymentWindow: () => shell?.paymentWindow() ?? null,
+      });
     } catch (e) {
       await launching.then((l) => l.close()).catch(() => {});
       throw e;

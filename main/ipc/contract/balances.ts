@@ -48,9 +48,10 @@ export interface BalancePointView {
 }
 
 export const balancesChannels = {
-  'balances.latest': channel<z.ZodObject<{ currency: z.ZodOptional<typeof currency> }>, CacheMeta & { rows: WalletBalanceView[] }>(
-    z.object({ currency: currency.optional() }),
-  ),
+  'balances.latest': channel<
+    z.ZodObject<{ currency: z.ZodOptional<typeof currency> }>,
+    CacheMeta & { rows: WalletBalanceView[] }
+  >(z.object({ currency: currency.optional() })),
   /** History of one currency over [from, to] (default: the last 7 days). */
   'balances.history': channel<
     z.ZodObject<{ currency: typeof currency; from: z.ZodOptional<z.ZodNumber>; to: z.ZodOptional<z.ZodNumber> }>,

@@ -23,30 +23,53 @@ const ms = z.number().int().nonnegative();
 
 export const collectionsListRequest = z.object({
   status: z.union([z.enum(STATUSES), z.array(z.enum(STATUSES)).max(7)]).optional(),
-  currency: z.string().trim().toUpperCase().regex(/^[A-Z]{3}$/, 'currency must be a 3-letter code').optional(),
+  currency: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{3}$/, 'currency must be a 3-letter code')
+    .optional(),
   from: ms.optional(),
   to: ms.optional(),
   text: z.string().trim().max(100).optional(),
   flagged: z.boolean().optional(),
-  sort: z.object({ column: z.enum(SORTABLE), dir: z.enum(['asc', 'desc']) }).default({ column: 'created_at', dir: 'desc' }),
+  sort: z
+    .object({ column: z.enum(SORTABLE), dir: z.enum(['asc', 'desc']) })
+    .default({ column: 'created_at', dir: 'desc' }),
   offset: z.number().int().min(0).default(0),
   limit: z.number().int().min(1).max(1000).default(100),
 });
 
 export const collectionsGetRequest = z
   .object({ id: z.number().int().positive().optional(), reference: z.string().trim().min(1).max(100).optional() })
-  .refine((r) => r.id !== undefined || r.reference !== undefined, { message: 'give id or reference', path: ['reference'] });
+  .refine((r) => r.id !== undefined || r.reference !== undefined, {
+    message: 'give id or reference',
+    path: ['reference'],
+  });
 
 const resendRequest = z.object({ reference: z.string().trim().min(8).max(100), card: cardFormSchema.shape.card });
-const pageRequest = z.object({ offset: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(100) });
+const pageRequest = z.object({
+  offset: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(1000).default(100),
+});
 /**
  * Which callbacks file: `name`, a file in <data folder>/imports; `content`, the text of a file the person
  * picked in the window; neither, the shell's open dialog (Electron). Never a path.
  */
 const importRequest = z
-  .object({ name: plainFileName.optional(), content: z.string().max(64 * 1024 * 1024).optional(), path: noPath })
+  .object({
+    name: plainFileName.optional(),
+    content: z
+      .string()
+      .max(64 * 1024 * 1024)
+      .optional(),
+    path: noPath,
+  })
   .strict()
-  .refine((r) => r.name === undefined || r.content === undefined, { message: 'give either name or content', path: ['name'] });
+  .refine((r) => r.name === undefined || r.content === undefined, {
+    message: 'give either name or content',
+    path: ['name'],
+  });
 
 export interface ImportFolder {
   /** True when the shell has an open dialog (Electron). */
@@ -67,10 +90,17 @@ export const collectionsChannels = {
   'payments.cancelRepeat': channel<typeof token, null>(token),
   /** Re-send an UNKNOWN payment with the SAME reference; the agent types the same card again. */
   'payments.resend': channel<typeof resendRequest, ChargeResponse>(resendRequest),
-  'collections.list': channel<typeof collectionsListRequest, { rows: CollectionRow[]; total: number }>(collectionsListRequest),
-  'collections.get': channel<typeof collectionsGetRequest, { collection: CollectionRow; events: EventRow[] }>(collectionsGetRequest),
+  'collections.list': channel<typeof collectionsListRequest, { rows: CollectionRow[]; total: number }>(
+    collectionsListRequest,
+  ),
+  'collections.get': channel<typeof collectionsGetRequest, { collection: CollectionRow; events: EventRow[] }>(
+    collectionsGetRequest,
+  ),
   /** Callbacks for references this desk does not know, kept for review. */
-  'collections.orphans': channel<typeof pageRequest, { rows: (EventRow & { merchantReference: string })[]; total: number }>(pageRequest),
+  'collections.orphans': channel<
+    typeof pageRequest,
+    { rows: (EventRow & { merchantReference: string })[]; total: number }
+  >(pageRequest),
   /** The imports folder and the files in it (newest first), and whether an open dialog is available. */
   'callbacks.importFolder': channel<typeof noRequest, ImportFolder>(noRequest),
   /**

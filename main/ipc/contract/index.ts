@@ -22,7 +22,14 @@ export const channels = {
 } as const;
 
 /** Push events from main to the renderer: name -> payload type. */
-export type DeskEvents = appEvents & balancesEvents & optionsEvents & settingsEvents & collectionsEvents & reconcileEvents & reportsEvents & lockEvents;
+export type DeskEvents = appEvents &
+  balancesEvents &
+  optionsEvents &
+  settingsEvents &
+  collectionsEvents &
+  reconcileEvents &
+  reportsEvents &
+  lockEvents;
 
 export type Channels = typeof channels;
 export type ChannelName = keyof Channels;
@@ -35,7 +42,10 @@ export type DeskEventName = keyof DeskEvents;
 
 /** The object the preload (Electron) or the init script (Chromium shell) installs as window.desk. */
 export interface DeskApi {
-  invoke<K extends ChannelName>(channel: K, request: RequestOf<K>): Promise<import('./define.js').IpcResult<ResponseOf<K>>>;
+  invoke<K extends ChannelName>(
+    channel: K,
+    request: RequestOf<K>,
+  ): Promise<import('./define.js').IpcResult<ResponseOf<K>>>;
   /** Subscribe to a push event; returns an unsubscribe function. */
   on<E extends DeskEventName>(event: E, listener: (payload: DeskEvents[E]) => void): () => void;
 }

@@ -14,7 +14,12 @@ const optText = z.string().trim().max(40).optional();
 
 export const optionsChannels = {
   'options.list': channel<
-    z.ZodObject<{ currency: typeof optText; transactionType: typeof optText; method: typeof optText; active: z.ZodOptional<z.ZodBoolean> }>,
+    z.ZodObject<{
+      currency: typeof optText;
+      transactionType: typeof optText;
+      method: typeof optText;
+      active: z.ZodOptional<z.ZodBoolean>;
+    }>,
     CacheMeta & {
       rows: PaymentOptionView[];
       /** Every value present in the cache, for the filter menus. */

@@ -25,7 +25,15 @@ const page = {
 
 export const reconcileExceptionsRequest = z.object({
   kind: z
-    .enum(['currency_mismatch', 'amount_mismatch', 'bad_signature', 'redirect_callback_disagree', 'final_status_changed', 'unknown_outcome', 'stale_pending'])
+    .enum([
+      'currency_mismatch',
+      'amount_mismatch',
+      'bad_signature',
+      'redirect_callback_disagree',
+      'final_status_changed',
+      'unknown_outcome',
+      'stale_pending',
+    ])
     .optional(),
   currency: z
     .string()
@@ -84,9 +92,10 @@ const orphansRequest = z.object({ includeResolved: z.boolean().optional(), ...pa
 export const reconcileChannels = {
   /** Brings results up to date (cheap) and counts: by outcome, open exceptions by kind, orphans. */
   'reconcile.summary': channel<typeof noRequest, ReconcileSummary>(noRequest),
-  'reconcile.exceptions': channel<typeof reconcileExceptionsRequest, { rows: ExceptionRow[]; total: number; countsByKind: Record<string, number> }>(
-    reconcileExceptionsRequest,
-  ),
+  'reconcile.exceptions': channel<
+    typeof reconcileExceptionsRequest,
+    { rows: ExceptionRow[]; total: number; countsByKind: Record<string, number> }
+  >(reconcileExceptionsRequest),
   /** The merchant's currencies (of its collections and wallets), for the queue's Currency filter. */
   'reconcile.currencies': channel<typeof noRequest, string[]>(noRequest),
   /** Callbacks for references we do not know. */
@@ -94,14 +103,18 @@ export const reconcileChannels = {
   'reconcile.detail': channel<typeof byId, ExceptionDetail>(byId),
   /** Appends a 'resolution' event (source manual) by the operator in Settings; never rewrites history. */
   'reconcile.resolve': channel<typeof reconcileResolveRequest, { eventId: number }>(reconcileResolveRequest),
-  'reconcile.audit': channel<typeof reconcileAuditRequest, { rows: AuditEvent[]; total: number }>(reconcileAuditRequest),
+  'reconcile.audit': channel<typeof reconcileAuditRequest, { rows: AuditEvent[]; total: number }>(
+    reconcileAuditRequest,
+  ),
   /**
    * Full recompute of every collection, on a worker thread (the window stays responsive on a million rows);
    * progress as 'reconcile.progress' events. One run at a time: a second answers error kind 'conflict'.
    * Cancelled (reconcile.cancelRun, the window going away, the app closing) -> error kind 'cancelled';
    * batches already finished are kept.
    */
-  'reconcile.run': channel<typeof reconcileRunRequest, { collections: number; exceptions: number }>(reconcileRunRequest),
+  'reconcile.run': channel<typeof reconcileRunRequest, { collections: number; exceptions: number }>(
+    reconcileRunRequest,
+  ),
   'reconcile.cancelRun': channel<typeof reconcileRunRequest, { cancelled: boolean }>(reconcileRunRequest),
   'reconcile.balanceMovement': channel<typeof reconcileMovementRequest, MovementResult>(reconcileMovementRequest),
   /** Refused callback deliveries (bad signature, too large, rate limited...), counted per hour and source; newest first. */

@@ -32,7 +32,8 @@ function listImportFiles(dir: string): { name: string; bytes: number; modifiedAt
 
 /** The file `name` of the imports folder: a plain name (checked again here), a regular file, not a link out. */
 function importFileIn(dir: string, name: string): string {
-  if (!isPlainFileName(name)) throw new PaymentError('validation', 'must be the name of a file in the imports folder', 'name');
+  if (!isPlainFileName(name))
+    throw new PaymentError('validation', 'must be the name of a file in the imports folder', 'name');
   const file = path.join(dir, name);
   const st = fs.lstatSync(file, { throwIfNoEntry: false });
   if (!st?.isFile()) throw new PaymentError('validation', `${name} is not a file in ${dir}`, 'name');
@@ -54,15 +55,27 @@ export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsC
     'collections.list': (q) => listCollections(core.db, q),
     'collections.get': (q) => {
       const got = getCollection(core.db, q.id ?? q.reference!);
-      if (!got) throw new PaymentError('not_found', `No payment ${q.id !== undefined ? `#${q.id}` : q.reference}.`, q.id !== undefined ? 'id' : 'reference');
+      if (!got)
+        throw new PaymentError(
+          'not_found',
+          `No payment ${q.id !== undefined ? `#${q.id}` : q.reference}.`,
+          q.id !== undefined ? 'id' : 'reference',
+        );
       return got;
     },
     'collections.orphans': (q) => listOrphans(core.db, q),
-    'callbacks.importFolder': () => ({ canChoose: Boolean(core.chooseOpenPath), folder: importsDir(core), files: listImportFiles(importsDir(core)) }),
+    'callbacks.importFolder': () => ({
+      canChoose: Boolean(core.chooseOpenPath),
+      folder: importsDir(core),
+      files: listImportFiles(importsDir(core)),
+    }),
     'callbacks.import': async (r, ctx) => {
       const k = core.verificationKeys();
       if (!k.signingKey && !k.servicePublicKey) {
-        throw new PaymentError('not_configured', 'Neither the signing key nor the service public key is set, so no callback could be verified. Set them in Settings.');
+        throw new PaymentError(
+          'not_configured',
+          'Neither the signing key nor the service public key is set, so no callback could be verified. Set them in Settings.',
+        );
       }
       // Which file: one of the imports folder by plain name, or the shell's open dialog; never a path
       // from the renderer (the contract refuses one).
@@ -70,12 +83,19 @@ export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsC
       if (r.name !== undefined) {
         file = importFileIn(importsDir(core), r.name);
       } else if (r.content === undefined) {
-        if (!core.chooseOpenPath) throw new PaymentError('validation', `choose a file saved in ${importsDir(core)}`, 'name');
-        file = await core.chooseOpenPath({ title: 'Import callbacks', filters: [{ name: 'JSON lines', extensions: ['jsonl', 'ndjson', 'json', 'txt'] }] });
+        if (!core.chooseOpenPath)
+          throw new PaymentError('validation', `choose a file saved in ${importsDir(core)}`, 'name');
+        file = await core.chooseOpenPath({
+          title: 'Import callbacks',
+          filters: [{ name: 'JSON lines', extensions: ['jsonl', 'ndjson', 'json', 'txt'] }],
+        });
         if (file === null) return { chosen: null };
       }
       const opts = { keys: k, clock: core.clock, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-      const summary = file !== null ? await importCallbacksJsonl(core.db, file, opts) : await importCallbacksText(core.db, r.content ?? '', opts);
+      const summary =
+        file !== null
+          ? await importCallbacksJsonl(core.db, file, opts)
+          : await importCallbacksText(core.db, r.content ?? '', opts);
       core.events.emit('callbacks.ingested', { result: 'import', reference: null });
       return summary;
     },

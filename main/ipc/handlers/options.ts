@@ -42,6 +42,11 @@ export const optionsHandlers = (core: Core): HandlersFor<typeof optionsChannels>
   'options.refresh': async () => {
     await core.poller?.refresh('providers');
     const s = core.settings();
-    return cacheState(core.db, 'providers', core.clock.now(), Math.max(s.staleAfterMs, s.pollIntervals.providersMs * 2));
+    return cacheState(
+      core.db,
+      'providers',
+      core.clock.now(),
+      Math.max(s.staleAfterMs, s.pollIntervals.providersMs * 2),
+    );
   },
 });

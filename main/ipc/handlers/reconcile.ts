@@ -28,16 +28,27 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
     'reconcile.detail': ({ collectionId }) => getDetail(core.db, collectionId, opts()),
     'reconcile.resolve': ({ collectionId, orphanEventId, note }) => {
       const actor = core.settings().operatorName.trim();
-      if (!actor) throw new ReconcileError('validation', 'set the operator name in Settings first: a resolution records who made it', 'operator');
+      if (!actor)
+        throw new ReconcileError(
+          'validation',
+          'set the operator name in Settings first: a resolution records who made it',
+          'operator',
+        );
       return resolveException(
         core.db,
-        { ...(collectionId !== undefined ? { collectionId } : {}), ...(orphanEventId !== undefined ? { orphanEventId } : {}), note, actor },
+        {
+          ...(collectionId !== undefined ? { collectionId } : {}),
+          ...(orphanEventId !== undefined ? { orphanEventId } : {}),
+          note,
+          actor,
+        },
         opts(),
       );
     },
     'reconcile.audit': (q) => listAudit(core.db, q),
     'reconcile.run': async ({ runId }, ctx) => {
-      if (run) throw new ReconcileError('conflict', 'a full reconciliation is already running; wait for it or cancel it');
+      if (run)
+        throw new ReconcileError('conflict', 'a full reconciliation is already running; wait for it or cancel it');
       const ac = new AbortController();
       run = { runId, ac };
       const onGone = () => ac.abort();

@@ -4,7 +4,15 @@ import { formatDateTime, relativeTime } from './format.js';
 export { relativeTime } from './format.js';
 
 /** "last updated 2 min ago" with the exact time on hover; "never" when there is no time. */
-export function AsOf({ at, stale, prefix = 'last updated' }: { at: number | null | undefined; stale?: boolean; prefix?: string }) {
+export function AsOf({
+  at,
+  stale,
+  prefix = 'last updated',
+}: {
+  at: number | null | undefined;
+  stale?: boolean;
+  prefix?: string;
+}) {
   const now = useNow();
   if (!at) return <span className="as-of">{prefix} never</span>;
   const iso = new Date(at).toISOString();

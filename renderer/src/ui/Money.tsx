@@ -7,7 +7,17 @@ export { groupDigits } from './format.js';
  * An amount in integer minor units, shown with the currency's decimals (no float maths). `code={false}`
  * leaves out the currency code where a column or heading already says it.
  */
-export function Money({ minor, currency, className, code = true }: { minor: number | null | undefined; currency: string; className?: string; code?: boolean }) {
+export function Money({
+  minor,
+  currency,
+  className,
+  code = true,
+}: {
+  minor: number | null | undefined;
+  currency: string;
+  className?: string;
+  code?: boolean;
+}) {
   if (minor === null || minor === undefined) return <span className={className}>—</span>;
   let text: string;
   try {

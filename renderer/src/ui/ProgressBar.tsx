@@ -1,5 +1,15 @@
 /** Progress of long work (exports, reconciliation); `value` of `max`, or indeterminate when max is unknown. */
-export function ProgressBar({ label, value, max, onCancel }: { label: string; value: number; max?: number; onCancel?: () => void }) {
+export function ProgressBar({
+  label,
+  value,
+  max,
+  onCancel,
+}: {
+  label: string;
+  value: number;
+  max?: number;
+  onCancel?: () => void;
+}) {
   const pct = max ? Math.min(100, Math.round((value / max) * 100)) : undefined;
   return (
     <div className="progress">
@@ -12,7 +22,10 @@ export function ProgressBar({ label, value, max, onCancel }: { label: string; va
         aria-valuetext={max ? `${pct}%` : `${value}`}
         className="progress-track"
       >
-        <div className={pct === undefined ? 'progress-fill indeterminate' : 'progress-fill'} style={pct === undefined ? undefined : { width: `${pct}%` }} />
+        <div
+          className={pct === undefined ? 'progress-fill indeterminate' : 'progress-fill'}
+          style={pct === undefined ? undefined : { width: `${pct}%` }}
+        />
       </div>
       <span className="progress-text">
         {label}: {max ? `${value.toLocaleString()} of ${max.toLocaleString()} (${pct}%)` : value.toLocaleString()}

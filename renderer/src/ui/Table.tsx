@@ -142,7 +142,10 @@ export function Table<T>(props: TableProps<T>) {
                     tabIndex={props.onRowClick ? 0 : undefined}
                   >
                     {row.getVisibleCells().map((cell) => (
-                      <td key={cell.id} className={(cell.column.columnDef.meta as { className?: string } | undefined)?.className}>
+                      <td
+                        key={cell.id}
+                        className={(cell.column.columnDef.meta as { className?: string } | undefined)?.className}
+                      >
                         {flexRender(cell.column.columnDef.cell, cell.getContext())}
                       </td>
                     ))}

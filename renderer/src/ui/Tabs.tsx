@@ -64,7 +64,12 @@ export function Tabs({
           </button>
         ))}
       </div>
-      <div role="tabpanel" id={`${base}-panel`} aria-labelledby={`${base}-tab-${tabs[index]?.id ?? ''}`} className="tabpanel">
+      <div
+        role="tabpanel"
+        id={`${base}-panel`}
+        aria-labelledby={`${base}-tab-${tabs[index]?.id ?? ''}`}
+        className="tabpanel"
+      >
         {children}
       </div>
     </div>

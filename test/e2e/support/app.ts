@@ -50,12 +50,26 @@ function newestMtime(dir: string): number {
 export function ensureRendererBuilt(): void {
   if (built) return;
   const index = path.join(ROOT, 'dist/renderer/index.html');
-  const src = Math.max(newestMtime(path.join(ROOT, 'renderer/src')), fs.statSync(path.join(ROOT, 'renderer/index.html')).mtimeMs);
+  const src = Math.max(
+    newestMtime(path.join(ROOT, 'renderer/src')),
+    fs.statSync(path.join(ROOT, 'renderer/index.html')).mtimeMs,
+  );
   if (!fs.existsSync(index) || fs.statSync(index).mtimeMs < src) {
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'renderer/vite.config.ts', '--logLevel', 'warn'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules/vite/bin/vite.js'),
+        'build',
+        '--config',
+        'renderer/vite.config.ts',
+        '--logLevel',
+        'warn',
+      ],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
     if (r.status !== 0) throw new Error(`renderer build failed:\n${r.stdout}\n${r.stderr}`);
   }
   built = true;
@@ -77,7 +91,9 @@ export function newDataDir(): string {
 }
 
 /** Starts `merchant-desk --data-dir DIR start --headless --cdp-port N` from the TypeScript sources. */
-export async function startApp(opts: { dataDir?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunningApp> {
+export async function startApp(
+  opts: { dataDir?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<RunningApp> {
   ensureRendererBuilt();
   const dataDir = opts.dataDir ?? newDataDir();
   const port = await freePort();
@@ -90,7 +106,10 @@ export async function startApp(opts: { dataDir?: string; env?: NodeJS.ProcessEnv
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const ready = await new Promise<ReadyLine>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the app did not start within ${opts.timeoutMs ?? 60_000} ms:\n${err}`)), opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the app did not start within ${opts.timeoutMs ?? 60_000} ms:\n${err}`)),
+      opts.timeoutMs ?? 60_000,
+    );
     const rl = readline.createInterface({ input: child.stdout! });
     rl.on('line', (line) => {
       try {

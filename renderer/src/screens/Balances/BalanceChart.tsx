@@ -39,7 +39,8 @@ export function BalanceChart({ currency }: { currency: string }) {
               <span className="swatch" style={{ background: color }} aria-hidden="true" />
               {walletLabel(w)}
               <span className="chart-stats">
-                now <strong>{displayMinor(now, currency)}</strong> · change <strong>{signedChange(now - firstValue, currency)}</strong> · low{' '}
+                now <strong>{displayMinor(now, currency)}</strong> · change{' '}
+                <strong>{signedChange(now - firstValue, currency)}</strong> · low{' '}
                 {groupDigits(formatMinor(lo, currency))} · high {groupDigits(formatMinor(hi, currency))}
               </span>
             </h3>
@@ -53,7 +54,9 @@ export function BalanceChart({ currency }: { currency: string }) {
                   domain={[start, end]}
                   ticks={xTicks}
                   tick={{ fill: '#4a5261', fontSize: 12 }}
-                  tickFormatter={(v: number) => `${new Date(v).toLocaleDateString(undefined, { weekday: 'short' })} ${new Date(v).getDate()}`}
+                  tickFormatter={(v: number) =>
+                    `${new Date(v).toLocaleDateString(undefined, { weekday: 'short' })} ${new Date(v).getDate()}`
+                  }
                 />
                 <YAxis
                   width={96}
@@ -68,7 +71,15 @@ export function BalanceChart({ currency }: { currency: string }) {
                   labelFormatter={(v) => dateTime(Number(v))}
                   formatter={(v) => (Number.isSafeInteger(Number(v)) ? displayMinor(Number(v), currency) : String(v))}
                 />
-                <Line type="stepAfter" dataKey={w} name={walletLabel(w)} stroke={color} strokeWidth={2} dot={rows.length <= 2 ? { r: 3, fill: color } : false} isAnimationActive={false} />
+                <Line
+                  type="stepAfter"
+                  dataKey={w}
+                  name={walletLabel(w)}
+                  stroke={color}
+                  strokeWidth={2}
+                  dot={rows.length <= 2 ? { r: 3, fill: color } : false}
+                  isAnimationActive={false}
+                />
               </LineChart>
             </ResponsiveContainer>
           </div>

@@ -117,7 +117,11 @@ function useStartingMessage(): string | null {
 function CurrencyCard({ currency, rows, stale }: { currency: string; rows: WalletBalanceView[]; stale: boolean }) {
   const inconsistent = rows.filter((r) => !r.consistent);
   return (
-    <section className={stale ? 'panel stale-panel' : 'panel'} aria-label={`${currency} balances`} data-testid={`balances-${currency}`}>
+    <section
+      className={stale ? 'panel stale-panel' : 'panel'}
+      aria-label={`${currency} balances`}
+      data-testid={`balances-${currency}`}
+    >
       <h2>
         {currency} {stale && <span className="badge warn">stale</span>}
       </h2>
@@ -127,7 +131,13 @@ function CurrencyCard({ currency, rows, stale }: { currency: string; rows: Walle
             <strong>Does not add up:</strong> {walletLabel(r.walletType)} actual{' '}
             <Money minor={r.actualMinor} currency={currency} code={false} /> is not available + uncleared + reserve (
             <Money minor={r.availableMinor + r.unclearedMinor + r.reserveMinor} currency={currency} code={false} />
-            ), a difference of <Money minor={r.actualMinor - (r.availableMinor + r.unclearedMinor + r.reserveMinor)} currency={currency} code={false} />.
+            ), a difference of{' '}
+            <Money
+              minor={r.actualMinor - (r.availableMinor + r.unclearedMinor + r.reserveMinor)}
+              currency={currency}
+              code={false}
+            />
+            .
           </span>
         </div>
       ))}

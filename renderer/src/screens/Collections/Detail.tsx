@@ -31,7 +31,8 @@ const SIGNATURE: Record<string, { text: string; tone: string }> = {
 };
 
 const FLAG_HELP: Record<string, string> = {
-  final_status_changed: 'The service changed a final status after reporting it (allow_final_status_change). Both reports are in the timeline.',
+  final_status_changed:
+    'The service changed a final status after reporting it (allow_final_status_change). Both reports are in the timeline.',
   amount_mismatch: 'A callback reported a different amount than the one charged.',
   currency_mismatch: 'A callback reported a different currency than the one charged.',
   bad_signature: 'A redirect or callback arrived whose signature did not verify; it did not change the status.',
@@ -57,7 +58,13 @@ function TimelineItem({ e }: { e: EventRow }) {
         <details>
           <summary>{e.source === 'callback' || e.source === 'import' ? 'Raw callback payload' : 'Raw payload'}</summary>
           {/* Exactly as received: it is evidence, so it is never parsed and re-serialised. */}
-          <pre className="payload mono" data-testid="raw-payload" tabIndex={0} role="region" aria-label="Payload as received">
+          <pre
+            className="payload mono"
+            data-testid="raw-payload"
+            tabIndex={0}
+            role="region"
+            aria-label="Payload as received"
+          >
             {e.payload}
           </pre>
         </details>
@@ -134,7 +141,9 @@ export function CollectionDetail({ id, onBack }: { id: number; onBack: () => voi
                 {c.flags.map((f) => (
                   <li key={f}>
                     <strong>{flagLabel(f)}:</strong> {FLAG_HELP[f] ?? ''}
-                    {f === 'final_status_changed' && c.finalChanges > 0 ? ` (${c.finalChanges} change${c.finalChanges > 1 ? 's' : ''})` : ''}
+                    {f === 'final_status_changed' && c.finalChanges > 0
+                      ? ` (${c.finalChanges} change${c.finalChanges > 1 ? 's' : ''})`
+                      : ''}
                   </li>
                 ))}
               </ul>

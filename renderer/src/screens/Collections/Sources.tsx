@@ -5,7 +5,9 @@ import { statusLabel } from '../../ui/status.js';
 export function sourcesText(c: CollectionRow): string {
   const s = c.sources;
   const parts = [
-    s.redirect ? `redirect ${statusLabel(s.redirect)}${s.redirectSignature && s.redirectSignature !== 'verified' ? ` (signature ${s.redirectSignature})` : ''}` : 'no redirect',
+    s.redirect
+      ? `redirect ${statusLabel(s.redirect)}${s.redirectSignature && s.redirectSignature !== 'verified' ? ` (signature ${s.redirectSignature})` : ''}`
+      : 'no redirect',
     s.callback ? `callback ${statusLabel(s.callback)}` : 'no callback',
   ];
   return parts.join(', ');

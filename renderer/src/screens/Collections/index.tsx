@@ -37,7 +37,12 @@ function dayStart(date: string, days = 0): number | undefined {
 }
 
 const columns: ColumnDef<CollectionRow>[] = [
-  { id: 'reference', header: 'Reference', accessorFn: (c) => c.merchantReference, cell: ({ row: { original: c } }) => <span className="mono">{c.merchantReference}</span> },
+  {
+    id: 'reference',
+    header: 'Reference',
+    accessorFn: (c) => c.merchantReference,
+    cell: ({ row: { original: c } }) => <span className="mono">{c.merchantReference}</span>,
+  },
   {
     id: 'created_at',
     header: 'Created',
@@ -55,9 +60,24 @@ const columns: ColumnDef<CollectionRow>[] = [
     cell: ({ row: { original: c } }) => <Money minor={c.amountMinor} currency={c.currency} code={false} />,
   },
   { id: 'currency', header: 'Currency', accessorFn: (c) => c.currency },
-  { id: 'customer', header: 'Customer', accessorFn: (c) => c.customerName ?? '', cell: ({ row: { original: c } }) => c.customerName ?? <span className="as-of">—</span> },
-  { id: 'status', header: 'Status', accessorFn: (c) => c.status, cell: ({ row: { original: c } }) => <StatusBadge status={c.status} /> },
-  { id: 'sources', header: 'Sources agree', enableSorting: false, cell: ({ row: { original: c } }) => <SourcesAgree c={c} /> },
+  {
+    id: 'customer',
+    header: 'Customer',
+    accessorFn: (c) => c.customerName ?? '',
+    cell: ({ row: { original: c } }) => c.customerName ?? <span className="as-of">—</span>,
+  },
+  {
+    id: 'status',
+    header: 'Status',
+    accessorFn: (c) => c.status,
+    cell: ({ row: { original: c } }) => <StatusBadge status={c.status} />,
+  },
+  {
+    id: 'sources',
+    header: 'Sources agree',
+    enableSorting: false,
+    cell: ({ row: { original: c } }) => <SourcesAgree c={c} />,
+  },
   { id: 'flags', header: 'Flags', enableSorting: false, cell: ({ row: { original: c } }) => <Flags flags={c.flags} /> },
 ];
 
@@ -74,7 +94,8 @@ export function CollectionsScreen() {
     return () => clearTimeout(t);
   }, [text]);
 
-  const dateError = filters.from && filters.to && filters.to < filters.from ? 'the "to" date is before the "from" date' : undefined;
+  const dateError =
+    filters.from && filters.to && filters.to < filters.from ? 'the "to" date is before the "from" date' : undefined;
   const request = useMemo(() => {
     const s = sorting[0];
     const column = (SORTABLE as readonly string[]).includes(s?.id ?? '') ? (s!.id as Sortable) : 'created_at';
@@ -111,7 +132,10 @@ export function CollectionsScreen() {
         <form className="filters panel" aria-label="Filter collections" onSubmit={(e) => e.preventDefault()}>
           <label>
             Status
-            <select value={filters.status} onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as Filters['status'] }))}>
+            <select
+              value={filters.status}
+              onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as Filters['status'] }))}
+            >
               <option value="">Any</option>
               {STATUS_CODES.map((s) => (
                 <option key={s} value={s}>
@@ -133,7 +157,11 @@ export function CollectionsScreen() {
           </label>
           <label>
             From
-            <input type="date" value={filters.from} onChange={(e) => setFilters((f) => ({ ...f, from: e.target.value }))} />
+            <input
+              type="date"
+              value={filters.from}
+              onChange={(e) => setFilters((f) => ({ ...f, from: e.target.value }))}
+            />
           </label>
           <label>
             To
@@ -147,11 +175,21 @@ export function CollectionsScreen() {
           </label>
           <label>
             Search
-            <input type="search" value={text} placeholder="Reference or customer" onChange={(e) => setText(e.target.value)} />
+            <input
+              type="search"
+              value={text}
+              placeholder="Reference or customer"
+              onChange={(e) => setText(e.target.value)}
+            />
           </label>
           <label className="check">
             <span>
-              <input type="checkbox" checked={filters.flagged} onChange={(e) => setFilters((f) => ({ ...f, flagged: e.target.checked }))} /> Flagged only
+              <input
+                type="checkbox"
+                checked={filters.flagged}
+                onChange={(e) => setFilters((f) => ({ ...f, flagged: e.target.checked }))}
+              />{' '}
+              Flagged only
             </span>
           </label>
           {filtered && (
@@ -177,10 +215,16 @@ export function CollectionsScreen() {
             : `${pages.total.toLocaleString()} ${pages.total === 1 ? 'collection' : 'collections'}${filtered ? ' match' : ''}${
                 pages.rows.length < pages.total ? ` (${pages.rows.length.toLocaleString()} loaded)` : ''
               }`}
-          {sorting[0]?.id === 'amount' && !filters.currency && <span data-testid="amount-sort-note"> · sorted by currency, then amount</span>}
+          {sorting[0]?.id === 'amount' && !filters.currency && (
+            <span data-testid="amount-sort-note"> · sorted by currency, then amount</span>
+          )}
           {pages.busy && <span className="as-of"> · loading…</span>}
         </p>
-        <ErrorBanner error={pages.error} title="Could not read the collections" action={<button onClick={pages.refresh}>Retry</button>} />
+        <ErrorBanner
+          error={pages.error}
+          title="Could not read the collections"
+          action={<button onClick={pages.refresh}>Retry</button>}
+        />
         {pages.total === undefined && pages.busy ? (
           <Loading what="collections" />
         ) : (
@@ -195,7 +239,9 @@ export function CollectionsScreen() {
             height={560}
             onRowClick={(c) => setSelected(c.id)}
             onNearEnd={pages.more}
-            empty={filtered ? 'No collection matches these filters.' : 'No collections yet. Take a payment to see it here.'}
+            empty={
+              filtered ? 'No collection matches these filters.' : 'No collections yet. Take a payment to see it here.'
+            }
           />
         )}
       </div>

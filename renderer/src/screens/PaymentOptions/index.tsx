@@ -29,7 +29,10 @@ function DailyUse({ o }: { o: PaymentOptionView }) {
         <Money minor={o.collectedTodayMinor} currency={o.currency} code={false} /> ({pct}%)
       </span>
       <div className="meter-track" aria-hidden="true">
-        <div className={pct >= 100 ? 'meter-fill full' : pct >= 80 ? 'meter-fill high' : 'meter-fill'} style={{ width: `${pct}%` }} />
+        <div
+          className={pct >= 100 ? 'meter-fill full' : pct >= 80 ? 'meter-fill high' : 'meter-fill'}
+          style={{ width: `${pct}%` }}
+        />
       </div>
     </div>
   );
@@ -41,9 +44,7 @@ const columns: ColumnDef<PaymentOptionView>[] = [
     header: 'Payment option',
     accessorFn: (o) => o.providerName,
     meta: { className: 'wrap name' },
-    cell: ({ row: { original: o } }) => (
-      <span title={o.providerCode}>{o.providerName}</span>
-    ),
+    cell: ({ row: { original: o } }) => <span title={o.providerCode}>{o.providerName}</span>,
   },
   { id: 'method', header: 'Method', accessorFn: (o) => methodLabel(o.transactionMethod) },
   { id: 'type', header: 'Type', accessorFn: (o) => o.transactionType },
@@ -69,12 +70,19 @@ const columns: ColumnDef<PaymentOptionView>[] = [
     meta: { className: 'num' },
     cell: ({ row: { original: o } }) => <Money minor={o.maxDailyMinor} currency={o.currency} code={false} />,
   },
-  { id: 'today', header: 'Collected today', meta: { className: 'wrap' }, enableSorting: false, cell: ({ row: { original: o } }) => <DailyUse o={o} /> },
+  {
+    id: 'today',
+    header: 'Collected today',
+    meta: { className: 'wrap' },
+    enableSorting: false,
+    cell: ({ row: { original: o } }) => <DailyUse o={o} />,
+  },
   {
     id: 'active',
     header: 'Active',
     accessorFn: (o) => (o.isActive ? 1 : 0),
-    cell: ({ row: { original: o } }) => (o.isActive ? <span className="badge ok">Active</span> : <span className="badge off">Inactive</span>),
+    cell: ({ row: { original: o } }) =>
+      o.isActive ? <span className="badge ok">Active</span> : <span className="badge off">Inactive</span>,
   },
   {
     id: 'prefixes',
@@ -120,11 +128,7 @@ export function PaymentOptionsScreen() {
       actions={
         <>
           {data && <AsOf at={data.asOf} stale={data.stale} prefix="As of" />}
-          <button
-            type="button"
-            disabled={refresh.pending}
-            onClick={() => void refresh.run({}).then(() => q.reload())}
-          >
+          <button type="button" disabled={refresh.pending} onClick={() => void refresh.run({}).then(() => q.reload())}>
             {refresh.pending ? 'Refreshing…' : 'Refresh'}
           </button>
         </>
@@ -184,7 +188,11 @@ export function PaymentOptionsScreen() {
       {q.loading && <Loading what="payment options" />}
       {data && data.asOf === null && data.rows.length === 0 ? (
         <EmptyState title="No payment options yet">
-          {data.lastError ? <span role="alert">The service could not be asked: {data.lastError.message}</span> : 'The list arrives with the first update.'}
+          {data.lastError ? (
+            <span role="alert">The service could not be asked: {data.lastError.message}</span>
+          ) : (
+            'The list arrives with the first update.'
+          )}
         </EmptyState>
       ) : (
         data && (

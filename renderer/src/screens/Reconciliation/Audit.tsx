@@ -18,8 +18,18 @@ function payloadText(p: string | null): string {
 const columns: ColumnDef<AuditEvent, unknown>[] = [
   { id: 'id', header: '#', accessorKey: 'id', meta: { className: 'num' } },
   { id: 'at', header: 'Received', accessorKey: 'receivedAt', cell: (c) => shortTime(c.row.original.receivedAt) },
-  { id: 'reference', header: 'Reference', accessorKey: 'merchantReference', cell: (c) => <span className="mono">{c.row.original.merchantReference}</span> },
-  { id: 'source', header: 'Source', accessorKey: 'source', cell: (c) => SOURCE_LABEL[c.row.original.source] ?? c.row.original.source },
+  {
+    id: 'reference',
+    header: 'Reference',
+    accessorKey: 'merchantReference',
+    cell: (c) => <span className="mono">{c.row.original.merchantReference}</span>,
+  },
+  {
+    id: 'source',
+    header: 'Source',
+    accessorKey: 'source',
+    cell: (c) => SOURCE_LABEL[c.row.original.source] ?? c.row.original.source,
+  },
   { id: 'kind', header: 'Event', accessorKey: 'kind' },
   { id: 'status', header: 'Status', accessorKey: 'status', cell: (c) => statusLabel(c.row.original.status) },
   {
@@ -27,7 +37,12 @@ const columns: ColumnDef<AuditEvent, unknown>[] = [
     header: 'Amount',
     accessorKey: 'amountMinor',
     meta: { className: 'num' },
-    cell: (c) => (c.row.original.amountMinor === null ? '—' : <Money minor={c.row.original.amountMinor} currency={c.row.original.currency ?? ''} />),
+    cell: (c) =>
+      c.row.original.amountMinor === null ? (
+        '—'
+      ) : (
+        <Money minor={c.row.original.amountMinor} currency={c.row.original.currency ?? ''} />
+      ),
   },
   {
     id: 'signature',
@@ -35,7 +50,11 @@ const columns: ColumnDef<AuditEvent, unknown>[] = [
     accessorKey: 'signature',
     cell: (c) => {
       const s = c.row.original.signature;
-      return <span className={s === 'invalid' ? 'badge err' : s === 'verified' ? 'badge ok' : 'badge'}>{SIGNATURE_LABEL[s] ?? s}</span>;
+      return (
+        <span className={s === 'invalid' ? 'badge err' : s === 'verified' ? 'badge ok' : 'badge'}>
+          {SIGNATURE_LABEL[s] ?? s}
+        </span>
+      );
     },
   },
   {
@@ -64,9 +83,26 @@ const columns: ColumnDef<AuditEvent, unknown>[] = [
 
 const withoutReference = columns.filter((c) => c.id !== 'reference');
 
-export function EventsTable({ rows, label, height = 420, showReference = true }: { rows: AuditEvent[]; label: string; height?: number; showReference?: boolean }) {
+export function EventsTable({
+  rows,
+  label,
+  height = 420,
+  showReference = true,
+}: {
+  rows: AuditEvent[];
+  label: string;
+  height?: number;
+  showReference?: boolean;
+}) {
   return (
-    <Table label={label} columns={showReference ? columns : withoutReference} data={rows} height={height} getRowId={(r) => String(r.id)} empty="No events." />
+    <Table
+      label={label}
+      columns={showReference ? columns : withoutReference}
+      data={rows}
+      height={height}
+      getRowId={(r) => String(r.id)}
+      empty="No events."
+    />
   );
 }
 
@@ -94,7 +130,12 @@ export function Audit() {
       <form className="filters" aria-label="Audit filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Reference
-          <input aria-label="Reference" type="search" value={reference} onChange={(e) => setReference(e.target.value)} />
+          <input
+            aria-label="Reference"
+            type="search"
+            value={reference}
+            onChange={(e) => setReference(e.target.value)}
+          />
         </label>
         <label>
           Source
@@ -123,7 +164,11 @@ export function Audit() {
           <input aria-label="To" type="date" value={to} onChange={(e) => setTo(e.target.value)} />
         </label>
       </form>
-      <ErrorBanner error={q.error} title="Could not load the audit" action={<button onClick={() => void q.reload()}>Retry</button>} />
+      <ErrorBanner
+        error={q.error}
+        title="Could not load the audit"
+        action={<button onClick={() => void q.reload()}>Retry</button>}
+      />
       {q.loading && <Loading what="events" />}
       {q.data &&
         (q.data.total === 0 ? (

@@ -20,8 +20,10 @@ export function SourcesTable({ detail }: { detail: ExceptionDetail }) {
   const kinds = detail.reconciliation?.kinds ?? [];
   const changedAfterFinal = kinds.includes('final_status_changed') && !kinds.includes('redirect_callback_disagree');
   const statusOff = (s: SourceColumn) => finals.size > 1 && finalOf(s.status);
-  const amountOff = (s: SourceColumn) => s.source !== 'intent' && s.amountMinor !== null && intent && s.amountMinor !== intent.amountMinor;
-  const currencyOff = (s: SourceColumn) => s.source !== 'intent' && s.currency !== null && intent && s.currency !== intent.currency;
+  const amountOff = (s: SourceColumn) =>
+    s.source !== 'intent' && s.amountMinor !== null && intent && s.amountMinor !== intent.amountMinor;
+  const currencyOff = (s: SourceColumn) =>
+    s.source !== 'intent' && s.currency !== null && intent && s.currency !== intent.currency;
   const sigOff = (s: SourceColumn) => s.signature === 'invalid';
   return (
     <div className="table-scroll" tabIndex={0} role="region" aria-label="Sources side by side (scrollable)">
@@ -50,23 +52,43 @@ export function SourcesTable({ detail }: { detail: ExceptionDetail }) {
           </tr>
           <tr>
             <th scope="row">Amount</th>
-            {cols.map((s) => <Cell key={s.source} off={amountOff(s)}>{s.amountMinor === null ? '—' : <Money minor={s.amountMinor} currency={s.currency ?? intent?.currency ?? ''} code={false} />}</Cell>)}
+            {cols.map((s) => (
+              <Cell key={s.source} off={amountOff(s)}>
+                {s.amountMinor === null ? (
+                  '—'
+                ) : (
+                  <Money minor={s.amountMinor} currency={s.currency ?? intent?.currency ?? ''} code={false} />
+                )}
+              </Cell>
+            ))}
           </tr>
           <tr>
             <th scope="row">Currency</th>
-            {cols.map((s) => <Cell key={s.source} off={currencyOff(s)}>{s.currency ?? '—'}</Cell>)}
+            {cols.map((s) => (
+              <Cell key={s.source} off={currencyOff(s)}>
+                {s.currency ?? '—'}
+              </Cell>
+            ))}
           </tr>
           <tr>
             <th scope="row">Time</th>
-            {cols.map((s) => <Cell key={s.source}>{shortTime(s.receivedAt)}</Cell>)}
+            {cols.map((s) => (
+              <Cell key={s.source}>{shortTime(s.receivedAt)}</Cell>
+            ))}
           </tr>
           <tr>
             <th scope="row">Signature</th>
-            {cols.map((s) => <Cell key={s.source} off={sigOff(s)}>{s.signature ? (SIGNATURE_LABEL[s.signature] ?? s.signature) : '—'}</Cell>)}
+            {cols.map((s) => (
+              <Cell key={s.source} off={sigOff(s)}>
+                {s.signature ? (SIGNATURE_LABEL[s.signature] ?? s.signature) : '—'}
+              </Cell>
+            ))}
           </tr>
           <tr>
             <th scope="row">Events</th>
-            {cols.map((s) => <Cell key={s.source}>{s.events}</Cell>)}
+            {cols.map((s) => (
+              <Cell key={s.source}>{s.events}</Cell>
+            ))}
           </tr>
         </tbody>
       </table>
@@ -78,7 +100,15 @@ function Cell({ off, children }: { off?: boolean | undefined; children: ReactNod
   return <td className={off ? 'disagree' : undefined}>{children}</td>;
 }
 
-export function Detail({ collectionId, onResolved, onClose }: { collectionId: number; onResolved: () => void; onClose: () => void }) {
+export function Detail({
+  collectionId,
+  onResolved,
+  onClose,
+}: {
+  collectionId: number;
+  onResolved: () => void;
+  onClose: () => void;
+}) {
   const q = useDeskQuery('reconcile.detail', { collectionId }, { refreshOn: ['callbacks.ingested'] });
   const d = q.data;
   const [justResolved, setJustResolved] = useState<string | null>(null);

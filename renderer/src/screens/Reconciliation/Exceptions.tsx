@@ -23,7 +23,12 @@ interface QueueFilters {
 const NO_FILTERS: QueueFilters = { kind: '', currency: '', from: '', to: '', text: '', includeResolved: false };
 
 const columns: ColumnDef<ExceptionRow, unknown>[] = [
-  { id: 'reference', header: 'Reference', accessorKey: 'merchantReference', cell: (c) => <span className="mono">{c.row.original.merchantReference}</span> },
+  {
+    id: 'reference',
+    header: 'Reference',
+    accessorKey: 'merchantReference',
+    cell: (c) => <span className="mono">{c.row.original.merchantReference}</span>,
+  },
   { id: 'created', header: 'Created', accessorKey: 'createdAt', cell: (c) => shortTime(c.row.original.createdAt) },
   {
     id: 'amount',
@@ -64,10 +69,24 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
   // losing what the person was looking at.
   const [filters, setFilters] = useSessionState<QueueFilters>('reconciliation.exceptions.filters', NO_FILTERS);
   const { kind, currency, from, to, text, includeResolved } = filters;
-  const set = <K extends keyof QueueFilters>(k: K) => (v: QueueFilters[K]) => setFilters((f) => ({ ...f, [k]: v }));
-  const [setKind, setCurrency, setFrom, setTo, setText, setIncludeResolved] = [set('kind'), set('currency'), set('from'), set('to'), set('text'), set('includeResolved')];
+  const set =
+    <K extends keyof QueueFilters>(k: K) =>
+    (v: QueueFilters[K]) =>
+      setFilters((f) => ({ ...f, [k]: v }));
+  const [setKind, setCurrency, setFrom, setTo, setText, setIncludeResolved] = [
+    set('kind'),
+    set('currency'),
+    set('from'),
+    set('to'),
+    set('text'),
+    set('includeResolved'),
+  ];
   const [selected, setSelected] = useState<number | null>(null);
-  const currencies = useDeskQuery('reconcile.currencies', {}, { refreshOn: ['collections.updated', 'balances.updated'] });
+  const currencies = useDeskQuery(
+    'reconcile.currencies',
+    {},
+    { refreshOn: ['collections.updated', 'balances.updated'] },
+  );
 
   const request = useMemo(() => {
     const r: RequestOf<'reconcile.exceptions'> = { sort: 'newest' };
@@ -121,15 +140,33 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
           </label>
           <label>
             From
-            <input aria-label="From" type="date" value={from} onChange={(e) => setFrom(e.target.value)} aria-invalid={badRange ? true : undefined} />
+            <input
+              aria-label="From"
+              type="date"
+              value={from}
+              onChange={(e) => setFrom(e.target.value)}
+              aria-invalid={badRange ? true : undefined}
+            />
           </label>
           <label>
             To
-            <input aria-label="To" type="date" value={to} onChange={(e) => setTo(e.target.value)} aria-invalid={badRange ? true : undefined} />
+            <input
+              aria-label="To"
+              type="date"
+              value={to}
+              onChange={(e) => setTo(e.target.value)}
+              aria-invalid={badRange ? true : undefined}
+            />
           </label>
           <label>
             Search
-            <input aria-label="Search" type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="Reference or customer" />
+            <input
+              aria-label="Search"
+              type="search"
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              placeholder="Reference or customer"
+            />
           </label>
           <label className="check">
             <input type="checkbox" checked={includeResolved} onChange={(e) => setIncludeResolved(e.target.checked)} />
@@ -141,7 +178,11 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
             To must be on or after From.
           </p>
         )}
-        <ErrorBanner error={q.error} title="Could not load the exceptions" action={<button onClick={q.refresh}>Retry</button>} />
+        <ErrorBanner
+          error={q.error}
+          title="Could not load the exceptions"
+          action={<button onClick={q.refresh}>Retry</button>}
+        />
         {q.total === undefined && q.busy && <Loading what="exceptions" />}
         {q.total !== undefined && (
           <>

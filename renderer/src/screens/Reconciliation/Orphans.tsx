@@ -34,14 +34,29 @@ const columns: ColumnDef<OrphanRow, unknown>[] = [
     header: 'Amount',
     accessorKey: 'amountMinor',
     meta: { className: 'num' },
-    cell: (c) => (c.row.original.amountMinor === null ? '—' : <Money minor={c.row.original.amountMinor} currency={c.row.original.currency ?? ''} />),
+    cell: (c) =>
+      c.row.original.amountMinor === null ? (
+        '—'
+      ) : (
+        <Money minor={c.row.original.amountMinor} currency={c.row.original.currency ?? ''} />
+      ),
   },
-  { id: 'signature', header: 'Signature', accessorKey: 'signature', cell: (c) => SIGNATURE_LABEL[c.row.original.signature] ?? c.row.original.signature },
+  {
+    id: 'signature',
+    header: 'Signature',
+    accessorKey: 'signature',
+    cell: (c) => SIGNATURE_LABEL[c.row.original.signature] ?? c.row.original.signature,
+  },
   {
     id: 'state',
     header: 'State',
     enableSorting: false,
-    cell: (c) => (c.row.original.resolvedByEventId !== null ? <span className="badge ok">Resolved</span> : <span className="badge err">Open</span>),
+    cell: (c) =>
+      c.row.original.resolvedByEventId !== null ? (
+        <span className="badge ok">Resolved</span>
+      ) : (
+        <span className="badge err">Open</span>
+      ),
   },
 ];
 
@@ -52,16 +67,24 @@ export function Orphans({ onChanged }: { onChanged: () => void }) {
   return (
     <section aria-labelledby="orphans-title">
       <h2 id="orphans-title">Callbacks for unknown references</h2>
-      <p className="as-of">Deliveries that name a reference this desk never created. Check them with the service, then resolve with a note.</p>
+      <p className="as-of">
+        Deliveries that name a reference this desk never created. Check them with the service, then resolve with a note.
+      </p>
       <label className="check">
         <input type="checkbox" checked={includeResolved} onChange={(e) => setIncludeResolved(e.target.checked)} />
         Show resolved
       </label>
-      <ErrorBanner error={q.error} title="Could not load the orphan callbacks" action={<button onClick={() => void q.reload()}>Retry</button>} />
+      <ErrorBanner
+        error={q.error}
+        title="Could not load the orphan callbacks"
+        action={<button onClick={() => void q.reload()}>Retry</button>}
+      />
       {q.loading && <Loading what="orphan callbacks" />}
       {q.data &&
         (q.data.total === 0 ? (
-          <EmptyState title="No callbacks for unknown references">Every callback received so far matches a collection made here.</EmptyState>
+          <EmptyState title="No callbacks for unknown references">
+            Every callback received so far matches a collection made here.
+          </EmptyState>
         ) : (
           <Table
             label="Orphan callbacks"

@@ -18,8 +18,10 @@ export function ResolveForm({
   const [touched, setTouched] = useState(false);
   const formId = useId();
   const empty = note.trim().length === 0;
-  const fieldError = resolve.error?.fields?.note ?? (resolve.error?.field === 'note' ? resolve.error.message : undefined);
-  const localError = touched && empty ? 'Resolution note is required: say what was checked and why this is resolved.' : undefined;
+  const fieldError =
+    resolve.error?.fields?.note ?? (resolve.error?.field === 'note' ? resolve.error.message : undefined);
+  const localError =
+    touched && empty ? 'Resolution note is required: say what was checked and why this is resolved.' : undefined;
   const otherError = resolve.error && !fieldError ? resolve.error : undefined;
 
   const submit = async () => {
@@ -43,7 +45,11 @@ export function ResolveForm({
         void submit();
       }}
     >
-      <Field label="Resolution note" error={fieldError ?? localError} hint="Required. Recorded with your operator name; history is never changed.">
+      <Field
+        label="Resolution note"
+        error={fieldError ?? localError}
+        hint="Required. Recorded with your operator name; history is never changed."
+      >
         <textarea
           name="note"
           className="note-box"

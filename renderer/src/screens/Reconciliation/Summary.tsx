@@ -18,8 +18,10 @@ export function OpenCounts({ summary }: { summary: ReconcileSummary }) {
       <h2 id="open-title">
         Needs attention: <span data-testid="needs-attention">{needsAttention(summary).toLocaleString()}</span>{' '}
         <span className="headline-parts">
-          (<span data-testid="open-exceptions">{summary.openExceptions.toLocaleString()}</span> exception{summary.openExceptions === 1 ? '' : 's'},{' '}
-          <span data-testid="open-orphans">{summary.orphans.open.toLocaleString()}</span> unknown-reference callback{summary.orphans.open === 1 ? '' : 's'})
+          (<span data-testid="open-exceptions">{summary.openExceptions.toLocaleString()}</span> exception
+          {summary.openExceptions === 1 ? '' : 's'},{' '}
+          <span data-testid="open-orphans">{summary.orphans.open.toLocaleString()}</span> unknown-reference callback
+          {summary.orphans.open === 1 ? '' : 's'})
         </span>
       </h2>
       <ul className="stat-list" aria-label="Open exceptions by kind">
@@ -58,7 +60,10 @@ export function FullRun({ onDone }: { onDone: () => void }) {
     const r = await run.run({ runId: id });
     setRunId(null);
     setProgress(null);
-    if (r) setResult(`Reconciled ${r.collections.toLocaleString()} collections: ${r.exceptions.toLocaleString()} with exceptions.`);
+    if (r)
+      setResult(
+        `Reconciled ${r.collections.toLocaleString()} collections: ${r.exceptions.toLocaleString()} with exceptions.`,
+      );
     onDone();
   };
   const cancelled = run.error?.kind === 'cancelled';

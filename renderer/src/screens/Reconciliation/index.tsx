@@ -49,14 +49,20 @@ export function ReconciliationScreen() {
         </button>
       }
     >
-      <ErrorBanner error={summary.error} title="Could not compute the summary" action={<button onClick={() => void summary.reload()}>Retry</button>} />
+      <ErrorBanner
+        error={summary.error}
+        title="Could not compute the summary"
+        action={<button onClick={() => void summary.reload()}>Retry</button>}
+      />
       {summary.loading && <Loading what="the reconciliation summary" />}
       {s && (
         <div className="recon-top">
           <OpenCounts summary={s} />
           <section className="panel" aria-labelledby="outcome-title">
             <h2 id="outcome-title">Collections by outcome</h2>
-            {s.collections === 0 ? <p className="as-of">No collections yet: outcomes appear once payments are taken.</p> : (
+            {s.collections === 0 ? (
+              <p className="as-of">No collections yet: outcomes appear once payments are taken.</p>
+            ) : (
               <Suspense fallback={<Loading what="the chart" />}>
                 <OutcomeChart summary={s} />
               </Suspense>

@@ -1,7 +1,14 @@
 // The card part of the Take payment form: number (grouped as typed, brand shown), expiry, CVV (length
 // by brand), cardholder, optional PIN, billing address (required for USA, Canada and Europe).
 // The values live in the parent's state only while the form needs them; the parent clears them on submit.
-import { BRAND_NAMES, billingRequired, cvvLength, detectBrand, digitsOnly, groupCardNumber } from '../../../../main/collections/card-input.shared.js';
+import {
+  BRAND_NAMES,
+  billingRequired,
+  cvvLength,
+  detectBrand,
+  digitsOnly,
+  groupCardNumber,
+} from '../../../../main/collections/card-input.shared.js';
 import type { ChangeEvent } from 'react';
 import { Field } from '../../ui/index.js';
 
@@ -53,7 +60,14 @@ export function cardRequest(c: CardState) {
     billingZip: opt(c.billingZip),
   };
   for (const k of Object.keys(out) as (keyof typeof out)[]) if (out[k] === undefined) delete out[k];
-  return out as { number: string; expMonth: string; expYear: string; cvv: string; firstName: string; lastName: string } & Partial<
+  return out as {
+    number: string;
+    expMonth: string;
+    expYear: string;
+    cvv: string;
+    firstName: string;
+    lastName: string;
+  } & Partial<
     Record<'pin' | 'billingCountry' | 'billingAddress' | 'billingCity' | 'billingState' | 'billingZip', string>
   >;
 }
@@ -79,7 +93,8 @@ export function CardSection({
   const cvvLen = cvvLength(brand);
   const needBilling = billingRequired(card.billingCountry);
   const req = (label: string) => (needBilling ? `${label} (required)` : label);
-  const set = (k: keyof CardState) => (e: ChangeEvent<HTMLInputElement>) => onChange({ [k]: e.target.value }, `card.${k}`);
+  const set = (k: keyof CardState) => (e: ChangeEvent<HTMLInputElement>) =>
+    onChange({ [k]: e.target.value }, `card.${k}`);
   const digits = (k: keyof CardState, max: number) => (e: ChangeEvent<HTMLInputElement>) =>
     onChange({ [k]: digitsOnly(e.target.value).slice(0, max) }, `card.${k}`);
 
@@ -87,11 +102,15 @@ export function CardSection({
     <fieldset className="form-group" disabled={disabled}>
       <legend>Card</legend>
       <div className="row">
-        <Field label="Card number" error={errorFor('card.number')} hint={
+        <Field
+          label="Card number"
+          error={errorFor('card.number')}
+          hint={
             <span aria-live="polite" className={brandName ? `brand-tag brand-${brand}` : undefined}>
               {brandName ? `Brand: ${brandName}` : 'Brand shows as you type'}
             </span>
-          }>
+          }
+        >
           <input
             name="card.number"
             className="card-number secret-ish"
@@ -106,16 +125,54 @@ export function CardSection({
       </div>
       <div className="row">
         <Field label="Expiry month" error={errorFor('card.expMonth')} hint="MM">
-          <input name="card.expMonth" className="short" inputMode="numeric" autoComplete="off" value={card.expMonth} onChange={digits('expMonth', 2)} placeholder="MM" />
+          <input
+            name="card.expMonth"
+            className="short"
+            inputMode="numeric"
+            autoComplete="off"
+            value={card.expMonth}
+            onChange={digits('expMonth', 2)}
+            placeholder="MM"
+          />
         </Field>
         <Field label="Expiry year" error={errorFor('card.expYear')} hint="YY or YYYY">
-          <input name="card.expYear" className="short" inputMode="numeric" autoComplete="off" value={card.expYear} onChange={digits('expYear', 4)} placeholder="YY" />
+          <input
+            name="card.expYear"
+            className="short"
+            inputMode="numeric"
+            autoComplete="off"
+            value={card.expYear}
+            onChange={digits('expYear', 4)}
+            placeholder="YY"
+          />
         </Field>
-        <Field label="CVV" error={errorFor('card.cvv')} hint={`${cvvLen} digits${brandName ? ` for ${brandName}` : ''}`}>
-          <input name="card.cvv" className="short masked" inputMode="numeric" autoComplete="off" value={card.cvv} onChange={digits('cvv', 4)} />
+        <Field
+          label="CVV"
+          error={errorFor('card.cvv')}
+          hint={`${cvvLen} digits${brandName ? ` for ${brandName}` : ''}`}
+        >
+          <input
+            name="card.cvv"
+            className="short masked"
+            inputMode="numeric"
+            autoComplete="off"
+            value={card.cvv}
+            onChange={digits('cvv', 4)}
+          />
         </Field>
-        <Field label="PIN (optional)" error={errorFor('card.pin')} hint="4 to 6 digits, only if the customer's card needs one">
-          <input name="card.pin" className="short masked" inputMode="numeric" autoComplete="off" value={card.pin} onChange={digits('pin', 6)} />
+        <Field
+          label="PIN (optional)"
+          error={errorFor('card.pin')}
+          hint="4 to 6 digits, only if the customer's card needs one"
+        >
+          <input
+            name="card.pin"
+            className="short masked"
+            inputMode="numeric"
+            autoComplete="off"
+            value={card.pin}
+            onChange={digits('pin', 6)}
+          />
         </Field>
       </div>
       <div className="row">
@@ -134,7 +191,11 @@ export function CardSection({
             : 'Required when the billing country is the USA, Canada or a European country.'}
         </p>
         <div className="row">
-          <Field label="Billing country" error={errorFor('card.billingCountry')} hint="2-letter code, e.g. US, CA, DE, UG">
+          <Field
+            label="Billing country"
+            error={errorFor('card.billingCountry')}
+            hint="2-letter code, e.g. US, CA, DE, UG"
+          >
             <input
               name="card.billingCountry"
               className="short"
@@ -145,18 +206,43 @@ export function CardSection({
             />
           </Field>
           <Field label={req('Billing street address')} error={errorFor('card.billingAddress')}>
-            <input name="card.billingAddress" autoComplete="off" required={needBilling} value={card.billingAddress} onChange={set('billingAddress')} />
+            <input
+              name="card.billingAddress"
+              autoComplete="off"
+              required={needBilling}
+              value={card.billingAddress}
+              onChange={set('billingAddress')}
+            />
           </Field>
         </div>
         <div className="row">
           <Field label={req('Billing city')} error={errorFor('card.billingCity')}>
-            <input name="card.billingCity" autoComplete="off" required={needBilling} value={card.billingCity} onChange={set('billingCity')} />
+            <input
+              name="card.billingCity"
+              autoComplete="off"
+              required={needBilling}
+              value={card.billingCity}
+              onChange={set('billingCity')}
+            />
           </Field>
           <Field label={req('Billing state')} error={errorFor('card.billingState')}>
-            <input name="card.billingState" autoComplete="off" required={needBilling} value={card.billingState} onChange={set('billingState')} />
+            <input
+              name="card.billingState"
+              autoComplete="off"
+              required={needBilling}
+              value={card.billingState}
+              onChange={set('billingState')}
+            />
           </Field>
           <Field label={req('Billing zip or postal code')} error={errorFor('card.billingZip')}>
-            <input name="card.billingZip" className="short" autoComplete="off" required={needBilling} value={card.billingZip} onChange={set('billingZip')} />
+            <input
+              name="card.billingZip"
+              className="short"
+              autoComplete="off"
+              required={needBilling}
+              value={card.billingZip}
+              onChange={set('billingZip')}
+            />
           </Field>
         </div>
       </fieldset>

@@ -39,7 +39,8 @@ function finalHistory(events: EventRow[]): string[] {
   const out: string[] = [];
   for (const e of events) {
     if (e.signature !== 'verified' && e.source !== 'manual') continue;
-    if (e.status && ['COMPLETED', 'FAILED', 'CANCELLED'].includes(e.status) && out[out.length - 1] !== e.status) out.push(e.status);
+    if (e.status && ['COMPLETED', 'FAILED', 'CANCELLED'].includes(e.status) && out[out.length - 1] !== e.status)
+      out.push(e.status);
   }
   return out;
 }
@@ -102,7 +103,11 @@ export function PaymentResult({
   /** The charge call has not answered yet (the payment window is open). */
   inFlight?: boolean;
 }) {
-  const q = useDeskQuery('collections.get', { reference }, { refreshOn: ['collections.updated', 'callbacks.ingested'] });
+  const q = useDeskQuery(
+    'collections.get',
+    { reference },
+    { refreshOn: ['collections.updated', 'callbacks.ingested'] },
+  );
   const c = q.data?.collection;
   const events = useMemo(() => q.data?.events ?? [], [q.data]);
   const history = useMemo(() => finalHistory(events), [events]);
@@ -145,24 +150,37 @@ export function PaymentResult({
                 : statusLabel(c.status))}
         </h2>
         <p>
-          <Money minor={c.amountMinor} currency={c.currency} /> · reference <span className="mono">{c.merchantReference}</span> ·{' '}
-          <StatusBadge status={c.status} />
+          <Money minor={c.amountMinor} currency={c.currency} /> · reference{' '}
+          <span className="mono">{c.merchantReference}</span> · <StatusBadge status={c.status} />
         </p>
         {final && reason(c) && <p className="outcome-reason">{reason(c)}</p>}
         {c.status === 'PENDING' && outcome.kind === 'window_closed' && (
-          <p>The payment window was closed before the payment finished. It stays pending; this updates by itself when the service's callback arrives.</p>
+          <p>
+            The payment window was closed before the payment finished. It stays pending; this updates by itself when the
+            service's callback arrives.
+          </p>
         )}
         {c.status === 'PENDING' && outcome.kind === 'unverified' && <p className="warn-text">{outcome.message}</p>}
         {c.status === 'PENDING' && outcome.kind === 'pending' && <p>{outcome.message}</p>}
         {final && outcome.kind === 'unverified' && <p>The callback confirmed it.</p>}
         {changed && (
           <p className="warn-text" data-testid="final-status-changed">
-            The final status changed after it was reported{history.length > 1 ? `: was ${history.slice(0, -1).map(statusLabel).join(', then ')}, now ${statusLabel(c.status)}` : ''}. It is
-            flagged for review in Collections.
+            The final status changed after it was reported
+            {history.length > 1
+              ? `: was ${history.slice(0, -1).map(statusLabel).join(', then ')}, now ${statusLabel(c.status)}`
+              : ''}
+            . It is flagged for review in Collections.
           </p>
         )}
       </div>
-      {(c.status === 'UNKNOWN' || c.status === 'INTENT') && !inFlight && onSettled && onError && <Resend c={c} message={outcome.kind === 'unknown' ? outcome.message : null} onSettled={onSettled} onError={onError} />}
+      {(c.status === 'UNKNOWN' || c.status === 'INTENT') && !inFlight && onSettled && onError && (
+        <Resend
+          c={c}
+          message={outcome.kind === 'unknown' ? outcome.message : null}
+          onSettled={onSettled}
+          onError={onError}
+        />
+      )}
       {final && <Receipt c={c} />}
       <div className="row no-print">
         {final && (
@@ -175,7 +193,9 @@ export function PaymentResult({
             New payment
           </button>
         )}
-        {inFlight && final && <span className="as-of">The payment window is still open; it closes when the customer's page finishes.</span>}
+        {inFlight && final && (
+          <span className="as-of">The payment window is still open; it closes when the customer's page finishes.</span>
+        )}
       </div>
     </div>
   );
@@ -202,7 +222,16 @@ function Resend({
   const errors = useMemo(() => {
     const all = validateCardForm(
       { amount: '1', currency: 'UGX', description: 'card check only', card: cardRequest(card) },
-      { now, limits: { minMinor: 0, maxMinor: Number.MAX_SAFE_INTEGER, maxDailyMinor: Number.MAX_SAFE_INTEGER, collectedTodayMinor: 0, exponent: 0 } },
+      {
+        now,
+        limits: {
+          minMinor: 0,
+          maxMinor: Number.MAX_SAFE_INTEGER,
+          maxDailyMinor: Number.MAX_SAFE_INTEGER,
+          collectedTodayMinor: 0,
+          exponent: 0,
+        },
+      },
     );
     return Object.fromEntries(Object.entries(all).filter(([k]) => k.startsWith('card.')));
   }, [card, now]);
@@ -238,10 +267,16 @@ function Resend({
           'We cannot tell whether the service created this payment. Do not start a new payment: send it again with the same reference, and the service tells us if it already has it.'}
       </p>
       <p className="field-hint">
-        Type the same card again ({c.cardLast4 ? `•••• ${c.cardLast4}` : 'the card used'}); nothing is sent until you press the button.
+        Type the same card again ({c.cardLast4 ? `•••• ${c.cardLast4}` : 'the card used'}); nothing is sent until you
+        press the button.
       </p>
       <ErrorBanner error={error} />
-      <CardSection card={card} onChange={(p) => setCard((x) => ({ ...x, ...p }))} errorFor={errorFor} disabled={sending} />
+      <CardSection
+        card={card}
+        onChange={(p) => setCard((x) => ({ ...x, ...p }))}
+        errorFor={errorFor}
+        disabled={sending}
+      />
       <button type="submit" className="primary" disabled={sending}>
         Send again with the same reference
       </button>

@@ -35,11 +35,18 @@ const EMPTY_DETAILS: Details = {
   allowFinalStatusChange: true,
 };
 
-const WAITING_TEXT = 'The payment page is open in its own window: go through it with the customer. Closing it leaves the payment pending.';
+const WAITING_TEXT =
+  'The payment page is open in its own window: go through it with the customer. Closing it leaves the payment pending.';
 
 function limitsOf(o: CardOptionView | undefined): AmountLimits | null {
   return o
-    ? { minMinor: o.minMinor, maxMinor: o.maxMinor, maxDailyMinor: o.maxDailyMinor, collectedTodayMinor: o.collectedTodayMinor, exponent: o.exponent }
+    ? {
+        minMinor: o.minMinor,
+        maxMinor: o.maxMinor,
+        maxDailyMinor: o.maxDailyMinor,
+        collectedTodayMinor: o.collectedTodayMinor,
+        exponent: o.exponent,
+      }
     : null;
 }
 
@@ -53,14 +60,19 @@ function LimitsLine({ o }: { o: CardOptionView }) {
         Max <strong>{displayMinor(o.maxMinor, o.currency)}</strong>
       </span>
       <span>
-        Remaining today <strong>{displayMinor(o.remainingTodayMinor, o.currency)}</strong> of {displayMinor(o.maxDailyMinor, o.currency)}
+        Remaining today <strong>{displayMinor(o.remainingTodayMinor, o.currency)}</strong> of{' '}
+        {displayMinor(o.maxDailyMinor, o.currency)}
       </span>
     </p>
   );
 }
 
 export function TakePaymentScreen() {
-  const opts = useDeskQuery('payments.options', {}, { refreshOn: ['options.updated', 'collections.updated', 'callbacks.ingested'] });
+  const opts = useDeskQuery(
+    'payments.options',
+    {},
+    { refreshOn: ['options.updated', 'collections.updated', 'callbacks.ingested'] },
+  );
   const options = useMemo(() => opts.data ?? [], [opts.data]);
   const [details, setDetails] = useState<Details>(EMPTY_DETAILS);
   const [card, setCard] = useState<CardState>(EMPTY_CARD);
@@ -99,7 +111,8 @@ export function TakePaymentScreen() {
     [details, card, currency, limits, now],
   );
 
-  const errorFor = (name: string): string | undefined => serverErrors[name] ?? (submitted || touched[name] ? localErrors[name] : undefined);
+  const errorFor = (name: string): string | undefined =>
+    serverErrors[name] ?? (submitted || touched[name] ? localErrors[name] : undefined);
 
   const editDetails = (patch: Partial<Details>, field: string) => {
     setDetails((d) => ({ ...d, ...patch }));
@@ -159,9 +172,19 @@ export function TakePaymentScreen() {
         {phase.kind === 'waiting' ? (
           // The payment window is open: payments.charge answers when it redirects or is closed. A callback
           // that arrives first already shows here.
-          <PaymentResult reference={phase.reference} outcome={{ kind: 'pending', message: WAITING_TEXT, paymentUrl: '' }} inFlight />
+          <PaymentResult
+            reference={phase.reference}
+            outcome={{ kind: 'pending', message: WAITING_TEXT, paymentUrl: '' }}
+            inFlight
+          />
         ) : (
-          <PaymentResult reference={phase.reference} outcome={phase.outcome} onSettled={charge.settle} onError={charge.failed} onNew={newPayment} />
+          <PaymentResult
+            reference={phase.reference}
+            outcome={phase.outcome}
+            onSettled={charge.settle}
+            onError={charge.failed}
+            onNew={newPayment}
+          />
         )}
       </Screen>
     );
@@ -172,7 +195,9 @@ export function TakePaymentScreen() {
       <ErrorBanner error={opts.error} title="Could not read the card options" />
       {opts.loading && <Loading what="card options" />}
       {opts.data && options.length === 0 && (
-        <EmptyState title="No active card option">The service offers no active card collection option; check Payment options.</EmptyState>
+        <EmptyState title="No active card option">
+          The service offers no active card collection option; check Payment options.
+        </EmptyState>
       )}
       {phase.kind === 'sending' && (
         <div className="banner info" role="status">
@@ -181,13 +206,23 @@ export function TakePaymentScreen() {
       )}
       <ErrorBanner error={banner} />
       {options.length > 0 && (
-        <form ref={formRef} onSubmit={(e) => void submit(e)} aria-label="Take payment" noValidate className="payment-form">
+        <form
+          ref={formRef}
+          onSubmit={(e) => void submit(e)}
+          aria-label="Take payment"
+          noValidate
+          className="payment-form"
+        >
           <fieldset className="form-group" disabled={busy}>
             <legend>Payment</legend>
             <div className="row">
               {/* Currency first: the amount's limits and decimals depend on it. */}
               <Field label="Currency" error={errorFor('currency')}>
-                <select name="currency" value={currency} onChange={(e) => editDetails({ currency: e.target.value }, 'currency')}>
+                <select
+                  name="currency"
+                  value={currency}
+                  onChange={(e) => editDetails({ currency: e.target.value }, 'currency')}
+                >
                   {options.map((o) => (
                     <option key={o.currency} value={o.currency}>
                       {o.currency}
@@ -210,16 +245,29 @@ export function TakePaymentScreen() {
               label="Description"
               error={errorFor('description')}
               hint={
-                <span className={descLen > 30 || (descLen > 0 && descLen < 10) ? 'counter over' : 'counter'} data-testid="description-counter">
+                <span
+                  className={descLen > 30 || (descLen > 0 && descLen < 10) ? 'counter over' : 'counter'}
+                  data-testid="description-counter"
+                >
                   {descLen} of 10–30 characters
                 </span>
               }
             >
-              <input name="description" autoComplete="off" value={details.description} onChange={(e) => editDetails({ description: e.target.value }, 'description')} />
+              <input
+                name="description"
+                autoComplete="off"
+                value={details.description}
+                onChange={(e) => editDetails({ description: e.target.value }, 'description')}
+              />
             </Field>
             <div className="row">
               <Field label="Customer name" error={errorFor('customerName')}>
-                <input name="customerName" autoComplete="off" value={details.customerName} onChange={(e) => editDetails({ customerName: e.target.value }, 'customerName')} />
+                <input
+                  name="customerName"
+                  autoComplete="off"
+                  value={details.customerName}
+                  onChange={(e) => editDetails({ customerName: e.target.value }, 'customerName')}
+                />
               </Field>
               <Field label="Customer e-mail" error={errorFor('customerEmail')}>
                 <input
@@ -261,7 +309,9 @@ export function TakePaymentScreen() {
             </button>
             {submitted && Object.keys(localErrors).length > 0 && (
               <span className="field-error" role="alert">
-                {Object.keys(localErrors).length === 1 ? 'One field needs attention.' : `${Object.keys(localErrors).length} fields need attention.`}
+                {Object.keys(localErrors).length === 1
+                  ? 'One field needs attention.'
+                  : `${Object.keys(localErrors).length} fields need attention.`}
               </span>
             )}
           </div>
