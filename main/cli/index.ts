@@ -1,6 +1,6 @@
 import { commands } from './commands/index.js';
 import { UsageError, type CliContext, type CliIo } from './command.js';
-import { defaultDataDir } from './data-dir.js';
+import { defaultDataDir } from '../settings/paths.js';
 
 /**
  * Takes the global options (--data-dir DIR, --data-dir=DIR) out of the arguments wherever they stand, so

@@ -6,7 +6,7 @@ import { channels, type ChannelName, type RequestOf, type ResponseOf } from './c
 import type { IpcError, IpcResult } from './contract/define.js';
 import type { CallContext, HandlerTable } from './handlers/types.js';
 import { DeskError } from '../errors.shared.js';
-import type { IpcGate } from '../lock/gate.js';
+import type { IpcGate } from './lock-gate.js';
 
 export type Dispatch = (channel: unknown, request: unknown, ctx?: CallContext) => Promise<IpcResult<unknown>>;
 

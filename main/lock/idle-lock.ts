@@ -3,11 +3,23 @@
 // every call but unlocking. Locking stops nothing already running: a charge sent before the lock
 // finishes in main and stores its result as usual; the renderer refetches after unlock.
 import type { Clock } from '../clock.js';
-import type { LockStatus } from '../ipc/contract/lock.js';
 import type { Unlocker } from './unlocker.js';
 import { LockError } from './errors.js';
 
 export const MAX_IDLE_MINUTES = 15;
+
+/** What the lock screen shows (the contract's lock.status answer). */
+export interface LockStatus {
+  locked: boolean;
+  /** What unlocks: the local passphrase (solo profiles) or the operator's own password (team). */
+  method: 'passphrase' | 'password';
+  /** True until the local passphrase is chosen (first use): the lock screen asks for a new one. */
+  needsSetup: boolean;
+  /** Idle time before the app locks itself. */
+  idleLockMs: number;
+  /** Why the passphrase cannot be read or stored (e.g. the keychain is unavailable), or null. */
+  problem: string | null;
+}
 
 export interface IdleLockOptions {
   clock: Clock;

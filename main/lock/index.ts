@@ -1,5 +1,5 @@
 export * from './idle-lock.js';
-export * from './gate.js';
+
 export * from './unlocker.js';
 export * from './errors.js';
 export * from './passphrase-hash.js';

@@ -1,9 +1,10 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { Profile } from './settings.js';
 
 /**
  * Where things live inside the app data folder. The app, the CLI and tests all use this.
- * Each profile is a workspace with its own database (settings, cache, collections, reconciliation) under
+ * Each profile has its own database (settings, cache, collections, reconciliation) under
  * profiles/<profile>/, so sandbox test money never mixes with live money; which one is active is recorded
  * in active-profile.json (main/settings/profile-database.ts).
  */
@@ -45,4 +46,18 @@ export function dataPaths(dataDir: string, profile: Profile = 'embedded'): DataP
     exports: path.join(dir, 'exports'),
     imports: path.join(dir, 'imports'),
   };
+}
+
+/** The per-user app data folder, as Electron's app.getPath('userData') would pick it. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.MERCHANT_DESK_DATA_DIR) return env.MERCHANT_DESK_DATA_DIR;
+  const home = env.HOME ?? os.homedir();
+  switch (process.platform) {
+    case 'win32':
+      return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'Merchant Desk');
+    case 'darwin':
+      return path.join(home, 'Library', 'Application Support', 'Merchant Desk');
+    default:
+      return path.join(env.XDG_CONFIG_HOME ?? path.join(home, '.config'), 'merchant-desk');
+  }
 }

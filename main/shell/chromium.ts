@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import type { Core } from '../app/core.js';
 import { rendererDir as defaultRendererDir } from '../app/paths.js';
 import { createDispatcher, type Dispatch } from '../ipc/dispatch.js';
-import { lockGate } from '../lock/index.js';
+import { lockGate } from '../ipc/lock-gate.js';
 import { buildHandlers } from '../ipc/handlers/index.js';
 import { pushToRenderer } from '../ipc/push.js';
 import type { PaymentWindowOpener } from '../collections/payment-window.js';

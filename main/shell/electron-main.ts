@@ -3,7 +3,7 @@
 // No top-level await here: Electron emits 'ready' only once this ESM entry has finished evaluating, so
 // awaiting app.whenReady() at the top level would hang. runElectronApp registers the app:// scheme
 // synchronously (it must happen before 'ready') and then waits for 'ready' itself.
-import { defaultDataDir } from '../cli/data-dir.js';
+import { defaultDataDir } from '../settings/paths.js';
 import { composeCore } from '../app/core.js';
 import { runElectronApp } from './electron.js';
 

@@ -24,7 +24,7 @@ import {
 import type { Core } from '../app/core.js';
 import { appRoot, rendererDir } from '../app/paths.js';
 import { createDispatcher } from '../ipc/dispatch.js';
-import { lockGate } from '../lock/index.js';
+import { lockGate } from '../ipc/lock-gate.js';
 import { buildHandlers } from '../ipc/handlers/index.js';
 import { pushToRenderer } from '../ipc/push.js';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../collections/payment-window.js';

@@ -1,7 +1,8 @@
 // The idle lock with a fake clock: after the idle time every channel but the lock's own is refused with
 // kind 'locked', activity starts the idle time again, a wrong passphrase is refused; and the setting's bounds.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createIdleLock, lockGate, PASSIVE_READS, PassphraseUnlocker, type IdleLock } from '../../main/lock/index.js';
+import { createIdleLock, PassphraseUnlocker, type IdleLock } from '../../main/lock/index.js';
+import { lockGate, PASSIVE_READS } from '../../main/ipc/lock-gate.js';
 import { MemoryAppSecret } from '../../main/secrets/index.js';
 import { channels, type ChannelName } from '../../main/ipc/contract/index.js';
 import { createDispatcher } from '../../main/ipc/dispatch.js';

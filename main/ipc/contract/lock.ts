@@ -3,17 +3,9 @@
 import { z } from 'zod';
 import { channel, noRequest } from './define.js';
 
-export interface LockStatus {
-  locked: boolean;
-  /** What unlocks: the local passphrase (solo profiles) or the operator's own password (team). */
-  method: 'passphrase' | 'password';
-  /** True until the local passphrase is chosen (first use): the lock screen asks for a new one. */
-  needsSetup: boolean;
-  /** Idle time before the app locks itself. */
-  idleLockMs: number;
-  /** Why the passphrase cannot be read or stored (e.g. the keychain is unavailable), or null. */
-  problem: string | null;
-}
+import type { LockStatus } from '../../lock/idle-lock.js';
+
+export type { LockStatus };
 
 const secret = z.string().min(1, 'is empty').max(1024, 'is too long');
 

@@ -2,9 +2,9 @@
 // answer; everything else gets kind 'locked'. While unlocked, a call from the window counts as
 // activity, except the reads a screen repeats by itself when main pushes an update (balances after
 // each poll, lists after a callback): counting those would keep an unattended app open forever.
-import type { ChannelName, IpcError } from '../ipc/contract/index.js';
-import type { IdleLock } from './idle-lock.js';
-import { LOCKED_MESSAGE } from './errors.js';
+import type { ChannelName, IpcError } from './contract/index.js';
+import type { IdleLock } from '../lock/idle-lock.js';
+import { LOCKED_MESSAGE } from '../lock/errors.js';
 
 export interface IpcGate {
   /** null lets the call through; an IpcError refuses it. */
