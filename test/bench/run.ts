@@ -226,7 +226,6 @@ async function main(): Promise<void> {
   db.close();
 
   const result = {
-    issue: 5,
     node: process.version,
     cpus: os.cpus().length,
     load_average_1m: { start: round(loadStart[0]!, 2), end: round(os.loadavg()[0]!, 2) },
