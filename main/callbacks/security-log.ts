@@ -17,15 +17,8 @@ export const SAMPLE_BYTES = 512;
 /** Distinct sources kept per hour and reason; more (a spread-out flood) are counted under 'other'. */
 export const MAX_SOURCES = 64;
 
-interface Pending {
-  bucketStart: number;
-  reason: SecurityReason;
-  source: string;
-  count: number;
-  firstAt: number;
-  lastAt: number;
-  samples: string[];
-}
+/** A bucket being counted in memory until the next flush: the same shape as a stored row. */
+type Pending = SecurityLogRow;
 
 /** At most SAMPLE_BYTES of UTF-8, no control characters, never split inside a character. */
 export function truncateSample(s: string, max = SAMPLE_BYTES): string {

@@ -1,5 +1,10 @@
 import { channel, noRequest } from './define.js';
 
+import type { AppStatus } from '../../app/status.js';
+
+/** What the status bar shows (built by main/app/status.ts). */
+export type { AppStatus };
+
 export type ProfileName = 'embedded' | 'sandbox' | 'live';
 
 export interface AppInfo {
@@ -7,18 +12,6 @@ export interface AppInfo {
   profile: ProfileName;
   shell: 'electron' | 'chromium';
   dataDir: string;
-}
-
-/** What the status bar shows. Times are ms since the epoch. */
-export interface AppStatus {
-  profile: ProfileName;
-  /** online: the last poll worked; offline: no answer (network); error: the service answered badly. */
-  connection: 'starting' | 'online' | 'offline' | 'error' | 'not_configured';
-  /** A readable reason when connection is not online. */
-  message: string | null;
-  lastSuccessfulPoll: number | null;
-  /** Whether keys persist in the OS keychain, are held in memory (embedded), or the keychain failed. */
-  keychain: 'available' | 'memory' | 'unavailable';
 }
 
 export const appChannels = {
