@@ -158,3 +158,31 @@ test('a payment in progress when the app locks finishes in main, and its result 
   await expect(outcome).not.toHaveAttribute('data-in-flight', 'true');
   await expect(page.getByRole('region', { name: 'Receipt' })).toContainText('UGX 15,000');
 });
+
+test('a card typed but not yet sent is cleared when the app locks; the rest of the form is kept', async () => {
+  app = await startApp({
+    env: { NODE_ENV: 'test', MERCHANT_DESK_KEYCHAIN_SERVICE: `merchant-desk-e2e-lock-${process.pid}-${Date.now()}` },
+  });
+  const { page } = app;
+  expect(await call(page, 'lock.setPassphrase', { passphrase: 'lock e2e passphrase' })).toBe('ok');
+  await page.keyboard.press('Control+Shift+3');
+  await expect(page.getByTestId('card-limits')).toBeVisible();
+  const form = page.getByRole('form', { name: 'Take payment' });
+  await form.getByLabel('Description').fill('Phone order 2043');
+  await form.getByLabel('Card number').fill('4242 4242 4242 4242');
+  await form.getByLabel('CVV').fill('918');
+
+  await page.keyboard.press('Control+Shift+L');
+  await expect(page.getByRole('heading', LOCKED)).toBeVisible();
+  // Behind the lock screen (hidden, still mounted) no input holds the card number or CVV any more.
+  const inputValues = () => page.evaluate(() => [...document.querySelectorAll('input')].map((i) => i.value));
+  await expect.poll(async () => (await inputValues()).filter((v) => /4242|^918$/.test(v))).toEqual([]);
+  expect(await inputValues()).toContain('Phone order 2043');
+  expect(await page.content()).not.toContain('4242 4242 4242 4242');
+
+  await page.getByLabel('Passphrase', { exact: true }).fill('lock e2e passphrase');
+  await page.getByRole('button', { name: 'Unlock' }).click();
+  await expect(page.getByRole('heading', LOCKED)).toHaveCount(0);
+  await expect(form.getByLabel('Description')).toHaveValue('Phone order 2043');
+  await expect(form.getByLabel('Card number')).toHaveValue('');
+});

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } fro
 import type { CardOptionView } from '../../../../main/ipc/contract/collections.js';
 import { validateCardForm, type AmountLimits } from '../../../../main/collections/card-input.shared.js';
 import { displayMinor } from '../../../../main/money/amount.shared.js';
+import { on } from '../../desk.js';
 import { useDeskQuery, useNow } from '../../hooks.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { EmptyState, ErrorBanner, Field, Loading, Screen } from '../../ui/index.js';
@@ -162,6 +163,15 @@ export function TakePaymentScreen() {
 
   // Leaving the screen drops the card with the component's state; make sure nothing lingers in the DOM inputs.
   useEffect(() => () => setCard(EMPTY_CARD), []);
+  // A lock hides the screen but keeps it mounted (a payment already sent goes on); a card typed and not yet
+  // sent must not wait behind the lock screen for whoever unlocks: it is cleared and typed again.
+  useEffect(
+    () =>
+      on('lock.changed', (e) => {
+        if (e.locked) setCard(EMPTY_CARD);
+      }),
+    [],
+  );
 
   const busy = isBusy(phase);
   const descLen = details.description.trim().length;
