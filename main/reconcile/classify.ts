@@ -18,17 +18,9 @@ export const RECON_KINDS: readonly ReconKind[] = [
   'matched',
 ];
 export type { ReconKind } from './types.shared.js';
+import { EXCEPTION_KINDS } from './types.shared.js';
+export { EXCEPTION_KINDS };
 
-/** Kinds a person must look at. matched, pending and rejected (nothing was created) are not exceptions. */
-export const EXCEPTION_KINDS: readonly ReconKind[] = [
-  'currency_mismatch',
-  'amount_mismatch',
-  'bad_signature',
-  'redirect_callback_disagree',
-  'final_status_changed',
-  'unknown_outcome',
-  'stale_pending',
-];
 export function isExceptionKind(k: string): boolean {
   return (EXCEPTION_KINDS as readonly string[]).includes(k);
 }

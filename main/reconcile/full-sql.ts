@@ -7,7 +7,7 @@
 // NULL, payload present) needs the currency's decimal rules (toMinor). Such collections are flagged by
 // NEEDS_JS_SQL (a partial index of migration 008 finds them) and re-classified by classify() in the same
 // transaction.
-import { EXCEPTION_KINDS, RECON_KINDS } from './classify.js';
+import { RECON_KINDS, isExceptionKind } from './classify.js';
 import type { ReconKind } from './types.shared.js';
 
 /** Bit of each kind in the masks below: RECON_KINDS order, so the lowest set bit is the primary outcome. */
@@ -191,7 +191,7 @@ export function kindSetsSql(): string[] {
   for (let key = 0; key < 2 * NO_EVENTS; key++) {
     const mask = key & (NO_EVENTS - 1) || bit('matched');
     const kinds = RECON_KINDS.filter((k) => mask & bit(k));
-    const open = kinds.filter((k) => EXCEPTION_KINDS.includes(k) && !(key & NO_EVENTS && k === 'stale_pending'));
+    const open = kinds.filter((k) => isExceptionKind(k) && !(key & NO_EVENTS && k === 'stale_pending'));
     rows.push(
       `(${key}, '${kinds[0]}', '${JSON.stringify(kinds)}', '${JSON.stringify(open)}', ${open.length > 0 ? 1 : 0})`,
     );

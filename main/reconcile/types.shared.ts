@@ -136,3 +136,14 @@ export interface MovementResult {
   unreadableCredits: number;
   truncated: boolean;
 }
+
+/** Kinds a person must look at. matched, pending and rejected (nothing was created) are not exceptions. */
+export const EXCEPTION_KINDS = [
+  'currency_mismatch',
+  'amount_mismatch',
+  'bad_signature',
+  'redirect_callback_disagree',
+  'final_status_changed',
+  'unknown_outcome',
+  'stale_pending',
+] as const satisfies readonly ReconKind[];

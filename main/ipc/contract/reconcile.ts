@@ -3,6 +3,7 @@
 // balance movement. Times in responses are ISO 8601; amounts are integer minor units + currency.
 import { z } from 'zod';
 import { channel, noRequest } from './define.js';
+import { EXCEPTION_KINDS } from '../../reconcile/types.shared.js';
 import type {
   AuditEvent,
   ExceptionDetail,
@@ -24,17 +25,7 @@ const page = {
 };
 
 export const reconcileExceptionsRequest = z.object({
-  kind: z
-    .enum([
-      'currency_mismatch',
-      'amount_mismatch',
-      'bad_signature',
-      'redirect_callback_disagree',
-      'final_status_changed',
-      'unknown_outcome',
-      'stale_pending',
-    ])
-    .optional(),
+  kind: z.enum(EXCEPTION_KINDS).optional(),
   currency: z
     .string()
     .trim()
