@@ -4,10 +4,17 @@ import fs from 'node:fs';
 
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
+// S_ISVTX (Node's fs.constants does not export it).
+const STICKY = 0o1000;
 
-/** Creates `dir` (and missing parents) owner-only; tightens `dir` itself when it is looser. */
+/**
+ * Creates `dir` (and missing parents) owner-only; tightens `dir` itself when it is looser, unless it is a
+ * shared folder (sticky bit, like /tmp): a database file opened straight in /tmp must not close /tmp to
+ * every other user (PostgreSQL's initdb, running as its own user, then failed on this machine).
+ */
 export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  if ((fs.statSync(dir).mode & STICKY) !== 0) return;
   tighten(dir, DIR_MODE);
 }
 

@@ -162,4 +162,16 @@ describe('file permissions', () => {
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
+
+  it.skipIf(process.platform === 'win32')(
+    'a database opened straight in a shared folder (like /tmp) leaves the folder open to others',
+    () => {
+      const shared = tempDir();
+      fs.chmodSync(shared, 0o1777);
+      const file = path.join(shared, 'merchant-desk.sqlite');
+      openDatabase(file).close();
+      expect(fs.statSync(shared).mode & 0o7777).toBe(0o1777);
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    },
+  );
 });
