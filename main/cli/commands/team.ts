@@ -328,7 +328,7 @@ async function runInit(args: string[], ctx: CliContext): Promise<number> {
     ctx.io.stdout.write(
       `added the admin operator ${admin} (${displayName})\n` +
         `next: add operators, signed in as ${admin}:\n` +
-        `  merchant-desk team operators add --database postgres://${admin}@${url.host}${url.pathname} --login LOGIN --role support --name "NAME"\n`,
+        `  merchant-desk team operators add --database postgres://${admin}@${url.host || 'HOST:PORT'}${url.pathname} --login LOGIN --role support --name "NAME"\n`,
     );
     return 0;
   } finally {
