@@ -53,8 +53,9 @@ export function teamErrorToApp(e: unknown): unknown {
   if (!(e instanceof TeamError)) return e;
   if (e instanceof TeamFieldError) {
     const field = FIELD[e.field] ?? e.field;
-    const message = `${field}: ${e.message.slice(e.field.length + 2)}`;
-    return new AppError('validation', message, { field, fields: { [field]: message }, cause: e });
+    // As the contract's own checks do: the message names the field, the per-field one is bare.
+    const bare = e.message.slice(e.field.length + 2);
+    return new AppError('validation', `${field}: ${bare}`, { field, fields: { [field]: bare }, cause: e });
   }
   if (e instanceof TeamPermissionError) return new AppError('permission', e.message, { cause: e });
   if (e instanceof TeamSignInError) return new AppError('authentication', e.message, { cause: e });

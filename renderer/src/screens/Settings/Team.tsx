@@ -258,7 +258,7 @@ function AddOperatorForm({ reload }: { reload: () => Promise<void> }) {
   return (
     <form aria-label="Add operator" onSubmit={(e) => void submit(e)} noValidate>
       <h3>Add operator</h3>
-      <div className="row">
+      <div className="row" style={{ alignItems: 'flex-start' }}>
         <Field label="Login" error={error('login')} hint="Their PostgreSQL login, e.g. amina_k">
           <input
             name="login"
@@ -283,7 +283,7 @@ function AddOperatorForm({ reload }: { reload: () => Promise<void> }) {
           </select>
         </Field>
       </div>
-      <div className="row">
+      <div className="row" style={{ alignItems: 'flex-start' }}>
         <Field label="Initial password" error={error('password')} hint="At least 12 characters.">
           <input
             name="password"
