@@ -1,15 +1,19 @@
 // Operators are PostgreSQL logins (SCRAM) in one group each. Admins manage them through the
 // SECURITY DEFINER functions of migration 3; everyone may read the list and their own row.
 import type pg from 'pg';
-import { TeamFieldError, translatePgError } from './errors.js';
+import { TeamFieldError, TeamPermissionError, translatePgError } from './errors.js';
 import { poolLogin } from './pool.js';
 import { scramVerifier } from './scram.js';
+import {
+  isTeamRole,
+  isValidLogin,
+  LOGIN_RULE,
+  MIN_PASSWORD_LENGTH,
+  TEAM_ROLES,
+  type TeamRole,
+} from './roles.shared.js';
 
-export const TEAM_ROLES = ['support', 'finance', 'back_office', 'admin'] as const;
-export type TeamRole = (typeof TEAM_ROLES)[number];
-
-/** PCI DSS 8.3.6 asks for at least 12 characters. */
-export const MIN_PASSWORD_LENGTH = 12;
+export { MIN_PASSWORD_LENGTH, TEAM_ROLES, type TeamRole };
 
 export interface Operator {
   login: string;
@@ -30,16 +34,13 @@ export interface NewOperator {
 }
 
 function checkLogin(login: string): void {
-  if (typeof login !== 'string' || !/^[a-z][a-z0-9_]{1,62}$/.test(login) || login.startsWith('pg_')) {
-    throw new TeamFieldError(
-      'login',
-      `must be 2 to 63 lower-case letters, digits or _, starting with a letter and not with pg_ (got ${JSON.stringify(login)})`,
-    );
+  if (typeof login !== 'string' || !isValidLogin(login)) {
+    throw new TeamFieldError('login', `must be ${LOGIN_RULE} (got ${JSON.stringify(login)})`);
   }
 }
 
 function checkRole(role: string): asserts role is TeamRole {
-  if (!(TEAM_ROLES as readonly string[]).includes(role)) {
+  if (!isTeamRole(role)) {
     throw new TeamFieldError('role', `must be one of ${TEAM_ROLES.join(', ')} (got ${JSON.stringify(role)})`);
   }
 }
@@ -54,7 +55,17 @@ async function call(pool: pg.Pool, doing: string, sql: string, values: unknown[]
   try {
     await pool.query(sql, values);
   } catch (e) {
-    throw translatePgError(e, doing, poolLogin(pool));
+    const err = translatePgError(e, doing, poolLogin(pool));
+    // Only the admin group may execute the operator functions: say so rather than name a function.
+    if (err instanceof TeamPermissionError && /^SELECT team\./.test(sql)) {
+      const login = poolLogin(pool);
+      throw new TeamPermissionError(
+        `only an admin can manage operators${login ? `: ${login} is not an admin` : ''}, so could not ${doing}`,
+        err.code,
+        { cause: e },
+      );
+    }
+    throw err;
   }
 }
 

@@ -9,6 +9,7 @@ import { collectionsChannels, type collectionsEvents } from './collections.js';
 import { reconcileChannels, type reconcileEvents } from './reconcile.js';
 import { reportsChannels, type reportsEvents } from './reports.js';
 import { lockChannels, type lockEvents } from './lock.js';
+import { teamChannels } from './team.js';
 
 export const channels = {
   ...appChannels,
@@ -19,6 +20,7 @@ export const channels = {
   ...reconcileChannels,
   ...reportsChannels,
   ...lockChannels,
+  ...teamChannels,
 } as const;
 
 /** Push events from main to the renderer: name -> payload type. */

@@ -12,6 +12,7 @@ import { collectionsHandlers } from './collections.js';
 import { reconcileHandlers } from './reconcile.js';
 import { reportsHandlers } from './reports.js';
 import { lockHandlers } from './lock.js';
+import { teamHandlers } from './team.js';
 
 export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable {
   const table: HandlersFor<Channels> = {
@@ -23,6 +24,8 @@ export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable 
     ...reconcileHandlers(core),
     ...reportsHandlers(core),
     ...lockHandlers(core),
+    // Merge: the team profile's core.team() (the signed-in pool and role) replaces this null.
+    ...teamHandlers({ team: () => null }),
   };
   return table as HandlersFor<Channels> & HandlerTable;
 }

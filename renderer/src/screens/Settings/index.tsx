@@ -8,6 +8,8 @@ import { PaymentsSection } from './Payments.js';
 import { PollingSection } from './Polling.js';
 import { ReceiverSection } from './Receiver.js';
 import { ServiceKeySection } from './ServiceKey.js';
+import { TeamSection } from './Team.js';
+import { isTeamProfile } from './team-form.js';
 
 export function SettingsScreen() {
   const q = useDeskQuery('settings.get', {}, { refreshOn: ['settings.changed'] });
@@ -30,6 +32,7 @@ function SettingsForms({ view, reload }: { view: SettingsView; reload: () => Pro
         </WarningBanner>
       )}
       <ConnectionSection view={view} reload={reload} />
+      {isTeamProfile(view.profile) && <TeamSection />}
       <KeysSection view={view} reload={reload} />
       <ServiceKeySection view={view} reload={reload} />
       <PaymentsSection view={view} reload={reload} />

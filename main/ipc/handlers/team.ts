@@ -1,0 +1,127 @@
+// Team operators over IPC. The pool is the signed-in operator's own PostgreSQL login, so the database
+// decides every change: a non-admin's call reaches PostgreSQL and is refused there, whatever the UI
+// shows. This module only turns the team client's errors into ones the Settings section can show.
+import type pg from 'pg';
+import type { teamChannels, TeamOperatorRow } from '../contract/team.js';
+import type { HandlersFor } from './types.js';
+import { AppError } from '../../app/errors.js';
+import {
+  TeamError,
+  TeamFieldError,
+  TeamPermissionError,
+  TeamSignInError,
+  TeamUnavailableError,
+} from '../../team/errors.js';
+import {
+  addOperator,
+  currentOperator,
+  disableOperator,
+  enableOperator,
+  listOperators,
+  setOperatorRole,
+  type Operator,
+} from '../../team/operators.js';
+import type { TeamRole } from '../../team/roles.shared.js';
+
+/** The signed-in team session: null when the profile is not a team one, or nobody is signed in. */
+export interface TeamAccess {
+  pool: pg.Pool;
+  login: string;
+  role: TeamRole;
+}
+
+export interface TeamHandlerDeps {
+  team(): TeamAccess | null;
+}
+
+function session(deps: TeamHandlerDeps): TeamAccess {
+  const t = deps.team();
+  if (!t) {
+    throw new AppError(
+      'not_configured',
+      'Team operators exist only in a team profile, once you are signed in. Switch to the team profile in Settings and sign in.',
+    );
+  }
+  return t;
+}
+
+/** The request's field names (login, role, displayName, password) for the database's. */
+const FIELD: Record<string, string> = { display_name: 'displayName' };
+
+/** The team client's errors, as AppErrors the renderer shows as they are. */
+export function teamErrorToApp(e: unknown): unknown {
+  if (!(e instanceof TeamError)) return e;
+  if (e instanceof TeamFieldError) {
+    const field = FIELD[e.field] ?? e.field;
+    // As the contract's own checks do: the message names the field, the per-field one is bare.
+    const bare = e.message.slice(e.field.length + 2);
+    return new AppError('validation', `${field}: ${bare}`, { field, fields: { [field]: bare }, cause: e });
+  }
+  if (e instanceof TeamPermissionError) return new AppError('permission', e.message, { cause: e });
+  if (e instanceof TeamSignInError) return new AppError('authentication', e.message, { cause: e });
+  if (e instanceof TeamUnavailableError) return new AppError('team_unavailable', e.message, { cause: e });
+  return new AppError('refused', e.message, { cause: e });
+}
+
+async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw teamErrorToApp(e);
+  }
+}
+
+const toRow = (o: Operator): TeamOperatorRow => ({
+  login: o.login,
+  role: o.role,
+  displayName: o.displayName,
+  disabledAt: o.disabledAt,
+  createdAt: o.createdAt,
+  createdBy: o.createdBy,
+  changedAt: o.changedAt,
+  changedBy: o.changedBy,
+});
+
+export const teamHandlers = (deps: TeamHandlerDeps): HandlersFor<typeof teamChannels> => ({
+  'team.me': () => {
+    const t = session(deps);
+    return guarded(async () => {
+      const me = await currentOperator(t.pool);
+      // The database's row wins over what the session remembered at sign-in (an admin may have re-roled).
+      const role = me?.role ?? t.role;
+      return { login: me?.login ?? t.login, role, displayName: me?.displayName ?? null, isAdmin: role === 'admin' };
+    });
+  },
+  'team.operators.list': () => {
+    const t = session(deps);
+    return guarded(async () => (await listOperators(t.pool)).map(toRow));
+  },
+  'team.operators.add': (req) => {
+    const t = session(deps);
+    return guarded(async () => {
+      await addOperator(t.pool, req);
+      return null;
+    });
+  },
+  'team.operators.disable': ({ login }) => {
+    const t = session(deps);
+    return guarded(async () => {
+      await disableOperator(t.pool, login);
+      return null;
+    });
+  },
+  'team.operators.enable': ({ login }) => {
+    const t = session(deps);
+    return guarded(async () => {
+      await enableOperator(t.pool, login);
+      return null;
+    });
+  },
+  'team.operators.setRole': ({ login, role }) => {
+    const t = session(deps);
+    return guarded(async () => {
+      await setOperatorRole(t.pool, login, role);
+      return null;
+    });
+  },
+});

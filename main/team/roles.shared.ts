@@ -1,0 +1,28 @@
+// The operator rules both sides need: main checks them before asking PostgreSQL (which checks them
+// again), and the Settings form checks them as the admin types. Shared with the renderer: no imports.
+
+export const TEAM_ROLES = ['support', 'finance', 'back_office', 'admin'] as const;
+export type TeamRole = (typeof TEAM_ROLES)[number];
+
+/** PCI DSS 8.3.6 asks for at least 12 characters. */
+export const MIN_PASSWORD_LENGTH = 12;
+
+/** A PostgreSQL login the operator functions accept (they refuse pg_ names, PostgreSQL's own). */
+export const LOGIN_PATTERN = /^[a-z][a-z0-9_]{1,62}$/;
+export const LOGIN_RULE = '2 to 63 lower-case letters, digits or _, starting with a letter and not with pg_';
+
+export function isValidLogin(login: string): boolean {
+  return LOGIN_PATTERN.test(login) && !login.startsWith('pg_');
+}
+
+export function isTeamRole(role: string): role is TeamRole {
+  return (TEAM_ROLES as readonly string[]).includes(role);
+}
+
+/** Words for a role, as the Settings screen and the CLI show it. */
+export const ROLE_LABEL: Record<TeamRole, string> = {
+  support: 'Support',
+  finance: 'Finance',
+  back_office: 'Back office',
+  admin: 'Admin',
+};

@@ -1,0 +1,64 @@
+// The Settings Team section's pure parts (renderer/src/screens/Settings/team-form.ts): the Add operator
+// form is checked field by field before it is sent, with the same login rule main and PostgreSQL apply.
+import { describe, expect, it } from 'vitest';
+import {
+  checkNewOperator,
+  EMPTY_OPERATOR_FORM,
+  isTeamProfile,
+  operatorStatus,
+} from '../../renderer/src/screens/Settings/team-form.js';
+
+const good = {
+  login: 'amina_k',
+  displayName: 'Amina K',
+  role: 'support' as const,
+  password: 'twelve chars',
+  passwordAgain: 'twelve chars',
+};
+
+describe('checkNewOperator', () => {
+  it('accepts a complete form', () => {
+    expect(checkNewOperator(good)).toEqual({});
+    expect(checkNewOperator({ ...good, login: '  amina_k ' })).toEqual({}); // trimmed, as main does
+  });
+
+  it('names every missing field of an empty form', () => {
+    expect(Object.keys(checkNewOperator(EMPTY_OPERATOR_FORM)).sort()).toEqual([
+      'displayName',
+      'login',
+      'password',
+      'role',
+    ]);
+  });
+
+  it('refuses logins PostgreSQL would: capitals, spaces, a leading digit, pg_, one letter', () => {
+    for (const login of ['Amina', 'amina k', '1amina', 'pg_amina', 'a', 'amina-k']) {
+      expect(checkNewOperator({ ...good, login }).login).toMatch(/lower-case letters, digits or _/);
+    }
+  });
+
+  it('asks for 12 characters and the same password twice', () => {
+    expect(checkNewOperator({ ...good, password: 'short', passwordAgain: 'short' }).password).toBe(
+      'At least 12 characters (5 so far).',
+    );
+    expect(checkNewOperator({ ...good, passwordAgain: 'twelve chars!' })).toEqual({
+      passwordAgain: 'The two passwords differ.',
+    });
+  });
+
+  it('refuses a role that is not a team role and a blank name', () => {
+    expect(checkNewOperator({ ...good, role: '' }).role).toBe('Choose a role.');
+    expect(checkNewOperator({ ...good, displayName: '   ' }).displayName).toMatch(/Enter the name/);
+  });
+});
+
+describe('team profile and status', () => {
+  it('shows the section only on the team profile', () => {
+    expect(isTeamProfile('team')).toBe(true);
+    for (const p of ['embedded', 'sandbox', 'live']) expect(isTeamProfile(p)).toBe(false);
+  });
+  it('reads an operator as enabled until disabled', () => {
+    expect(operatorStatus({ disabledAt: null })).toBe('enabled');
+    expect(operatorStatus({ disabledAt: 1 })).toBe('disabled');
+  });
+});
