@@ -5,7 +5,8 @@ import { TeamFieldError, translatePgError } from './errors.js';
 import { poolLogin } from './pool.js';
 import { scramVerifier } from './scram.js';
 
-export const TEAM_ROLES = ['support', 'finance', 'back_office', 'admin'] as const;
+// receiver is `merchant-desk serve`'s login (migration 4): callbacks and polls, nothing else.
+export const TEAM_ROLES = ['support', 'finance', 'back_office', 'admin', 'receiver'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];
 
 /** PCI DSS 8.3.6 asks for at least 12 characters. */
