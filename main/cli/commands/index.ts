@@ -8,6 +8,7 @@ import { sandboxCommand } from './sandbox.js';
 import { importCallbacksCommand } from './import-callbacks.js';
 import { reconcileCommand } from './reconcile.js';
 import { exportCommand } from './export.js';
+import { serveCommand } from './serve.js';
 
 // One entry per subcommand; each lives in its own module in this folder.
 export const commands: Command[] = [
@@ -20,4 +21,5 @@ export const commands: Command[] = [
   importCallbacksCommand,
   reconcileCommand,
   exportCommand,
+  serveCommand,
 ];
