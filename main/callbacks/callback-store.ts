@@ -21,6 +21,11 @@ export interface CallbackStore {
   commitGroup(group: readonly Delivery[], keys: SignatureKeys): IngestOutcome[] | Promise<IngestOutcome[]>;
   /** True for an error that means the store cannot be reached now: answered 503, so the sender retries. */
   isUnavailable?(err: unknown): boolean;
+  /**
+   * Most groups committing at once (default: no bound). For a store whose commits serialise anyway:
+   * deliveries that arrive meanwhile gather into the next group rather than queueing commits of their own.
+   */
+  maxCommitsInFlight?: number;
 }
 
 /** The desktop's store: callback events into SQLite, each collection reconciled once per group, in the same commit. */

@@ -131,12 +131,27 @@ function groupCommitter(opts: ReceiverOptions, store: CallbackStore, stats: Omit
     }
   };
 
+  // A store that bounds its commits in flight (store.maxCommitsInFlight) lets the next group gather
+  // while those commit, instead of queueing ever smaller commits behind each other.
+  const maxInFlight = store.maxCommitsInFlight ?? Infinity;
+  let committing = 0;
   async function flush(): Promise<void> {
     scheduled?.cancel();
     scheduled = null;
+    if (committing >= maxInFlight) return; // a commit in flight schedules the next group when it ends
     const group = queue.splice(0, maxGroup);
-    if (queue.length) schedule();
     if (group.length === 0) return;
+    committing += 1;
+    if (queue.length && committing < maxInFlight) schedule();
+    try {
+      await commit(group);
+    } finally {
+      committing -= 1;
+      if (queue.length) schedule();
+    }
+  }
+
+  async function commit(group: Pending[]): Promise<void> {
     let keys: SignatureKeys;
     try {
       keys = await opts.getKeys();
@@ -185,7 +200,10 @@ function groupCommitter(opts: ReceiverOptions, store: CallbackStore, stats: Omit
     waiting: () => queue.length,
     /** Stores whatever is waiting now (closing). */
     async drain(): Promise<void> {
-      while (queue.length) await flush();
+      while (queue.length || committing > 0) {
+        if (committing >= maxInFlight || (!queue.length && committing > 0)) await new Promise((r) => setTimeout(r, 5));
+        else await flush();
+      }
     },
   };
 }

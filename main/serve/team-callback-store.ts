@@ -71,5 +71,8 @@ export function teamCallbackStore(pool: pg.Pool): CallbackStore {
       });
     },
     isUnavailable: isTeamUnavailable,
+    // Events commit in seq order under one lock (migration 1): one group commits while the next, already
+    // verified and sent, waits for the lock; more would only split the deliveries into smaller commits.
+    maxCommitsInFlight: 2,
   };
 }
