@@ -87,7 +87,33 @@ function legacyKey(db: Db): ReturnType<Db['prepare']> {
   return st;
 }
 
-export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): IngestOutcome {
+/** A verified callback as an event, before any store sees it: what every store writes, field for field. */
+export interface VerifiedCallback {
+  reference: string;
+  internalReference: string;
+  status: string;
+  amountMinor: number | null;
+  currency: string | null;
+  statusMessage: string | null;
+  /** Set when a field we do not sign was unreadable (the outcome is kept, the amount flagged). */
+  warning?: string;
+  /** sha256 of the body's canonical JSON: the heart of the dedupe key. */
+  digest: string;
+  /** The dedupe key: reference first, then the digest (see below). */
+  dedupeKey: string;
+  /** The body exactly as received. */
+  payload: string;
+}
+
+export type Verification =
+  | { result: 'verified'; callback: VerifiedCallback }
+  | Extract<IngestOutcome, { result: 'bad_signature' | 'malformed' }>;
+
+/**
+ * The pure half of ingestion, shared by every store (this SQLite one, the team's PostgreSQL one):
+ * decode, verify the signatures over the signed fields, then read the rest. Touches no database.
+ */
+export function verifyCallback(input: IngestInput, keys: SignatureKeys): Verification {
   let text: string;
   let body: unknown;
   if (Buffer.isBuffer(input.body) || typeof input.body === 'string') {
@@ -127,7 +153,7 @@ export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): 
 
   const hmacHeader = header(input.headers, 'hmac-signature');
   const rsaSignature = header(input.headers, 'rsa-signature');
-  const check = checkSignatures(fields, { hmacHeader, rsaSignature }, ctx.keys);
+  const check = checkSignatures(fields, { hmacHeader, rsaSignature }, keys);
   if (check.state !== 'verified') {
     // Not a collection event: anyone can name a real merchant_reference. Nothing is stored here; the
     // caller counts it in the security log (security-log.ts).
@@ -138,7 +164,6 @@ export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): 
       reason: check.reason ?? 'signature not verified',
     };
   }
-  const collection = collectionByReference(db).get(reference) as { id: number; currency: string } | undefined;
 
   // Verified: now read the rest.
   let status = fields.transaction_status.trim().toUpperCase();
@@ -163,31 +188,69 @@ export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): 
   // The dedupe key leads with the reference: merchant references are made in time order, so a day's
   // callbacks share a few pages of the unique index instead of each writing a random one (the WAL and
   // every checkpoint carry those pages). Keys stored before were 'callback:<digest>'; a retry of one of
-  // those is still a duplicate.
+  // those is still a duplicate (checked by the SQLite store).
   const digest = sha256(canonicalJson(body));
-  const earlier = legacyKey(db).get('callback:' + digest) as { id: number } | undefined;
+  return {
+    result: 'verified',
+    callback: {
+      reference,
+      internalReference,
+      status,
+      amountMinor,
+      currency,
+      statusMessage,
+      ...(warning ? { warning } : {}),
+      digest,
+      dedupeKey: `callback:${reference}:${digest}`,
+      payload: text,
+    },
+  };
+}
+
+/** What the event's note says about an unreadable unsigned field (both stores write the same). */
+export function warningNote(warning: string | undefined): string | undefined {
+  return warning ? `unreadable field: ${warning}` : undefined;
+}
+
+export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): IngestOutcome {
+  const v = verifyCallback(input, ctx.keys);
+  if (v.result !== 'verified') return v;
+  return storeVerifiedCallback(db, v.callback, input.source, ctx.now);
+}
+
+/** The SQLite half: the local collection_events row (and its projection), idempotent by dedupe key. */
+export function storeVerifiedCallback(
+  db: Db,
+  cb: VerifiedCallback,
+  source: IngestInput['source'],
+  now: number,
+): IngestOutcome {
+  const { reference, warning } = cb;
+  const collection = collectionByReference(db).get(reference) as { id: number; currency: string } | undefined;
+  const earlier = legacyKey(db).get('callback:' + cb.digest) as { id: number } | undefined;
   if (earlier) return { result: 'duplicate', reference, eventId: earlier.id };
+  const note = warningNote(warning);
   const r = appendEvent(db, {
     collectionId: collection?.id ?? null,
     merchantReference: reference,
-    internalReference,
-    source: input.source,
+    internalReference: cb.internalReference,
+    source,
     kind: 'outcome',
-    status,
-    receivedAt: ctx.now,
+    status: cb.status,
+    receivedAt: now,
     signature: 'verified',
-    amountMinor,
-    currency,
-    dedupeKey: `callback:${reference}:${digest}`,
-    payload: text,
-    statusMessage: statusMessage ?? `callback: ${status}`,
-    ...(warning ? { note: `unreadable field: ${warning}` } : {}),
+    amountMinor: cb.amountMinor,
+    currency: cb.currency,
+    dedupeKey: cb.dedupeKey,
+    payload: cb.payload,
+    statusMessage: cb.statusMessage ?? `callback: ${cb.status}`,
+    ...(note ? { note } : {}),
   });
   if (!r.inserted) return { result: 'duplicate', reference, eventId: r.eventId };
   return {
     result: 'imported',
     reference,
-    status,
+    status: cb.status,
     orphan: !collection,
     eventId: r.eventId,
     kind: r.kind,

@@ -11,13 +11,15 @@
 // Group commit: deliveries that arrive within one event-loop turn (or groupCommitWindowMs) are stored in
 // ONE transaction, and each is answered only after that commit. If anything in the group fails, the
 // group is rolled back and every delivery is stored again on its own, so one bad delivery gets its 5xx
-// and the others are still stored and answered 2xx.
+// and the others are still stored and answered 2xx. Where a group is committed is the store's business
+// (callback-store.ts): the desktop's SQLite by default, the team's PostgreSQL under `serve`; a store
+// that cannot be reached is answered 503 so the service retries.
 import http from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Db } from '../store/db.js';
-import { reconcileOnceAfter } from '../reconcile/incremental.js';
 import type { Clock } from '../clock.js';
-import { ingestCallback, securityRecord, type IngestInput, type IngestOutcome } from './ingest.js';
+import { securityRecord, type IngestInput, type IngestOutcome } from './ingest.js';
+import { sqliteCallbackStore, type CallbackStore } from './callback-store.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { SecurityLog, type SecurityReason } from './security-log.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
@@ -32,7 +34,14 @@ export interface ReceiverLogger {
 }
 
 export interface ReceiverOptions {
+  /** The desktop's database: where callbacks are stored (unless `store` says otherwise) and refusals counted. */
   db: Db;
+  /** Where groups of callbacks are committed (default: `db`, see callback-store.ts). */
+  store?: CallbackStore;
+  /** Extra routes beside POST /callbacks/collections (serve's /healthz); not rate limited. */
+  routes?: (app: FastifyInstance) => void;
+  /** Fastify's trustProxy: whose X-Forwarded-For names the client (for the rate limit and the security log). */
+  trustProxy?: boolean | string | string[];
   /** Loopback by default; anything else is the user's explicit choice. */
   host?: string;
   /** 0 = any free port. */
@@ -104,7 +113,7 @@ interface Pending {
 }
 
 /** Collects deliveries and stores each group in one transaction (see the top of this file). */
-function groupCommitter(opts: ReceiverOptions, stats: Omit<ReceiverStats, 'waiting'>) {
+function groupCommitter(opts: ReceiverOptions, store: CallbackStore, stats: Omit<ReceiverStats, 'waiting'>) {
   const maxGroup = Math.max(1, opts.maxGroup ?? 256);
   const windowMs = Math.max(0, opts.groupCommitWindowMs ?? 0);
   const queue: Pending[] = [];
@@ -122,12 +131,27 @@ function groupCommitter(opts: ReceiverOptions, stats: Omit<ReceiverStats, 'waiti
     }
   };
 
+  // A store that bounds its commits in flight (store.maxCommitsInFlight) lets the next group gather
+  // while those commit, instead of queueing ever smaller commits behind each other.
+  const maxInFlight = store.maxCommitsInFlight ?? Infinity;
+  let committing = 0;
   async function flush(): Promise<void> {
     scheduled?.cancel();
     scheduled = null;
+    if (committing >= maxInFlight) return; // a commit in flight schedules the next group when it ends
     const group = queue.splice(0, maxGroup);
-    if (queue.length) schedule();
     if (group.length === 0) return;
+    committing += 1;
+    if (queue.length && committing < maxInFlight) schedule();
+    try {
+      await commit(group);
+    } finally {
+      committing -= 1;
+      if (queue.length) schedule();
+    }
+  }
+
+  async function commit(group: Pending[]): Promise<void> {
     let keys: SignatureKeys;
     try {
       keys = await opts.getKeys();
@@ -135,28 +159,32 @@ function groupCommitter(opts: ReceiverOptions, stats: Omit<ReceiverStats, 'waiti
       for (const p of group) p.resolve({ error });
       return;
     }
-    const ingest = (p: Pending) => ingestCallback(opts.db, p.input, { keys, now: p.now });
     stats.deliveries += group.length;
     let results: ({ outcome: IngestOutcome } | { error: unknown })[];
     try {
       // One commit for the group; nothing is answered before it returns.
-      // The group's collections are reconciled once each, at its end, inside the same commit.
-      results = reconcileOnceAfter(opts.db, () => group.map((p) => ({ outcome: ingest(p) })));
+      results = (await store.commitGroup(group, keys)).map((outcome) => ({ outcome }));
       stats.commits += 1;
       stats.largestGroup = Math.max(stats.largestGroup, group.length);
-    } catch {
-      // Rolled back whole: store each on its own so one failure costs only its own delivery.
-      if (group.length > 1) stats.fallbacks += 1;
-      results = group.map((p) => {
-        try {
-          const outcome = ingest(p);
-          stats.commits += 1;
-          return { outcome };
-        } catch (error) {
-          return { error };
+    } catch (groupError) {
+      if (store.isUnavailable?.(groupError)) {
+        // The store is down: each would fail the same way, so answer all with the error at once.
+        results = group.map(() => ({ error: groupError }));
+      } else {
+        // Rolled back whole: store each on its own so one failure costs only its own delivery.
+        if (group.length > 1) stats.fallbacks += 1;
+        results = [];
+        for (const p of group) {
+          try {
+            const [outcome] = await store.commitGroup([p], keys);
+            stats.commits += 1;
+            results.push({ outcome: outcome! });
+          } catch (error) {
+            results.push({ error });
+          }
         }
-      });
-      stats.largestGroup = Math.max(stats.largestGroup, 1);
+        stats.largestGroup = Math.max(stats.largestGroup, 1);
+      }
     }
     group.forEach((p, i) => p.resolve(results[i]!));
   }
@@ -172,7 +200,10 @@ function groupCommitter(opts: ReceiverOptions, stats: Omit<ReceiverStats, 'waiti
     waiting: () => queue.length,
     /** Stores whatever is waiting now (closing). */
     async drain(): Promise<void> {
-      while (queue.length) await flush();
+      while (queue.length || committing > 0) {
+        if (committing >= maxInFlight || (!queue.length && committing > 0)) await new Promise((r) => setTimeout(r, 5));
+        else await flush();
+      }
     },
   };
 }
@@ -184,7 +215,8 @@ function hostForUrl(host: string): string {
 export async function startCallbackReceiver(opts: ReceiverOptions): Promise<CallbackReceiver> {
   const host = opts.host ?? '127.0.0.1';
   const stats: Omit<ReceiverStats, 'waiting'> = { deliveries: 0, commits: 0, largestGroup: 0, fallbacks: 0 };
-  const committer = groupCommitter(opts, stats);
+  const store = opts.store ?? sqliteCallbackStore(opts.db);
+  const committer = groupCommitter(opts, store, stats);
   const securityLog = opts.securityLog ?? new SecurityLog(opts.db);
   const count = (reason: SecurityReason, source: string, sample?: string) =>
     securityLog.record(reason, source, opts.clock.now(), sample);
@@ -196,6 +228,7 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
     logger: false,
     bodyLimit: CALLBACK_BODY_LIMIT,
     return503OnClosing: true,
+    ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
     serverFactory: (handler) => {
       const server = http.createServer(
         {
@@ -213,6 +246,7 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
 
   // Before the body is read: a source over its rate is refused and only counted.
   app.addHook('onRequest', async (req, reply) => {
+    if ((req.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return;
     const wait = limiter.take(req.ip, Date.now());
     if (wait > 0) {
       count('rate_limited', req.ip);
@@ -244,6 +278,11 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
       // Not stored: answer 5xx so the service retries.
       const e = r.error;
       opts.logger?.error({ err: e instanceof Error ? e.message : String(e) }, 'callback ingestion failed');
+      if (store.isUnavailable?.(e))
+        return reply
+          .code(503)
+          .header('retry-after', '5')
+          .send({ status: 'error', message: 'the store cannot be reached; retry later' });
       return reply.code(500).send({ status: 'error', message: 'could not store the callback; retry later' });
     }
     const outcome = r.outcome;
@@ -273,6 +312,7 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
     }
   });
 
+  opts.routes?.(app);
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ status: 'error', message: 'not found' }));
   app.setErrorHandler((err: { statusCode?: number; message?: string }, req, reply) => {
     const code = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;

@@ -1,1 +1,2 @@
 export * from './poller.js';
+export * from './sink.js';

@@ -1,4 +1,5 @@
-// Polls balances (every 60 s by default) and payment options (every 15 min) into the local cache.
+// Polls balances (every 60 s by default) and payment options (every 15 min) into the local cache, or
+// into another sink (sink.ts: `serve` writes the team's PostgreSQL).
 // One loop per kind; a manual refresh during a run joins it (never two runs of a kind at once); errors
 // back off exponentially; a 429 waits at least its Retry-After; status() says online/offline/error.
 import type { Logger } from 'pino';
@@ -7,9 +8,9 @@ import type { Clock, Sleep } from '../clock.js';
 import { realSleep } from '../clock.js';
 import type { PaymentOption, ServiceClient, WalletBalance } from '../service/types.js';
 import { isServiceError, RateLimitedError } from '../service/errors.js';
-import { recordBalanceRun, type RunResult } from '../store/balances.js';
-import { recordProvidersRun } from '../store/payment-options.js';
-import { lastRun, lastSuccessfulRun, type PollError, type PollKind } from '../store/poll-runs.js';
+import type { RunResult } from '../store/balances.js';
+import type { PollError, PollKind } from '../store/poll-runs.js';
+import { sqlitePollSink, type PollSink } from './sink.js';
 
 export type { PollKind } from '../store/poll-runs.js';
 
@@ -61,7 +62,10 @@ export interface PollerEvent {
 }
 
 export interface PollerOptions {
-  db: Db;
+  /** The local cache the answers go to, unless `sink` is given. */
+  db?: Db;
+  /** Where each run is recorded (default: `db`, see sink.ts). */
+  sink?: PollSink;
   /** The current client, or null when the app is not configured (recorded as a 'not_configured' error). */
   getClient: () => ServiceClient | null;
   clock: Clock;
@@ -117,7 +121,10 @@ export function toPollError(e: unknown): PollError {
 }
 
 export function createPoller(opts: PollerOptions): Poller {
-  const { db, clock } = opts;
+  const { clock } = opts;
+  const given = opts.sink ?? (opts.db ? sqlitePollSink(opts.db) : null);
+  if (!given) throw new Error('createPoller needs a db or a sink');
+  const sink: PollSink = given;
   const sleep = opts.sleep ?? realSleep;
   const backoff: BackoffOptions = { baseMs: 5_000, maxMs: 300_000, ...opts.backoff };
   const intervals = (): PollIntervals => (typeof opts.intervals === 'function' ? opts.intervals() : opts.intervals);
@@ -127,8 +134,8 @@ export function createPoller(opts: PollerOptions): Poller {
 
   const state = {} as Record<PollKind, KindState>;
   for (const kind of KINDS) {
-    const ok = lastSuccessfulRun(db, kind);
-    const last = lastRun(db, kind);
+    const ok = sink.lastSuccessfulRun(kind);
+    const last = sink.lastRun(kind);
     state[kind] = {
       inFlight: null,
       lastRunAt: last ? (last.finishedAt ?? last.startedAt) : null,
@@ -232,8 +239,8 @@ export function createPoller(opts: PollerOptions): Poller {
     // One transaction: the poll_runs row and (on a usable answer) the cache. A malformed answer is an error here.
     const recorded =
       kind === 'balances'
-        ? recordBalanceRun(db, { startedAt, finishedAt, result: result as RunResult<WalletBalance[]> })
-        : recordProvidersRun(db, { startedAt, finishedAt, result: result as RunResult<PaymentOption[]> });
+        ? await sink.recordBalances({ startedAt, finishedAt, result: result as RunResult<WalletBalance[]> })
+        : await sink.recordProviders({ startedAt, finishedAt, result: result as RunResult<PaymentOption[]> });
     const { changed, error } = recorded;
     s.lastRunAt = finishedAt;
     s.ranThisSession = true;

@@ -1,7 +1,8 @@
 // The operator rules both sides need: main checks them before asking PostgreSQL (which checks them
 // again), and the Settings form checks them as the admin types. Shared with the renderer: no imports.
 
-export const TEAM_ROLES = ['support', 'finance', 'back_office', 'admin'] as const;
+// receiver is `merchant-desk serve`'s login (team migration 4): callbacks and polls, nothing else.
+export const TEAM_ROLES = ['support', 'finance', 'back_office', 'admin', 'receiver'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];
 
 /** PCI DSS 8.3.6 asks for at least 12 characters. */
@@ -25,4 +26,5 @@ export const ROLE_LABEL: Record<TeamRole, string> = {
   finance: 'Finance',
   back_office: 'Back office',
   admin: 'Admin',
+  receiver: 'Callback server (serve)',
 };

@@ -9,6 +9,7 @@ import { importCallbacksCommand } from './import-callbacks.js';
 import { reconcileCommand } from './reconcile.js';
 import { exportCommand } from './export.js';
 import { teamCommand } from './team.js';
+import { serveCommand } from './serve.js';
 
 // One entry per subcommand; each lives in its own module in this folder.
 export const commands: Command[] = [
@@ -22,4 +23,5 @@ export const commands: Command[] = [
   reconcileCommand,
   exportCommand,
   teamCommand,
+  serveCommand,
 ];

@@ -3,6 +3,7 @@
 import { sql as m001 } from './001-records.js';
 import { sql as m002 } from './002-roles.js';
 import { sql as m003 } from './003-operator-admin.js';
+import { sql as m004 } from './004-receiver-role.js';
 
 export interface TeamMigration {
   version: number;
@@ -14,4 +15,5 @@ export const teamMigrations: TeamMigration[] = [
   { version: 1, name: 'records', sql: m001 },
   { version: 2, name: 'roles', sql: m002 },
   { version: 3, name: 'operator-admin', sql: m003 },
+  { version: 4, name: 'receiver-role', sql: m004 },
 ];

@@ -1,0 +1,37 @@
+// Where the receiver commits a group of deliveries: the seam between the receiver (HTTP, limits, group
+// commit, security log) and a store. Each store verifies with the same pure step (ingest.ts
+// verifyCallback) and writes the verified ones in ONE commit: the desktop's SQLite (here) or the team's
+// PostgreSQL (main/serve/team-callback-store.ts).
+import type { Db } from '../store/db.js';
+import { reconcileOnceAfter } from '../reconcile/incremental.js';
+import type { SignatureKeys } from '../service/verify-callback.js';
+import { ingestCallback, type IngestInput, type IngestOutcome } from './ingest.js';
+
+export interface Delivery {
+  input: IngestInput;
+  /** When it arrived (ms since the epoch). */
+  now: number;
+}
+
+export interface CallbackStore {
+  /**
+   * Verifies and stores a group in one commit; the outcomes in the group's order. Throws when that
+   * commit failed: then nothing of the group is stored (the receiver retries each delivery alone).
+   */
+  commitGroup(group: readonly Delivery[], keys: SignatureKeys): IngestOutcome[] | Promise<IngestOutcome[]>;
+  /** True for an error that means the store cannot be reached now: answered 503, so the sender retries. */
+  isUnavailable?(err: unknown): boolean;
+  /**
+   * Most groups committing at once (default: no bound). For a store whose commits serialise anyway:
+   * deliveries that arrive meanwhile gather into the next group rather than queueing commits of their own.
+   */
+  maxCommitsInFlight?: number;
+}
+
+/** The desktop's store: callback events into SQLite, each collection reconciled once per group, in the same commit. */
+export function sqliteCallbackStore(db: Db): CallbackStore {
+  return {
+    commitGroup: (group, keys) =>
+      reconcileOnceAfter(db, () => group.map((d) => ingestCallback(db, d.input, { keys, now: d.now }))),
+  };
+}

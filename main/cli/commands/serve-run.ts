@@ -1,0 +1,146 @@
+// The body of `merchant-desk serve` (serve.ts loads it on use): reads the set-up (main/serve/config.ts),
+// starts serve (main/serve/server.ts) and runs it until SIGTERM or SIGINT.
+import { parseCommandArgs, UsageError, type CliContext } from '../command.js';
+import { defaultDataDir } from '../../settings/paths.js';
+import { createLogger } from '../../log/logger.js';
+import { TeamError } from '../../team/errors.js';
+import { loginOf } from '../../team/pool.js';
+import {
+  DEFAULT_LISTEN,
+  SECRETS,
+  SETTINGS_ENV,
+  ServeConfigError,
+  databaseUrl,
+  defaultServeDataDir,
+  parseListen,
+  readSecret,
+  refuseSecretsInArgv,
+  type SecretSources,
+} from '../../serve/config.js';
+import { startServe, type ServeOptions } from '../../serve/server.js';
+
+const DEFAULT_INTERVALS = { balancesMs: 60_000, providersMs: 900_000 };
+
+export async function runServe(args: string[], ctx: CliContext): Promise<number> {
+  try {
+    refuseSecretsInArgv(args);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { values } = parseCommandArgs({
+    args,
+    options: {
+      database: { type: 'string' },
+      listen: { type: 'string' },
+      'service-url': { type: 'string' },
+      'no-poll': { type: 'boolean', default: false },
+      credentials: { type: 'string' },
+      'trust-proxy': { type: 'string' },
+    },
+    strict: true,
+  });
+  const env = ctx.env;
+  let options: Omit<ServeOptions, 'logger'>;
+  try {
+    const src: SecretSources = { env, credentialsDir: values.credentials ?? env.CREDENTIALS_DIRECTORY ?? null };
+    const dbUrl = databaseUrl(values.database, src);
+    const { host, port } = parseListen(values.listen ?? env[SETTINGS_ENV.listen] ?? DEFAULT_LISTEN);
+    const signingKey = readSecret('signingKey', src);
+    const servicePublicKey = readSecret('servicePublicKey', src);
+    if (!signingKey && !servicePublicKey) {
+      throw new ServeConfigError(
+        `no key to verify callbacks with: set ${SECRETS.signingKey.env} (or the credential file ${SECRETS.signingKey.file}) ` +
+          `and/or ${SECRETS.servicePublicKey.env} (${SECRETS.servicePublicKey.file})`,
+      );
+    }
+    let poll: ServeOptions['poll'] = null;
+    if (!values['no-poll']) {
+      const baseUrl = values['service-url'] ?? env[SETTINGS_ENV.serviceUrl];
+      const publicKey = readSecret('merchantPublicKey', src);
+      const secretKey = readSecret('merchantSecretKey', src);
+      const missing = [
+        baseUrl ? null : `the service URL (--service-url or ${SETTINGS_ENV.serviceUrl})`,
+        publicKey
+          ? null
+          : `${SECRETS.merchantPublicKey.env} (or the credential file ${SECRETS.merchantPublicKey.file})`,
+        secretKey
+          ? null
+          : `${SECRETS.merchantSecretKey.env} (or the credential file ${SECRETS.merchantSecretKey.file})`,
+      ].filter((m): m is string => m !== null);
+      if (missing.length) {
+        throw new ServeConfigError(
+          `the poller needs ${missing.join(', ')}; or pass --no-poll to receive callbacks only`,
+        );
+      }
+      poll = {
+        baseUrl: baseUrl!,
+        keys: { publicKey: publicKey!, secretKey: secretKey! },
+        intervals: DEFAULT_INTERVALS,
+      };
+    }
+    const trust = values['trust-proxy'] ?? env[SETTINGS_ENV.trustProxy];
+    options = {
+      databaseUrl: dbUrl,
+      host,
+      port,
+      verification: { signingKey, servicePublicKey },
+      poll,
+      // The global --data-dir names serve's folder when given; the app's default folder is not serve's.
+      dataDir: ctx.dataDir === defaultDataDir(env) ? defaultServeDataDir(env) : ctx.dataDir,
+      ...(trust
+        ? {
+            trustProxy: trust
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          }
+        : {}),
+    };
+  } catch (e) {
+    if (e instanceof ServeConfigError || e instanceof TeamError) throw new UsageError(e.message, { cause: e });
+    throw e;
+  }
+
+  const logger = createLogger({ base: { component: 'serve' } });
+  // Listen for the signals before starting, so one that arrives during start-up is not lost.
+  let signalled: (signal: string) => void = () => undefined;
+  const stopSignal = new Promise<string>((resolve) => (signalled = resolve));
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal while stopping: exiting now');
+      logger.flush();
+      process.exit(1);
+    }
+    stopping = true;
+    signalled(signal);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    const serve = await startServe({ ...options, logger });
+    logger.info(
+      {
+        url: serve.url,
+        host: serve.host,
+        port: serve.port,
+        login: loginOf(options.databaseUrl),
+        dataDir: options.dataDir,
+        poll: options.poll ? 'on' : 'off',
+      },
+      'serve listening',
+    );
+    const signal = await stopSignal;
+    logger.info({ signal }, 'stopping: finishing deliveries in flight');
+    await serve.close();
+    logger.info({ stats: serve.receiver.stats() }, 'stopped');
+    return 0;
+  } catch (e) {
+    logger.error({ err: e instanceof Error ? e.message : String(e) }, 'serve failed');
+    throw e;
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    logger.flush();
+  }
+}

@@ -1,0 +1,38 @@
+// Where the poller records each run: the seam between polling (loops, back-off, Retry-After, status)
+// and storage. The desktop's sink is its SQLite cache (poll log + snapshots/options, one transaction per
+// run); `serve` gives one that writes the team's PostgreSQL (main/serve/poll-to-team.ts).
+import type { Db } from '../store/db.js';
+import type { PaymentOption, WalletBalance } from '../service/types.js';
+import { recordBalanceRun, type RunResult } from '../store/balances.js';
+import { recordProvidersRun } from '../store/payment-options.js';
+import { lastRun, lastSuccessfulRun, type PollError, type PollKind, type PollRun } from '../store/poll-runs.js';
+
+export interface PollRunInput<T> {
+  startedAt: number;
+  finishedAt: number;
+  result: RunResult<readonly T[]>;
+}
+
+/** What a run changed (snapshots written or options stored), or why its answer was not usable. */
+export interface RecordedRun {
+  changed: number;
+  error: PollError | null;
+}
+
+export interface PollSink {
+  /** The last run of a kind and the last successful one, read once at start (null when none is known). */
+  lastRun(kind: PollKind): PollRun | null;
+  lastSuccessfulRun(kind: PollKind): PollRun | null;
+  /** Records a run; an error result (or an unusable answer) changes no data. Throws only when it cannot record. */
+  recordBalances(run: PollRunInput<WalletBalance>): RecordedRun | Promise<RecordedRun>;
+  recordProviders(run: PollRunInput<PaymentOption>): RecordedRun | Promise<RecordedRun>;
+}
+
+export function sqlitePollSink(db: Db): PollSink {
+  return {
+    lastRun: (kind) => lastRun(db, kind),
+    lastSuccessfulRun: (kind) => lastSuccessfulRun(db, kind),
+    recordBalances: (run) => recordBalanceRun(db, run),
+    recordProviders: (run) => recordProvidersRun(db, run),
+  };
+}

@@ -1,0 +1,145 @@
+// Where serve's secrets come from: the environment or credential files (a --credentials folder, or
+// systemd's $CREDENTIALS_DIRECTORY from LoadCredential=), never the command line, where `ps`, shell
+// history and process listings would show them. A credential file wins over the environment.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseDatabaseUrl } from '../team/pool.js';
+
+/** One secret: its environment variable and its credential file name. */
+export const SECRETS = {
+  merchantPublicKey: { env: 'MERCHANT_DESK_MERCHANT_PUBLIC_KEY', file: 'merchant-public-key' },
+  merchantSecretKey: { env: 'MERCHANT_DESK_MERCHANT_SECRET_KEY', file: 'merchant-secret-key' },
+  signingKey: { env: 'MERCHANT_DESK_SIGNING_KEY', file: 'signing-key' },
+  /** The service's RSA public key, PEM text. */
+  servicePublicKey: { env: 'MERCHANT_DESK_SERVICE_PUBLIC_KEY', file: 'service-public-key.pem' },
+  databasePassword: { env: 'PGPASSWORD', file: 'database-password' },
+} as const;
+export type SecretName = keyof typeof SECRETS;
+
+/** Not secrets: flags, with an environment variable each (systemd's Environment=). */
+export const SETTINGS_ENV = {
+  database: 'MERCHANT_DESK_DATABASE_URL',
+  listen: 'MERCHANT_DESK_LISTEN',
+  serviceUrl: 'MERCHANT_DESK_SERVICE_URL',
+  trustProxy: 'MERCHANT_DESK_TRUST_PROXY',
+} as const;
+
+export const DEFAULT_LISTEN = '127.0.0.1:8080';
+
+/** Raised for a set-up the operator must fix; the CLI prints it as a usage error. */
+export class ServeConfigError extends Error {
+  override name = 'ServeConfigError';
+}
+
+// Options that would put a secret in argv: refused by name, with where to put it instead.
+const SECRET_FLAGS = [
+  'public-key',
+  'secret-key',
+  'signing-key',
+  'signing-secret',
+  'merchant-key',
+  'merchant-public-key',
+  'merchant-secret-key',
+  'service-public-key',
+  'password',
+  'database-password',
+  'pgpassword',
+];
+
+export function whereSecretsGo(): string {
+  return Object.values(SECRETS)
+    .map((s) => `${s.env} or the credential file ${s.file}`)
+    .join(', ');
+}
+
+/** Throws when argv carries a secret: a key option, or a password inside --database. */
+export function refuseSecretsInArgv(args: readonly string[]): void {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') break;
+    const name = /^--([^=]+)/.exec(a)?.[1];
+    if (name && SECRET_FLAGS.includes(name)) {
+      throw new ServeConfigError(
+        `--${name}: keys and passwords are never taken from the command line (ps and shell history show it); ` +
+          `set them in the environment or in credential files (--credentials DIR or systemd's LoadCredential=): ${whereSecretsGo()}`,
+      );
+    }
+    const url = a === '--database' ? args[i + 1] : a.startsWith('--database=') ? a.slice('--database='.length) : null;
+    if (url && hasPassword(url)) {
+      throw new ServeConfigError(
+        '--database: the URL holds a password, which the command line would show to every user of this machine (ps); ' +
+          `give the URL without it and the password in ${SECRETS.databasePassword.env} or the credential file ` +
+          `${SECRETS.databasePassword.file}, or the whole URL in ${SETTINGS_ENV.database}`,
+      );
+    }
+  }
+}
+
+function hasPassword(url: string): boolean {
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return false;
+  }
+}
+
+export interface SecretSources {
+  env: NodeJS.ProcessEnv;
+  /** --credentials DIR, else $CREDENTIALS_DIRECTORY. */
+  credentialsDir: string | null;
+}
+
+/** A secret from its credential file (trailing newline dropped), else the environment, else null. */
+export function readSecret(name: SecretName, src: SecretSources): string | null {
+  const s = SECRETS[name];
+  if (src.credentialsDir) {
+    const file = path.join(src.credentialsDir, s.file);
+    let text: string | null = null;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+        throw new ServeConfigError(`cannot read the credential file ${file}: ${(e as Error).message}`);
+      }
+    }
+    if (text !== null) {
+      const v = text.replace(/\r?\n$/, '');
+      if (v) return v;
+    }
+  }
+  const v = src.env[s.env];
+  return v ? v : null;
+}
+
+/** The database URL to connect with: the password (when not in the URL from the environment) added from its secret. */
+export function databaseUrl(flag: string | undefined, src: SecretSources): string {
+  const raw = flag ?? src.env[SETTINGS_ENV.database];
+  if (!raw) {
+    throw new ServeConfigError(
+      `no database: pass --database postgres://LOGIN@HOST:PORT/DATABASE or set ${SETTINGS_ENV.database}`,
+    );
+  }
+  const url = parseDatabaseUrl(raw);
+  if (!url.username)
+    throw new ServeConfigError('the database URL names no login; serve signs in as its receiver login');
+  if (!url.password) {
+    const password = readSecret('databasePassword', src);
+    if (password) url.password = encodeURIComponent(password);
+  }
+  return url.toString();
+}
+
+export function parseListen(text: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65_535) throw new ServeConfigError(`--listen must be HOST:PORT, e.g. 127.0.0.1:8080 (got ${text})`);
+  return { host: (m[1] ?? m[2])!, port };
+}
+
+/** serve's own folder (its security log): systemd's StateDirectory=, else the user's state folder. */
+export function defaultServeDataDir(env: NodeJS.ProcessEnv): string {
+  if (env.STATE_DIRECTORY) return env.STATE_DIRECTORY.split(':')[0]!;
+  const home = env.HOME ?? os.homedir();
+  return path.join(env.XDG_STATE_HOME ?? path.join(home, '.local', 'state'), 'merchant-desk-serve');
+}

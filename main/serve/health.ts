@@ -1,0 +1,60 @@
+// GET /healthz for the proxy and the service manager: 200 while PostgreSQL answers, 503 when it does
+// not (deliveries would be answered 503 too), with when each poll last succeeded.
+import type { FastifyInstance } from 'fastify';
+import type pg from 'pg';
+import type { PollerStatus } from '../poller/poller.js';
+
+export const HEALTH_PATH = '/healthz';
+const PING_TIMEOUT_MS = 2_000;
+
+export interface Health {
+  status: 'ok' | 'degraded';
+  database: 'ok' | 'down';
+  lastPoll: {
+    balances: string | null;
+    providers: string | null;
+    connection: PollerStatus['connection']['state'] | 'off';
+  };
+  /** Seconds since serve started. */
+  uptime: number;
+}
+
+async function ping(pool: pg.Pool): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      pool.query('SELECT 1').then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS))),
+    ]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function healthRoute(
+  app: FastifyInstance,
+  deps: { pool: pg.Pool; poller: () => PollerStatus | null; startedAt: number },
+): void {
+  app.get(HEALTH_PATH, { config: { rateLimit: false } }, async (_req, reply) => {
+    const up = await ping(deps.pool);
+    const poll = deps.poller();
+    const body: Health = {
+      status: up ? 'ok' : 'degraded',
+      database: up ? 'ok' : 'down',
+      lastPoll: {
+        balances: iso(poll?.balances.lastSuccessAt ?? null),
+        providers: iso(poll?.providers.lastSuccessAt ?? null),
+        connection: poll ? poll.connection.state : 'off',
+      },
+      uptime: Math.round((Date.now() - deps.startedAt) / 1000),
+    };
+    return reply
+      .code(up ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send(body);
+  });
+}

@@ -1,0 +1,107 @@
+// `merchant-desk serve`: the team's headless process. The app's callback receiver (limits, time-outs,
+// group commit, security log) storing into the team's PostgreSQL, the poller once for the whole team,
+// and /healthz, on one listener behind the merchant's HTTPS reverse proxy.
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver.js';
+import { createPoller, type PollIntervals, type Poller } from '../poller/poller.js';
+import { createServiceClient } from '../service/client.js';
+import type { MerchantKeys } from '../service/types.js';
+import type { SignatureKeys } from '../service/verify-callback.js';
+import { openDatabase, type Db } from '../store/db.js';
+import { openTeamPool } from '../team/pool.js';
+import { systemClock, type Clock } from '../clock.js';
+import { teamCallbackStore } from './team-callback-store.js';
+import { teamPollSink } from './poll-to-team.js';
+import { healthRoute } from './health.js';
+
+export const SERVE_DB_FILE = 'serve.sqlite';
+
+export interface ServeOptions {
+  /** With the password, already resolved (config.ts); never logged. */
+  databaseUrl: string;
+  host: string;
+  port: number;
+  /** Checks the service's callback signatures; at least one of the two. */
+  verification: SignatureKeys;
+  /** The poller's service: off when null (the receiver runs alone). */
+  poll: { baseUrl: string; keys: MerchantKeys; intervals: PollIntervals } | null;
+  /** serve's own folder: the security log's SQLite file. */
+  dataDir: string;
+  trustProxy?: boolean | string | string[];
+  logger: Logger;
+  clock?: Clock;
+}
+
+export interface RunningServe {
+  /** Where callbacks are received, e.g. http://127.0.0.1:8080/callbacks/collections. */
+  url: string;
+  host: string;
+  port: number;
+  receiver: CallbackReceiver;
+  poller: Poller | null;
+  /** Stops taking requests, commits (and answers) what is in flight, stops polling, closes the pool. */
+  close(): Promise<void>;
+}
+
+export async function startServe(o: ServeOptions): Promise<RunningServe> {
+  const log = o.logger;
+  const clock = o.clock ?? systemClock;
+  const startedAt = Date.now();
+  const pool = openTeamPool(o.databaseUrl, {
+    // Group commits overlap while one waits for its fsync; more connections would only queue on the
+    // events table's lock (rows commit in seq order).
+    max: 4,
+    onIdleError: (err) => log.warn({ err: err.message }, 'team database connection lost; reconnecting on next use'),
+  });
+  let db: Db | null = null;
+  let poller: Poller | null = null;
+  try {
+    db = openDatabase(path.join(o.dataDir, SERVE_DB_FILE));
+    if (o.poll) {
+      const { baseUrl, keys, intervals } = o.poll;
+      const client = createServiceClient({ baseUrl, keys: () => keys, logger: log });
+      poller = createPoller({
+        sink: teamPollSink(pool, log),
+        getClient: () => client,
+        clock,
+        intervals,
+        logger: log,
+      });
+    }
+    const verification = o.verification;
+    const receiver = await startCallbackReceiver({
+      db,
+      store: teamCallbackStore(pool),
+      host: o.host,
+      port: o.port,
+      getKeys: () => verification,
+      clock,
+      logger: log,
+      ...(o.trustProxy !== undefined ? { trustProxy: o.trustProxy } : {}),
+      routes: (app) => healthRoute(app, { pool, poller: () => poller?.status() ?? null, startedAt }),
+    });
+    poller?.start();
+    const openDb = db;
+    let closing: Promise<void> | null = null;
+    return {
+      url: receiver.url,
+      host: receiver.host,
+      port: receiver.port,
+      receiver,
+      poller,
+      close: () =>
+        (closing ??= (async () => {
+          await receiver.close();
+          await poller?.stop();
+          await pool.end();
+          openDb.close();
+        })()),
+    };
+  } catch (e) {
+    await poller?.stop();
+    db?.close();
+    await pool.end().catch(() => undefined);
+    throw e;
+  }
+}

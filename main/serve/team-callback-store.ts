@@ -1,0 +1,78 @@
+// serve's callback store: the receiver's groups go to the team's PostgreSQL as 'callback' events, the
+// whole group in ONE appendEvents statement (one commit, durable before any delivery is answered).
+// Each event carries what the desktop's own receiver would have stored (ingest.ts storeVerifiedCallback),
+// field for field, under the same dedupe key, so a desktop applying the pulled event gets the same row;
+// a callback delivered twice (or by a desktop's own receiver too) is stored once.
+import type pg from 'pg';
+import type { CallbackStore } from '../callbacks/callback-store.js';
+import { verifyCallback, warningNote, type IngestOutcome, type VerifiedCallback } from '../callbacks/ingest.js';
+import { appendEvents, type NewTeamEvent } from '../team/events.js';
+import { TeamError, TeamUnavailableError } from '../team/errors.js';
+
+/** The event a verified callback becomes in the team's log. */
+export function teamCallbackEvent(cb: VerifiedCallback, now: number): NewTeamEvent {
+  // PostgreSQL takes only a 3-letter code; an unreadable one (the parse warned) is left out and said in the note.
+  const currencyOk = cb.currency === null || /^[A-Z]{3}$/.test(cb.currency);
+  const note = [warningNote(cb.warning), currencyOk ? undefined : `currency as sent: ${cb.currency}`]
+    .filter(Boolean)
+    .join('; ');
+  return {
+    eventKey: cb.dedupeKey,
+    merchantReference: cb.reference,
+    internalReference: cb.internalReference,
+    source: 'callback',
+    kind: 'outcome',
+    status: cb.status,
+    amountMinor: cb.amountMinor,
+    currency: currencyOk ? cb.currency : null,
+    signature: 'verified',
+    payload: cb.payload,
+    note: note || null,
+    occurredAt: now,
+  };
+}
+
+// pg's own errors for a connection that dropped or never came carry no SQLSTATE.
+const CONNECTION_LOST = /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i;
+
+/** The database cannot be reached now (as opposed to refusing what was sent). */
+export function isTeamUnavailable(err: unknown): boolean {
+  if (err instanceof TeamUnavailableError) return true;
+  if (err instanceof TeamError && err.code === undefined) return CONNECTION_LOST.test(err.message);
+  return err instanceof Error && CONNECTION_LOST.test(err.message);
+}
+
+export function teamCallbackStore(pool: pg.Pool): CallbackStore {
+  return {
+    async commitGroup(group, keys): Promise<IngestOutcome[]> {
+      // Verified first, in memory: a delivery that does not verify never reaches PostgreSQL.
+      const checked = group.map((d) => ({ d, v: verifyCallback(d.input, keys) }));
+      const events: NewTeamEvent[] = [];
+      for (const { d, v } of checked) if (v.result === 'verified') events.push(teamCallbackEvent(v.callback, d.now));
+      const { stored } = await appendEvents(pool, events);
+      const seqOf = new Map(stored.map((s) => [s.eventKey, s.seq]));
+      return checked.map(({ v }): IngestOutcome => {
+        if (v.result !== 'verified') return v;
+        const cb = v.callback;
+        const seq = seqOf.get(cb.dedupeKey);
+        // Stored earlier (or twice in this group): the earlier row's seq is not read back (no need).
+        if (seq === undefined) return { result: 'duplicate', reference: cb.reference, eventId: 0 };
+        seqOf.delete(cb.dedupeKey);
+        return {
+          result: 'imported',
+          reference: cb.reference,
+          status: cb.status,
+          // Whether an intent exists is for each desktop to find when it applies the event.
+          orphan: false,
+          eventId: seq,
+          kind: 'outcome',
+          ...(cb.warning ? { warning: cb.warning } : {}),
+        };
+      });
+    },
+    isUnavailable: isTeamUnavailable,
+    // Events commit in seq order under one lock (migration 1): one group commits while the next, already
+    // verified and sent, waits for the lock; more would only split the deliveries into smaller commits.
+    maxCommitsInFlight: 2,
+  };
+}
