@@ -229,17 +229,35 @@ SELECT cid,
   completed_at
 FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present + CASE WHEN m.total = 0 THEN ${NO_EVENTS} ELSE 0 END`;
 
+/** Every column a recompute may change, but computed_at (when the row last changed). */
+const COMPARED = [
+  'outcome',
+  'kinds',
+  'open_kinds',
+  'is_exception',
+  'last_event_id',
+  'stale_at',
+  'resolved_by_event_id',
+  'resolution_note',
+  'initiate_status',
+  'redirect_status',
+  'callback_status',
+  'import_status',
+  'manual_status',
+  'completed_at',
+];
+
+// A row that is already what the recompute found is left alone: a recompute of a reconciled database
+// rewrites (and re-indexes, and logs in the WAL) only the collections whose result changed.
 const UPSERT = `
 WHERE true
-ON CONFLICT (collection_id) DO UPDATE SET outcome = excluded.outcome, kinds = excluded.kinds,
-  open_kinds = excluded.open_kinds, is_exception = excluded.is_exception, last_event_id = excluded.last_event_id,
-  computed_at = excluded.computed_at, stale_at = excluded.stale_at, resolved_by_event_id = excluded.resolved_by_event_id,
-  resolution_note = excluded.resolution_note, initiate_status = excluded.initiate_status,
-  redirect_status = excluded.redirect_status, callback_status = excluded.callback_status,
-  import_status = excluded.import_status, manual_status = excluded.manual_status, completed_at = excluded.completed_at`;
+ON CONFLICT (collection_id) DO UPDATE SET computed_at = excluded.computed_at,
+  ${COMPARED.map((c) => `${c} = excluded.${c}`).join(', ')}
+WHERE ${COMPARED.map((c) => `reconciliation.${c} IS NOT excluded.${c}`).join(' OR ')}`;
 
 /**
- * Upserts the reconciliation rows of every collection with lo <= id <= hi. Parameters: @lo, @hi, @now,
+ * Upserts the reconciliation rows of every collection with lo <= id <= hi (only those that changed, so
+ * the statement's changes are not the collections it covered). Parameters: @lo, @hi, @now,
  * @stale (stalePendingAfterMs). Rows written with outcome UNDECIDED, and the collections NEEDS_JS_SQL
  * lists, must then be classified by classify() in the same transaction.
  */
@@ -259,8 +277,14 @@ INSERT INTO scratch.rows (${COLUMNS})${RANGE_SELECT}`,
 /** Upserts what SCRATCH_SQL computed (the scratch database attached as `scratch` to the writer). */
 export const STORE_SCRATCH_SQL = `INSERT INTO main.reconciliation (${COLUMNS}) SELECT ${COLUMNS} FROM scratch.rows${UPSERT}`;
 
-/** The rows RECONCILE_RANGE_SQL left to classify() (the outcome index finds them). */
-export const UNDECIDED_SQL = `SELECT collection_id FROM reconciliation WHERE outcome = '${UNDECIDED}' AND collection_id BETWEEN @lo AND @hi`;
+/**
+ * The condition of the partial index on outcome (migration 011), word for word: a query that repeats it
+ * may use that index (SQLite does not infer it from, say, outcome = 'pending').
+ */
+export const NOT_MATCHED = "outcome <> 'matched'";
+
+/** The rows RECONCILE_RANGE_SQL left to classify() (the partial outcome index finds them). */
+export const UNDECIDED_SQL = `SELECT collection_id FROM reconciliation WHERE ${NOT_MATCHED} AND outcome = '${UNDECIDED}' AND collection_id BETWEEN @lo AND @hi`;
 
 /** The partial index's condition (migration 008): the planner uses it only for this exact text. */
 export const PAYLOAD_ONLY_AMOUNT = "source IN ('callback', 'import') AND amount_minor IS NULL AND payload IS NOT NULL";

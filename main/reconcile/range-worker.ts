@@ -22,6 +22,8 @@ export interface RangeDone {
   hi: number;
   file: string;
   since: number;
+  /** How many collections the range holds. */
+  rows: number;
 }
 
 const job = workerData as RangeJob;
@@ -40,10 +42,11 @@ try {
     db.pragma('scratch.journal_mode = OFF');
     db.pragma('scratch.synchronous = OFF');
     // Read before the statement's snapshot: an event appended meanwhile is redone by the writer.
-    const done: RangeDone = { type: 'range', lo, hi, file, since: since.get() as number };
+    const first = since.get() as number;
     db.exec(SCRATCH_SQL[0]!);
-    db.prepare(SCRATCH_SQL[1]!).run({ lo, hi, now: job.now, stale: job.stalePendingAfterMs });
+    const rows = db.prepare(SCRATCH_SQL[1]!).run({ lo, hi, now: job.now, stale: job.stalePendingAfterMs }).changes;
     db.exec('DETACH scratch');
+    const done: RangeDone = { type: 'range', lo, hi, file, since: first, rows };
     parentPort!.postMessage(done);
   }
 } catch (e) {

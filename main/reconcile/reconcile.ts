@@ -84,9 +84,13 @@ export async function reconcileAll(
 ): Promise<{ collections: number; exceptions: number }> {
   const run = startRun(db, options);
   const classifyRange = db.prepare(RECONCILE_RANGE_SQL);
+  const inRange = db.prepare('SELECT COUNT(*) FROM collections WHERE id BETWEEN @lo AND @hi').pluck();
   for (const [lo, hi] of run.ranges) {
     if (options.signal?.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
-    run.store(lo, hi, () => classifyRange.run(run.params(lo, hi)).changes);
+    run.store(lo, hi, () => {
+      classifyRange.run(run.params(lo, hi));
+      return inRange.get({ lo, hi }) as number;
+    });
     await new Promise((r) => setImmediate(r));
   }
   return run.finish();
@@ -160,7 +164,10 @@ export async function reconcileAllOnThreads(
         run.store(
           r.lo,
           r.hi,
-          () => db.prepare(STORE_SCRATCH_SQL).run().changes,
+          () => {
+            db.prepare(STORE_SCRATCH_SQL).run();
+            return r.rows;
+          },
           () => changedSince.all({ since: r.since, lo: r.lo, hi: r.hi }) as number[],
         );
       } finally {
@@ -208,7 +215,7 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
     ranges,
     params,
     /**
-     * Writes one range's rows (`write` returns how many), then classify() decides the rest and the
+     * Writes one range's rows (`write` returns how many collections the range holds), then classify() decides the rest and the
      * collections `alsoIds` lists (read inside the transaction, so no later event slips between), all in
      * one transaction.
      */
