@@ -214,18 +214,19 @@ WITH a AS MATERIALIZED (${AGGREGATE}),
   d AS MATERIALIZED (${DERIVED}),
   m AS NOT MATERIALIZED (${MASKS})`;
 const RANGE_SELECT = `
-SELECT cid,
-  CASE WHEN undecided THEN '${UNDECIDED}' ELSE ks.outcome END, ks.kinds, ks.open_kinds, ks.is_exception,
-  last_id,
-  @now,
+SELECT cid AS collection_id,
+  CASE WHEN undecided THEN '${UNDECIDED}' ELSE ks.outcome END AS outcome, ks.kinds AS kinds,
+  ks.open_kinds AS open_kinds, ks.is_exception AS is_exception,
+  last_id AS last_event_id,
+  @now AS computed_at,
   stale_at,
-  NULL,
-  NULL,
-  ${initName},
-  ${finalName('red')},
-  ${finalName('(cb_last & 3) + 1')},
-  ${finalName('imp')},
-  ${finalName('man')},
+  NULL AS resolved_by_event_id,
+  NULL AS resolution_note,
+  ${initName} AS initiate_status,
+  ${finalName('red')} AS redirect_status,
+  ${finalName('(cb_last & 3) + 1')} AS callback_status,
+  ${finalName('imp')} AS import_status,
+  ${finalName('man')} AS manual_status,
   completed_at
 FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present + CASE WHEN m.total = 0 THEN ${NO_EVENTS} ELSE 0 END`;
 
@@ -266,12 +267,18 @@ INSERT INTO reconciliation (${COLUMNS})${RANGE_SELECT}${UPSERT}`;
 
 /**
  * The same rows computed into `scratch.rows` of a scratch database attached as `scratch` (a helper
- * thread's connection, which never writes the app's database), for STORE_SCRATCH_SQL to copy.
+ * thread's connection, which never writes the app's database), for STORE_SCRATCH_SQL to copy; only
+ * those that differ from the stored row (as of the helper's snapshot), so that a recompute of a
+ * reconciled database hands the writer almost nothing. A row changed since that snapshot is the
+ * writer's to redo: it gained an event, which the writer looks for.
  */
 export const SCRATCH_SQL = [
   `CREATE TABLE scratch.rows AS SELECT ${COLUMNS} FROM main.reconciliation WHERE false`,
-  `${RANGE_WITH}
-INSERT INTO scratch.rows (${COLUMNS})${RANGE_SELECT}`,
+  `${RANGE_WITH},
+  n AS NOT MATERIALIZED (${RANGE_SELECT})
+INSERT INTO scratch.rows (${COLUMNS}) SELECT ${COLUMNS} FROM n
+WHERE NOT EXISTS (SELECT 1 FROM main.reconciliation r WHERE r.collection_id = n.collection_id
+  AND ${COMPARED.map((c) => `r.${c} IS n.${c}`).join(' AND ')})`,
 ];
 
 /** Upserts what SCRATCH_SQL computed (the scratch database attached as `scratch` to the writer). */

@@ -237,7 +237,17 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
       options.onProgress?.({ done, total: bounds.total });
     },
     finish() {
-      db.prepare('UPDATE reconcile_state SET last_event_id = MAX(last_event_id, ?) WHERE id = 1').run(startEvent);
+      // The last commit is durable even on a connection that writes the ranges with synchronous NORMAL
+      // (reconcile-worker.ts): under WAL, syncing it syncs every range committed before it.
+      const sync = db.pragma('synchronous', { simple: true }) as number;
+      if (sync < 2) db.pragma('synchronous = FULL');
+      try {
+        writeTransaction(db, () =>
+          db.prepare('UPDATE reconcile_state SET last_event_id = MAX(last_event_id, ?) WHERE id = 1').run(startEvent),
+        );
+      } finally {
+        if (sync < 2) db.pragma(`synchronous = ${sync}`);
+      }
       const exceptions = db
         .prepare('SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1')
         .pluck()
