@@ -23,6 +23,7 @@ export type {
   SourceStatusesJson,
 } from './types.shared.js';
 import { ReconcileError } from './errors.js';
+import { NOT_MATCHED } from './full-sql.js';
 import { appendEvent } from '../collections/events.js';
 import { reconcileCollection, requireCollection, type ReconcileOptions } from './reconcile.js';
 
@@ -36,14 +37,19 @@ export function getSummary(db: Db, options: ReconcileOptions = {}): ReconcileSum
   const now = options.now ?? Date.now();
   const byOutcome: Record<string, number> = {};
   for (const k of RECON_KINDS) byOutcome[k] = 0;
-  let collections = 0;
-  for (const r of db.prepare('SELECT outcome, COUNT(*) AS n FROM reconciliation GROUP BY outcome').all() as {
+  // Every outcome but 'matched' from its partial index (migration 011); matched are the rest.
+  const collections = db.prepare('SELECT COUNT(*) FROM reconciliation').pluck().get() as number;
+  let notMatched = 0;
+  for (const r of db
+    .prepare(`SELECT outcome, COUNT(*) AS n FROM reconciliation WHERE ${NOT_MATCHED} GROUP BY outcome`)
+    .all() as {
     outcome: string;
     n: number;
   }[]) {
     byOutcome[r.outcome] = r.n;
-    collections += r.n;
+    notMatched += r.n;
   }
+  byOutcome.matched = collections - notMatched;
   const openByKind = countsByKind(db);
   const orphans = db
     .prepare(
@@ -57,7 +63,7 @@ export function getSummary(db: Db, options: ReconcileOptions = {}): ReconcileSum
     .get() as number;
   const resolved = db
     .prepare(
-      `SELECT COUNT(*) FROM reconciliation WHERE is_exception = 0 AND resolved_by_event_id IS NOT NULL
+      `SELECT COUNT(*) FROM reconciliation WHERE ${NOT_MATCHED} AND is_exception = 0 AND resolved_by_event_id IS NOT NULL
          AND outcome IN (${EXCEPTION_KINDS.map(() => '?').join(',')})`,
     )
     .pluck()
@@ -156,7 +162,7 @@ export function listExceptions(
   const where: string[] = [];
   const params: unknown[] = [];
   if (filter.includeResolved) {
-    where.push(`r.outcome IN (${EXCEPTION_KINDS.map(() => '?').join(',')})`);
+    where.push(`r.${NOT_MATCHED}`, `r.outcome IN (${EXCEPTION_KINDS.map(() => '?').join(',')})`);
     params.push(...EXCEPTION_KINDS);
   } else {
     where.push('r.is_exception = 1');

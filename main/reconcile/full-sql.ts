@@ -214,32 +214,51 @@ WITH a AS MATERIALIZED (${AGGREGATE}),
   d AS MATERIALIZED (${DERIVED}),
   m AS NOT MATERIALIZED (${MASKS})`;
 const RANGE_SELECT = `
-SELECT cid,
-  CASE WHEN undecided THEN '${UNDECIDED}' ELSE ks.outcome END, ks.kinds, ks.open_kinds, ks.is_exception,
-  last_id,
-  @now,
+SELECT cid AS collection_id,
+  CASE WHEN undecided THEN '${UNDECIDED}' ELSE ks.outcome END AS outcome, ks.kinds AS kinds,
+  ks.open_kinds AS open_kinds, ks.is_exception AS is_exception,
+  last_id AS last_event_id,
+  @now AS computed_at,
   stale_at,
-  NULL,
-  NULL,
-  ${initName},
-  ${finalName('red')},
-  ${finalName('(cb_last & 3) + 1')},
-  ${finalName('imp')},
-  ${finalName('man')},
+  NULL AS resolved_by_event_id,
+  NULL AS resolution_note,
+  ${initName} AS initiate_status,
+  ${finalName('red')} AS redirect_status,
+  ${finalName('(cb_last & 3) + 1')} AS callback_status,
+  ${finalName('imp')} AS import_status,
+  ${finalName('man')} AS manual_status,
   completed_at
 FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present + CASE WHEN m.total = 0 THEN ${NO_EVENTS} ELSE 0 END`;
 
+/** Every column a recompute may change, but computed_at (when the row last changed). */
+const COMPARED = [
+  'outcome',
+  'kinds',
+  'open_kinds',
+  'is_exception',
+  'last_event_id',
+  'stale_at',
+  'resolved_by_event_id',
+  'resolution_note',
+  'initiate_status',
+  'redirect_status',
+  'callback_status',
+  'import_status',
+  'manual_status',
+  'completed_at',
+];
+
+// A row that is already what the recompute found is left alone: a recompute of a reconciled database
+// rewrites (and re-indexes, and logs in the WAL) only the collections whose result changed.
 const UPSERT = `
 WHERE true
-ON CONFLICT (collection_id) DO UPDATE SET outcome = excluded.outcome, kinds = excluded.kinds,
-  open_kinds = excluded.open_kinds, is_exception = excluded.is_exception, last_event_id = excluded.last_event_id,
-  computed_at = excluded.computed_at, stale_at = excluded.stale_at, resolved_by_event_id = excluded.resolved_by_event_id,
-  resolution_note = excluded.resolution_note, initiate_status = excluded.initiate_status,
-  redirect_status = excluded.redirect_status, callback_status = excluded.callback_status,
-  import_status = excluded.import_status, manual_status = excluded.manual_status, completed_at = excluded.completed_at`;
+ON CONFLICT (collection_id) DO UPDATE SET computed_at = excluded.computed_at,
+  ${COMPARED.map((c) => `${c} = excluded.${c}`).join(', ')}
+WHERE ${COMPARED.map((c) => `reconciliation.${c} IS NOT excluded.${c}`).join(' OR ')}`;
 
 /**
- * Upserts the reconciliation rows of every collection with lo <= id <= hi. Parameters: @lo, @hi, @now,
+ * Upserts the reconciliation rows of every collection with lo <= id <= hi (only those that changed, so
+ * the statement's changes are not the collections it covered). Parameters: @lo, @hi, @now,
  * @stale (stalePendingAfterMs). Rows written with outcome UNDECIDED, and the collections NEEDS_JS_SQL
  * lists, must then be classified by classify() in the same transaction.
  */
@@ -248,19 +267,31 @@ INSERT INTO reconciliation (${COLUMNS})${RANGE_SELECT}${UPSERT}`;
 
 /**
  * The same rows computed into `scratch.rows` of a scratch database attached as `scratch` (a helper
- * thread's connection, which never writes the app's database), for STORE_SCRATCH_SQL to copy.
+ * thread's connection, which never writes the app's database), for STORE_SCRATCH_SQL to copy; only
+ * those that differ from the stored row (as of the helper's snapshot), so that a recompute of a
+ * reconciled database hands the writer almost nothing. A row changed since that snapshot is the
+ * writer's to redo: it gained an event, which the writer looks for.
  */
 export const SCRATCH_SQL = [
   `CREATE TABLE scratch.rows AS SELECT ${COLUMNS} FROM main.reconciliation WHERE false`,
-  `${RANGE_WITH}
-INSERT INTO scratch.rows (${COLUMNS})${RANGE_SELECT}`,
+  `${RANGE_WITH},
+  n AS NOT MATERIALIZED (${RANGE_SELECT})
+INSERT INTO scratch.rows (${COLUMNS}) SELECT ${COLUMNS} FROM n
+WHERE NOT EXISTS (SELECT 1 FROM main.reconciliation r WHERE r.collection_id = n.collection_id
+  AND ${COMPARED.map((c) => `r.${c} IS n.${c}`).join(' AND ')})`,
 ];
 
 /** Upserts what SCRATCH_SQL computed (the scratch database attached as `scratch` to the writer). */
 export const STORE_SCRATCH_SQL = `INSERT INTO main.reconciliation (${COLUMNS}) SELECT ${COLUMNS} FROM scratch.rows${UPSERT}`;
 
-/** The rows RECONCILE_RANGE_SQL left to classify() (the outcome index finds them). */
-export const UNDECIDED_SQL = `SELECT collection_id FROM reconciliation WHERE outcome = '${UNDECIDED}' AND collection_id BETWEEN @lo AND @hi`;
+/**
+ * The condition of the partial index on outcome (migration 011), word for word: a query that repeats it
+ * may use that index (SQLite does not infer it from, say, outcome = 'pending').
+ */
+export const NOT_MATCHED = "outcome <> 'matched'";
+
+/** The rows RECONCILE_RANGE_SQL left to classify() (the partial outcome index finds them). */
+export const UNDECIDED_SQL = `SELECT collection_id FROM reconciliation WHERE ${NOT_MATCHED} AND outcome = '${UNDECIDED}' AND collection_id BETWEEN @lo AND @hi`;
 
 /** The partial index's condition (migration 008): the planner uses it only for this exact text. */
 export const PAYLOAD_ONLY_AMOUNT = "source IN ('callback', 'import') AND amount_minor IS NULL AND payload IS NOT NULL";

@@ -22,6 +22,8 @@ export interface RangeDone {
   hi: number;
   file: string;
   since: number;
+  /** How many collections the range holds. */
+  rows: number;
 }
 
 const job = workerData as RangeJob;
@@ -33,6 +35,7 @@ db.pragma('mmap_size = 4294967296');
 try {
   for (const sql of kindSetsSql()) db.exec(sql);
   const since = db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck();
+  const inRange = db.prepare('SELECT COUNT(*) FROM collections WHERE id BETWEEN ? AND ?').pluck();
   for (const [lo, hi] of job.ranges) {
     const file = path.join(job.dir, `range-${lo}.sqlite`);
     db.prepare('ATTACH ? AS scratch').run(file);
@@ -40,10 +43,11 @@ try {
     db.pragma('scratch.journal_mode = OFF');
     db.pragma('scratch.synchronous = OFF');
     // Read before the statement's snapshot: an event appended meanwhile is redone by the writer.
-    const done: RangeDone = { type: 'range', lo, hi, file, since: since.get() as number };
+    const first = since.get() as number;
     db.exec(SCRATCH_SQL[0]!);
     db.prepare(SCRATCH_SQL[1]!).run({ lo, hi, now: job.now, stale: job.stalePendingAfterMs });
     db.exec('DETACH scratch');
+    const done: RangeDone = { type: 'range', lo, hi, file, since: first, rows: inRange.get(lo, hi) as number };
     parentPort!.postMessage(done);
   }
 } catch (e) {

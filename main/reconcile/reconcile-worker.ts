@@ -15,7 +15,8 @@ db.pragma('cache_size = -65536');
 db.pragma('mmap_size = 4294967296');
 // Every row this connection writes is keyed by an id it has just read from collections, so the foreign
 // key check (a lookup per row) can only pass; and the table is a projection that a re-run rebuilds, so
-// a commit need not wait for the disk (WAL with synchronous NORMAL stays consistent after a crash).
+// a range's commit need not wait for the disk (WAL with synchronous NORMAL stays consistent after a
+// crash); the run's last commit is synced (reconcile.ts, finish), and with it every range before it.
 db.pragma('foreign_keys = OFF');
 db.pragma('synchronous = NORMAL');
 // Each range writes more pages than the automatic checkpoint's threshold, so every commit would copy

@@ -84,9 +84,13 @@ export async function reconcileAll(
 ): Promise<{ collections: number; exceptions: number }> {
   const run = startRun(db, options);
   const classifyRange = db.prepare(RECONCILE_RANGE_SQL);
+  const inRange = db.prepare('SELECT COUNT(*) FROM collections WHERE id BETWEEN @lo AND @hi').pluck();
   for (const [lo, hi] of run.ranges) {
     if (options.signal?.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
-    run.store(lo, hi, () => classifyRange.run(run.params(lo, hi)).changes);
+    run.store(lo, hi, () => {
+      classifyRange.run(run.params(lo, hi));
+      return inRange.get({ lo, hi }) as number;
+    });
     await new Promise((r) => setImmediate(r));
   }
   return run.finish();
@@ -160,7 +164,10 @@ export async function reconcileAllOnThreads(
         run.store(
           r.lo,
           r.hi,
-          () => db.prepare(STORE_SCRATCH_SQL).run().changes,
+          () => {
+            db.prepare(STORE_SCRATCH_SQL).run();
+            return r.rows;
+          },
           () => changedSince.all({ since: r.since, lo: r.lo, hi: r.hi }) as number[],
         );
       } finally {
@@ -208,7 +215,7 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
     ranges,
     params,
     /**
-     * Writes one range's rows (`write` returns how many), then classify() decides the rest and the
+     * Writes one range's rows (`write` returns how many collections the range holds), then classify() decides the rest and the
      * collections `alsoIds` lists (read inside the transaction, so no later event slips between), all in
      * one transaction.
      */
@@ -230,7 +237,17 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
       options.onProgress?.({ done, total: bounds.total });
     },
     finish() {
-      db.prepare('UPDATE reconcile_state SET last_event_id = MAX(last_event_id, ?) WHERE id = 1').run(startEvent);
+      // The last commit is durable even on a connection that writes the ranges with synchronous NORMAL
+      // (reconcile-worker.ts): under WAL, syncing it syncs every range committed before it.
+      const sync = db.pragma('synchronous', { simple: true }) as number;
+      if (sync < 2) db.pragma('synchronous = FULL');
+      try {
+        writeTransaction(db, () =>
+          db.prepare('UPDATE reconcile_state SET last_event_id = MAX(last_event_id, ?) WHERE id = 1').run(startEvent),
+        );
+      } finally {
+        if (sync < 2) db.pragma(`synchronous = ${sync}`);
+      }
       const exceptions = db
         .prepare('SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1')
         .pluck()

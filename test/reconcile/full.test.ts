@@ -21,7 +21,13 @@ import {
   setReconcileOptions,
 } from '../../main/reconcile/index.js';
 import { reconcileAllOnThreads } from '../../main/reconcile/reconcile.js';
-import { kindSetsSql, NEEDS_JS_SQL, RECONCILE_RANGE_SQL } from '../../main/reconcile/full-sql.js';
+import {
+  kindSetsSql,
+  NEEDS_JS_SQL,
+  NOT_MATCHED,
+  RECONCILE_RANGE_SQL,
+  UNDECIDED_SQL,
+} from '../../main/reconcile/full-sql.js';
 import { History, testDb } from './fixtures.js';
 
 const STALE = 30 * 60_000;
@@ -393,5 +399,20 @@ describe('the full recompute reads one covering index', () => {
     for (const sql of kindSetsSql()) db.exec(sql);
     expect(plan(RECONCILE_RANGE_SQL)).toMatch(/USING COVERING INDEX collection_events_reconcile \(collection_id=\?\)/);
     expect(plan(NEEDS_JS_SQL)).toMatch(/USING (COVERING )?INDEX collection_events_payload_amount/);
+  });
+
+  it('the reconciliation table: the partial indexes on outcome find every outcome but matched', () => {
+    const { db } = testDb();
+    const plan = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ lo: 1, hi: 10 }) as { detail: string }[])
+        .map((r) => r.detail)
+        .join('\n');
+    expect(plan(UNDECIDED_SQL)).toMatch(/USING (COVERING )?INDEX reconciliation_notable \(outcome=\?/);
+    expect(plan(`SELECT outcome, COUNT(*) FROM reconciliation WHERE ${NOT_MATCHED} GROUP BY outcome`)).toMatch(
+      /USING COVERING INDEX reconciliation_notable/,
+    );
+    expect(plan('SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1')).toMatch(
+      /USING COVERING INDEX reconciliation_open/,
+    );
   });
 });
