@@ -32,6 +32,8 @@ import { openWorkspace, type EmbeddedSandbox, type SandboxOptions, type Workspac
 import { createProfileSwitcher } from './profile-switch.js';
 import { createAppLock, LockError, type IdleLock, type Unlocker } from '../lock/index.js';
 import type { TeamSession } from '../team/session.js';
+import type { NewEvent } from '../collections/events.js';
+import type { TeamFirstWhat } from './team-link.js';
 
 /** A native open dialog: the chosen file, or null when the person cancelled. */
 export type OpenPathChooser = (o: {
@@ -116,6 +118,12 @@ export interface Core {
   readonly lock: IdleLock;
   /** The signed-in operator of a team profile (their pool, role and sync); null on solo profiles or signed out. */
   team(): TeamSession | null;
+  /**
+   * A person's fact (a resolution) as it will be stored locally: on a team profile it is recorded in the
+   * team database first and comes back with the key both copies share; a solo profile returns it as it is.
+   * Offline, signed out or not allowed: throws an AppError saying so, and nothing must be stored.
+   */
+  recordTeamFirst(ev: NewEvent, what: TeamFirstWhat): Promise<NewEvent>;
   /** Runs on close(), last registered first. */
   onClose(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
@@ -266,6 +274,10 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     callbackReceiverUrl: () => ws.callbackReceiverUrl(),
     lock,
     team: () => ws.team()?.session() ?? null,
+    recordTeamFirst: async (ev, what) => {
+      const link = ws.team();
+      return link ? link.recordFirst(ev, what) : ev;
+    },
     onClose: (fn) => void closers.push(fn),
     close: () =>
       (closed ??= (async () => {

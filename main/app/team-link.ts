@@ -6,7 +6,9 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
 import { KeyringAppSecret, type AppSecret } from '../secrets/index.js';
+import crypto from 'node:crypto';
 import { PaymentError } from '../collections/errors.js';
+import { AppError } from './errors.js';
 import type { NewEvent } from '../collections/events.js';
 import type { TeamChargeSeam } from '../collections/charge/types.js';
 import {
@@ -42,7 +44,20 @@ export interface TeamLink {
   forgetPassword(): Promise<void>;
   state(): TeamLinkState;
   readonly charges: TeamChargeSeam;
+  /**
+   * Records a person's fact (a resolution, an import) in the team database BEFORE it is stored locally;
+   * returns it with the key both copies share. Offline or not allowed: an AppError saying so, nothing stored.
+   */
+  recordFirst(ev: NewEvent, what: TeamFirstWhat): Promise<NewEvent>;
   close(): Promise<void>;
+}
+
+/** What is recorded team-first, in words for the refusal ("may not resolve exceptions"). */
+export interface TeamFirstWhat {
+  /** e.g. "resolve exceptions" */
+  action: string;
+  /** e.g. "resolution" */
+  noun: string;
 }
 
 export interface TeamLinkOptions {
@@ -220,8 +235,34 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     },
   };
 
+  async function recordFirst(ev: NewEvent, what: TeamFirstWhat): Promise<NewEvent> {
+    const s = session;
+    if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
+    const keyed = ev.dedupeKey
+      ? ev
+      : { ...ev, dedupeKey: `${ev.source}:${ev.kind}:${ev.merchantReference}:${crypto.randomUUID()}` };
+    try {
+      await recordEvents(s.pool, [keyed]);
+    } catch (e) {
+      const t = e instanceof TeamError ? e : translatePgError(e, what.action, o.login);
+      if (t instanceof TeamPermissionError)
+        throw new AppError(
+          'forbidden',
+          `${o.login} (${s.role.replace('_', ' ')}) may not ${what.action}: the team database refused it.`,
+        );
+      if (t instanceof TeamUnavailableError)
+        throw new AppError(
+          'unavailable',
+          `The team database cannot be reached, so no ${what.noun} can be recorded: each is recorded there first, so every desk sees it. The local copy stays readable; try again when the status bar says the team database is back.`,
+        );
+      throw t;
+    }
+    return keyed;
+  }
+
   return {
     unlocker,
+    recordFirst,
     session: () => session,
     rememberedPassword: () => remembered.get(),
     forgetPassword: () => remembered.delete(),

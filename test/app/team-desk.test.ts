@@ -21,6 +21,7 @@ import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { lockGate } from '../../main/ipc/lock-gate.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
 import { tempDir } from '../support/tmp.js';
+import { appendEvent } from '../../main/collections/events.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { CARDS, cardForm } from '../collections/harness.js';
 
@@ -128,7 +129,7 @@ async function desk(dataDir: string, o: { reference?: string } = {}): Promise<Co
   return core;
 }
 
-async function operator(role: 'support' | 'finance'): Promise<string> {
+async function operator(role: 'support' | 'finance' | 'back_office'): Promise<string> {
   const login = await team.addOperator(role);
   logins.push(login);
   return login;
@@ -288,5 +289,80 @@ describe('a team desktop', () => {
     }
     await until('online again', () => core.appStatus().connection === 'online');
     expect(fs.existsSync(core.dataDir)).toBe(true);
+  });
+
+  it('a resolution is recorded in the team database first: back office may, support may not, and offline nobody can', async () => {
+    /** A callback for a reference this desk does not know: an orphan, an exception to resolve. */
+    function orphan(core: Core): number {
+      const ref = `MD-ORPHAN-${Math.random().toString(36).slice(2, 10)}`;
+      appendEvent(core.db, {
+        collectionId: null,
+        merchantReference: ref,
+        source: 'callback',
+        kind: 'outcome',
+        status: 'COMPLETED',
+        receivedAt: Date.now(),
+        signature: 'verified',
+        amountMinor: 1000,
+        currency: 'UGX',
+        dedupeKey: `callback:${ref}`,
+      });
+      const row = core.db
+        .prepare('SELECT event_id FROM reconciliation_orphans WHERE merchant_reference = ?')
+        .get(ref) as { event_id: number };
+      return row.event_id;
+    }
+    const backOffice = await operator('back_office');
+    const core = await desk(teamDataDir(backOffice));
+    const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
+    await core.lock.unlock(team.password(backOffice));
+    const id = orphan(core);
+    const { eventId } = value(await d('reconcile.resolve', { orphanEventId: id, note: 'checked with the bank' }));
+    const local = core.db
+      .prepare('SELECT dedupe_key, merchant_reference FROM collection_events WHERE id = ?')
+      .get(eventId) as { dedupe_key: string; merchant_reference: string };
+    const remote = await team.owner.query('SELECT source, kind, actor, note FROM team.events WHERE event_key = $1', [
+      local.dedupe_key,
+    ]);
+    expect(remote.rows).toEqual([
+      { source: 'manual', kind: 'resolution', actor: backOffice, note: 'checked with the bank' },
+    ]);
+
+    const support = await operator('support');
+    const sup = await desk(teamDataDir(support));
+    const ds = typedInvoke(createDispatcher(buildHandlers(sup), sup.logger, lockGate(sup.lock)));
+    await sup.lock.unlock(team.password(support));
+    const other = orphan(sup);
+    expect(await ds('reconcile.resolve', { orphanEventId: other, note: 'checked with the bank' })).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'forbidden',
+        message: `${support} (support) may not resolve exceptions: the team database refused it.`,
+      },
+    });
+    // Nothing stored for it here either (the back office resolution above did arrive, through the sync).
+    const otherRef = sup.db.prepare('SELECT merchant_reference FROM collection_events WHERE id = ?').pluck().get(other);
+    expect(
+      sup.db
+        .prepare("SELECT COUNT(*) AS n FROM collection_events WHERE source = 'manual' AND merchant_reference = ?")
+        .get(otherRef),
+    ).toEqual({ n: 0 });
+
+    const third = orphan(core);
+    await pg.cut();
+    try {
+      await until('offline', () => core.appStatus().connection === 'offline');
+      const r = await d('reconcile.resolve', { orphanEventId: third, note: 'checked with the bank' });
+      expect(r).toMatchObject({
+        ok: false,
+        error: {
+          kind: 'unavailable',
+          message: expect.stringMatching(/^The team database cannot be reached, so no resolution can be recorded/),
+        },
+      });
+      expect(value(await d('reconcile.orphans', {})).rows.map((o) => o.eventId)).toContain(third);
+    } finally {
+      await pg.restore();
+    }
   });
 });
