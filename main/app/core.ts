@@ -119,11 +119,12 @@ export interface Core {
   /** The signed-in operator of a team profile (their pool, role and sync); null on solo profiles or signed out. */
   team(): TeamSession | null;
   /**
-   * A person's fact (a resolution) as it will be stored locally: on a team profile it is recorded in the
-   * team database first and comes back with the key both copies share; a solo profile returns it as it is.
+   * A person's facts (a resolution, an import's callbacks) as they will be stored locally: on a team profile
+   * they are recorded in the team database first and come back with the keys both copies share; a solo
+   * profile returns them as they are.
    * Offline, signed out or not allowed: throws an AppError saying so, and nothing must be stored.
    */
-  recordTeamFirst(ev: NewEvent, what: TeamFirstWhat): Promise<NewEvent>;
+  recordTeamFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
   /** Runs on close(), last registered first. */
   onClose(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
@@ -274,9 +275,9 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     callbackReceiverUrl: () => ws.callbackReceiverUrl(),
     lock,
     team: () => ws.team()?.session() ?? null,
-    recordTeamFirst: async (ev, what) => {
+    recordTeamFirst: async (evs, what) => {
       const link = ws.team();
-      return link ? link.recordFirst(ev, what) : ev;
+      return link ? link.recordFirst(evs, what) : [...evs];
     },
     onClose: (fn) => void closers.push(fn),
     close: () =>

@@ -48,7 +48,7 @@ export interface TeamLink {
    * Records a person's fact (a resolution, an import) in the team database BEFORE it is stored locally;
    * returns it with the key both copies share. Offline or not allowed: an AppError saying so, nothing stored.
    */
-  recordFirst(ev: NewEvent, what: TeamFirstWhat): Promise<NewEvent>;
+  recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
   close(): Promise<void>;
 }
 
@@ -235,14 +235,17 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     },
   };
 
-  async function recordFirst(ev: NewEvent, what: TeamFirstWhat): Promise<NewEvent> {
+  async function recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]> {
     const s = session;
     if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
-    const keyed = ev.dedupeKey
-      ? ev
-      : { ...ev, dedupeKey: `${ev.source}:${ev.kind}:${ev.merchantReference}:${crypto.randomUUID()}` };
+    const keyed = evs.map((ev) =>
+      ev.dedupeKey
+        ? ev
+        : { ...ev, dedupeKey: `${ev.source}:${ev.kind}:${ev.merchantReference}:${crypto.randomUUID()}` },
+    );
     try {
-      await recordEvents(s.pool, [keyed]);
+      // A retry after a partial failure stores nothing twice: the team log is idempotent by key.
+      for (let i = 0; i < keyed.length; i += 1000) await recordEvents(s.pool, keyed.slice(i, i + 1000));
     } catch (e) {
       const t = e instanceof TeamError ? e : translatePgError(e, what.action, o.login);
       if (t instanceof TeamPermissionError)

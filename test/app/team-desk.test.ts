@@ -22,6 +22,7 @@ import { lockGate } from '../../main/ipc/lock-gate.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
 import { tempDir } from '../support/tmp.js';
 import { appendEvent } from '../../main/collections/events.js';
+import { callbackBody, hmacHeader } from '../callbacks/support.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { CARDS, cardForm } from '../collections/harness.js';
 
@@ -364,5 +365,45 @@ describe('a team desktop', () => {
     } finally {
       await pg.restore();
     }
+  });
+
+  it('an import is recorded in the team database first, under the keys the desk stores it with; a support login may not import', async () => {
+    const line = (ref: string) => {
+      const body = callbackBody(ref);
+      return JSON.stringify({ headers: { 'hmac-signature': hmacHeader(body, sb.signingKey) }, body }) + '\n';
+    };
+    const backOffice = await operator('back_office');
+    const core = await desk(teamDataDir(backOffice));
+    const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
+    await core.lock.unlock(team.password(backOffice));
+    const ref = `MD-IMPORT-${process.pid}`;
+    expect(value(await d('callbacks.import', { content: line(ref) }))).toMatchObject({ imported: 1 });
+    const local = core.db
+      .prepare("SELECT dedupe_key FROM collection_events WHERE merchant_reference = ? AND source = 'import'")
+      .pluck()
+      .all(ref);
+    const remote = await team.owner.query<{ event_key: string; actor: string }>(
+      "SELECT event_key, actor FROM team.events WHERE merchant_reference = $1 AND source = 'import'",
+      [ref],
+    );
+    expect(remote.rows).toEqual([{ event_key: local[0], actor: backOffice }]);
+
+    const support = await operator('support');
+    const sup = await desk(teamDataDir(support));
+    const ds = typedInvoke(createDispatcher(buildHandlers(sup), sup.logger, lockGate(sup.lock)));
+    await sup.lock.unlock(team.password(support));
+    const refused = `MD-IMPORT-S-${process.pid}`;
+    expect(await ds('callbacks.import', { content: line(refused) })).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'forbidden',
+        message: `${support} (support) may not import callbacks: the team database refused it.`,
+      },
+    });
+    expect(
+      sup.db.prepare('SELECT COUNT(*) AS n FROM collection_events WHERE merchant_reference = ?').get(refused),
+    ).toEqual({
+      n: 0,
+    });
   });
 });

@@ -45,8 +45,8 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
       if (core.settings().profile !== 'team') return resolveException(core.db, input, opts());
       const ev = prepareResolution(core.db, input, opts());
       return core
-        .recordTeamFirst(ev, { action: 'resolve exceptions', noun: 'resolution' })
-        .then((keyed) => resolveException(core.db, { ...input, dedupeKey: keyed.dedupeKey! }, opts()));
+        .recordTeamFirst([ev], { action: 'resolve exceptions', noun: 'resolution' })
+        .then(([keyed]) => resolveException(core.db, { ...input, dedupeKey: keyed!.dedupeKey! }, opts()));
     },
     'reconcile.audit': (q) => listAudit(core.db, q),
     'reconcile.run': async ({ runId }, ctx) => {
