@@ -108,6 +108,12 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
           customerName: p.customerName,
           customerEmail: p.customerEmail,
           providerCode: p.providerCode,
+          redirectUrl: ctx.redirectUrl(),
+          chargeCustomer: p.chargeCustomer,
+          allowFinalStatusChange: p.allowFinalStatusChange,
+          cardBrand: p.brand,
+          cardLast4: p.last4,
+          operator: ctx.operator(),
         });
       } catch (e) {
         guard.release(p.guardKey); // nothing was saved or sent

@@ -16,6 +16,14 @@ export interface TeamIntent {
   customerEmail: string | null;
   /** The payment option (provider code) the charge goes through. */
   providerCode: string;
+  /** What another desk needs to show the collection and send it again with the same reference. */
+  redirectUrl: string;
+  chargeCustomer: boolean;
+  allowFinalStatusChange: boolean;
+  cardBrand: string;
+  cardLast4: string;
+  /** The operator name on the desk that took it (the database records the login as the actor). */
+  operator: string;
 }
 
 /** A local event as the team log holds it; a missing dedupe key gets a fresh one. */
@@ -47,6 +55,12 @@ export async function recordIntent(pool: pg.Pool, intent: TeamIntent): Promise<{
       customer_name: intent.customerName,
       customer_email: intent.customerEmail,
       provider_code: intent.providerCode,
+      redirect_url: intent.redirectUrl,
+      charge_customer: intent.chargeCustomer,
+      allow_final_status_change: intent.allowFinalStatusChange,
+      card_brand: intent.cardBrand,
+      card_last4: intent.cardLast4,
+      operator: intent.operator,
     },
   });
   return { seq: created.seq };

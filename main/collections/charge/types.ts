@@ -47,6 +47,13 @@ export interface TeamIntentFacts {
   customerName: string | null;
   customerEmail: string | null;
   providerCode: string;
+  /** What another desk needs to show this collection and send it again with the same reference. */
+  redirectUrl: string;
+  chargeCustomer: boolean;
+  allowFinalStatusChange: boolean;
+  cardBrand: string;
+  cardLast4: string;
+  operator: string;
 }
 
 /**
