@@ -21,8 +21,6 @@ import { createLogger } from '../../log/logger.js';
 import { recordBalanceRun } from '../../store/balances.js';
 import { systemClock } from '../../clock.js';
 import fs from 'node:fs';
-import { KeyringAppSecret } from '../../secrets/app-secret.js';
-import { rememberedPasswordName, TeamUnlocker } from '../../team/unlocker.js';
 
 const USAGE =
   'merchant-desk [--data-dir DIR] connect --profile sandbox|live|team --base-url URL --public-key KEY --service-key FILE.pem ' +
@@ -240,8 +238,11 @@ export const connectCommand: Command = {
         );
       }
       if (isTeam && teamPassword !== null) {
-        // Sign in once now: only a password the team database accepts is remembered.
+        // Sign in once now: only a password the team database accepts is remembered. Loaded here, so
+        // every other command starts without the PostgreSQL client.
         const { teamDatabaseUrl, teamLogin } = teamSettings as { teamDatabaseUrl: string; teamLogin: string };
+        const { rememberedPasswordName, TeamUnlocker } = await import('../../team/unlocker.js');
+        const { KeyringAppSecret } = await import('../../secrets/app-secret.js');
         const unlocker = new TeamUnlocker({
           databaseUrl: teamDatabaseUrl,
           login: teamLogin,
