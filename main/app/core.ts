@@ -30,7 +30,10 @@ import type { AppStatus } from './status.js';
 import { appVersion } from './paths.js';
 import { openWorkspace, type EmbeddedSandbox, type SandboxOptions, type Workspace } from './workspace.js';
 import { createProfileSwitcher } from './profile-switch.js';
-import { createAppLock, type IdleLock, type Unlocker } from '../lock/index.js';
+import { createAppLock, LockError, type IdleLock, type Unlocker } from '../lock/index.js';
+import type { TeamSession } from '../team/session.js';
+import type { NewEvent } from '../collections/events.js';
+import type { TeamFirstWhat } from './team-link.js';
 
 /** A native open dialog: the chosen file, or null when the person cancelled. */
 export type OpenPathChooser = (o: {
@@ -113,6 +116,15 @@ export interface Core {
   callbackReceiverUrl(): string | null;
   /** Locks the app after the idle time; the shells pass it to createDispatcher as the IPC gate. */
   readonly lock: IdleLock;
+  /** The signed-in operator of a team profile (their pool, role and sync); null on solo profiles or signed out. */
+  team(): TeamSession | null;
+  /**
+   * A person's facts (a resolution, an import's callbacks) as they will be stored locally: on a team profile
+   * they are recorded in the team database first and come back with the keys both copies share; a solo
+   * profile returns them as they are.
+   * Offline, signed out or not allowed: throws an AppError saying so, and nothing must be stored.
+   */
+  recordTeamFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
   /** Runs on close(), last registered first. */
   onClose(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
@@ -141,8 +153,12 @@ export interface ComposeOptions {
    * the window is gone). None in the CLI: a charge there is refused.
    */
   paymentWindow?: PaymentWindowOpener | (() => PaymentWindowOpener | null);
-  /** The idle lock's unlocker (tests; the team profile) and check period (0: tests call check()). */
+  /** The idle lock's unlocker (tests) and check period (0: tests call check()). */
   lock?: { unlocker?: () => Unlocker; checkEveryMs?: number };
+  /** How a new charge's merchant_reference is made (tests race one reference across two desks). */
+  chargeReference?: (now: number) => string;
+  /** How often a team desk pulls the team database (tests). */
+  teamSyncEveryMs?: number;
 }
 
 export async function composeCore(opts: ComposeOptions): Promise<Core> {
@@ -166,6 +182,8 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
       sandbox: opts.sandbox,
       background,
       paymentWindow,
+      newReference: opts.chargeReference,
+      teamSyncEveryMs: opts.teamSyncEveryMs,
     });
 
   let ws: Workspace = await open(openActiveProfileDatabase(paths.dataDir, logger).db, opts.background ?? false);
@@ -179,15 +197,47 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     replace: (next) => (ws = next),
   });
 
-  // The lock belongs to the app, not to a profile: it outlives a profile switch.
+  // The lock belongs to the app, not to a profile: it outlives a profile switch. On a team profile it
+  // is also the sign-in: the app starts locked and the operator's password opens the team session.
   const lock = createAppLock({
     clock,
     idleLockMinutes: () => loadSettings(ws.db).idleLockMinutes,
     onChange: (locked) => events.emit('lock.changed', { locked }),
     logger,
-    ...opts.lock,
+    startLocked: ws.team() !== null,
+    ...(opts.lock?.checkEveryMs === undefined ? {} : { checkEveryMs: opts.lock.checkEveryMs }),
+    unlocker: () => opts.lock?.unlocker?.() ?? ws.team()?.unlocker ?? null,
   });
   closers.unshift(() => lock.close());
+
+  /** A password the operator asked to be remembered signs them in by itself; a stale one is forgotten. */
+  async function signInRemembered(): Promise<void> {
+    const link = ws.team();
+    if (!link) return;
+    let password: string | null;
+    try {
+      password = await link.rememberedPassword();
+    } catch (e) {
+      logger.warn({ err: e }, 'cannot read the remembered team password');
+      return;
+    }
+    if (!password || link !== ws.team()) return;
+    try {
+      await lock.unlock(password);
+    } catch (e) {
+      if (e instanceof LockError && e.kind === 'wrong_passphrase') {
+        logger.info('the remembered team password was refused; forgotten');
+        await link.forgetPassword().catch(() => {});
+      } else logger.warn({ err: e }, 'signing in with the remembered team password failed');
+    }
+  }
+  const signedInOnStart = signInRemembered();
+  events.subscribe((event) => {
+    if (event !== 'profile.switched' || !ws.team()) return;
+    // Another profile's operator signs in before its data shows.
+    lock.lockNow();
+    void signInRemembered();
+  });
 
   let closed: Promise<void> | null = null;
   const core: Core = {
@@ -214,6 +264,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
       // A switch in progress makes a new workspace: wait for it, then for that one's start.
       await switcher.settled();
       await ws.ready;
+      await signedInOnStart;
     },
     chooseSavePath: null,
     confirm: null,
@@ -223,6 +274,11 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     embedded: () => ws.embedded(),
     callbackReceiverUrl: () => ws.callbackReceiverUrl(),
     lock,
+    team: () => ws.team()?.session() ?? null,
+    recordTeamFirst: async (evs, what) => {
+      const link = ws.team();
+      return link ? link.recordFirst(evs, what) : [...evs];
+    },
     onClose: (fn) => void closers.push(fn),
     close: () =>
       (closed ??= (async () => {

@@ -3,6 +3,7 @@
 // the state (main/app/workspace.ts) and pushes the result whenever it changes.
 import type { Profile } from '../settings/index.js';
 import type { PollerStatus } from '../poller/index.js';
+import type { TeamLinkState } from './team-link.js';
 
 /** What the status bar shows. Times are ms since the epoch. */
 export interface AppStatus {
@@ -14,6 +15,8 @@ export interface AppStatus {
   lastSuccessfulPoll: number | null;
   /** Whether keys persist in the OS keychain, are held in memory (embedded), or the keychain failed. */
   keychain: 'available' | 'memory' | 'unavailable';
+  /** Team profile only: who is signed in and whether the team database answers (absent on solo profiles). */
+  team?: TeamLinkState;
 }
 
 export interface StatusState {
@@ -31,10 +34,30 @@ export interface StatusState {
   poller: PollerStatus | null;
   /** The last successful poll the poll log remembers (used until this session's poller has one). */
   lastSuccessFromLog: number | null;
+  /** The team link's state (team profile only; its desks poll nothing: serve does). */
+  team?: TeamLinkState | null;
+}
+
+/** HH:MM in this computer's time zone (main and the window share it). */
+export function clockTime(ms: number): string {
+  const d = new Date(ms);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
+/** The team profile's connection is the team database's (its service calls are charges only). */
+function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'message'> {
+  if (!t.signedIn) return { connection: 'starting', message: `Sign in as ${t.login} to reach the team database.` };
+  if (t.online) return { connection: 'online', message: null };
+  if (t.error === null && t.lastSyncAt === null)
+    return { connection: 'starting', message: 'Connecting to the team database…' };
+  return {
+    connection: 'offline',
+    message: `Team database unreachable — showing the local copy, ${t.lastSyncAt === null ? 'not synced yet' : `last synced ${clockTime(t.lastSyncAt)}`}`,
+  };
 }
 
 export function statusFrom(s: StatusState): AppStatus {
-  const base = { profile: s.profile, keychain: s.keychain };
+  const base = { profile: s.profile, keychain: s.keychain, ...(s.team ? { team: s.team } : {}) };
   const ps = s.poller;
   // Before this session's first poll, the last success is the one the poll log remembers.
   const lastSuccessfulPoll = ps ? (ps.balances.lastSuccessAt ?? ps.providers.lastSuccessAt) : s.lastSuccessFromLog;
@@ -52,6 +75,7 @@ export function statusFrom(s: StatusState): AppStatus {
       lastSuccessfulPoll,
     };
   }
+  if (s.team) return { ...base, ...teamConnection(s.team), lastSuccessfulPoll };
   const c = ps?.connection ?? { state: 'idle' as const };
   switch (c.state) {
     case 'idle':

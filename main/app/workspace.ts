@@ -28,6 +28,7 @@ import type { PaymentWindowOpener } from '../collections/payment-window.js';
 import type { AppEventBus } from './events.js';
 import { statusFrom, type AppStatus } from './status.js';
 import { embeddedSandboxRunner, type SandboxOptions } from './embedded-sandbox.js';
+import { createTeamLink, type TeamLink } from './team-link.js';
 
 /** The local sandbox of the embedded profile, when it runs in this process. */
 export interface EmbeddedSandbox {
@@ -56,6 +57,10 @@ export interface WorkspaceOptions {
   background: boolean;
   /** The shell's payment window, when it has one at the time of a charge. */
   paymentWindow: () => PaymentWindowOpener | null;
+  /** How a new charge's merchant_reference is made (tests race one reference across desks). */
+  newReference?: ((now: number) => string) | undefined;
+  /** How often a team desk pulls the team database (default the sync's). */
+  teamSyncEveryMs?: number | undefined;
 }
 
 /** One profile's running services. */
@@ -73,6 +78,8 @@ export interface Workspace {
   appStatus(): AppStatus;
   embedded(): EmbeddedSandbox | null;
   callbackReceiverUrl(): string | null;
+  /** The team profile's link to the team database (sign-in, session, sync); null on solo profiles. */
+  team(): TeamLink | null;
   /** Settles (never rejects) once the first connection attempt is over and the poller runs. */
   readonly ready: Promise<void>;
   /** Stops everything; keepDb leaves the database open (the caller closes it). */
@@ -89,6 +96,9 @@ export interface WorkspaceChargeDeps {
   /** The profile's settings (redirect URL and operator name are read at each charge). */
   settings: () => Pick<Settings, 'redirectUrl' | 'operatorName'>;
   paymentWindow: () => PaymentWindowOpener | null;
+  /** The team profile's seam (intent-first in the team database); absent on solo profiles. */
+  team?: TeamLink | null;
+  newReference?: ((now: number) => string) | undefined;
 }
 
 /**
@@ -108,13 +118,31 @@ export function workspaceCharges(d: WorkspaceChargeDeps): ChargeService {
     logger: d.logger,
     onUpdate: (c) =>
       d.events.emit('collection.changed', { id: c.id, reference: c.merchantReference, status: c.status }),
+    ...(d.team ? { team: () => d.team!.charges } : {}),
+    ...(d.newReference ? { newReference: d.newReference } : {}),
   });
 }
 
 export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> {
   const { db, clock, logger, events } = opts;
-  const paths = dataPaths(opts.dataDir, loadSettings(db).profile);
+  const settingsAtOpen = loadSettings(db);
+  const paths = dataPaths(opts.dataDir, settingsAtOpen.profile);
   const memory = new MemorySecretStore();
+  // A team desk neither polls nor receives callbacks (serve does both, once for the team): it signs in,
+  // pulls the team's record into this database, and charges with its own service connection.
+  let team: TeamLink | null = null;
+  if (settingsAtOpen.profile === 'team' && settingsAtOpen.teamDatabaseUrl && settingsAtOpen.teamLogin) {
+    team = createTeamLink({
+      db,
+      clock,
+      logger,
+      events,
+      databaseUrl: settingsAtOpen.teamDatabaseUrl,
+      login: settingsAtOpen.teamLogin,
+      onChange: () => pushStatus(),
+      ...(opts.teamSyncEveryMs ? { syncEveryMs: opts.teamSyncEveryMs } : {}),
+    });
+  }
 
   let receiver: CallbackReceiver | null = null;
   let receiverKey = '';
@@ -134,7 +162,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
   const client = (): ServiceClient | null => (conn?.ok ? conn.client : null);
 
   async function ensureReceiver(): Promise<void> {
-    if (!opts.receiver) return;
+    if (!opts.receiver || team) return;
     const s = loadSettings(db).callbackReceiver;
     const key = JSON.stringify(s);
     if (receiver && key === receiverKey) return;
@@ -221,6 +249,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       poller: poller?.status() ?? null,
       // Only read when no poller runs yet (the poll log is a query).
       lastSuccessFromLog: poller ? null : lastSuccessFromLog(),
+      team: team?.state() ?? null,
     });
   }
 
@@ -234,7 +263,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
   const pushStatus = () => events.emit('status.changed', appStatus());
 
   function startPoller(): void {
-    if (!opts.poll || poller) return;
+    if (!opts.poll || poller || team) return;
     poller = createPoller({
       db,
       clock,
@@ -275,6 +304,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       await (receiver as CallbackReceiver | null)?.close().catch(() => {});
       await embedded.close().catch(() => {});
       sweep.close();
+      await team?.close().catch(() => {});
       db.close();
       throw failed;
     }
@@ -299,6 +329,8 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
     keys,
     settings: () => loadSettings(db),
     paymentWindow: opts.paymentWindow,
+    team,
+    newReference: opts.newReference,
   });
 
   let closed: Promise<void> | null = null;
@@ -320,6 +352,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       return sb ? { baseUrl: sb.baseUrl, controls: sb.controls, servicePublicKeyPath: sb.servicePublicKeyPath } : null;
     },
     callbackReceiverUrl: () => receiver?.url ?? null,
+    team: () => team,
     close: (o = {}) =>
       (closed ??= (async () => {
         closing = true;
@@ -329,6 +362,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
         await poller?.stop();
         await receiver?.close().catch((e: unknown) => logger.error({ err: e }, 'receiver close failed'));
         await embedded.close().catch((e: unknown) => logger.error({ err: e }, 'sandbox close failed'));
+        await team?.close().catch((e: unknown) => logger.error({ err: e }, 'team link close failed'));
         if (!o.keepDb) db.close();
       })()),
   };

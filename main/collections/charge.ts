@@ -21,7 +21,8 @@ import {
 import { cipherFor, wipeCard } from './charge/card-data.js';
 import { createOptionLimits, type CardOptionView } from './charge/option-limits.js';
 import { createRepeatGuard } from './charge/repeat-guard.js';
-import { saveIntent, sendInitialize } from './charge/initialize.js';
+import { newMerchantReference, saveIntent, sendInitialize } from './charge/initialize.js';
+import { recordedToTeam } from './charge/team-record.js';
 import { followPaymentPage } from './charge/payment-page.js';
 import { handleRedirect } from './charge/redirect.js';
 import type { ChargeContext, ChargeResult, ChargeServiceDeps, PreparedCharge, RedirectResult } from './charge/types.js';
@@ -57,12 +58,16 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     deps,
     // What the service answered is recorded through this: kept in memory and retried when the database
     // cannot take it at once, so an accepted payment is never forgotten and its window still opens.
-    events: createEventWriter(db, {
-      ...(deps.logger ? { logger: deps.logger } : {}),
-      onStored: (id) => {
-        if (id !== null) ctx.emit(id);
-      },
-    }),
+    // On a team profile each of these events is also recorded to the team database (team-record.ts).
+    events: recordedToTeam(
+      createEventWriter(db, {
+        ...(deps.logger ? { logger: deps.logger } : {}),
+        onStored: (id) => {
+          if (id !== null) ctx.emit(id);
+        },
+      }),
+      () => deps.team?.() ?? null,
+    ),
     emit(id) {
       const c = getCollection(db, id)?.collection ?? null;
       if (c) deps.onUpdate?.(c);
@@ -85,9 +90,37 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     return { client, pem };
   }
 
-  /** Saves the intent, then sends initialize and follows the payment window. */
+  /**
+   * Saves the intent, then sends initialize and follows the payment window. On a team profile the intent
+   * is committed in the team database first: a reference taken by another desk, a login that may not
+   * charge, or an unreachable database stops the charge here, before anything is saved or sent.
+   */
   async function submit(p: PreparedCharge, client: ServiceClient, signal?: AbortSignal): Promise<ChargeResult> {
-    const { id, reference } = saveIntent(ctx, p);
+    const reference = (deps.newReference ?? newMerchantReference)(clock.now());
+    const team = deps.team?.() ?? null;
+    if (team) {
+      try {
+        await team.recordIntent({
+          merchantReference: reference,
+          amountMinor: p.amountMinor,
+          currency: p.currency,
+          description: p.description,
+          customerName: p.customerName,
+          customerEmail: p.customerEmail,
+          providerCode: p.providerCode,
+          redirectUrl: ctx.redirectUrl(),
+          chargeCustomer: p.chargeCustomer,
+          allowFinalStatusChange: p.allowFinalStatusChange,
+          cardBrand: p.brand,
+          cardLast4: p.last4,
+          operator: ctx.operator(),
+        });
+      } catch (e) {
+        guard.release(p.guardKey); // nothing was saved or sent
+        throw e;
+      }
+    }
+    const { id } = saveIntent(ctx, p, reference);
     const sent = await sendInitialize(ctx, id, reference, client, p.cipher, false);
     const outcome = await followPaymentPage(ctx, id, sent, signal);
     return { collection: getCollection(db, id)?.collection ?? null, outcome };
@@ -185,6 +218,8 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         });
       }
       const { client, pem } = await keys();
+      // A team desk re-sends only while the team database can record what the service answers.
+      await deps.team?.()?.ensureReachable(reference);
       const cipher = cipherFor(valid, pem);
       wipeCard(valid);
       wipeCard(card);

@@ -3,7 +3,8 @@
 import { DeskError } from '../errors.shared.js';
 
 export class PaymentError extends DeskError {
-  declare readonly kind: 'validation' | 'not_configured' | 'not_found' | 'conflict' | 'expired';
+  declare readonly kind:
+    'validation' | 'not_configured' | 'not_found' | 'conflict' | 'expired' | 'forbidden' | 'unavailable';
   declare readonly expose: true;
   constructor(kind: PaymentError['kind'], message: string, field?: string, fields?: Record<string, string>) {
     super(kind, message, { field, fields, expose: true });

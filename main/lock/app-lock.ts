@@ -16,9 +16,11 @@ export interface AppLockOptions {
   /** The app locked or unlocked (the composition root pushes it to the renderer). */
   onChange: (locked: boolean) => void;
   logger: Pick<Logger, 'info'>;
-  /** Default: the solo passphrase in the OS keychain. The team profile will pass its PostgreSQL sign-in. */
-  unlocker?: () => Unlocker;
+  /** Read at each use; null (or absent): the solo passphrase in the OS keychain. The team profile passes its sign-in. */
+  unlocker?: () => Unlocker | null;
   checkEveryMs?: number;
+  /** Start locked (the team profile signs in first). */
+  startLocked?: boolean;
 }
 
 export function createAppLock(o: AppLockOptions): IdleLock {
@@ -33,8 +35,9 @@ export function createAppLock(o: AppLockOptions): IdleLock {
         return MAX_IDLE_MINUTES * 60_000;
       }
     },
-    unlocker: o.unlocker ?? (() => solo),
+    unlocker: () => o.unlocker?.() ?? solo,
     ...(o.checkEveryMs === undefined ? {} : { checkEveryMs: o.checkEveryMs }),
+    ...(o.startLocked ? { startLocked: true } : {}),
     onChange: ({ locked, reason }) => {
       o.logger.info({ reason }, locked ? 'app locked' : 'app unlocked');
       o.onChange(locked);

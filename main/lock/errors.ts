@@ -1,5 +1,5 @@
 // Errors the lock shows as they are (dispatch passes on any Error with `expose: true`, a kind and a field).
-export type LockErrorKind = 'locked' | 'wrong_passphrase' | 'validation' | 'conflict' | 'rate_limited';
+export type LockErrorKind = 'locked' | 'wrong_passphrase' | 'validation' | 'conflict' | 'rate_limited' | 'unavailable';
 
 export class LockError extends Error {
   override name = 'LockError';

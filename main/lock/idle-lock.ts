@@ -19,6 +19,8 @@ export interface LockStatus {
   idleLockMs: number;
   /** Why the passphrase cannot be read or stored (e.g. the keychain is unavailable), or null. */
   problem: string | null;
+  /** Team: the operator who signs in ("Sign in as LOGIN"); null for the solo passphrase. */
+  login: string | null;
 }
 
 export interface IdleLockOptions {
@@ -31,6 +33,8 @@ export interface IdleLockOptions {
   onChange?: (e: { locked: boolean; reason: 'idle' | 'manual' | 'unlocked' }) => void;
   /** How often a real timer checks for idleness; 0 leaves checking to the caller (tests, with a fake clock). */
   checkEveryMs?: number;
+  /** Start locked (a team profile: the lock screen is its sign-in screen). */
+  startLocked?: boolean;
   /** Wrong answers in a row before each further try must wait (doubling from `backoffMs`). */
   freeTries?: number;
   backoffMs?: number;
@@ -45,7 +49,7 @@ export interface IdleLock {
   lockNow(): void;
   status(): Promise<LockStatus>;
   /** Unlocks with the right secret; a wrong one throws LockError('wrong_passphrase'). */
-  unlock(secret: string): Promise<LockStatus>;
+  unlock(secret: string, opts?: { remember?: boolean }): Promise<LockStatus>;
   /** First use: chooses the local passphrase, then unlocks (if locked). */
   setPassphrase(passphrase: string): Promise<LockStatus>;
   close(): void;
@@ -55,7 +59,7 @@ export function createIdleLock(opts: IdleLockOptions): IdleLock {
   const { clock } = opts;
   const freeTries = opts.freeTries ?? 5;
   const backoffMs = opts.backoffMs ?? 1_000;
-  let locked = false;
+  let locked = opts.startLocked ?? false;
   let lastActivity = clock.now();
   let failures = 0;
   let nextTryAt = 0;
@@ -84,7 +88,7 @@ export function createIdleLock(opts: IdleLockOptions): IdleLock {
     } catch (e) {
       problem = e instanceof Error ? e.message : String(e);
     }
-    return { locked, method: u.method, needsSetup, idleLockMs: opts.idleMs(), problem };
+    return { locked, method: u.method, needsSetup, idleLockMs: opts.idleMs(), problem, login: u.login ?? null };
   }
 
   function refuseWhileBackingOff(): void {
@@ -107,13 +111,13 @@ export function createIdleLock(opts: IdleLockOptions): IdleLock {
     isLocked: () => locked,
     lockNow: () => setLocked(true, 'manual'),
     status,
-    async unlock(secret) {
+    async unlock(secret, o = {}) {
       if (!locked) return status();
       refuseWhileBackingOff();
       const u = opts.unlocker();
       if (await u.needsSetup())
         throw new LockError('conflict', 'No lock passphrase is set yet: choose one first.', 'secret');
-      if (!(await u.verify(secret))) {
+      if (!(await u.verify(secret, o))) {
         failures += 1;
         if (failures >= freeTries) nextTryAt = clock.now() + backoffMs * 2 ** Math.min(failures - freeTries, 8);
         throw new LockError(

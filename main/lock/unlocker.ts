@@ -12,8 +12,13 @@ export interface Unlocker {
   needsSetup(): Promise<boolean>;
   /** Chooses the secret on first use; refuses when one is already set. */
   setUp(secret: string): Promise<void>;
-  /** Whether `secret` is right. Throws only when the check cannot run (keychain or database unreachable). */
-  verify(secret: string): Promise<boolean>;
+  /**
+   * Whether `secret` is right. Throws only when the check cannot run (keychain or database unreachable).
+   * `remember`: the operator asked to be remembered on this computer (team sign-in only; solo ignores it).
+   */
+  verify(secret: string, opts?: { remember?: boolean }): Promise<boolean>;
+  /** Who signs in (team: the operator's login), shown as "Sign in as LOGIN"; absent for the solo passphrase. */
+  readonly login?: string;
 }
 
 export const MIN_PASSPHRASE = 8;

@@ -24,7 +24,7 @@ export type {
 } from './types.shared.js';
 import { ReconcileError } from './errors.js';
 import { NOT_MATCHED } from './full-sql.js';
-import { appendEvent } from '../collections/events.js';
+import { appendEvent, type NewEvent } from '../collections/events.js';
 import { reconcileCollection, requireCollection, type ReconcileOptions } from './reconcile.js';
 
 export const ORPHAN_KIND = 'orphan_callback';
@@ -361,13 +361,11 @@ export interface ResolveInput {
   orphanEventId?: number;
   note: string;
   actor: string;
+  /** The event's key when it was first recorded elsewhere (a team desk records it in the team database first). */
+  dedupeKey?: string;
 }
 
-/**
- * A person resolves an exception. The note is required. Appends a 'resolution' event (source manual);
- * never changes an earlier event. Returns the new event id.
- */
-export function resolveException(db: Db, input: ResolveInput, options: ReconcileOptions = {}): { eventId: number } {
+function checkedNoteAndActor(input: ResolveInput): { note: string; actor: string } {
   const note = typeof input.note === 'string' ? input.note.trim() : '';
   if (note.length < 3)
     throw new ReconcileError(
@@ -378,67 +376,88 @@ export function resolveException(db: Db, input: ResolveInput, options: Reconcile
   if (note.length > 2000) throw new ReconcileError('validation', 'note must be at most 2,000 characters', 'note');
   const actor = typeof input.actor === 'string' ? input.actor.trim() : '';
   if (!actor) throw new ReconcileError('validation', 'actor is required: the name of the person resolving', 'actor');
+  return { note, actor };
+}
+
+/** The resolution event for `input`, or why there is none; runs inside the caller's write transaction. */
+function resolutionEvent(db: Db, input: ResolveInput, options: ReconcileOptions, now: number): NewEvent {
+  const { note, actor } = checkedNoteAndActor(input);
+  if (input.collectionId !== undefined) {
+    const c = requireCollection(db, input.collectionId);
+    const current = reconcileCollection(db, c.id, { ...options, now });
+    if (!current?.isException) {
+      throw new ReconcileError(
+        'conflict',
+        `collection ${c.merchant_reference} has no open exception to resolve`,
+        'collectionId',
+      );
+    }
+    const ref = db.prepare('SELECT internal_reference FROM collections WHERE id = ?').pluck().get(c.id) as
+      string | null;
+    return {
+      collectionId: c.id,
+      merchantReference: c.merchant_reference,
+      internalReference: ref,
+      source: 'manual',
+      kind: 'resolution',
+      status: null,
+      receivedAt: now,
+      signature: 'not_applicable',
+      note,
+      actor,
+    };
+  }
+  if (input.orphanEventId !== undefined) {
+    const o = db.prepare('SELECT * FROM reconciliation_orphans WHERE event_id = ?').get(input.orphanEventId) as
+      | { merchant_reference: string; internal_reference: string | null; resolved_by_event_id: number | null }
+      | undefined;
+    if (!o)
+      throw new ReconcileError('not_found', `no orphan callback with event id ${input.orphanEventId}`, 'orphanEventId');
+    if (o.resolved_by_event_id !== null) {
+      throw new ReconcileError(
+        'conflict',
+        `orphan callback ${o.merchant_reference} is already resolved`,
+        'orphanEventId',
+      );
+    }
+    return {
+      collectionId: null,
+      merchantReference: o.merchant_reference,
+      internalReference: o.internal_reference,
+      source: 'manual',
+      kind: 'resolution',
+      status: null,
+      receivedAt: now,
+      signature: 'not_applicable',
+      note,
+      actor,
+    };
+  }
+  throw new ReconcileError('validation', 'collectionId or orphanEventId is required', 'collectionId');
+}
+
+/**
+ * The resolution resolveException would append, checked the same way but not stored (the collection's
+ * reconciliation is brought up to date to check it): a team desk records it in the team database first.
+ */
+export function prepareResolution(db: Db, input: ResolveInput, options: ReconcileOptions = {}): NewEvent {
+  checkedNoteAndActor(input);
+  const now = options.now ?? Date.now();
+  return writeTransaction(db, () => resolutionEvent(db, input, options, now));
+}
+
+/**
+ * A person resolves an exception. The note is required. Appends a 'resolution' event (source manual);
+ * never changes an earlier event. Returns the new event id.
+ */
+export function resolveException(db: Db, input: ResolveInput, options: ReconcileOptions = {}): { eventId: number } {
+  checkedNoteAndActor(input);
   const now = options.now ?? Date.now();
   return writeTransaction(db, () => {
-    if (input.collectionId !== undefined) {
-      const c = requireCollection(db, input.collectionId);
-      const current = reconcileCollection(db, c.id, { ...options, now });
-      if (!current?.isException) {
-        throw new ReconcileError(
-          'conflict',
-          `collection ${c.merchant_reference} has no open exception to resolve`,
-          'collectionId',
-        );
-      }
-      const ref = db.prepare('SELECT internal_reference FROM collections WHERE id = ?').pluck().get(c.id) as
-        string | null;
-      const r = appendEvent(db, {
-        collectionId: c.id,
-        merchantReference: c.merchant_reference,
-        internalReference: ref,
-        source: 'manual',
-        kind: 'resolution',
-        status: null,
-        receivedAt: now,
-        signature: 'not_applicable',
-        note,
-        actor,
-      });
-      reconcileCollection(db, c.id, { ...options, now });
-      return { eventId: r.eventId };
-    }
-    if (input.orphanEventId !== undefined) {
-      const o = db.prepare('SELECT * FROM reconciliation_orphans WHERE event_id = ?').get(input.orphanEventId) as
-        | { merchant_reference: string; internal_reference: string | null; resolved_by_event_id: number | null }
-        | undefined;
-      if (!o)
-        throw new ReconcileError(
-          'not_found',
-          `no orphan callback with event id ${input.orphanEventId}`,
-          'orphanEventId',
-        );
-      if (o.resolved_by_event_id !== null) {
-        throw new ReconcileError(
-          'conflict',
-          `orphan callback ${o.merchant_reference} is already resolved`,
-          'orphanEventId',
-        );
-      }
-      const r = appendEvent(db, {
-        collectionId: null,
-        merchantReference: o.merchant_reference,
-        internalReference: o.internal_reference,
-        source: 'manual',
-        kind: 'resolution',
-        status: null,
-        receivedAt: now,
-        signature: 'not_applicable',
-        note,
-        actor,
-      });
-      return { eventId: r.eventId };
-    }
-    throw new ReconcileError('validation', 'collectionId or orphanEventId is required', 'collectionId');
+    const ev = resolutionEvent(db, input, options, now);
+    const r = appendEvent(db, input.dedupeKey ? { ...ev, dedupeKey: input.dedupeKey } : ev);
+    if (ev.collectionId !== null) reconcileCollection(db, ev.collectionId, { ...options, now });
+    return { eventId: r.eventId };
   });
 }
 

@@ -31,6 +31,7 @@ export {
   listCurrencies,
   getDetail,
   resolveException,
+  prepareResolution,
   listAudit,
   ORPHAN_KIND,
   type ReconcileSummary,

@@ -6,7 +6,7 @@ import { DeskError } from '../errors.shared.js';
 
 export const SECRET_NAMES = ['public-key', 'secret-key', 'signing-key'] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
-export type Profile = 'embedded' | 'sandbox' | 'live';
+export type Profile = 'embedded' | 'sandbox' | 'live' | 'team';
 
 export const KEYCHAIN_SERVICE = 'merchant-desk';
 

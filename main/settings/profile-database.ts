@@ -38,7 +38,10 @@ export function readActiveProfile(dataDir: string, logger?: Log): Profile {
   } catch {
     /* reported below */
   }
-  logger?.warn({ file }, 'active-profile.json does not name embedded, sandbox or live; using the embedded profile');
+  logger?.warn(
+    { file },
+    'active-profile.json does not name embedded, sandbox, live or team; using the embedded profile',
+  );
   return 'embedded';
 }
 

@@ -10,7 +10,7 @@ import { systemClock } from '../clock.js';
 import { recordOperatorNameChange } from './audit.js';
 import { DeskError } from '../errors.shared.js';
 
-export const PROFILES = ['embedded', 'sandbox', 'live'] as const;
+export const PROFILES = ['embedded', 'sandbox', 'live', 'team'] as const;
 export type Profile = (typeof PROFILES)[number];
 
 export const DEFAULT_REDIRECT_URL = 'https://merchant-desk.invalid/return';
@@ -52,6 +52,40 @@ const httpsUrl = z
     { message: 'must be an https:// URL, e.g. https://shop.example.com/return' },
   );
 
+// The team database: the operator's password is asked at sign-in (and kept only in the OS keychain, when
+// they ask to be remembered), so a URL carrying one is refused rather than stored in plain settings.
+const teamDatabaseUrl = z
+  .string()
+  .trim()
+  .superRefine((s, ctx) => {
+    let u: URL;
+    try {
+      u = new URL(s);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not a URL; expected postgres://HOST:PORT/DATABASE' });
+      return;
+    }
+    if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
+      ctx.addIssue({ code: 'custom', message: `must start with postgres:// (got ${u.protocol}//)` });
+    } else if (u.password) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must not contain a password: each operator signs in with their own, which is kept only in the OS keychain (and only when they ask to be remembered)',
+      });
+    } else if (!u.pathname || u.pathname === '/') {
+      ctx.addIssue({ code: 'custom', message: 'names no database; expected postgres://HOST:PORT/DATABASE' });
+    } else if (u.search || u.hash) {
+      ctx.addIssue({ code: 'custom', message: 'must not have a query or fragment' });
+    }
+  });
+
+/** A PostgreSQL login, as main/team/operators.ts accepts them. */
+const teamLogin = z
+  .string()
+  .trim()
+  .regex(/^[a-z][a-z0-9_]{1,62}$/, 'must be 2 to 63 lower-case letters, digits or _, starting with a letter');
+
 const ms = (min: number, max: number) =>
   z
     .number()
@@ -84,7 +118,7 @@ const idleLockMinutes = z
 
 /** One schema per top-level setting, so each is validated (and falls back) on its own. */
 export const settingSchemas = {
-  profile: z.enum(PROFILES, { message: 'must be embedded, sandbox or live' }),
+  profile: z.enum(PROFILES, { message: 'must be embedded, sandbox, live or team' }),
   /** The service's base URL (sandbox and live). The embedded profile learns it from its sandbox. */
   baseUrl: httpUrl.nullable(),
   redirectUrl: httpsUrl,
@@ -100,6 +134,10 @@ export const settingSchemas = {
   servicePublicKeyPath: z.string().min(1).nullable(),
   /** Minutes without input before the app locks itself (main/lock). */
   idleLockMinutes,
+  /** The team profile's PostgreSQL (postgres://HOST:PORT/DATABASE, never with a password), or null. */
+  teamDatabaseUrl: teamDatabaseUrl.nullable(),
+  /** The operator who signs in on this desktop (team profile), or null. */
+  teamLogin: teamLogin.nullable(),
 } as const;
 
 export type SettingName = keyof typeof settingSchemas;
@@ -123,6 +161,8 @@ export interface SettingsPatch {
   operatorName?: string;
   servicePublicKeyPath?: string | null;
   idleLockMinutes?: number;
+  teamDatabaseUrl?: string | null;
+  teamLogin?: string | null;
 }
 
 export interface PollIntervals {
@@ -148,6 +188,8 @@ export function defaultSettings(): Settings {
     operatorName: user.slice(0, 64),
     servicePublicKeyPath: null,
     idleLockMinutes: 15,
+    teamDatabaseUrl: null,
+    teamLogin: null,
   };
 }
 
@@ -230,6 +272,12 @@ export function validateSettings(candidate: Record<string, unknown>): Settings {
     }
     if (s.profile !== 'embedded' && s.baseUrl === null) {
       fields.baseUrl = `is required for the ${s.profile} profile`;
+    }
+    if (s.profile === 'team' && s.teamDatabaseUrl === null) {
+      fields.teamDatabaseUrl = 'is required for the team profile (postgres://HOST:PORT/DATABASE)';
+    }
+    if (s.profile === 'team' && s.teamLogin === null) {
+      fields.teamLogin = 'is required for the team profile: the operator who signs in on this desktop';
     }
     if (!/^[A-Za-z0-9.:[\]-]+$/.test(s.callbackReceiver.host)) {
       fields['callbackReceiver.host'] = 'is not a host name or IP address (e.g. 127.0.0.1)';

@@ -15,6 +15,8 @@ const CONNECTION_TEXT: Record<AppStatus['connection'], string> = {
 /** While starting, the message says what is starting (e.g. "Starting the sandbox…") on its own. */
 function connectionText(s: AppStatus): string {
   if (s.connection === 'starting' && s.message) return s.message;
+  // A team desk's offline message says it all: "Team database unreachable — showing the local copy, …".
+  if (s.team && s.connection === 'offline' && s.message) return s.message;
   return CONNECTION_TEXT[s.connection] + (s.message && s.connection !== 'online' ? `: ${s.message}` : '');
 }
 
@@ -35,9 +37,27 @@ export function StatusBar() {
           <span data-testid="status-connection" className={`conn conn-${s.connection}`} title={s.message ?? undefined}>
             <span className="dot" aria-hidden="true" /> {connectionText(s)}
           </span>
-          <span data-testid="status-last-poll">
-            <AsOf at={s.lastSuccessfulPoll} prefix="Last successful poll" />
-          </span>
+          {s.team ? (
+            <span data-testid="status-last-sync">
+              <AsOf at={s.team.lastSyncAt} prefix="Last synced" />
+            </span>
+          ) : (
+            <span data-testid="status-last-poll">
+              <AsOf at={s.lastSuccessfulPoll} prefix="Last successful poll" />
+            </span>
+          )}
+          {s.team && (
+            <span data-testid="status-team">
+              {s.team.signedIn ? (
+                <>
+                  Signed in: <strong>{s.team.login}</strong>
+                  {s.team.role ? ` (${s.team.role.replace('_', ' ')})` : ''}
+                </>
+              ) : (
+                `Not signed in (${s.team.login})`
+              )}
+            </span>
+          )}
           {s.keychain === 'unavailable' && <span className="warn-text">Keychain unavailable</span>}
         </>
       )}

@@ -76,7 +76,7 @@ describe('settings', () => {
     );
     expect(settingsError(() => updateSettings(db, { baseUrl: 'ftp://x' })).field).toBe('baseUrl');
     expect(settingsError(() => updateSettings(db, { profile: 'staging' as never })).message).toMatch(
-      /profile must be embedded, sandbox or live/,
+      /profile must be embedded, sandbox, live or team/,
     );
     expect(db.prepare('SELECT COUNT(*) AS n FROM settings').get()).toEqual({ n: 0 });
   });

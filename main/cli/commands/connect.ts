@@ -1,6 +1,8 @@
-// merchant-desk connect: saves a sandbox or live connection (base URL, public key, service key PEM) and
-// the secret and signing keys, which are read from standard input, never from arguments. Keys go only to
-// the OS keychain; if it is unavailable, nothing is stored.
+// merchant-desk connect: saves a sandbox, live or team connection (base URL, public key, service key PEM)
+// and the secret and signing keys, which are read from standard input, never from arguments. Keys go only
+// to the OS keychain; if it is unavailable, nothing is stored. A team desk also names the team database
+// (never with a password in it) and the operator who signs in; --remember signs in once now and keeps
+// that operator's password in the keychain so the app signs in by itself.
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { dataPaths } from '../../settings/paths.js';
 import { adoptLegacyDatabase, openProfileDatabase, writeActiveProfile } from '../../settings/profile-database.js';
@@ -21,8 +23,9 @@ import { systemClock } from '../../clock.js';
 import fs from 'node:fs';
 
 const USAGE =
-  'merchant-desk [--data-dir DIR] connect --profile sandbox|live --base-url URL --public-key KEY --service-key FILE.pem ' +
-  '--secret-key-stdin [--signing-key-stdin] [--no-verify]   (keys on standard input, one per line, in that order)';
+  'merchant-desk [--data-dir DIR] connect --profile sandbox|live|team --base-url URL --public-key KEY --service-key FILE.pem ' +
+  '--secret-key-stdin [--signing-key-stdin] [--database postgres://HOST:PORT/DB --login NAME [--remember]] [--no-verify]   ' +
+  '(keys, then with --remember the team password, on standard input, one per line, in that order)';
 
 /** Reads `n` lines from a stream (the rest is left unread). Fewer lines at end of input is an error. */
 export async function readLines(stream: NodeJS.ReadableStream, n: number, what: string[]): Promise<string[]> {
@@ -113,18 +116,31 @@ export const connectCommand: Command = {
         'secret-key-stdin': { type: 'boolean', default: false },
         'signing-key-stdin': { type: 'boolean', default: false },
         'no-verify': { type: 'boolean', default: false },
+        database: { type: 'string' },
+        login: { type: 'string' },
+        remember: { type: 'boolean', default: false },
       },
       strict: true,
       allowPositionals: false,
     });
     const profile = values.profile;
-    if (profile !== 'sandbox' && profile !== 'live') {
+    if (profile !== 'sandbox' && profile !== 'live' && profile !== 'team') {
       throw new UsageError(
         profile === 'embedded'
           ? 'the embedded profile needs no connect: it is the default when nothing is configured (merchant-desk start)'
-          : '--profile must be sandbox or live',
+          : '--profile must be sandbox, live or team',
       );
     }
+    const isTeam = profile === 'team';
+    if (isTeam && !values.database)
+      throw new UsageError(
+        '--database is required for the team profile, e.g. --database postgres://db.example.com:5432/merchant',
+      );
+    if (isTeam && !values.login)
+      throw new UsageError('--login is required for the team profile: the operator who signs in on this desktop');
+    if (!isTeam && (values.database || values.login || values.remember))
+      throw new UsageError('--database, --login and --remember are for the team profile only');
+    const teamSettings = isTeam ? { teamDatabaseUrl: values.database!.trim(), teamLogin: values.login!.trim() } : {};
     if (!values['base-url']) throw new UsageError('--base-url is required, e.g. --base-url https://api.example.com');
     if (!values['public-key']) throw new UsageError('--public-key is required (the merchant account public key)');
     if (!values['service-key']) throw new UsageError('--service-key is required: the service public key PEM file');
@@ -147,7 +163,7 @@ export const connectCommand: Command = {
     try {
       const current = loadSettings(db);
       try {
-        validateSettings({ ...current, profile, baseUrl: values['base-url'].trim() });
+        validateSettings({ ...current, profile, baseUrl: values['base-url'].trim(), ...teamSettings });
         inspectServicePublicKey(readPem(values['service-key']));
       } catch (e) {
         if (e instanceof SettingsError) throw new UsageError(`${flagFor(e.field)}: ${e.reason}`);
@@ -164,17 +180,21 @@ export const connectCommand: Command = {
       const names: SecretName[] = ['secret-key', ...(values['signing-key-stdin'] ? (['signing-key'] as const) : [])];
       const stdin = ctx.io.stdin as NodeJS.ReadStream;
       const lines: string[] = [];
+      const labels = [...names.map((n) => n.replace('-', ' ')), ...(values.remember ? ['team password'] : [])];
       if (stdin.isTTY) {
-        for (const n of names) lines.push(await promptHidden(stdin, ctx.io.stderr, n.replace('-', ' ')));
+        for (const l of labels) lines.push(await promptHidden(stdin, ctx.io.stderr, l));
       } else {
         lines.push(
           ...(await readLines(
             stdin,
-            names.length,
-            names.map((n) => `the ${n.replace('-', ' ')}`),
+            labels.length,
+            labels.map((l) => `the ${l}`),
           )),
         );
       }
+      const teamPassword = values.remember ? (lines[names.length] ?? '') : null;
+      if (teamPassword !== null && teamPassword.length === 0)
+        throw new UsageError('the team password on standard input is empty');
       const secrets: [SecretName, string][] = [];
       for (const [i, name] of names.entries()) {
         try {
@@ -202,7 +222,7 @@ export const connectCommand: Command = {
       for (const [name, value] of secrets) await storeKeyFor(store, baseUrl, name, value);
       if (!values['signing-key-stdin']) await store.delete('signing-key');
       // The base URL first: the profile's settings must be valid as a whole at every write.
-      updateSettings(db, { profile, baseUrl: values['base-url'].trim() });
+      updateSettings(db, { profile, baseUrl: values['base-url'].trim(), ...teamSettings });
       const keyInfo = importServicePublicKeyFile(db, ctx.dataDir, values['service-key']);
       writeActiveProfile(ctx.dataDir, profile);
 
@@ -216,6 +236,35 @@ export const connectCommand: Command = {
         ctx.io.stdout.write(
           'note: no signing key was given; callbacks and redirects can then only be verified by their RSA signature\n',
         );
+      }
+      if (isTeam && teamPassword !== null) {
+        // Sign in once now: only a password the team database accepts is remembered. Loaded here, so
+        // every other command starts without the PostgreSQL client.
+        const { teamDatabaseUrl, teamLogin } = teamSettings as { teamDatabaseUrl: string; teamLogin: string };
+        const { rememberedPasswordName, TeamUnlocker } = await import('../../team/unlocker.js');
+        const { KeyringAppSecret } = await import('../../secrets/app-secret.js');
+        const unlocker = new TeamUnlocker({
+          databaseUrl: teamDatabaseUrl,
+          login: teamLogin,
+          remembered: new KeyringAppSecret(rememberedPasswordName(teamDatabaseUrl, teamLogin)),
+          onSignIn: (pool) => pool.end(),
+        });
+        let ok: boolean;
+        try {
+          ok = await unlocker.verify(teamPassword, { remember: true });
+        } catch (e) {
+          ctx.io.stderr.write(`merchant-desk: saved, but the password was not remembered: ${(e as Error).message}\n`);
+          return 1;
+        }
+        if (!ok) {
+          ctx.io.stderr.write(
+            `merchant-desk: saved, but the team database refused the password for ${teamLogin}; nothing was remembered\n`,
+          );
+          return 1;
+        }
+        ctx.io.stdout.write(`signed in as ${teamLogin}; the password is remembered in the OS keychain\n`);
+      } else if (isTeam) {
+        ctx.io.stdout.write(`the app will ask ${teamSettings.teamLogin} to sign in when it starts\n`);
       }
       if (values['no-verify']) return 0;
 
@@ -265,5 +314,7 @@ function flagFor(field: string): string {
   if (field === 'baseUrl') return '--base-url';
   if (field === 'servicePublicKey') return '--service-key';
   if (field === 'profile') return '--profile';
+  if (field === 'teamDatabaseUrl') return '--database';
+  if (field === 'teamLogin') return '--login';
   return field;
 }

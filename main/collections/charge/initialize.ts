@@ -30,11 +30,14 @@ export function newMerchantReference(now: number): string {
 }
 
 /** Saves the intent (status INTENT) with its intent_saved event; its collection id and reference. */
-export function saveIntent(ctx: ChargeContext, p: PreparedCharge): { id: number; reference: string } {
+export function saveIntent(
+  ctx: ChargeContext,
+  p: PreparedCharge,
+  reference: string = newMerchantReference(ctx.clock.now()),
+): { id: number; reference: string } {
   const { db } = ctx;
   const now = ctx.clock.now();
   const { amountMinor, currency } = p;
-  const reference = newMerchantReference(now);
   const operator = ctx.operator();
   const id = writeTransaction(db, () => {
     const info = db

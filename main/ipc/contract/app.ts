@@ -5,7 +5,7 @@ import type { AppStatus } from '../../app/status.js';
 /** What the status bar shows (built by main/app/status.ts). */
 export type { AppStatus };
 
-export type ProfileName = 'embedded' | 'sandbox' | 'live';
+export type ProfileName = 'embedded' | 'sandbox' | 'live' | 'team';
 
 export interface AppInfo {
   version: string;

@@ -11,8 +11,10 @@ const secret = z.string().min(1, 'is empty').max(1024, 'is too long');
 
 export const lockChannels = {
   'lock.status': channel<typeof noRequest, LockStatus>(noRequest),
-  /** A wrong secret answers kind 'wrong_passphrase' with field 'secret'. */
-  'lock.unlock': channel<z.ZodObject<{ secret: typeof secret }>, LockStatus>(z.object({ secret })),
+  /** A wrong secret answers kind 'wrong_passphrase' with field 'secret'. remember: team sign-in only. */
+  'lock.unlock': channel<z.ZodObject<{ secret: typeof secret; remember: z.ZodOptional<z.ZodBoolean> }>, LockStatus>(
+    z.object({ secret, remember: z.boolean().optional() }),
+  ),
   /** First use only: chooses the local passphrase (kept as a scrypt hash in the keychain) and unlocks. */
   'lock.setPassphrase': channel<z.ZodObject<{ passphrase: typeof secret }>, LockStatus>(
     z.object({ passphrase: secret }),

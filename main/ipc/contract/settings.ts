@@ -38,6 +38,9 @@ export interface SettingsView {
     enterFor: string | null;
   };
   serviceKey: { bits: number; fingerprintSha256: string; source: 'imported' | 'embedded sandbox' } | null;
+  /** Team profile: the team's PostgreSQL (never with a password) and who signs in on this desktop. */
+  teamDatabaseUrl: string | null;
+  teamLogin: string | null;
   /** Stored settings that were invalid and fell back to defaults. */
   problems: { field: string; message: string }[];
 }
@@ -48,7 +51,7 @@ const keyName = z.enum(['publicKey', 'secretKey', 'signingKey'], {
 
 export const settingsPatchSchema = z
   .object({
-    profile: z.enum(['embedded', 'sandbox', 'live'], { message: 'must be embedded, sandbox or live' }),
+    profile: z.enum(['embedded', 'sandbox', 'live', 'team'], { message: 'must be embedded, sandbox, live or team' }),
     baseUrl: z.string().max(2048).nullable(),
     redirectUrl: z.string().max(2048),
     callbackReceiver: z
@@ -63,6 +66,8 @@ export const settingsPatchSchema = z
     staleAfterMs: z.number().int('must be a whole number'),
     operatorName: z.string().max(200),
     idleLockMinutes: z.number({ message: 'must be a number of minutes' }),
+    teamDatabaseUrl: z.string().max(2048).nullable(),
+    teamLogin: z.string().max(63).nullable(),
   })
   .partial()
   .strict();

@@ -10,6 +10,7 @@ import { getCollection, listCollections, listOrphans } from '../../collections/q
 import { PaymentError } from '../../collections/errors.js';
 import { importCallbacksJsonl, importCallbacksText } from '../../callbacks/import-jsonl.js';
 import { dataPaths } from '../../settings/paths.js';
+import { eventsAnImportStores } from '../../app/team-import.js';
 import { isPlainFileName } from '../contract/file-name.js';
 
 /** Where callbacks files are saved for import when the shell has no open dialog (made on first use). */
@@ -92,10 +93,14 @@ export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsC
         if (file === null) return { chosen: null };
       }
       const opts = { keys: k, clock: core.clock, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-      const summary =
-        file !== null
-          ? await importCallbacksJsonl(core.db, file, opts)
-          : await importCallbacksText(core.db, r.content ?? '', opts);
+      const importInto = (db: typeof core.db) =>
+        file !== null ? importCallbacksJsonl(db, file, opts) : importCallbacksText(db, r.content ?? '', opts);
+      // A team desk records what the import stores in the team database first (refused offline).
+      if (core.settings().profile === 'team') {
+        const evs = await eventsAnImportStores(importInto);
+        await core.recordTeamFirst(evs, { action: 'import callbacks', noun: 'import' });
+      }
+      const summary = await importInto(core.db);
       core.events.emit('callbacks.ingested', { result: 'import', reference: null });
       return summary;
     },

@@ -24,8 +24,7 @@ export function buildHandlers(core: Core): HandlersFor<Channels> & HandlerTable 
     ...reconcileHandlers(core),
     ...reportsHandlers(core),
     ...lockHandlers(core),
-    // Merge: the team profile's core.team() (the signed-in pool and role) replaces this null.
-    ...teamHandlers({ team: () => null }),
+    ...teamHandlers({ team: () => core.team() }),
   };
   return table as HandlersFor<Channels> & HandlerTable;
 }

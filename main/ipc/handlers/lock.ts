@@ -4,7 +4,7 @@ import type { HandlersFor } from './types.js';
 
 export const lockHandlers = (core: Core): HandlersFor<typeof lockChannels> => ({
   'lock.status': () => core.lock.status(),
-  'lock.unlock': ({ secret }) => core.lock.unlock(secret),
+  'lock.unlock': ({ secret, remember }) => core.lock.unlock(secret, remember === undefined ? {} : { remember }),
   'lock.setPassphrase': ({ passphrase }) => core.lock.setPassphrase(passphrase),
   'lock.lockNow': () => {
     core.lock.lockNow();

@@ -11,6 +11,7 @@ import {
   listOrphanCallbacks,
   reconcileAllInWorker,
   resolveException,
+  prepareResolution,
   ReconcileError,
 } from '../../reconcile/index.js';
 import { listSecurityLog } from '../../callbacks/security-log.js';
@@ -34,16 +35,18 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
           'set the operator name in Settings first: a resolution records who made it',
           'operator',
         );
-      return resolveException(
-        core.db,
-        {
-          ...(collectionId !== undefined ? { collectionId } : {}),
-          ...(orphanEventId !== undefined ? { orphanEventId } : {}),
-          note,
-          actor,
-        },
-        opts(),
-      );
+      const input = {
+        ...(collectionId !== undefined ? { collectionId } : {}),
+        ...(orphanEventId !== undefined ? { orphanEventId } : {}),
+        note,
+        actor,
+      };
+      // A team desk records the resolution in the team database first (refused offline), then here.
+      if (core.settings().profile !== 'team') return resolveException(core.db, input, opts());
+      const ev = prepareResolution(core.db, input, opts());
+      return core
+        .recordTeamFirst([ev], { action: 'resolve exceptions', noun: 'resolution' })
+        .then(([keyed]) => resolveException(core.db, { ...input, dedupeKey: keyed!.dedupeKey! }, opts()));
     },
     'reconcile.audit': (q) => listAudit(core.db, q),
     'reconcile.run': async ({ runId }, ctx) => {

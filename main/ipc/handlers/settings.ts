@@ -63,6 +63,8 @@ export async function settingsView(core: Core): Promise<SettingsView> {
     serviceKey: key
       ? { bits: key.bits, fingerprintSha256: key.fingerprintSha256, source: embedded ? 'embedded sandbox' : 'imported' }
       : null,
+    teamDatabaseUrl: s.teamDatabaseUrl,
+    teamLogin: s.teamLogin,
     problems,
   };
 }

@@ -22,8 +22,11 @@ export function LockScreen({
   const [repeat, setRepeat] = useState('');
   const [error, setError] = useState<{ field: 'secret' | 'repeat'; message: string }>();
   const [pending, setPending] = useState(false);
+  const [remember, setRemember] = useState(false);
   const setup = status?.needsSetup ?? false;
   const word = status?.method === 'password' ? 'password' : 'passphrase';
+  // A team desk: the lock screen is the operator's sign-in to the team database.
+  const login = status?.method === 'password' ? status.login : null;
   const label = word === 'password' ? 'Password' : 'Passphrase';
 
   // Leaving: the screen's own title back, and focus on its heading (as after navigating).
@@ -53,7 +56,7 @@ export function LockScreen({
     try {
       const s = setup
         ? await invoke('lock.setPassphrase', { passphrase: secret })
-        : await invoke('lock.unlock', { secret });
+        : await invoke('lock.unlock', login ? { secret, remember } : { secret });
       setSecret('');
       setRepeat('');
       onUnlocked(s);
@@ -72,13 +75,18 @@ export function LockScreen({
     <main className="lock-screen">
       <form className="lock-card" aria-labelledby="lock-title" onSubmit={(e) => void submit(e)} noValidate>
         <h1 id="lock-title" tabIndex={-1}>
-          Merchant Desk is locked
+          {login ? `Sign in as ${login}` : 'Merchant Desk is locked'}
         </h1>
         <p>
-          {status ? `Locked after ${minutes(status.idleLockMs)} without input, or by Lock now. ` : ''}
-          {setup
-            ? 'Choose a passphrase of at least 8 characters to unlock it, now and next time. It is kept only as a hash in the OS keychain.'
-            : `Enter your ${word} to continue. Work in progress, such as a payment being taken, carried on while locked.`}
+          {login
+            ? 'Enter your team password. It is checked by the team database; after the idle time you sign in again the same way.'
+            : ''}
+          {!login && status ? `Locked after ${minutes(status.idleLockMs)} without input, or by Lock now. ` : ''}
+          {login
+            ? ''
+            : setup
+              ? 'Choose a passphrase of at least 8 characters to unlock it, now and next time. It is kept only as a hash in the OS keychain.'
+              : `Enter your ${word} to continue. Work in progress, such as a payment being taken, carried on while locked.`}
         </p>
         {status?.problem && (
           <p className="lock-problem" role="status">
@@ -119,8 +127,22 @@ export function LockScreen({
         <div id="lock-error" role="alert" className="lock-alert">
           {error?.message}
         </div>
+        {login && (
+          <div className="field lock-remember">
+            <label>
+              <input
+                type="checkbox"
+                name="remember"
+                checked={remember}
+                onChange={(e) => setRemember(e.target.checked)}
+              />{' '}
+              Remember me on this computer
+            </label>
+            <small>The password is then kept in the OS keychain and this desktop signs in by itself.</small>
+          </div>
+        )}
         <button type="submit" className="primary" disabled={pending}>
-          {setup ? 'Set passphrase and unlock' : 'Unlock'}
+          {setup ? 'Set passphrase and unlock' : login ? 'Sign in' : 'Unlock'}
         </button>
       </form>
     </main>

@@ -1,4 +1,5 @@
-// Connection: the profile (embedded, sandbox, live) and the service's base URL.
+// Connection: the profile (embedded, sandbox, live, team), the service's base URL and, for a team desk,
+// the team database (never with a password: each operator signs in with their own) and who signs in.
 import { useState, type FormEvent } from 'react';
 import type { SettingsView } from '../../../../main/ipc/contract/settings.js';
 import { ErrorBanner, Field } from '../../ui/index.js';
@@ -7,10 +8,20 @@ import { SaveRow, Section, fieldError, useSave, type SectionProps } from './Sect
 export function ConnectionSection({ view, reload }: SectionProps) {
   const [profile, setProfile] = useState(view.profile);
   const [baseUrl, setBaseUrl] = useState(view.baseUrl ?? '');
+  const [teamDatabaseUrl, setTeamDatabaseUrl] = useState(view.teamDatabaseUrl ?? '');
+  const [teamLogin, setTeamLogin] = useState(view.teamLogin ?? '');
   const s = useSave();
+  const orNull = (v: string) => (v.trim() ? v.trim() : null);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    void s.save({ profile, baseUrl: baseUrl.trim() ? baseUrl.trim() : null }, reload);
+    void s.save(
+      {
+        profile,
+        baseUrl: orNull(baseUrl),
+        ...(profile === 'team' ? { teamDatabaseUrl: orNull(teamDatabaseUrl), teamLogin: orNull(teamLogin) } : {}),
+      },
+      reload,
+    );
   };
   return (
     <Section title="Connection">
@@ -18,7 +29,7 @@ export function ConnectionSection({ view, reload }: SectionProps) {
         <Field
           label="Profile"
           error={fieldError(s.error, 'profile')}
-          hint="Embedded runs a local sandbox with its own keys; sandbox and live use the keys below."
+          hint="Embedded runs a local sandbox with its own keys; sandbox, live and team use the keys below. A team desk shares one record with the others through the team database."
         >
           <select
             name="profile"
@@ -28,6 +39,7 @@ export function ConnectionSection({ view, reload }: SectionProps) {
             <option value="embedded">embedded (local sandbox)</option>
             <option value="sandbox">sandbox</option>
             <option value="live">live</option>
+            <option value="team">team (shared team database)</option>
           </select>
         </Field>
         <Field
@@ -48,6 +60,37 @@ export function ConnectionSection({ view, reload }: SectionProps) {
             spellCheck={false}
           />
         </Field>
+        {profile === 'team' && (
+          <>
+            <Field
+              label="Team database"
+              error={fieldError(s.error, 'teamDatabaseUrl')}
+              hint="postgres://HOST:PORT/DATABASE, without a password: each operator signs in with their own."
+            >
+              <input
+                name="teamDatabaseUrl"
+                type="url"
+                value={teamDatabaseUrl}
+                onChange={(e) => setTeamDatabaseUrl(e.target.value)}
+                placeholder="postgres://…"
+                spellCheck={false}
+              />
+            </Field>
+            <Field
+              label="Operator login"
+              error={fieldError(s.error, 'teamLogin')}
+              hint="Who signs in on this desktop; the app asks for their password when it starts."
+            >
+              <input
+                name="teamLogin"
+                value={teamLogin}
+                onChange={(e) => setTeamLogin(e.target.value)}
+                autoComplete="username"
+                spellCheck={false}
+              />
+            </Field>
+          </>
+        )}
         <ErrorBanner error={s.error && !s.error.fields ? s.error : undefined} />
         <SaveRow label="Save connection" save={s} />
       </form>

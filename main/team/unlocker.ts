@@ -1,0 +1,77 @@
+// The team profile's sign-in behind the idle lock: the operator's password is checked by PostgreSQL
+// itself (SCRAM), by opening a pool as that login. The lock screen is the sign-in screen; a wrong
+// password and a disabled operator both answer "no" without saying which, so nothing leaks about who
+// exists; an unreachable database is a clear error, never a wrong password.
+import type pg from 'pg';
+import { LockError, type Unlocker } from '../lock/index.js';
+import type { AppSecret } from '../secrets/index.js';
+import { TeamError, TeamSignInError } from './errors.js';
+import { currentOperator, type TeamRole } from './operators.js';
+import { openTeamPool, parseDatabaseUrl } from './pool.js';
+
+export interface TeamUnlockerOptions {
+  /** postgres://HOST:PORT/DATABASE (settings refuse one with a password). */
+  databaseUrl: string;
+  login: string;
+  /** Where the password is kept when the operator asks to be remembered (the OS keychain). */
+  remembered: AppSecret;
+  /** A signed-in pool for this operator: it becomes the workspace's session (or is closed). */
+  onSignIn(pool: pg.Pool, role: TeamRole): void | Promise<void>;
+  onIdleError?: (err: Error) => void;
+}
+
+/** The database URL signed in as `login` with `password` (never logged: it holds the password). */
+export function signInUrl(databaseUrl: string, login: string, password: string): string {
+  const u = parseDatabaseUrl(databaseUrl);
+  u.username = encodeURIComponent(login);
+  u.password = encodeURIComponent(password);
+  return u.toString();
+}
+
+/** The keychain name of a remembered password: one per login and database. */
+export function rememberedPasswordName(databaseUrl: string, login: string): string {
+  const u = parseDatabaseUrl(databaseUrl);
+  return `team-password:${login}@${u.host}${u.pathname}`;
+}
+
+export class TeamUnlocker implements Unlocker {
+  readonly method = 'password' as const;
+  constructor(private readonly o: TeamUnlockerOptions) {}
+
+  get login(): string {
+    return this.o.login;
+  }
+
+  async needsSetup(): Promise<boolean> {
+    return false;
+  }
+
+  async setUp(): Promise<void> {
+    throw new LockError('conflict', 'An operator signs in with their own team password; an admin sets it.', 'secret');
+  }
+
+  async verify(secret: string, opts: { remember?: boolean } = {}): Promise<boolean> {
+    const pool = openTeamPool(signInUrl(this.o.databaseUrl, this.o.login, secret), {
+      ...(this.o.onIdleError ? { onIdleError: this.o.onIdleError } : {}),
+    });
+    let role: TeamRole;
+    try {
+      const op = await currentOperator(pool);
+      // A login that is not a team operator (or is disabled) is refused like a wrong password.
+      if (!op || op.disabledAt !== null) {
+        await pool.end().catch(() => undefined);
+        return false;
+      }
+      role = op.role;
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      if (e instanceof TeamSignInError) return false;
+      const why = e instanceof TeamError ? e.message : (e as Error).message;
+      throw new LockError('unavailable', `Cannot sign in: ${why}. Check the network and try again.`, 'secret');
+    }
+    if (opts.remember === true) await this.o.remembered.set(secret);
+    else if (opts.remember === false) await this.o.remembered.delete().catch(() => undefined);
+    await this.o.onSignIn(pool, role);
+    return true;
+  }
+}

@@ -1,0 +1,409 @@
+// A team desktop end to end on real parts: composeCore on a temp data folder whose active profile is
+// team, a standalone sandbox as the service (keys in the real keychain), a real PostgreSQL (migrated,
+// with operators), real SQLite. The desk reaches PostgreSQL through a TCP relay the test can cut, so
+// "the team database is unreachable" is a real refused connection without stopping the server the
+// other test files share.
+import net from 'node:net';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { composeCore, type Core } from '../../main/app/core.js';
+import { silentLogger } from '../../main/log/index.js';
+import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../main/settings/index.js';
+import { importServicePublicKey } from '../../main/settings/service-key.js';
+import { storeKeyFor } from '../../main/settings/key-binding.js';
+import { KeyringAppSecret, KeyringSecretStore } from '../../main/secrets/index.js';
+import { rememberedPasswordName } from '../../main/team/unlocker.js';
+import { buildHandlers } from '../../main/ipc/handlers/index.js';
+import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
+import { lockGate } from '../../main/ipc/lock-gate.js';
+import type { IpcResult } from '../../main/ipc/contract/index.js';
+import { tempDir } from '../support/tmp.js';
+import { appendEvent } from '../../main/collections/events.js';
+import { callbackBody, hmacHeader } from '../callbacks/support.js';
+import { teamFixture, type TeamFixture } from '../team/fixture.js';
+import { CARDS, cardForm } from '../collections/harness.js';
+
+// This file's keychain entries stay apart from every other test file's and from a real install.
+process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-teamdesk-${process.pid}`;
+
+/** A TCP relay to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored. */
+async function relay(host: string, port: number) {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | null = null;
+  let listenPort = 0;
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = net.createServer((inbound) => {
+        const outbound = net.connect(port, host);
+        for (const x of [inbound, outbound]) {
+          sockets.add(x);
+          x.on('close', () => sockets.delete(x));
+          x.on('error', () => undefined);
+        }
+        inbound.pipe(outbound).pipe(inbound);
+      });
+      s.once('error', reject);
+      s.listen(listenPort, '127.0.0.1', () => {
+        listenPort = (s.address() as net.AddressInfo).port;
+        server = s;
+        resolve();
+      });
+    });
+  await listen();
+  return {
+    port: () => listenPort,
+    async cut() {
+      const s = server;
+      server = null;
+      for (const x of sockets) x.destroy();
+      await new Promise<void>((r) => (s ? s.close(() => r()) : r()));
+    },
+    restore: listen,
+  };
+}
+
+let team: TeamFixture;
+let sb: Sandbox;
+let sandboxDir: string;
+let pg: Awaited<ReturnType<typeof relay>>;
+let deskUrl: string;
+const cores: Core[] = [];
+const logins: string[] = [];
+
+beforeAll(async () => {
+  team = await teamFixture();
+  // Its own folder (tempDir folders go after each test; the sandbox serves the whole file).
+  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-team-sbx-'));
+  sb = await startSandbox({ stateDir: sandboxDir, timeScale: 1000 });
+  pg = await relay(team.db.server.host, team.db.server.port);
+  deskUrl = `postgres://127.0.0.1:${pg.port()}/${team.db.name}`;
+  const keys = new KeyringSecretStore('team');
+  await storeKeyFor(keys, sb.baseUrl, 'public-key', sb.publicKey);
+  await storeKeyFor(keys, sb.baseUrl, 'secret-key', sb.secretKey);
+  await storeKeyFor(keys, sb.baseUrl, 'signing-key', sb.signingKey);
+}, 120_000);
+
+afterEach(async () => {
+  while (cores.length) await cores.pop()!.close();
+});
+
+afterAll(async () => {
+  const keys = new KeyringSecretStore('team');
+  for (const name of ['public-key', 'secret-key', 'signing-key'] as const) await keys.delete(name).catch(() => {});
+  await keys.bindOrigin(null).catch(() => {});
+  for (const login of logins)
+    await new KeyringAppSecret(rememberedPasswordName(deskUrl, login)).delete().catch(() => {});
+  await pg?.cut();
+  await sb?.close();
+  if (sandboxDir) fs.rmSync(sandboxDir, { recursive: true, force: true });
+  await team?.close();
+});
+
+/** A data folder whose active profile is team, signing in as `login`. */
+function teamDataDir(login: string): string {
+  const dataDir = tempDir('md-team-desk-');
+  const db = openProfileDatabase(dataDir, 'team');
+  try {
+    updateSettings(db, { profile: 'team', baseUrl: sb.baseUrl, teamDatabaseUrl: deskUrl, teamLogin: login });
+    importServicePublicKey(db, dataDir, sb.servicePublicKeyPem);
+  } finally {
+    db.close();
+  }
+  writeActiveProfile(dataDir, 'team');
+  return dataDir;
+}
+
+async function desk(dataDir: string, o: { reference?: string } = {}): Promise<Core> {
+  const core = await composeCore({
+    dataDir,
+    logger: silentLogger(),
+    receiver: false,
+    lock: { checkEveryMs: 0 },
+    teamSyncEveryMs: 100,
+    ...(o.reference ? { chargeReference: () => o.reference! } : {}),
+  });
+  cores.push(core);
+  await core.ready();
+  return core;
+}
+
+async function operator(role: 'support' | 'finance' | 'back_office'): Promise<string> {
+  const login = await team.addOperator(role);
+  logins.push(login);
+  return login;
+}
+
+async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (ok()) return;
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+function value<T>(r: IpcResult<T>): T {
+  if (!r.ok) throw new Error(`expected ok, got ${JSON.stringify(r.error)}`);
+  return r.value;
+}
+
+describe('a team desktop', () => {
+  it('starts locked on its sign-in screen; a wrong password is refused, the right one signs in and starts the sync', async () => {
+    const login = await operator('support');
+    const core = await desk(teamDataDir(login));
+    const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
+
+    expect(core.lock.isLocked()).toBe(true);
+    expect(value(await d('lock.status', {}))).toMatchObject({ locked: true, method: 'password', login });
+    expect(core.team()).toBeNull();
+    expect((await d('collections.list', {})).ok).toBe(false); // nothing but the sign-in while locked
+    expect(core.appStatus()).toMatchObject({ profile: 'team', team: { login, signedIn: false } });
+
+    const wrong = await d('lock.unlock', { secret: 'not-the-password' });
+    expect(wrong).toMatchObject({ ok: false, error: { kind: 'wrong_passphrase', message: 'Wrong password.' } });
+    expect(core.team()).toBeNull();
+
+    value(await d('lock.unlock', { secret: team.password(login) }));
+    expect(core.lock.isLocked()).toBe(false);
+    expect(core.team()).toMatchObject({ login, role: 'support' });
+    await until('the sync is online', () => core.appStatus().connection === 'online');
+    // A team desk neither polls nor receives callbacks: serve does both for the team.
+    expect(core.poller).toBeNull();
+    expect(core.callbackReceiverUrl()).toBeNull();
+    // Not remembered: nothing in the keychain.
+    expect(await new KeyringAppSecret(rememberedPasswordName(deskUrl, login)).get()).toBeNull();
+  });
+
+  it('a disabled operator is refused like a wrong password', async () => {
+    const login = await operator('support');
+    await team.owner.query('SELECT team.disable_operator($1)', [login]);
+    const core = await desk(teamDataDir(login));
+    await expect(core.lock.unlock(team.password(login))).rejects.toMatchObject({ kind: 'wrong_passphrase' });
+    expect(core.team()).toBeNull();
+  });
+
+  it('"remember me" keeps the password in the keychain and the next start signs in by itself', async () => {
+    const login = await operator('support');
+    const dataDir = teamDataDir(login);
+    const first = await desk(dataDir);
+    await first.lock.unlock(team.password(login), { remember: true });
+    expect(await new KeyringAppSecret(rememberedPasswordName(deskUrl, login)).get()).toBe(team.password(login));
+    await first.close();
+    cores.splice(cores.indexOf(first), 1);
+
+    const next = await desk(dataDir);
+    expect(next.lock.isLocked()).toBe(false);
+    expect(next.team()).toMatchObject({ login, role: 'support' });
+
+    // After the idle lock the operator signs in again the same way; the session carries on.
+    const session = next.team();
+    next.lock.lockNow();
+    await next.lock.unlock(team.password(login), { remember: false });
+    expect(next.team()).toBe(session);
+    expect(await new KeyringAppSecret(rememberedPasswordName(deskUrl, login)).get()).toBeNull();
+  });
+
+  it('a support login charges (intent committed team-wide first, its events recorded there); a finance login cannot', async () => {
+    const support = await operator('support');
+    const core = await desk(teamDataDir(support));
+    await core.lock.unlock(team.password(support));
+    const r = await core.charges().charge(cardForm(CARDS.approve));
+    expect(r.outcome.kind).toBe('pending');
+    const reference = r.collection!.merchantReference;
+    const rows = async () =>
+      (
+        await team.owner.query<{ source: string; kind: string; actor: string }>(
+          'SELECT source, kind, actor FROM team.events WHERE merchant_reference = $1 ORDER BY seq',
+          [reference],
+        )
+      ).rows;
+    for (const end = Date.now() + 10_000; (await rows()).length < 2 && Date.now() < end;)
+      await new Promise((res) => setTimeout(res, 50));
+    expect(await rows()).toEqual([
+      { source: 'intent', kind: 'intent', actor: support },
+      { source: 'initiate', kind: 'initialize_accepted', actor: support },
+    ]);
+    const intent = await team.owner.query('SELECT created_by FROM team.intents WHERE merchant_reference = $1', [
+      reference,
+    ]);
+    expect(intent.rows).toEqual([{ created_by: support }]);
+
+    const finance = await operator('finance');
+    const fin = await desk(teamDataDir(finance));
+    await fin.lock.unlock(team.password(finance));
+    const before = sb.controls.state().collections;
+    await expect(fin.charges().charge(cardForm(CARDS.approve))).rejects.toMatchObject({
+      kind: 'forbidden',
+      message: expect.stringMatching(new RegExp(`^${finance} \\(finance\\) may not take payments`)),
+    });
+    expect(sb.controls.state().collections).toBe(before); // nothing was sent
+    const refs = await team.owner.query('SELECT 1 FROM team.intents WHERE created_by = $1', [finance]);
+    expect(refs.rowCount).toBe(0);
+  });
+
+  it('two desks racing to charge the same reference: exactly one initialize reaches the sandbox', async () => {
+    const reference = `MD-RACE-${process.pid}`;
+    const [a, b] = [await operator('support'), await operator('support')];
+    const deskA = await desk(teamDataDir(a), { reference });
+    const deskB = await desk(teamDataDir(b), { reference });
+    await deskA.lock.unlock(team.password(a));
+    await deskB.lock.unlock(team.password(b));
+    // Each initialize the sandbox receives takes one of these (1 ms latency): the count of those taken.
+    sb.controls.clearFaults();
+    sb.controls.addFault({ route: 'initialize', kind: 'latency', latency_ms: 1, times: 10 });
+    const results = await Promise.allSettled([
+      deskA.charges().charge(cardForm(CARDS.approve)),
+      deskB.charges().charge(cardForm(CARDS.mastercardUS)),
+    ]);
+    const remaining = sb.controls.state().faults.find((f) => f.route === 'initialize')?.remaining;
+    sb.controls.clearFaults();
+    expect(remaining).toBe(9);
+    expect(results.filter((x) => x.status === 'fulfilled')).toHaveLength(1);
+    const refused = results.find((x) => x.status === 'rejected');
+    expect(refused?.reason).toMatchObject({
+      kind: 'conflict',
+      message: expect.stringMatching(new RegExp(`^Payment reference ${reference} was already taken by (${a}|${b})`)),
+    });
+  });
+
+  it('the team database unreachable: status says so, charges are refused with the reason, the local copy stays readable; back: online', async () => {
+    const login = await operator('support');
+    const core = await desk(teamDataDir(login));
+    const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
+    await core.lock.unlock(team.password(login));
+    const taken = await core.charges().charge(cardForm(CARDS.approve));
+    await until('online', () => core.appStatus().connection === 'online');
+
+    await pg.cut();
+    try {
+      await until('offline', () => core.appStatus().connection === 'offline');
+      expect(core.appStatus().message).toMatch(
+        /^Team database unreachable — showing the local copy, last synced \d\d:\d\d$/,
+      );
+      await expect(core.charges().charge(cardForm(CARDS.mastercardUS))).rejects.toMatchObject({
+        kind: 'unavailable',
+        message: expect.stringMatching(/^The team database cannot be reached, so no new charge can be taken/),
+      });
+      const list = value(await d('collections.list', {}));
+      expect(list.rows.map((c) => c.merchantReference)).toContain(taken.collection!.merchantReference);
+    } finally {
+      await pg.restore();
+    }
+    await until('online again', () => core.appStatus().connection === 'online');
+    expect(fs.existsSync(core.dataDir)).toBe(true);
+  });
+
+  it('a resolution is recorded in the team database first: back office may, support may not, and offline nobody can', async () => {
+    /** A callback for a reference this desk does not know: an orphan, an exception to resolve. */
+    function orphan(core: Core): number {
+      const ref = `MD-ORPHAN-${Math.random().toString(36).slice(2, 10)}`;
+      appendEvent(core.db, {
+        collectionId: null,
+        merchantReference: ref,
+        source: 'callback',
+        kind: 'outcome',
+        status: 'COMPLETED',
+        receivedAt: Date.now(),
+        signature: 'verified',
+        amountMinor: 1000,
+        currency: 'UGX',
+        dedupeKey: `callback:${ref}`,
+      });
+      const row = core.db
+        .prepare('SELECT event_id FROM reconciliation_orphans WHERE merchant_reference = ?')
+        .get(ref) as { event_id: number };
+      return row.event_id;
+    }
+    const backOffice = await operator('back_office');
+    const core = await desk(teamDataDir(backOffice));
+    const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
+    await core.lock.unlock(team.password(backOffice));
+    const id = orphan(core);
+    const { eventId } = value(await d('reconcile.resolve', { orphanEventId: id, note: 'checked with the bank' }));
+    const local = core.db
+      .prepare('SELECT dedupe_key, merchant_reference FROM collection_events WHERE id = ?')
+      .get(eventId) as { dedupe_key: string; merchant_reference: string };
+    const remote = await team.owner.query('SELECT source, kind, actor, note FROM team.events WHERE event_key = $1', [
+      local.dedupe_key,
+    ]);
+    expect(remote.rows).toEqual([
+      { source: 'manual', kind: 'resolution', actor: backOffice, note: 'checked with the bank' },
+    ]);
+
+    const support = await operator('support');
+    const sup = await desk(teamDataDir(support));
+    const ds = typedInvoke(createDispatcher(buildHandlers(sup), sup.logger, lockGate(sup.lock)));
+    await sup.lock.unlock(team.password(support));
+    const other = orphan(sup);
+    expect(await ds('reconcile.resolve', { orphanEventId: other, note: 'checked with the bank' })).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'forbidden',
+        message: `${support} (support) may not resolve exceptions: the team database refused it.`,
+      },
+    });
+    // Nothing stored for it here either (the back office resolution above did arrive, through the sync).
+    const otherRef = sup.db.prepare('SELECT merchant_reference FROM collection_events WHERE id = ?').pluck().get(other);
+    expect(
+      sup.db
+        .prepare("SELECT COUNT(*) AS n FROM collection_events WHERE source = 'manual' AND merchant_reference = ?")
+        .get(otherRef),
+    ).toEqual({ n: 0 });
+
+    const third = orphan(core);
+    await pg.cut();
+    try {
+      await until('offline', () => core.appStatus().connection === 'offline');
+      const r = await d('reconcile.resolve', { orphanEventId: third, note: 'checked with the bank' });
+      expect(r).toMatchObject({
+        ok: false,
+        error: {
+          kind: 'unavailable',
+          message: expect.stringMatching(/^The team database cannot be reached, so no resolution can be recorded/),
+        },
+      });
+      expect(value(await d('reconcile.orphans', {})).rows.map((o) => o.eventId)).toContain(third);
+    } finally {
+      await pg.restore();
+    }
+  });
+
+  it('an import is recorded in the team database first, under the keys the desk stores it with; a support login may not import', async () => {
+    const line = (ref: string) => {
+      const body = callbackBody(ref);
+      return JSON.stringify({ headers: { 'hmac-signature': hmacHeader(body, sb.signingKey) }, body }) + '\n';
+    };
+    const backOffice = await operator('back_office');
+    const core = await desk(teamDataDir(backOffice));
+    const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
+    await core.lock.unlock(team.password(backOffice));
+    const ref = `MD-IMPORT-${process.pid}`;
+    expect(value(await d('callbacks.import', { content: line(ref) }))).toMatchObject({ imported: 1 });
+    const local = core.db
+      .prepare("SELECT dedupe_key FROM collection_events WHERE merchant_reference = ? AND source = 'import'")
+      .pluck()
+      .all(ref);
+    const remote = await team.owner.query<{ event_key: string; actor: string }>(
+      "SELECT event_key, actor FROM team.events WHERE merchant_reference = $1 AND source = 'import'",
+      [ref],
+    );
+    expect(remote.rows).toEqual([{ event_key: local[0], actor: backOffice }]);
+
+    const support = await operator('support');
+    const sup = await desk(teamDataDir(support));
+    const ds = typedInvoke(createDispatcher(buildHandlers(sup), sup.logger, lockGate(sup.lock)));
+    await sup.lock.unlock(team.password(support));
+    const refused = `MD-IMPORT-S-${process.pid}`;
+    expect(await ds('callbacks.import', { content: line(refused) })).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'forbidden',
+        message: `${support} (support) may not import callbacks: the team database refused it.`,
+      },
+    });
+    expect(
+      sup.db.prepare('SELECT COUNT(*) AS n FROM collection_events WHERE merchant_reference = ?').get(refused),
+    ).toEqual({
+      n: 0,
+    });
+  });
+});

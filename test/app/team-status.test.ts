@@ -1,0 +1,69 @@
+// The status bar of a team desk, from the workspace's state alone: its connection is the team
+// database's (it polls nothing: serve does), and an outage says the local copy is shown and since when.
+import { describe, expect, it } from 'vitest';
+import { clockTime, statusFrom, type StatusState } from '../../main/app/status.js';
+import type { TeamLinkState } from '../../main/app/team-link.js';
+
+const team = (o: Partial<TeamLinkState> = {}): TeamLinkState => ({
+  login: 'amina',
+  role: 'support',
+  signedIn: true,
+  online: true,
+  lastSyncAt: Date.UTC(2026, 10, 23, 9, 41),
+  error: null,
+  ...o,
+});
+const state = (t: TeamLinkState, o: Partial<StatusState> = {}): StatusState => ({
+  profile: 'team',
+  keychain: 'available',
+  started: true,
+  sandboxRunning: false,
+  startError: null,
+  connection: { ok: true },
+  poller: null,
+  lastSuccessFromLog: null,
+  team: t,
+  ...o,
+});
+
+describe('statusFrom on a team desk', () => {
+  it('signed out: asks the operator to sign in', () => {
+    expect(statusFrom(state(team({ signedIn: false, role: null, online: false, lastSyncAt: null })))).toMatchObject({
+      profile: 'team',
+      connection: 'starting',
+      message: 'Sign in as amina to reach the team database.',
+    });
+  });
+
+  it('signed in, before the first pull: connecting; after it: online', () => {
+    expect(statusFrom(state(team({ online: false, lastSyncAt: null })))).toMatchObject({
+      connection: 'starting',
+      message: 'Connecting to the team database…',
+    });
+    const s = statusFrom(state(team()));
+    expect(s).toMatchObject({ connection: 'online', message: null });
+    expect(s.team).toEqual(team());
+  });
+
+  it('unreachable: says the local copy is shown and when it last synced', () => {
+    const at = Date.UTC(2026, 10, 23, 9, 41);
+    expect(statusFrom(state(team({ online: false, error: 'connect ECONNREFUSED', lastSyncAt: at })))).toMatchObject({
+      connection: 'offline',
+      message: `Team database unreachable — showing the local copy, last synced ${clockTime(at)}`,
+    });
+    expect(clockTime(at)).toMatch(/^\d\d:\d\d$/);
+    expect(statusFrom(state(team({ online: false, error: 'connect ECONNREFUSED', lastSyncAt: null }))).message).toBe(
+      'Team database unreachable — showing the local copy, not synced yet',
+    );
+  });
+
+  it('no service connection still comes first (a team desk charges with its own keys)', () => {
+    expect(
+      statusFrom(state(team(), { connection: { ok: false, message: 'the public key is not set' } })),
+    ).toMatchObject({ connection: 'not_configured', message: 'the public key is not set' });
+  });
+
+  it('a solo profile has no team field at all', () => {
+    expect(statusFrom(state(team(), { profile: 'sandbox', team: null }))).not.toHaveProperty('team');
+  });
+});
