@@ -116,46 +116,47 @@ function groupCommitter(opts: ReceiverOptions, stats: Omit<ReceiverStats, 'waiti
   const maxGroup = Math.max(1, opts.maxGroup ?? 256);
   const windowMs = Math.max(0, opts.groupCommitWindowMs ?? 0);
   const queue: Pending[] = [];
-  let scheduled: { cancel(): void } | null = null;
+  let scheduled: { cancel(): void; gathering: boolean } | null = null;
   // Size of the last group: under steady load, about how many deliveries are in flight.
   let lastGroup = 1;
   let lastCommitMs = 0;
 
+  const atNextTurn = () => {
+    const t = setImmediate(() => void flush());
+    scheduled = { cancel: () => clearImmediate(t), gathering: false };
+  };
   const schedule = () => {
-    if (scheduled) return;
-    const run = () => void flush();
+    if (scheduled) {
+      // Gathering and the burst is all here: store it at the end of this turn.
+      if (scheduled.gathering && queue.length >= lastGroup) {
+        scheduled.cancel();
+        atNextTurn();
+      }
+      return;
+    }
     if (windowMs > 0) {
-      const t = setTimeout(run, windowMs);
-      scheduled = { cancel: () => clearTimeout(t) };
+      const t = setTimeout(() => void flush(), windowMs);
+      scheduled = { cancel: () => clearTimeout(t), gathering: false };
       return;
     }
     // Each commit costs an fsync, and nothing is read from the sockets while one runs. Under load the
     // service answers each reply with its next delivery, and those arrive over a few loop turns: a
     // group cut at the first turn leaves the stragglers a commit of their own (groups alternate big
-    // and small). So wait a turn at a time while the queue is below the last group's size, or still
-    // growing, for a bounded time (gatherMs): a lone delivery (lastGroup 1) is stored at the next turn as before.
-    const since = performance.now();
+    // and small). So while fewer than the last group are waiting, wait for the rest (a timer, no
+    // spinning) for a bounded time; a lone delivery (lastGroup 1) is stored at the next turn as before.
     const gatherMs = Math.min(GATHER_MAX_MS, lastCommitMs * GATHER_SHARE);
-    let seen = queue.length;
-    let t: NodeJS.Immediate;
-    const tick = () => {
-      const waiting = queue.length < maxGroup && performance.now() - since < gatherMs;
-      if (waiting && (queue.length < lastGroup || queue.length > seen)) {
-        seen = queue.length;
-        t = setImmediate(tick);
-      } else run();
-    };
-    t = setImmediate(tick);
-    scheduled = { cancel: () => clearImmediate(t) };
+    if (queue.length >= lastGroup || gatherMs < 0.5) return atNextTurn();
+    const t = setTimeout(() => void flush(), gatherMs);
+    scheduled = { cancel: () => clearTimeout(t), gathering: true };
   };
 
   async function flush(): Promise<void> {
     scheduled?.cancel();
     scheduled = null;
     const group = queue.splice(0, maxGroup);
-    if (queue.length) schedule();
     if (group.length === 0) return;
     lastGroup = group.length;
+    if (queue.length) schedule();
     let keys: SignatureKeys;
     try {
       keys = await opts.getKeys();
