@@ -12,6 +12,8 @@ export interface GenerateOptions {
   /** The last `ingestTargets` collections are left PENDING for the ingestion benchmark. */
   ingestTargets: number;
   now: number;
+  /** Makes the schema (default: this tree's openDatabase); ingest.ts passes an older tree's to compare. */
+  open?: (file: string) => { close(): void };
 }
 
 export interface Generated {
@@ -51,7 +53,7 @@ function rng(seed: number): () => number {
 }
 
 export function generate(o: GenerateOptions): Generated {
-  openDatabase(o.file).close(); // schema and migrations, as the app makes them
+  (o.open ?? openDatabase)(o.file).close(); // schema and migrations, as the app makes them
   const db = new Database(o.file);
   db.pragma('journal_mode = OFF');
   db.pragma('foreign_keys = OFF'); // events are written before their collection row (ids are known)

@@ -35,16 +35,6 @@ const STALE = 30 * 60_000;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-ingest-'));
 const template = path.join(dir, 'template.sqlite');
-const CB = Number(opt.callbacks);
-const gen = generate({
-  file: template,
-  collections: Number(opt.collections),
-  snapshots: 1000,
-  ingestTargets: CB,
-  now: Date.now(),
-});
-log(`generated ${gen.collections} collections, ${gen.events} events in ${dir}`);
-
 const roots = opt.impl.split(',').map((d) => path.resolve(d));
 const impls = await Promise.all(
   roots.map(async (root) => {
@@ -57,6 +47,19 @@ const impls = await Promise.all(
     };
   }),
 );
+
+const CB = Number(opt.callbacks);
+// The template has the schema of the first tree given: a newer tree migrates its copy when it opens it
+// (and that is checkpointed before the clock starts), an older one could not open a newer schema.
+const gen = generate({
+  file: template,
+  collections: Number(opt.collections),
+  snapshots: 1000,
+  ingestTargets: CB,
+  now: Date.now(),
+  open: (file) => impls[0]!.db.openDatabase(file),
+});
+log(`generated ${gen.collections} collections, ${gen.events} events in ${dir}`);
 
 // As the bench does, the ingestion runs after a full reconciliation: every collection has its row.
 {
@@ -78,6 +81,7 @@ for (let round = 0; round < Number(opt.rounds); round++) {
     for (const f of [file, file + '-wal', file + '-shm']) fs.rmSync(f, { force: true });
     fs.copyFileSync(template, file);
     const db = impl.db.openDatabase(file);
+    db.pragma('wal_checkpoint(TRUNCATE)');
     impl.reconcile.setReconcileOptions(db, () => ({ now: Date.now(), stalePendingAfterMs: STALE }));
     const receiver = await impl.receiver.startCallbackReceiver({
       db,

@@ -9,6 +9,7 @@ import { sql as m006 } from './006-callback-security-log.js';
 import { sql as m007 } from './007-append-only-replace.js';
 import { sql as m008 } from './008-reconcile-event-codes.js';
 import { sql as m009 } from './009-settings-audit.js';
+import { sql as m010 } from './010-reconciliation-partial-exception-index.js';
 import { sql as m011 } from './011-reconciliation-partial-indexes.js';
 
 export interface Migration {
@@ -27,5 +28,6 @@ export const migrations: Migration[] = [
   { version: 7, name: 'append-only-replace', sql: m007 },
   { version: 8, name: 'reconcile-event-codes', sql: m008 },
   { version: 9, name: 'settings-audit', sql: m009 },
+  { version: 10, name: 'reconciliation-partial-exception-index', sql: m010 },
   { version: 11, name: 'reconciliation-partial-indexes', sql: m011 },
 ];
