@@ -16,6 +16,7 @@ import {
   isServiceError,
 } from '../../service/errors.js';
 import { appendEvent } from '../events.js';
+import { insertIntentCollection } from '../intent-row.js';
 import { formField } from './card-data.js';
 import type { ChargeContext, ChargeOutcome, PreparedCharge } from './types.js';
 
@@ -37,30 +38,22 @@ export function saveIntent(ctx: ChargeContext, p: PreparedCharge): { id: number;
   const reference = newMerchantReference(now);
   const operator = ctx.operator();
   const id = writeTransaction(db, () => {
-    const info = db
-      .prepare(
-        `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
-             charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4, status, status_changed_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'INTENT', ?)`,
-      )
-      .run(
-        reference,
-        now,
-        amountMinor,
-        currency,
-        p.description,
-        p.customerName,
-        p.customerEmail,
-        p.chargeCustomer ? 1 : 0,
-        p.allowFinalStatusChange ? 1 : 0,
-        operator,
-        p.providerCode,
-        ctx.redirectUrl(),
-        p.brand,
-        p.last4,
-        now,
-      );
-    const cid = Number(info.lastInsertRowid);
+    const cid = insertIntentCollection(db, {
+      merchantReference: reference,
+      createdAt: now,
+      amountMinor,
+      currency,
+      description: p.description,
+      customerName: p.customerName,
+      customerEmail: p.customerEmail,
+      chargeCustomer: p.chargeCustomer,
+      allowFinalStatusChange: p.allowFinalStatusChange,
+      operator,
+      providerCode: p.providerCode,
+      redirectUrl: ctx.redirectUrl(),
+      cardBrand: p.brand,
+      cardLast4: p.last4,
+    });
     appendEvent(db, {
       collectionId: cid,
       merchantReference: reference,

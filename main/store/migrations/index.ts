@@ -9,6 +9,7 @@ import { sql as m006 } from './006-callback-security-log.js';
 import { sql as m007 } from './007-append-only-replace.js';
 import { sql as m008 } from './008-reconcile-event-codes.js';
 import { sql as m009 } from './009-settings-audit.js';
+import { sql as m012 } from './012-team-sync.js';
 
 export interface Migration {
   version: number;
@@ -26,4 +27,5 @@ export const migrations: Migration[] = [
   { version: 7, name: 'append-only-replace', sql: m007 },
   { version: 8, name: 'reconcile-event-codes', sql: m008 },
   { version: 9, name: 'settings-audit', sql: m009 },
+  { version: 12, name: 'team-sync', sql: m012 },
 ];

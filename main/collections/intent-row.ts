@@ -1,0 +1,54 @@
+// The row a charge's intent creates in `collections`, in one place: the charge path inserts it when
+// it saves an intent, and team sync inserts the same row when another desktop's intent arrives.
+import type { Db } from '../store/db.js';
+
+/** Everything a collection starts with (status INTENT). Card data never: brand and last four only. */
+export interface CollectionIntent {
+  merchantReference: string;
+  createdAt: number;
+  amountMinor: number;
+  currency: string;
+  description: string;
+  customerName: string | null;
+  customerEmail: string | null;
+  chargeCustomer: boolean;
+  allowFinalStatusChange: boolean;
+  operator: string;
+  providerCode: string | null;
+  redirectUrl: string;
+  cardBrand: string | null;
+  cardLast4: string | null;
+}
+
+const stmtCache = new WeakMap<Db, { run(...args: unknown[]): { lastInsertRowid: number | bigint } }>();
+
+/** Inserts the collection (status INTENT) and returns its id. Call inside the caller's write transaction. */
+export function insertIntentCollection(db: Db, c: CollectionIntent): number {
+  let st = stmtCache.get(db);
+  if (!st) {
+    st = db.prepare(
+      `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
+           charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4, status, status_changed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'INTENT', ?)`,
+    );
+    stmtCache.set(db, st);
+  }
+  const info = st.run(
+    c.merchantReference,
+    c.createdAt,
+    c.amountMinor,
+    c.currency,
+    c.description,
+    c.customerName,
+    c.customerEmail,
+    c.chargeCustomer ? 1 : 0,
+    c.allowFinalStatusChange ? 1 : 0,
+    c.operator,
+    c.providerCode,
+    c.redirectUrl,
+    c.cardBrand,
+    c.cardLast4,
+    c.createdAt,
+  );
+  return Number(info.lastInsertRowid);
+}

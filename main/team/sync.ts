@@ -1,0 +1,267 @@
+// The pull side of the team record: everything after the last seq this desktop applied, in batches,
+// into its SQLite (sync/apply.ts). LISTEN wakes it at once; a periodic pull covers a lost
+// notification; while PostgreSQL cannot be reached it says so, retries with backoff and catches up.
+// Pulls run one at a time: a pull asked for while one runs waits for it, and asks share one pull.
+import type pg from 'pg';
+import type { Clock } from '../clock.js';
+import type { Db } from '../store/db.js';
+import type { PaymentOption } from '../service/types.js';
+import { TeamUnavailableError, translatePgError } from './errors.js';
+import { pullSince, type PullResult } from './events.js';
+import { listen, type Listener } from './listen.js';
+import { poolLogin, toSafeInteger } from './pool.js';
+import {
+  applyEvents,
+  applyPaymentOptions,
+  applySnapshots,
+  lastSeq,
+  type ChangedCollection,
+  type TeamSnapshot,
+} from './sync/apply.js';
+
+export interface TeamSyncStatus {
+  online: boolean;
+  lastSeq: number;
+  lastPullAt: number | null;
+  error: string | null;
+}
+
+export interface TeamSync {
+  /** Pulls and applies everything after the last seq seen; resolves with how many events were applied. */
+  pullNow(): Promise<number>;
+  status(): TeamSyncStatus;
+  onStatus(cb: (s: TeamSyncStatus) => void): () => void;
+  close(): Promise<void>;
+}
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface TeamSyncOptions {
+  pool: pg.Pool;
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  onApplied?: (changed: ChangedCollection[]) => void;
+  /** The periodic pull that covers a lost notification (default 5 s). */
+  pollEveryMs?: number;
+  /** Events per pull and per SQLite transaction (default 5,000). */
+  batchSize?: number;
+}
+
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 15_000;
+
+async function pullSnapshots(pool: pg.Pool, after: number, limit: number): Promise<TeamSnapshot[]> {
+  const r = await pool.query<{
+    seq: string;
+    observed_at: Date;
+    currency: string;
+    wallet_type: string;
+    available_minor: string;
+    actual_minor: string;
+    uncleared_minor: string;
+    reserve_minor: string;
+  }>(
+    `SELECT seq, observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor
+     FROM team.balance_snapshots WHERE seq > $1 ORDER BY seq LIMIT $2`,
+    [after, limit],
+  );
+  return r.rows.map((s) => ({
+    seq: toSafeInteger(s.seq, 'seq'),
+    observedAt: s.observed_at.getTime(),
+    balance: {
+      currency: s.currency,
+      walletType: s.wallet_type,
+      availableMinor: toSafeInteger(s.available_minor, 'available_minor'),
+      actualMinor: toSafeInteger(s.actual_minor, 'actual_minor'),
+      unclearedMinor: toSafeInteger(s.uncleared_minor, 'uncleared_minor'),
+      reserveMinor: toSafeInteger(s.reserve_minor, 'reserve_minor'),
+    },
+  }));
+}
+
+/** Only the newest list matters: each row is a whole list that replaces the one before. */
+async function pullNewestOptions(
+  pool: pg.Pool,
+  after: number,
+): Promise<{ seq: number; fetchedAt: number; options: PaymentOption[] } | null> {
+  const r = await pool.query<{ seq: string; fetched_at: Date; options: PaymentOption[] }>(
+    `SELECT seq, fetched_at, options FROM team.payment_option_lists WHERE seq > $1 ORDER BY seq DESC LIMIT 1`,
+    [after],
+  );
+  const row = r.rows[0];
+  return row ? { seq: toSafeInteger(row.seq, 'seq'), fetchedAt: row.fetched_at.getTime(), options: row.options } : null;
+}
+
+export function startTeamSync(o: TeamSyncOptions): TeamSync {
+  const { pool, db, clock, logger } = o;
+  const pollEveryMs = o.pollEveryMs ?? 5_000;
+  const batchSize = o.batchSize ?? 5_000;
+  const url = pool.options.connectionString;
+  let state: TeamSyncStatus = { online: false, lastSeq: lastSeq(db, 'events'), lastPullAt: null, error: null };
+  const watchers = new Set<(s: TeamSyncStatus) => void>();
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let retryMs = RETRY_FIRST_MS;
+  let listener: Listener | null = null;
+  let connecting = false;
+
+  function setStatus(next: Partial<TeamSyncStatus>): void {
+    state = { ...state, ...next };
+    for (const cb of watchers) {
+      try {
+        cb(state);
+      } catch (e) {
+        logger.warn({ err: e }, 'team sync: a status watcher failed');
+      }
+    }
+  }
+
+  /** One full pull: events batch after batch (the next fetched while this one is applied), then poll results. */
+  async function pullOnce(): Promise<number> {
+    let total = 0;
+    const fetch = (after: number): Promise<PullResult> => {
+      const p = pullSince(pool, after, batchSize);
+      p.catch(() => undefined); // awaited below; a prefetch abandoned by a failed apply must not go unhandled
+      return p;
+    };
+    let next = fetch(lastSeq(db, 'events'));
+    for (;;) {
+      const batch = await next;
+      if (batch.more) next = fetch(batch.lastSeq);
+      if (batch.events.length) {
+        const r = applyEvents(db, batch.events, batch.lastSeq, clock.now());
+        total += r.applied;
+        setStatus({ lastSeq: batch.lastSeq });
+        if (r.changed.length && o.onApplied) {
+          try {
+            o.onApplied(r.changed);
+          } catch (e) {
+            logger.warn({ err: e }, 'team sync: onApplied failed');
+          }
+        }
+      }
+      if (!batch.more) break;
+    }
+    try {
+      for (;;) {
+        const snaps = await pullSnapshots(pool, lastSeq(db, 'balance_snapshots'), batchSize);
+        applySnapshots(db, snaps, clock.now());
+        if (snaps.length < batchSize) break;
+      }
+      const list = await pullNewestOptions(pool, lastSeq(db, 'payment_option_lists'));
+      if (list) applyPaymentOptions(db, list, clock.now());
+    } catch (e) {
+      throw translatePgError(e, 'pull balances and payment options', poolLogin(pool));
+    }
+    return total;
+  }
+
+  function schedule(ms: number): void {
+    if (closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void trigger(), ms);
+    timer.unref?.();
+  }
+
+  let tail: Promise<unknown> = Promise.resolve();
+  let waiting: Promise<number> | null = null;
+
+  async function guardedPull(): Promise<number> {
+    try {
+      const n = await pullOnce();
+      if (!state.online || state.error)
+        logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
+      retryMs = RETRY_FIRST_MS;
+      setStatus({ online: true, error: null, lastPullAt: clock.now() });
+      schedule(pollEveryMs);
+      if (!listener) void connectListener();
+      return n;
+    } catch (e) {
+      const err = e as Error;
+      const offline = err instanceof TeamUnavailableError;
+      const message = offline
+        ? `Offline: the team database cannot be reached; showing this desktop's copy and retrying in ${Math.round(retryMs / 1000) || 1} s (${err.message})`
+        : `Team sync failed: ${err.message}`;
+      if (state.error !== message) logger.warn({ err, retryMs }, 'team sync: pull failed');
+      setStatus({ online: !offline && state.online, error: message });
+      schedule(retryMs);
+      retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+      throw e;
+    }
+  }
+
+  function pullNow(): Promise<number> {
+    if (closed) return Promise.reject(new Error('team sync is closed'));
+    if (waiting) return waiting;
+    const p = tail.then(() => {
+      waiting = null;
+      return closed ? 0 : guardedPull();
+    });
+    waiting = p;
+    tail = p.catch(() => undefined);
+    return p;
+  }
+
+  const trigger = (): Promise<void> =>
+    pullNow().then(
+      () => undefined,
+      () => undefined,
+    );
+
+  async function connectListener(): Promise<void> {
+    if (closed || listener || connecting || !url) return;
+    connecting = true;
+    try {
+      const l = await listen(
+        url,
+        (seq) => {
+          if (seq > state.lastSeq) void trigger();
+        },
+        {
+          onError: (err) => {
+            logger.warn({ err }, 'team sync: the notification connection failed; reconnecting');
+            const dead = listener;
+            listener = null;
+            void dead?.close();
+            void trigger(); // its success reconnects; its failure backs off
+          },
+        },
+      );
+      if (closed) await l.close();
+      else {
+        listener = l;
+        void trigger(); // what was written while nobody listened
+      }
+    } catch (e) {
+      logger.warn({ err: e }, 'team sync: cannot listen for new events yet');
+    } finally {
+      connecting = false;
+    }
+  }
+
+  if (!url) logger.warn({}, 'team sync: the pool has no connection URL, so no notifications: pulling every period');
+  void connectListener();
+  void trigger();
+
+  return {
+    pullNow,
+    status: () => state,
+    onStatus(cb) {
+      watchers.add(cb);
+      return () => watchers.delete(cb);
+    },
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      waiting = null;
+      await tail;
+      const l = listener;
+      listener = null;
+      await l?.close();
+    },
+  };
+}
