@@ -15,6 +15,11 @@ export type TeamIntent = CollectionIntent;
 const TEAM_INTENT_KIND = 'intent';
 const LOCAL_INTENT_KIND: EventKind = 'intent_saved';
 
+/** The key of an intent's event, the same on the team (intents.ts) and in every desktop's history. */
+export function intentEventKey(merchantReference: string): string {
+  return `intent:${merchantReference}`;
+}
+
 /**
  * The event's dedupe key, or one made from its content when it has none (an initialize answer, a
  * resolution). The same event always gets the same key, so a retry is still one event.

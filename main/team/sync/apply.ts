@@ -5,13 +5,13 @@
 import type { Db } from '../../store/db.js';
 import { writeTransaction } from '../../store/transaction.js';
 import { appendEvent } from '../../collections/events.js';
-import { insertIntentCollection } from '../../collections/intent-row.js';
+import { insertIntentCollection, type CollectionIntent } from '../../collections/intent-row.js';
 import { reconcileOnceAfter } from '../../reconcile/incremental.js';
 import { recordBalanceRun } from '../../store/balances.js';
 import { recordProvidersRun } from '../../store/payment-options.js';
 import type { PaymentOption, WalletBalance } from '../../service/types.js';
 import type { TeamEvent } from '../events.js';
-import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
+import { fromTeamEvent, intentEventKey, intentFromTeamEvent } from '../record.js';
 
 export type SyncStream = 'events' | 'balance_snapshots' | 'payment_option_lists';
 
@@ -42,6 +42,41 @@ export interface AppliedBatch {
 }
 
 const idByReference = new WeakMap<Db, ReturnType<Db['prepare']>>();
+function referenceLookup(db: Db): ReturnType<Db['prepare']> {
+  let st = idByReference.get(db);
+  if (!st) {
+    st = db.prepare('SELECT id FROM collections WHERE merchant_reference = ?').pluck();
+    idByReference.set(db, st);
+  }
+  return st;
+}
+
+/**
+ * The local copy of an intent this desktop just recorded (recordIntent): its collection and its
+ * intent_saved event, exactly as applying the pulled intent would make them. The desktop's own sync
+ * may already have applied it (the notification can beat the charge path back here); then this
+ * finds the row and stores nothing. Returns the collection id.
+ */
+export function saveOwnIntent(db: Db, intent: CollectionIntent): number {
+  return writeTransaction(db, () => {
+    const known = referenceLookup(db).get(intent.merchantReference) as number | undefined;
+    const id = known ?? insertIntentCollection(db, intent);
+    appendEvent(db, {
+      collectionId: id,
+      merchantReference: intent.merchantReference,
+      source: 'intent',
+      kind: 'intent_saved',
+      status: 'INTENT',
+      receivedAt: intent.createdAt,
+      signature: 'not_applicable',
+      amountMinor: intent.amountMinor,
+      currency: intent.currency,
+      actor: intent.operator,
+      dedupeKey: intentEventKey(intent.merchantReference),
+    });
+    return id;
+  });
+}
 
 /**
  * Applies pulled events (seq order) in ONE write transaction and records `upToSeq`. An intent for a
@@ -49,12 +84,7 @@ const idByReference = new WeakMap<Db, ReturnType<Db['prepare']>>();
  * reference is stored as an orphan, as a local callback would be.
  */
 export function applyEvents(db: Db, events: readonly TeamEvent[], upToSeq: number, now: number): AppliedBatch {
-  let byRef = idByReference.get(db);
-  if (!byRef) {
-    byRef = db.prepare('SELECT id FROM collections WHERE merchant_reference = ?').pluck();
-    idByReference.set(db, byRef);
-  }
-  const lookup = byRef;
+  const lookup = referenceLookup(db);
   const touched = new Set<number>();
   let applied = 0;
   reconcileOnceAfter(db, () => {
