@@ -211,7 +211,6 @@ async function catchUp(server: PgServerInfo, work: string) {
   log(`loaded ${events.toLocaleString('en')} events in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
 
   const db = openDatabase(path.join(work, 'new-desktop.sqlite'));
-  let applied = 0;
   let lastLog = performance.now();
   const start = performance.now();
   const sync: TeamSync = startTeamSync({
@@ -221,8 +220,7 @@ async function catchUp(server: PgServerInfo, work: string) {
     logger: quiet,
     batchSize,
     pollEveryMs: 3_600_000,
-    onApplied: (changed) => {
-      applied += changed.length;
+    onApplied: () => {
       if (performance.now() - lastLog > 10_000) {
         lastLog = performance.now();
         log(`caught up ${sync.status().lastSeq.toLocaleString('en')} events`);
