@@ -144,7 +144,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
           }
         }
       }
-      if (!batch.more) break;
+      if (!batch.more || closed) break; // closing stops between batches: each one committed whole
     }
     try {
       for (;;) {
