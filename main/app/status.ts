@@ -3,7 +3,18 @@
 // the state (main/app/workspace.ts) and pushes the result whenever it changes.
 import type { Profile } from '../settings/index.js';
 import type { PollerStatus } from '../poller/index.js';
-import type { TeamLinkState } from './team-link.js';
+import type { TeamRole } from '../team/roles.shared.js';
+
+/** What the status bar needs of the team link. */
+export interface TeamLinkState {
+  login: string;
+  role: TeamRole | null;
+  signedIn: boolean;
+  online: boolean;
+  /** The last successful pull from the team database (ms since the epoch), or null. */
+  lastSyncAt: number | null;
+  error: string | null;
+}
 
 /** What the status bar shows. Times are ms since the epoch. */
 export interface AppStatus {

@@ -24,17 +24,7 @@ import type { TeamSession } from '../team/session.js';
 import { startTeamSync, type TeamSyncStatus } from '../team/sync.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import type { AppEventBus } from './events.js';
-
-/** What the status bar needs of the team link. */
-export interface TeamLinkState {
-  login: string;
-  role: TeamRole | null;
-  signedIn: boolean;
-  online: boolean;
-  /** The last successful pull from the team database (ms since the epoch), or null. */
-  lastSyncAt: number | null;
-  error: string | null;
-}
+import type { TeamLinkState } from './status.js';
 
 export interface TeamLink {
   readonly unlocker: TeamUnlocker;

@@ -218,6 +218,11 @@ export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): 
   return storeVerifiedCallback(db, v.callback, input.source, ctx.now);
 }
 
+/** The words shown next to the status: the service's own, or which source said it. */
+export function callbackStatusMessage(cb: VerifiedCallback): string {
+  return cb.statusMessage ?? `callback: ${cb.status}`;
+}
+
 /** The SQLite half: the local collection_events row (and its projection), idempotent by dedupe key. */
 export function storeVerifiedCallback(
   db: Db,
@@ -243,7 +248,7 @@ export function storeVerifiedCallback(
     currency: cb.currency,
     dedupeKey: cb.dedupeKey,
     payload: cb.payload,
-    statusMessage: cb.statusMessage ?? `callback: ${cb.status}`,
+    statusMessage: callbackStatusMessage(cb),
     ...(note ? { note } : {}),
   });
   if (!r.inserted) return { result: 'duplicate', reference, eventId: r.eventId };

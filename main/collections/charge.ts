@@ -21,7 +21,7 @@ import {
 import { cipherFor, wipeCard } from './charge/card-data.js';
 import { createOptionLimits, type CardOptionView } from './charge/option-limits.js';
 import { createRepeatGuard } from './charge/repeat-guard.js';
-import { newMerchantReference, saveIntent, sendInitialize } from './charge/initialize.js';
+import { intentOf, newMerchantReference, saveIntent, sendInitialize } from './charge/initialize.js';
 import { recordedToTeam } from './charge/team-record.js';
 import { followPaymentPage } from './charge/payment-page.js';
 import { handleRedirect } from './charge/redirect.js';
@@ -98,29 +98,16 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
   async function submit(p: PreparedCharge, client: ServiceClient, signal?: AbortSignal): Promise<ChargeResult> {
     const reference = (deps.newReference ?? newMerchantReference)(clock.now());
     const team = deps.team?.() ?? null;
+    const intent = intentOf(ctx, p, reference);
     if (team) {
       try {
-        await team.recordIntent({
-          merchantReference: reference,
-          amountMinor: p.amountMinor,
-          currency: p.currency,
-          description: p.description,
-          customerName: p.customerName,
-          customerEmail: p.customerEmail,
-          providerCode: p.providerCode,
-          redirectUrl: ctx.redirectUrl(),
-          chargeCustomer: p.chargeCustomer,
-          allowFinalStatusChange: p.allowFinalStatusChange,
-          cardBrand: p.brand,
-          cardLast4: p.last4,
-          operator: ctx.operator(),
-        });
+        await team.recordIntent(intent);
       } catch (e) {
         guard.release(p.guardKey); // nothing was saved or sent
         throw e;
       }
     }
-    const { id } = saveIntent(ctx, p, reference);
+    const id = saveIntent(ctx, intent);
     const sent = await sendInitialize(ctx, id, reference, client, p.cipher, false);
     const outcome = await followPaymentPage(ctx, id, sent, signal);
     return { collection: getCollection(db, id)?.collection ?? null, outcome };

@@ -5,7 +5,13 @@
 // a callback delivered twice (or by a desktop's own receiver too) is stored once.
 import type pg from 'pg';
 import type { CallbackStore } from '../callbacks/callback-store.js';
-import { verifyCallback, warningNote, type IngestOutcome, type VerifiedCallback } from '../callbacks/ingest.js';
+import {
+  callbackStatusMessage,
+  verifyCallback,
+  warningNote,
+  type IngestOutcome,
+  type VerifiedCallback,
+} from '../callbacks/ingest.js';
 import { appendEvents, type NewTeamEvent } from '../team/events.js';
 import { TeamError, TeamUnavailableError } from '../team/errors.js';
 
@@ -27,6 +33,7 @@ export function teamCallbackEvent(cb: VerifiedCallback, now: number): NewTeamEve
     currency: currencyOk ? cb.currency : null,
     signature: 'verified',
     payload: cb.payload,
+    statusMessage: callbackStatusMessage(cb),
     note: note || null,
     occurredAt: now,
   };

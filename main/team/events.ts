@@ -24,6 +24,10 @@ export interface NewTeamEvent {
   /** Raw text as received (a callback body): kept byte for byte, so not parsed here. */
   payload?: string | null;
   note?: string | null;
+  /** What the collection's row shows from this event besides its columns (an initialize answer's page). */
+  paymentUrl?: string | null;
+  /** The words shown next to the status (the service's status_message, a refusal's message). */
+  statusMessage?: string | null;
   occurredAt: number;
 }
 
@@ -41,6 +45,8 @@ export interface TeamEvent {
   signature: SignatureState;
   payload: string | null;
   note: string | null;
+  paymentUrl: string | null;
+  statusMessage: string | null;
   occurredAt: number;
   recordedAt: number;
   /** The login that wrote it, as PostgreSQL saw it. */
@@ -105,16 +111,18 @@ function checkEvent(e: NewTeamEvent, at: string): Record<string, unknown> {
     signature: e.signature,
     payload: text(e.payload, `${at}.payload`, 1_000_000, true),
     note: text(e.note, `${at}.note`, 10_000, true),
+    payment_url: text(e.paymentUrl, `${at}.paymentUrl`, 2000, true),
+    status_message: text(e.statusMessage, `${at}.statusMessage`, 2000, true),
     occurred_at: new Date(e.occurredAt).toISOString(),
   };
 }
 
 const INSERT_EVENTS = `
 INSERT INTO team.events (event_key, merchant_reference, internal_reference, source, kind, status, amount_minor,
-                         currency, signature, payload, note, occurred_at)
+                         currency, signature, payload, note, payment_url, status_message, occurred_at)
 SELECT d->>'event_key', d->>'merchant_reference', d->>'internal_reference', d->>'source', d->>'kind', d->>'status',
-       (d->>'amount_minor')::bigint, d->>'currency', d->>'signature', d->>'payload', d->>'note',
-       (d->>'occurred_at')::timestamptz
+       (d->>'amount_minor')::bigint, d->>'currency', d->>'signature', d->>'payload', d->>'note', d->>'payment_url',
+       d->>'status_message', (d->>'occurred_at')::timestamptz
 FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(d, n)
 ORDER BY n
 ON CONFLICT (event_key) DO NOTHING
@@ -161,6 +169,8 @@ interface EventRow {
   signature: SignatureState;
   payload: string | null;
   note: string | null;
+  payment_url: string | null;
+  status_message: string | null;
   occurred_at: Date;
   recorded_at: Date;
   actor: string;
@@ -180,6 +190,8 @@ function toEvent(r: EventRow): TeamEvent {
     signature: r.signature,
     payload: r.payload,
     note: r.note,
+    paymentUrl: r.payment_url,
+    statusMessage: r.status_message,
     occurredAt: r.occurred_at.getTime(),
     recordedAt: r.recorded_at.getTime(),
     actor: r.actor,
@@ -207,7 +219,7 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   try {
     const r = await db.query<EventRow>(
       `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
-              signature, payload, note, occurred_at, recorded_at, actor
+              signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor
        FROM team.events WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [afterSeq, limit + 1],
     );

@@ -1,71 +1,158 @@
-// MINIMAL STAND-IN (replaced at the merge by the real record.ts): writes this desktop's facts to the
-// team database with the simplest honest implementation of the agreed interface.
+// Writing a desktop's own facts to the team record. A local event and its team copy carry the same
+// dedupe key, so when the desktop later pulls its own event back, applying it stores nothing.
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import type { NewEvent } from '../collections/events.js';
-import { appendEvents, type AppendResult, type NewTeamEvent } from './events.js';
+import { intentEventKey, type CollectionIntent } from '../collections/intent-row.js';
+export { intentEventKey };
+import type { EventKind } from '../collections/model.js';
+import { appendEvents, type AppendResult, type NewTeamEvent, type TeamEvent } from './events.js';
 import { createIntent } from './intents.js';
 
-/** What charge/initialize.ts stores for a collection's intent (never card data). */
-export interface TeamIntent {
-  merchantReference: string;
-  amountMinor: number;
-  currency: string;
-  description: string;
-  customerName: string | null;
-  customerEmail: string | null;
-  /** The payment option (provider code) the charge goes through. */
-  providerCode: string;
-  /** What another desk needs to show the collection and send it again with the same reference. */
-  redirectUrl: string;
-  chargeCustomer: boolean;
-  allowFinalStatusChange: boolean;
-  cardBrand: string;
-  cardLast4: string;
-  /** The operator name on the desk that took it (the database records the login as the actor). */
-  operator: string;
+/** A charge's intent as the team records it: everything its collection row starts with. */
+export type TeamIntent = CollectionIntent;
+
+/** The team log names an intent 'intent' (intents.ts); a desktop's history names it 'intent_saved'. */
+const TEAM_INTENT_KIND = 'intent';
+const LOCAL_INTENT_KIND: EventKind = 'intent_saved';
+
+/** The key of an intent's event, the same on the team (intents.ts) and in every desktop's history. */
+
+/**
+ * The event's dedupe key, or one made from its content when it has none (an initialize answer, a
+ * resolution). The same event always gets the same key, so a retry is still one event.
+ */
+export function teamEventKey(ev: NewEvent): string {
+  if (ev.dedupeKey) return ev.dedupeKey;
+  const digest = crypto
+    .createHash('sha256')
+    .update(
+      JSON.stringify([
+        ev.receivedAt,
+        ev.status ?? null,
+        ev.internalReference ?? null,
+        ev.signature,
+        ev.amountMinor ?? null,
+        ev.currency ?? null,
+        ev.payload ?? null,
+        ev.note ?? null,
+      ]),
+    )
+    .digest('hex')
+    .slice(0, 32);
+  return `${ev.source}:${ev.kind}:${ev.merchantReference}:${digest}`;
 }
 
-/** A local event as the team log holds it; a missing dedupe key gets a fresh one. */
+/**
+ * The event with its team key set. A team desktop appends THIS locally (and records the same), so the
+ * copy it pulls back is recognised as the one it already has.
+ */
+export function withTeamKey<E extends NewEvent>(ev: E): E {
+  return ev.dedupeKey ? ev : { ...ev, dedupeKey: teamEventKey(ev) };
+}
+
+/** Maps a local event to the team's; gives it a dedupeKey when it has none. The actor is the database's. */
 export function toTeamEvent(ev: NewEvent): NewTeamEvent {
   return {
-    eventKey: ev.dedupeKey ?? `${ev.source}:${ev.kind}:${ev.merchantReference}:${crypto.randomUUID()}`,
+    eventKey: teamEventKey(ev),
     merchantReference: ev.merchantReference,
     internalReference: ev.internalReference ?? null,
     source: ev.source,
-    kind: ev.kind,
+    kind: ev.kind === LOCAL_INTENT_KIND ? TEAM_INTENT_KIND : ev.kind,
     status: ev.status ?? null,
     amountMinor: ev.amountMinor ?? null,
     currency: ev.currency ?? null,
     signature: ev.signature,
     payload: ev.payload ?? null,
     note: ev.note ?? null,
+    paymentUrl: ev.paymentUrl ?? null,
+    statusMessage: ev.statusMessage ?? null,
     occurredAt: ev.receivedAt,
   };
 }
 
-/** The intent row and its 'intent' event, in one transaction; a duplicate reference names who holds it. */
+/** What an intent event's payload carries besides its columns (amount, currency). */
+type IntentPayload = Omit<CollectionIntent, 'merchantReference' | 'amountMinor' | 'currency'>;
+
+function intentPayload(ev: TeamEvent): Partial<IntentPayload> | null {
+  if (ev.source !== 'intent' || ev.kind !== TEAM_INTENT_KIND || !ev.payload) return null;
+  try {
+    const p: unknown = JSON.parse(ev.payload);
+    return p && typeof p === 'object' ? (p as Partial<IntentPayload>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The collection another desktop's intent starts, from its event; null when the event is not an
+ * intent. Fields an older writer left out get the values a charge would have had.
+ */
+export function intentFromTeamEvent(ev: TeamEvent): CollectionIntent | null {
+  const p = intentPayload(ev);
+  if (!p || ev.amountMinor === null || ev.currency === null) return null;
+  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  return {
+    merchantReference: ev.merchantReference,
+    createdAt: typeof p.createdAt === 'number' ? p.createdAt : ev.occurredAt,
+    amountMinor: ev.amountMinor,
+    currency: ev.currency,
+    description: str(p.description) ?? '',
+    customerName: str(p.customerName),
+    customerEmail: str(p.customerEmail),
+    chargeCustomer: p.chargeCustomer === true,
+    allowFinalStatusChange: p.allowFinalStatusChange !== false,
+    operator: str(p.operator) ?? ev.actor,
+    providerCode: str(p.providerCode),
+    redirectUrl: str(p.redirectUrl) ?? '',
+    cardBrand: str(p.cardBrand),
+    cardLast4: str(p.cardLast4),
+  };
+}
+
+/** The reverse of toTeamEvent, for applying a pulled event locally (collectionId resolved by the caller). */
+export function fromTeamEvent(ev: TeamEvent): Omit<NewEvent, 'collectionId'> {
+  const intent = intentPayload(ev);
+  return {
+    merchantReference: ev.merchantReference,
+    internalReference: ev.internalReference,
+    source: ev.source,
+    kind: (ev.kind === TEAM_INTENT_KIND ? LOCAL_INTENT_KIND : ev.kind) as EventKind,
+    status: ev.status,
+    // An intent happened when its desktop saved it; the database's own time comes a little later.
+    receivedAt: intent && typeof intent.createdAt === 'number' ? intent.createdAt : ev.occurredAt,
+    signature: ev.signature,
+    amountMinor: ev.amountMinor,
+    currency: ev.currency,
+    dedupeKey: ev.eventKey,
+    // An intent's payload became its collection row; the desktop that saved it stored no payload either.
+    payload: intent ? null : ev.payload,
+    note: ev.note,
+    actor: intent && typeof intent.operator === 'string' ? intent.operator : ev.actor,
+    paymentUrl: ev.paymentUrl,
+    statusMessage: ev.statusMessage,
+  };
+}
+
+/**
+ * One charge per intent across the team: the team.intents row and its 'intent' event in ONE
+ * transaction (createIntent). A reference already held fails with DuplicateReferenceError naming
+ * who holds it. The event's payload carries the whole collection row, so another desktop can create
+ * the collection exactly as this one did.
+ */
 export async function recordIntent(pool: pg.Pool, intent: TeamIntent): Promise<{ seq: number }> {
+  const { merchantReference, amountMinor, currency, description, ...rest } = intent;
   const created = await createIntent(pool, {
-    merchantReference: intent.merchantReference,
-    amountMinor: intent.amountMinor,
-    currency: intent.currency,
-    description: intent.description,
-    details: {
-      customer_name: intent.customerName,
-      customer_email: intent.customerEmail,
-      provider_code: intent.providerCode,
-      redirect_url: intent.redirectUrl,
-      charge_customer: intent.chargeCustomer,
-      allow_final_status_change: intent.allowFinalStatusChange,
-      card_brand: intent.cardBrand,
-      card_last4: intent.cardLast4,
-      operator: intent.operator,
-    },
+    merchantReference,
+    amountMinor,
+    currency,
+    description,
+    details: rest satisfies Omit<IntentPayload, 'description'>,
   });
   return { seq: created.seq };
 }
 
+/** Writes local events, with the same dedupe keys as the local copies (see withTeamKey). */
 export async function recordEvents(pool: pg.Pool, events: readonly NewEvent[]): Promise<AppendResult> {
   return appendEvents(pool, events.map(toTeamEvent));
 }

@@ -1,13 +1,23 @@
-// MINIMAL STAND-IN (replaced at the merge by the real sync.ts): pulls the team log on a timer and
-// applies each event to this desktop's SQLite with appendEvent (idempotent by its event key). It keeps
-// its position in memory only and makes no collection from a remote intent; the real sync does both.
+// The pull side of the team record: everything after the last seq this desktop applied, in batches,
+// into its SQLite (sync/apply.ts). LISTEN wakes it at once; a periodic pull covers a lost
+// notification; while PostgreSQL cannot be reached it says so, retries with backoff and catches up.
+// Pulls run one at a time: a pull asked for while one runs waits for it, and asks share one pull.
 import type pg from 'pg';
-import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
-import { appendEvent } from '../collections/events.js';
-import type { EventKind } from '../collections/model.js';
-import { pullSince } from './events.js';
+import type { PaymentOption } from '../service/types.js';
+import { TeamUnavailableError, translatePgError } from './errors.js';
+import { pullSince, type PullResult } from './events.js';
+import { listen, type Listener } from './listen.js';
+import { poolLogin, toSafeInteger } from './pool.js';
+import {
+  applyEvents,
+  applyPaymentOptions,
+  applySnapshots,
+  lastSeq,
+  type ChangedCollection,
+  type TeamSnapshot,
+} from './sync/apply.js';
 
 export interface TeamSyncStatus {
   online: boolean;
@@ -17,91 +27,241 @@ export interface TeamSyncStatus {
 }
 
 export interface TeamSync {
+  /** Pulls and applies everything after the last seq seen; resolves with how many events were applied. */
   pullNow(): Promise<number>;
   status(): TeamSyncStatus;
   onStatus(cb: (s: TeamSyncStatus) => void): () => void;
   close(): Promise<void>;
 }
 
-export function startTeamSync(o: {
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface TeamSyncOptions {
   pool: pg.Pool;
   db: Db;
   clock: Clock;
   logger: Logger;
-  onApplied?: (changed: { id: number; reference: string; status: string }[]) => void;
+  onApplied?: (changed: ChangedCollection[]) => void;
+  /** The periodic pull that covers a lost notification (default 5 s). */
   pollEveryMs?: number;
+  /** Events per pull and per SQLite transaction (default 5,000). */
   batchSize?: number;
-}): TeamSync {
-  let status: TeamSyncStatus = { online: false, lastSeq: 0, lastPullAt: null, error: null };
-  const listeners = new Set<(s: TeamSyncStatus) => void>();
+}
+
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 15_000;
+
+async function pullSnapshots(pool: pg.Pool, after: number, limit: number): Promise<TeamSnapshot[]> {
+  const r = await pool.query<{
+    seq: string;
+    observed_at: Date;
+    currency: string;
+    wallet_type: string;
+    available_minor: string;
+    actual_minor: string;
+    uncleared_minor: string;
+    reserve_minor: string;
+  }>(
+    `SELECT seq, observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor
+     FROM team.balance_snapshots WHERE seq > $1 ORDER BY seq LIMIT $2`,
+    [after, limit],
+  );
+  return r.rows.map((s) => ({
+    seq: toSafeInteger(s.seq, 'seq'),
+    observedAt: s.observed_at.getTime(),
+    balance: {
+      currency: s.currency,
+      walletType: s.wallet_type,
+      availableMinor: toSafeInteger(s.available_minor, 'available_minor'),
+      actualMinor: toSafeInteger(s.actual_minor, 'actual_minor'),
+      unclearedMinor: toSafeInteger(s.uncleared_minor, 'uncleared_minor'),
+      reserveMinor: toSafeInteger(s.reserve_minor, 'reserve_minor'),
+    },
+  }));
+}
+
+/** Only the newest list matters: each row is a whole list that replaces the one before. */
+async function pullNewestOptions(
+  pool: pg.Pool,
+  after: number,
+): Promise<{ seq: number; fetchedAt: number; options: PaymentOption[] } | null> {
+  const r = await pool.query<{ seq: string; fetched_at: Date; options: PaymentOption[] }>(
+    `SELECT seq, fetched_at, options FROM team.payment_option_lists WHERE seq > $1 ORDER BY seq DESC LIMIT 1`,
+    [after],
+  );
+  const row = r.rows[0];
+  return row ? { seq: toSafeInteger(row.seq, 'seq'), fetchedAt: row.fetched_at.getTime(), options: row.options } : null;
+}
+
+export function startTeamSync(o: TeamSyncOptions): TeamSync {
+  const { pool, db, clock, logger } = o;
+  const pollEveryMs = o.pollEveryMs ?? 5_000;
+  const batchSize = o.batchSize ?? 5_000;
+  const url = pool.options.connectionString;
+  let state: TeamSyncStatus = { online: false, lastSeq: lastSeq(db, 'events'), lastPullAt: null, error: null };
+  const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
-  let running: Promise<number> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let retryMs = RETRY_FIRST_MS;
+  let listener: Listener | null = null;
+  let connecting = false;
 
-  const set = (next: TeamSyncStatus) => {
-    const changed = next.online !== status.online || next.error !== status.error;
-    status = next;
-    if (changed) for (const l of [...listeners]) l(status);
-  };
+  function setStatus(next: Partial<TeamSyncStatus>): void {
+    state = { ...state, ...next };
+    for (const cb of watchers) {
+      try {
+        cb(state);
+      } catch (e) {
+        logger.warn({ err: e }, 'team sync: a status watcher failed');
+      }
+    }
+  }
 
-  async function pull(): Promise<number> {
-    let applied = 0;
+  /** One full pull: events batch after batch (the next fetched while this one is applied), then poll results. */
+  async function pullOnce(): Promise<number> {
+    let total = 0;
+    const fetch = (after: number): Promise<PullResult> => {
+      const p = pullSince(pool, after, batchSize);
+      p.catch(() => undefined); // awaited below; a prefetch abandoned by a failed apply must not go unhandled
+      return p;
+    };
+    let next = fetch(lastSeq(db, 'events'));
+    for (;;) {
+      const batch = await next;
+      if (batch.more) next = fetch(batch.lastSeq);
+      if (batch.events.length) {
+        const r = applyEvents(db, batch.events, batch.lastSeq, clock.now());
+        total += r.applied;
+        setStatus({ lastSeq: batch.lastSeq });
+        if (r.changed.length && o.onApplied) {
+          try {
+            o.onApplied(r.changed);
+          } catch (e) {
+            logger.warn({ err: e }, 'team sync: onApplied failed');
+          }
+        }
+      }
+      if (!batch.more || closed) break; // closing stops between batches: each one committed whole
+    }
     try {
       for (;;) {
-        const r = await pullSince(o.pool, status.lastSeq, o.batchSize ?? 1000);
-        const changed: { id: number; reference: string; status: string }[] = [];
-        for (const ev of r.events) {
-          const local = o.db
-            .prepare('SELECT id FROM collections WHERE merchant_reference = ?')
-            .get(ev.merchantReference) as { id: number } | undefined;
-          const res = appendEvent(o.db, {
-            collectionId: local?.id ?? null,
-            merchantReference: ev.merchantReference,
-            internalReference: ev.internalReference,
-            source: ev.source,
-            kind: ev.kind as EventKind,
-            status: ev.status,
-            receivedAt: ev.occurredAt,
-            signature: ev.signature,
-            amountMinor: ev.amountMinor,
-            currency: ev.currency,
-            dedupeKey: ev.eventKey,
-            payload: ev.payload,
-            note: ev.note,
-            actor: ev.actor,
-          });
-          if (res.inserted) applied++;
-          if (res.statusChanged && local && res.status)
-            changed.push({ id: local.id, reference: ev.merchantReference, status: res.status });
-        }
-        set({ online: true, lastSeq: r.lastSeq, lastPullAt: o.clock.now(), error: null });
-        if (changed.length) o.onApplied?.(changed);
-        if (!r.more) return applied;
+        const snaps = await pullSnapshots(pool, lastSeq(db, 'balance_snapshots'), batchSize);
+        applySnapshots(db, snaps, clock.now());
+        if (snaps.length < batchSize) break;
       }
+      const list = await pullNewestOptions(pool, lastSeq(db, 'payment_option_lists'));
+      if (list) applyPaymentOptions(db, list, clock.now());
     } catch (e) {
-      set({ ...status, online: false, error: (e as Error).message });
+      throw translatePgError(e, 'pull balances and payment options', poolLogin(pool));
+    }
+    return total;
+  }
+
+  function schedule(ms: number): void {
+    if (closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void trigger(), ms);
+    timer.unref?.();
+  }
+
+  let tail: Promise<unknown> = Promise.resolve();
+  let waiting: Promise<number> | null = null;
+
+  async function guardedPull(): Promise<number> {
+    try {
+      const n = await pullOnce();
+      if (!state.online || state.error)
+        logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
+      retryMs = RETRY_FIRST_MS;
+      setStatus({ online: true, error: null, lastPullAt: clock.now() });
+      schedule(pollEveryMs);
+      if (!listener) void connectListener();
+      return n;
+    } catch (e) {
+      const err = e as Error;
+      const offline = err instanceof TeamUnavailableError;
+      const message = offline
+        ? `Offline: the team database cannot be reached; showing this desktop's copy and retrying in ${Math.round(retryMs / 1000) || 1} s (${err.message})`
+        : `Team sync failed: ${err.message}`;
+      if (state.error !== message) logger.warn({ err, retryMs }, 'team sync: pull failed');
+      setStatus({ online: !offline && state.online, error: message });
+      schedule(retryMs);
+      retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
       throw e;
     }
   }
 
-  const pullNow = () => (running ??= pull().finally(() => (running = null)));
-  const tick = () => {
-    if (!closed) pullNow().catch((e: unknown) => o.logger.debug({ err: e }, 'team pull failed'));
-  };
-  const timer = setInterval(tick, o.pollEveryMs ?? 1000);
-  timer.unref();
-  tick();
+  function pullNow(): Promise<number> {
+    if (closed) return Promise.reject(new Error('team sync is closed'));
+    if (waiting) return waiting;
+    const p = tail.then(() => {
+      waiting = null;
+      return closed ? 0 : guardedPull();
+    });
+    waiting = p;
+    tail = p.catch(() => undefined);
+    return p;
+  }
+
+  const trigger = (): Promise<void> =>
+    pullNow().then(
+      () => undefined,
+      () => undefined,
+    );
+
+  async function connectListener(): Promise<void> {
+    if (closed || listener || connecting || !url) return;
+    connecting = true;
+    try {
+      const l = await listen(
+        url,
+        (seq) => {
+          if (seq > state.lastSeq) void trigger();
+        },
+        {
+          onError: (err) => {
+            logger.warn({ err }, 'team sync: the notification connection failed; reconnecting');
+            const dead = listener;
+            listener = null;
+            void dead?.close();
+            void trigger(); // its success reconnects; its failure backs off
+          },
+        },
+      );
+      if (closed) await l.close();
+      else {
+        listener = l;
+        void trigger(); // what was written while nobody listened
+      }
+    } catch (e) {
+      logger.warn({ err: e }, 'team sync: cannot listen for new events yet');
+    } finally {
+      connecting = false;
+    }
+  }
+
+  if (!url) logger.warn({}, 'team sync: the pool has no connection URL, so no notifications: pulling every period');
+  void connectListener();
+  void trigger();
 
   return {
     pullNow,
-    status: () => status,
+    status: () => state,
     onStatus(cb) {
-      listeners.add(cb);
-      return () => listeners.delete(cb);
+      watchers.add(cb);
+      return () => watchers.delete(cb);
     },
     async close() {
       closed = true;
-      clearInterval(timer);
-      await running?.catch(() => undefined);
+      clearTimeout(timer);
+      waiting = null;
+      await tail;
+      const l = listener;
+      listener = null;
+      await l?.close();
     },
   };
 }

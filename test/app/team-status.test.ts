@@ -2,7 +2,7 @@
 // database's (it polls nothing: serve does), and an outage says the local copy is shown and since when.
 import { describe, expect, it } from 'vitest';
 import { clockTime, statusFrom, type StatusState } from '../../main/app/status.js';
-import type { TeamLinkState } from '../../main/app/team-link.js';
+import type { TeamLinkState } from '../../main/app/status.js';
 
 const team = (o: Partial<TeamLinkState> = {}): TeamLinkState => ({
   login: 'amina',

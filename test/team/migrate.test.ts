@@ -26,7 +26,7 @@ afterAll(async () => {
 describe('team migrations', () => {
   it('run concurrently from several processes once each, then find nothing to do', async () => {
     const results = await Promise.all([migrate(pool()), migrate(pool()), migrate(pool())]);
-    const latest = teamMigrations.length;
+    const latest = Math.max(...teamMigrations.map((m) => m.version));
     // Exactly one of the racers applied each migration; the others waited on the lock and skipped it.
     expect(results.flatMap((r) => r.applied).sort()).toEqual(teamMigrations.map((m) => m.version));
     for (const r of results) expect(r.to).toBe(latest);
@@ -60,7 +60,7 @@ describe('team migrations', () => {
     const left = await p.query(
       `SELECT to_regclass('team.half_done') AS t, (SELECT max(version) FROM team.schema_migrations) AS v`,
     );
-    expect(left.rows[0]).toEqual({ t: null, v: teamMigrations.length });
+    expect(left.rows[0]).toEqual({ t: null, v: Math.max(...teamMigrations.map((m) => m.version)) });
   });
 });
 

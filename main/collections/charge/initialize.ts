@@ -4,7 +4,6 @@
 // A timeout, reset or unreadable answer leaves the collection UNKNOWN; it is re-sent with the SAME
 // merchant_reference, and "duplicate reference" then proves it exists.
 import crypto from 'node:crypto';
-import { writeTransaction } from '../../store/transaction.js';
 import type { ServiceClient } from '../../service/types.js';
 import {
   AuthenticationError,
@@ -15,7 +14,7 @@ import {
   ValidationError,
   isServiceError,
 } from '../../service/errors.js';
-import { appendEvent } from '../events.js';
+import { saveIntentCollection, type CollectionIntent } from '../intent-row.js';
 import { formField } from './card-data.js';
 import type { ChargeContext, ChargeOutcome, PreparedCharge } from './types.js';
 
@@ -29,58 +28,32 @@ export function newMerchantReference(now: number): string {
   return `MD-${d}-${r}`;
 }
 
-/** Saves the intent (status INTENT) with its intent_saved event; its collection id and reference. */
-export function saveIntent(
-  ctx: ChargeContext,
-  p: PreparedCharge,
-  reference: string = newMerchantReference(ctx.clock.now()),
-): { id: number; reference: string } {
-  const { db } = ctx;
-  const now = ctx.clock.now();
-  const { amountMinor, currency } = p;
-  const operator = ctx.operator();
-  const id = writeTransaction(db, () => {
-    const info = db
-      .prepare(
-        `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
-             charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4, status, status_changed_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'INTENT', ?)`,
-      )
-      .run(
-        reference,
-        now,
-        amountMinor,
-        currency,
-        p.description,
-        p.customerName,
-        p.customerEmail,
-        p.chargeCustomer ? 1 : 0,
-        p.allowFinalStatusChange ? 1 : 0,
-        operator,
-        p.providerCode,
-        ctx.redirectUrl(),
-        p.brand,
-        p.last4,
-        now,
-      );
-    const cid = Number(info.lastInsertRowid);
-    appendEvent(db, {
-      collectionId: cid,
-      merchantReference: reference,
-      source: 'intent',
-      kind: 'intent_saved',
-      status: 'INTENT',
-      receivedAt: now,
-      signature: 'not_applicable',
-      amountMinor,
-      currency,
-      actor: operator,
-      dedupeKey: `intent:${reference}`,
-    });
-    return cid;
-  });
+/** What a prepared charge saves as its intent (never card data: brand and last four only). */
+export function intentOf(ctx: ChargeContext, p: PreparedCharge, reference: string): CollectionIntent {
+  return {
+    merchantReference: reference,
+    createdAt: ctx.clock.now(),
+    amountMinor: p.amountMinor,
+    currency: p.currency,
+    description: p.description,
+    customerName: p.customerName,
+    customerEmail: p.customerEmail,
+    chargeCustomer: p.chargeCustomer,
+    allowFinalStatusChange: p.allowFinalStatusChange,
+    operator: ctx.operator(),
+    providerCode: p.providerCode,
+    redirectUrl: ctx.redirectUrl(),
+    cardBrand: p.brand,
+    cardLast4: p.last4,
+  };
+}
+
+/** Saves the intent (status INTENT) with its intent_saved event; its collection id. */
+export function saveIntent(ctx: ChargeContext, intent: CollectionIntent): number {
+  const id = saveIntentCollection(ctx.db, intent);
+  const { merchantReference: reference, currency, amountMinor } = intent;
   ctx.deps.logger?.info({ reference, currency, amountMinor }, 'card charge: intent saved, sending initialize');
-  return { id, reference };
+  return id;
 }
 
 /** Sends initialize for a saved intent and records the answer. */

@@ -7,6 +7,7 @@ import type { EventWriter } from '../event-writer.js';
 import type { PaymentWindowOpener } from '../payment-window.js';
 import type { CollectionRow } from '../query.js';
 import type { NewEvent } from '../events.js';
+import type { CollectionIntent } from '../intent-row.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -38,24 +39,6 @@ export interface ChargeServiceDeps {
   newReference?: (now: number) => string;
 }
 
-/** What a charge's intent is, as the team database keeps it (never card data). */
-export interface TeamIntentFacts {
-  merchantReference: string;
-  amountMinor: number;
-  currency: string;
-  description: string;
-  customerName: string | null;
-  customerEmail: string | null;
-  providerCode: string;
-  /** What another desk needs to show this collection and send it again with the same reference. */
-  redirectUrl: string;
-  chargeCustomer: boolean;
-  allowFinalStatusChange: boolean;
-  cardBrand: string;
-  cardLast4: string;
-  operator: string;
-}
-
 /**
  * A team profile's charges are team-wide: the intent is committed in the team database before initialize
  * is sent (one charge per intent across every desk), and every event a charge stores locally is recorded
@@ -63,7 +46,7 @@ export interface TeamIntentFacts {
  */
 export interface TeamChargeSeam {
   /** Commits the intent team-wide; throws when the reference is taken, the login may not charge, or offline. */
-  recordIntent(intent: TeamIntentFacts): Promise<void>;
+  recordIntent(intent: CollectionIntent): Promise<void>;
   /** Before a re-send of an UNKNOWN payment: throws when the team database cannot be reached. */
   ensureReachable(reference: string): Promise<void>;
   /** Records an event stored locally (kept in memory and retried while the team database is away). */

@@ -11,6 +11,7 @@ import { sql as m008 } from './008-reconcile-event-codes.js';
 import { sql as m009 } from './009-settings-audit.js';
 import { sql as m010 } from './010-reconciliation-partial-exception-index.js';
 import { sql as m011 } from './011-reconciliation-partial-indexes.js';
+import { sql as m012 } from './012-team-sync.js';
 
 export interface Migration {
   version: number;
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   { version: 9, name: 'settings-audit', sql: m009 },
   { version: 10, name: 'reconciliation-partial-exception-index', sql: m010 },
   { version: 11, name: 'reconciliation-partial-indexes', sql: m011 },
+  { version: 12, name: 'team-sync', sql: m012 },
 ];

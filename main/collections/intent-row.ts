@@ -1,0 +1,98 @@
+// The row a charge's intent creates in `collections`, in one place: the charge path inserts it when
+// it saves an intent, and team sync inserts the same row when another desktop's intent arrives.
+import type { Db } from '../store/db.js';
+import { writeTransaction } from '../store/transaction.js';
+import { appendEvent } from './events.js';
+
+/** Everything a collection starts with (status INTENT). Card data never: brand and last four only. */
+export interface CollectionIntent {
+  merchantReference: string;
+  createdAt: number;
+  amountMinor: number;
+  currency: string;
+  description: string;
+  customerName: string | null;
+  customerEmail: string | null;
+  chargeCustomer: boolean;
+  allowFinalStatusChange: boolean;
+  operator: string;
+  providerCode: string | null;
+  redirectUrl: string;
+  cardBrand: string | null;
+  cardLast4: string | null;
+}
+
+const stmtCache = new WeakMap<Db, { run(...args: unknown[]): { lastInsertRowid: number | bigint } }>();
+
+/** Inserts the collection (status INTENT) and returns its id. Call inside the caller's write transaction. */
+export function insertIntentCollection(db: Db, c: CollectionIntent): number {
+  let st = stmtCache.get(db);
+  if (!st) {
+    st = db.prepare(
+      `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
+           charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4, status, status_changed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'INTENT', ?)`,
+    );
+    stmtCache.set(db, st);
+  }
+  const info = st.run(
+    c.merchantReference,
+    c.createdAt,
+    c.amountMinor,
+    c.currency,
+    c.description,
+    c.customerName,
+    c.customerEmail,
+    c.chargeCustomer ? 1 : 0,
+    c.allowFinalStatusChange ? 1 : 0,
+    c.operator,
+    c.providerCode,
+    c.redirectUrl,
+    c.cardBrand,
+    c.cardLast4,
+    c.createdAt,
+  );
+  return Number(info.lastInsertRowid);
+}
+
+/** The intent_saved event's dedupe key: one intent per reference, whichever desktop stores it first. */
+export function intentEventKey(merchantReference: string): string {
+  return `intent:${merchantReference}`;
+}
+
+const idByReference = new WeakMap<Db, ReturnType<Db['prepare']>>();
+export function collectionIdByReference(db: Db): ReturnType<Db['prepare']> {
+  let st = idByReference.get(db);
+  if (!st) {
+    st = db.prepare('SELECT id FROM collections WHERE merchant_reference = ?').pluck();
+    idByReference.set(db, st);
+  }
+  return st;
+}
+
+/**
+ * Saves an intent: its collection (status INTENT) and its intent_saved event, in one transaction;
+ * returns the collection id. On a team profile the intent was committed in the team database first, and
+ * this desktop's own sync may have applied it already (its notification can beat the charge path back
+ * here): then the row is found and nothing is stored twice.
+ */
+export function saveIntentCollection(db: Db, intent: CollectionIntent): number {
+  return writeTransaction(db, () => {
+    const known = collectionIdByReference(db).get(intent.merchantReference) as number | undefined;
+    const id = known ?? insertIntentCollection(db, intent);
+    appendEvent(db, {
+      collectionId: id,
+      merchantReference: intent.merchantReference,
+      source: 'intent',
+      kind: 'intent_saved',
+      status: 'INTENT',
+      receivedAt: intent.createdAt,
+      signature: 'not_applicable',
+      amountMinor: intent.amountMinor,
+      currency: intent.currency,
+      actor: intent.operator,
+      dedupeKey: intentEventKey(intent.merchantReference),
+    });
+    return id;
+  });
+}

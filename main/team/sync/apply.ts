@@ -1,0 +1,120 @@
+// Applying pulled team rows to a desktop's SQLite: events through the one local path (appendEvent,
+// idempotent by dedupe key, with the incremental reconciliation run once per batch), balance
+// snapshots and payment options through their stores' own write functions. Each batch commits with
+// the seq it reached (team_sync), so a crash never skips nor repeats a row.
+import type { Db } from '../../store/db.js';
+import { writeTransaction } from '../../store/transaction.js';
+import { appendEvent } from '../../collections/events.js';
+import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
+import { reconcileOnceAfter } from '../../reconcile/incremental.js';
+import { recordBalanceRun } from '../../store/balances.js';
+import { recordProvidersRun } from '../../store/payment-options.js';
+import type { PaymentOption, WalletBalance } from '../../service/types.js';
+import type { TeamEvent } from '../events.js';
+import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
+
+export type SyncStream = 'events' | 'balance_snapshots' | 'payment_option_lists';
+
+/** The last seq of `stream` applied to this database (0 before the first pull). */
+export function lastSeq(db: Db, stream: SyncStream): number {
+  const v = db.prepare('SELECT last_seq FROM team_sync WHERE stream = ?').pluck().get(stream) as number | undefined;
+  return v ?? 0;
+}
+
+function setLastSeq(db: Db, stream: SyncStream, seq: number, now: number): void {
+  db.prepare(
+    `INSERT INTO team_sync (stream, last_seq, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT (stream) DO UPDATE SET last_seq = excluded.last_seq, updated_at = excluded.updated_at`,
+  ).run(stream, seq, now);
+}
+
+export interface ChangedCollection {
+  id: number;
+  reference: string;
+  status: string;
+}
+
+export interface AppliedBatch {
+  /** Events stored by this batch (the rest this desktop already had). */
+  applied: number;
+  /** Collections created or given a new event, with their status after the batch. */
+  changed: ChangedCollection[];
+}
+
+/**
+ * Applies pulled events (seq order) in ONE write transaction and records `upToSeq`. An intent for a
+ * reference this desktop does not know creates its collection first; any other event for an unknown
+ * reference is stored as an orphan, as a local callback would be.
+ */
+export function applyEvents(db: Db, events: readonly TeamEvent[], upToSeq: number, now: number): AppliedBatch {
+  const lookup = collectionIdByReference(db);
+  const touched = new Set<number>();
+  let applied = 0;
+  reconcileOnceAfter(db, () => {
+    for (const tev of events) {
+      let id = lookup.get(tev.merchantReference) as number | undefined;
+      if (id === undefined) {
+        const intent = intentFromTeamEvent(tev);
+        if (intent) id = insertIntentCollection(db, intent);
+      }
+      const r = appendEvent(db, { ...fromTeamEvent(tev), collectionId: id ?? null });
+      if (r.inserted) {
+        applied++;
+        if (id !== undefined) touched.add(id);
+      }
+    }
+    setLastSeq(db, 'events', upToSeq, now);
+  });
+  return { applied, changed: touched.size ? changedRows(db, [...touched]) : [] };
+}
+
+function changedRows(db: Db, ids: number[]): ChangedCollection[] {
+  const out: ChangedCollection[] = [];
+  const st = db.prepare(
+    'SELECT id, merchant_reference AS reference, status FROM collections WHERE id IN (SELECT value FROM json_each(?))',
+  );
+  for (let i = 0; i < ids.length; i += 500)
+    out.push(...(st.all(JSON.stringify(ids.slice(i, i + 500))) as ChangedCollection[]));
+  return out;
+}
+
+export interface TeamSnapshot {
+  seq: number;
+  observedAt: number;
+  balance: WalletBalance;
+}
+
+/**
+ * Applies pulled balance snapshots (seq order): snapshots observed at the same moment are one poll,
+ * recorded as the local poller would record it; then the seq, in the same transaction.
+ */
+export function applySnapshots(db: Db, snapshots: readonly TeamSnapshot[], now: number): number {
+  if (!snapshots.length) return 0;
+  let changed = 0;
+  writeTransaction(db, () => {
+    for (let i = 0; i < snapshots.length;) {
+      const at = snapshots[i]!.observedAt;
+      const group: WalletBalance[] = [];
+      while (i < snapshots.length && snapshots[i]!.observedAt === at) group.push(snapshots[i++]!.balance);
+      changed += recordBalanceRun(db, { startedAt: at, finishedAt: at, result: { ok: true, value: group } }).changed;
+    }
+    setLastSeq(db, 'balance_snapshots', snapshots[snapshots.length - 1]!.seq, now);
+  });
+  return changed;
+}
+
+/** Replaces the local payment options with the team's newest list, and records its seq. */
+export function applyPaymentOptions(
+  db: Db,
+  list: { seq: number; fetchedAt: number; options: readonly PaymentOption[] },
+  now: number,
+): void {
+  writeTransaction(db, () => {
+    recordProvidersRun(db, {
+      startedAt: list.fetchedAt,
+      finishedAt: list.fetchedAt,
+      result: { ok: true, value: list.options },
+    });
+    setLastSeq(db, 'payment_option_lists', list.seq, now);
+  });
+}
