@@ -132,9 +132,11 @@ const statusSet = (f: (field: number, offset?: number) => string, field: number)
   `(CASE (v1 >> ${4 * field}) & 4095 WHEN 0 THEN 0 WHEN 1 THEN 1 WHEN 16 THEN 2 WHEN 256 THEN 4 ELSE
     (${f(field)} > 0) + 2 * (${f(field, 1)} > 0) + 4 * (${f(field, 2)} > 0) END)`;
 
-// Per collection, from the aggregates: each source's single status, and whether classify() must decide.
+// Per distinct pair of counters (v1, v2), not per collection: a million collections share a few hundred
+// pairs, and everything below but the stale time depends on the pair alone. Each source's single
+// status, and whether classify() must decide.
 const DERIVED = `
-SELECT cid, created_at, last_id, init_at, completed_at, cb_last,
+SELECT v1, v2,
   ${single(f1, FIELD.redirect, 'v1')} AS red, ${single(f1, FIELD.callback, 'v1')} AS cb, ${single(f1, FIELD.import, 'v1')} AS imp,
   ${single(f2, FIELD.manual, 'v2')} AS man, ${statusSet(f1, FIELD.callback)} AS cb_set,
   ${f1(FIELD.bad)} AS bad, ${f1(FIELD.currencyMismatch)} AS cur, ${f1(FIELD.amountMismatch)} AS amt,
@@ -142,7 +144,7 @@ SELECT cid, created_at, last_id, init_at, completed_at, cb_last,
   (v2 >> ${4 * FIELD.total}) AS total,
   (v2 >> ${4 * FIELD.total}) > 15 OR ${f1(FIELD.resolution)} > 0 OR ${f1(FIELD.initiate)} > 1 OR ${f2(FIELD.initStatus)} = ${OTHER_STATUS}
     OR ${f1(FIELD.callback)} + ${f1(FIELD.import)} > 1 AS complex
-FROM a`;
+FROM (SELECT DISTINCT v1, v2 FROM a)`;
 
 // The kinds (cb/imp/red/man: 0 none, 1..3 a status, >= 9 several). Several statuses from a redirect,
 // an import or a person, and callback and import disagreeing, leave the collection to classify().
@@ -150,8 +152,10 @@ FROM a`;
 const SIDE_SET = `(CASE WHEN cb > 0 THEN cb_set WHEN imp > 0 THEN 1 << (imp - 1) ELSE 0 END)`;
 const confirmed = `(cb > 0 OR imp > 0 OR man > 0)`;
 const awaiting = `(NOT ${confirmed} AND (inits = 0 OR init_kind NOT IN (3, 4)))`;
-const staleAt = `(CASE WHEN inits = 1 AND init_kind IN (1, 2, 3) THEN init_at ELSE created_at END + @stale)`;
-const PRESENT: Record<ReconKind, string> = {
+/** Whether the stale time runs from the initiate event (else from the collection's creation). */
+const fromInit = `(inits = 1 AND init_kind IN (1, 2, 3))`;
+/** The kinds decided by the pair alone: every one but the two the clock decides (pending, stale_pending). */
+const PRESENT: Record<Exclude<ReconKind, 'pending' | 'stale_pending'>, string> = {
   currency_mismatch: 'cur > 0',
   amount_mismatch: 'amt > 0',
   bad_signature: 'bad > 0',
@@ -160,23 +164,30 @@ const PRESENT: Record<ReconKind, string> = {
   // The callback said two final statuses (any other source that did is left to classify()).
   final_status_changed: 'cb >= 9',
   unknown_outcome: `NOT ${confirmed} AND inits = 1 AND init_kind = 3`,
-  stale_pending: `${awaiting} AND @now >= ${staleAt}`,
   rejected: `NOT ${confirmed} AND inits = 1 AND init_kind = 4`,
-  pending: `${awaiting} AND @now < ${staleAt}`,
   matched: '0',
 };
-const presentMask = RECON_KINDS.map((k) => `(CASE WHEN ${PRESENT[k]} THEN ${bit(k)} ELSE 0 END)`).join(' | ');
-
-const MASKS = `
-SELECT d.*, (${presentMask}) AS present,
-  complex OR red >= 9 OR imp >= 9 OR man >= 9 OR (cb > 0 AND imp > 0 AND cb <> imp) AS undecided, CASE WHEN ${awaiting} AND @now < ${staleAt} THEN ${staleAt} END AS stale_at
-FROM d`;
+const presentMask = Object.entries(PRESENT)
+  .map(([k, cond]) => `(CASE WHEN ${cond} THEN ${bit(k as ReconKind)} ELSE 0 END)`)
+  .join(' | ');
 
 const FINAL_NAME = `CASE %s WHEN 1 THEN 'COMPLETED' WHEN 2 THEN 'FAILED' WHEN 3 THEN 'CANCELLED' END`;
 const finalName = (x: string) => FINAL_NAME.replace('%s', x);
 const initName = `CASE init_st ${Object.entries(STATUS_CODES)
   .map(([s, n]) => `WHEN ${n} THEN '${s}'`)
   .join(' ')} END`;
+
+// Per pair: the kinds it decides, whether it awaits an outcome (then the clock decides pending or
+// stale_pending) and from when, and the statuses' names.
+const MASKS = `
+SELECT v1, v2, (${presentMask}) AS present, ${awaiting} AS awaiting, ${fromInit} AS from_init, total = 0 AS no_events,
+  complex OR red >= 9 OR imp >= 9 OR man >= 9 OR (cb > 0 AND imp > 0 AND cb <> imp) AS undecided,
+  ${initName} AS initiate_status, ${finalName('red')} AS redirect_status, ${finalName('imp')} AS import_status,
+  ${finalName('man')} AS manual_status
+FROM d`;
+
+/** When an awaiting collection turns stale (NULL for any other). */
+const staleAt = `(CASE WHEN k.awaiting THEN CASE WHEN k.from_init THEN a.init_at ELSE a.created_at END + @stale END)`;
 
 /** A collection with no event at all that turned stale has nothing to resolve: the kind is not open. */
 const NO_EVENTS = 1 << RECON_KINDS.length;
@@ -211,24 +222,28 @@ const COLUMNS = `collection_id, outcome, kinds, open_kinds, is_exception, last_e
 /** The reconciliation rows of every collection with lo <= id <= hi, in COLUMNS order (after its WITH). */
 const RANGE_WITH = `
 WITH a AS MATERIALIZED (${AGGREGATE}),
-  d AS MATERIALIZED (${DERIVED}),
-  m AS NOT MATERIALIZED (${MASKS})`;
+  d AS NOT MATERIALIZED (${DERIVED}),
+  k AS MATERIALIZED (${MASKS}),
+  m AS NOT MATERIALIZED (SELECT a.cid, a.last_id, a.completed_at, a.cb_last, k.*, ${staleAt} AS stale_time
+    FROM a JOIN k ON k.v1 = a.v1 AND k.v2 = a.v2)`;
 const RANGE_SELECT = `
 SELECT cid AS collection_id,
   CASE WHEN undecided THEN '${UNDECIDED}' ELSE ks.outcome END AS outcome, ks.kinds AS kinds,
   ks.open_kinds AS open_kinds, ks.is_exception AS is_exception,
   last_id AS last_event_id,
   @now AS computed_at,
-  stale_at,
+  CASE WHEN @now < stale_time THEN stale_time END AS stale_at,
   NULL AS resolved_by_event_id,
   NULL AS resolution_note,
-  ${initName} AS initiate_status,
-  ${finalName('red')} AS redirect_status,
+  initiate_status,
+  redirect_status,
   ${finalName('(cb_last & 3) + 1')} AS callback_status,
-  ${finalName('imp')} AS import_status,
-  ${finalName('man')} AS manual_status,
+  import_status,
+  manual_status,
   completed_at
-FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present + CASE WHEN m.total = 0 THEN ${NO_EVENTS} ELSE 0 END`;
+FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present
+  + CASE WHEN stale_time IS NULL THEN 0 WHEN @now >= stale_time THEN ${bit('stale_pending')} ELSE ${bit('pending')} END
+  + CASE WHEN m.no_events THEN ${NO_EVENTS} ELSE 0 END`;
 
 /** Every column a recompute may change, but computed_at (when the row last changed). */
 const COMPARED = [
