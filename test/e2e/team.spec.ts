@@ -278,6 +278,8 @@ test('a final-status change is an exception on both desks; B resolves it and A s
   await resolveForm.getByLabel('Resolution note').fill(note);
   await resolveForm.getByRole('button', { name: 'Resolve with note' }).click();
   await expect(b.getByRole('status').filter({ hasText: 'Resolved' })).toContainText(note);
+  // Bringing the detail into view scrolled the document itself as well as the screen's own pane.
+  await b.evaluate(() => window.scrollTo(0, 0));
   await docsScreenshot(b, 'team-desk-b-resolved');
   // Recorded in PostgreSQL as bob, set by the database from his login.
   expect(await teamEvents(ref, 'manual')).toEqual([expect.objectContaining({ actor: BOB.login })]);
