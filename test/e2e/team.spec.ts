@@ -37,14 +37,18 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
-  for (const d of [deskA, deskB]) if (d) await d.stop();
+  // Signed-in team desks and serve shut down cleanly on SIGTERM (the sync and the pools closed).
+  const codes = await Promise.all([deskA, deskB].map((d) => d?.stop()));
+  let serveCode: number | null | undefined;
   if (serve && serve.child.exitCode === null) {
     serve.child.kill('SIGTERM');
-    await serve.exited;
+    serveCode = await serve.exited;
   }
   await sb?.close();
   await team?.stop();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  for (const code of codes) if (code !== undefined) expect(code, 'a desk exit code').toBe(0);
+  if (serveCode !== undefined) expect(serveCode).toBe(0);
 });
 
 async function teamEvents(ref: string, source?: string): Promise<{ source: string; status: string; actor: string }[]> {
