@@ -1,0 +1,84 @@
+// Team workspace e2e helpers: a PostgreSQL server of the spec's own (Playwright has no vitest global
+// set-up), the real CLI for `team init`, `team operators add` and `connect --profile team`, and signing
+// in at a team desk's lock screen. Passwords go to the CLI on standard input or in the environment, as
+// docs/team-setup.md tells a user to, never in argv.
+import { spawn } from 'node:child_process';
+import { expect, type Page } from '@playwright/test';
+import pg from 'pg';
+import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../../support/postgres-server.js';
+import { ROOT } from './app.js';
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `merchant-desk ARGS` through tsx, as the e2e apps start; stdin is written and closed. */
+export function cli(args: string[], o: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, ...o.env };
+    // The runner's own environment must not hand a password in by accident.
+    if (!o.env?.PGPASSWORD) delete env.PGPASSWORD;
+    if (!o.env?.MERCHANT_DESK_NEW_PASSWORD) delete env.MERCHANT_DESK_NEW_PASSWORD;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(o.stdin ?? '');
+  });
+}
+
+/** Fails with the command's output when it did not exit 0. */
+export function expectOk(r: CliRun, what: string): void {
+  expect(r.code, `${what}:\n${r.stdout}\n${r.stderr}`).toBe(0);
+}
+
+export interface TeamServer {
+  server: PgServerInfo;
+  /** The empty database the team is made in. */
+  database: string;
+  /** postgres://LOGIN@127.0.0.1:PORT/DATABASE, no password (the CLI and the desks refuse one in a URL). */
+  urlAs(login: string): string;
+  /** The superuser, for checks against the database itself. */
+  owner: pg.Pool;
+  stop(): Promise<void>;
+}
+
+/** A fresh PostgreSQL server with one empty database `team`; stop() removes it all. */
+export async function startTeamServer(): Promise<TeamServer> {
+  const server = await startServer();
+  const admin = new pg.Client({ connectionString: serverUrl(server, 'postgres') });
+  await admin.connect();
+  try {
+    await admin.query('CREATE DATABASE team');
+  } finally {
+    await admin.end();
+  }
+  const owner = new pg.Pool({ connectionString: serverUrl(server, 'team'), max: 2 });
+  return {
+    server,
+    database: 'team',
+    urlAs: (login) => `postgres://${login}@${server.host}:${server.port}/team`,
+    owner,
+    async stop() {
+      await owner.end().catch(() => undefined);
+      stopServerSync(server.dir, server.binDir);
+    },
+  };
+}
+
+/** Signs in at a team desk's lock screen ("Sign in as LOGIN") with the operator's password. */
+export async function signInAtLockScreen(page: Page, login: string, password: string): Promise<void> {
+  await expect(page.getByRole('heading', { level: 1, name: `Sign in as ${login}` })).toBeVisible({ timeout: 30_000 });
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible({ timeout: 30_000 });
+}
