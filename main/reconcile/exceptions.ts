@@ -454,6 +454,12 @@ export function resolveException(db: Db, input: ResolveInput, options: Reconcile
   checkedNoteAndActor(input);
   const now = options.now ?? Date.now();
   return writeTransaction(db, () => {
+    // A team desk records the resolution in the team database first; its own sync may have pulled that
+    // copy back and stored it already (the notification can beat this call): then it is this resolution.
+    if (input.dedupeKey) {
+      const stored = db.prepare('SELECT id FROM collection_events WHERE dedupe_key = ?').pluck().get(input.dedupeKey);
+      if (typeof stored === 'number') return { eventId: stored };
+    }
     const ev = resolutionEvent(db, input, options, now);
     const r = appendEvent(db, input.dedupeKey ? { ...ev, dedupeKey: input.dedupeKey } : ev);
     if (ev.collectionId !== null) reconcileCollection(db, ev.collectionId, { ...options, now });

@@ -167,6 +167,19 @@ describe('classification of constructed histories', () => {
     expect(getSummary(db, at()).openByKind.orphan_callback).toBe(0);
     expect(listOrphanCallbacks(db, { includeResolved: true }).rows[0]!.resolvedByEventId).toBeGreaterThan(ev);
   });
+
+  it('a resolution already stored under its key (a team desk pulled its own copy back first) is that resolution, not a conflict', async () => {
+    const { appendEvent } = await import('../../main/collections/events.js');
+    const { prepareResolution } = await import('../../main/reconcile/index.js');
+    const { db, h, at } = setup();
+    const ev = h.orphanCallback('SOMEONE-ELSES-REF');
+    const input = { orphanEventId: ev, note: 'Belongs to the web shop', actor: 'Ann' };
+    const pulled = appendEvent(db, { ...prepareResolution(db, input, at()), dedupeKey: 'manual:resolution:k1' });
+    expect(getSummary(db, at()).openByKind.orphan_callback ?? 0).toBe(0);
+    const { eventId } = resolveException(db, { ...input, dedupeKey: 'manual:resolution:k1' }, at());
+    expect(eventId).toBe(pulled.eventId);
+    expect(listAudit(db, { kind: 'resolution' }).total).toBe(1);
+  });
 });
 
 describe('incremental and full reconciliation', () => {
