@@ -10,21 +10,11 @@ import {
   LOGIN_RULE,
   MIN_PASSWORD_LENGTH,
   TEAM_ROLES,
+  type Operator,
   type TeamRole,
 } from './roles.shared.js';
 
-export { MIN_PASSWORD_LENGTH, TEAM_ROLES, type TeamRole };
-
-export interface Operator {
-  login: string;
-  role: TeamRole;
-  displayName: string;
-  disabledAt: number | null;
-  createdAt: number;
-  createdBy: string;
-  changedAt: number;
-  changedBy: string;
-}
+export { MIN_PASSWORD_LENGTH, TEAM_ROLES, type Operator, type TeamRole };
 
 export interface NewOperator {
   login: string;

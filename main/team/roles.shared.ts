@@ -5,6 +5,18 @@
 export const TEAM_ROLES = ['support', 'finance', 'back_office', 'admin', 'receiver'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];
 
+/** One operator, as the team database lists them (times in ms since the epoch; disabledAt null while enabled). */
+export interface Operator {
+  login: string;
+  role: TeamRole;
+  displayName: string;
+  disabledAt: number | null;
+  createdAt: number;
+  createdBy: string;
+  changedAt: number;
+  changedBy: string;
+}
+
 /** PCI DSS 8.3.6 asks for at least 12 characters. */
 export const MIN_PASSWORD_LENGTH = 12;
 

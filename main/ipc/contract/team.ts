@@ -3,22 +3,19 @@
 // early, field-named answers. Times are milliseconds since the epoch.
 import { z } from 'zod';
 import { channel, noRequest } from './define.js';
-import { isValidLogin, LOGIN_RULE, MIN_PASSWORD_LENGTH, TEAM_ROLES, type TeamRole } from '../../team/roles.shared.js';
+import {
+  isValidLogin,
+  LOGIN_RULE,
+  MIN_PASSWORD_LENGTH,
+  TEAM_ROLES,
+  type Operator,
+  type TeamRole,
+} from '../../team/roles.shared.js';
 
 export type { TeamRole };
 
 /** One operator as the Settings table shows it. */
-export interface TeamOperatorRow {
-  login: string;
-  role: TeamRole;
-  displayName: string;
-  /** null while the operator may sign in. */
-  disabledAt: number | null;
-  createdAt: number;
-  createdBy: string;
-  changedAt: number;
-  changedBy: string;
-}
+export type TeamOperatorRow = Operator;
 
 /** The signed-in operator. `displayName` is null for a login that is not a team operator (the owner). */
 export interface TeamMe {
