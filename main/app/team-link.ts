@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
 import { KeyringAppSecret, type AppSecret } from '../secrets/index.js';
-import crypto from 'node:crypto';
 import { PaymentError } from '../collections/errors.js';
 import { AppError } from './errors.js';
 import type { NewEvent } from '../collections/events.js';
@@ -19,7 +18,7 @@ import {
   translatePgError,
 } from '../team/errors.js';
 import type { TeamRole } from '../team/operators.js';
-import { recordEvents, recordIntent } from '../team/record.js';
+import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
 import type { TeamSession } from '../team/session.js';
 import { startTeamSync, type TeamSyncStatus } from '../team/sync.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
@@ -228,11 +227,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   async function recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]> {
     const s = session;
     if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
-    const keyed = evs.map((ev) =>
-      ev.dedupeKey
-        ? ev
-        : { ...ev, dedupeKey: `${ev.source}:${ev.kind}:${ev.merchantReference}:${crypto.randomUUID()}` },
-    );
+    const keyed = evs.map(withTeamKey);
     try {
       // A retry after a partial failure stores nothing twice: the team log is idempotent by key.
       for (let i = 0; i < keyed.length; i += 1000) await recordEvents(s.pool, keyed.slice(i, i + 1000));

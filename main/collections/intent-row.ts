@@ -3,6 +3,7 @@
 import type { Db } from '../store/db.js';
 import { writeTransaction } from '../store/transaction.js';
 import { appendEvent } from './events.js';
+import { intentEventKey } from './event-key.js';
 
 /** Everything a collection starts with (status INTENT). Card data never: brand and last four only. */
 export interface CollectionIntent {
@@ -53,11 +54,6 @@ export function insertIntentCollection(db: Db, c: CollectionIntent): number {
     c.createdAt,
   );
   return Number(info.lastInsertRowid);
-}
-
-/** The intent_saved event's dedupe key: one intent per reference, whichever desktop stores it first. */
-export function intentEventKey(merchantReference: string): string {
-  return `intent:${merchantReference}`;
 }
 
 const idByReference = new WeakMap<Db, ReturnType<Db['prepare']>>();

@@ -1,10 +1,10 @@
 // Writing a desktop's own facts to the team record. A local event and its team copy carry the same
 // dedupe key, so when the desktop later pulls its own event back, applying it stores nothing.
-import crypto from 'node:crypto';
 import type pg from 'pg';
 import type { NewEvent } from '../collections/events.js';
-import { intentEventKey, type CollectionIntent } from '../collections/intent-row.js';
-export { intentEventKey };
+import type { CollectionIntent } from '../collections/intent-row.js';
+import { teamEventKey } from '../collections/event-key.js';
+export { intentEventKey, teamEventKey, withTeamKey } from '../collections/event-key.js';
 import type { EventKind } from '../collections/model.js';
 import { appendEvents, type AppendResult, type NewTeamEvent, type TeamEvent } from './events.js';
 import { createIntent } from './intents.js';
@@ -15,41 +15,6 @@ export type TeamIntent = CollectionIntent;
 /** The team log names an intent 'intent' (intents.ts); a desktop's history names it 'intent_saved'. */
 const TEAM_INTENT_KIND = 'intent';
 const LOCAL_INTENT_KIND: EventKind = 'intent_saved';
-
-/** The key of an intent's event, the same on the team (intents.ts) and in every desktop's history. */
-
-/**
- * The event's dedupe key, or one made from its content when it has none (an initialize answer, a
- * resolution). The same event always gets the same key, so a retry is still one event.
- */
-export function teamEventKey(ev: NewEvent): string {
-  if (ev.dedupeKey) return ev.dedupeKey;
-  const digest = crypto
-    .createHash('sha256')
-    .update(
-      JSON.stringify([
-        ev.receivedAt,
-        ev.status ?? null,
-        ev.internalReference ?? null,
-        ev.signature,
-        ev.amountMinor ?? null,
-        ev.currency ?? null,
-        ev.payload ?? null,
-        ev.note ?? null,
-      ]),
-    )
-    .digest('hex')
-    .slice(0, 32);
-  return `${ev.source}:${ev.kind}:${ev.merchantReference}:${digest}`;
-}
-
-/**
- * The event with its team key set. A team desktop appends THIS locally (and records the same), so the
- * copy it pulls back is recognised as the one it already has.
- */
-export function withTeamKey<E extends NewEvent>(ev: E): E {
-  return ev.dedupeKey ? ev : { ...ev, dedupeKey: teamEventKey(ev) };
-}
 
 /** Maps a local event to the team's; gives it a dedupeKey when it has none. The actor is the database's. */
 export function toTeamEvent(ev: NewEvent): NewTeamEvent {

@@ -1,7 +1,7 @@
 // On a team profile, every event a charge stores locally (initialize answer, redirect, window closed,
 // UNKNOWN outcome) is also recorded to the team database. Both copies carry the same dedupe key, so
 // when the team sync brings the event back to this desktop it is recognised and stored once.
-import crypto from 'node:crypto';
+import { withTeamKey } from '../event-key.js';
 import type { EventWriter } from '../event-writer.js';
 import type { TeamChargeSeam } from './types.js';
 
@@ -10,9 +10,7 @@ export function recordedToTeam(local: EventWriter, team: () => TeamChargeSeam | 
     append(ev) {
       const t = team();
       if (!t) return local.append(ev);
-      const keyed = ev.dedupeKey
-        ? ev
-        : { ...ev, dedupeKey: `${ev.source}:${ev.kind}:${ev.merchantReference}:${crypto.randomUUID()}` };
+      const keyed = withTeamKey(ev);
       t.record(keyed);
       return local.append(keyed);
     },
