@@ -92,7 +92,25 @@ test('locks after the idle time, refuses every call but unlocking, and unlocks w
   await page.getByLabel('Repeat passphrase').fill('lock e2e passphrase');
   await page.getByLabel('Repeat passphrase').press('Enter');
   await expect(page.getByRole('heading', { level: 1, name: 'Balances' })).toBeVisible();
+
   expect(await call(page, 'settings.update', { idleLockMinutes: 15 })).toBe('ok');
+
+  // The idle time is a setting: more than 15 minutes is refused by main, naming the field.
+  await page.keyboard.press('Control+Shift+7');
+  const idle = () => page.getByRole('form', { name: 'Idle lock' });
+  await expect(idle().getByLabel('Lock after idle (minutes)')).toHaveValue('15');
+  await idle().getByLabel('Lock after idle (minutes)').fill('20');
+  await idle().getByRole('button', { name: 'Save idle lock' }).click();
+  await expect(idle().getByText('must be at most 15 minutes')).toBeVisible();
+  await idle().getByLabel('Lock after idle (minutes)').fill('14');
+  await idle().getByRole('button', { name: 'Save idle lock' }).click();
+  await expect(idle().getByRole('status')).toHaveText('Saved');
+  await page.keyboard.press('Control+Shift+1');
+  await expect(page.getByRole('heading', { level: 1, name: 'Balances' })).toBeFocused();
+  await page.keyboard.press('Control+Shift+7');
+  await expect(idle().getByLabel('Lock after idle (minutes)')).toHaveValue('14');
+  await page.keyboard.press('Control+Shift+1');
+  await expect(page.getByRole('heading', { level: 1, name: 'Balances' })).toBeFocused();
 
   // Lock now from the status bar; a wrong passphrase says so.
   await page.getByRole('contentinfo', { name: 'Status' }).getByRole('button', { name: 'Lock now' }).click();

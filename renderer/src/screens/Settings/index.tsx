@@ -5,6 +5,7 @@ import { ErrorBanner, Loading, Screen, WarningBanner } from '../../ui/index.js';
 import { ConnectionSection } from './Connection.js';
 import { KeysSection } from './Keys.js';
 import { PaymentsSection } from './Payments.js';
+import { LockSection } from './Lock.js';
 import { PollingSection } from './Polling.js';
 import { ReceiverSection } from './Receiver.js';
 import { ServiceKeySection } from './ServiceKey.js';
@@ -38,6 +39,7 @@ function SettingsForms({ view, reload }: { view: SettingsView; reload: () => Pro
       <PaymentsSection view={view} reload={reload} />
       <ReceiverSection view={view} reload={reload} />
       <PollingSection view={view} reload={reload} />
+      <LockSection view={view} reload={reload} />
     </>
   );
 }
