@@ -209,6 +209,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     unlocker: () => opts.lock?.unlocker?.() ?? ws.team()?.unlocker ?? null,
   });
   closers.unshift(() => lock.close());
+  closers.unshift(events.subscribe((event) => event === 'team.signedOut' && lock.lockNow()));
 
   /** A password the operator asked to be remembered signs them in by itself; a stale one is forgotten. */
   async function signInRemembered(): Promise<void> {

@@ -23,6 +23,8 @@ export interface AppEvents {
   /** The connection state, profile or last poll changed. */
   'status.changed': AppStatus;
   /** Something the person at the desk should read. */
+  /** The team database refused an open session's sign-in: the app locks until the operator signs in again. */
+  'team.signedOut': { login: string };
   /** The idle lock engaged or was released. */
   'lock.changed': { locked: boolean };
   notice: { level: 'info' | 'warning' | 'error'; message: string };

@@ -22,6 +22,7 @@ import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
 import type { TeamSession } from '../team/session.js';
 import { startTeamSync, type TeamSyncStatus } from '../team/sync.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
+import { offlineCheckName } from '../team/offline-check.js';
 import type { AppEventBus } from './events.js';
 import type { TeamLinkState } from './status.js';
 
@@ -60,6 +61,8 @@ export interface TeamLinkOptions {
   onChange: () => void;
   /** Default: the OS keychain. */
   remembered?: AppSecret;
+  /** The check of the last accepted password, for signing in offline (team/offline-check.ts). Default: the OS keychain. */
+  offlineCheck?: AppSecret;
   syncEveryMs?: number;
 }
 
@@ -77,7 +80,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   let closed = false;
   let wasOffline = false;
 
-  async function signedIn(pool: pg.Pool, role: TeamRole): Promise<void> {
+  async function signedIn(pool: pg.Pool, role: TeamRole, how: { offline: boolean }): Promise<void> {
     if (closed) {
       await pool.end().catch(() => undefined);
       return;
@@ -99,6 +102,10 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       },
     });
     sync.onStatus((s: TeamSyncStatus) => {
+      if (s.signInRefused) {
+        void signOut();
+        return;
+      }
       if (!s.online && s.error) wasOffline = true;
       else if (s.online && wasOffline) {
         wasOffline = false;
@@ -111,15 +118,41 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       o.onChange();
     });
     session = { pool, login: o.login, role, sync };
-    logger.info({ login: o.login, role }, 'signed in to the team database');
+    logger.info(
+      { login: o.login, role, offline: how.offline },
+      how.offline
+        ? 'signed in offline (the password matched the last one the team database accepted here)'
+        : 'signed in to the team database',
+    );
     o.onChange();
     flush();
+  }
+
+  /**
+   * The team database refused this login's password (changed, or the operator disabled) on a session
+   * that was open: the session ends and the desk locks, so only a sign-in the database accepts opens it.
+   * Charge events not yet recorded stay queued for the next session.
+   */
+  async function signOut(): Promise<void> {
+    const s = session;
+    if (!s) return;
+    session = null;
+    logger.warn({ login: o.login }, 'the team database refused the sign-in of an open session: locking');
+    events.emit('notice', {
+      level: 'error',
+      message: `The team database no longer accepts ${o.login}'s password (it was changed, or the operator was disabled): sign in again.`,
+    });
+    events.emit('team.signedOut', { login: o.login });
+    o.onChange();
+    await s.sync.close().catch(() => undefined);
+    await s.pool.end().catch(() => undefined);
   }
 
   const unlocker = new TeamUnlocker({
     databaseUrl: o.databaseUrl,
     login: o.login,
     remembered,
+    offlineCheck: o.offlineCheck ?? new KeyringAppSecret(offlineCheckName(o.databaseUrl, o.login)),
     onSignIn: signedIn,
     onIdleError: (err) => logger.warn({ err }, 'a team database connection failed'),
   });

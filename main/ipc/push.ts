@@ -15,6 +15,8 @@ const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) =
   'profile.switched': (p, send) => send('app.profileChanged', p),
   'status.changed': (p, send) => send('app.status', p),
   'lock.changed': (p, send) => send('lock.changed', p),
+  // The lock it causes is what the window sees ('lock.changed'), with the notice that says why.
+  'team.signedOut': () => undefined,
   notice: (p, send) => send('app.notice', p),
   'reports.progress': (p, send) => send('reports.progress', p),
   'reconcile.progress': (p, send) => send('reconcile.progress', p),

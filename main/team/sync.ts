@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/db.js';
 import type { PaymentOption } from '../service/types.js';
-import { TeamUnavailableError, translatePgError } from './errors.js';
+import { TeamSignInError, TeamUnavailableError, translatePgError } from './errors.js';
 import { pullSince, type PullResult } from './events.js';
 import { listen, type Listener } from './listen.js';
 import { poolLogin, toSafeInteger } from './pool.js';
@@ -24,6 +24,8 @@ export interface TeamSyncStatus {
   lastSeq: number;
   lastPullAt: number | null;
   error: string | null;
+  /** The database refused this login's password (changed, or the operator disabled): the session must end. */
+  signInRefused?: boolean;
 }
 
 export interface TeamSync {
@@ -176,7 +178,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       if (!state.online || state.error)
         logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
       retryMs = RETRY_FIRST_MS;
-      setStatus({ online: true, error: null, lastPullAt: clock.now() });
+      setStatus({ online: true, error: null, signInRefused: false, lastPullAt: clock.now() });
       schedule(pollEveryMs);
       if (!listener) void connectListener();
       return n;
@@ -187,7 +189,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         ? `Offline: the team database cannot be reached; showing this desktop's copy and retrying in ${Math.round(retryMs / 1000) || 1} s (${err.message})`
         : `Team sync failed: ${err.message}`;
       if (state.error !== message) logger.warn({ err, retryMs }, 'team sync: pull failed');
-      setStatus({ online: !offline && state.online, error: message });
+      setStatus({ online: !offline && state.online, error: message, signInRefused: err instanceof TeamSignInError });
       schedule(retryMs);
       retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
       throw e;

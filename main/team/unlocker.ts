@@ -5,7 +5,8 @@
 import type pg from 'pg';
 import { LockError, type Unlocker } from '../lock/index.js';
 import type { AppSecret } from '../secrets/index.js';
-import { TeamError, TeamSignInError } from './errors.js';
+import { TeamError, TeamSignInError, TeamUnavailableError } from './errors.js';
+import { checkOffline, keepOfflineCheck } from './offline-check.js';
 import { currentOperator, type TeamRole } from './operators.js';
 import { openTeamPool, parseDatabaseUrl } from './pool.js';
 
@@ -15,8 +16,16 @@ export interface TeamUnlockerOptions {
   login: string;
   /** Where the password is kept when the operator asks to be remembered (the OS keychain). */
   remembered: AppSecret;
-  /** A signed-in pool for this operator: it becomes the workspace's session (or is closed). */
-  onSignIn(pool: pg.Pool, role: TeamRole): void | Promise<void>;
+  /**
+   * Where the check of the last accepted password is kept (offline-check.ts), so the desk's local copy
+   * opens while the database cannot be reached. Without it an unreachable database keeps the desk locked.
+   */
+  offlineCheck?: AppSecret;
+  /**
+   * A signed-in pool for this operator: it becomes the workspace's session (or is closed). `offline`:
+   * the password matched the desk's offline check; PostgreSQL has not seen it yet (the pool connects later).
+   */
+  onSignIn(pool: pg.Pool, role: TeamRole, how: { offline: boolean }): void | Promise<void>;
   onIdleError?: (err: Error) => void;
 }
 
@@ -55,6 +64,7 @@ export class TeamUnlocker implements Unlocker {
       ...(this.o.onIdleError ? { onIdleError: this.o.onIdleError } : {}),
     });
     let role: TeamRole;
+    let offline = false;
     try {
       const op = await currentOperator(pool);
       // A login that is not a team operator (or is disabled) is refused like a wrong password.
@@ -64,14 +74,35 @@ export class TeamUnlocker implements Unlocker {
       }
       role = op.role;
     } catch (e) {
-      await pool.end().catch(() => undefined);
-      if (e instanceof TeamSignInError) return false;
+      if (e instanceof TeamSignInError) {
+        await pool.end().catch(() => undefined);
+        return false;
+      }
       const why = e instanceof TeamError ? e.message : (e as Error).message;
-      throw new LockError('unavailable', `Cannot sign in: ${why}. Check the network and try again.`, 'secret');
+      const check =
+        e instanceof TeamUnavailableError && this.o.offlineCheck
+          ? await checkOffline(this.o.offlineCheck, secret)
+          : null;
+      if (!check?.ok) {
+        await pool.end().catch(() => undefined);
+        throw new LockError(
+          'unavailable',
+          check?.reason === 'mismatch'
+            ? `Cannot reach the team database (${why}), and this is not the password last used at this desk, so it cannot be checked offline. Check the network and try again.`
+            : `Cannot sign in: ${why}. Check the network and try again.`,
+          'secret',
+        );
+      }
+      role = check.role;
+      offline = true;
+    }
+    if (!offline && this.o.offlineCheck) {
+      // Best effort: without it only an offline sign-in is lost, never this one.
+      await keepOfflineCheck(this.o.offlineCheck, secret, role).catch((e: unknown) => this.o.onIdleError?.(e as Error));
     }
     if (opts.remember === true) await this.o.remembered.set(secret);
     else if (opts.remember === false) await this.o.remembered.delete().catch(() => undefined);
-    await this.o.onSignIn(pool, role);
+    await this.o.onSignIn(pool, role, { offline });
     return true;
   }
 }

@@ -16,6 +16,8 @@ import { importServicePublicKey } from '../../main/settings/service-key.js';
 import { storeKeyFor } from '../../main/settings/key-binding.js';
 import { KeyringAppSecret, KeyringSecretStore } from '../../main/secrets/index.js';
 import { rememberedPasswordName } from '../../main/team/unlocker.js';
+import { offlineCheckName } from '../../main/team/offline-check.js';
+import { setOperatorPassword } from '../../main/team/operators.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { lockGate } from '../../main/ipc/lock-gate.js';
@@ -94,8 +96,10 @@ afterAll(async () => {
   const keys = new KeyringSecretStore('team');
   for (const name of ['public-key', 'secret-key', 'signing-key'] as const) await keys.delete(name).catch(() => {});
   await keys.bindOrigin(null).catch(() => {});
-  for (const login of logins)
+  for (const login of logins) {
     await new KeyringAppSecret(rememberedPasswordName(deskUrl, login)).delete().catch(() => {});
+    await new KeyringAppSecret(offlineCheckName(deskUrl, login)).delete().catch(() => {});
+  }
   await pg?.cut();
   await sb?.close();
   if (sandboxDir) fs.rmSync(sandboxDir, { recursive: true, force: true });
@@ -290,6 +294,62 @@ describe('a team desktop', () => {
     }
     await until('online again', () => core.appStatus().connection === 'online');
     expect(fs.existsSync(core.dataDir)).toBe(true);
+  });
+
+  it('offline, an operator who signed in here before opens the local copy; a desk never signed in cannot; a password the database no longer accepts locks the desk again', async () => {
+    const login = await operator('support');
+    const dataDir = teamDataDir(login);
+    const first = await desk(dataDir);
+    await first.lock.unlock(team.password(login));
+    const taken = await first.charges().charge(cardForm(CARDS.approve));
+    await first.close();
+    cores.splice(cores.indexOf(first), 1);
+    const stranger = await operator('back_office');
+    const strangerDir = teamDataDir(stranger);
+    const changed = `changed-while-offline-${Date.now()}`;
+
+    await pg.cut();
+    let next: Core;
+    const notices: string[] = [];
+    try {
+      next = await desk(dataDir);
+      next.events.subscribe((e, p) => e === 'notice' && notices.push((p as { message: string }).message));
+      const d = typedInvoke(createDispatcher(buildHandlers(next), next.logger, lockGate(next.lock)));
+      expect(next.lock.isLocked()).toBe(true);
+      await expect(next.lock.unlock('not-the-password')).rejects.toMatchObject({
+        kind: 'unavailable',
+        message: expect.stringContaining('this is not the password last used at this desk'),
+      });
+      expect(next.lock.isLocked()).toBe(true);
+
+      await next.lock.unlock(team.password(login));
+      expect(next.lock.isLocked()).toBe(false);
+      expect(next.team()).toMatchObject({ login, role: 'support' });
+      await until('the status says offline', () => next.appStatus().connection === 'offline');
+      const list = value(await d('collections.list', {}));
+      expect(list.rows.map((c) => c.merchantReference)).toContain(taken.collection!.merchantReference);
+      await expect(next.charges().charge(cardForm(CARDS.mastercardUS))).rejects.toMatchObject({ kind: 'unavailable' });
+
+      // A desk where this operator never signed in has nothing to check the password against.
+      const other = await desk(strangerDir);
+      await expect(other.lock.unlock(team.password(stranger))).rejects.toMatchObject({
+        kind: 'unavailable',
+        message: expect.stringMatching(/^Cannot sign in: /),
+      });
+      expect(other.lock.isLocked()).toBe(true);
+
+      // Meanwhile an admin changes the password (the owner reaches PostgreSQL directly, not through the cut relay).
+      await setOperatorPassword(team.owner, login, changed);
+    } finally {
+      await pg.restore();
+    }
+    await until('the desk locks again', () => next.lock.isLocked(), 20_000);
+    expect(next!.team()).toBeNull();
+    expect(notices.join(' ')).toContain(`no longer accepts ${login}'s password`);
+    await expect(next!.lock.unlock(team.password(login))).rejects.toMatchObject({ kind: 'wrong_passphrase' });
+    await next!.lock.unlock(changed);
+    expect(next!.team()).toMatchObject({ login, role: 'support' });
+    await until('online', () => next.appStatus().connection === 'online');
   });
 
   it('a resolution is recorded in the team database first: back office may, support may not, and offline nobody can', async () => {
