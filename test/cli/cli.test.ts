@@ -10,7 +10,8 @@ import { createServiceClient } from '../../main/service/client.js';
 import { formatMinor } from '../../main/money/index.js';
 import { openDatabase } from '../../main/store/db.js';
 import { recordBalanceRun } from '../../main/store/balances.js';
-import { writeActiveProfile } from '../../main/settings/profile-database.js';
+import { openProfileDatabase, writeActiveProfile } from '../../main/settings/profile-database.js';
+import { updateSettings } from '../../main/settings/settings.js';
 import { takeGlobalOptions } from '../../main/cli/index.js';
 
 interface Run {
@@ -309,3 +310,29 @@ function walk(dir: string): string[] {
     return e.isDirectory() ? walk(p) : [p];
   });
 }
+
+describe('merchant-desk import-callbacks on a team profile', () => {
+  it('is refused, naming where team imports happen, and stores nothing', async () => {
+    const dataDir = tempDir('md-cli-team-import-');
+    const db = openProfileDatabase(dataDir, 'team');
+    updateSettings(db, {
+      profile: 'team',
+      baseUrl: sb.baseUrl,
+      teamDatabaseUrl: 'postgres://127.0.0.1:5432/team',
+      teamLogin: 'sam',
+    });
+    db.close();
+    writeActiveProfile(dataDir, 'team');
+    const file = path.join(dataDir, 'in.jsonl');
+    fs.writeFileSync(file, '{"headers": {}, "body": {}}\n');
+    const r = await cli(dataDir, ['import-callbacks', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('this data folder uses the team profile: callbacks are imported in the app');
+    const after = openProfileDatabase(dataDir, 'team');
+    try {
+      expect(after.prepare('SELECT COUNT(*) FROM collection_events').pluck().get()).toBe(0);
+    } finally {
+      after.close();
+    }
+  });
+});

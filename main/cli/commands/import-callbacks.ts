@@ -1,7 +1,7 @@
 // merchant-desk import-callbacks FILE: callbacks saved as JSON lines ({"headers": {...}, "body": ...}
 // per line) go through the same ingestion as the local receiver: signatures verified, idempotent,
 // unknown references kept as orphans. Prints a summary and one line per problem. Exit 1 when any
-// line was malformed or had a bad signature.
+// line was malformed or had a bad signature. Refused on a team profile (see run).
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
@@ -88,6 +88,12 @@ export const importCallbacksCommand: Command = {
     }
     const db = openDataFolder(ctx.dataDir);
     try {
+      // A team desk's imports are recorded in the team database first, as the signed-in operator, so every
+      // desk sees them; this command has no sign-in, and a local-only copy would never reach the others.
+      if (loadSettings(db).profile === 'team')
+        throw new UsageError(
+          "this data folder uses the team profile: callbacks are imported in the app (Collections, Import callbacks) after signing in, so the import is recorded in the team database first; serve receives the team's callbacks",
+        );
       const { keys, notes } = await signatureKeys(db, ctx.dataDir);
       for (const n of notes) ctx.io.stderr.write(`merchant-desk: note: ${n}\n`);
       const s = await importCallbacksJsonl(db, file, { keys, clock: systemClock });
