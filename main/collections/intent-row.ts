@@ -4,24 +4,28 @@ import type { Db } from '../store/db.js';
 import { writeTransaction } from '../store/transaction.js';
 import { appendEvent } from './events.js';
 import { intentEventKey } from './event-key.js';
+import type { CollectionRow } from './query.js';
 
-/** Everything a collection starts with (status INTENT). Card data never: brand and last four only. */
-export interface CollectionIntent {
-  merchantReference: string;
-  createdAt: number;
-  amountMinor: number;
-  currency: string;
-  description: string;
-  customerName: string | null;
-  customerEmail: string | null;
-  chargeCustomer: boolean;
-  allowFinalStatusChange: boolean;
-  operator: string;
-  providerCode: string | null;
-  redirectUrl: string;
-  cardBrand: string | null;
-  cardLast4: string | null;
-}
+/**
+ * Everything a collection starts with (status INTENT): the listed columns of its row, and where the
+ * hosted page sends the customer back. Card data never: brand and last four only.
+ */
+export type CollectionIntent = Pick<
+  CollectionRow,
+  | 'merchantReference'
+  | 'createdAt'
+  | 'amountMinor'
+  | 'currency'
+  | 'description'
+  | 'customerName'
+  | 'customerEmail'
+  | 'chargeCustomer'
+  | 'allowFinalStatusChange'
+  | 'operator'
+  | 'providerCode'
+  | 'cardBrand'
+  | 'cardLast4'
+> & { redirectUrl: string };
 
 const stmtCache = new WeakMap<Db, { run(...args: unknown[]): { lastInsertRowid: number | bigint } }>();
 
