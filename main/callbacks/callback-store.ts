@@ -5,7 +5,8 @@
 import type { Db } from '../store/db.js';
 import { reconcileOnceAfter } from '../reconcile/incremental.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
-import { ingestCallback, type IngestInput, type IngestOutcome } from './ingest.js';
+import { appendEventInTransaction } from '../collections/events.js';
+import { storeVerifiedCallback, verifyCallback, type IngestInput, type IngestOutcome } from './ingest.js';
 
 export interface Delivery {
   input: IngestInput;
@@ -31,7 +32,18 @@ export interface CallbackStore {
 /** The desktop's store: callback events into SQLite, each collection reconciled once per group, in the same commit. */
 export function sqliteCallbackStore(db: Db): CallbackStore {
   return {
-    commitGroup: (group, keys) =>
-      reconcileOnceAfter(db, () => group.map((d) => ingestCallback(db, d.input, { keys, now: d.now }))),
+    commitGroup: (group, keys) => {
+      // Verified before the write lock is taken: it touches no database.
+      const verified = group.map((d) => verifyCallback(d.input, keys));
+      // One transaction and no savepoint per event: if any event throws, the whole group is rolled back
+      // (and the receiver stores each delivery alone), so a half-stored event is never committed.
+      return reconcileOnceAfter(db, () =>
+        verified.map((v, i): IngestOutcome => {
+          if (v.result !== 'verified') return v;
+          const d = group[i]!;
+          return storeVerifiedCallback(db, v.callback, d.input.source, d.now, appendEventInTransaction);
+        }),
+      );
+    },
   };
 }

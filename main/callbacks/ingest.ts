@@ -8,7 +8,7 @@
 // duplicated or re-imported callback is recognised whatever its whitespace or signature timestamp.
 import crypto from 'node:crypto';
 import type { Db } from '../store/db.js';
-import { appendEvent } from '../collections/events.js';
+import { appendEvent, type NewEvent, type AppendResult } from '../collections/events.js';
 import { parseCallbackBody } from '../service/wire.js';
 import { WireFormatError } from '../service/errors.js';
 import type { SignedFields } from '../service/types.js';
@@ -50,20 +50,21 @@ function header(h: Headers, name: string): string | undefined {
 }
 
 /** JSON with object keys sorted at every level: the same callback always has the same text. */
+// Written with loops rather than map/join: it runs for every callback, and the text must never change
+// (it is hashed into the dedupe keys already stored).
 export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return '[' + v.map(canonicalJson).join(',') + ']';
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return (
-      '{' +
-      Object.keys(o)
-        .sort()
-        .map((k) => JSON.stringify(k) + ':' + canonicalJson(o[k]))
-        .join(',') +
-      '}'
-    );
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + canonicalJson(v[i]);
+    return out + ']';
   }
-  return JSON.stringify(v) ?? 'null';
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++)
+    out += (i ? ',' : '') + JSON.stringify(keys[i]) + ':' + canonicalJson(o[keys[i]!]);
+  return out + '}';
 }
 
 const sha256 = (s: string | Buffer) => crypto.createHash('sha256').update(s).digest('hex');
@@ -223,19 +224,24 @@ export function callbackStatusMessage(cb: VerifiedCallback): string {
   return cb.statusMessage ?? `callback: ${cb.status}`;
 }
 
-/** The SQLite half: the local collection_events row (and its projection), idempotent by dedupe key. */
+/**
+ * The SQLite half: the local collection_events row (and its projection), idempotent by dedupe key.
+ * `append` is appendEvent (its own transaction) unless the caller's transaction is rolled back whole
+ * on a throw (the group commit passes appendEventInTransaction).
+ */
 export function storeVerifiedCallback(
   db: Db,
   cb: VerifiedCallback,
   source: IngestInput['source'],
   now: number,
+  append: (db: Db, ev: NewEvent) => AppendResult = appendEvent,
 ): IngestOutcome {
   const { reference, warning } = cb;
   const collection = collectionByReference(db).get(reference) as { id: number; currency: string } | undefined;
   const earlier = legacyKey(db).get('callback:' + cb.digest) as { id: number } | undefined;
   if (earlier) return { result: 'duplicate', reference, eventId: earlier.id };
   const note = warningNote(warning);
-  const r = appendEvent(db, {
+  const r = append(db, {
     collectionId: collection?.id ?? null,
     merchantReference: reference,
     internalReference: cb.internalReference,

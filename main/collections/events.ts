@@ -145,129 +145,133 @@ const OUTCOME_SOURCES = new Set<EventSource>(['redirect', 'callback', 'import', 
 
 /** Appends one event and updates the projection, in one transaction. Idempotent by dedupeKey. */
 export function appendEvent(db: Db, ev: NewEvent): AppendResult {
-  const s = stmts(db);
-  return writeTransaction(db, (): AppendResult => {
-    if (ev.dedupeKey) {
-      const existing = s.byKey.get(ev.dedupeKey) as { id: number; kind: string } | undefined;
-      if (existing)
-        return {
-          inserted: false,
-          eventId: existing.id,
-          kind: existing.kind,
-          status: currentStatus(db, ev.collectionId),
-          statusChanged: false,
-        };
-    }
-    const row = ev.collectionId === null ? undefined : (s.row.get(ev.collectionId) as ProjectionRow | undefined);
-    if (ev.collectionId !== null && !row) throw new Error(`collection ${ev.collectionId} does not exist`);
-
-    // Decide the projection first: the stored kind depends on it.
-    let kind: string = ev.kind;
-    let status = row?.status ?? null;
-    let statusChanged = false;
-    let flags = row?.flags ?? 0;
-    let finalChanges = row?.final_changes ?? 0;
-    let redirectStatus = row?.redirect_status ?? null;
-    let callbackStatus = row?.callback_status ?? null;
-    const trusted = ev.signature === 'verified' || ev.signature === 'not_applicable';
-
-    if (row) {
-      if (
-        (ev.signature === 'invalid' || ev.signature === 'missing') &&
-        ev.source !== 'intent' &&
-        ev.source !== 'initiate'
-      ) {
-        flags |= FLAGS.BAD_SIGNATURE;
-      }
-      if (ev.source === 'intent' || ev.source === 'initiate') {
-        if (ev.status && !isFinal(row.status) && ev.status !== row.status) {
-          status = ev.status;
-          statusChanged = true;
-        }
-      } else if (OUTCOME_SOURCES.has(ev.source) && trusted && isFinal(ev.status)) {
-        const isCallback = ev.source === 'callback' || ev.source === 'import';
-        const isRedirect = ev.source === 'redirect';
-        const ownPrevious = isCallback ? callbackStatus : isRedirect ? redirectStatus : null;
-        const otherPrevious = isCallback ? redirectStatus : isRedirect ? callbackStatus : null;
-        if (ownPrevious && ownPrevious !== ev.status) {
-          flags |= FLAGS.FINAL_STATUS_CHANGED;
-          kind = 'final_status_changed';
-        } else if (otherPrevious && otherPrevious !== ev.status) {
-          flags |= FLAGS.SOURCES_DISAGREE;
-        }
-        if (isFinal(row.status) && row.status !== ev.status) finalChanges += 1;
-        if (isCallback) callbackStatus = ev.status;
-        if (isRedirect) redirectStatus = ev.status;
-        if (row.status !== ev.status) {
-          status = ev.status;
-          statusChanged = true;
-        }
-      }
-      if ((ev.source === 'callback' || ev.source === 'import') && trusted && ev.kind === 'outcome') {
-        if (ev.currency != null && ev.currency !== row.currency) flags |= FLAGS.CURRENCY_MISMATCH;
-        else if (ev.currency != null && ev.amountMinor != null && ev.amountMinor !== row.amount_minor)
-          flags |= FLAGS.AMOUNT_MISMATCH;
-        else if (ev.currency != null && ev.amountMinor == null) flags |= FLAGS.AMOUNT_MISMATCH;
-      }
-    }
-
-    const info = s.insert.run({
-      collectionId: ev.collectionId,
-      merchantReference: ev.merchantReference,
-      internalReference: ev.internalReference ?? null,
-      source: ev.source,
-      kind,
-      status: ev.status ?? null,
-      receivedAt: ev.receivedAt,
-      signature: ev.signature,
-      amountMinor: ev.amountMinor ?? null,
-      currency: ev.currency ?? null,
-      dedupeKey: ev.dedupeKey ?? null,
-      payload: ev.payload ?? null,
-      note: ev.note ?? null,
-      actor: ev.actor ?? null,
-    });
-    if (info.changes === 0) {
-      // Lost a race on the dedupe key (another connection): the same fact is already stored.
-      const existing = s.byKey.get(ev.dedupeKey) as { id: number; kind: string };
-      return {
-        inserted: false,
-        eventId: existing.id,
-        kind: existing.kind,
-        status: row?.status ?? null,
-        statusChanged: false,
-      };
-    }
-    const eventId = Number(info.lastInsertRowid);
-
-    if (row) {
-      updateProjection(db, row.id, row, {
-        status,
-        status_changed_at: statusChanged ? ev.receivedAt : row.status_changed_at,
-        internal_reference: row.internal_reference ?? (trusted ? (ev.internalReference ?? null) : null),
-        payment_url: (trusted && ev.paymentUrl) || row.payment_url,
-        // The service's own words (a callback's status_message) beat a redirect's generic text.
-        status_message: statusChanged
-          ? (ev.statusMessage ?? null)
-          : trusted && (ev.source === 'callback' || ev.source === 'import') && ev.status === status && ev.statusMessage
-            ? ev.statusMessage
-            : row.status_message,
-        last_event_id: eventId,
-        redirect_status: redirectStatus,
-        redirect_signature: ev.source === 'redirect' ? ev.signature : row.redirect_signature,
-        callback_status: callbackStatus,
-        flags,
-        final_changes: finalChanges,
-      });
-      // Every stored event of a collection is reconciled here, in the same transaction.
-      reconcileAfterAppend(db, row.id);
-    }
-    return { inserted: true, eventId, kind, status, statusChanged };
-  });
+  return writeTransaction(db, () => append(db, ev));
 }
 
-function currentStatus(db: Db, id: number | null): string | null {
-  if (id === null) return null;
-  const r = stmts(db).row.get(id) as ProjectionRow | undefined;
-  return r?.status ?? null;
+/**
+ * appendEvent without a savepoint of its own, for a caller already inside a write transaction that is
+ * rolled back WHOLE when this throws (the callback receiver's group commit, which then stores each
+ * delivery alone). A savepoint per event cost more than the event's own statements; without it, a
+ * throw after the insert would leave the event without its projection, hence the contract.
+ */
+export function appendEventInTransaction(db: Db, ev: NewEvent): AppendResult {
+  if (!db.inTransaction) throw new Error('appendEventInTransaction must run inside a write transaction');
+  return append(db, ev);
+}
+
+function append(db: Db, ev: NewEvent): AppendResult {
+  const s = stmts(db);
+  // No look-up of the dedupe key first: the insert below skips a stored key (ON CONFLICT DO NOTHING,
+  // and the no_replace_key trigger), and only then is the stored event read. A duplicate is rare; a
+  // look-up before every insert was one more index probe for each new event.
+  const row = ev.collectionId === null ? undefined : (s.row.get(ev.collectionId) as ProjectionRow | undefined);
+  if (ev.collectionId !== null && !row) {
+    const existing = ev.dedupeKey ? (s.byKey.get(ev.dedupeKey) as { id: number; kind: string } | undefined) : undefined;
+    if (existing)
+      return { inserted: false, eventId: existing.id, kind: existing.kind, status: null, statusChanged: false };
+    throw new Error(`collection ${ev.collectionId} does not exist`);
+  }
+
+  // Decide the projection first: the stored kind depends on it.
+  let kind: string = ev.kind;
+  let status = row?.status ?? null;
+  let statusChanged = false;
+  let flags = row?.flags ?? 0;
+  let finalChanges = row?.final_changes ?? 0;
+  let redirectStatus = row?.redirect_status ?? null;
+  let callbackStatus = row?.callback_status ?? null;
+  const trusted = ev.signature === 'verified' || ev.signature === 'not_applicable';
+
+  if (row) {
+    if (
+      (ev.signature === 'invalid' || ev.signature === 'missing') &&
+      ev.source !== 'intent' &&
+      ev.source !== 'initiate'
+    ) {
+      flags |= FLAGS.BAD_SIGNATURE;
+    }
+    if (ev.source === 'intent' || ev.source === 'initiate') {
+      if (ev.status && !isFinal(row.status) && ev.status !== row.status) {
+        status = ev.status;
+        statusChanged = true;
+      }
+    } else if (OUTCOME_SOURCES.has(ev.source) && trusted && isFinal(ev.status)) {
+      const isCallback = ev.source === 'callback' || ev.source === 'import';
+      const isRedirect = ev.source === 'redirect';
+      const ownPrevious = isCallback ? callbackStatus : isRedirect ? redirectStatus : null;
+      const otherPrevious = isCallback ? redirectStatus : isRedirect ? callbackStatus : null;
+      if (ownPrevious && ownPrevious !== ev.status) {
+        flags |= FLAGS.FINAL_STATUS_CHANGED;
+        kind = 'final_status_changed';
+      } else if (otherPrevious && otherPrevious !== ev.status) {
+        flags |= FLAGS.SOURCES_DISAGREE;
+      }
+      if (isFinal(row.status) && row.status !== ev.status) finalChanges += 1;
+      if (isCallback) callbackStatus = ev.status;
+      if (isRedirect) redirectStatus = ev.status;
+      if (row.status !== ev.status) {
+        status = ev.status;
+        statusChanged = true;
+      }
+    }
+    if ((ev.source === 'callback' || ev.source === 'import') && trusted && ev.kind === 'outcome') {
+      if (ev.currency != null && ev.currency !== row.currency) flags |= FLAGS.CURRENCY_MISMATCH;
+      else if (ev.currency != null && ev.amountMinor != null && ev.amountMinor !== row.amount_minor)
+        flags |= FLAGS.AMOUNT_MISMATCH;
+      else if (ev.currency != null && ev.amountMinor == null) flags |= FLAGS.AMOUNT_MISMATCH;
+    }
+  }
+
+  const info = s.insert.run({
+    collectionId: ev.collectionId,
+    merchantReference: ev.merchantReference,
+    internalReference: ev.internalReference ?? null,
+    source: ev.source,
+    kind,
+    status: ev.status ?? null,
+    receivedAt: ev.receivedAt,
+    signature: ev.signature,
+    amountMinor: ev.amountMinor ?? null,
+    currency: ev.currency ?? null,
+    dedupeKey: ev.dedupeKey ?? null,
+    payload: ev.payload ?? null,
+    note: ev.note ?? null,
+    actor: ev.actor ?? null,
+  });
+  if (info.changes === 0) {
+    // The dedupe key is already stored: the same fact (a retry, a re-import, another connection).
+    const existing = s.byKey.get(ev.dedupeKey) as { id: number; kind: string };
+    return {
+      inserted: false,
+      eventId: existing.id,
+      kind: existing.kind,
+      status: row?.status ?? null,
+      statusChanged: false,
+    };
+  }
+  const eventId = Number(info.lastInsertRowid);
+
+  if (row) {
+    updateProjection(db, row.id, row, {
+      status,
+      status_changed_at: statusChanged ? ev.receivedAt : row.status_changed_at,
+      internal_reference: row.internal_reference ?? (trusted ? (ev.internalReference ?? null) : null),
+      payment_url: (trusted && ev.paymentUrl) || row.payment_url,
+      // The service's own words (a callback's status_message) beat a redirect's generic text.
+      status_message: statusChanged
+        ? (ev.statusMessage ?? null)
+        : trusted && (ev.source === 'callback' || ev.source === 'import') && ev.status === status && ev.statusMessage
+          ? ev.statusMessage
+          : row.status_message,
+      last_event_id: eventId,
+      redirect_status: redirectStatus,
+      redirect_signature: ev.source === 'redirect' ? ev.signature : row.redirect_signature,
+      callback_status: callbackStatus,
+      flags,
+      final_changes: finalChanges,
+    });
+    // Every stored event of a collection is reconciled here, in the same transaction.
+    reconcileAfterAppend(db, row.id);
+  }
+  return { inserted: true, eventId, kind, status, statusChanged };
 }
