@@ -18,12 +18,16 @@ import {
   type ChangedCollection,
   type TeamSnapshot,
 } from './sync/apply.js';
+import { bulkStart, needsFullReconcile, wantsBulkStart } from './sync/bulk.js';
+import { reconcileAll } from '../reconcile/reconcile.js';
 
 export interface TeamSyncStatus {
   online: boolean;
   lastSeq: number;
   lastPullAt: number | null;
   error: string | null;
+  /** While a new desktop copies the team history in bulk (sync/bulk.ts): how far, by seq; else null. */
+  catchingUp: { copiedSeq: number; totalSeq: number } | null;
 }
 
 export interface TeamSync {
@@ -49,6 +53,10 @@ export interface TeamSyncOptions {
   pollEveryMs?: number;
   /** Events per pull and per SQLite transaction (default 5,000). */
   batchSize?: number;
+  /** Events per page and per transaction of a new desktop's bulk start (default and most 50,000). */
+  bulkChunk?: number;
+  /** false: an empty desktop catches up through the incremental path too (the equality test's reference). */
+  bulkStart?: boolean;
 }
 
 const RETRY_FIRST_MS = 500;
@@ -101,7 +109,13 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   const pollEveryMs = o.pollEveryMs ?? 5_000;
   const batchSize = o.batchSize ?? 5_000;
   const url = pool.options.connectionString;
-  let state: TeamSyncStatus = { online: false, lastSeq: lastSeq(db, 'events'), lastPullAt: null, error: null };
+  let state: TeamSyncStatus = {
+    online: false,
+    lastSeq: lastSeq(db, 'events'),
+    lastPullAt: null,
+    error: null,
+    catchingUp: null,
+  };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -120,9 +134,39 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     }
   }
 
+  let startChecked = false;
+
+  /**
+   * An empty desktop's first pull copies the history in bulk; a bulk start or full recompute cut
+   * short by a crash is finished here before anything else (both in sync/bulk.ts).
+   */
+  async function startPull(): Promise<number> {
+    if (o.bulkStart !== false && wantsBulkStart(db)) {
+      try {
+        const r = await bulkStart({
+          pool,
+          db,
+          now: () => clock.now(),
+          ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
+          onProgress: (p) => setStatus({ catchingUp: p, lastSeq: 0 }),
+          stopped: () => closed,
+        });
+        startChecked = r !== null;
+        if (r) setStatus({ lastSeq: r.lastSeq });
+        return r?.applied ?? 0;
+      } finally {
+        setStatus({ catchingUp: null });
+      }
+    }
+    if (!startChecked && needsFullReconcile(db)) await reconcileAll(db, { now: clock.now() });
+    startChecked = true;
+    return 0;
+  }
+
   /** One full pull: events batch after batch (the next fetched while this one is applied), then poll results. */
   async function pullOnce(): Promise<number> {
-    let total = 0;
+    let total = startChecked ? 0 : await startPull();
+    if (closed) return total;
     const fetch = (after: number): Promise<PullResult> => {
       const p = pullSince(pool, after, batchSize);
       p.catch(() => undefined); // awaited below; a prefetch abandoned by a failed apply must not go unhandled
