@@ -268,6 +268,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         online: s?.online ?? false,
         lastSyncAt: s?.lastPullAt ?? null,
         error: s?.error ?? null,
+        catchingUp: s?.catchingUp ?? null,
       };
     },
     charges,
