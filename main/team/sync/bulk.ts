@@ -45,7 +45,8 @@ const BULK_TABLES = new Set(['collections', 'collection_events']);
  */
 function bulkIndexes(): Map<string, string> {
   const out = new Map<string, string>();
-  const re = /CREATE\s+INDEX\s+(\w+)\s+ON\s+(\w+)[^;]*;|DROP\s+INDEX\s+(?:IF\s+EXISTS\s+)?(\w+)\s*;/gi;
+  const re =
+    /CREATE\s+INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+ON\s+(\w+)[^;]*;|DROP\s+INDEX\s+(?:IF\s+EXISTS\s+)?(\w+)\s*;/gi;
   for (const m of migrations)
     for (const x of m.sql.matchAll(re)) {
       if (x[3]) out.delete(x[3]);
