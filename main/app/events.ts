@@ -10,7 +10,7 @@ import type { AppStatus } from './status.js';
 export interface AppEvents {
   /** A collection's stored state changed during a charge (PENDING, window closed, redirect captured). */
   'collection.changed': { id: number; reference: string; status: string };
-  /** Callbacks were stored: one delivery at the local receiver, or an imported file (result 'import'). */
+  /** Events were stored: one delivery at the local receiver, an imported file (result 'import'), or a new team desk's bulk copy of the team history (result 'team-copy'). */
   'callbacks.ingested': { result: string; reference: string | null };
   /** A balances poll finished (ok or not); changed: snapshots written. */
   'balances.polled': { outcome: 'ok' | 'error'; changed: number };

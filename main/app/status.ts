@@ -14,6 +14,8 @@ export interface TeamLinkState {
   /** The last successful pull from the team database (ms since the epoch), or null. */
   lastSyncAt: number | null;
   error: string | null;
+  /** While a new desktop copies the team's history (events by seq): how far of how many. */
+  catchingUp?: { copiedSeq: number; totalSeq: number } | null;
 }
 
 /** What the status bar shows. Times are ms since the epoch. */
@@ -58,6 +60,13 @@ export function clockTime(ms: number): string {
 /** The team profile's connection is the team database's (its service calls are charges only). */
 function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'message'> {
   if (!t.signedIn) return { connection: 'starting', message: `Sign in as ${t.login} to reach the team database.` };
+  if (t.catchingUp) {
+    const n = (x: number) => x.toLocaleString('en');
+    return {
+      connection: 'starting',
+      message: `Catching up with the team: ${n(t.catchingUp.copiedSeq)} of ${n(t.catchingUp.totalSeq)} events`,
+    };
+  }
   if (t.online) return { connection: 'online', message: null };
   if (t.error === null && t.lastSyncAt === null)
     return { connection: 'starting', message: 'Connecting to the team database…' };

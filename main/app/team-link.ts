@@ -100,6 +100,10 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       onApplied: (changed) => {
         for (const c of changed) events.emit('collection.changed', c);
       },
+      // What the sync writes behind the screens is told the way the local poller and receiver tell it.
+      onCopied: () => events.emit('callbacks.ingested', { result: 'team-copy', reference: null }),
+      onPolled: (what, changed) =>
+        events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
     });
     sync.onStatus((s: TeamSyncStatus) => {
       if (s.signInRefused) {
@@ -296,6 +300,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         online: s?.online ?? false,
         lastSyncAt: s?.lastPullAt ?? null,
         error: s?.error ?? null,
+        catchingUp: s?.catchingUp ?? null,
       };
     },
     charges,

@@ -18,6 +18,8 @@ import {
   type ChangedCollection,
   type TeamSnapshot,
 } from './sync/apply.js';
+import { bulkStart, needsFullReconcile, wantsBulkStart } from './sync/bulk.js';
+import { reconcileAll } from '../reconcile/reconcile.js';
 
 export interface TeamSyncStatus {
   online: boolean;
@@ -26,6 +28,8 @@ export interface TeamSyncStatus {
   error: string | null;
   /** The database refused this login's password (changed, or the operator disabled): the session must end. */
   signInRefused?: boolean;
+  /** While a new desktop copies the team history in bulk (sync/bulk.ts): how far, by seq; else null. */
+  catchingUp: { copiedSeq: number; totalSeq: number } | null;
 }
 
 export interface TeamSync {
@@ -47,10 +51,21 @@ export interface TeamSyncOptions {
   clock: Clock;
   logger: Logger;
   onApplied?: (changed: ChangedCollection[]) => void;
+  /**
+   * A bulk start finished: `applied` events were copied at once (onApplied is not called for them, it
+   * would be a message per collection), so whoever shows collections reads them again.
+   */
+  onCopied?: (applied: number) => void;
+  /** Balance snapshots (`changed`: how many) or a newer payment options list were applied. */
+  onPolled?: (what: 'balances' | 'options', changed: number) => void;
   /** The periodic pull that covers a lost notification (default 5 s). */
   pollEveryMs?: number;
   /** Events per pull and per SQLite transaction (default 5,000). */
   batchSize?: number;
+  /** Events per page and per transaction of a new desktop's bulk start (default and most 50,000). */
+  bulkChunk?: number;
+  /** false: an empty desktop catches up through the incremental path too (the equality test's reference). */
+  bulkStart?: boolean;
 }
 
 const RETRY_FIRST_MS = 500;
@@ -103,7 +118,13 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   const pollEveryMs = o.pollEveryMs ?? 5_000;
   const batchSize = o.batchSize ?? 5_000;
   const url = pool.options.connectionString;
-  let state: TeamSyncStatus = { online: false, lastSeq: lastSeq(db, 'events'), lastPullAt: null, error: null };
+  let state: TeamSyncStatus = {
+    online: false,
+    lastSeq: lastSeq(db, 'events'),
+    lastPullAt: null,
+    error: null,
+    catchingUp: null,
+  };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -122,9 +143,49 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     }
   }
 
+  let startChecked = false;
+
+  /** Calls a watcher; one that throws is logged and never stops the sync. */
+  function tell(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      logger.warn({ err: e }, 'team sync: a watcher failed');
+    }
+  }
+
+  /**
+   * An empty desktop's first pull copies the history in bulk; a bulk start or full recompute cut
+   * short by a crash is finished here before anything else (both in sync/bulk.ts).
+   */
+  async function startPull(): Promise<number> {
+    if (o.bulkStart !== false && wantsBulkStart(db)) {
+      try {
+        const r = await bulkStart({
+          pool,
+          db,
+          now: () => clock.now(),
+          ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
+          onProgress: (p) => setStatus({ catchingUp: p, lastSeq: 0 }),
+          stopped: () => closed,
+        });
+        startChecked = r !== null;
+        if (r) setStatus({ lastSeq: r.lastSeq });
+        if (r?.applied) tell(() => o.onCopied?.(r.applied));
+        return r?.applied ?? 0;
+      } finally {
+        setStatus({ catchingUp: null });
+      }
+    }
+    if (!startChecked && needsFullReconcile(db)) await reconcileAll(db, { now: clock.now() });
+    startChecked = true;
+    return 0;
+  }
+
   /** One full pull: events batch after batch (the next fetched while this one is applied), then poll results. */
   async function pullOnce(): Promise<number> {
-    let total = 0;
+    let total = startChecked ? 0 : await startPull();
+    if (closed) return total;
     const fetch = (after: number): Promise<PullResult> => {
       const p = pullSince(pool, after, batchSize);
       p.catch(() => undefined); // awaited below; a prefetch abandoned by a failed apply must not go unhandled
@@ -151,11 +212,15 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     try {
       for (;;) {
         const snaps = await pullSnapshots(pool, lastSeq(db, 'balance_snapshots'), batchSize);
-        applySnapshots(db, snaps, clock.now());
+        const changed = applySnapshots(db, snaps, clock.now());
+        if (snaps.length) tell(() => o.onPolled?.('balances', changed));
         if (snaps.length < batchSize) break;
       }
       const list = await pullNewestOptions(pool, lastSeq(db, 'payment_option_lists'));
-      if (list) applyPaymentOptions(db, list, clock.now());
+      if (list) {
+        applyPaymentOptions(db, list, clock.now());
+        tell(() => o.onPolled?.('options', list.options.length));
+      }
     } catch (e) {
       throw translatePgError(e, 'pull balances and payment options', poolLogin(pool));
     }

@@ -63,6 +63,15 @@ describe('statusFrom on a team desk', () => {
     ).toMatchObject({ connection: 'not_configured', message: 'the public key is not set' });
   });
 
+  it('a new desktop copying the team history says how far it is', () => {
+    expect(
+      statusFrom(state(team({ online: false, catchingUp: { copiedSeq: 150_000, totalSeq: 3_618_747 } }))),
+    ).toMatchObject({
+      connection: 'starting',
+      message: 'Catching up with the team: 150,000 of 3,618,747 events',
+    });
+  });
+
   it('a solo profile has no team field at all', () => {
     expect(statusFrom(state(team(), { profile: 'sandbox', team: null }))).not.toHaveProperty('team');
   });

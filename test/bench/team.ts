@@ -213,6 +213,8 @@ async function catchUp(server: PgServerInfo, work: string) {
   const db = openDatabase(path.join(work, 'new-desktop.sqlite'));
   let lastLog = performance.now();
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
+  const loadAtStart = os.loadavg()[0]!;
   const sync: TeamSync = startTeamSync({
     pool,
     db,
@@ -227,8 +229,17 @@ async function catchUp(server: PgServerInfo, work: string) {
       }
     },
   });
+  sync.onStatus((s) => {
+    if (s.catchingUp && performance.now() - lastLog > 10_000) {
+      lastLog = performance.now();
+      log(
+        `copied ${s.catchingUp.copiedSeq.toLocaleString('en')} of ${s.catchingUp.totalSeq.toLocaleString('en')} events`,
+      );
+    }
+  });
   await sync.pullNow();
   const ms = performance.now() - start;
+  const cpu = process.cpuUsage(cpuStart);
   await sync.close();
   const local = db.prepare('SELECT count(*) FROM collection_events').pluck().get() as number;
   const rows = db.prepare('SELECT count(*) FROM collections').pluck().get() as number;
@@ -243,6 +254,10 @@ async function catchUp(server: PgServerInfo, work: string) {
     seconds: Number((ms / 1000).toFixed(1)),
     eventsPerSecond: Math.round(events / (ms / 1000)),
     goalSeconds: 60,
+    // This process's CPU over the catch-up (PostgreSQL's own work is in its server processes).
+    cpuUserSeconds: Number((cpu.user / 1e6).toFixed(1)),
+    cpuSystemSeconds: Number((cpu.system / 1e6).toFixed(1)),
+    loadAverage: { atStart: Number(loadAtStart.toFixed(2)), atEnd: Number(os.loadavg()[0]!.toFixed(2)) },
     batchSize,
   };
 }

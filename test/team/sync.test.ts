@@ -214,8 +214,14 @@ describe('team sync between two desktops', () => {
       at,
       JSON.stringify([option('CARD_UGX')]),
     ]);
-    const b = desk(support);
+    // Told as the local poller tells it, so the Balances and Payment options screens read again.
+    const polled: [string, number][] = [];
+    const b = desk(support, { onPolled: (what, changed) => polled.push([what, changed]) });
     await b.sync.pullNow();
+    expect(polled).toEqual([
+      ['balances', 2],
+      ['options', 1],
+    ]);
     const balances = latestBalances(b.db, { now: at.getTime(), staleAfterMs: 60_000 });
     expect(balances.rows.map((r) => [r.currency, r.availableMinor, r.observedAt])).toEqual([
       ['KES', 70, at.getTime()],
@@ -225,6 +231,7 @@ describe('team sync between two desktops', () => {
     // Nothing again on the next pull.
     await b.sync.pullNow();
     expect(b.db.prepare('SELECT count(*) FROM balance_snapshots').pluck().get()).toBe(2);
+    expect(polled).toHaveLength(2);
   });
 });
 

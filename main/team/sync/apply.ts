@@ -21,7 +21,8 @@ export function lastSeq(db: Db, stream: SyncStream): number {
   return v ?? 0;
 }
 
-function setLastSeq(db: Db, stream: SyncStream, seq: number, now: number): void {
+/** Records how far `stream` is applied; call inside the write transaction of the rows it covers. */
+export function setLastSeq(db: Db, stream: SyncStream, seq: number, now: number): void {
   db.prepare(
     `INSERT INTO team_sync (stream, last_seq, updated_at) VALUES (?, ?, ?)
      ON CONFLICT (stream) DO UPDATE SET last_seq = excluded.last_seq, updated_at = excluded.updated_at`,

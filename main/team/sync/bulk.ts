@@ -1,0 +1,330 @@
+// The bulk start: how a desktop with an EMPTY local record catches up the team's history.
+//
+// Why this is still "one path": the incremental path (apply.ts: appendEvent per event, reconciliation
+// per batch) is a fold of the same rules over the events in seq order; a new desktop has nothing to
+// fold into, so it runs the fold once over the whole history, the way the full recompute
+// (reconcileAll) classifies every collection at once instead of one at a time. The collection rows come
+// from insertIntentCollection (the intent mapping, reused), the projection from project() below, which
+// replays appendEvent's projection rules in memory and writes each collection's row once per chunk,
+// and reconciliation from ONE reconcileAll at the end. test/team/sync-bulk.test.ts proves the result
+// equal, row for row, to the incremental path's over a generated history with every kind of event.
+//
+// When: the events stream has never applied a batch (team_sync seq 0) and the desktop has no
+// collections nor collection_events rows, or a bulk copy was interrupted (seq 0 and the secondary
+// indexes the copy drops are missing). A desktop far behind but not empty keeps the incremental path.
+//
+// Crash safety: each chunk (up to 50,000 events) commits whole, in seq order, WITHOUT the seq, so an
+// interrupted copy starts over from seq 0 at the next start (the rule above): the events it already
+// stored are found by their dedupe keys and skipped, exactly as appendEvent skips them, and so are
+// this desktop's own writes made during the copy. (Resuming after the last stored event is not safe:
+// that event may be this desktop's own charge, recorded in PostgreSQL far beyond the copied seq.)
+// The indexes come back and the seq is recorded in ONE transaction; then reconcileAll. A crash
+// before reconcileAll finishes leaves collections without reconciliation rows above the highest
+// reconciled id, which needsFullReconcile() finds at the next start.
+import type pg from 'pg';
+import type { Db } from '../../store/db.js';
+import { writeTransaction } from '../../store/transaction.js';
+import { migrations } from '../../store/migrations/index.js';
+import { FLAGS } from '../../collections/events.js';
+import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
+import { isFinal } from '../../collections/model.js';
+import { reconcileAll } from '../../reconcile/reconcile.js';
+import { translatePgError } from '../errors.js';
+import { pullSince, type PullResult, type TeamEvent } from '../events.js';
+import { queryableLogin, toSafeInteger } from '../pool.js';
+import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
+import { lastSeq, setLastSeq } from './apply.js';
+
+/** Tables whose secondary indexes the bulk copy drops while they are empty, and builds after. */
+const BULK_TABLES = new Set(['collections', 'collection_events']);
+
+/**
+ * The non-unique indexes the migrations leave on BULK_TABLES, with the migrations' own SQL: replayed
+ * in order, so an index a later migration dropped is not brought back. UNIQUE ones stay (they are
+ * constraints the copy relies on).
+ */
+function bulkIndexes(): Map<string, string> {
+  const out = new Map<string, string>();
+  const re =
+    /CREATE\s+INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+ON\s+(\w+)[^;]*;|DROP\s+INDEX\s+(?:IF\s+EXISTS\s+)?(\w+)\s*;/gi;
+  for (const m of migrations)
+    for (const x of m.sql.matchAll(re)) {
+      if (x[3]) out.delete(x[3]);
+      else if (BULK_TABLES.has(x[2]!)) out.set(x[1]!, x[0]);
+    }
+  return out;
+}
+
+function presentIndexes(db: Db): Set<string> {
+  return new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").pluck().all() as string[]);
+}
+
+function isEmpty(db: Db): boolean {
+  return (
+    !db.prepare('SELECT 1 FROM collections LIMIT 1').get() &&
+    !db.prepare('SELECT 1 FROM collection_events LIMIT 1').get()
+  );
+}
+
+/** Whether the next pull is a bulk start (see the rule at the top). */
+export function wantsBulkStart(db: Db): boolean {
+  if (lastSeq(db, 'events') !== 0) return false;
+  if (isEmpty(db)) return true;
+  const present = presentIndexes(db);
+  return [...bulkIndexes().keys()].some((n) => !present.has(n));
+}
+
+/**
+ * True when some collection has no reconciliation row above the highest reconciled id: a full
+ * recompute (or a bulk start) stopped before its end. The incremental path never leaves that state.
+ */
+export function needsFullReconcile(db: Db): boolean {
+  return !!db
+    .prepare(
+      'SELECT 1 FROM collections WHERE id > (SELECT COALESCE(MAX(collection_id), 0) FROM reconciliation) LIMIT 1',
+    )
+    .get();
+}
+
+/** The projection columns appendEvent maintains, as it reads them. */
+interface Projection {
+  status: string;
+  status_changed_at: number;
+  status_message: string | null;
+  redirect_signature: string | null;
+  amount_minor: number;
+  currency: string;
+  internal_reference: string | null;
+  payment_url: string | null;
+  redirect_status: string | null;
+  callback_status: string | null;
+  flags: number;
+  final_changes: number;
+  last_event_id: number | null;
+}
+
+type LocalEvent = ReturnType<typeof fromTeamEvent>;
+
+/**
+ * appendEvent's projection rules (collections/events.ts) applied to `p` in place; returns the kind the
+ * event is stored with. Kept line for line with appendEvent; the equality test fails on any drift.
+ */
+function project(p: Projection, ev: LocalEvent): string {
+  let kind: string = ev.kind;
+  let status = p.status;
+  let statusChanged = false;
+  let flags = p.flags;
+  let finalChanges = p.final_changes;
+  let redirectStatus = p.redirect_status;
+  let callbackStatus = p.callback_status;
+  const trusted = ev.signature === 'verified' || ev.signature === 'not_applicable';
+  if ((ev.signature === 'invalid' || ev.signature === 'missing') && ev.source !== 'intent' && ev.source !== 'initiate')
+    flags |= FLAGS.BAD_SIGNATURE;
+  if (ev.source === 'intent' || ev.source === 'initiate') {
+    if (ev.status && !isFinal(p.status) && ev.status !== p.status) {
+      status = ev.status;
+      statusChanged = true;
+    }
+  } else if (OUTCOME_SOURCES.has(ev.source) && trusted && isFinal(ev.status)) {
+    const isCallback = ev.source === 'callback' || ev.source === 'import';
+    const isRedirect = ev.source === 'redirect';
+    const ownPrevious = isCallback ? callbackStatus : isRedirect ? redirectStatus : null;
+    const otherPrevious = isCallback ? redirectStatus : isRedirect ? callbackStatus : null;
+    if (ownPrevious && ownPrevious !== ev.status) {
+      flags |= FLAGS.FINAL_STATUS_CHANGED;
+      kind = 'final_status_changed';
+    } else if (otherPrevious && otherPrevious !== ev.status) {
+      flags |= FLAGS.SOURCES_DISAGREE;
+    }
+    if (isFinal(p.status) && p.status !== ev.status) finalChanges += 1;
+    if (isCallback) callbackStatus = ev.status;
+    if (isRedirect) redirectStatus = ev.status;
+    if (p.status !== ev.status) {
+      status = ev.status;
+      statusChanged = true;
+    }
+  }
+  if ((ev.source === 'callback' || ev.source === 'import') && trusted && ev.kind === 'outcome') {
+    if (ev.currency != null && ev.currency !== p.currency) flags |= FLAGS.CURRENCY_MISMATCH;
+    else if (ev.currency != null && ev.amountMinor != null && ev.amountMinor !== p.amount_minor)
+      flags |= FLAGS.AMOUNT_MISMATCH;
+    else if (ev.currency != null && ev.amountMinor == null) flags |= FLAGS.AMOUNT_MISMATCH;
+  }
+  const statusMessage = statusChanged
+    ? (ev.statusMessage ?? null)
+    : trusted && (ev.source === 'callback' || ev.source === 'import') && ev.status === status && ev.statusMessage
+      ? ev.statusMessage
+      : p.status_message;
+  p.status_changed_at = statusChanged ? ev.receivedAt : p.status_changed_at;
+  p.internal_reference = p.internal_reference ?? (trusted ? (ev.internalReference ?? null) : null);
+  p.payment_url = (trusted && ev.paymentUrl) || p.payment_url;
+  p.status_message = statusMessage;
+  p.status = status;
+  p.redirect_status = redirectStatus;
+  p.redirect_signature = ev.source === 'redirect' ? ev.signature : p.redirect_signature;
+  p.callback_status = callbackStatus;
+  p.flags = flags;
+  p.final_changes = finalChanges;
+  return kind;
+}
+const OUTCOME_SOURCES = new Set<string>(['redirect', 'callback', 'import', 'manual']);
+
+function statements(db: Db) {
+  return {
+    insertEvent: db.prepare(
+      `INSERT INTO collection_events (collection_id, merchant_reference, internal_reference, source, kind, status, received_at,
+         signature, amount_minor, currency, dedupe_key, payload, note, actor)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    row: db.prepare(
+      `SELECT status, status_changed_at, status_message, redirect_signature, amount_minor, currency, internal_reference,
+         payment_url, redirect_status, callback_status, flags, final_changes, last_event_id FROM collections WHERE id = ?`,
+    ),
+    update: db.prepare(
+      `UPDATE collections SET status = @status, status_changed_at = @status_changed_at, internal_reference = @internal_reference,
+         payment_url = @payment_url, status_message = @status_message, last_event_id = @last_event_id,
+         redirect_status = @redirect_status, redirect_signature = @redirect_signature, callback_status = @callback_status,
+         flags = @flags, final_changes = @final_changes WHERE id = @id`,
+    ),
+  };
+}
+
+/**
+ * One chunk in one transaction: collections from intents, events, then each touched row's projection
+ * once. Returns how many events it stored.
+ */
+function copyChunk(db: Db, st: ReturnType<typeof statements>, events: readonly TeamEvent[]): number {
+  const lookup = collectionIdByReference(db);
+  return writeTransaction(db, () => {
+    const touched = new Map<number, Projection>();
+    let stored = 0;
+    for (const tev of events) {
+      let id = lookup.get(tev.merchantReference) as number | undefined;
+      if (id === undefined) {
+        const intent = intentFromTeamEvent(tev);
+        if (intent) id = insertIntentCollection(db, intent);
+      }
+      const ev = fromTeamEvent(tev);
+      let kind: string = ev.kind;
+      let p: Projection | undefined;
+      if (id !== undefined) {
+        p = touched.get(id);
+        p ??= st.row.get(id) as Projection;
+        const next = { ...p };
+        kind = project(next, ev);
+        p = next;
+      }
+      const info = st.insertEvent.run(
+        id ?? null,
+        ev.merchantReference,
+        ev.internalReference ?? null,
+        ev.source,
+        kind,
+        ev.status ?? null,
+        ev.receivedAt,
+        ev.signature,
+        ev.amountMinor ?? null,
+        ev.currency ?? null,
+        ev.dedupeKey ?? null,
+        ev.payload ?? null,
+        ev.note ?? null,
+        ev.actor ?? null,
+      );
+      // Not stored: this desktop already had it (its own write, e.g. a charge saved during the copy), as
+      // appendEvent's dedupe would find; the row keeps the projection it had.
+      stored += info.changes;
+      if (p && info.changes > 0) {
+        p.last_event_id = Number(info.lastInsertRowid);
+        touched.set(id!, p);
+      }
+    }
+    for (const [id, p] of touched) st.update.run({ ...p, id });
+    return stored;
+  });
+}
+
+export interface BulkProgress {
+  /** Events copied so far (by seq) and the team's newest seq when the copy started. */
+  copiedSeq: number;
+  totalSeq: number;
+}
+
+export interface BulkOptions {
+  pool: pg.Pool;
+  db: Db;
+  now: () => number;
+  /** Events per PostgreSQL page and per SQLite transaction (default and most 50,000). */
+  chunk?: number;
+  onProgress?: (p: BulkProgress) => void;
+  /** Checked between chunks: a closing sync stops there (each chunk committed whole). */
+  stopped?: () => boolean;
+}
+
+/**
+ * Copies the whole team history into this (empty, or bulk-interrupted) desktop, then reconciles once
+ * and records the seq reached. Returns how many events it stored, or null when stopped part way.
+ */
+export async function bulkStart(o: BulkOptions): Promise<{ applied: number; lastSeq: number } | null> {
+  const { pool, db } = o;
+  const chunk = Math.min(o.chunk ?? 50_000, 50_000);
+  let totalSeq: number;
+  try {
+    const r = await pool.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events');
+    totalSeq = r.rows[0]?.max ? toSafeInteger(r.rows[0].max, 'seq') : 0;
+  } catch (e) {
+    throw translatePgError(e, 'count the team history', queryableLogin(pool));
+  }
+  const wanted = bulkIndexes();
+  if (isEmpty(db)) {
+    // Building an index once after the load is much cheaper than keeping it up to date row by row.
+    const present = presentIndexes(db);
+    writeTransaction(db, () => {
+      for (const name of wanted.keys()) if (present.has(name)) db.exec(`DROP INDEX ${name}`);
+    });
+  }
+  // A larger page cache while the copy runs (restored after): the chunks and index builds touch far
+  // more pages than the app's default keeps.
+  const cacheSize = db.pragma('cache_size', { simple: true }) as number;
+  db.pragma('cache_size = -262144');
+  try {
+    return await copyAll(o, totalSeq, wanted, chunk);
+  } finally {
+    db.pragma(`cache_size = ${cacheSize}`);
+  }
+}
+
+async function copyAll(
+  o: BulkOptions,
+  totalSeq: number,
+  wanted: Map<string, string>,
+  chunk: number,
+): Promise<{ applied: number; lastSeq: number } | null> {
+  const { pool, db } = o;
+  let after = 0;
+  const st = statements(db);
+  let applied = 0;
+  const fetch = (from: number): Promise<PullResult> => {
+    const p = pullSince(pool, from, chunk);
+    p.catch(() => undefined); // awaited below; a prefetch abandoned by a failed chunk must not go unhandled
+    return p;
+  };
+  let next = fetch(after);
+  for (;;) {
+    const page = await next;
+    if (page.more) next = fetch(page.lastSeq);
+    if (page.events.length) {
+      applied += copyChunk(db, st, page.events);
+      after = page.lastSeq;
+      o.onProgress?.({ copiedSeq: after, totalSeq: Math.max(totalSeq, after) });
+    }
+    if (!page.more) break;
+    if (o.stopped?.()) return null;
+  }
+  const present = presentIndexes(db);
+  writeTransaction(db, () => {
+    for (const [name, sql] of wanted) if (!present.has(name)) db.exec(sql);
+    setLastSeq(db, 'events', after, o.now());
+  });
+  await reconcileAll(db, { now: o.now() });
+  return { applied, lastSeq: after };
+}
