@@ -6,7 +6,15 @@ import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import type { Db } from '../store/db.js';
 import type { Clock } from '../clock.js';
-import { ingestCallback, securityRecord, type IngestOutcome } from './ingest.js';
+import {
+  callbackEvent,
+  ingestCallback,
+  securityRecord,
+  verifyCallback,
+  type IngestInput,
+  type IngestOutcome,
+} from './ingest.js';
+import type { NewEvent } from '../collections/events.js';
 import { SecurityLog } from './security-log.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 
@@ -119,7 +127,8 @@ export async function importCallbacksFrom(db: Db, stream: Readable, opts: Import
   return summary;
 }
 
-function importLine(db: Db, n: number, text: string, opts: ImportOptions, log: SecurityLog): LineResult {
+/** One line read as a delivery ({"headers", "body"}), or why it is malformed. */
+function readLine(n: number, text: string): { input: IngestInput } | Extract<LineResult, { result: 'malformed' }> {
   let rec: unknown;
   try {
     rec = JSON.parse(text);
@@ -144,17 +153,51 @@ function importLine(db: Db, n: number, text: string, opts: ImportOptions, log: S
   for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
     if (typeof v === 'string') hs[k.toLowerCase()] = v;
   }
+  return { input: { body: body as string | object, headers: hs, source: 'import' } };
+}
+
+function importLine(db: Db, n: number, text: string, opts: ImportOptions, log: SecurityLog): LineResult {
+  const read = readLine(n, text);
+  if (!('input' in read)) return read;
   const now = opts.clock.now();
-  const o = ingestCallback(
-    db,
-    { body: body as string | object, headers: hs, source: 'import' },
-    { keys: opts.keys, now },
-  );
+  const o = ingestCallback(db, read.input, { keys: opts.keys, now });
   if (o.result === 'bad_signature') {
-    const { reason, sample } = securityRecord(o, body as string | object);
+    const { reason, sample } = securityRecord(o, read.input.body);
     log.record(reason, 'import', now, `line ${n}: ${sample}`);
   }
   const r = lineResult(n, o);
   if (r.result === 'malformed') return { ...r, message: `line ${n}: ${r.message}` };
   return r;
+}
+
+/**
+ * The events an import of `stream` would store, without storing anything: each line read and verified
+ * as the import does, a callback repeated in the file once. A team desk records these in the team
+ * database before it imports the file; they carry the same dedupe keys as the local copies, so the sync
+ * recognises them.
+ */
+export async function eventsOfImport(
+  stream: Readable,
+  opts: Pick<ImportOptions, 'keys' | 'clock' | 'maxLineChars'>,
+): Promise<NewEvent[]> {
+  const maxLine = opts.maxLineChars ?? 256 * 1024;
+  const out = new Map<string, NewEvent>();
+  const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
+  let n = 0;
+  try {
+    for await (const raw of rl) {
+      n += 1;
+      const text = raw.trim();
+      if (!text || text.length > maxLine) continue;
+      const read = readLine(n, text);
+      if (!('input' in read)) continue;
+      const v = verifyCallback(read.input, opts.keys);
+      if (v.result !== 'verified' || out.has(v.callback.dedupeKey)) continue;
+      out.set(v.callback.dedupeKey, callbackEvent(v.callback, 'import', opts.clock.now(), null));
+    }
+  } finally {
+    rl.close();
+    stream.destroy();
+  }
+  return [...out.values()];
 }

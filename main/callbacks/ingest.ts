@@ -224,6 +224,32 @@ export function callbackStatusMessage(cb: VerifiedCallback): string {
   return cb.statusMessage ?? `callback: ${cb.status}`;
 }
 
+/** The collection event a verified callback is stored as (locally, and on a team desk in the team record too). */
+export function callbackEvent(
+  cb: VerifiedCallback,
+  source: IngestInput['source'],
+  now: number,
+  collectionId: number | null,
+): NewEvent {
+  const note = warningNote(cb.warning);
+  return {
+    collectionId,
+    merchantReference: cb.reference,
+    internalReference: cb.internalReference,
+    source,
+    kind: 'outcome',
+    status: cb.status,
+    receivedAt: now,
+    signature: 'verified',
+    amountMinor: cb.amountMinor,
+    currency: cb.currency,
+    dedupeKey: cb.dedupeKey,
+    payload: cb.payload,
+    statusMessage: callbackStatusMessage(cb),
+    ...(note ? { note } : {}),
+  };
+}
+
 /**
  * The SQLite half: the local collection_events row (and its projection), idempotent by dedupe key.
  * `append` is appendEvent (its own transaction) unless the caller's transaction is rolled back whole
@@ -240,23 +266,7 @@ export function storeVerifiedCallback(
   const collection = collectionByReference(db).get(reference) as { id: number; currency: string } | undefined;
   const earlier = legacyKey(db).get('callback:' + cb.digest) as { id: number } | undefined;
   if (earlier) return { result: 'duplicate', reference, eventId: earlier.id };
-  const note = warningNote(warning);
-  const r = append(db, {
-    collectionId: collection?.id ?? null,
-    merchantReference: reference,
-    internalReference: cb.internalReference,
-    source,
-    kind: 'outcome',
-    status: cb.status,
-    receivedAt: now,
-    signature: 'verified',
-    amountMinor: cb.amountMinor,
-    currency: cb.currency,
-    dedupeKey: cb.dedupeKey,
-    payload: cb.payload,
-    statusMessage: callbackStatusMessage(cb),
-    ...(note ? { note } : {}),
-  });
+  const r = append(db, callbackEvent(cb, source, now, collection?.id ?? null));
   if (!r.inserted) return { result: 'duplicate', reference, eventId: r.eventId };
   return {
     result: 'imported',

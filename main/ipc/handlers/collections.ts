@@ -3,14 +3,14 @@
 // service and the verification keys are the active workspace's (main/app/workspace.ts).
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import type { Core } from '../../app/core.js';
 import type { collectionsChannels } from '../contract/collections.js';
 import type { HandlersFor } from './types.js';
 import { getCollection, listCollections, listOrphans } from '../../collections/query.js';
 import { PaymentError } from '../../collections/errors.js';
-import { importCallbacksJsonl, importCallbacksText } from '../../callbacks/import-jsonl.js';
+import { eventsOfImport, importCallbacksJsonl, importCallbacksText } from '../../callbacks/import-jsonl.js';
 import { dataPaths } from '../../settings/paths.js';
-import { eventsAnImportStores } from '../../app/team-import.js';
 import { isPlainFileName } from '../contract/file-name.js';
 
 /** Where callbacks files are saved for import when the shell has no open dialog (made on first use). */
@@ -97,7 +97,10 @@ export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsC
         file !== null ? importCallbacksJsonl(db, file, opts) : importCallbacksText(db, r.content ?? '', opts);
       // A team desk records what the import stores in the team database first (refused offline).
       if (core.settings().profile === 'team') {
-        const evs = await eventsAnImportStores(importInto);
+        const evs = await eventsOfImport(
+          file !== null ? fs.createReadStream(file, { encoding: 'utf8' }) : Readable.from([r.content ?? '']),
+          opts,
+        );
         await core.recordTeamFirst(evs, { action: 'import callbacks', noun: 'import' });
       }
       const summary = await importInto(core.db);
