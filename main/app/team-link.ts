@@ -170,7 +170,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   function flush(): void {
     if (flushing || closed || !pending.length) return;
     const s = session;
-    if (!s) return schedule();
+    if (!s || wrongDatabase(s)) return schedule();
     flushing = true;
     const batch = pending.slice(0, 500);
     recordEvents(s.pool, batch).then(
@@ -235,7 +235,17 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
 
   function requireSession(): TeamSession {
     if (!session) throw new PaymentError('unavailable', `Sign in as ${o.login} to the team database first.`);
+    const wrong = wrongDatabase(session);
+    if (wrong) throw new PaymentError('unavailable', wrong);
     return session;
+  }
+
+  /** Why nothing may be written, when the database is another team's than this desk's copy (sync/workspace.ts). */
+  function wrongDatabase(s: TeamSession): string | null {
+    const st = s.sync.status();
+    return st.wrongDatabase
+      ? `Nothing is recorded: ${st.error ?? 'the team database is not the one this desk was synced from'}`
+      : null;
   }
 
   const charges: TeamChargeSeam = {
@@ -264,6 +274,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   async function recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]> {
     const s = session;
     if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
+    const wrong = wrongDatabase(s);
+    if (wrong) throw new AppError('unavailable', wrong);
     const keyed = evs.map(withTeamKey);
     try {
       // A retry after a partial failure stores nothing twice: the team log is idempotent by key.

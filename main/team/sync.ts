@@ -19,6 +19,7 @@ import {
   type TeamSnapshot,
 } from './sync/apply.js';
 import { bulkStart, needsFullReconcile, wantsBulkStart } from './sync/bulk.js';
+import { checkWorkspace, TeamWorkspaceMismatchError } from './sync/workspace.js';
 import { reconcileAll } from '../reconcile/reconcile.js';
 
 export interface TeamSyncStatus {
@@ -28,6 +29,8 @@ export interface TeamSyncStatus {
   error: string | null;
   /** The database refused this login's password (changed, or the operator disabled): the session must end. */
   signInRefused?: boolean;
+  /** The database is another team's (sync/workspace.ts): nothing is applied, and nothing may be written. */
+  wrongDatabase?: boolean;
   /** While a new desktop copies the team history in bulk (sync/bulk.ts): how far, by seq; else null. */
   catchingUp: { copiedSeq: number; totalSeq: number } | null;
 }
@@ -184,6 +187,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
 
   /** One full pull: events batch after batch (the next fetched while this one is applied), then poll results. */
   async function pullOnce(): Promise<number> {
+    if (!startChecked) await checkWorkspace(pool, db, clock.now());
     let total = startChecked ? 0 : await startPull();
     if (closed) return total;
     const fetch = (after: number): Promise<PullResult> => {
@@ -243,7 +247,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       if (!state.online || state.error)
         logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
       retryMs = RETRY_FIRST_MS;
-      setStatus({ online: true, error: null, signInRefused: false, lastPullAt: clock.now() });
+      setStatus({ online: true, error: null, signInRefused: false, wrongDatabase: false, lastPullAt: clock.now() });
       schedule(pollEveryMs);
       if (!listener) void connectListener();
       return n;
@@ -254,7 +258,12 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         ? `Offline: the team database cannot be reached; showing this desktop's copy and retrying in ${Math.round(retryMs / 1000) || 1} s (${err.message})`
         : `Team sync failed: ${err.message}`;
       if (state.error !== message) logger.warn({ err, retryMs }, 'team sync: pull failed');
-      setStatus({ online: !offline && state.online, error: message, signInRefused: err instanceof TeamSignInError });
+      setStatus({
+        online: !offline && state.online,
+        error: message,
+        signInRefused: err instanceof TeamSignInError,
+        wrongDatabase: err instanceof TeamWorkspaceMismatchError,
+      });
       schedule(retryMs);
       retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
       throw e;

@@ -14,6 +14,8 @@ import {
   withTeamKey,
 } from '../../main/team/record.js';
 import type { NewEvent } from '../../main/collections/events.js';
+import { systemClock } from '../../main/clock.js';
+import { startTeamSync } from '../../main/team/sync.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import {
   callbackEvent,
@@ -232,6 +234,40 @@ describe('team sync between two desktops', () => {
     await b.sync.pullNow();
     expect(b.db.prepare('SELECT count(*) FROM balance_snapshots').pluck().get()).toBe(2);
     expect(polled).toHaveLength(2);
+  });
+});
+
+describe('a desk pointed at another team database', () => {
+  it('applies nothing from it, says why, refuses to write to it, and syncs again from its own', async () => {
+    const a = desk(support);
+    await chargeOn(a);
+    await a.sync.pullNow();
+    const before = eventCount(a);
+    const other = await teamFixture();
+    try {
+      const stranger = await other.addOperator('support');
+      await recordIntent(other.signIn(stranger), newIntent());
+      const wrong = startTeamSync({
+        pool: other.signIn(stranger),
+        db: a.db,
+        clock: systemClock,
+        logger: { info() {}, warn() {} },
+        pollEveryMs: 60_000,
+      });
+      try {
+        await expect(wrong.pullNow()).rejects.toThrow(/this desk's local copy was synced from another team database/);
+        expect(wrong.status()).toMatchObject({ wrongDatabase: true, online: false });
+        expect(eventCount(a)).toBe(before);
+      } finally {
+        await wrong.close();
+      }
+    } finally {
+      await other.close();
+    }
+    await chargeOn(desk(support2));
+    await a.sync.pullNow();
+    expect(a.sync.status()).toMatchObject({ error: null });
+    expect(eventCount(a)).toBeGreaterThan(before);
   });
 });
 

@@ -5,6 +5,7 @@ import { sql as m002 } from './002-roles.js';
 import { sql as m003 } from './003-operator-admin.js';
 import { sql as m004 } from './004-receiver-role.js';
 import { sql as m005 } from './005-event-projection.js';
+import { sql as m006 } from './006-workspace-identity.js';
 
 export interface TeamMigration {
   version: number;
@@ -18,4 +19,5 @@ export const teamMigrations: TeamMigration[] = [
   { version: 3, name: 'operator-admin', sql: m003 },
   { version: 4, name: 'receiver-role', sql: m004 },
   { version: 5, name: 'event-projection', sql: m005 },
+  { version: 6, name: 'workspace-identity', sql: m006 },
 ];
