@@ -12,6 +12,7 @@ import { sql as m009 } from './009-settings-audit.js';
 import { sql as m010 } from './010-reconciliation-partial-exception-index.js';
 import { sql as m011 } from './011-reconciliation-partial-indexes.js';
 import { sql as m012 } from './012-team-sync.js';
+import { sql as m013 } from './013-reconcile-event-terms.js';
 
 export interface Migration {
   version: number;
@@ -32,4 +33,5 @@ export const migrations: Migration[] = [
   { version: 10, name: 'reconciliation-partial-exception-index', sql: m010 },
   { version: 11, name: 'reconciliation-partial-indexes', sql: m011 },
   { version: 12, name: 'team-sync', sql: m012 },
+  { version: 13, name: 'reconcile-event-terms', sql: m013 },
 ];
