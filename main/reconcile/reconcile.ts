@@ -6,7 +6,14 @@ import path from 'node:path';
 import type { Db } from '../store/db.js';
 import { writeTransaction } from '../store/transaction.js';
 import { ReconcileError } from './errors.js';
-import { kindSetsSql, NEEDS_JS_SQL, RECONCILE_RANGE_SQL, STORE_SCRATCH_SQL, UNDECIDED_SQL } from './full-sql.js';
+import {
+  kindSetsSql,
+  NEEDS_JS_SQL,
+  RECONCILE_RANGE_SQL,
+  STORE_NEW_SQL,
+  STORE_SCRATCH_SQL,
+  UNDECIDED_SQL,
+} from './full-sql.js';
 import type { RangeDone, RangeJob } from './range-worker.js';
 import { launchWorker } from './launch-worker.js';
 import { opts, reconcileIds, type ReconcileOptions } from './incremental.js';
@@ -149,6 +156,16 @@ export async function reconcileAllOnThreads(
       'SELECT DISTINCT collection_id FROM collection_events NOT INDEXED WHERE id > @since AND collection_id BETWEEN @lo AND @hi',
     )
     .pluck();
+  // New rows go in by the transfer optimization; should a collection have gained a row since the
+  // helper's snapshot (reconciled by another connection), that statement fails whole and they are upserted.
+  const storeNew = () => {
+    try {
+      db.prepare(STORE_NEW_SQL).run();
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw e;
+      db.prepare(STORE_SCRATCH_SQL('rows')).run();
+    }
+  };
   try {
     for (let stored = 0; stored < run.ranges.length;) {
       if (failure) throw failure;
@@ -165,7 +182,8 @@ export async function reconcileAllOnThreads(
           r.lo,
           r.hi,
           () => {
-            db.prepare(STORE_SCRATCH_SQL).run();
+            storeNew();
+            db.prepare(STORE_SCRATCH_SQL('changed')).run();
             return r.rows;
           },
           () => changedSince.all({ since: r.since, lo: r.lo, hi: r.hi }) as number[],

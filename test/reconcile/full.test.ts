@@ -314,6 +314,16 @@ describe('helper threads compute the ranges, one connection writes them', () => 
         const r = await reconcileAllOnThreads(db, { now, stalePendingAfterMs: STALE, batchSize: 7, threads: 2 });
         expect(r.collections).toBe(60);
         expect(db.prepare(SNAPSHOT).all()).toEqual(incremental);
+
+        // As the app's worker runs it, foreign keys off: new rows go in by SQLite's transfer
+        // optimization, rows that replace stored ones (here made wrong) are upserted, the rest left alone.
+        db.pragma('foreign_keys = OFF');
+        db.exec('DELETE FROM reconciliation WHERE collection_id % 2 = 0');
+        db.exec(
+          "UPDATE reconciliation SET outcome = 'pending', kinds = '[]', callback_status = NULL WHERE collection_id % 3 = 0",
+        );
+        await reconcileAllOnThreads(db, { now, stalePendingAfterMs: STALE, batchSize: 7, threads: 2 });
+        expect(db.prepare(SNAPSHOT).all()).toEqual(incremental);
       } finally {
         db.close();
       }
