@@ -1,6 +1,6 @@
 // The classification of classify.ts as one SQL statement over a range of collection ids, for the full
 // recompute: SQLite aggregates each collection's events in one pass over the covering index of migration
-// 008 and writes the reconciliation rows itself, so no event row crosses into JavaScript. classify.ts stays the
+// 013 (each event's terms, indexed) and writes the reconciliation rows itself, so no event row crosses into JavaScript. classify.ts stays the
 // definition (and the incremental path); the property test in test/reconcile proves both agree.
 //
 // One case stays in JavaScript: a callback-side outcome whose amount is only in its payload (amount_minor
@@ -13,7 +13,7 @@ import type { ReconKind } from './types.shared.js';
 /** Bit of each kind in the masks below: RECON_KINDS order, so the lowest set bit is the primary outcome. */
 const bit = (k: ReconKind): number => 1 << RECON_KINDS.indexOf(k);
 
-/** Status codes in an event's code (below); 15: any other status, which classify() decides. */
+/** Status codes (initiate's status in v2); 15: any other status, which classify() decides. */
 const STATUS_CODES: Record<string, number> = {
   PENDING: 1,
   REJECTED: 2,
@@ -31,38 +31,9 @@ const INIT_KIND_CODES: Record<string, number> = {
   initialize_rejected: 4,
 };
 
-/**
- * One integer per event with everything classification needs besides ids, times and amounts:
- * class * 256 + status code * 16 + initiate kind code. Classes: 1 resolution, 2 unverified report,
- * 3 initiate, and verified final outcomes from 4 manual, 5 redirect, 6 callback, 7 import (0: none).
- * Migration 008 indexes this exact expression with the columns the statement reads, so the whole pass
- * reads that index and never recomputes it (`p` is the table prefix: '' in the index, 'e.' here).
- */
-export function eventCodeSql(p: string): string {
-  return `(CASE
-    WHEN ${p}kind = 'resolution' THEN 256
-    WHEN ${p}source = 'security' OR ${p}kind = 'bad_signature'
-      OR (${p}source IN ('redirect', 'callback', 'import') AND ${p}signature IN ('invalid', 'missing')) THEN 512
-    WHEN ${p}source = 'initiate' THEN 768 + CASE ${p}kind ${Object.entries(INIT_KIND_CODES)
-      .map(([k, n]) => `WHEN '${k}' THEN ${n}`)
-      .join(' ')} ELSE 0 END
-    WHEN ${p}kind IN ('outcome', 'final_status_changed', 'manual_status') AND ${p}status IN ('COMPLETED', 'FAILED', 'CANCELLED')
-      THEN CASE ${p}source WHEN 'manual' THEN 1024 WHEN 'redirect' THEN 1280 WHEN 'callback' THEN 1536 WHEN 'import' THEN 1792 ELSE 0 END
-    ELSE 0 END + CASE WHEN ${p}status IS NULL THEN 0 ${Object.entries(STATUS_CODES)
-      .map(([s, n]) => `WHEN ${p}status = '${s}' THEN ${n * 16}`)
-      .join(' ')} ELSE ${OTHER_STATUS * 16} END)`;
-}
-
-const CODE = eventCodeSql('e.');
-const cls = `(${CODE} >> 8)`;
-const st = `((${CODE} >> 4) & 15)`;
-const ikind = `(${CODE} & 15)`;
-const CB = `${cls} IN (6, 7)`;
-const S = STATUS_CODES;
-
 // Most collections have at most one status per source and no resolution. For them a few aggregates
 // decide everything: counts per event class and status, packed four bits each into two integers (SUM),
-// the last event id, two times, and the last callback's status (cb_last: id * 4 + status), so that a
+// the last event id, one packed time, and the last callback's status (cb_last: id * 4 + status), so that a
 // callback that changed its answer (final_status_changed, about 1% of collections) is decided here too.
 // Any other collection (a resolution, several initiate events, a redirect, import or person that
 // changed its answer, more than 15 events, an unusual status) is marked here and classified by
@@ -83,35 +54,98 @@ const FIELD = {
   initStatus: 4,
   total: 5, // unbounded: the last field
 } as const;
-const FINAL_OFFSET = `(${st} - ${S.COMPLETED})`; // 0 COMPLETED, 1 FAILED, 2 CANCELLED
-const shift = (field: number, offset = '0') => `(1 << (4 * (${field} + ${offset})))`;
+/** 2 ** (4 * field): one count in a field (v1 reaches bit 55, beyond 32-bit shifts in JavaScript). */
+const unit = (field: number): number => 2 ** (4 * field);
 
-const V1 = `CASE ${cls}
-    WHEN 1 THEN ${shift(FIELD.resolution)}
-    WHEN 2 THEN ${shift(FIELD.bad)}
-    WHEN 3 THEN ${shift(FIELD.initiate)}
-    WHEN 5 THEN ${shift(FIELD.redirect, FINAL_OFFSET)}
-    WHEN 6 THEN ${shift(FIELD.callback, FINAL_OFFSET)}
-    WHEN 7 THEN ${shift(FIELD.import, FINAL_OFFSET)}
-    ELSE 0 END
-  + CASE WHEN ${CB} THEN
-      CASE WHEN e.currency IS NOT NULL AND e.currency <> c.currency THEN ${shift(FIELD.currencyMismatch)}
-        WHEN e.amount_minor IS NOT NULL AND e.amount_minor <> c.amount_minor THEN ${shift(FIELD.amountMismatch)}
-        ELSE 0 END
+/**
+ * `col` equal to one of `values`, as comparisons: in an index expression SQLite evaluates an IN list of
+ * three or more constants through a temporary table per row, several times slower to build and insert.
+ */
+const oneOf = (col: string, values: string[]) => `(${values.map((v) => `${col} = '${v}'`).join(' OR ')})`;
+
+/**
+ * Each event's class: 1 resolution, 2 unverified report, 3 initiate, and verified final outcomes from
+ * 4 manual, 5 redirect, 6 callback, 7 import (0: none of these). `p` is the table prefix.
+ */
+const eventClass = (p: string) => `CASE
+    WHEN ${p}kind = 'resolution' THEN 1
+    WHEN ${p}source = 'security' OR ${p}kind = 'bad_signature'
+      OR (${oneOf(`${p}signature`, ['invalid', 'missing'])} AND ${oneOf(`${p}source`, ['redirect', 'callback', 'import'])}) THEN 2
+    WHEN ${p}source = 'initiate' THEN 3
+    WHEN ${oneOf(`${p}kind`, ['outcome', 'final_status_changed', 'manual_status'])} AND ${oneOf(`${p}status`, ['COMPLETED', 'FAILED', 'CANCELLED'])}
+      THEN CASE ${p}source WHEN 'manual' THEN 4 WHEN 'redirect' THEN 5 WHEN 'callback' THEN 6 WHEN 'import' THEN 7 ELSE 0 END
     ELSE 0 END`;
-const V2 = `CASE ${cls}
-    WHEN 3 THEN ${ikind} * ${shift(FIELD.initKind)} + ${st} * ${shift(FIELD.initStatus)}
-    WHEN 4 THEN ${shift(FIELD.manual, FINAL_OFFSET)}
-    ELSE 0 END + CASE WHEN e.id IS NULL THEN 0 ELSE ${shift(FIELD.total)} END`;
+/** A final status's count in its source's field: COMPLETED, FAILED, CANCELLED are its three nibbles. */
+const finalUnit = (p: string) => `CASE ${p}status WHEN 'COMPLETED' THEN 1 WHEN 'FAILED' THEN 16 ELSE 256 END`;
+const statusCode = (p: string) =>
+  `CASE WHEN ${p}status IS NULL THEN 0 ${Object.entries(STATUS_CODES)
+    .map(([s, n]) => `WHEN ${p}status = '${s}' THEN ${n}`)
+    .join(' ')} ELSE ${OTHER_STATUS} END`;
+const initKindCode = (p: string) =>
+  `CASE ${p}kind ${Object.entries(INIT_KIND_CODES)
+    .map(([k, n]) => `WHEN '${k}' THEN ${n}`)
+    .join(' ')} ELSE 0 END`;
 
+/** Packed times (below): a callback-side COMPLETED sorts above every initiate time. */
+const COMPLETED_BASE = 2 ** 50;
+
+/**
+ * What each event adds to the aggregates, as expressions of its own columns only, so that migration 014
+ * indexes them and the full recompute sums index columns instead of evaluating CASE trees per event:
+ * - v1: its count in the v1 fields (class, source and final status), without the amount and currency
+ *   mismatches, which need the collection's row (cur and amt below);
+ * - v2: its count in the v2 fields (a person's status, the initiate kind and status) plus one in total;
+ * - t: an initiate's time, or COMPLETED_BASE minus a callback-side COMPLETED's time. MAX(t) is then
+ *   either the first COMPLETED (when there is one) or the last initiate time: a collection needs the
+ *   latter only while it awaits an outcome, which it never does once the callback side has reported;
+ * - cb: a callback's id * 4 + its final status (0..2), for the last callback's status;
+ * - cur, amt: a callback-side outcome's currency and amount (NULL for any other event).
+ * `p` is the table prefix: '' in the index, 'e.' in the statement (SQLite matches the two).
+ */
+export function eventTermsSql(p: string): { v1: string; v2: string; t: string; cb: string; cur: string; amt: string } {
+  const cls = eventClass(p);
+  const fin = finalUnit(p);
+  return {
+    v1: `(CASE ${cls} WHEN 1 THEN ${unit(FIELD.resolution)} WHEN 2 THEN ${unit(FIELD.bad)} WHEN 3 THEN ${unit(FIELD.initiate)}
+    WHEN 5 THEN ${unit(FIELD.redirect)} * ${fin} WHEN 6 THEN ${unit(FIELD.callback)} * ${fin} WHEN 7 THEN ${unit(FIELD.import)} * ${fin}
+    ELSE 0 END)`,
+    v2: `(CASE ${cls} WHEN 3 THEN ${initKindCode(p)} * ${unit(FIELD.initKind)} + (${statusCode(p)}) * ${unit(FIELD.initStatus)}
+    WHEN 4 THEN ${unit(FIELD.manual)} * ${fin} ELSE 0 END + ${unit(FIELD.total)})`,
+    t: `(CASE ${cls} WHEN 3 THEN ${p}received_at WHEN 6 THEN CASE WHEN ${p}status = 'COMPLETED' THEN ${COMPLETED_BASE} - ${p}received_at END
+    WHEN 7 THEN CASE WHEN ${p}status = 'COMPLETED' THEN ${COMPLETED_BASE} - ${p}received_at END END)`,
+    cb: `(CASE WHEN ${cls} = 6 THEN ${p}id * 4 + CASE ${p}status WHEN 'COMPLETED' THEN 0 WHEN 'FAILED' THEN 1 ELSE 2 END END)`,
+    cur: `(CASE WHEN ${cls} >= 6 THEN ${p}currency END)`,
+    amt: `(CASE WHEN ${cls} >= 6 THEN ${p}amount_minor END)`,
+  };
+}
+
+/**
+ * The covering index the full recompute reads (migration 014 holds this text, written out, and a test
+ * checks that the two agree): (collection_id, id) first, so per-collection reads use it too.
+ */
+export function reconcileIndexSql(): string {
+  const t = eventTermsSql('');
+  return `CREATE INDEX collection_events_reconcile_terms ON collection_events (collection_id, id,
+  ${t.v1},
+  ${t.v2},
+  ${t.t},
+  ${t.cb},
+  ${t.cur},
+  ${t.amt})`;
+}
+
+const T = eventTermsSql('e.');
+
+// Per event: index columns only. The mismatches compare a callback-side outcome's currency and amount
+// (NULL for every other event, so both WHENs fail at once) with the collection's.
 const AGGREGATE = `
 SELECT c.id AS cid, c.created_at,
   MAX(e.id) AS last_id,
-  SUM(${V1}) AS v1,
-  SUM(${V2}) AS v2,
-  MAX(e.received_at) FILTER (WHERE ${cls} = 3) AS init_at,
-  MIN(e.received_at) FILTER (WHERE ${CB} AND ${st} = ${S.COMPLETED}) AS completed_at,
-  MAX(e.id * 4 + ${st} - ${S.COMPLETED}) FILTER (WHERE ${cls} = 6) AS cb_last
+  COALESCE(SUM(${T.v1} + CASE WHEN ${T.cur} <> c.currency THEN ${unit(FIELD.currencyMismatch)}
+    WHEN ${T.amt} <> c.amount_minor THEN ${unit(FIELD.amountMismatch)} ELSE 0 END), 0) AS v1,
+  COALESCE(SUM(${T.v2}), 0) AS v2,
+  MAX(${T.t}) AS t,
+  MAX(${T.cb}) AS cb_last
 FROM collections c
 LEFT JOIN collection_events e ON e.collection_id = c.id
 WHERE c.id BETWEEN @lo AND @hi
@@ -187,7 +221,7 @@ SELECT v1, v2, (${presentMask}) AS present, ${awaiting} AS awaiting, ${fromInit}
 FROM d`;
 
 /** When an awaiting collection turns stale (NULL for any other). */
-const staleAt = `(CASE WHEN k.awaiting THEN CASE WHEN k.from_init THEN a.init_at ELSE a.created_at END + @stale END)`;
+const staleAt = `(CASE WHEN k.awaiting THEN CASE WHEN k.from_init THEN a.t ELSE a.created_at END + @stale END)`;
 
 /** A collection with no event at all that turned stale has nothing to resolve: the kind is not open. */
 const NO_EVENTS = 1 << RECON_KINDS.length;
@@ -224,7 +258,7 @@ const RANGE_WITH = `
 WITH a AS MATERIALIZED (${AGGREGATE}),
   d AS NOT MATERIALIZED (${DERIVED}),
   k AS MATERIALIZED (${MASKS}),
-  m AS NOT MATERIALIZED (SELECT a.cid, a.last_id, a.completed_at, a.cb_last, k.*, ${staleAt} AS stale_time
+  m AS NOT MATERIALIZED (SELECT a.cid, a.last_id, a.t, a.cb_last, k.*, ${staleAt} AS stale_time
     FROM a JOIN k ON k.v1 = a.v1 AND k.v2 = a.v2)`;
 const RANGE_SELECT = `
 SELECT cid AS collection_id,
@@ -240,7 +274,7 @@ SELECT cid AS collection_id,
   ${finalName('(cb_last & 3) + 1')} AS callback_status,
   import_status,
   manual_status,
-  completed_at
+  CASE WHEN t >= ${COMPLETED_BASE / 2} THEN ${COMPLETED_BASE} - t END AS completed_at
 FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present
   + CASE WHEN stale_time IS NULL THEN 0 WHEN @now >= stale_time THEN ${bit('stale_pending')} ELSE ${bit('pending')} END
   + CASE WHEN m.no_events THEN ${NO_EVENTS} ELSE 0 END`;
@@ -281,23 +315,59 @@ export const RECONCILE_RANGE_SQL = `${RANGE_WITH}
 INSERT INTO reconciliation (${COLUMNS})${RANGE_SELECT}${UPSERT}`;
 
 /**
- * The same rows computed into `scratch.rows` of a scratch database attached as `scratch` (a helper
- * thread's connection, which never writes the app's database), for STORE_SCRATCH_SQL to copy; only
- * those that differ from the stored row (as of the helper's snapshot), so that a recompute of a
- * reconciled database hands the writer almost nothing. A row changed since that snapshot is the
- * writer's to redo: it gained an event, which the writer looks for.
+ * The scratch database's tables, from reconciliation's own definition (`ddl`: its table and index
+ * statements from sqlite_master): `scratch.rows` has reconciliation's columns, key and partial indexes,
+ * so that the writer copies it with SQLite's transfer optimization (INSERT INTO ... SELECT * of a table
+ * of the same shape: records and index entries copied as they are, nothing decoded, no index condition
+ * evaluated per row); `scratch.changed` holds rows that replace stored ones, which the writer upserts.
+ */
+export function scratchTablesSql(ddl: { type: string; sql: string }[]): string[] {
+  const table = ddl.find((d) => d.type === 'table')!.sql;
+  return [
+    // Without its foreign key: the scratch database has no collections (and nothing is checked on a copy).
+    table
+      .replace(/^CREATE TABLE reconciliation\b/, 'CREATE TABLE scratch.rows')
+      .replace(/\s+REFERENCES\s+\w+\s*\([^)]*\)/g, ''),
+    ...ddl
+      .filter((d) => d.type === 'index')
+      .map((d) => d.sql.replace(/^CREATE INDEX (\w+) ON reconciliation\b/, 'CREATE INDEX scratch.$1 ON rows')),
+    'CREATE TABLE scratch.changed AS SELECT * FROM scratch.rows WHERE false',
+  ];
+}
+
+/** Reconciliation's table and index statements, for scratchTablesSql. */
+export const RECONCILIATION_DDL_SQL =
+  "SELECT type, sql FROM main.sqlite_master WHERE tbl_name = 'reconciliation' AND sql IS NOT NULL AND type IN ('table', 'index') ORDER BY type DESC, name";
+
+/**
+ * Computes the rows of collections lo..hi into the scratch tables (attached as `scratch` to a helper
+ * thread's connection, which never writes the app's database); only those that differ from the stored
+ * row (as of the helper's snapshot), so that a recompute of a reconciled database hands the writer
+ * almost nothing. Rows that replace a stored one move to `scratch.changed`, the rest (the first run's
+ * every row) stay in `scratch.rows`. A row changed since that snapshot is the writer's to redo: it
+ * gained an event, which the writer looks for.
  */
 export const SCRATCH_SQL = [
-  `CREATE TABLE scratch.rows AS SELECT ${COLUMNS} FROM main.reconciliation WHERE false`,
   `${RANGE_WITH},
   n AS NOT MATERIALIZED (${RANGE_SELECT})
 INSERT INTO scratch.rows (${COLUMNS}) SELECT ${COLUMNS} FROM n
 WHERE NOT EXISTS (SELECT 1 FROM main.reconciliation r WHERE r.collection_id = n.collection_id
   AND ${COMPARED.map((c) => `r.${c} IS n.${c}`).join(' AND ')})`,
+  `INSERT INTO scratch.changed SELECT * FROM scratch.rows s
+WHERE EXISTS (SELECT 1 FROM main.reconciliation r WHERE r.collection_id = s.collection_id)`,
+  'DELETE FROM scratch.rows WHERE collection_id IN (SELECT collection_id FROM scratch.changed)',
 ];
 
-/** Upserts what SCRATCH_SQL computed (the scratch database attached as `scratch` to the writer). */
-export const STORE_SCRATCH_SQL = `INSERT INTO main.reconciliation (${COLUMNS}) SELECT ${COLUMNS} FROM scratch.rows${UPSERT}`;
+/**
+ * Copies `scratch.rows` (new rows) into reconciliation by the transfer optimization. It fails, and
+ * changes nothing, when one of its collections has a row by now (reconciled meanwhile by another
+ * connection); STORE_SCRATCH_SQL('rows') is then the way.
+ */
+export const STORE_NEW_SQL = 'INSERT INTO main.reconciliation SELECT * FROM scratch.rows';
+
+/** Upserts a scratch table (the scratch database attached as `scratch` to the writer). */
+export const STORE_SCRATCH_SQL = (table: 'rows' | 'changed') =>
+  `INSERT INTO main.reconciliation (${COLUMNS}) SELECT ${COLUMNS} FROM scratch.${table}${UPSERT}`;
 
 /**
  * The condition of the partial index on outcome (migration 011), word for word: a query that repeats it

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { kindSetsSql, SCRATCH_SQL } from './full-sql.js';
+import { kindSetsSql, RECONCILIATION_DDL_SQL, SCRATCH_SQL, scratchTablesSql } from './full-sql.js';
 
 export interface RangeJob {
   dbFile: string;
@@ -29,6 +29,8 @@ export interface RangeDone {
 const job = workerData as RangeJob;
 const db = new Database(job.dbFile);
 db.pragma('busy_timeout = 5000');
+// This connection writes only its scratch files, whose rows are keyed by ids it has just read.
+db.pragma('foreign_keys = OFF');
 db.pragma('temp_store = MEMORY');
 db.pragma('cache_size = -65536');
 db.pragma('mmap_size = 4294967296');
@@ -36,6 +38,7 @@ try {
   for (const sql of kindSetsSql()) db.exec(sql);
   const since = db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck();
   const inRange = db.prepare('SELECT COUNT(*) FROM collections WHERE id BETWEEN ? AND ?').pluck();
+  const tables = scratchTablesSql(db.prepare(RECONCILIATION_DDL_SQL).all() as { type: string; sql: string }[]);
   for (const [lo, hi] of job.ranges) {
     const file = path.join(job.dir, `range-${lo}.sqlite`);
     db.prepare('ATTACH ? AS scratch').run(file);
@@ -44,8 +47,10 @@ try {
     db.pragma('scratch.synchronous = OFF');
     // Read before the statement's snapshot: an event appended meanwhile is redone by the writer.
     const first = since.get() as number;
-    db.exec(SCRATCH_SQL[0]!);
-    db.prepare(SCRATCH_SQL[1]!).run({ lo, hi, now: job.now, stale: job.stalePendingAfterMs });
+    for (const sql of tables) db.exec(sql);
+    db.prepare(SCRATCH_SQL[0]!).run({ lo, hi, now: job.now, stale: job.stalePendingAfterMs });
+    db.exec(SCRATCH_SQL[1]!);
+    db.exec(SCRATCH_SQL[2]!);
     db.exec('DETACH scratch');
     const done: RangeDone = { type: 'range', lo, hi, file, since: first, rows: inRange.get(lo, hi) as number };
     parentPort!.postMessage(done);

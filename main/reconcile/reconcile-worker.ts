@@ -36,9 +36,11 @@ try {
       }
     },
   });
-  // One checkpoint for the whole run (see wal_autocheckpoint above); PASSIVE never waits for a reader.
-  db.pragma('wal_checkpoint(PASSIVE)');
+  // The result is final and durable (the last commit is synced): report it, then copy the WAL back in
+  // one checkpoint for the whole run (see wal_autocheckpoint above), which the caller need not wait for;
+  // PASSIVE never waits for a reader or blocks a writer.
   parentPort!.postMessage({ type: 'done', ...r });
+  db.pragma('wal_checkpoint(PASSIVE)');
 } catch (e) {
   parentPort!.postMessage({ type: 'error', message: e instanceof Error ? e.message : String(e) });
 } finally {

@@ -6,7 +6,14 @@ import path from 'node:path';
 import type { Db } from '../store/db.js';
 import { writeTransaction } from '../store/transaction.js';
 import { ReconcileError } from './errors.js';
-import { kindSetsSql, NEEDS_JS_SQL, RECONCILE_RANGE_SQL, STORE_SCRATCH_SQL, UNDECIDED_SQL } from './full-sql.js';
+import {
+  kindSetsSql,
+  NEEDS_JS_SQL,
+  RECONCILE_RANGE_SQL,
+  STORE_NEW_SQL,
+  STORE_SCRATCH_SQL,
+  UNDECIDED_SQL,
+} from './full-sql.js';
 import type { RangeDone, RangeJob } from './range-worker.js';
 import { launchWorker } from './launch-worker.js';
 import { opts, reconcileIds, type ReconcileOptions } from './incremental.js';
@@ -83,6 +90,7 @@ export async function reconcileAll(
   options: ReconcileAllOptions = {},
 ): Promise<{ collections: number; exceptions: number }> {
   const run = startRun(db, options);
+  run.begin();
   const classifyRange = db.prepare(RECONCILE_RANGE_SQL);
   const inRange = db.prepare('SELECT COUNT(*) FROM collections WHERE id BETWEEN @lo AND @hi').pluck();
   for (const [lo, hi] of run.ranges) {
@@ -110,7 +118,10 @@ export async function reconcileAllOnThreads(
   // helper computes a whole range; they double up to the full span.
   const run = startRun(db, options, true);
   const threads = Math.max(1, Math.min(options.threads ?? 2, run.ranges.length));
-  if (run.ranges.length === 0) return run.finish();
+  if (run.ranges.length === 0) {
+    run.begin();
+    return run.finish();
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-reconcile-'));
   const ready: RangeDone[] = [];
   let failure: Error | null = null;
@@ -149,7 +160,18 @@ export async function reconcileAllOnThreads(
       'SELECT DISTINCT collection_id FROM collection_events NOT INDEXED WHERE id > @since AND collection_id BETWEEN @lo AND @hi',
     )
     .pluck();
+  // New rows go in by the transfer optimization; should a collection have gained a row since the
+  // helper's snapshot (reconciled by another connection), that statement fails whole and they are upserted.
+  const storeNew = () => {
+    try {
+      db.prepare(STORE_NEW_SQL).run();
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw e;
+      db.prepare(STORE_SCRATCH_SQL('rows')).run();
+    }
+  };
   try {
+    run.begin(); // while the helpers compute their first ranges
     for (let stored = 0; stored < run.ranges.length;) {
       if (failure) throw failure;
       if (options.signal?.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
@@ -165,7 +187,8 @@ export async function reconcileAllOnThreads(
           r.lo,
           r.hi,
           () => {
-            db.prepare(STORE_SCRATCH_SQL).run();
+            storeNew();
+            db.prepare(STORE_SCRATCH_SQL('changed')).run();
             return r.rows;
           },
           () => changedSince.all({ since: r.since, lo: r.lo, hi: r.hi }) as number[],
@@ -188,11 +211,13 @@ export async function reconcileAllOnThreads(
 function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
   const o = opts(options);
   const span = Math.max(1, options.batchSize ?? 100_000);
-  const bounds = db.prepare('SELECT MIN(id) AS lo, MAX(id) AS hi, COUNT(*) AS total FROM collections').get() as {
+  // MIN and MAX are two rowid lookups; the count walks a million index entries, so it is taken by
+  // begin(), which the threaded run calls once its helpers are already computing.
+  const bounds = db.prepare('SELECT MIN(id) AS lo, MAX(id) AS hi FROM collections').get() as {
     lo: number | null;
     hi: number | null;
-    total: number;
   };
+  let total = 0;
   const startEvent = db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck().get() as number;
   for (const sql of kindSetsSql()) db.exec(sql);
   const undecided = db.prepare(UNDECIDED_SQL).pluck();
@@ -208,12 +233,16 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
     ranges.push([lo, lo + size - 1]);
   }
   let done = 0;
-  options.onProgress?.({ done, total: bounds.total });
   const params = (lo: number, hi: number) => ({ lo, hi, now: o.now, stale: o.stalePendingAfterMs });
   return {
     o,
     ranges,
     params,
+    /** Counts the collections and reports progress 0 (before the first range is stored). */
+    begin() {
+      total = db.prepare('SELECT COUNT(*) FROM collections').pluck().get() as number;
+      options.onProgress?.({ done, total });
+    },
     /**
      * Writes one range's rows (`write` returns how many collections the range holds), then classify() decides the rest and the
      * collections `alsoIds` lists (read inside the transaction, so no later event slips between), all in
@@ -234,7 +263,7 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
           o,
         );
       });
-      options.onProgress?.({ done, total: bounds.total });
+      options.onProgress?.({ done, total });
     },
     finish() {
       // The last commit is durable even on a connection that writes the ranges with synchronous NORMAL

@@ -13,6 +13,7 @@ import { sql as m010 } from './010-reconciliation-partial-exception-index.js';
 import { sql as m011 } from './011-reconciliation-partial-indexes.js';
 import { sql as m012 } from './012-team-sync.js';
 import { sql as m013 } from './013-team-workspace.js';
+import { sql as m014 } from './014-reconcile-event-terms.js';
 
 export interface Migration {
   version: number;
@@ -34,4 +35,5 @@ export const migrations: Migration[] = [
   { version: 11, name: 'reconciliation-partial-indexes', sql: m011 },
   { version: 12, name: 'team-sync', sql: m012 },
   { version: 13, name: 'team-workspace', sql: m013 },
+  { version: 14, name: 'reconcile-event-terms', sql: m014 },
 ];
