@@ -67,20 +67,8 @@ export interface AppendResult {
   statusChanged: boolean;
 }
 
-interface ProjectionRow {
+interface ProjectionRow extends Projection {
   id: number;
-  status: string;
-  status_changed_at: number;
-  status_message: string | null;
-  redirect_signature: string | null;
-  amount_minor: number;
-  currency: string;
-  internal_reference: string | null;
-  payment_url: string | null;
-  redirect_status: string | null;
-  callback_status: string | null;
-  flags: number;
-  final_changes: number;
 }
 
 const stmtCache = new WeakMap<Db, ReturnType<typeof prepare>>();
@@ -143,6 +131,104 @@ function stmts(db: Db) {
 
 const OUTCOME_SOURCES = new Set<EventSource>(['redirect', 'callback', 'import', 'manual']);
 
+/** A collection's projection columns, as the projection rules read them. */
+export interface Projection {
+  status: string;
+  status_changed_at: number;
+  status_message: string | null;
+  redirect_signature: string | null;
+  amount_minor: number;
+  currency: string;
+  internal_reference: string | null;
+  payment_url: string | null;
+  redirect_status: string | null;
+  callback_status: string | null;
+  flags: number;
+  final_changes: number;
+}
+
+/** What an event makes of a collection's projection: the columns after it, and the kind it is stored with. */
+export interface Projected {
+  kind: string;
+  statusChanged: boolean;
+  next: Omit<Projection, 'amount_minor' | 'currency'>;
+}
+
+/**
+ * The projection rules, pure and in one place: appendEvent applies them to the stored row, and a new
+ * team desktop's bulk copy (team/sync/bulk.ts) to the rows it keeps in memory, so both make the same
+ * collection from the same events.
+ */
+export function projectEvent(row: Projection, ev: Omit<NewEvent, 'collectionId'>): Projected {
+  let kind: string = ev.kind;
+  let status = row.status;
+  let statusChanged = false;
+  let flags = row.flags;
+  let finalChanges = row.final_changes;
+  let redirectStatus = row.redirect_status;
+  let callbackStatus = row.callback_status;
+  const trusted = ev.signature === 'verified' || ev.signature === 'not_applicable';
+
+  if (
+    (ev.signature === 'invalid' || ev.signature === 'missing') &&
+    ev.source !== 'intent' &&
+    ev.source !== 'initiate'
+  ) {
+    flags |= FLAGS.BAD_SIGNATURE;
+  }
+  if (ev.source === 'intent' || ev.source === 'initiate') {
+    if (ev.status && !isFinal(row.status) && ev.status !== row.status) {
+      status = ev.status;
+      statusChanged = true;
+    }
+  } else if (OUTCOME_SOURCES.has(ev.source) && trusted && isFinal(ev.status)) {
+    const isCallback = ev.source === 'callback' || ev.source === 'import';
+    const isRedirect = ev.source === 'redirect';
+    const ownPrevious = isCallback ? callbackStatus : isRedirect ? redirectStatus : null;
+    const otherPrevious = isCallback ? redirectStatus : isRedirect ? callbackStatus : null;
+    if (ownPrevious && ownPrevious !== ev.status) {
+      flags |= FLAGS.FINAL_STATUS_CHANGED;
+      kind = 'final_status_changed';
+    } else if (otherPrevious && otherPrevious !== ev.status) {
+      flags |= FLAGS.SOURCES_DISAGREE;
+    }
+    if (isFinal(row.status) && row.status !== ev.status) finalChanges += 1;
+    if (isCallback) callbackStatus = ev.status;
+    if (isRedirect) redirectStatus = ev.status;
+    if (row.status !== ev.status) {
+      status = ev.status;
+      statusChanged = true;
+    }
+  }
+  if ((ev.source === 'callback' || ev.source === 'import') && trusted && ev.kind === 'outcome') {
+    if (ev.currency != null && ev.currency !== row.currency) flags |= FLAGS.CURRENCY_MISMATCH;
+    else if (ev.currency != null && ev.amountMinor != null && ev.amountMinor !== row.amount_minor)
+      flags |= FLAGS.AMOUNT_MISMATCH;
+    else if (ev.currency != null && ev.amountMinor == null) flags |= FLAGS.AMOUNT_MISMATCH;
+  }
+  return {
+    kind,
+    statusChanged,
+    next: {
+      status,
+      status_changed_at: statusChanged ? ev.receivedAt : row.status_changed_at,
+      internal_reference: row.internal_reference ?? (trusted ? (ev.internalReference ?? null) : null),
+      payment_url: (trusted && ev.paymentUrl) || row.payment_url,
+      // The service's own words (a callback's status_message) beat a redirect's generic text.
+      status_message: statusChanged
+        ? (ev.statusMessage ?? null)
+        : trusted && (ev.source === 'callback' || ev.source === 'import') && ev.status === status && ev.statusMessage
+          ? ev.statusMessage
+          : row.status_message,
+      redirect_status: redirectStatus,
+      redirect_signature: ev.source === 'redirect' ? ev.signature : row.redirect_signature,
+      callback_status: callbackStatus,
+      flags,
+      final_changes: finalChanges,
+    },
+  };
+}
+
 /** Appends one event and updates the projection, in one transaction. Idempotent by dedupeKey. */
 export function appendEvent(db: Db, ev: NewEvent): AppendResult {
   return writeTransaction(db, () => append(db, ev));
@@ -173,54 +259,8 @@ function append(db: Db, ev: NewEvent): AppendResult {
   }
 
   // Decide the projection first: the stored kind depends on it.
-  let kind: string = ev.kind;
-  let status = row?.status ?? null;
-  let statusChanged = false;
-  let flags = row?.flags ?? 0;
-  let finalChanges = row?.final_changes ?? 0;
-  let redirectStatus = row?.redirect_status ?? null;
-  let callbackStatus = row?.callback_status ?? null;
-  const trusted = ev.signature === 'verified' || ev.signature === 'not_applicable';
-
-  if (row) {
-    if (
-      (ev.signature === 'invalid' || ev.signature === 'missing') &&
-      ev.source !== 'intent' &&
-      ev.source !== 'initiate'
-    ) {
-      flags |= FLAGS.BAD_SIGNATURE;
-    }
-    if (ev.source === 'intent' || ev.source === 'initiate') {
-      if (ev.status && !isFinal(row.status) && ev.status !== row.status) {
-        status = ev.status;
-        statusChanged = true;
-      }
-    } else if (OUTCOME_SOURCES.has(ev.source) && trusted && isFinal(ev.status)) {
-      const isCallback = ev.source === 'callback' || ev.source === 'import';
-      const isRedirect = ev.source === 'redirect';
-      const ownPrevious = isCallback ? callbackStatus : isRedirect ? redirectStatus : null;
-      const otherPrevious = isCallback ? redirectStatus : isRedirect ? callbackStatus : null;
-      if (ownPrevious && ownPrevious !== ev.status) {
-        flags |= FLAGS.FINAL_STATUS_CHANGED;
-        kind = 'final_status_changed';
-      } else if (otherPrevious && otherPrevious !== ev.status) {
-        flags |= FLAGS.SOURCES_DISAGREE;
-      }
-      if (isFinal(row.status) && row.status !== ev.status) finalChanges += 1;
-      if (isCallback) callbackStatus = ev.status;
-      if (isRedirect) redirectStatus = ev.status;
-      if (row.status !== ev.status) {
-        status = ev.status;
-        statusChanged = true;
-      }
-    }
-    if ((ev.source === 'callback' || ev.source === 'import') && trusted && ev.kind === 'outcome') {
-      if (ev.currency != null && ev.currency !== row.currency) flags |= FLAGS.CURRENCY_MISMATCH;
-      else if (ev.currency != null && ev.amountMinor != null && ev.amountMinor !== row.amount_minor)
-        flags |= FLAGS.AMOUNT_MISMATCH;
-      else if (ev.currency != null && ev.amountMinor == null) flags |= FLAGS.AMOUNT_MISMATCH;
-    }
-  }
+  const projected = row ? projectEvent(row, ev) : null;
+  const kind = projected?.kind ?? ev.kind;
 
   const info = s.insert.run({
     collectionId: ev.collectionId,
@@ -251,27 +291,16 @@ function append(db: Db, ev: NewEvent): AppendResult {
   }
   const eventId = Number(info.lastInsertRowid);
 
-  if (row) {
-    updateProjection(db, row.id, row, {
-      status,
-      status_changed_at: statusChanged ? ev.receivedAt : row.status_changed_at,
-      internal_reference: row.internal_reference ?? (trusted ? (ev.internalReference ?? null) : null),
-      payment_url: (trusted && ev.paymentUrl) || row.payment_url,
-      // The service's own words (a callback's status_message) beat a redirect's generic text.
-      status_message: statusChanged
-        ? (ev.statusMessage ?? null)
-        : trusted && (ev.source === 'callback' || ev.source === 'import') && ev.status === status && ev.statusMessage
-          ? ev.statusMessage
-          : row.status_message,
-      last_event_id: eventId,
-      redirect_status: redirectStatus,
-      redirect_signature: ev.source === 'redirect' ? ev.signature : row.redirect_signature,
-      callback_status: callbackStatus,
-      flags,
-      final_changes: finalChanges,
-    });
+  if (row && projected) {
+    updateProjection(db, row.id, row, { ...projected.next, last_event_id: eventId });
     // Every stored event of a collection is reconciled here, in the same transaction.
     reconcileAfterAppend(db, row.id);
   }
-  return { inserted: true, eventId, kind, status, statusChanged };
+  return {
+    inserted: true,
+    eventId,
+    kind,
+    status: projected?.next.status ?? null,
+    statusChanged: projected?.statusChanged ?? false,
+  };
 }

@@ -4,8 +4,8 @@
 // per batch) is a fold of the same rules over the events in seq order; a new desktop has nothing to
 // fold into, so it runs the fold once over the whole history, the way the full recompute
 // (reconcileAll) classifies every collection at once instead of one at a time. The collection rows come
-// from insertIntentCollection (the intent mapping, reused), the projection from project() below, which
-// replays appendEvent's projection rules in memory and writes each collection's row once per chunk,
+// from insertIntentCollection (the intent mapping, reused), the projection from appendEvent's own rules
+// (collections/events.ts projectEvent) applied in memory, each collection's row written once per chunk,
 // and reconciliation from ONE reconcileAll at the end. test/team/sync-bulk.test.ts proves the result
 // equal, row for row, to the incremental path's over a generated history with every kind of event.
 //
@@ -25,9 +25,8 @@ import type pg from 'pg';
 import type { Db } from '../../store/db.js';
 import { writeTransaction } from '../../store/transaction.js';
 import { migrations } from '../../store/migrations/index.js';
-import { FLAGS } from '../../collections/events.js';
+import { projectEvent, type Projection as EventProjection } from '../../collections/events.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
-import { isFinal } from '../../collections/model.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { translatePgError } from '../errors.js';
 import { pullSince, type PullResult, type TeamEvent } from '../events.js';
@@ -86,88 +85,17 @@ export function needsFullReconcile(db: Db): boolean {
     .get();
 }
 
-/** The projection columns appendEvent maintains, as it reads them. */
-interface Projection {
-  status: string;
-  status_changed_at: number;
-  status_message: string | null;
-  redirect_signature: string | null;
-  amount_minor: number;
-  currency: string;
-  internal_reference: string | null;
-  payment_url: string | null;
-  redirect_status: string | null;
-  callback_status: string | null;
-  flags: number;
-  final_changes: number;
-  last_event_id: number | null;
-}
+/** The projection columns appendEvent maintains, and the last event id it writes with them. */
+type Projection = EventProjection & { last_event_id: number | null };
 
 type LocalEvent = ReturnType<typeof fromTeamEvent>;
 
-/**
- * appendEvent's projection rules (collections/events.ts) applied to `p` in place; returns the kind the
- * event is stored with. Kept line for line with appendEvent; the equality test fails on any drift.
- */
+/** appendEvent's projection rules (collections/events.ts projectEvent) applied to `p` in place; returns the kind stored. */
 function project(p: Projection, ev: LocalEvent): string {
-  let kind: string = ev.kind;
-  let status = p.status;
-  let statusChanged = false;
-  let flags = p.flags;
-  let finalChanges = p.final_changes;
-  let redirectStatus = p.redirect_status;
-  let callbackStatus = p.callback_status;
-  const trusted = ev.signature === 'verified' || ev.signature === 'not_applicable';
-  if ((ev.signature === 'invalid' || ev.signature === 'missing') && ev.source !== 'intent' && ev.source !== 'initiate')
-    flags |= FLAGS.BAD_SIGNATURE;
-  if (ev.source === 'intent' || ev.source === 'initiate') {
-    if (ev.status && !isFinal(p.status) && ev.status !== p.status) {
-      status = ev.status;
-      statusChanged = true;
-    }
-  } else if (OUTCOME_SOURCES.has(ev.source) && trusted && isFinal(ev.status)) {
-    const isCallback = ev.source === 'callback' || ev.source === 'import';
-    const isRedirect = ev.source === 'redirect';
-    const ownPrevious = isCallback ? callbackStatus : isRedirect ? redirectStatus : null;
-    const otherPrevious = isCallback ? redirectStatus : isRedirect ? callbackStatus : null;
-    if (ownPrevious && ownPrevious !== ev.status) {
-      flags |= FLAGS.FINAL_STATUS_CHANGED;
-      kind = 'final_status_changed';
-    } else if (otherPrevious && otherPrevious !== ev.status) {
-      flags |= FLAGS.SOURCES_DISAGREE;
-    }
-    if (isFinal(p.status) && p.status !== ev.status) finalChanges += 1;
-    if (isCallback) callbackStatus = ev.status;
-    if (isRedirect) redirectStatus = ev.status;
-    if (p.status !== ev.status) {
-      status = ev.status;
-      statusChanged = true;
-    }
-  }
-  if ((ev.source === 'callback' || ev.source === 'import') && trusted && ev.kind === 'outcome') {
-    if (ev.currency != null && ev.currency !== p.currency) flags |= FLAGS.CURRENCY_MISMATCH;
-    else if (ev.currency != null && ev.amountMinor != null && ev.amountMinor !== p.amount_minor)
-      flags |= FLAGS.AMOUNT_MISMATCH;
-    else if (ev.currency != null && ev.amountMinor == null) flags |= FLAGS.AMOUNT_MISMATCH;
-  }
-  const statusMessage = statusChanged
-    ? (ev.statusMessage ?? null)
-    : trusted && (ev.source === 'callback' || ev.source === 'import') && ev.status === status && ev.statusMessage
-      ? ev.statusMessage
-      : p.status_message;
-  p.status_changed_at = statusChanged ? ev.receivedAt : p.status_changed_at;
-  p.internal_reference = p.internal_reference ?? (trusted ? (ev.internalReference ?? null) : null);
-  p.payment_url = (trusted && ev.paymentUrl) || p.payment_url;
-  p.status_message = statusMessage;
-  p.status = status;
-  p.redirect_status = redirectStatus;
-  p.redirect_signature = ev.source === 'redirect' ? ev.signature : p.redirect_signature;
-  p.callback_status = callbackStatus;
-  p.flags = flags;
-  p.final_changes = finalChanges;
-  return kind;
+  const r = projectEvent(p, ev);
+  Object.assign(p, r.next);
+  return r.kind;
 }
-const OUTCOME_SOURCES = new Set<string>(['redirect', 'callback', 'import', 'manual']);
 
 function statements(db: Db) {
   return {
