@@ -17,7 +17,6 @@ export {
   setReconcileOptions,
   reconcileDue,
   startReconcileSweep,
-  reconcileNew,
   reconcileAll,
   reconcileAllInWorker,
   type ReconcileOptions,

@@ -33,45 +33,6 @@ export interface Progress {
   total: number;
 }
 
-/**
- * Brings the reconciliation table up to date without a full recompute: every collection with an event
- * newer than the high-water mark, every collection newer than the last reconciled one, and every
- * pending one whose stale time has passed. Returns how many collections were re-classified.
- */
-export function reconcileNew(db: Db, options?: ReconcileOptions): number {
-  const o = opts(options);
-  let count = 0;
-  writeTransaction(db, () => {
-    const hwm =
-      (db.prepare('SELECT last_event_id FROM reconcile_state WHERE id = 1').pluck().get() as number | undefined) ?? 0;
-    const maxEvent = (db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck().get() as number) ?? 0;
-    const ids = new Set<number>();
-    for (const id of db
-      .prepare('SELECT DISTINCT collection_id FROM collection_events WHERE id > ? AND collection_id IS NOT NULL')
-      .pluck()
-      .iterate(hwm) as Iterable<number>)
-      ids.add(id);
-    for (const id of db
-      // Collections with no event (none should exist) beyond the last reconciled one; a rowid range, cheap.
-      .prepare('SELECT id FROM collections WHERE id > (SELECT COALESCE(MAX(collection_id), 0) FROM reconciliation)')
-      .pluck()
-      .iterate() as Iterable<number>)
-      ids.add(id);
-    for (const id of db
-      .prepare('SELECT collection_id FROM reconciliation WHERE stale_at IS NOT NULL AND stale_at <= ?')
-      .pluck()
-      .iterate(o.now) as Iterable<number>)
-      ids.add(id);
-    count = reconcileIds(
-      db,
-      [...ids].sort((a, b) => a - b),
-      o,
-    );
-    db.prepare('UPDATE reconcile_state SET last_event_id = ? WHERE id = 1').run(Math.max(hwm, maxEvent));
-  });
-  return count;
-}
-
 export interface ReconcileAllOptions extends ReconcileOptions {
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;

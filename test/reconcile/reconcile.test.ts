@@ -4,7 +4,7 @@ import {
   reconcileAllInWorker,
   reconcileCollection,
   reconcileEvent,
-  reconcileNew,
+  reconcileDue,
   getSummary,
   listExceptions,
   getDetail,
@@ -232,7 +232,7 @@ describe('incremental and full reconciliation', () => {
     }
     h.tick(STALE);
     // incremental catch-up at the same moment a full run happens (stale times move with the clock)
-    reconcileNew(db, opts());
+    reconcileDue(db, opts());
     const snapshot = () =>
       db
         .prepare(
@@ -274,18 +274,18 @@ describe('incremental and full reconciliation', () => {
     expect(snapshot()).toEqual(incremental);
   });
 
-  it('reconcileNew picks up new events by high-water mark and pending ones that became stale', () => {
+  it('reconcileDue re-classifies what no event drives (a pending collection that turned stale), nothing else', () => {
     const { db, h } = setup();
     const a = h.collection();
     h.accepted(a);
-    expect(reconcileNew(db, { now: h.t, stalePendingAfterMs: STALE })).toBe(1);
-    expect(reconcileNew(db, { now: h.t, stalePendingAfterMs: STALE })).toBe(0); // nothing new
+    // Every stored event was reconciled as it was stored: nothing is due.
+    expect(reconcileDue(db, { now: h.t, stalePendingAfterMs: STALE })).toBe(0);
     h.callback(a, 'COMPLETED');
-    expect(reconcileNew(db, { now: h.t, stalePendingAfterMs: STALE })).toBe(1);
+    expect(reconcileDue(db, { now: h.t, stalePendingAfterMs: STALE })).toBe(0);
     const b = h.collection();
     h.accepted(b);
-    reconcileNew(db, { now: h.t, stalePendingAfterMs: STALE });
-    expect(reconcileNew(db, { now: h.t + STALE, stalePendingAfterMs: STALE })).toBe(1);
+    expect(reconcileDue(db, { now: h.t + STALE, stalePendingAfterMs: STALE })).toBe(1);
+    expect(reconcileDue(db, { now: h.t + STALE, stalePendingAfterMs: STALE })).toBe(0);
     expect(getSummary(db, { now: h.t + STALE, stalePendingAfterMs: STALE }).byOutcome).toMatchObject({
       matched: 1,
       stale_pending: 1,

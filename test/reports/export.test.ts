@@ -12,7 +12,7 @@ import {
 } from '../../main/reports/index.js';
 import { StringSink } from '../../main/reports/csv.js';
 import { collectionsBaselineQuery } from '../../main/reports/writers.js';
-import { reconcileNew, resolveException } from '../../main/reconcile/index.js';
+import { reconcileDue, resolveException } from '../../main/reconcile/index.js';
 import { History, testDb } from '../reconcile/fixtures.js';
 import type { Db } from '../../main/store/db.js';
 
@@ -85,7 +85,7 @@ describe('collections CSV export', () => {
     h.callback(b, 'COMPLETED', { amountMinor: 2_500 });
     const c = h.collection({ amountMinor: 1_234, currency: 'BHD', customerName: 'Ünïcødé Ltd' });
     h.rejected(c);
-    reconcileNew(db, { now: h.t });
+    reconcileDue(db, { now: h.t });
     resolveException(db, { collectionId: b, note: 'Short by 0.50,\nrefund "agreed"', actor: 'Ann' }, { now: h.t });
 
     const out = path.join(dir, 'collections.csv');
@@ -245,7 +245,7 @@ describe('collections CSV export', () => {
         ins.run(...text.map((c) => plain(c, k)), t0 + k * 61_000, 1000 + k, t0 + k * 61_000 + 5); // clean rows in between
       }
     })();
-    reconcileNew(db, { now: t0 + n * 61_000, stalePendingAfterMs: 60_000 });
+    reconcileDue(db, { now: t0 + n * 61_000, stalePendingAfterMs: 60_000 });
     const out = path.join(dir, 'hostile.csv');
     await runExport({ dbFile: file, job: { kind: 'collections' }, out, tz: UTC3, now: t0 + n * 61_000 });
 
