@@ -17,6 +17,17 @@ import { postCallbacks, signCallbacks } from './post-callbacks.js';
 type ReceiverModule = typeof import('../../main/callbacks/receiver.js');
 type DbModule = typeof import('../../main/store/db.js');
 type ReconcileModule = typeof import('../../main/reconcile/reconcile.js');
+type CallbackStore = import('../../main/callbacks/callback-store.js').CallbackStore;
+/**
+ * A tree whose callback store runs on a worker thread (branch ingestworker2-worker, measured slower than
+ * the store on the main thread: README, Benchmarks) exports this; the bench runs it, as that tree's desktop does.
+ */
+interface WorkerStoreModule {
+  workerCallbackStore(
+    dbFile: string,
+    o: { stalePendingAfterMs?: number; maxCommitsInFlight?: number },
+  ): CallbackStore & { ready(): Promise<void>; close(): Promise<void> };
+}
 
 const { values: opt } = parseArgs({
   options: {
@@ -25,6 +36,8 @@ const { values: opt } = parseArgs({
     callbacks: { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '32' },
+    /** The worker store's maxCommitsInFlight (default: its own). */
+    'in-flight': { type: 'string' },
     /** Writes a .cpuprofile of the main thread's ingestion (the last round of each tree) into this folder. */
     profile: { type: 'string' },
   },
@@ -44,6 +57,10 @@ const impls = await Promise.all(
       receiver: await load<ReceiverModule>('main/callbacks/receiver.ts'),
       db: await load<DbModule>('main/store/db.ts'),
       reconcile: await load<ReconcileModule>('main/reconcile/reconcile.ts'),
+      // A tree with a worker store runs it; main's has none.
+      workerStore: fs.existsSync(path.join(root, 'main/callbacks/worker-store.ts'))
+        ? await load<WorkerStoreModule>('main/callbacks/worker-store.ts')
+        : null,
     };
   }),
 );
@@ -74,6 +91,7 @@ const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLen
 const { bodies, headers } = signCallbacks(gen.targets, signingKey, privateKey);
 const results = new Map<string, number[]>(roots.map((r) => [r, []]));
 const cpu = new Map<string, number[]>(roots.map((r) => [r, []]));
+const procCpu = new Map<string, number[]>(roots.map((r) => [r, []]));
 
 for (let round = 0; round < Number(opt.rounds); round++) {
   for (const impl of round % 2 ? [...impls].reverse() : impls) {
@@ -83,8 +101,15 @@ for (let round = 0; round < Number(opt.rounds); round++) {
     const db = impl.db.openDatabase(file);
     db.pragma('wal_checkpoint(TRUNCATE)');
     impl.reconcile.setReconcileOptions(db, () => ({ now: Date.now(), stalePendingAfterMs: STALE }));
+    const store = impl.workerStore?.workerCallbackStore(file, {
+      stalePendingAfterMs: STALE,
+      ...(opt['in-flight'] ? { maxCommitsInFlight: Number(opt['in-flight']) } : {}),
+    });
+    // The old tree opens its connection before the clock starts: so does the worker.
+    await store?.ready();
     const receiver = await impl.receiver.startCallbackReceiver({
       db,
+      ...(store ? { store } : {}),
       port: 0,
       getKeys: () => ({ signingKey, servicePublicKey: publicKey }),
       clock: { now: () => Date.now() },
@@ -96,8 +121,15 @@ for (let round = 0; round < Number(opt.rounds); round++) {
       await profiling.post('Profiler.enable');
       await profiling.post('Profiler.start');
     }
+    const threads0 = threadCpuMs();
     const cpu0 = mainThreadCpuMs();
+    const proc0 = process.cpuUsage();
     const posted = await postCallbacks(receiver.url, bodies, headers, Number(opt.concurrency));
+    const procUsage = process.cpuUsage(proc0);
+    const threads = [...threadCpuMs()]
+      .map(([tid, ms]) => ({ tid, us: ((ms - (threads0.get(tid) ?? 0)) * 1000) / CB }))
+      .filter((t) => t.us >= 5)
+      .sort((a, b) => b.us - a.us);
     if (profiling) {
       const { profile } = await profiling.post('Profiler.stop');
       fs.mkdirSync(opt.profile!, { recursive: true });
@@ -106,8 +138,12 @@ for (let round = 0; round < Number(opt.rounds); round++) {
     }
     const cpuUs = ((mainThreadCpuMs() - cpu0) * 1000) / CB;
     cpu.get(impl.root)!.push(Math.round(cpuUs));
+    // The whole process: main thread, the posting client's thread (and a worker store's), V8's and libuv's.
+    const procUs = (procUsage.user + procUsage.system) / CB;
+    procCpu.get(impl.root)!.push(Math.round(procUs));
     const stats = receiver.stats();
     await receiver.close();
+    await store?.close(); // a no-op where that tree's receiver closed it already
     const reconciled = db
       .prepare("SELECT COUNT(*) FROM reconciliation WHERE collection_id > ? AND callback_status = 'COMPLETED'")
       .pluck()
@@ -116,8 +152,10 @@ for (let round = 0; round < Number(opt.rounds); round++) {
     const perSecond = Math.round((CB / posted.ms) * 1000);
     results.get(impl.root)!.push(perSecond);
     log(
-      `${path.basename(impl.root)}: ${perSecond}/s, ${Math.round(cpuUs)} µs CPU each, failed ${posted.failed}, reconciled ${reconciled}/${CB}, commits ${stats.commits}, ` +
-        `mean group ${(stats.deliveries / Math.max(1, stats.commits)).toFixed(1)}, largest ${stats.largestGroup}, load ${load.toFixed(2)}`,
+      `${path.basename(impl.root)}: ${perSecond}/s, ${Math.round(cpuUs)} µs main-thread CPU each (process ${Math.round(procUs)} µs), ` +
+        `${Math.round((stats.commits / posted.ms) * 1000)} groups/s, failed ${posted.failed}, reconciled ${reconciled}/${CB}, commits ${stats.commits}, ` +
+        `mean group ${(stats.deliveries / Math.max(1, stats.commits)).toFixed(1)}, largest ${stats.largestGroup}, load ${load.toFixed(2)}; ` +
+        `µs CPU per callback by thread: ${threads.map((t) => `${t.tid === process.pid ? 'main' : t.tid} ${Math.round(t.us)}`).join(', ')}`,
     );
   }
 }
@@ -128,11 +166,27 @@ function mainThreadCpuMs(): number {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
 }
 
+/** CPU time (ms) of each of this process's threads (main, the store's worker, the client's, V8's and libuv's). */
+function threadCpuMs(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), ((Number(f[11]) + Number(f[12])) * 1000) / 100);
+    } catch {
+      /* the thread ended meanwhile */
+    }
+  }
+  return out;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const first = median(results.get(roots[0]!)!);
 for (const [root, xs] of results)
   process.stdout.write(
     `${root}: median ${median(xs)}/s (${xs.join(', ')}) ratio to first ${(median(xs) / first).toFixed(2)}; ` +
-      `main-thread CPU per callback median ${median(cpu.get(root)!)} µs (${cpu.get(root)!.join(', ')})\n`,
+      `main-thread CPU per callback median ${median(cpu.get(root)!)} µs (${cpu.get(root)!.join(', ')}), ` +
+      `process CPU per callback median ${median(procCpu.get(root)!)} µs (${procCpu.get(root)!.join(', ')})\n`,
   );
 fs.rmSync(dir, { recursive: true, force: true });
