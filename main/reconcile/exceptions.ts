@@ -382,6 +382,16 @@ function checkedNoteAndActor(input: ResolveInput): { note: string; actor: string
 /** The resolution event for `input`, or why there is none; runs inside the caller's write transaction. */
 function resolutionEvent(db: Db, input: ResolveInput, options: ReconcileOptions, now: number): NewEvent {
   const { note, actor } = checkedNoteAndActor(input);
+  // What every resolution says, whichever collection or orphan it is about.
+  const resolution = {
+    source: 'manual',
+    kind: 'resolution',
+    status: null,
+    receivedAt: now,
+    signature: 'not_applicable',
+    note,
+    actor,
+  } as const;
   if (input.collectionId !== undefined) {
     const c = requireCollection(db, input.collectionId);
     const current = reconcileCollection(db, c.id, { ...options, now });
@@ -394,18 +404,7 @@ function resolutionEvent(db: Db, input: ResolveInput, options: ReconcileOptions,
     }
     const ref = db.prepare('SELECT internal_reference FROM collections WHERE id = ?').pluck().get(c.id) as
       string | null;
-    return {
-      collectionId: c.id,
-      merchantReference: c.merchant_reference,
-      internalReference: ref,
-      source: 'manual',
-      kind: 'resolution',
-      status: null,
-      receivedAt: now,
-      signature: 'not_applicable',
-      note,
-      actor,
-    };
+    return { ...resolution, collectionId: c.id, merchantReference: c.merchant_reference, internalReference: ref };
   }
   if (input.orphanEventId !== undefined) {
     const o = db.prepare('SELECT * FROM reconciliation_orphans WHERE event_id = ?').get(input.orphanEventId) as
@@ -421,16 +420,10 @@ function resolutionEvent(db: Db, input: ResolveInput, options: ReconcileOptions,
       );
     }
     return {
+      ...resolution,
       collectionId: null,
       merchantReference: o.merchant_reference,
       internalReference: o.internal_reference,
-      source: 'manual',
-      kind: 'resolution',
-      status: null,
-      receivedAt: now,
-      signature: 'not_applicable',
-      note,
-      actor,
     };
   }
   throw new ReconcileError('validation', 'collectionId or orphanEventId is required', 'collectionId');
