@@ -2,8 +2,8 @@
 // with the real keychain. Run: bash scripts/with-keyring.sh npx vitest run test/cli
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { createServiceClient } from '../../main/service/client.js';
@@ -14,33 +14,14 @@ import { openProfileDatabase, writeActiveProfile } from '../../main/settings/pro
 import { updateSettings } from '../../main/settings/settings.js';
 import { takeGlobalOptions } from '../../main/cli/index.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
+/** The CLI with this test's data folder: before the command, or (dataDirLast) after its own options. */
 function cli(
   dataDir: string,
   args: string[],
   opts: { stdin?: string; env?: NodeJS.ProcessEnv; dataDirLast?: boolean } = {},
-): Promise<Run> {
-  // The global option goes before the command, or (dataDirLast) after the command's own options.
+): Promise<CliRun> {
   const argv = opts.dataDirLast ? [...args, '--data-dir', dataDir] : ['--data-dir', dataDir, ...args];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', ...argv], {
-      cwd: process.cwd(),
-      env: { ...process.env, ...opts.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(opts.stdin ?? '');
-  });
+  return runCli(argv, opts);
 }
 
 let sb: Sandbox;

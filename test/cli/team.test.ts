@@ -2,40 +2,16 @@
 // this file's own: `team init` as the superuser, then `team operators ...` signed in as the admin it
 // made. Passwords travel on standard input or in the environment, never in argv.
 import crypto from 'node:crypto';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 import { teamMigrations } from '../../main/team/migrations/index.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 let dataDir: string;
 
-function cli(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, ...opts.env };
-    // The test run's own environment must not hand a password in by accident.
-    if (!opts.env?.PGPASSWORD) delete env.PGPASSWORD;
-    if (!opts.env?.MERCHANT_DESK_NEW_PASSWORD) delete env.MERCHANT_DESK_NEW_PASSWORD;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', '--data-dir', dataDir, ...args], {
-      cwd: process.cwd(),
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(opts.stdin ?? '');
-  });
-}
+const cli = (args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) =>
+  runCli(['--data-dir', dataDir, ...args], opts);
 
 let db: TestDatabase;
 // Logins are cluster-wide and the server is shared by the run: this file's logins get a suffix.

@@ -4,10 +4,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { test, expect } from '@playwright/test';
-import { newDataDir, openScreen, ROOT, screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { newDataDir, openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
+import { runCli } from '../support/cli.js';
 import { openProfileDatabase } from '../../main/settings/profile-database.js';
 import { recordBalanceRun } from '../../main/store/balances.js';
 import type { Db } from '../../main/store/db.js';
@@ -34,20 +34,7 @@ function addCollection(db: Db, reference: string): void {
   ).run(reference, now, now);
 }
 
-function cli(dataDir: string, args: string[], stdin: string): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', '--data-dir', dataDir, ...args], {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out }));
-    child.stdin.end(stdin);
-  });
-}
+const cli = (dataDir: string, args: string[], stdin: string) => runCli(['--data-dir', dataDir, ...args], { stdin });
 
 test("switching embedded -> sandbox shows only that profile's balances and collections; switching back shows the embedded ones", async () => {
   const dataDir = newDataDir();
@@ -103,7 +90,7 @@ test("switching embedded -> sandbox shows only that profile's balances and colle
     ],
     `${sb.secretKey}\n${sb.signingKey}\n`,
   );
-  expect(c.code, c.out).toBe(0);
+  expect(c.code, `${c.stdout}${c.stderr}`).toBe(0);
   await expect(page.getByTestId('status-profile')).toHaveText(/sandbox/);
   await expect(page.getByTestId('status-connection')).toHaveText(/Online/, { timeout: 30_000 });
   await expect(page.getByRole('region', { name: 'UGX balances' })).toBeVisible();

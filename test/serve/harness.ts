@@ -41,26 +41,6 @@ export interface Serve {
   exited: Promise<number | null>;
 }
 
-/** Runs the CLI and collects its output (for commands that end by themselves). */
-export function runCli(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', ...args], {
-      cwd: process.cwd(),
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
-}
-
 /** Starts serve and waits for its "serve listening" log line. */
 export function startServe(args: string[], env: NodeJS.ProcessEnv): Promise<Serve> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', 'serve', ...args], {

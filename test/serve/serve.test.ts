@@ -11,7 +11,8 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { openDatabase } from '../../main/store/db.js';
 import { ingestCallback } from '../../main/callbacks/ingest.js';
 import { stopServerSync } from '../support/postgres-server.js';
-import { runCli, signedCallback, startServe, teamDatabase, type Serve, type TeamDb } from './harness.js';
+import { signedCallback, startServe, teamDatabase, type Serve, type TeamDb } from './harness.js';
+import { runCli } from '../support/cli.js';
 
 let team: TeamDb;
 let sb: Sandbox;
@@ -191,13 +192,13 @@ describe('merchant-desk serve', () => {
   });
 
   it('refuses keys and a database password in argv, with where to put them instead', async () => {
-    const key = await runCli(['serve', '--database', team.url, '--secret-key', 'sk_live_123'], env);
+    const key = await runCli(['serve', '--database', team.url, '--secret-key', 'sk_live_123'], { env });
     expect(key.code).toBe(2);
     expect(key.stderr).toMatch(/never taken from the command line/);
     expect(key.stderr).toMatch(/MERCHANT_DESK_MERCHANT_SECRET_KEY/);
     const url = new URL(team.url);
     url.password = 'hunter2hunter2';
-    const pw = await runCli(['serve', '--database', url.toString()], env);
+    const pw = await runCli(['serve', '--database', url.toString()], { env });
     expect(pw.code).toBe(2);
     expect(pw.stderr).toMatch(/holds a password/);
     expect(pw.stderr).toMatch(/PGPASSWORD/);

@@ -2,39 +2,13 @@
 // set-up), the real CLI for `team init`, `team operators add` and `connect --profile team`, and signing
 // in at a team desk's lock screen. Passwords go to the CLI on standard input or in the environment, as
 // docs/team-setup.md tells a user to, never in argv.
-import { spawn } from 'node:child_process';
 import { expect, type Page } from '@playwright/test';
 import pg from 'pg';
 import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../../support/postgres-server.js';
-import { ROOT } from './app.js';
-
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import type { CliRun } from '../../support/cli.js';
 
 /** `merchant-desk ARGS` through tsx, as the e2e apps start; stdin is written and closed. */
-export function cli(args: string[], o: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, ...o.env };
-    // The runner's own environment must not hand a password in by accident.
-    if (!o.env?.PGPASSWORD) delete env.PGPASSWORD;
-    if (!o.env?.MERCHANT_DESK_NEW_PASSWORD) delete env.MERCHANT_DESK_NEW_PASSWORD;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(o.stdin ?? '');
-  });
-}
+export { runCli as cli } from '../../support/cli.js';
 
 /** Fails with the command's output when it did not exit 0. */
 export function expectOk(r: CliRun, what: string): void {
