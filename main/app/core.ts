@@ -85,6 +85,12 @@ export interface Core {
    */
   switchProfile(profile: Profile, patch?: SettingsPatch): Promise<void>;
   /**
+   * Starts the active profile's workspace again on the same database, for a change that the running
+   * one cannot take (a team desk's database URL or login): emits 'workspace.reopened', and a team desk
+   * locks until its operator signs in.
+   */
+  reopenWorkspace(): Promise<void>;
+  /**
    * The merchant signing key (callback/redirect HMAC) and the service's RSA public key (card_cipher, RSA
    * signature checks) of the active profile's connection; each null when not set.
    */
@@ -234,8 +240,8 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
   }
   const signedInOnStart = signInRemembered();
   events.subscribe((event) => {
-    if (event !== 'profile.switched' || !ws.team()) return;
-    // Another profile's operator signs in before its data shows.
+    if ((event !== 'profile.switched' && event !== 'workspace.reopened') || !ws.team()) return;
+    // Another profile's operator, or the newly named one, signs in before the data shows.
     lock.lockNow();
     void signInRemembered();
   });
@@ -255,6 +261,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     connectionProblem: () => ws.connectionProblem(),
     reconnect: () => ws.reconnect(),
     switchProfile: (profile, patch) => switcher.switchProfile(profile, patch),
+    reopenWorkspace: () => switcher.reopen(),
     verificationKeys: () => ws.verificationKeys(),
     charges: () => ws.charges,
     get poller() {

@@ -20,13 +20,18 @@ export interface AppEvents {
   'settings.changed': { profile: Profile };
   /** Another profile's workspace is now the active one. */
   'profile.switched': { profile: Profile };
+  /**
+   * The active profile's workspace was started again on the same database, because what it connects
+   * to changed (a team desk's database URL or login): a team desk then signs in again.
+   */
+  'workspace.reopened': { profile: Profile };
   /** The connection state, profile or last poll changed. */
   'status.changed': AppStatus;
-  /** Something the person at the desk should read. */
   /** The team database refused an open session's sign-in: the app locks until the operator signs in again. */
   'team.signedOut': { login: string };
   /** The idle lock engaged or was released. */
   'lock.changed': { locked: boolean };
+  /** Something the person at the desk should read. */
   notice: { level: 'info' | 'warning' | 'error'; message: string };
   /** An export in progress. */
   'reports.progress': ExportProgress & { exportId: string };

@@ -36,6 +36,8 @@ export interface ProfileSwitchOptions {
 export interface ProfileSwitcher {
   /** See Core.switchProfile. */
   switchProfile(profile: Profile, patch?: SettingsPatch): Promise<void>;
+  /** See Core.reopenWorkspace. */
+  reopen(): Promise<void>;
   /** Settles once no switch is in progress. */
   settled(): Promise<void>;
   /** Stops following the active profile and waits for a switch in progress. */
@@ -79,18 +81,8 @@ export function createProfileSwitcher(opts: ProfileSwitchOptions): ProfileSwitch
       db.close();
       throw e;
     }
-    switching = (async () => {
-      // Stop the old profile's poller, receiver, sandbox and queue; its db stays open (handlers called
-      // meanwhile still read a valid database) until the new workspace is up.
-      await ws.close({ keepDb: true });
-      try {
-        opts.replace(await opts.open(db));
-      } catch (e) {
-        // The new profile could not start: go back to the one that was running.
-        logger.error({ err: e, profile }, 'switching profile failed; staying on ' + from);
-        opts.replace(await opts.open(ws.db));
-        throw e;
-      }
+    await run(async () => {
+      await restart(ws, db, `switching profile failed; staying on ${from}`, { profile });
       ws.db.close();
       writeActiveProfile(dataDir, profile);
       logger.info({ from, to: profile }, 'switched profile');
@@ -100,12 +92,46 @@ export function createProfileSwitcher(opts: ProfileSwitchOptions): ProfileSwitch
         message: `Now on the ${profile} profile: its own settings, balances and collections are shown.`,
       });
       events.emit('status.changed', opts.current().appStatus());
-    })();
+    });
+  }
+
+  /** One switch or reopen at a time: `step` runs once the one in progress is done. */
+  async function run(step: () => Promise<void>): Promise<void> {
+    switching = step();
     try {
       await switching;
     } finally {
       switching = null;
     }
+  }
+
+  /**
+   * Stops `ws`'s poller, receiver, sandbox, queue and team link (its db stays open, so handlers called
+   * meanwhile still read a valid database) and starts a workspace on `db`; when that cannot start, `ws`'s
+   * own database is opened again and the error thrown.
+   */
+  async function restart(ws: Workspace, db: Db, failed: string, context: object): Promise<void> {
+    await ws.close({ keepDb: true });
+    try {
+      opts.replace(await opts.open(db));
+    } catch (e) {
+      logger.error({ err: e, ...context }, failed);
+      opts.replace(await opts.open(ws.db));
+      throw e;
+    }
+  }
+
+  async function reopen(): Promise<void> {
+    await settled();
+    if (closed) throw new AppError('conflict', 'the app is closing');
+    const ws = opts.current();
+    const profile = loadSettings(ws.db).profile;
+    await run(async () => {
+      await restart(ws, ws.db, 'reopening the workspace failed', { profile });
+      logger.info({ profile }, 'workspace reopened');
+      events.emit('workspace.reopened', { profile });
+      events.emit('status.changed', opts.current().appStatus());
+    });
   }
 
   // `merchant-desk connect --profile` (another process) records a new active profile: follow it.
@@ -152,6 +178,7 @@ export function createProfileSwitcher(opts: ProfileSwitchOptions): ProfileSwitch
 
   return {
     switchProfile,
+    reopen,
     settled,
     close: async () => {
       closed = true;

@@ -17,6 +17,8 @@ const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) =
   'lock.changed': (p, send) => send('lock.changed', p),
   // The lock it causes is what the window sees ('lock.changed'), with the notice that says why.
   'team.signedOut': () => undefined,
+  // Same database, same screens: the window sees the lock it causes and the status that follows.
+  'workspace.reopened': () => undefined,
   notice: (p, send) => send('app.notice', p),
   'reports.progress': (p, send) => send('reports.progress', p),
   'reconcile.progress': (p, send) => send('reconcile.progress', p),

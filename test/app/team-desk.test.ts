@@ -177,6 +177,33 @@ describe('a team desktop', () => {
     expect(await new KeyringAppSecret(rememberedPasswordName(deskUrl, login)).get()).toBeNull();
   });
 
+  it('a new team login in Settings ends the session at once: the desk locks until the operator named now signs in', async () => {
+    const first = await operator('support');
+    const second = await operator('back_office');
+    const core = await desk(teamDataDir(first));
+    const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
+    await core.lock.unlock(team.password(first));
+    expect(core.team()).toMatchObject({ login: first });
+    const notices: string[] = [];
+    core.events.subscribe((e, p) => e === 'notice' && notices.push((p as { message: string }).message));
+
+    // Saving other settings, or the same login again, keeps the session.
+    value(await d('settings.update', { operatorName: 'Desk 4', teamLogin: first }));
+    expect(core.lock.isLocked()).toBe(false);
+    expect(core.team()).toMatchObject({ login: first });
+
+    value(await d('settings.update', { teamLogin: second }));
+    expect(core.lock.isLocked()).toBe(true);
+    expect(core.team()).toBeNull();
+    expect(value(await d('lock.status', {}))).toMatchObject({ locked: true, method: 'password', login: second });
+    expect(notices).toContain(`The team connection changed: ${second} signs in to go on.`);
+    // The previous operator's password no longer opens this desk; the new one's does, as back office.
+    await expect(core.lock.unlock(team.password(first))).rejects.toMatchObject({ kind: 'wrong_passphrase' });
+    value(await d('lock.unlock', { secret: team.password(second) }));
+    expect(core.team()).toMatchObject({ login: second, role: 'back_office' });
+    await until('the sync is online', () => core.appStatus().connection === 'online');
+  });
+
   it('a disabled operator is refused like a wrong password', async () => {
     const login = await operator('support');
     await team.owner.query('SELECT team.disable_operator($1)', [login]);

@@ -122,8 +122,23 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
         if (profile === 'embedded' || rest.baseUrl === null) delete rest.baseUrl;
         await core.switchProfile(profile, rest);
       } else {
-        const before = core.settings().baseUrl;
+        const was = core.settings();
+        const before = was.baseUrl;
         const next = updateSettings(core.db, p, core.clock);
+        // A team desk's session belongs to one database and one login: another of either ends it, and
+        // the desk starts again on its local copy, locked until the operator named now signs in.
+        if (
+          next.profile === 'team' &&
+          (next.teamDatabaseUrl !== was.teamDatabaseUrl || next.teamLogin !== was.teamLogin)
+        ) {
+          await core.reopenWorkspace();
+          core.events.emit('notice', {
+            level: 'info',
+            message: next.teamLogin
+              ? `The team connection changed: ${next.teamLogin} signs in to go on.`
+              : 'The team connection changed: name the team login to sign in.',
+          });
+        }
         // A new host gets no keys of the old one: they are asked for again, for the new host.
         if (next.profile !== 'embedded' && (await forgetKeysIfOriginChanged(core.secrets(), before, next.baseUrl))) {
           core.logger.info(

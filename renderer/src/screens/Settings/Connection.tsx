@@ -65,7 +65,7 @@ export function ConnectionSection({ view, reload }: SectionProps) {
             <Field
               label="Team database"
               error={fieldError(s.error, 'teamDatabaseUrl')}
-              hint="postgres://HOST:PORT/DATABASE, without a password: each operator signs in with their own. A change takes effect when the app next starts."
+              hint="postgres://HOST:PORT/DATABASE, without a password: each operator signs in with their own. Saving another database signs this desktop out; the operator signs in to the new one."
             >
               <input
                 name="teamDatabaseUrl"
@@ -79,7 +79,7 @@ export function ConnectionSection({ view, reload }: SectionProps) {
             <Field
               label="Operator login"
               error={fieldError(s.error, 'teamLogin')}
-              hint="Who signs in on this desktop; the app asks for their password when it starts. A change takes effect at the next start."
+              hint="Who signs in on this desktop; the app asks for their password when it starts. Saving another login signs this desktop out until that operator signs in."
             >
               <input
                 name="teamLogin"
