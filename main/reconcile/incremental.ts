@@ -196,6 +196,8 @@ interface SetStatements {
 }
 const setStatements = new WeakMap<Db, SetStatements | null>();
 const RANGE = 'c.id BETWEEN @lo AND @hi';
+/** Whether groups are classified set-based (a test keeps it so when full-sql.ts changes its statement). */
+export const GROUPS_SET_BASED = RECONCILE_RANGE_SQL.split(RANGE).length === 2;
 const IDS = 'SELECT value FROM json_each(@ids)';
 
 /**
@@ -207,7 +209,7 @@ function setStatementsOf(db: Db): SetStatements | null {
   let s = setStatements.get(db);
   if (s !== undefined) return s;
   s = null;
-  if (RECONCILE_RANGE_SQL.split(RANGE).length === 2) {
+  if (GROUPS_SET_BASED) {
     for (const sql of kindSetsSql()) db.exec(sql);
     s = {
       classify: db.prepare(
