@@ -11,6 +11,7 @@ import {
   type ReconCollection,
   type ReconEvent,
 } from './classify.js';
+import { kindSetsSql, PAYLOAD_ONLY_AMOUNT, RECONCILE_RANGE_SQL, UNDECIDED } from './full-sql.js';
 
 export interface ReconcileOptions {
   /** Reconciliation time (ms); defaults to Date.now(). Pass clock.now() from a Clock. */
@@ -166,6 +167,8 @@ export function reconcileAfterAppend(db: Db, collectionId: number): void {
  * A scope inside another one leaves the work to the outer scope.
  */
 export function reconcileOnceAfter<T>(db: Db, fn: () => T): T {
+  // Set up outside any transaction: a temporary table created inside one would go with its rollback.
+  const set = db.inTransaction ? setStatements.get(db) : setStatementsOf(db);
   return writeTransaction(db, () => {
     if (touchedInScope.has(db)) return fn();
     const touched = new Set<number>();
@@ -176,9 +179,67 @@ export function reconcileOnceAfter<T>(db: Db, fn: () => T): T {
     } finally {
       touchedInScope.delete(db);
     }
-    if (touched.size) reconcileTouched(db, [...touched], currentOptions(db));
+    if (touched.size) {
+      const ids = [...touched].sort((a, b) => a - b);
+      if (set) reconcileSet(db, set, ids, currentOptions(db));
+      else reconcileTouched(db, ids, currentOptions(db));
+    }
     return result;
   });
+}
+
+interface SetStatements {
+  /** The full recompute's statement over a JSON array of ids instead of an id range. */
+  classify: { run(p: { ids: string; now: number; stale: number }): unknown };
+  /** Of those ids: what the statement left to classify(), and what needs it anyway (an amount only in a payload). */
+  leftToJs: { all(p: { ids: string }): number[] };
+}
+const setStatements = new WeakMap<Db, SetStatements | null>();
+const RANGE = 'c.id BETWEEN @lo AND @hi';
+/** Whether groups are classified set-based (a test keeps it so when full-sql.ts changes its statement). */
+export const GROUPS_SET_BASED = RECONCILE_RANGE_SQL.split(RANGE).length === 2;
+const IDS = 'SELECT value FROM json_each(@ids)';
+
+/**
+ * The group's set-based classification, prepared once per connection (outside a transaction). Null
+ * when the full recompute's statement no longer selects its collections by RANGE: then the group is
+ * classified in JavaScript, as before, which gives the same rows only slower.
+ */
+function setStatementsOf(db: Db): SetStatements | null {
+  let s = setStatements.get(db);
+  if (s !== undefined) return s;
+  s = null;
+  if (GROUPS_SET_BASED) {
+    for (const sql of kindSetsSql()) db.exec(sql);
+    s = {
+      classify: db.prepare(
+        RECONCILE_RANGE_SQL.replace(RANGE, `c.id IN (${IDS})`),
+      ) as unknown as SetStatements['classify'],
+      leftToJs: db
+        .prepare(
+          `SELECT collection_id FROM reconciliation WHERE collection_id IN (SELECT value FROM json_each(@ids)) AND outcome = '${UNDECIDED}'
+           UNION SELECT collection_id FROM collection_events WHERE collection_id IN (SELECT value FROM json_each(@ids)) AND ${PAYLOAD_ONLY_AMOUNT}`,
+        )
+        .pluck() as unknown as SetStatements['leftToJs'],
+    };
+  }
+  setStatements.set(db, s);
+  return s;
+}
+
+/**
+ * Re-classifies the given collections (sorted, each once) as the full recompute does: one statement
+ * classifies them in SQL from the indexed terms of their events (no event row crosses into
+ * JavaScript), and classify() decides what it leaves undecided and what has an amount only in a
+ * payload, exactly as reconcileAll does per range; the same transaction, so the '?' rows are never seen.
+ */
+function reconcileSet(db: Db, st: SetStatements, ids: number[], o: { now: number; stalePendingAfterMs: number }): void {
+  for (let i = 0; i < ids.length; i += 500) {
+    const json = JSON.stringify(ids.slice(i, i + 500));
+    st.classify.run({ ids: json, now: o.now, stale: o.stalePendingAfterMs });
+    const rest = st.leftToJs.all({ ids: json });
+    if (rest.length) reconcileTouched(db, rest, o);
+  }
 }
 
 interface BatchStatements {
@@ -204,9 +265,8 @@ function batchStatements(db: Db): BatchStatements {
   return s;
 }
 
-/** Re-classifies the given collections (any order, each once) with two reads per 500. */
+/** Re-classifies the given collections (sorted, each once) in JavaScript, with two reads per 500. */
 function reconcileTouched(db: Db, ids: number[], o: { now: number; stalePendingAfterMs: number }): void {
-  ids.sort((a, b) => a - b);
   const st = batchStatements(db);
   for (let i = 0; i < ids.length; i += 500) {
     const json = JSON.stringify(ids.slice(i, i + 500));
