@@ -16,6 +16,7 @@ import {
 } from './full-sql.js';
 import type { RangeDone, RangeJob } from './range-worker.js';
 import { launchWorker } from './launch-worker.js';
+import { walFlusher } from './wal-flush.js';
 import { opts, reconcileIds, type ReconcileOptions } from './incremental.js';
 
 export {
@@ -143,6 +144,7 @@ export async function reconcileAllOnThreads(
   };
   const classifyRange = db.prepare(RECONCILE_RANGE_SQL);
   const inRange = db.prepare('SELECT COUNT(*) FROM collections WHERE id BETWEEN @lo AND @hi').pluck();
+  const flusher = walFlusher(db.name);
   try {
     run.begin(); // while the helpers compute their first ranges
     for (let stored = 0; stored < run.ranges.length;) {
@@ -159,6 +161,7 @@ export async function reconcileAllOnThreads(
             return inRange.get({ lo, hi }) as number;
           });
           stored++;
+          flusher.kick();
           await new Promise((resolve) => setImmediate(resolve));
           continue;
         }
@@ -183,9 +186,11 @@ export async function reconcileAllOnThreads(
         fs.rmSync(r.file, { force: true });
       }
       stored++;
+      flusher.kick();
       await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {
+    await flusher.close();
     await Promise.all(helpers.map((w) => w.terminate()));
     fs.rmSync(dir, { recursive: true, force: true });
   }
