@@ -359,6 +359,18 @@ WHERE EXISTS (SELECT 1 FROM main.reconciliation r WHERE r.collection_id = s.coll
 ];
 
 /**
+ * A range with no stored row at all (as in the first recompute, into an empty table) needs neither the
+ * compare with stored rows nor the split into new and changed: every row it computes is new. Whether
+ * the range has any is one probe of the primary key (RANGE_STORED_SQL, parameters lo and hi).
+ */
+export const SCRATCH_NEW_SQL = `${RANGE_WITH},
+  n AS NOT MATERIALIZED (${RANGE_SELECT})
+INSERT INTO scratch.rows (${COLUMNS}) SELECT ${COLUMNS} FROM n`;
+
+/** Whether any collection in lo..hi has a stored reconciliation row. */
+export const RANGE_STORED_SQL = 'SELECT EXISTS (SELECT 1 FROM main.reconciliation WHERE collection_id BETWEEN ? AND ?)';
+
+/**
  * Copies `scratch.rows` (new rows) into reconciliation by the transfer optimization. It fails, and
  * changes nothing, when one of its collections has a row by now (reconciled meanwhile by another
  * connection); STORE_SCRATCH_SQL('rows') is then the way.

@@ -16,6 +16,7 @@ import {
 } from './full-sql.js';
 import type { RangeDone, RangeJob } from './range-worker.js';
 import { launchWorker } from './launch-worker.js';
+import { walFlusher } from './wal-flush.js';
 import { opts, reconcileIds, type ReconcileOptions } from './incremental.js';
 
 export {
@@ -67,23 +68,32 @@ export async function reconcileAll(
 
 /**
  * reconcileAll with the statements computed by `threads` helper threads (range-worker.ts), each with
- * its own read connection and scratch files, while this connection only copies each range in and
- * classifies what the statement left undecided: on two cores, reading and writing overlap. A range's
- * collections that gained an event after its helper's snapshot are classified again by the writer.
+ * its own read connection and scratch files, and by this connection, which copies each helper's range in
+ * and classifies what the statement left undecided. Every thread claims the next range from one shared
+ * counter: the run is bound by CPU (the aggregation over the index), so this connection computes a range
+ * itself, straight into reconciliation (no scratch file to write and copy), whenever no helper's range
+ * is waiting, instead of idling. A range's collections that gained an event after its helper's snapshot
+ * are classified again by the writer.
  */
 export async function reconcileAllOnThreads(
   db: Db,
-  options: ReconcileAllOptions & { threads?: number } = {},
+  options: ReconcileAllOptions & {
+    threads?: number;
+    /** false: this connection only copies the helpers' ranges in (tests use it to cover that path). */
+    writerComputes?: boolean;
+  } = {},
 ): Promise<{ collections: number; exceptions: number }> {
   // The first ranges are small, so this connection starts writing soon instead of idling while each
   // helper computes a whole range; they double up to the full span.
   const run = startRun(db, options, true);
-  const threads = Math.max(1, Math.min(options.threads ?? 2, run.ranges.length));
+  const threads = Math.max(1, Math.min(options.threads ?? 1, run.ranges.length));
   if (run.ranges.length === 0) {
     run.begin();
     return run.finish();
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-reconcile-'));
+  // The index of the next range nobody has claimed (Atomics.add by each thread).
+  const claim = new Int32Array(new SharedArrayBuffer(4));
   const ready: RangeDone[] = [];
   let failure: Error | null = null;
   let wake: (() => void) | null = null;
@@ -91,11 +101,12 @@ export async function reconcileAllOnThreads(
     failure ??= e;
     wake?.();
   };
-  const helpers = Array.from({ length: threads }, (_, i) => {
+  const helpers = Array.from({ length: threads }, () => {
     const job: RangeJob = {
       dbFile: db.name,
       dir,
-      ranges: run.ranges.filter((_r, k) => k % threads === i),
+      ranges: run.ranges,
+      claim: claim.buffer as SharedArrayBuffer,
       now: run.o.now,
       stalePendingAfterMs: run.o.stalePendingAfterMs,
     };
@@ -131,6 +142,9 @@ export async function reconcileAllOnThreads(
       db.prepare(STORE_SCRATCH_SQL('rows')).run();
     }
   };
+  const classifyRange = db.prepare(RECONCILE_RANGE_SQL);
+  const inRange = db.prepare('SELECT COUNT(*) FROM collections WHERE id BETWEEN @lo AND @hi').pluck();
+  const flusher = walFlusher(db.name);
   try {
     run.begin(); // while the helpers compute their first ranges
     for (let stored = 0; stored < run.ranges.length;) {
@@ -138,6 +152,19 @@ export async function reconcileAllOnThreads(
       if (options.signal?.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
       const r = ready.shift();
       if (!r) {
+        const k = options.writerComputes === false ? run.ranges.length : Atomics.add(claim, 0, 1);
+        if (k < run.ranges.length) {
+          // Computed and written in one transaction: no snapshot of another connection to catch up on.
+          const [lo, hi] = run.ranges[k]!;
+          run.store(lo, hi, () => {
+            classifyRange.run(run.params(lo, hi));
+            return inRange.get({ lo, hi }) as number;
+          });
+          stored++;
+          flusher.kick();
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
+        }
         await new Promise<void>((resolve) => (wake = resolve));
         wake = null;
         continue;
@@ -159,9 +186,11 @@ export async function reconcileAllOnThreads(
         fs.rmSync(r.file, { force: true });
       }
       stored++;
+      flusher.kick();
       await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {
+    await flusher.close();
     await Promise.all(helpers.map((w) => w.terminate()));
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -310,9 +310,19 @@ describe('helper threads compute the ranges, one connection writes them', () => 
           expect(JSON.parse(k.kinds)).toContain('final_status_changed');
         }
 
+        // The writer computes ranges too, but a helper that starts slowly (tsx here) may leave it every
+        // one: writerComputes false makes the helpers compute them all, so their path is covered.
+        const only = { now, stalePendingAfterMs: STALE, batchSize: 7, threads: 2, writerComputes: false };
         db.exec('DELETE FROM reconciliation');
-        const r = await reconcileAllOnThreads(db, { now, stalePendingAfterMs: STALE, batchSize: 7, threads: 2 });
+        const r = await reconcileAllOnThreads(db, only);
         expect(r.collections).toBe(60);
+        expect(db.prepare(SNAPSHOT).all()).toEqual(incremental);
+        db.exec('DELETE FROM reconciliation');
+        expect((await reconcileAllOnThreads(db, { ...only, writerComputes: true })).collections).toBe(60);
+        expect(db.prepare(SNAPSHOT).all()).toEqual(incremental);
+        // Some ranges already stored: the helpers compare with the stored rows, skip only the empty ranges.
+        db.exec('DELETE FROM reconciliation WHERE collection_id > 30');
+        await reconcileAllOnThreads(db, only);
         expect(db.prepare(SNAPSHOT).all()).toEqual(incremental);
 
         // As the app's worker runs it, foreign keys off: new rows go in by SQLite's transfer
@@ -322,7 +332,7 @@ describe('helper threads compute the ranges, one connection writes them', () => 
         db.exec(
           "UPDATE reconciliation SET outcome = 'pending', kinds = '[]', callback_status = NULL WHERE collection_id % 3 = 0",
         );
-        await reconcileAllOnThreads(db, { now, stalePendingAfterMs: STALE, batchSize: 7, threads: 2 });
+        await reconcileAllOnThreads(db, only);
         expect(db.prepare(SNAPSHOT).all()).toEqual(incremental);
       } finally {
         db.close();
