@@ -2,8 +2,8 @@
 // commit, security log) and a store. Each store verifies with the same pure step (ingest.ts
 // verifyCallback) and writes the verified ones in ONE commit: the desktop's SQLite (here) or the team's
 // PostgreSQL (main/serve/team-callback-store.ts).
-import fs from 'node:fs';
 import type { Db } from '../store/db.js';
+import { syncWal } from '../store/wal-sync.js';
 import { reconcileOnceAfter } from '../reconcile/incremental.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { appendEventInTransaction } from '../collections/events.js';
@@ -56,17 +56,13 @@ export function sqliteCallbackStore(db: Db): CallbackStore {
 }
 
 /**
- * The group's commit without its fsync on the main thread, and that fsync on libuv's thread pool.
- *
- * Under WAL, synchronous=FULL differs from NORMAL only in the fdatasync of the WAL at each commit:
- * NORMAL still syncs the WAL before each checkpoint, the database after it, and the WAL header when the
- * WAL is reused (SQLite's documentation of PRAGMA synchronous). So a commit made with NORMAL and
- * followed by an fdatasync of the WAL file is on disk exactly as FULL would have left it, and a delivery
- * is answered only after that fdatasync. Meanwhile the main thread stores the next group instead of
- * waiting for the disk; its frames come after this group's in the WAL, so a crash before its own sync
- * loses (at most) that later group, which was not answered either. Any other write on this connection
- * runs with FULL again (the level is lowered only around the group's commit, which nothing interleaves:
- * better-sqlite3 is synchronous), and its fsync covers the group's frames too.
+ * The group's commit without its fsync on the main thread, and that fsync on libuv's thread pool
+ * (store/wal-sync.ts says why the result on disk is FULL's). A delivery is answered only after it.
+ * Meanwhile the main thread stores the next group instead of waiting for the disk; its frames come after
+ * this group's in the WAL, so a crash before its own sync loses (at most) that later group, which was not
+ * answered either. Any other write on this connection runs with FULL again (the level is lowered only
+ * around the group's commit, which nothing interleaves: better-sqlite3 is synchronous), and its fsync
+ * covers the group's frames too. An error of the sync fails the group: none of it is answered 2xx.
  *
  * Null (the group commits with its own fsync, as before) unless the connection is a file database in
  * WAL mode with synchronous FULL or EXTRA.
@@ -78,7 +74,6 @@ function walSyncOf(db: Db): { commitWithoutSync<T>(write: () => T): T; sync(): P
   if (mode !== 'wal' || level < 2) return null;
   const lower = db.prepare('PRAGMA synchronous = NORMAL');
   const restore = db.prepare(`PRAGMA synchronous = ${level}`);
-  const walFile = `${db.name}-wal`;
   return {
     commitWithoutSync(write) {
       lower.run();
@@ -88,16 +83,6 @@ function walSyncOf(db: Db): { commitWithoutSync<T>(write: () => T): T; sync(): P
         restore.run();
       }
     },
-    async sync() {
-      // Opened for each group: a sync of any descriptor of the file flushes its data. While this
-      // connection is open SQLite never deletes the WAL file (it may truncate it, same file); an error
-      // here fails the group, so none of it is answered 2xx.
-      const fh = await fs.promises.open(walFile, 'r+');
-      try {
-        await fh.datasync();
-      } finally {
-        await fh.close();
-      }
-    },
+    sync: () => syncWal(db.name),
   };
 }

@@ -16,7 +16,7 @@ import {
 } from './full-sql.js';
 import type { RangeDone, RangeJob } from './range-worker.js';
 import { launchWorker } from './launch-worker.js';
-import { walFlusher } from './wal-flush.js';
+import { walFlusher } from '../store/wal-sync.js';
 import { opts, reconcileIds, type ReconcileOptions } from './incremental.js';
 
 export {
