@@ -25,7 +25,7 @@ import type pg from 'pg';
 import type { Db } from '../../store/db.js';
 import { writeTransaction } from '../../store/transaction.js';
 import { migrations } from '../../store/migrations/index.js';
-import { projectEvent, type Projection as EventProjection } from '../../collections/events.js';
+import { projectEvent, type Projected, type Projection as EventProjection } from '../../collections/events.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { translatePgError } from '../errors.js';
@@ -109,15 +109,6 @@ export function needsFullReconcile(db: Db): boolean {
 /** The projection columns appendEvent maintains, and the last event id it writes with them. */
 type Projection = EventProjection & { last_event_id: number | null };
 
-type LocalEvent = ReturnType<typeof fromTeamEvent>;
-
-/** appendEvent's projection rules (collections/events.ts projectEvent) applied to `p` in place; returns the kind stored. */
-function project(p: Projection, ev: LocalEvent): string {
-  const r = projectEvent(p, ev);
-  Object.assign(p, r.next);
-  return r.kind;
-}
-
 function statements(db: Db) {
   return {
     insertEvent: db.prepare(
@@ -131,10 +122,9 @@ function statements(db: Db) {
          payment_url, redirect_status, callback_status, flags, final_changes, last_event_id FROM collections WHERE id = ?`,
     ),
     update: db.prepare(
-      `UPDATE collections SET status = @status, status_changed_at = @status_changed_at, internal_reference = @internal_reference,
-         payment_url = @payment_url, status_message = @status_message, last_event_id = @last_event_id,
-         redirect_status = @redirect_status, redirect_signature = @redirect_signature, callback_status = @callback_status,
-         flags = @flags, final_changes = @final_changes WHERE id = @id`,
+      `UPDATE collections SET status = ?, status_changed_at = ?, internal_reference = ?, payment_url = ?, status_message = ?,
+         last_event_id = ?, redirect_status = ?, redirect_signature = ?, callback_status = ?, flags = ?, final_changes = ?
+       WHERE id = ?`,
     ),
   };
 }
@@ -169,15 +159,14 @@ function copyChunk(
         }
       }
       const ev = fromTeamEvent(tev);
-      let kind: string = ev.kind;
+      // appendEvent's projection rules, applied to the row in memory once the event is stored.
       let p: Projection | undefined;
+      let r: Projected | undefined;
       if (id !== undefined) {
-        p = touched.get(id);
-        p ??= st.row.get(id) as Projection;
-        const next = { ...p };
-        kind = project(next, ev);
-        p = next;
+        p = touched.get(id) ?? (st.row.get(id) as Projection);
+        r = projectEvent(p, ev);
       }
+      const kind = r ? r.kind : ev.kind;
       const info = st.insertEvent.run(
         id ?? null,
         ev.merchantReference,
@@ -197,12 +186,27 @@ function copyChunk(
       // Not stored: this desktop already had it (its own write, e.g. a charge saved during the copy), as
       // appendEvent's dedupe would find; the row keeps the projection it had.
       n += info.changes;
-      if (p && info.changes > 0) {
+      if (p && r && info.changes > 0) {
+        Object.assign(p, r.next);
         p.last_event_id = Number(info.lastInsertRowid);
         touched.set(id!, p);
       }
     }
-    for (const [id, p] of touched) st.update.run({ ...p, id });
+    for (const [id, p] of touched)
+      st.update.run(
+        p.status,
+        p.status_changed_at,
+        p.internal_reference,
+        p.payment_url,
+        p.status_message,
+        p.last_event_id,
+        p.redirect_status,
+        p.redirect_signature,
+        p.callback_status,
+        p.flags,
+        p.final_changes,
+        id,
+      );
     return n;
   });
   // Only once committed: a chunk rolled back gave no ids.
