@@ -231,3 +231,58 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   const events = rows.slice(0, limit).map(toEvent);
   return { events, lastSeq: events.length ? events[events.length - 1]!.seq : afterSeq, more };
 }
+
+/** Every value as PostgreSQL's text: the copy converts the few it needs itself. */
+const RAW_TEXT = { getTypeParser: () => (value: string) => value };
+
+/**
+ * pullSince for a new desktop's bulk copy (sync/bulk.ts), where reading millions of rows is most of
+ * the work: rows come as arrays of PostgreSQL's text (no row objects, no Date parsing) and times as
+ * epoch milliseconds computed by the server, truncated as a Date of the same instant would be.
+ */
+export async function pullPageRaw(db: Queryable, afterSeq: number, limit: number): Promise<PullResult> {
+  if (!Number.isSafeInteger(afterSeq) || afterSeq < 0)
+    throw new TeamFieldError('afterSeq', `must be a whole number >= 0 (got ${afterSeq})`);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 50_000)
+    throw new TeamFieldError('limit', `must be 1 to 50000 (got ${limit})`);
+  let rows: (string | null)[][];
+  try {
+    const r = await db.query<(string | null)[]>({
+      text: `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
+                    signature, payload, note, payment_url, status_message,
+                    floor(extract(epoch FROM occurred_at) * 1000)::bigint, floor(extract(epoch FROM recorded_at) * 1000)::bigint, actor
+             FROM team.events WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      values: [afterSeq, limit + 1],
+      rowMode: 'array',
+      types: RAW_TEXT,
+    });
+    rows = r.rows;
+  } catch (e) {
+    throw translatePgError(e, 'pull events', queryableLogin(db));
+  }
+  const n = Math.min(rows.length, limit);
+  const events: TeamEvent[] = new Array<TeamEvent>(n);
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
+    events[i] = {
+      seq: toSafeInteger(r[0], 'seq'),
+      eventKey: r[1]!,
+      merchantReference: r[2]!,
+      internalReference: r[3],
+      source: r[4] as EventSource,
+      kind: r[5]!,
+      status: r[6],
+      amountMinor: r[7] === null ? null : toSafeInteger(r[7], 'amount_minor'),
+      currency: r[8],
+      signature: r[9] as SignatureState,
+      payload: r[10],
+      note: r[11],
+      paymentUrl: r[12],
+      statusMessage: r[13],
+      occurredAt: toSafeInteger(r[14], 'occurred_at'),
+      recordedAt: toSafeInteger(r[15], 'recorded_at'),
+      actor: r[16]!,
+    };
+  }
+  return { events, lastSeq: n ? events[n - 1]!.seq : afterSeq, more: rows.length > limit };
+}

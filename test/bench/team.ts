@@ -3,7 +3,8 @@
 // time from recordIntent on desktop A to the collection row on desktop B, over N charges. Starts a
 // throw-away PostgreSQL 15 (test/support/postgres-server.ts) and prints ONE JSON object.
 // Options: --collections N (default 1000000), --charges N (default 200), --batch N (events per pull,
-// default 5000), --keep (leave the temp folders).
+// default 5000), --keep (leave the temp folders), --phases (the catch-up calls the bulk start itself,
+// as the sync's first pull does, and reports wall and CPU time per phase: copy, indexes, reconcileAll).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { migrate } from '../../main/team/migrate.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { recordIntent, toTeamEvent, type TeamIntent } from '../../main/team/record.js';
 import { startTeamSync, type TeamSync } from '../../main/team/sync.js';
+import { bulkStart } from '../../main/team/sync/bulk.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
 import { generate } from './generate.js';
@@ -31,6 +33,7 @@ const { values: opt } = parseArgs({
     charges: { type: 'string', default: '200' },
     batch: { type: 'string', default: '5000' },
     keep: { type: 'boolean', default: false },
+    phases: { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -200,21 +203,32 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function catchUp(server: PgServerInfo, work: string) {
-  const source = path.join(work, 'history.sqlite');
-  log(`generating ${collections.toLocaleString('en')} collections`);
-  const gen = generate({ file: source, collections, snapshots: 0, ingestTargets: 0, now: Date.now() });
-  const pool = openTeamPool(await createDb(server, 'team_catchup'), { max: 4 });
-  await migrate(pool);
-  const loadStart = performance.now();
-  const events = await loadHistory(pool, source);
-  log(`loaded ${events.toLocaleString('en')} events in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
-
-  const db = openDatabase(path.join(work, 'new-desktop.sqlite'));
+/** The catch-up alone, timed: through the sync as a desktop runs it, or (--phases) the bulk start by phase. */
+async function runCatchUp(pool: pg.Pool, db: ReturnType<typeof openDatabase>) {
   let lastLog = performance.now();
   const start = performance.now();
   const cpuStart = process.cpuUsage();
-  const loadAtStart = os.loadavg()[0]!;
+  if (opt.phases) {
+    const phases: Record<string, { wallSeconds: number; cpuSeconds: number; waitSeconds?: number }> = {};
+    let mark = { t: start, cpu: cpuStart };
+    const r = await bulkStart({
+      pool,
+      db,
+      now: () => Date.now(),
+      onPhase: (phase, detail) => {
+        const t = performance.now();
+        const cpu = process.cpuUsage();
+        phases[phase] = {
+          wallSeconds: Number(((t - mark.t) / 1000).toFixed(1)),
+          cpuSeconds: Number(((cpu.user - mark.cpu.user + cpu.system - mark.cpu.system) / 1e6).toFixed(1)),
+          ...(detail ? { waitSeconds: Number((detail.waitMs / 1000).toFixed(1)) } : {}),
+        };
+        mark = { t, cpu };
+      },
+    });
+    if (!r) throw new Error('the bulk start stopped part way');
+    return finish(phases);
+  }
   const sync: TeamSync = startTeamSync({
     pool,
     db,
@@ -238,9 +252,29 @@ async function catchUp(server: PgServerInfo, work: string) {
     }
   });
   await sync.pullNow();
-  const ms = performance.now() - start;
-  const cpu = process.cpuUsage(cpuStart);
+  const result = finish();
   await sync.close();
+  return result;
+
+  function finish(phases?: Record<string, unknown>) {
+    const ms = performance.now() - start;
+    const cpu = process.cpuUsage(cpuStart);
+    return { ms, cpu, phases };
+  }
+}
+
+async function catchUp(server: PgServerInfo, work: string) {
+  const source = path.join(work, 'history.sqlite');
+  log(`generating ${collections.toLocaleString('en')} collections`);
+  const gen = generate({ file: source, collections, snapshots: 0, ingestTargets: 0, now: Date.now() });
+  const pool = openTeamPool(await createDb(server, 'team_catchup'), { max: 4 });
+  await migrate(pool);
+  const loadStart = performance.now();
+  const events = await loadHistory(pool, source);
+  log(`loaded ${events.toLocaleString('en')} events in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
+  const db = openDatabase(path.join(work, 'new-desktop.sqlite'));
+  const loadAtStart = os.loadavg()[0]!;
+  const { ms, cpu, phases } = await runCatchUp(pool, db);
   const local = db.prepare('SELECT count(*) FROM collection_events').pluck().get() as number;
   const rows = db.prepare('SELECT count(*) FROM collections').pluck().get() as number;
   const reconciled = db.prepare('SELECT count(*) FROM reconciliation').pluck().get() as number;
@@ -259,6 +293,7 @@ async function catchUp(server: PgServerInfo, work: string) {
     cpuSystemSeconds: Number((cpu.system / 1e6).toFixed(1)),
     loadAverage: { atStart: Number(loadAtStart.toFixed(2)), atEnd: Number(os.loadavg()[0]!.toFixed(2)) },
     batchSize,
+    ...(phases ? { phases } : {}),
   };
 }
 

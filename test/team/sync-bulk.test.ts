@@ -206,6 +206,25 @@ function record(db: Db) {
   };
 }
 
+/** The schema as sqlite_master holds it: tables, indexes and triggers, by name (root pages aside). */
+function schema(db: Db) {
+  return db
+    .prepare(
+      "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('table', 'index', 'trigger') ORDER BY type, name",
+    )
+    .all();
+}
+
+/** A freshly migrated desk's schema: what a bulk start must leave behind, its dropped triggers and indexes made again. */
+function migratedSchema() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-teambulk-'));
+  dirs.push(dir);
+  const db = openDatabase(path.join(dir, 'fresh.sqlite'));
+  const s = schema(db);
+  db.close();
+  return s;
+}
+
 describe('bulk start of a new team desktop', () => {
   let reference: ReturnType<typeof record>;
 
@@ -248,6 +267,9 @@ describe('bulk start of a new team desktop', () => {
     expect(reference.collections.length).toBeGreaterThan(1900);
     const got = record(bulk.db);
     expect(got.indexes).toEqual(reference.indexes);
+    const fresh = migratedSchema();
+    expect(fresh.some((r) => (r as { name: string }).name === 'collection_events_no_replace_key')).toBe(true);
+    expect(schema(bulk.db)).toEqual(fresh);
     expect(got.collections).toEqual(reference.collections);
     expect(got.events).toEqual(reference.events);
     expect(got.reconciliation).toEqual(reference.reconciliation);
@@ -285,6 +307,7 @@ describe('bulk start of a new team desktop', () => {
     expect(got.events).toEqual(reference.events);
     expect(got.reconciliation).toEqual(reference.reconciliation);
     expect(got.indexes).toEqual(reference.indexes);
+    expect(schema(again.db)).toEqual(migratedSchema());
 
     // Stopped after the seq was recorded but before the reconciliation finished: the next start finishes it.
     again.db.exec('DELETE FROM reconciliation WHERE collection_id > 700');

@@ -11,25 +11,25 @@
 //
 // When: the events stream has never applied a batch (team_sync seq 0) and the desktop has no
 // collections nor collection_events rows, or a bulk copy was interrupted (seq 0 and the secondary
-// indexes the copy drops are missing). A desktop far behind but not empty keeps the incremental path.
+// indexes or the insert triggers the copy drops are missing). A desktop far behind but not empty keeps the incremental path.
 //
 // Crash safety: each chunk (up to 50,000 events) commits whole, in seq order, WITHOUT the seq, so an
 // interrupted copy starts over from seq 0 at the next start (the rule above): the events it already
 // stored are found by their dedupe keys and skipped, exactly as appendEvent skips them, and so are
 // this desktop's own writes made during the copy. (Resuming after the last stored event is not safe:
 // that event may be this desktop's own charge, recorded in PostgreSQL far beyond the copied seq.)
-// The indexes come back and the seq is recorded in ONE transaction; then reconcileAll. A crash
+// The indexes and triggers come back and the seq is recorded in ONE transaction; then reconcileAll. A crash
 // before reconcileAll finishes leaves collections without reconciliation rows above the highest
 // reconciled id, which needsFullReconcile() finds at the next start.
 import type pg from 'pg';
 import type { Db } from '../../store/db.js';
 import { writeTransaction } from '../../store/transaction.js';
 import { migrations } from '../../store/migrations/index.js';
-import { projectEvent, type Projection as EventProjection } from '../../collections/events.js';
+import { projectEvent, type Projected, type Projection as EventProjection } from '../../collections/events.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { translatePgError } from '../errors.js';
-import { pullSince, type PullResult, type TeamEvent } from '../events.js';
+import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
 import { queryableLogin, toSafeInteger } from '../pool.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { lastSeq, setLastSeq } from './apply.js';
@@ -54,8 +54,29 @@ function bulkIndexes(): Map<string, string> {
   return out;
 }
 
-function presentIndexes(db: Db): Set<string> {
-  return new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").pluck().all() as string[]);
+/**
+ * The BEFORE INSERT triggers the migrations leave on collection_events (migration 7), with their own
+ * SQL. They refuse an INSERT OR REPLACE over a stored event at the price of two EXISTS lookups per
+ * insert; the copy's insert replaces nothing and skips a stored dedupe key by ON CONFLICT (as
+ * appendEvent does), so on an empty desk the copy drops them and makes them again, from the same SQL,
+ * in the transaction that builds the indexes.
+ */
+function bulkTriggers(): Map<string, string> {
+  const out = new Map<string, string>();
+  const re =
+    /CREATE\s+TRIGGER\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+BEFORE\s+INSERT\s+ON\s+(\w+)\b[\s\S]*?\bEND\s*;|DROP\s+TRIGGER\s+(?:IF\s+EXISTS\s+)?(\w+)\s*;/gi;
+  for (const m of migrations)
+    for (const x of m.sql.matchAll(re)) {
+      if (x[3]) out.delete(x[3]);
+      else if (x[2] === 'collection_events') out.set(x[1]!, x[0]);
+    }
+  return out;
+}
+
+function presentSchema(db: Db): Set<string> {
+  return new Set(
+    db.prepare("SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger')").pluck().all() as string[],
+  );
 }
 
 function isEmpty(db: Db): boolean {
@@ -69,8 +90,8 @@ function isEmpty(db: Db): boolean {
 export function wantsBulkStart(db: Db): boolean {
   if (lastSeq(db, 'events') !== 0) return false;
   if (isEmpty(db)) return true;
-  const present = presentIndexes(db);
-  return [...bulkIndexes().keys()].some((n) => !present.has(n));
+  const present = presentSchema(db);
+  return [...bulkIndexes().keys(), ...bulkTriggers().keys()].some((n) => !present.has(n));
 }
 
 /**
@@ -88,31 +109,22 @@ export function needsFullReconcile(db: Db): boolean {
 /** The projection columns appendEvent maintains, and the last event id it writes with them. */
 type Projection = EventProjection & { last_event_id: number | null };
 
-type LocalEvent = ReturnType<typeof fromTeamEvent>;
-
-/** appendEvent's projection rules (collections/events.ts projectEvent) applied to `p` in place; returns the kind stored. */
-function project(p: Projection, ev: LocalEvent): string {
-  const r = projectEvent(p, ev);
-  Object.assign(p, r.next);
-  return r.kind;
-}
-
 function statements(db: Db) {
   return {
     insertEvent: db.prepare(
       `INSERT INTO collection_events (collection_id, merchant_reference, internal_reference, source, kind, status, received_at,
          signature, amount_minor, currency, dedupe_key, payload, note, actor)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (dedupe_key) DO NOTHING`,
     ),
     row: db.prepare(
       `SELECT status, status_changed_at, status_message, redirect_signature, amount_minor, currency, internal_reference,
          payment_url, redirect_status, callback_status, flags, final_changes, last_event_id FROM collections WHERE id = ?`,
     ),
     update: db.prepare(
-      `UPDATE collections SET status = @status, status_changed_at = @status_changed_at, internal_reference = @internal_reference,
-         payment_url = @payment_url, status_message = @status_message, last_event_id = @last_event_id,
-         redirect_status = @redirect_status, redirect_signature = @redirect_signature, callback_status = @callback_status,
-         flags = @flags, final_changes = @final_changes WHERE id = @id`,
+      `UPDATE collections SET status = ?, status_changed_at = ?, internal_reference = ?, payment_url = ?, status_message = ?,
+         last_event_id = ?, redirect_status = ?, redirect_signature = ?, callback_status = ?, flags = ?, final_changes = ?
+       WHERE id = ?`,
     ),
   };
 }
@@ -121,27 +133,40 @@ function statements(db: Db) {
  * One chunk in one transaction: collections from intents, events, then each touched row's projection
  * once. Returns how many events it stored.
  */
-function copyChunk(db: Db, st: ReturnType<typeof statements>, events: readonly TeamEvent[]): number {
+function copyChunk(
+  db: Db,
+  st: ReturnType<typeof statements>,
+  ids: Map<string, number>,
+  events: readonly TeamEvent[],
+): number {
   const lookup = collectionIdByReference(db);
-  return writeTransaction(db, () => {
+  const fresh = new Map<string, number>();
+  const stored = writeTransaction(db, () => {
     const touched = new Map<number, Projection>();
-    let stored = 0;
+    let n = 0;
     for (const tev of events) {
-      let id = lookup.get(tev.merchantReference) as number | undefined;
+      // The ids this copy gave are kept (a collection's id never changes); anything else, e.g. a
+      // collection this desktop saved itself between two chunks, is looked up.
+      let id =
+        ids.get(tev.merchantReference) ??
+        fresh.get(tev.merchantReference) ??
+        (lookup.get(tev.merchantReference) as number | undefined);
       if (id === undefined) {
         const intent = intentFromTeamEvent(tev);
-        if (intent) id = insertIntentCollection(db, intent);
+        if (intent) {
+          id = insertIntentCollection(db, intent);
+          fresh.set(tev.merchantReference, id);
+        }
       }
       const ev = fromTeamEvent(tev);
-      let kind: string = ev.kind;
+      // appendEvent's projection rules, applied to the row in memory once the event is stored.
       let p: Projection | undefined;
+      let r: Projected | undefined;
       if (id !== undefined) {
-        p = touched.get(id);
-        p ??= st.row.get(id) as Projection;
-        const next = { ...p };
-        kind = project(next, ev);
-        p = next;
+        p = touched.get(id) ?? (st.row.get(id) as Projection);
+        r = projectEvent(p, ev);
       }
+      const kind = r ? r.kind : ev.kind;
       const info = st.insertEvent.run(
         id ?? null,
         ev.merchantReference,
@@ -160,15 +185,33 @@ function copyChunk(db: Db, st: ReturnType<typeof statements>, events: readonly T
       );
       // Not stored: this desktop already had it (its own write, e.g. a charge saved during the copy), as
       // appendEvent's dedupe would find; the row keeps the projection it had.
-      stored += info.changes;
-      if (p && info.changes > 0) {
+      n += info.changes;
+      if (p && r && info.changes > 0) {
+        Object.assign(p, r.next);
         p.last_event_id = Number(info.lastInsertRowid);
         touched.set(id!, p);
       }
     }
-    for (const [id, p] of touched) st.update.run({ ...p, id });
-    return stored;
+    for (const [id, p] of touched)
+      st.update.run(
+        p.status,
+        p.status_changed_at,
+        p.internal_reference,
+        p.payment_url,
+        p.status_message,
+        p.last_event_id,
+        p.redirect_status,
+        p.redirect_signature,
+        p.callback_status,
+        p.flags,
+        p.final_changes,
+        id,
+      );
+    return n;
   });
+  // Only once committed: a chunk rolled back gave no ids.
+  for (const [ref, id] of fresh) ids.set(ref, id);
+  return stored;
 }
 
 export interface BulkProgress {
@@ -186,6 +229,8 @@ export interface BulkOptions {
   onProgress?: (p: BulkProgress) => void;
   /** Checked between chunks: a closing sync stops there (each chunk committed whole). */
   stopped?: () => boolean;
+  /** Told as each phase ends (the bench measures them apart); `copy` says how long it waited for pages. */
+  onPhase?: (phase: 'copy' | 'indexes' | 'reconcile', detail?: { waitMs: number }) => void;
 }
 
 /**
@@ -203,21 +248,28 @@ export async function bulkStart(o: BulkOptions): Promise<{ applied: number; last
     throw translatePgError(e, 'count the team history', queryableLogin(pool));
   }
   const wanted = bulkIndexes();
+  const triggers = bulkTriggers();
   if (isEmpty(db)) {
     // Building an index once after the load is much cheaper than keeping it up to date row by row.
-    const present = presentIndexes(db);
+    const present = presentSchema(db);
     writeTransaction(db, () => {
       for (const name of wanted.keys()) if (present.has(name)) db.exec(`DROP INDEX ${name}`);
+      for (const name of triggers.keys()) if (present.has(name)) db.exec(`DROP TRIGGER ${name}`);
     });
   }
+  for (const [name, sql] of triggers) wanted.set(name, sql);
   // A larger page cache while the copy runs (restored after): the chunks and index builds touch far
   // more pages than the app's default keeps.
   const cacheSize = db.pragma('cache_size', { simple: true }) as number;
   db.pragma('cache_size = -262144');
+  // CREATE INDEX sorts with a helper thread where SQLite has them (this build does; elsewhere a no-op).
+  const threads = db.pragma('threads', { simple: true }) as number;
+  db.pragma('threads = 2');
   try {
     return await copyAll(o, totalSeq, wanted, chunk);
   } finally {
     db.pragma(`cache_size = ${cacheSize}`);
+    db.pragma(`threads = ${threads}`);
   }
 }
 
@@ -230,29 +282,36 @@ async function copyAll(
   const { pool, db } = o;
   let after = 0;
   const st = statements(db);
+  const ids = new Map<string, number>();
   let applied = 0;
   const fetch = (from: number): Promise<PullResult> => {
-    const p = pullSince(pool, from, chunk);
+    const p = pullPageRaw(pool, from, chunk);
     p.catch(() => undefined); // awaited below; a prefetch abandoned by a failed chunk must not go unhandled
     return p;
   };
   let next = fetch(after);
+  let waitMs = 0;
   for (;;) {
+    const t = performance.now();
     const page = await next;
+    waitMs += performance.now() - t;
     if (page.more) next = fetch(page.lastSeq);
     if (page.events.length) {
-      applied += copyChunk(db, st, page.events);
+      applied += copyChunk(db, st, ids, page.events);
       after = page.lastSeq;
       o.onProgress?.({ copiedSeq: after, totalSeq: Math.max(totalSeq, after) });
     }
     if (!page.more) break;
     if (o.stopped?.()) return null;
   }
-  const present = presentIndexes(db);
+  o.onPhase?.('copy', { waitMs });
+  const present = presentSchema(db);
   writeTransaction(db, () => {
     for (const [name, sql] of wanted) if (!present.has(name)) db.exec(sql);
     setLastSeq(db, 'events', after, o.now());
   });
+  o.onPhase?.('indexes');
   await reconcileAll(db, { now: o.now() });
+  o.onPhase?.('reconcile');
   return { applied, lastSeq: after };
 }
