@@ -1,9 +1,8 @@
 // The SQLite store appends a group's events without a savepoint each: a failure after an event's insert
 // (here its projection update) must still leave nothing of the group, so that the receiver's one-by-one
 // retry stores the others and never a half-stored event.
-import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/store/db.js';
 import { sqliteCallbackStore, type Delivery } from '../../main/callbacks/callback-store.js';
 import { tempDir } from '../support/tmp.js';
@@ -53,40 +52,5 @@ describe('sqliteCallbackStore', () => {
     // A retry of a stored one is a duplicate, found without a look-up before the insert.
     expect((await store.commitGroup([delivery('MD-G-1')], keys))[0]!.result).toBe('duplicate');
     expect(events('MD-G-1')).toBe(1);
-  });
-});
-
-describe('sqliteCallbackStore durability', () => {
-  it('a group commits without its own fsync but is answered only after the WAL is synced; FULL again around it', async () => {
-    db = openDatabase(path.join(tempDir(), 'merchant-desk.db'));
-    for (const reference of ['MD-S-1', 'MD-S-2']) insertCollection(db, { reference });
-    const store = sqliteCallbackStore(db);
-    const keys = { signingKey: SIGNING_KEY };
-    const synced: string[] = [];
-    // FileHandle is not exported: its prototype from a handle.
-    const probe = await fs.promises.open(db.name, 'r');
-    const proto = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
-    await probe.close();
-    const datasync = proto.datasync;
-    const spy = vi.spyOn(proto, 'datasync').mockImplementation(async function (this: unknown) {
-      synced.push('synced');
-      return datasync.call(this);
-    });
-    try {
-      const answer = store.commitGroup([delivery('MD-S-1'), delivery('MD-S-2')], keys);
-      // Committed and visible, the connection back at FULL, not yet answered.
-      expect(events('MD-S-1')).toBe(1);
-      expect(db.pragma('synchronous', { simple: true })).toBe(2);
-      expect(answer).toBeInstanceOf(Promise);
-      expect((await answer).map((o) => o.result)).toEqual(['imported', 'imported']);
-      expect(synced).toEqual(['synced']);
-    } finally {
-      spy.mockRestore();
-    }
-    // A failed group leaves the level as it was too.
-    db.exec(`CREATE TRIGGER fail_all BEFORE UPDATE ON collections BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
-    insertCollection(db, { reference: 'MD-S-3' });
-    expect(() => store.commitGroup([delivery('MD-S-3')], keys)).toThrow(/injected failure/);
-    expect(db.pragma('synchronous', { simple: true })).toBe(2);
   });
 });

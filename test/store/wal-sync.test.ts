@@ -1,6 +1,5 @@
-// The WAL's fdatasync off the committing thread: a callback group is answered only after syncWal, so a
-// sync that cannot happen must fail (never resolve as if synced); the full recompute's flush-ahead is
-// best effort, one sync at a time.
+// The WAL's fdatasync off the committing thread: syncWal syncs the WAL file and fails where it cannot
+// (never resolves as if synced); the full recompute's flush-ahead is best effort, one sync at a time.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
