@@ -28,9 +28,9 @@ export interface TeamSyncStatus {
   lastPullAt: number | null;
   error: string | null;
   /** The database refused this login's password (changed, or the operator disabled): the session must end. */
-  signInRefused?: boolean;
+  signInRefused: boolean;
   /** The database is another team's (sync/workspace.ts): nothing is applied, and nothing may be written. */
-  wrongDatabase?: boolean;
+  wrongDatabase: boolean;
   /** While a new desktop copies the team history in bulk (sync/bulk.ts): how far, by seq; else null. */
   catchingUp: { copiedSeq: number; totalSeq: number } | null;
 }
@@ -126,6 +126,8 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     lastSeq: lastSeq(db, 'events'),
     lastPullAt: null,
     error: null,
+    signInRefused: false,
+    wrongDatabase: false,
     catchingUp: null,
   };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
