@@ -240,19 +240,27 @@ const RAW_TEXT = { getTypeParser: () => (value: string) => value };
  * the work: rows come as arrays of PostgreSQL's text (no row objects, no Date parsing) and times as
  * epoch milliseconds computed by the server, truncated as a Date of the same instant would be.
  */
-export async function pullPageRaw(db: Queryable, afterSeq: number, limit: number): Promise<PullResult> {
+export async function pullPageRaw(
+  db: Queryable,
+  afterSeq: number,
+  limit: number,
+  /** Stop at this seq (a snapshot covers the events up to one seq); none: to the newest. */
+  uptoSeq: number = Number.MAX_SAFE_INTEGER,
+): Promise<PullResult> {
   if (!Number.isSafeInteger(afterSeq) || afterSeq < 0)
     throw new TeamFieldError('afterSeq', `must be a whole number >= 0 (got ${afterSeq})`);
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 50_000)
     throw new TeamFieldError('limit', `must be 1 to 50000 (got ${limit})`);
+  if (!Number.isSafeInteger(uptoSeq) || uptoSeq < 0)
+    throw new TeamFieldError('uptoSeq', `must be a whole number >= 0 (got ${uptoSeq})`);
   let rows: (string | null)[][];
   try {
     const r = await db.query<(string | null)[]>({
       text: `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
                     signature, payload, note, payment_url, status_message,
                     floor(extract(epoch FROM occurred_at) * 1000)::bigint, floor(extract(epoch FROM recorded_at) * 1000)::bigint, actor
-             FROM team.events WHERE seq > $1 ORDER BY seq LIMIT $2`,
-      values: [afterSeq, limit + 1],
+             FROM team.events WHERE seq > $1 AND seq <= $3 ORDER BY seq LIMIT $2`,
+      values: [afterSeq, limit + 1, uptoSeq],
       rowMode: 'array',
       types: RAW_TEXT,
     });

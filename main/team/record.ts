@@ -39,14 +39,23 @@ export function toTeamEvent(ev: NewEvent): NewTeamEvent {
 /** What an intent event's payload carries besides its columns (amount, currency). */
 type IntentPayload = Omit<CollectionIntent, 'merchantReference' | 'amountMinor' | 'currency'>;
 
+// Applying an intent reads its payload twice (intentFromTeamEvent for the row, fromTeamEvent for the
+// event); a new desk's start does that for every collection of a year, so the last parse is kept.
+let parsedFor: TeamEvent | null = null;
+let parsed: Partial<IntentPayload> | null = null;
+
 function intentPayload(ev: TeamEvent): Partial<IntentPayload> | null {
   if (ev.source !== 'intent' || ev.kind !== TEAM_INTENT_KIND || !ev.payload) return null;
+  if (ev === parsedFor) return parsed;
+  let p: unknown = null;
   try {
-    const p: unknown = JSON.parse(ev.payload);
-    return p && typeof p === 'object' ? (p as Partial<IntentPayload>) : null;
+    p = JSON.parse(ev.payload);
   } catch {
-    return null;
+    // not an intent this app can read: the event is applied as it is, with no collection row
   }
+  parsedFor = ev;
+  parsed = p && typeof p === 'object' ? (p as Partial<IntentPayload>) : null;
+  return parsed;
 }
 
 /**

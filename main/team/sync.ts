@@ -18,7 +18,8 @@ import {
   type ChangedCollection,
   type TeamSnapshot,
 } from './sync/apply.js';
-import { bulkStart, needsFullReconcile, wantsBulkStart } from './sync/bulk.js';
+import { bulkStart, isEmpty, needsFullReconcile, wantsBulkStart } from './sync/bulk.js';
+import { snapshotStart } from './snapshot/start.js';
 import { checkWorkspace, TeamWorkspaceMismatchError } from './sync/workspace.js';
 import { reconcileAll } from '../reconcile/reconcile.js';
 
@@ -56,9 +57,10 @@ export interface TeamSyncOptions {
   onApplied?: (changed: ChangedCollection[]) => void;
   /**
    * A bulk start finished: `applied` events were copied at once (onApplied is not called for them, it
-   * would be a message per collection), so whoever shows collections reads them again.
+   * would be a message per collection), so whoever shows collections reads them again. `from`: the
+   * team's verified snapshot, or a replay of the events.
    */
-  onCopied?: (applied: number) => void;
+  onCopied?: (applied: number, from: 'snapshot' | 'replay') => void;
   /** Balance snapshots (`changed`: how many) or a newer payment options list were applied. */
   onPolled?: (what: 'balances' | 'options', changed: number) => void;
   /** The periodic pull that covers a lost notification (default 5 s). */
@@ -69,6 +71,8 @@ export interface TeamSyncOptions {
   bulkChunk?: number;
   /** false: an empty desktop catches up through the incremental path too (the equality test's reference). */
   bulkStart?: boolean;
+  /** false: a new desktop replays the events even when the team has a snapshot (snapshot/start.ts). */
+  snapshots?: boolean;
 }
 
 const RETRY_FIRST_MS = 500;
@@ -165,19 +169,47 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
    */
   async function startPull(): Promise<number> {
     if (o.bulkStart !== false && wantsBulkStart(db)) {
+      const onProgress = (p: { copiedSeq: number; totalSeq: number }) => setStatus({ catchingUp: p, lastSeq: 0 });
+      const stopped = () => closed;
       try {
-        const r = await bulkStart({
+        let r: { applied: number; lastSeq: number } | null = null;
+        let from: 'snapshot' | 'replay' = 'replay';
+        if (o.snapshots !== false && isEmpty(db)) {
+          const s = await snapshotStart({
+            pool,
+            db,
+            now: () => clock.now(),
+            ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
+            onProgress,
+            stopped,
+          });
+          if (!s) return 0; // closing: the next start begins again
+          if (s.started) {
+            r = s;
+            from = 'snapshot';
+            logger.info(
+              { snapshot: s.snapshot.id, uptoSeq: s.lastSeq, madeBy: s.snapshot.madeBy },
+              'team sync: started from the team snapshot, every row checked against the record',
+            );
+          } else if (s.snapshot)
+            logger.warn(
+              { snapshot: s.snapshot.id, madeBy: s.snapshot.madeBy, reason: s.reason },
+              'team sync: replaying the team record instead of using its snapshot',
+            );
+        }
+        r ??= await bulkStart({
           pool,
           db,
           now: () => clock.now(),
           ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
-          onProgress: (p) => setStatus({ catchingUp: p, lastSeq: 0 }),
-          stopped: () => closed,
+          onProgress,
+          stopped,
         });
         startChecked = r !== null;
         if (r) setStatus({ lastSeq: r.lastSeq });
-        if (r?.applied) tell(() => o.onCopied?.(r.applied));
-        return r?.applied ?? 0;
+        const applied = r?.applied ?? 0;
+        if (applied) tell(() => o.onCopied?.(applied, from));
+        return applied;
       } finally {
         setStatus({ catchingUp: null });
       }

@@ -3,26 +3,29 @@
 // time from recordIntent on desktop A to the collection row on desktop B, over N charges. Starts a
 // throw-away PostgreSQL 15 (test/support/postgres-server.ts) and prints ONE JSON object.
 // Options: --collections N (default 1000000), --charges N (default 200), --batch N (events per pull,
-// default 5000), --keep (leave the temp folders), --phases (the catch-up calls the bulk start itself,
-// as the sync's first pull does, and reports wall and CPU time per phase: copy, indexes, reconcileAll).
+// default 5000), --keep (leave the temp folders), --replay (the new desktop replays the events instead of
+// starting from the team snapshot), --phases (the catch-up calls the snapshot start, or with --replay
+// the bulk start, itself, as the sync's first pull does, and reports wall and CPU time per phase:
+// download, verify, copy, checkpoint, reconcile; or copy, indexes, reconcile). Without --replay the
+// snapshot is published first (timed, reported apart: it is a nightly job's work, not the new desktop's).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { systemClock } from '../../main/clock.js';
-import type { NewEvent } from '../../main/collections/events.js';
-import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
 import { openDatabase } from '../../main/store/db.js';
 import { migrate } from '../../main/team/migrate.js';
 import { openTeamPool } from '../../main/team/pool.js';
-import { recordIntent, toTeamEvent, type TeamIntent } from '../../main/team/record.js';
+import { recordIntent, type TeamIntent } from '../../main/team/record.js';
 import { startTeamSync, type TeamSync } from '../../main/team/sync.js';
 import { bulkStart } from '../../main/team/sync/bulk.js';
+import { publishSnapshot } from '../../main/team/snapshot/publish.js';
+import { snapshotStart } from '../../main/team/snapshot/start.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
-import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
+import { startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
 import { generate } from './generate.js';
+import { createDb, loadHistory } from './team-history.js';
 
 const log = (msg: string) => process.stderr.write(`[team ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 const quiet = { info() {}, warn() {} };
@@ -34,6 +37,7 @@ const { values: opt } = parseArgs({
     batch: { type: 'string', default: '5000' },
     keep: { type: 'boolean', default: false },
     phases: { type: 'boolean', default: false },
+    replay: { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -47,158 +51,6 @@ for (const [name, v] of [
 ] as const)
   if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a whole number of at least 1`);
 
-async function createDb(server: PgServerInfo, name: string): Promise<string> {
-  const c = new pg.Client({ connectionString: serverUrl(server, 'postgres') });
-  await c.connect();
-  await c.query(`CREATE DATABASE ${name}`);
-  await c.end();
-  return serverUrl(server, name);
-}
-
-interface SourceRow {
-  ref: string;
-  internal: string | null;
-  source: EventSource;
-  kind: EventKind;
-  status: string | null;
-  received_at: number;
-  signature: SignatureState;
-  amount_minor: number | null;
-  currency: string | null;
-  dedupe_key: string | null;
-  payload: string | null;
-  note: string | null;
-  c_created_at: number;
-  c_amount: number;
-  c_currency: string;
-  description: string;
-  customer_name: string | null;
-  customer_email: string | null;
-  charge_customer: number;
-  allow_final_status_change: number;
-  operator: string;
-  provider_code: string | null;
-  redirect_url: string;
-  card_brand: string | null;
-  card_last4: string | null;
-  payment_url: string | null;
-}
-
-const COLUMNS = [
-  ['seq', 'bigint'],
-  ['event_key', 'text'],
-  ['merchant_reference', 'text'],
-  ['internal_reference', 'text'],
-  ['source', 'text'],
-  ['kind', 'text'],
-  ['status', 'text'],
-  ['amount_minor', 'bigint'],
-  ['currency', 'text'],
-  ['signature', 'text'],
-  ['payload', 'text'],
-  ['note', 'text'],
-  ['payment_url', 'text'],
-  ['status_message', 'text'],
-  ['occurred_ms', 'bigint'],
-] as const;
-
-/**
- * The generated history as the team would hold it: each collection's intent event carries its row,
- * the other events keep their columns. Loaded as the superuser with triggers off (session_replication_role)
- * and seq given in order, in multi-row inserts of 20,000 (one JSON parameter each): loading is set-up, not what is measured.
- */
-async function loadHistory(pool: pg.Pool, file: string): Promise<number> {
-  const src = new Database(file, { readonly: true });
-  const rows = src
-    .prepare(
-      `SELECT e.merchant_reference AS ref, e.internal_reference AS internal, e.source, e.kind, e.status, e.received_at,
-         e.signature, e.amount_minor, e.currency, e.dedupe_key, e.payload, e.note,
-         c.created_at AS c_created_at, c.amount_minor AS c_amount, c.currency AS c_currency, c.description, c.customer_name,
-         c.customer_email, c.charge_customer, c.allow_final_status_change, c.operator, c.provider_code, c.redirect_url,
-         c.card_brand, c.card_last4, c.payment_url
-       FROM collection_events e JOIN collections c ON c.id = e.collection_id ORDER BY e.id`,
-    )
-    .iterate() as IterableIterator<SourceRow>;
-  const client = await pool.connect();
-  await client.query('SET session_replication_role = replica');
-  const insert = `INSERT INTO team.events (seq, event_key, merchant_reference, internal_reference, source, kind, status,
-      amount_minor, currency, signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor)
-    SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency, signature,
-      payload, note, payment_url, status_message, to_timestamp(occurred_ms / 1000.0), now(), 'bench'
-    FROM json_to_recordset($1::json) AS t(${COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')})`;
-  let seq = 0;
-  let batch: Record<string, unknown>[] = [];
-  const flush = async () => {
-    if (batch.length) await client.query(insert, [JSON.stringify(batch)]);
-    batch = [];
-  };
-  for (const r of rows) {
-    const local: NewEvent = {
-      collectionId: null,
-      merchantReference: r.ref,
-      internalReference: r.internal,
-      source: r.source,
-      kind: r.kind,
-      status: r.status,
-      receivedAt: r.received_at,
-      signature: r.signature,
-      amountMinor: r.amount_minor,
-      currency: r.currency,
-      dedupeKey: r.source === 'intent' ? `intent:${r.ref}` : r.dedupe_key,
-      payload: r.payload,
-      note: r.note,
-      paymentUrl: r.kind === 'initialize_accepted' ? r.payment_url : null,
-      statusMessage: r.source === 'callback' && r.status === 'COMPLETED' ? 'Approved' : null,
-    };
-    const t = toTeamEvent(local);
-    if (r.source === 'intent') {
-      t.amountMinor = r.c_amount;
-      t.currency = r.c_currency;
-      t.payload = JSON.stringify({
-        description: r.description,
-        createdAt: r.c_created_at,
-        customerName: r.customer_name,
-        customerEmail: r.customer_email,
-        chargeCustomer: !!r.charge_customer,
-        allowFinalStatusChange: !!r.allow_final_status_change,
-        operator: r.operator,
-        providerCode: r.provider_code,
-        redirectUrl: r.redirect_url,
-        cardBrand: r.card_brand,
-        cardLast4: r.card_last4,
-      });
-    }
-    const values = [
-      ++seq,
-      t.eventKey,
-      t.merchantReference,
-      t.internalReference,
-      t.source,
-      t.kind,
-      t.status,
-      t.amountMinor,
-      t.currency,
-      t.signature,
-      t.payload,
-      t.note,
-      t.paymentUrl,
-      t.statusMessage,
-      t.occurredAt,
-    ];
-    batch.push(Object.fromEntries(COLUMNS.map(([c], i) => [c, values[i] ?? null])));
-    if (batch.length >= 20_000) {
-      await flush();
-      if (seq % 500_000 < 20_000) log(`loaded ${seq.toLocaleString('en')} events into PostgreSQL`);
-    }
-  }
-  await flush();
-  await client.query(`SELECT setval('team.events_seq', $1)`, [seq]);
-  await client.query('ANALYZE team.events');
-  client.release();
-  src.close();
-  return seq;
-}
-
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -211,31 +63,37 @@ async function runCatchUp(pool: pg.Pool, db: ReturnType<typeof openDatabase>) {
   if (opt.phases) {
     const phases: Record<string, { wallSeconds: number; cpuSeconds: number; waitSeconds?: number }> = {};
     let mark = { t: start, cpu: cpuStart };
-    const r = await bulkStart({
-      pool,
-      db,
-      now: () => Date.now(),
-      onPhase: (phase, detail) => {
-        const t = performance.now();
-        const cpu = process.cpuUsage();
-        phases[phase] = {
-          wallSeconds: Number(((t - mark.t) / 1000).toFixed(1)),
-          cpuSeconds: Number(((cpu.user - mark.cpu.user + cpu.system - mark.cpu.system) / 1e6).toFixed(1)),
-          ...(detail ? { waitSeconds: Number((detail.waitMs / 1000).toFixed(1)) } : {}),
-        };
-        mark = { t, cpu };
-      },
-    });
-    if (!r) throw new Error('the bulk start stopped part way');
-    return finish(phases);
+    const onPhase = (phase: string, detail?: { waitMs: number }) => {
+      const t = performance.now();
+      const cpu = process.cpuUsage();
+      phases[phase] = {
+        wallSeconds: Number(((t - mark.t) / 1000).toFixed(1)),
+        cpuSeconds: Number(((cpu.user - mark.cpu.user + cpu.system - mark.cpu.system) / 1e6).toFixed(1)),
+        ...(detail ? { waitSeconds: Number((detail.waitMs / 1000).toFixed(1)) } : {}),
+      };
+      mark = { t, cpu };
+    };
+    if (opt.replay) {
+      const r = await bulkStart({ pool, db, now: () => Date.now(), onPhase });
+      if (!r) throw new Error('the bulk start stopped part way');
+      return finish(phases);
+    }
+    const r = await snapshotStart({ pool, db, now: () => Date.now(), onPhase });
+    if (!r?.started) throw new Error(`the snapshot start did not happen: ${r ? r.reason : 'stopped'}`);
+    return { ...finish(phases), from: 'snapshot' };
   }
+  let from: string | null = null;
   const sync: TeamSync = startTeamSync({
     pool,
     db,
     clock: systemClock,
-    logger: quiet,
+    logger: { info() {}, warn: (o: object, msg?: string) => log(`${msg ?? ''} ${JSON.stringify(o)}`) },
     batchSize,
     pollEveryMs: 3_600_000,
+    snapshots: !opt.replay,
+    onCopied: (_n, f) => {
+      from = f;
+    },
     onApplied: () => {
       if (performance.now() - lastLog > 10_000) {
         lastLog = performance.now();
@@ -254,12 +112,12 @@ async function runCatchUp(pool: pg.Pool, db: ReturnType<typeof openDatabase>) {
   await sync.pullNow();
   const result = finish();
   await sync.close();
-  return result;
+  return { ...result, from };
 
   function finish(phases?: Record<string, unknown>) {
     const ms = performance.now() - start;
     const cpu = process.cpuUsage(cpuStart);
-    return { ms, cpu, phases };
+    return { ms, cpu, phases, from: 'replay' as string | null };
   }
 }
 
@@ -272,9 +130,21 @@ async function catchUp(server: PgServerInfo, work: string) {
   const loadStart = performance.now();
   const events = await loadHistory(pool, source);
   log(`loaded ${events.toLocaleString('en')} events in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
+  let publish: { seconds: number; gzipMiB: number; loadAverage: number } | undefined;
+  if (!opt.replay) {
+    const t = performance.now();
+    const load = os.loadavg()[0]!;
+    const s = await publishSnapshot({ pool, now: () => Date.now(), scratchDir: work });
+    publish = {
+      seconds: Number(((performance.now() - t) / 1000).toFixed(1)),
+      gzipMiB: Number((s.bytes / 1048576).toFixed(1)),
+      loadAverage: Number(load.toFixed(2)),
+    };
+    log(`published the snapshot in ${publish.seconds} s (${publish.gzipMiB} MiB of gzip)`);
+  }
   const db = openDatabase(path.join(work, 'new-desktop.sqlite'));
   const loadAtStart = os.loadavg()[0]!;
-  const { ms, cpu, phases } = await runCatchUp(pool, db);
+  const { ms, cpu, phases, from } = await runCatchUp(pool, db);
   const local = db.prepare('SELECT count(*) FROM collection_events').pluck().get() as number;
   const rows = db.prepare('SELECT count(*) FROM collections').pluck().get() as number;
   const reconciled = db.prepare('SELECT count(*) FROM reconciliation').pluck().get() as number;
@@ -285,6 +155,8 @@ async function catchUp(server: PgServerInfo, work: string) {
   return {
     collections: gen.collections,
     events,
+    // 'snapshot': downloaded, every row checked against team.events, copied, reconciled; 'replay': every event applied.
+    from,
     seconds: Number((ms / 1000).toFixed(1)),
     eventsPerSecond: Math.round(events / (ms / 1000)),
     goalSeconds: 60,
@@ -294,6 +166,7 @@ async function catchUp(server: PgServerInfo, work: string) {
     loadAverage: { atStart: Number(loadAtStart.toFixed(2)), atEnd: Number(os.loadavg()[0]!.toFixed(2)) },
     batchSize,
     ...(phases ? { phases } : {}),
+    ...(publish ? { publish } : {}),
   };
 }
 

@@ -19,6 +19,7 @@ import {
   type Operator,
 } from '../../team/operators.js';
 import { openTeamPool, parseDatabaseUrl } from '../../team/pool.js';
+import { publishSnapshot } from '../../team/snapshot/publish.js';
 import { TeamFieldError, translatePgError } from '../../team/errors.js';
 import {
   isTeamRole,
@@ -41,6 +42,7 @@ const USAGE = [
   `       merchant-desk team operators disable|enable ${DB} --login LOGIN`,
   `       merchant-desk team operators role ${DB} --login LOGIN --role ROLE`,
   `       merchant-desk team operators password ${DB} --login LOGIN`,
+  `       merchant-desk team snapshot ${DB}   (as back_office or admin: new desks start from it)`,
   `  The sign-in password (the URL's login) comes from ${SIGN_IN_PASSWORD_ENV}, a hidden prompt, or the first line of standard input;`,
   `  a new operator password from ${NEW_PASSWORD_ENV}, a hidden prompt, or the next line. Never from arguments.`,
 ].join('\n');
@@ -416,14 +418,60 @@ async function runOperators(action: OperatorAction, args: string[], ctx: CliCont
   }
 }
 
+/**
+ * Publishes a snapshot of the record (team/snapshot/): a new desk starts from it instead of replaying
+ * every event, after checking each of its rows against the record. Meant for a nightly timer.
+ */
+async function runSnapshot(args: string[], ctx: CliContext): Promise<number> {
+  const { values } = parseCommandArgs({
+    args,
+    options: { database: { type: 'string' }, 'no-password': { type: 'boolean', default: false } },
+    strict: true,
+    allowPositionals: false,
+  });
+  const url = databaseUrl(values.database);
+  const me = loginOfUrl(url, ctx.env);
+  const passwords = new Passwords(ctx);
+  let pool: pg.Pool | undefined;
+  try {
+    pool = openSignedIn(url, values['no-password'] ? null : await passwords.signIn(me));
+    await checkSignIn(pool, me);
+    const started = Date.now();
+    let told = 0;
+    const s = await publishSnapshot({
+      pool,
+      now: () => Date.now(),
+      onProgress: (p) => {
+        if (Date.now() - told < 5_000) return;
+        told = Date.now();
+        ctx.io.stderr.write(
+          `copied ${p.copiedSeq.toLocaleString('en')} of ${p.totalSeq.toLocaleString('en')} events\n`,
+        );
+      },
+    });
+    ctx.io.stdout.write(
+      `published a snapshot of the record up to seq ${s.uptoSeq} (${s.events.toLocaleString('en')} events, ` +
+        `${s.collections.toLocaleString('en')} collections, ${(s.bytes / 1048576).toFixed(1)} MiB) as ${s.madeBy} ` +
+        `in ${((Date.now() - started) / 1000).toFixed(1)} s; older snapshots were removed\n`,
+    );
+    return 0;
+  } catch (e) {
+    throw withFlagNames(e);
+  } finally {
+    passwords.close();
+    await pool?.end().catch(() => undefined);
+  }
+}
+
 export const teamCommand: Command = {
   name: 'team',
-  summary: 'set up a team database (init) and manage its operators, signed in as an admin',
+  summary: 'set up a team database (init), manage its operators, publish a snapshot for new desks',
   usage: USAGE,
   async run(args, ctx) {
     refusePasswordsInArgs(args);
     const [sub, ...rest] = args;
     if (sub === 'init') return runInit(rest, ctx);
+    if (sub === 'snapshot') return runSnapshot(rest, ctx);
     if (sub === 'operators') {
       const [action, ...more] = rest;
       if (!action || !(OPERATOR_ACTIONS as readonly string[]).includes(action))
@@ -432,6 +480,8 @@ export const teamCommand: Command = {
         );
       return runOperators(action as OperatorAction, more, ctx);
     }
-    throw new UsageError(sub ? `unknown team command "${sub}"; use init or operators` : 'team needs init or operators');
+    throw new UsageError(
+      sub ? `unknown team command "${sub}"; use init, operators or snapshot` : 'team needs init, operators or snapshot',
+    );
   },
 };

@@ -35,14 +35,14 @@ import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { lastSeq, setLastSeq } from './apply.js';
 
 /** Tables whose secondary indexes the bulk copy drops while they are empty, and builds after. */
-const BULK_TABLES = new Set(['collections', 'collection_events']);
+export const BULK_TABLES = new Set(['collections', 'collection_events']);
 
 /**
  * The non-unique indexes the migrations leave on BULK_TABLES, with the migrations' own SQL: replayed
  * in order, so an index a later migration dropped is not brought back. UNIQUE ones stay (they are
  * constraints the copy relies on).
  */
-function bulkIndexes(): Map<string, string> {
+export function bulkIndexes(): Map<string, string> {
   const out = new Map<string, string>();
   const re =
     /CREATE\s+INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+ON\s+(\w+)[^;]*;|DROP\s+INDEX\s+(?:IF\s+EXISTS\s+)?(\w+)\s*;/gi;
@@ -55,31 +55,34 @@ function bulkIndexes(): Map<string, string> {
 }
 
 /**
- * The BEFORE INSERT triggers the migrations leave on collection_events (migration 7), with their own
- * SQL. They refuse an INSERT OR REPLACE over a stored event at the price of two EXISTS lookups per
- * insert; the copy's insert replaces nothing and skips a stored dedupe key by ON CONFLICT (as
- * appendEvent does), so on an empty desk the copy drops them and makes them again, from the same SQL,
- * in the transaction that builds the indexes.
+ * Triggers the migrations leave on BULK_TABLES, with their own SQL, replayed in order. `insertOnly`: the
+ * BEFORE INSERT ones of collection_events (migration 7). They refuse an INSERT OR REPLACE over a stored
+ * event at the price of two EXISTS lookups per insert; the copy's insert replaces nothing and skips a
+ * stored dedupe key by ON CONFLICT (as appendEvent does), so on an empty desk the copy drops them and
+ * makes them again, from the same SQL, in the transaction that builds the indexes. All of them: a
+ * snapshot start (team/snapshot/start.ts) copies whole tables, which SQLite does page by page only into
+ * a table without triggers, and makes them again in the same transaction.
  */
-function bulkTriggers(): Map<string, string> {
+export function bulkTriggers(insertOnly = true): Map<string, string> {
   const out = new Map<string, string>();
   const re =
-    /CREATE\s+TRIGGER\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+BEFORE\s+INSERT\s+ON\s+(\w+)\b[\s\S]*?\bEND\s*;|DROP\s+TRIGGER\s+(?:IF\s+EXISTS\s+)?(\w+)\s*;/gi;
+    /CREATE\s+TRIGGER\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+BEFORE\s+(INSERT|UPDATE|DELETE)\s+ON\s+(\w+)\b[\s\S]*?\bEND\s*;|DROP\s+TRIGGER\s+(?:IF\s+EXISTS\s+)?(\w+)\s*;/gi;
   for (const m of migrations)
     for (const x of m.sql.matchAll(re)) {
-      if (x[3]) out.delete(x[3]);
-      else if (x[2] === 'collection_events') out.set(x[1]!, x[0]);
+      if (x[4]) out.delete(x[4]);
+      else if (insertOnly ? x[3] === 'collection_events' && x[2]!.toUpperCase() === 'INSERT' : BULK_TABLES.has(x[3]!))
+        out.set(x[1]!, x[0]);
     }
   return out;
 }
 
-function presentSchema(db: Db): Set<string> {
+export function presentSchema(db: Db): Set<string> {
   return new Set(
     db.prepare("SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger')").pluck().all() as string[],
   );
 }
 
-function isEmpty(db: Db): boolean {
+export function isEmpty(db: Db): boolean {
   return (
     !db.prepare('SELECT 1 FROM collections LIMIT 1').get() &&
     !db.prepare('SELECT 1 FROM collection_events LIMIT 1').get()
@@ -231,6 +234,10 @@ export interface BulkOptions {
   stopped?: () => boolean;
   /** Told as each phase ends (the bench measures them apart); `copy` says how long it waited for pages. */
   onPhase?: (phase: 'copy' | 'indexes' | 'reconcile', detail?: { waitMs: number }) => void;
+  /** Copy only the events up to this seq (a snapshot's, team/snapshot/build.ts); default all. */
+  uptoSeq?: number;
+  /** false: leave the reconciliation to whoever uses the copy (a snapshot is reconciled by the desk that takes it). */
+  reconcile?: boolean;
 }
 
 /**
@@ -242,7 +249,9 @@ export async function bulkStart(o: BulkOptions): Promise<{ applied: number; last
   const chunk = Math.min(o.chunk ?? 50_000, 50_000);
   let totalSeq: number;
   try {
-    const r = await pool.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events');
+    const r = await pool.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events WHERE seq <= $1', [
+      o.uptoSeq ?? Number.MAX_SAFE_INTEGER,
+    ]);
     totalSeq = r.rows[0]?.max ? toSafeInteger(r.rows[0].max, 'seq') : 0;
   } catch (e) {
     throw translatePgError(e, 'count the team history', queryableLogin(pool));
@@ -285,7 +294,7 @@ async function copyAll(
   const ids = new Map<string, number>();
   let applied = 0;
   const fetch = (from: number): Promise<PullResult> => {
-    const p = pullPageRaw(pool, from, chunk);
+    const p = pullPageRaw(pool, from, chunk, o.uptoSeq);
     p.catch(() => undefined); // awaited below; a prefetch abandoned by a failed chunk must not go unhandled
     return p;
   };
@@ -311,7 +320,9 @@ async function copyAll(
     setLastSeq(db, 'events', after, o.now());
   });
   o.onPhase?.('indexes');
-  await reconcileAll(db, { now: o.now() });
-  o.onPhase?.('reconcile');
+  if (o.reconcile !== false) {
+    await reconcileAll(db, { now: o.now() });
+    o.onPhase?.('reconcile');
+  }
   return { applied, lastSeq: after };
 }

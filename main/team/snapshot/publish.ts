@@ -1,0 +1,61 @@
+// Making a snapshot: the bulk copy of the team's events up to the newest seq into a fresh SQLite file
+// (exactly what a new desk's replay makes, less the reconciliation, which every desk computes itself),
+// then stored in the team database (store.ts). `merchant-desk team snapshot` runs it, signed in as
+// back_office or admin; the README suggests a nightly timer beside `serve`.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type pg from 'pg';
+import { openDatabase } from '../../store/db.js';
+import { TeamError, translatePgError } from '../errors.js';
+import { poolLogin, toSafeInteger } from '../pool.js';
+import { bulkStart, type BulkProgress } from '../sync/bulk.js';
+import { storeSnapshot, type SnapshotInfo } from './store.js';
+import { snapshotSchemaVersion } from './verify.js';
+
+export interface PublishOptions {
+  pool: pg.Pool;
+  now: () => number;
+  /** Where the scratch files go (removed after); default the system's temp folder. */
+  scratchDir?: string;
+  onProgress?: (p: BulkProgress) => void;
+}
+
+export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> {
+  let upto: number;
+  try {
+    const r = await o.pool.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events');
+    upto = r.rows[0]?.max ? toSafeInteger(r.rows[0].max, 'seq') : 0;
+  } catch (e) {
+    throw translatePgError(e, 'read the team record', poolLogin(o.pool));
+  }
+  if (upto === 0) throw new TeamError('the team record has no events yet: there is nothing to snapshot');
+  const dir = fs.mkdtempSync(path.join(o.scratchDir ?? os.tmpdir(), 'md-snapshot-'));
+  try {
+    const file = path.join(dir, 'snapshot.sqlite');
+    const db = openDatabase(file);
+    let counts: { events: number; collections: number };
+    try {
+      const r = await bulkStart({
+        pool: o.pool,
+        db,
+        now: o.now,
+        uptoSeq: upto,
+        reconcile: false,
+        ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+      });
+      if (!r) throw new TeamError('the snapshot was stopped part way');
+      counts = {
+        events: db.prepare('SELECT count(*) FROM collection_events').pluck().get() as number,
+        collections: db.prepare('SELECT count(*) FROM collections').pluck().get() as number,
+      };
+      // One file, no -wal beside it: what is published is the database alone.
+      db.pragma('journal_mode = DELETE');
+    } finally {
+      db.close();
+    }
+    return await storeSnapshot(o.pool, file, { uptoSeq: upto, schemaVersion: snapshotSchemaVersion(), ...counts });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

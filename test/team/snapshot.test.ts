@@ -1,0 +1,221 @@
+// A new desk's start from the team's snapshot (main/team/snapshot/) on a real PostgreSQL: published by
+// a back_office login, taken by a new desk after it checks every row against the record, the result is
+// the replay's row for row; a snapshot that is not the record (an edited actor, status or extra row, or
+// damaged bytes) is refused with the reason, and the desk replays instead; only back_office and admin
+// may publish, and PostgreSQL, not the publisher, says who did.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../main/clock.js';
+import { openDatabase, type Db } from '../../main/store/db.js';
+import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
+import { TeamPermissionError } from '../../main/team/errors.js';
+import { publishSnapshot } from '../../main/team/snapshot/publish.js';
+import { downloadSnapshot, newestSnapshot, storeSnapshot, type SnapshotInfo } from '../../main/team/snapshot/store.js';
+import { snapshotSchemaVersion } from '../../main/team/snapshot/verify.js';
+import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync.js';
+import { lastSeq } from '../../main/team/sync/apply.js';
+import { teamFixture, type TeamFixture } from './fixture.js';
+import { history, record, schema } from './new-desk.js';
+import type pg from 'pg';
+
+let team: TeamFixture;
+let publisher: pg.Pool;
+let publisherLogin: string;
+const dirs: string[] = [];
+
+function tempDir(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'md-teamsnap-'));
+  dirs.push(d);
+  return d;
+}
+
+beforeAll(async () => {
+  team = await teamFixture();
+  publisherLogin = await team.addOperator('back_office', 'nightly');
+  publisher = team.signIn(publisherLogin);
+});
+afterAll(async () => {
+  await team?.close();
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+async function write(events: readonly NewTeamEvent[]): Promise<void> {
+  for (let i = 0; i < events.length; i += 1000) await appendEvents(team.owner, events.slice(i, i + 1000));
+}
+
+interface Started {
+  db: Db;
+  from: string | null;
+  warnings: string[];
+}
+
+/** A new desk caught up once; `from` says whether it started from the snapshot or replayed. */
+async function newDesk(over: Partial<TeamSyncOptions> = {}): Promise<Started> {
+  const db = openDatabase(path.join(tempDir(), 'desk.sqlite'));
+  let from: string | null = null;
+  const warnings: string[] = [];
+  const sync = startTeamSync({
+    pool: team.owner,
+    db,
+    clock: systemClock,
+    logger: { info() {}, warn: (o: object) => void warnings.push(String((o as { reason?: string }).reason ?? '')) },
+    pollEveryMs: 600_000,
+    batchSize: 300,
+    bulkChunk: 700,
+    onCopied: (_n, f) => {
+      from = f;
+    },
+    ...over,
+  });
+  await sync.pullNow();
+  await sync.close();
+  return { db, from, warnings };
+}
+
+/** A freshly migrated desk's schema. */
+function migratedSchema() {
+  const db = openDatabase(path.join(tempDir(), 'fresh.sqlite'));
+  const s = schema(db);
+  db.close();
+  return s;
+}
+
+/** The published snapshot's SQLite file (as downloaded), edited by `edit`, published again by the same login. */
+async function republishEdited(
+  info: SnapshotInfo,
+  original: string,
+  edit: (db: Database.Database) => void,
+): Promise<void> {
+  const file = path.join(tempDir(), 'edited.sqlite');
+  fs.copyFileSync(original, file);
+  const db = new Database(file);
+  db.pragma('foreign_keys = ON');
+  edit(db);
+  db.close();
+  await storeSnapshot(publisher, file, {
+    uptoSeq: info.uptoSeq,
+    schemaVersion: info.schemaVersion,
+    events: info.events,
+    collections: info.collections,
+  });
+}
+
+describe('a new desk started from the team snapshot', () => {
+  let reference: ReturnType<typeof record>;
+  let published: SnapshotInfo;
+  let original: string;
+
+  it('is published by back_office, checked row by row, and ends equal to the replay', async () => {
+    await write(history(1500, 'MD-SNAP', 21));
+    published = await publishSnapshot({ pool: publisher, now: () => Date.now(), scratchDir: tempDir() });
+    const total = Number((await team.owner.query<{ n: string }>('SELECT count(*) AS n FROM team.events')).rows[0]!.n);
+    expect(published.events).toBe(total);
+    expect(published.collections).toBeGreaterThan(1400);
+    expect(published.madeBy).toBe(publisherLogin);
+    expect(published.schemaVersion).toBe(snapshotSchemaVersion());
+    original = path.join(tempDir(), 'published.sqlite');
+    await downloadSnapshot(publisher, published, original);
+    // Written after the snapshot: a desk takes these through the incremental path.
+    await write(history(30, 'MD-SNAPLATE', 22));
+
+    const replay = await newDesk({ snapshots: false });
+    expect(replay.from).toBe('replay');
+    reference = record(replay.db);
+    expect(reference.events.length).toBeGreaterThan(total);
+
+    const desk = await newDesk();
+    expect(desk.warnings).toEqual([]);
+    expect(desk.from).toBe('snapshot');
+    expect(lastSeq(desk.db, 'events')).toBe(lastSeq(replay.db, 'events'));
+    const got = record(desk.db);
+    expect(got.collections).toEqual(reference.collections);
+    expect(got.events).toEqual(reference.events);
+    expect(got.reconciliation).toEqual(reference.reconciliation);
+    expect(got.indexes).toEqual(reference.indexes);
+    // Its triggers (dropped for the copy) are back, and nothing else came along.
+    expect(schema(desk.db)).toEqual(migratedSchema());
+    expect(() => desk.db.exec('UPDATE collection_events SET note = 1 WHERE id = 1')).toThrow(/append-only/);
+    expect(fs.readdirSync(path.dirname(desk.db.name)).filter((f) => f.includes('snapshot'))).toEqual([]);
+    replay.db.close();
+    desk.db.close();
+  });
+
+  it.each([
+    [
+      'an event with another actor',
+      (db: Database.Database) => {
+        db.exec('DROP TRIGGER collection_events_no_update');
+        db.exec("UPDATE collection_events SET actor = 'someone_else' WHERE id = 40");
+        db.exec(
+          "CREATE TRIGGER collection_events_no_update BEFORE UPDATE ON collection_events\nBEGIN SELECT RAISE(ABORT, 'collection_events is append-only'); END",
+        );
+      },
+      /collection_events row 40 .*actor is "someone_else"/,
+    ],
+    [
+      'a collection shown COMPLETED that its events do not complete',
+      (db: Database.Database) => {
+        const id = db.prepare("SELECT id FROM collections WHERE status = 'FAILED' LIMIT 1").pluck().get() as number;
+        db.prepare("UPDATE collections SET status = 'COMPLETED' WHERE id = ?").run(id);
+      },
+      /collections row \d+ \(its projection of the events\): status is "COMPLETED"/,
+    ],
+    [
+      'an event the record does not have',
+      (db: Database.Database) => {
+        db.exec(`INSERT INTO collection_events (collection_id, merchant_reference, source, kind, status, received_at, signature, dedupe_key)
+                 VALUES (1, 'MD-SNAP-1', 'manual', 'manual_status', 'COMPLETED', 1, 'not_applicable', 'forged:1')`);
+      },
+      /collection_events row \d+, which no event of the record makes/,
+    ],
+  ])('refuses a snapshot with %s, says why, and replays instead', async (_what, edit, reason) => {
+    await republishEdited(published, original, edit);
+    const desk = await newDesk();
+    expect(desk.from).toBe('replay');
+    expect(desk.warnings).toHaveLength(1);
+    expect(desk.warnings[0]).toMatch(reason);
+    const got = record(desk.db);
+    expect(got.collections).toEqual(reference.collections);
+    expect(got.events).toEqual(reference.events);
+    expect(got.reconciliation).toEqual(reference.reconciliation);
+    desk.db.close();
+  });
+
+  it('refuses damaged bytes', async () => {
+    published = await publishSnapshot({ pool: publisher, now: () => Date.now(), scratchDir: tempDir() });
+    await team.owner.query(
+      `UPDATE team.snapshot_parts SET data = overlay(data PLACING '\\x00ff'::bytea FROM 100) WHERE snapshot_id = $1 AND part = 0`,
+      [published.id],
+    );
+    const desk = await newDesk();
+    expect(desk.from).toBe('replay');
+    expect(desk.warnings[0]).toMatch(/damaged/);
+    expect(record(desk.db).events).toEqual(reference.events);
+    desk.db.close();
+  });
+
+  it('only back_office and admin publish; PostgreSQL records who, and keeps the newest only', async () => {
+    for (const role of ['support', 'finance'] as const) {
+      const pool = team.signIn(await team.addOperator(role));
+      await expect(publishSnapshot({ pool, now: () => Date.now(), scratchDir: tempDir() })).rejects.toBeInstanceOf(
+        TeamPermissionError,
+      );
+    }
+    const admin = await team.addOperator('admin');
+    const made = await publishSnapshot({ pool: team.signIn(admin), now: () => Date.now(), scratchDir: tempDir() });
+    expect(made.madeBy).toBe(admin);
+    const all = await team.owner.query('SELECT id FROM team.snapshots');
+    expect(all.rows).toEqual([{ id: String(made.id) }]);
+    // A publisher cannot say someone else made it.
+    await expect(
+      publisher.query(
+        `INSERT INTO team.snapshots (upto_seq, schema_version, events, collections, bytes, sha256, parts, made_by)
+         VALUES (1, 1, 1, 0, 1, sha256(''), 1, 'someone_else')`,
+      ),
+    ).rejects.toThrow(/permission denied/);
+    expect((await newestSnapshot(publisher, snapshotSchemaVersion()))?.madeBy).toBe(admin);
+  });
+});
