@@ -7,8 +7,9 @@
 // Who may publish: back_office (and admin, a member of it), the roles that read the whole record and
 // already maintain it. made_by and made_at are set by the database, like an event's actor. Readers:
 // every operator group, as for team.events. A new snapshot replaces the older ones (DELETE cascades
-// to their parts). The parts are stored uncompressed by PostgreSQL (STORAGE EXTERNAL): they are
-// gzip already, and compressing them again would cost every reader CPU for nothing.
+// to their parts). Each part is one block of block_bytes of the file, gzipped on its own, so a reader
+// unzips several at once; PostgreSQL stores them as they are (STORAGE EXTERNAL): they are gzip already,
+// and compressing them again would cost every reader CPU for nothing.
 export const sql = `
 CREATE TABLE team.snapshots (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -17,6 +18,7 @@ CREATE TABLE team.snapshots (
   events bigint NOT NULL CHECK (events > 0),
   collections bigint NOT NULL CHECK (collections >= 0),
   bytes bigint NOT NULL CHECK (bytes > 0),
+  block_bytes integer NOT NULL CHECK (block_bytes > 0),
   sha256 bytea NOT NULL CHECK (length(sha256) = 32),
   parts integer NOT NULL CHECK (parts > 0),
   made_by name NOT NULL DEFAULT session_user,
@@ -33,7 +35,7 @@ ALTER TABLE team.snapshot_parts ALTER COLUMN data SET STORAGE EXTERNAL;
 
 REVOKE ALL ON team.snapshots, team.snapshot_parts FROM PUBLIC;
 GRANT SELECT ON team.snapshots, team.snapshot_parts TO support, finance, back_office;
-GRANT INSERT (upto_seq, schema_version, events, collections, bytes, sha256, parts) ON team.snapshots TO back_office;
+GRANT INSERT (upto_seq, schema_version, events, collections, bytes, block_bytes, sha256, parts) ON team.snapshots TO back_office;
 GRANT INSERT ON team.snapshot_parts TO back_office;
 GRANT DELETE ON team.snapshots, team.snapshot_parts TO back_office;
 `;

@@ -2,16 +2,22 @@
 // reading the newest back into a file (download), with its digest and size checked on the way.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type pg from 'pg';
 import { translatePgError } from '../errors.js';
 import { poolLogin, toSafeInteger } from '../pool.js';
 import { SnapshotRejectedError } from './rejected.js';
 
-/** Parts of at most this many bytes of gzip: small enough for one query each, few enough to fetch quickly. */
-export const PART_BYTES = 8 * 1024 * 1024;
+/**
+ * Bytes of the SQLite file per part, each gzipped on its own (~8 MiB of gzip): a reader unzips the parts
+ * on the thread pool several at a time and writes each at its own offset.
+ */
+export const BLOCK_BYTES = 32 * 1024 * 1024;
+/** Parts being fetched or unzipped at once by a reader. */
+const IN_FLIGHT = 3;
+const gzip = promisify(zlib.gzip);
+const gunzip = promisify(zlib.gunzip);
 
 export interface SnapshotInfo {
   id: number;
@@ -19,8 +25,10 @@ export interface SnapshotInfo {
   schemaVersion: number;
   events: number;
   collections: number;
-  /** Bytes of gzip stored, and their SHA-256. */
+  /** Bytes of gzip stored (the parts in order), and their SHA-256. */
   bytes: number;
+  /** Bytes of the file each part holds (the last one, the rest). */
+  blockBytes: number;
   sha256: Buffer;
   parts: number;
   /** The login that published it, as PostgreSQL saw it. */
@@ -33,7 +41,7 @@ export async function newestSnapshot(pool: pg.Pool, schemaVersion: number): Prom
   let r: pg.QueryResult<Record<string, unknown>>;
   try {
     r = await pool.query(
-      `SELECT id, upto_seq, schema_version, events, collections, bytes, sha256, parts, made_by, made_at
+      `SELECT id, upto_seq, schema_version, events, collections, bytes, block_bytes, sha256, parts, made_by, made_at
        FROM team.snapshots WHERE schema_version = $1 ORDER BY upto_seq DESC, id DESC LIMIT 1`,
       [schemaVersion],
     );
@@ -49,6 +57,7 @@ export async function newestSnapshot(pool: pg.Pool, schemaVersion: number): Prom
     events: toSafeInteger(row.events, 'events'),
     collections: toSafeInteger(row.collections, 'collections'),
     bytes: toSafeInteger(row.bytes, 'bytes'),
+    blockBytes: row.block_bytes as number,
     sha256: row.sha256 as Buffer,
     parts: row.parts as number,
     madeBy: row.made_by as string,
@@ -57,19 +66,15 @@ export async function newestSnapshot(pool: pg.Pool, schemaVersion: number): Prom
 }
 
 /**
- * Writes the snapshot's SQLite file to `file`: its parts in order (the next one fetched while this one
- * is written), unzipped on the way. Rejects with SnapshotRejectedError when the bytes are not the
- * ones published (size or SHA-256) or do not unzip.
+ * Writes the snapshot's SQLite file to `file`: its parts fetched in order (a few ahead), each unzipped on
+ * the thread pool and written at its block's offset. Rejects with SnapshotRejectedError when the bytes
+ * are not the ones published (size or SHA-256), a part does not unzip, or unzips to the wrong size.
  */
-export async function downloadSnapshot(
-  pool: pg.Pool,
-  info: SnapshotInfo,
-  file: string,
-  onBytes?: (bytes: number) => void,
-): Promise<void> {
+export async function downloadSnapshot(pool: pg.Pool, info: SnapshotInfo, file: string): Promise<void> {
   const hash = crypto.createHash('sha256');
   let bytes = 0;
-  const part = async (n: number): Promise<Buffer | undefined> => {
+  const part = async (n: number): Promise<Buffer> => {
+    let b64: string | undefined;
     try {
       // As base64 text, decoded natively: pg would parse bytea from hex text (twice the size), and its
       // protocol reader decodes every field of a binary result as UTF-8 text, which would damage the bytes.
@@ -78,32 +83,48 @@ export async function downloadSnapshot(
         values: [info.id, n],
         rowMode: 'array',
       });
-      const b64 = r.rows[0]?.[0];
-      return b64 === undefined ? undefined : Buffer.from(b64, 'base64');
+      b64 = r.rows[0]?.[0];
     } catch (e) {
       throw translatePgError(e, 'download the team snapshot', poolLogin(pool));
     }
+    if (b64 === undefined) throw new SnapshotRejectedError(`its part ${n} of ${info.parts} is missing`);
+    return Buffer.from(b64, 'base64');
   };
-  async function* parts(): AsyncGenerator<Buffer> {
-    let next: Promise<Buffer | undefined> | undefined = part(0);
-    for (let n = 0; n < info.parts; n++) {
-      const got: Buffer | undefined = await next;
-      next = n + 1 < info.parts ? part(n + 1) : undefined;
-      next?.catch(() => undefined); // awaited in the next round; an abandoned prefetch must not go unhandled
-      if (!got) throw new SnapshotRejectedError(`its part ${n} of ${info.parts} is missing`);
-      hash.update(got);
-      bytes += got.length;
-      onBytes?.(bytes);
-      yield got;
+  const unzip = async (n: number, gz: Buffer): Promise<Buffer> => {
+    try {
+      return await gunzip(gz);
+    } catch (e) {
+      throw new SnapshotRejectedError(`its part ${n} does not unzip (damaged)`, { cause: e });
     }
-  }
+  };
+  const fh = await fs.promises.open(file, 'w', 0o600);
+  const fetched: Promise<Buffer>[] = [];
+  const writes: Promise<unknown>[] = [];
   try {
-    await pipeline(Readable.from(parts()), zlib.createGunzip(), fs.createWriteStream(file, { mode: 0o600 }));
-  } catch (e) {
-    if (e instanceof SnapshotRejectedError || (e as { name?: string }).name === 'TeamUnavailableError') throw e;
-    if ((e as { code?: string }).code?.startsWith('Z_'))
-      throw new SnapshotRejectedError('its data does not unzip (damaged)', { cause: e });
-    throw e;
+    for (let n = 0; n < info.parts; n++) {
+      while (fetched.length < n + IN_FLIGHT && fetched.length < info.parts) {
+        const p = part(fetched.length);
+        p.catch(() => undefined); // awaited in its turn
+        fetched.push(p);
+      }
+      const gz = await fetched[n]!;
+      hash.update(gz);
+      bytes += gz.length;
+      const offset = n * info.blockBytes;
+      const w = unzip(n, gz).then(async (block) => {
+        const last = n === info.parts - 1;
+        if (last ? block.length === 0 || block.length > info.blockBytes : block.length !== info.blockBytes)
+          throw new SnapshotRejectedError(`its part ${n} unzips to ${block.length} bytes, not its block's`);
+        await fh.write(block, 0, block.length, offset);
+      });
+      w.catch(() => undefined); // awaited below
+      writes.push(w);
+      if (writes.length >= IN_FLIGHT) await writes[writes.length - IN_FLIGHT];
+    }
+    await Promise.all(writes);
+  } finally {
+    await Promise.allSettled([...fetched, ...writes]);
+    await fh.close();
   }
   if (bytes !== info.bytes)
     throw new SnapshotRejectedError(`it has ${bytes} bytes, its publisher stored ${info.bytes}`);
@@ -119,27 +140,34 @@ export interface PublishMeta {
 }
 
 /**
- * Zips the SQLite file at `file` (to `file`.gz beside it) and stores it as the newest snapshot in ONE
- * transaction, with its parts, deleting the older ones: a reader sees a whole snapshot or none.
+ * Zips the SQLite file at `file` block by block (to `file`.gz beside it, noting where each part ends) and
+ * stores it as the newest snapshot in ONE transaction, with its parts, deleting the older ones: a
+ * reader sees a whole snapshot or none.
  */
 export async function storeSnapshot(pool: pg.Pool, file: string, meta: PublishMeta): Promise<SnapshotInfo> {
   const gz = `${file}.gz`;
   const hash = crypto.createHash('sha256');
-  // Level 1: several times faster than the default for a little more size; the desks unzip either as fast.
-  await pipeline(
-    fs.createReadStream(file),
-    zlib.createGzip({ level: 1 }),
-    async function* (source: AsyncIterable<Buffer>) {
-      for await (const b of source) {
-        hash.update(b);
-        yield b;
-      }
-    },
-    fs.createWriteStream(gz, { mode: 0o600 }),
-  );
+  const sizes: number[] = [];
+  const src = await fs.promises.open(file, 'r');
+  const out = await fs.promises.open(gz, 'w', 0o600);
+  try {
+    const size = (await src.stat()).size;
+    for (let offset = 0; offset < size; offset += BLOCK_BYTES) {
+      const block = Buffer.allocUnsafe(Math.min(BLOCK_BYTES, size - offset));
+      await src.read(block, 0, block.length, offset);
+      // Level 1: several times faster than the default for a little more size; a reader unzips either as fast.
+      const z = await gzip(block, { level: 1 });
+      hash.update(z);
+      sizes.push(z.length);
+      await out.write(z);
+    }
+  } finally {
+    await src.close();
+    await out.close();
+  }
   const sha256 = hash.digest();
-  const bytes = fs.statSync(gz).size;
-  const parts = Math.max(1, Math.ceil(bytes / PART_BYTES));
+  const bytes = sizes.reduce((a, b) => a + b, 0);
+  const parts = sizes.length;
   const client = await pool.connect().catch((e: unknown) => {
     throw translatePgError(e, 'publish a team snapshot', poolLogin(pool));
   });
@@ -147,23 +175,30 @@ export async function storeSnapshot(pool: pg.Pool, file: string, meta: PublishMe
   try {
     await client.query('BEGIN');
     const r = await client.query<{ id: string; made_by: string; made_at: Date }>(
-      `INSERT INTO team.snapshots (upto_seq, schema_version, events, collections, bytes, sha256, parts)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, made_by, made_at`,
-      [meta.uptoSeq, meta.schemaVersion, meta.events, meta.collections, bytes, sha256, parts],
+      `INSERT INTO team.snapshots (upto_seq, schema_version, events, collections, bytes, block_bytes, sha256, parts)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id, made_by, made_at`,
+      [meta.uptoSeq, meta.schemaVersion, meta.events, meta.collections, bytes, BLOCK_BYTES, sha256, parts],
     );
     const id = toSafeInteger(r.rows[0]!.id, 'id');
-    const buf = Buffer.allocUnsafe(PART_BYTES);
+    let at = 0;
     for (let n = 0; n < parts; n++) {
-      const len = fs.readSync(fd, buf, 0, PART_BYTES, n * PART_BYTES);
-      await client.query('INSERT INTO team.snapshot_parts (snapshot_id, part, data) VALUES ($1, $2, $3)', [
-        id,
-        n,
-        buf.subarray(0, len),
-      ]);
+      const buf = Buffer.allocUnsafe(sizes[n]!);
+      fs.readSync(fd, buf, 0, buf.length, at);
+      at += buf.length;
+      await client.query('INSERT INTO team.snapshot_parts (snapshot_id, part, data) VALUES ($1, $2, $3)', [id, n, buf]);
     }
     await client.query('DELETE FROM team.snapshots WHERE id <> $1', [id]);
     await client.query('COMMIT');
-    return { id, ...meta, bytes, sha256, parts, madeBy: r.rows[0]!.made_by, madeAt: r.rows[0]!.made_at.getTime() };
+    return {
+      id,
+      ...meta,
+      bytes,
+      blockBytes: BLOCK_BYTES,
+      sha256,
+      parts,
+      madeBy: r.rows[0]!.made_by,
+      madeAt: r.rows[0]!.made_at.getTime(),
+    };
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw translatePgError(e, 'publish a team snapshot', poolLogin(pool));

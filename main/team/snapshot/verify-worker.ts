@@ -1,0 +1,44 @@
+// Worker entry for the check of a snapshot (verify.ts) off the main thread: its own connection to the
+// team database and its own read-only one to the downloaded file, so the desk's window keeps answering
+// and the copy (copy-worker.ts) runs on the other core meanwhile. Progress and the outcome go back as
+// messages.
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { openTeamPool } from '../pool.js';
+import { verifySnapshot } from './verify.js';
+
+export interface VerifyJob {
+  /** With the password: it stays in this process's memory, like the pool's. */
+  databaseUrl: string;
+  file: string;
+  uptoSeq: number;
+  chunk?: number;
+}
+
+export type VerifyMessage =
+  | { type: 'progress'; seq: number }
+  | { type: 'done'; events: number; collections: number }
+  | { type: 'error'; name: string; message: string; code?: string };
+
+const job = workerData as VerifyJob;
+const post = (m: VerifyMessage) => parentPort!.postMessage(m);
+const pool = openTeamPool(job.databaseUrl, { max: 2 });
+const snap = new Database(job.file, { readonly: true, fileMustExist: true });
+// Read through a memory map rather than copying every page of a file this size into the cache.
+snap.pragma('mmap_size = 4294967296');
+try {
+  const r = await verifySnapshot({
+    pool,
+    snap,
+    uptoSeq: job.uptoSeq,
+    ...(job.chunk ? { chunk: job.chunk } : {}),
+    onProgress: (seq) => post({ type: 'progress', seq }),
+  });
+  post({ type: 'done', events: r!.events, collections: r!.collections });
+} catch (e) {
+  const err = e as Error & { code?: string };
+  post({ type: 'error', name: err.name, message: err.message, ...(err.code ? { code: err.code } : {}) });
+} finally {
+  snap.close();
+  await pool.end().catch(() => undefined);
+}
