@@ -7,6 +7,9 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 import { teamMigrations } from '../../main/team/migrations/index.js';
+import { appendEvents } from '../../main/team/events.js';
+import { openTeamPool } from '../../main/team/pool.js';
+import { history } from '../team/new-desk.js';
 
 let dataDir: string;
 
@@ -185,5 +188,35 @@ describe('merchant-desk team', { timeout: 120_000 }, () => {
       (JSON.parse(stillFinance.stdout) as { login: string; role: string }[]).find((r) => r.login === supportLogin)
         ?.role,
     ).toBe('finance');
+  });
+
+  it('team snapshot publishes as the signed-in login, says what, and is refused in plain words', async () => {
+    const empty = await cli(['team', 'snapshot', '--database', adminUrl], { stdin: `${adminPassword}\n` });
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/the team record has no events yet: there is nothing to snapshot/);
+
+    const owner = openTeamPool(db.adminUrl);
+    try {
+      await appendEvents(owner, history(40, `MD-CLISNAP-${suffix}`, 5));
+    } finally {
+      await owner.end();
+    }
+    // sam is finance by now: allowed to read the record, not to publish it.
+    const refused = await cli(['team', 'snapshot', '--database', supportUrl], {
+      env: { PGPASSWORD: 'sam new password 1' },
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      new RegExp(`${supportLogin} may not publish a team snapshot: permission denied for table snapshots`),
+    );
+
+    const made = await cli(['team', 'snapshot', '--database', adminUrl], { stdin: `${adminPassword}\n` });
+    expect(made.stderr).toBe('');
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(
+      new RegExp(
+        `^published a snapshot of the record up to seq \\d+ \\(\\d+ events, \\d+ collections, [\\d.]+ MiB\\) as ${adminLogin} in [\\d.]+ s; older snapshots were removed\n$`,
+      ),
+    );
   });
 });

@@ -164,6 +164,34 @@ describe('a new desk started from the team snapshot', () => {
       /collections row \d+ \(its projection of the events\): status is "COMPLETED"/,
     ],
     [
+      'an outcome stored as a changed final status',
+      (db: Database.Database) => {
+        db.exec('DROP TRIGGER collection_events_no_update');
+        const id = db
+          .prepare("SELECT id FROM collection_events WHERE source = 'callback' AND kind = 'outcome' LIMIT 1 OFFSET 9")
+          .pluck()
+          .get() as number;
+        db.prepare("UPDATE collection_events SET kind = 'final_status_changed' WHERE id = ?").run(id);
+        db.exec(
+          "CREATE TRIGGER collection_events_no_update BEFORE UPDATE ON collection_events\nBEGIN SELECT RAISE(ABORT, 'collection_events is append-only'); END",
+        );
+      },
+      /collection_events row \d+ \(seq \d+\): kind is "final_status_changed", the record says "outcome"/,
+    ],
+    [
+      "a payload stored as bytes instead of the record's text",
+      (db: Database.Database) => {
+        db.exec('DROP TRIGGER collection_events_no_update');
+        db.exec(
+          "UPDATE collection_events SET payload = CAST(payload AS BLOB) WHERE id = (SELECT min(id) FROM collection_events WHERE source = 'callback')",
+        );
+        db.exec(
+          "CREATE TRIGGER collection_events_no_update BEFORE UPDATE ON collection_events\nBEGIN SELECT RAISE(ABORT, 'collection_events is append-only'); END",
+        );
+      },
+      /collection_events row \d+ \(seq \d+\): payload is \d+ bytes \(not text\), the record says "\{/,
+    ],
+    [
       'an event the record does not have',
       (db: Database.Database) => {
         db.exec(`INSERT INTO collection_events (collection_id, merchant_reference, source, kind, status, received_at, signature, dedupe_key)

@@ -437,7 +437,7 @@ async function runSnapshot(args: string[], ctx: CliContext): Promise<number> {
     pool = openSignedIn(url, values['no-password'] ? null : await passwords.signIn(me));
     await checkSignIn(pool, me);
     const started = Date.now();
-    let told = 0;
+    let told = started; // progress only for a copy that takes a while
     const s = await publishSnapshot({
       pool,
       now: () => Date.now(),

@@ -137,11 +137,18 @@ function cursor(db: Db, table: string, columns: readonly string[]) {
   };
 }
 
+/** A value for a message: bytes said as bytes, long text cut. */
+function shown(v: unknown): string {
+  if (Buffer.isBuffer(v)) return `${v.length} bytes (not text)`;
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 120 ? `${s.slice(0, 117)}...` : s;
+}
+
 function differs(table: string, columns: readonly string[], want: Row, got: Row | undefined, what: string): never {
   if (!got) throw new SnapshotRejectedError(`it has no ${table} row ${String(want[0])} (${what})`);
   const col = columns.findIndex((_, k) => want[k] !== got[k]);
   throw new SnapshotRejectedError(
-    `${table} row ${String(want[0])} (${what}): ${columns[col]} is ${JSON.stringify(got[col])}, the record says ${JSON.stringify(want[col])}`,
+    `${table} row ${String(want[0])} (${what}): ${columns[col]} is ${shown(got[col])}, the record says ${shown(want[col])}`,
   );
 }
 
