@@ -19,7 +19,7 @@ import {
   type TeamSnapshot,
 } from './sync/apply.js';
 import { bulkStart, isEmpty, needsFullReconcile, wantsBulkStart } from './sync/bulk.js';
-import { snapshotStart } from './snapshot/start.js';
+import { removeLeftoverDownload, snapshotStart } from './snapshot/start.js';
 import { checkWorkspace, TeamWorkspaceMismatchError } from './sync/workspace.js';
 import { reconcileAll } from '../reconcile/reconcile.js';
 
@@ -168,6 +168,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
    * short by a crash is finished here before anything else (both in sync/bulk.ts).
    */
   async function startPull(): Promise<number> {
+    removeLeftoverDownload(db);
     if (o.bulkStart !== false && wantsBulkStart(db)) {
       const onProgress = (p: { copiedSeq: number; totalSeq: number }) => setStatus({ catchingUp: p, lastSeq: 0 });
       const stopped = () => closed;

@@ -43,14 +43,22 @@ export type SnapshotStart =
   | { started: true; applied: number; lastSeq: number; snapshot: SnapshotInfo }
   | { started: false; reason: string; snapshot: SnapshotInfo | null };
 
+/** Where a desk downloads a snapshot: beside its database, owner-only like it. */
+const downloadFile = (db: Db): string => `${db.name}.snapshot`;
+
+/** A download left by a desk stopped part way (a crash, a power cut): never read, only removed. */
+export function removeLeftoverDownload(db: Db): void {
+  fs.rmSync(downloadFile(db), { force: true });
+}
+
 export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotStart | null> {
   const { db } = o;
   const info = await newestSnapshot(o.pool, snapshotSchemaVersion());
   if (!info) return { started: false, reason: 'the team has no snapshot of this version yet', snapshot: null };
   const databaseUrl = o.pool.options.connectionString;
   if (!databaseUrl) return { started: false, reason: 'the team pool has no connection URL', snapshot: info };
-  const file = `${db.name}.snapshot`;
-  fs.rmSync(file, { force: true });
+  const file = downloadFile(db);
+  removeLeftoverDownload(db);
   let copy: CopyRun | undefined;
   try {
     o.onProgress?.({ copiedSeq: 0, totalSeq: info.uptoSeq });
