@@ -169,9 +169,9 @@ function verifyInWorker(
   // A large young generation: the check keeps a page of rows from each side alive across an await, and
   // with the default one (16 MB semi-spaces) a third of its time went to copying them between semi-spaces
   // and promoting them. Measured alone at 1,000,000 collections: 43 s by default, 38 s with 64 MB
-  // semi-spaces, 33 s with 128 MB, 31 s with 256 MB; this (about 170 MB) costs that much memory for the
-  // minute a new desk takes.
-  const w = launchWorker(import.meta.url, 'verify-worker', job, { maxYoungGenerationSizeMb: 512 });
+  // semi-spaces, 33 s with 128 MB, 31 s with 256 MB (this: V8 makes the young generation three
+  // semi-spaces), memory a new desk holds for the minute it takes.
+  const w = launchWorker(import.meta.url, 'verify-worker', job, { maxYoungGenerationSizeMb: 768 });
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
