@@ -92,7 +92,8 @@ function prepare(db: Db) {
   };
 }
 
-const PROJECTION_COLUMNS = [
+/** The columns of a collection the events maintain (appendEvent, a new desk's copy and its check). */
+export const PROJECTION_COLUMNS = [
   'status',
   'status_changed_at',
   'internal_reference',

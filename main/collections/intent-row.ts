@@ -27,20 +27,12 @@ export type CollectionIntent = Pick<
   | 'cardLast4'
 > & { redirectUrl: string };
 
-const stmtCache = new WeakMap<Db, { run(...args: unknown[]): { lastInsertRowid: number | bigint } }>();
-
-/** Inserts the collection (status INTENT) and returns its id. Call inside the caller's write transaction. */
-export function insertIntentCollection(db: Db, c: CollectionIntent): number {
-  let st = stmtCache.get(db);
-  if (!st) {
-    st = db.prepare(
-      `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
-           charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4, status, status_changed_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'INTENT', ?)`,
-    );
-    stmtCache.set(db, st);
-  }
-  const info = st.run(
+/**
+ * A collection's intent columns, in the order of the row (merchant_reference to card_last4): what
+ * insertIntentCollection writes, and what a snapshot's check (team/snapshot/verify.ts) expects to read.
+ */
+export function intentValues(c: CollectionIntent): unknown[] {
+  return [
     c.merchantReference,
     c.createdAt,
     c.amountMinor,
@@ -55,8 +47,23 @@ export function insertIntentCollection(db: Db, c: CollectionIntent): number {
     c.redirectUrl,
     c.cardBrand,
     c.cardLast4,
-    c.createdAt,
-  );
+  ];
+}
+
+const stmtCache = new WeakMap<Db, { run(...args: unknown[]): { lastInsertRowid: number | bigint } }>();
+
+/** Inserts the collection (status INTENT) and returns its id. Call inside the caller's write transaction. */
+export function insertIntentCollection(db: Db, c: CollectionIntent): number {
+  let st = stmtCache.get(db);
+  if (!st) {
+    st = db.prepare(
+      `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
+           charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4, status, status_changed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'INTENT', ?)`,
+    );
+    stmtCache.set(db, st);
+  }
+  const info = st.run(...intentValues(c), c.createdAt);
   return Number(info.lastInsertRowid);
 }
 

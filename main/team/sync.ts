@@ -170,20 +170,19 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   async function startPull(): Promise<number> {
     removeLeftoverDownload(db);
     if (o.bulkStart !== false && wantsBulkStart(db)) {
-      const onProgress = (p: { copiedSeq: number; totalSeq: number }) => setStatus({ catchingUp: p, lastSeq: 0 });
-      const stopped = () => closed;
+      const start = {
+        pool,
+        db,
+        now: () => clock.now(),
+        ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
+        onProgress: (p: { copiedSeq: number; totalSeq: number }) => setStatus({ catchingUp: p, lastSeq: 0 }),
+        stopped: () => closed,
+      };
       try {
         let r: { applied: number; lastSeq: number } | null = null;
         let from: 'snapshot' | 'replay' = 'replay';
         if (o.snapshots !== false && isEmpty(db)) {
-          const s = await snapshotStart({
-            pool,
-            db,
-            now: () => clock.now(),
-            ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
-            onProgress,
-            stopped,
-          });
+          const s = await snapshotStart(start);
           if (!s) return 0; // closing: the next start begins again
           if (s.started) {
             r = s;
@@ -198,14 +197,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
               'team sync: replaying the team record instead of using its snapshot',
             );
         }
-        r ??= await bulkStart({
-          pool,
-          db,
-          now: () => clock.now(),
-          ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
-          onProgress,
-          stopped,
-        });
+        r ??= await bulkStart(start);
         startChecked = r !== null;
         if (r) setStatus({ lastSeq: r.lastSeq });
         const applied = r?.applied ?? 0;

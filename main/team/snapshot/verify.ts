@@ -20,11 +20,13 @@
 // start.ts).
 import Database from 'better-sqlite3';
 import type pg from 'pg';
-import { projectEvent, type Projection } from '../../collections/events.js';
+import { PROJECTION_COLUMNS, projectEvent } from '../../collections/events.js';
+import { intentValues } from '../../collections/intent-row.js';
 import { migrate, type Db } from '../../store/db.js';
 import { migrations } from '../../store/migrations/index.js';
 import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
+import { eventValues, projectionValues, type Projection } from '../sync/bulk.js';
 import { SnapshotRejectedError } from './rejected.js';
 
 /** The event columns, in the order the bulk copy inserts them (after the id). */
@@ -65,21 +67,8 @@ const INTENT_COLUMNS = [
   'card_last4',
 ] as const;
 
-/** The projection columns the events maintain. */
-const PROJECTION_COLUMNS = [
-  'id',
-  'status',
-  'status_changed_at',
-  'internal_reference',
-  'payment_url',
-  'status_message',
-  'last_event_id',
-  'redirect_status',
-  'redirect_signature',
-  'callback_status',
-  'flags',
-  'final_changes',
-] as const;
+/** The projection columns the events maintain, in projectionValues' order. */
+const PROJECTION = ['id', ...PROJECTION_COLUMNS] as const;
 
 type Row = unknown[];
 
@@ -87,7 +76,6 @@ type Row = unknown[];
 export function snapshotSchemaVersion(): number {
   return migrations.reduce((m, x) => Math.max(m, x.version), 0);
 }
-type Folded = Projection & { last_event_id: number | null };
 
 /** The schema a desk of this version has: tables, indexes and triggers, by name. */
 function schemaOf(db: Db): string {
@@ -187,7 +175,7 @@ export async function verifySnapshot(o: VerifyOptions): Promise<{ events: number
     .raw();
   const collections = cursor(snap, 'collections', INTENT_COLUMNS);
   const ids = new Map<string, number>();
-  const folded: Folded[] = [];
+  const folded: Projection[] = [];
   let eventId = 0;
   let collectionId = 0;
 
@@ -219,23 +207,7 @@ export async function verifySnapshot(o: VerifyOptions): Promise<{ events: number
       if (intent) {
         id = ++collectionId;
         ids.set(ref, id);
-        const row: Row = [
-          id,
-          intent.merchantReference,
-          intent.createdAt,
-          intent.amountMinor,
-          intent.currency,
-          intent.description,
-          intent.customerName,
-          intent.customerEmail,
-          intent.chargeCustomer ? 1 : 0,
-          intent.allowFinalStatusChange ? 1 : 0,
-          intent.operator,
-          intent.providerCode,
-          intent.redirectUrl,
-          intent.cardBrand,
-          intent.cardLast4,
-        ];
+        const row: Row = [id, ...intentValues(intent)];
         const got = collections.next();
         if (!same(row, got)) differs('collections', INTENT_COLUMNS, row, got, `the intent of seq ${seq}`);
         folded[id] = {
@@ -258,23 +230,7 @@ export async function verifySnapshot(o: VerifyOptions): Promise<{ events: number
     const ev = fromTeamEvent(tev);
     const p = id === undefined ? undefined : folded[id]!;
     const r = p ? projectEvent(p, ev) : undefined;
-    const row: Row = [
-      ++eventId,
-      id ?? null,
-      ev.merchantReference,
-      ev.internalReference ?? null,
-      ev.source,
-      r ? r.kind : ev.kind,
-      ev.status ?? null,
-      ev.receivedAt,
-      ev.signature,
-      ev.amountMinor ?? null,
-      ev.currency ?? null,
-      ev.dedupeKey ?? null,
-      ev.payload ?? null,
-      ev.note ?? null,
-      ev.actor ?? null,
-    ];
+    const row: Row = [++eventId, ...eventValues(id ?? null, ev, r ? r.kind : ev.kind)];
     if (!same(row, stored)) differs('collection_events', EVENT_COLUMNS, row, stored, `seq ${seq}`);
     if (p && r) {
       Object.assign(p, r.next);
@@ -290,25 +246,12 @@ export async function verifySnapshot(o: VerifyOptions): Promise<{ events: number
     throw new SnapshotRejectedError(
       `it has collections row ${String(extraCollection[0])}, which no intent of the record makes`,
     );
-  const projections = cursor(snap, 'collections', PROJECTION_COLUMNS);
+  const projections = cursor(snap, 'collections', PROJECTION);
   for (let id = 1; id <= collectionId; id++) {
     const p = folded[id]!;
-    const row: Row = [
-      id,
-      p.status,
-      p.status_changed_at,
-      p.internal_reference,
-      p.payment_url,
-      p.status_message,
-      p.last_event_id,
-      p.redirect_status,
-      p.redirect_signature,
-      p.callback_status,
-      p.flags,
-      p.final_changes,
-    ];
+    const row: Row = [id, ...projectionValues(p)];
     const got = projections.next();
-    if (!same(row, got)) differs('collections', PROJECTION_COLUMNS, row, got, 'its projection of the events');
+    if (!same(row, got)) differs('collections', PROJECTION, row, got, 'its projection of the events');
   }
   return { events: eventId, collections: collectionId };
 }

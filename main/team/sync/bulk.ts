@@ -25,7 +25,12 @@ import type pg from 'pg';
 import type { Db } from '../../store/db.js';
 import { writeTransaction } from '../../store/transaction.js';
 import { migrations } from '../../store/migrations/index.js';
-import { projectEvent, type Projected, type Projection as EventProjection } from '../../collections/events.js';
+import {
+  projectEvent,
+  type NewEvent,
+  type Projected,
+  type Projection as EventProjection,
+} from '../../collections/events.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { translatePgError } from '../errors.js';
@@ -110,7 +115,47 @@ export function needsFullReconcile(db: Db): boolean {
 }
 
 /** The projection columns appendEvent maintains, and the last event id it writes with them. */
-type Projection = EventProjection & { last_event_id: number | null };
+export type Projection = EventProjection & { last_event_id: number | null };
+
+/**
+ * An event's columns as the copy inserts them (collection_id to actor): one place for the copy and for a
+ * snapshot's check (team/snapshot/verify.ts), which expects exactly what the copy writes.
+ */
+export function eventValues(collectionId: number | null, ev: Omit<NewEvent, 'collectionId'>, kind: string): unknown[] {
+  return [
+    collectionId,
+    ev.merchantReference,
+    ev.internalReference ?? null,
+    ev.source,
+    kind,
+    ev.status ?? null,
+    ev.receivedAt,
+    ev.signature,
+    ev.amountMinor ?? null,
+    ev.currency ?? null,
+    ev.dedupeKey ?? null,
+    ev.payload ?? null,
+    ev.note ?? null,
+    ev.actor ?? null,
+  ];
+}
+
+/** A row's projection in the order of the copy's UPDATE (status to final_changes), likewise shared. */
+export function projectionValues(p: Projection): unknown[] {
+  return [
+    p.status,
+    p.status_changed_at,
+    p.internal_reference,
+    p.payment_url,
+    p.status_message,
+    p.last_event_id,
+    p.redirect_status,
+    p.redirect_signature,
+    p.callback_status,
+    p.flags,
+    p.final_changes,
+  ];
+}
 
 function statements(db: Db) {
   return {
@@ -170,22 +215,7 @@ function copyChunk(
         r = projectEvent(p, ev);
       }
       const kind = r ? r.kind : ev.kind;
-      const info = st.insertEvent.run(
-        id ?? null,
-        ev.merchantReference,
-        ev.internalReference ?? null,
-        ev.source,
-        kind,
-        ev.status ?? null,
-        ev.receivedAt,
-        ev.signature,
-        ev.amountMinor ?? null,
-        ev.currency ?? null,
-        ev.dedupeKey ?? null,
-        ev.payload ?? null,
-        ev.note ?? null,
-        ev.actor ?? null,
-      );
+      const info = st.insertEvent.run(...eventValues(id ?? null, ev, kind));
       // Not stored: this desktop already had it (its own write, e.g. a charge saved during the copy), as
       // appendEvent's dedupe would find; the row keeps the projection it had.
       n += info.changes;
@@ -195,21 +225,7 @@ function copyChunk(
         touched.set(id!, p);
       }
     }
-    for (const [id, p] of touched)
-      st.update.run(
-        p.status,
-        p.status_changed_at,
-        p.internal_reference,
-        p.payment_url,
-        p.status_message,
-        p.last_event_id,
-        p.redirect_status,
-        p.redirect_signature,
-        p.callback_status,
-        p.flags,
-        p.final_changes,
-        id,
-      );
+    for (const [id, p] of touched) st.update.run(...projectionValues(p), id);
     return n;
   });
   // Only once committed: a chunk rolled back gave no ids.
