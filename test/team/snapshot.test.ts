@@ -225,6 +225,22 @@ describe('a new desk started from the team snapshot', () => {
     desk.db.close();
   });
 
+  it('refuses a file SQLite cannot read, and replays', async () => {
+    const junk = path.join(tempDir(), 'junk.sqlite');
+    fs.writeFileSync(junk, Buffer.alloc(300_000, 7));
+    await storeSnapshot(publisher, junk, {
+      uptoSeq: published.uptoSeq,
+      schemaVersion: published.schemaVersion,
+      events: published.events,
+      collections: published.collections,
+    });
+    const desk = await newDesk();
+    expect(desk.from).toBe('replay');
+    expect(desk.warnings[0]).toMatch(/not a database/);
+    expect(record(desk.db).events).toEqual(reference.events);
+    desk.db.close();
+  });
+
   it('only back_office and admin publish; PostgreSQL records who, and keeps the newest only', async () => {
     for (const role of ['support', 'finance'] as const) {
       const pool = team.signIn(await team.addOperator(role));

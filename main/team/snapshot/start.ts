@@ -20,7 +20,7 @@ import type pg from 'pg';
 import type { Db } from '../../store/db.js';
 import { launchWorker } from '../../reconcile/launch-worker.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
-import { TeamError, TeamPermissionError, TeamSignInError, TeamUnavailableError } from '../errors.js';
+import { TeamPermissionError, TeamSignInError, TeamUnavailableError } from '../errors.js';
 import type { CopyJob, CopyMessage } from './copy-worker.js';
 import { SnapshotRejectedError } from './rejected.js';
 import { downloadSnapshot, newestSnapshot, type SnapshotInfo } from './store.js';
@@ -146,13 +146,13 @@ function startCopy(job: CopyJob): CopyRun {
       }
       if (first.type !== 'copied') {
         await end('rollback');
-        throw new Error(
-          `the snapshot could not be copied into this desk: ${'message' in first ? first.message : first.type}`,
+        throw new SnapshotRejectedError(
+          `this desk could not copy it: ${'message' in first ? first.message : first.type}`,
         );
       }
       const m = await end('commit');
       if (m.type !== 'committed')
-        throw new Error(`the snapshot could not be copied into this desk: ${'message' in m ? m.message : m.type}`);
+        throw new SnapshotRejectedError(`this desk could not copy it: ${'message' in m ? m.message : m.type}`);
     },
     async rollback() {
       if (!ended) await end('rollback');
@@ -194,10 +194,10 @@ function verifyInWorker(
 
 /** An error the check posted, as the class the sync tells apart (offline, refused, rejected). */
 function workerError(m: { name: string; message: string; code?: string }): Error {
-  if (m.name === 'SnapshotRejectedError')
-    return new SnapshotRejectedError(m.message.replace(/^the team snapshot was not used: /, ''));
   if (m.name === 'TeamUnavailableError') return new TeamUnavailableError(m.message, m.code);
   if (m.name === 'TeamSignInError') return new TeamSignInError(m.message, m.code);
   if (m.name === 'TeamPermissionError') return new TeamPermissionError(m.message, m.code);
-  return new TeamError(m.message, m.code);
+  // Anything else is about this snapshot (a file SQLite cannot read, a value out of range): refused, so
+  // the desk replays rather than trying the same snapshot at every pull.
+  return new SnapshotRejectedError(m.message.replace(/^the team snapshot was not used: /, ''));
 }
