@@ -164,8 +164,9 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   }
 
   /**
-   * An empty desktop's first pull copies the history in bulk; a bulk start or full recompute cut
-   * short by a crash is finished here before anything else (both in sync/bulk.ts).
+   * An empty desktop's first pull starts from the team's snapshot once it has checked it
+   * (snapshot/start.ts), or else copies the history in bulk; a bulk start or full recompute cut short
+   * by a crash is finished here before anything else (both in sync/bulk.ts).
    */
   async function startPull(): Promise<number> {
     removeLeftoverDownload(db);

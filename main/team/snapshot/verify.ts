@@ -30,7 +30,7 @@ import { eventValues, projectionValues, type Projection } from '../sync/bulk.js'
 import { SnapshotRejectedError } from './rejected.js';
 
 /** The event columns, in the order the bulk copy inserts them (after the id). */
-export const EVENT_COLUMNS = [
+const EVENT_COLUMNS = [
   'id',
   'collection_id',
   'merchant_reference',

@@ -11,7 +11,9 @@
 //
 // When: the events stream has never applied a batch (team_sync seq 0) and the desktop has no
 // collections nor collection_events rows, or a bulk copy was interrupted (seq 0 and the secondary
-// indexes or the insert triggers the copy drops are missing). A desktop far behind but not empty keeps the incremental path.
+// indexes or the insert triggers the copy drops are missing), and the team has no snapshot this desk
+// accepts (team/snapshot/: tried first on an empty desk). A desktop far behind but not empty keeps the
+// incremental path.
 //
 // Crash safety: each chunk (up to 50,000 events) commits whole, in seq order, WITHOUT the seq, so an
 // interrupted copy starts over from seq 0 at the next start (the rule above): the events it already
@@ -40,7 +42,7 @@ import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { lastSeq, setLastSeq } from './apply.js';
 
 /** Tables whose secondary indexes the bulk copy drops while they are empty, and builds after. */
-export const BULK_TABLES = new Set(['collections', 'collection_events']);
+const BULK_TABLES = new Set(['collections', 'collection_events']);
 
 /**
  * The non-unique indexes the migrations leave on BULK_TABLES, with the migrations' own SQL: replayed
@@ -65,8 +67,8 @@ export function bulkIndexes(): Map<string, string> {
  * event at the price of two EXISTS lookups per insert; the copy's insert replaces nothing and skips a
  * stored dedupe key by ON CONFLICT (as appendEvent does), so on an empty desk the copy drops them and
  * makes them again, from the same SQL, in the transaction that builds the indexes. All of them: a
- * snapshot start (team/snapshot/start.ts) copies whole tables, which SQLite does page by page only into
- * a table without triggers, and makes them again in the same transaction.
+ * snapshot start (team/snapshot/copy-worker.ts) copies whole tables with SQLite's transfer optimisation,
+ * which SQLite uses only for a table without triggers, and makes them again in the same transaction.
  */
 export function bulkTriggers(insertOnly = true): Map<string, string> {
   const out = new Map<string, string>();
