@@ -204,11 +204,29 @@ describe('a team desktop', () => {
     await until('the sync is online', () => core.appStatus().connection === 'online');
   });
 
-  it('a disabled operator is refused like a wrong password', async () => {
+  it('a disabled operator is told at sign-in that an admin disabled the login; a wrong password says only that', async () => {
     const login = await operator('support');
-    await team.owner.query('SELECT team.disable_operator($1)', [login]);
     const core = await desk(teamDataDir(login));
-    await expect(core.lock.unlock(team.password(login))).rejects.toMatchObject({ kind: 'wrong_passphrase' });
+    const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
+    value(await d('lock.unlock', { secret: team.password(login) }));
+    await until('the sync is online', () => core.appStatus().connection === 'online');
+
+    // An admin disables the operator while the desk is open: the desk locks to its sign-in.
+    await team.owner.query('SELECT team.disable_operator($1)', [login]);
+    await until('the desk locks', () => core.lock.isLocked(), 20_000);
+    expect(core.team()).toBeNull();
+
+    // The right password gets the reason, as the CLI says it; a wrong one still says nothing about the login.
+    const refused = await d('lock.unlock', { secret: team.password(login) });
+    expect(refused).toMatchObject({ ok: false, error: { kind: 'disabled', field: 'secret' } });
+    expect(!refused.ok && refused.error.message).toBe(
+      `An admin disabled the login ${login}: it cannot sign in until an admin enables it again.`,
+    );
+    expect(await d('lock.unlock', { secret: 'not-the-password' })).toMatchObject({
+      ok: false,
+      error: { kind: 'wrong_passphrase', message: 'Wrong password.' },
+    });
+    expect(core.lock.isLocked()).toBe(true);
     expect(core.team()).toBeNull();
   });
 
