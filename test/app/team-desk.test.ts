@@ -204,6 +204,28 @@ describe('a team desktop', () => {
     await until('the sync is online', () => core.appStatus().connection === 'online');
   });
 
+  it('right after sign-in the status bar shows when the local copy last synced, not "never"', async () => {
+    const login = await operator('support');
+    const dataDir = teamDataDir(login);
+    const first = await desk(dataDir);
+    await first.lock.unlock(team.password(login));
+    await until('the sync is online', () => first.appStatus().connection === 'online');
+    const synced = first.db.prepare('SELECT max(updated_at) FROM team_sync').pluck().get() as number | null;
+    expect(synced).not.toBeNull();
+    await first.close();
+    cores.splice(cores.indexOf(first), 1);
+
+    const next = await desk(dataDir);
+    // Before sign-in, and at once after it (before the first pull answers), the copy's last sync shows.
+    expect(next.appStatus().team).toMatchObject({ signedIn: false, lastSyncAt: synced });
+    await next.lock.unlock(team.password(login));
+    const right = next.appStatus();
+    expect(right.connection).not.toBe('offline');
+    expect(right.team?.lastSyncAt).toBeGreaterThanOrEqual(synced!);
+    await until('the sync is online', () => next.appStatus().connection === 'online');
+    expect(next.appStatus().team?.lastSyncAt).toBeGreaterThanOrEqual(synced!);
+  });
+
   it('a disabled operator is told at sign-in that an admin disabled the login; a wrong password says only that', async () => {
     const login = await operator('support');
     const core = await desk(teamDataDir(login));
