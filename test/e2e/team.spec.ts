@@ -360,3 +360,31 @@ test('a final-status change is an exception on both desks; B resolves it and A s
   );
   await docsScreenshot(a, 'team-desk-a-audit');
 });
+
+test('an admin disables ann: her desk locks, says why it locked, and her sign-in says an admin disabled the login', async () => {
+  const a = deskA!.page;
+  const off = await cli(
+    [
+      '--data-dir',
+      path.join(dir, 'cli'),
+      'team',
+      'operators',
+      'disable',
+      '--database',
+      team.urlAs(ADMIN.login),
+      '--login',
+      ANN.login,
+    ],
+    { stdin: `${ADMIN.password}\n` },
+  );
+  expectOk(off, 'team operators disable ann');
+  // The desk locks to its sign-in, and the notice that ended the session is on the lock screen, not behind it.
+  await expect(a.getByRole('heading', { level: 1, name: `Sign in as ${ANN.login}` })).toBeVisible({ timeout: 30_000 });
+  await expect(a.getByRole('main').getByText(`no longer accepts ${ANN.login}'s password`)).toBeVisible();
+  await a.getByLabel('Password', { exact: true }).fill(ANN.password);
+  await a.getByRole('button', { name: 'Sign in' }).click();
+  await expect(a.getByRole('alert')).toHaveText(
+    `An admin disabled the login ${ANN.login}: it cannot sign in until an admin enables it again.`,
+  );
+  await a.screenshot({ path: path.join(os.tmpdir(), 'md-e2e-disabled-sign-in.png') });
+});
