@@ -11,8 +11,13 @@ export interface TeamLinkState {
   role: TeamRole | null;
   signedIn: boolean;
   online: boolean;
-  /** The last successful pull from the team database (ms since the epoch), or null. */
+  /**
+   * When the local copy last synced (ms since the epoch): this session's last pull, else when the copy
+   * last took rows from the team database (before sign-in and until the first pull), or null: never.
+   */
   lastSyncAt: number | null;
+  /** Whether this session's sync has reached the team database yet (a pull answered). */
+  reached: boolean;
   error: string | null;
   /** While a new desktop copies the team's history (events by seq): how far of how many. */
   catchingUp?: { copiedSeq: number; totalSeq: number } | null;
@@ -68,8 +73,7 @@ function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'messa
     };
   }
   if (t.online) return { connection: 'online', message: null };
-  if (t.error === null && t.lastSyncAt === null)
-    return { connection: 'starting', message: 'Connecting to the team database…' };
+  if (t.error === null && !t.reached) return { connection: 'starting', message: 'Connecting to the team database…' };
   return {
     connection: 'offline',
     message: `Team database unreachable — showing the local copy, ${t.lastSyncAt === null ? 'not synced yet' : `last synced ${clockTime(t.lastSyncAt)}`}`,

@@ -70,6 +70,18 @@ const OFFLINE_CHARGE =
   'The team database cannot be reached, so no new charge can be taken: every charge is recorded there first, ' +
   'so that two desks never charge the same payment. The local copy stays readable; try again when the status bar says the team database is back.';
 
+/**
+ * When the local copy last took rows from the team database (each stream's team_sync.updated_at), so the
+ * status bar says how current the copy is before this session's first pull; null if it never did.
+ */
+function localCopySyncedAt(db: Db): number | null {
+  try {
+    return (db.prepare('SELECT max(updated_at) FROM team_sync').pluck().get() as number | null) ?? null;
+  } catch {
+    return null; // the database is closing (a profile switch): the status is about to change anyway
+  }
+}
+
 const RETRY_FIRST_MS = 200;
 const RETRY_MAX_MS = 5_000;
 
@@ -310,7 +322,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         role: session?.role ?? null,
         signedIn: session !== null,
         online: s?.online ?? false,
-        lastSyncAt: s?.lastPullAt ?? null,
+        lastSyncAt: s?.lastPullAt ?? localCopySyncedAt(o.db),
+        reached: (s?.lastPullAt ?? null) !== null,
         error: s?.error ?? null,
         catchingUp: s?.catchingUp ?? null,
       };

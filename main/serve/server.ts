@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver.js';
+import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from '../callbacks/rate-limit.js';
 import { createPoller, type PollIntervals, type Poller } from '../poller/poller.js';
 import { createServiceClient } from '../service/client.js';
 import type { MerchantKeys } from '../service/types.js';
@@ -17,6 +18,15 @@ import { healthRoute } from './health.js';
 
 export const SERVE_DB_FILE = 'serve.sqlite';
 
+// serve runs behind the merchant's reverse proxy, usually on the same host: then every request arrives
+// from loopback, and the desktop receiver's loopback allowance (its own sandbox, any local process)
+// would exempt the whole internet. Here loopback is the proxy, so it gets a remote source's limit:
+// one bucket shared by everything the proxy forwards, or one per client with --trust-proxy.
+export const SERVE_RATE_LIMIT: RateLimitOptions = {
+  loopbackPerSecond: DEFAULT_RATE_LIMIT.perSecond,
+  loopbackBurst: DEFAULT_RATE_LIMIT.burst,
+};
+
 export interface ServeOptions {
   /** With the password, already resolved (config.ts); never logged. */
   databaseUrl: string;
@@ -29,6 +39,8 @@ export interface ServeOptions {
   /** serve's own folder: the security log's SQLite file. */
   dataDir: string;
   trustProxy?: boolean | string | string[];
+  /** Over SERVE_RATE_LIMIT (the throughput bench posts from loopback with no proxy in front). */
+  rateLimit?: RateLimitOptions;
   logger: Logger;
   clock?: Clock;
 }
@@ -79,6 +91,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
       clock,
       logger: log,
       ...(o.trustProxy !== undefined ? { trustProxy: o.trustProxy } : {}),
+      rateLimit: { ...SERVE_RATE_LIMIT, ...o.rateLimit },
       routes: (app) => healthRoute(app, { pool, poller: () => poller?.status() ?? null, startedAt }),
     });
     poller?.start();

@@ -53,6 +53,11 @@ export class TeamSignInError extends TeamError {
   override name = 'TeamSignInError';
 }
 
+/** Sign-in refused because an admin disabled the operator (NOLOGIN): said only to someone whose password was right. */
+export class TeamDisabledError extends TeamSignInError {
+  override name = 'TeamDisabledError';
+}
+
 /** The database could not be reached or dropped the connection; nothing was written by this call. */
 export class TeamUnavailableError extends TeamError {
   override name = 'TeamUnavailableError';
@@ -107,7 +112,7 @@ export function translatePgError(err: unknown, doing: string, login?: string): E
     );
   if (code === '28000') {
     return /not permitted to log in/.test(e.message)
-      ? new TeamSignInError(
+      ? new TeamDisabledError(
           `sign-in refused: the operator${login ? ` ${login}` : ''} is disabled; ask an admin`,
           code,
           opts,

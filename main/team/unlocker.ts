@@ -1,11 +1,12 @@
 // The team profile's sign-in behind the idle lock: the operator's password is checked by PostgreSQL
 // itself (SCRAM), by opening a pool as that login. The lock screen is the sign-in screen; a wrong
-// password and a disabled operator both answer "no" without saying which, so nothing leaks about who
-// exists; an unreachable database is a clear error, never a wrong password.
+// password and an unknown login both answer "no" without saying which, so nothing leaks about who
+// exists; a disabled operator is told so, as the CLI does, which PostgreSQL says only after the
+// password was right; an unreachable database is a clear error, never a wrong password.
 import type pg from 'pg';
 import { LockError, type Unlocker } from '../lock/index.js';
 import type { AppSecret } from '../secrets/index.js';
-import { TeamError, TeamSignInError, TeamUnavailableError } from './errors.js';
+import { TeamDisabledError, TeamError, TeamSignInError, TeamUnavailableError } from './errors.js';
 import { checkOffline, keepOfflineCheck } from './offline-check.js';
 import { currentOperator, type TeamRole } from './operators.js';
 import { openTeamPool, parseDatabaseUrl } from './pool.js';
@@ -43,6 +44,15 @@ export function rememberedPasswordName(databaseUrl: string, login: string): stri
   return `team-password:${login}@${u.host}${u.pathname}`;
 }
 
+/** What the lock screen says to a disabled operator who gave the right password. */
+function disabled(login: string): LockError {
+  return new LockError(
+    'disabled',
+    `An admin disabled the login ${login}: it cannot sign in until an admin enables it again.`,
+    'secret',
+  );
+}
+
 export class TeamUnlocker implements Unlocker {
   readonly method = 'password' as const;
   constructor(private readonly o: TeamUnlockerOptions) {}
@@ -67,13 +77,22 @@ export class TeamUnlocker implements Unlocker {
     let offline = false;
     try {
       const op = await currentOperator(pool);
-      // A login that is not a team operator (or is disabled) is refused like a wrong password.
-      if (!op || op.disabledAt !== null) {
+      // A login that is not a team operator is refused like a wrong password.
+      if (!op) {
         await pool.end().catch(() => undefined);
         return false;
       }
+      if (op.disabledAt !== null) {
+        await pool.end().catch(() => undefined);
+        throw disabled(this.o.login);
+      }
       role = op.role;
     } catch (e) {
+      if (e instanceof LockError) throw e;
+      if (e instanceof TeamDisabledError) {
+        await pool.end().catch(() => undefined);
+        throw disabled(this.o.login);
+      }
       if (e instanceof TeamSignInError) {
         await pool.end().catch(() => undefined);
         return false;

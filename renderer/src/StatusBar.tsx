@@ -1,6 +1,5 @@
-import { useDeskEvent, useDeskQuery } from './hooks.js';
+import { useAppStatus } from './hooks.js';
 import { AsOf } from './ui/index.js';
-import { useState } from 'react';
 import type { AppStatus } from '../../main/ipc/contract/app.js';
 import { LockNowButton } from './lock/index.js';
 
@@ -21,14 +20,11 @@ function connectionText(s: AppStatus): string {
 }
 
 export function StatusBar() {
-  const q = useDeskQuery('app.status', {});
-  const [pushed, setPushed] = useState<AppStatus>();
-  useDeskEvent('app.status', setPushed);
-  const s = pushed ?? q.data;
+  const { status: s, error } = useAppStatus();
   return (
     <footer className="status-bar" aria-label="Status">
       {!s ? (
-        <span>{q.error ? 'Status unavailable' : 'Starting…'}</span>
+        <span>{error ? 'Status unavailable' : 'Starting…'}</span>
       ) : (
         <>
           <span data-testid="status-profile">

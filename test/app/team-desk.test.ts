@@ -204,11 +204,51 @@ describe('a team desktop', () => {
     await until('the sync is online', () => core.appStatus().connection === 'online');
   });
 
-  it('a disabled operator is refused like a wrong password', async () => {
+  it('right after sign-in the status bar shows when the local copy last synced, not "never"', async () => {
     const login = await operator('support');
-    await team.owner.query('SELECT team.disable_operator($1)', [login]);
+    const dataDir = teamDataDir(login);
+    const first = await desk(dataDir);
+    await first.lock.unlock(team.password(login));
+    await until('the sync is online', () => first.appStatus().connection === 'online');
+    const synced = first.db.prepare('SELECT max(updated_at) FROM team_sync').pluck().get() as number | null;
+    expect(synced).not.toBeNull();
+    await first.close();
+    cores.splice(cores.indexOf(first), 1);
+
+    const next = await desk(dataDir);
+    // Before sign-in, and at once after it (before the first pull answers), the copy's last sync shows.
+    expect(next.appStatus().team).toMatchObject({ signedIn: false, lastSyncAt: synced });
+    await next.lock.unlock(team.password(login));
+    const right = next.appStatus();
+    expect(right.connection).not.toBe('offline');
+    expect(right.team?.lastSyncAt).toBeGreaterThanOrEqual(synced!);
+    await until('the sync is online', () => next.appStatus().connection === 'online');
+    expect(next.appStatus().team?.lastSyncAt).toBeGreaterThanOrEqual(synced!);
+  });
+
+  it('a disabled operator is told at sign-in that an admin disabled the login; a wrong password says only that', async () => {
+    const login = await operator('support');
     const core = await desk(teamDataDir(login));
-    await expect(core.lock.unlock(team.password(login))).rejects.toMatchObject({ kind: 'wrong_passphrase' });
+    const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
+    value(await d('lock.unlock', { secret: team.password(login) }));
+    await until('the sync is online', () => core.appStatus().connection === 'online');
+
+    // An admin disables the operator while the desk is open: the desk locks to its sign-in.
+    await team.owner.query('SELECT team.disable_operator($1)', [login]);
+    await until('the desk locks', () => core.lock.isLocked(), 20_000);
+    expect(core.team()).toBeNull();
+
+    // The right password gets the reason, as the CLI says it; a wrong one still says nothing about the login.
+    const refused = await d('lock.unlock', { secret: team.password(login) });
+    expect(refused).toMatchObject({ ok: false, error: { kind: 'disabled', field: 'secret' } });
+    expect(!refused.ok && refused.error.message).toBe(
+      `An admin disabled the login ${login}: it cannot sign in until an admin enables it again.`,
+    );
+    expect(await d('lock.unlock', { secret: 'not-the-password' })).toMatchObject({
+      ok: false,
+      error: { kind: 'wrong_passphrase', message: 'Wrong password.' },
+    });
+    expect(core.lock.isLocked()).toBe(true);
     expect(core.team()).toBeNull();
   });
 

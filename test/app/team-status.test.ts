@@ -10,6 +10,7 @@ const team = (o: Partial<TeamLinkState> = {}): TeamLinkState => ({
   signedIn: true,
   online: true,
   lastSyncAt: Date.UTC(2026, 10, 23, 9, 41),
+  reached: true,
   error: null,
   ...o,
 });
@@ -28,7 +29,9 @@ const state = (t: TeamLinkState, o: Partial<StatusState> = {}): StatusState => (
 
 describe('statusFrom on a team desk', () => {
   it('signed out: asks the operator to sign in', () => {
-    expect(statusFrom(state(team({ signedIn: false, role: null, online: false, lastSyncAt: null })))).toMatchObject({
+    expect(
+      statusFrom(state(team({ signedIn: false, role: null, online: false, reached: false, lastSyncAt: null }))),
+    ).toMatchObject({
       profile: 'team',
       connection: 'starting',
       message: 'Sign in as amina to reach the team database.',
@@ -36,13 +39,20 @@ describe('statusFrom on a team desk', () => {
   });
 
   it('signed in, before the first pull: connecting; after it: online', () => {
-    expect(statusFrom(state(team({ online: false, lastSyncAt: null })))).toMatchObject({
+    expect(statusFrom(state(team({ online: false, reached: false, lastSyncAt: null })))).toMatchObject({
       connection: 'starting',
       message: 'Connecting to the team database…',
     });
     const s = statusFrom(state(team()));
     expect(s).toMatchObject({ connection: 'online', message: null });
     expect(s.team).toEqual(team());
+  });
+
+  it('signed in, before the first pull, on a desk that synced before: connecting, and the local copy last synced then', () => {
+    const at = Date.UTC(2026, 10, 23, 9, 41);
+    const s = statusFrom(state(team({ online: false, reached: false, lastSyncAt: at })));
+    expect(s).toMatchObject({ connection: 'starting', message: 'Connecting to the team database…' });
+    expect(s.team?.lastSyncAt).toBe(at);
   });
 
   it('unreachable: says the local copy is shown and when it last synced', () => {

@@ -4,6 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import type { TeamMe, TeamOperatorRow } from '../../../../main/ipc/contract/team.js';
 import { ROLE_LABEL, TEAM_ROLES, type TeamRole } from '../../../../main/team/roles.shared.js';
+import { WhoMay } from '../../role.js';
 import { useDeskAction, useDeskQuery } from '../../hooks.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { formatDateTime } from '../../ui/format.js';
@@ -33,11 +34,7 @@ export function TeamSection() {
       />
       {list.loading && <Loading what="operators" />}
       {list.data && <OperatorsTable rows={list.data} me={me.data} reload={reload} />}
-      {me.data?.isAdmin ? (
-        <AddOperatorForm reload={reload} />
-      ) : me.data ? (
-        <p className="as-of">Only an admin can add, disable or re-role operators.</p>
-      ) : null}
+      {me.data?.isAdmin ? <AddOperatorForm reload={reload} /> : me.data ? <WhoMay action="manageOperators" /> : null}
     </Section>
   );
 }
