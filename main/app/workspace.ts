@@ -138,6 +138,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       logger,
       events,
       databaseUrl: settingsAtOpen.teamDatabaseUrl,
+      tls: { sslmode: settingsAtOpen.teamSslMode, ca: settingsAtOpen.teamSslCa },
       login: settingsAtOpen.teamLogin,
       onChange: () => pushStatus(),
       ...(opts.teamSyncEveryMs ? { syncEveryMs: opts.teamSyncEveryMs } : {}),

@@ -9,10 +9,13 @@ import { TeamError, TeamSignInError, TeamUnavailableError } from './errors.js';
 import { checkOffline, keepOfflineCheck } from './offline-check.js';
 import { currentOperator, type TeamRole } from './operators.js';
 import { openTeamPool, parseDatabaseUrl } from './pool.js';
+import type { TeamTls } from './tls.js';
 
 export interface TeamUnlockerOptions {
   /** postgres://HOST:PORT/DATABASE (settings refuse one with a password). */
   databaseUrl: string;
+  /** TLS to the team database (the profile's sslmode and CA); default: by host. */
+  tls?: TeamTls;
   login: string;
   /** Where the password is kept when the operator asks to be remembered (the OS keychain). */
   remembered: AppSecret;
@@ -61,6 +64,7 @@ export class TeamUnlocker implements Unlocker {
 
   async verify(secret: string, opts: { remember?: boolean } = {}): Promise<boolean> {
     const pool = openTeamPool(signInUrl(this.o.databaseUrl, this.o.login, secret), {
+      ...(this.o.tls ? { tls: this.o.tls } : {}),
       ...(this.o.onIdleError ? { onIdleError: this.o.onIdleError } : {}),
     });
     let role: TeamRole;

@@ -1,0 +1,291 @@
+// TLS to the team database, against a real PostgreSQL of this file's own started with ssl=on and
+// `hostssl` only, with certificates made here with openssl: the team's CA and a server certificate it
+// signed for 127.0.0.1 and localhost, an unrelated CA, and a certificate of the team's CA for another
+// host name. The shared test server (no TLS) stands for a server that offers none.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen } from '../../main/team/listen.js';
+import { migrate } from '../../main/team/migrate.js';
+import { addOperator } from '../../main/team/operators.js';
+import { openTeamPool, poolTls } from '../../main/team/pool.js';
+import type { TeamTls } from '../../main/team/tls.js';
+import { TeamTlsError } from '../../main/team/errors.js';
+import { TeamUnlocker } from '../../main/team/unlocker.js';
+import { MemoryAppSecret } from '../../main/secrets/app-secret.js';
+import { runCli } from '../support/cli.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import {
+  serverUrl,
+  setServerCertificate,
+  startServer,
+  stopServerSync,
+  type PgServerInfo,
+} from '../support/postgres-server.js';
+
+let certs: string;
+let server: PgServerInfo;
+let plain: TestDatabase;
+const pem: Record<string, string> = {};
+
+function openssl(args: string[]): void {
+  execFileSync('openssl', args, { cwd: certs, stdio: 'pipe' });
+}
+
+/** A CA of its own: its certificate (what a desk is given) and key. */
+function makeCa(name: string): void {
+  openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.crt`,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
+}
+
+/** A server certificate for `altNames` (e.g. DNS:localhost,IP:127.0.0.1) signed by `ca`. */
+function makeServerCert(name: string, ca: string, altNames: string): void {
+  openssl([
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/CN=${name}`,
+  ]);
+  fs.writeFileSync(path.join(certs, `${name}.ext`), `subjectAltName=${altNames}\n`);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-out',
+    `${name}.crt`,
+    '-days',
+    '2',
+    '-extfile',
+    `${name}.ext`,
+  ]);
+}
+
+const read = (f: string) => fs.readFileSync(path.join(certs, f), 'utf8');
+
+/** The names in the certificate the server presents now (PostgreSQL's SSLRequest, then TLS unchecked). */
+function presentedNames(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1', () => sock.write(Buffer.from([0, 0, 0, 8, 4, 210, 22, 47])));
+    sock.once('error', reject);
+    sock.once('data', (b) => {
+      if (b.toString() !== 'S') return reject(new Error('the server offers no TLS'));
+      const t = tls.connect({ socket: sock, rejectUnauthorized: false }, () => {
+        const names = t.getPeerCertificate().subjectaltname ?? '';
+        t.destroy();
+        resolve(names);
+      });
+      t.once('error', reject);
+    });
+  });
+}
+
+/** Gives the server `name`'s certificate and waits until new connections get it. */
+async function serve(name: string, altName: string): Promise<void> {
+  await setServerCertificate(server.dir, server.binDir, pem[`${name}.crt`]!, pem[`${name}.key`]!);
+  for (const deadline = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 100))) {
+    if ((await presentedNames(server.port)).includes(altName)) return;
+    if (Date.now() > deadline) throw new Error(`the server did not take the certificate ${name}`);
+  }
+}
+
+const LOGIN = 'tls_support';
+const PASSWORD = 'tls support password 1';
+let url: string; // signed in as LOGIN (the password in memory, as the unlocker does)
+let urlNoPassword: string;
+
+const verifyFull = (): TeamTls => ({ sslmode: 'verify-full', ca: pem['team-ca.crt']! });
+
+async function sslOf(pool: pg.Pool): Promise<boolean> {
+  const r = await pool.query<{ ssl: boolean }>('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()');
+  return r.rows[0]!.ssl;
+}
+
+/** What a pool with `t` says when it connects (undefined when it connected). */
+async function refusal(t: TeamTls, to = url): Promise<Error | undefined> {
+  const pool = openTeamPool(to, { tls: t });
+  try {
+    await pool.query('SELECT 1');
+    return undefined;
+  } catch (e) {
+    const { translatePgError } = await import('../../main/team/errors.js');
+    return translatePgError(e, 'sign in', LOGIN);
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
+beforeAll(async () => {
+  certs = fs.mkdtempSync(path.join(os.tmpdir(), 'md-tls-certs-'));
+  makeCa('team-ca');
+  makeCa('other-ca');
+  makeServerCert('db', 'team-ca', 'DNS:localhost,IP:127.0.0.1');
+  makeServerCert('wrong-name', 'team-ca', 'DNS:db.wrong.example');
+  for (const f of ['team-ca.crt', 'other-ca.crt', 'db.crt', 'db.key', 'wrong-name.crt', 'wrong-name.key'])
+    pem[f] = read(f);
+  [server, plain] = await Promise.all([
+    startServer({ tls: { cert: pem['db.crt']!, key: pem['db.key']! } }),
+    createTestDatabase(),
+  ]);
+  const owner = openTeamPool(serverUrl(server, 'postgres'), { tls: verifyFull() });
+  try {
+    await migrate(owner);
+    await addOperator(owner, { login: LOGIN, role: 'support', password: PASSWORD, displayName: 'TLS support' });
+  } finally {
+    await owner.end();
+  }
+  url = serverUrl(server, 'postgres', LOGIN, PASSWORD);
+  urlNoPassword = `postgres://${LOGIN}@127.0.0.1:${server.port}/postgres`;
+}, 120_000);
+
+afterAll(async () => {
+  if (server) stopServerSync(server.dir, server.binDir);
+  await plain?.drop();
+  if (certs) fs.rmSync(certs, { recursive: true, force: true });
+});
+
+describe('TLS to the team database', () => {
+  it('verify-full with the team CA connects encrypted: the pool, the LISTEN connection and a signed-in desk', async () => {
+    const pool = openTeamPool(url, { tls: verifyFull() });
+    try {
+      expect(await sslOf(pool)).toBe(true);
+      expect(poolTls(pool)).toEqual(verifyFull());
+      const listener = await listen(url, () => undefined, { tls: poolTls(pool) });
+      try {
+        const r = await pool.query<{ ssl: boolean }>(
+          `SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+            WHERE a.application_name = 'merchant-desk listen' AND a.usename = $1`,
+          [LOGIN],
+        );
+        expect(r.rows.map((x) => x.ssl)).toEqual([true]);
+      } finally {
+        await listener.close();
+      }
+    } finally {
+      await pool.end();
+    }
+
+    let signedIn: pg.Pool | undefined;
+    const unlocker = new TeamUnlocker({
+      databaseUrl: urlNoPassword,
+      tls: verifyFull(),
+      login: LOGIN,
+      remembered: new MemoryAppSecret(),
+      onSignIn: (p) => {
+        signedIn = p;
+      },
+    });
+    expect(await unlocker.verify(PASSWORD)).toBe(true);
+    try {
+      expect(await sslOf(signedIn!)).toBe(true);
+    } finally {
+      await signedIn?.end();
+    }
+  });
+
+  it('refuses a server whose certificate another CA signed, saying so', async () => {
+    const e = await refusal({ sslmode: 'verify-full', ca: pem['other-ca.crt']! });
+    expect(e).toBeInstanceOf(TeamTlsError);
+    expect(e!.message).toMatch(/the server's certificate is not signed by the CA you gave/);
+    // verify-ca checks the same chain.
+    expect((await refusal({ sslmode: 'verify-ca', ca: pem['other-ca.crt']! }))!.message).toMatch(
+      /not signed by the CA you gave/,
+    );
+  });
+
+  it('refuses a server that offers no TLS, saying so', async () => {
+    const s = plain.server;
+    const e = await refusal(verifyFull(), serverUrl(s, plain.name));
+    expect(e).toBeInstanceOf(TeamTlsError);
+    expect(e!.message).toMatch(/the server does not offer TLS/);
+  });
+
+  it('a server that takes TLS only says so to a desk set to disable', async () => {
+    const e = await refusal({ sslmode: 'disable', ca: null });
+    expect(e).toBeInstanceOf(TeamTlsError);
+    expect(e!.message).toMatch(/accepts this connection only over TLS/);
+  });
+
+  it('the command line connects with --sslmode verify-full --ssl-ca, and refuses another CA with the same words', async () => {
+    const env = { PGPASSWORD: PASSWORD };
+    const ok = await runCli(
+      [
+        'team',
+        'operators',
+        'list',
+        '--database',
+        urlNoPassword,
+        '--sslmode',
+        'verify-full',
+        '--ssl-ca',
+        path.join(certs, 'team-ca.crt'),
+      ],
+      { env },
+    );
+    expect(ok.stderr).toBe('');
+    expect(ok.stdout).toContain(LOGIN);
+    const wrong = await runCli(
+      ['team', 'operators', 'list', '--database', urlNoPassword, '--ssl-ca', path.join(certs, 'other-ca.crt')],
+      { env },
+    );
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toMatch(/the server's certificate is not signed by the CA you gave/);
+  }, 60_000);
+
+  // Last: it changes the server's certificate.
+  it('refuses a certificate for another host name, saying whose it is; verify-ca and require do not check the name', async () => {
+    await serve('wrong-name', 'db.wrong.example');
+    const e = await refusal(verifyFull());
+    expect(e).toBeInstanceOf(TeamTlsError);
+    expect(e!.message).toMatch(/the server's certificate is for db\.wrong\.example, not for 127\.0\.0\.1/);
+
+    for (const t of [
+      { sslmode: 'verify-ca', ca: pem['team-ca.crt']! },
+      { sslmode: 'require', ca: null },
+    ] as TeamTls[]) {
+      const pool = openTeamPool(url, { tls: t });
+      try {
+        expect(await sslOf(pool)).toBe(true);
+      } finally {
+        await pool.end();
+      }
+    }
+  }, 30_000);
+});
