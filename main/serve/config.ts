@@ -77,8 +77,7 @@ export function refuseSecretsInArgv(args: readonly string[]): void {
 }
 
 /** Where serve's database password goes instead of the URL. */
-const PASSWORD_INSTEAD =
-  `give it in ${SECRETS.databasePassword.env} or the credential file ${SECRETS.databasePassword.file}`;
+const PASSWORD_INSTEAD = `give it in ${SECRETS.databasePassword.env} or the credential file ${SECRETS.databasePassword.file}`;
 
 export interface SecretSources {
   env: NodeJS.ProcessEnv;

@@ -79,7 +79,9 @@ const UNTRUSTED_CHAIN = new Set([
 ]);
 
 /** A TLS failure in plain words, or null when `e` is not one. */
-function tlsProblem(e: Error & { code?: string; host?: string; cert?: { subjectaltname?: string; subject?: { CN?: string } } }): string | null {
+function tlsProblem(
+  e: Error & { code?: string; host?: string; cert?: { subjectaltname?: string; subject?: { CN?: string } } },
+): string | null {
   if (e.message === 'The server does not support SSL connections')
     return 'the server does not offer TLS (ssl is off there); turn TLS on at the server, or on a trusted network only, choose sslmode disable';
   if (e.message === 'There was an error establishing an SSL connection')

@@ -85,7 +85,8 @@ export interface PgConnectionConfig {
 export function pgConnectionConfig(url: string, t: TeamTls, env: NodeJS.ProcessEnv = process.env): PgConnectionConfig {
   const u = parseDatabaseUrl(url);
   const inUrl = [...u.searchParams.keys()].find((k) => /^ssl|^uselibpqcompat$/i.test(k));
-  if (inUrl) throw new TeamFieldError('database URL', `?${inUrl}= is not read from the URL; give the TLS settings on their own`);
+  if (inUrl)
+    throw new TeamFieldError('database URL', `?${inUrl}= is not read from the URL; give the TLS settings on their own`);
   const problem = tlsSettingsProblem(t.sslmode, t.ca);
   if (problem) throw new TeamFieldError(problem.field === 'ca' ? 'CA certificate' : 'sslmode', problem.message);
   const { mode } = transportOf(u, t, env);

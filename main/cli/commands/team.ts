@@ -192,7 +192,11 @@ function databaseUrl(value: string | undefined): URL {
 }
 
 /** The TLS settings of --sslmode and --ssl-ca; a connection not protected off loopback is said on stderr. */
-function tlsOf(values: { sslmode?: string | undefined; 'ssl-ca'?: string | undefined }, url: URL, ctx: CliContext): TeamTls {
+function tlsOf(
+  values: { sslmode?: string | undefined; 'ssl-ca'?: string | undefined },
+  url: URL,
+  ctx: CliContext,
+): TeamTls {
   const tls = tlsFromFlags(values.sslmode, values['ssl-ca']);
   const { warning } = transportOf(url, tls, ctx.env);
   if (warning) ctx.io.stderr.write(`merchant-desk: warning: ${warning}\n`);
