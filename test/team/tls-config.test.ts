@@ -12,7 +12,13 @@ import { defaultSettings, SettingsError, validateSettings } from '../../main/set
 import { databaseUrl, refuseSecretsInArgv, ServeConfigError } from '../../main/serve/config.js';
 import { tlsFromFlags } from '../../main/cli/team-tls.js';
 import { UsageError } from '../../main/cli/command.js';
+import { Writable } from 'node:stream';
 import { runCli } from '../support/cli.js';
+import { composeCore } from '../../main/app/core.js';
+import { createLogger } from '../../main/log/index.js';
+import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../main/settings/index.js';
+import { buildHandlers } from '../../main/ipc/handlers/index.js';
+import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { tempDir } from '../support/tmp.js';
 
 const BY_HOST: TeamTls = { sslmode: null, ca: null };
@@ -76,6 +82,58 @@ describe('the default follows the host', () => {
     expect(() => pgConnectionConfig('postgres://sam@db.example.com/team?sslmode=disable', BY_HOST, {})).toThrow(
       /\?sslmode= is not read from the URL/,
     );
+  });
+});
+
+describe('a desk set to plain text for a host off this computer', () => {
+  it('warns at every start, in the log and in the status bar; Settings show it too', async () => {
+    const dataDir = tempDir('md-tls-warn-');
+    const db = openProfileDatabase(dataDir, 'team');
+    try {
+      // 192.0.2.0/24 is documentation only: the desk stays locked, so nothing is ever sent there.
+      updateSettings(db, {
+        profile: 'team',
+        baseUrl: 'https://api.example.invalid',
+        teamDatabaseUrl: 'postgres://192.0.2.10:5432/team',
+        teamLogin: 'sam',
+        teamSslMode: 'disable',
+      });
+    } finally {
+      db.close();
+    }
+    writeActiveProfile(dataDir, 'team');
+    for (let start = 0; start < 2; start++) {
+      const lines: string[] = [];
+      const destination = new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          lines.push(chunk.toString());
+          cb();
+        },
+      });
+      const core = await composeCore({
+        dataDir,
+        logger: createLogger({ destination }),
+        receiver: false,
+        lock: { checkEveryMs: 0 },
+      });
+      try {
+        const warned = lines.filter((l) => /192\.0\.2\.10 is reached in plain text/.test(l));
+        expect(warned).toHaveLength(1);
+        expect(JSON.parse(warned[0]!)).toMatchObject({ level: 40, sslmode: 'disable' });
+        expect(core.appStatus().team?.transportWarning).toMatch(/192\.0\.2\.10 is reached in plain text/);
+        const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger));
+        const view = await d('settings.get', {});
+        expect(view).toMatchObject({
+          ok: true,
+          value: {
+            teamSslMode: 'disable',
+            teamTransport: { mode: 'disable', warning: expect.stringMatching(/plain text/) },
+          },
+        });
+      } finally {
+        await core.close();
+      }
+    }
   });
 });
 

@@ -16,9 +16,18 @@ import { addOperator } from '../../main/team/operators.js';
 import { openTeamPool, poolTls } from '../../main/team/pool.js';
 import type { TeamTls } from '../../main/team/tls.js';
 import { TeamTlsError } from '../../main/team/errors.js';
-import { TeamUnlocker } from '../../main/team/unlocker.js';
+import { rememberedPasswordName, TeamUnlocker } from '../../main/team/unlocker.js';
+import { offlineCheckName } from '../../main/team/offline-check.js';
+import { KeyringAppSecret } from '../../main/secrets/index.js';
 import { MemoryAppSecret } from '../../main/secrets/app-secret.js';
 import { runCli } from '../support/cli.js';
+import { tempDir } from '../support/tmp.js';
+import { composeCore } from '../../main/app/core.js';
+import { silentLogger } from '../../main/log/index.js';
+import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../main/settings/index.js';
+import { buildHandlers } from '../../main/ipc/handlers/index.js';
+import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
+import type { IpcResult } from '../../main/ipc/contract/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import {
   serverUrl,
@@ -126,6 +135,11 @@ async function serve(name: string, altName: string): Promise<void> {
   }
 }
 
+function value<T>(r: IpcResult<T>): T {
+  if (!r.ok) throw new Error(`expected ok, got ${JSON.stringify(r.error)}`);
+  return r.value;
+}
+
 const LOGIN = 'tls_support';
 const PASSWORD = 'tls support password 1';
 let url: string; // signed in as LOGIN (the password in memory, as the unlocker does)
@@ -176,6 +190,10 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  // What the desk's sign-in kept in the keychain.
+  if (urlNoPassword)
+    for (const name of [offlineCheckName(urlNoPassword, LOGIN), rememberedPasswordName(urlNoPassword, LOGIN)])
+      await new KeyringAppSecret(name).delete().catch(() => undefined);
   if (server) stopServerSync(server.dir, server.binDir);
   await plain?.drop();
   if (certs) fs.rmSync(certs, { recursive: true, force: true });
@@ -267,6 +285,75 @@ describe('TLS to the team database', () => {
     );
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toMatch(/the server's certificate is not signed by the CA you gave/);
+  }, 60_000);
+
+  it("a desk set up in Settings (the CA chosen in main's dialog) signs in and syncs over TLS; Settings refuse a key for a CA", async () => {
+    const dataDir = tempDir('md-tls-desk-');
+    const db = openProfileDatabase(dataDir, 'team');
+    try {
+      updateSettings(db, {
+        profile: 'team',
+        baseUrl: 'https://api.example.invalid',
+        teamDatabaseUrl: urlNoPassword,
+        teamLogin: LOGIN,
+      });
+    } finally {
+      db.close();
+    }
+    writeActiveProfile(dataDir, 'team');
+    let core = await composeCore({ dataDir, logger: silentLogger(), receiver: false, lock: { checkEveryMs: 0 } });
+    try {
+      const chosen: string[] = [];
+      core.chooseOpenPath = async (o) => {
+        chosen.push(o.title);
+        return path.join(certs, 'team-ca.crt');
+      };
+      let d = typedInvoke(createDispatcher(buildHandlers(core), core.logger));
+      const view = value(await d('settings.setTeamCa', {}));
+      expect(chosen).toEqual(["The team database's CA certificate"]);
+      expect(view.teamSslCa).toMatchObject({
+        subject: 'CN=team-ca',
+        fingerprintSha256: expect.stringMatching(/^[0-9A-F:]+$/),
+      });
+      // A CA given on loopback means: check the server with it.
+      expect(view.teamTransport).toEqual({ mode: 'verify-full', warning: null });
+      expect(await d('settings.setTeamCa', { pem: pem['db.key']! })).toMatchObject({
+        ok: false,
+        error: { field: 'teamSslCa', message: expect.stringMatching(/private key/) },
+      });
+      expect(
+        await d('settings.update', { teamDatabaseUrl: `${urlNoPassword}?password=${encodeURIComponent(PASSWORD)}` }),
+      ).toMatchObject({
+        ok: false,
+        error: { field: 'teamDatabaseUrl', message: expect.stringMatching(/a password may not be given in the URL/) },
+      });
+
+      // As the desk starts next time: locked, then the operator signs in; the pool and LISTEN run over TLS.
+      await core.close();
+      core = await composeCore({ dataDir, logger: silentLogger(), receiver: false, lock: { checkEveryMs: 0 } });
+      d = typedInvoke(createDispatcher(buildHandlers(core), core.logger));
+      await core.lock.unlock(PASSWORD);
+      expect(core.team()).toMatchObject({ login: LOGIN });
+      const admin = openTeamPool(serverUrl(server, 'postgres'), { tls: verifyFull() });
+      try {
+        for (const end = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 100))) {
+          const r = await admin.query<{ application_name: string; ssl: boolean }>(
+            `SELECT a.application_name, s.ssl FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) WHERE a.usename = $1`,
+            [LOGIN],
+          );
+          if (r.rows.some((x) => x.application_name === 'merchant-desk listen')) {
+            expect(r.rows.every((x) => x.ssl)).toBe(true);
+            break;
+          }
+          if (Date.now() > end) throw new Error(`the desk's LISTEN connection did not come: ${JSON.stringify(r.rows)}`);
+        }
+      } finally {
+        await admin.end();
+      }
+      expect(core.appStatus().team).toMatchObject({ signedIn: true, transportWarning: null });
+    } finally {
+      await core.close();
+    }
   }, 60_000);
 
   // Last: it changes the server's certificate.

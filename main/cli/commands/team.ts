@@ -336,6 +336,9 @@ async function runInit(args: string[], ctx: CliContext): Promise<number> {
       return 0;
     }
     const password = await passwords.newPassword(admin);
+    const tlsFlags =
+      (values.sslmode ? ` --sslmode ${values.sslmode}` : '') +
+      (values['ssl-ca'] ? ` --ssl-ca ${values['ssl-ca']}` : '');
     try {
       await addOperator(pool, { login: admin, role: 'admin', password, displayName });
     } catch (e) {
@@ -344,7 +347,7 @@ async function runInit(args: string[], ctx: CliContext): Promise<number> {
     ctx.io.stdout.write(
       `added the admin operator ${admin} (${displayName})\n` +
         `next: add operators, signed in as ${admin}:\n` +
-        `  merchant-desk team operators add --database postgres://${admin}@${url.host || 'HOST:PORT'}${url.pathname} --login LOGIN --role support --name "NAME"\n`,
+        `  merchant-desk team operators add --database postgres://${admin}@${url.host || 'HOST:PORT'}${url.pathname}${tlsFlags} --login LOGIN --role support --name "NAME"\n`,
     );
     return 0;
   } finally {

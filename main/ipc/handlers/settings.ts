@@ -1,5 +1,5 @@
 import type { Core } from '../../app/core.js';
-import type { KeyName, SettingsView, settingsChannels } from '../contract/settings.js';
+import type { KeyName, SettingsView, settingsChannels, TeamSslMode } from '../contract/settings.js';
 import type { HandlersFor } from './types.js';
 import { AppError } from '../../app/errors.js';
 import {
@@ -12,8 +12,13 @@ import {
   operatorNameChanges,
   originOf,
   storeKeyFor,
+  readTeamCaFile,
+  teamCaInfo,
+  teamTlsOf,
+  type Settings,
   type SettingsPatch,
 } from '../../settings/index.js';
+import { transportOf, type SslMode } from '../../team/tls.js';
 import { secretStatus, type SecretName } from '../../secrets/index.js';
 
 const SECRET: Record<KeyName, SecretName> = {
@@ -65,8 +70,37 @@ export async function settingsView(core: Core): Promise<SettingsView> {
       : null,
     teamDatabaseUrl: s.teamDatabaseUrl,
     teamLogin: s.teamLogin,
+    teamSslMode: s.teamSslMode,
+    teamSslCa: s.teamSslCa ? teamCaInfo(s.teamSslCa) : null,
+    teamTransport: transportView(s),
+    teamCaDialog: Boolean(core.chooseOpenPath),
     problems,
   };
+}
+
+/** The contract's list of modes is the team's (the window cannot load team/tls.ts). */
+const sameModes: [TeamSslMode, SslMode] extends [SslMode, TeamSslMode] ? true : never = true;
+void sameModes;
+
+function transportView(s: Settings): SettingsView['teamTransport'] {
+  if (s.profile !== 'team' || !s.teamDatabaseUrl) return null;
+  try {
+    const t = transportOf(s.teamDatabaseUrl, teamTlsOf(s));
+    return { mode: t.mode, warning: t.warning };
+  } catch {
+    return null;
+  }
+}
+
+/** A change a running team session cannot take: another database, login or TLS setting. */
+function teamConnectionChanged(was: Settings, next: Settings): boolean {
+  return (
+    next.profile === 'team' &&
+    (next.teamDatabaseUrl !== was.teamDatabaseUrl ||
+      next.teamLogin !== was.teamLogin ||
+      next.teamSslMode !== was.teamSslMode ||
+      next.teamSslCa !== was.teamSslCa)
+  );
 }
 
 function refuseOnEmbedded(core: Core, what: string): void {
@@ -127,10 +161,7 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
         const next = updateSettings(core.db, p, core.clock);
         // A team desk's session belongs to one database and one login: another of either ends it, and
         // the desk starts again on its local copy, locked until the operator named now signs in.
-        if (
-          next.profile === 'team' &&
-          (next.teamDatabaseUrl !== was.teamDatabaseUrl || next.teamLogin !== was.teamLogin)
-        ) {
+        if (teamConnectionChanged(was, next)) {
           await core.reopenWorkspace();
           core.events.emit('notice', {
             level: 'info',
@@ -166,6 +197,38 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
     'settings.clearKey': async ({ name }) => {
       refuseOnEmbedded(core, 'keys');
       await core.secrets().delete(SECRET[name]);
+      return changed();
+    },
+    'settings.setTeamCa': async ({ pem, clear }) => {
+      if (core.settings().profile !== 'team')
+        throw new AppError('validation', 'The CA certificate is for the team profile: switch to it first.', {
+          field: 'profile',
+        });
+      let text: string | null = null;
+      if (!clear) {
+        if (pem !== undefined) text = pem;
+        else {
+          if (!core.chooseOpenPath)
+            throw new AppError('validation', 'teamSslCa: choose the CA certificate file in the form', {
+              field: 'teamSslCa',
+            });
+          const file = await core.chooseOpenPath({
+            title: "The team database's CA certificate",
+            filters: [{ name: 'PEM certificate', extensions: ['pem', 'crt', 'cer'] }],
+          });
+          if (file === null) return settingsView(core);
+          text = readTeamCaFile(file);
+        }
+      }
+      const was = core.settings();
+      const next = updateSettings(core.db, { teamSslCa: text }, core.clock);
+      if (teamConnectionChanged(was, next)) {
+        await core.reopenWorkspace();
+        core.events.emit('notice', {
+          level: 'info',
+          message: `The team database's CA certificate ${text === null ? 'was removed' : 'changed'}: ${next.teamLogin ?? 'the operator'} signs in to go on.`,
+        });
+      }
       return changed();
     },
     'settings.importServiceKey': async ({ pem }) => {
