@@ -15,7 +15,7 @@ import { UsageError } from '../../main/cli/command.js';
 import { Writable } from 'node:stream';
 import { runCli } from '../support/cli.js';
 import { composeCore } from '../../main/app/core.js';
-import { createLogger } from '../../main/log/index.js';
+import { createLogger, silentLogger } from '../../main/log/index.js';
 import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../main/settings/index.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
@@ -86,7 +86,7 @@ describe('the default follows the host', () => {
 });
 
 describe('a desk set to plain text for a host off this computer', () => {
-  it('warns at every start, in the log and in the status bar; Settings show it too', async () => {
+  it('is chosen only with a yes in main, then warned about at every start, in the log and in the status bar', async () => {
     const dataDir = tempDir('md-tls-warn-');
     const db = openProfileDatabase(dataDir, 'team');
     try {
@@ -96,12 +96,36 @@ describe('a desk set to plain text for a host off this computer', () => {
         baseUrl: 'https://api.example.invalid',
         teamDatabaseUrl: 'postgres://192.0.2.10:5432/team',
         teamLogin: 'sam',
-        teamSslMode: 'disable',
       });
     } finally {
       db.close();
     }
     writeActiveProfile(dataDir, 'team');
+    {
+      // Chosen in Settings: only with a yes in main's own dialog; the window alone cannot weaken it.
+      const core = await composeCore({ dataDir, logger: silentLogger(), receiver: false, lock: { checkEveryMs: 0 } });
+      try {
+        const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger));
+        expect(await d('settings.get', {})).toMatchObject({
+          value: { teamSslMode: null, teamTransport: { mode: 'verify-full', warning: null } },
+        });
+        expect(await d('settings.update', { teamSslMode: 'disable' })).toMatchObject({
+          ok: false,
+          error: { kind: 'confirm_required', field: 'teamSslMode', message: expect.stringMatching(/plain text/) },
+        });
+        const asked: string[] = [];
+        core.confirm = async (o) => {
+          asked.push(o.detail);
+          return asked.length > 1;
+        };
+        expect(await d('settings.update', { teamSslMode: 'require' })).toMatchObject({ ok: false });
+        expect(await d('settings.update', { teamSslMode: 'disable' })).toMatchObject({ ok: true });
+        expect(asked[0]).toMatch(/its certificate is not checked/);
+        expect(asked[1]).toMatch(/192\.0\.2\.10 is reached in plain text/);
+      } finally {
+        await core.close();
+      }
+    }
     for (let start = 0; start < 2; start++) {
       const lines: string[] = [];
       const destination = new Writable({

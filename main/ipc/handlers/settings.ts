@@ -135,6 +135,43 @@ async function confirmListenAddress(core: Core, p: SettingsPatch): Promise<void>
   }
 }
 
+/**
+ * A team connection that stops protecting the network path (plain text, or an unchecked certificate, to
+ * a host off this computer) only with the user's yes in the main process: the window alone must not
+ * weaken it.
+ */
+async function confirmTeamTransport(core: Core, p: SettingsPatch): Promise<void> {
+  if (p.teamSslMode === undefined && p.teamDatabaseUrl === undefined) return;
+  const was = core.settings();
+  const next = { ...was, ...p } as Settings;
+  if (!next.teamDatabaseUrl) return;
+  let warning: string | null;
+  try {
+    warning = transportOf(next.teamDatabaseUrl, teamTlsOf(next)).warning;
+  } catch {
+    return; // an invalid URL is refused by the settings' own check, with its field
+  }
+  const before = transportView(was);
+  if (warning === null || (before?.warning === warning && was.profile === 'team')) return;
+  const ok = core.confirm
+    ? await core.confirm({
+        title: 'Team database connection',
+        message: 'Connect to the team database without full protection?',
+        detail: `With this setting ${warning}. Choose it only on a network you trust.`,
+      })
+    : false;
+  if (!ok) {
+    const why = core.confirm ? 'it was not confirmed' : 'this shell has no such dialog (use merchant-desk connect)';
+    throw new AppError(
+      'confirm_required',
+      `teamSslMode: ${warning}; this must be confirmed in the app's own dialog, and ${why}`,
+      {
+        field: 'teamSslMode',
+      },
+    );
+  }
+}
+
 export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannels> => {
   const changed = async () => {
     await core.reconnect();
@@ -148,6 +185,7 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
     'settings.update': async (patch) => {
       const p = patch as SettingsPatch;
       await confirmListenAddress(core, p);
+      await confirmTeamTransport(core, p);
       const current = core.settings().profile;
       if (p.profile !== undefined && p.profile !== current) {
         // Another profile is another workspace (its own database and settings): the rest of the patch is
@@ -206,6 +244,12 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
         });
       let text: string | null = null;
       if (!clear) {
+        // Whom the desk trusts is chosen in main's dialog where there is one; the window's text only
+        // where there is none (the Chromium shell), as for the service key.
+        if (pem !== undefined && core.chooseOpenPath)
+          throw new AppError('validation', 'teamSslCa: choose the CA certificate in the dialog', {
+            field: 'teamSslCa',
+          });
         if (pem !== undefined) text = pem;
         else {
           if (!core.chooseOpenPath)

@@ -101,7 +101,7 @@ export function ConnectionSection({ view, reload }: SectionProps) {
             </Field>
             <Field
               label="TLS to the team database"
-              error={fieldError(s.error, 'teamSslMode')}
+              error={fieldError(s.error, 'teamSslMode') ?? fieldError(s.error, 'teamSslCa')}
               hint={
                 view.teamTransport?.warning ? (
                   <span className="warn-text">Now: {view.teamTransport.warning}.</span>
