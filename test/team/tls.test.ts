@@ -287,7 +287,7 @@ describe('TLS to the team database', () => {
     expect(wrong.stderr).toMatch(/the server's certificate is not signed by the CA you gave/);
   }, 60_000);
 
-  it("a desk set up in Settings (the CA chosen in main's dialog) signs in and syncs over TLS; Settings refuse a key for a CA", async () => {
+  it("a desk set up in Settings (the CA chosen in main's dialog) signs in and syncs over TLS; Settings refuse a key for a CA and CA text from the window", async () => {
     const dataDir = tempDir('md-tls-desk-');
     const db = openProfileDatabase(dataDir, 'team');
     try {
