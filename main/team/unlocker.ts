@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import { LockError, type Unlocker } from '../lock/index.js';
 import type { AppSecret } from '../secrets/index.js';
-import { TeamError, TeamSignInError, TeamUnavailableError } from './errors.js';
+import { TeamError, TeamSignInError, TeamTlsError, TeamUnavailableError } from './errors.js';
 import { checkOffline, keepOfflineCheck } from './offline-check.js';
 import { currentOperator, type TeamRole } from './operators.js';
 import { openTeamPool, parseDatabaseUrl } from './pool.js';
@@ -93,7 +93,9 @@ export class TeamUnlocker implements Unlocker {
           'unavailable',
           check?.reason === 'mismatch'
             ? `Cannot reach the team database (${why}), and this is not the password last used at this desk, so it cannot be checked offline. Check the network and try again.`
-            : `Cannot sign in: ${why}. Check the network and try again.`,
+            : e instanceof TeamTlsError
+              ? `Cannot sign in: ${why}. Check the TLS settings of the team connection (Settings, Connection) with whoever runs the database.`
+              : `Cannot sign in: ${why}. Check the network and try again.`,
           'secret',
         );
       }

@@ -242,6 +242,17 @@ describe('TLS to the team database', () => {
     const e = await refusal({ sslmode: 'verify-full', ca: pem['other-ca.crt']! });
     expect(e).toBeInstanceOf(TeamTlsError);
     expect(e!.message).toMatch(/the server's certificate is not signed by the CA you gave/);
+    // At the lock screen, the operator reads the same, and where to look.
+    const unlocker = new TeamUnlocker({
+      databaseUrl: urlNoPassword,
+      tls: { sslmode: 'verify-full', ca: pem['other-ca.crt']! },
+      login: LOGIN,
+      remembered: new MemoryAppSecret(),
+      onSignIn: () => undefined,
+    });
+    await expect(unlocker.verify(PASSWORD)).rejects.toThrow(
+      /not signed by the CA you gave.*Check the TLS settings of the team connection/,
+    );
     // verify-ca checks the same chain.
     expect((await refusal({ sslmode: 'verify-ca', ca: pem['other-ca.crt']! }))!.message).toMatch(
       /not signed by the CA you gave/,
