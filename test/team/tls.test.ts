@@ -3,6 +3,7 @@
 // signed for 127.0.0.1 and localhost, an unrelated CA, and a certificate of the team's CA for another
 // host name. The shared test server (no TLS) stands for a server that offers none.
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -24,7 +25,7 @@ import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 import { composeCore } from '../../main/app/core.js';
 import { silentLogger } from '../../main/log/index.js';
-import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../main/settings/index.js';
+import { loadSettings, openProfileDatabase, updateSettings, writeActiveProfile } from '../../main/settings/index.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
@@ -296,6 +297,48 @@ describe('TLS to the team database', () => {
     );
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toMatch(/the server's certificate is not signed by the CA you gave/);
+  }, 60_000);
+
+  it('connect --profile team --ssl-ca keeps the CA with the profile and signs in over TLS with --remember', async () => {
+    const dataDir = tempDir('md-tls-connect-');
+    const { publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const servicePem = path.join(dataDir, 'service.pem');
+    fs.writeFileSync(servicePem, publicKey.export({ type: 'spki', format: 'pem' }));
+    const r = await runCli(
+      [
+        '--data-dir',
+        dataDir,
+        'connect',
+        '--profile',
+        'team',
+        '--base-url',
+        'https://api.example.invalid',
+        '--public-key',
+        'pk_test_tls',
+        '--service-key',
+        servicePem,
+        '--secret-key-stdin',
+        '--no-verify',
+        '--database',
+        urlNoPassword,
+        '--login',
+        LOGIN,
+        '--remember',
+        '--sslmode',
+        'verify-full',
+        '--ssl-ca',
+        path.join(certs, 'team-ca.crt'),
+      ],
+      { stdin: `sk_test_tls\n${PASSWORD}\n`, env: { MERCHANT_DESK_KEYCHAIN_SERVICE: `md-tls-test-${process.pid}` } },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain(`signed in as ${LOGIN}`);
+    const db = openProfileDatabase(dataDir, 'team');
+    try {
+      expect(loadSettings(db)).toMatchObject({ teamSslMode: 'verify-full', teamSslCa: pem['team-ca.crt'] });
+    } finally {
+      db.close();
+    }
   }, 60_000);
 
   it("a desk set up in Settings (the CA chosen in main's dialog) signs in and syncs over TLS; Settings refuse a key for a CA and CA text from the window", async () => {
