@@ -41,7 +41,7 @@ export function givenDatabaseUrlProblem(text: string, instead: string): string |
   if (keys.includes('passfile')) return `a password file may not be named in the URL (?passfile=); ${instead}`;
   const tls = keys.find((k) => k.startsWith('ssl'));
   if (tls)
-    return `?${tls}= is not read from the URL; give the TLS mode and CA certificate on their own (--sslmode, --ssl-ca or Settings, Team)`;
+    return `?${tls}= is not read from the URL; give the TLS mode and CA certificate on their own (--sslmode, --ssl-ca or Settings, Connection)`;
   if (keys.length) return `?${keys[0]}= is not supported; give postgres://LOGIN@HOST:PORT/DATABASE with no query`;
   if (u.search || u.hash) return 'must not have a query or fragment; give postgres://LOGIN@HOST:PORT/DATABASE';
   return null;

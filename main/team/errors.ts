@@ -87,7 +87,7 @@ function tlsProblem(
   if (e.message === 'There was an error establishing an SSL connection')
     return 'the server did not start TLS when asked';
   if (e.code && UNTRUSTED_CHAIN.has(e.code))
-    return "the server's certificate is not signed by the CA you gave (--ssl-ca, or the CA certificate in Settings, Team; with none given, by no public CA)";
+    return "the server's certificate is not signed by the CA you gave (--ssl-ca, or the CA certificate in Settings, Connection; with none given, by no public CA)";
   if (e.code === 'CERT_HAS_EXPIRED') return "the server's certificate has expired";
   if (e.code === 'CERT_NOT_YET_VALID') return "the server's certificate is not valid yet (check this computer's clock)";
   if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID') {

@@ -47,7 +47,8 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
   try {
     const src: SecretSources = { env, credentialsDir: values.credentials ?? env.CREDENTIALS_DIRECTORY ?? null };
     const dbUrl = databaseUrl(values.database, src);
-    const fromEnv = (flag: string | undefined, env: string) => (flag !== undefined ? flag : ctx.env[env] || undefined);
+    // A flag wins over its environment variable (systemd's Environment=), as for every other setting.
+    const fromEnv = (flag: string | undefined, name: string) => (flag !== undefined ? flag : env[name] || undefined);
     const tls = tlsFromFlags(
       fromEnv(values.sslmode, SETTINGS_ENV.sslmode),
       fromEnv(values['ssl-ca'], SETTINGS_ENV.sslCa),
