@@ -1,8 +1,7 @@
 // TLS to the team database, against a real PostgreSQL of this file's own started with ssl=on and
-// `hostssl` only, with certificates made here with openssl: the team's CA and a server certificate it
-// signed for 127.0.0.1 and localhost, an unrelated CA, and a certificate of the team's CA for another
-// host name. The shared test server (no TLS) stands for a server that offers none.
-import { execFileSync } from 'node:child_process';
+// `hostssl` only, with certificates made here with openssl (test/support/tls-certs.ts): the team's CA
+// and a server certificate it signed for 127.0.0.1 and localhost, an unrelated CA, and a certificate of
+// the team's CA for another host name. The shared test server (no TLS) stands for a server that offers none.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -22,6 +21,7 @@ import { offlineCheckName } from '../../main/team/offline-check.js';
 import { KeyringAppSecret } from '../../main/secrets/index.js';
 import { MemoryAppSecret } from '../../main/secrets/app-secret.js';
 import { runCli } from '../support/cli.js';
+import { makeTestCertificates } from '../support/tls-certs.js';
 import { tempDir } from '../support/tmp.js';
 import { composeCore } from '../../main/app/core.js';
 import { silentLogger } from '../../main/log/index.js';
@@ -41,74 +41,7 @@ import {
 let certs: string;
 let server: PgServerInfo;
 let plain: TestDatabase;
-const pem: Record<string, string> = {};
-
-function openssl(args: string[]): void {
-  execFileSync('openssl', args, { cwd: certs, stdio: 'pipe' });
-}
-
-/** A CA of its own: its certificate (what a desk is given) and key. */
-function makeCa(name: string): void {
-  openssl([
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.crt`,
-    '-days',
-    '2',
-    '-subj',
-    `/CN=${name}`,
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
-  ]);
-}
-
-/** A server certificate for `altNames` (e.g. DNS:localhost,IP:127.0.0.1) signed by `ca`. */
-function makeServerCert(name: string, ca: string, altNames: string): void {
-  openssl([
-    'req',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-    '-subj',
-    `/CN=${name}`,
-  ]);
-  fs.writeFileSync(path.join(certs, `${name}.ext`), `subjectAltName=${altNames}\n`);
-  openssl([
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    `${ca}.crt`,
-    '-CAkey',
-    `${ca}.key`,
-    '-CAcreateserial',
-    '-out',
-    `${name}.crt`,
-    '-days',
-    '2',
-    '-extfile',
-    `${name}.ext`,
-  ]);
-}
-
-const read = (f: string) => fs.readFileSync(path.join(certs, f), 'utf8');
+let pem: Record<string, string> = {};
 
 /** The names in the certificate the server presents now (PostgreSQL's SSLRequest, then TLS unchecked). */
 function presentedNames(port: number): Promise<string> {
@@ -169,12 +102,7 @@ async function refusal(t: TeamTls, to = url): Promise<Error | undefined> {
 
 beforeAll(async () => {
   certs = fs.mkdtempSync(path.join(os.tmpdir(), 'md-tls-certs-'));
-  makeCa('team-ca');
-  makeCa('other-ca');
-  makeServerCert('db', 'team-ca', 'DNS:localhost,IP:127.0.0.1');
-  makeServerCert('wrong-name', 'team-ca', 'DNS:db.wrong.example');
-  for (const f of ['team-ca.crt', 'other-ca.crt', 'db.crt', 'db.key', 'wrong-name.crt', 'wrong-name.key'])
-    pem[f] = read(f);
+  pem = makeTestCertificates(certs).pem;
   [server, plain] = await Promise.all([
     startServer({ tls: { cert: pem['db.crt']!, key: pem['db.key']! } }),
     createTestDatabase(),
