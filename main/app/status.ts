@@ -21,6 +21,8 @@ export interface TeamLinkState {
   error: string | null;
   /** While a new desktop copies the team's history (events by seq): how far of how many. */
   catchingUp?: { copiedSeq: number; totalSeq: number } | null;
+  /** Set when the connection to the team database is not protected (plain text or unchecked TLS off loopback). */
+  transportWarning?: string | null;
 }
 
 /** What the status bar shows. Times are ms since the epoch. */

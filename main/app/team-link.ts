@@ -23,6 +23,7 @@ import type { TeamSession } from '../team/session.js';
 import { startTeamSync, type TeamSyncStatus } from '../team/sync.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
+import { DEFAULT_TLS, transportOf, type TeamTls } from '../team/tls.js';
 import type { AppEventBus } from './events.js';
 import type { TeamLinkState } from './status.js';
 
@@ -56,6 +57,8 @@ export interface TeamLinkOptions {
   logger: Logger;
   events: AppEventBus;
   databaseUrl: string;
+  /** TLS to the team database (the profile's sslmode and CA); default: by host. */
+  tls?: TeamTls;
   login: string;
   /** The sync's state changed (the workspace pushes a new status). */
   onChange: () => void;
@@ -91,6 +94,10 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   let session: TeamSession | null = null;
   let closed = false;
   let wasOffline = false;
+  const tls = o.tls ?? DEFAULT_TLS;
+  // Chosen in Settings, and said at every start: in the log, and in the status bar for as long as it holds.
+  const { warning: transportWarning, host, mode } = transportOf(o.databaseUrl, tls);
+  if (transportWarning) logger.warn({ host, sslmode: mode }, transportWarning);
 
   async function signedIn(pool: pg.Pool, role: TeamRole, how: { offline: boolean }): Promise<void> {
     if (closed) {
@@ -166,6 +173,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
 
   const unlocker = new TeamUnlocker({
     databaseUrl: o.databaseUrl,
+    tls,
     login: o.login,
     remembered,
     offlineCheck: o.offlineCheck ?? new KeyringAppSecret(offlineCheckName(o.databaseUrl, o.login)),
@@ -326,6 +334,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         reached: (s?.lastPullAt ?? null) !== null,
         error: s?.error ?? null,
         catchingUp: s?.catchingUp ?? null,
+        transportWarning,
       };
     },
     charges,

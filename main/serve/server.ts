@@ -11,6 +11,7 @@ import type { MerchantKeys } from '../service/types.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { openDatabase, type Db } from '../store/db.js';
 import { openTeamPool } from '../team/pool.js';
+import type { TeamTls } from '../team/tls.js';
 import { systemClock, type Clock } from '../clock.js';
 import { teamCallbackStore } from './team-callback-store.js';
 import { teamPollSink } from './poll-to-team.js';
@@ -30,6 +31,8 @@ export const SERVE_RATE_LIMIT: RateLimitOptions = {
 export interface ServeOptions {
   /** With the password, already resolved (config.ts); never logged. */
   databaseUrl: string;
+  /** TLS to the team database (--sslmode, --ssl-ca); default: by host. */
+  tls?: TeamTls;
   host: string;
   port: number;
   /** Checks the service's callback signatures; at least one of the two. */
@@ -64,6 +67,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
     // Group commits overlap while one waits for its fsync; more connections would only queue on the
     // events table's lock (rows commit in seq order).
     max: 4,
+    ...(o.tls ? { tls: o.tls } : {}),
     onIdleError: (err) => log.warn({ err: err.message }, 'team database connection lost; reconnecting on next use'),
   });
   let db: Db | null = null;

@@ -63,6 +63,51 @@ export class TeamUnavailableError extends TeamError {
   override name = 'TeamUnavailableError';
 }
 
+/**
+ * TLS to the team database failed: the server's certificate did not pass the check, or the server offers
+ * no TLS. An outage for what waits to be sent (it is kept and sent once the connection is right), but
+ * said apart from one: it needs the set-up fixed, or it is someone posing as the server.
+ */
+export class TeamTlsError extends TeamUnavailableError {
+  override name = 'TeamTlsError';
+}
+
+/** Node's codes for a certificate chain that does not lead to a CA we trust. */
+const UNTRUSTED_CHAIN = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+]);
+
+/** A TLS failure in plain words, or null when `e` is not one. */
+function tlsProblem(
+  e: Error & { code?: string; host?: string; cert?: { subjectaltname?: string; subject?: { CN?: string } } },
+): string | null {
+  if (e.message === 'The server does not support SSL connections')
+    return 'the server does not offer TLS (ssl is off there); turn TLS on at the server, or on a trusted network only, choose sslmode disable';
+  if (e.message === 'There was an error establishing an SSL connection')
+    return 'the server did not start TLS when asked';
+  if (e.code && UNTRUSTED_CHAIN.has(e.code))
+    return "the server's certificate is not signed by the CA you gave (--ssl-ca, or the CA certificate in Settings, Connection; with none given, by no public CA)";
+  if (e.code === 'CERT_HAS_EXPIRED') return "the server's certificate has expired";
+  if (e.code === 'CERT_NOT_YET_VALID') return "the server's certificate is not valid yet (check this computer's clock)";
+  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    const names =
+      e.cert?.subjectaltname
+        ?.split(/,\s*/)
+        .map((n) => n.replace(/^(DNS|IP Address):/, ''))
+        .join(', ') ||
+      e.cert?.subject?.CN ||
+      'another host';
+    return `the server's certificate is for ${names}, not for ${e.host ?? 'the host in the database URL'}`;
+  }
+  return null;
+}
+
 interface PgErrorLike {
   code?: string;
   message: string;
@@ -104,6 +149,8 @@ export function translatePgError(err: unknown, doing: string, login?: string): E
   const e = err as Error & PgErrorLike;
   const code = e.code;
   const opts = { cause: err };
+  const tls = tlsProblem(e);
+  if (tls) return new TeamTlsError(`TLS to the team database failed: ${tls}; could not ${doing}`, code, opts);
   if (code === '28P01')
     return new TeamSignInError(
       `sign-in refused: wrong password or no such login${login ? ` (${login})` : ''}`,
@@ -111,6 +158,13 @@ export function translatePgError(err: unknown, doing: string, login?: string): E
       opts,
     );
   if (code === '28000') {
+    // pg_hba.conf has only `hostssl` lines for this client: the server takes it over TLS only.
+    if (/no pg_hba\.conf entry.*no encryption/.test(e.message))
+      return new TeamTlsError(
+        `the team database accepts this connection only over TLS; choose sslmode verify-full (and the CA certificate) rather than disable; could not ${doing}`,
+        code,
+        opts,
+      );
     return /not permitted to log in/.test(e.message)
       ? new TeamDisabledError(
           `sign-in refused: the operator${login ? ` ${login}` : ''} is disabled; ask an admin`,

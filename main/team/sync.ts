@@ -9,7 +9,7 @@ import type { PaymentOption } from '../service/types.js';
 import { TeamSignInError, TeamUnavailableError, translatePgError } from './errors.js';
 import { pullSince, type PullResult } from './events.js';
 import { listen, type Listener } from './listen.js';
-import { poolLogin, toSafeInteger } from './pool.js';
+import { poolLogin, poolTls, toSafeInteger } from './pool.js';
 import {
   applyEvents,
   applyPaymentOptions,
@@ -333,6 +333,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
             void dead?.close();
             void trigger(); // its success reconnects; its failure backs off
           },
+          tls: poolTls(pool),
         },
       );
       if (closed) await l.close();

@@ -6,14 +6,17 @@
 import type pg from 'pg';
 import { LockError, type Unlocker } from '../lock/index.js';
 import type { AppSecret } from '../secrets/index.js';
-import { TeamDisabledError, TeamError, TeamSignInError, TeamUnavailableError } from './errors.js';
+import { TeamDisabledError, TeamError, TeamSignInError, TeamTlsError, TeamUnavailableError } from './errors.js';
 import { checkOffline, keepOfflineCheck } from './offline-check.js';
 import { currentOperator, type TeamRole } from './operators.js';
 import { openTeamPool, parseDatabaseUrl } from './pool.js';
+import type { TeamTls } from './tls.js';
 
 export interface TeamUnlockerOptions {
   /** postgres://HOST:PORT/DATABASE (settings refuse one with a password). */
   databaseUrl: string;
+  /** TLS to the team database (the profile's sslmode and CA); default: by host. */
+  tls?: TeamTls;
   login: string;
   /** Where the password is kept when the operator asks to be remembered (the OS keychain). */
   remembered: AppSecret;
@@ -71,6 +74,7 @@ export class TeamUnlocker implements Unlocker {
 
   async verify(secret: string, opts: { remember?: boolean } = {}): Promise<boolean> {
     const pool = openTeamPool(signInUrl(this.o.databaseUrl, this.o.login, secret), {
+      ...(this.o.tls ? { tls: this.o.tls } : {}),
       ...(this.o.onIdleError ? { onIdleError: this.o.onIdleError } : {}),
     });
     let role: TeamRole;
@@ -108,7 +112,9 @@ export class TeamUnlocker implements Unlocker {
           'unavailable',
           check?.reason === 'mismatch'
             ? `Cannot reach the team database (${why}), and this is not the password last used at this desk, so it cannot be checked offline. Check the network and try again.`
-            : `Cannot sign in: ${why}. Check the network and try again.`,
+            : e instanceof TeamTlsError
+              ? `Cannot sign in: ${why}. Check the TLS settings of the team connection (Settings, Connection) with whoever runs the database.`
+              : `Cannot sign in: ${why}. Check the network and try again.`,
           'secret',
         );
       }

@@ -54,6 +54,11 @@ export function StatusBar() {
               )}
             </span>
           )}
+          {s.team?.transportWarning && (
+            <span data-testid="status-transport" className="warn-text" title={s.team.transportWarning}>
+              Warning: {s.team.transportWarning}
+            </span>
+          )}
           {s.keychain === 'unavailable' && <span className="warn-text">Keychain unavailable</span>}
         </>
       )}

@@ -21,6 +21,7 @@ import type { Db } from '../../store/db.js';
 import { launchWorker } from '../../reconcile/launch-worker.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { TeamPermissionError, TeamSignInError, TeamUnavailableError } from '../errors.js';
+import { poolTls } from '../pool.js';
 import type { CopyJob, CopyMessage } from './copy-worker.js';
 import { SnapshotRejectedError } from './rejected.js';
 import { downloadSnapshot, newestSnapshot, type SnapshotInfo } from './store.js';
@@ -68,7 +69,7 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     // once the check has passed.
     copy = startCopy({ dbFile: db.name, snapshotFile: file, uptoSeq: info.uptoSeq, now: o.now() });
     const verified = await verifyInWorker(
-      { databaseUrl, file, uptoSeq: info.uptoSeq, ...(o.chunk ? { chunk: o.chunk } : {}) },
+      { databaseUrl, tls: poolTls(o.pool), file, uptoSeq: info.uptoSeq, ...(o.chunk ? { chunk: o.chunk } : {}) },
       (seq) => o.onProgress?.({ copiedSeq: seq, totalSeq: info.uptoSeq }),
       o.stopped,
     );

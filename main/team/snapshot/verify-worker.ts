@@ -5,11 +5,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { openTeamPool } from '../pool.js';
+import type { TeamTls } from '../tls.js';
 import { verifySnapshot } from './verify.js';
 
 export interface VerifyJob {
   /** With the password: it stays in this process's memory, like the pool's. */
   databaseUrl: string;
+  /** The desk's TLS settings, so this connection checks the server as the pool's do. */
+  tls: TeamTls;
   file: string;
   uptoSeq: number;
   chunk?: number;
@@ -22,7 +25,7 @@ export type VerifyMessage =
 
 const job = workerData as VerifyJob;
 const post = (m: VerifyMessage) => parentPort!.postMessage(m);
-const pool = openTeamPool(job.databaseUrl, { max: 2 });
+const pool = openTeamPool(job.databaseUrl, { max: 2, tls: job.tls });
 const snap = new Database(job.file, { readonly: true, fileMustExist: true });
 // Read through a memory map rather than copying every page of a file this size into the cache.
 snap.pragma('mmap_size = 4294967296');
