@@ -156,6 +156,37 @@ export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[
   return { stored, duplicates };
 }
 
+/**
+ * The same insert for a writer that may not read event_key: reads back only the seqs, and names no
+ * conflict target (one would need SELECT on it); seq is drawn by the database, so a conflict can only
+ * be on the key. Derived from INSERT_EVENTS, so the columns of the two cannot drift apart.
+ */
+const INSERT_EVENTS_SEQ_ONLY = INSERT_EVENTS.replace(
+  'ON CONFLICT (event_key) DO NOTHING',
+  'ON CONFLICT DO NOTHING',
+).replace(/\nRETURNING [^\n]*$/, '\nRETURNING seq');
+
+/**
+ * appendEvents for a writer that may not read event keys back (serve's receiver, team migration 8):
+ * the caller has left out every key already stored (team.events_stored) and repeated ones, so each
+ * event is new and the seqs it got come back in the order given. null when fewer were stored: a key
+ * was stored meanwhile by another writer, and which one cannot be told, so roll back and ask again.
+ */
+export async function appendUnseenEvents(db: Queryable, events: readonly NewTeamEvent[]): Promise<number[] | null> {
+  if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
+  const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
+  if (rows.length === 0) return [];
+  let result: pg.QueryResult<{ seq: string }>;
+  try {
+    result = await db.query<{ seq: string }>(INSERT_EVENTS_SEQ_ONLY, [JSON.stringify(rows)]);
+  } catch (e) {
+    throw translatePgError(e, 'append events', queryableLogin(db));
+  }
+  if (result.rows.length !== events.length) return null;
+  // Drawn one row at a time in the order given (ORDER BY n), under the write turn: ascending is that order.
+  return result.rows.map((r) => toSafeInteger(r.seq, 'seq')).sort((a, b) => a - b);
+}
+
 interface EventRow {
   seq: string;
   event_key: string;
