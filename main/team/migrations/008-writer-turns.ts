@@ -12,9 +12,11 @@
 // 2. A writer cannot keep the turn. Per-role settings do not pass from a group to its member logins,
 //    and a client's own settings are the client's to forget, so the timeouts are set where the turn is
 //    taken: once a transaction has written a stamped row (or an intent), each later statement in it
-//    may run 3 s and it may sit idle 3 s; past that PostgreSQL cancels the statement, then ends the
-//    session, and the turn passes. A writer waiting for the turn gives up after 10 s (lock_not_available,
-//    55P03) rather than wait forever, e.g. behind a writer whose client undid those settings.
+//    may run 3 s and it may sit idle 3 s; past that PostgreSQL cancels the statement (which aborts the
+//    transaction and so releases the turn) or ends the session. A writer waiting for the turn gives up
+//    after 10 s (lock_not_available, 55P03) rather than wait forever: behind a client that undid those
+//    settings (SET LOCAL is a client's to change), or one INSERT that keeps running itself, which no
+//    setting made inside it can cut short.
 //
 // 3. A disabled operator writes nothing. stamp_row refuses a row whose actor is a disabled operator:
 //    it covers a session that signed in while the disable was committing (which disable_operator,
