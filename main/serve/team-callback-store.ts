@@ -1,12 +1,12 @@
 // serve's callback store: the receiver's groups go to the team's PostgreSQL as 'callback' events, the
-// whole group in ONE transaction (one commit, durable before any delivery is answered).
+// whole group in ONE statement (one commit, durable before any delivery is answered).
 // Each event carries what the desktop's own receiver would have stored (ingest.ts storeVerifiedCallback),
 // field for field, under the same dedupe key, so a desktop applying the pulled event gets the same row;
 // a callback delivered twice (or by a desktop's own receiver too) is stored once.
 //
 // serve's login reads no event key (keys hold the merchant reference; team migration 8), so it cannot
 // learn which keys an insert skipped from the insert itself: it asks team.events_stored yes or no for
-// the group's keys first, and inserts only the new ones.
+// the group's keys first, and inserts only the new ones (a question and a statement, no transaction).
 import type pg from 'pg';
 import type { CallbackStore } from '../callbacks/callback-store.js';
 import {
@@ -18,7 +18,7 @@ import {
 } from '../callbacks/ingest.js';
 import { appendUnseenEvents, type NewTeamEvent } from '../team/events.js';
 import { TeamError, TeamUnavailableError, translatePgError } from '../team/errors.js';
-import { poolLogin, withTransaction } from '../team/pool.js';
+import { poolLogin } from '../team/pool.js';
 
 /** The event a verified callback becomes in the team's log. */
 export function teamCallbackEvent(cb: VerifiedCallback, now: number): NewTeamEvent {
@@ -57,36 +57,27 @@ export function isTeamUnavailable(err: unknown): boolean {
 /** Tries of a group when another writer stores one of its keys between the question and the insert. */
 const RACE_TRIES = 3;
 
-class RaceError extends TeamError {
-  override name = 'RaceError';
-  constructor() {
-    super(`a callback was stored by another writer while this group was being stored, ${RACE_TRIES} times running`);
-  }
-}
-
-/** Stores the events whose keys are not stored yet, in one transaction; the seq of each stored now. */
+/** Stores the events whose keys are not stored yet; the seq of each stored now. */
 async function storeNew(pool: pg.Pool, events: NewTeamEvent[]): Promise<Map<string, number>> {
   if (events.length === 0) return new Map();
   for (let attempt = 1; ; attempt++) {
-    const seqOf = await withTransaction(pool, 'store callbacks', async (client) => {
-      let stored: boolean[];
-      try {
-        const r = await client.query<{ stored: boolean[] }>('SELECT team.events_stored($1::text[]) AS stored', [
-          events.map((e) => e.eventKey),
-        ]);
-        stored = r.rows[0]!.stored;
-      } catch (e) {
-        throw translatePgError(e, 'check callbacks for duplicates', poolLogin(pool));
-      }
-      const fresh = events.filter((_, i) => !stored[i]);
-      const seqs = await appendUnseenEvents(client, fresh);
-      if (seqs === null) throw new RaceError(); // rolls this try back whole
+    let stored: boolean[];
+    try {
+      const r = await pool.query<{ stored: boolean[] }>('SELECT team.events_stored($1::text[]) AS stored', [
+        events.map((e) => e.eventKey),
+      ]);
+      stored = r.rows[0]!.stored;
+    } catch (e) {
+      throw translatePgError(e, 'check callbacks for duplicates', poolLogin(pool));
+    }
+    const fresh = events.filter((_, i) => !stored[i]);
+    try {
+      const seqs = await appendUnseenEvents(pool, fresh);
       return new Map(fresh.map((e, i) => [e.eventKey, seqs[i]!]));
-    }).catch((e: unknown) => {
-      if (e instanceof RaceError && attempt < RACE_TRIES) return null;
-      throw e;
-    });
-    if (seqOf) return seqOf;
+    } catch (e) {
+      // unique_violation: stored meanwhile by another writer, and nothing of this try was; ask again.
+      if (!(e instanceof TeamError && e.code === '23505') || attempt >= RACE_TRIES) throw e;
+    }
   }
 }
 

@@ -76,4 +76,45 @@ describe("serve's receiver login", () => {
     const imported = [...first, ...again].filter((o) => o.result === 'imported');
     expect(imported.map((o) => o.eventId)).toEqual(rows.rows.map((r) => Number(r.seq)));
   });
+
+  it('a key stored by another writer between its question and its insert: asked again, stored once', async () => {
+    const pool = team.signIn(receiver);
+    const store = teamCallbackStore(pool);
+    const keys = { signingKey: SIGNING_KEY };
+    const backOffice = team.signIn(await team.addOperator('back_office'));
+    // Injected race: just before the receiver's first insert, a desk stores MD-RX-RACE-2's callback.
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    let raced = false;
+    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args) => {
+      if (!raced && typeof args[0] === 'string' && args[0].trimStart().startsWith('INSERT')) {
+        raced = true;
+        const sent = JSON.parse((args[1] as string[])[0]!) as { event_key: string; merchant_reference: string }[];
+        const theirs = sent.find((e) => e.merchant_reference === 'MD-RX-RACE-2')!;
+        await appendEvents(backOffice, [
+          event({
+            eventKey: theirs.event_key,
+            merchantReference: 'MD-RX-RACE-2',
+            source: 'callback',
+            signature: 'verified',
+          }),
+        ]);
+      }
+      return query(...args);
+    };
+    const outcomes = await store.commitGroup(
+      [delivery('MD-RX-RACE-1'), delivery('MD-RX-RACE-2'), delivery('MD-RX-RACE-3')],
+      keys,
+    );
+    expect(raced).toBe(true);
+    expect(outcomes.map((o) => o.result)).toEqual(['imported', 'duplicate', 'imported']);
+    const rows = await team.owner.query<{ merchant_reference: string; n: string }>(
+      `SELECT merchant_reference, count(*) AS n FROM team.events WHERE merchant_reference LIKE 'MD-RX-RACE-%'
+       GROUP BY 1 ORDER BY 1`,
+    );
+    expect(rows.rows.map((r) => [r.merchant_reference, Number(r.n)])).toEqual([
+      ['MD-RX-RACE-1', 1],
+      ['MD-RX-RACE-2', 1],
+      ['MD-RX-RACE-3', 1],
+    ]);
+  });
 });

@@ -3,11 +3,12 @@
 // 1. Write turns only writers can take. Migration 1 kept rows committing in seq order with an advisory
 //    lock, and any login may take any advisory lock: a finance login holding pg_advisory_lock(19780, 1)
 //    stalled every event write. Each stamped table now has a write-turn table (no columns, no rows, no
-//    grants) that stamp_row locks IN EXCLUSIVE MODE, held to commit as before, so rows still commit in
-//    seq order (see 001). stamp_row is SECURITY DEFINER, so only an INSERT a login may make on the
+//    grants) that a BEFORE INSERT statement trigger (take_write_turn) locks IN EXCLUSIVE MODE before
+//    stamp_row draws any seq, held to commit as the advisory lock was, so rows still commit in seq
+//    order (see 001). take_write_turn is SECURITY DEFINER, so only an INSERT a login may make on the
 //    stamped table takes the turn; no login can LOCK the turn tables itself (LOCK TABLE needs UPDATE,
 //    DELETE or TRUNCATE there, or SELECT for ACCESS SHARE, and none is granted). Readers of the record
-//    never touch them.
+//    never touch them. Once per statement, not per row: a batch of events costs what it did.
 //
 // 2. A writer cannot keep the turn. Per-role settings do not pass from a group to its member logins,
 //    and a client's own settings are the client's to forget, so the timeouts are set where the turn is
@@ -18,7 +19,7 @@
 //    settings (SET LOCAL is a client's to change), or one INSERT that keeps running itself, which no
 //    setting made inside it can cut short.
 //
-// 3. A disabled operator writes nothing. stamp_row refuses a row whose actor is a disabled operator:
+// 3. A disabled operator writes nothing. take_write_turn refuses the insert of a disabled operator:
 //    it covers a session that signed in while the disable was committing (which disable_operator,
 //    ending sessions before its own commit, could not see) until end_operator_sessions, called by
 //    operators.ts after the disable committed, ends it.
@@ -27,7 +28,7 @@
 //    RETURNING, and keys hold the merchant reference (callback:<reference>:<digest>). It keeps seq only;
 //    its duplicate check asks events_stored, which answers yes or no for keys the caller already holds.
 //
-// The SECURITY DEFINER functions here (stamp_row, stamp_intent, events_stored) belong to
+// The SECURITY DEFINER functions here (take_write_turn, stamp_intent, events_stored) belong to
 // team_record_keeper, a NOLOGIN role with only what they need, never to the migrating superuser.
 export const sql = `
 DO $do$
@@ -71,23 +72,36 @@ BEGIN
 END $fn$;
 REVOKE ALL ON FUNCTION team.limit_writing_transaction() FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION team.stamp_row() RETURNS trigger
+-- Before an INSERT statement on a stamped table draws any seq: the disabled check, the turn, the timeouts.
+CREATE FUNCTION team.take_write_turn() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET lock_timeout = '10s' AS $fn$
+BEGIN
+  IF EXISTS (SELECT 1 FROM team.operators o WHERE o.login = session_user AND o.disabled_at IS NOT NULL) THEN
+    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+      MESSAGE = format('the operator %s is disabled; ask an admin', session_user);
+  END IF;
+  CASE TG_TABLE_NAME
+    WHEN 'events' THEN LOCK TABLE team.events_write_turn IN EXCLUSIVE MODE;
+    WHEN 'balance_snapshots' THEN LOCK TABLE team.balance_snapshots_write_turn IN EXCLUSIVE MODE;
+    WHEN 'payment_option_lists' THEN LOCK TABLE team.payment_option_lists_write_turn IN EXCLUSIVE MODE;
+  END CASE;
+  PERFORM team.limit_writing_transaction();
+  RETURN NULL;
+END $fn$;
+CREATE TRIGGER events_take_turn BEFORE INSERT ON team.events
+  FOR EACH STATEMENT EXECUTE FUNCTION team.take_write_turn();
+CREATE TRIGGER balance_snapshots_take_turn BEFORE INSERT ON team.balance_snapshots
+  FOR EACH STATEMENT EXECUTE FUNCTION team.take_write_turn();
+CREATE TRIGGER payment_option_lists_take_turn BEFORE INSERT ON team.payment_option_lists
+  FOR EACH STATEMENT EXECUTE FUNCTION team.take_write_turn();
+
+-- As in migration 1, without the advisory lock: the statement took its turn before this row.
+CREATE OR REPLACE FUNCTION team.stamp_row() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF NEW.actor IS NOT NULL AND NEW.actor <> session_user THEN
     RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
       MESSAGE = format('actor is set by the database from the signed-in login (%s); a client may not name another (%s)', session_user, NEW.actor);
   END IF;
-  IF EXISTS (SELECT 1 FROM team.operators o WHERE o.login = session_user AND o.disabled_at IS NOT NULL) THEN
-    RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
-      MESSAGE = format('the operator %s is disabled; ask an admin', session_user);
-  END IF;
-  CASE TG_ARGV[1]
-    WHEN '1' THEN LOCK TABLE team.events_write_turn IN EXCLUSIVE MODE;
-    WHEN '2' THEN LOCK TABLE team.balance_snapshots_write_turn IN EXCLUSIVE MODE;
-    WHEN '3' THEN LOCK TABLE team.payment_option_lists_write_turn IN EXCLUSIVE MODE;
-  END CASE;
-  PERFORM team.limit_writing_transaction();
   NEW.seq := nextval(TG_ARGV[0]::regclass);
   NEW.actor := session_user;
   NEW.recorded_at := clock_timestamp();
@@ -142,19 +156,21 @@ END $fn$;
 
 -- Whether each key is stored (in the order given), for a writer that may not read keys: it learns
 -- nothing it did not already hold but yes or no.
+-- PL/pgSQL rather than SQL: it keeps its plan for the session, where a SQL function is planned anew at
+-- every call (serve asks once per group of callbacks).
 CREATE FUNCTION team.events_stored(keys text[]) RETURNS boolean[]
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
-  SELECT coalesce(array_agg(EXISTS (SELECT 1 FROM team.events e WHERE e.event_key = k.key) ORDER BY k.n), '{}')
-  FROM unnest(keys) WITH ORDINALITY AS k (key, n)
-$fn$;
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+  RETURN (SELECT coalesce(array_agg(EXISTS (SELECT 1 FROM team.events e WHERE e.event_key = k.key) ORDER BY k.n), '{}')
+          FROM unnest(keys) WITH ORDINALITY AS k (key, n));
+END $fn$;
 
 REVOKE SELECT (event_key) ON team.events FROM receiver;
 
--- What the record keeper's functions do, and nothing more: stamp (the operators, the sequences), take
--- a write turn (UPDATE is what LOCK TABLE asks of it), and look a key up (row-level security applies).
+-- What the record keeper's functions do, and nothing more: read the operators, take a write turn
+-- (UPDATE is what LOCK TABLE asks of it), and look a key up (row-level security applies).
 GRANT USAGE ON SCHEMA team TO team_record_keeper;
 GRANT SELECT ON team.operators TO team_record_keeper;
-GRANT USAGE ON SEQUENCE team.events_seq, team.balance_snapshots_seq, team.payment_option_lists_seq TO team_record_keeper;
 GRANT UPDATE ON team.events_write_turn, team.balance_snapshots_write_turn, team.payment_option_lists_write_turn TO team_record_keeper;
 GRANT EXECUTE ON FUNCTION team.limit_writing_transaction() TO team_record_keeper;
 GRANT SELECT (event_key) ON team.events TO team_record_keeper;
@@ -164,12 +180,12 @@ CREATE POLICY events_record_keeper ON team.events FOR SELECT TO team_record_keep
 -- hand-over alone (as in migration 3).
 GRANT CREATE ON SCHEMA team TO team_operator_admin, team_record_keeper;
 ALTER FUNCTION team.end_operator_sessions(text) OWNER TO team_operator_admin;
-ALTER FUNCTION team.stamp_row() OWNER TO team_record_keeper;
+ALTER FUNCTION team.take_write_turn() OWNER TO team_record_keeper;
 ALTER FUNCTION team.stamp_intent() OWNER TO team_record_keeper;
 ALTER FUNCTION team.events_stored(text[]) OWNER TO team_record_keeper;
 REVOKE CREATE ON SCHEMA team FROM team_operator_admin, team_record_keeper;
 
-REVOKE ALL ON FUNCTION team.end_operator_sessions(text), team.events_stored(text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION team.take_write_turn(), team.end_operator_sessions(text), team.events_stored(text[]) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION team.end_operator_sessions(text) TO admin;
 GRANT EXECUTE ON FUNCTION team.events_stored(text[]) TO receiver;
 `;
