@@ -188,6 +188,20 @@ export function translatePgError(err: unknown, doing: string, login?: string): E
     if (m) return new TeamFieldError(m[1]!, e.message.replace(/^[a-z_]+:\s*/, ''), code, opts);
     return new TeamError(`could not ${doing}: ${e.message}`, code, opts);
   }
+  // A write that waited too long for its turn (team migration 8: lock_timeout), or a statement cancelled
+  // (a writing transaction's statement_timeout): nothing was written, and a retry goes through once the
+  // writer ahead is done or ended, so it is treated like an outage (kept and retried), never like a refusal.
+  if (code === '55P03' || code === '57014') {
+    const why =
+      code === '55P03'
+        ? 'the team database is busy: another writer held it too long'
+        : 'the team database cancelled the statement';
+    return new TeamUnavailableError(
+      `${why} (${e.message}); nothing was written, could not ${doing}: try again`,
+      code,
+      opts,
+    );
+  }
   if (code && UNAVAILABLE_CODES.has(code)) {
     return new TeamUnavailableError(
       `the team database cannot be reached (${e.message}); could not ${doing}`,

@@ -156,6 +156,39 @@ export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[
   return { stored, duplicates };
 }
 
+/**
+ * The same insert for a writer that may not read event_key: reads back only the seqs, and names no
+ * conflict target (that would need SELECT on it) nor skips a conflict: the caller sends only keys not
+ * stored yet, so a conflict means another writer stored one meanwhile, and the statement fails whole.
+ * Derived from INSERT_EVENTS, so the columns of the two cannot drift apart; null if it no longer can be.
+ */
+const INSERT_UNSEEN_EVENTS = ((): string | null => {
+  const noSkip = INSERT_EVENTS.replace('\nON CONFLICT (event_key) DO NOTHING', '');
+  const seqOnly = noSkip.replace(/\nRETURNING [^\n]*$/, '\nRETURNING seq');
+  return noSkip !== INSERT_EVENTS && seqOnly !== noSkip ? seqOnly : null;
+})();
+
+/**
+ * appendEvents for a writer that may not read event keys back (serve's receiver, team migration 8).
+ * The caller has left out every key already stored (team.events_stored) and repeated ones: each event
+ * is new, and the seqs come back in the order given. A key stored meanwhile by another writer fails
+ * the whole statement (a TeamError with code 23505, nothing stored): ask again and retry.
+ */
+export async function appendUnseenEvents(db: Queryable, events: readonly NewTeamEvent[]): Promise<number[]> {
+  if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
+  const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
+  if (rows.length === 0) return [];
+  if (INSERT_UNSEEN_EVENTS === null) throw new Error('INSERT_EVENTS changed shape: update INSERT_UNSEEN_EVENTS');
+  let result: pg.QueryResult<{ seq: string }>;
+  try {
+    result = await db.query<{ seq: string }>(INSERT_UNSEEN_EVENTS, [JSON.stringify(rows)]);
+  } catch (e) {
+    throw translatePgError(e, 'append events', queryableLogin(db));
+  }
+  // Drawn one row at a time in the order given (ORDER BY n), under one write turn: ascending is that order.
+  return result.rows.map((r) => toSafeInteger(r.seq, 'seq')).sort((a, b) => a - b);
+}
+
 interface EventRow {
   seq: string;
   event_key: string;
