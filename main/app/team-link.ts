@@ -19,6 +19,7 @@ import {
 } from '../team/errors.js';
 import type { TeamRole } from '../team/operators.js';
 import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
+import { startOutboxPush, type OutboxPush } from '../team/sync/push.js';
 import type { TeamSession } from '../team/session.js';
 import { startTeamSync, type TeamSyncStatus } from '../team/sync.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
@@ -70,15 +71,13 @@ const OFFLINE_CHARGE =
   'The team database cannot be reached, so no new charge can be taken: every charge is recorded there first, ' +
   'so that two desks never charge the same payment. The local copy stays readable; try again when the status bar says the team database is back.';
 
-const RETRY_FIRST_MS = 200;
-const RETRY_MAX_MS = 5_000;
-
 export function createTeamLink(o: TeamLinkOptions): TeamLink {
   const { logger, events } = o;
   const remembered = o.remembered ?? new KeyringAppSecret(rememberedPasswordName(o.databaseUrl, o.login));
   let session: TeamSession | null = null;
   let closed = false;
   let wasOffline = false;
+  let push: OutboxPush | null = null;
 
   async function signedIn(pool: pg.Pool, role: TeamRole, how: { offline: boolean }): Promise<void> {
     if (closed) {
@@ -118,8 +117,30 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
           message: 'The team database is reachable again: the local copy is up to date.',
         });
       }
-      if (s.online) flush();
+      if (s.online) push?.kick();
       o.onChange();
+    });
+    // What this desk's charges stored for the team (its outbox) is sent from now on, including what a
+    // previous run left there (a crash, a close while the database was away).
+    push = startOutboxPush({
+      pool,
+      db: o.db,
+      clock: o.clock,
+      logger,
+      holdBack: () => (session ? wrongDatabase(session) : 'signed out'),
+      onRefused: (entries) => {
+        // The collection now says "not accepted by the team database": screens showing it read it again.
+        for (const x of entries) {
+          if (x.event.collectionId === null) continue;
+          const status = o.db.prepare('SELECT status FROM collections WHERE id = ?').pluck().get(x.event.collectionId);
+          if (typeof status === 'string')
+            events.emit('collection.changed', {
+              id: x.event.collectionId,
+              reference: x.event.merchantReference,
+              status,
+            });
+        }
+      },
     });
     session = { pool, login: o.login, role, sync };
     logger.info(
@@ -129,13 +150,13 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         : 'signed in to the team database',
     );
     o.onChange();
-    flush();
+    push.kick();
   }
 
   /**
    * The team database refused this login's password (changed, or the operator disabled) on a session
    * that was open: the session ends and the desk locks, so only a sign-in the database accepts opens it.
-   * Charge events not yet recorded stay queued for the next session.
+   * Charge events not yet recorded stay in the outbox for the next session.
    */
   async function signOut(): Promise<void> {
     const s = session;
@@ -148,6 +169,9 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     });
     events.emit('team.signedOut', { login: o.login });
     o.onChange();
+    const p = push;
+    push = null;
+    await p?.close().catch(() => undefined);
     await s.sync.close().catch(() => undefined);
     await s.pool.end().catch(() => undefined);
   }
@@ -160,56 +184,6 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     onSignIn: signedIn,
     onIdleError: (err) => logger.warn({ err }, 'a team database connection failed'),
   });
-
-  // Events recorded locally by charges wait here until the team database has them, in order.
-  const pending: NewEvent[] = [];
-  let timer: NodeJS.Timeout | null = null;
-  let flushing = false;
-  let delay = RETRY_FIRST_MS;
-
-  function flush(): void {
-    if (flushing || closed || !pending.length) return;
-    const s = session;
-    if (!s || wrongDatabase(s)) return schedule();
-    flushing = true;
-    const batch = pending.slice(0, 500);
-    recordEvents(s.pool, batch).then(
-      () => {
-        pending.splice(0, batch.length);
-        delay = RETRY_FIRST_MS;
-        flushing = false;
-        if (pending.length) flush();
-      },
-      (e: unknown) => {
-        flushing = false;
-        if (e instanceof TeamError && !(e instanceof TeamUnavailableError)) {
-          // Refused (not an outage): retrying cannot help, and must not hold back the events behind it.
-          logger.error(
-            { err: e, references: batch.map((b) => b.merchantReference) },
-            'the team database refused charge events',
-          );
-          pending.splice(0, batch.length);
-          if (pending.length) flush();
-          return;
-        }
-        logger.warn(
-          { err: e, waiting: pending.length },
-          'charge events kept in memory until the team database is back',
-        );
-        schedule();
-      },
-    );
-  }
-
-  function schedule(): void {
-    if (timer || closed) return;
-    timer = setTimeout(() => {
-      timer = null;
-      flush();
-    }, delay);
-    timer.unref();
-    delay = Math.min(delay * 2, RETRY_MAX_MS);
-  }
 
   function refusal(e: unknown, doing: string): Error {
     const t = e instanceof TeamError ? e : translatePgError(e, doing, o.login);
@@ -265,9 +239,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         throw refusal(e, 'read the intent');
       }
     },
-    record(ev) {
-      pending.push(ev);
-      flush();
+    outboxAdded() {
+      push?.kick();
     },
   };
 
@@ -318,15 +291,13 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     charges,
     async close() {
       closed = true;
-      if (timer) clearTimeout(timer);
       const s = session;
       session = null;
+      // What the outbox still holds stays there, durable, and goes at the next sign-in.
+      const p = push;
+      push = null;
+      await p?.close();
       if (!s) return;
-      if (pending.length) {
-        await recordEvents(s.pool, pending.splice(0)).catch((e: unknown) =>
-          logger.error({ err: e }, 'charge events not recorded to the team database at close'),
-        );
-      }
       await s.sync.close();
       await s.pool.end().catch(() => undefined);
     },

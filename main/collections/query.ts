@@ -4,6 +4,7 @@
 import type { Db } from '../store/db.js';
 import { flagNames, type FlagName } from './events.js';
 import { isFinal } from './model.js';
+import { refusalText } from './outbox.js';
 
 export const SORT_COLUMNS = ['created_at', 'amount', 'currency', 'status', 'reference', 'customer'] as const;
 export type SortColumn = (typeof SORT_COLUMNS)[number];
@@ -312,6 +313,8 @@ export interface EventRow {
   payload: string | null;
   note: string | null;
   actor: string | null;
+  /** On a team desk, when the team database refused this event: "not accepted by the team database: <why>". */
+  teamRefused: string | null;
 }
 
 interface RawEvent {
@@ -327,6 +330,7 @@ interface RawEvent {
   payload: string | null;
   note: string | null;
   actor: string | null;
+  team_refused: string | null;
 }
 
 function toEvent(e: RawEvent): EventRow {
@@ -343,11 +347,14 @@ function toEvent(e: RawEvent): EventRow {
     payload: e.payload,
     note: e.note,
     actor: e.actor,
+    teamRefused: e.team_refused === null ? null : refusalText(e.team_refused),
   };
 }
 
 const EVENT_COLUMNS =
-  'id, source, kind, status, received_at, signature, internal_reference, amount_minor, currency, payload, note, actor';
+  'id, source, kind, status, received_at, signature, internal_reference, amount_minor, currency, payload, note, actor, ' +
+  // A refusal by the team database stays on the desk with its reason (team outbox, store migration 015).
+  "(SELECT o.reason FROM team_outbox o WHERE o.event_id = collection_events.id AND o.state = 'refused') AS team_refused";
 
 /** One collection by id or merchant reference, with its whole timeline (oldest first); null if unknown. */
 export function getCollection(

@@ -83,6 +83,10 @@ const UNAVAILABLE_CODES = new Set([
   '08006',
 ]);
 
+/** pg's words for a connection that went away without a SQLSTATE. */
+const LOST_CONNECTION =
+  /connection terminated|connection timeout|timeout exceeded when trying to connect|connection error|not queryable|socket hang up/i;
+
 /** `check` constraints are named <table>_<column>_check by PostgreSQL: the column is the field. */
 function fieldOfConstraint(e: PgErrorLike): string | undefined {
   if (!e.constraint || !e.table) return undefined;
@@ -129,7 +133,9 @@ export function translatePgError(err: unknown, doing: string, login?: string): E
     if (m) return new TeamFieldError(m[1]!, e.message.replace(/^[a-z_]+:\s*/, ''), code, opts);
     return new TeamError(`could not ${doing}: ${e.message}`, code, opts);
   }
-  if (code && UNAVAILABLE_CODES.has(code)) {
+  // A connection lost with no SQLSTATE (pg: "Connection terminated unexpectedly", a connect timeout) or a
+  // connection-class one is an outage: nothing was refused, the same call may succeed later.
+  if ((code && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) || (!code && LOST_CONNECTION.test(e.message))) {
     return new TeamUnavailableError(
       `the team database cannot be reached (${e.message}); could not ${doing}`,
       code,

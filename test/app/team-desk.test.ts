@@ -23,7 +23,7 @@ import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { lockGate } from '../../main/ipc/lock-gate.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
 import { tempDir } from '../support/tmp.js';
-import { appendEvent } from '../../main/collections/events.js';
+import { appendEvent } from '../../main/collections/ledger.js';
 import { callbackBody, hmacHeader } from '../callbacks/support.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { CARDS, cardForm } from '../collections/harness.js';
@@ -492,5 +492,64 @@ describe('a team desktop', () => {
     ).toEqual({
       n: 0,
     });
+  });
+});
+
+describe('a team desk loses no event the service answered (issue 20, finding 4)', () => {
+  it('the connection dropped while the initialize answer is being written ("Connection terminated unexpectedly"): it reaches team.events once, when the database is back', async () => {
+    const login = await operator('support');
+    const reference = `MD-DROP-${process.pid}-${Date.now().toString(36)}`;
+    const core = await desk(teamDataDir(login), { reference });
+    await core.lock.unlock(team.password(login));
+    await until('online', () => core.appStatus().connection === 'online');
+    // While the flag row exists, writing this reference's initialize answer sleeps in the database, so
+    // the test can drop the connection in the middle of the statement.
+    await team.owner.query(`
+      CREATE TABLE IF NOT EXISTS public.slow_flag (reference text PRIMARY KEY);
+      CREATE OR REPLACE FUNCTION public.slow_events() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+      BEGIN
+        IF NEW.source = 'initiate' AND EXISTS (SELECT 1 FROM public.slow_flag f WHERE f.reference = NEW.merchant_reference) THEN
+          PERFORM pg_sleep(3);
+        END IF;
+        RETURN NEW;
+      END $$;
+      DROP TRIGGER IF EXISTS slow_events ON team.events;
+      CREATE TRIGGER slow_events BEFORE INSERT ON team.events FOR EACH ROW EXECUTE FUNCTION public.slow_events();`);
+    await team.owner.query('INSERT INTO public.slow_flag VALUES ($1)', [reference]);
+    try {
+      const charged = core.charges().charge(cardForm(CARDS.approve));
+      const writing = async () =>
+        (
+          await team.owner.query<{ pid: number }>(
+            `SELECT pid FROM pg_stat_activity WHERE usename = $1 AND state = 'active' AND query LIKE '%INSERT INTO team.events%'`,
+            [login],
+          )
+        ).rows;
+      let pids: { pid: number }[] = [];
+      for (const end = Date.now() + 15_000; !pids.length && Date.now() < end;) {
+        await new Promise((r) => setTimeout(r, 20));
+        pids = await writing();
+      }
+      expect(pids.length).toBeGreaterThan(0);
+      // The desk's connection goes mid-statement (no SQLSTATE: "Connection terminated unexpectedly"), and
+      // the backend with it, so the statement is rolled back: PostgreSQL has NOT taken the answer.
+      await pg.cut();
+      for (const { pid } of pids) await team.owner.query('SELECT pg_terminate_backend($1)', [pid]);
+      await team.owner.query('DELETE FROM public.slow_flag WHERE reference = $1', [reference]);
+      expect((await charged).outcome.kind).toBe('pending');
+      await new Promise((r) => setTimeout(r, 500));
+    } finally {
+      await pg.restore();
+    }
+    const stored = async () =>
+      (
+        await team.owner.query<{ kind: string }>(
+          "SELECT kind FROM team.events WHERE merchant_reference = $1 AND source = 'initiate'",
+          [reference],
+        )
+      ).rows;
+    for (const end = Date.now() + 20_000; !(await stored()).length && Date.now() < end;)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await stored()).toEqual([{ kind: 'initialize_accepted' }]);
   });
 });

@@ -27,6 +27,9 @@ import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
 import { generate } from './generate.js';
 import { createDb, loadHistory } from './team-history.js';
+import { wireLedgerReconciliation } from '../../main/app/ledger.js';
+
+wireLedgerReconciliation(); // as composeCore does: the ledger reconciles what it stores
 
 const log = (msg: string) => process.stderr.write(`[team ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 const quiet = { info() {}, warn() {} };
