@@ -128,7 +128,13 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       clock: o.clock,
       logger,
       holdBack: () => (session ? wrongDatabase(session) : 'signed out'),
-      onRefused: (entries) => {
+      onRefused: (entries, reason) => {
+        // Never silent: the desk says it at once, and the collection keeps saying it.
+        for (const x of entries)
+          events.emit('notice', {
+            level: 'error',
+            message: `${x.event.merchantReference}: this desk's ${x.event.kind.replace(/_/g, ' ')} was not accepted by the team database (${reason}). It is kept on this desk only.`,
+          });
         // The collection now says "not accepted by the team database": screens showing it read it again.
         for (const x of entries) {
           if (x.event.collectionId === null) continue;

@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvent } from '../../main/collections/ledger.js';
 import type { NewEvent } from '../../main/collections/events.js';
 import { outboxCounts } from '../../main/collections/outbox.js';
-import { getCollection } from '../../main/collections/query.js';
+import { getCollection, listCollections } from '../../main/collections/query.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { systemClock } from '../../main/clock.js';
 import { openDatabase, type Db } from '../../main/store/db.js';
@@ -225,6 +225,10 @@ describe('the outbox push', () => {
         `^not accepted by the team database: ${support} may not append events: new row violates row-level security`,
       ),
     );
+    expect(refused.collection.teamRefused).toBe(1);
+    // The list shows it too (the detail says why).
+    const listed = listCollections(db, {}).rows.find((r) => r.id === b.id);
+    expect(listed?.teamRefused).toBe(1);
     // The other collections' events went: nothing is shown as refused there.
     expect(getCollection(db, a.id)!.events.every((e) => e.teamRefused === null)).toBe(true);
     expect(getCollection(db, c.id)!.events.every((e) => e.teamRefused === null)).toBe(true);
