@@ -21,7 +21,7 @@ import type { TeamRole } from '../team/operators.js';
 import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
 import { startOutboxPush, type OutboxPush } from '../team/sync/push.js';
 import type { TeamSession } from '../team/session.js';
-import { startTeamSync, type TeamSyncStatus } from '../team/sync.js';
+import { startTeamSync, type TeamSyncStatus } from '../team/sync/pull.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import type { AppEventBus } from './events.js';

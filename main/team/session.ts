@@ -2,7 +2,7 @@
 // grants decide what they may do), their role, and the sync that keeps the local copy up to date.
 import type pg from 'pg';
 import type { TeamRole } from './operators.js';
-import type { TeamSync } from './sync.js';
+import type { TeamSync } from './sync/pull.js';
 
 export interface TeamSession {
   pool: pg.Pool;

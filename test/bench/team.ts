@@ -19,7 +19,7 @@ import { openDatabase } from '../../main/store/db.js';
 import { migrate } from '../../main/team/migrate.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { recordIntent, type TeamIntent } from '../../main/team/record.js';
-import { startTeamSync, type TeamSync } from '../../main/team/sync.js';
+import { startTeamSync, type TeamSync } from '../../main/team/sync/pull.js';
 import { bulkStart } from '../../main/team/sync/bulk.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { snapshotStart } from '../../main/team/snapshot/start.js';

@@ -11,7 +11,7 @@ import { openDatabase, type Db } from '../../main/store/db.js';
 import type { NewTeamEvent } from '../../main/team/events.js';
 import { recordEvents, recordIntent, withTeamKey, type TeamIntent } from '../../main/team/record.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
-import { startTeamSync, type TeamSync, type TeamSyncOptions } from '../../main/team/sync.js';
+import { startTeamSync, type TeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
 
 export const quietLogger = { info() {}, warn() {} };
 

@@ -3,13 +3,13 @@
 // notification; while PostgreSQL cannot be reached it says so, retries with backoff and catches up.
 // Pulls run one at a time: a pull asked for while one runs waits for it, and asks share one pull.
 import type pg from 'pg';
-import type { Clock } from '../clock.js';
-import type { Db } from '../store/db.js';
-import type { PaymentOption } from '../service/types.js';
-import { TeamSignInError, TeamUnavailableError, translatePgError } from './errors.js';
-import { pullSince, type PullResult } from './events.js';
-import { listen, type Listener } from './listen.js';
-import { poolLogin, toSafeInteger } from './pool.js';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../store/db.js';
+import type { PaymentOption } from '../../service/types.js';
+import { TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
+import { pullSince, type PullResult } from '../events.js';
+import { listen, type Listener } from '../listen.js';
+import { poolLogin, toSafeInteger } from '../pool.js';
 import {
   applyEvents,
   applyPaymentOptions,
@@ -17,11 +17,11 @@ import {
   lastSeq,
   type ChangedCollection,
   type TeamSnapshot,
-} from './sync/apply.js';
-import { bulkStart, isEmpty, needsFullReconcile, wantsBulkStart } from './sync/bulk.js';
-import { removeLeftoverDownload, snapshotStart } from './snapshot/start.js';
-import { checkWorkspace, TeamWorkspaceMismatchError } from './sync/workspace.js';
-import { reconcileAll } from '../reconcile/reconcile.js';
+} from './apply.js';
+import { bulkStart, isEmpty, needsFullReconcile, wantsBulkStart } from './bulk.js';
+import { removeLeftoverDownload, snapshotStart } from '../snapshot/start.js';
+import { checkWorkspace, TeamWorkspaceMismatchError } from './workspace.js';
+import { reconcileAll } from '../../reconcile/reconcile.js';
 
 export interface TeamSyncStatus {
   online: boolean;
