@@ -34,7 +34,7 @@ import { wireLedgerReconciliation } from './ledger.js';
 import { createAppLock, LockError, type IdleLock, type Unlocker } from '../lock/index.js';
 import type { TeamSession } from '../team/session.js';
 import type { NewEvent } from '../collections/events.js';
-import type { TeamFirstWhat } from './team-link.js';
+import type { TeamFirstWhat } from './team.js';
 
 /** A native open dialog: the chosen file, or null when the person cancelled. */
 export type OpenPathChooser = (o: {

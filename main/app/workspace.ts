@@ -28,7 +28,7 @@ import type { PaymentWindowOpener } from '../collections/payment-window.js';
 import type { AppEventBus } from './events.js';
 import { statusFrom, type AppStatus } from './status.js';
 import { embeddedSandboxRunner, type SandboxOptions } from './embedded-sandbox.js';
-import { createTeamLink, type TeamLink } from './team-link.js';
+import { createTeamLink, type TeamLink } from './team.js';
 
 /** The local sandbox of the embedded profile, when it runs in this process. */
 export interface EmbeddedSandbox {

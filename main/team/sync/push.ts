@@ -113,13 +113,13 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
   async function round(): Promise<boolean> {
     for (;;) {
       if (closed) return true;
+      const batch = pendingOutbox(db, batchSize);
+      if (!batch.length) return true;
       const held = o.holdBack?.() ?? null;
       if (held) {
         waitingBecause = held;
         return false;
       }
-      const batch = pendingOutbox(db, batchSize);
-      if (!batch.length) return true;
       try {
         await send(batch);
         markOutboxSent(

@@ -1,6 +1,7 @@
-// A team profile's link to the team database, one per workspace: the sign-in (TeamUnlocker, behind the
-// idle lock), the signed-in session (the operator's own pool and the sync), and the seam that makes
-// its charges team-wide. Solo profiles have none of this.
+// The composition of a team profile, one per workspace: the sign-in (team/unlocker.ts, behind the idle
+// lock), the signed-in session it opens (team/session.ts: the operator's own pool, the pull and the
+// outbox push), what they tell the screens (app events), and the seams that make the desk's charges and
+// a person's decisions team-wide. The sync engine itself is main/team/sync/. Solo profiles have none of this.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -19,9 +20,8 @@ import {
 } from '../team/errors.js';
 import type { TeamRole } from '../team/operators.js';
 import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
-import { startOutboxPush, type OutboxPush } from '../team/sync/push.js';
-import type { TeamSession } from '../team/session.js';
-import { startTeamSync, type TeamSyncStatus } from '../team/sync/pull.js';
+import { startTeamSession, type TeamSession } from '../team/session.js';
+import type { TeamSyncStatus } from '../team/sync/pull.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import type { AppEventBus } from './events.js';
@@ -77,7 +77,6 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   let session: TeamSession | null = null;
   let closed = false;
   let wasOffline = false;
-  let push: OutboxPush | null = null;
 
   async function signedIn(pool: pg.Pool, role: TeamRole, how: { offline: boolean }): Promise<void> {
     if (closed) {
@@ -90,12 +89,14 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       session.role = role;
       return;
     }
-    const sync = startTeamSync({
+    session = startTeamSession({
       pool,
+      login: o.login,
+      role,
       db: o.db,
       clock: o.clock,
       logger,
-      ...(o.syncEveryMs ? { pollEveryMs: o.syncEveryMs } : {}),
+      syncEveryMs: o.syncEveryMs,
       onApplied: (changed) => {
         for (const c of changed) events.emit('collection.changed', c);
       },
@@ -103,31 +104,21 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       onCopied: () => events.emit('callbacks.ingested', { result: 'team-copy', reference: null }),
       onPolled: (what, changed) =>
         events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
-    });
-    sync.onStatus((s: TeamSyncStatus) => {
-      if (s.signInRefused) {
-        void signOut();
-        return;
-      }
-      if (!s.online && s.error) wasOffline = true;
-      else if (s.online && wasOffline) {
-        wasOffline = false;
-        events.emit('notice', {
-          level: 'info',
-          message: 'The team database is reachable again: the local copy is up to date.',
-        });
-      }
-      if (s.online) push?.kick();
-      o.onChange();
-    });
-    // What this desk's charges stored for the team (its outbox) is sent from now on, including what a
-    // previous run left there (a crash, a close while the database was away).
-    push = startOutboxPush({
-      pool,
-      db: o.db,
-      clock: o.clock,
-      logger,
-      holdBack: () => (session ? wrongDatabase(session) : 'signed out'),
+      onStatus: (s: TeamSyncStatus) => {
+        if (s.signInRefused) {
+          void signOut();
+          return;
+        }
+        if (!s.online && s.error) wasOffline = true;
+        else if (s.online && wasOffline) {
+          wasOffline = false;
+          events.emit('notice', {
+            level: 'info',
+            message: 'The team database is reachable again: the local copy is up to date.',
+          });
+        }
+        o.onChange();
+      },
       onRefused: (entries, reason) => {
         // Never silent: the desk says it at once, and the collection keeps saying it.
         for (const x of entries)
@@ -148,7 +139,6 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         }
       },
     });
-    session = { pool, login: o.login, role, sync };
     logger.info(
       { login: o.login, role, offline: how.offline },
       how.offline
@@ -156,7 +146,6 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         : 'signed in to the team database',
     );
     o.onChange();
-    push.kick();
   }
 
   /**
@@ -175,11 +164,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     });
     events.emit('team.signedOut', { login: o.login });
     o.onChange();
-    const p = push;
-    push = null;
-    await p?.close().catch(() => undefined);
-    await s.sync.close().catch(() => undefined);
-    await s.pool.end().catch(() => undefined);
+    await s.close();
   }
 
   const unlocker = new TeamUnlocker({
@@ -215,17 +200,9 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
 
   function requireSession(): TeamSession {
     if (!session) throw new PaymentError('unavailable', `Sign in as ${o.login} to the team database first.`);
-    const wrong = wrongDatabase(session);
+    const wrong = session.wrongDatabase();
     if (wrong) throw new PaymentError('unavailable', wrong);
     return session;
-  }
-
-  /** Why nothing may be written, when the database is another team's than this desk's copy (sync/workspace.ts). */
-  function wrongDatabase(s: TeamSession): string | null {
-    const st = s.sync.status();
-    return st.wrongDatabase
-      ? `Nothing is recorded: ${st.error ?? 'the team database is not the one this desk was synced from'}`
-      : null;
   }
 
   const charges: TeamChargeSeam = {
@@ -246,14 +223,14 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       }
     },
     outboxAdded() {
-      push?.kick();
+      session?.push.kick();
     },
   };
 
   async function recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]> {
     const s = session;
     if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
-    const wrong = wrongDatabase(s);
+    const wrong = s.wrongDatabase();
     if (wrong) throw new AppError('unavailable', wrong);
     const keyed = evs.map(withTeamKey);
     try {
@@ -300,12 +277,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       const s = session;
       session = null;
       // What the outbox still holds stays there, durable, and goes at the next sign-in.
-      const p = push;
-      push = null;
-      await p?.close();
-      if (!s) return;
-      await s.sync.close();
-      await s.pool.end().catch(() => undefined);
+      await s?.close();
     },
   };
 }
