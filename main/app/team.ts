@@ -26,6 +26,7 @@ import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import type { AppEventBus } from './events.js';
 import type { TeamLinkState } from './status.js';
+import { outboxCounts } from '../collections/outbox.js';
 
 export interface TeamLink {
   readonly unlocker: TeamUnlocker;
@@ -137,6 +138,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
               status,
             });
         }
+        o.onChange(); // the status bar counts them
       },
     });
     logger.info(
@@ -253,6 +255,15 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     return keyed;
   }
 
+  /** The outbox's counts for the status bar; null when the database cannot be read (closing). */
+  function countOutbox(): { pending: number; refused: number } | null {
+    try {
+      return outboxCounts(o.db);
+    } catch {
+      return null;
+    }
+  }
+
   return {
     unlocker,
     recordFirst,
@@ -269,6 +280,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         lastSyncAt: s?.lastPullAt ?? null,
         error: s?.error ?? null,
         catchingUp: s?.catchingUp ?? null,
+        outbox: countOutbox(),
       };
     },
     charges,
