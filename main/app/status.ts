@@ -23,6 +23,8 @@ export interface TeamLinkState {
   catchingUp?: { copiedSeq: number; totalSeq: number } | null;
   /** Set when the connection to the team database is not protected (plain text or unchecked TLS off loopback). */
   transportWarning?: string | null;
+  /** This desk's outbox (team/sync/push.ts): events waiting for the team database, and those it refused. */
+  outbox?: { pending: number; refused: number } | null;
 }
 
 /** What the status bar shows. Times are ms since the epoch. */
@@ -74,11 +76,25 @@ function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'messa
       message: `Catching up with the team: ${n(t.catchingUp.copiedSeq)} of ${n(t.catchingUp.totalSeq)} events`,
     };
   }
-  if (t.online) return { connection: 'online', message: null };
+  const refused = t.outbox?.refused ?? 0;
+  const pending = t.outbox?.pending ?? 0;
+  if (t.online)
+    return {
+      connection: 'online',
+      // A refusal is never silent: the status bar says it until the events are dealt with.
+      message: refused
+        ? refused === 1
+          ? "1 of this desk's events was not accepted by the team database: its collection says why"
+          : `${refused} of this desk's events were not accepted by the team database: their collections say why`
+        : null,
+    };
   if (t.error === null && !t.reached) return { connection: 'starting', message: 'Connecting to the team database…' };
+  const waiting = pending
+    ? `; ${pending} event${pending === 1 ? '' : 's'} of this desk wait${pending === 1 ? 's' : ''} to be sent, none is lost`
+    : '';
   return {
     connection: 'offline',
-    message: `Team database unreachable — showing the local copy, ${t.lastSyncAt === null ? 'not synced yet' : `last synced ${clockTime(t.lastSyncAt)}`}`,
+    message: `Team database unreachable — showing the local copy, ${t.lastSyncAt === null ? 'not synced yet' : `last synced ${clockTime(t.lastSyncAt)}`}${waiting}`,
   };
 }
 

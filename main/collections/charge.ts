@@ -6,7 +6,6 @@
 // fields overwritten as soon as the cipher is built. Only brand and last four digits are stored.
 import type { ServiceClient } from '../service/types.js';
 import { displayMinor } from '../money/index.js';
-import { createEventWriter } from './event-writer.js';
 import { getCollection } from './query.js';
 import { PaymentError, fieldErrors } from './errors.js';
 import {
@@ -22,7 +21,7 @@ import { cipherFor, wipeCard } from './charge/card-data.js';
 import { createOptionLimits, type CardOptionView } from './charge/option-limits.js';
 import { createRepeatGuard } from './charge/repeat-guard.js';
 import { intentOf, newMerchantReference, saveIntent, sendInitialize } from './charge/initialize.js';
-import { recordedToTeam } from './charge/team-record.js';
+import { chargeEvents } from './charge/record.js';
 import { followPaymentPage } from './charge/payment-page.js';
 import { handleRedirect } from './charge/redirect.js';
 import type { ChargeContext, ChargeResult, ChargeServiceDeps, PreparedCharge, RedirectResult } from './charge/types.js';
@@ -56,18 +55,9 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     db,
     clock,
     deps,
-    // What the service answered is recorded through this: kept in memory and retried when the database
-    // cannot take it at once, so an accepted payment is never forgotten and its window still opens.
-    // On a team profile each of these events is also recorded to the team database (team-record.ts).
-    events: recordedToTeam(
-      createEventWriter(db, {
-        ...(deps.logger ? { logger: deps.logger } : {}),
-        onStored: (id) => {
-          if (id !== null) ctx.emit(id);
-        },
-      }),
-      () => deps.team?.() ?? null,
-    ),
+    // What the service answered is stored through this before the charge goes on (waiting while the
+    // database is locked); on a team profile with an outbox row, pushed to the team from there.
+    events: chargeEvents(db, { team: () => deps.team?.() ?? null, now: () => clock.now(), logger: deps.logger }),
     emit(id) {
       const c = getCollection(db, id)?.collection ?? null;
       if (c) deps.onUpdate?.(c);

@@ -1,11 +1,26 @@
 // What can go wrong talking to the team database, as errors a person can act on. PostgreSQL decides
 // permissions and uniqueness; these classes only name the field or the refusal in plain words.
-export class TeamError extends Error {
+// They are one family inside DeskError (main/errors.shared.ts): translatePgError below is the one place a
+// pg or network error becomes one of them, each class carries the kind the desk shows it with, and its
+// message is written for a person, so IPC shows it as it is (main/ipc/dispatch.ts).
+import { DeskError } from '../errors.shared.js';
+
+/** How each team error is shown (IpcError.kind). */
+export type TeamErrorKind =
+  'refused' | 'validation' | 'conflict' | 'permission' | 'authentication' | 'team_unavailable';
+
+export class TeamError extends DeskError {
   override name = 'TeamError';
   /** The PostgreSQL SQLSTATE (or Node's error code) behind this error, when there was one. */
   readonly code: string | undefined;
-  constructor(message: string, code?: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(
+    message: string,
+    code?: string,
+    options?: { cause?: unknown },
+    kind: TeamErrorKind = 'refused',
+    field?: string,
+  ) {
+    super(kind, message, { expose: true, ...(field ? { field } : {}), cause: options?.cause });
     this.code = code;
   }
 }
@@ -13,13 +28,15 @@ export class TeamError extends Error {
 /** A value the caller gave is not acceptable; `field` names it (e.g. "events[2].currency"). */
 export class TeamFieldError extends TeamError {
   override name = 'TeamFieldError';
+  declare readonly field: string;
   constructor(
-    readonly field: string,
+    field: string,
     message: string,
     code?: string,
     options?: { cause?: unknown },
+    kind: TeamErrorKind = 'validation',
   ) {
-    super(`${field}: ${message}`, code, options);
+    super(`${field}: ${message}`, code, options, kind, field);
   }
 }
 
@@ -39,6 +56,7 @@ export class DuplicateReferenceError extends TeamFieldError {
         '; open that collection or use another reference',
       '23505',
       options,
+      'conflict',
     );
   }
 }
@@ -46,11 +64,17 @@ export class DuplicateReferenceError extends TeamFieldError {
 /** The signed-in login's role does not allow this (a grant, a row-level policy or an admin function refused). */
 export class TeamPermissionError extends TeamError {
   override name = 'TeamPermissionError';
+  constructor(message: string, code?: string, options?: { cause?: unknown }) {
+    super(message, code, options, 'permission');
+  }
 }
 
 /** Sign-in refused: wrong password, unknown login, or a disabled operator. */
 export class TeamSignInError extends TeamError {
   override name = 'TeamSignInError';
+  constructor(message: string, code?: string, options?: { cause?: unknown }) {
+    super(message, code, options, 'authentication');
+  }
 }
 
 /** Sign-in refused because an admin disabled the operator (NOLOGIN): said only to someone whose password was right. */
@@ -61,6 +85,9 @@ export class TeamDisabledError extends TeamSignInError {
 /** The database could not be reached or dropped the connection; nothing was written by this call. */
 export class TeamUnavailableError extends TeamError {
   override name = 'TeamUnavailableError';
+  constructor(message: string, code?: string, options?: { cause?: unknown }) {
+    super(message, code, options, 'team_unavailable');
+  }
 }
 
 /**
@@ -133,6 +160,10 @@ const UNAVAILABLE_CODES = new Set([
   '08006',
 ]);
 
+/** pg's words for a connection that went away without a SQLSTATE. */
+const LOST_CONNECTION =
+  /connection terminated|connection timeout|timeout exceeded when trying to connect|connection error|not queryable|socket hang up/i;
+
 /** `check` constraints are named <table>_<column>_check by PostgreSQL: the column is the field. */
 function fieldOfConstraint(e: PgErrorLike): string | undefined {
   if (!e.constraint || !e.table) return undefined;
@@ -202,7 +233,9 @@ export function translatePgError(err: unknown, doing: string, login?: string): E
       opts,
     );
   }
-  if (code && UNAVAILABLE_CODES.has(code)) {
+  // A connection lost with no SQLSTATE (pg: "Connection terminated unexpectedly", a connect timeout) or a
+  // connection-class one is an outage: nothing was refused, the same call may succeed later.
+  if ((code && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) || (!code && LOST_CONNECTION.test(e.message))) {
     return new TeamUnavailableError(
       `the team database cannot be reached (${e.message}); could not ${doing}`,
       code,

@@ -16,6 +16,8 @@ function connectionText(s: AppStatus): string {
   if (s.connection === 'starting' && s.message) return s.message;
   // A team desk's offline message says it all: "Team database unreachable — showing the local copy, …".
   if (s.team && s.connection === 'offline' && s.message) return s.message;
+  // Online, a team desk still says what the team database refused of its events (never silent).
+  if (s.team && s.connection === 'online' && s.message) return `${CONNECTION_TEXT.online} — ${s.message}`;
   return CONNECTION_TEXT[s.connection] + (s.message && s.connection !== 'online' ? `: ${s.message}` : '');
 }
 

@@ -67,6 +67,27 @@ describe('statusFrom on a team desk', () => {
     );
   });
 
+  it("this desk's outbox: events the team database refused are said while online; events waiting are said while offline", () => {
+    expect(statusFrom(state(team({ outbox: { pending: 0, refused: 2 } })))).toMatchObject({
+      connection: 'online',
+      message: "2 of this desk's events were not accepted by the team database: their collections say why",
+    });
+    expect(statusFrom(state(team({ outbox: { pending: 0, refused: 1 } }))).message).toBe(
+      "1 of this desk's events was not accepted by the team database: its collection says why",
+    );
+    expect(statusFrom(state(team({ outbox: { pending: 3, refused: 0 } })))).toMatchObject({
+      connection: 'online',
+      message: null,
+    });
+    const at = Date.UTC(2026, 10, 23, 9, 41);
+    expect(
+      statusFrom(state(team({ online: false, error: 'x', lastSyncAt: at, outbox: { pending: 3, refused: 0 } })))
+        .message,
+    ).toBe(
+      `Team database unreachable — showing the local copy, last synced ${clockTime(at)}; 3 events of this desk wait to be sent, none is lost`,
+    );
+  });
+
   it('no service connection still comes first (a team desk charges with its own keys)', () => {
     expect(
       statusFrom(state(team(), { connection: { ok: false, message: 'the public key is not set' } })),

@@ -1,15 +1,16 @@
 // The pull side of the team record: everything after the last seq this desktop applied, in batches,
-// into its SQLite (sync/apply.ts). LISTEN wakes it at once; a periodic pull covers a lost
-// notification; while PostgreSQL cannot be reached it says so, retries with backoff and catches up.
+// into its SQLite (apply.ts), after the desk's start (start.ts). LISTEN wakes it at once; a periodic
+// pull covers a lost notification; while PostgreSQL cannot be reached it says so, retries with backoff
+// and catches up.
 // Pulls run one at a time: a pull asked for while one runs waits for it, and asks share one pull.
 import type pg from 'pg';
-import type { Clock } from '../clock.js';
-import type { Db } from '../store/db.js';
-import type { PaymentOption } from '../service/types.js';
-import { TeamSignInError, TeamUnavailableError, translatePgError } from './errors.js';
-import { pullSince, type PullResult } from './events.js';
-import { listen, type Listener } from './listen.js';
-import { poolLogin, poolTls, toSafeInteger } from './pool.js';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../store/db.js';
+import type { PaymentOption } from '../../service/types.js';
+import { TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
+import { pullSince, type PullResult } from '../events.js';
+import { listen, type Listener } from '../listen.js';
+import { poolLogin, poolTls, toSafeInteger } from '../pool.js';
 import {
   applyEvents,
   applyPaymentOptions,
@@ -17,11 +18,9 @@ import {
   lastSeq,
   type ChangedCollection,
   type TeamSnapshot,
-} from './sync/apply.js';
-import { bulkStart, isEmpty, needsFullReconcile, wantsBulkStart } from './sync/bulk.js';
-import { removeLeftoverDownload, snapshotStart } from './snapshot/start.js';
-import { checkWorkspace, TeamWorkspaceMismatchError } from './sync/workspace.js';
-import { reconcileAll } from '../reconcile/reconcile.js';
+} from './apply.js';
+import { startDesk } from './start.js';
+import { checkWorkspace, TeamWorkspaceMismatchError } from './workspace.js';
 
 export interface TeamSyncStatus {
   online: boolean;
@@ -163,54 +162,28 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     }
   }
 
-  /**
-   * An empty desktop's first pull starts from the team's snapshot once it has checked it
-   * (snapshot/start.ts), or else copies the history in bulk; a bulk start or full recompute cut short
-   * by a crash is finished here before anything else (both in sync/bulk.ts).
-   */
+  /** The desk's start (start.ts) before its first incremental pull; what it copied is told through onCopied. */
   async function startPull(): Promise<number> {
-    removeLeftoverDownload(db);
-    if (o.bulkStart !== false && wantsBulkStart(db)) {
-      const start = {
+    try {
+      const r = await startDesk({
         pool,
         db,
-        now: () => clock.now(),
-        ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
-        onProgress: (p: { copiedSeq: number; totalSeq: number }) => setStatus({ catchingUp: p, lastSeq: 0 }),
+        clock,
+        logger,
+        bulkStart: o.bulkStart,
+        snapshots: o.snapshots,
+        bulkChunk: o.bulkChunk,
+        onProgress: (p) => setStatus({ catchingUp: p, lastSeq: 0 }),
         stopped: () => closed,
-      };
-      try {
-        let r: { applied: number; lastSeq: number } | null = null;
-        let from: 'snapshot' | 'replay' = 'replay';
-        if (o.snapshots !== false && isEmpty(db)) {
-          const s = await snapshotStart(start);
-          if (!s) return 0; // closing: the next start begins again
-          if (s.started) {
-            r = s;
-            from = 'snapshot';
-            logger.info(
-              { snapshot: s.snapshot.id, uptoSeq: s.lastSeq, madeBy: s.snapshot.madeBy },
-              'team sync: started from the team snapshot, every row checked against the record',
-            );
-          } else if (s.snapshot)
-            logger.warn(
-              { snapshot: s.snapshot.id, madeBy: s.snapshot.madeBy, reason: s.reason },
-              'team sync: replaying the team record instead of using its snapshot',
-            );
-        }
-        r ??= await bulkStart(start);
-        startChecked = r !== null;
-        if (r) setStatus({ lastSeq: r.lastSeq });
-        const applied = r?.applied ?? 0;
-        if (applied) tell(() => o.onCopied?.(applied, from));
-        return applied;
-      } finally {
-        setStatus({ catchingUp: null });
-      }
+      });
+      startChecked = r !== null;
+      if (!r) return 0;
+      if (r.lastSeq !== null) setStatus({ lastSeq: r.lastSeq });
+      if (r.applied) tell(() => o.onCopied?.(r.applied, r.from));
+      return r.applied;
+    } finally {
+      if (state.catchingUp) setStatus({ catchingUp: null });
     }
-    if (!startChecked && needsFullReconcile(db)) await reconcileAll(db, { now: clock.now() });
-    startChecked = true;
-    return 0;
   }
 
   /** One full pull: events batch after batch (the next fetched while this one is applied), then poll results. */

@@ -1,6 +1,7 @@
-// A team profile's link to the team database, one per workspace: the sign-in (TeamUnlocker, behind the
-// idle lock), the signed-in session (the operator's own pool and the sync), and the seam that makes
-// its charges team-wide. Solo profiles have none of this.
+// The composition of a team profile, one per workspace: the sign-in (team/unlocker.ts, behind the idle
+// lock), the signed-in session it opens (team/session.ts: the operator's own pool, the pull and the
+// outbox push), what they tell the screens (app events), and the seams that make the desk's charges and
+// a person's decisions team-wide. The sync engine itself is main/team/sync/. Solo profiles have none of this.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -19,13 +20,14 @@ import {
 } from '../team/errors.js';
 import type { TeamRole } from '../team/operators.js';
 import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
-import type { TeamSession } from '../team/session.js';
-import { startTeamSync, type TeamSyncStatus } from '../team/sync.js';
+import { startTeamSession, type TeamSession } from '../team/session.js';
+import type { TeamSyncStatus } from '../team/sync/pull.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import { DEFAULT_TLS, transportOf, type TeamTls } from '../team/tls.js';
 import type { AppEventBus } from './events.js';
 import type { TeamLinkState } from './status.js';
+import { outboxCounts } from '../collections/outbox.js';
 
 export interface TeamLink {
   readonly unlocker: TeamUnlocker;
@@ -85,9 +87,6 @@ function localCopySyncedAt(db: Db): number | null {
   }
 }
 
-const RETRY_FIRST_MS = 200;
-const RETRY_MAX_MS = 5_000;
-
 export function createTeamLink(o: TeamLinkOptions): TeamLink {
   const { logger, events } = o;
   const remembered = o.remembered ?? new KeyringAppSecret(rememberedPasswordName(o.databaseUrl, o.login));
@@ -110,12 +109,14 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       session.role = role;
       return;
     }
-    const sync = startTeamSync({
+    session = startTeamSession({
       pool,
+      login: o.login,
+      role,
       db: o.db,
       clock: o.clock,
       logger,
-      ...(o.syncEveryMs ? { pollEveryMs: o.syncEveryMs } : {}),
+      syncEveryMs: o.syncEveryMs,
       onApplied: (changed) => {
         for (const c of changed) events.emit('collection.changed', c);
       },
@@ -123,24 +124,42 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       onCopied: () => events.emit('callbacks.ingested', { result: 'team-copy', reference: null }),
       onPolled: (what, changed) =>
         events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
+      onStatus: (s: TeamSyncStatus) => {
+        if (s.signInRefused) {
+          void signOut();
+          return;
+        }
+        if (!s.online && s.error) wasOffline = true;
+        else if (s.online && wasOffline) {
+          wasOffline = false;
+          events.emit('notice', {
+            level: 'info',
+            message: 'The team database is reachable again: the local copy is up to date.',
+          });
+        }
+        o.onChange();
+      },
+      onRefused: (entries, reason) => {
+        // Never silent: the desk says it at once, and the collection keeps saying it.
+        for (const x of entries)
+          events.emit('notice', {
+            level: 'error',
+            message: `${x.event.merchantReference}: this desk's ${x.event.kind.replace(/_/g, ' ')} was not accepted by the team database (${reason}). It is kept on this desk only.`,
+          });
+        // The collection now says "not accepted by the team database": screens showing it read it again.
+        for (const x of entries) {
+          if (x.event.collectionId === null) continue;
+          const status = o.db.prepare('SELECT status FROM collections WHERE id = ?').pluck().get(x.event.collectionId);
+          if (typeof status === 'string')
+            events.emit('collection.changed', {
+              id: x.event.collectionId,
+              reference: x.event.merchantReference,
+              status,
+            });
+        }
+        o.onChange(); // the status bar counts them
+      },
     });
-    sync.onStatus((s: TeamSyncStatus) => {
-      if (s.signInRefused) {
-        void signOut();
-        return;
-      }
-      if (!s.online && s.error) wasOffline = true;
-      else if (s.online && wasOffline) {
-        wasOffline = false;
-        events.emit('notice', {
-          level: 'info',
-          message: 'The team database is reachable again: the local copy is up to date.',
-        });
-      }
-      if (s.online) flush();
-      o.onChange();
-    });
-    session = { pool, login: o.login, role, sync };
     logger.info(
       { login: o.login, role, offline: how.offline },
       how.offline
@@ -148,13 +167,12 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         : 'signed in to the team database',
     );
     o.onChange();
-    flush();
   }
 
   /**
    * The team database refused this login's password (changed, or the operator disabled) on a session
    * that was open: the session ends and the desk locks, so only a sign-in the database accepts opens it.
-   * Charge events not yet recorded stay queued for the next session.
+   * Charge events not yet recorded stay in the outbox for the next session.
    */
   async function signOut(): Promise<void> {
     const s = session;
@@ -167,8 +185,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     });
     events.emit('team.signedOut', { login: o.login });
     o.onChange();
-    await s.sync.close().catch(() => undefined);
-    await s.pool.end().catch(() => undefined);
+    await s.close();
   }
 
   const unlocker = new TeamUnlocker({
@@ -180,56 +197,6 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     onSignIn: signedIn,
     onIdleError: (err) => logger.warn({ err }, 'a team database connection failed'),
   });
-
-  // Events recorded locally by charges wait here until the team database has them, in order.
-  const pending: NewEvent[] = [];
-  let timer: NodeJS.Timeout | null = null;
-  let flushing = false;
-  let delay = RETRY_FIRST_MS;
-
-  function flush(): void {
-    if (flushing || closed || !pending.length) return;
-    const s = session;
-    if (!s || wrongDatabase(s)) return schedule();
-    flushing = true;
-    const batch = pending.slice(0, 500);
-    recordEvents(s.pool, batch).then(
-      () => {
-        pending.splice(0, batch.length);
-        delay = RETRY_FIRST_MS;
-        flushing = false;
-        if (pending.length) flush();
-      },
-      (e: unknown) => {
-        flushing = false;
-        if (e instanceof TeamError && !(e instanceof TeamUnavailableError)) {
-          // Refused (not an outage): retrying cannot help, and must not hold back the events behind it.
-          logger.error(
-            { err: e, references: batch.map((b) => b.merchantReference) },
-            'the team database refused charge events',
-          );
-          pending.splice(0, batch.length);
-          if (pending.length) flush();
-          return;
-        }
-        logger.warn(
-          { err: e, waiting: pending.length },
-          'charge events kept in memory until the team database is back',
-        );
-        schedule();
-      },
-    );
-  }
-
-  function schedule(): void {
-    if (timer || closed) return;
-    timer = setTimeout(() => {
-      timer = null;
-      flush();
-    }, delay);
-    timer.unref();
-    delay = Math.min(delay * 2, RETRY_MAX_MS);
-  }
 
   function refusal(e: unknown, doing: string): Error {
     const t = e instanceof TeamError ? e : translatePgError(e, doing, o.login);
@@ -255,17 +222,9 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
 
   function requireSession(): TeamSession {
     if (!session) throw new PaymentError('unavailable', `Sign in as ${o.login} to the team database first.`);
-    const wrong = wrongDatabase(session);
+    const wrong = session.wrongDatabase();
     if (wrong) throw new PaymentError('unavailable', wrong);
     return session;
-  }
-
-  /** Why nothing may be written, when the database is another team's than this desk's copy (sync/workspace.ts). */
-  function wrongDatabase(s: TeamSession): string | null {
-    const st = s.sync.status();
-    return st.wrongDatabase
-      ? `Nothing is recorded: ${st.error ?? 'the team database is not the one this desk was synced from'}`
-      : null;
   }
 
   const charges: TeamChargeSeam = {
@@ -285,16 +244,15 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         throw refusal(e, 'read the intent');
       }
     },
-    record(ev) {
-      pending.push(ev);
-      flush();
+    outboxAdded() {
+      session?.push.kick();
     },
   };
 
   async function recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]> {
     const s = session;
     if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
-    const wrong = wrongDatabase(s);
+    const wrong = s.wrongDatabase();
     if (wrong) throw new AppError('unavailable', wrong);
     const keyed = evs.map(withTeamKey);
     try {
@@ -317,6 +275,15 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     return keyed;
   }
 
+  /** The outbox's counts for the status bar; null when the database cannot be read (closing). */
+  function countOutbox(): { pending: number; refused: number } | null {
+    try {
+      return outboxCounts(o.db);
+    } catch {
+      return null;
+    }
+  }
+
   return {
     unlocker,
     recordFirst,
@@ -335,22 +302,16 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         error: s?.error ?? null,
         catchingUp: s?.catchingUp ?? null,
         transportWarning,
+        outbox: countOutbox(),
       };
     },
     charges,
     async close() {
       closed = true;
-      if (timer) clearTimeout(timer);
       const s = session;
       session = null;
-      if (!s) return;
-      if (pending.length) {
-        await recordEvents(s.pool, pending.splice(0)).catch((e: unknown) =>
-          logger.error({ err: e }, 'charge events not recorded to the team database at close'),
-        );
-      }
-      await s.sync.close();
-      await s.pool.end().catch(() => undefined);
+      // What the outbox still holds stays there, durable, and goes at the next sign-in.
+      await s?.close();
     },
   };
 }
