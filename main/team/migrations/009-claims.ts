@@ -21,7 +21,10 @@
 export const sql = `
 CREATE TABLE team.claims (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  merchant_reference text NOT NULL REFERENCES team.intents (merchant_reference),
+  -- No foreign key to team.intents: only the functions below write claims, each for an intent it read,
+  -- and a reference from here would make TRUNCATE of intents fail on the key before the append-only
+  -- trigger can refuse it in its own words.
+  merchant_reference text NOT NULL,
   claimed_by name NOT NULL,
   claimed_at timestamptz NOT NULL,
   expires_at timestamptz NOT NULL,
