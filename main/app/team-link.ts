@@ -336,6 +336,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         lastSyncAt: s?.lastPullAt ?? null,
         error: s?.error ?? null,
         catchingUp: s?.catchingUp ?? null,
+        chain: s?.chain ?? null,
       };
     },
     charges,

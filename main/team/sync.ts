@@ -19,9 +19,11 @@ import {
   type TeamSnapshot,
 } from './sync/apply.js';
 import { bulkStart, isEmpty, needsFullReconcile, wantsBulkStart } from './sync/bulk.js';
+import type { ChainHead } from './chain.js';
 import { removeLeftoverDownload, snapshotStart } from './snapshot/start.js';
 import { checkWorkspace, TeamWorkspaceMismatchError } from './sync/workspace.js';
 import { reconcileAll } from '../reconcile/reconcile.js';
+import { createChainCheck, type ChainState } from './sync/chain-check.js';
 
 export interface TeamSyncStatus {
   online: boolean;
@@ -34,12 +36,16 @@ export interface TeamSyncStatus {
   wrongDatabase: boolean;
   /** While a new desktop copies the team history in bulk (sync/bulk.ts): how far, by seq; else null. */
   catchingUp: { copiedSeq: number; totalSeq: number } | null;
+  /** The events' hash chain as this desk checked it (sync/chain-check.ts): verified through, or the alarm. */
+  chain: ChainState;
 }
 
 export interface TeamSync {
   /** Pulls and applies everything after the last seq seen; resolves with how many events were applied. */
   pullNow(): Promise<number>;
   status(): TeamSyncStatus;
+  /** Re-checks the hash chain of everything this desk holds now (as the periodic check does). */
+  recheckChain(): Promise<ChainState>;
   onStatus(cb: (s: TeamSyncStatus) => void): () => void;
   close(): Promise<void>;
 }
@@ -73,6 +79,8 @@ export interface TeamSyncOptions {
   bulkStart?: boolean;
   /** false: a new desktop replays the events even when the team has a snapshot (snapshot/start.ts). */
   snapshots?: boolean;
+  /** How often the desk re-checks the hash chain of what it holds (default 5 minutes; 0: only at sign-in). */
+  chainRecheckEveryMs?: number;
 }
 
 const RETRY_FIRST_MS = 500;
@@ -133,6 +141,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     signInRefused: false,
     wrongDatabase: false,
     catchingUp: null,
+    chain: { verifiedSeq: 0, recheckedAt: null, broken: null },
   };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
@@ -151,6 +160,44 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       }
     }
   }
+
+  // --- The hash chain (sync/chain-check.ts): checked before each batch is applied, re-checked in the background.
+  const chain = createChainCheck({
+    pool,
+    db,
+    now: () => clock.now(),
+    onChange: (c) => setStatus({ chain: c }),
+    stopped: () => closed,
+  });
+  state = { ...state, chain: chain.state() };
+  let recheckTimer: NodeJS.Timeout | undefined;
+  let rechecking: Promise<ChainState> | null = null;
+  let recheckStarted = false;
+  /** One re-check at a time; the first after the first pull (sign-in), then every period. */
+  function recheckChain(): Promise<ChainState> {
+    if (closed) return Promise.resolve(chain.state());
+    if (rechecking) return rechecking;
+    const run = chain.recheck();
+    rechecking = run;
+    run
+      .then(
+        (c) => {
+          if (c.broken) logger.warn({ broken: c.broken }, 'team sync: the team record does not match its hash chain');
+        },
+        (e: unknown) => logger.warn({ err: e }, 'team sync: the hash chain re-check could not run'),
+      )
+      .finally(() => {
+        rechecking = null;
+        const every = o.chainRecheckEveryMs ?? 5 * 60_000;
+        if (!closed && every > 0) {
+          clearTimeout(recheckTimer);
+          recheckTimer = setTimeout(() => void recheckChain().catch(() => undefined), every);
+          recheckTimer.unref?.();
+        }
+      });
+    return run;
+  }
+  // ---
 
   let startChecked = false;
 
@@ -180,7 +227,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         stopped: () => closed,
       };
       try {
-        let r: { applied: number; lastSeq: number } | null = null;
+        let r: { applied: number; lastSeq: number; head: ChainHead } | null = null;
         let from: 'snapshot' | 'replay' = 'replay';
         if (o.snapshots !== false && isEmpty(db)) {
           const s = await snapshotStart(start);
@@ -198,8 +245,9 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
               'team sync: replaying the team record instead of using its snapshot',
             );
         }
-        r ??= await bulkStart(start);
+        r ??= await chain.starting(bulkStart(start));
         startChecked = r !== null;
+        if (r) chain.started(r.head);
         if (r) setStatus({ lastSeq: r.lastSeq });
         const applied = r?.applied ?? 0;
         if (applied) tell(() => o.onCopied?.(applied, from));
@@ -228,7 +276,10 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       const batch = await next;
       if (batch.more) next = fetch(batch.lastSeq);
       if (batch.events.length) {
+        // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
+        const head = await chain.checkPulled(batch.events, lastSeq(db, 'events'));
         const r = applyEvents(db, batch.events, batch.lastSeq, clock.now());
+        chain.applied(head);
         total += r.applied;
         setStatus({ lastSeq: batch.lastSeq });
         if (r.changed.length && o.onApplied) {
@@ -278,6 +329,10 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       setStatus({ online: true, error: null, signInRefused: false, wrongDatabase: false, lastPullAt: clock.now() });
       schedule(pollEveryMs);
       if (!listener) void connectListener();
+      if (!recheckStarted) {
+        recheckStarted = true;
+        void recheckChain().catch(() => undefined); // logged there
+      }
       return n;
     } catch (e) {
       const err = e as Error;
@@ -354,6 +409,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   return {
     pullNow,
     status: () => state,
+    recheckChain,
     onStatus(cb) {
       watchers.add(cb);
       return () => watchers.delete(cb);
@@ -361,6 +417,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     async close() {
       closed = true;
       clearTimeout(timer);
+      clearTimeout(recheckTimer);
       waiting = null;
       await tail;
       const l = listener;

@@ -14,6 +14,7 @@ import { sql as m011 } from './011-reconciliation-partial-indexes.js';
 import { sql as m012 } from './012-team-sync.js';
 import { sql as m013 } from './013-team-workspace.js';
 import { sql as m014 } from './014-reconcile-event-terms.js';
+import { sql as m017 } from './017-team-chain.js';
 
 export interface Migration {
   version: number;
@@ -36,4 +37,5 @@ export const migrations: Migration[] = [
   { version: 12, name: 'team-sync', sql: m012 },
   { version: 13, name: 'team-workspace', sql: m013 },
   { version: 14, name: 'reconcile-event-terms', sql: m014 },
+  { version: 17, name: 'team-chain', sql: m017 },
 ];
