@@ -13,6 +13,11 @@ export const GENESIS: Buffer = Buffer.alloc(32);
 /** An event as pulled with its chain columns. */
 export type ChainedEvent = TeamEvent & { prevHash: Buffer; hash: Buffer };
 
+/** A number's text as PostgreSQL's ::text gives an integer's, null as null. */
+function decimal(n: number | null | undefined): string | null {
+  return n === null || n === undefined ? null : String(n);
+}
+
 /**
  * The canonical content's columns, in order, and each one's text as the desk reads it. The one list on
  * this side: a column appended to team.event_canonical is appended here, at the end.
@@ -25,26 +30,39 @@ export const CANONICAL_COLUMNS: readonly (readonly [column: string, text: (e: Te
   ['source', (e) => e.source],
   ['kind', (e) => e.kind],
   ['status', (e) => e.status],
-  ['amount_minor', (e) => (e.amountMinor === null ? null : String(e.amountMinor))],
+  ['amount_minor', (e) => decimal(e.amountMinor)],
   ['currency', (e) => e.currency],
   ['signature', (e) => e.signature],
   ['payload', (e) => e.payload],
   ['note', (e) => e.note],
   ['payment_url', (e) => e.paymentUrl],
   ['status_message', (e) => e.statusMessage],
-  ['occurred_at', (e) => String(e.occurredAt)],
-  ['recorded_at', (e) => String(e.recordedAt)],
+  ['occurred_at', (e) => decimal(e.occurredAt)],
+  ['recorded_at', (e) => decimal(e.recordedAt)],
   ['actor', (e) => e.actor],
 ];
 
 /** The canonical text of an event: byte for byte what team.event_canonical gives for its row. */
 export function canonicalEvent(e: TeamEvent): string {
-  const parts: string[] = CANONICAL_COLUMNS.map(([, text]) => {
+  // One string built as it goes (a new desk hashes millions of events: no array per event); a run of
+  // nulls is written only once a value follows it, so trailing nulls are dropped.
+  let out = '[';
+  let nulls = 0;
+  let first = true;
+  for (const [, text] of CANONICAL_COLUMNS) {
     const v = text(e);
-    return v === null ? 'null' : JSON.stringify(v);
-  });
-  while (parts.length && parts[parts.length - 1] === 'null') parts.pop();
-  return `[${parts.join(',')}]`;
+    if (v === null) {
+      nulls++;
+      continue;
+    }
+    for (; nulls > 0; nulls--) {
+      out += first ? 'null' : ',null';
+      first = false;
+    }
+    out += first ? JSON.stringify(v) : `,${JSON.stringify(v)}`;
+    first = false;
+  }
+  return `${out}]`;
 }
 
 /** sha256(prev || canonical text as UTF-8). */

@@ -53,12 +53,13 @@ async function write(events: readonly NewTeamEvent[], pool: pg.Pool = team.owner
 }
 
 /** As the server's superuser, with every user trigger of team.events off (the append-only one too). */
-async function asSuperuser(sql: string, params: unknown[] = []): Promise<void> {
+async function asSuperuser(sql: string | ((c: pg.PoolClient) => Promise<void>), params: unknown[] = []): Promise<void> {
   const c = await team.owner.connect();
   try {
     await c.query('BEGIN');
     await c.query('ALTER TABLE team.events DISABLE TRIGGER USER');
-    await c.query(sql, params);
+    if (typeof sql === 'string') await c.query(sql, params);
+    else await sql(c);
     await c.query('ALTER TABLE team.events ENABLE TRIGGER USER');
     await c.query('COMMIT');
   } catch (e) {
@@ -171,6 +172,34 @@ describe('the canonical content', () => {
       expect.stringMatching(/^\d{13}$/),
       expect.any(String),
     ]);
+  });
+
+  it('drops trailing nulls on both sides, so a column appended later leaves older rows as they were', async () => {
+    const sql = await team.owner.query<{ c: string }>(
+      `SELECT team.event_canonical(jsonb_populate_record(NULL::team.events, $1::jsonb)) AS c`,
+      [JSON.stringify({ seq: 7, event_key: 'k', merchant_reference: 'R', kind: 'outcome', amount_minor: 5 })],
+    );
+    const ts = canonicalEvent({
+      seq: 7,
+      eventKey: 'k',
+      merchantReference: 'R',
+      internalReference: null,
+      source: null as never,
+      kind: 'outcome',
+      status: null,
+      amountMinor: 5,
+      currency: null,
+      signature: null as never,
+      payload: null,
+      note: null,
+      paymentUrl: null,
+      statusMessage: null,
+      occurredAt: null as never,
+      recordedAt: null as never,
+      actor: null as never,
+    });
+    expect(sql.rows[0]!.c).toBe('["7","k","R",null,null,"outcome",null,"5"]');
+    expect(ts).toBe(sql.rows[0]!.c);
   });
 
   it('a client can neither name its hashes nor change them', async () => {
@@ -296,9 +325,22 @@ describe('a desk watching the chain', () => {
 
   it('does not apply a pulled batch that does not continue the chain; applies it once the record is put back', async () => {
     const { desk, seqs } = await syncedDesk(20);
-    const fresh = await write(Array.from({ length: 5 }, () => event()));
-    const original = await team.owner.query('SELECT status FROM team.events WHERE seq = $1', [fresh[2]]);
-    await asSuperuser("UPDATE team.events SET status = 'COMPLETED' WHERE seq = $1", [fresh[2]]);
+    // New events, one of them rewritten by the superuser in the same transaction: no desk saw it honest.
+    const fresh: number[] = [];
+    const original = 'PENDING';
+    await asSuperuser(async (c) => {
+      await c.query('ALTER TABLE team.events ENABLE TRIGGER USER');
+      fresh.push(
+        ...(
+          await appendEvents(
+            c,
+            Array.from({ length: 5 }, () => event()),
+          )
+        ).stored.map((x) => x.seq),
+      );
+      await c.query('ALTER TABLE team.events DISABLE TRIGGER USER');
+      await c.query("UPDATE team.events SET status = 'COMPLETED' WHERE seq = $1", [fresh[2]]);
+    });
     await expect(desk.sync.pullNow()).rejects.toMatchObject({ name: 'ChainBrokenError', seq: fresh[2] });
     // Nothing of the batch is in the desk's copy; the alarm says where it stopped.
     expect(lastSeq(desk.db, 'events')).toBe(seqs.at(-1));
@@ -307,7 +349,7 @@ describe('a desk watching the chain', () => {
     expect(desk.sync.status().chain).toMatchObject({ verifiedSeq: seqs.at(-1), broken: { seq: fresh[2] } });
     expect(desk.sync.status().error).toMatch(/does not match its hash chain at seq/);
 
-    await asSuperuser('UPDATE team.events SET status = $1 WHERE seq = $2', [original.rows[0].status, fresh[2]]);
+    await asSuperuser('UPDATE team.events SET status = $1 WHERE seq = $2', [original, fresh[2]]);
     await desk.sync.pullNow();
     expect(lastSeq(desk.db, 'events')).toBe(fresh.at(-1));
     expect(desk.sync.status().chain).toMatchObject({ verifiedSeq: fresh.at(-1), broken: null });
@@ -315,11 +357,11 @@ describe('a desk watching the chain', () => {
 
   it('a desk from before the chain (or one that crashed before keeping its head) checks what it applied first', async () => {
     const { desk, seqs } = await syncedDesk(15);
-    await restart(desk);
+    await desk.sync.close();
     desk.db.exec('DELETE FROM team_chain');
-    await restart(desk);
     await asSuperuser("UPDATE team.events SET note = 'forged' WHERE seq = $1", [seqs[4]]);
     await write([event()]);
+    await restart(desk);
     await expect(desk.sync.pullNow()).rejects.toMatchObject({ name: 'ChainBrokenError', seq: seqs[4] });
     expect(lastSeq(desk.db, 'events')).toBe(seqs.at(-1));
   });
