@@ -1,7 +1,10 @@
-// One charge per intent, decided by the database (issue 20, finding 5): before a desk sends anything to
-// the service for an EXISTING intent (a re-send of an UNKNOWN payment), PostgreSQL grants it a claim
-// (team.claim_intent, team migration 9): only to the intent's creator or an admin, one at a time.
-// Desks end to end: composeCore on team profiles, the sandbox over HTTP, a real PostgreSQL.
+// What a team desk trusts, decided by the database, end to end (composeCore on team profiles, the
+// sandbox over HTTP, a real PostgreSQL):
+// - One charge per intent (issue 20, finding 5): before a desk sends anything to the service for an
+//   EXISTING intent (a re-send of an UNKNOWN payment), PostgreSQL grants it a claim (team.claim_intent,
+//   team migration 9): only to the intent's creator or an admin, one at a time.
+// - Tamper evidence: a desk that re-checks the events' hash chain at sign-in raises the alarm in its
+//   status when the superuser rewrote an event it had verified (team migration 10, team/sync/chain-check.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,16 +81,18 @@ async function operator(role: 'support' | 'back_office' | 'admin'): Promise<stri
 }
 
 /** A team desk signed in as `login`, with its dispatcher (the desk API every screen uses). */
-async function desk(login: string) {
-  const dataDir = tempDir('md-team-claims-desk-');
-  const db = openProfileDatabase(dataDir, 'team');
-  try {
-    updateSettings(db, { profile: 'team', baseUrl: sb.baseUrl, teamDatabaseUrl: deskUrl, teamLogin: login });
-    importServicePublicKey(db, dataDir, sb.servicePublicKeyPem);
-  } finally {
-    db.close();
+async function desk(login: string, existing?: string) {
+  const dataDir = existing ?? tempDir('md-team-claims-desk-');
+  if (!existing) {
+    const db = openProfileDatabase(dataDir, 'team');
+    try {
+      updateSettings(db, { profile: 'team', baseUrl: sb.baseUrl, teamDatabaseUrl: deskUrl, teamLogin: login });
+      importServicePublicKey(db, dataDir, sb.servicePublicKeyPem);
+    } finally {
+      db.close();
+    }
+    writeActiveProfile(dataDir, 'team');
   }
-  writeActiveProfile(dataDir, 'team');
   const core = await composeCore({
     dataDir,
     logger: silentLogger(),
@@ -100,7 +105,7 @@ async function desk(login: string) {
   await core.ready();
   await core.lock.unlock(team.password(login));
   const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
-  return { core, d };
+  return { core, d, dataDir };
 }
 
 async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
@@ -303,5 +308,44 @@ describe('team.claim_intent', () => {
       ),
     ).rejects.toMatchObject({ code: '42501' });
     await expect(claimIntent(poolA, 'NO-SUCH-REF')).rejects.toMatchObject({ refusal: { reason: 'no_intent' } });
+  });
+});
+
+describe("the team record's hash chain on a desk", () => {
+  it('says "verified through seq N"; after the superuser rewrote a verified event, the next sign-in raises the alarm in the status', async () => {
+    const a = await operator('support');
+    const first = await desk(a);
+    await unknownPaymentOn(first.core);
+    const top = Number((await team.owner.query<{ m: string }>('SELECT max(seq) AS m FROM team.events')).rows[0]!.m);
+    await until('the desk verified the record through its newest seq', () => {
+      const c = first.core.appStatus().team?.chain;
+      return c?.verifiedSeq === top && c.recheckedAt !== null;
+    });
+    expect(first.core.appStatus()).toMatchObject({ connection: 'online', team: { chain: { broken: null } } });
+    cores.splice(cores.indexOf(first.core), 1);
+    await first.core.close();
+
+    const victim = Number(
+      (await team.owner.query<{ m: string }>("SELECT min(seq) AS m FROM team.events WHERE source = 'intent'")).rows[0]!
+        .m,
+    );
+    const c = await team.owner.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query('ALTER TABLE team.events DISABLE TRIGGER USER');
+      await c.query('UPDATE team.events SET amount_minor = 1 WHERE seq = $1', [victim]);
+      await c.query('ALTER TABLE team.events ENABLE TRIGGER USER');
+      await c.query('COMMIT');
+    } finally {
+      c.release();
+    }
+
+    const again = await desk(a, first.dataDir);
+    await until('the alarm is raised', () => again.core.appStatus().connection === 'error');
+    expect(again.core.appStatus()).toMatchObject({
+      connection: 'error',
+      message: expect.stringMatching(new RegExp(`^Team record altered: seq ${victim} does not match its hash chain`)),
+      team: { chain: { broken: { seq: victim } } },
+    });
   });
 });
