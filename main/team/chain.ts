@@ -92,11 +92,23 @@ export class ChainBrokenError extends TeamError {
 }
 
 /**
+ * A desk keeps, besides its head, the hash of the first event of every block of MARK_EVERY seqs it
+ * verified (a few thousand for a year): when the superuser rewrote a row and recomputed every hash after
+ * it, the first mark that no longer matches says where, within a block, instead of only "at or before
+ * the head".
+ */
+export const MARK_EVERY = 1000;
+
+/**
  * Checks `events` (seq order, the ones right after `head`) against the chain: each links to the one
  * before and its content gives its hash. Returns the new head; throws ChainBrokenError at the first
- * event that does not match.
+ * event that does not match. `onMark` is told each event that starts a new block of MARK_EVERY seqs.
  */
-export function checkChain(head: ChainHead, events: readonly ChainedEvent[]): ChainHead {
+export function checkChain(
+  head: ChainHead,
+  events: readonly ChainedEvent[],
+  onMark?: (mark: ChainHead) => void,
+): ChainHead {
   let { seq, hash } = head;
   for (const e of events) {
     if (e.seq <= seq) throw new ChainBrokenError(e.seq, `it comes after seq ${seq} in the record (out of order)`);
@@ -109,6 +121,7 @@ export function checkChain(head: ChainHead, events: readonly ChainedEvent[]): Ch
       );
     if (!eventHash(hash, e).equals(e.hash))
       throw new ChainBrokenError(e.seq, 'its content is not what was recorded (rewritten after it was written)');
+    if (onMark && Math.floor(e.seq / MARK_EVERY) !== Math.floor(seq / MARK_EVERY)) onMark({ seq: e.seq, hash: e.hash });
     seq = e.seq;
     hash = e.hash;
   }

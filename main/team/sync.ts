@@ -227,7 +227,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         stopped: () => closed,
       };
       try {
-        let r: { applied: number; lastSeq: number; head: ChainHead } | null = null;
+        let r: { applied: number; lastSeq: number; head: ChainHead; marks: ChainHead[] } | null = null;
         let from: 'snapshot' | 'replay' = 'replay';
         if (o.snapshots !== false && isEmpty(db)) {
           const s = await snapshotStart(start);
@@ -247,7 +247,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         }
         r ??= await chain.starting(bulkStart(start));
         startChecked = r !== null;
-        if (r) chain.started(r.head);
+        if (r) chain.started(r.head, r.marks);
         if (r) setStatus({ lastSeq: r.lastSeq });
         const applied = r?.applied ?? 0;
         if (applied) tell(() => o.onCopied?.(applied, from));
@@ -277,9 +277,9 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       if (batch.more) next = fetch(batch.lastSeq);
       if (batch.events.length) {
         // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
-        const head = await chain.checkPulled(batch.events, lastSeq(db, 'events'));
+        const checked = await chain.checkPulled(batch.events, lastSeq(db, 'events'));
         const r = applyEvents(db, batch.events, batch.lastSeq, clock.now());
-        chain.applied(head);
+        chain.applied(checked);
         total += r.applied;
         setStatus({ lastSeq: batch.lastSeq });
         if (r.changed.length && o.onApplied) {

@@ -291,6 +291,20 @@ describe('a desk watching the chain', () => {
     expect(lastSeq(desk.db, 'events')).toBe(seqs.at(-1));
   });
 
+  it('names the block of seqs where the record was rewritten under recomputed hashes, by the marks it kept', async () => {
+    const { desk, seqs } = await syncedDesk(2_600);
+    const marks = desk.db.prepare('SELECT seq FROM team_chain_marks ORDER BY seq').pluck().all() as number[];
+    expect(marks).toEqual(seqs.filter((q, i) => i > 0 && Math.floor(q / 1000) !== Math.floor(seqs[i - 1]! / 1000)));
+    expect(marks.length).toBeGreaterThanOrEqual(2);
+    const [first, second] = [marks[0]!, marks[1]!];
+    await asSuperuser("UPDATE team.events SET status = 'COMPLETED' WHERE seq = $1", [first + 10]);
+    await asSuperuser(RECOMPUTE);
+    expect((await desk.sync.recheckChain()).broken).toEqual({
+      seq: second,
+      reason: `its hash is not the one this desk verified: the record was rewritten after seq ${first} and at or before seq ${second}, and its later hashes recomputed`,
+    });
+  });
+
   it('reports a deleted event, and a deleted newest event', async () => {
     const { desk, seqs } = await syncedDesk();
     await asSuperuser('DELETE FROM team.events WHERE seq = $1', [seqs[10]]);

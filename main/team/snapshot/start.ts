@@ -41,7 +41,14 @@ export interface SnapshotStartOptions {
 }
 
 export type SnapshotStart =
-  | { started: true; applied: number; lastSeq: number; snapshot: SnapshotInfo; head: ChainHead }
+  | {
+      started: true;
+      applied: number;
+      lastSeq: number;
+      snapshot: SnapshotInfo;
+      head: ChainHead;
+      marks: ChainHead[];
+    }
   | { started: false; reason: string; snapshot: SnapshotInfo | null };
 
 /** Where a desk downloads a snapshot: beside its database, owner-only like it. */
@@ -87,7 +94,14 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     o.onPhase?.('checkpoint');
     await reconcileAll(db, { now: o.now() });
     o.onPhase?.('reconcile');
-    return { started: true, applied: verified.events, lastSeq: info.uptoSeq, snapshot: info, head: verified.head };
+    return {
+      started: true,
+      applied: verified.events,
+      lastSeq: info.uptoSeq,
+      snapshot: info,
+      head: verified.head,
+      marks: verified.marks,
+    };
   } catch (e) {
     if (e instanceof SnapshotRejectedError) return { started: false, reason: e.message, snapshot: info };
     throw e;
@@ -166,7 +180,7 @@ function verifyInWorker(
   job: VerifyJob,
   onProgress: (seq: number) => void,
   stopped?: () => boolean,
-): Promise<{ events: number; collections: number; head: ChainHead } | null> {
+): Promise<{ events: number; collections: number; head: ChainHead; marks: ChainHead[] } | null> {
   // A large young generation: the check keeps a page of rows from each side alive across an await, and
   // with the default one (16 MB semi-spaces) a third of its time went to copying them between semi-spaces
   // and promoting them. Measured alone at 1,000,000 collections: 43 s by default, 38 s with 64 MB
@@ -191,6 +205,7 @@ function verifyInWorker(
             events: m.events,
             collections: m.collections,
             head: { seq: m.headSeq, hash: Buffer.from(m.headHash, 'hex') },
+            marks: m.marks.map(([seq, hash]) => ({ seq, hash: Buffer.from(hash, 'hex') })),
           }),
         );
       else settle(() => reject(workerError(m)));

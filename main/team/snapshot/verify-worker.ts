@@ -17,7 +17,15 @@ export interface VerifyJob {
 
 export type VerifyMessage =
   | { type: 'progress'; seq: number }
-  | { type: 'done'; events: number; collections: number; headSeq: number; headHash: string }
+  | {
+      type: 'done';
+      events: number;
+      collections: number;
+      headSeq: number;
+      headHash: string;
+      /** [seq, hash in hex] of each mark the check passed. */
+      marks: [number, string][];
+    }
   | { type: 'error'; name: string; message: string; code?: string };
 
 const job = workerData as VerifyJob;
@@ -40,6 +48,7 @@ try {
     collections: r!.collections,
     headSeq: r!.head.seq,
     headHash: r!.head.hash.toString('hex'),
+    marks: r!.marks.map((m) => [m.seq, m.hash.toString('hex')]),
   });
 } catch (e) {
   const err = e as Error & { code?: string };

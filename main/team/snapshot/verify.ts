@@ -168,7 +168,7 @@ export interface VerifyOptions {
  */
 export async function verifySnapshot(
   o: VerifyOptions,
-): Promise<{ events: number; collections: number; head: ChainHead } | null> {
+): Promise<{ events: number; collections: number; head: ChainHead; marks: ChainHead[] } | null> {
   const { snap } = o;
   const version = snap.pragma('user_version', { simple: true }) as number;
   const want = snapshotSchemaVersion();
@@ -193,13 +193,14 @@ export async function verifySnapshot(
   };
   let next = fetch(0);
   let head = START;
+  const marks: ChainHead[] = [];
   for (;;) {
     const page = await next;
     if (page.more) next = fetch(page.lastSeq);
     const n = page.events.length;
     if (n) {
       try {
-        head = checkChain(head, page.events);
+        head = checkChain(head, page.events, (m) => marks.push(m));
       } catch (e) {
         if (e instanceof ChainBrokenError)
           throw new SnapshotRejectedError(`the record's hash chain does not match at seq ${e.seq}: ${e.reason}`);
@@ -268,5 +269,5 @@ export async function verifySnapshot(
     const got = projections.next();
     if (!same(row, got)) differs('collections', PROJECTION, row, got, 'its projection of the events');
   }
-  return { events: eventId, collections: collectionId, head };
+  return { events: eventId, collections: collectionId, head, marks };
 }

@@ -264,6 +264,8 @@ export interface BulkStarted {
   lastSeq: number;
   /** The events' hash chain as the copy checked it, page by page, up to lastSeq (team/chain.ts). */
   head: ChainHead;
+  /** The marks the check passed (team/chain.ts MARK_EVERY), for the desk to keep with the head. */
+  marks: ChainHead[];
 }
 
 /**
@@ -319,6 +321,7 @@ async function copyAll(
   // Each page must continue the chain before it is copied: a record that does not match its chain
   // stops the copy there (ChainBrokenError), so nothing past the break is taken as fact.
   let head = START;
+  const marks: ChainHead[] = [];
   const st = statements(db);
   const ids = new Map<string, number>();
   let applied = 0;
@@ -335,7 +338,7 @@ async function copyAll(
     waitMs += performance.now() - t;
     if (page.more) next = fetch(page.lastSeq);
     if (page.events.length) {
-      head = checkChain(head, page.events);
+      head = checkChain(head, page.events, (m) => marks.push(m));
       applied += copyChunk(db, st, ids, page.events);
       after = page.lastSeq;
       o.onProgress?.({ copiedSeq: after, totalSeq: Math.max(totalSeq, after) });
@@ -354,5 +357,5 @@ async function copyAll(
     await reconcileAll(db, { now: o.now() });
     o.onPhase?.('reconcile');
   }
-  return { applied, lastSeq: after, head };
+  return { applied, lastSeq: after, head, marks };
 }

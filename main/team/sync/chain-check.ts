@@ -39,15 +39,48 @@ export function keptHead(db: Db): ChainHead | null {
   return r ? { seq: r.seq, hash: r.hash } : null;
 }
 
-export function keepHead(db: Db, head: ChainHead, now: number): void {
-  writeTransaction(db, () =>
-    db
-      .prepare(
-        `INSERT INTO team_chain (one_row, seq, hash, updated_at) VALUES (1, ?, ?, ?)
-         ON CONFLICT (one_row) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, updated_at = excluded.updated_at`,
-      )
-      .run(head.seq, head.hash, now),
-  );
+/** Keeps the head and the marks passed on the way to it, in one transaction. */
+export function keepHead(db: Db, head: ChainHead, marks: readonly ChainHead[], now: number): void {
+  writeTransaction(db, () => {
+    db.prepare(
+      `INSERT INTO team_chain (one_row, seq, hash, updated_at) VALUES (1, ?, ?, ?)
+       ON CONFLICT (one_row) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, updated_at = excluded.updated_at`,
+    ).run(head.seq, head.hash, now);
+    const mark = db.prepare('INSERT OR REPLACE INTO team_chain_marks (seq, hash) VALUES (?, ?)');
+    for (const m of marks) mark.run(m.seq, m.hash);
+  });
+}
+
+/** The marks kept, in seq order. */
+export function keptMarks(db: Db, uptoSeq: number): ChainHead[] {
+  return db.prepare('SELECT seq, hash FROM team_chain_marks WHERE seq <= ? ORDER BY seq').all(uptoSeq) as ChainHead[];
+}
+
+/**
+ * A walk's onMark that compares each mark with the one this desk kept at that seq: a kept mark the walk
+ * passes without meeting (its row is gone or moved) or one whose hash differs is where the record
+ * changed since this desk verified it, even if every later hash was recomputed.
+ */
+function againstKept(kept: readonly ChainHead[]): (m: ChainHead) => void {
+  let i = 0;
+  let lastGood = 0;
+  return (m) => {
+    const k = kept[i];
+    if (k && k.seq < m.seq)
+      throw new ChainBrokenError(
+        k.seq,
+        `this desk verified seq ${k.seq}, which the record no longer has there (removed or moved after seq ${lastGood})`,
+      );
+    if (k && k.seq === m.seq) {
+      if (!k.hash.equals(m.hash))
+        throw new ChainBrokenError(
+          k.seq,
+          `its hash is not the one this desk verified: the record was rewritten after seq ${lastGood} and at or before seq ${k.seq}, and its later hashes recomputed`,
+        );
+      lastGood = k.seq;
+      i++;
+    }
+  };
 }
 
 /**
@@ -58,13 +91,13 @@ export async function walkChain(
   pool: pg.Pool,
   from: ChainHead,
   uptoSeq: number,
-  o: { page?: number; pauseMs?: number; stopped?: () => boolean } = {},
+  o: { page?: number; pauseMs?: number; stopped?: () => boolean; onMark?: (m: ChainHead) => void } = {},
 ): Promise<ChainHead> {
   let head = from;
   for (;;) {
     if (o.stopped?.()) return head;
     const page = await pullPageRaw(pool, head.seq, o.page ?? 5_000, uptoSeq);
-    head = checkChain(head, page.events);
+    head = checkChain(head, page.events, o.onMark);
     if (!page.more) return head;
     if (o.pauseMs) await new Promise((r) => setTimeout(r, o.pauseMs));
   }
@@ -82,17 +115,23 @@ export interface ChainCheckOptions {
   stopped?: () => boolean;
 }
 
+/** A pulled batch that continues the chain: the head it reaches and the marks on the way. */
+export interface CheckedBatch {
+  head: ChainHead;
+  marks: ChainHead[];
+}
+
 export interface ChainCheck {
   state(): ChainState;
   /**
    * Checks a pulled batch (the events right after `appliedSeq`, the seq this desk applied up to) and
    * returns the head it reaches. Throws ChainBrokenError, and raises the alarm, when it does not match.
    */
-  checkPulled(events: readonly ChainedEvent[], appliedSeq: number): Promise<ChainHead>;
-  /** The batch checked by checkPulled is applied: its head is kept. */
-  applied(head: ChainHead): void;
-  /** A new desk's start checked the chain up to `head` as it copied: kept. */
-  started(head: ChainHead): void;
+  checkPulled(events: readonly ChainedEvent[], appliedSeq: number): Promise<CheckedBatch>;
+  /** The batch checked by checkPulled is applied: its head (and marks) are kept. */
+  applied(checked: CheckedBatch): void;
+  /** A new desk's start checked the chain up to `head` as it copied: kept, with its marks. */
+  started(head: ChainHead, marks: readonly ChainHead[]): void;
   /** Runs a new desk's start (which checks the chain as it copies): a break it finds raises the alarm. */
   starting<T>(start: Promise<T>): Promise<T>;
   /** Re-reads the record up to the kept head and recomputes it; resolves with the state after. */
@@ -116,8 +155,8 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
   };
   const changed = () => o.onChange(state());
 
-  function keep(h: ChainHead): void {
-    keepHead(db, h, o.now());
+  function keep(h: ChainHead, marks: readonly ChainHead[]): void {
+    keepHead(db, h, marks, o.now());
     head = h;
   }
 
@@ -143,23 +182,25 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
         // the events in between are checked first, read again from the record.
         let from = head ?? START;
         if (from.seq < appliedSeq) {
-          from = await walkChain(pool, from, appliedSeq, { page: o.page ?? 5_000 });
-          keep(from);
+          const passed: ChainHead[] = [];
+          from = await walkChain(pool, from, appliedSeq, { page: o.page ?? 5_000, onMark: (m) => passed.push(m) });
+          keep(from, passed);
         }
-        const reached = checkChain(from, events);
+        const marks: ChainHead[] = [];
+        const reached = checkChain(from, events, (m) => marks.push(m));
         if (pullBroken) {
           pullBroken = null;
           changed();
         }
-        return reached;
+        return { head: reached, marks };
       });
     },
-    applied(h) {
-      keep(h);
+    applied(c) {
+      keep(c.head, c.marks);
       changed();
     },
-    started(h) {
-      keep(h);
+    started(h, marks) {
+      keep(h, marks);
       if (pullBroken) pullBroken = null;
       changed();
     },
@@ -170,10 +211,13 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
       const kept = head ?? keptHead(db);
       const upto = kept?.seq ?? lastSeq(db, 'events');
       await checked('recheck', async () => {
+        const marks: ChainHead[] = [];
+        const compare = kept ? againstKept(keptMarks(db, kept.seq)) : null;
         const reached = await walkChain(pool, START, upto, {
           page: o.page ?? 5_000,
           pauseMs: o.pauseMs ?? 0,
           ...(o.stopped ? { stopped: o.stopped } : {}),
+          onMark: (m) => (compare ? compare(m) : marks.push(m)),
         });
         if (o.stopped?.()) return;
         if (kept) {
@@ -187,7 +231,7 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
               kept.seq,
               `its hash is not the one this desk verified: the record was rewritten at or before seq ${kept.seq}, and its later hashes recomputed`,
             );
-        } else if (upto > 0) keep(reached);
+        } else if (upto > 0) keep(reached, marks);
         recheckBroken = null;
         recheckedAt = o.now();
         changed();
