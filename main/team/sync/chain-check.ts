@@ -91,15 +91,23 @@ export async function walkChain(
   pool: pg.Pool,
   from: ChainHead,
   uptoSeq: number,
-  o: { page?: number; pauseMs?: number; stopped?: () => boolean; onMark?: (m: ChainHead) => void } = {},
+  o: {
+    page?: number;
+    /** Rest between pages this many times as long as the page took (a background re-check: 1, half the pace). */
+    pace?: number;
+    stopped?: () => boolean;
+    onMark?: (m: ChainHead) => void;
+  } = {},
 ): Promise<ChainHead> {
   let head = from;
   for (;;) {
     if (o.stopped?.()) return head;
+    const started = performance.now();
     const page = await pullPageRaw(pool, head.seq, o.page ?? 5_000, uptoSeq);
     head = checkChain(head, page.events, o.onMark);
     if (!page.more) return head;
-    if (o.pauseMs) await new Promise((r) => setTimeout(r, o.pauseMs));
+    const rest = (performance.now() - started) * (o.pace ?? 0);
+    if (rest >= 1) await new Promise((r) => setTimeout(r, rest));
   }
 }
 
@@ -109,9 +117,13 @@ export interface ChainCheckOptions {
   now: () => number;
   /** Told whenever the state changes. */
   onChange: (s: ChainState) => void;
-  /** Events per page of a re-check (default 5,000) and the pause between pages (default 0). */
+  /**
+   * Events per page of a re-check (default 5,000), and how long it rests between pages, as a multiple of
+   * the time the page took (default 1: the background re-check takes at most about half of what the
+   * desk and the database could give it).
+   */
   page?: number;
-  pauseMs?: number;
+  pace?: number;
   stopped?: () => boolean;
 }
 
@@ -215,7 +227,7 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
         const compare = kept ? againstKept(keptMarks(db, kept.seq)) : null;
         const reached = await walkChain(pool, START, upto, {
           page: o.page ?? 5_000,
-          pauseMs: o.pauseMs ?? 0,
+          pace: o.pace ?? 1,
           ...(o.stopped ? { stopped: o.stopped } : {}),
           onMark: (m) => (compare ? compare(m) : marks.push(m)),
         });
