@@ -61,10 +61,10 @@ export function keptMarks(db: Db, uptoSeq: number): ChainHead[] {
  * passes without meeting (its row is gone or moved) or one whose hash differs is where the record
  * changed since this desk verified it, even if every later hash was recomputed.
  */
-function againstKept(kept: readonly ChainHead[]): (m: ChainHead) => void {
+function againstKept(kept: readonly ChainHead[]): { onMark: (m: ChainHead) => void; lastGood: () => number } {
   let i = 0;
   let lastGood = 0;
-  return (m) => {
+  const onMark = (m: ChainHead): void => {
     const k = kept[i];
     if (k && k.seq < m.seq)
       throw new ChainBrokenError(
@@ -81,6 +81,7 @@ function againstKept(kept: readonly ChainHead[]): (m: ChainHead) => void {
       i++;
     }
   };
+  return { onMark, lastGood: () => lastGood };
 }
 
 /**
@@ -229,7 +230,7 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
           page: o.page ?? 5_000,
           pace: o.pace ?? 1,
           ...(o.stopped ? { stopped: o.stopped } : {}),
-          onMark: (m) => (compare ? compare(m) : marks.push(m)),
+          onMark: (m) => (compare ? compare.onMark(m) : marks.push(m)),
         });
         if (o.stopped?.()) return;
         if (kept) {
@@ -241,7 +242,7 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
           if (!reached.hash.equals(kept.hash))
             throw new ChainBrokenError(
               kept.seq,
-              `its hash is not the one this desk verified: the record was rewritten at or before seq ${kept.seq}, and its later hashes recomputed`,
+              `its hash is not the one this desk verified: the record was rewritten after seq ${compare?.lastGood() ?? 0} and at or before seq ${kept.seq}, and its later hashes recomputed`,
             );
         } else if (upto > 0) keep(reached, marks);
         recheckBroken = null;
