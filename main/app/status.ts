@@ -4,6 +4,7 @@
 import type { Profile } from '../settings/index.js';
 import type { PollerStatus } from '../poller/index.js';
 import type { TeamRole } from '../team/roles.shared.js';
+import { chainWords, type TeamChainState } from '../team/chain-words.shared.js';
 
 /** What the status bar needs of the team link. */
 export interface TeamLinkState {
@@ -25,6 +26,8 @@ export interface TeamLinkState {
   transportWarning?: string | null;
   /** This desk's outbox (team/sync/push.ts): events waiting for the team database, and those it refused. */
   outbox?: { pending: number; refused: number } | null;
+  /** The team events' hash chain as this desk checked it: verified through a seq, or the alarm. */
+  chain?: TeamChainState | null;
 }
 
 /** What the status bar shows. Times are ms since the epoch. */
@@ -69,6 +72,8 @@ export function clockTime(ms: number): string {
 /** The team profile's connection is the team database's (its service calls are charges only). */
 function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'message'> {
   if (!t.signedIn) return { connection: 'starting', message: `Sign in as ${t.login} to reach the team database.` };
+  // The record no longer matching its hash chain outranks everything else a signed-in desk could say.
+  if (t.chain?.broken) return { connection: 'error', message: chainWords(t.chain).text };
   if (t.catchingUp) {
     const n = (x: number) => x.toLocaleString('en');
     return {

@@ -22,6 +22,7 @@ import type { TeamRole } from '../team/operators.js';
 import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
 import { startTeamSession, type TeamSession } from '../team/session.js';
 import type { TeamSyncStatus } from '../team/sync/pull.js';
+import { claimIntent, ClaimRefusedError } from '../team/claims.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import { DEFAULT_TLS, transportOf, type TeamTls } from '../team/tls.js';
@@ -220,6 +221,27 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     return t;
   }
 
+  /** A claim the team database refused, in words for the person at the desk (nothing was sent). */
+  function claimRefusal(e: ClaimRefusedError, s: TeamSession): PaymentError {
+    const ref = e.merchantReference;
+    const r = e.refusal;
+    if (r.reason === 'no_intent')
+      return new PaymentError('not_found', `The team record has no payment ${ref}: nothing was sent.`, 'reference');
+    if (r.reason === 'not_allowed')
+      return new PaymentError(
+        'forbidden',
+        `Only ${r.createdBy}, who created payment ${ref}, or an admin may send it again; ${o.login} (${s.role.replace('_', ' ')}) may not. Nothing was sent.`,
+        'reference',
+      );
+    const who = r.heldBy === o.login ? `${r.heldBy} (this login, at another desk or window)` : r.heldBy;
+    return new PaymentError(
+      'conflict',
+      `Payment ${ref} is being sent by ${who} since ${new Date(r.claimedAt).toISOString()}: only one desk sends a payment at a time. ` +
+        `Their claim ends when its outcome is recorded, or at ${new Date(r.expiresAt).toISOString()}. Nothing was sent.`,
+      'reference',
+    );
+  }
+
   function requireSession(): TeamSession {
     if (!session) throw new PaymentError('unavailable', `Sign in as ${o.login} to the team database first.`);
     const wrong = session.wrongDatabase();
@@ -236,12 +258,13 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         throw refusal(e, 'create an intent');
       }
     },
-    async ensureReachable(reference) {
+    async claim(reference) {
       const s = requireSession();
       try {
-        await s.pool.query('SELECT 1 FROM team.intents WHERE merchant_reference = $1', [reference]);
+        await claimIntent(s.pool, reference);
       } catch (e) {
-        throw refusal(e, 'read the intent');
+        if (e instanceof ClaimRefusedError) throw claimRefusal(e, s);
+        throw refusal(e, `claim payment ${reference}`);
       }
     },
     outboxAdded() {
@@ -303,6 +326,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         catchingUp: s?.catchingUp ?? null,
         transportWarning,
         outbox: countOutbox(),
+        chain: s?.chain ?? null,
       };
     },
     charges,

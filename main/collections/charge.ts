@@ -166,6 +166,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     const held = guard.take(token);
     if (!held) throw new PaymentError('expired', 'This confirmation has expired; type the card again.', 'token');
     const { client } = await keys();
+    // A new intent under a new reference (submit): on a team desk creating it is the claim, so no other.
     return submit(held, client, opts.signal);
   }
 
@@ -195,8 +196,9 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         });
       }
       const { client, pem } = await keys();
-      // A team desk re-sends only while the team database can record what the service answers.
-      await deps.team?.()?.ensureReachable(reference);
+      // A team desk re-sends only with the team database's claim on the intent: its creator or an
+      // admin, one at a time. Refused: nothing is sent, no window opens, nothing is stored here.
+      await deps.team?.()?.claim(reference);
       const cipher = cipherFor(valid, pem);
       wipeCard(valid);
       wipeCard(card);

@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import { TeamFieldError, translatePgError } from './errors.js';
 import { queryableLogin, toSafeInteger, type Queryable } from './pool.js';
+import type { ChainedEvent } from './chain.js';
 
 export const EVENT_SOURCES = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
@@ -207,9 +208,11 @@ interface EventRow {
   occurred_at: Date;
   recorded_at: Date;
   actor: string;
+  prev_hash: Buffer;
+  hash: Buffer;
 }
 
-function toEvent(r: EventRow): TeamEvent {
+function toEvent(r: EventRow): ChainedEvent {
   return {
     seq: toSafeInteger(r.seq, 'seq'),
     eventKey: r.event_key,
@@ -228,11 +231,14 @@ function toEvent(r: EventRow): TeamEvent {
     occurredAt: r.occurred_at.getTime(),
     recordedAt: r.recorded_at.getTime(),
     actor: r.actor,
+    prevHash: r.prev_hash,
+    hash: r.hash,
   };
 }
 
 export interface PullResult {
-  events: TeamEvent[];
+  /** With their chain columns (team/chain.ts), for the puller to check. */
+  events: ChainedEvent[];
   /** The seq to pull after next time: the last event's, or `afterSeq` when there was none. */
   lastSeq: number;
   /** True when more events wait beyond this batch. */
@@ -252,7 +258,7 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   try {
     const r = await db.query<EventRow>(
       `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
-              signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor
+              signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, prev_hash, hash
        FROM team.events WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [afterSeq, limit + 1],
     );
@@ -263,6 +269,11 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   const more = rows.length > limit;
   const events = rows.slice(0, limit).map(toEvent);
   return { events, lastSeq: events.length ? events[events.length - 1]!.seq : afterSeq, more };
+}
+
+/** bytea as PostgreSQL's text gives it ('\\x' and hex). */
+function byteaText(s: string): Buffer {
+  return Buffer.from(s.slice(2), 'hex');
 }
 
 /** Every value as PostgreSQL's text: the copy converts the few it needs itself. */
@@ -291,7 +302,8 @@ export async function pullPageRaw(
     const r = await db.query<(string | null)[]>({
       text: `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
                     signature, payload, note, payment_url, status_message,
-                    floor(extract(epoch FROM occurred_at) * 1000)::bigint, floor(extract(epoch FROM recorded_at) * 1000)::bigint, actor
+                    floor(extract(epoch FROM occurred_at) * 1000)::bigint, floor(extract(epoch FROM recorded_at) * 1000)::bigint, actor,
+                    prev_hash, hash
              FROM team.events WHERE seq > $1 AND seq <= $3 ORDER BY seq LIMIT $2`,
       values: [afterSeq, limit + 1, uptoSeq],
       rowMode: 'array',
@@ -302,7 +314,7 @@ export async function pullPageRaw(
     throw translatePgError(e, 'pull events', queryableLogin(db));
   }
   const n = Math.min(rows.length, limit);
-  const events: TeamEvent[] = new Array<TeamEvent>(n);
+  const events: ChainedEvent[] = new Array<ChainedEvent>(n);
   for (let i = 0; i < n; i++) {
     const r = rows[i]!;
     events[i] = {
@@ -323,6 +335,8 @@ export async function pullPageRaw(
       occurredAt: toSafeInteger(r[14], 'occurred_at'),
       recordedAt: toSafeInteger(r[15], 'recorded_at'),
       actor: r[16]!,
+      prevHash: byteaText(r[17]!),
+      hash: byteaText(r[18]!),
     };
   }
   return { events, lastSeq: n ? events[n - 1]!.seq : afterSeq, more: rows.length > limit };

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { clockTime, statusFrom, type StatusState } from '../../main/app/status.js';
 import type { TeamLinkState } from '../../main/app/status.js';
+import { chainWords } from '../../main/team/chain-words.shared.js';
 
 const team = (o: Partial<TeamLinkState> = {}): TeamLinkState => ({
   login: 'amina',
@@ -100,6 +101,18 @@ describe('statusFrom on a team desk', () => {
     ).toMatchObject({
       connection: 'starting',
       message: 'Catching up with the team: 150,000 of 3,618,747 events',
+    });
+  });
+
+  it('the team record not matching its hash chain is an alarm naming the first seq that does not match', () => {
+    const fine = statusFrom(state(team({ chain: { verifiedSeq: 1_204, recheckedAt: 1, broken: null } })));
+    expect(fine).toMatchObject({ connection: 'online', message: null });
+    expect(chainWords(fine.team!.chain!)).toEqual({ alarm: false, text: 'Team record verified through seq 1,204' });
+    const broken = { seq: 77, reason: 'its content is not what was recorded (rewritten after it was written)' };
+    expect(statusFrom(state(team({ chain: { verifiedSeq: 1_204, recheckedAt: 1, broken } })))).toMatchObject({
+      connection: 'error',
+      message:
+        'Team record altered: seq 77 does not match its hash chain (its content is not what was recorded (rewritten after it was written)). This desk shows what it verified, through seq 1,204.',
     });
   });
 

@@ -47,8 +47,13 @@ export interface ChargeServiceDeps {
 export interface TeamChargeSeam {
   /** Commits the intent team-wide; throws when the reference is taken, the login may not charge, or offline. */
   recordIntent(intent: CollectionIntent): Promise<void>;
-  /** Before a re-send of an UNKNOWN payment: throws when the team database cannot be reached. */
-  ensureReachable(reference: string): Promise<void>;
+  /**
+   * Before anything is sent for an EXISTING intent (a re-send of an UNKNOWN payment): the team database
+   * grants this login a claim on it (team/claims.ts), or this throws a PaymentError saying who holds it
+   * or who may claim it (or that the database cannot be reached). A new charge needs none: creating
+   * its intent is its creator's claim (recordIntent).
+   */
+  claim(reference: string): Promise<void>;
   /** An event was stored with its outbox row: the push may send it now (it would find it anyway). */
   outboxAdded(): void;
 }

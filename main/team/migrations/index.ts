@@ -8,6 +8,8 @@ import { sql as m005 } from './005-event-projection.js';
 import { sql as m006 } from './006-workspace-identity.js';
 import { sql as m007 } from './007-snapshots.js';
 import { sql as m008 } from './008-writer-turns.js';
+import { sql as m009 } from './009-claims.js';
+import { sql as m010 } from './010-chain.js';
 
 export interface TeamMigration {
   version: number;
@@ -24,4 +26,6 @@ export const teamMigrations: TeamMigration[] = [
   { version: 6, name: 'workspace-identity', sql: m006 },
   { version: 7, name: 'snapshots', sql: m007 },
   { version: 8, name: 'writer-turns', sql: m008 },
+  { version: 9, name: 'claims', sql: m009 },
+  { version: 10, name: 'chain', sql: m010 },
 ];

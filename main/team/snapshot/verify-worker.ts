@@ -20,7 +20,15 @@ export interface VerifyJob {
 
 export type VerifyMessage =
   | { type: 'progress'; seq: number }
-  | { type: 'done'; events: number; collections: number }
+  | {
+      type: 'done';
+      events: number;
+      collections: number;
+      headSeq: number;
+      headHash: string;
+      /** [seq, hash in hex] of each mark the check passed. */
+      marks: [number, string][];
+    }
   | { type: 'error'; name: string; message: string; code?: string };
 
 const job = workerData as VerifyJob;
@@ -37,7 +45,14 @@ try {
     ...(job.chunk ? { chunk: job.chunk } : {}),
     onProgress: (seq) => post({ type: 'progress', seq }),
   });
-  post({ type: 'done', events: r!.events, collections: r!.collections });
+  post({
+    type: 'done',
+    events: r!.events,
+    collections: r!.collections,
+    headSeq: r!.head.seq,
+    headHash: r!.head.hash.toString('hex'),
+    marks: r!.marks.map((m) => [m.seq, m.hash.toString('hex')]),
+  });
 } catch (e) {
   const err = e as Error & { code?: string };
   post({ type: 'error', name: err.name, message: err.message, ...(err.code ? { code: err.code } : {}) });

@@ -21,6 +21,7 @@ import {
 } from './apply.js';
 import { startDesk } from './start.js';
 import { checkWorkspace, TeamWorkspaceMismatchError } from './workspace.js';
+import { createChainCheck, type ChainState } from './chain-check.js';
 
 export interface TeamSyncStatus {
   online: boolean;
@@ -33,12 +34,16 @@ export interface TeamSyncStatus {
   wrongDatabase: boolean;
   /** While a new desktop copies the team history in bulk (sync/bulk.ts): how far, by seq; else null. */
   catchingUp: { copiedSeq: number; totalSeq: number } | null;
+  /** The events' hash chain as this desk checked it (sync/chain-check.ts): verified through, or the alarm. */
+  chain: ChainState;
 }
 
 export interface TeamSync {
   /** Pulls and applies everything after the last seq seen; resolves with how many events were applied. */
   pullNow(): Promise<number>;
   status(): TeamSyncStatus;
+  /** Re-checks the hash chain of everything this desk holds now (as the periodic check does). */
+  recheckChain(): Promise<ChainState>;
   onStatus(cb: (s: TeamSyncStatus) => void): () => void;
   close(): Promise<void>;
 }
@@ -72,6 +77,8 @@ export interface TeamSyncOptions {
   bulkStart?: boolean;
   /** false: a new desktop replays the events even when the team has a snapshot (snapshot/start.ts). */
   snapshots?: boolean;
+  /** How often the desk re-checks the hash chain of what it holds (default 5 minutes; 0: only at sign-in). */
+  chainRecheckEveryMs?: number;
 }
 
 const RETRY_FIRST_MS = 500;
@@ -132,6 +139,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     signInRefused: false,
     wrongDatabase: false,
     catchingUp: null,
+    chain: { verifiedSeq: 0, recheckedAt: null, broken: null },
   };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
@@ -150,6 +158,44 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       }
     }
   }
+
+  // --- The hash chain (sync/chain-check.ts): checked before each batch is applied, re-checked in the background.
+  const chain = createChainCheck({
+    pool,
+    db,
+    now: () => clock.now(),
+    onChange: (c) => setStatus({ chain: c }),
+    stopped: () => closed,
+  });
+  state = { ...state, chain: chain.state() };
+  let recheckTimer: NodeJS.Timeout | undefined;
+  let rechecking: Promise<ChainState> | null = null;
+  let recheckStarted = false;
+  /** One re-check at a time; the first after the first pull (sign-in), then every period. */
+  function recheckChain(): Promise<ChainState> {
+    if (closed) return Promise.resolve(chain.state());
+    if (rechecking) return rechecking;
+    const run = chain.recheck();
+    rechecking = run;
+    run
+      .then(
+        (c) => {
+          if (c.broken) logger.warn({ broken: c.broken }, 'team sync: the team record does not match its hash chain');
+        },
+        (e: unknown) => logger.warn({ err: e }, 'team sync: the hash chain re-check could not run'),
+      )
+      .finally(() => {
+        rechecking = null;
+        const every = o.chainRecheckEveryMs ?? 5 * 60_000;
+        if (!closed && every > 0) {
+          clearTimeout(recheckTimer);
+          recheckTimer = setTimeout(() => void recheckChain().catch(() => undefined), every);
+          recheckTimer.unref?.();
+        }
+      });
+    return run;
+  }
+  // ---
 
   let startChecked = false;
 
@@ -175,6 +221,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         bulkChunk: o.bulkChunk,
         onProgress: (p) => setStatus({ catchingUp: p, lastSeq: 0 }),
         stopped: () => closed,
+        chain,
       });
       startChecked = r !== null;
       if (!r) return 0;
@@ -201,7 +248,10 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       const batch = await next;
       if (batch.more) next = fetch(batch.lastSeq);
       if (batch.events.length) {
+        // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
+        const checked = await chain.checkPulled(batch.events, lastSeq(db, 'events'));
         const r = applyEvents(db, batch.events, batch.lastSeq, clock.now());
+        chain.applied(checked);
         total += r.applied;
         setStatus({ lastSeq: batch.lastSeq });
         if (r.changed.length && o.onApplied) {
@@ -251,6 +301,10 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       setStatus({ online: true, error: null, signInRefused: false, wrongDatabase: false, lastPullAt: clock.now() });
       schedule(pollEveryMs);
       if (!listener) void connectListener();
+      if (!recheckStarted) {
+        recheckStarted = true;
+        void recheckChain().catch(() => undefined); // logged there
+      }
       return n;
     } catch (e) {
       const err = e as Error;
@@ -328,6 +382,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   return {
     pullNow,
     status: () => state,
+    recheckChain,
     onStatus(cb) {
       watchers.add(cb);
       return () => watchers.delete(cb);
@@ -335,6 +390,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     async close() {
       closed = true;
       clearTimeout(timer);
+      clearTimeout(recheckTimer);
       waiting = null;
       await tail;
       const l = listener;

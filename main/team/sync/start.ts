@@ -7,6 +7,7 @@ import type { Db } from '../../store/db.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { bulkStart, isEmpty, needsFullReconcile, wantsBulkStart } from './bulk.js';
 import { removeLeftoverDownload, snapshotStart } from '../snapshot/start.js';
+import type { ChainHead } from '../chain.js';
 
 export interface DeskStartOptions {
   pool: pg.Pool;
@@ -21,6 +22,8 @@ export interface DeskStartOptions {
   bulkChunk?: number | undefined;
   onProgress(p: { copiedSeq: number; totalSeq: number }): void;
   stopped(): boolean;
+  /** The hash chain's check (chain-check.ts): runs the bulk copy (which checks the chain as it copies) and keeps the head it reached. */
+  chain?: { starting<T>(start: Promise<T>): Promise<T>; started(head: ChainHead, marks: readonly ChainHead[]): void };
 }
 
 export interface DeskStarted {
@@ -44,7 +47,7 @@ export async function startDesk(o: DeskStartOptions): Promise<DeskStarted | null
       onProgress: o.onProgress,
       stopped: o.stopped,
     };
-    let r: { applied: number; lastSeq: number } | null = null;
+    let r: { applied: number; lastSeq: number; head: ChainHead; marks: ChainHead[] } | null = null;
     let from: 'snapshot' | 'replay' = 'replay';
     if (o.snapshots !== false && isEmpty(db)) {
       const s = await snapshotStart(start);
@@ -62,7 +65,8 @@ export async function startDesk(o: DeskStartOptions): Promise<DeskStarted | null
           'team sync: replaying the team record instead of using its snapshot',
         );
     }
-    r ??= await bulkStart(start);
+    r ??= await (o.chain ? o.chain.starting(bulkStart(start)) : bulkStart(start));
+    if (r) o.chain?.started(r.head, r.marks);
     return r ? { applied: r.applied, lastSeq: r.lastSeq, from } : null;
   }
   if (needsFullReconcile(db)) await reconcileAll(db, { now: o.clock.now() });
