@@ -9,9 +9,10 @@
 //
 // What a desk trusts: nothing more than with the replay. Every event row and every collection row of
 // the snapshot must equal what the replay makes of PostgreSQL's events (actors as the database
-// recorded them), and the reconciliation is computed here. The indexes come as the publisher's SQLite
-// built them: they are not compared with the tables (PRAGMA integrity_check would, at about the cost of
-// building them); a forged index could make a filtered list miss a row, never change a stored value.
+// recorded them), whatever its id, and the reconciliation is computed here. The indexes are not taken:
+// the copy transfers the tables' b-trees, then REINDEXes both tables from their checked rows in the same
+// transaction. A forged index is not harmless: a unique index on merchant_reference decides which
+// collection a later callback lands on.
 //
 // Any refusal (no snapshot of this schema version, damaged, not the record, the desk no longer empty)
 // leaves the desk as it was, and the caller replays instead.
