@@ -67,6 +67,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         },
       }),
       () => deps.team?.() ?? null,
+      () => val(deps.operator),
     ),
     emit(id) {
       const c = getCollection(db, id)?.collection ?? null;

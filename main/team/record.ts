@@ -76,7 +76,9 @@ export function intentFromTeamEvent(ev: TeamEvent): CollectionIntent | null {
     customerEmail: str(p.customerEmail),
     chargeCustomer: p.chargeCustomer === true,
     allowFinalStatusChange: p.allowFinalStatusChange !== false,
-    operator: str(p.operator) ?? ev.actor,
+    // Who charged is the login PostgreSQL recorded (DESIGN.md "Trust boundaries"): a payload's operator,
+    // written by any teammate's desk, is never read.
+    operator: ev.actor,
     providerCode: str(p.providerCode),
     redirectUrl: str(p.redirectUrl) ?? '',
     cardBrand: str(p.cardBrand),
@@ -102,7 +104,8 @@ export function fromTeamEvent(ev: TeamEvent): Omit<NewEvent, 'collectionId'> {
     // An intent's payload became its collection row; the desktop that saved it stored no payload either.
     payload: intent ? null : ev.payload,
     note: ev.note,
-    actor: intent && typeof intent.operator === 'string' ? intent.operator : ev.actor,
+    // The database's actor, on every event (the payload cannot override it).
+    actor: ev.actor,
     paymentUrl: ev.paymentUrl,
     statusMessage: ev.statusMessage,
   };

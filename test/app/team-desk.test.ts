@@ -257,6 +257,23 @@ describe('a team desktop', () => {
       reference,
     ]);
     expect(intent.rows).toEqual([{ created_by: support }]);
+    // Its own copy names the login too (not the OS user or the Settings name), before and after the pull.
+    const own = () => ({
+      operator: core.db.prepare('SELECT operator FROM collections WHERE merchant_reference = ?').pluck().get(reference),
+      actors: core.db
+        .prepare('SELECT source, actor FROM collection_events WHERE merchant_reference = ? ORDER BY id')
+        .all(reference),
+    });
+    const named = {
+      operator: support,
+      actors: [
+        { source: 'intent', actor: support },
+        { source: 'initiate', actor: support },
+      ],
+    };
+    expect(own()).toEqual(named);
+    await core.team()!.sync.pullNow();
+    expect(own()).toEqual(named);
 
     const finance = await operator('finance');
     const fin = await desk(teamDataDir(finance));

@@ -124,7 +124,9 @@ function forgeReferenceIndex(
   };
   assign(db, b.merchant_reference, a.merchant_reference); // the index follows: a's reference -> b's row, b's -> a's
   const index = db
-    .prepare("SELECT name, rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'collections' AND sql IS NULL")
+    .prepare(
+      "SELECT name, rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'collections' AND sql IS NULL",
+    )
     .get() as { name: string; rootpage: number };
   const tableSql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'collections'").pluck().get() as string;
   expect(tableSql).toContain('merchant_reference TEXT NOT NULL UNIQUE');

@@ -5,12 +5,18 @@ import { withTeamKey } from '../event-key.js';
 import type { EventWriter } from '../event-writer.js';
 import type { TeamChargeSeam } from './types.js';
 
-export function recordedToTeam(local: EventWriter, team: () => TeamChargeSeam | null): EventWriter {
+// The local copy names the operator (on a team desk its login) as the event's actor: the team copy's
+// actor is the login PostgreSQL records, so both say the same.
+export function recordedToTeam(
+  local: EventWriter,
+  team: () => TeamChargeSeam | null,
+  operator: () => string,
+): EventWriter {
   return {
     append(ev) {
       const t = team();
       if (!t) return local.append(ev);
-      const keyed = withTeamKey(ev);
+      const keyed = { ...withTeamKey(ev), actor: operator() };
       t.record(keyed);
       return local.append(keyed);
     },

@@ -244,8 +244,7 @@ export async function verifySnapshot(o: VerifyOptions): Promise<{ events: number
   // does not make.
   const outside = (table: string, n: number) =>
     snap.prepare(`SELECT id FROM ${table} WHERE id < 1 OR id > ? ORDER BY id LIMIT 1`).pluck().get(n) as
-      | number
-      | undefined;
+      number | undefined;
   const extraEvent = outside('collection_events', eventId);
   if (extraEvent !== undefined)
     throw new SnapshotRejectedError(`it has collection_events row ${extraEvent}, which no event of the record makes`);

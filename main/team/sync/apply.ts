@@ -62,11 +62,24 @@ export function applyEvents(db: Db, events: readonly TeamEvent[], upToSeq: numbe
       if (r.inserted) {
         applied++;
         if (id !== undefined) touched.add(id);
+      } else if (id !== undefined && tev.source === 'intent') {
+        // This desk's own intent, stored before PostgreSQL had it: the database's actor is who created it.
+        if (ownIntentOperator(db).run(tev.actor, id, tev.actor).changes) touched.add(id);
       }
     }
     setLastSeq(db, 'events', upToSeq, now);
   });
   return { applied, changed: touched.size ? changedRows(db, [...touched]) : [] };
+}
+
+const operatorStmts = new WeakMap<Db, { run(...args: unknown[]): { changes: number } }>();
+function ownIntentOperator(db: Db): { run(...args: unknown[]): { changes: number } } {
+  let st = operatorStmts.get(db);
+  if (!st) {
+    st = db.prepare('UPDATE collections SET operator = ? WHERE id = ? AND operator IS NOT ?');
+    operatorStmts.set(db, st);
+  }
+  return st;
 }
 
 function changedRows(db: Db, ids: number[]): ChangedCollection[] {
