@@ -24,6 +24,7 @@ import { startTeamSync, type TeamSyncStatus } from '../team/sync.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import type { AppEventBus } from './events.js';
+import type { SignatureKeys } from '../service/verify-callback.js';
 import type { TeamLinkState } from './status.js';
 
 export interface TeamLink {
@@ -64,6 +65,8 @@ export interface TeamLinkOptions {
   /** The check of the last accepted password, for signing in offline (team/offline-check.ts). Default: the OS keychain. */
   offlineCheck?: AppSecret;
   syncEveryMs?: number;
+  /** The keys this desk checks every signed event of the team record with (team/evidence.ts). */
+  verificationKeys?: () => SignatureKeys;
 }
 
 const OFFLINE_CHARGE =
@@ -97,6 +100,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       clock: o.clock,
       logger,
       ...(o.syncEveryMs ? { pollEveryMs: o.syncEveryMs } : {}),
+      ...(o.verificationKeys ? { evidenceKeys: o.verificationKeys } : {}),
       onApplied: (changed) => {
         for (const c of changed) events.emit('collection.changed', c);
       },

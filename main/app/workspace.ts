@@ -142,6 +142,8 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       databaseUrl: settingsAtOpen.teamDatabaseUrl,
       login: settingsAtOpen.teamLogin,
       onChange: () => pushStatus(),
+      // Read when each event is checked: the keys load with the connection, after the link exists.
+      verificationKeys: () => keys(),
       ...(opts.teamSyncEveryMs ? { syncEveryMs: opts.teamSyncEveryMs } : {}),
     });
   }

@@ -9,6 +9,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { appendEvent, type NewEvent, type AppendResult } from '../collections/events.js';
+import { callbackEvidence } from '../collections/evidence.js';
 import { parseCallbackBody } from '../service/wire.js';
 import { WireFormatError } from '../service/errors.js';
 import type { SignedFields } from '../service/types.js';
@@ -104,6 +105,8 @@ export interface VerifiedCallback {
   dedupeKey: string;
   /** The body exactly as received. */
   payload: string;
+  /** The signature headers as received, for a teammate's desk to check again (collections/evidence.ts). */
+  evidence: string;
 }
 
 export type Verification =
@@ -204,6 +207,7 @@ export function verifyCallback(input: IngestInput, keys: SignatureKeys): Verific
       digest,
       dedupeKey: `callback:${reference}:${digest}`,
       payload: text,
+      evidence: callbackEvidence({ hmac: hmacHeader ?? null, rsa: rsaSignature ?? null }),
     },
   };
 }
@@ -245,6 +249,7 @@ export function callbackEvent(
     currency: cb.currency,
     dedupeKey: cb.dedupeKey,
     payload: cb.payload,
+    evidence: cb.evidence,
     statusMessage: callbackStatusMessage(cb),
     ...(note ? { note } : {}),
   };

@@ -22,6 +22,8 @@ import { bulkStart, isEmpty, needsFullReconcile, wantsBulkStart } from './sync/b
 import { removeLeftoverDownload, snapshotStart } from './snapshot/start.js';
 import { checkWorkspace, TeamWorkspaceMismatchError } from './sync/workspace.js';
 import { reconcileAll } from '../reconcile/reconcile.js';
+import type { SignatureKeys } from '../service/verify-callback.js';
+import { teamEventVerifier } from './evidence.js';
 
 export interface TeamSyncStatus {
   online: boolean;
@@ -73,6 +75,11 @@ export interface TeamSyncOptions {
   bulkStart?: boolean;
   /** false: a new desktop replays the events even when the team has a snapshot (snapshot/start.ts). */
   snapshots?: boolean;
+  /**
+   * The keys a team desk checks every signed event with, itself (team/evidence.ts): pulled, replayed or
+   * in a snapshot. None: the writers' word is taken (tests of the sync mechanics only).
+   */
+  evidenceKeys?: () => SignatureKeys;
 }
 
 const RETRY_FIRST_MS = 500;
@@ -125,6 +132,8 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   const pollEveryMs = o.pollEveryMs ?? 5_000;
   const batchSize = o.batchSize ?? 5_000;
   const url = pool.options.connectionString;
+  const keys = o.evidenceKeys;
+  const verify = keys ? teamEventVerifier(keys) : undefined;
   let state: TeamSyncStatus = {
     online: false,
     lastSeq: lastSeq(db, 'events'),
@@ -178,6 +187,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
         onProgress: (p: { copiedSeq: number; totalSeq: number }) => setStatus({ catchingUp: p, lastSeq: 0 }),
         stopped: () => closed,
+        ...(keys && verify ? { keys, verify } : {}),
       };
       try {
         let r: { applied: number; lastSeq: number } | null = null;
@@ -228,7 +238,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       const batch = await next;
       if (batch.more) next = fetch(batch.lastSeq);
       if (batch.events.length) {
-        const r = applyEvents(db, batch.events, batch.lastSeq, clock.now());
+        const r = applyEvents(db, batch.events, batch.lastSeq, clock.now(), verify);
         total += r.applied;
         setStatus({ lastSeq: batch.lastSeq });
         if (r.changed.length && o.onApplied) {

@@ -1,6 +1,8 @@
 // What a team desk believes, against a real PostgreSQL written to through pg directly by teammates'
 // logins: who did something is what PostgreSQL recorded (actor, created_by), never a name in a payload;
-// on every desk, and on a new desk's start (bulk replay and snapshot) alike.
+// what happened is what the service signed, checked again by each desk from the evidence kept with the
+// event, never a writer's `verified`; on every desk, and on a new desk's start (bulk replay and snapshot).
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +14,10 @@ import { appendEvents } from '../../main/team/events.js';
 import { recordIntent } from '../../main/team/record.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync.js';
+import { verifyCallback } from '../../main/callbacks/ingest.js';
+import { teamCallbackStore } from '../../main/serve/team-callback-store.js';
+import type { SignatureKeys } from '../../main/service/verify-callback.js';
+import { callbackBody, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
 import { event, teamFixture, type TeamFixture } from './fixture.js';
 import { newIntent, openDesk, quietLogger, type Desk } from './sync-desk.js';
 
@@ -19,6 +25,8 @@ let team: TeamFixture;
 let sam: string;
 let samPool: pg.Pool;
 let publisher: pg.Pool;
+let backOffice: string;
+let backOfficePool: pg.Pool;
 const dirs: string[] = [];
 const desks: Desk[] = [];
 
@@ -27,6 +35,8 @@ beforeAll(async () => {
   sam = await team.addOperator('support', 'sam');
   samPool = team.signIn(sam);
   publisher = team.signIn(await team.addOperator('back_office', 'nightly'));
+  backOffice = await team.addOperator('back_office', 'bo');
+  backOfficePool = team.signIn(backOffice);
 });
 afterAll(async () => {
   for (const d of desks) await d.close().catch(() => undefined);
@@ -93,6 +103,137 @@ describe('who did something, on a team desk', () => {
     const fromSnapshot = await newDesk();
     expect(fromSnapshot.from).toBe('snapshot');
     expect(who(fromSnapshot.db, ref)).toEqual(want);
+    replay.db.close();
+    fromSnapshot.db.close();
+  });
+});
+
+// The service's keys: a desk holds the public key (and here not the signing key: RSA alone must do).
+const service = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+const servicePem = service.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const deskKeys: SignatureKeys = { servicePublicKey: servicePem, signingKey: null };
+const evidenceKeys = () => deskKeys;
+
+/** A callback as the service sends it: its body, and both signature headers. */
+function signedCallback(reference: string, status: string) {
+  const body = callbackBody(reference, status);
+  const p = body.payload;
+  const signed = [body.event, p.merchant_reference, p.internal_reference, p.transaction_type, p.transaction_status];
+  const rsa = crypto.sign('sha512', Buffer.from(signed.join(':')), service.privateKey).toString('base64');
+  return { body: JSON.stringify(body), headers: { 'hmac-signature': hmacHeader(body), 'rsa-signature': rsa } };
+}
+
+/** A charge as support's desk records it: the intent, and the initialize answer (PENDING). */
+async function charged(intent = newIntent({ currency: 'UGX' })): Promise<string> {
+  const ref = intent.merchantReference;
+  await recordIntent(samPool, intent);
+  await appendEvents(samPool, [
+    event({
+      merchantReference: ref,
+      eventKey: `init:${ref}`,
+      currency: intent.currency,
+      amountMinor: intent.amountMinor,
+    }),
+  ]);
+  return ref;
+}
+
+/** What a desk shows of a collection: its status, each event's word and writer, its reconciliation. */
+function shown(db: Db, reference: string) {
+  return {
+    status: db.prepare('SELECT status FROM collections WHERE merchant_reference = ?').pluck().get(reference),
+    events: db
+      .prepare(
+        `SELECT source, kind, status, signature, actor, note FROM collection_events WHERE merchant_reference = ?
+         AND source NOT IN ('intent') ORDER BY id`,
+      )
+      .all(reference) as {
+      source: string;
+      kind: string;
+      status: string;
+      signature: string;
+      actor: string;
+      note: string | null;
+    }[],
+    reconciliation: db
+      .prepare(
+        `SELECT r.outcome, r.is_exception, r.open_kinds FROM reconciliation r JOIN collections c ON c.id = r.collection_id
+         WHERE c.merchant_reference = ?`,
+      )
+      .get(reference) as { outcome: string; is_exception: number; open_kinds: string },
+  };
+}
+
+describe('what happened, on a team desk', () => {
+  it("is only what the service signed, checked by each desk: a writer's verified callback, import or final initialize answer settles nothing", async () => {
+    const running: Desk = openDesk(team.owner, { evidenceKeys });
+    desks.push(running);
+    const [byCallback, byImport, byInitiate] = [await charged(), await charged(), await charged()];
+    // The genuine one: the intent's amount is the one the service will sign for.
+    const genuineIntent = newIntent({ currency: 'UGX' });
+    const genuine = genuineIntent.merchantReference;
+    const real = signedCallback(genuine, 'COMPLETED');
+    const parsed = verifyCallback({ body: real.body, headers: real.headers, source: 'callback' }, deskKeys);
+    if (parsed.result !== 'verified') throw new Error('the test callback does not verify');
+    await charged({ ...genuineIntent, amountMinor: parsed.callback.amountMinor! });
+    // back_office writes a "verified" COMPLETED callback and import with nothing to check them by.
+    for (const [ref, source] of [
+      [byCallback, 'callback'],
+      [byImport, 'import'],
+    ] as const)
+      await backOfficePool.query(
+        `INSERT INTO team.events (event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
+           signature, payload, occurred_at)
+         VALUES ($1, $2, $3, $4, 'outcome', 'COMPLETED', 1500000, 'UGX', 'verified', '{}', now())`,
+        [`${source}:${ref}:forged`, ref, `INT-${ref}`, source],
+      );
+    // support says the initialize answer was COMPLETED.
+    await samPool.query(
+      `INSERT INTO team.events (event_key, merchant_reference, source, kind, status, signature, occurred_at)
+       VALUES ($1, $2, 'initiate', 'initialize_accepted', 'COMPLETED', 'not_applicable', now())`,
+      [`init:${byInitiate}:forged`, byInitiate],
+    );
+    // serve's store writes a genuine callback, with its evidence (the body and headers as received).
+    const receiver = team.signIn(await team.addOperator('back_office', 'serve'));
+    const stored = await teamCallbackStore(receiver).commitGroup(
+      [{ input: { body: Buffer.from(real.body), headers: real.headers, source: 'callback' }, now: Date.now() }],
+      { signingKey: SIGNING_KEY, servicePublicKey: servicePem },
+    );
+    expect(stored[0]!.result).toBe('imported');
+
+    const unverified = (ref: string, source: string, writer: string, kind = 'outcome') => {
+      const s = shown(db(), ref);
+      expect(s.status).toBe('PENDING');
+      const forged = s.events.find((e) => e.source === source && e.status === 'COMPLETED')!;
+      expect(forged).toMatchObject({ kind, actor: writer });
+      expect(['invalid', 'missing']).toContain(forged.signature);
+      expect(forged.note).toMatch(/not verified by this desk/);
+      expect(s.reconciliation.is_exception).toBe(1);
+      expect(s.reconciliation.open_kinds).toContain('bad_signature');
+    };
+    let db = () => running.db;
+    const check = () => {
+      unverified(byCallback, 'callback', backOffice);
+      unverified(byImport, 'import', backOffice);
+      unverified(byInitiate, 'initiate', sam, 'bad_signature');
+      const g = shown(db(), genuine);
+      expect(g.status).toBe('COMPLETED');
+      expect(g.events.find((e) => e.source === 'callback')).toMatchObject({ signature: 'verified', note: null });
+      expect(g.reconciliation).toMatchObject({ outcome: 'matched', is_exception: 0 });
+    };
+    await running.sync.pullNow();
+    check();
+
+    const replay = await newDesk({ snapshots: false, evidenceKeys });
+    expect(replay.from).toBe('replay');
+    db = () => replay.db;
+    check();
+
+    await publishSnapshot({ pool: publisher, now: () => Date.now(), scratchDir: dirs[0]!, keys: deskKeys });
+    const fromSnapshot = await newDesk({ evidenceKeys });
+    expect(fromSnapshot.from).toBe('snapshot');
+    db = () => fromSnapshot.db;
+    check();
     replay.db.close();
     fromSnapshot.db.close();
   });

@@ -28,7 +28,7 @@ describe('team migrations', () => {
     const results = await Promise.all([migrate(pool()), migrate(pool()), migrate(pool())]);
     const latest = Math.max(...teamMigrations.map((m) => m.version));
     // Exactly one of the racers applied each migration; the others waited on the lock and skipped it.
-    expect(results.flatMap((r) => r.applied).sort()).toEqual(teamMigrations.map((m) => m.version));
+    expect(results.flatMap((r) => r.applied).sort((a, b) => a - b)).toEqual(teamMigrations.map((m) => m.version));
     for (const r of results) expect(r.to).toBe(latest);
 
     const again = await migrate(pool());

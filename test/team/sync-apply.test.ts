@@ -23,6 +23,7 @@ function teamEvent(seq: number, over: Partial<TeamEvent> = {}): TeamEvent {
     currency: 'KES',
     signature: 'not_applicable',
     payload: JSON.stringify({ description: 'Phone order', createdAt: 1_763_000_000_000, operator: 'Ann' }),
+    evidence: null,
     note: null,
     paymentUrl: null,
     statusMessage: null,

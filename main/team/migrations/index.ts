@@ -7,6 +7,7 @@ import { sql as m004 } from './004-receiver-role.js';
 import { sql as m005 } from './005-event-projection.js';
 import { sql as m006 } from './006-workspace-identity.js';
 import { sql as m007 } from './007-snapshots.js';
+import { sql as m011 } from './011-event-evidence.js';
 
 export interface TeamMigration {
   version: number;
@@ -22,4 +23,5 @@ export const teamMigrations: TeamMigration[] = [
   { version: 5, name: 'event-projection', sql: m005 },
   { version: 6, name: 'workspace-identity', sql: m006 },
   { version: 7, name: 'snapshots', sql: m007 },
+  { version: 11, name: 'event-evidence', sql: m011 },
 ];

@@ -27,6 +27,7 @@ import { SnapshotRejectedError } from './rejected.js';
 import { downloadSnapshot, newestSnapshot, type SnapshotInfo } from './store.js';
 import { snapshotSchemaVersion } from './verify.js';
 import type { VerifyJob, VerifyMessage } from './verify-worker.js';
+import type { SignatureKeys } from '../../service/verify-callback.js';
 
 export interface SnapshotStartOptions {
   pool: pg.Pool;
@@ -38,11 +39,22 @@ export interface SnapshotStartOptions {
   stopped?: () => boolean;
   /** Told as each phase ends (the bench measures them apart). */
   onPhase?: (phase: 'download' | 'verify' | 'copy' | 'checkpoint' | 'reconcile') => void;
+  /** The keys this desk checks signed events with (verify.ts); read once, when the check starts. */
+  keys?: () => SignatureKeys;
 }
 
 export type SnapshotStart =
   | { started: true; applied: number; lastSeq: number; snapshot: SnapshotInfo }
   | { started: false; reason: string; snapshot: SnapshotInfo | null };
+
+/** The service public key as PEM text, which a worker can be given (a loaded key object cannot). */
+function pemOf(keys: SignatureKeys): string | null {
+  const k = keys.servicePublicKey;
+  if (!k) return null;
+  if (typeof k === 'string') return k;
+  if ('pem' in k) return k.pem;
+  return k.export({ type: 'spki', format: 'pem' }).toString();
+}
 
 /** Where a desk downloads a snapshot: beside its database, owner-only like it. */
 const downloadFile = (db: Db): string => `${db.name}.snapshot`;
@@ -68,8 +80,15 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     // The check and the copy run at once, each on a thread of its own (two cores): the copy commits only
     // once the check has passed.
     copy = startCopy({ dbFile: db.name, snapshotFile: file, uptoSeq: info.uptoSeq, now: o.now() });
+    const keys = o.keys?.();
     const verified = await verifyInWorker(
-      { databaseUrl, file, uptoSeq: info.uptoSeq, ...(o.chunk ? { chunk: o.chunk } : {}) },
+      {
+        databaseUrl,
+        file,
+        uptoSeq: info.uptoSeq,
+        ...(o.chunk ? { chunk: o.chunk } : {}),
+        ...(keys ? { keys: { signingKey: keys.signingKey ?? null, servicePublicKey: pemOf(keys) } } : {}),
+      },
       (seq) => o.onProgress?.({ copiedSeq: seq, totalSeq: info.uptoSeq }),
       o.stopped,
     );

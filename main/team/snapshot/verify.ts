@@ -27,6 +27,8 @@ import { migrate, type Db } from '../../store/db.js';
 import { migrations } from '../../store/migrations/index.js';
 import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
+import { teamEventVerifier } from '../evidence.js';
+import type { SignatureKeys } from '../../service/verify-callback.js';
 import { eventValues, projectionValues, type Projection } from '../sync/bulk.js';
 import { SnapshotRejectedError } from './rejected.js';
 
@@ -156,6 +158,11 @@ export interface VerifyOptions {
   chunk?: number;
   onProgress?: (verifiedSeq: number) => void;
   stopped?: () => boolean;
+  /**
+   * The keys this desk checks signed events with (team/evidence.ts): the snapshot's rows must carry the
+   * verdicts this desk reaches itself, as its replay would store them. None: the writers' word (tests).
+   */
+  keys?: SignatureKeys;
 }
 
 /**
@@ -177,6 +184,8 @@ export async function verifySnapshot(o: VerifyOptions): Promise<{ events: number
   const collections = cursor(snap, 'collections', INTENT_COLUMNS);
   const ids = new Map<string, number>();
   const folded: Projection[] = [];
+  const keys = o.keys;
+  const verify = keys ? teamEventVerifier(() => keys) : undefined;
   let eventId = 0;
   let collectionId = 0;
 
@@ -228,7 +237,7 @@ export async function verifySnapshot(o: VerifyOptions): Promise<{ events: number
         };
       }
     }
-    const ev = fromTeamEvent(tev);
+    const ev = fromTeamEvent(tev, verify);
     const p = id === undefined ? undefined : folded[id]!;
     const r = p ? projectEvent(p, ev) : undefined;
     const row: Row = [++eventId, ...eventValues(id ?? null, ev, r ? r.kind : ev.kind)];
