@@ -15,6 +15,7 @@ import { recordIntent } from '../../main/team/record.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync.js';
 import { verifyCallback } from '../../main/callbacks/ingest.js';
+import { redirectEvidence } from '../../main/collections/evidence.js';
 import { teamCallbackStore } from '../../main/serve/team-callback-store.js';
 import type { SignatureKeys } from '../../main/service/verify-callback.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
@@ -236,5 +237,53 @@ describe('what happened, on a team desk', () => {
     check();
     replay.db.close();
     fromSnapshot.db.close();
+  });
+
+  it('a redirect is believed from the query its desk captured: signed, it settles; its columns changed, it does not', async () => {
+    const desk: Desk = openDesk(team.owner, { evidenceKeys });
+    desks.push(desk);
+    /** The redirect URL the service sends the customer back to, signed for `status`. */
+    const redirectUrl = (ref: string, status: string) => {
+      const q = {
+        event: `transaction.${status.toLowerCase()}`,
+        merchant_reference: ref,
+        internal_reference: `INT-${ref}`,
+        transaction_type: 'Collection',
+        transaction_status: status,
+      };
+      const rsa = crypto.sign('sha512', Buffer.from(Object.values(q).join(':')), service.privateKey);
+      return `https://merchant-desk.invalid/return?${new URLSearchParams({ ...q, rsa_signature: rsa.toString('base64') })}`;
+    };
+    const [signed, altered] = [await charged(), await charged()];
+    const redirect = (ref: string, status: string, url: string) =>
+      event({
+        merchantReference: ref,
+        eventKey: `redirect:${ref}`,
+        internalReference: `INT-${ref}`,
+        source: 'redirect',
+        kind: 'outcome',
+        status,
+        signature: 'verified',
+        amountMinor: null,
+        currency: null,
+        evidence: redirectEvidence(url),
+      });
+    await appendEvents(samPool, [
+      redirect(signed, 'COMPLETED', redirectUrl(signed, 'COMPLETED')),
+      // The page said FAILED; the desk that wrote it says COMPLETED.
+      redirect(altered, 'COMPLETED', redirectUrl(altered, 'FAILED')),
+    ]);
+    await desk.sync.pullNow();
+    const ok = shown(desk.db, signed);
+    expect(ok.status).toBe('COMPLETED');
+    expect(ok.events.find((e) => e.source === 'redirect')).toMatchObject({ signature: 'verified', actor: sam });
+    const bad = shown(desk.db, altered);
+    expect(bad.status).toBe('PENDING');
+    expect(bad.events.find((e) => e.source === 'redirect')).toMatchObject({
+      signature: 'invalid',
+      actor: sam,
+      note: expect.stringMatching(/its status is "COMPLETED", the signed message says "FAILED"/),
+    });
+    expect(bad.reconciliation).toMatchObject({ is_exception: 1 });
   });
 });
