@@ -113,11 +113,36 @@ export type Verification =
   | { result: 'verified'; callback: VerifiedCallback }
   | Extract<IngestOutcome, { result: 'bad_signature' | 'malformed' }>;
 
+/** A callback whose signatures verified, read, before any dedupe key is made for it. */
+export type SignedCallback = Omit<VerifiedCallback, 'digest' | 'dedupeKey'>;
+
+export type SignedReading =
+  | { result: 'verified'; callback: SignedCallback; body: object }
+  | Extract<IngestOutcome, { result: 'bad_signature' | 'malformed' }>;
+
 /**
  * The pure half of ingestion, shared by every store (this SQLite one, the team's PostgreSQL one):
  * decode, verify the signatures over the signed fields, then read the rest. Touches no database.
  */
 export function verifyCallback(input: IngestInput, keys: SignatureKeys): Verification {
+  const r = readSignedCallback(input, keys);
+  if (r.result !== 'verified') return r;
+  // The dedupe key leads with the reference: merchant references are made in time order, so a day's
+  // callbacks share a few pages of the unique index instead of each writing a random one (the WAL and
+  // every checkpoint carry those pages). Keys stored before were 'callback:<digest>'; a retry of one of
+  // those is still a duplicate (checked by the SQLite store).
+  const digest = sha256(canonicalJson(r.body));
+  return {
+    result: 'verified',
+    callback: { ...r.callback, digest, dedupeKey: `callback:${r.callback.reference}:${digest}` },
+  };
+}
+
+/**
+ * verifyCallback without the dedupe key (the canonical JSON and its hash cost most of a check): what a
+ * team desk uses to check a stored callback again from its evidence (team/evidence.ts).
+ */
+export function readSignedCallback(input: IngestInput, keys: SignatureKeys): SignedReading {
   let text: string;
   let body: unknown;
   if (Buffer.isBuffer(input.body) || typeof input.body === 'string') {
@@ -189,13 +214,9 @@ export function verifyCallback(input: IngestInput, keys: SignatureKeys): Verific
     warning = `${e.field}: ${e.problem}`;
   }
 
-  // The dedupe key leads with the reference: merchant references are made in time order, so a day's
-  // callbacks share a few pages of the unique index instead of each writing a random one (the WAL and
-  // every checkpoint carry those pages). Keys stored before were 'callback:<digest>'; a retry of one of
-  // those is still a duplicate (checked by the SQLite store).
-  const digest = sha256(canonicalJson(body));
   return {
     result: 'verified',
+    body,
     callback: {
       reference,
       internalReference,
@@ -204,8 +225,6 @@ export function verifyCallback(input: IngestInput, keys: SignatureKeys): Verific
       currency,
       statusMessage,
       ...(warning ? { warning } : {}),
-      digest,
-      dedupeKey: `callback:${reference}:${digest}`,
       payload: text,
       evidence: callbackEvidence({ hmac: hmacHeader ?? null, rsa: rsaSignature ?? null }),
     },

@@ -17,7 +17,7 @@
 // kind 'bad_signature', so it settles nothing and is an exception.
 import { isFinal } from '../collections/model.js';
 import { redirectSignatureCheck } from '../collections/redirect-url.js';
-import { verifyCallback } from '../callbacks/ingest.js';
+import { readSignedCallback } from '../callbacks/ingest.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import type { SignatureState } from './events.js';
 
@@ -43,7 +43,7 @@ export interface Verdict {
   reason?: string;
 }
 
-/** Checks one pulled event; the keys are read at each call (they may be imported after sign-in). */
+/** Checks one pulled event. */
 export type EventVerifier = (ev: EvidenceEvent) => Verdict;
 
 function parsed(evidence: string | null): Record<string, unknown> | null {
@@ -79,7 +79,7 @@ function checkCallback(ev: EvidenceEvent, keys: SignatureKeys): Verdict {
   const e = parsed(ev.evidence);
   if (!e || ev.payload === null)
     return { signature: 'missing', reason: 'no evidence was kept with it (the body and its signatures as received)' };
-  const v = verifyCallback(
+  const v = readSignedCallback(
     {
       body: ev.payload,
       headers: { 'hmac-signature': text(e.hmac) ?? undefined, 'rsa-signature': text(e.rsa) ?? undefined },
@@ -118,18 +118,19 @@ function checkRedirect(ev: EvidenceEvent, keys: SignatureKeys): Verdict {
 }
 
 /**
- * The verifier of a team desk, with the keys it has now. Signed sources are checked from their
- * evidence; an initiate is unsigned (and never final); everything else keeps what its writer said
- * (an intent, a person's resolution or status, a security note: their actor says who).
+ * The verifier of a team desk, with the keys it has (read once by the caller, per batch or per start:
+ * they may be imported after sign-in). Signed sources are checked from their evidence; an initiate is
+ * unsigned (and never final); everything else keeps what its writer said (an intent, a person's
+ * resolution or status, a security note: their actor says who).
  */
-export function teamEventVerifier(keys: () => SignatureKeys): EventVerifier {
+export function teamEventVerifier(keys: SignatureKeys): EventVerifier {
   return (ev) => {
     switch (ev.source) {
       case 'callback':
       case 'import':
-        return checkCallback(ev, keys());
+        return checkCallback(ev, keys);
       case 'redirect':
-        return checkRedirect(ev, keys());
+        return checkRedirect(ev, keys);
       case 'intent':
         return { signature: 'not_applicable' };
       case 'initiate':

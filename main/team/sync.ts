@@ -133,7 +133,8 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   const batchSize = o.batchSize ?? 5_000;
   const url = pool.options.connectionString;
   const keys = o.evidenceKeys;
-  const verify = keys ? teamEventVerifier(keys) : undefined;
+  /** A verifier with the keys as they are now (read once per batch or start, not per event). */
+  const verifier = () => (keys ? teamEventVerifier(keys()) : undefined);
   let state: TeamSyncStatus = {
     online: false,
     lastSeq: lastSeq(db, 'events'),
@@ -187,7 +188,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
         onProgress: (p: { copiedSeq: number; totalSeq: number }) => setStatus({ catchingUp: p, lastSeq: 0 }),
         stopped: () => closed,
-        ...(keys && verify ? { keys, verify } : {}),
+        ...(keys ? { keys, verify: verifier()! } : {}),
       };
       try {
         let r: { applied: number; lastSeq: number } | null = null;
@@ -238,7 +239,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       const batch = await next;
       if (batch.more) next = fetch(batch.lastSeq);
       if (batch.events.length) {
-        const r = applyEvents(db, batch.events, batch.lastSeq, clock.now(), verify);
+        const r = applyEvents(db, batch.events, batch.lastSeq, clock.now(), verifier());
         total += r.applied;
         setStatus({ lastSeq: batch.lastSeq });
         if (r.changed.length && o.onApplied) {

@@ -49,7 +49,7 @@ export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> 
         now: o.now,
         uptoSeq: upto,
         reconcile: false,
-        ...(o.keys ? { verify: teamEventVerifier(() => o.keys!) } : {}),
+        ...(o.keys ? { verify: teamEventVerifier(o.keys) } : {}),
         ...(o.onProgress ? { onProgress: o.onProgress } : {}),
       });
       if (!r) throw new TeamError('the snapshot was stopped part way');

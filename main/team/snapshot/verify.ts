@@ -185,7 +185,7 @@ export async function verifySnapshot(o: VerifyOptions): Promise<{ events: number
   const ids = new Map<string, number>();
   const folded: Projection[] = [];
   const keys = o.keys;
-  const verify = keys ? teamEventVerifier(() => keys) : undefined;
+  const verify = keys ? teamEventVerifier(keys) : undefined;
   let eventId = 0;
   let collectionId = 0;
 
