@@ -67,6 +67,8 @@ export interface TeamLinkOptions {
   syncEveryMs?: number;
   /** The keys this desk checks every signed event of the team record with (team/evidence.ts). */
   verificationKeys?: () => SignatureKeys;
+  /** Settles once those keys are loaded (the workspace's first connection attempt). */
+  verificationKeysReady?: () => Promise<unknown>;
 }
 
 const OFFLINE_CHARGE =
@@ -101,6 +103,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       logger,
       ...(o.syncEveryMs ? { pollEveryMs: o.syncEveryMs } : {}),
       ...(o.verificationKeys ? { evidenceKeys: o.verificationKeys } : {}),
+      ...(o.verificationKeysReady ? { evidenceReady: o.verificationKeysReady } : {}),
       onApplied: (changed) => {
         for (const c of changed) events.emit('collection.changed', c);
       },

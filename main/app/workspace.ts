@@ -144,6 +144,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       onChange: () => pushStatus(),
       // Read when each event is checked: the keys load with the connection, after the link exists.
       verificationKeys: () => keys(),
+      verificationKeysReady: () => ready,
       ...(opts.teamSyncEveryMs ? { syncEveryMs: opts.teamSyncEveryMs } : {}),
     });
   }

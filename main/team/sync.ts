@@ -80,6 +80,11 @@ export interface TeamSyncOptions {
    * in a snapshot. None: the writers' word is taken (tests of the sync mechanics only).
    */
   evidenceKeys?: () => SignatureKeys;
+  /**
+   * Settles once those keys are loaded: nothing is applied before, since an event checked without them
+   * would be stored unverified for good.
+   */
+  evidenceReady?: () => Promise<unknown>;
 }
 
 const RETRY_FIRST_MS = 500;
@@ -163,6 +168,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   }
 
   let startChecked = false;
+  let keysLoaded = false;
 
   /** Calls a watcher; one that throws is logged and never stops the sync. */
   function tell(fn: () => void): void {
@@ -226,6 +232,8 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
 
   /** One full pull: events batch after batch (the next fetched while this one is applied), then poll results. */
   async function pullOnce(): Promise<number> {
+    if (!keysLoaded && o.evidenceReady) await o.evidenceReady();
+    keysLoaded = true;
     if (!startChecked) await checkWorkspace(pool, db, clock.now());
     let total = startChecked ? 0 : await startPull();
     if (closed) return total;
