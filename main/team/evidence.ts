@@ -13,8 +13,8 @@
 // and reconciliation raises it as bad_signature, with the writer's login beside it (the actor).
 //
 // An initialize answer is not signed at all: it is the word of the login whose desk received it, and
-// such a word never says a payment ended. An initiate event carrying a final status is stored as
-// kind 'bad_signature', so it settles nothing and is an exception.
+// such a word never says a payment ended. An initiate (or intent, or a person's manual status) event
+// carrying a final status is stored as kind 'bad_signature', so it settles nothing and is an exception.
 import { isFinal } from '../collections/model.js';
 import { redirectSignatureCheck } from '../collections/redirect-url.js';
 import { readSignedCallback } from '../callbacks/ingest.js';
@@ -132,13 +132,22 @@ export function teamEventVerifier(keys: SignatureKeys): EventVerifier {
       case 'redirect':
         return checkRedirect(ev, keys);
       case 'intent':
-        return { signature: 'not_applicable' };
       case 'initiate':
         return isFinal(ev.status)
           ? {
               signature: 'invalid',
               kind: 'bad_signature',
-              reason: `an initialize answer is not signed by the service and cannot say a payment ended (${ev.status})`,
+              reason: `an ${ev.source === 'intent' ? 'intent' : 'initialize answer'} is not signed by the service and cannot say a payment ended (${ev.status})`,
+            }
+          : { signature: 'not_applicable' };
+      case 'manual':
+        // A person's resolution is their word, and says who; a status a person records is not the
+        // service's, so in a team it never settles a payment (no desk of this app writes one).
+        return ev.kind !== 'resolution' && isFinal(ev.status)
+          ? {
+              signature: 'invalid',
+              kind: 'bad_signature',
+              reason: `a status recorded by a person is not signed by the service and cannot say a payment ended (${ev.status})`,
             }
           : { signature: 'not_applicable' };
       default:

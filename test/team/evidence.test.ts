@@ -166,10 +166,15 @@ function shown(db: Db, reference: string) {
 }
 
 describe('what happened, on a team desk', () => {
-  it("is only what the service signed, checked by each desk: a writer's verified callback, import or final initialize answer settles nothing", async () => {
+  it("is only what the service signed, checked by each desk: a writer's verified callback or import, a final initialize answer or a person's status settles nothing", async () => {
     const running: Desk = openDesk(team.owner, { evidenceKeys });
     desks.push(running);
-    const [byCallback, byImport, byInitiate] = [await charged(), await charged(), await charged()];
+    const [byCallback, byImport, byInitiate, byPerson] = [
+      await charged(),
+      await charged(),
+      await charged(),
+      await charged(),
+    ];
     // The genuine one: the intent's amount is the one the service will sign for.
     const genuineIntent = newIntent({ currency: 'UGX' });
     const genuine = genuineIntent.merchantReference;
@@ -194,6 +199,12 @@ describe('what happened, on a team desk', () => {
        VALUES ($1, $2, 'initiate', 'initialize_accepted', 'COMPLETED', 'not_applicable', now())`,
       [`init:${byInitiate}:forged`, byInitiate],
     );
+    // back_office records a status "learned elsewhere" (no desk of the app writes one).
+    await backOfficePool.query(
+      `INSERT INTO team.events (event_key, merchant_reference, source, kind, status, signature, note, occurred_at)
+       VALUES ($1, $2, 'manual', 'manual_status', 'COMPLETED', 'not_applicable', 'the bank said so', now())`,
+      [`manual:${byPerson}:forged`, byPerson],
+    );
     // serve's store writes a genuine callback, with its evidence (the body and headers as received).
     const receiver = team.signIn(await team.addOperator('back_office', 'serve'));
     const stored = await teamCallbackStore(receiver).commitGroup(
@@ -217,6 +228,7 @@ describe('what happened, on a team desk', () => {
       unverified(byCallback, 'callback', backOffice);
       unverified(byImport, 'import', backOffice);
       unverified(byInitiate, 'initiate', sam, 'bad_signature');
+      unverified(byPerson, 'manual', backOffice, 'bad_signature');
       const g = shown(db(), genuine);
       expect(g.status).toBe('COMPLETED');
       expect(g.events.find((e) => e.source === 'callback')).toMatchObject({ signature: 'verified', note: null });
