@@ -112,6 +112,7 @@ function checkRedirect(ev: EvidenceEvent, keys: SignatureKeys): Verdict {
   if (check.state !== 'verified') return { signature: check.state, reason: check.reason ?? 'not verified' };
   const wrong = mismatch(ev, {
     merchantReference: params.merchant_reference ?? '',
+    internalReference: params.internal_reference || null,
     status: (params.transaction_status ?? '').toUpperCase() || null,
   });
   return wrong ? { signature: 'invalid', reason: wrong } : { signature: 'verified' };

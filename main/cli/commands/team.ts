@@ -437,7 +437,7 @@ async function runSnapshot(args: string[], ctx: CliContext): Promise<number> {
   const url = databaseUrl(values.database);
   const me = loginOfUrl(url, ctx.env);
   // The desks check every signed event with the service public key: a snapshot made with the same check
-  // is one they take (without it, every signed event is stored unverified and desks with the key replay).
+  // carries their verdicts (without it, the writers' claims: taken only when every signed event verifies).
   const pemFile = values['service-public-key'];
   let pem: string | null = null;
   if (pemFile !== undefined) {
