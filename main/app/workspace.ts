@@ -142,7 +142,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       databaseUrl: settingsAtOpen.teamDatabaseUrl,
       login: settingsAtOpen.teamLogin,
       onChange: () => pushStatus(),
-      // Read when each event is checked: the keys load with the connection, after the link exists.
+      // Read for each batch the sync checks: the keys load with the connection, after the link exists.
       verificationKeys: () => keys(),
       verificationKeysReady: () => ready,
       ...(opts.teamSyncEveryMs ? { syncEveryMs: opts.teamSyncEveryMs } : {}),
