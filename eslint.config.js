@@ -90,6 +90,25 @@ export default tseslint.config(
     },
   },
   {
+    // Layering (house.json): collections must not import reconcile. The ledger (collections/ledger.ts)
+    // reconciles through the hook the composition root wires (main/app/ledger.ts).
+    files: ['main/collections/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [electronOnlyInShell],
+          patterns: [
+            {
+              regex: String.raw`(^|/)reconcile/`,
+              message: 'collections must not import reconcile: the composition root wires reconciliation to the ledger',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['main/**/*.shared.ts'],
     rules: {
       'no-restricted-imports': [

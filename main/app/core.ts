@@ -30,10 +30,11 @@ import type { AppStatus } from './status.js';
 import { appVersion } from './paths.js';
 import { openWorkspace, type EmbeddedSandbox, type SandboxOptions, type Workspace } from './workspace.js';
 import { createProfileSwitcher } from './profile-switch.js';
+import { wireLedgerReconciliation } from './ledger.js';
 import { createAppLock, LockError, type IdleLock, type Unlocker } from '../lock/index.js';
 import type { TeamSession } from '../team/session.js';
 import type { NewEvent } from '../collections/events.js';
-import type { TeamFirstWhat } from './team-link.js';
+import type { TeamFirstWhat } from './team.js';
 
 /** A native open dialog: the chosen file, or null when the person cancelled. */
 export type OpenPathChooser = (o: {
@@ -168,6 +169,7 @@ export interface ComposeOptions {
 }
 
 export async function composeCore(opts: ComposeOptions): Promise<Core> {
+  wireLedgerReconciliation();
   const paths = dataPaths(opts.dataDir);
   fs.mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
   const clock = opts.clock ?? systemClock;

@@ -4,6 +4,7 @@
 import type { Profile } from '../settings/index.js';
 import type { PollerStatus } from '../poller/index.js';
 import type { TeamRole } from '../team/roles.shared.js';
+import { chainWords, type TeamChainState } from '../team/chain-words.shared.js';
 
 /** What the status bar needs of the team link. */
 export interface TeamLinkState {
@@ -11,11 +12,22 @@ export interface TeamLinkState {
   role: TeamRole | null;
   signedIn: boolean;
   online: boolean;
-  /** The last successful pull from the team database (ms since the epoch), or null. */
+  /**
+   * When the local copy last synced (ms since the epoch): this session's last pull, else when the copy
+   * last took rows from the team database (before sign-in and until the first pull), or null: never.
+   */
   lastSyncAt: number | null;
+  /** Whether this session's sync has reached the team database yet (a pull answered). */
+  reached: boolean;
   error: string | null;
   /** While a new desktop copies the team's history (events by seq): how far of how many. */
   catchingUp?: { copiedSeq: number; totalSeq: number } | null;
+  /** Set when the connection to the team database is not protected (plain text or unchecked TLS off loopback). */
+  transportWarning?: string | null;
+  /** This desk's outbox (team/sync/push.ts): events waiting for the team database, and those it refused. */
+  outbox?: { pending: number; refused: number } | null;
+  /** The team events' hash chain as this desk checked it: verified through a seq, or the alarm. */
+  chain?: TeamChainState | null;
 }
 
 /** What the status bar shows. Times are ms since the epoch. */
@@ -60,6 +72,8 @@ export function clockTime(ms: number): string {
 /** The team profile's connection is the team database's (its service calls are charges only). */
 function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'message'> {
   if (!t.signedIn) return { connection: 'starting', message: `Sign in as ${t.login} to reach the team database.` };
+  // The record no longer matching its hash chain outranks everything else a signed-in desk could say.
+  if (t.chain?.broken) return { connection: 'error', message: chainWords(t.chain).text };
   if (t.catchingUp) {
     const n = (x: number) => x.toLocaleString('en');
     return {
@@ -67,12 +81,25 @@ function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'messa
       message: `Catching up with the team: ${n(t.catchingUp.copiedSeq)} of ${n(t.catchingUp.totalSeq)} events`,
     };
   }
-  if (t.online) return { connection: 'online', message: null };
-  if (t.error === null && t.lastSyncAt === null)
-    return { connection: 'starting', message: 'Connecting to the team database…' };
+  const refused = t.outbox?.refused ?? 0;
+  const pending = t.outbox?.pending ?? 0;
+  if (t.online)
+    return {
+      connection: 'online',
+      // A refusal is never silent: the status bar says it until the events are dealt with.
+      message: refused
+        ? refused === 1
+          ? "1 of this desk's events was not accepted by the team database: its collection says why"
+          : `${refused} of this desk's events were not accepted by the team database: their collections say why`
+        : null,
+    };
+  if (t.error === null && !t.reached) return { connection: 'starting', message: 'Connecting to the team database…' };
+  const waiting = pending
+    ? `; ${pending} event${pending === 1 ? '' : 's'} of this desk wait${pending === 1 ? 's' : ''} to be sent, none is lost`
+    : '';
   return {
     connection: 'offline',
-    message: `Team database unreachable — showing the local copy, ${t.lastSyncAt === null ? 'not synced yet' : `last synced ${clockTime(t.lastSyncAt)}`}`,
+    message: `Team database unreachable — showing the local copy, ${t.lastSyncAt === null ? 'not synced yet' : `last synced ${clockTime(t.lastSyncAt)}`}${waiting}`,
   };
 }
 

@@ -10,6 +10,7 @@ import {
   dataPaths,
   loadConnection,
   loadSettings,
+  teamTlsOf,
   verificationKeys,
   type Connection,
   type ConnectionFailure,
@@ -28,7 +29,7 @@ import type { PaymentWindowOpener } from '../collections/payment-window.js';
 import type { AppEventBus } from './events.js';
 import { statusFrom, type AppStatus } from './status.js';
 import { embeddedSandboxRunner, type SandboxOptions } from './embedded-sandbox.js';
-import { createTeamLink, type TeamLink } from './team-link.js';
+import { createTeamLink, type TeamLink } from './team.js';
 
 /** The local sandbox of the embedded profile, when it runs in this process. */
 export interface EmbeddedSandbox {
@@ -140,6 +141,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       logger,
       events,
       databaseUrl: settingsAtOpen.teamDatabaseUrl,
+      tls: teamTlsOf(settingsAtOpen),
       login: settingsAtOpen.teamLogin,
       onChange: () => pushStatus(),
       // Read for each batch the sync checks: the keys load with the connection, after the link exists.
@@ -155,7 +157,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
   let keychain: AppStatus['keychain'] = 'memory';
   let secrets: SecretStore = memory;
   let poller: Poller | null = null;
-  // Every stored event is reconciled as it is appended (collections/events.ts), with this clock and
+  // Every stored event is reconciled as it is appended (collections/ledger.ts), with this clock and
   // threshold; what no event drives (a pending collection turning stale) the sweep applies. Reads never write.
   const reconcileOptions = () => ({ now: clock.now(), stalePendingAfterMs: loadSettings(db).stalePendingAfterMs });
   // The threshold is read from the stored setting by the path itself (cheaply, per event).

@@ -5,7 +5,7 @@
 import type { Db } from '../store/db.js';
 import { reconcileOnceAfter } from '../reconcile/incremental.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
-import { appendEventInTransaction } from '../collections/events.js';
+import { appendEventInTransaction } from '../collections/ledger.js';
 import { storeVerifiedCallback, verifyCallback, type IngestInput, type IngestOutcome } from './ingest.js';
 
 export interface Delivery {

@@ -8,7 +8,8 @@
 // duplicated or re-imported callback is recognised whatever its whitespace or signature timestamp.
 import crypto from 'node:crypto';
 import type { Db } from '../store/db.js';
-import { appendEvent, type NewEvent, type AppendResult } from '../collections/events.js';
+import type { NewEvent, AppendResult } from '../collections/events.js';
+import { appendEvent } from '../collections/ledger.js';
 import { callbackEvidence } from '../collections/evidence.js';
 import { parseCallbackBody } from '../service/wire.js';
 import { WireFormatError } from '../service/errors.js';

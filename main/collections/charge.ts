@@ -6,7 +6,6 @@
 // fields overwritten as soon as the cipher is built. Only brand and last four digits are stored.
 import type { ServiceClient } from '../service/types.js';
 import { displayMinor } from '../money/index.js';
-import { createEventWriter } from './event-writer.js';
 import { getCollection } from './query.js';
 import { PaymentError, fieldErrors } from './errors.js';
 import {
@@ -22,7 +21,7 @@ import { cipherFor, wipeCard } from './charge/card-data.js';
 import { createOptionLimits, type CardOptionView } from './charge/option-limits.js';
 import { createRepeatGuard } from './charge/repeat-guard.js';
 import { intentOf, newMerchantReference, saveIntent, sendInitialize } from './charge/initialize.js';
-import { recordedToTeam } from './charge/team-record.js';
+import { chargeEvents } from './charge/record.js';
 import { followPaymentPage } from './charge/payment-page.js';
 import { handleRedirect } from './charge/redirect.js';
 import type { ChargeContext, ChargeResult, ChargeServiceDeps, PreparedCharge, RedirectResult } from './charge/types.js';
@@ -56,19 +55,15 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     db,
     clock,
     deps,
-    // What the service answered is recorded through this: kept in memory and retried when the database
-    // cannot take it at once, so an accepted payment is never forgotten and its window still opens.
-    // On a team profile each of these events is also recorded to the team database (team-record.ts).
-    events: recordedToTeam(
-      createEventWriter(db, {
-        ...(deps.logger ? { logger: deps.logger } : {}),
-        onStored: (id) => {
-          if (id !== null) ctx.emit(id);
-        },
-      }),
-      () => deps.team?.() ?? null,
-      () => val(deps.operator),
-    ),
+    // What the service answered is stored through this before the charge goes on (waiting while the
+    // database is locked); on a team profile with an outbox row, pushed to the team from there, with
+    // the operator (the desk's login) as its actor.
+    events: chargeEvents(db, {
+      team: () => deps.team?.() ?? null,
+      now: () => clock.now(),
+      logger: deps.logger,
+      operator: () => val(deps.operator),
+    }),
     emit(id) {
       const c = getCollection(db, id)?.collection ?? null;
       if (c) deps.onUpdate?.(c);
@@ -177,6 +172,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     const held = guard.take(token);
     if (!held) throw new PaymentError('expired', 'This confirmation has expired; type the card again.', 'token');
     const { client } = await keys();
+    // A new intent under a new reference (submit): on a team desk creating it is the claim, so no other.
     return submit(held, client, opts.signal);
   }
 
@@ -206,8 +202,9 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         });
       }
       const { client, pem } = await keys();
-      // A team desk re-sends only while the team database can record what the service answers.
-      await deps.team?.()?.ensureReachable(reference);
+      // A team desk re-sends only with the team database's claim on the intent: its creator or an
+      // admin, one at a time. Refused: nothing is sent, no window opens, nothing is stored here.
+      await deps.team?.()?.claim(reference);
       const cipher = cipherFor(valid, pem);
       wipeCard(valid);
       wipeCard(card);

@@ -1,5 +1,6 @@
-// The one way an event enters a collection's history. Appends (idempotent by dedupe_key) and updates
-// the collections projection in the SAME transaction, so the list never disagrees with the history.
+// What an event is and what it makes of its collection: the event's shape, the flags and the projection
+// rules. The one way an event is stored is the ledger (ledger.ts), which applies these rules in the
+// append's transaction, so the list never disagrees with the history.
 //
 // Projection rules:
 // - intent/initiate events move the status only while it is not final (INTENT -> PENDING/REJECTED/UNKNOWN).
@@ -10,10 +11,7 @@
 //   callback simply disagree, the flag SOURCES_DISAGREE is set.
 // - Unverified events (signature invalid or missing) never change the status; they set BAD_SIGNATURE.
 // - A callback whose amount or currency differs from the intent sets AMOUNT_MISMATCH / CURRENCY_MISMATCH.
-import type { Db } from '../store/db.js';
-import { writeTransaction } from '../store/transaction.js';
 import { isFinal, type EventKind, type EventSource, type SignatureState } from './model.js';
-import { reconcileAfterAppend } from '../reconcile/incremental.js';
 
 export const FLAGS = {
   FINAL_STATUS_CHANGED: 1,
@@ -54,7 +52,8 @@ export interface NewEvent {
   actor?: string | null;
   /**
    * What a teammate's desk needs to check a signed event again (collections/evidence.ts): carried to
-   * the team record (team.events.evidence), not stored in this desk's collection_events.
+   * the team record (team.events.evidence; a desk's own charge events through their outbox row), not
+   * stored in this desk's collection_events.
    */
   evidence?: string | null;
   /** Projection only (not event columns). */
@@ -72,31 +71,6 @@ export interface AppendResult {
   statusChanged: boolean;
 }
 
-interface ProjectionRow extends Projection {
-  id: number;
-}
-
-const stmtCache = new WeakMap<Db, ReturnType<typeof prepare>>();
-function prepare(db: Db) {
-  return {
-    insert: db.prepare(
-      `INSERT INTO collection_events (collection_id, merchant_reference, internal_reference, source, kind, status, received_at,
-         signature, amount_minor, currency, dedupe_key, payload, note, actor)
-       VALUES (@collectionId, @merchantReference, @internalReference, @source, @kind, @status, @receivedAt,
-         @signature, @amountMinor, @currency, @dedupeKey, @payload, @note, @actor)
-       ON CONFLICT (dedupe_key) DO NOTHING`,
-    ),
-    byKey: db.prepare(`SELECT id, kind FROM collection_events WHERE dedupe_key = ?`),
-    row: db.prepare(
-      `SELECT id, status, status_changed_at, status_message, redirect_signature, amount_minor, currency, internal_reference, payment_url,
-         redirect_status, callback_status, flags, final_changes
-       FROM collections WHERE id = ?`,
-    ),
-    /** UPDATEs by the set of columns that change: an index is rewritten only when a column it holds is SET. */
-    updates: new Map<string, ReturnType<Db['prepare']>>(),
-  };
-}
-
 /** The columns of a collection the events maintain (appendEvent, a new desk's copy and its check). */
 export const PROJECTION_COLUMNS = [
   'status',
@@ -111,30 +85,6 @@ export const PROJECTION_COLUMNS = [
   'flags',
   'final_changes',
 ] as const;
-type ProjectionColumn = (typeof PROJECTION_COLUMNS)[number];
-
-function updateProjection(db: Db, id: number, before: ProjectionRow, after: Record<ProjectionColumn, unknown>): void {
-  const s = stmts(db);
-  const changed = PROJECTION_COLUMNS.filter(
-    (c) => c === 'last_event_id' || after[c] !== (before as unknown as Record<string, unknown>)[c],
-  );
-  const key = changed.join(',');
-  let st = s.updates.get(key);
-  if (!st) {
-    st = db.prepare(`UPDATE collections SET ${changed.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`);
-    s.updates.set(key, st);
-  }
-  st.run({ id, ...Object.fromEntries(changed.map((c) => [c, after[c]])) });
-}
-function stmts(db: Db) {
-  let s = stmtCache.get(db);
-  if (!s) {
-    s = prepare(db);
-    stmtCache.set(db, s);
-  }
-  return s;
-}
-
 const OUTCOME_SOURCES = new Set<EventSource>(['redirect', 'callback', 'import', 'manual']);
 
 /** A collection's projection columns, as the projection rules read them. */
@@ -231,81 +181,5 @@ export function projectEvent(row: Projection, ev: Omit<NewEvent, 'collectionId'>
       flags,
       final_changes: finalChanges,
     },
-  };
-}
-
-/** Appends one event and updates the projection, in one transaction. Idempotent by dedupeKey. */
-export function appendEvent(db: Db, ev: NewEvent): AppendResult {
-  return writeTransaction(db, () => append(db, ev));
-}
-
-/**
- * appendEvent without a savepoint of its own, for a caller already inside a write transaction that is
- * rolled back WHOLE when this throws (the callback receiver's group commit, which then stores each
- * delivery alone). A savepoint per event cost more than the event's own statements; without it, a
- * throw after the insert would leave the event without its projection, hence the contract.
- */
-export function appendEventInTransaction(db: Db, ev: NewEvent): AppendResult {
-  if (!db.inTransaction) throw new Error('appendEventInTransaction must run inside a write transaction');
-  return append(db, ev);
-}
-
-function append(db: Db, ev: NewEvent): AppendResult {
-  const s = stmts(db);
-  // No look-up of the dedupe key first: the insert below skips a stored key (ON CONFLICT DO NOTHING,
-  // and the no_replace_key trigger), and only then is the stored event read. A duplicate is rare; a
-  // look-up before every insert was one more index probe for each new event.
-  const row = ev.collectionId === null ? undefined : (s.row.get(ev.collectionId) as ProjectionRow | undefined);
-  if (ev.collectionId !== null && !row) {
-    const existing = ev.dedupeKey ? (s.byKey.get(ev.dedupeKey) as { id: number; kind: string } | undefined) : undefined;
-    if (existing)
-      return { inserted: false, eventId: existing.id, kind: existing.kind, status: null, statusChanged: false };
-    throw new Error(`collection ${ev.collectionId} does not exist`);
-  }
-
-  // Decide the projection first: the stored kind depends on it.
-  const projected = row ? projectEvent(row, ev) : null;
-  const kind = projected?.kind ?? ev.kind;
-
-  const info = s.insert.run({
-    collectionId: ev.collectionId,
-    merchantReference: ev.merchantReference,
-    internalReference: ev.internalReference ?? null,
-    source: ev.source,
-    kind,
-    status: ev.status ?? null,
-    receivedAt: ev.receivedAt,
-    signature: ev.signature,
-    amountMinor: ev.amountMinor ?? null,
-    currency: ev.currency ?? null,
-    dedupeKey: ev.dedupeKey ?? null,
-    payload: ev.payload ?? null,
-    note: ev.note ?? null,
-    actor: ev.actor ?? null,
-  });
-  if (info.changes === 0) {
-    // The dedupe key is already stored: the same fact (a retry, a re-import, another connection).
-    const existing = s.byKey.get(ev.dedupeKey) as { id: number; kind: string };
-    return {
-      inserted: false,
-      eventId: existing.id,
-      kind: existing.kind,
-      status: row?.status ?? null,
-      statusChanged: false,
-    };
-  }
-  const eventId = Number(info.lastInsertRowid);
-
-  if (row && projected) {
-    updateProjection(db, row.id, row, { ...projected.next, last_event_id: eventId });
-    // Every stored event of a collection is reconciled here, in the same transaction.
-    reconcileAfterAppend(db, row.id);
-  }
-  return {
-    inserted: true,
-    eventId,
-    kind,
-    status: projected?.next.status ?? null,
-    statusChanged: projected?.statusChanged ?? false,
   };
 }

@@ -2,7 +2,7 @@
 // it saves an intent, and team sync inserts the same row when another desktop's intent arrives.
 import type { Db } from '../store/db.js';
 import { writeTransaction } from '../store/transaction.js';
-import { appendEvent } from './events.js';
+import { appendEvent } from './ledger.js';
 import { intentEventKey } from './event-key.js';
 import type { CollectionRow } from './query.js';
 

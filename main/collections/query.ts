@@ -4,6 +4,7 @@
 import type { Db } from '../store/db.js';
 import { flagNames, type FlagName } from './events.js';
 import { isFinal } from './model.js';
+import { refusalText } from './outbox.js';
 
 export const SORT_COLUMNS = ['created_at', 'amount', 'currency', 'status', 'reference', 'customer'] as const;
 export type SortColumn = (typeof SORT_COLUMNS)[number];
@@ -56,6 +57,8 @@ export interface CollectionRow {
   sources: SourcesAgree;
   flags: FlagName[];
   finalChanges: number;
+  /** On a team desk: how many of its events the team database refused (each says why in the timeline). */
+  teamRefused: number;
 }
 
 interface RawRow {
@@ -89,7 +92,21 @@ const COLUMNS = `id, merchant_reference, internal_reference, created_at, amount_
   customer_email, charge_customer, allow_final_status_change, operator, provider_code, card_brand, card_last4, status,
   status_changed_at, status_message, payment_url, redirect_status, redirect_signature, callback_status, flags, final_changes`;
 
-export function toRow(r: RawRow): CollectionRow {
+/**
+ * Events the team database refused, by collection (team desks; see collections/outbox.ts). Read apart
+ * from the page's statement, so its plan stays the index's: it walks the refused outbox rows only (a
+ * partial index; normally there are none).
+ */
+function refusedByCollection(db: Db): Map<number, number> {
+  const rows = cached(
+    db,
+    `SELECT e.collection_id AS id, COUNT(*) AS n FROM team_outbox o JOIN collection_events e ON e.id = o.event_id
+     WHERE o.state = 'refused' AND e.collection_id IS NOT NULL GROUP BY e.collection_id`,
+  ).all({}) as { id: number; n: number }[];
+  return new Map(rows.map((r) => [r.id, r.n]));
+}
+
+export function toRow(r: RawRow, refused: ReadonlyMap<number, number> = new Map()): CollectionRow {
   const initiate = isFinal(r.status) ? null : r.status;
   const said = [r.redirect_status, r.callback_status].filter((x): x is string => !!x);
   return {
@@ -121,6 +138,7 @@ export function toRow(r: RawRow): CollectionRow {
     },
     flags: flagNames(r.flags),
     finalChanges: r.final_changes,
+    teamRefused: refused.get(r.id) ?? 0,
   };
 }
 
@@ -295,7 +313,8 @@ export function listCollections(db: Db, q: ListQuery = {}): { rows: CollectionRo
     sql = `SELECT ${COLUMNS} FROM collections WHERE id IN (${union}) ${order} LIMIT ${limit} OFFSET ${offset}`;
   }
   const rows = cached(db, sql).all(f.params) as RawRow[];
-  return { rows: rows.map(toRow), total };
+  const refused = refusedByCollection(db);
+  return { rows: rows.map((r) => toRow(r, refused)), total };
 }
 
 export interface EventRow {
@@ -312,6 +331,8 @@ export interface EventRow {
   payload: string | null;
   note: string | null;
   actor: string | null;
+  /** On a team desk, when the team database refused this event: "not accepted by the team database: <why>". */
+  teamRefused: string | null;
 }
 
 interface RawEvent {
@@ -327,6 +348,7 @@ interface RawEvent {
   payload: string | null;
   note: string | null;
   actor: string | null;
+  team_refused: string | null;
 }
 
 function toEvent(e: RawEvent): EventRow {
@@ -343,11 +365,14 @@ function toEvent(e: RawEvent): EventRow {
     payload: e.payload,
     note: e.note,
     actor: e.actor,
+    teamRefused: e.team_refused === null ? null : refusalText(e.team_refused),
   };
 }
 
 const EVENT_COLUMNS =
-  'id, source, kind, status, received_at, signature, internal_reference, amount_minor, currency, payload, note, actor';
+  'id, source, kind, status, received_at, signature, internal_reference, amount_minor, currency, payload, note, actor, ' +
+  // A refusal by the team database stays on the desk with its reason (team outbox, store migration 015).
+  "(SELECT o.reason FROM team_outbox o WHERE o.event_id = collection_events.id AND o.state = 'refused') AS team_refused";
 
 /** One collection by id or merchant reference, with its whole timeline (oldest first); null if unknown. */
 export function getCollection(
@@ -363,7 +388,7 @@ export function getCollection(
   const events = db
     .prepare(`SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`)
     .all(raw.id) as RawEvent[];
-  return { collection: toRow(raw), events: events.map(toEvent) };
+  return { collection: toRow(raw, refusedByCollection(db)), events: events.map(toEvent) };
 }
 
 /** Callbacks for references we do not know, newest first (kept for review). */

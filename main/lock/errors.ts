@@ -1,5 +1,13 @@
 // Errors the lock shows as they are (dispatch passes on any Error with `expose: true`, a kind and a field).
-export type LockErrorKind = 'locked' | 'wrong_passphrase' | 'validation' | 'conflict' | 'rate_limited' | 'unavailable';
+export type LockErrorKind =
+  | 'locked'
+  | 'wrong_passphrase'
+  /** The right password of an operator an admin disabled (team sign-in). */
+  | 'disabled'
+  | 'validation'
+  | 'conflict'
+  | 'rate_limited'
+  | 'unavailable';
 
 export class LockError extends Error {
   override name = 'LockError';

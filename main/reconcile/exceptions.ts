@@ -24,7 +24,8 @@ export type {
 } from './types.shared.js';
 import { ReconcileError } from './errors.js';
 import { NOT_MATCHED } from './full-sql.js';
-import { appendEvent, type NewEvent } from '../collections/events.js';
+import type { NewEvent } from '../collections/events.js';
+import { appendEvent } from '../collections/ledger.js';
 import { reconcileCollection, requireCollection, type ReconcileOptions } from './reconcile.js';
 
 export const ORPHAN_KIND = 'orphan_callback';

@@ -1,7 +1,7 @@
 // The incremental path: one collection re-classified from all its events and stored, called by
-// appendEvent for every stored event (in its transaction), and the sweep for what no event drives.
-// No worker or import.meta here: collections/events.ts imports it, and so does everything that
-// type-checks the charge service (the preload build included).
+// the ledger for every stored event (in its transaction; main/app/ledger.ts wires it), and the sweep
+// for what no event drives. No worker or import.meta here: the composition root imports it, and so
+// does everything that type-checks the charge service (the preload build included).
 import type { Db } from '../store/db.js';
 import { writeTransaction } from '../store/transaction.js';
 import {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseDatabaseUrl } from '../team/pool.js';
+import { givenDatabaseUrlProblem, parseGivenDatabaseUrl } from '../team/database-url.js';
 
 /** One secret: its environment variable and its credential file name. */
 export const SECRETS = {
@@ -23,6 +23,10 @@ export const SETTINGS_ENV = {
   listen: 'MERCHANT_DESK_LISTEN',
   serviceUrl: 'MERCHANT_DESK_SERVICE_URL',
   trustProxy: 'MERCHANT_DESK_TRUST_PROXY',
+  /** --sslmode */
+  sslmode: 'MERCHANT_DESK_SSLMODE',
+  /** --ssl-ca: the file of the CA certificate (PEM) that signed the database server's certificate. */
+  sslCa: 'MERCHANT_DESK_SSL_CA',
 } as const;
 
 export const DEFAULT_LISTEN = '127.0.0.1:8080';
@@ -66,23 +70,14 @@ export function refuseSecretsInArgv(args: readonly string[]): void {
       );
     }
     const url = a === '--database' ? args[i + 1] : a.startsWith('--database=') ? a.slice('--database='.length) : null;
-    if (url && hasPassword(url)) {
-      throw new ServeConfigError(
-        '--database: the URL holds a password, which the command line would show to every user of this machine (ps); ' +
-          `give the URL without it and the password in ${SECRETS.databasePassword.env} or the credential file ` +
-          `${SECRETS.databasePassword.file}, or the whole URL in ${SETTINGS_ENV.database}`,
-      );
-    }
+    const problem = url ? givenDatabaseUrlProblem(url, PASSWORD_INSTEAD) : null;
+    // Only a password is refused this early (before anything is read); the URL's other faults are said later.
+    if (problem && /password/.test(problem)) throw new ServeConfigError(`--database: ${problem}`);
   }
 }
 
-function hasPassword(url: string): boolean {
-  try {
-    return new URL(url).password !== '';
-  } catch {
-    return false;
-  }
-}
+/** Where serve's database password goes instead of the URL. */
+const PASSWORD_INSTEAD = `give it in ${SECRETS.databasePassword.env} or the credential file ${SECRETS.databasePassword.file}`;
 
 export interface SecretSources {
   env: NodeJS.ProcessEnv;
@@ -112,7 +107,7 @@ export function readSecret(name: SecretName, src: SecretSources): string | null 
   return v ? v : null;
 }
 
-/** The database URL to connect with: the password (when not in the URL from the environment) added from its secret. */
+/** The database URL to connect with: the password added from its secret (never from the URL itself). */
 export function databaseUrl(flag: string | undefined, src: SecretSources): string {
   const raw = flag ?? src.env[SETTINGS_ENV.database];
   if (!raw) {
@@ -120,13 +115,17 @@ export function databaseUrl(flag: string | undefined, src: SecretSources): strin
       `no database: pass --database postgres://LOGIN@HOST:PORT/DATABASE or set ${SETTINGS_ENV.database}`,
     );
   }
-  const url = parseDatabaseUrl(raw);
+  // The URL from the environment is checked like the flag: systemd shows a unit's Environment= to any user.
+  let url: URL;
+  try {
+    url = parseGivenDatabaseUrl(raw, flag !== undefined ? '--database' : SETTINGS_ENV.database, PASSWORD_INSTEAD);
+  } catch (e) {
+    throw new ServeConfigError((e as Error).message);
+  }
   if (!url.username)
     throw new ServeConfigError('the database URL names no login; serve signs in as its receiver login');
-  if (!url.password) {
-    const password = readSecret('databasePassword', src);
-    if (password) url.password = encodeURIComponent(password);
-  }
+  const password = readSecret('databasePassword', src);
+  if (password) url.password = encodeURIComponent(password);
   return url.toString();
 }
 

@@ -4,12 +4,14 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver.js';
+import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from '../callbacks/rate-limit.js';
 import { createPoller, type PollIntervals, type Poller } from '../poller/poller.js';
 import { createServiceClient } from '../service/client.js';
 import type { MerchantKeys } from '../service/types.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { openDatabase, type Db } from '../store/db.js';
 import { openTeamPool } from '../team/pool.js';
+import type { TeamTls } from '../team/tls.js';
 import { systemClock, type Clock } from '../clock.js';
 import { teamCallbackStore } from './team-callback-store.js';
 import { teamPollSink } from './poll-to-team.js';
@@ -17,9 +19,20 @@ import { healthRoute } from './health.js';
 
 export const SERVE_DB_FILE = 'serve.sqlite';
 
+// serve runs behind the merchant's reverse proxy, usually on the same host: then every request arrives
+// from loopback, and the desktop receiver's loopback allowance (its own sandbox, any local process)
+// would exempt the whole internet. Here loopback is the proxy, so it gets a remote source's limit:
+// one bucket shared by everything the proxy forwards, or one per client with --trust-proxy.
+export const SERVE_RATE_LIMIT: RateLimitOptions = {
+  loopbackPerSecond: DEFAULT_RATE_LIMIT.perSecond,
+  loopbackBurst: DEFAULT_RATE_LIMIT.burst,
+};
+
 export interface ServeOptions {
   /** With the password, already resolved (config.ts); never logged. */
   databaseUrl: string;
+  /** TLS to the team database (--sslmode, --ssl-ca); default: by host. */
+  tls?: TeamTls;
   host: string;
   port: number;
   /** Checks the service's callback signatures; at least one of the two. */
@@ -29,6 +42,8 @@ export interface ServeOptions {
   /** serve's own folder: the security log's SQLite file. */
   dataDir: string;
   trustProxy?: boolean | string | string[];
+  /** Over SERVE_RATE_LIMIT (the throughput bench posts from loopback with no proxy in front). */
+  rateLimit?: RateLimitOptions;
   logger: Logger;
   clock?: Clock;
 }
@@ -52,6 +67,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
     // Group commits overlap while one waits for its fsync; more connections would only queue on the
     // events table's lock (rows commit in seq order).
     max: 4,
+    ...(o.tls ? { tls: o.tls } : {}),
     onIdleError: (err) => log.warn({ err: err.message }, 'team database connection lost; reconnecting on next use'),
   });
   let db: Db | null = null;
@@ -79,6 +95,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
       clock,
       logger: log,
       ...(o.trustProxy !== undefined ? { trustProxy: o.trustProxy } : {}),
+      rateLimit: { ...SERVE_RATE_LIMIT, ...o.rateLimit },
       routes: (app) => healthRoute(app, { pool, poller: () => poller?.status() ?? null, startedAt }),
     });
     poller?.start();

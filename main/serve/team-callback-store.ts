@@ -1,8 +1,12 @@
 // serve's callback store: the receiver's groups go to the team's PostgreSQL as 'callback' events, the
-// whole group in ONE appendEvents statement (one commit, durable before any delivery is answered).
+// whole group in ONE statement (one commit, durable before any delivery is answered).
 // Each event carries what the desktop's own receiver would have stored (ingest.ts storeVerifiedCallback),
 // field for field, under the same dedupe key, so a desktop applying the pulled event gets the same row;
 // a callback delivered twice (or by a desktop's own receiver too) is stored once.
+//
+// serve's login reads no event key (keys hold the merchant reference; team migration 8), so it cannot
+// learn which keys an insert skipped from the insert itself: it asks team.events_stored yes or no for
+// the group's keys first, and inserts only the new ones (a question and a statement, no transaction).
 import type pg from 'pg';
 import type { CallbackStore } from '../callbacks/callback-store.js';
 import {
@@ -12,8 +16,9 @@ import {
   type IngestOutcome,
   type VerifiedCallback,
 } from '../callbacks/ingest.js';
-import { appendEvents, type NewTeamEvent } from '../team/events.js';
-import { TeamError, TeamUnavailableError } from '../team/errors.js';
+import { appendUnseenEvents, type NewTeamEvent } from '../team/events.js';
+import { TeamError, TeamUnavailableError, translatePgError } from '../team/errors.js';
+import { poolLogin } from '../team/pool.js';
 
 /** The event a verified callback becomes in the team's log. */
 export function teamCallbackEvent(cb: VerifiedCallback, now: number): NewTeamEvent {
@@ -50,20 +55,49 @@ export function isTeamUnavailable(err: unknown): boolean {
   return err instanceof Error && CONNECTION_LOST.test(err.message);
 }
 
+/** Tries of a group when another writer stores one of its keys between the question and the insert. */
+const RACE_TRIES = 3;
+
+/** Stores the events whose keys are not stored yet; the seq of each stored now. */
+async function storeNew(pool: pg.Pool, events: NewTeamEvent[]): Promise<Map<string, number>> {
+  if (events.length === 0) return new Map();
+  for (let attempt = 1; ; attempt++) {
+    let stored: boolean[];
+    try {
+      const r = await pool.query<{ stored: boolean[] }>('SELECT team.events_stored($1::text[]) AS stored', [
+        events.map((e) => e.eventKey),
+      ]);
+      stored = r.rows[0]!.stored;
+    } catch (e) {
+      throw translatePgError(e, 'check callbacks for duplicates', poolLogin(pool));
+    }
+    const fresh = events.filter((_, i) => !stored[i]);
+    try {
+      const seqs = await appendUnseenEvents(pool, fresh);
+      return new Map(fresh.map((e, i) => [e.eventKey, seqs[i]!]));
+    } catch (e) {
+      // unique_violation: stored meanwhile by another writer, and nothing of this try was; ask again.
+      if (!(e instanceof TeamError && e.code === '23505') || attempt >= RACE_TRIES) throw e;
+    }
+  }
+}
+
 export function teamCallbackStore(pool: pg.Pool): CallbackStore {
   return {
     async commitGroup(group, keys): Promise<IngestOutcome[]> {
       // Verified first, in memory: a delivery that does not verify never reaches PostgreSQL.
       const checked = group.map((d) => ({ d, v: verifyCallback(d.input, keys) }));
-      const events: NewTeamEvent[] = [];
-      for (const { d, v } of checked) if (v.result === 'verified') events.push(teamCallbackEvent(v.callback, d.now));
-      const { stored } = await appendEvents(pool, events);
-      const seqOf = new Map(stored.map((s) => [s.eventKey, s.seq]));
+      // A key repeated within the group is stored once: its first delivery's event.
+      const byKey = new Map<string, NewTeamEvent>();
+      for (const { d, v } of checked)
+        if (v.result === 'verified' && !byKey.has(v.callback.dedupeKey))
+          byKey.set(v.callback.dedupeKey, teamCallbackEvent(v.callback, d.now));
+      const seqOf = await storeNew(pool, [...byKey.values()]);
       return checked.map(({ v }): IngestOutcome => {
         if (v.result !== 'verified') return v;
         const cb = v.callback;
         const seq = seqOf.get(cb.dedupeKey);
-        // Stored earlier (or twice in this group): the earlier row's seq is not read back (no need).
+        // Stored earlier (or twice in this group): the earlier row's seq is not asked for (no need).
         if (seq === undefined) return { result: 'duplicate', reference: cb.reference, eventId: 0 };
         seqOf.delete(cb.dedupeKey);
         return {
@@ -79,8 +113,8 @@ export function teamCallbackStore(pool: pg.Pool): CallbackStore {
       });
     },
     isUnavailable: isTeamUnavailable,
-    // Events commit in seq order under one lock (migration 1): one group commits while the next, already
-    // verified and sent, waits for the lock; more would only split the deliveries into smaller commits.
+    // Events commit in seq order, one write turn at a time (team migrations 1 and 8): one group commits while
+    // the next, already verified and sent, waits for the turn; more would only split the deliveries into smaller commits.
     maxCommitsInFlight: 2,
   };
 }

@@ -6,3 +6,4 @@ export * from './data-folder.js';
 export * from './profile-database.js';
 export * from './key-binding.js';
 export * from './audit.js';
+export * from './team-tls.js';

@@ -9,6 +9,13 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { recordOperatorNameChange } from './audit.js';
 import { DeskError } from '../errors.shared.js';
+import {
+  caCertificateProblem,
+  givenDatabaseUrlProblem,
+  SSL_MODES,
+  tlsSettingsProblem,
+  type SslMode,
+} from '../team/database-url.js';
 
 export const PROFILES = ['embedded', 'sandbox', 'live', 'team'] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -53,31 +60,26 @@ const httpsUrl = z
   );
 
 // The team database: the operator's password is asked at sign-in (and kept only in the OS keychain, when
-// they ask to be remembered), so a URL carrying one is refused rather than stored in plain settings.
+// they ask to be remembered), so a URL carrying one is refused rather than stored in plain settings; the
+// same check as every command's --database (team/database-url.ts).
 const teamDatabaseUrl = z
   .string()
   .trim()
   .superRefine((s, ctx) => {
-    let u: URL;
-    try {
-      u = new URL(s);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'is not a URL; expected postgres://HOST:PORT/DATABASE' });
-      return;
-    }
-    if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
-      ctx.addIssue({ code: 'custom', message: `must start with postgres:// (got ${u.protocol}//)` });
-    } else if (u.password) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          'must not contain a password: each operator signs in with their own, which is kept only in the OS keychain (and only when they ask to be remembered)',
-      });
-    } else if (!u.pathname || u.pathname === '/') {
-      ctx.addIssue({ code: 'custom', message: 'names no database; expected postgres://HOST:PORT/DATABASE' });
-    } else if (u.search || u.hash) {
-      ctx.addIssue({ code: 'custom', message: 'must not have a query or fragment' });
-    }
+    const problem = givenDatabaseUrlProblem(
+      s,
+      'each operator signs in with their own password, which is kept only in the OS keychain (and only when they ask to be remembered)',
+    );
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** The CA certificate (PEM text, stored with the profile: the renderer never names a file). */
+const teamSslCa = z
+  .string()
+  .max(65536, 'is too large to be a CA certificate')
+  .superRefine((s, ctx) => {
+    const problem = caCertificateProblem(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
 /** A PostgreSQL login, as main/team/operators.ts accepts them. */
@@ -138,6 +140,10 @@ export const settingSchemas = {
   teamDatabaseUrl: teamDatabaseUrl.nullable(),
   /** The operator who signs in on this desktop (team profile), or null. */
   teamLogin: teamLogin.nullable(),
+  /** TLS to the team database; null: by host (loopback: plain, any other host: verify-full). */
+  teamSslMode: z.enum(SSL_MODES, { message: `must be one of ${SSL_MODES.join(', ')}` }).nullable(),
+  /** The CA certificate (PEM) that signed the team database's certificate; null: the public CAs. */
+  teamSslCa: teamSslCa.nullable(),
 } as const;
 
 export type SettingName = keyof typeof settingSchemas;
@@ -163,6 +169,8 @@ export interface SettingsPatch {
   idleLockMinutes?: number;
   teamDatabaseUrl?: string | null;
   teamLogin?: string | null;
+  teamSslMode?: SslMode | null;
+  teamSslCa?: string | null;
 }
 
 export interface PollIntervals {
@@ -190,6 +198,8 @@ export function defaultSettings(): Settings {
     idleLockMinutes: 15,
     teamDatabaseUrl: null,
     teamLogin: null,
+    teamSslMode: null,
+    teamSslCa: null,
   };
 }
 
@@ -279,6 +289,8 @@ export function validateSettings(candidate: Record<string, unknown>): Settings {
     if (s.profile === 'team' && s.teamLogin === null) {
       fields.teamLogin = 'is required for the team profile: the operator who signs in on this desktop';
     }
+    const tls = tlsSettingsProblem(s.teamSslMode, s.teamSslCa);
+    if (s.profile === 'team' && tls) fields[tls.field === 'ca' ? 'teamSslCa' : 'teamSslMode'] = tls.message;
     if (!/^[A-Za-z0-9.:[\]-]+$/.test(s.callbackReceiver.host)) {
       fields['callbackReceiver.host'] = 'is not a host name or IP address (e.g. 127.0.0.1)';
     }

@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import { TeamFieldError, translatePgError } from './errors.js';
 import { queryableLogin, toSafeInteger, type Queryable } from './pool.js';
+import type { ChainedEvent } from './chain.js';
 
 export const EVENT_SOURCES = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
@@ -161,6 +162,39 @@ export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[
   return { stored, duplicates };
 }
 
+/**
+ * The same insert for a writer that may not read event_key: reads back only the seqs, and names no
+ * conflict target (that would need SELECT on it) nor skips a conflict: the caller sends only keys not
+ * stored yet, so a conflict means another writer stored one meanwhile, and the statement fails whole.
+ * Derived from INSERT_EVENTS, so the columns of the two cannot drift apart; null if it no longer can be.
+ */
+const INSERT_UNSEEN_EVENTS = ((): string | null => {
+  const noSkip = INSERT_EVENTS.replace('\nON CONFLICT (event_key) DO NOTHING', '');
+  const seqOnly = noSkip.replace(/\nRETURNING [^\n]*$/, '\nRETURNING seq');
+  return noSkip !== INSERT_EVENTS && seqOnly !== noSkip ? seqOnly : null;
+})();
+
+/**
+ * appendEvents for a writer that may not read event keys back (serve's receiver, team migration 8).
+ * The caller has left out every key already stored (team.events_stored) and repeated ones: each event
+ * is new, and the seqs come back in the order given. A key stored meanwhile by another writer fails
+ * the whole statement (a TeamError with code 23505, nothing stored): ask again and retry.
+ */
+export async function appendUnseenEvents(db: Queryable, events: readonly NewTeamEvent[]): Promise<number[]> {
+  if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
+  const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
+  if (rows.length === 0) return [];
+  if (INSERT_UNSEEN_EVENTS === null) throw new Error('INSERT_EVENTS changed shape: update INSERT_UNSEEN_EVENTS');
+  let result: pg.QueryResult<{ seq: string }>;
+  try {
+    result = await db.query<{ seq: string }>(INSERT_UNSEEN_EVENTS, [JSON.stringify(rows)]);
+  } catch (e) {
+    throw translatePgError(e, 'append events', queryableLogin(db));
+  }
+  // Drawn one row at a time in the order given (ORDER BY n), under one write turn: ascending is that order.
+  return result.rows.map((r) => toSafeInteger(r.seq, 'seq')).sort((a, b) => a - b);
+}
+
 interface EventRow {
   seq: string;
   event_key: string;
@@ -180,9 +214,11 @@ interface EventRow {
   occurred_at: Date;
   recorded_at: Date;
   actor: string;
+  prev_hash: Buffer;
+  hash: Buffer;
 }
 
-function toEvent(r: EventRow): TeamEvent {
+function toEvent(r: EventRow): ChainedEvent {
   return {
     seq: toSafeInteger(r.seq, 'seq'),
     eventKey: r.event_key,
@@ -202,11 +238,14 @@ function toEvent(r: EventRow): TeamEvent {
     occurredAt: r.occurred_at.getTime(),
     recordedAt: r.recorded_at.getTime(),
     actor: r.actor,
+    prevHash: r.prev_hash,
+    hash: r.hash,
   };
 }
 
 export interface PullResult {
-  events: TeamEvent[];
+  /** With their chain columns (team/chain.ts), for the puller to check. */
+  events: ChainedEvent[];
   /** The seq to pull after next time: the last event's, or `afterSeq` when there was none. */
   lastSeq: number;
   /** True when more events wait beyond this batch. */
@@ -226,7 +265,8 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   try {
     const r = await db.query<EventRow>(
       `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
-              signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, evidence
+              signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, prev_hash, hash,
+              evidence
        FROM team.events WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [afterSeq, limit + 1],
     );
@@ -237,6 +277,11 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   const more = rows.length > limit;
   const events = rows.slice(0, limit).map(toEvent);
   return { events, lastSeq: events.length ? events[events.length - 1]!.seq : afterSeq, more };
+}
+
+/** bytea as PostgreSQL's text gives it ('\\x' and hex). */
+function byteaText(s: string): Buffer {
+  return Buffer.from(s.slice(2), 'hex');
 }
 
 /** Every value as PostgreSQL's text: the copy converts the few it needs itself. */
@@ -266,7 +311,7 @@ export async function pullPageRaw(
       text: `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
                     signature, payload, note, payment_url, status_message,
                     floor(extract(epoch FROM occurred_at) * 1000)::bigint, floor(extract(epoch FROM recorded_at) * 1000)::bigint, actor,
-                    evidence
+                    prev_hash, hash, evidence
              FROM team.events WHERE seq > $1 AND seq <= $3 ORDER BY seq LIMIT $2`,
       values: [afterSeq, limit + 1, uptoSeq],
       rowMode: 'array',
@@ -277,7 +322,7 @@ export async function pullPageRaw(
     throw translatePgError(e, 'pull events', queryableLogin(db));
   }
   const n = Math.min(rows.length, limit);
-  const events: TeamEvent[] = new Array<TeamEvent>(n);
+  const events: ChainedEvent[] = new Array<ChainedEvent>(n);
   for (let i = 0; i < n; i++) {
     const r = rows[i]!;
     events[i] = {
@@ -298,7 +343,9 @@ export async function pullPageRaw(
       occurredAt: toSafeInteger(r[14], 'occurred_at'),
       recordedAt: toSafeInteger(r[15], 'recorded_at'),
       actor: r[16]!,
-      evidence: r[17],
+      prevHash: byteaText(r[17]!),
+      hash: byteaText(r[18]!),
+      evidence: r[19] ?? null,
     };
   }
   return { events, lastSeq: n ? events[n - 1]!.seq : afterSeq, more: rows.length > limit };

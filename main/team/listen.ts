@@ -3,7 +3,8 @@
 // may be lost (connection drop, desktop asleep), so the caller also pulls on a timer.
 import pg from 'pg';
 import { translatePgError } from './errors.js';
-import { loginOf, parseDatabaseUrl } from './pool.js';
+import { loginOf } from './pool.js';
+import { DEFAULT_TLS, pgConnectionConfig, type TeamTls } from './tls.js';
 
 export const EVENTS_CHANNEL = 'team_events';
 
@@ -14,6 +15,8 @@ export interface Listener {
 export interface ListenOptions {
   /** The connection failed after it was listening: listen again (and pull, to cover the gap). */
   onError?: (err: Error) => void;
+  /** TLS to the server: the pool's (poolTls), so both connections are checked alike. */
+  tls?: TeamTls;
 }
 
 export async function listen(
@@ -21,9 +24,8 @@ export async function listen(
   onSeq: (seq: number) => void,
   options: ListenOptions = {},
 ): Promise<Listener> {
-  parseDatabaseUrl(url);
   const client = new pg.Client({
-    connectionString: url,
+    ...pgConnectionConfig(url, options.tls ?? DEFAULT_TLS),
     application_name: 'merchant-desk listen',
     connectionTimeoutMillis: 10_000,
   });

@@ -1,7 +1,7 @@
 // Operators are PostgreSQL logins (SCRAM) in one group each. Admins manage them through the
 // SECURITY DEFINER functions of migration 3; everyone may read the list and their own row.
 import type pg from 'pg';
-import { TeamFieldError, TeamPermissionError, translatePgError } from './errors.js';
+import { TeamError, TeamFieldError, TeamPermissionError, translatePgError } from './errors.js';
 import { poolLogin } from './pool.js';
 import { scramVerifier } from './scram.js';
 import {
@@ -74,10 +74,50 @@ export async function addOperator(pool: pg.Pool, op: NewOperator): Promise<void>
   ]);
 }
 
-/** Disables an operator: they cannot sign in, and their open sessions end (admins only). */
+/**
+ * Disables an operator (admins only): when this returns they cannot sign in, no session of theirs is
+ * left, and the database refuses their writes (migration 8) should one survive anyway.
+ */
 export async function disableOperator(pool: pg.Pool, login: string): Promise<void> {
   checkLogin(login);
   await call(pool, 'disable operators', 'SELECT team.disable_operator($1)', [login]);
+  await endSessions(pool, login);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How long a disable keeps ending sessions that keep appearing before it says so. */
+const END_SESSIONS_MS = 10_000;
+/** Looks in a row that must find no session, this far apart, before a disable returns. */
+const QUIET_LOOKS = 2;
+const QUIET_GAP_MS = 100;
+
+/**
+ * disable_operator ends sessions before its NOLOGIN commits, so a session that signed in meanwhile
+ * escapes it; after the commit no new one can start. End the rest now, until QUIET_LOOKS looks in a
+ * row find none (one that passed the login check just before the commit appears a moment later).
+ */
+async function endSessions(pool: pg.Pool, login: string): Promise<void> {
+  const deadline = Date.now() + END_SESSIONS_MS;
+  let quiet = 0;
+  for (;;) {
+    let still: number | null;
+    try {
+      const r = await pool.query<{ still: number | null }>('SELECT team.end_operator_sessions($1) AS still', [login]);
+      still = r.rows[0]!.still;
+    } catch (e) {
+      throw translatePgError(e, `end the sessions of ${login}`, poolLogin(pool));
+    }
+    // The operator admin may not end sessions (no pg_signal_backend): the database still refuses their writes.
+    if (still === null) return;
+    quiet = still === 0 ? quiet + 1 : 0;
+    if (quiet >= QUIET_LOOKS) return;
+    if (Date.now() > deadline) {
+      throw new TeamError(
+        `${login} is disabled and cannot sign in again, but ${still} of their sessions did not end; their writes are refused`,
+      );
+    }
+    await sleep(QUIET_GAP_MS);
+  }
 }
 
 export async function enableOperator(pool: pg.Pool, login: string): Promise<void> {

@@ -2,6 +2,8 @@
 // PostgreSQL's grants and policies apply to everything the desktop does.
 import pg from 'pg';
 import { TeamFieldError, translatePgError } from './errors.js';
+import { parseDatabaseUrl } from './database-url.js';
+import { DEFAULT_TLS, pgConnectionConfig, type TeamTls } from './tls.js';
 
 export type Queryable = pg.Pool | pg.PoolClient | pg.Client;
 
@@ -10,29 +12,24 @@ export interface TeamPoolOptions {
   max?: number;
   /** Called when an idle pooled connection fails (server restart, operator disabled). */
   onIdleError?: (err: Error) => void;
+  /** TLS to the server (team/tls.ts); default: by host. */
+  tls?: TeamTls;
 }
 
-/** Checks a connection URL and returns its parts; refuses anything but postgres:// or postgresql://. */
-export function parseDatabaseUrl(url: string): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new TeamFieldError('database URL', 'is not a URL; expected postgres://LOGIN@HOST:PORT/DATABASE');
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new TeamFieldError('database URL', `must start with postgres:// (got ${parsed.protocol}//)`);
-  }
-  if (!parsed.pathname || parsed.pathname === '/') {
-    throw new TeamFieldError('database URL', 'names no database; expected postgres://LOGIN@HOST:PORT/DATABASE');
-  }
-  return parsed;
+export { parseDatabaseUrl } from './database-url.js';
+
+/** The TLS settings each pool was opened with, so its LISTEN connection and workers connect alike. */
+const tlsOfPool = new WeakMap<pg.Pool, TeamTls>();
+
+/** The TLS settings `pool` connects with (the default when it was not opened here). */
+export function poolTls(pool: pg.Pool): TeamTls {
+  return tlsOfPool.get(pool) ?? DEFAULT_TLS;
 }
 
 export function openTeamPool(url: string, options: TeamPoolOptions = {}): pg.Pool {
-  parseDatabaseUrl(url);
+  const tls = options.tls ?? DEFAULT_TLS;
   const pool = new pg.Pool({
-    connectionString: url,
+    ...pgConnectionConfig(url, tls),
     max: options.max ?? 4,
     application_name: 'merchant-desk',
     connectionTimeoutMillis: 10_000,
@@ -40,6 +37,7 @@ export function openTeamPool(url: string, options: TeamPoolOptions = {}): pg.Poo
   });
   // An idle client's error is emitted on the pool; unhandled, it would end the process.
   pool.on('error', (err) => options.onIdleError?.(err));
+  tlsOfPool.set(pool, tls);
   return pool;
 }
 

@@ -40,3 +40,24 @@ export const ROLE_LABEL: Record<TeamRole, string> = {
   admin: 'Admin',
   receiver: 'Callback server (serve)',
 };
+
+/**
+ * What an operator does at a desk that the team database allows only some roles, and who those are
+ * (team migration 2's grants and row policies; admin is a member of support, finance and back_office).
+ * The screens offer each action only to these roles and say who can; PostgreSQL still decides.
+ */
+export const TEAM_ACTIONS = {
+  /** An intent (team.intents) and its charge events: support. */
+  takePayments: { roles: ['support', 'admin'], who: 'Taking payments is for support and admins.' },
+  /** A resolution (a `manual` event): back office. */
+  resolveExceptions: { roles: ['back_office', 'admin'], who: 'Resolving exceptions is for back office and admins.' },
+  /** Imported callbacks (`import` events): back office. */
+  importCallbacks: { roles: ['back_office', 'admin'], who: 'Importing callbacks is for back office and admins.' },
+  /** team.add_operator, disable_operator, ... (team migration 3): admin. */
+  manageOperators: { roles: ['admin'], who: 'Adding, disabling and re-roling operators is for admins.' },
+} as const satisfies Record<string, { roles: readonly TeamRole[]; who: string }>;
+export type TeamAction = keyof typeof TEAM_ACTIONS;
+
+export function roleMay(role: TeamRole, action: TeamAction): boolean {
+  return (TEAM_ACTIONS[action].roles as readonly TeamRole[]).includes(role);
+}

@@ -1,12 +1,102 @@
 // The signed-in operator of a team desktop: their own pool (the login is the operator, so PostgreSQL's
-// grants decide what they may do), their role, and the sync that keeps the local copy up to date.
+// grants decide what they may do), their role, and the sync engine on that pool: the pull that keeps
+// the local copy up to date (sync/pull.ts) and the push that sends this desk's outbox (sync/push.ts).
+// The sign-in that opens the pool is the unlocker's (unlocker.ts); who composes a session (main/app/)
+// tells its screens through the callbacks.
 import type pg from 'pg';
+import type { Clock } from '../clock.js';
+import type { Db } from '../store/db.js';
+import type { OutboxEntry } from '../collections/outbox.js';
 import type { TeamRole } from './operators.js';
-import type { TeamSync } from './sync.js';
+import type { ChangedCollection } from './sync/apply.js';
+import type { SignatureKeys } from '../service/verify-callback.js';
+import { startTeamSync, type TeamSync, type TeamSyncOptions, type TeamSyncStatus } from './sync/pull.js';
+import { startOutboxPush, type OutboxPush } from './sync/push.js';
 
 export interface TeamSession {
   pool: pg.Pool;
   login: string;
   role: TeamRole;
   sync: TeamSync;
+  push: OutboxPush;
+  /**
+   * Why nothing may be written now (the database is another team's than this desk's copy,
+   * sync/workspace.ts), or null.
+   */
+  wrongDatabase(): string | null;
+  /** Stops the push and the pull (what the outbox holds stays for the next session) and ends the pool. */
+  close(): Promise<void>;
+}
+
+export interface TeamSessionOptions {
+  pool: pg.Pool;
+  login: string;
+  role: TeamRole;
+  db: Db;
+  clock: Clock;
+  logger: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+  syncEveryMs?: number | undefined;
+  onApplied?: (changed: ChangedCollection[]) => void;
+  onCopied?: TeamSyncOptions['onCopied'];
+  onPolled?: TeamSyncOptions['onPolled'];
+  onStatus?: (s: TeamSyncStatus) => void;
+  /** Outbox entries the team database refused (they stay on the desk, marked). */
+  onRefused?: (entries: readonly OutboxEntry[], reason: string) => void;
+  /** The keys this desk checks every signed event of the team record with (team/evidence.ts). */
+  evidenceKeys?: (() => SignatureKeys) | undefined;
+  /** Settles once those keys are loaded: the pull applies nothing before. */
+  evidenceReady?: (() => Promise<unknown>) | undefined;
+}
+
+export function startTeamSession(o: TeamSessionOptions): TeamSession {
+  const sync = startTeamSync({
+    pool: o.pool,
+    db: o.db,
+    clock: o.clock,
+    logger: o.logger,
+    ...(o.syncEveryMs ? { pollEveryMs: o.syncEveryMs } : {}),
+    ...(o.onApplied ? { onApplied: o.onApplied } : {}),
+    ...(o.onCopied ? { onCopied: o.onCopied } : {}),
+    ...(o.onPolled ? { onPolled: o.onPolled } : {}),
+    ...(o.evidenceKeys ? { evidenceKeys: o.evidenceKeys } : {}),
+    ...(o.evidenceReady ? { evidenceReady: o.evidenceReady } : {}),
+  });
+  const wrongDatabase = (): string | null => {
+    const st = sync.status();
+    return st.wrongDatabase
+      ? `Nothing is recorded: ${st.error ?? 'the team database is not the one this desk was synced from'}`
+      : null;
+  };
+  // What this desk's charges stored for the team (its outbox) is sent once the first pull has checked that
+  // the database is this desk's team's (sync/workspace.ts), including what a previous run left there (a
+  // crash, a close while the database was away).
+  let checked = false;
+  const push = startOutboxPush({
+    pool: o.pool,
+    db: o.db,
+    clock: o.clock,
+    logger: o.logger,
+    holdBack: () => wrongDatabase() ?? (checked ? null : 'the team database is not checked yet'),
+    ...(o.onRefused ? { onRefused: o.onRefused } : {}),
+  });
+  sync.onStatus((s) => {
+    if (s.online && !s.wrongDatabase) {
+      checked = true;
+      push.kick(); // checked, or back: what waited goes now, not at the next retry
+    }
+    o.onStatus?.(s);
+  });
+  return {
+    pool: o.pool,
+    login: o.login,
+    role: o.role,
+    sync,
+    push,
+    wrongDatabase,
+    async close() {
+      await push.close().catch(() => undefined);
+      await sync.close().catch(() => undefined);
+      await o.pool.end().catch(() => undefined);
+    },
+  };
 }

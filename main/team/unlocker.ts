@@ -1,18 +1,22 @@
 // The team profile's sign-in behind the idle lock: the operator's password is checked by PostgreSQL
 // itself (SCRAM), by opening a pool as that login. The lock screen is the sign-in screen; a wrong
-// password and a disabled operator both answer "no" without saying which, so nothing leaks about who
-// exists; an unreachable database is a clear error, never a wrong password.
+// password and an unknown login both answer "no" without saying which, so nothing leaks about who
+// exists; a disabled operator is told so, as the CLI does, which PostgreSQL says only after the
+// password was right; an unreachable database is a clear error, never a wrong password.
 import type pg from 'pg';
 import { LockError, type Unlocker } from '../lock/index.js';
 import type { AppSecret } from '../secrets/index.js';
-import { TeamError, TeamSignInError, TeamUnavailableError } from './errors.js';
+import { TeamDisabledError, TeamError, TeamSignInError, TeamTlsError, TeamUnavailableError } from './errors.js';
 import { checkOffline, keepOfflineCheck } from './offline-check.js';
 import { currentOperator, type TeamRole } from './operators.js';
 import { openTeamPool, parseDatabaseUrl } from './pool.js';
+import type { TeamTls } from './tls.js';
 
 export interface TeamUnlockerOptions {
   /** postgres://HOST:PORT/DATABASE (settings refuse one with a password). */
   databaseUrl: string;
+  /** TLS to the team database (the profile's sslmode and CA); default: by host. */
+  tls?: TeamTls;
   login: string;
   /** Where the password is kept when the operator asks to be remembered (the OS keychain). */
   remembered: AppSecret;
@@ -43,6 +47,15 @@ export function rememberedPasswordName(databaseUrl: string, login: string): stri
   return `team-password:${login}@${u.host}${u.pathname}`;
 }
 
+/** What the lock screen says to a disabled operator who gave the right password. */
+function disabled(login: string): LockError {
+  return new LockError(
+    'disabled',
+    `An admin disabled the login ${login}: it cannot sign in until an admin enables it again.`,
+    'secret',
+  );
+}
+
 export class TeamUnlocker implements Unlocker {
   readonly method = 'password' as const;
   constructor(private readonly o: TeamUnlockerOptions) {}
@@ -61,19 +74,29 @@ export class TeamUnlocker implements Unlocker {
 
   async verify(secret: string, opts: { remember?: boolean } = {}): Promise<boolean> {
     const pool = openTeamPool(signInUrl(this.o.databaseUrl, this.o.login, secret), {
+      ...(this.o.tls ? { tls: this.o.tls } : {}),
       ...(this.o.onIdleError ? { onIdleError: this.o.onIdleError } : {}),
     });
     let role: TeamRole;
     let offline = false;
     try {
       const op = await currentOperator(pool);
-      // A login that is not a team operator (or is disabled) is refused like a wrong password.
-      if (!op || op.disabledAt !== null) {
+      // A login that is not a team operator is refused like a wrong password.
+      if (!op) {
         await pool.end().catch(() => undefined);
         return false;
       }
+      if (op.disabledAt !== null) {
+        await pool.end().catch(() => undefined);
+        throw disabled(this.o.login);
+      }
       role = op.role;
     } catch (e) {
+      if (e instanceof LockError) throw e;
+      if (e instanceof TeamDisabledError) {
+        await pool.end().catch(() => undefined);
+        throw disabled(this.o.login);
+      }
       if (e instanceof TeamSignInError) {
         await pool.end().catch(() => undefined);
         return false;
@@ -89,7 +112,9 @@ export class TeamUnlocker implements Unlocker {
           'unavailable',
           check?.reason === 'mismatch'
             ? `Cannot reach the team database (${why}), and this is not the password last used at this desk, so it cannot be checked offline. Check the network and try again.`
-            : `Cannot sign in: ${why}. Check the network and try again.`,
+            : e instanceof TeamTlsError
+              ? `Cannot sign in: ${why}. Check the TLS settings of the team connection (Settings, Connection) with whoever runs the database.`
+              : `Cannot sign in: ${why}. Check the network and try again.`,
           'secret',
         );
       }

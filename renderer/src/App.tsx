@@ -64,7 +64,7 @@ export function App() {
   const Active = active.component;
   return (
     <>
-      {lock.locked && <LockScreen status={lock.status} onUnlocked={lock.setStatus} />}
+      {lock.locked && <LockScreen status={lock.status} notice={notice} onUnlocked={lock.setStatus} />}
       <div className="app" style={lock.locked ? { display: 'none' } : undefined}>
         <nav className="nav" aria-label="Main">
           <div className="brand">Merchant Desk</div>

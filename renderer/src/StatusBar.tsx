@@ -1,8 +1,8 @@
-import { useDeskEvent, useDeskQuery } from './hooks.js';
+import { useAppStatus } from './hooks.js';
 import { AsOf } from './ui/index.js';
-import { useState } from 'react';
 import type { AppStatus } from '../../main/ipc/contract/app.js';
 import { LockNowButton } from './lock/index.js';
+import { chainWords } from '../../main/team/chain-words.shared.js';
 
 const CONNECTION_TEXT: Record<AppStatus['connection'], string> = {
   starting: 'Connecting…',
@@ -15,20 +15,20 @@ const CONNECTION_TEXT: Record<AppStatus['connection'], string> = {
 /** While starting, the message says what is starting (e.g. "Starting the sandbox…") on its own. */
 function connectionText(s: AppStatus): string {
   if (s.connection === 'starting' && s.message) return s.message;
-  // A team desk's offline message says it all: "Team database unreachable — showing the local copy, …".
-  if (s.team && s.connection === 'offline' && s.message) return s.message;
+  // A team desk's offline message says it all: "Team database unreachable — showing the local copy, …";
+  // so does its alarm: "Team record altered: seq N does not match its hash chain …".
+  if (s.team && (s.connection === 'offline' || s.connection === 'error') && s.message) return s.message;
+  // Online, a team desk still says what the team database refused of its events (never silent).
+  if (s.team && s.connection === 'online' && s.message) return `${CONNECTION_TEXT.online} — ${s.message}`;
   return CONNECTION_TEXT[s.connection] + (s.message && s.connection !== 'online' ? `: ${s.message}` : '');
 }
 
 export function StatusBar() {
-  const q = useDeskQuery('app.status', {});
-  const [pushed, setPushed] = useState<AppStatus>();
-  useDeskEvent('app.status', setPushed);
-  const s = pushed ?? q.data;
+  const { status: s, error } = useAppStatus();
   return (
     <footer className="status-bar" aria-label="Status">
       {!s ? (
-        <span>{q.error ? 'Status unavailable' : 'Starting…'}</span>
+        <span>{error ? 'Status unavailable' : 'Starting…'}</span>
       ) : (
         <>
           <span data-testid="status-profile">
@@ -56,6 +56,22 @@ export function StatusBar() {
               ) : (
                 `Not signed in (${s.team.login})`
               )}
+            </span>
+          )}
+          {s.team?.transportWarning && (
+            <span data-testid="status-transport" className="warn-text" title={s.team.transportWarning}>
+              Warning: {s.team.transportWarning}
+            </span>
+          )}
+          {s.team?.signedIn && s.team.chain && (
+            <span
+              data-testid="status-record"
+              className={chainWords(s.team.chain).alarm ? 'warn-text' : undefined}
+              role={chainWords(s.team.chain).alarm ? 'alert' : undefined}
+            >
+              {chainWords(s.team.chain).alarm
+                ? `Team record altered at seq ${s.team.chain.broken!.seq.toLocaleString('en')}`
+                : chainWords(s.team.chain).text}
             </span>
           )}
           {s.keychain === 'unavailable' && <span className="warn-text">Keychain unavailable</span>}

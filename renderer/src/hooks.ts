@@ -1,6 +1,7 @@
 // Loading / error / stale states for every screen, the same way everywhere.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ChannelName, DeskEventName, DeskEvents, RequestOf, ResponseOf } from '../../main/ipc/contract/index.js';
+import type { AppStatus } from '../../main/ipc/contract/app.js';
 import { DeskError, invoke, on } from './desk.js';
 
 export interface QueryState<T> {
@@ -222,4 +223,12 @@ export function useSessionState<T>(key: string, initial: T): [T, (v: T | ((old: 
     }
   }, [key, value]);
   return [value, setValue];
+}
+
+/** What the status bar shows (app.status), kept current by main's pushes; undefined until the first answer. */
+export function useAppStatus(): { status: AppStatus | undefined; error: DeskError | undefined } {
+  const q = useDeskQuery('app.status', {});
+  const [pushed, setPushed] = useState<AppStatus>();
+  useDeskEvent('app.status', setPushed);
+  return { status: pushed ?? q.data, error: q.error };
 }

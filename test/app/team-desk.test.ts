@@ -17,13 +17,13 @@ import { storeKeyFor } from '../../main/settings/key-binding.js';
 import { KeyringAppSecret, KeyringSecretStore } from '../../main/secrets/index.js';
 import { rememberedPasswordName } from '../../main/team/unlocker.js';
 import { offlineCheckName } from '../../main/team/offline-check.js';
-import { setOperatorPassword } from '../../main/team/operators.js';
+import { setOperatorPassword, setOperatorRole } from '../../main/team/operators.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { lockGate } from '../../main/ipc/lock-gate.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
 import { tempDir } from '../support/tmp.js';
-import { appendEvent } from '../../main/collections/events.js';
+import { appendEvent } from '../../main/collections/ledger.js';
 import { callbackBody, hmacHeader } from '../callbacks/support.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { CARDS, cardForm } from '../collections/harness.js';
@@ -204,11 +204,51 @@ describe('a team desktop', () => {
     await until('the sync is online', () => core.appStatus().connection === 'online');
   });
 
-  it('a disabled operator is refused like a wrong password', async () => {
+  it('right after sign-in the status bar shows when the local copy last synced, not "never"', async () => {
     const login = await operator('support');
-    await team.owner.query('SELECT team.disable_operator($1)', [login]);
+    const dataDir = teamDataDir(login);
+    const first = await desk(dataDir);
+    await first.lock.unlock(team.password(login));
+    await until('the sync is online', () => first.appStatus().connection === 'online');
+    const synced = first.db.prepare('SELECT max(updated_at) FROM team_sync').pluck().get() as number | null;
+    expect(synced).not.toBeNull();
+    await first.close();
+    cores.splice(cores.indexOf(first), 1);
+
+    const next = await desk(dataDir);
+    // Before sign-in, and at once after it (before the first pull answers), the copy's last sync shows.
+    expect(next.appStatus().team).toMatchObject({ signedIn: false, lastSyncAt: synced });
+    await next.lock.unlock(team.password(login));
+    const right = next.appStatus();
+    expect(right.connection).not.toBe('offline');
+    expect(right.team?.lastSyncAt).toBeGreaterThanOrEqual(synced!);
+    await until('the sync is online', () => next.appStatus().connection === 'online');
+    expect(next.appStatus().team?.lastSyncAt).toBeGreaterThanOrEqual(synced!);
+  });
+
+  it('a disabled operator is told at sign-in that an admin disabled the login; a wrong password says only that', async () => {
+    const login = await operator('support');
     const core = await desk(teamDataDir(login));
-    await expect(core.lock.unlock(team.password(login))).rejects.toMatchObject({ kind: 'wrong_passphrase' });
+    const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
+    value(await d('lock.unlock', { secret: team.password(login) }));
+    await until('the sync is online', () => core.appStatus().connection === 'online');
+
+    // An admin disables the operator while the desk is open: the desk locks to its sign-in.
+    await team.owner.query('SELECT team.disable_operator($1)', [login]);
+    await until('the desk locks', () => core.lock.isLocked(), 20_000);
+    expect(core.team()).toBeNull();
+
+    // The right password gets the reason, as the CLI says it; a wrong one still says nothing about the login.
+    const refused = await d('lock.unlock', { secret: team.password(login) });
+    expect(refused).toMatchObject({ ok: false, error: { kind: 'disabled', field: 'secret' } });
+    expect(!refused.ok && refused.error.message).toBe(
+      `An admin disabled the login ${login}: it cannot sign in until an admin enables it again.`,
+    );
+    expect(await d('lock.unlock', { secret: 'not-the-password' })).toMatchObject({
+      ok: false,
+      error: { kind: 'wrong_passphrase', message: 'Wrong password.' },
+    });
+    expect(core.lock.isLocked()).toBe(true);
     expect(core.team()).toBeNull();
   });
 
@@ -343,7 +383,9 @@ describe('a team desktop', () => {
     try {
       await until('offline', () => core.appStatus().connection === 'offline');
       expect(core.appStatus().message).toMatch(
-        /^Team database unreachable — showing the local copy, last synced \d\d:\d\d$/,
+        // The charge's initialize answer may still be on its way to the team when the line is cut: then
+        // the status bar says it waits in this desk's outbox.
+        /^Team database unreachable — showing the local copy, last synced \d\d:\d\d(; 1 event of this desk waits to be sent, none is lost)?$/,
       );
       await expect(core.charges().charge(cardForm(CARDS.mastercardUS))).rejects.toMatchObject({
         kind: 'unavailable',
@@ -527,5 +569,124 @@ describe('a team desktop', () => {
     ).toEqual({
       n: 0,
     });
+  });
+});
+
+/**
+ * Charges on `core` and drops its connection while the charge's initialize answer is being written to
+ * the team database: the insert sleeps in a trigger, the relay is cut (the desk sees "Connection
+ * terminated unexpectedly", no SQLSTATE) and the backend terminated, so PostgreSQL has NOT taken it.
+ * `whileCut` runs before the line comes back.
+ */
+async function chargeCutMidWrite(
+  core: Core,
+  login: string,
+  reference: string,
+  whileCut: () => Promise<void> = async () => undefined,
+) {
+  await team.owner.query(`
+    CREATE TABLE IF NOT EXISTS public.slow_flag (reference text PRIMARY KEY);
+    CREATE OR REPLACE FUNCTION public.slow_events() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+    BEGIN
+      IF NEW.source = 'initiate' AND EXISTS (SELECT 1 FROM public.slow_flag f WHERE f.reference = NEW.merchant_reference) THEN
+        PERFORM pg_sleep(3);
+      END IF;
+      RETURN NEW;
+    END $$;
+    DROP TRIGGER IF EXISTS slow_events ON team.events;
+    CREATE TRIGGER slow_events BEFORE INSERT ON team.events FOR EACH ROW EXECUTE FUNCTION public.slow_events();`);
+  await team.owner.query('INSERT INTO public.slow_flag VALUES ($1)', [reference]);
+  try {
+    const charged = core.charges().charge(cardForm(CARDS.approve));
+    const writing = async () =>
+      (
+        await team.owner.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE usename = $1 AND state = 'active' AND query LIKE '%INSERT INTO team.events%'`,
+          [login],
+        )
+      ).rows;
+    let pids: { pid: number }[] = [];
+    for (const end = Date.now() + 15_000; !pids.length && Date.now() < end;) {
+      await new Promise((r) => setTimeout(r, 20));
+      pids = await writing();
+    }
+    expect(pids.length).toBeGreaterThan(0);
+    await pg.cut();
+    for (const { pid } of pids) await team.owner.query('SELECT pg_terminate_backend($1)', [pid]);
+    await team.owner.query('DELETE FROM public.slow_flag WHERE reference = $1', [reference]);
+    const result = await charged;
+    await new Promise((r) => setTimeout(r, 500));
+    await whileCut();
+    return result;
+  } finally {
+    await pg.restore();
+  }
+}
+
+describe('a team desk loses no event the service answered (issue 20, finding 4)', () => {
+  it('the connection dropped while the initialize answer is being written ("Connection terminated unexpectedly"): it reaches team.events once, when the database is back', async () => {
+    const login = await operator('support');
+    const reference = `MD-DROP-${process.pid}-${Date.now().toString(36)}`;
+    const core = await desk(teamDataDir(login), { reference });
+    await core.lock.unlock(team.password(login));
+    await until('online', () => core.appStatus().connection === 'online');
+    const charged = await chargeCutMidWrite(core, login, reference);
+    expect(charged.outcome.kind).toBe('pending');
+    const stored = async () =>
+      (
+        await team.owner.query<{ kind: string }>(
+          "SELECT kind FROM team.events WHERE merchant_reference = $1 AND source = 'initiate'",
+          [reference],
+        )
+      ).rows;
+    for (const end = Date.now() + 20_000; !(await stored()).length && Date.now() < end;)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await stored()).toEqual([{ kind: 'initialize_accepted' }]);
+  });
+
+  it('refused by the team database when it is back (the operator was made finance meanwhile): the event stays on the desk, its collection, the list and the status bar say so', async () => {
+    const login = await operator('support');
+    const reference = `MD-REFUSED-${process.pid}-${Date.now().toString(36)}`;
+    const core = await desk(teamDataDir(login), { reference });
+    const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
+    const notices: string[] = [];
+    core.events.subscribe((e, p) => e === 'notice' && notices.push((p as { message: string }).message));
+    await core.lock.unlock(team.password(login));
+    await until('online', () => core.appStatus().connection === 'online');
+    // While the line is cut, an admin makes the operator finance: finance may not write charge events.
+    const charged = await chargeCutMidWrite(core, login, reference, () =>
+      setOperatorRole(team.owner, login, 'finance'),
+    );
+    expect(charged.outcome.kind).toBe('pending');
+    const id = charged.collection!.id;
+    const shown = async () => value(await d('collections.get', { id }));
+    for (const end = Date.now() + 20_000; !(await shown()).events.some((e) => e.teamRefused) && Date.now() < end;)
+      await new Promise((r) => setTimeout(r, 100));
+    const got = await shown();
+    const answer = got.events.find((e) => e.kind === 'initialize_accepted')!;
+    expect(answer.teamRefused).toMatch(
+      new RegExp(
+        `^not accepted by the team database: ${login} may not append events: permission denied for table events$`,
+      ),
+    );
+    // It stays on this desk: the collection is still PENDING with its page, and says why.
+    expect(got.collection).toMatchObject({ status: 'PENDING', teamRefused: 1 });
+    const list = value(await d('collections.list', {}));
+    expect(list.rows.find((r) => r.id === id)?.teamRefused).toBe(1);
+    await until('online again', () => core.appStatus().connection === 'online');
+    expect(core.appStatus()).toMatchObject({
+      connection: 'online',
+      message: "1 of this desk's events was not accepted by the team database: its collection says why",
+    });
+    expect(
+      notices.some((n) =>
+        n.startsWith(`${reference}: this desk's initialize accepted was not accepted by the team database`),
+      ),
+    ).toBe(true);
+    const remote = await team.owner.query(
+      "SELECT 1 FROM team.events WHERE merchant_reference = $1 AND source = 'initiate'",
+      [reference],
+    );
+    expect(remote.rowCount).toBe(0);
   });
 });

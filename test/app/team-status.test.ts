@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { clockTime, statusFrom, type StatusState } from '../../main/app/status.js';
 import type { TeamLinkState } from '../../main/app/status.js';
+import { chainWords } from '../../main/team/chain-words.shared.js';
 
 const team = (o: Partial<TeamLinkState> = {}): TeamLinkState => ({
   login: 'amina',
@@ -10,6 +11,7 @@ const team = (o: Partial<TeamLinkState> = {}): TeamLinkState => ({
   signedIn: true,
   online: true,
   lastSyncAt: Date.UTC(2026, 10, 23, 9, 41),
+  reached: true,
   error: null,
   ...o,
 });
@@ -28,7 +30,9 @@ const state = (t: TeamLinkState, o: Partial<StatusState> = {}): StatusState => (
 
 describe('statusFrom on a team desk', () => {
   it('signed out: asks the operator to sign in', () => {
-    expect(statusFrom(state(team({ signedIn: false, role: null, online: false, lastSyncAt: null })))).toMatchObject({
+    expect(
+      statusFrom(state(team({ signedIn: false, role: null, online: false, reached: false, lastSyncAt: null }))),
+    ).toMatchObject({
       profile: 'team',
       connection: 'starting',
       message: 'Sign in as amina to reach the team database.',
@@ -36,13 +40,20 @@ describe('statusFrom on a team desk', () => {
   });
 
   it('signed in, before the first pull: connecting; after it: online', () => {
-    expect(statusFrom(state(team({ online: false, lastSyncAt: null })))).toMatchObject({
+    expect(statusFrom(state(team({ online: false, reached: false, lastSyncAt: null })))).toMatchObject({
       connection: 'starting',
       message: 'Connecting to the team database…',
     });
     const s = statusFrom(state(team()));
     expect(s).toMatchObject({ connection: 'online', message: null });
     expect(s.team).toEqual(team());
+  });
+
+  it('signed in, before the first pull, on a desk that synced before: connecting, and the local copy last synced then', () => {
+    const at = Date.UTC(2026, 10, 23, 9, 41);
+    const s = statusFrom(state(team({ online: false, reached: false, lastSyncAt: at })));
+    expect(s).toMatchObject({ connection: 'starting', message: 'Connecting to the team database…' });
+    expect(s.team?.lastSyncAt).toBe(at);
   });
 
   it('unreachable: says the local copy is shown and when it last synced', () => {
@@ -54,6 +65,27 @@ describe('statusFrom on a team desk', () => {
     expect(clockTime(at)).toMatch(/^\d\d:\d\d$/);
     expect(statusFrom(state(team({ online: false, error: 'connect ECONNREFUSED', lastSyncAt: null }))).message).toBe(
       'Team database unreachable — showing the local copy, not synced yet',
+    );
+  });
+
+  it("this desk's outbox: events the team database refused are said while online; events waiting are said while offline", () => {
+    expect(statusFrom(state(team({ outbox: { pending: 0, refused: 2 } })))).toMatchObject({
+      connection: 'online',
+      message: "2 of this desk's events were not accepted by the team database: their collections say why",
+    });
+    expect(statusFrom(state(team({ outbox: { pending: 0, refused: 1 } }))).message).toBe(
+      "1 of this desk's events was not accepted by the team database: its collection says why",
+    );
+    expect(statusFrom(state(team({ outbox: { pending: 3, refused: 0 } })))).toMatchObject({
+      connection: 'online',
+      message: null,
+    });
+    const at = Date.UTC(2026, 10, 23, 9, 41);
+    expect(
+      statusFrom(state(team({ online: false, error: 'x', lastSyncAt: at, outbox: { pending: 3, refused: 0 } })))
+        .message,
+    ).toBe(
+      `Team database unreachable — showing the local copy, last synced ${clockTime(at)}; 3 events of this desk wait to be sent, none is lost`,
     );
   });
 
@@ -69,6 +101,18 @@ describe('statusFrom on a team desk', () => {
     ).toMatchObject({
       connection: 'starting',
       message: 'Catching up with the team: 150,000 of 3,618,747 events',
+    });
+  });
+
+  it('the team record not matching its hash chain is an alarm naming the first seq that does not match', () => {
+    const fine = statusFrom(state(team({ chain: { verifiedSeq: 1_204, recheckedAt: 1, broken: null } })));
+    expect(fine).toMatchObject({ connection: 'online', message: null });
+    expect(chainWords(fine.team!.chain!)).toEqual({ alarm: false, text: 'Team record verified through seq 1,204' });
+    const broken = { seq: 77, reason: 'its content is not what was recorded (rewritten after it was written)' };
+    expect(statusFrom(state(team({ chain: { verifiedSeq: 1_204, recheckedAt: 1, broken } })))).toMatchObject({
+      connection: 'error',
+      message:
+        'Team record altered: seq 77 does not match its hash chain (its content is not what was recorded (rewritten after it was written)). This desk shows what it verified, through seq 1,204.',
     });
   });
 

@@ -52,6 +52,9 @@ const roots = opt.impl.split(',').map((d) => path.resolve(d));
 const impls = await Promise.all(
   roots.map(async (root) => {
     const load = async <T>(rel: string) => (await import(pathToFileURL(path.join(root, rel)).href)) as T;
+    // A tree whose ledger is wired by its composition root (main/app/ledger.ts) is wired as its desktop is.
+    if (fs.existsSync(path.join(root, 'main/app/ledger.ts')))
+      (await load<{ wireLedgerReconciliation(): void }>('main/app/ledger.ts')).wireLedgerReconciliation();
     return {
       root,
       receiver: await load<ReceiverModule>('main/callbacks/receiver.ts'),

@@ -18,6 +18,9 @@ import { listCollections } from '../../main/collections/query.js';
 import { startCallbackReceiver } from '../../main/callbacks/receiver.js';
 import { generate, type Generated } from './generate.js';
 import { postCallbacks, signCallbacks } from './post-callbacks.js';
+import { wireLedgerReconciliation } from '../../main/app/ledger.js';
+
+wireLedgerReconciliation(); // as composeCore does: the ledger reconciles what it stores
 
 const STALE = 30 * 60_000;
 const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);

@@ -17,6 +17,7 @@ import { migrate } from '../../main/team/migrate.js';
 import { addOperator } from '../../main/team/operators.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { startServe } from '../../main/serve/server.js';
+import { DEFAULT_RATE_LIMIT } from '../../main/callbacks/rate-limit.js';
 import pino from 'pino';
 import { createLogger } from '../../main/log/logger.js';
 
@@ -101,6 +102,11 @@ try {
       verification: { signingKey, servicePublicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() },
       poll: null,
       dataDir: path.join(dir, `serve-${round}`),
+      // The poster is a local process with no proxy in front: the desktop's loopback allowance.
+      rateLimit: {
+        loopbackPerSecond: DEFAULT_RATE_LIMIT.loopbackPerSecond,
+        loopbackBurst: DEFAULT_RATE_LIMIT.loopbackBurst,
+      },
       // serve logs each stored callback at info, redacted: counted here too, written to /dev/null.
       logger: createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: true }) }),
     });

@@ -19,7 +19,7 @@ import { openDatabase } from '../../main/store/db.js';
 import { migrate } from '../../main/team/migrate.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { recordIntent, type TeamIntent } from '../../main/team/record.js';
-import { startTeamSync, type TeamSync } from '../../main/team/sync.js';
+import { startTeamSync, type TeamSync } from '../../main/team/sync/pull.js';
 import { bulkStart } from '../../main/team/sync/bulk.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { snapshotStart } from '../../main/team/snapshot/start.js';
@@ -27,6 +27,9 @@ import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
 import { generate } from './generate.js';
 import { createDb, loadHistory } from './team-history.js';
+import { wireLedgerReconciliation } from '../../main/app/ledger.js';
+
+wireLedgerReconciliation(); // as composeCore does: the ledger reconciles what it stores
 
 const log = (msg: string) => process.stderr.write(`[team ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 const quiet = { info() {}, warn() {} };

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, ingestCallback } from '../../main/callbacks/ingest.js';
-import { appendEvent } from '../../main/collections/events.js';
+import { appendEvent } from '../../main/collections/ledger.js';
 import { getCollection } from '../../main/collections/query.js';
 import { freshDb, insertCollection } from '../collections/helpers.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';

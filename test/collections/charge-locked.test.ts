@@ -1,7 +1,8 @@
 // A charge while another process holds the database's write lock at the moment the service answers:
-// the answer is never lost, the payment window still opens, the collection ends PENDING with its page.
+// the answer is never lost (the charge waits until it is stored), the payment window then opens, the
+// collection ends PENDING with its page.
 // Real sandbox over HTTP, real client and SQLite file; the lock is a real second process.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createChargeService, type ChargeService } from '../../main/collections/charge.js';
 import { createServiceClient } from '../../main/service/client.js';
 import { getCollection } from '../../main/collections/query.js';
@@ -78,25 +79,21 @@ describe('charge while the database is locked by another process', () => {
     expect(h.sandbox.controls.collection(c.merchantReference).status).toBe('PENDING');
   });
 
-  it('when the lock outlasts busy_timeout, the answer is kept in memory, the window opens anyway, and it is stored once the lock goes', async () => {
+  it('when the lock outlasts busy_timeout, the charge waits for it: the answer is stored before the window opens, nothing waits in memory', async () => {
     h = await startHarness();
     h.db.pragma('busy_timeout = 200');
     const { service, state } = lockedAnswerCharges(h, 2000);
     charges = service;
     const r = await service.charge(cardForm(CARDS.approve));
     expect(r.outcome.kind).toBe('window_closed');
-    // The window opened with the service's payment page while the database could not yet record it.
+    // The window opened only once the database had the service's answer: PENDING with its page.
     expect(state.opened).toHaveLength(1);
-    expect(state.opened[0]).toMatchObject({ statusAtOpen: 'INTENT', urlAtOpen: null });
+    expect(state.opened[0]).toMatchObject({ statusAtOpen: 'PENDING', urlAtOpen: state.opened[0]!.paymentUrl });
     const ref = r.collection!.merchantReference;
     await state.lock!.released;
-    await vi.waitFor(() => expect(getCollection(h!.db, ref)!.collection.status).toBe('PENDING'), {
-      timeout: 10_000,
-      interval: 100,
-    });
     const got = getCollection(h.db, ref)!;
+    expect(got.collection.status).toBe('PENDING');
     expect(got.collection.paymentUrl).toBe(state.opened[0]!.paymentUrl);
-    // Kept in arrival order: the answer before the window's closing.
     expect(got.events.map((e) => `${e.source}:${e.kind}:${e.status ?? '-'}`)).toEqual([
       'intent:intent_saved:INTENT',
       'initiate:initialize_accepted:PENDING',

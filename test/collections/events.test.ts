@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendEvent } from '../../main/collections/events.js';
+import { appendEvent } from '../../main/collections/ledger.js';
 import { getCollection, listCollections, listOrphans } from '../../main/collections/query.js';
 import { freshDb, insertCollection, outcome } from './helpers.js';
 

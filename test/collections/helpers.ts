@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { openDatabase, type Db } from '../../main/store/db.js';
-import { appendEvent } from '../../main/collections/events.js';
+import { appendEvent } from '../../main/collections/ledger.js';
 import { tempDir } from '../support/tmp.js';
 
 export function freshDb(): { db: Db; dir: string } {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { collectedToday, listCollections, PAGE_TUNING, startOfDay } from '../../main/collections/query.js';
-import { appendEvent } from '../../main/collections/events.js';
+import { appendEvent } from '../../main/collections/ledger.js';
 import { openDatabase, type Db } from '../../main/store/db.js';
 import { freshDb, insertCollection, outcome } from './helpers.js';
 

@@ -17,6 +17,9 @@ import { systemClock } from '../../main/clock.js';
 import { DEFAULT_REDIRECT_URL } from '../../main/settings/settings.js';
 import { PUBLIC_KEY_FILE } from '../../sandbox/keys.js';
 import type { RunningApp } from './support/app.js';
+import { wireLedgerReconciliation } from '../../main/app/ledger.js';
+
+wireLedgerReconciliation(); // as composeCore does: the ledger reconciles what it stores
 
 export interface Seeder {
   db: Db;

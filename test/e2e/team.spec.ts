@@ -251,6 +251,60 @@ test('two desktops sign in at their lock screens; a card payment on A shows on B
   }).toPass({ timeout: 20_000 });
 });
 
+test('each desk offers only what its role may do, and says who can', async () => {
+  const a = deskA!.page; // ann, support
+  const b = deskB!.page; // bob, back office
+  const nav = (p: Page) => p.getByRole('navigation', { name: 'Main' });
+
+  // Taking payments is support's: bob is told so instead of being given a form the database would refuse.
+  await nav(b).getByRole('link', { name: 'Take payment' }).click();
+  await expect(b.getByRole('heading', { level: 1, name: 'Take payment' })).toBeVisible();
+  await expect(b.getByText('Taking payments is for support and admins.')).toBeVisible();
+  await expect(b.getByRole('form', { name: 'Take payment' })).toHaveCount(0);
+  await b.screenshot({ path: path.join(os.tmpdir(), 'md-e2e-back-office-take-payment.png') });
+
+  // Importing callbacks is back office's: offered to bob, not to ann.
+  await nav(b).getByRole('link', { name: 'Collections' }).click();
+  await expect(b.getByRole('button', { name: 'Import callbacks…' })).toBeVisible();
+  await nav(a).getByRole('link', { name: 'Collections' }).click();
+  await expect(a.getByRole('heading', { level: 1, name: 'Collections' })).toBeVisible();
+  await expect(collectionsRow(a, ref)).toBeVisible();
+  await expect(a.getByRole('button', { name: 'Import callbacks…' })).toHaveCount(0);
+
+  // Operators are an admin's to manage: neither desk gets the form, both are told who can.
+  for (const p of [a, b]) {
+    await nav(p).getByRole('link', { name: 'Settings' }).click();
+    await expect(p.getByText('Adding, disabling and re-roling operators is for admins.')).toBeVisible();
+    await expect(p.getByRole('form', { name: 'Add operator' })).toHaveCount(0);
+  }
+
+  // Exports read the desk's own copy, which every role may read: offered to both.
+  for (const p of [a, b]) {
+    await nav(p).getByRole('link', { name: 'Reports' }).click();
+    await expect(p.getByRole('button', { name: /^Export/ }).first()).toBeVisible();
+  }
+
+  // An admin is offered everything.
+  const dataC = await connectDesk(ADMIN.login);
+  const deskC = await startApp({ dataDir: dataC, env: KEYCHAIN });
+  try {
+    const c = deskC.page;
+    await expect(c.getByRole('heading', { level: 1, name: `Sign in as ${ADMIN.login}` })).toBeVisible({
+      timeout: 30_000,
+    });
+    await signInAtLockScreen(c, ADMIN.login, ADMIN.password);
+    await nav(c).getByRole('link', { name: 'Take payment' }).click();
+    await expect(c.getByRole('form', { name: 'Take payment' })).toBeVisible();
+    await nav(c).getByRole('link', { name: 'Collections' }).click();
+    await expect(c.getByRole('button', { name: 'Import callbacks…' })).toBeVisible();
+    await nav(c).getByRole('link', { name: 'Settings' }).click();
+    await expect(c.getByRole('form', { name: 'Add operator' })).toBeVisible();
+    await expect(c.getByTestId('who-may')).toHaveCount(0);
+  } finally {
+    expect(await deskC.stop()).toBe(0);
+  }
+});
+
 test('a callback the sandbox delivers twice is stored once', async () => {
   expect(ref).not.toBe('');
   const delivered = () =>
@@ -274,6 +328,12 @@ test('a final-status change is an exception on both desks; B resolves it and A s
       await expect(exceptionsRow(page, ref)).toContainText('Changed after final', { timeout: 1_000 });
     }).toPass({ timeout: 20_000 });
   }
+
+  // Ann (support) is not offered the resolution; the detail says who can.
+  await exceptionsRow(a, ref).click();
+  await expect(a.getByText('Resolving exceptions is for back office and admins.')).toBeVisible();
+  await expect(a.getByRole('form', { name: `Resolve ${ref}` })).toHaveCount(0);
+  await a.screenshot({ path: path.join(os.tmpdir(), 'md-e2e-support-exception.png') });
 
   // Bob resolves it on desktop B, with a note.
   await exceptionsRow(b, ref).click();
@@ -299,4 +359,32 @@ test('a final-status change is an exception on both desks; B resolves it and A s
     note,
   );
   await docsScreenshot(a, 'team-desk-a-audit');
+});
+
+test('an admin disables ann: her desk locks, says why it locked, and her sign-in says an admin disabled the login', async () => {
+  const a = deskA!.page;
+  const off = await cli(
+    [
+      '--data-dir',
+      path.join(dir, 'cli'),
+      'team',
+      'operators',
+      'disable',
+      '--database',
+      team.urlAs(ADMIN.login),
+      '--login',
+      ANN.login,
+    ],
+    { stdin: `${ADMIN.password}\n` },
+  );
+  expectOk(off, 'team operators disable ann');
+  // The desk locks to its sign-in, and the notice that ended the session is on the lock screen, not behind it.
+  await expect(a.getByRole('heading', { level: 1, name: `Sign in as ${ANN.login}` })).toBeVisible({ timeout: 30_000 });
+  await expect(a.getByRole('main').getByText(`no longer accepts ${ANN.login}'s password`)).toBeVisible();
+  await a.getByLabel('Password', { exact: true }).fill(ANN.password);
+  await a.getByRole('button', { name: 'Sign in' }).click();
+  await expect(a.getByRole('alert')).toHaveText(
+    `An admin disabled the login ${ANN.login}: it cannot sign in until an admin enables it again.`,
+  );
+  await a.screenshot({ path: path.join(os.tmpdir(), 'md-e2e-disabled-sign-in.png') });
 });

@@ -82,3 +82,22 @@ describe('IPC contract', () => {
     expect(await restrictedImports(code, contract)).toHaveLength(1);
   });
 });
+
+describe('layering', () => {
+  it('collections do not import reconcile: the composition root wires reconciliation to the ledger', async () => {
+    const code = `import { reconcileAfterAppend } from '../reconcile/incremental.js';\nexport { reconcileAfterAppend };\n`;
+    const errors = await restrictedImports(code, 'main/collections/probe.ts');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/collections must not import reconcile/);
+    const electron = await restrictedImports(
+      `import { app } from 'electron';\nexport { app };\n`,
+      'main/collections/probe.ts',
+    );
+    expect(electron).toHaveLength(1);
+  });
+
+  it('the composition root may wire it', async () => {
+    const code = `import { reconcileAfterAppend } from '../reconcile/incremental.js';\nexport { reconcileAfterAppend };\n`;
+    expect(await restrictedImports(code, 'main/app/probe.ts')).toEqual([]);
+  });
+});

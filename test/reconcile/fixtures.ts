@@ -4,7 +4,7 @@ import path from 'node:path';
 import { openDatabase, type Db } from '../../main/store/db.js';
 import { formatMinor } from '../../main/money/index.js';
 import { tempDir } from '../support/tmp.js';
-import { appendEvent } from '../../main/collections/events.js';
+import { appendEvent } from '../../main/collections/ledger.js';
 import { setReconcileOptions } from '../../main/reconcile/index.js';
 import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
 

@@ -169,7 +169,7 @@ describe('classification of constructed histories', () => {
   });
 
   it('a resolution already stored under its key (a team desk pulled its own copy back first) is that resolution, not a conflict', async () => {
-    const { appendEvent } = await import('../../main/collections/events.js');
+    const { appendEvent } = await import('../../main/collections/ledger.js');
     const { prepareResolution } = await import('../../main/reconcile/index.js');
     const { db, h, at } = setup();
     const ev = h.orphanCallback('SOMEONE-ELSES-REF');
@@ -423,7 +423,7 @@ describe('exceptions queue', () => {
 
 describe('histories written by the payments ingestion (appendEvent)', () => {
   it("a flip stored as kind 'final_status_changed' is still an outcome; bad signatures and mismatches are classified", async () => {
-    const { appendEvent } = await import('../../main/collections/events.js');
+    const { appendEvent } = await import('../../main/collections/ledger.js');
     const { db, h, at } = setup();
     const id = h.collection({ amountMinor: 100_000, currency: 'UGX' });
     const ref = db.prepare('SELECT merchant_reference FROM collections WHERE id = ?').pluck().get(id) as string;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../main/store/db.js';
 import { migrations } from '../../main/store/migrations/index.js';
-import { appendEvent } from '../../main/collections/events.js';
+import { appendEvent } from '../../main/collections/ledger.js';
 import { getCollection } from '../../main/collections/query.js';
 import { openActiveProfileDatabase } from '../../main/settings/profile-database.js';
 import { dataPaths } from '../../main/settings/paths.js';

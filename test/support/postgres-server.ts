@@ -165,6 +165,29 @@ export interface StartOptions {
   ownerPid?: number;
   /** Start the watchdog that stops the server when the owner dies (default true). */
   watchdog?: boolean;
+  /**
+   * TLS on (ssl=on) with this certificate and key (PEM), and TCP sign-in over TLS only (pg_hba.conf
+   * `hostssl`): the set-up the README asks of a team database on the office network.
+   */
+  tls?: { cert: string; key: string };
+}
+
+/**
+ * Writes the server's certificate and key into its data folder (owned by the server's user, key mode 0600
+ * as PostgreSQL demands) and, when it runs, reloads it: new connections get the new certificate.
+ */
+export async function setServerCertificate(dir: string, binDir: string, cert: string, key: string): Promise<void> {
+  const data = path.join(dir, 'data');
+  fs.writeFileSync(path.join(data, 'server.crt'), cert, { mode: 0o600 });
+  fs.writeFileSync(path.join(data, 'server.key'), key, { mode: 0o600 });
+  if (isRoot()) {
+    const { uid, gid } = postgresUser();
+    for (const f of ['server.crt', 'server.key']) fs.chownSync(path.join(data, f), uid, gid);
+  }
+  if (fs.existsSync(path.join(data, 'postmaster.pid'))) {
+    const [cmd, args] = asServerUser(binDir, 'pg_ctl', ['-D', data, 'reload']);
+    await run(cmd, args);
+  }
 }
 
 /** initdb + pg_ctl start in a fresh temp folder. The caller stops it with stopServerSync(info.dir). */
@@ -201,8 +224,9 @@ export async function startServer(options: StartOptions = {}): Promise<PgServerI
     // Password sign-in everywhere, TCP from 127.0.0.1 only: the same SCRAM exchange as production.
     fs.writeFileSync(
       path.join(data, 'pg_hba.conf'),
-      'local all all scram-sha-256\nhost all all 127.0.0.1/32 scram-sha-256\n',
+      `local all all scram-sha-256\n${options.tls ? 'hostssl' : 'host'} all all 127.0.0.1/32 scram-sha-256\n`,
     );
+    if (options.tls) await setServerCertificate(dir, binDir, options.tls.cert, options.tls.key);
 
     let lastError: unknown;
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -215,6 +239,7 @@ export async function startServer(options: StartOptions = {}): Promise<PgServerI
           `unix_socket_directories = '${socket}'`,
           `password_encryption = 'scram-sha-256'`,
           `max_connections = 200`,
+          ...(options.tls ? [`ssl = on`, `ssl_cert_file = 'server.crt'`, `ssl_key_file = 'server.key'`] : []),
           // A throw-away server: durability settings cost time and protect nothing here.
           `fsync = off`,
           `synchronous_commit = off`,

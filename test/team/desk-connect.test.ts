@@ -76,7 +76,7 @@ describe('connect --profile team', () => {
     const withPassword = dbUrl.replace('postgres://', `postgres://${login}:secret@`);
     await expect(connect(dataDir, ['--database', withPassword, '--login', login], `${sb.secretKey}\n`)).rejects.toThrow(
       new UsageError(
-        '--database: must not contain a password: each operator signs in with their own, which is kept only in the OS keychain (and only when they ask to be remembered)',
+        '--database: a password may not be given in the URL (it would show in the process list and wherever the URL is kept); each operator signs in with their own password, which is kept only in the OS keychain (and only when they ask to be remembered)',
       ),
     );
     await expect(connect(dataDir, ['--database', dbUrl], `${sb.secretKey}\n`)).rejects.toThrow(/--login is required/);

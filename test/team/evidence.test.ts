@@ -13,7 +13,9 @@ import { openDatabase, type Db } from '../../main/store/db.js';
 import { appendEvents } from '../../main/team/events.js';
 import { recordIntent } from '../../main/team/record.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
-import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync.js';
+import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
+import { startOutboxPush } from '../../main/team/sync/push.js';
+import { createChargeService } from '../../main/collections/charge.js';
 import { verifyCallback } from '../../main/callbacks/ingest.js';
 import { redirectEvidence } from '../../main/collections/evidence.js';
 import { teamCallbackStore } from '../../main/serve/team-callback-store.js';
@@ -139,6 +141,19 @@ async function charged(intent = newIntent({ currency: 'UGX' })): Promise<string>
   return ref;
 }
 
+/** The redirect URL the service sends the customer back to, signed for `status`. */
+function redirectUrl(ref: string, status: string): string {
+  const q = {
+    event: `transaction.${status.toLowerCase()}`,
+    merchant_reference: ref,
+    internal_reference: `INT-${ref}`,
+    transaction_type: 'Collection',
+    transaction_status: status,
+  };
+  const rsa = crypto.sign('sha512', Buffer.from(Object.values(q).join(':')), service.privateKey);
+  return `https://merchant-desk.invalid/return?${new URLSearchParams({ ...q, rsa_signature: rsa.toString('base64') })}`;
+}
+
 /** What a desk shows of a collection: its status, each event's word and writer, its reconciliation. */
 function shown(db: Db, reference: string) {
   return {
@@ -206,7 +221,7 @@ describe('what happened, on a team desk', () => {
       [`manual:${byPerson}:forged`, byPerson],
     );
     // serve's store writes a genuine callback, with its evidence (the body and headers as received).
-    const receiver = team.signIn(await team.addOperator('back_office', 'serve'));
+    const receiver = team.signIn(await team.addOperator('receiver', 'serve'));
     const stored = await teamCallbackStore(receiver).commitGroup(
       [{ input: { body: Buffer.from(real.body), headers: real.headers, source: 'callback' }, now: Date.now() }],
       { signingKey: SIGNING_KEY, servicePublicKey: servicePem },
@@ -254,18 +269,6 @@ describe('what happened, on a team desk', () => {
   it('a redirect is believed from the query its desk captured: signed, it settles; its columns changed, it does not', async () => {
     const desk: Desk = openDesk(team.owner, { evidenceKeys });
     desks.push(desk);
-    /** The redirect URL the service sends the customer back to, signed for `status`. */
-    const redirectUrl = (ref: string, status: string) => {
-      const q = {
-        event: `transaction.${status.toLowerCase()}`,
-        merchant_reference: ref,
-        internal_reference: `INT-${ref}`,
-        transaction_type: 'Collection',
-        transaction_status: status,
-      };
-      const rsa = crypto.sign('sha512', Buffer.from(Object.values(q).join(':')), service.privateKey);
-      return `https://merchant-desk.invalid/return?${new URLSearchParams({ ...q, rsa_signature: rsa.toString('base64') })}`;
-    };
     const [signed, altered] = [await charged(), await charged()];
     const redirect = (ref: string, status: string, url: string) =>
       event({
@@ -297,5 +300,55 @@ describe('what happened, on a team desk', () => {
       note: expect.stringMatching(/its status is "COMPLETED", the signed message says "FAILED"/),
     });
     expect(bad.reconciliation).toMatchObject({ is_exception: 1 });
+  });
+
+  it("a desk's own signed redirect reaches the team through its outbox with its evidence: another desk verifies it", async () => {
+    // sam's desk has the charge (intent and initialize answer, pulled) and captures the service's redirect.
+    const own: Desk = openDesk(samPool, { evidenceKeys });
+    desks.push(own);
+    const ref = await charged();
+    await own.sync.pullNow();
+    const push = startOutboxPush({ pool: samPool, db: own.db, clock: systemClock, logger: quietLogger });
+    const charges = createChargeService({
+      db: own.db,
+      getClient: () => null,
+      getServicePublicKeyPem: () => servicePem,
+      getSigningKey: () => null,
+      clock: systemClock,
+      redirectUrl: 'https://merchant-desk.invalid/return',
+      operator: sam,
+      team: () => ({
+        recordIntent: async () => undefined,
+        claim: async () => undefined,
+        outboxAdded: () => push.kick(),
+      }),
+    });
+    try {
+      const r = await charges.handleRedirect(redirectUrl(ref, 'COMPLETED'));
+      expect(r.collection?.status).toBe('COMPLETED');
+      // The charge stored it with an outbox row; the push sends it as a team event of sam's.
+      await push.drain();
+      const sent = await team.owner.query<{ actor: string; evidence: string | null }>(
+        `SELECT actor, evidence FROM team.events WHERE merchant_reference = $1 AND source = 'redirect'`,
+        [ref],
+      );
+      expect(sent.rows).toEqual([{ actor: sam, evidence: expect.stringContaining('rsa_signature') }]);
+    } finally {
+      charges.dispose();
+      await push.close();
+    }
+
+    // Another desk checks it from the evidence: verified, it settles the payment there too.
+    const other: Desk = openDesk(team.owner, { evidenceKeys });
+    desks.push(other);
+    await other.sync.pullNow();
+    const s = shown(other.db, ref);
+    expect(s.status).toBe('COMPLETED');
+    expect(s.events.find((e) => e.source === 'redirect')).toMatchObject({
+      signature: 'verified',
+      actor: sam,
+      note: null,
+    });
+    expect(s.reconciliation.open_kinds).not.toContain('bad_signature');
   });
 });

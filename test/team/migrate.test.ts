@@ -1,11 +1,13 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../main/team/migrate.js';
-import { addOperator, listOperators } from '../../main/team/operators.js';
+import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
+import { addOperator, disableOperator, listOperators } from '../../main/team/operators.js';
 import { teamMigrations } from '../../main/team/migrations/index.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
+import { appendEventsBeforeEvidence } from './fixture.js';
 
 let db: TestDatabase;
 const pools: pg.Pool[] = [];
@@ -61,6 +63,66 @@ describe('team migrations', () => {
       `SELECT to_regclass('team.half_done') AS t, (SELECT max(version) FROM team.schema_migrations) AS v`,
     );
     expect(left.rows[0]).toEqual({ t: null, v: Math.max(...teamMigrations.map((m) => m.version)) });
+  });
+});
+
+describe('a team database at version 7', () => {
+  it('migrates to the newest (8: writer turns) with its operators and events, and then works as a new one does', async () => {
+    const old = await createTestDatabase();
+    const p = openTeamPool(old.adminUrl);
+    pools.push(p);
+    try {
+      expect(
+        (
+          await migrate(
+            p,
+            teamMigrations.filter((m) => m.version <= 7),
+          )
+        ).to,
+      ).toBe(7);
+      const suffix = `${process.pid}_${Date.now().toString(36)}`;
+      const op = (role: 'support' | 'receiver' | 'admin') => ({
+        login: `v7_${role}_${suffix}`,
+        role,
+        password: `${role} password for v7`,
+        displayName: role,
+      });
+      for (const role of ['admin', 'support', 'receiver'] as const) await addOperator(p, op(role));
+      const as = (role: 'support' | 'receiver' | 'admin') => {
+        const pool = openTeamPool(old.urlFor(op(role).login, op(role).password));
+        pools.push(pool);
+        return pool;
+      };
+      const event = (key: string): NewTeamEvent => ({
+        eventKey: key,
+        merchantReference: key,
+        source: 'initiate',
+        kind: 'initialize_accepted',
+        signature: 'not_applicable',
+        occurredAt: Date.UTC(2026, 10, 1),
+      });
+      // As a desk of version 7 wrote it (no evidence column yet).
+      await appendEventsBeforeEvidence(as('support'), [event('v7-before')]);
+      const write = (key: string) => appendEvents(as('support'), [event(key)]);
+      await as('receiver').query('SELECT event_key FROM team.events'); // as 7 allowed
+
+      const newest = teamMigrations[teamMigrations.length - 1]!.version;
+      expect(await migrate(p)).toEqual({
+        from: 7,
+        to: newest,
+        applied: teamMigrations.filter((m) => m.version > 7).map((m) => m.version),
+      });
+      await expect(as('receiver').query('SELECT event_key FROM team.events')).rejects.toMatchObject({ code: '42501' });
+      expect((await write('v8-after')).stored).toHaveLength(1);
+      await disableOperator(as('admin'), op('support').login);
+      await expect(write('v8-disabled')).rejects.toThrow(/is disabled/);
+      const keys = await p.query('SELECT event_key FROM team.events ORDER BY seq');
+      expect(keys.rows.map((r) => r.event_key)).toEqual(['v7-before', 'v8-after']);
+    } finally {
+      await p.end();
+      pools.splice(pools.indexOf(p), 1);
+      await old.drop();
+    }
   });
 });
 

@@ -199,10 +199,16 @@ describe('operators', () => {
       [admin],
     );
     expect(roles.rows.every((r) => !r.rolsuper)).toBe(true);
+    // No SECURITY DEFINER function runs as a superuser: the operator functions as team_operator_admin, the
+    // stamping and key-check functions as team_record_keeper (migration 8), both NOLOGIN and not superusers.
     const owners = await team.owner.query(
-      `SELECT DISTINCT pg_get_userbyid(proowner) AS owner FROM pg_proc WHERE prosecdef AND pronamespace = 'team'::regnamespace`,
+      `SELECT DISTINCT pg_get_userbyid(p.proowner) AS owner, r.rolsuper FROM pg_proc p JOIN pg_roles r ON r.oid = p.proowner
+       WHERE p.prosecdef AND p.pronamespace = 'team'::regnamespace ORDER BY 1`,
     );
-    expect(owners.rows).toEqual([{ owner: 'team_operator_admin' }]);
+    expect(owners.rows).toEqual([
+      { owner: 'team_operator_admin', rolsuper: false },
+      { owner: 'team_record_keeper', rolsuper: false },
+    ]);
 
     const pool = team.signIn(admin);
     const login = `carol_${Date.now().toString(36)}`;

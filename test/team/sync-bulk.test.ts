@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
 import { openDatabase, type Db } from '../../main/store/db.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
-import { startTeamSync, type TeamSync, type TeamSyncOptions } from '../../main/team/sync.js';
+import { startTeamSync, type TeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
 import { lastSeq } from '../../main/team/sync/apply.js';
 import { wantsBulkStart } from '../../main/team/sync/bulk.js';
 import { teamFixture, type TeamFixture } from './fixture.js';

@@ -4,13 +4,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
-import { appendEvent, type NewEvent } from '../../main/collections/events.js';
+import type { NewEvent } from '../../main/collections/events.js';
+import { appendEvent } from '../../main/collections/ledger.js';
 import { systemClock } from '../../main/clock.js';
 import { openDatabase, type Db } from '../../main/store/db.js';
 import type { NewTeamEvent } from '../../main/team/events.js';
 import { recordEvents, recordIntent, withTeamKey, type TeamIntent } from '../../main/team/record.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
-import { startTeamSync, type TeamSync, type TeamSyncOptions } from '../../main/team/sync.js';
+import { startTeamSync, type TeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
 import { poolLogin } from '../../main/team/pool.js';
 
 export const quietLogger = { info() {}, warn() {} };

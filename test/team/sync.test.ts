@@ -15,7 +15,7 @@ import {
 } from '../../main/team/record.js';
 import type { NewEvent } from '../../main/collections/events.js';
 import { systemClock } from '../../main/clock.js';
-import { startTeamSync } from '../../main/team/sync.js';
+import { startTeamSync } from '../../main/team/sync/pull.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import {
   callbackEvent,

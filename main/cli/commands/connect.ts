@@ -21,10 +21,12 @@ import { createLogger } from '../../log/logger.js';
 import { recordBalanceRun } from '../../store/balances.js';
 import { systemClock } from '../../clock.js';
 import fs from 'node:fs';
+import { transportOf } from '../../team/tls.js';
+import { TLS_OPTIONS, TLS_USAGE, tlsFromFlags } from '../team-tls.js';
 
 const USAGE =
   'merchant-desk [--data-dir DIR] connect --profile sandbox|live|team --base-url URL --public-key KEY --service-key FILE.pem ' +
-  '--secret-key-stdin [--signing-key-stdin] [--database postgres://HOST:PORT/DB --login NAME [--remember]] [--no-verify]   ' +
+  `--secret-key-stdin [--signing-key-stdin] [--database postgres://HOST:PORT/DB --login NAME [--remember] ${TLS_USAGE}] [--no-verify]   ` +
   '(keys, then with --remember the team password, on standard input, one per line, in that order)';
 
 /** Reads `n` lines from a stream (the rest is left unread). Fewer lines at end of input is an error. */
@@ -119,6 +121,7 @@ export const connectCommand: Command = {
         database: { type: 'string' },
         login: { type: 'string' },
         remember: { type: 'boolean', default: false },
+        ...TLS_OPTIONS,
       },
       strict: true,
       allowPositionals: false,
@@ -138,9 +141,18 @@ export const connectCommand: Command = {
       );
     if (isTeam && !values.login)
       throw new UsageError('--login is required for the team profile: the operator who signs in on this desktop');
-    if (!isTeam && (values.database || values.login || values.remember))
-      throw new UsageError('--database, --login and --remember are for the team profile only');
-    const teamSettings = isTeam ? { teamDatabaseUrl: values.database!.trim(), teamLogin: values.login!.trim() } : {};
+    if (!isTeam && (values.database || values.login || values.remember || values.sslmode || values['ssl-ca']))
+      throw new UsageError('--database, --login, --remember, --sslmode and --ssl-ca are for the team profile only');
+    // The CA's PEM is stored with the profile (the file may move or go; the desk must not notice).
+    const tls = isTeam ? tlsFromFlags(values.sslmode, values['ssl-ca']) : null;
+    const teamSettings = isTeam
+      ? {
+          teamDatabaseUrl: values.database!.trim(),
+          teamLogin: values.login!.trim(),
+          teamSslMode: tls!.sslmode,
+          teamSslCa: tls!.ca,
+        }
+      : {};
     if (!values['base-url']) throw new UsageError('--base-url is required, e.g. --base-url https://api.example.com');
     if (!values['public-key']) throw new UsageError('--public-key is required (the merchant account public key)');
     if (!values['service-key']) throw new UsageError('--service-key is required: the service public key PEM file');
@@ -237,6 +249,8 @@ export const connectCommand: Command = {
           'note: no signing key was given; callbacks and redirects can then only be verified by their RSA signature\n',
         );
       }
+      const warning = isTeam ? transportOf(values.database!.trim(), tls!, ctx.env).warning : null;
+      if (warning) ctx.io.stderr.write(`merchant-desk: warning: ${warning}\n`);
       if (isTeam && teamPassword !== null) {
         // Sign in once now: only a password the team database accepts is remembered. Loaded here, so
         // every other command starts without the PostgreSQL client.
@@ -245,6 +259,7 @@ export const connectCommand: Command = {
         const { KeyringAppSecret } = await import('../../secrets/app-secret.js');
         const unlocker = new TeamUnlocker({
           databaseUrl: teamDatabaseUrl,
+          tls: tls!,
           login: teamLogin,
           remembered: new KeyringAppSecret(rememberedPasswordName(teamDatabaseUrl, teamLogin)),
           onSignIn: (pool) => pool.end(),
@@ -316,5 +331,7 @@ function flagFor(field: string): string {
   if (field === 'profile') return '--profile';
   if (field === 'teamDatabaseUrl') return '--database';
   if (field === 'teamLogin') return '--login';
+  if (field === 'teamSslMode') return '--sslmode';
+  if (field === 'teamSslCa') return '--ssl-ca';
   return field;
 }

@@ -5,6 +5,8 @@ import { defaultDataDir } from '../../settings/paths.js';
 import { createLogger } from '../../log/logger.js';
 import { TeamError } from '../../team/errors.js';
 import { loginOf } from '../../team/pool.js';
+import { DEFAULT_TLS, transportOf } from '../../team/tls.js';
+import { TLS_OPTIONS, tlsFromFlags } from '../team-tls.js';
 import {
   DEFAULT_LISTEN,
   SECRETS,
@@ -36,6 +38,7 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
       'no-poll': { type: 'boolean', default: false },
       credentials: { type: 'string' },
       'trust-proxy': { type: 'string' },
+      ...TLS_OPTIONS,
     },
     strict: true,
   });
@@ -44,6 +47,16 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
   try {
     const src: SecretSources = { env, credentialsDir: values.credentials ?? env.CREDENTIALS_DIRECTORY ?? null };
     const dbUrl = databaseUrl(values.database, src);
+    // A flag wins over its environment variable (systemd's Environment=), as for every other setting.
+    const fromEnv = (flag: string | undefined, name: string) => (flag !== undefined ? flag : env[name] || undefined);
+    const tls = tlsFromFlags(
+      fromEnv(values.sslmode, SETTINGS_ENV.sslmode),
+      fromEnv(values['ssl-ca'], SETTINGS_ENV.sslCa),
+      {
+        sslmode: values.sslmode !== undefined ? '--sslmode' : `--sslmode (${SETTINGS_ENV.sslmode})`,
+        ca: values['ssl-ca'] !== undefined ? '--ssl-ca' : `--ssl-ca (${SETTINGS_ENV.sslCa})`,
+      },
+    );
     const { host, port } = parseListen(values.listen ?? env[SETTINGS_ENV.listen] ?? DEFAULT_LISTEN);
     const signingKey = readSecret('signingKey', src);
     const servicePublicKey = readSecret('servicePublicKey', src);
@@ -81,6 +94,7 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
     const trust = values['trust-proxy'] ?? env[SETTINGS_ENV.trustProxy];
     options = {
       databaseUrl: dbUrl,
+      tls,
       host,
       port,
       verification: { signingKey, servicePublicKey },
@@ -117,6 +131,9 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  const transport = transportOf(options.databaseUrl, options.tls ?? DEFAULT_TLS, env);
+  // Said at every start, where the operator reads serve's log.
+  if (transport.warning) logger.warn({ host: transport.host, sslmode: transport.mode }, transport.warning);
   try {
     const serve = await startServe({ ...options, logger });
     logger.info(
@@ -125,6 +142,7 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
         host: serve.host,
         port: serve.port,
         login: loginOf(options.databaseUrl),
+        sslmode: transport.mode,
         dataDir: options.dataDir,
         poll: options.poll ? 'on' : 'off',
       },

@@ -8,6 +8,7 @@ export const serveCommand: Command = {
   summary: "the team's callback receiver and poller, for a server (keys from the environment or credential files)",
   usage:
     'merchant-desk [--data-dir DIR] serve --database postgres://LOGIN@HOST:PORT/DB [--listen HOST:PORT] ' +
+    '[--sslmode disable|require|verify-ca|verify-full] [--ssl-ca CA.pem] ' +
     '[--service-url URL | --no-poll] [--credentials DIR] [--trust-proxy ADDRESSES]',
   async run(args, ctx) {
     // Loaded on use: the other commands start without the PostgreSQL driver and the server.

@@ -19,7 +19,10 @@ import {
   setOperatorRole,
   type Operator,
 } from '../../team/operators.js';
-import { openTeamPool, parseDatabaseUrl } from '../../team/pool.js';
+import { openTeamPool } from '../../team/pool.js';
+import { parseGivenDatabaseUrl } from '../../team/database-url.js';
+import { transportOf, type TeamTls } from '../../team/tls.js';
+import { TLS_OPTIONS, TLS_USAGE, tlsFromFlags } from '../team-tls.js';
 import { publishSnapshot } from '../../team/snapshot/publish.js';
 import { TeamFieldError, translatePgError } from '../../team/errors.js';
 import {
@@ -44,6 +47,7 @@ const USAGE = [
   `       merchant-desk team operators role ${DB} --login LOGIN --role ROLE`,
   `       merchant-desk team operators password ${DB} --login LOGIN`,
   `       merchant-desk team snapshot ${DB} [--service-public-key PEM]   (as back_office or admin: new desks start from it)`,
+  `  Every command takes ${TLS_USAGE}: a host other than this computer defaults to verify-full.`,
   `  The sign-in password (the URL's login) comes from ${SIGN_IN_PASSWORD_ENV}, a hidden prompt, or the first line of standard input;`,
   `  a new operator password from ${NEW_PASSWORD_ENV}, a hidden prompt, or the next line. Never from arguments.`,
 ].join('\n');
@@ -177,19 +181,27 @@ function refusePasswordsInArgs(args: string[]): void {
 
 function databaseUrl(value: string | undefined): URL {
   if (!value) throw new UsageError(`--database is required, e.g. ${DB.split(' ')[1]}`);
-  let url: URL;
   try {
-    url = parseDatabaseUrl(value);
-  } catch (e) {
-    throw new UsageError(`--database: ${(e as Error).message.replace(/^database URL: /, '')}`);
-  }
-  if (url.password) {
-    throw new UsageError(
-      `--database: the URL holds a password; leave it out (postgres://${url.username || 'LOGIN'}@${url.host}${url.pathname}) ` +
-        `and give the password on standard input, when asked, or in ${SIGN_IN_PASSWORD_ENV}`,
+    return parseGivenDatabaseUrl(
+      value,
+      '--database',
+      `give it in ${SIGN_IN_PASSWORD_ENV}, on standard input or when asked`,
     );
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
-  return url;
+}
+
+/** The TLS settings of --sslmode and --ssl-ca; a connection not protected off loopback is said on stderr. */
+function tlsOf(
+  values: { sslmode?: string | undefined; 'ssl-ca'?: string | undefined },
+  url: URL,
+  ctx: CliContext,
+): TeamTls {
+  const tls = tlsFromFlags(values.sslmode, values['ssl-ca']);
+  const { warning } = transportOf(url, tls, ctx.env);
+  if (warning) ctx.io.stderr.write(`merchant-desk: warning: ${warning}\n`);
+  return tls;
 }
 
 function loginOfUrl(url: URL, env: NodeJS.ProcessEnv): string {
@@ -197,10 +209,10 @@ function loginOfUrl(url: URL, env: NodeJS.ProcessEnv): string {
 }
 
 /** Opens a pool for `url` with `password` set in memory only (never printed: messages name the login). */
-function openSignedIn(url: URL, password: string | null): pg.Pool {
+function openSignedIn(url: URL, password: string | null, tls: TeamTls): pg.Pool {
   const u = new URL(url.href);
   if (password !== null) u.password = encodeURIComponent(password);
-  return openTeamPool(u.href, { max: 2 });
+  return openTeamPool(u.href, { max: 2, tls });
 }
 
 /** Signs in now, so a wrong password is reported before a new one is asked for. */
@@ -286,11 +298,13 @@ async function runInit(args: string[], ctx: CliContext): Promise<number> {
       admin: { type: 'string' },
       name: { type: 'string' },
       'no-password': { type: 'boolean', default: false },
+      ...TLS_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
   });
   const url = databaseUrl(values.database);
+  const tls = tlsOf(values, url, ctx);
   const admin = loginFlag(values.admin, '--admin');
   const displayName = (values.name ?? admin).trim();
   if (!displayName) throw new UsageError('--name must not be empty');
@@ -298,7 +312,7 @@ async function runInit(args: string[], ctx: CliContext): Promise<number> {
   const passwords = new Passwords(ctx);
   let pool: pg.Pool | undefined;
   try {
-    pool = openSignedIn(url, values['no-password'] ? null : await passwords.signIn(owner));
+    pool = openSignedIn(url, values['no-password'] ? null : await passwords.signIn(owner), tls);
     await checkSignIn(pool, owner);
     const m = await migrate(pool);
     const db = url.pathname.slice(1);
@@ -323,6 +337,9 @@ async function runInit(args: string[], ctx: CliContext): Promise<number> {
       return 0;
     }
     const password = await passwords.newPassword(admin);
+    const tlsFlags =
+      (values.sslmode ? ` --sslmode ${values.sslmode}` : '') +
+      (values['ssl-ca'] ? ` --ssl-ca ${values['ssl-ca']}` : '');
     try {
       await addOperator(pool, { login: admin, role: 'admin', password, displayName });
     } catch (e) {
@@ -331,7 +348,7 @@ async function runInit(args: string[], ctx: CliContext): Promise<number> {
     ctx.io.stdout.write(
       `added the admin operator ${admin} (${displayName})\n` +
         `next: add operators, signed in as ${admin}:\n` +
-        `  merchant-desk team operators add --database postgres://${admin}@${url.host || 'HOST:PORT'}${url.pathname} --login LOGIN --role support --name "NAME"\n`,
+        `  merchant-desk team operators add --database postgres://${admin}@${url.host || 'HOST:PORT'}${url.pathname}${tlsFlags} --login LOGIN --role support --name "NAME"\n`,
     );
     return 0;
   } finally {
@@ -350,11 +367,13 @@ async function runOperators(action: OperatorAction, args: string[], ctx: CliCont
       name: { type: 'string' },
       json: { type: 'boolean', default: false },
       'no-password': { type: 'boolean', default: false },
+      ...TLS_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
   });
   const url = databaseUrl(values.database);
+  const tls = tlsOf(values, url, ctx);
   const given = (flag: 'login' | 'role' | 'name' | 'json', allowed: readonly string[]) => {
     if (values[flag] !== undefined && values[flag] !== false && !allowed.includes(action))
       throw new UsageError(`--${flag} does not apply to team operators ${action}`);
@@ -374,7 +393,7 @@ async function runOperators(action: OperatorAction, args: string[], ctx: CliCont
   const passwords = new Passwords(ctx);
   let pool: pg.Pool | undefined;
   try {
-    pool = openSignedIn(url, values['no-password'] ? null : await passwords.signIn(me));
+    pool = openSignedIn(url, values['no-password'] ? null : await passwords.signIn(me), tls);
     const out = (line: string) => ctx.io.stdout.write(`${line}\n`);
     try {
       switch (action) {
@@ -430,11 +449,13 @@ async function runSnapshot(args: string[], ctx: CliContext): Promise<number> {
       database: { type: 'string' },
       'no-password': { type: 'boolean', default: false },
       'service-public-key': { type: 'string' },
+      ...TLS_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
   });
   const url = databaseUrl(values.database);
+  const tls = tlsOf(values, url, ctx);
   const me = loginOfUrl(url, ctx.env);
   // The desks check every signed event with the service public key: a snapshot made with the same check
   // carries their verdicts (without it, the writers' claims: taken only when every signed event verifies).
@@ -450,7 +471,7 @@ async function runSnapshot(args: string[], ctx: CliContext): Promise<number> {
   const passwords = new Passwords(ctx);
   let pool: pg.Pool | undefined;
   try {
-    pool = openSignedIn(url, values['no-password'] ? null : await passwords.signIn(me));
+    pool = openSignedIn(url, values['no-password'] ? null : await passwords.signIn(me), tls);
     await checkSignIn(pool, me);
     const started = Date.now();
     let told = started; // progress only for a copy that takes a while

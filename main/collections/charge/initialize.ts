@@ -1,6 +1,6 @@
 // Intent -> initialize -> the stored answer. The intent is saved BEFORE anything is sent, so a payment
-// the service may have created is never unknown to the desk. The answer goes through the event writer,
-// which keeps it in memory while the database is locked: an accepted payment is never forgotten.
+// the service may have created is never unknown to the desk. The answer is stored (charge/record.ts)
+// before the charge goes on, waiting while the database is locked: an accepted payment is never forgotten.
 // A timeout, reset or unreadable answer leaves the collection UNKNOWN; it is re-sent with the SAME
 // merchant_reference, and "duplicate reference" then proves it exists.
 import crypto from 'node:crypto';
@@ -92,7 +92,7 @@ export async function sendInitialize(
     const now = ctx.clock.now();
     if (e instanceof DuplicateReferenceError) {
       const known = e.paymentUrl ?? (row.payment_url as string | null) ?? null;
-      events.append({
+      await events.append({
         ...base,
         kind: 'initialize_exists',
         status: known ? 'PENDING' : null,
@@ -127,7 +127,7 @@ export async function sendInitialize(
     if (rejected) {
       const field = e instanceof ValidationError ? formField(e.field) : undefined;
       const message = e.serviceMessage ?? e.message;
-      events.append({
+      await events.append({
         ...base,
         kind: 'initialize_rejected',
         // On a re-send, a refusal does not prove the first send created nothing: stay UNKNOWN.
@@ -145,7 +145,7 @@ export async function sendInitialize(
       return field ? { kind: 'rejected', message, field } : { kind: 'rejected', message };
     }
     const message = isServiceError(e) ? e.message : 'the request failed in an unexpected way';
-    events.append({
+    await events.append({
       ...base,
       kind: 'initialize_unknown',
       status: 'UNKNOWN',
@@ -163,7 +163,7 @@ export async function sendInitialize(
       message: `We cannot tell whether the service created this payment (${message}). Send it again with the same reference; do not start a new payment.`,
     };
   }
-  events.append({
+  await events.append({
     ...base,
     kind: 'initialize_accepted',
     status: 'PENDING',

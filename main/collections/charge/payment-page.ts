@@ -43,7 +43,7 @@ export async function followPaymentPage(
   if (res.kind === 'redirect') {
     if (isRedirectUrl(res.url, ctx.redirectUrl())) return (await handleRedirect(ctx, res.url)).outcome;
   }
-  ctx.events.append({
+  await ctx.events.append({
     collectionId,
     merchantReference: row.merchant_reference,
     source: 'redirect',

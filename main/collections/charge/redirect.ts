@@ -28,7 +28,7 @@ export async function handleRedirect(ctx: ChargeContext, url: string): Promise<R
   const found = getCollection(ctx.db, reference);
   const sortedQuery = [...new URL(url).searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const dedupe = 'redirect:' + crypto.createHash('sha256').update(JSON.stringify(sortedQuery)).digest('hex');
-  ctx.events.append({
+  await ctx.events.append({
     collectionId: found?.collection.id ?? null,
     merchantReference: reference,
     internalReference: p.internal_reference || null,

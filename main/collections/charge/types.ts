@@ -3,10 +3,9 @@
 import type { Db } from '../../store/db.js';
 import type { Clock } from '../../clock.js';
 import type { PaymentOption, ServiceClient } from '../../service/types.js';
-import type { EventWriter } from '../event-writer.js';
+import type { ChargeEvents } from './record.js';
 import type { PaymentWindowOpener } from '../payment-window.js';
 import type { CollectionRow } from '../query.js';
-import type { NewEvent } from '../events.js';
 import type { CollectionIntent } from '../intent-row.js';
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -41,16 +40,22 @@ export interface ChargeServiceDeps {
 
 /**
  * A team profile's charges are team-wide: the intent is committed in the team database before initialize
- * is sent (one charge per intent across every desk), and every event a charge stores locally is recorded
- * there too. The errors thrown are PaymentErrors written for the person at the desk.
+ * is sent (one charge per intent across every desk), and every event a charge stores locally goes into
+ * the desk's outbox in the same transaction and is pushed from there. The errors thrown are PaymentErrors
+ * written for the person at the desk.
  */
 export interface TeamChargeSeam {
   /** Commits the intent team-wide; throws when the reference is taken, the login may not charge, or offline. */
   recordIntent(intent: CollectionIntent): Promise<void>;
-  /** Before a re-send of an UNKNOWN payment: throws when the team database cannot be reached. */
-  ensureReachable(reference: string): Promise<void>;
-  /** Records an event stored locally (kept in memory and retried while the team database is away). */
-  record(ev: NewEvent): void;
+  /**
+   * Before anything is sent for an EXISTING intent (a re-send of an UNKNOWN payment): the team database
+   * grants this login a claim on it (team/claims.ts), or this throws a PaymentError saying who holds it
+   * or who may claim it (or that the database cannot be reached). A new charge needs none: creating
+   * its intent is its creator's claim (recordIntent).
+   */
+  claim(reference: string): Promise<void>;
+  /** An event was stored with its outbox row: the push may send it now (it would find it anyway). */
+  outboxAdded(): void;
 }
 
 export type ChargeOutcome =
@@ -95,8 +100,8 @@ export interface ChargeContext {
   db: Db;
   clock: Clock;
   deps: ChargeServiceDeps;
-  /** Records what the service answered; keeps it in memory while the database is locked. */
-  events: EventWriter;
+  /** Stores what the service answered (team profile: with its outbox row); waits while the database is locked. */
+  events: ChargeEvents;
   /** Reads a collection again and tells deps.onUpdate. */
   emit(collectionId: number): CollectionRow | null;
   redirectUrl(): string;

@@ -41,9 +41,20 @@ export interface SettingsView {
   /** Team profile: the team's PostgreSQL (never with a password) and who signs in on this desktop. */
   teamDatabaseUrl: string | null;
   teamLogin: string | null;
+  /** TLS to the team database; null: by host (this computer: plain; any other host: verify-full). */
+  teamSslMode: TeamSslMode | null;
+  /** The CA certificate the team database's certificate is checked against (its PEM stays in main). */
+  teamSslCa: { subject: string; fingerprintSha256: string; validTo: string } | null;
+  /** What the team connection does with these settings, and the warning when it is not protected. */
+  teamTransport: { mode: TeamSslMode; warning: string | null } | null;
+  /** Whether main can open a file dialog for the CA certificate (else the file is read in the window). */
+  teamCaDialog: boolean;
   /** Stored settings that were invalid and fell back to defaults. */
   problems: { field: string; message: string }[];
 }
+
+export const TEAM_SSL_MODES = ['disable', 'require', 'verify-ca', 'verify-full'] as const;
+export type TeamSslMode = (typeof TEAM_SSL_MODES)[number];
 
 const keyName = z.enum(['publicKey', 'secretKey', 'signingKey'], {
   message: 'must be publicKey, secretKey or signingKey',
@@ -68,6 +79,7 @@ export const settingsPatchSchema = z
     idleLockMinutes: z.number({ message: 'must be a number of minutes' }),
     teamDatabaseUrl: z.string().max(2048).nullable(),
     teamLogin: z.string().max(63).nullable(),
+    teamSslMode: z.enum(TEAM_SSL_MODES, { message: `must be one of ${TEAM_SSL_MODES.join(', ')}` }).nullable(),
   })
   .partial()
   .strict();
@@ -89,6 +101,25 @@ export const settingsChannels = {
         .min(1, 'is empty: paste the PEM or choose the file')
         .max(65536, 'is too large to be a public key'),
     }),
+  ),
+  /**
+   * The team database's CA certificate: `pem` when the window read the file (no dialog in this shell),
+   * nothing to have main open its file dialog, `clear` to remove it. Never a path.
+   */
+  'settings.setTeamCa': channel<
+    z.ZodObject<{ pem: z.ZodOptional<z.ZodString>; clear: z.ZodOptional<z.ZodBoolean> }>,
+    SettingsView
+  >(
+    z
+      .object({
+        pem: z
+          .string()
+          .min(1, 'is empty: choose the CA certificate file')
+          .max(65536, 'is too large to be a CA certificate')
+          .optional(),
+        clear: z.boolean().optional(),
+      })
+      .strict(),
   ),
 };
 

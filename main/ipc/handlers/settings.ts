@@ -1,5 +1,5 @@
 import type { Core } from '../../app/core.js';
-import type { KeyName, SettingsView, settingsChannels } from '../contract/settings.js';
+import type { KeyName, SettingsView, settingsChannels, TeamSslMode } from '../contract/settings.js';
 import type { HandlersFor } from './types.js';
 import { AppError } from '../../app/errors.js';
 import {
@@ -12,8 +12,13 @@ import {
   operatorNameChanges,
   originOf,
   storeKeyFor,
+  readTeamCaFile,
+  teamCaInfo,
+  teamTlsOf,
+  type Settings,
   type SettingsPatch,
 } from '../../settings/index.js';
+import { transportOf, type SslMode } from '../../team/tls.js';
 import { secretStatus, type SecretName } from '../../secrets/index.js';
 
 const SECRET: Record<KeyName, SecretName> = {
@@ -65,8 +70,37 @@ export async function settingsView(core: Core): Promise<SettingsView> {
       : null,
     teamDatabaseUrl: s.teamDatabaseUrl,
     teamLogin: s.teamLogin,
+    teamSslMode: s.teamSslMode,
+    teamSslCa: s.teamSslCa ? teamCaInfo(s.teamSslCa) : null,
+    teamTransport: transportView(s),
+    teamCaDialog: Boolean(core.chooseOpenPath),
     problems,
   };
+}
+
+/** The contract's list of modes is the team's (the window cannot load team/tls.ts). */
+const sameModes: [TeamSslMode, SslMode] extends [SslMode, TeamSslMode] ? true : never = true;
+void sameModes;
+
+function transportView(s: Settings): SettingsView['teamTransport'] {
+  if (s.profile !== 'team' || !s.teamDatabaseUrl) return null;
+  try {
+    const t = transportOf(s.teamDatabaseUrl, teamTlsOf(s));
+    return { mode: t.mode, warning: t.warning };
+  } catch {
+    return null;
+  }
+}
+
+/** A change a running team session cannot take: another database, login or TLS setting. */
+function teamConnectionChanged(was: Settings, next: Settings): boolean {
+  return (
+    next.profile === 'team' &&
+    (next.teamDatabaseUrl !== was.teamDatabaseUrl ||
+      next.teamLogin !== was.teamLogin ||
+      next.teamSslMode !== was.teamSslMode ||
+      next.teamSslCa !== was.teamSslCa)
+  );
 }
 
 function refuseOnEmbedded(core: Core, what: string): void {
@@ -101,6 +135,43 @@ async function confirmListenAddress(core: Core, p: SettingsPatch): Promise<void>
   }
 }
 
+/**
+ * A team connection that stops protecting the network path (plain text, or an unchecked certificate, to
+ * a host off this computer) only with the user's yes in the main process: the window alone must not
+ * weaken it.
+ */
+async function confirmTeamTransport(core: Core, p: SettingsPatch): Promise<void> {
+  if (p.teamSslMode === undefined && p.teamDatabaseUrl === undefined) return;
+  const was = core.settings();
+  const next = { ...was, ...p } as Settings;
+  if (!next.teamDatabaseUrl) return;
+  let warning: string | null;
+  try {
+    warning = transportOf(next.teamDatabaseUrl, teamTlsOf(next)).warning;
+  } catch {
+    return; // an invalid URL is refused by the settings' own check, with its field
+  }
+  const before = transportView(was);
+  if (warning === null || (before?.warning === warning && was.profile === 'team')) return;
+  const ok = core.confirm
+    ? await core.confirm({
+        title: 'Team database connection',
+        message: 'Connect to the team database without full protection?',
+        detail: `With this setting ${warning}. Choose it only on a network you trust.`,
+      })
+    : false;
+  if (!ok) {
+    const why = core.confirm ? 'it was not confirmed' : 'this shell has no such dialog (use merchant-desk connect)';
+    throw new AppError(
+      'confirm_required',
+      `teamSslMode: ${warning}; this must be confirmed in the app's own dialog, and ${why}`,
+      {
+        field: 'teamSslMode',
+      },
+    );
+  }
+}
+
 export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannels> => {
   const changed = async () => {
     await core.reconnect();
@@ -114,6 +185,7 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
     'settings.update': async (patch) => {
       const p = patch as SettingsPatch;
       await confirmListenAddress(core, p);
+      await confirmTeamTransport(core, p);
       const current = core.settings().profile;
       if (p.profile !== undefined && p.profile !== current) {
         // Another profile is another workspace (its own database and settings): the rest of the patch is
@@ -127,10 +199,7 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
         const next = updateSettings(core.db, p, core.clock);
         // A team desk's session belongs to one database and one login: another of either ends it, and
         // the desk starts again on its local copy, locked until the operator named now signs in.
-        if (
-          next.profile === 'team' &&
-          (next.teamDatabaseUrl !== was.teamDatabaseUrl || next.teamLogin !== was.teamLogin)
-        ) {
+        if (teamConnectionChanged(was, next)) {
           await core.reopenWorkspace();
           core.events.emit('notice', {
             level: 'info',
@@ -166,6 +235,44 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
     'settings.clearKey': async ({ name }) => {
       refuseOnEmbedded(core, 'keys');
       await core.secrets().delete(SECRET[name]);
+      return changed();
+    },
+    'settings.setTeamCa': async ({ pem, clear }) => {
+      if (core.settings().profile !== 'team')
+        throw new AppError('validation', 'The CA certificate is for the team profile: switch to it first.', {
+          field: 'profile',
+        });
+      let text: string | null = null;
+      if (!clear) {
+        // Whom the desk trusts is chosen in main's dialog where there is one; the window's text only
+        // where there is none (the Chromium shell), as for the service key.
+        if (pem !== undefined && core.chooseOpenPath)
+          throw new AppError('validation', 'teamSslCa: choose the CA certificate in the dialog', {
+            field: 'teamSslCa',
+          });
+        if (pem !== undefined) text = pem;
+        else {
+          if (!core.chooseOpenPath)
+            throw new AppError('validation', 'teamSslCa: choose the CA certificate file in the form', {
+              field: 'teamSslCa',
+            });
+          const file = await core.chooseOpenPath({
+            title: "The team database's CA certificate",
+            filters: [{ name: 'PEM certificate', extensions: ['pem', 'crt', 'cer'] }],
+          });
+          if (file === null) return settingsView(core);
+          text = readTeamCaFile(file);
+        }
+      }
+      const was = core.settings();
+      const next = updateSettings(core.db, { teamSslCa: text }, core.clock);
+      if (teamConnectionChanged(was, next)) {
+        await core.reopenWorkspace();
+        core.events.emit('notice', {
+          level: 'info',
+          message: `The team database's CA certificate ${text === null ? 'was removed' : 'changed'}: ${next.teamLogin ?? 'the operator'} signs in to go on.`,
+        });
+      }
       return changed();
     },
     'settings.importServiceKey': async ({ pem }) => {

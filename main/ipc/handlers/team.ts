@@ -1,17 +1,11 @@
 // Team operators over IPC. The pool is the signed-in operator's own PostgreSQL login, so the database
 // decides every change: a non-admin's call reaches PostgreSQL and is refused there, whatever the UI
-// shows. This module only turns the team client's errors into ones the Settings section can show.
+// shows. The team client's errors are shown as they are (they are DeskErrors written for a person).
 import type pg from 'pg';
 import type { teamChannels, TeamOperatorRow } from '../contract/team.js';
 import type { HandlersFor } from './types.js';
 import { AppError } from '../../app/errors.js';
-import {
-  TeamError,
-  TeamFieldError,
-  TeamPermissionError,
-  TeamSignInError,
-  TeamUnavailableError,
-} from '../../team/errors.js';
+import { TeamFieldError } from '../../team/errors.js';
 import {
   addOperator,
   currentOperator,
@@ -48,19 +42,17 @@ function session(deps: TeamHandlerDeps): TeamAccess {
 /** The request's field names (login, role, displayName, password) for the database's. */
 const FIELD: Record<string, string> = { display_name: 'displayName' };
 
-/** The team client's errors, as AppErrors the renderer shows as they are. */
+/**
+ * The team client's errors are DeskErrors written for a person (team/errors.ts), shown as they are
+ * with their own kind ('permission', 'authentication', 'team_unavailable', 'refused'); only a field
+ * error is renamed to the request's field.
+ */
 export function teamErrorToApp(e: unknown): unknown {
-  if (!(e instanceof TeamError)) return e;
-  if (e instanceof TeamFieldError) {
-    const field = FIELD[e.field] ?? e.field;
-    // As the contract's own checks do: the message names the field, the per-field one is bare.
-    const bare = e.message.slice(e.field.length + 2);
-    return new AppError('validation', `${field}: ${bare}`, { field, fields: { [field]: bare }, cause: e });
-  }
-  if (e instanceof TeamPermissionError) return new AppError('permission', e.message, { cause: e });
-  if (e instanceof TeamSignInError) return new AppError('authentication', e.message, { cause: e });
-  if (e instanceof TeamUnavailableError) return new AppError('team_unavailable', e.message, { cause: e });
-  return new AppError('refused', e.message, { cause: e });
+  if (!(e instanceof TeamFieldError)) return e;
+  const field = FIELD[e.field] ?? e.field;
+  // As the contract's own checks do: the message names the field, the per-field one is bare.
+  const bare = e.message.slice(e.field.length + 2);
+  return new AppError('validation', `${field}: ${bare}`, { field, fields: { [field]: bare }, cause: e });
 }
 
 async function guarded<T>(fn: () => Promise<T>): Promise<T> {

@@ -14,6 +14,9 @@ import { sql as m011 } from './011-reconciliation-partial-indexes.js';
 import { sql as m012 } from './012-team-sync.js';
 import { sql as m013 } from './013-team-workspace.js';
 import { sql as m014 } from './014-reconcile-event-terms.js';
+import { sql as m015 } from './015-team-outbox.js';
+import { sql as m016 } from './016-team-outbox-evidence.js';
+import { sql as m017 } from './017-team-chain.js';
 
 export interface Migration {
   version: number;
@@ -36,4 +39,7 @@ export const migrations: Migration[] = [
   { version: 12, name: 'team-sync', sql: m012 },
   { version: 13, name: 'team-workspace', sql: m013 },
   { version: 14, name: 'reconcile-event-terms', sql: m014 },
+  { version: 15, name: 'team-outbox', sql: m015 },
+  { version: 16, name: 'team-outbox-evidence', sql: m016 },
+  { version: 17, name: 'team-chain', sql: m017 },
 ];

@@ -7,6 +7,9 @@ import { sql as m004 } from './004-receiver-role.js';
 import { sql as m005 } from './005-event-projection.js';
 import { sql as m006 } from './006-workspace-identity.js';
 import { sql as m007 } from './007-snapshots.js';
+import { sql as m008 } from './008-writer-turns.js';
+import { sql as m009 } from './009-claims.js';
+import { sql as m010 } from './010-chain.js';
 import { sql as m011 } from './011-event-evidence.js';
 
 export interface TeamMigration {
@@ -23,5 +26,8 @@ export const teamMigrations: TeamMigration[] = [
   { version: 5, name: 'event-projection', sql: m005 },
   { version: 6, name: 'workspace-identity', sql: m006 },
   { version: 7, name: 'snapshots', sql: m007 },
+  { version: 8, name: 'writer-turns', sql: m008 },
+  { version: 9, name: 'claims', sql: m009 },
+  { version: 10, name: 'chain', sql: m010 },
   { version: 11, name: 'event-evidence', sql: m011 },
 ];

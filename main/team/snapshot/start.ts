@@ -22,12 +22,14 @@ import type { Db } from '../../store/db.js';
 import { launchWorker } from '../../reconcile/launch-worker.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { TeamPermissionError, TeamSignInError, TeamUnavailableError } from '../errors.js';
+import { poolTls } from '../pool.js';
 import type { CopyJob, CopyMessage } from './copy-worker.js';
 import { SnapshotRejectedError } from './rejected.js';
 import { downloadSnapshot, newestSnapshot, type SnapshotInfo } from './store.js';
 import { snapshotSchemaVersion } from './verify.js';
 import type { VerifyJob, VerifyMessage } from './verify-worker.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
+import type { ChainHead } from '../chain.js';
 
 export interface SnapshotStartOptions {
   pool: pg.Pool;
@@ -44,7 +46,14 @@ export interface SnapshotStartOptions {
 }
 
 export type SnapshotStart =
-  | { started: true; applied: number; lastSeq: number; snapshot: SnapshotInfo }
+  | {
+      started: true;
+      applied: number;
+      lastSeq: number;
+      snapshot: SnapshotInfo;
+      head: ChainHead;
+      marks: ChainHead[];
+    }
   | { started: false; reason: string; snapshot: SnapshotInfo | null };
 
 /** The service public key as PEM text, which a worker can be given (a loaded key object cannot). */
@@ -84,6 +93,7 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     const verified = await verifyInWorker(
       {
         databaseUrl,
+        tls: poolTls(o.pool),
         file,
         uptoSeq: info.uptoSeq,
         ...(o.chunk ? { chunk: o.chunk } : {}),
@@ -106,7 +116,14 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     o.onPhase?.('checkpoint');
     await reconcileAll(db, { now: o.now() });
     o.onPhase?.('reconcile');
-    return { started: true, applied: verified.events, lastSeq: info.uptoSeq, snapshot: info };
+    return {
+      started: true,
+      applied: verified.events,
+      lastSeq: info.uptoSeq,
+      snapshot: info,
+      head: verified.head,
+      marks: verified.marks,
+    };
   } catch (e) {
     if (e instanceof SnapshotRejectedError) return { started: false, reason: e.message, snapshot: info };
     throw e;
@@ -185,7 +202,7 @@ function verifyInWorker(
   job: VerifyJob,
   onProgress: (seq: number) => void,
   stopped?: () => boolean,
-): Promise<{ events: number; collections: number } | null> {
+): Promise<{ events: number; collections: number; head: ChainHead; marks: ChainHead[] } | null> {
   // A large young generation: the check keeps a page of rows from each side alive across an await, and
   // with the default one (16 MB semi-spaces) a third of its time went to copying them between semi-spaces
   // and promoting them. Measured alone at 1,000,000 collections: 43 s by default, 38 s with 64 MB
@@ -204,7 +221,15 @@ function verifyInWorker(
       if (m.type === 'progress') {
         onProgress(m.seq);
         if (stopped?.()) settle(() => resolve(null));
-      } else if (m.type === 'done') settle(() => resolve({ events: m.events, collections: m.collections }));
+      } else if (m.type === 'done')
+        settle(() =>
+          resolve({
+            events: m.events,
+            collections: m.collections,
+            head: { seq: m.headSeq, hash: Buffer.from(m.headHash, 'hex') },
+            marks: m.marks.map(([seq, hash]) => ({ seq, hash: Buffer.from(hash, 'hex') })),
+          }),
+        );
       else settle(() => reject(workerError(m)));
     });
     w.on('error', (e) => settle(() => reject(e)));

@@ -5,11 +5,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { openTeamPool } from '../pool.js';
+import type { TeamTls } from '../tls.js';
 import { verifySnapshot } from './verify.js';
 
 export interface VerifyJob {
   /** With the password: it stays in this process's memory, like the pool's. */
   databaseUrl: string;
+  /** The desk's TLS settings, so this connection checks the server as the pool's do. */
+  tls: TeamTls;
   file: string;
   uptoSeq: number;
   chunk?: number;
@@ -19,12 +22,20 @@ export interface VerifyJob {
 
 export type VerifyMessage =
   | { type: 'progress'; seq: number }
-  | { type: 'done'; events: number; collections: number }
+  | {
+      type: 'done';
+      events: number;
+      collections: number;
+      headSeq: number;
+      headHash: string;
+      /** [seq, hash in hex] of each mark the check passed. */
+      marks: [number, string][];
+    }
   | { type: 'error'; name: string; message: string; code?: string };
 
 const job = workerData as VerifyJob;
 const post = (m: VerifyMessage) => parentPort!.postMessage(m);
-const pool = openTeamPool(job.databaseUrl, { max: 2 });
+const pool = openTeamPool(job.databaseUrl, { max: 2, tls: job.tls });
 const snap = new Database(job.file, { readonly: true, fileMustExist: true });
 // Read through a memory map rather than copying every page of a file this size into the cache.
 snap.pragma('mmap_size = 4294967296');
@@ -37,7 +48,14 @@ try {
     ...(job.keys ? { keys: job.keys } : {}),
     onProgress: (seq) => post({ type: 'progress', seq }),
   });
-  post({ type: 'done', events: r!.events, collections: r!.collections });
+  post({
+    type: 'done',
+    events: r!.events,
+    collections: r!.collections,
+    headSeq: r!.head.seq,
+    headHash: r!.head.hash.toString('hex'),
+    marks: r!.marks.map((m) => [m.seq, m.hash.toString('hex')]),
+  });
 } catch (e) {
   const err = e as Error & { code?: string };
   post({ type: 'error', name: err.name, message: err.message, ...(err.code ? { code: err.code } : {}) });

@@ -4,7 +4,7 @@
 // the seq it reached (team_sync), so a crash never skips nor repeats a row.
 import type { Db } from '../../store/db.js';
 import { writeTransaction } from '../../store/transaction.js';
-import { appendEvent } from '../../collections/events.js';
+import { appendEvent } from '../../collections/ledger.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
 import { reconcileOnceAfter } from '../../reconcile/incremental.js';
 import { recordBalanceRun } from '../../store/balances.js';

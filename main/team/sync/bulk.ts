@@ -41,6 +41,7 @@ import type { EventVerifier } from '../evidence.js';
 import { queryableLogin, toSafeInteger } from '../pool.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { lastSeq, setLastSeq } from './apply.js';
+import { checkChain, START, type ChainHead } from '../chain.js';
 
 /** Tables whose secondary indexes the bulk copy drops while they are empty, and builds after. */
 const BULK_TABLES = new Set(['collections', 'collection_events']);
@@ -262,11 +263,20 @@ export interface BulkOptions {
   verify?: EventVerifier;
 }
 
+export interface BulkStarted {
+  applied: number;
+  lastSeq: number;
+  /** The events' hash chain as the copy checked it, page by page, up to lastSeq (team/chain.ts). */
+  head: ChainHead;
+  /** The marks the check passed (team/chain.ts MARK_EVERY), for the desk to keep with the head. */
+  marks: ChainHead[];
+}
+
 /**
  * Copies the whole team history into this (empty, or bulk-interrupted) desktop, then reconciles once
  * and records the seq reached. Returns how many events it stored, or null when stopped part way.
  */
-export async function bulkStart(o: BulkOptions): Promise<{ applied: number; lastSeq: number } | null> {
+export async function bulkStart(o: BulkOptions): Promise<BulkStarted | null> {
   const { pool, db } = o;
   const chunk = Math.min(o.chunk ?? 50_000, 50_000);
   let totalSeq: number;
@@ -309,9 +319,13 @@ async function copyAll(
   totalSeq: number,
   wanted: Map<string, string>,
   chunk: number,
-): Promise<{ applied: number; lastSeq: number } | null> {
+): Promise<BulkStarted | null> {
   const { pool, db } = o;
   let after = 0;
+  // Each page must continue the chain before it is copied: a record that does not match its chain
+  // stops the copy there (ChainBrokenError), so nothing past the break is taken as fact.
+  let head = START;
+  const marks: ChainHead[] = [];
   const st = statements(db);
   const ids = new Map<string, number>();
   let applied = 0;
@@ -328,6 +342,7 @@ async function copyAll(
     waitMs += performance.now() - t;
     if (page.more) next = fetch(page.lastSeq);
     if (page.events.length) {
+      head = checkChain(head, page.events, (m) => marks.push(m));
       applied += copyChunk(db, st, ids, page.events, o.verify);
       after = page.lastSeq;
       o.onProgress?.({ copiedSeq: after, totalSeq: Math.max(totalSeq, after) });
@@ -346,5 +361,5 @@ async function copyAll(
     await reconcileAll(db, { now: o.now() });
     o.onPhase?.('reconcile');
   }
-  return { applied, lastSeq: after };
+  return { applied, lastSeq: after, head, marks };
 }

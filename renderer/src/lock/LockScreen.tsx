@@ -13,9 +13,12 @@ function minutes(ms: number): string {
 
 export function LockScreen({
   status,
+  notice,
   onUnlocked,
 }: {
   status: LockStatus | undefined;
+  /** The app's last error notice (e.g. why a team session ended): the screens behind the lock cannot show it. */
+  notice?: { level: string; message: string } | undefined;
   onUnlocked: (s: LockStatus) => void;
 }) {
   const [secret, setSecret] = useState('');
@@ -88,6 +91,11 @@ export function LockScreen({
               ? 'Choose a passphrase of at least 8 characters to unlock it, now and next time. It is kept only as a hash in the OS keychain.'
               : `Enter your ${word} to continue. Work in progress, such as a payment being taken, carried on while locked.`}
         </p>
+        {notice?.level === 'error' && (
+          <p className="lock-problem" role="status">
+            {notice.message}
+          </p>
+        )}
         {status?.problem && (
           <p className="lock-problem" role="status">
             {status.problem}

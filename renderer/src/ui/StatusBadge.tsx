@@ -19,6 +19,7 @@ const FLAG_LABELS: Record<string, string> = {
   currency_mismatch: 'Currency mismatch',
   bad_signature: 'Bad signature',
   sources_disagree: 'Sources disagree',
+  not_accepted_by_team: 'Not accepted by the team database',
 };
 
 export function flagLabel(flag: string): string {

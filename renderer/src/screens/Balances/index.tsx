@@ -1,7 +1,6 @@
 import { lazy, Suspense, useState } from 'react';
 import type { WalletBalanceView } from '../../../../main/ipc/contract/balances.js';
-import type { AppStatus } from '../../../../main/ipc/contract/app.js';
-import { useDeskAction, useDeskQuery, useDeskEvent } from '../../hooks.js';
+import { useAppStatus, useDeskAction, useDeskQuery } from '../../hooks.js';
 import { AsOf, EmptyState, ErrorBanner, Loading, Money, Screen, WarningBanner } from '../../ui/index.js';
 import { walletLabel } from './labels.js';
 import { formatDateTime } from '../../ui/format.js';
@@ -107,10 +106,7 @@ export function BalancesScreen() {
 
 /** "Starting the sandbox…" while the app is still connecting (its first start makes a key), else null. */
 function useStartingMessage(): string | null {
-  const q = useDeskQuery('app.status', {});
-  const [pushed, setPushed] = useState<AppStatus>();
-  useDeskEvent('app.status', setPushed);
-  const s = pushed ?? q.data;
+  const s = useAppStatus().status;
   return s?.connection === 'starting' ? (s.message ?? 'Connecting…') : null;
 }
 

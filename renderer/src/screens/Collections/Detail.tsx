@@ -55,6 +55,11 @@ function TimelineItem({ e }: { e: EventRow }) {
       </div>
       {e.note && <p className="timeline-note">{e.note}</p>}
       {e.actor && <p className="timeline-note">by {e.actor}</p>}
+      {e.teamRefused && (
+        <p className="timeline-note team-refused" role="note">
+          {e.teamRefused}
+        </p>
+      )}
       {e.payload && (
         <details>
           <summary>{e.source === 'callback' || e.source === 'import' ? 'Raw callback payload' : 'Raw payload'}</summary>
@@ -84,6 +89,7 @@ export function CollectionDetail({ id, onBack }: { id: number; onBack: () => voi
   }, [id, loaded]);
   const c = q.data?.collection;
   const events = q.data?.events ?? [];
+  const refused = events.filter((e) => e.teamRefused);
   return (
     <section className="collection-detail" aria-labelledby="detail-title">
       <div className="row detail-bar">
@@ -148,6 +154,16 @@ export function CollectionDetail({ id, onBack }: { id: number; onBack: () => voi
                   </li>
                 ))}
               </ul>
+            )}
+            {refused.length > 0 && (
+              <div className="team-refused" role="alert" data-testid="team-refused">
+                {refused.map((e) => (
+                  <p key={e.id}>
+                    <strong>{KIND[e.kind] ?? e.kind}</strong> ({e.source}): {e.teamRefused}. It is kept on this desk
+                    only; the other desks do not see it.
+                  </p>
+                ))}
+              </div>
             )}
           </div>
           <div className="panel">

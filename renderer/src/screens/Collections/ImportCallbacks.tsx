@@ -1,12 +1,13 @@
 // "Import callbacks": the agent picks a JSON-lines file (one saved callback per line, with its headers)
 // in the window (the renderer reads its text), or picks by name a file saved in the app's imports folder
 // (main reads it: the window never names a path). Main ingests it through the same path as the live
-// receiver.
+// receiver. On a team desk only back office and admins are offered it (an import is recorded team-first).
 import { useRef, useState, type ReactElement } from 'react';
 import type { ImportFolder, ImportSummary } from '../../../../main/ipc/contract/collections.js';
 import { DeskError, invoke } from '../../desk.js';
 import { ErrorBanner } from '../../ui/index.js';
 import { fileSize, shortTime } from '../../ui/dates.js';
+import { useMay } from '../../role.js';
 
 const MAX_BYTES = 64 * 1024 * 1024;
 
@@ -25,7 +26,8 @@ function lineText(r: ImportSummary['results'][number]): string | null {
  * The import button (for the screen header) and its result panel (for the page flow above the list, so
  * it never covers rows). One hook keeps them in step.
  */
-export function useCallbackImport(): { button: ReactElement; result: ReactElement | null } {
+export function useCallbackImport(): { button: ReactElement | null; result: ReactElement | null } {
+  const may = useMay('importCallbacks');
   const input = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
   const [summary, setSummary] = useState<{ file: string; s: ImportSummary }>();
@@ -180,5 +182,5 @@ export function useCallbackImport(): { button: ReactElement; result: ReactElemen
       </button>
     </div>
   ) : null;
-  return { button, result };
+  return may ? { button, result } : { button: null, result: null };
 }

@@ -78,7 +78,15 @@ const columns: ColumnDef<CollectionRow>[] = [
     enableSorting: false,
     cell: ({ row: { original: c } }) => <SourcesAgree c={c} />,
   },
-  { id: 'flags', header: 'Flags', enableSorting: false, cell: ({ row: { original: c } }) => <Flags flags={c.flags} /> },
+  {
+    id: 'flags',
+    header: 'Flags',
+    enableSorting: false,
+    // An event the team database refused is kept on this desk only: the list says so (the detail says why).
+    cell: ({ row: { original: c } }) => (
+      <Flags flags={c.teamRefused ? [...c.flags, 'not_accepted_by_team'] : c.flags} />
+    ),
+  },
 ];
 
 export function CollectionsScreen() {

@@ -1,8 +1,10 @@
 // Resolution by a person with a REQUIRED note: the button stays disabled until a note is typed, and the
-// server's answer (note too short, operator not set) is shown on the field it names.
+// server's answer (note too short, operator not set) is shown on the field it names. On a team desk only
+// back office and admins are offered it; others see who can.
 import { useId, useState } from 'react';
 import { useDeskAction } from '../../hooks.js';
 import { ErrorBanner, Field } from '../../ui/index.js';
+import { useMay, WhoMay } from '../../role.js';
 
 export function ResolveForm({
   target,
@@ -17,6 +19,7 @@ export function ResolveForm({
   const [note, setNote] = useState('');
   const [touched, setTouched] = useState(false);
   const formId = useId();
+  const may = useMay('resolveExceptions');
   const empty = note.trim().length === 0;
   const fieldError =
     resolve.error?.fields?.note ?? (resolve.error?.field === 'note' ? resolve.error.message : undefined);
@@ -35,6 +38,7 @@ export function ResolveForm({
     }
   };
 
+  if (!may) return <WhoMay action="resolveExceptions" />;
   return (
     <form
       aria-label={label}

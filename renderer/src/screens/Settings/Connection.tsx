@@ -1,15 +1,19 @@
 // Connection: the profile (embedded, sandbox, live, team), the service's base URL and, for a team desk,
-// the team database (never with a password: each operator signs in with their own) and who signs in.
+// the team database (never with a password: each operator signs in with their own), who signs in, and
+// how the connection to it is protected (TLS mode; the CA certificate is chosen below, read in main).
 import { useState, type FormEvent } from 'react';
 import type { SettingsView } from '../../../../main/ipc/contract/settings.js';
 import { ErrorBanner, Field } from '../../ui/index.js';
 import { SaveRow, Section, fieldError, useSave, type SectionProps } from './Section.js';
+import { SSL_MODE_CHOICES, sslModeSetting } from './team-tls.js';
+import { TeamCa } from './TeamCa.js';
 
 export function ConnectionSection({ view, reload }: SectionProps) {
   const [profile, setProfile] = useState(view.profile);
   const [baseUrl, setBaseUrl] = useState(view.baseUrl ?? '');
   const [teamDatabaseUrl, setTeamDatabaseUrl] = useState(view.teamDatabaseUrl ?? '');
   const [teamLogin, setTeamLogin] = useState(view.teamLogin ?? '');
+  const [teamSslMode, setTeamSslMode] = useState<string>(view.teamSslMode ?? '');
   const s = useSave();
   const orNull = (v: string) => (v.trim() ? v.trim() : null);
   const submit = (e: FormEvent) => {
@@ -18,7 +22,13 @@ export function ConnectionSection({ view, reload }: SectionProps) {
       {
         profile,
         baseUrl: orNull(baseUrl),
-        ...(profile === 'team' ? { teamDatabaseUrl: orNull(teamDatabaseUrl), teamLogin: orNull(teamLogin) } : {}),
+        ...(profile === 'team'
+          ? {
+              teamDatabaseUrl: orNull(teamDatabaseUrl),
+              teamLogin: orNull(teamLogin),
+              teamSslMode: sslModeSetting(teamSslMode),
+            }
+          : {}),
       },
       reload,
     );
@@ -89,11 +99,31 @@ export function ConnectionSection({ view, reload }: SectionProps) {
                 spellCheck={false}
               />
             </Field>
+            <Field
+              label="TLS to the team database"
+              error={fieldError(s.error, 'teamSslMode') ?? fieldError(s.error, 'teamSslCa')}
+              hint={
+                view.teamTransport?.warning ? (
+                  <span className="warn-text">Now: {view.teamTransport.warning}.</span>
+                ) : view.teamTransport ? (
+                  `Now: ${view.teamTransport.mode}.`
+                ) : undefined
+              }
+            >
+              <select name="teamSslMode" value={teamSslMode} onChange={(e) => setTeamSslMode(e.target.value)}>
+                {SSL_MODE_CHOICES.map((c) => (
+                  <option key={c.value} value={c.value}>
+                    {c.label}
+                  </option>
+                ))}
+              </select>
+            </Field>
           </>
         )}
         <ErrorBanner error={s.error && !s.error.fields ? s.error : undefined} />
         <SaveRow label="Save connection" save={s} />
       </form>
+      {view.profile === 'team' && <TeamCa view={view} reload={reload} />}
     </Section>
   );
 }

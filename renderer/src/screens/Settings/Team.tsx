@@ -4,7 +4,10 @@
 import { useState, type FormEvent } from 'react';
 import type { TeamMe, TeamOperatorRow } from '../../../../main/ipc/contract/team.js';
 import { ROLE_LABEL, TEAM_ROLES, type TeamRole } from '../../../../main/team/roles.shared.js';
-import { useDeskAction, useDeskQuery } from '../../hooks.js';
+import { WhoMay } from '../../role.js';
+import { useDeskAction, useDeskEvent, useDeskQuery } from '../../hooks.js';
+import type { AppStatus } from '../../../../main/ipc/contract/app.js';
+import { chainWords } from '../../../../main/team/chain-words.shared.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { formatDateTime } from '../../ui/format.js';
 import { EmptyState, ErrorBanner, Field, Loading } from '../../ui/index.js';
@@ -22,6 +25,7 @@ export function TeamSection() {
       <ErrorBanner error={me.error} title="Could not read who is signed in" />
       {me.loading && <Loading what="your operator" />}
       {me.data && <WhoAmI me={me.data} />}
+      <RecordCheck />
       <ErrorBanner
         error={list.error}
         title="Could not read the operators"
@@ -33,12 +37,28 @@ export function TeamSection() {
       />
       {list.loading && <Loading what="operators" />}
       {list.data && <OperatorsTable rows={list.data} me={me.data} reload={reload} />}
-      {me.data?.isAdmin ? (
-        <AddOperatorForm reload={reload} />
-      ) : me.data ? (
-        <p className="as-of">Only an admin can add, disable or re-role operators.</p>
-      ) : null}
+      {me.data?.isAdmin ? <AddOperatorForm reload={reload} /> : me.data ? <WhoMay action="manageOperators" /> : null}
     </Section>
+  );
+}
+
+/** The team record's hash chain as this desk checked it: verified through seq N, or the alarm. */
+function RecordCheck() {
+  const q = useDeskQuery('app.status', {});
+  const [pushed, setPushed] = useState<AppStatus>();
+  useDeskEvent('app.status', setPushed);
+  const chain = (pushed ?? q.data)?.team?.chain;
+  if (!chain) return null;
+  const words = chainWords(chain);
+  return words.alarm ? (
+    <p role="alert" className="badge err" data-testid="team-record-check">
+      {words.text}
+    </p>
+  ) : (
+    <p className="as-of" data-testid="team-record-check">
+      {words.text}
+      {chain.recheckedAt !== null ? ` (whole record re-checked ${formatDateTime(chain.recheckedAt)})` : ''}
+    </p>
   );
 }
 

@@ -15,6 +15,8 @@ import { isBusy } from './charge-machine.js';
 import { useCharge } from './useCharge.js';
 import './payments.css';
 import { groupDigits } from '../../ui/format.js';
+import { useMay } from '../../role.js';
+import { TEAM_ACTIONS } from '../../../../main/team/roles.shared.js';
 
 interface Details {
   amount: string;
@@ -69,6 +71,21 @@ function LimitsLine({ o }: { o: CardOptionView }) {
 }
 
 export function TakePaymentScreen() {
+  // On a team desk taking payments is support's (and admins'): other roles are told so, not shown a form
+  // that the team database would refuse.
+  if (!useMay('takePayments')) {
+    return (
+      <Screen title="Take payment">
+        <EmptyState title="Not for your role">
+          {TEAM_ACTIONS.takePayments.who} Ask an admin for the support role if you need to take them.
+        </EmptyState>
+      </Screen>
+    );
+  }
+  return <TakePaymentForm />;
+}
+
+function TakePaymentForm() {
   const opts = useDeskQuery(
     'payments.options',
     {},

@@ -1,6 +1,7 @@
-// A team profile's link to the team database, one per workspace: the sign-in (TeamUnlocker, behind the
-// idle lock), the signed-in session (the operator's own pool and the sync), and the seam that makes
-// its charges team-wide. Solo profiles have none of this.
+// The composition of a team profile, one per workspace: the sign-in (team/unlocker.ts, behind the idle
+// lock), the signed-in session it opens (team/session.ts: the operator's own pool, the pull and the
+// outbox push), what they tell the screens (app events), and the seams that make the desk's charges and
+// a person's decisions team-wide. The sync engine itself is main/team/sync/. Solo profiles have none of this.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -19,13 +20,16 @@ import {
 } from '../team/errors.js';
 import type { TeamRole } from '../team/operators.js';
 import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
-import type { TeamSession } from '../team/session.js';
-import { startTeamSync, type TeamSyncStatus } from '../team/sync.js';
+import { startTeamSession, type TeamSession } from '../team/session.js';
+import type { TeamSyncStatus } from '../team/sync/pull.js';
+import { claimIntent, ClaimRefusedError } from '../team/claims.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
+import { DEFAULT_TLS, transportOf, type TeamTls } from '../team/tls.js';
 import type { AppEventBus } from './events.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import type { TeamLinkState } from './status.js';
+import { outboxCounts } from '../collections/outbox.js';
 
 export interface TeamLink {
   readonly unlocker: TeamUnlocker;
@@ -57,6 +61,8 @@ export interface TeamLinkOptions {
   logger: Logger;
   events: AppEventBus;
   databaseUrl: string;
+  /** TLS to the team database (the profile's sslmode and CA); default: by host. */
+  tls?: TeamTls;
   login: string;
   /** The sync's state changed (the workspace pushes a new status). */
   onChange: () => void;
@@ -75,8 +81,17 @@ const OFFLINE_CHARGE =
   'The team database cannot be reached, so no new charge can be taken: every charge is recorded there first, ' +
   'so that two desks never charge the same payment. The local copy stays readable; try again when the status bar says the team database is back.';
 
-const RETRY_FIRST_MS = 200;
-const RETRY_MAX_MS = 5_000;
+/**
+ * When the local copy last took rows from the team database (each stream's team_sync.updated_at), so the
+ * status bar says how current the copy is before this session's first pull; null if it never did.
+ */
+function localCopySyncedAt(db: Db): number | null {
+  try {
+    return (db.prepare('SELECT max(updated_at) FROM team_sync').pluck().get() as number | null) ?? null;
+  } catch {
+    return null; // the database is closing (a profile switch): the status is about to change anyway
+  }
+}
 
 export function createTeamLink(o: TeamLinkOptions): TeamLink {
   const { logger, events } = o;
@@ -84,6 +99,10 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   let session: TeamSession | null = null;
   let closed = false;
   let wasOffline = false;
+  const tls = o.tls ?? DEFAULT_TLS;
+  // Chosen in Settings, and said at every start: in the log, and in the status bar for as long as it holds.
+  const { warning: transportWarning, host, mode } = transportOf(o.databaseUrl, tls);
+  if (transportWarning) logger.warn({ host, sslmode: mode }, transportWarning);
 
   async function signedIn(pool: pg.Pool, role: TeamRole, how: { offline: boolean }): Promise<void> {
     if (closed) {
@@ -96,14 +115,16 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       session.role = role;
       return;
     }
-    const sync = startTeamSync({
+    session = startTeamSession({
       pool,
+      login: o.login,
+      role,
       db: o.db,
       clock: o.clock,
       logger,
-      ...(o.syncEveryMs ? { pollEveryMs: o.syncEveryMs } : {}),
-      ...(o.verificationKeys ? { evidenceKeys: o.verificationKeys } : {}),
-      ...(o.verificationKeysReady ? { evidenceReady: o.verificationKeysReady } : {}),
+      syncEveryMs: o.syncEveryMs,
+      evidenceKeys: o.verificationKeys,
+      evidenceReady: o.verificationKeysReady,
       onApplied: (changed) => {
         for (const c of changed) events.emit('collection.changed', c);
       },
@@ -111,24 +132,42 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       onCopied: () => events.emit('callbacks.ingested', { result: 'team-copy', reference: null }),
       onPolled: (what, changed) =>
         events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
+      onStatus: (s: TeamSyncStatus) => {
+        if (s.signInRefused) {
+          void signOut();
+          return;
+        }
+        if (!s.online && s.error) wasOffline = true;
+        else if (s.online && wasOffline) {
+          wasOffline = false;
+          events.emit('notice', {
+            level: 'info',
+            message: 'The team database is reachable again: the local copy is up to date.',
+          });
+        }
+        o.onChange();
+      },
+      onRefused: (entries, reason) => {
+        // Never silent: the desk says it at once, and the collection keeps saying it.
+        for (const x of entries)
+          events.emit('notice', {
+            level: 'error',
+            message: `${x.event.merchantReference}: this desk's ${x.event.kind.replace(/_/g, ' ')} was not accepted by the team database (${reason}). It is kept on this desk only.`,
+          });
+        // The collection now says "not accepted by the team database": screens showing it read it again.
+        for (const x of entries) {
+          if (x.event.collectionId === null) continue;
+          const status = o.db.prepare('SELECT status FROM collections WHERE id = ?').pluck().get(x.event.collectionId);
+          if (typeof status === 'string')
+            events.emit('collection.changed', {
+              id: x.event.collectionId,
+              reference: x.event.merchantReference,
+              status,
+            });
+        }
+        o.onChange(); // the status bar counts them
+      },
     });
-    sync.onStatus((s: TeamSyncStatus) => {
-      if (s.signInRefused) {
-        void signOut();
-        return;
-      }
-      if (!s.online && s.error) wasOffline = true;
-      else if (s.online && wasOffline) {
-        wasOffline = false;
-        events.emit('notice', {
-          level: 'info',
-          message: 'The team database is reachable again: the local copy is up to date.',
-        });
-      }
-      if (s.online) flush();
-      o.onChange();
-    });
-    session = { pool, login: o.login, role, sync };
     logger.info(
       { login: o.login, role, offline: how.offline },
       how.offline
@@ -136,13 +175,12 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         : 'signed in to the team database',
     );
     o.onChange();
-    flush();
   }
 
   /**
    * The team database refused this login's password (changed, or the operator disabled) on a session
    * that was open: the session ends and the desk locks, so only a sign-in the database accepts opens it.
-   * Charge events not yet recorded stay queued for the next session.
+   * Charge events not yet recorded stay in the outbox for the next session.
    */
   async function signOut(): Promise<void> {
     const s = session;
@@ -155,68 +193,18 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     });
     events.emit('team.signedOut', { login: o.login });
     o.onChange();
-    await s.sync.close().catch(() => undefined);
-    await s.pool.end().catch(() => undefined);
+    await s.close();
   }
 
   const unlocker = new TeamUnlocker({
     databaseUrl: o.databaseUrl,
+    tls,
     login: o.login,
     remembered,
     offlineCheck: o.offlineCheck ?? new KeyringAppSecret(offlineCheckName(o.databaseUrl, o.login)),
     onSignIn: signedIn,
     onIdleError: (err) => logger.warn({ err }, 'a team database connection failed'),
   });
-
-  // Events recorded locally by charges wait here until the team database has them, in order.
-  const pending: NewEvent[] = [];
-  let timer: NodeJS.Timeout | null = null;
-  let flushing = false;
-  let delay = RETRY_FIRST_MS;
-
-  function flush(): void {
-    if (flushing || closed || !pending.length) return;
-    const s = session;
-    if (!s || wrongDatabase(s)) return schedule();
-    flushing = true;
-    const batch = pending.slice(0, 500);
-    recordEvents(s.pool, batch).then(
-      () => {
-        pending.splice(0, batch.length);
-        delay = RETRY_FIRST_MS;
-        flushing = false;
-        if (pending.length) flush();
-      },
-      (e: unknown) => {
-        flushing = false;
-        if (e instanceof TeamError && !(e instanceof TeamUnavailableError)) {
-          // Refused (not an outage): retrying cannot help, and must not hold back the events behind it.
-          logger.error(
-            { err: e, references: batch.map((b) => b.merchantReference) },
-            'the team database refused charge events',
-          );
-          pending.splice(0, batch.length);
-          if (pending.length) flush();
-          return;
-        }
-        logger.warn(
-          { err: e, waiting: pending.length },
-          'charge events kept in memory until the team database is back',
-        );
-        schedule();
-      },
-    );
-  }
-
-  function schedule(): void {
-    if (timer || closed) return;
-    timer = setTimeout(() => {
-      timer = null;
-      flush();
-    }, delay);
-    timer.unref();
-    delay = Math.min(delay * 2, RETRY_MAX_MS);
-  }
 
   function refusal(e: unknown, doing: string): Error {
     const t = e instanceof TeamError ? e : translatePgError(e, doing, o.login);
@@ -240,19 +228,32 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     return t;
   }
 
-  function requireSession(): TeamSession {
-    if (!session) throw new PaymentError('unavailable', `Sign in as ${o.login} to the team database first.`);
-    const wrong = wrongDatabase(session);
-    if (wrong) throw new PaymentError('unavailable', wrong);
-    return session;
+  /** A claim the team database refused, in words for the person at the desk (nothing was sent). */
+  function claimRefusal(e: ClaimRefusedError, s: TeamSession): PaymentError {
+    const ref = e.merchantReference;
+    const r = e.refusal;
+    if (r.reason === 'no_intent')
+      return new PaymentError('not_found', `The team record has no payment ${ref}: nothing was sent.`, 'reference');
+    if (r.reason === 'not_allowed')
+      return new PaymentError(
+        'forbidden',
+        `Only ${r.createdBy}, who created payment ${ref}, or an admin may send it again; ${o.login} (${s.role.replace('_', ' ')}) may not. Nothing was sent.`,
+        'reference',
+      );
+    const who = r.heldBy === o.login ? `${r.heldBy} (this login, at another desk or window)` : r.heldBy;
+    return new PaymentError(
+      'conflict',
+      `Payment ${ref} is being sent by ${who} since ${new Date(r.claimedAt).toISOString()}: only one desk sends a payment at a time. ` +
+        `Their claim ends when its outcome is recorded, or at ${new Date(r.expiresAt).toISOString()}. Nothing was sent.`,
+      'reference',
+    );
   }
 
-  /** Why nothing may be written, when the database is another team's than this desk's copy (sync/workspace.ts). */
-  function wrongDatabase(s: TeamSession): string | null {
-    const st = s.sync.status();
-    return st.wrongDatabase
-      ? `Nothing is recorded: ${st.error ?? 'the team database is not the one this desk was synced from'}`
-      : null;
+  function requireSession(): TeamSession {
+    if (!session) throw new PaymentError('unavailable', `Sign in as ${o.login} to the team database first.`);
+    const wrong = session.wrongDatabase();
+    if (wrong) throw new PaymentError('unavailable', wrong);
+    return session;
   }
 
   const charges: TeamChargeSeam = {
@@ -264,24 +265,24 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         throw refusal(e, 'create an intent');
       }
     },
-    async ensureReachable(reference) {
+    async claim(reference) {
       const s = requireSession();
       try {
-        await s.pool.query('SELECT 1 FROM team.intents WHERE merchant_reference = $1', [reference]);
+        await claimIntent(s.pool, reference);
       } catch (e) {
-        throw refusal(e, 'read the intent');
+        if (e instanceof ClaimRefusedError) throw claimRefusal(e, s);
+        throw refusal(e, `claim payment ${reference}`);
       }
     },
-    record(ev) {
-      pending.push(ev);
-      flush();
+    outboxAdded() {
+      session?.push.kick();
     },
   };
 
   async function recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]> {
     const s = session;
     if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
-    const wrong = wrongDatabase(s);
+    const wrong = s.wrongDatabase();
     if (wrong) throw new AppError('unavailable', wrong);
     const keyed = evs.map(withTeamKey);
     try {
@@ -304,6 +305,15 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     return keyed;
   }
 
+  /** The outbox's counts for the status bar; null when the database cannot be read (closing). */
+  function countOutbox(): { pending: number; refused: number } | null {
+    try {
+      return outboxCounts(o.db);
+    } catch {
+      return null;
+    }
+  }
+
   return {
     unlocker,
     recordFirst,
@@ -317,25 +327,22 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         role: session?.role ?? null,
         signedIn: session !== null,
         online: s?.online ?? false,
-        lastSyncAt: s?.lastPullAt ?? null,
+        lastSyncAt: s?.lastPullAt ?? localCopySyncedAt(o.db),
+        reached: (s?.lastPullAt ?? null) !== null,
         error: s?.error ?? null,
         catchingUp: s?.catchingUp ?? null,
+        transportWarning,
+        outbox: countOutbox(),
+        chain: s?.chain ?? null,
       };
     },
     charges,
     async close() {
       closed = true;
-      if (timer) clearTimeout(timer);
       const s = session;
       session = null;
-      if (!s) return;
-      if (pending.length) {
-        await recordEvents(s.pool, pending.splice(0)).catch((e: unknown) =>
-          logger.error({ err: e }, 'charge events not recorded to the team database at close'),
-        );
-      }
-      await s.sync.close();
-      await s.pool.end().catch(() => undefined);
+      // What the outbox still holds stays there, durable, and goes at the next sign-in.
+      await s?.close();
     },
   };
 }

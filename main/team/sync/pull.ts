@@ -1,15 +1,16 @@
 // The pull side of the team record: everything after the last seq this desktop applied, in batches,
-// into its SQLite (sync/apply.ts). LISTEN wakes it at once; a periodic pull covers a lost
-// notification; while PostgreSQL cannot be reached it says so, retries with backoff and catches up.
+// into its SQLite (apply.ts), after the desk's start (start.ts). LISTEN wakes it at once; a periodic
+// pull covers a lost notification; while PostgreSQL cannot be reached it says so, retries with backoff
+// and catches up.
 // Pulls run one at a time: a pull asked for while one runs waits for it, and asks share one pull.
 import type pg from 'pg';
-import type { Clock } from '../clock.js';
-import type { Db } from '../store/db.js';
-import type { PaymentOption } from '../service/types.js';
-import { TeamSignInError, TeamUnavailableError, translatePgError } from './errors.js';
-import { pullSince, type PullResult } from './events.js';
-import { listen, type Listener } from './listen.js';
-import { poolLogin, toSafeInteger } from './pool.js';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../store/db.js';
+import type { PaymentOption } from '../../service/types.js';
+import { TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
+import { pullSince, type PullResult } from '../events.js';
+import { listen, type Listener } from '../listen.js';
+import { poolLogin, poolTls, toSafeInteger } from '../pool.js';
 import {
   applyEvents,
   applyPaymentOptions,
@@ -17,13 +18,12 @@ import {
   lastSeq,
   type ChangedCollection,
   type TeamSnapshot,
-} from './sync/apply.js';
-import { bulkStart, isEmpty, needsFullReconcile, wantsBulkStart } from './sync/bulk.js';
-import { removeLeftoverDownload, snapshotStart } from './snapshot/start.js';
-import { checkWorkspace, TeamWorkspaceMismatchError } from './sync/workspace.js';
-import { reconcileAll } from '../reconcile/reconcile.js';
-import type { SignatureKeys } from '../service/verify-callback.js';
-import { teamEventVerifier } from './evidence.js';
+} from './apply.js';
+import { startDesk } from './start.js';
+import { checkWorkspace, TeamWorkspaceMismatchError } from './workspace.js';
+import { createChainCheck, type ChainState } from './chain-check.js';
+import type { SignatureKeys } from '../../service/verify-callback.js';
+import { teamEventVerifier } from '../evidence.js';
 
 export interface TeamSyncStatus {
   online: boolean;
@@ -36,12 +36,16 @@ export interface TeamSyncStatus {
   wrongDatabase: boolean;
   /** While a new desktop copies the team history in bulk (sync/bulk.ts): how far, by seq; else null. */
   catchingUp: { copiedSeq: number; totalSeq: number } | null;
+  /** The events' hash chain as this desk checked it (sync/chain-check.ts): verified through, or the alarm. */
+  chain: ChainState;
 }
 
 export interface TeamSync {
   /** Pulls and applies everything after the last seq seen; resolves with how many events were applied. */
   pullNow(): Promise<number>;
   status(): TeamSyncStatus;
+  /** Re-checks the hash chain of everything this desk holds now (as the periodic check does). */
+  recheckChain(): Promise<ChainState>;
   onStatus(cb: (s: TeamSyncStatus) => void): () => void;
   close(): Promise<void>;
 }
@@ -75,6 +79,8 @@ export interface TeamSyncOptions {
   bulkStart?: boolean;
   /** false: a new desktop replays the events even when the team has a snapshot (snapshot/start.ts). */
   snapshots?: boolean;
+  /** How often the desk re-checks the hash chain of what it holds (default 5 minutes; 0: only at sign-in). */
+  chainRecheckEveryMs?: number;
   /**
    * The keys a team desk checks every signed event with, itself (team/evidence.ts): pulled, replayed or
    * in a snapshot. None: the writers' word is taken (tests of the sync mechanics only).
@@ -148,6 +154,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     signInRefused: false,
     wrongDatabase: false,
     catchingUp: null,
+    chain: { verifiedSeq: 0, recheckedAt: null, broken: null },
   };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
@@ -167,6 +174,44 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     }
   }
 
+  // --- The hash chain (sync/chain-check.ts): checked before each batch is applied, re-checked in the background.
+  const chain = createChainCheck({
+    pool,
+    db,
+    now: () => clock.now(),
+    onChange: (c) => setStatus({ chain: c }),
+    stopped: () => closed,
+  });
+  state = { ...state, chain: chain.state() };
+  let recheckTimer: NodeJS.Timeout | undefined;
+  let rechecking: Promise<ChainState> | null = null;
+  let recheckStarted = false;
+  /** One re-check at a time; the first after the first pull (sign-in), then every period. */
+  function recheckChain(): Promise<ChainState> {
+    if (closed) return Promise.resolve(chain.state());
+    if (rechecking) return rechecking;
+    const run = chain.recheck();
+    rechecking = run;
+    run
+      .then(
+        (c) => {
+          if (c.broken) logger.warn({ broken: c.broken }, 'team sync: the team record does not match its hash chain');
+        },
+        (e: unknown) => logger.warn({ err: e }, 'team sync: the hash chain re-check could not run'),
+      )
+      .finally(() => {
+        rechecking = null;
+        const every = o.chainRecheckEveryMs ?? 5 * 60_000;
+        if (!closed && every > 0) {
+          clearTimeout(recheckTimer);
+          recheckTimer = setTimeout(() => void recheckChain().catch(() => undefined), every);
+          recheckTimer.unref?.();
+        }
+      });
+    return run;
+  }
+  // ---
+
   let startChecked = false;
   let keysLoaded = false;
 
@@ -179,55 +224,30 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     }
   }
 
-  /**
-   * An empty desktop's first pull starts from the team's snapshot once it has checked it
-   * (snapshot/start.ts), or else copies the history in bulk; a bulk start or full recompute cut short
-   * by a crash is finished here before anything else (both in sync/bulk.ts).
-   */
+  /** The desk's start (start.ts) before its first incremental pull; what it copied is told through onCopied. */
   async function startPull(): Promise<number> {
-    removeLeftoverDownload(db);
-    if (o.bulkStart !== false && wantsBulkStart(db)) {
-      const start = {
+    try {
+      const r = await startDesk({
         pool,
         db,
-        now: () => clock.now(),
-        ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
-        onProgress: (p: { copiedSeq: number; totalSeq: number }) => setStatus({ catchingUp: p, lastSeq: 0 }),
+        clock,
+        logger,
+        bulkStart: o.bulkStart,
+        snapshots: o.snapshots,
+        bulkChunk: o.bulkChunk,
+        onProgress: (p) => setStatus({ catchingUp: p, lastSeq: 0 }),
         stopped: () => closed,
-        ...(keys ? { keys, verify: verifier()! } : {}),
-      };
-      try {
-        let r: { applied: number; lastSeq: number } | null = null;
-        let from: 'snapshot' | 'replay' = 'replay';
-        if (o.snapshots !== false && isEmpty(db)) {
-          const s = await snapshotStart(start);
-          if (!s) return 0; // closing: the next start begins again
-          if (s.started) {
-            r = s;
-            from = 'snapshot';
-            logger.info(
-              { snapshot: s.snapshot.id, uptoSeq: s.lastSeq, madeBy: s.snapshot.madeBy },
-              'team sync: started from the team snapshot, every row checked against the record',
-            );
-          } else if (s.snapshot)
-            logger.warn(
-              { snapshot: s.snapshot.id, madeBy: s.snapshot.madeBy, reason: s.reason },
-              'team sync: replaying the team record instead of using its snapshot',
-            );
-        }
-        r ??= await bulkStart(start);
-        startChecked = r !== null;
-        if (r) setStatus({ lastSeq: r.lastSeq });
-        const applied = r?.applied ?? 0;
-        if (applied) tell(() => o.onCopied?.(applied, from));
-        return applied;
-      } finally {
-        setStatus({ catchingUp: null });
-      }
+        chain,
+        ...(keys ? { keys, verify: verifier() } : {}),
+      });
+      startChecked = r !== null;
+      if (!r) return 0;
+      if (r.lastSeq !== null) setStatus({ lastSeq: r.lastSeq });
+      if (r.applied) tell(() => o.onCopied?.(r.applied, r.from));
+      return r.applied;
+    } finally {
+      if (state.catchingUp) setStatus({ catchingUp: null });
     }
-    if (!startChecked && needsFullReconcile(db)) await reconcileAll(db, { now: clock.now() });
-    startChecked = true;
-    return 0;
   }
 
   /** One full pull: events batch after batch (the next fetched while this one is applied), then poll results. */
@@ -247,7 +267,10 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       const batch = await next;
       if (batch.more) next = fetch(batch.lastSeq);
       if (batch.events.length) {
+        // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
+        const checked = await chain.checkPulled(batch.events, lastSeq(db, 'events'));
         const r = applyEvents(db, batch.events, batch.lastSeq, clock.now(), verifier());
+        chain.applied(checked);
         total += r.applied;
         setStatus({ lastSeq: batch.lastSeq });
         if (r.changed.length && o.onApplied) {
@@ -297,6 +320,10 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       setStatus({ online: true, error: null, signInRefused: false, wrongDatabase: false, lastPullAt: clock.now() });
       schedule(pollEveryMs);
       if (!listener) void connectListener();
+      if (!recheckStarted) {
+        recheckStarted = true;
+        void recheckChain().catch(() => undefined); // logged there
+      }
       return n;
     } catch (e) {
       const err = e as Error;
@@ -352,6 +379,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
             void dead?.close();
             void trigger(); // its success reconnects; its failure backs off
           },
+          tls: poolTls(pool),
         },
       );
       if (closed) await l.close();
@@ -373,6 +401,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   return {
     pullNow,
     status: () => state,
+    recheckChain,
     onStatus(cb) {
       watchers.add(cb);
       return () => watchers.delete(cb);
@@ -380,6 +409,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     async close() {
       closed = true;
       clearTimeout(timer);
+      clearTimeout(recheckTimer);
       waiting = null;
       await tail;
       const l = listener;

@@ -1,0 +1,257 @@
+// A desk's watch over the team events' hash chain (team/chain.ts, team migration 10).
+//
+// - As it pulls: every batch must continue the chain from the head this desk kept (the last event it
+//   verified) before it is applied. A batch that does not is NOT applied: the desk keeps showing what
+//   it verified, raises the alarm and tries again at each pull. Why not apply and alarm: once stored,
+//   a forged row (a callback marked COMPLETED, another actor) would be indistinguishable in the local
+//   copy from the verified ones, reconciled and exported as fact; a desk that stops at the last seq it
+//   can vouch for shows exactly what it can vouch for, and the alarm says from which seq it stopped.
+// - It keeps the head (seq, hash) in SQLite (team_chain, migration 17), after each applied batch and
+//   after a new desk's start (whose copy checked the chain as it went).
+// - It re-checks what it holds: at sign-in and every few minutes, it reads team.events again from the
+//   first event up to its head in pages, recomputes every hash, and compares the head's with the one it
+//   kept. A row rewritten, removed or reordered, even by the superuser who recomputed every later hash,
+//   is found by that one pass: the rewritten row's hash or link, or else the kept head's hash, differs.
+//
+// The head's write follows the batch's commit rather than sharing it (apply.ts owns that transaction):
+// a crash between the two leaves the head behind the applied seq, and the next pull first checks the
+// events in between (read again from PostgreSQL) before it checks the new batch.
+import type pg from 'pg';
+import type { Db } from '../../store/db.js';
+import { writeTransaction } from '../../store/transaction.js';
+import { ChainBrokenError, checkChain, START, type ChainedEvent, type ChainHead } from '../chain.js';
+import { pullPageRaw } from '../events.js';
+import { lastSeq } from './apply.js';
+
+/** What the status bar and Settings, Team say about the record. */
+export interface ChainState {
+  /** The last seq whose chain this desk verified (its kept head), 0 before any. */
+  verifiedSeq: number;
+  /** When the last full re-check passed (ms since the epoch), or null. */
+  recheckedAt: number | null;
+  /** The first seq that does not match, and why; null while everything checked matches. */
+  broken: { seq: number; reason: string } | null;
+}
+
+export function keptHead(db: Db): ChainHead | null {
+  const r = db.prepare('SELECT seq, hash FROM team_chain WHERE one_row = 1').get() as
+    { seq: number; hash: Buffer } | undefined;
+  return r ? { seq: r.seq, hash: r.hash } : null;
+}
+
+/** Keeps the head and the marks passed on the way to it, in one transaction. */
+export function keepHead(db: Db, head: ChainHead, marks: readonly ChainHead[], now: number): void {
+  writeTransaction(db, () => {
+    db.prepare(
+      `INSERT INTO team_chain (one_row, seq, hash, updated_at) VALUES (1, ?, ?, ?)
+       ON CONFLICT (one_row) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, updated_at = excluded.updated_at`,
+    ).run(head.seq, head.hash, now);
+    const mark = db.prepare('INSERT OR REPLACE INTO team_chain_marks (seq, hash) VALUES (?, ?)');
+    for (const m of marks) mark.run(m.seq, m.hash);
+  });
+}
+
+/** The marks kept, in seq order. */
+export function keptMarks(db: Db, uptoSeq: number): ChainHead[] {
+  return db.prepare('SELECT seq, hash FROM team_chain_marks WHERE seq <= ? ORDER BY seq').all(uptoSeq) as ChainHead[];
+}
+
+/**
+ * A walk's onMark that compares each mark with the one this desk kept at that seq: a kept mark the walk
+ * passes without meeting (its row is gone or moved) or one whose hash differs is where the record
+ * changed since this desk verified it, even if every later hash was recomputed.
+ */
+function againstKept(kept: readonly ChainHead[]): { onMark: (m: ChainHead) => void; lastGood: () => number } {
+  let i = 0;
+  let lastGood = 0;
+  const onMark = (m: ChainHead): void => {
+    const k = kept[i];
+    if (k && k.seq < m.seq)
+      throw new ChainBrokenError(
+        k.seq,
+        `this desk verified seq ${k.seq}, which the record no longer has there (removed or moved after seq ${lastGood})`,
+      );
+    if (k && k.seq === m.seq) {
+      if (!k.hash.equals(m.hash))
+        throw new ChainBrokenError(
+          k.seq,
+          `its hash is not the one this desk verified: the record was rewritten after seq ${lastGood} and at or before seq ${k.seq}, and its later hashes recomputed`,
+        );
+      lastGood = k.seq;
+      i++;
+    }
+  };
+  return { onMark, lastGood: () => lastGood };
+}
+
+/**
+ * Walks team.events from `from` up to `uptoSeq` in pages, checking the chain; returns the head reached
+ * (its seq is the last event at or below uptoSeq). Throws ChainBrokenError at the first mismatch.
+ */
+export async function walkChain(
+  pool: pg.Pool,
+  from: ChainHead,
+  uptoSeq: number,
+  o: {
+    page?: number;
+    /** Rest between pages this many times as long as the page took (a background re-check: 1, half the pace). */
+    pace?: number;
+    stopped?: () => boolean;
+    onMark?: (m: ChainHead) => void;
+  } = {},
+): Promise<ChainHead> {
+  let head = from;
+  for (;;) {
+    if (o.stopped?.()) return head;
+    const started = performance.now();
+    const page = await pullPageRaw(pool, head.seq, o.page ?? 5_000, uptoSeq);
+    head = checkChain(head, page.events, o.onMark);
+    if (!page.more) return head;
+    const rest = (performance.now() - started) * (o.pace ?? 0);
+    if (rest >= 1) await new Promise((r) => setTimeout(r, rest));
+  }
+}
+
+export interface ChainCheckOptions {
+  pool: pg.Pool;
+  db: Db;
+  now: () => number;
+  /** Told whenever the state changes. */
+  onChange: (s: ChainState) => void;
+  /**
+   * Events per page of a re-check (default 5,000), and how long it rests between pages, as a multiple of
+   * the time the page took (default 1: the background re-check takes at most about half of what the
+   * desk and the database could give it).
+   */
+  page?: number;
+  pace?: number;
+  stopped?: () => boolean;
+}
+
+/** A pulled batch that continues the chain: the head it reaches and the marks on the way. */
+export interface CheckedBatch {
+  head: ChainHead;
+  marks: ChainHead[];
+}
+
+export interface ChainCheck {
+  state(): ChainState;
+  /**
+   * Checks a pulled batch (the events right after `appliedSeq`, the seq this desk applied up to) and
+   * returns the head it reaches. Throws ChainBrokenError, and raises the alarm, when it does not match.
+   */
+  checkPulled(events: readonly ChainedEvent[], appliedSeq: number): Promise<CheckedBatch>;
+  /** The batch checked by checkPulled is applied: its head (and marks) are kept. */
+  applied(checked: CheckedBatch): void;
+  /** A new desk's start checked the chain up to `head` as it copied: kept, with its marks. */
+  started(head: ChainHead, marks: readonly ChainHead[]): void;
+  /** Runs a new desk's start (which checks the chain as it copies): a break it finds raises the alarm. */
+  starting<T>(start: Promise<T>): Promise<T>;
+  /** Re-reads the record up to the kept head and recomputes it; resolves with the state after. */
+  recheck(): Promise<ChainState>;
+}
+
+export function createChainCheck(o: ChainCheckOptions): ChainCheck {
+  const { pool, db } = o;
+  let head: ChainHead | null = keptHead(db);
+  // Found by a pull (the new events do not continue the verified chain) and by a re-check (what this
+  // desk holds no longer matches), apart: a pull that matches again does not clear a re-check's alarm.
+  let pullBroken: ChainState['broken'] = null;
+  let recheckBroken: ChainState['broken'] = null;
+  let recheckedAt: number | null = null;
+
+  const state = (): ChainState => {
+    const broken = [pullBroken, recheckBroken]
+      .filter((b): b is NonNullable<ChainState['broken']> => b !== null)
+      .sort((a, b) => a.seq - b.seq)[0];
+    return { verifiedSeq: head?.seq ?? 0, recheckedAt, broken: broken ?? null };
+  };
+  const changed = () => o.onChange(state());
+
+  function keep(h: ChainHead, marks: readonly ChainHead[]): void {
+    keepHead(db, h, marks, o.now());
+    head = h;
+  }
+
+  async function checked<T>(which: 'pull' | 'recheck', fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof ChainBrokenError) {
+        const b = { seq: e.seq, reason: e.reason };
+        if (which === 'pull') pullBroken = b;
+        else recheckBroken = b;
+        changed();
+      }
+      throw e;
+    }
+  }
+
+  return {
+    state,
+    async checkPulled(events, appliedSeq) {
+      return checked('pull', async () => {
+        // Behind what is applied (a desk from before the chain, or a crash before the head was kept):
+        // the events in between are checked first, read again from the record.
+        let from = head ?? START;
+        if (from.seq < appliedSeq) {
+          const passed: ChainHead[] = [];
+          from = await walkChain(pool, from, appliedSeq, { page: o.page ?? 5_000, onMark: (m) => passed.push(m) });
+          keep(from, passed);
+        }
+        const marks: ChainHead[] = [];
+        const reached = checkChain(from, events, (m) => marks.push(m));
+        if (pullBroken) {
+          pullBroken = null;
+          changed();
+        }
+        return { head: reached, marks };
+      });
+    },
+    applied(c) {
+      keep(c.head, c.marks);
+      changed();
+    },
+    started(h, marks) {
+      keep(h, marks);
+      if (pullBroken) pullBroken = null;
+      changed();
+    },
+    starting(start) {
+      return checked('pull', () => start);
+    },
+    async recheck() {
+      const kept = head ?? keptHead(db);
+      const upto = kept?.seq ?? lastSeq(db, 'events');
+      await checked('recheck', async () => {
+        const marks: ChainHead[] = [];
+        const compare = kept ? againstKept(keptMarks(db, kept.seq)) : null;
+        const reached = await walkChain(pool, START, upto, {
+          page: o.page ?? 5_000,
+          pace: o.pace ?? 1,
+          ...(o.stopped ? { stopped: o.stopped } : {}),
+          onMark: (m) => (compare ? compare.onMark(m) : marks.push(m)),
+        });
+        if (o.stopped?.()) return;
+        if (kept) {
+          if (reached.seq < kept.seq)
+            throw new ChainBrokenError(
+              kept.seq,
+              `this desk verified seq ${kept.seq}, which the record no longer has (the record ends at seq ${reached.seq})`,
+            );
+          if (!reached.hash.equals(kept.hash))
+            throw new ChainBrokenError(
+              kept.seq,
+              `its hash is not the one this desk verified: the record was rewritten after seq ${compare?.lastGood() ?? 0} and at or before seq ${kept.seq}, and its later hashes recomputed`,
+            );
+        } else if (upto > 0) keep(reached, marks);
+        recheckBroken = null;
+        recheckedAt = o.now();
+        changed();
+      }).catch((e: unknown) => {
+        if (!(e instanceof ChainBrokenError)) throw e;
+      });
+      return state();
+    },
+  };
+}

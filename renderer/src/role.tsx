@@ -1,0 +1,24 @@
+// What the signed-in operator's role lets them do at this desk (TEAM_ACTIONS in team/roles.shared.ts).
+// A control a role may not use is not offered, and where it helps a line says who can. This is a
+// courtesy to the person at the desk: PostgreSQL refuses what a role may not do whatever a screen shows.
+import { roleMay, TEAM_ACTIONS, type TeamAction } from '../../main/team/roles.shared.js';
+import { useAppStatus } from './hooks.js';
+
+/**
+ * Whether `action` is offered. A solo profile has no roles: everything is, as before team mode. Until
+ * the team role is known (the desk is still signing in, behind its lock screen) it is offered too, so a
+ * screen's state is never thrown away while the role is read.
+ */
+export function useMay(action: TeamAction): boolean {
+  const role = useAppStatus().status?.team?.role;
+  return role ? roleMay(role, action) : true;
+}
+
+/** The line saying who can, in place of a control this role is not offered. */
+export function WhoMay({ action }: { action: TeamAction }) {
+  return (
+    <p className="as-of who-may" data-testid="who-may">
+      {TEAM_ACTIONS[action].who}
+    </p>
+  );
+}
