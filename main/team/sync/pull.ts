@@ -251,6 +251,16 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   }
 
   /** One full pull: events batch after batch (the next fetched while this one is applied), then poll results. */
+  /** The newest seq in the team record, for the progress of a desk that is behind. */
+  async function newestSeq(): Promise<number> {
+    try {
+      const r = await pool.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM team.events');
+      return r.rows[0]?.seq ? toSafeInteger(r.rows[0].seq, 'seq') : 0;
+    } catch (e) {
+      throw translatePgError(e, 'read how far the team record goes', poolLogin(pool));
+    }
+  }
+
   async function pullOnce(): Promise<number> {
     if (!keysLoaded && o.evidenceReady) await o.evidenceReady();
     keysLoaded = true;
@@ -263,25 +273,34 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       return p;
     };
     let next = fetch(lastSeq(db, 'events'));
-    for (;;) {
-      const batch = await next;
-      if (batch.more) next = fetch(batch.lastSeq);
-      if (batch.events.length) {
-        // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
-        const checked = await chain.checkPulled(batch.events, lastSeq(db, 'events'));
-        const r = applyEvents(db, batch.events, batch.lastSeq, clock.now(), verifier());
-        chain.applied(checked);
-        total += r.applied;
-        setStatus({ lastSeq: batch.lastSeq });
-        if (r.changed.length && o.onApplied) {
-          try {
-            o.onApplied(r.changed);
-          } catch (e) {
-            logger.warn({ err: e }, 'team sync: onApplied failed');
+    // A desk more than one batch behind says how far it is ("catching up: N of M") while it drains.
+    let newest: number | null = null;
+    try {
+      for (;;) {
+        const batch = await next;
+        if (batch.more) next = fetch(batch.lastSeq);
+        if (batch.more && newest === null) newest = await newestSeq();
+        if (batch.events.length) {
+          // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
+          const checked = await chain.checkPulled(batch.events, lastSeq(db, 'events'));
+          const r = applyEvents(db, batch.events, batch.lastSeq, clock.now(), verifier());
+          chain.applied(checked);
+          total += r.applied;
+          setStatus({ lastSeq: batch.lastSeq });
+          if (r.changed.length && o.onApplied) {
+            try {
+              o.onApplied(r.changed);
+            } catch (e) {
+              logger.warn({ err: e }, 'team sync: onApplied failed');
+            }
           }
         }
+        if (newest !== null && batch.more)
+          setStatus({ catchingUp: { copiedSeq: batch.lastSeq, totalSeq: Math.max(newest, batch.lastSeq) } });
+        if (!batch.more || closed) break; // closing stops between batches: each one committed whole
       }
-      if (!batch.more || closed) break; // closing stops between batches: each one committed whole
+    } finally {
+      if (newest !== null) setStatus({ catchingUp: null });
     }
     try {
       for (;;) {
