@@ -27,6 +27,7 @@ import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import { DEFAULT_TLS, transportOf, type TeamTls } from '../team/tls.js';
 import type { AppEventBus } from './events.js';
+import type { SignatureKeys } from '../service/verify-callback.js';
 import type { TeamLinkState } from './status.js';
 import { outboxCounts } from '../collections/outbox.js';
 
@@ -70,6 +71,10 @@ export interface TeamLinkOptions {
   /** The check of the last accepted password, for signing in offline (team/offline-check.ts). Default: the OS keychain. */
   offlineCheck?: AppSecret;
   syncEveryMs?: number;
+  /** The keys this desk checks every signed event of the team record with (team/evidence.ts). */
+  verificationKeys?: () => SignatureKeys;
+  /** Settles once those keys are loaded (the workspace's first connection attempt). */
+  verificationKeysReady?: () => Promise<unknown>;
 }
 
 const OFFLINE_CHARGE =
@@ -118,6 +123,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       clock: o.clock,
       logger,
       syncEveryMs: o.syncEveryMs,
+      evidenceKeys: o.verificationKeys,
+      evidenceReady: o.verificationKeysReady,
       onApplied: (changed) => {
         for (const c of changed) events.emit('collection.changed', c);
       },

@@ -115,7 +115,9 @@ export function workspaceCharges(d: WorkspaceChargeDeps): ChargeService {
     clock: d.clock,
     paymentWindow: d.paymentWindow,
     redirectUrl: () => d.settings().redirectUrl,
-    operator: () => d.settings().operatorName,
+    // A team desk's operator is its login: what PostgreSQL records as every event's actor (DESIGN.md
+    // "Trust boundaries"), so its own copy says the same before the pulled copy arrives.
+    operator: () => (d.team ? d.team.state().login : d.settings().operatorName),
     logger: d.logger,
     onUpdate: (c) =>
       d.events.emit('collection.changed', { id: c.id, reference: c.merchantReference, status: c.status }),
@@ -142,6 +144,9 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       tls: teamTlsOf(settingsAtOpen),
       login: settingsAtOpen.teamLogin,
       onChange: () => pushStatus(),
+      // Read for each batch the sync checks: the keys load with the connection, after the link exists.
+      verificationKeys: () => keys(),
+      verificationKeysReady: () => ready,
       ...(opts.teamSyncEveryMs ? { syncEveryMs: opts.teamSyncEveryMs } : {}),
     });
   }

@@ -10,6 +10,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../store/db.js';
 import type { NewEvent, AppendResult } from '../collections/events.js';
 import { appendEvent } from '../collections/ledger.js';
+import { callbackEvidence } from '../collections/evidence.js';
 import { parseCallbackBody } from '../service/wire.js';
 import { WireFormatError } from '../service/errors.js';
 import type { SignedFields } from '../service/types.js';
@@ -105,10 +106,19 @@ export interface VerifiedCallback {
   dedupeKey: string;
   /** The body exactly as received. */
   payload: string;
+  /** The signature headers as received, for a teammate's desk to check again (collections/evidence.ts). */
+  evidence: string;
 }
 
 export type Verification =
   | { result: 'verified'; callback: VerifiedCallback }
+  | Extract<IngestOutcome, { result: 'bad_signature' | 'malformed' }>;
+
+/** A callback whose signatures verified, read, before any dedupe key is made for it. */
+export type SignedCallback = Omit<VerifiedCallback, 'digest' | 'dedupeKey'>;
+
+export type SignedReading =
+  | { result: 'verified'; callback: SignedCallback; body: object }
   | Extract<IngestOutcome, { result: 'bad_signature' | 'malformed' }>;
 
 /**
@@ -116,6 +126,24 @@ export type Verification =
  * decode, verify the signatures over the signed fields, then read the rest. Touches no database.
  */
 export function verifyCallback(input: IngestInput, keys: SignatureKeys): Verification {
+  const r = readSignedCallback(input, keys);
+  if (r.result !== 'verified') return r;
+  // The dedupe key leads with the reference: merchant references are made in time order, so a day's
+  // callbacks share a few pages of the unique index instead of each writing a random one (the WAL and
+  // every checkpoint carry those pages). Keys stored before were 'callback:<digest>'; a retry of one of
+  // those is still a duplicate (checked by the SQLite store).
+  const digest = sha256(canonicalJson(r.body));
+  return {
+    result: 'verified',
+    callback: { ...r.callback, digest, dedupeKey: `callback:${r.callback.reference}:${digest}` },
+  };
+}
+
+/**
+ * verifyCallback without the dedupe key (the canonical JSON and its hash cost most of a check): what a
+ * team desk uses to check a stored callback again from its evidence (team/evidence.ts).
+ */
+export function readSignedCallback(input: IngestInput, keys: SignatureKeys): SignedReading {
   let text: string;
   let body: unknown;
   if (Buffer.isBuffer(input.body) || typeof input.body === 'string') {
@@ -187,13 +215,9 @@ export function verifyCallback(input: IngestInput, keys: SignatureKeys): Verific
     warning = `${e.field}: ${e.problem}`;
   }
 
-  // The dedupe key leads with the reference: merchant references are made in time order, so a day's
-  // callbacks share a few pages of the unique index instead of each writing a random one (the WAL and
-  // every checkpoint carry those pages). Keys stored before were 'callback:<digest>'; a retry of one of
-  // those is still a duplicate (checked by the SQLite store).
-  const digest = sha256(canonicalJson(body));
   return {
     result: 'verified',
+    body,
     callback: {
       reference,
       internalReference,
@@ -202,9 +226,8 @@ export function verifyCallback(input: IngestInput, keys: SignatureKeys): Verific
       currency,
       statusMessage,
       ...(warning ? { warning } : {}),
-      digest,
-      dedupeKey: `callback:${reference}:${digest}`,
       payload: text,
+      evidence: callbackEvidence({ hmac: hmacHeader ?? null, rsa: rsaSignature ?? null }),
     },
   };
 }
@@ -246,6 +269,7 @@ export function callbackEvent(
     currency: cb.currency,
     dedupeKey: cb.dedupeKey,
     payload: cb.payload,
+    evidence: cb.evidence,
     statusMessage: callbackStatusMessage(cb),
     ...(note ? { note } : {}),
   };

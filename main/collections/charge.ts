@@ -56,8 +56,14 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     clock,
     deps,
     // What the service answered is stored through this before the charge goes on (waiting while the
-    // database is locked); on a team profile with an outbox row, pushed to the team from there.
-    events: chargeEvents(db, { team: () => deps.team?.() ?? null, now: () => clock.now(), logger: deps.logger }),
+    // database is locked); on a team profile with an outbox row, pushed to the team from there, with
+    // the operator (the desk's login) as its actor.
+    events: chargeEvents(db, {
+      team: () => deps.team?.() ?? null,
+      now: () => clock.now(),
+      logger: deps.logger,
+      operator: () => val(deps.operator),
+    }),
     emit(id) {
       const c = getCollection(db, id)?.collection ?? null;
       if (c) deps.onUpdate?.(c);

@@ -50,6 +50,12 @@ export interface NewEvent {
   payload?: string | null;
   note?: string | null;
   actor?: string | null;
+  /**
+   * What a teammate's desk needs to check a signed event again (collections/evidence.ts): carried to
+   * the team record (team.events.evidence; a desk's own charge events through their outbox row), not
+   * stored in this desk's collection_events.
+   */
+  evidence?: string | null;
   /** Projection only (not event columns). */
   paymentUrl?: string | null;
   statusMessage?: string | null;
@@ -119,14 +125,13 @@ export function projectEvent(row: Projection, ev: Omit<NewEvent, 'collectionId'>
   let callbackStatus = row.callback_status;
   const trusted = ev.signature === 'verified' || ev.signature === 'not_applicable';
 
-  if (
-    (ev.signature === 'invalid' || ev.signature === 'missing') &&
-    ev.source !== 'intent' &&
-    ev.source !== 'initiate'
-  ) {
+  // An answer that is not the service's signed word: a signed source that did not verify, or (team desk,
+  // team/evidence.ts) an unsigned initialize answer claiming a final status, stored as kind bad_signature.
+  const charge = ev.source === 'intent' || ev.source === 'initiate';
+  if ((ev.signature === 'invalid' || ev.signature === 'missing') && (!charge || ev.kind === 'bad_signature')) {
     flags |= FLAGS.BAD_SIGNATURE;
   }
-  if (ev.source === 'intent' || ev.source === 'initiate') {
+  if (charge && ev.kind !== 'bad_signature') {
     if (ev.status && !isFinal(row.status) && ev.status !== row.status) {
       status = ev.status;
       statusChanged = true;

@@ -1,4 +1,4 @@
-// The team outbox's rows (store migration 015): written by the ledger in the append's transaction,
+// The team outbox's rows (store migrations 015, 016): written by the ledger in the append's transaction,
 // read and settled by the push (team/sync/push.ts). An entry is the stored event as the team copy
 // needs it; sending it and deciding what a failure means is the push's business.
 import type { Db } from '../store/db.js';
@@ -19,9 +19,9 @@ export interface OutboxEntry {
 export function addToOutbox(db: Db, eventId: number, ev: NewEvent, now: number): void {
   if (!ev.dedupeKey) throw new Error('an outbox event needs its team key');
   db.prepare(
-    `INSERT INTO team_outbox (event_id, event_key, kind, payment_url, status_message, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(eventId, ev.dedupeKey, ev.kind, ev.paymentUrl ?? null, ev.statusMessage ?? null, now, now);
+    `INSERT INTO team_outbox (event_id, event_key, kind, payment_url, status_message, evidence, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(eventId, ev.dedupeKey, ev.kind, ev.paymentUrl ?? null, ev.statusMessage ?? null, ev.evidence ?? null, now, now);
 }
 
 interface Row {
@@ -31,6 +31,7 @@ interface Row {
   kind: string;
   payment_url: string | null;
   status_message: string | null;
+  evidence: string | null;
   attempts: number;
   collection_id: number | null;
   merchant_reference: string;
@@ -50,7 +51,7 @@ interface Row {
 export function pendingOutbox(db: Db, limit: number): OutboxEntry[] {
   const rows = db
     .prepare(
-      `SELECT o.id, o.event_id, o.event_key, o.kind, o.payment_url, o.status_message, o.attempts,
+      `SELECT o.id, o.event_id, o.event_key, o.kind, o.payment_url, o.status_message, o.evidence, o.attempts,
          e.collection_id, e.merchant_reference, e.internal_reference, e.source, e.status, e.received_at, e.signature,
          e.amount_minor, e.currency, e.payload, e.note, e.actor
        FROM team_outbox o JOIN collection_events e ON e.id = o.event_id
@@ -75,6 +76,7 @@ export function pendingOutbox(db: Db, limit: number): OutboxEntry[] {
       currency: r.currency,
       dedupeKey: r.event_key,
       payload: r.payload,
+      evidence: r.evidence,
       note: r.note,
       actor: r.actor,
       paymentUrl: r.payment_url,

@@ -2,6 +2,7 @@
 // handleRedirect. Exact scheme, host, port and path of the configured redirect_url; no user:password;
 // the query is free (it carries the result). Anything the URL parser would normalise differently from
 // what a person reads (backslashes, encoded separators) is refused rather than guessed.
+import { checkSignatures, type SignatureCheck, type SignatureKeys } from '../service/verify-callback.js';
 
 function parse(text: string): URL | null {
   if (typeof text !== 'string' || text.length > 8192) return null;
@@ -55,4 +56,21 @@ export function redirectParams(url: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of u.searchParams) out[k] = v;
   return out;
+}
+
+/**
+ * The signature check of a redirect's query (hmac_signature, rsa_signature over the signed fields it
+ * names): the payment window's capture and a team desk's check of a pulled redirect use this one rule.
+ */
+export function redirectSignatureCheck(p: Record<string, string>, keys: SignatureKeys): SignatureCheck {
+  const fields = {
+    event: p.event ?? '',
+    merchant_reference: p.merchant_reference ?? '',
+    internal_reference: p.internal_reference ?? '',
+    transaction_type: p.transaction_type ?? '',
+    transaction_status: p.transaction_status ?? '',
+  };
+  // A '+' in base64 arrives as a space when the query was not percent-encoded.
+  const rsa = p.rsa_signature?.replace(/ /g, '+');
+  return checkSignatures(fields, { hmacHeader: p.hmac_signature, rsaSignature: rsa }, keys);
 }

@@ -38,6 +38,7 @@ export function teamCallbackEvent(cb: VerifiedCallback, now: number): NewTeamEve
     currency: currencyOk ? cb.currency : null,
     signature: 'verified',
     payload: cb.payload,
+    evidence: cb.evidence,
     statusMessage: callbackStatusMessage(cb),
     note: note || null,
     occurredAt: now,

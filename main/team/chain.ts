@@ -40,6 +40,8 @@ export const CANONICAL_COLUMNS: readonly (readonly [column: string, text: (e: Te
   ['occurred_at', (e) => decimal(e.occurredAt)],
   ['recorded_at', (e) => decimal(e.recordedAt)],
   ['actor', (e) => e.actor],
+  // Team migration 11: a signed event's evidence (team/evidence.ts). Null on every older row.
+  ['evidence', (e) => e.evidence],
 ];
 
 /** The canonical text of an event: byte for byte what team.event_canonical gives for its row. */

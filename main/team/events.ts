@@ -24,6 +24,8 @@ export interface NewTeamEvent {
   signature: SignatureState;
   /** Raw text as received (a callback body): kept byte for byte, so not parsed here. */
   payload?: string | null;
+  /** What a desk needs to check a signed event again (collections/evidence.ts, team/evidence.ts). */
+  evidence?: string | null;
   note?: string | null;
   /** What the collection's row shows from this event besides its columns (an initialize answer's page). */
   paymentUrl?: string | null;
@@ -45,6 +47,8 @@ export interface TeamEvent {
   currency: string | null;
   signature: SignatureState;
   payload: string | null;
+  /** As its writer kept it: each desk checks it itself (team/evidence.ts). */
+  evidence: string | null;
   note: string | null;
   paymentUrl: string | null;
   statusMessage: string | null;
@@ -111,6 +115,7 @@ function checkEvent(e: NewTeamEvent, at: string): Record<string, unknown> {
     currency,
     signature: e.signature,
     payload: text(e.payload, `${at}.payload`, 1_000_000, true),
+    evidence: text(e.evidence, `${at}.evidence`, 20_000, true),
     note: text(e.note, `${at}.note`, 10_000, true),
     payment_url: text(e.paymentUrl, `${at}.paymentUrl`, 2000, true),
     status_message: text(e.statusMessage, `${at}.statusMessage`, 2000, true),
@@ -120,10 +125,10 @@ function checkEvent(e: NewTeamEvent, at: string): Record<string, unknown> {
 
 const INSERT_EVENTS = `
 INSERT INTO team.events (event_key, merchant_reference, internal_reference, source, kind, status, amount_minor,
-                         currency, signature, payload, note, payment_url, status_message, occurred_at)
+                         currency, signature, payload, note, payment_url, status_message, occurred_at, evidence)
 SELECT d->>'event_key', d->>'merchant_reference', d->>'internal_reference', d->>'source', d->>'kind', d->>'status',
        (d->>'amount_minor')::bigint, d->>'currency', d->>'signature', d->>'payload', d->>'note', d->>'payment_url',
-       d->>'status_message', (d->>'occurred_at')::timestamptz
+       d->>'status_message', (d->>'occurred_at')::timestamptz, d->>'evidence'
 FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(d, n)
 ORDER BY n
 ON CONFLICT (event_key) DO NOTHING
@@ -202,6 +207,7 @@ interface EventRow {
   currency: string | null;
   signature: SignatureState;
   payload: string | null;
+  evidence: string | null;
   note: string | null;
   payment_url: string | null;
   status_message: string | null;
@@ -225,6 +231,7 @@ function toEvent(r: EventRow): ChainedEvent {
     currency: r.currency,
     signature: r.signature,
     payload: r.payload,
+    evidence: r.evidence,
     note: r.note,
     paymentUrl: r.payment_url,
     statusMessage: r.status_message,
@@ -258,7 +265,8 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   try {
     const r = await db.query<EventRow>(
       `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
-              signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, prev_hash, hash
+              signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, prev_hash, hash,
+              evidence
        FROM team.events WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [afterSeq, limit + 1],
     );
@@ -303,7 +311,7 @@ export async function pullPageRaw(
       text: `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
                     signature, payload, note, payment_url, status_message,
                     floor(extract(epoch FROM occurred_at) * 1000)::bigint, floor(extract(epoch FROM recorded_at) * 1000)::bigint, actor,
-                    prev_hash, hash
+                    prev_hash, hash, evidence
              FROM team.events WHERE seq > $1 AND seq <= $3 ORDER BY seq LIMIT $2`,
       values: [afterSeq, limit + 1, uptoSeq],
       rowMode: 'array',
@@ -337,6 +345,7 @@ export async function pullPageRaw(
       actor: r[16]!,
       prevHash: byteaText(r[17]!),
       hash: byteaText(r[18]!),
+      evidence: r[19] ?? null,
     };
   }
   return { events, lastSeq: n ? events[n - 1]!.seq : afterSeq, more: rows.length > limit };

@@ -8,6 +8,7 @@ export { intentEventKey, teamEventKey, withTeamKey } from '../collections/event-
 import type { EventKind } from '../collections/model.js';
 import { appendEvents, type AppendResult, type NewTeamEvent, type TeamEvent } from './events.js';
 import { createIntent } from './intents.js';
+import { unverifiedNote, type EventVerifier } from './evidence.js';
 
 /** A charge's intent as the team records it: everything its collection row starts with. */
 export type TeamIntent = CollectionIntent;
@@ -29,6 +30,7 @@ export function toTeamEvent(ev: NewEvent): NewTeamEvent {
     currency: ev.currency ?? null,
     signature: ev.signature,
     payload: ev.payload ?? null,
+    evidence: ev.evidence ?? null,
     note: ev.note ?? null,
     paymentUrl: ev.paymentUrl ?? null,
     statusMessage: ev.statusMessage ?? null,
@@ -76,7 +78,9 @@ export function intentFromTeamEvent(ev: TeamEvent): CollectionIntent | null {
     customerEmail: str(p.customerEmail),
     chargeCustomer: p.chargeCustomer === true,
     allowFinalStatusChange: p.allowFinalStatusChange !== false,
-    operator: str(p.operator) ?? ev.actor,
+    // Who charged is the login PostgreSQL recorded (DESIGN.md "Trust boundaries"): a payload's operator,
+    // written by any teammate's desk, is never read.
+    operator: ev.actor,
     providerCode: str(p.providerCode),
     redirectUrl: str(p.redirectUrl) ?? '',
     cardBrand: str(p.cardBrand),
@@ -84,25 +88,32 @@ export function intentFromTeamEvent(ev: TeamEvent): CollectionIntent | null {
   };
 }
 
-/** The reverse of toTeamEvent, for applying a pulled event locally (collectionId resolved by the caller). */
-export function fromTeamEvent(ev: TeamEvent): Omit<NewEvent, 'collectionId'> {
+/**
+ * The reverse of toTeamEvent, for applying a pulled event locally (collectionId resolved by the caller).
+ * With `verify` (a team desk: team/evidence.ts), the signature stored is this desk's own verdict, never
+ * the writer's, and why it is not verified is added to the note; without, the writer's (tests of the
+ * mapping alone).
+ */
+export function fromTeamEvent(ev: TeamEvent, verify?: EventVerifier): Omit<NewEvent, 'collectionId'> {
   const intent = intentPayload(ev);
+  const verdict = verify?.(ev);
   return {
     merchantReference: ev.merchantReference,
     internalReference: ev.internalReference,
     source: ev.source,
-    kind: (ev.kind === TEAM_INTENT_KIND ? LOCAL_INTENT_KIND : ev.kind) as EventKind,
+    kind: (verdict?.kind ?? (ev.kind === TEAM_INTENT_KIND ? LOCAL_INTENT_KIND : ev.kind)) as EventKind,
     status: ev.status,
     // An intent happened when its desktop saved it; the database's own time comes a little later.
     receivedAt: intent && typeof intent.createdAt === 'number' ? intent.createdAt : ev.occurredAt,
-    signature: ev.signature,
+    signature: verdict ? verdict.signature : ev.signature,
     amountMinor: ev.amountMinor,
     currency: ev.currency,
     dedupeKey: ev.eventKey,
     // An intent's payload became its collection row; the desktop that saved it stored no payload either.
     payload: intent ? null : ev.payload,
-    note: ev.note,
-    actor: intent && typeof intent.operator === 'string' ? intent.operator : ev.actor,
+    note: verdict ? unverifiedNote(ev.note, verdict) : ev.note,
+    // The database's actor, on every event (the payload cannot override it).
+    actor: ev.actor,
     paymentUrl: ev.paymentUrl,
     statusMessage: ev.statusMessage,
   };

@@ -9,6 +9,7 @@ import type { Db } from '../store/db.js';
 import type { OutboxEntry } from '../collections/outbox.js';
 import type { TeamRole } from './operators.js';
 import type { ChangedCollection } from './sync/apply.js';
+import type { SignatureKeys } from '../service/verify-callback.js';
 import { startTeamSync, type TeamSync, type TeamSyncOptions, type TeamSyncStatus } from './sync/pull.js';
 import { startOutboxPush, type OutboxPush } from './sync/push.js';
 
@@ -41,6 +42,10 @@ export interface TeamSessionOptions {
   onStatus?: (s: TeamSyncStatus) => void;
   /** Outbox entries the team database refused (they stay on the desk, marked). */
   onRefused?: (entries: readonly OutboxEntry[], reason: string) => void;
+  /** The keys this desk checks every signed event of the team record with (team/evidence.ts). */
+  evidenceKeys?: (() => SignatureKeys) | undefined;
+  /** Settles once those keys are loaded: the pull applies nothing before. */
+  evidenceReady?: (() => Promise<unknown>) | undefined;
 }
 
 export function startTeamSession(o: TeamSessionOptions): TeamSession {
@@ -53,6 +58,8 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
     ...(o.onApplied ? { onApplied: o.onApplied } : {}),
     ...(o.onCopied ? { onCopied: o.onCopied } : {}),
     ...(o.onPolled ? { onPolled: o.onPolled } : {}),
+    ...(o.evidenceKeys ? { evidenceKeys: o.evidenceKeys } : {}),
+    ...(o.evidenceReady ? { evidenceReady: o.evidenceReady } : {}),
   });
   const wrongDatabase = (): string | null => {
     const st = sync.status();

@@ -297,6 +297,41 @@ describe('a team desktop', () => {
       reference,
     ]);
     expect(intent.rows).toEqual([{ created_by: support }]);
+    // Its own copy names the login too (not the OS user or the Settings name), before and after the pull.
+    const own = () => ({
+      operator: core.db.prepare('SELECT operator FROM collections WHERE merchant_reference = ?').pluck().get(reference),
+      actors: core.db
+        .prepare('SELECT source, actor FROM collection_events WHERE merchant_reference = ? ORDER BY id')
+        .all(reference),
+    });
+    const named = {
+      operator: support,
+      actors: [
+        { source: 'intent', actor: support },
+        { source: 'initiate', actor: support },
+      ],
+    };
+    expect(own()).toEqual(named);
+    await core.team()!.sync.pullNow();
+    expect(own()).toEqual(named);
+
+    // A back_office login writes a "verified" COMPLETED callback with nothing to check it by: the desk
+    // checks it with its own keys, keeps the payment PENDING and shows it unverified, by that login.
+    const backOffice = await operator('back_office');
+    await team.signIn(backOffice).query(
+      `INSERT INTO team.events (event_key, merchant_reference, source, kind, status, signature, payload, occurred_at)
+         VALUES ($1, $2, 'callback', 'outcome', 'COMPLETED', 'verified', '{}', now())`,
+      [`callback:${reference}:forged`, reference],
+    );
+    await core.team()!.sync.pullNow();
+    expect(core.db.prepare('SELECT status FROM collections WHERE merchant_reference = ?').pluck().get(reference)).toBe(
+      'PENDING',
+    );
+    expect(
+      core.db
+        .prepare("SELECT signature, actor FROM collection_events WHERE merchant_reference = ? AND source = 'callback'")
+        .get(reference),
+    ).toEqual({ signature: 'missing', actor: backOffice });
 
     const finance = await operator('finance');
     const fin = await desk(teamDataDir(finance));

@@ -22,7 +22,7 @@ import { downloadSnapshot, storeSnapshot } from '../../main/team/snapshot/store.
 import { startTeamSync } from '../../main/team/sync/pull.js';
 import { lastSeq } from '../../main/team/sync/apply.js';
 import { createTestDatabase } from '../support/postgres.js';
-import { event, teamFixture, type TeamFixture } from './fixture.js';
+import { appendEventsBeforeEvidence, event, teamFixture, type TeamFixture } from './fixture.js';
 import { history } from './new-desk.js';
 import { openDesk, quietLogger, type Desk } from './sync-desk.js';
 
@@ -134,6 +134,8 @@ describe('the canonical content', () => {
       paymentUrl: i % 2 ? null : `https://pay.example.invalid/${text}`,
       statusMessage: text,
       occurredAt: Date.UTC(2026, 0, 1) + i * 1234 + 7,
+      // The evidence (team migration 11) is the last column: present, absent, awkward.
+      evidence: i % 3 === 2 ? null : JSON.stringify({ query: `?text=${text}` }),
     }));
     const seqs = await write(events);
     const sql = await team.owner.query<{ seq: string; canonical: string; hash: Buffer; prev_hash: Buffer }>(
@@ -171,6 +173,7 @@ describe('the canonical content', () => {
       String(Date.UTC(2026, 0, 1) + 7),
       expect.stringMatching(/^\d{13}$/),
       expect.any(String),
+      '{"query":"?text=plain"}',
     ]);
   });
 
@@ -197,6 +200,7 @@ describe('the canonical content', () => {
       occurredAt: null as never,
       recordedAt: null as never,
       actor: null as never,
+      evidence: null,
     });
     expect(sql.rows[0]!.c).toBe('["7","k","R",null,null,"outcome",null,"5"]');
     expect(ts).toBe(sql.rows[0]!.c);
@@ -224,7 +228,7 @@ describe('the canonical content', () => {
         pool,
         teamMigrations.filter((m) => m.version <= 7),
       );
-      await appendEvents(pool, history(60, 'MD-OLD', 3));
+      await appendEventsBeforeEvidence(pool, history(60, 'MD-OLD', 3));
       await migrate(pool);
       const more = await appendEvents(pool, history(5, 'MD-NEW', 4));
       const all = await pullSince(pool, 0, 10_000);

@@ -72,3 +72,40 @@ export function event(
     ...over,
   };
 }
+
+/**
+ * Events written as a desk from before team migration 11 wrote them (no evidence column): for the tests
+ * that fill a database at an older version and migrate it (appendEvents names evidence).
+ */
+export async function appendEventsBeforeEvidence(
+  db: pg.Pool | pg.ClientBase,
+  events: readonly import('../../main/team/events.js').NewTeamEvent[],
+): Promise<void> {
+  const rows = events.map((e) => ({
+    event_key: e.eventKey,
+    merchant_reference: e.merchantReference,
+    internal_reference: e.internalReference ?? null,
+    source: e.source,
+    kind: e.kind,
+    status: e.status ?? null,
+    amount_minor: e.amountMinor === null || e.amountMinor === undefined ? null : String(e.amountMinor),
+    currency: e.currency ?? null,
+    signature: e.signature,
+    payload: e.payload ?? null,
+    note: e.note ?? null,
+    payment_url: e.paymentUrl ?? null,
+    status_message: e.statusMessage ?? null,
+    occurred_at: new Date(e.occurredAt).toISOString(),
+  }));
+  await db.query(
+    `INSERT INTO team.events (event_key, merchant_reference, internal_reference, source, kind, status, amount_minor,
+                              currency, signature, payload, note, payment_url, status_message, occurred_at)
+     SELECT d->>'event_key', d->>'merchant_reference', d->>'internal_reference', d->>'source', d->>'kind', d->>'status',
+            (d->>'amount_minor')::bigint, d->>'currency', d->>'signature', d->>'payload', d->>'note', d->>'payment_url',
+            d->>'status_message', (d->>'occurred_at')::timestamptz
+     FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(d, n)
+     ORDER BY n
+     ON CONFLICT (event_key) DO NOTHING`,
+    [JSON.stringify(rows)],
+  );
+}

@@ -1,12 +1,13 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../main/team/migrate.js';
-import { appendEvents } from '../../main/team/events.js';
+import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { addOperator, disableOperator, listOperators } from '../../main/team/operators.js';
 import { teamMigrations } from '../../main/team/migrations/index.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
+import { appendEventsBeforeEvidence } from './fixture.js';
 
 let db: TestDatabase;
 const pools: pg.Pool[] = [];
@@ -92,18 +93,17 @@ describe('a team database at version 7', () => {
         pools.push(pool);
         return pool;
       };
-      const write = (key: string) =>
-        appendEvents(as('support'), [
-          {
-            eventKey: key,
-            merchantReference: key,
-            source: 'initiate',
-            kind: 'initialize_accepted',
-            signature: 'not_applicable',
-            occurredAt: Date.UTC(2026, 10, 1),
-          },
-        ]);
-      await write('v7-before');
+      const event = (key: string): NewTeamEvent => ({
+        eventKey: key,
+        merchantReference: key,
+        source: 'initiate',
+        kind: 'initialize_accepted',
+        signature: 'not_applicable',
+        occurredAt: Date.UTC(2026, 10, 1),
+      });
+      // As a desk of version 7 wrote it (no evidence column yet).
+      await appendEventsBeforeEvidence(as('support'), [event('v7-before')]);
+      const write = (key: string) => appendEvents(as('support'), [event(key)]);
       await as('receiver').query('SELECT event_key FROM team.events'); // as 7 allowed
 
       const newest = teamMigrations[teamMigrations.length - 1]!.version;

@@ -103,6 +103,65 @@ async function republishEdited(
   });
 }
 
+/**
+ * Makes the snapshot's unique index on collections.merchant_reference say that `a`'s reference is at
+ * `b`'s row and `b`'s at `a`'s, while both rows keep their own references: the table is swapped with
+ * the index kept up to date, then swapped back with the index hidden from SQLite (writable_schema), so
+ * the rows are the record's and only the index lies. The schema text ends as it was.
+ */
+function forgeReferenceIndex(
+  db: Database.Database,
+  a: { id: number; merchant_reference: string },
+  b: { id: number; merchant_reference: string },
+): void {
+  db.pragma('foreign_keys = OFF');
+  /** Row a gets reference `atA`, row b `atB`. */
+  const assign = (d: Database.Database, atA: string, atB: string) => {
+    const set = d.prepare('UPDATE collections SET merchant_reference = ? WHERE id = ?');
+    set.run('MD-SWAP-TMP', a.id);
+    set.run(atB, b.id);
+    set.run(atA, a.id);
+  };
+  assign(db, b.merchant_reference, a.merchant_reference); // the index follows: a's reference -> b's row, b's -> a's
+  const index = db
+    .prepare(
+      "SELECT name, rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'collections' AND sql IS NULL",
+    )
+    .get() as { name: string; rootpage: number };
+  const tableSql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'collections'").pluck().get() as string;
+  expect(tableSql).toContain('merchant_reference TEXT NOT NULL UNIQUE');
+  db.exec('CREATE TABLE hidden (merchant_reference TEXT)');
+  db.unsafeMode(true); // better-sqlite3's defensive mode refuses writable_schema otherwise
+  db.pragma('writable_schema = ON');
+  db.prepare("UPDATE sqlite_master SET sql = ? WHERE name = 'collections'").run(
+    tableSql.replace('merchant_reference TEXT NOT NULL UNIQUE', 'merchant_reference TEXT NOT NULL'),
+  );
+  // Moved after the table it now names, which SQLite must read first.
+  const at = db.prepare('SELECT rowid FROM sqlite_master WHERE name = ?').pluck().get(index.name) as number;
+  db.prepare(
+    `UPDATE sqlite_master SET rowid = (SELECT max(rowid) + 1 FROM sqlite_master), name = 'hidden_ref', tbl_name = 'hidden',
+       sql = 'CREATE UNIQUE INDEX hidden_ref ON hidden (merchant_reference)' WHERE name = ?`,
+  ).run(index.name);
+  db.pragma('writable_schema = OFF');
+  db.close();
+  const hidden = new Database(db.name);
+  hidden.pragma('foreign_keys = OFF');
+  assign(hidden, a.merchant_reference, b.merchant_reference); // the rows back to the record's; the hidden index is not told
+  hidden.unsafeMode(true);
+  hidden.pragma('writable_schema = ON');
+  hidden.prepare("UPDATE sqlite_master SET sql = ? WHERE name = 'collections'").run(tableSql);
+  hidden
+    .prepare(
+      "UPDATE sqlite_master SET rowid = ?, name = ?, tbl_name = 'collections', sql = NULL WHERE name = 'hidden_ref'",
+    )
+    .run(at, index.name);
+  hidden.pragma('writable_schema = OFF');
+  hidden.close();
+  const again = new Database(db.name);
+  again.exec('DROP TABLE hidden');
+  again.close();
+}
+
 describe('a new desk started from the team snapshot', () => {
   let reference: ReturnType<typeof record>;
   let published: SnapshotInfo;
@@ -199,6 +258,25 @@ describe('a new desk started from the team snapshot', () => {
       },
       /collection_events row \d+, which no event of the record makes/,
     ],
+    [
+      'a ghost collection (id 0) COMPLETED for 999,999 KES that no intent of the record makes',
+      (db: Database.Database) => {
+        db.exec('CREATE TEMP TABLE ghost AS SELECT * FROM collections WHERE id = 1');
+        db.exec(
+          "UPDATE ghost SET id = 0, merchant_reference = 'MD-GHOST', amount_minor = 99999900, currency = 'KES', status = 'COMPLETED'",
+        );
+        db.exec('INSERT INTO collections SELECT * FROM ghost');
+      },
+      /collections row 0, which no intent of the record makes/,
+    ],
+    [
+      'a resolution (id -5) attributed to the admin that the record never had',
+      (db: Database.Database) => {
+        db.exec(`INSERT INTO collection_events (id, collection_id, merchant_reference, source, kind, status, received_at, signature, dedupe_key, actor)
+                 VALUES (-5, 1, 'MD-SNAP-1', 'manual', 'resolution', 'COMPLETED', 1, 'not_applicable', 'forged:-5', 'admin')`);
+      },
+      /collection_events row -5, which no event of the record makes/,
+    ],
   ])('refuses a snapshot with %s, says why, and replays instead', async (_what, edit, reason) => {
     await republishEdited(published, original, edit);
     const desk = await newDesk();
@@ -209,6 +287,44 @@ describe('a new desk started from the team snapshot', () => {
     expect(got.collections).toEqual(reference.collections);
     expect(got.events).toEqual(reference.events);
     expect(got.reconciliation).toEqual(reference.reconciliation);
+    desk.db.close();
+  });
+
+  it('takes no index from a snapshot: a forged merchant_reference index cannot send a callback to another collection', async () => {
+    // Two collections still waiting for their outcome: the forged index says A is at B's row and B at A's,
+    // while every row is the record's (the check compares rows, and they all match).
+    const probe = new Database(original, { readonly: true });
+    const [a, b] = probe
+      .prepare("SELECT id, merchant_reference FROM collections WHERE status = 'PENDING' ORDER BY id LIMIT 2")
+      .all() as { id: number; merchant_reference: string }[];
+    probe.close();
+    await republishEdited(published, original, (db) => forgeReferenceIndex(db, a!, b!));
+    // The next callback for A, written after the snapshot.
+    await write([
+      {
+        eventKey: `callback:${a!.merchant_reference}:late-failed`,
+        merchantReference: a!.merchant_reference,
+        internalReference: `INT-${a!.merchant_reference}`,
+        source: 'callback',
+        kind: 'outcome',
+        status: 'FAILED',
+        signature: 'verified',
+        payload: '{}',
+        occurredAt: Date.now(),
+      },
+    ]);
+    const replay = await newDesk({ snapshots: false });
+    const desk = await newDesk();
+    expect(desk.warnings).toEqual([]);
+    expect(desk.from).toBe('snapshot');
+    const statusOf = (db: Db, id: number) =>
+      db.prepare('SELECT merchant_reference, status FROM collections WHERE id = ?').get(id);
+    expect(statusOf(desk.db, a!.id)).toEqual({ merchant_reference: a!.merchant_reference, status: 'FAILED' });
+    expect(statusOf(desk.db, b!.id)).toEqual({ merchant_reference: b!.merchant_reference, status: 'PENDING' });
+    expect(record(desk.db).collections).toEqual(record(replay.db).collections);
+    expect(desk.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    reference = record(replay.db);
+    replay.db.close();
     desk.db.close();
   });
 

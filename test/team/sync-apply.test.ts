@@ -23,6 +23,7 @@ function teamEvent(seq: number, over: Partial<TeamEvent> = {}): TeamEvent {
     currency: 'KES',
     signature: 'not_applicable',
     payload: JSON.stringify({ description: 'Phone order', createdAt: 1_763_000_000_000, operator: 'Ann' }),
+    evidence: null,
     note: null,
     paymentUrl: null,
     statusMessage: null,
@@ -54,7 +55,7 @@ describe('applyEvents', () => {
     expect(count('collection_events')).toBe(2);
   });
 
-  it('creates the collection of an intent from its payload, and keeps an unknown reference an orphan', () => {
+  it("creates the collection of an intent from its payload (its operator the actor PostgreSQL recorded, not the payload's), and keeps an unknown reference an orphan", () => {
     db = openDatabase(path.join(tempDir(), 'desk.sqlite'));
     const r = applyEvents(
       db,
@@ -76,7 +77,7 @@ describe('applyEvents', () => {
     expect(r.changed).toEqual([{ id: expect.any(Number), reference: 'MD-APPLY-1', status: 'INTENT' }]);
     expect(db.prepare('SELECT created_at, operator, amount_minor, currency FROM collections').get()).toEqual({
       created_at: 1_763_000_000_000,
-      operator: 'Ann',
+      operator: 'support_1',
       amount_minor: 5000,
       currency: 'KES',
     });

@@ -72,6 +72,27 @@ function migratedSchema() {
   return s;
 }
 
+describe('a desk that is behind', () => {
+  it('says "catching up: N of M" while it drains batch after batch, and stops saying it when it is up to date', async () => {
+    const desk = desktop({ bulkStart: false, batchSize: 50 });
+    await desk.sync.pullNow();
+    await write(history(120, 'MD-BEHIND', 9));
+    const seen: { copiedSeq: number; totalSeq: number }[] = [];
+    const stop = desk.sync.onStatus((s) => {
+      if (s.catchingUp) seen.push(s.catchingUp);
+    });
+    await desk.sync.pullNow();
+    stop();
+    const newest = Number((await team.owner.query<{ n: string }>('SELECT max(seq) AS n FROM team.events')).rows[0]!.n);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.every((p) => p.totalSeq === newest && p.copiedSeq < newest)).toBe(true);
+    expect(seen.map((p) => p.copiedSeq)).toEqual([...seen.map((p) => p.copiedSeq)].sort((a, b) => a - b));
+    expect(desk.sync.status().catchingUp).toBeNull();
+    expect(lastSeq(desk.db, 'events')).toBe(newest);
+    await shut(desk);
+  });
+});
+
 describe('bulk start of a new team desktop', () => {
   let reference: ReturnType<typeof record>;
 

@@ -12,6 +12,7 @@ import type { NewTeamEvent } from '../../main/team/events.js';
 import { recordEvents, recordIntent, withTeamKey, type TeamIntent } from '../../main/team/record.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { startTeamSync, type TeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
+import { poolLogin } from '../../main/team/pool.js';
 
 export const quietLogger = { info() {}, warn() {} };
 
@@ -61,7 +62,9 @@ export function newIntent(over: Partial<TeamIntent> = {}): TeamIntent {
 }
 
 /** What the charge path does on a team desktop: the team's intent first, then the local copy. */
-export async function chargeOn(desk: Desk, intent = newIntent()): Promise<{ id: number; intent: TeamIntent }> {
+export async function chargeOn(desk: Desk, given = newIntent()): Promise<{ id: number; intent: TeamIntent }> {
+  // A team desk's operator is its login (what PostgreSQL records as the actor), as the app charges.
+  const intent = { ...given, operator: poolLogin(desk.pool)! };
   await recordIntent(desk.pool, intent);
   const ref = intent.merchantReference;
   const id = saveIntentCollection(desk.db, intent);

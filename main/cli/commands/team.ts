@@ -5,6 +5,7 @@
 // Passwords never come from arguments (shell history, the process list): the sign-in password comes
 // from PGPASSWORD, a hidden prompt on a terminal, or the first line of standard input; a new operator
 // password from MERCHANT_DESK_NEW_PASSWORD, a hidden prompt (typed twice), or the next line.
+import fs from 'node:fs';
 import type pg from 'pg';
 import { parseCommandArgs, UsageError, type CliContext, type Command } from '../command.js';
 import { promptHidden } from './connect.js';
@@ -45,7 +46,7 @@ const USAGE = [
   `       merchant-desk team operators disable|enable ${DB} --login LOGIN`,
   `       merchant-desk team operators role ${DB} --login LOGIN --role ROLE`,
   `       merchant-desk team operators password ${DB} --login LOGIN`,
-  `       merchant-desk team snapshot ${DB}   (as back_office or admin: new desks start from it)`,
+  `       merchant-desk team snapshot ${DB} [--service-public-key PEM]   (as back_office or admin: new desks start from it)`,
   `  Every command takes ${TLS_USAGE}: a host other than this computer defaults to verify-full.`,
   `  The sign-in password (the URL's login) comes from ${SIGN_IN_PASSWORD_ENV}, a hidden prompt, or the first line of standard input;`,
   `  a new operator password from ${NEW_PASSWORD_ENV}, a hidden prompt, or the next line. Never from arguments.`,
@@ -444,13 +445,29 @@ async function runOperators(action: OperatorAction, args: string[], ctx: CliCont
 async function runSnapshot(args: string[], ctx: CliContext): Promise<number> {
   const { values } = parseCommandArgs({
     args,
-    options: { database: { type: 'string' }, 'no-password': { type: 'boolean', default: false }, ...TLS_OPTIONS },
+    options: {
+      database: { type: 'string' },
+      'no-password': { type: 'boolean', default: false },
+      'service-public-key': { type: 'string' },
+      ...TLS_OPTIONS,
+    },
     strict: true,
     allowPositionals: false,
   });
   const url = databaseUrl(values.database);
   const tls = tlsOf(values, url, ctx);
   const me = loginOfUrl(url, ctx.env);
+  // The desks check every signed event with the service public key: a snapshot made with the same check
+  // carries their verdicts (without it, the writers' claims: taken only when every signed event verifies).
+  const pemFile = values['service-public-key'];
+  let pem: string | null = null;
+  if (pemFile !== undefined) {
+    try {
+      pem = fs.readFileSync(pemFile, 'utf8');
+    } catch (e) {
+      throw new UsageError(`--service-public-key: cannot read ${pemFile} (${(e as Error).message})`);
+    }
+  }
   const passwords = new Passwords(ctx);
   let pool: pg.Pool | undefined;
   try {
@@ -461,6 +478,7 @@ async function runSnapshot(args: string[], ctx: CliContext): Promise<number> {
     const s = await publishSnapshot({
       pool,
       now: () => Date.now(),
+      ...(pem ? { keys: { servicePublicKey: pem } } : {}),
       onProgress: (p) => {
         if (Date.now() - told < 5_000) return;
         told = Date.now();

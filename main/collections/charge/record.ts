@@ -34,7 +34,13 @@ function isTransient(e: unknown): boolean {
 
 export function chargeEvents(
   db: Parameters<typeof appendEvent>[0],
-  o: { team: () => TeamChargeSeam | null; now: () => number; logger?: ChargeLogger | undefined },
+  o: {
+    team: () => TeamChargeSeam | null;
+    now: () => number;
+    logger?: ChargeLogger | undefined;
+    /** Who is charging: on a team desk its login, which PostgreSQL records as the team copy's actor. */
+    operator: () => string;
+  },
 ): ChargeEvents {
   let disposed = false;
   const wakers = new Set<() => void>();
@@ -50,8 +56,11 @@ export function chargeEvents(
     });
 
   return {
-    async append(ev) {
+    async append(given) {
       const team = o.team();
+      // On a team desk the local copy names the login as the event's actor: the team copy's actor is the
+      // login PostgreSQL records, so both say the same.
+      const ev = team ? { ...given, actor: o.operator() } : given;
       let delay = RETRY_FIRST_MS;
       let warnedAt = 0;
       for (;;) {

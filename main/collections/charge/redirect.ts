@@ -1,10 +1,10 @@
 // A redirect URL captured by the payment window -> a recorded redirect event and an outcome the agent
 // may tell the customer only when its signatures verify and its status is final.
 import crypto from 'node:crypto';
-import { checkSignatures } from '../../service/verify-callback.js';
 import { PaymentError } from '../errors.js';
 import { isFinal } from '../model.js';
-import { isRedirectUrl, redirectParams } from '../redirect-url.js';
+import { isRedirectUrl, redirectParams, redirectSignatureCheck } from '../redirect-url.js';
+import { redirectEvidence } from '../evidence.js';
 import { getCollection } from '../query.js';
 import type { ChargeContext, ChargeOutcome, RedirectResult } from './types.js';
 
@@ -22,29 +22,16 @@ export async function handleRedirect(ctx: ChargeContext, url: string): Promise<R
       'merchant_reference',
     );
   const status = (p.transaction_status ?? '').toUpperCase() || null;
-  const fields = {
-    event: p.event ?? '',
-    merchant_reference: reference,
-    internal_reference: p.internal_reference ?? '',
-    transaction_type: p.transaction_type ?? '',
-    transaction_status: p.transaction_status ?? '',
-  };
   const pem = await deps.getServicePublicKeyPem();
   const signingKey = deps.getSigningKey ? await deps.getSigningKey() : null;
-  // A '+' in base64 arrives as a space when the query was not percent-encoded.
-  const rsa = p.rsa_signature?.replace(/ /g, '+');
-  const check = checkSignatures(
-    fields,
-    { hmacHeader: p.hmac_signature, rsaSignature: rsa },
-    { signingKey, servicePublicKey: pem },
-  );
+  const check = redirectSignatureCheck(p, { signingKey, servicePublicKey: pem });
   const found = getCollection(ctx.db, reference);
   const sortedQuery = [...new URL(url).searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const dedupe = 'redirect:' + crypto.createHash('sha256').update(JSON.stringify(sortedQuery)).digest('hex');
   await ctx.events.append({
     collectionId: found?.collection.id ?? null,
     merchantReference: reference,
-    internalReference: fields.internal_reference || null,
+    internalReference: p.internal_reference || null,
     source: 'redirect',
     kind: 'outcome',
     status,
@@ -52,6 +39,8 @@ export async function handleRedirect(ctx: ChargeContext, url: string): Promise<R
     signature: check.state,
     dedupeKey: dedupe,
     payload: JSON.stringify(p),
+    // What a teammate's desk checks again: the query as captured (team/evidence.ts).
+    evidence: redirectEvidence(url),
     statusMessage: `redirect: ${status ?? 'no status'}`,
     ...(check.reason && check.state !== 'verified' ? { note: `signature ${check.state}: ${check.reason}` } : {}),
   });

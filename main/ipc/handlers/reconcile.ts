@@ -28,7 +28,9 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
     'reconcile.orphans': (q) => listOrphanCallbacks(core.db, q),
     'reconcile.detail': ({ collectionId }) => getDetail(core.db, collectionId, opts()),
     'reconcile.resolve': ({ collectionId, orphanEventId, note }) => {
-      const actor = core.settings().operatorName.trim();
+      // On a team desk, who resolved is the signed-in login (what PostgreSQL records), not a name in Settings.
+      const s = core.settings();
+      const actor = (s.profile === 'team' && s.teamLogin ? s.teamLogin : s.operatorName).trim();
       if (!actor)
         throw new ReconcileError(
           'validation',

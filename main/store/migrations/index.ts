@@ -15,6 +15,7 @@ import { sql as m012 } from './012-team-sync.js';
 import { sql as m013 } from './013-team-workspace.js';
 import { sql as m014 } from './014-reconcile-event-terms.js';
 import { sql as m015 } from './015-team-outbox.js';
+import { sql as m016 } from './016-team-outbox-evidence.js';
 import { sql as m017 } from './017-team-chain.js';
 
 export interface Migration {
@@ -39,5 +40,6 @@ export const migrations: Migration[] = [
   { version: 13, name: 'team-workspace', sql: m013 },
   { version: 14, name: 'reconcile-event-terms', sql: m014 },
   { version: 15, name: 'team-outbox', sql: m015 },
+  { version: 16, name: 'team-outbox-evidence', sql: m016 },
   { version: 17, name: 'team-chain', sql: m017 },
 ];

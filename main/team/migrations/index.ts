@@ -10,6 +10,7 @@ import { sql as m007 } from './007-snapshots.js';
 import { sql as m008 } from './008-writer-turns.js';
 import { sql as m009 } from './009-claims.js';
 import { sql as m010 } from './010-chain.js';
+import { sql as m011 } from './011-event-evidence.js';
 
 export interface TeamMigration {
   version: number;
@@ -28,4 +29,5 @@ export const teamMigrations: TeamMigration[] = [
   { version: 8, name: 'writer-turns', sql: m008 },
   { version: 9, name: 'claims', sql: m009 },
   { version: 10, name: 'chain', sql: m010 },
+  { version: 11, name: 'event-evidence', sql: m011 },
 ];

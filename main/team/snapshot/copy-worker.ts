@@ -45,6 +45,11 @@ try {
     for (const name of triggers.keys()) if (present.has(name)) db.exec(`DROP TRIGGER main.${name}`);
     db.exec('INSERT INTO main.collections SELECT * FROM snap.collections');
     db.exec('INSERT INTO main.collection_events SELECT * FROM snap.collection_events');
+    // The transfer above copies index b-trees as they are in the file, and the check compares rows, not
+    // indexes: an index decides where a value goes (a forged merchant_reference index sent reference A's
+    // callback to collection B), so every index of both tables is rebuilt here from the checked rows.
+    db.exec('REINDEX main.collections');
+    db.exec('REINDEX main.collection_events');
     for (const sql of triggers.values()) db.exec(sql);
     // An earlier replay cut short right after dropping them (sync/bulk.ts): made here.
     for (const [name, sql] of bulkIndexes()) if (!present.has(name)) db.exec(sql);

@@ -12,6 +12,8 @@ import { poolLogin, toSafeInteger } from '../pool.js';
 import { bulkStart, type BulkProgress } from '../sync/bulk.js';
 import { storeSnapshot, type SnapshotInfo } from './store.js';
 import { snapshotSchemaVersion } from './verify.js';
+import { teamEventVerifier } from '../evidence.js';
+import type { SignatureKeys } from '../../service/verify-callback.js';
 
 export interface PublishOptions {
   pool: pg.Pool;
@@ -19,6 +21,11 @@ export interface PublishOptions {
   /** Where the scratch files go (removed after); default the system's temp folder. */
   scratchDir?: string;
   onProgress?: (p: BulkProgress) => void;
+  /**
+   * The keys the publisher checks every signed event with (team/evidence.ts), as a desk does: a desk
+   * takes the snapshot only when its own check of each event reaches the same verdicts.
+   */
+  keys?: SignatureKeys;
 }
 
 export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> {
@@ -42,6 +49,7 @@ export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> 
         now: o.now,
         uptoSeq: upto,
         reconcile: false,
+        ...(o.keys ? { verify: teamEventVerifier(o.keys) } : {}),
         ...(o.onProgress ? { onProgress: o.onProgress } : {}),
       });
       if (!r) throw new TeamError('the snapshot was stopped part way');

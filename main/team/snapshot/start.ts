@@ -9,9 +9,10 @@
 //
 // What a desk trusts: nothing more than with the replay. Every event row and every collection row of
 // the snapshot must equal what the replay makes of PostgreSQL's events (actors as the database
-// recorded them), and the reconciliation is computed here. The indexes come as the publisher's SQLite
-// built them: they are not compared with the tables (PRAGMA integrity_check would, at about the cost of
-// building them); a forged index could make a filtered list miss a row, never change a stored value.
+// recorded them), whatever its id, and the reconciliation is computed here. The indexes are not taken:
+// the copy transfers the tables' b-trees, then REINDEXes both tables from their checked rows in the same
+// transaction. A forged index is not harmless: a unique index on merchant_reference decides which
+// collection a later callback lands on.
 //
 // Any refusal (no snapshot of this schema version, damaged, not the record, the desk no longer empty)
 // leaves the desk as it was, and the caller replays instead.
@@ -27,6 +28,7 @@ import { SnapshotRejectedError } from './rejected.js';
 import { downloadSnapshot, newestSnapshot, type SnapshotInfo } from './store.js';
 import { snapshotSchemaVersion } from './verify.js';
 import type { VerifyJob, VerifyMessage } from './verify-worker.js';
+import type { SignatureKeys } from '../../service/verify-callback.js';
 import type { ChainHead } from '../chain.js';
 
 export interface SnapshotStartOptions {
@@ -39,6 +41,8 @@ export interface SnapshotStartOptions {
   stopped?: () => boolean;
   /** Told as each phase ends (the bench measures them apart). */
   onPhase?: (phase: 'download' | 'verify' | 'copy' | 'checkpoint' | 'reconcile') => void;
+  /** The keys this desk checks signed events with (verify.ts); read once, when the check starts. */
+  keys?: () => SignatureKeys;
 }
 
 export type SnapshotStart =
@@ -51,6 +55,15 @@ export type SnapshotStart =
       marks: ChainHead[];
     }
   | { started: false; reason: string; snapshot: SnapshotInfo | null };
+
+/** The service public key as PEM text, which a worker can be given (a loaded key object cannot). */
+function pemOf(keys: SignatureKeys): string | null {
+  const k = keys.servicePublicKey;
+  if (!k) return null;
+  if (typeof k === 'string') return k;
+  if ('pem' in k) return k.pem;
+  return k.export({ type: 'spki', format: 'pem' }).toString();
+}
 
 /** Where a desk downloads a snapshot: beside its database, owner-only like it. */
 const downloadFile = (db: Db): string => `${db.name}.snapshot`;
@@ -76,8 +89,16 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     // The check and the copy run at once, each on a thread of its own (two cores): the copy commits only
     // once the check has passed.
     copy = startCopy({ dbFile: db.name, snapshotFile: file, uptoSeq: info.uptoSeq, now: o.now() });
+    const keys = o.keys?.();
     const verified = await verifyInWorker(
-      { databaseUrl, tls: poolTls(o.pool), file, uptoSeq: info.uptoSeq, ...(o.chunk ? { chunk: o.chunk } : {}) },
+      {
+        databaseUrl,
+        tls: poolTls(o.pool),
+        file,
+        uptoSeq: info.uptoSeq,
+        ...(o.chunk ? { chunk: o.chunk } : {}),
+        ...(keys ? { keys: { signingKey: keys.signingKey ?? null, servicePublicKey: pemOf(keys) } } : {}),
+      },
       (seq) => o.onProgress?.({ copiedSeq: seq, totalSeq: info.uptoSeq }),
       o.stopped,
     );

@@ -16,6 +16,8 @@ export interface VerifyJob {
   file: string;
   uptoSeq: number;
   chunk?: number;
+  /** The desk's keys for its own check of signed events (PEM text and the signing key, or null). */
+  keys?: { signingKey: string | null; servicePublicKey: string | null };
 }
 
 export type VerifyMessage =
@@ -43,6 +45,7 @@ try {
     snap,
     uptoSeq: job.uptoSeq,
     ...(job.chunk ? { chunk: job.chunk } : {}),
+    ...(job.keys ? { keys: job.keys } : {}),
     onProgress: (seq) => post({ type: 'progress', seq }),
   });
   post({

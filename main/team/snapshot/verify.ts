@@ -20,8 +20,9 @@
 // seq, and the desk's replay then stops at the same place with the alarm raised.
 //
 // The reconciliation is not in the snapshot's trust at all: the desk that takes it computes it.
-// What the check does not read is the indexes the copy brings along (SQLite's own structures: see
-// start.ts).
+// Every row of the two tables the copy takes is compared, whatever its id (a row outside 1..N is
+// refused). The indexes the copy brings along are not compared: the copy rebuilds them from the rows
+// (copy-worker.ts), so nothing of them is taken.
 import Database from 'better-sqlite3';
 import type pg from 'pg';
 import { PROJECTION_COLUMNS, projectEvent } from '../../collections/events.js';
@@ -30,6 +31,8 @@ import { migrate, type Db } from '../../store/db.js';
 import { migrations } from '../../store/migrations/index.js';
 import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
+import { teamEventVerifier } from '../evidence.js';
+import type { SignatureKeys } from '../../service/verify-callback.js';
 import { eventValues, projectionValues, type Projection } from '../sync/bulk.js';
 import { SnapshotRejectedError } from './rejected.js';
 import { ChainBrokenError, checkChain, START, type ChainHead } from '../chain.js';
@@ -160,6 +163,11 @@ export interface VerifyOptions {
   chunk?: number;
   onProgress?: (verifiedSeq: number) => void;
   stopped?: () => boolean;
+  /**
+   * The keys this desk checks signed events with (team/evidence.ts): the snapshot's rows must carry the
+   * verdicts this desk reaches itself, as its replay would store them. None: the writers' word (tests).
+   */
+  keys?: SignatureKeys;
 }
 
 /**
@@ -183,6 +191,8 @@ export async function verifySnapshot(
   const collections = cursor(snap, 'collections', INTENT_COLUMNS);
   const ids = new Map<string, number>();
   const folded: Projection[] = [];
+  const keys = o.keys;
+  const verify = keys ? teamEventVerifier(keys) : undefined;
   let eventId = 0;
   let collectionId = 0;
 
@@ -243,7 +253,7 @@ export async function verifySnapshot(
         };
       }
     }
-    const ev = fromTeamEvent(tev);
+    const ev = fromTeamEvent(tev, verify);
     const p = id === undefined ? undefined : folded[id]!;
     const r = p ? projectEvent(p, ev) : undefined;
     const row: Row = [++eventId, ...eventValues(id ?? null, ev, r ? r.kind : ev.kind)];
@@ -254,14 +264,18 @@ export async function verifySnapshot(
     }
   }
 
-  const extraEvent = snap.prepare('SELECT max(id) FROM collection_events').pluck().get() as number | null;
-  if (extraEvent !== null && extraEvent > eventId)
+  // The walk compared ids 1..N of each table, one by one (a missing one shifts every row after it). The
+  // copy takes every row, whatever its id: any row outside 1..N (0, negative, beyond) is one the record
+  // does not make.
+  const outside = (table: string, n: number) =>
+    snap.prepare(`SELECT id FROM ${table} WHERE id < 1 OR id > ? ORDER BY id LIMIT 1`).pluck().get(n) as
+      number | undefined;
+  const extraEvent = outside('collection_events', eventId);
+  if (extraEvent !== undefined)
     throw new SnapshotRejectedError(`it has collection_events row ${extraEvent}, which no event of the record makes`);
-  const extraCollection = collections.next();
-  if (extraCollection)
-    throw new SnapshotRejectedError(
-      `it has collections row ${String(extraCollection[0])}, which no intent of the record makes`,
-    );
+  const extraCollection = outside('collections', collectionId);
+  if (extraCollection !== undefined)
+    throw new SnapshotRejectedError(`it has collections row ${extraCollection}, which no intent of the record makes`);
   const projections = cursor(snap, 'collections', PROJECTION);
   for (let id = 1; id <= collectionId; id++) {
     const p = folded[id]!;

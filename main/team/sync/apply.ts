@@ -11,6 +11,7 @@ import { recordBalanceRun } from '../../store/balances.js';
 import { recordProvidersRun } from '../../store/payment-options.js';
 import type { PaymentOption, WalletBalance } from '../../service/types.js';
 import type { TeamEvent } from '../events.js';
+import type { EventVerifier } from '../evidence.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 
 export type SyncStream = 'events' | 'balance_snapshots' | 'payment_option_lists';
@@ -47,7 +48,14 @@ export interface AppliedBatch {
  * reference this desktop does not know creates its collection first; any other event for an unknown
  * reference is stored as an orphan, as a local callback would be.
  */
-export function applyEvents(db: Db, events: readonly TeamEvent[], upToSeq: number, now: number): AppliedBatch {
+export function applyEvents(
+  db: Db,
+  events: readonly TeamEvent[],
+  upToSeq: number,
+  now: number,
+  /** A team desk's own check of each signed event (team/evidence.ts); none: the writers' word (tests). */
+  verify?: EventVerifier,
+): AppliedBatch {
   const lookup = collectionIdByReference(db);
   const touched = new Set<number>();
   let applied = 0;
@@ -58,15 +66,28 @@ export function applyEvents(db: Db, events: readonly TeamEvent[], upToSeq: numbe
         const intent = intentFromTeamEvent(tev);
         if (intent) id = insertIntentCollection(db, intent);
       }
-      const r = appendEvent(db, { ...fromTeamEvent(tev), collectionId: id ?? null });
+      const r = appendEvent(db, { ...fromTeamEvent(tev, verify), collectionId: id ?? null });
       if (r.inserted) {
         applied++;
         if (id !== undefined) touched.add(id);
+      } else if (id !== undefined && tev.source === 'intent') {
+        // This desk's own intent, stored before PostgreSQL had it: the database's actor is who created it.
+        if (ownIntentOperator(db).run(tev.actor, id, tev.actor).changes) touched.add(id);
       }
     }
     setLastSeq(db, 'events', upToSeq, now);
   });
   return { applied, changed: touched.size ? changedRows(db, [...touched]) : [] };
+}
+
+const operatorStmts = new WeakMap<Db, { run(...args: unknown[]): { changes: number } }>();
+function ownIntentOperator(db: Db): { run(...args: unknown[]): { changes: number } } {
+  let st = operatorStmts.get(db);
+  if (!st) {
+    st = db.prepare('UPDATE collections SET operator = ? WHERE id = ? AND operator IS NOT ?');
+    operatorStmts.set(db, st);
+  }
+  return st;
 }
 
 function changedRows(db: Db, ids: number[]): ChangedCollection[] {

@@ -37,6 +37,7 @@ import { collectionIdByReference, insertIntentCollection } from '../../collectio
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { translatePgError } from '../errors.js';
 import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
+import type { EventVerifier } from '../evidence.js';
 import { queryableLogin, toSafeInteger } from '../pool.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { lastSeq, setLastSeq } from './apply.js';
@@ -189,6 +190,7 @@ function copyChunk(
   st: ReturnType<typeof statements>,
   ids: Map<string, number>,
   events: readonly TeamEvent[],
+  verify: EventVerifier | undefined,
 ): number {
   const lookup = collectionIdByReference(db);
   const fresh = new Map<string, number>();
@@ -209,7 +211,7 @@ function copyChunk(
           fresh.set(tev.merchantReference, id);
         }
       }
-      const ev = fromTeamEvent(tev);
+      const ev = fromTeamEvent(tev, verify);
       // appendEvent's projection rules, applied to the row in memory once the event is stored.
       let p: Projection | undefined;
       let r: Projected | undefined;
@@ -257,6 +259,8 @@ export interface BulkOptions {
   uptoSeq?: number;
   /** false: leave the reconciliation to whoever uses the copy (a snapshot is reconciled by the desk that takes it). */
   reconcile?: boolean;
+  /** This desk's own check of each signed event (team/evidence.ts), as applyEvents takes it. */
+  verify?: EventVerifier;
 }
 
 export interface BulkStarted {
@@ -339,7 +343,7 @@ async function copyAll(
     if (page.more) next = fetch(page.lastSeq);
     if (page.events.length) {
       head = checkChain(head, page.events, (m) => marks.push(m));
-      applied += copyChunk(db, st, ids, page.events);
+      applied += copyChunk(db, st, ids, page.events, o.verify);
       after = page.lastSeq;
       o.onProgress?.({ copiedSeq: after, totalSeq: Math.max(totalSeq, after) });
     }

@@ -22,6 +22,8 @@ import {
 import { startDesk } from './start.js';
 import { checkWorkspace, TeamWorkspaceMismatchError } from './workspace.js';
 import { createChainCheck, type ChainState } from './chain-check.js';
+import type { SignatureKeys } from '../../service/verify-callback.js';
+import { teamEventVerifier } from '../evidence.js';
 
 export interface TeamSyncStatus {
   online: boolean;
@@ -79,6 +81,16 @@ export interface TeamSyncOptions {
   snapshots?: boolean;
   /** How often the desk re-checks the hash chain of what it holds (default 5 minutes; 0: only at sign-in). */
   chainRecheckEveryMs?: number;
+  /**
+   * The keys a team desk checks every signed event with, itself (team/evidence.ts): pulled, replayed or
+   * in a snapshot. None: the writers' word is taken (tests of the sync mechanics only).
+   */
+  evidenceKeys?: () => SignatureKeys;
+  /**
+   * Settles once those keys are loaded: nothing is applied before, since an event checked without them
+   * would be stored unverified for good.
+   */
+  evidenceReady?: () => Promise<unknown>;
 }
 
 const RETRY_FIRST_MS = 500;
@@ -131,6 +143,9 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   const pollEveryMs = o.pollEveryMs ?? 5_000;
   const batchSize = o.batchSize ?? 5_000;
   const url = pool.options.connectionString;
+  const keys = o.evidenceKeys;
+  /** A verifier with the keys as they are now (read once per batch or start, not per event). */
+  const verifier = () => (keys ? teamEventVerifier(keys()) : undefined);
   let state: TeamSyncStatus = {
     online: false,
     lastSeq: lastSeq(db, 'events'),
@@ -198,6 +213,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   // ---
 
   let startChecked = false;
+  let keysLoaded = false;
 
   /** Calls a watcher; one that throws is logged and never stops the sync. */
   function tell(fn: () => void): void {
@@ -222,6 +238,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         onProgress: (p) => setStatus({ catchingUp: p, lastSeq: 0 }),
         stopped: () => closed,
         chain,
+        ...(keys ? { keys, verify: verifier() } : {}),
       });
       startChecked = r !== null;
       if (!r) return 0;
@@ -234,7 +251,19 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   }
 
   /** One full pull: events batch after batch (the next fetched while this one is applied), then poll results. */
+  /** The newest seq in the team record, for the progress of a desk that is behind. */
+  async function newestSeq(): Promise<number> {
+    try {
+      const r = await pool.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM team.events');
+      return r.rows[0]?.seq ? toSafeInteger(r.rows[0].seq, 'seq') : 0;
+    } catch (e) {
+      throw translatePgError(e, 'read how far the team record goes', poolLogin(pool));
+    }
+  }
+
   async function pullOnce(): Promise<number> {
+    if (!keysLoaded && o.evidenceReady) await o.evidenceReady();
+    keysLoaded = true;
     if (!startChecked) await checkWorkspace(pool, db, clock.now());
     let total = startChecked ? 0 : await startPull();
     if (closed) return total;
@@ -244,25 +273,34 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       return p;
     };
     let next = fetch(lastSeq(db, 'events'));
-    for (;;) {
-      const batch = await next;
-      if (batch.more) next = fetch(batch.lastSeq);
-      if (batch.events.length) {
-        // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
-        const checked = await chain.checkPulled(batch.events, lastSeq(db, 'events'));
-        const r = applyEvents(db, batch.events, batch.lastSeq, clock.now());
-        chain.applied(checked);
-        total += r.applied;
-        setStatus({ lastSeq: batch.lastSeq });
-        if (r.changed.length && o.onApplied) {
-          try {
-            o.onApplied(r.changed);
-          } catch (e) {
-            logger.warn({ err: e }, 'team sync: onApplied failed');
+    // A desk more than one batch behind says how far it is ("catching up: N of M") while it drains.
+    let newest: number | null = null;
+    try {
+      for (;;) {
+        const batch = await next;
+        if (batch.more) next = fetch(batch.lastSeq);
+        if (batch.more && newest === null) newest = await newestSeq();
+        if (batch.events.length) {
+          // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
+          const checked = await chain.checkPulled(batch.events, lastSeq(db, 'events'));
+          const r = applyEvents(db, batch.events, batch.lastSeq, clock.now(), verifier());
+          chain.applied(checked);
+          total += r.applied;
+          setStatus({ lastSeq: batch.lastSeq });
+          if (r.changed.length && o.onApplied) {
+            try {
+              o.onApplied(r.changed);
+            } catch (e) {
+              logger.warn({ err: e }, 'team sync: onApplied failed');
+            }
           }
         }
+        if (newest !== null && batch.more)
+          setStatus({ catchingUp: { copiedSeq: batch.lastSeq, totalSeq: Math.max(newest, batch.lastSeq) } });
+        if (!batch.more || closed) break; // closing stops between batches: each one committed whole
       }
-      if (!batch.more || closed) break; // closing stops between batches: each one committed whole
+    } finally {
+      if (newest !== null) setStatus({ catchingUp: null });
     }
     try {
       for (;;) {

@@ -8,6 +8,8 @@ import { reconcileAll } from '../../reconcile/reconcile.js';
 import { bulkStart, isEmpty, needsFullReconcile, wantsBulkStart } from './bulk.js';
 import { removeLeftoverDownload, snapshotStart } from '../snapshot/start.js';
 import type { ChainHead } from '../chain.js';
+import type { EventVerifier } from '../evidence.js';
+import type { SignatureKeys } from '../../service/verify-callback.js';
 
 export interface DeskStartOptions {
   pool: pg.Pool;
@@ -24,6 +26,10 @@ export interface DeskStartOptions {
   stopped(): boolean;
   /** The hash chain's check (chain-check.ts): runs the bulk copy (which checks the chain as it copies) and keeps the head it reached. */
   chain?: { starting<T>(start: Promise<T>): Promise<T>; started(head: ChainHead, marks: readonly ChainHead[]): void };
+  /** The keys this desk checks signed events with (team/evidence.ts): the snapshot check reads them once. */
+  keys?: (() => SignatureKeys) | undefined;
+  /** This desk's own check of each signed event (team/evidence.ts), for the bulk copy. */
+  verify?: EventVerifier | undefined;
 }
 
 export interface DeskStarted {
@@ -46,6 +52,8 @@ export async function startDesk(o: DeskStartOptions): Promise<DeskStarted | null
       ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
       onProgress: o.onProgress,
       stopped: o.stopped,
+      ...(o.keys ? { keys: o.keys } : {}),
+      ...(o.verify ? { verify: o.verify } : {}),
     };
     let r: { applied: number; lastSeq: number; head: ChainHead; marks: ChainHead[] } | null = null;
     let from: 'snapshot' | 'replay' = 'replay';

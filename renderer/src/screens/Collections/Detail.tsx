@@ -35,7 +35,8 @@ const FLAG_HELP: Record<string, string> = {
     'The service changed a final status after reporting it (allow_final_status_change). Both reports are in the timeline.',
   amount_mismatch: 'A callback reported a different amount than the one charged.',
   currency_mismatch: 'A callback reported a different currency than the one charged.',
-  bad_signature: 'A redirect or callback arrived whose signature did not verify; it did not change the status.',
+  bad_signature:
+    'A redirect, callback or import whose signature this desk could not verify (or, on a team desk, an unsigned initialize answer claiming a final status); it did not change the status. The timeline says who wrote it.',
   sources_disagree: 'The redirect and the callback report different final statuses.',
 };
 
