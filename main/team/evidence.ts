@@ -19,21 +19,21 @@ import { isFinal } from '../collections/model.js';
 import { redirectSignatureCheck } from '../collections/redirect-url.js';
 import { readSignedCallback } from '../callbacks/ingest.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
-import type { SignatureState } from './events.js';
+import type { SignatureState, TeamEvent } from './events.js';
 
 /** The columns of a team event the check reads. */
-export interface EvidenceEvent {
-  merchantReference: string;
-  internalReference: string | null;
-  source: string;
-  kind: string;
-  status: string | null;
-  amountMinor: number | null;
-  currency: string | null;
-  signature: SignatureState;
-  payload: string | null;
-  evidence: string | null;
-}
+export type EvidenceEvent = Pick<
+  TeamEvent,
+  | 'merchantReference'
+  | 'internalReference'
+  | 'kind'
+  | 'status'
+  | 'amountMinor'
+  | 'currency'
+  | 'signature'
+  | 'payload'
+  | 'evidence'
+> & { source: string };
 
 /** A desk's own verdict on one event: the signature state it stores, and why when not verified. */
 export interface Verdict {
