@@ -187,19 +187,16 @@ async function catchUp(server: PgServerInfo, work: string) {
   db.close();
   if (local !== events || rows !== gen.collections || reconciled !== gen.collections)
     throw new Error(`caught up ${local}/${events} events, ${rows} collections, ${reconciled} reconciled`);
+  const deskFile = path.join(work, 'new-desktop.sqlite');
+  verifiedOnDesk(deskFile, 'after the catch-up');
   const checks = await deskChecks(pool);
   log(
     `desk checks: signature ${checks.signatureMicrosPerEvent} µs/event, chain ${checks.chainMicrosPerEvent} µs/event`,
   );
-  const incremental = await applyBehind(pool, source, path.join(work, 'new-desktop.sqlite'));
+  const incremental = await applyBehind(pool, source, deskFile);
   log(`desk apply of ${incremental.events} pulled signed callbacks: ${incremental.eventsPerSecond} events/s`);
-  const signed = signedOnDesk(path.join(work, 'new-desktop.sqlite'));
+  const signed = verifiedOnDesk(deskFile, 'at the end');
   await pool.end();
-  log(`signed events on the desk: ${signed.verified} verified, ${signed.unverified} unverified`);
-  if (signed.unverified > 0 || signed.verified === 0)
-    throw new Error(
-      `the desk holds ${signed.unverified} signed events it did not verify (and ${signed.verified} verified): ${JSON.stringify(signed.reasons)}`,
-    );
   const yearScale = 1_000_000 / gen.collections;
   return {
     collections: gen.collections,
@@ -341,8 +338,11 @@ async function applyBehind(pool: pg.Pool, source: string, deskFile: string) {
   };
 }
 
-/** The desk's own verdicts on the signed events it holds (its signature column is its check, never the writer's). */
-function signedOnDesk(deskFile: string) {
+/**
+ * The desk's own verdicts on the signed events it holds (its signature column is its check, never the
+ * writer's); throws when any is not verified: every one of the history is signed with the bench key.
+ */
+function verifiedOnDesk(deskFile: string, when: string) {
   const db = new Database(deskFile, { readonly: true });
   const rows = db
     .prepare(
@@ -356,7 +356,13 @@ function signedOnDesk(deskFile: string) {
     .all();
   db.close();
   const verified = rows.find((r) => r.signature === 'verified')?.n ?? 0;
-  return { verified, unverified: rows.reduce((a, r) => a + r.n, 0) - verified, reasons };
+  const unverified = rows.reduce((a, r) => a + r.n, 0) - verified;
+  log(`signed events on the desk ${when}: ${verified} verified, ${unverified} unverified`);
+  if (unverified > 0 || verified === 0)
+    throw new Error(
+      `the desk holds ${unverified} signed events it did not verify ${when} (and ${verified} verified): ${JSON.stringify(reasons)}`,
+    );
+  return { verified, unverified };
 }
 
 async function latency(server: PgServerInfo, work: string) {
