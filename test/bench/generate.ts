@@ -1,10 +1,13 @@
 // Synthetic history for the benchmark: 1,000,000 collections with their events (the mix of outcomes a
 // year of card payments could have, including every reconciliation kind) and 100,000 balance snapshots.
 // One transaction, prepared statements; secondary indexes are dropped first and rebuilt after.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../../main/store/db.js';
 import { formatMinor } from '../../main/money/index.js';
+import { callbackEvidence, redirectEvidence } from '../../main/collections/evidence.js';
+import { signedString } from '../../main/service/signatures.js';
 
 export interface GenerateOptions {
   file: string;
@@ -44,6 +47,58 @@ const NAMES = [
   'Ruth Wanjiru',
   'Samuel Mugisha',
 ];
+
+/** The service's callback body for a collection's outcome, as the payload of its callback event. */
+export function callbackPayload(
+  ref: string,
+  internal: string,
+  status: string,
+  cur: string,
+  amount: number,
+  id: number,
+): string {
+  const charge = Math.floor((amount * 35 + 500) / 1000);
+  const a = formatMinor(amount, cur);
+  return `{"event":"${outcomeEvent(status)}","payload":{"id":${id},"merchant_reference":"${ref}","internal_reference":"${internal}","transaction_type":"Collection","request_currency":"${cur}","request_amount":${a},"transaction_currency":"${cur}","transaction_amount":${a},"transaction_charge":${formatMinor(charge, cur)},"total_credit":${formatMinor(amount - charge, cur)},"charge_customer":false,"provider_code":"CARD_${cur}","customer_name":null,"transaction_status":"${status}","status_message":"${status === 'COMPLETED' ? 'Approved' : 'Declined'}"}}`;
+}
+
+function outcomeEvent(status: string): string {
+  return `transaction.${status === 'COMPLETED' ? 'completed' : status === 'FAILED' ? 'failed' : 'cancelled'}`;
+}
+
+/**
+ * The bench merchant's signing key: the service signed every callback and redirect of the history with
+ * it (HMAC-SHA256, cheap to make for millions of events), and a bench desk checks them with it.
+ */
+export const BENCH_SIGNING_KEY = 'merchant-desk-bench-signing-key';
+
+/**
+ * What a writer keeps with a signed event of this history for a teammate's desk to check again
+ * (collections/evidence.ts, the shape callbacks/ingest.ts and a captured redirect keep): a callback's
+ * hmac-signature header as the service sent it (its body is the event's payload), a redirect's query
+ * as captured. Null for an event that is not signed.
+ */
+export function signedEvidence(
+  source: string,
+  ref: string,
+  internal: string | null,
+  status: string | null,
+  receivedAt: number,
+): string | null {
+  if ((source !== 'callback' && source !== 'redirect') || !internal || !status) return null;
+  const fields = {
+    event: outcomeEvent(status),
+    merchant_reference: ref,
+    internal_reference: internal,
+    transaction_type: 'Collection',
+    transaction_status: status,
+  };
+  const mac = crypto.createHmac('sha256', BENCH_SIGNING_KEY).update(signedString(fields), 'utf8').digest('hex');
+  const hmac = `t=${Math.floor(receivedAt / 1000)},s=${mac}`;
+  if (source === 'callback') return callbackEvidence({ hmac, rsa: null });
+  const query = new URLSearchParams({ ...fields, hmac_signature: hmac });
+  return redirectEvidence(`https://merchant-desk.invalid/return?${query}`);
+}
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -94,12 +149,6 @@ export function generate(o: GenerateOptions): Generated {
   let eventId = 0;
   const targets: Generated['targets'] = [];
   const operators = ['Ann', 'Ben', 'Chloe'];
-
-  const callbackPayload = (ref: string, internal: string, status: string, cur: string, amount: number, id: number) => {
-    const charge = Math.floor((amount * 35 + 500) / 1000);
-    const a = formatMinor(amount, cur);
-    return `{"event":"transaction.${status === 'COMPLETED' ? 'completed' : status === 'FAILED' ? 'failed' : 'cancelled'}","payload":{"id":${id},"merchant_reference":"${ref}","internal_reference":"${internal}","transaction_type":"Collection","request_currency":"${cur}","request_amount":${a},"transaction_currency":"${cur}","transaction_amount":${a},"transaction_charge":${formatMinor(charge, cur)},"total_credit":${formatMinor(amount - charge, cur)},"charge_customer":false,"provider_code":"CARD_${cur}","customer_name":null,"transaction_status":"${status}","status_message":"${status === 'COMPLETED' ? 'Approved' : 'Declined'}"}}`;
-  };
 
   let events = 0;
   db.transaction(() => {

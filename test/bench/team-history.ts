@@ -7,6 +7,7 @@ import type { NewEvent } from '../../main/collections/events.js';
 import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
 import { toTeamEvent } from '../../main/team/record.js';
 import { serverUrl, type PgServerInfo } from '../support/postgres-server.js';
+import { signedEvidence } from './generate.js';
 
 const log = (msg: string) => process.stderr.write(`[team ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
@@ -63,12 +64,23 @@ const COLUMNS = [
   ['payment_url', 'text'],
   ['status_message', 'text'],
   ['occurred_ms', 'bigint'],
+  ['evidence', 'text'],
 ] as const;
 
 /**
  * The generated history as the team would hold it: each collection's intent event carries its row,
- * the other events keep their columns. Loaded as the superuser with triggers off (session_replication_role)
- * and seq given in order, in multi-row inserts of 20,000 (one JSON parameter each): loading is set-up, not what is measured.
+ * the other events keep their columns, and each callback and redirect the evidence its writer keeps
+ * (generate.ts signedEvidence), signed with the bench merchant's key. Loaded as the superuser with
+ * triggers off (session_replication_role = replica: only ENABLE ALWAYS triggers fire) and seq given in
+ * order, in multi-row inserts of 20,000 (one JSON parameter each): loading is set-up, not what is measured.
+ *
+ * Except the hash chain (team migration 10): events_zz_chain is made to fire ALWAYS for the load, so the
+ * database's own trigger, team.event_canonical and team.chain_step, chains every row as it is inserted
+ * (a BEFORE ROW trigger sees the rows its statement inserted before, so a multi-row insert chains in seq
+ * order), then is set back. That is the definition every writer's insert uses, and, unlike chaining
+ * after the load with migration 10's UPDATE, it leaves the table as the team's would be: one version of
+ * each row, in seq order (an UPDATE of every row would double the table and scatter the rows the
+ * catch-up reads).
  */
 export async function loadHistory(pool: pg.Pool, file: string): Promise<number> {
   const src = new Database(file, { readonly: true });
@@ -84,10 +96,11 @@ export async function loadHistory(pool: pg.Pool, file: string): Promise<number> 
     .iterate() as IterableIterator<SourceRow>;
   const client = await pool.connect();
   await client.query('SET session_replication_role = replica');
+  await client.query('ALTER TABLE team.events ENABLE ALWAYS TRIGGER events_zz_chain');
   const insert = `INSERT INTO team.events (seq, event_key, merchant_reference, internal_reference, source, kind, status,
-      amount_minor, currency, signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor)
+      amount_minor, currency, signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, evidence)
     SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency, signature,
-      payload, note, payment_url, status_message, to_timestamp(occurred_ms / 1000.0), now(), 'bench'
+      payload, note, payment_url, status_message, to_timestamp(occurred_ms / 1000.0), now(), 'bench', evidence
     FROM json_to_recordset($1::json) AS t(${COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')})`;
   let seq = 0;
   let batch: Record<string, unknown>[] = [];
@@ -112,6 +125,7 @@ export async function loadHistory(pool: pg.Pool, file: string): Promise<number> 
       note: r.note,
       paymentUrl: r.kind === 'initialize_accepted' ? r.payment_url : null,
       statusMessage: r.source === 'callback' && r.status === 'COMPLETED' ? 'Approved' : null,
+      evidence: signedEvidence(r.source, r.ref, r.internal, r.status, r.received_at),
     };
     const t = toTeamEvent(local);
     if (r.source === 'intent') {
@@ -147,6 +161,7 @@ export async function loadHistory(pool: pg.Pool, file: string): Promise<number> 
       t.paymentUrl,
       t.statusMessage,
       t.occurredAt,
+      t.evidence,
     ];
     batch.push(Object.fromEntries(COLUMNS.map(([c], i) => [c, values[i] ?? null])));
     if (batch.length >= 20_000) {
@@ -155,6 +170,8 @@ export async function loadHistory(pool: pg.Pool, file: string): Promise<number> 
     }
   }
   await flush();
+  await client.query('ALTER TABLE team.events ENABLE TRIGGER events_zz_chain');
+  await client.query('RESET session_replication_role');
   await client.query(`SELECT setval('team.events_seq', $1)`, [seq]);
   await client.query('ANALYZE team.events');
   client.release();

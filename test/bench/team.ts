@@ -8,6 +8,11 @@
 // the bulk start, itself, as the sync's first pull does, and reports wall and CPU time per phase:
 // download, verify, copy, checkpoint, reconcile; or copy, indexes, reconcile). Without --replay the
 // snapshot is published first (timed, reported apart: it is a nightly job's work, not the new desktop's).
+// --behind N (default 5000): after the catch-up, N signed callbacks are written to the team record and
+// the desk, that far behind, pulls and applies them (the incremental path), timed.
+// Every callback and redirect of the history carries its evidence, signed with the bench merchant's key
+// (generate.ts signedEvidence), and every event is chained (team-history.ts): the desk checks both, and
+// the bench fails if any signed event came out unverified on the desk or the chain alarm was raised.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,7 +30,15 @@ import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { snapshotStart } from '../../main/team/snapshot/start.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
-import { generate } from './generate.js';
+import { BENCH_SIGNING_KEY, callbackPayload, generate, signedEvidence } from './generate.js';
+import Database from 'better-sqlite3';
+import type { SignatureKeys } from '../../main/service/verify-callback.js';
+import { teamEventVerifier } from '../../main/team/evidence.js';
+import { checkChain, START } from '../../main/team/chain.js';
+import { pullPageRaw } from '../../main/team/events.js';
+import { recordEvents } from '../../main/team/record.js';
+import { keepHead } from '../../main/team/sync/chain-check.js';
+import type { NewEvent } from '../../main/collections/events.js';
 import { createDb, loadHistory } from './team-history.js';
 import { wireLedgerReconciliation } from '../../main/app/ledger.js';
 
@@ -42,18 +55,25 @@ const { values: opt } = parseArgs({
     keep: { type: 'boolean', default: false },
     phases: { type: 'boolean', default: false },
     replay: { type: 'boolean', default: false },
+    behind: { type: 'string', default: '5000' },
   },
   strict: true,
 });
 const collections = Number(opt.collections);
 const charges = Number(opt.charges);
 const batchSize = Number(opt.batch);
+const behind = Number(opt.behind);
 for (const [name, v] of [
+  ['--behind', behind],
   ['--collections', collections],
   ['--charges', charges],
   ['--batch', batchSize],
 ] as const)
   if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a whole number of at least 1`);
+
+/** The keys every bench desk (and the snapshot's publisher) checks signed events with: the bench merchant's. */
+const keys: SignatureKeys = { signingKey: BENCH_SIGNING_KEY, servicePublicKey: null };
+const evidenceKeys = () => keys;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -78,13 +98,17 @@ async function runCatchUp(pool: pg.Pool, db: ReturnType<typeof openDatabase>) {
       mark = { t, cpu };
     };
     if (opt.replay) {
-      const r = await bulkStart({ pool, db, now: () => Date.now(), onPhase });
+      const r = await bulkStart({ pool, db, now: () => Date.now(), onPhase, verify: teamEventVerifier(keys) });
       if (!r) throw new Error('the bulk start stopped part way');
-      return finish(phases);
+      const result = finish(phases);
+      keepHead(db, r.head, r.marks, Date.now()); // as the sync's start keeps it (untimed)
+      return result;
     }
-    const r = await snapshotStart({ pool, db, now: () => Date.now(), onPhase });
+    const r = await snapshotStart({ pool, db, now: () => Date.now(), onPhase, keys: evidenceKeys });
     if (!r?.started) throw new Error(`the snapshot start did not happen: ${r ? r.reason : 'stopped'}`);
-    return { ...finish(phases), from: 'snapshot' };
+    const result = { ...finish(phases), from: 'snapshot' };
+    keepHead(db, r.head, r.marks, Date.now());
+    return result;
   }
   let from: string | null = null;
   const sync: TeamSync = startTeamSync({
@@ -95,6 +119,7 @@ async function runCatchUp(pool: pg.Pool, db: ReturnType<typeof openDatabase>) {
     batchSize,
     pollEveryMs: 3_600_000,
     snapshots: !opt.replay,
+    evidenceKeys,
     onCopied: (_n, f) => {
       from = f;
     },
@@ -116,6 +141,8 @@ async function runCatchUp(pool: pg.Pool, db: ReturnType<typeof openDatabase>) {
   await sync.pullNow();
   const result = finish();
   await sync.close();
+  if (sync.status().chain.broken)
+    throw new Error(`chain alarm after the catch-up: ${JSON.stringify(sync.status().chain.broken)}`);
   return { ...result, from };
 
   function finish(phases?: Record<string, unknown>) {
@@ -138,7 +165,7 @@ async function catchUp(server: PgServerInfo, work: string) {
   if (!opt.replay) {
     const t = performance.now();
     const load = os.loadavg()[0]!;
-    const s = await publishSnapshot({ pool, now: () => Date.now(), scratchDir: work });
+    const s = await publishSnapshot({ pool, now: () => Date.now(), scratchDir: work, keys });
     publish = {
       seconds: Number(((performance.now() - t) / 1000).toFixed(1)),
       gzipMiB: Number((s.bytes / 1048576).toFixed(1)),
@@ -158,9 +185,19 @@ async function catchUp(server: PgServerInfo, work: string) {
   const rows = db.prepare('SELECT count(*) FROM collections').pluck().get() as number;
   const reconciled = db.prepare('SELECT count(*) FROM reconciliation').pluck().get() as number;
   db.close();
-  await pool.end();
   if (local !== events || rows !== gen.collections || reconciled !== gen.collections)
     throw new Error(`caught up ${local}/${events} events, ${rows} collections, ${reconciled} reconciled`);
+  const deskFile = path.join(work, 'new-desktop.sqlite');
+  verifiedOnDesk(deskFile, 'after the catch-up');
+  const checks = await deskChecks(pool);
+  log(
+    `desk checks: signature ${checks.signatureMicrosPerEvent} µs/event, chain ${checks.chainMicrosPerEvent} µs/event`,
+  );
+  const incremental = await applyBehind(pool, source, deskFile);
+  log(`desk apply of ${incremental.events} pulled signed callbacks: ${incremental.eventsPerSecond} events/s`);
+  const signed = verifiedOnDesk(deskFile, 'at the end');
+  await pool.end();
+  const yearScale = 1_000_000 / gen.collections;
   return {
     collections: gen.collections,
     events,
@@ -176,7 +213,156 @@ async function catchUp(server: PgServerInfo, work: string) {
     batchSize,
     ...(phases ? { phases } : {}),
     ...(publish ? { publish } : {}),
+    // The desk's own checks (team/evidence.ts, team/chain.ts), CPU only, over every event of this
+    // history as pulled (the PostgreSQL reads not counted); 'year': per event times the events of
+    // 1,000,000 collections of the same mix.
+    signatureRecheck: {
+      signedEvents: checks.signedEvents,
+      microsPerEvent: checks.signatureMicrosPerEvent,
+      yearSignedEvents: Math.round(checks.signedEvents * yearScale),
+      yearSeconds: Number(((checks.signatureMicrosPerEvent * checks.signedEvents * yearScale) / 1e6).toFixed(1)),
+    },
+    chainCheck: {
+      events: checks.events,
+      microsPerEvent: checks.chainMicrosPerEvent,
+      yearEvents: Math.round(checks.events * yearScale),
+      yearSeconds: Number(((checks.chainMicrosPerEvent * checks.events * yearScale) / 1e6).toFixed(1)),
+    },
+    // A desk behind by N signed callbacks pulls, checks (chain and signatures) and applies them.
+    deskApplyPulledSigned: incremental,
+    signedOnDesk: { verified: signed.verified, unverified: signed.unverified },
   };
+}
+
+/**
+ * What a desk's own checks cost per event: the signature re-check of each signed event from its evidence
+ * (teamEventVerifier, as test/bench/evidence.ts times it on made-up events; here on the history's own) and
+ * the chain check (checkChain), over the whole record page by page; only the checks are timed.
+ */
+async function deskChecks(pool: pg.Pool) {
+  const verify = teamEventVerifier(keys);
+  let head = START;
+  let events = 0;
+  let signedEvents = 0;
+  let chainMs = 0;
+  let signatureMs = 0;
+  for (let more = true; more;) {
+    const page = await pullPageRaw(pool, head.seq, 50_000);
+    more = page.more;
+    let t = performance.now();
+    head = checkChain(head, page.events);
+    chainMs += performance.now() - t;
+    const signed = page.events.filter(
+      (e) => e.source === 'callback' || e.source === 'redirect' || e.source === 'import',
+    );
+    t = performance.now();
+    for (const e of signed) {
+      const v = verify(e);
+      if (v.signature !== 'verified') throw new Error(`seq ${e.seq} (${e.source}) is not verified: ${v.reason}`);
+    }
+    signatureMs += performance.now() - t;
+    events += page.events.length;
+    signedEvents += signed.length;
+  }
+  return {
+    events,
+    signedEvents,
+    chainMicrosPerEvent: Number(((chainMs * 1000) / events).toFixed(2)),
+    signatureMicrosPerEvent: Number(((signatureMs * 1000) / Math.max(1, signedEvents)).toFixed(2)),
+  };
+}
+
+/**
+ * The incremental path with signed events: up to --behind callbacks (COMPLETED, signed with the bench
+ * key, evidence as a writer keeps it) for the history's pending collections are written to the team
+ * record, then the caught-up desk, now that far behind, pulls, checks and applies them: timed.
+ */
+async function applyBehind(pool: pg.Pool, source: string, deskFile: string) {
+  const src = new Database(source, { readonly: true });
+  const pending = src
+    .prepare(
+      `SELECT id, merchant_reference AS ref, internal_reference AS internal, currency, amount_minor AS amount
+       FROM collections WHERE status = 'PENDING' AND internal_reference IS NOT NULL ORDER BY id LIMIT ?`,
+    )
+    .all(behind) as { id: number; ref: string; internal: string; currency: string; amount: number }[];
+  src.close();
+  const now = Date.now();
+  const callbacks: NewEvent[] = pending.map((c) => ({
+    collectionId: null,
+    merchantReference: c.ref,
+    internalReference: c.internal,
+    source: 'callback',
+    kind: 'outcome',
+    status: 'COMPLETED',
+    receivedAt: now,
+    signature: 'verified',
+    amountMinor: c.amount,
+    currency: c.currency,
+    dedupeKey: `callback:${c.ref}:COMPLETED`,
+    payload: callbackPayload(c.ref, c.internal, 'COMPLETED', c.currency, c.amount, c.id),
+    statusMessage: 'Approved',
+    evidence: signedEvidence('callback', c.ref, c.internal, 'COMPLETED', now),
+  }));
+  for (let i = 0; i < callbacks.length; i += 1000) await recordEvents(pool, callbacks.slice(i, i + 1000));
+  await pool.query('CHECKPOINT');
+  const db = openDatabase(deskFile);
+  const before = db.prepare('SELECT count(*) FROM collection_events').pluck().get() as number;
+  const sync = startTeamSync({
+    pool,
+    db,
+    clock: systemClock,
+    logger: { info() {}, warn: (o: object, msg?: string) => log(`${msg ?? ''} ${JSON.stringify(o)}`) },
+    batchSize,
+    pollEveryMs: 3_600_000,
+    evidenceKeys,
+  });
+  const t = performance.now();
+  await sync.pullNow();
+  const ms = performance.now() - t;
+  // The full re-check a desk runs at sign-in (paced at half speed in the background): must pass too.
+  const r0 = performance.now();
+  const chain = await sync.recheckChain();
+  const recheckSeconds = Number(((performance.now() - r0) / 1000).toFixed(1));
+  await sync.close();
+  const applied = (db.prepare('SELECT count(*) FROM collection_events').pluck().get() as number) - before;
+  db.close();
+  if (chain.broken || sync.status().chain.broken)
+    throw new Error(`chain alarm on the desk: ${JSON.stringify(chain.broken ?? sync.status().chain.broken)}`);
+  if (applied !== callbacks.length) throw new Error(`the desk applied ${applied} of ${callbacks.length} callbacks`);
+  return {
+    events: applied,
+    seconds: Number((ms / 1000).toFixed(2)),
+    eventsPerSecond: Math.round(applied / (ms / 1000)),
+    chainVerifiedSeq: chain.verifiedSeq,
+    fullChainRecheckSeconds: recheckSeconds,
+  };
+}
+
+/**
+ * The desk's own verdicts on the signed events it holds (its signature column is its check, never the
+ * writer's); throws when any is not verified: every one of the history is signed with the bench key.
+ */
+function verifiedOnDesk(deskFile: string, when: string) {
+  const db = new Database(deskFile, { readonly: true });
+  const rows = db
+    .prepare(
+      `SELECT signature, count(*) AS n FROM collection_events WHERE source IN ('callback', 'import', 'redirect') GROUP BY signature`,
+    )
+    .all() as { signature: string; n: number }[];
+  const reasons = db
+    .prepare(
+      `SELECT source, note FROM collection_events WHERE source IN ('callback', 'import', 'redirect') AND signature <> 'verified' LIMIT 3`,
+    )
+    .all();
+  db.close();
+  const verified = rows.find((r) => r.signature === 'verified')?.n ?? 0;
+  const unverified = rows.reduce((a, r) => a + r.n, 0) - verified;
+  log(`signed events on the desk ${when}: ${verified} verified, ${unverified} unverified`);
+  if (unverified > 0 || verified === 0)
+    throw new Error(
+      `the desk holds ${unverified} signed events it did not verify ${when} (and ${verified} verified): ${JSON.stringify(reasons)}`,
+    );
+  return { verified, unverified };
 }
 
 async function latency(server: PgServerInfo, work: string) {
@@ -190,12 +376,13 @@ async function latency(server: PgServerInfo, work: string) {
   const dbB = openDatabase(path.join(work, 'desk-b.sqlite'));
   const arrived = new Map<string, number>();
   let wake: (() => void) | undefined;
-  const a = startTeamSync({ pool: poolA, db: dbA, clock: systemClock, logger: quiet });
+  const a = startTeamSync({ pool: poolA, db: dbA, clock: systemClock, logger: quiet, evidenceKeys });
   const b = startTeamSync({
     pool: poolB,
     db: dbB,
     clock: systemClock,
     logger: quiet,
+    evidenceKeys,
     onApplied: (changed) => {
       const t = performance.now();
       for (const c of changed) if (!arrived.has(c.reference)) arrived.set(c.reference, t);
