@@ -5,13 +5,11 @@
 // the same bytes for awkward values.
 import crypto from 'node:crypto';
 import { TeamError } from './errors.js';
-import type { TeamEvent } from './events.js';
+import type { ChainedEvent, TeamEvent } from './events.js';
+export type { ChainedEvent } from './events.js';
 
 /** The first event's prev_hash: 32 zero bytes (team.chain_genesis()). */
 export const GENESIS: Buffer = Buffer.alloc(32);
-
-/** An event as pulled with its chain columns. */
-export type ChainedEvent = TeamEvent & { prevHash: Buffer; hash: Buffer };
 
 /** A number's text as PostgreSQL's ::text gives an integer's, null as null. */
 function decimal(n: number | null | undefined): string | null {

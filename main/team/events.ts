@@ -3,7 +3,6 @@
 import type pg from 'pg';
 import { TeamFieldError, translatePgError } from './errors.js';
 import { queryableLogin, toSafeInteger, type Queryable } from './pool.js';
-import type { ChainedEvent } from './chain.js';
 
 export const EVENT_SOURCES = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
@@ -242,6 +241,9 @@ function toEvent(r: EventRow): ChainedEvent {
     hash: r.hash,
   };
 }
+
+/** An event as pulled with its hash chain's columns (chain.ts checks them). */
+export type ChainedEvent = TeamEvent & { prevHash: Buffer; hash: Buffer };
 
 export interface PullResult {
   /** With their chain columns (team/chain.ts), for the puller to check. */

@@ -10,17 +10,9 @@
 // service closes while it still waits, the charge fails with the answer's reference, kind and page in
 // the log and in the error: a person can still act on it (the service's callback settles it anyway).
 import Database from 'better-sqlite3';
-import type { AppendResult, NewEvent } from '../events.js';
 import { appendEvent } from '../ledger.js';
 import { PaymentError } from '../errors.js';
-import type { ChargeLogger, TeamChargeSeam } from './types.js';
-
-export interface ChargeEvents {
-  /** Stores `ev` (team profile: with its outbox row); resolves once it is stored. */
-  append(ev: NewEvent): Promise<AppendResult>;
-  /** Stops any wait for the database: a waiting append rejects. */
-  dispose(): void;
-}
+import type { ChargeEvents, ChargeLogger, TeamChargeSeam } from './types.js';
 
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2000;

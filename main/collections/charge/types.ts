@@ -3,7 +3,7 @@
 import type { Db } from '../../store/db.js';
 import type { Clock } from '../../clock.js';
 import type { PaymentOption, ServiceClient } from '../../service/types.js';
-import type { ChargeEvents } from './record.js';
+import type { AppendResult, NewEvent } from '../events.js';
 import type { PaymentWindowOpener } from '../payment-window.js';
 import type { CollectionRow } from '../query.js';
 import type { CollectionIntent } from '../intent-row.js';
@@ -106,4 +106,12 @@ export interface ChargeContext {
   emit(collectionId: number): CollectionRow | null;
   redirectUrl(): string;
   operator(): string;
+}
+
+/** How the charge service stores its events (record.ts: the ledger, waiting out a locked database). */
+export interface ChargeEvents {
+  /** Stores `ev` (team profile: with its outbox row); resolves once it is stored. */
+  append(ev: NewEvent): Promise<AppendResult>;
+  /** Stops any wait for the database: a waiting append rejects. */
+  dispose(): void;
 }
