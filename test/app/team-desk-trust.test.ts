@@ -14,10 +14,7 @@ import { composeCore, type Core } from '../../main/app/core.js';
 import { silentLogger } from '../../main/log/index.js';
 import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../main/settings/index.js';
 import { importServicePublicKey } from '../../main/settings/service-key.js';
-import { storeKeyFor } from '../../main/settings/key-binding.js';
-import { KeyringAppSecret, KeyringSecretStore } from '../../main/secrets/index.js';
-import { rememberedPasswordName } from '../../main/team/unlocker.js';
-import { offlineCheckName } from '../../main/team/offline-check.js';
+import { forgetTeamKeys, storeTeamKeys } from './team-keychain.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { lockGate } from '../../main/ipc/lock-gate.js';
@@ -51,10 +48,7 @@ beforeAll(async () => {
   sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-team-claims-'));
   sb = await startSandbox({ stateDir: sandboxDir, timeScale: 1000 });
   deskUrl = `postgres://${team.db.server.host}:${team.db.server.port}/${team.db.name}`;
-  const keys = new KeyringSecretStore('team');
-  await storeKeyFor(keys, sb.baseUrl, 'public-key', sb.publicKey);
-  await storeKeyFor(keys, sb.baseUrl, 'secret-key', sb.secretKey);
-  await storeKeyFor(keys, sb.baseUrl, 'signing-key', sb.signingKey);
+  await storeTeamKeys(sb);
 }, 120_000);
 
 afterEach(async () => {
@@ -62,13 +56,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  const keys = new KeyringSecretStore('team');
-  for (const name of ['public-key', 'secret-key', 'signing-key'] as const) await keys.delete(name).catch(() => {});
-  await keys.bindOrigin(null).catch(() => {});
-  for (const login of logins) {
-    await new KeyringAppSecret(rememberedPasswordName(deskUrl, login)).delete().catch(() => {});
-    await new KeyringAppSecret(offlineCheckName(deskUrl, login)).delete().catch(() => {});
-  }
+  await forgetTeamKeys(deskUrl, logins);
   await sb?.close();
   if (sandboxDir) fs.rmSync(sandboxDir, { recursive: true, force: true });
   await team?.close();
