@@ -122,14 +122,17 @@ function checkEvent(e: NewTeamEvent, at: string): Record<string, unknown> {
   };
 }
 
-const INSERT_EVENTS = `
+/** The insert of a batch of checked rows (a JSON array), in their order; each writer adds its own tail. */
+const INSERT_EVENT_ROWS = `
 INSERT INTO team.events (event_key, merchant_reference, internal_reference, source, kind, status, amount_minor,
                          currency, signature, payload, note, payment_url, status_message, occurred_at, evidence)
 SELECT d->>'event_key', d->>'merchant_reference', d->>'internal_reference', d->>'source', d->>'kind', d->>'status',
        (d->>'amount_minor')::bigint, d->>'currency', d->>'signature', d->>'payload', d->>'note', d->>'payment_url',
        d->>'status_message', (d->>'occurred_at')::timestamptz, d->>'evidence'
 FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(d, n)
-ORDER BY n
+ORDER BY n`;
+
+const INSERT_EVENTS = `${INSERT_EVENT_ROWS}
 ON CONFLICT (event_key) DO NOTHING
 RETURNING seq, event_key`;
 
@@ -165,13 +168,10 @@ export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[
  * The same insert for a writer that may not read event_key: reads back only the seqs, and names no
  * conflict target (that would need SELECT on it) nor skips a conflict: the caller sends only keys not
  * stored yet, so a conflict means another writer stored one meanwhile, and the statement fails whole.
- * Derived from INSERT_EVENTS, so the columns of the two cannot drift apart; null if it no longer can be.
+ * Built on the same INSERT_EVENT_ROWS as appendEvents, so the columns of the two cannot drift apart.
  */
-const INSERT_UNSEEN_EVENTS = ((): string | null => {
-  const noSkip = INSERT_EVENTS.replace('\nON CONFLICT (event_key) DO NOTHING', '');
-  const seqOnly = noSkip.replace(/\nRETURNING [^\n]*$/, '\nRETURNING seq');
-  return noSkip !== INSERT_EVENTS && seqOnly !== noSkip ? seqOnly : null;
-})();
+const INSERT_UNSEEN_EVENTS = `${INSERT_EVENT_ROWS}
+RETURNING seq`;
 
 /**
  * appendEvents for a writer that may not read event keys back (serve's receiver, team migration 8).
@@ -183,7 +183,6 @@ export async function appendUnseenEvents(db: Queryable, events: readonly NewTeam
   if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
   const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
   if (rows.length === 0) return [];
-  if (INSERT_UNSEEN_EVENTS === null) throw new Error('INSERT_EVENTS changed shape: update INSERT_UNSEEN_EVENTS');
   let result: pg.QueryResult<{ seq: string }>;
   try {
     result = await db.query<{ seq: string }>(INSERT_UNSEEN_EVENTS, [JSON.stringify(rows)]);
