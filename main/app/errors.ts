@@ -1,6 +1,6 @@
 // Errors a handler throws on purpose, to be shown to the user as they are. Anything else that escapes
 // a handler is reported over IPC as 'internal' with a generic message (the detail goes to the log).
-// Every capability's errors share one base, DeskError (main/errors.ts); this is the general one.
+// Every capability's errors share one base, DeskError (main/errors.shared.ts); this is the general one.
 import { DeskError } from '../errors.shared.js';
 
 export type AppErrorKind =

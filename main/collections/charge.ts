@@ -1,4 +1,4 @@
-// Charging a card: check the form once (card-input.ts parseCharge), save the intent BEFORE sending, encrypt, initialize, record what the
+// Charging a card: check the form once (card-input.shared.ts parseCharge), save the intent BEFORE sending, encrypt, initialize, record what the
 // service answered, open the payment window, capture the redirect. Each step has its own file in
 // ./charge/; this one composes them and holds the per-service state (repeat guard, event writer).
 //

@@ -62,14 +62,14 @@ const INTERNAL: IpcError = {
 };
 
 /**
- * Any thrown value -> what the renderer sees. One family (DeskError, main/errors.ts, which the service's
+ * Any thrown value -> what the renderer sees. One family (DeskError, main/errors.shared.ts, which the service's
  * errors belong to): an exposed one keeps its kind, message, field and fields; one that is not exposed,
  * and anything unknown, is 'internal' with no detail (the dispatcher logs it).
  */
 export function toIpcError(e: unknown): IpcError {
   if (e instanceof ZodError) return fromZod(e);
   if (e instanceof DeskError) return e.expose ? exposed(e) : { ...INTERNAL };
-  // An error from code that does not import main/errors.ts (a library, a worker's rebuilt error) may
+  // An error from code that does not import main/errors.shared.ts (a library, a worker's rebuilt error) may
   // still say it is meant for the user.
   if (e instanceof Error && (e as { expose?: unknown }).expose === true) {
     const x = e as Error & { kind?: unknown; field?: unknown; fields?: unknown };

@@ -1,5 +1,5 @@
 // The idle lock lives in main, so a renderer that stops reporting (crashed, hung, tampered with) cannot
-// keep the app open: after `idleMs` without activity main locks, and the IPC gate (gate.ts) refuses
+// keep the app open: after `idleMs` without activity main locks, and the IPC gate (ipc/lock-gate.ts) refuses
 // every call but unlocking. Locking stops nothing already running: a charge sent before the lock
 // finishes in main and stores its result as usual; the renderer refetches after unlock.
 import type { Clock } from '../clock.js';

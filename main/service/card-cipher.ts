@@ -1,6 +1,6 @@
 // card_cipher: the card object as JSON, encrypted with RSA PKCS#1 v1.5 under the service public key,
 // base64 (DESIGN.md "card_cipher"). It takes only a ValidCardData: a card object made from a card that
-// passed the form rules (collections/card-input.ts, the one place a card is checked, Luhn included), so
+// passed the form rules (collections/card-input.shared.ts, the one place a card is checked, Luhn included), so
 // it does not check the card again. What only the key can tell (does the JSON fit one RSA block) is
 // checked here; its error names the field and never contains a value. The plaintext exists only in a
 // Buffer that is zeroed before returning.

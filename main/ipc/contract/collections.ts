@@ -1,6 +1,6 @@
 // Payments (take a card payment) and collections (list, detail, callbacks import). The card arrives in
 // payments.charge once; the schema here checks only its shape, the form rules run once in the charge
-// service (card-input.ts parseCharge, with the card option's limits), and its handler never logs the request.
+// service (card-input.shared.ts parseCharge, with the card option's limits), and its handler never logs the request.
 import { z } from 'zod';
 import { channel, noRequest } from './define.js';
 import { noPath, plainFileName } from './file-name.js';

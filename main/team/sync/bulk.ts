@@ -255,7 +255,7 @@ export interface BulkOptions {
   stopped?: () => boolean;
   /** Told as each phase ends (the bench measures them apart); `copy` says how long it waited for pages. */
   onPhase?: (phase: 'copy' | 'indexes' | 'reconcile', detail?: { waitMs: number }) => void;
-  /** Copy only the events up to this seq (a snapshot's, team/snapshot/build.ts); default all. */
+  /** Copy only the events up to this seq (a snapshot's, team/snapshot/publish.ts); default all. */
   uptoSeq?: number;
   /** false: leave the reconciliation to whoever uses the copy (a snapshot is reconciled by the desk that takes it). */
   reconcile?: boolean;
