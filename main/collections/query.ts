@@ -391,27 +391,6 @@ export function getCollection(
   return { collection: toRow(raw, refusedByCollection(db)), events: events.map(toEvent) };
 }
 
-/** Callbacks for references we do not know, newest first (kept for review). */
-export function listOrphans(
-  db: Db,
-  opts: { offset?: number; limit?: number } = {},
-): { rows: (EventRow & { merchantReference: string })[]; total: number } {
-  const limit = Math.max(1, Math.min(1000, opts.limit ?? 100));
-  const rows = db
-    .prepare(
-      `SELECT ${EVENT_COLUMNS}, merchant_reference FROM collection_events WHERE collection_id IS NULL AND source IN ('callback', 'import') ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?`,
-    )
-    .all(limit, Math.max(0, opts.offset ?? 0)) as (RawEvent & { merchant_reference: string })[];
-  const total = (
-    db
-      .prepare(
-        `SELECT count(*) AS n FROM collection_events WHERE collection_id IS NULL AND source IN ('callback', 'import')`,
-      )
-      .get() as { n: number }
-  ).n;
-  return { rows: rows.map((r) => ({ ...toEvent(r), merchantReference: r.merchant_reference })), total };
-}
-
 /** Start of the local calendar day containing `now`, unless a UTC offset (minutes) is given. */
 export function startOfDay(now: number, utcOffsetMinutes?: number): number {
   if (utcOffsetMinutes === undefined) {

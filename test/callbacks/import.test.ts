@@ -4,7 +4,8 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../main/store/db.js';
 import { importCallbacksJsonl } from '../../main/callbacks/import-jsonl.js';
-import { getCollection, listOrphans } from '../../main/collections/query.js';
+import { getCollection } from '../../main/collections/query.js';
+import { listOrphanCallbacks } from '../../main/reconcile/index.js';
 import { systemClock } from '../../main/clock.js';
 import { runCli } from '../../main/cli/index.js';
 import { dataPaths } from '../../main/settings/paths.js';
@@ -68,7 +69,7 @@ describe('import callbacks from JSON lines', () => {
     expect(getCollection(db, id2)!.collection).toMatchObject({ status: 'PENDING', flags: [] });
     expect(getCollection(db, id2)!.events).toEqual([]);
     expect(listSecurityLog(db).rows).toMatchObject([{ reason: 'bad_signature', source: 'import', count: 1 }]);
-    expect(listOrphans(db).rows.map((o) => o.merchantReference)).toEqual(['NOT-OURS-0001']);
+    expect(listOrphanCallbacks(db).rows.map((o) => o.merchantReference)).toEqual(['NOT-OURS-0001']);
     // Importing the file again changes nothing.
     const again = await importCallbacksJsonl(db, file, { keys: { signingKey: SIGNING_KEY }, clock: systemClock });
     expect(again).toMatchObject({ imported: 0, duplicates: 3 });

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/store/db.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../../main/callbacks/receiver.js';
-import { getCollection, listOrphans } from '../../main/collections/query.js';
+import { getCollection } from '../../main/collections/query.js';
+import { listOrphanCallbacks } from '../../main/reconcile/index.js';
 import { systemClock } from '../../main/clock.js';
 import { createServiceClient } from '../../main/service/client.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
@@ -89,7 +90,7 @@ describe('callback receiver', () => {
     expect(got.collection).toEqual(before.collection);
     expect(got.collection.flags).toEqual([]);
     expect(got.events).toEqual([]);
-    expect(listOrphans(db).rows).toEqual([]);
+    expect(listOrphanCallbacks(db).rows).toEqual([]);
     const log = listSecurityLog(db);
     expect(log.totals).toEqual({ bad_signature: 2, missing_signature: 1 });
     expect(log.rows.every((r) => /127\.0\.0\.1$/.test(r.source))).toBe(true);
@@ -134,7 +135,7 @@ describe('callback receiver', () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ result: 'orphan' });
-    const o = listOrphans(db);
+    const o = listOrphanCallbacks(db);
     expect(o.total).toBe(1);
     expect(o.rows[0]).toMatchObject({
       merchantReference: 'SOMEONE-ELSES-REF',
@@ -185,7 +186,7 @@ describe('callback receiver', () => {
     });
     await sb.controls.complete(r.merchantReference, 'approve');
     await sb.controls.callbacksSettled(10_000);
-    expect(listOrphans(db).rows.map((x) => [x.merchantReference, x.status, x.signature])).toEqual([
+    expect(listOrphanCallbacks(db).rows.map((x) => [x.merchantReference, x.status, x.signature])).toEqual([
       ['ELSEWHERE-0001', 'COMPLETED', 'verified'],
     ]);
     expect(sb.controls.callbackLog().at(-1)).toMatchObject({ status: 'delivered', http_status: 200 });

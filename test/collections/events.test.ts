@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appendEvent } from '../../main/collections/ledger.js';
-import { getCollection, listCollections, listOrphans } from '../../main/collections/query.js';
+import { getCollection, listCollections } from '../../main/collections/query.js';
+import { listOrphanCallbacks } from '../../main/reconcile/index.js';
 import { freshDb, insertCollection, outcome } from './helpers.js';
 
 describe('appendEvent and the collections projection', () => {
@@ -139,9 +140,9 @@ describe('appendEvent and the collections projection', () => {
       signature: 'verified',
       payload: '{}',
     });
-    const o = listOrphans(db);
+    const o = listOrphanCallbacks(db);
     expect(o.total).toBe(1);
-    expect(o.rows[0]).toMatchObject({ merchantReference: 'NOT-OURS-1', status: 'COMPLETED', payload: '{}' });
+    expect(o.rows[0]).toMatchObject({ merchantReference: 'NOT-OURS-1', source: 'callback', status: 'COMPLETED' });
     expect(listCollections(db).total).toBe(0);
   });
 });

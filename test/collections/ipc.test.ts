@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../main/ipc/dispatch.js';
 import { collectionsHandlers } from '../../main/ipc/handlers/collections.js';
+import { reconcileHandlers } from '../../main/ipc/handlers/reconcile.js';
 import type { Core, OpenPathChooser } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
 import { createEventBus } from '../../main/app/events.js';
@@ -78,7 +79,9 @@ async function setup(opts: { chooser?: OpenPathChooser } = {}) {
     events: emitter,
     onClose: (fn: () => void | Promise<void>) => closers.push(fn),
   } as unknown as Core;
-  const dispatch = createDispatcher(collectionsHandlers(core) as unknown as HandlerTable, logger);
+  // The reconciliation channels too: an imported orphan is read where the Unknown references screen reads it.
+  const handlers = { ...collectionsHandlers(core), ...reconcileHandlers(core) };
+  const dispatch = createDispatcher(handlers as unknown as HandlerTable, logger);
   return { dispatch, events, dataDir, log: () => logText, close: () => Promise.all(closers.map((f) => f())) };
 }
 
@@ -162,7 +165,7 @@ describe('payments and collections over IPC', () => {
     expect(r).toMatchObject({ ok: true, value: { lines: 2, imported: 1, orphans: 1, malformed: 1 } });
     const again = await t.dispatch('callbacks.import', { content });
     expect(again).toMatchObject({ ok: true, value: { duplicates: 1 } });
-    expect(await t.dispatch('collections.orphans', {})).toMatchObject({
+    expect(await t.dispatch('reconcile.orphans', {})).toMatchObject({
       ok: true,
       value: { total: 1, rows: [{ merchantReference: 'NOT-OURS-IPC1' }] },
     });

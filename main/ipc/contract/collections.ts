@@ -48,10 +48,6 @@ export const collectionsGetRequest = z
   });
 
 const resendRequest = z.object({ reference: z.string().trim().min(8).max(100), card: cardFormSchema.shape.card });
-const pageRequest = z.object({
-  offset: z.number().int().min(0).default(0),
-  limit: z.number().int().min(1).max(1000).default(100),
-});
 /**
  * Which callbacks file: `name`, a file in <data folder>/imports; `content`, the text of a file the person
  * picked in the window; neither, the shell's open dialog (Electron). Never a path.
@@ -96,11 +92,6 @@ export const collectionsChannels = {
   'collections.get': channel<typeof collectionsGetRequest, { collection: CollectionRow; events: EventRow[] }>(
     collectionsGetRequest,
   ),
-  /** Callbacks for references this desk does not know, kept for review. */
-  'collections.orphans': channel<
-    typeof pageRequest,
-    { rows: (EventRow & { merchantReference: string })[]; total: number }
-  >(pageRequest),
   /** The imports folder and the files in it (newest first), and whether an open dialog is available. */
   'callbacks.importFolder': channel<typeof noRequest, ImportFolder>(noRequest),
   /**

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import type { Core } from '../../app/core.js';
 import type { collectionsChannels } from '../contract/collections.js';
 import type { HandlersFor } from './types.js';
-import { getCollection, listCollections, listOrphans } from '../../collections/query.js';
+import { getCollection, listCollections } from '../../collections/query.js';
 import { PaymentError } from '../../collections/errors.js';
 import { eventsOfImport, importCallbacksJsonl, importCallbacksText } from '../../callbacks/import-jsonl.js';
 import { dataPaths } from '../../settings/paths.js';
@@ -64,7 +64,6 @@ export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsC
         );
       return got;
     },
-    'collections.orphans': (q) => listOrphans(core.db, q),
     'callbacks.importFolder': () => ({
       canChoose: Boolean(core.chooseOpenPath),
       folder: importsDir(core),
