@@ -314,8 +314,12 @@ export async function runElectronApp(opts: {
     app.quit();
     return;
   }
+  // Every web contents starts with no webviews and no new windows (a middle-click on a link or
+  // window.open); a window that hands some links on (the main window: payment pages to the system
+  // browser) sets its own handler after this one.
   app.on('web-contents-created', (_e, contents) => {
     contents.on('will-attach-webview', (ev) => ev.preventDefault());
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
   });
   await app.whenReady();
   // The payment window belongs to the main window, made after the Core: until then a charge finds none.

@@ -149,7 +149,7 @@ vi.mock('electron', () => {
   };
 });
 
-const { appMenuTemplate, registerAppScheme, showsCardEntry, startElectronShell, INVOKE } =
+const { appMenuTemplate, registerAppScheme, runElectronApp, showsCardEntry, startElectronShell, INVOKE } =
   await import('../../main/shell/electron.js');
 type Win = InstanceType<typeof fake.FakeBrowserWindow>;
 
@@ -486,5 +486,21 @@ describe('payment window', () => {
       kind: 'error',
     });
     expect(fake.FakeBrowserWindow.all.length).toBe(windows); // no window was created
+  });
+});
+
+describe('the app', () => {
+  it('gives every web contents it makes no webviews and no new windows, a middle-click included', async () => {
+    await runElectronApp({ dataDir: dir, compose: async () => core });
+    const contents = new fake.FakeWebContents();
+    fake.state.app.emitter.emit('web-contents-created', {}, contents);
+    for (const disposition of ['background-tab', 'foreground-tab', 'new-window']) {
+      expect(contents.openHandler!({ url: 'https://evil.example/', disposition }), disposition).toEqual({
+        action: 'deny',
+      });
+    }
+    const webview = preventable('https://evil.example/');
+    contents.emit('will-attach-webview', webview);
+    expect(webview.prevented).toBe(true);
   });
 });
