@@ -32,31 +32,53 @@ const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) =
 /** At most one paced send per this many ms to a window (4 a second). */
 export const PUSH_EVERY_MS = 250;
 
-type Merge<E extends DeskEventName> = (older: DeskEvents[E], newer: DeskEvents[E]) => DeskEvents[E];
+/** The payloads of one event waiting for a window, merged as they come; take() gives the one to send. */
+interface Waiting<E extends DeskEventName> {
+  add(payload: DeskEvents[E]): void;
+  take(): DeskEvents[E];
+}
+
+/** Waiting payloads where the newer one merges into the older. */
+function merged<E extends DeskEventName>(merge: (older: DeskEvents[E], newer: DeskEvents[E]) => DeskEvents[E]) {
+  return (): Waiting<E> => {
+    let value: DeskEvents[E] | undefined;
+    return {
+      add: (p) => (value = value === undefined ? p : merge(value, p)),
+      take: () => value!,
+    };
+  };
+}
 
 /**
- * The paced events and how two of them waiting for the same window become one. Every other event (a
- * notice, the status, the lock, progress) is sent at once: each says something of its own.
+ * The paced events and how those waiting for the same window become one. Every other event (a notice,
+ * the status, the lock, progress) is sent at once: each says something of its own.
  */
-const merge: { [E in DeskEventName]?: Merge<E> } = {
-  'collections.updated': (a, b) => {
-    // Each collection once, with its newest status; past the bound, "many" with the newest ones listed.
+const paced: { [E in DeskEventName]?: () => Waiting<E> } = {
+  // Each collection once, with its newest status; past the bound, "many" with the newest ones listed.
+  'collections.updated': () => {
     const byId = new Map<number, DeskEvents['collections.updated']['changed'][number]>();
-    for (const c of [...a.changed, ...b.changed]) {
-      byId.delete(c.id);
-      byId.set(c.id, c);
-    }
-    const all = [...byId.values()];
+    let many = false;
     return {
-      changed: all.slice(-CHANGED_LIST_MAX),
-      many: a.many || b.many || all.length > CHANGED_LIST_MAX,
+      add(p) {
+        many ||= p.many;
+        for (const c of p.changed) {
+          byId.delete(c.id);
+          byId.set(c.id, c);
+          if (byId.size > CHANGED_LIST_MAX) {
+            byId.delete(byId.keys().next().value!);
+            many = true;
+          }
+        }
+      },
+      take: () => ({ changed: [...byId.values()], many }),
     };
   },
   // One delivery's reference while they are all the same one; else null: "read again, whatever it was".
-  'callbacks.ingested': (a, b) =>
+  'callbacks.ingested': merged<'callbacks.ingested'>((a, b) =>
     a.reference === b.reference && a.result === b.result ? b : { result: b.result, reference: null },
-  'balances.updated': (a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed }),
-  'options.updated': (a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed }),
+  ),
+  'balances.updated': merged<'balances.updated'>((a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed })),
+  'options.updated': merged<'options.updated'>((a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed })),
 };
 
 export interface PushPacing {
@@ -77,7 +99,7 @@ export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: 
   const clock = pacing.clock ?? systemClock;
   const sleep = pacing.sleep ?? realSleep;
   const everyMs = pacing.everyMs ?? PUSH_EVERY_MS;
-  const waiting = new Map<DeskEventName, unknown>();
+  const waiting = new Map<DeskEventName, Waiting<DeskEventName>>();
   let lastSentAt = -Infinity;
   let timer: AbortController | null = null;
 
@@ -86,14 +108,22 @@ export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: 
     lastSentAt = clock.now();
     const due = [...waiting];
     waiting.clear();
-    for (const [event, payload] of due) (send as (e: DeskEventName, p: unknown) => void)(event, payload);
+    for (const [event, w] of due) {
+      try {
+        send(event, w.take());
+      } catch {
+        // A window that cannot be told (closing) must not keep the others' pushes back; the shells'
+        // senders already drop what a closed window cannot take.
+      }
+    }
   };
 
-  const paced: DeskEventSender = (event, payload) => {
-    const m = merge[event] as Merge<typeof event> | undefined;
-    if (!m) return send(event, payload);
-    const older = waiting.get(event) as DeskEvents[typeof event] | undefined;
-    waiting.set(event, older === undefined ? payload : m(older, payload));
+  const pace: DeskEventSender = (event, payload) => {
+    const make = paced[event] as (() => Waiting<typeof event>) | undefined;
+    if (!make) return send(event, payload);
+    let w = waiting.get(event) as Waiting<typeof event> | undefined;
+    if (!w) waiting.set(event, (w = make()) as Waiting<DeskEventName>);
+    w.add(payload);
     if (timer) return;
     const wait = lastSentAt + everyMs - clock.now();
     if (wait <= 0) return flush();
@@ -108,7 +138,7 @@ export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: 
   };
 
   const off = bus.subscribe((event, payload) =>
-    (forward[event] as (p: unknown, s: DeskEventSender) => void)(payload, paced),
+    (forward[event] as (p: unknown, s: DeskEventSender) => void)(payload, pace),
   );
   return () => {
     off();

@@ -226,10 +226,7 @@ export function usePagedQuery<K extends ChannelName, Row>(
     return () => clearTimeout(t);
   }, [load, pageSize]);
 
-  const reread = useCallback(
-    () => load(0, Math.min(1000, Math.max(pageSize, loaded.current)), true),
-    [load, pageSize],
-  );
+  const reread = useCallback(() => load(0, Math.min(1000, Math.max(pageSize, loaded.current)), true), [load, pageSize]);
   const refresh = useCallback(() => void reread(), [reread]);
   useRefreshOn(reread, options);
   useRefetchAfterUnlock(refresh);
