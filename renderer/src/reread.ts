@@ -97,20 +97,16 @@ export function createRereadGate(o: RereadGateOptions): RereadGate {
 export const TYPING_MS = 1_500;
 
 let lastInputAt = -Infinity;
-let watching = false;
+// Keys and edits anywhere in the page, from the window's start (so the first push already knows).
+if (typeof document !== 'undefined') {
+  const mark = () => (lastInputAt = performance.now());
+  document.addEventListener('keydown', mark, true);
+  document.addEventListener('input', mark, true);
+}
 
-/**
- * The window's answer for `held`: a dialog is open, or the person typed in the focused field within
- * TYPING_MS. Listens (once, for the window's lifetime) to keys and edits anywhere in the page.
- */
+/** The window's answer for `held`: a dialog is open, or the person typed in the focused field within TYPING_MS. */
 export function personIsBusy(): boolean {
   if (typeof document === 'undefined') return false;
-  if (!watching) {
-    watching = true;
-    const mark = () => (lastInputAt = performance.now());
-    document.addEventListener('keydown', mark, true);
-    document.addEventListener('input', mark, true);
-  }
   if (document.querySelector('dialog[open]')) return true;
   const a = document.activeElement;
   const editing = a instanceof HTMLElement && (a.matches('input, textarea, select') || a.isContentEditable);

@@ -8,7 +8,7 @@
 // pushes run from timers), so the apply itself is left out; the apply's own CPU is reported beside it.
 // It does not measure the window's re-reads: each push the window gets is (at most) one re-read there.
 //
-//   npx tsx test/bench/notify.ts [--events 5000] [--collections 1000] [--batch 5000] [--rounds 3]
+//   npm run bench:notify -- [--events 5000] [--collections 1000] [--batch 5000] [--rounds 3]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
