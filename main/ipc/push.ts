@@ -103,19 +103,21 @@ export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: 
   let lastSentAt = -Infinity;
   let timer: AbortController | null = null;
 
+  /** Sends what waits, every event even if one send throws; then throws the first error (the bus reports it). */
   const flush = () => {
     timer = null;
     lastSentAt = clock.now();
     const due = [...waiting];
     waiting.clear();
+    let failed: { e: unknown } | null = null;
     for (const [event, w] of due) {
       try {
         send(event, w.take());
-      } catch {
-        // A window that cannot be told (closing) must not keep the others' pushes back; the shells'
-        // senders already drop what a closed window cannot take.
+      } catch (e) {
+        failed ??= { e };
       }
     }
+    if (failed) throw failed.e;
   };
 
   const pace: DeskEventSender = (event, payload) => {
@@ -129,12 +131,16 @@ export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: 
     if (wait <= 0) return flush();
     const t = new AbortController();
     timer = t;
-    sleep(wait, t.signal).then(
-      () => {
-        if (timer === t) flush();
-      },
-      () => undefined, // unsubscribed: the window is gone
-    );
+    sleep(wait, t.signal)
+      .then(
+        () => {
+          if (timer === t) flush();
+        },
+        () => undefined, // unsubscribed: the window is gone
+      )
+      // The shells' senders drop what a closing window cannot take and never throw; should one, the
+      // next push still goes (timer was cleared), and this one is not worth an unhandled rejection.
+      .catch(() => undefined);
   };
 
   const off = bus.subscribe((event, payload) =>
