@@ -7,9 +7,38 @@ import type { ExportProgress } from '../reports/index.js';
 import type { Progress } from '../reconcile/index.js';
 import type { AppStatus } from './status.js';
 
+/** A collection whose stored state changed, with its status after the change. */
+export interface ChangedCollection {
+  id: number;
+  reference: string;
+  status: string;
+}
+
+/**
+ * Collections that changed together, said once. `changed` lists at most CHANGED_LIST_MAX of them (the
+ * newest); `many`: more changed than it lists, so whoever shows collections reads them again once.
+ */
+export interface ChangedCollections {
+  changed: ChangedCollection[];
+  many: boolean;
+}
+
+/** A notice lists at most this many collections: past it, a screen re-reads anyway (its page is 200 rows). */
+export const CHANGED_LIST_MAX = 200;
+
+/** The one notice for what a batch changed: listed while that is short, else "many". */
+export function changedCollections(list: readonly ChangedCollection[]): ChangedCollections {
+  return list.length > CHANGED_LIST_MAX ? { changed: [], many: true } : { changed: [...list], many: false };
+}
+
 export interface AppEvents {
   /** A collection's stored state changed during a charge (PENDING, window closed, redirect captured). */
-  'collection.changed': { id: number; reference: string; status: string };
+  'collection.changed': ChangedCollection;
+  /**
+   * Collections changed behind the screens, one notice per batch: a pulled batch of the team record, or
+   * this desk's events the team database refused.
+   */
+  'collections.changed': ChangedCollections;
   /** Events were stored: one delivery at the local receiver, an imported file (result 'import'), or a new team desk's bulk copy of the team history (result 'team-copy'). */
   'callbacks.ingested': { result: string; reference: string | null };
   /** A balances poll finished (ok or not); changed: snapshots written. */

@@ -27,6 +27,7 @@ import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import { DEFAULT_TLS, transportOf, type TeamTls } from '../team/tls.js';
 import type { AppEventBus } from './events.js';
+import { teamNotices } from './team-notices.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import type { TeamLinkState } from './status.js';
 import { outboxCounts } from '../collections/outbox.js';
@@ -103,6 +104,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   // Chosen in Settings, and said at every start: in the log, and in the status bar for as long as it holds.
   const { warning: transportWarning, host, mode } = transportOf(o.databaseUrl, tls);
   if (transportWarning) logger.warn({ host, sslmode: mode }, transportWarning);
+  const notices = teamNotices(events, o.db);
 
   async function signedIn(pool: pg.Pool, role: TeamRole, how: { offline: boolean }): Promise<void> {
     if (closed) {
@@ -125,11 +127,9 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       syncEveryMs: o.syncEveryMs,
       evidenceKeys: o.verificationKeys,
       evidenceReady: o.verificationKeysReady,
-      onApplied: (changed) => {
-        for (const c of changed) events.emit('collection.changed', c);
-      },
       // What the sync writes behind the screens is told the way the local poller and receiver tell it.
-      onCopied: () => events.emit('callbacks.ingested', { result: 'team-copy', reference: null }),
+      onApplied: notices.onApplied,
+      onCopied: notices.onCopied,
       onPolled: (what, changed) =>
         events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
       onStatus: (s: TeamSyncStatus) => {
@@ -148,23 +148,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         o.onChange();
       },
       onRefused: (entries, reason) => {
-        // Never silent: the desk says it at once, and the collection keeps saying it.
-        for (const x of entries)
-          events.emit('notice', {
-            level: 'error',
-            message: `${x.event.merchantReference}: this desk's ${x.event.kind.replace(/_/g, ' ')} was not accepted by the team database (${reason}). It is kept on this desk only.`,
-          });
-        // The collection now says "not accepted by the team database": screens showing it read it again.
-        for (const x of entries) {
-          if (x.event.collectionId === null) continue;
-          const status = o.db.prepare('SELECT status FROM collections WHERE id = ?').pluck().get(x.event.collectionId);
-          if (typeof status === 'string')
-            events.emit('collection.changed', {
-              id: x.event.collectionId,
-              reference: x.event.merchantReference,
-              status,
-            });
-        }
+        notices.onRefused(entries, reason);
         o.onChange(); // the status bar counts them
       },
     });

@@ -1,13 +1,18 @@
 // The renderer push: the one subscriber of main's own events (main/app/events.ts) that tells the window
-// what to reload, in the contract's DeskEvents. Each shell forwards what this gives it to its window.
-import type { AppEventBus, AppEventName, AppEvents } from '../app/events.js';
+// what to reload, in the contract's DeskEvents. Each shell forwards what this gives it to its window,
+// paced here for both shells alike: the "something changed, read it again" events reach a window at most
+// PUSH_EVERY_MS apart, the ones that came meanwhile merged into one (a desk catching up applies thousands
+// of events a second, and each push costs the window a re-read).
+import { realSleep, systemClock, type Clock, type Sleep } from '../clock.js';
+import { CHANGED_LIST_MAX, type AppEventBus, type AppEventName, type AppEvents } from '../app/events.js';
 import type { DeskEventName, DeskEvents } from './contract/index.js';
 
 export type DeskEventSender = <E extends DeskEventName>(event: E, payload: DeskEvents[E]) => void;
 
 /** One line per internal event: what the window is told about it. A new internal event fails to compile until it has one. */
 const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) => void } = {
-  'collection.changed': (p, send) => send('collections.updated', p),
+  'collection.changed': (p, send) => send('collections.updated', { changed: [p], many: false }),
+  'collections.changed': (p, send) => send('collections.updated', p),
   'callbacks.ingested': (p, send) => send('callbacks.ingested', p),
   'balances.polled': (p, send) => send('balances.updated', p),
   'options.polled': (p, send) => send('options.updated', p),
@@ -24,7 +29,127 @@ const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) =
   'reconcile.progress': (p, send) => send('reconcile.progress', p),
 };
 
-/** Forwards main's events to `send` as DeskEvents; returns the unsubscribe function. */
-export function pushToRenderer(bus: AppEventBus, send: DeskEventSender): () => void {
-  return bus.subscribe((event, payload) => (forward[event] as (p: unknown, s: DeskEventSender) => void)(payload, send));
+/** At most one paced send per this many ms to a window (4 a second). */
+export const PUSH_EVERY_MS = 250;
+
+/** The payloads of one event waiting for a window, merged as they come; take() gives the one to send. */
+interface Waiting<E extends DeskEventName> {
+  add(payload: DeskEvents[E]): void;
+  take(): DeskEvents[E];
+}
+
+/** Waiting payloads where the newer one merges into the older. */
+function merged<E extends DeskEventName>(merge: (older: DeskEvents[E], newer: DeskEvents[E]) => DeskEvents[E]) {
+  return (): Waiting<E> => {
+    let value: DeskEvents[E] | undefined;
+    return {
+      add: (p) => (value = value === undefined ? p : merge(value, p)),
+      take: () => value!,
+    };
+  };
+}
+
+/**
+ * The paced events and how those waiting for the same window become one. Every other event (a notice,
+ * the status, the lock, progress) is sent at once: each says something of its own.
+ */
+const paced: { [E in DeskEventName]?: () => Waiting<E> } = {
+  // Each collection once, with its newest status; past the bound, "many" with the newest ones listed.
+  'collections.updated': () => {
+    const byId = new Map<number, DeskEvents['collections.updated']['changed'][number]>();
+    let many = false;
+    return {
+      add(p) {
+        many ||= p.many;
+        for (const c of p.changed) {
+          byId.delete(c.id);
+          byId.set(c.id, c);
+          if (byId.size > CHANGED_LIST_MAX) {
+            byId.delete(byId.keys().next().value!);
+            many = true;
+          }
+        }
+      },
+      take: () => ({ changed: [...byId.values()], many }),
+    };
+  },
+  // One delivery's reference while they are all the same one; else null: "read again, whatever it was".
+  'callbacks.ingested': merged<'callbacks.ingested'>((a, b) =>
+    a.reference === b.reference && a.result === b.result ? b : { result: b.result, reference: null },
+  ),
+  'balances.updated': merged<'balances.updated'>((a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed })),
+  'options.updated': merged<'options.updated'>((a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed })),
+};
+
+export interface PushPacing {
+  clock?: Clock;
+  sleep?: Sleep;
+  /** Default PUSH_EVERY_MS. */
+  everyMs?: number;
+}
+
+/**
+ * Forwards main's events to `send` as DeskEvents, one subscription per window; returns the unsubscribe
+ * function (which drops what is still waiting: the window is gone).
+ *
+ * Paced events: the first after a quiet spell is sent at once; those that follow within `everyMs` wait,
+ * merged per event, and are sent together when it has passed, so the last change always arrives.
+ */
+export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: PushPacing = {}): () => void {
+  const clock = pacing.clock ?? systemClock;
+  const sleep = pacing.sleep ?? realSleep;
+  const everyMs = pacing.everyMs ?? PUSH_EVERY_MS;
+  const waiting = new Map<DeskEventName, Waiting<DeskEventName>>();
+  let lastSentAt = -Infinity;
+  let timer: AbortController | null = null;
+
+  /** Sends what waits, every event even if one send throws; then throws the first error (the bus reports it). */
+  const flush = () => {
+    timer = null;
+    lastSentAt = clock.now();
+    const due = [...waiting];
+    waiting.clear();
+    let failed: { e: unknown } | null = null;
+    for (const [event, w] of due) {
+      try {
+        send(event, w.take());
+      } catch (e) {
+        failed ??= { e };
+      }
+    }
+    if (failed) throw failed.e;
+  };
+
+  const pace: DeskEventSender = (event, payload) => {
+    const make = paced[event] as (() => Waiting<typeof event>) | undefined;
+    if (!make) return send(event, payload);
+    let w = waiting.get(event) as Waiting<typeof event> | undefined;
+    if (!w) waiting.set(event, (w = make()) as Waiting<DeskEventName>);
+    w.add(payload);
+    if (timer) return;
+    const wait = lastSentAt + everyMs - clock.now();
+    if (wait <= 0) return flush();
+    const t = new AbortController();
+    timer = t;
+    sleep(wait, t.signal)
+      .then(
+        () => {
+          if (timer === t) flush();
+        },
+        () => undefined, // unsubscribed: the window is gone
+      )
+      // The shells' senders drop what a closing window cannot take and never throw; should one, the
+      // next push still goes (timer was cleared), and this one is not worth an unhandled rejection.
+      .catch(() => undefined);
+  };
+
+  const off = bus.subscribe((event, payload) =>
+    (forward[event] as (p: unknown, s: DeskEventSender) => void)(payload, pace),
+  );
+  return () => {
+    off();
+    timer?.abort();
+    timer = null;
+    waiting.clear();
+  };
 }

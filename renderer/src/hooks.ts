@@ -3,6 +3,20 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ChannelName, DeskEventName, DeskEvents, RequestOf, ResponseOf } from '../../main/ipc/contract/index.js';
 import type { AppStatus } from '../../main/ipc/contract/app.js';
 import { DeskError, invoke, on } from './desk.js';
+import { concerns, createRereadGate, personIsBusy, type Shows } from './reread.js';
+
+export type { Shows, Touched } from './reread.js';
+
+/** What makes a screen read its data again after main says something changed. */
+export interface RefreshOptions {
+  /** The pushes that may change what the screen shows. */
+  refreshOn?: DeskEventName[];
+  /**
+   * Whether a change to this collection could change what the screen shows (its rows, or rows that could
+   * join them); without it every change of `refreshOn` does. A push naming none of them reads nothing.
+   */
+  shows?: Shows;
+}
 
 export interface QueryState<T> {
   /** The last good answer; kept while reloading and after an error (show it, marked stale). */
@@ -23,13 +37,41 @@ function toDeskError(e: unknown): DeskError {
 }
 
 /**
+ * Re-reads through `reread` when one of `refreshOn` arrives and concerns what the screen shows
+ * (reread.ts): one read in flight and one after it however many arrive, none while the person types in
+ * a field or has a dialog open (then once they stop). Every screen's pushed re-reads go through here.
+ */
+function useRefreshOn(reread: () => Promise<unknown>, options: RefreshOptions, enabled = true): void {
+  const run = useRef(reread);
+  const shows = useRef(options.shows);
+  useEffect(() => {
+    run.current = reread;
+    shows.current = options.shows;
+  });
+  const events = (options.refreshOn ?? []).join(',');
+  useEffect(() => {
+    if (!events || !enabled) return;
+    const gate = createRereadGate({ run: () => run.current(), held: personIsBusy });
+    const offs = events.split(',').map((ev) =>
+      on(ev as DeskEventName, (payload) => {
+        if (concerns(ev as DeskEventName, payload, shows.current)) gate.request();
+      }),
+    );
+    return () => {
+      offs.forEach((off) => off());
+      gate.dispose();
+    };
+  }, [events, enabled]);
+}
+
+/**
  * Calls `channel` with `request` on mount and when the request changes (compared as JSON), and again when
- * any of `refreshOn` events arrive. Out-of-order answers are dropped.
+ * `refreshOn` events that concern what it shows arrive (useRefreshOn). Out-of-order answers are dropped.
  */
 export function useDeskQuery<K extends ChannelName>(
   channel: K,
   request: RequestOf<K>,
-  options: { refreshOn?: DeskEventName[]; enabled?: boolean } = {},
+  options: RefreshOptions & { enabled?: boolean } = {},
 ): QueryState<ResponseOf<K>> {
   const [data, setData] = useState<ResponseOf<K>>();
   const [error, setError] = useState<DeskError>();
@@ -61,13 +103,7 @@ export function useDeskQuery<K extends ChannelName>(
     return () => clearTimeout(t);
   }, [reload, enabled]);
 
-  const events = (options.refreshOn ?? []).join(',');
-  useEffect(() => {
-    if (!events || !enabled) return;
-    const offs = events.split(',').map((ev) => on(ev as DeskEventName, () => void reload()));
-    return () => offs.forEach((off) => off());
-  }, [events, reload, enabled]);
-
+  useRefreshOn(reload, options, enabled);
   useRefetchAfterUnlock(reload, enabled);
 
   return { data, error, loading: busy && data === undefined, busy, reload };
@@ -127,13 +163,15 @@ export function useNow(everyMs = 15_000): number {
 /**
  * Server-side pages of a list channel (answers `{ rows, total, ... }` for `offset`/`limit`): the first
  * page on mount and whenever the request changes, the next page on `more()` (a virtualised table calls it
- * near its end), and `refresh()` re-reads what is loaded (at least a page, at most 1,000 rows) after a
- * change in main. `extra` is the newest answer without its rows (e.g. counts beside the list).
+ * near its end), and `refresh()` re-reads what is loaded (at least a page, at most 1,000 rows), as
+ * `refreshOn` events that concern what it shows do (useRefreshOn). `extra` is the newest answer without
+ * its rows (e.g. counts beside the list).
  */
 export function usePagedQuery<K extends ChannelName, Row>(
   channel: K,
   request: RequestOf<K>,
   pageSize = 200,
+  options: RefreshOptions = {},
 ): {
   rows: Row[];
   total: number | undefined;
@@ -188,10 +226,9 @@ export function usePagedQuery<K extends ChannelName, Row>(
     return () => clearTimeout(t);
   }, [load, pageSize]);
 
-  const refresh = useCallback(
-    () => void load(0, Math.min(1000, Math.max(pageSize, loaded.current)), true),
-    [load, pageSize],
-  );
+  const reread = useCallback(() => load(0, Math.min(1000, Math.max(pageSize, loaded.current)), true), [load, pageSize]);
+  const refresh = useCallback(() => void reread(), [reread]);
+  useRefreshOn(reread, options);
   useRefetchAfterUnlock(refresh);
   const more = useCallback(() => {
     if (busy || total === undefined || loaded.current >= total) return;

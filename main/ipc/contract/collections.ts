@@ -102,6 +102,11 @@ export const collectionsChannels = {
 };
 
 export type collectionsEvents = {
-  /** A collection changed during a charge (PENDING, window closed, redirect captured). */
-  'collections.updated': { id: number; reference: string; status: string };
+  /**
+   * Collections changed: during a charge (PENDING: the payment window is open; window closed, redirect
+   * captured), by a pulled batch of the team record, or refused by the team database. Notices that came
+   * close together arrive merged (main/ipc/push.ts): `changed` lists at most 200 collections, each with
+   * its newest status; `many`: more changed than it lists, so a screen re-reads what it shows once.
+   */
+  'collections.updated': { changed: { id: number; reference: string; status: string }[]; many: boolean };
 };

@@ -80,7 +80,19 @@ function TimelineItem({ e }: { e: EventRow }) {
 }
 
 export function CollectionDetail({ id, onBack }: { id: number; onBack: () => void }) {
-  const q = useDeskQuery('collections.get', { id }, { refreshOn: ['collections.updated', 'callbacks.ingested'] });
+  const reference = useRef<string>(undefined);
+  const q = useDeskQuery(
+    'collections.get',
+    { id },
+    {
+      refreshOn: ['collections.updated', 'callbacks.ingested'],
+      // Only this collection: by id, or by reference for a delivery.
+      shows: (t) => (t.id !== undefined ? t.id === id : t.reference === reference.current),
+    },
+  );
+  useEffect(() => {
+    reference.current = q.data?.collection.merchantReference;
+  }, [q.data]);
   // Focus lands on the title (not the Back button: the Enter that opened this would activate it).
   const title = useRef<HTMLHeadingElement>(null);
   const loaded = q.data !== undefined;

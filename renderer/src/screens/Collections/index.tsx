@@ -1,15 +1,16 @@
 // Collections: every card collection with what each source said, filtered and sorted in main (server-side
 // pages through collections.list, so a year of history stays fast), a virtualised table, a detail view
 // with the event timeline, and the "Import callbacks" button.
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { CollectionRow } from '../../../../main/ipc/contract/collections.js';
-import { useDeskEvent, useDeskQuery, usePagedQuery } from '../../hooks.js';
+import { useDeskQuery, usePagedQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money, Screen, Table, type ColumnDef, type SortingState } from '../../ui/index.js';
 import { Flags, StatusBadge } from '../../ui/StatusBadge.js';
 import { STATUS_CODES, statusLabel, type StatusCode } from '../../ui/status.js';
 import { CollectionDetail } from './Detail.js';
 import { useCallbackImport } from './ImportCallbacks.js';
 import { SourcesAgree } from './Sources.js';
+import { EMPTY_VIEW, listShows, type ListView } from './list-shows.js';
 import './collections.css';
 import { formatDateTime } from '../../ui/format.js';
 
@@ -120,9 +121,25 @@ export function CollectionsScreen() {
     };
   }, [filters, sorting, dateError]);
 
-  const pages = usePagedQuery<'collections.list', CollectionRow>('collections.list', request, PAGE);
-  useDeskEvent('collections.updated', pages.refresh);
-  useDeskEvent('callbacks.ingested', pages.refresh);
+  // What the list holds, for deciding which pushed changes concern it (list-shows.ts); with the highest
+  // collection id it has seen, since a push naming a higher one may add a row.
+  const view = useRef<ListView>(EMPTY_VIEW);
+  const newestSeen = useRef(0);
+  const pages = usePagedQuery<'collections.list', CollectionRow>('collections.list', request, PAGE, {
+    refreshOn: ['collections.updated', 'callbacks.ingested'],
+    shows: (t) => listShows(view.current, newestSeen)(t),
+  });
+  useEffect(() => {
+    for (const r of pages.rows) if (r.id > newestSeen.current) newestSeen.current = r.id;
+    view.current = {
+      ids: new Set(pages.rows.map((r) => r.id)),
+      refs: new Set(pages.rows.map((r) => r.merchantReference)),
+      status: filters.status,
+      flagged: filters.flagged,
+      sortedByStatus: request.sort.column === 'status',
+      partial: pages.rows.length < (pages.total ?? 0),
+    };
+  }, [pages.rows, pages.total, filters.status, filters.flagged, request.sort.column]);
 
   const currencies = useMemo(() => {
     const set = new Set<string>((options.data ?? []).map((o) => o.currency));

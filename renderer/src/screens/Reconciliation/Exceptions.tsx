@@ -3,7 +3,7 @@
 import { useMemo, useState } from 'react';
 import type { ExceptionRow } from '../../../../main/reconcile/types.shared.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
-import { useDeskEvent, useDeskQuery, usePagedQuery, useSessionState } from '../../hooks.js';
+import { useDeskQuery, usePagedQuery, useSessionState } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Money, Table, type ColumnDef } from '../../ui/index.js';
 import { dayEnd, dayStart, shortTime } from '../../ui/dates.js';
 import { EXCEPTION_KINDS, kindBadgeClass, kindLabel } from './labels.js';
@@ -101,9 +101,9 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
     return r;
   }, [kind, currency, from, to, text, includeResolved]);
   // Server-side pages, like Collections: the table asks for the next page as it nears the end.
-  const q = usePagedQuery<'reconcile.exceptions', ExceptionRow>('reconcile.exceptions', request, PAGE);
-  useDeskEvent('callbacks.ingested', q.refresh);
-  useDeskEvent('collections.updated', q.refresh);
+  const q = usePagedQuery<'reconcile.exceptions', ExceptionRow>('reconcile.exceptions', request, PAGE, {
+    refreshOn: ['callbacks.ingested', 'collections.updated'],
+  });
   const rows = q.rows;
   const counts = q.extra?.countsByKind ?? {};
   const badRange = from && to && (dayStart(from) ?? 0) >= (dayEnd(to) ?? 0);

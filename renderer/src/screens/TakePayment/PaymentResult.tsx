@@ -106,7 +106,7 @@ export function PaymentResult({
   const q = useDeskQuery(
     'collections.get',
     { reference },
-    { refreshOn: ['collections.updated', 'callbacks.ingested'] },
+    { refreshOn: ['collections.updated', 'callbacks.ingested'], shows: (t) => t.reference === reference },
   );
   const c = q.data?.collection;
   const events = useMemo(() => q.data?.events ?? [], [q.data]);

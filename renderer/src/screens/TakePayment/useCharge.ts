@@ -19,8 +19,10 @@ export function useCharge(onProblem: () => void) {
   const [state, dispatch] = useReducer(chargeReducer, INITIAL_CHARGE);
 
   // While a charge is in flight main reports its collection (PENDING: the payment window is open).
+  // (Pushes come merged: the charge's own PENDING is among the collections listed.)
   useDeskEvent('collections.updated', (e) => {
-    if (e.status === 'PENDING') dispatch({ type: 'windowOpened', reference: e.reference });
+    const pending = e.changed.find((c) => c.status === 'PENDING');
+    if (pending) dispatch({ type: 'windowOpened', reference: pending.reference });
   });
 
   const settle = useCallback(

@@ -1,0 +1,43 @@
+// What the team sync writes behind the screens, told as main's own events (app/events.ts) the way the
+// local poller and receiver tell theirs: one notice per pulled batch (not one per collection: a desk
+// catching up applies thousands of events a second), one per refusal. The window hears them through the
+// renderer push (ipc/push.ts), which also paces them.
+import type { Db } from '../store/db.js';
+import type { OutboxEntry } from '../collections/outbox.js';
+import { changedCollections, type AppEventBus, type ChangedCollection } from './events.js';
+
+export interface TeamNotices {
+  /** A pulled batch was applied: what it changed, in one notice. */
+  onApplied(changed: ChangedCollection[]): void;
+  /** A new desktop's bulk start copied the team history at once: whoever shows collections reads them again. */
+  onCopied(): void;
+  /** The team database refused this desk's events: the desk says so at once, and the collections keep saying it. */
+  onRefused(entries: readonly OutboxEntry[], reason: string): void;
+}
+
+export function teamNotices(events: AppEventBus, db: Db): TeamNotices {
+  return {
+    onApplied: (changed) => {
+      if (changed.length) events.emit('collections.changed', changedCollections(changed));
+    },
+    onCopied: () => events.emit('callbacks.ingested', { result: 'team-copy', reference: null }),
+    onRefused: (entries, reason) => {
+      // Never silent: one message per refused event, as the person at the desk reads them.
+      for (const x of entries)
+        events.emit('notice', {
+          level: 'error',
+          message: `${x.event.merchantReference}: this desk's ${x.event.kind.replace(/_/g, ' ')} was not accepted by the team database (${reason}). It is kept on this desk only.`,
+        });
+      // The collections now say "not accepted by the team database": screens showing them read them again.
+      const changed: ChangedCollection[] = [];
+      const statusOf = db.prepare('SELECT status FROM collections WHERE id = ?').pluck();
+      for (const x of entries) {
+        if (x.event.collectionId === null) continue;
+        const status = statusOf.get(x.event.collectionId);
+        if (typeof status === 'string')
+          changed.push({ id: x.event.collectionId, reference: x.event.merchantReference, status });
+      }
+      if (changed.length) events.emit('collections.changed', changedCollections(changed));
+    },
+  };
+}

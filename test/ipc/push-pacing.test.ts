@@ -1,0 +1,135 @@
+// The renderer push paces what a window is told (main/ipc/push.ts), for both shells alike: a burst of
+// changes reaches the window as at most 4 pushes a second, merged, the first at once and the last change
+// never lost; notices, the status and progress still go at once. Time is a fake clock (test/poller/fake-time.ts).
+import { describe, expect, it } from 'vitest';
+import { createEventBus, type ChangedCollection } from '../../main/app/events.js';
+import { PUSH_EVERY_MS, pushToRenderer } from '../../main/ipc/push.js';
+import type { DeskEvents } from '../../main/ipc/contract/index.js';
+import { FakeTime } from '../poller/fake-time.js';
+
+type Updated = DeskEvents['collections.updated'];
+
+function window() {
+  const time = new FakeTime();
+  const bus = createEventBus();
+  const seen: { at: number; event: string; payload: unknown }[] = [];
+  const off = pushToRenderer(bus, (event, payload) => seen.push({ at: time.now, event, payload }), {
+    clock: time.clock,
+    sleep: time.sleep,
+  });
+  const updates = () => seen.filter((s) => s.event === 'collections.updated').map((s) => s.payload as Updated);
+  return { time, bus, seen, off, updates };
+}
+
+/** Lets the sleeps that fell due run their continuations. */
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+const col = (id: number, status = 'COMPLETED'): ChangedCollection => ({ id, reference: `MD-${id}`, status });
+
+describe('the renderer push paces changes per window', () => {
+  it('a burst of 1,000 changes over 2 s reaches the window as at most 4 pushes a second, the last state of every collection among them', async () => {
+    const w = window();
+    const start = w.time.now;
+    for (let i = 0; i < 1000; i++) {
+      // 50 collections, each changing status again and again; the last status of each is COMPLETED.
+      const id = i % 50;
+      w.bus.emit('collection.changed', col(id, i >= 950 ? 'COMPLETED' : 'PENDING'));
+      w.time.advance(2);
+      await settle();
+    }
+    w.time.advance(PUSH_EVERY_MS);
+    await settle();
+
+    const got = w.seen.filter((s) => s.event === 'collections.updated');
+    expect(got[0]!.at).toBe(start); // the first at once
+    // 2 s of changes and the trailing push: 4 a second, never two closer than PUSH_EVERY_MS.
+    expect(got.length).toBeLessThanOrEqual(2 * 4 + 2);
+    for (let i = 1; i < got.length; i++) expect(got[i]!.at - got[i - 1]!.at).toBeGreaterThanOrEqual(PUSH_EVERY_MS);
+    // Nothing lost: the newest status of each collection is what the window was last told about it.
+    const last = new Map<number, string>();
+    for (const u of w.updates()) for (const c of u.changed) last.set(c.id, c.status);
+    expect(last.size).toBe(50);
+    expect([...last.values()].every((s) => s === 'COMPLETED')).toBe(true);
+    w.off();
+  });
+
+  it('a single change after a quiet spell is sent at once; one right behind it waits and is never dropped', async () => {
+    const w = window();
+    w.bus.emit('collection.changed', col(1, 'PENDING'));
+    expect(w.updates()).toEqual([{ changed: [col(1, 'PENDING')], many: false }]);
+    w.time.advance(10);
+    w.bus.emit('collection.changed', col(1, 'COMPLETED'));
+    expect(w.updates()).toHaveLength(1); // waits
+    w.time.advance(PUSH_EVERY_MS);
+    await settle();
+    expect(w.updates()).toEqual([
+      { changed: [col(1, 'PENDING')], many: false },
+      { changed: [col(1, 'COMPLETED')], many: false },
+    ]);
+    // Quiet again: the next one goes at once.
+    w.time.advance(PUSH_EVERY_MS * 4);
+    w.bus.emit('collection.changed', col(2));
+    expect(w.updates()).toHaveLength(3);
+    w.off();
+  });
+
+  it('merged past 200 collections, the push says "many" and still lists the newest 200', async () => {
+    const w = window();
+    w.bus.emit('collection.changed', col(0));
+    for (let i = 1; i <= 300; i++) w.bus.emit('collection.changed', col(i));
+    w.time.advance(PUSH_EVERY_MS);
+    await settle();
+    const [, merged] = w.updates();
+    expect(merged!.many).toBe(true);
+    expect(merged!.changed.map((c) => c.id)).toEqual(Array.from({ length: 200 }, (_, i) => 101 + i));
+    // A batch already "many" stays so when merged with a short one.
+    w.bus.emit('collections.changed', { changed: [], many: true });
+    w.bus.emit('collection.changed', col(7, 'PENDING'));
+    w.time.advance(PUSH_EVERY_MS);
+    await settle();
+    expect(w.updates().at(-1)).toEqual({ changed: [col(7, 'PENDING')], many: true });
+    w.off();
+  });
+
+  it('deliveries merge to one push naming their reference while it is the same one, else none (read again)', async () => {
+    const w = window();
+    w.bus.emit('callbacks.ingested', { result: 'stored', reference: 'A' });
+    w.bus.emit('callbacks.ingested', { result: 'stored', reference: 'A' });
+    w.time.advance(PUSH_EVERY_MS);
+    await settle();
+    w.bus.emit('callbacks.ingested', { result: 'stored', reference: 'A' });
+    w.bus.emit('callbacks.ingested', { result: 'stored', reference: 'B' });
+    w.time.advance(PUSH_EVERY_MS);
+    await settle();
+    expect(w.seen.map((s) => s.payload)).toEqual([
+      { result: 'stored', reference: 'A' },
+      { result: 'stored', reference: 'A' },
+      { result: 'stored', reference: null },
+    ]);
+    w.off();
+  });
+
+  it('notices, the status and progress are not held back by the pacing', () => {
+    const w = window();
+    w.bus.emit('collection.changed', col(1));
+    w.bus.emit('collection.changed', col(2));
+    w.bus.emit('notice', { level: 'info', message: 'one' });
+    w.bus.emit('notice', { level: 'info', message: 'two' });
+    w.bus.emit('lock.changed', { locked: true });
+    expect(w.seen.map((s) => s.event)).toEqual(['collections.updated', 'app.notice', 'app.notice', 'lock.changed']);
+    w.off();
+  });
+
+  it('a closed window is told nothing more: what waited is dropped with its timer', async () => {
+    const w = window();
+    w.bus.emit('collection.changed', col(1));
+    w.bus.emit('collection.changed', col(2));
+    expect(w.time.pending()).toHaveLength(1);
+    w.off();
+    await settle();
+    expect(w.time.pending()).toHaveLength(0);
+    w.time.advance(PUSH_EVERY_MS);
+    await settle();
+    expect(w.updates()).toHaveLength(1);
+  });
+});
