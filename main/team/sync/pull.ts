@@ -71,7 +71,7 @@ export interface TeamSyncOptions {
   onPolled?: (what: 'balances' | 'options', changed: number) => void;
   /** The periodic pull that covers a lost notification (default 5 s). */
   pollEveryMs?: number;
-  /** Events per page pulled from PostgreSQL (default 5,000); each page is applied in slices (sliceMs). */
+  /** Events per page pulled from PostgreSQL (default 1,000); each page is applied in slices (sliceMs). */
   batchSize?: number;
   /**
    * How long one slice of pulled events may hold the main thread (default 25 ms): each slice is one
@@ -102,6 +102,12 @@ export interface TeamSyncOptions {
 const RETRY_FIRST_MS = 500;
 /** A slice of pulled events holds the main thread about this long (issue 23: never more than ~50 ms). */
 const SLICE_MS = 25;
+/**
+ * Events per page pulled: a page and the next one (fetched while this one is applied) are all a desk
+ * holds of a backlog, whatever its size; small enough to keep that flat, big enough that a page's round
+ * trip is a small part of applying it.
+ */
+const PAGE = 1_000;
 /** While a desk drains a backlog, the status bar hears how far it is at most this often. */
 const STATUS_EVERY_MS = 250;
 
@@ -177,7 +183,7 @@ async function pullNewestOptions(
 export function startTeamSync(o: TeamSyncOptions): TeamSync {
   const { pool, db, clock, logger } = o;
   const pollEveryMs = o.pollEveryMs ?? 5_000;
-  const batchSize = o.batchSize ?? 5_000;
+  const batchSize = o.batchSize ?? PAGE;
   const sliceMs = o.sliceMs ?? SLICE_MS;
   /** How many events the next slice takes, learnt from how long the last ones took (kept across pulls). */
   const drain = sliceSizer(sliceMs, batchSize);
@@ -197,6 +203,8 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
+  /** A pull is applying slices of a backlog (the status is told a few times a second meanwhile). */
+  let draining = false;
   let timer: NodeJS.Timeout | undefined;
   let retryMs = RETRY_FIRST_MS;
   let listener: Listener | null = null;
@@ -218,7 +226,12 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     pool,
     db,
     now: () => clock.now(),
-    onChange: (c) => setStatus({ chain: c }),
+    // While a backlog drains, each slice moves the verified head: told with the drain's progress (a few
+    // times a second), not after every slice. An alarm is told at once.
+    onChange: (c) => {
+      if (draining && !c.broken) state = { ...state, chain: c };
+      else setStatus({ chain: c });
+    },
     stopped: () => closed,
   });
   state = { ...state, chain: chain.state() };
@@ -332,11 +345,13 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
           const sliceSeq = slice[slice.length - 1]!.seq;
           // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
           const checked = await chain.checkPulled(slice, lastSeq(db, 'events'));
-          const started = performance.now();
+          const started = process.cpuUsage();
           const r = applyEvents(db, slice, sliceSeq, clock.now(), verify);
-
           chain.applied(checked);
-          drain.took(n, performance.now() - started);
+          // Sized by the CPU time it took, not the wall time: on a busy machine the wall time also counts
+          // the time other processes had the cores, and slices sized by it would shrink to a few events.
+          const cpu = process.cpuUsage(started);
+          drain.took(n, (cpu.user + cpu.system) / 1000);
           i += n;
           total += r.applied;
           state = { ...state, lastSeq: sliceSeq };
@@ -348,10 +363,11 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
             }
           }
           const remaining = i < batch.events.length || batch.more;
+          draining = remaining;
           if (remaining) {
             newest ??= batch.lastSeq;
-            // The status bar is told a few times a second, not after every slice.
-            if (performance.now() - told >= STATUS_EVERY_MS) {
+            // The status bar is told after each page and at most a few times a second, not after every slice.
+            if (i >= batch.events.length || performance.now() - told >= STATUS_EVERY_MS) {
               told = performance.now();
               setStatus({
                 lastSeq: sliceSeq,
@@ -365,6 +381,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         if (!batch.more || closed) break; // closing stops between slices: each one committed whole
       }
     } finally {
+      draining = false;
       if (state.catchingUp) setStatus({ catchingUp: null });
     }
     if (closed) return total;
