@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../main/store/db.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { lastSeq } from '../../main/team/sync/apply.js';
-import type { TeamSyncStatus } from '../../main/team/sync/pull.js';
+import { sliceSizer, type TeamSyncStatus } from '../../main/team/sync/pull.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { chargeOn, newIntent, openDesk, type Desk } from './sync-desk.js';
 import { history } from './new-desk.js';
@@ -77,6 +77,23 @@ async function longestBlock<T>(work: () => Promise<T>): Promise<{ value: T; maxW
     clearInterval(probe);
   }
 }
+
+describe('slices sized by time', () => {
+  it('start small, grow at most twofold a slice, shrink at once when one ran long, and never pass the page', () => {
+    const s = sliceSizer(25, 1000);
+    expect(s.size()).toBe(50);
+    s.took(50, 1); // fast: doubles, not 1,250
+    expect(s.size()).toBe(100);
+    s.took(100, 10);
+    expect(s.size()).toBe(200);
+    s.took(200, 100); // a slice took 100 ms: 50 fit in 25 ms
+    expect(s.size()).toBe(50);
+    for (let i = 0; i < 10; i++) s.took(s.size(), 0);
+    expect(s.size()).toBe(1000);
+    s.took(1000, 100_000);
+    expect(s.size()).toBe(1);
+  });
+});
 
 describe('a desk draining a backlog stays responsive', () => {
   it('20,000 events behind: the event loop is never held for more than 150 ms, and a charge goes through while it drains', async () => {
