@@ -330,9 +330,9 @@ export async function runElectronApp(opts: {
     if (quitting) return;
     e.preventDefault();
     quitting = true;
-    void closeWithin(() => core.close(), core.logger).finally(() => {
+    void closeWithin(() => core.close(), core.logger).then((clean) => {
       stop.dispose();
-      leaveSoon(0, 500, (code) => app.exit(code));
+      leaveSoon(clean ? 0 : 1, 500, (code) => app.exit(code));
       app.quit();
     });
   });

@@ -1,48 +1,39 @@
-// A desk process for the stop test (sync-drain.test.ts): a team session (pool, pull, outbox push,
-// LISTEN) on its own SQLite file, stopped the way the shells stop a desk (app/shutdown.ts). It prints
-// "applied N" as slices are applied and "up to date" once the first pull is done.
-//   MD_DRAIN_TEAM_URL=postgres://... node --import tsx drain-child.ts <sqlite file>
-import { openDatabase } from '../../main/store/db.js';
-import { wireLedgerReconciliation } from '../../main/app/ledger.js';
-import { systemClock } from '../../main/clock.js';
-import { openTeamPool } from '../../main/team/pool.js';
-import { startTeamSession } from '../../main/team/session.js';
+// A desk process for the stop test (sync-drain.test.ts): the app's core on a team profile's data folder
+// (composeCore, as the shells compose it, without a window), its operator signed in, stopped the way the
+// shells stop a desk (app/shutdown.ts). It prints "applied N" as the sync tells the screens of applied
+// collections, and "up to date SEQ" once its first pull is done.
+//   MD_DRAIN_PASSWORD=... node --import tsx drain-child.ts <data folder>
+import { composeCore } from '../../main/app/core.js';
+import { silentLogger } from '../../main/log/index.js';
 import { closeWithin, leaveSoon, onStopSignals } from '../../main/app/shutdown.js';
 
-const file = process.argv[2]!;
-const url = process.env.MD_DRAIN_TEAM_URL!;
-wireLedgerReconciliation();
-const db = openDatabase(file);
-const pool = openTeamPool(url, { onIdleError: () => undefined });
-const quiet = { info() {}, warn() {}, error() {} };
-let applied = 0;
-let told = false;
-const session = startTeamSession({
-  pool,
-  login: 'drain',
-  role: 'support',
-  db,
-  clock: systemClock,
-  logger: quiet,
-  syncEveryMs: 60_000,
-  onApplied: (changed) => {
-    applied += changed.length;
-    process.stdout.write(`applied ${applied}\n`);
-  },
-  onStatus: (s) => {
-    if (!told && s.online && !s.catchingUp && s.lastPullAt !== null) {
-      told = true;
-      process.stdout.write(`up to date ${s.lastSeq}\n`);
-    }
-  },
-});
-
+const dataDir = process.argv[2]!;
 const stop = onStopSignals();
-void stop.requested.then(async () => {
-  await closeWithin(async () => {
-    await session.close();
-    db.close();
-  }, quiet);
-  stop.dispose();
-  leaveSoon(0);
+const core = await composeCore({
+  dataDir,
+  logger: silentLogger(),
+  receiver: false,
+  lock: { checkEveryMs: 0 },
+  teamSyncEveryMs: 60_000,
 });
+let applied = 0;
+core.events.subscribe((event) => {
+  if (event === 'collection.changed') process.stdout.write(`applied ${++applied}\n`);
+});
+// The operator signs in as at the lock screen (the password from the environment, never an argument).
+await core.lock.unlock(process.env.MD_DRAIN_PASSWORD!);
+const watch = setInterval(() => {
+  const s = core.team()?.sync.status();
+  if (s?.online && !s.catchingUp && s.lastPullAt !== null) {
+    clearInterval(watch);
+    process.stdout.write(`up to date ${s.lastSeq}\n`);
+  }
+}, 20);
+watch.unref();
+
+await stop.requested;
+clearInterval(watch);
+const clean = await closeWithin(() => core.close(), core.logger);
+stop.dispose();
+// A close cut short says so in the exit code (what was written is committed anyway).
+leaveSoon(clean ? 0 : 1);

@@ -8,13 +8,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../main/store/db.js';
+import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../main/settings/index.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { lastSeq } from '../../main/team/sync/apply.js';
 import { sliceSizer, type TeamSyncStatus } from '../../main/team/sync/pull.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { chargeOn, newIntent, openDesk, type Desk } from './sync-desk.js';
 import { history } from './new-desk.js';
+import { forgetTeamKeys } from '../app/team-keychain.js';
+
+// This file's keychain entries (the desk process's offline check) stay apart from every other test file's.
+process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-drain-${process.pid}`;
 
 let team: TeamFixture;
 let support: string;
@@ -25,6 +29,7 @@ beforeAll(async () => {
   support = await team.addOperator('support');
 }, 60_000);
 afterAll(async () => {
+  if (team) await forgetTeamKeys(deskUrl(), [support]);
   await team?.close();
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
@@ -153,12 +158,33 @@ interface Running {
   waitFor(re: RegExp, ms: number): Promise<string>;
 }
 
-function startDesk(file: string, login: string): Running {
-  const url = team.db.urlFor(login, team.password(login));
-  const p = spawn(process.execPath, ['--import', 'tsx', child, file], {
+/** The team database as a desk's settings name it (no password: the operator signs in). */
+const deskUrl = () => `postgres://${team.db.server.host}:${team.db.server.port}/${team.db.name}`;
+
+/** A data folder whose active profile is team, on this file's team database, signing in as `login`. */
+function teamDataDir(login: string): string {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-drain-'));
+  dirs.push(dataDir);
+  const db = openProfileDatabase(dataDir, 'team');
+  try {
+    updateSettings(db, {
+      profile: 'team',
+      baseUrl: 'http://127.0.0.1:9',
+      teamDatabaseUrl: deskUrl(),
+      teamLogin: login,
+    });
+  } finally {
+    db.close();
+  }
+  writeActiveProfile(dataDir, 'team');
+  return dataDir;
+}
+
+function startDesk(dataDir: string, login: string): Running {
+  const p = spawn(process.execPath, ['--import', 'tsx', child, dataDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    // The team URL (with its password) goes in the environment, never in an argument.
-    env: { ...process.env, MD_DRAIN_TEAM_URL: url },
+    // The operator's password goes in the environment, never in an argument.
+    env: { ...process.env, MD_DRAIN_PASSWORD: team.password(login) },
   });
   const lines: string[] = [];
   let err = '';
@@ -212,10 +238,9 @@ function startDesk(file: string, login: string): Running {
 
 describe('a desk stopped while it drains a big backlog', () => {
   it('SIGTERM: it exits within 2 s with code 0; restarted, it holds every event exactly once', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-drain-'));
-    dirs.push(dir);
-    const file = path.join(dir, 'desk.sqlite');
+    const file = teamDataDir(support);
     // The desk has synced before (its first start copies what there is), then was away while much happened.
+    await write(backlog(300, 'MD-BEFORE', 25));
     const before = startDesk(file, support);
     await before.waitFor(/^up to date/, 120_000);
     process.kill(before.pid, 'SIGTERM');
@@ -229,10 +254,13 @@ describe('a desk stopped while it drains a big backlog', () => {
     process.kill(first.pid, 'SIGTERM');
     const gone = await first.exited;
     const tookMs = gone.at - sent;
+    console.info(
+      `SIGTERM while draining: the desk process exited after ${tookMs.toFixed(0)} ms with code ${gone.code}`,
+    );
     expect({ code: gone.code, signal: gone.signal }).toEqual({ code: 0, signal: null });
     expect(tookMs).toBeLessThan(2_000);
 
-    const db = openDatabase(file);
+    const db = openProfileDatabase(file, 'team');
     try {
       const stoppedAt = lastSeq(db, 'events');
       expect(stoppedAt).toBeGreaterThan(0);
@@ -246,7 +274,7 @@ describe('a desk stopped while it drains a big backlog', () => {
     process.kill(second.pid, 'SIGTERM');
     expect((await second.exited).code).toBe(0);
 
-    const after = openDatabase(file);
+    const after = openProfileDatabase(file, 'team');
     try {
       expect(lastSeq(after, 'events')).toBe(total.newest);
       // Every event of the team record once: none lost at the stop, none applied twice after it.

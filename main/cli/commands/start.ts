@@ -119,11 +119,12 @@ export const startCommand: Command = {
     await Promise.race([shell.closed, stop.requested]);
     // The window and the core close together: a team desk's sync stops after the slice it is applying.
     const opened = shell;
-    await closeWithin(async () => {
+    const clean = await closeWithin(async () => {
       await Promise.all([opened.close(), core.close()]);
     }, core.logger);
     stop.dispose();
-    leaveSoon(0);
-    return 0;
+    // A close that had to be cut short says so in the exit code (what was written is committed anyway).
+    leaveSoon(clean ? 0 : 1);
+    return clean ? 0 : 1;
   },
 };
