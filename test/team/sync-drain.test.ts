@@ -149,6 +149,16 @@ describe('a desk draining a backlog stays responsive', () => {
   }, 180_000);
 });
 
+describe('closing a desk that is still waiting', () => {
+  it('for its evidence keys (the first connection attempt hangs): the close does not wait for them', async () => {
+    const desk = openDesk(team.signIn(support), { evidenceReady: () => new Promise(() => undefined) });
+    await new Promise((r) => setTimeout(r, 50)); // the first pull is waiting for the keys
+    const t0 = performance.now();
+    await desk.close();
+    expect(performance.now() - t0).toBeLessThan(1_000);
+  });
+});
+
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), 'drain-child.ts');
 
 interface Running {

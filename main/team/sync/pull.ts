@@ -203,6 +203,9 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
+  let closeNow!: () => void;
+  /** Settles when close() is called: what a pull waits for that is not its own work gives way to it. */
+  const closing = new Promise<void>((r) => (closeNow = r));
   /** A pull is applying slices of a backlog (the status is told a few times a second meanwhile). */
   let draining = false;
   let timer: NodeJS.Timeout | undefined;
@@ -317,9 +320,10 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
    * slices of about sliceMs, then poll results. A close stops it between two slices.
    */
   async function pullOnce(): Promise<number> {
-    if (!keysLoaded && o.evidenceReady) await o.evidenceReady();
-    keysLoaded = true;
+    // A close does not wait for the keys (the workspace's first connection attempt may take a while).
+    if (!keysLoaded && o.evidenceReady) await Promise.race([o.evidenceReady(), closing]);
     if (closed) return 0;
+    keysLoaded = true;
     if (!startChecked) await checkWorkspace(pool, db, clock.now());
     let total = startChecked ? 0 : await startPull();
     if (closed) return total;
@@ -510,6 +514,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     },
     async close() {
       closed = true;
+      closeNow();
       clearTimeout(timer);
       clearTimeout(recheckTimer);
       waiting = null;
