@@ -13,7 +13,14 @@ import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { lastSeq } from '../../main/team/sync/apply.js';
 import { sliceSizer, type TeamSyncStatus } from '../../main/team/sync/pull.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
-import { chargeOn, newIntent, openDesk, type Desk } from './sync-desk.js';
+import { openDatabase, type Db } from '../../main/store/db.js';
+import { startTeamSession } from '../../main/team/session.js';
+import { systemClock } from '../../main/clock.js';
+import { recordIntent } from '../../main/team/record.js';
+import { saveIntentCollection } from '../../main/collections/intent-row.js';
+import { appendEvent } from '../../main/collections/ledger.js';
+import { outboxCounts } from '../../main/collections/outbox.js';
+import { chargeOn, newIntent, openDesk, quietLogger, waitFor, type Desk } from './sync-desk.js';
 import { history } from './new-desk.js';
 import { forgetTeamKeys } from '../app/team-keychain.js';
 
@@ -145,6 +152,74 @@ describe('a desk draining a backlog stays responsive', () => {
       expect(desk.db.prepare('SELECT count(*) FROM collection_events').pluck().get()).toBe(after.n);
     } finally {
       await desk.close();
+    }
+  }, 180_000);
+});
+
+describe("a charge's events go to the team while the desk drains", () => {
+  it('the outbox push is not held back until the backlog is applied', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-drain-push-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'desk.sqlite');
+    const session = (db: Db) =>
+      startTeamSession({
+        pool: team.signIn(support),
+        login: support,
+        role: 'support',
+        db,
+        clock: systemClock,
+        logger: quietLogger,
+        syncEveryMs: 60_000,
+      });
+    // The desk synced once, then was away while 10,000 events were recorded.
+    await write(backlog(200, 'MD-PUSH-BEFORE', 26));
+    let db = openDatabase(file);
+    let s = session(db);
+    await waitFor(() => s.sync.status().online && s.sync.status().lastPullAt !== null, 60_000, 'the first sync');
+    await s.close();
+    db.close();
+    await write(backlog(10_000, 'MD-PUSH-AWAY', 27));
+    const { newest } = await teamCount();
+
+    db = openDatabase(file);
+    s = session(db);
+    try {
+      await waitFor(() => s.sync.status().catchingUp !== null, 60_000, 'the drain to start');
+      // A charge meanwhile: its intent in the team first, then its answer stored with an outbox row.
+      const intent = { ...newIntent(), operator: support };
+      await recordIntent(s.pool, intent);
+      const id = saveIntentCollection(db, intent);
+      appendEvent(
+        db,
+        {
+          collectionId: id,
+          merchantReference: intent.merchantReference,
+          source: 'initiate',
+          kind: 'initialize_accepted',
+          status: 'PENDING',
+          receivedAt: Date.now(),
+          signature: 'not_applicable',
+          internalReference: `INT-${intent.merchantReference}`,
+          paymentUrl: `https://pay.example.invalid/${intent.merchantReference}`,
+        },
+        { outbox: true },
+      );
+      s.push.kick();
+      const pushed = async () =>
+        (
+          await team.owner.query("SELECT 1 FROM team.events WHERE merchant_reference = $1 AND source = 'initiate'", [
+            intent.merchantReference,
+          ])
+        ).rowCount === 1;
+      for (const end = Date.now() + 60_000; !(await pushed()) && Date.now() < end;)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(await pushed()).toBe(true);
+      // It reached the team before the desk had applied what it missed.
+      expect(lastSeq(db, 'events')).toBeLessThan(newest);
+      expect(outboxCounts(db).pending).toBe(0);
+    } finally {
+      await s.close();
+      db.close();
     }
   }, 180_000);
 });

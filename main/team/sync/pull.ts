@@ -316,6 +316,15 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   }
 
   /**
+   * The team database answered and is this desk's team's: the desk is online from now, while it catches
+   * up, so what waits on that (the outbox push of a charge's events, the status bar) does not wait for
+   * the backlog. An error of an earlier pull stays until this one has succeeded.
+   */
+  function reached(): void {
+    if (!state.online) setStatus({ online: true, wrongDatabase: false, signInRefused: false });
+  }
+
+  /**
    * One full pull: events page after page (the next fetched while this one is applied), each page in
    * slices of about sliceMs, then poll results. A close stops it between two slices.
    */
@@ -324,7 +333,10 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     if (!keysLoaded && o.evidenceReady) await Promise.race([o.evidenceReady(), closing]);
     if (closed) return 0;
     keysLoaded = true;
-    if (!startChecked) await checkWorkspace(pool, db, clock.now());
+    if (!startChecked) {
+      await checkWorkspace(pool, db, clock.now());
+      reached();
+    }
     let total = startChecked ? 0 : await startPull();
     if (closed) return total;
     const fetch = (after: number): Promise<PullResult> => {
@@ -339,6 +351,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     try {
       for (;;) {
         const batch = await next;
+        reached();
         if (closed) break;
         if (batch.more) next = fetch(batch.lastSeq);
         if (batch.more && newest === null) newest = await newestSeq();
@@ -419,9 +432,9 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
 
   async function guardedPull(): Promise<number> {
     try {
+      const wasOnline = state.online && !state.error;
       const n = await pullOnce();
-      if (!state.online || state.error)
-        logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
+      if (!wasOnline) logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
       retryMs = RETRY_FIRST_MS;
       setStatus({ online: true, error: null, signInRefused: false, wrongDatabase: false, lastPullAt: clock.now() });
       schedule(pollEveryMs);
