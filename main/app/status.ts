@@ -20,7 +20,10 @@ export interface TeamLinkState {
   /** Whether this session's sync has reached the team database yet (a pull answered). */
   reached: boolean;
   error: string | null;
-  /** While a new desktop copies the team's history (events by seq): how far of how many. */
+  /**
+   * While a desk catches up with the team (a new desktop's copy, or one that was away draining what it
+   * missed): how far it is, by seq, of how far the team record goes.
+   */
   catchingUp?: { copiedSeq: number; totalSeq: number } | null;
   /** Set when the connection to the team database is not protected (plain text or unchecked TLS off loopback). */
   transportWarning?: string | null;
@@ -69,17 +72,21 @@ export function clockTime(ms: number): string {
   return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }
 
+/** "Catching up with the team: N events behind" (by seq: what the desk has not applied yet). */
+export function catchingUpWords(c: { copiedSeq: number; totalSeq: number }): string {
+  const behind = Math.max(0, c.totalSeq - c.copiedSeq);
+  return `Catching up with the team: ${behind.toLocaleString('en')} event${behind === 1 ? '' : 's'} behind`;
+}
+
 /** The team profile's connection is the team database's (its service calls are charges only). */
 function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'message'> {
   if (!t.signedIn) return { connection: 'starting', message: `Sign in as ${t.login} to reach the team database.` };
   // The record no longer matching its hash chain outranks everything else a signed-in desk could say.
   if (t.chain?.broken) return { connection: 'error', message: chainWords(t.chain).text };
   if (t.catchingUp) {
-    const n = (x: number) => x.toLocaleString('en');
-    return {
-      connection: 'starting',
-      message: `Catching up with the team: ${n(t.catchingUp.copiedSeq)} of ${n(t.catchingUp.totalSeq)} events`,
-    };
+    // A desk that reached the team database and drains what it missed is online (its screens and its
+    // charges work meanwhile); one that has not finished its first pull is still starting.
+    return { connection: t.online ? 'online' : 'starting', message: catchingUpWords(t.catchingUp) };
   }
   const refused = t.outbox?.refused ?? 0;
   const pending = t.outbox?.pending ?? 0;

@@ -138,7 +138,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
           return;
         }
         if (!s.online && s.error) wasOffline = true;
-        else if (s.online && wasOffline) {
+        else if (s.online && !s.error && wasOffline) {
           wasOffline = false;
           events.emit('notice', {
             level: 'info',

@@ -32,6 +32,7 @@ import { isRedirectUrl } from '../collections/redirect-url.js';
 import { isAllowedPaymentUrl, isPaymentPageUrl, isVettedExternalUrl, type PaymentPageScope } from './payment-url.js';
 import { PaymentPages } from './payment-pages.js';
 import { serveRendererFile } from './serve.js';
+import { closeWithin, leaveSoon, onStopSignals } from '../app/shutdown.js';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'merchant-desk';
@@ -325,12 +326,19 @@ export async function runElectronApp(opts: {
   // The payment window belongs to the main window, made after the Core: until then a charge finds none.
   let paymentWindow: PaymentWindowOpener | null = null;
   const core = await opts.compose(opts.dataDir, () => paymentWindow);
+  // The one way a desk stops (app/shutdown.ts): SIGTERM or SIGINT quits as the menu's Quit and the last
+  // window closing do; before quitting, the core closes (in time, whatever backlog the sync drains).
+  const stop = onStopSignals(() => app.quit());
   let quitting = false;
   app.on('before-quit', (e) => {
     if (quitting) return;
     e.preventDefault();
     quitting = true;
-    void core.close().finally(() => app.quit());
+    void closeWithin(() => core.close(), core.logger).then((clean) => {
+      stop.dispose();
+      leaveSoon(clean ? 0 : 1, 500, (code) => app.exit(code));
+      app.quit();
+    });
   });
   app.on('window-all-closed', () => app.quit());
   const { win, paymentWindow: opener } = await startElectronShell(core);

@@ -46,6 +46,15 @@ export function StatusBar() {
               <AsOf at={s.lastSuccessfulPoll} prefix="Last successful poll" />
             </span>
           )}
+          {s.team?.catchingUp && s.team.catchingUp.totalSeq > 0 && (
+            // How far a desk that catches up with the team is (the connection's text says how many behind).
+            <progress
+              data-testid="status-catching-up"
+              aria-label="Catching up with the team"
+              max={s.team.catchingUp.totalSeq}
+              value={Math.min(s.team.catchingUp.copiedSeq, s.team.catchingUp.totalSeq)}
+            />
+          )}
           {s.team && (
             <span data-testid="status-team">
               {s.team.signedIn ? (

@@ -95,13 +95,22 @@ describe('statusFrom on a team desk', () => {
     ).toMatchObject({ connection: 'not_configured', message: 'the public key is not set' });
   });
 
-  it('a new desktop copying the team history says how far it is', () => {
+  it('a new desktop copying the team history says how far behind it is', () => {
     expect(
       statusFrom(state(team({ online: false, catchingUp: { copiedSeq: 150_000, totalSeq: 3_618_747 } }))),
     ).toMatchObject({
       connection: 'starting',
-      message: 'Catching up with the team: 150,000 of 3,618,747 events',
+      message: 'Catching up with the team: 3,468,747 events behind',
     });
+  });
+
+  it('a desk that was away, online and draining what it missed, says how many events behind it is', () => {
+    const s = statusFrom(state(team({ online: true, catchingUp: { copiedSeq: 41_000, totalSeq: 50_000 } })));
+    expect(s).toMatchObject({ connection: 'online', message: 'Catching up with the team: 9,000 events behind' });
+    expect(s.team?.catchingUp).toEqual({ copiedSeq: 41_000, totalSeq: 50_000 }); // the progress bar's
+    expect(statusFrom(state(team({ online: true, catchingUp: { copiedSeq: 49_999, totalSeq: 50_000 } }))).message).toBe(
+      'Catching up with the team: 1 event behind',
+    );
   });
 
   it('the team record not matching its hash chain is an alarm naming the first seq that does not match', () => {

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { appRoot } from '../../app/paths.js';
+import { closeWithin, leaveSoon, onStopSignals } from '../../app/shutdown.js';
 
 /**
  * The Electron binary, or null when the electron package has no downloaded binary (or is absent).
@@ -100,21 +101,11 @@ export const startCommand: Command = {
       await core.close();
       throw e;
     }
-    // First SIGINT/SIGTERM: close cleanly. A second one while closing: leave at once.
-    let signals = 0;
-    let onSignal: (sig: NodeJS.Signals) => void = () => {};
-    const stop = new Promise<string>((resolve) => {
-      onSignal = (sig) => {
-        signals += 1;
-        if (signals > 1) process.exit(130);
-        resolve(sig);
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-    });
+    // The one way a desk stops (app/shutdown.ts): a signal or the window closing; a second signal leaves at once.
+    const stop = onStopSignals();
     // The ready line promises a running sandbox (tools attach to its test controls): it waits for the
     // start, the window does not.
-    await Promise.race([core.ready(), shell.closed, stop]);
+    await Promise.race([core.ready(), shell.closed, stop.requested]);
     io.stdout.write(
       JSON.stringify({
         ready: true,
@@ -125,14 +116,15 @@ export const startCommand: Command = {
         callback_url: core.callbackReceiverUrl(),
       }) + '\n',
     );
-    await Promise.race([shell.closed, stop]);
-    try {
-      await shell.close();
-    } finally {
-      await core.close();
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
-    return 0;
+    await Promise.race([shell.closed, stop.requested]);
+    // The window and the core close together: a team desk's sync stops after the slice it is applying.
+    const opened = shell;
+    const clean = await closeWithin(async () => {
+      await Promise.all([opened.close(), core.close()]);
+    }, core.logger);
+    stop.dispose();
+    // A close that had to be cut short says so in the exit code (what was written is committed anyway).
+    leaveSoon(clean ? 0 : 1);
+    return clean ? 0 : 1;
   },
 };

@@ -71,8 +71,14 @@ export interface TeamSyncOptions {
   onPolled?: (what: 'balances' | 'options', changed: number) => void;
   /** The periodic pull that covers a lost notification (default 5 s). */
   pollEveryMs?: number;
-  /** Events per pull and per SQLite transaction (default 5,000). */
+  /** Events per page pulled from PostgreSQL (default 1,000); each page is applied in slices (sliceMs). */
   batchSize?: number;
+  /**
+   * How long one slice of pulled events may hold the main thread (default 25 ms): each slice is one
+   * SQLite transaction that records its last seq, then the event loop runs (IPC calls, a charge) before
+   * the next. The count per slice follows from how long the previous slices took.
+   */
+  sliceMs?: number;
   /** Events per page and per transaction of a new desktop's bulk start (default and most 50,000). */
   bulkChunk?: number;
   /** false: an empty desktop catches up through the incremental path too (the equality test's reference). */
@@ -94,6 +100,42 @@ export interface TeamSyncOptions {
 }
 
 const RETRY_FIRST_MS = 500;
+/** A slice of pulled events holds the main thread about this long (issue 23: never more than ~50 ms). */
+const SLICE_MS = 25;
+/**
+ * Events per page pulled: a page and the next one (fetched while this one is applied) are all a desk
+ * holds of a backlog, whatever its size; small enough to keep that flat, big enough that a page's round
+ * trip is a small part of applying it.
+ */
+const PAGE = 1_000;
+/** While a desk drains a backlog, the status bar hears how far it is at most this often. */
+const STATUS_EVERY_MS = 250;
+
+/** Lets the event loop run what waited (I/O, timers, an IPC call) before the next slice. */
+const yieldToEventLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+interface SliceSizer {
+  /** Events for the next slice. */
+  size(): number;
+  /** The last slice applied `n` events in `ms`. */
+  took(n: number, ms: number): void;
+}
+
+/**
+ * Sizes slices so one takes about `targetMs`: starts small, at most doubles from one slice to the next
+ * (a cold cache or a busy machine is not taken for the rate), and shrinks at once when a slice ran long.
+ */
+export function sliceSizer(targetMs: number, most: number, first = 50): SliceSizer {
+  let n = Math.min(first, most);
+  return {
+    size: () => n,
+    took(done, ms) {
+      if (done <= 0) return;
+      const fits = Math.floor((done * targetMs) / Math.max(ms, 0.1));
+      n = Math.max(1, Math.min(most, fits, done * 2));
+    },
+  };
+}
 const RETRY_MAX_MS = 15_000;
 
 async function pullSnapshots(pool: pg.Pool, after: number, limit: number): Promise<TeamSnapshot[]> {
@@ -141,7 +183,10 @@ async function pullNewestOptions(
 export function startTeamSync(o: TeamSyncOptions): TeamSync {
   const { pool, db, clock, logger } = o;
   const pollEveryMs = o.pollEveryMs ?? 5_000;
-  const batchSize = o.batchSize ?? 5_000;
+  const batchSize = o.batchSize ?? PAGE;
+  const sliceMs = o.sliceMs ?? SLICE_MS;
+  /** How many events the next slice takes, learnt from how long the last ones took (kept across pulls). */
+  const drain = sliceSizer(sliceMs, batchSize);
   const url = pool.options.connectionString;
   const keys = o.evidenceKeys;
   /** A verifier with the keys as they are now (read once per batch or start, not per event). */
@@ -158,6 +203,11 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
+  let closeNow!: () => void;
+  /** Settles when close() is called: what a pull waits for that is not its own work gives way to it. */
+  const closing = new Promise<void>((r) => (closeNow = r));
+  /** A pull is applying slices of a backlog (the status is told a few times a second meanwhile). */
+  let draining = false;
   let timer: NodeJS.Timeout | undefined;
   let retryMs = RETRY_FIRST_MS;
   let listener: Listener | null = null;
@@ -179,7 +229,12 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     pool,
     db,
     now: () => clock.now(),
-    onChange: (c) => setStatus({ chain: c }),
+    // While a backlog drains, each slice moves the verified head: told with the drain's progress (a few
+    // times a second), not after every slice. An alarm is told at once.
+    onChange: (c) => {
+      if (draining && !c.broken) state = { ...state, chain: c };
+      else setStatus({ chain: c });
+    },
     stopped: () => closed,
   });
   state = { ...state, chain: chain.state() };
@@ -250,7 +305,6 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     }
   }
 
-  /** One full pull: events batch after batch (the next fetched while this one is applied), then poll results. */
   /** The newest seq in the team record, for the progress of a desk that is behind. */
   async function newestSeq(): Promise<number> {
     try {
@@ -261,10 +315,28 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     }
   }
 
+  /**
+   * The team database answered and is this desk's team's: the desk is online from now, while it catches
+   * up, so what waits on that (the outbox push of a charge's events, the status bar) does not wait for
+   * the backlog. An error of an earlier pull stays until this one has succeeded.
+   */
+  function reached(): void {
+    if (!state.online) setStatus({ online: true, wrongDatabase: false, signInRefused: false });
+  }
+
+  /**
+   * One full pull: events page after page (the next fetched while this one is applied), each page in
+   * slices of about sliceMs, then poll results. A close stops it between two slices.
+   */
   async function pullOnce(): Promise<number> {
-    if (!keysLoaded && o.evidenceReady) await o.evidenceReady();
+    // A close does not wait for the keys (the workspace's first connection attempt may take a while).
+    if (!keysLoaded && o.evidenceReady) await Promise.race([o.evidenceReady(), closing]);
+    if (closed) return 0;
     keysLoaded = true;
-    if (!startChecked) await checkWorkspace(pool, db, clock.now());
+    if (!startChecked) {
+      await checkWorkspace(pool, db, clock.now());
+      reached();
+    }
     let total = startChecked ? 0 : await startPull();
     if (closed) return total;
     const fetch = (after: number): Promise<PullResult> => {
@@ -273,20 +345,33 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       return p;
     };
     let next = fetch(lastSeq(db, 'events'));
-    // A desk more than one batch behind says how far it is ("catching up: N of M") while it drains.
+    // A desk that needs more than one slice says how far behind it is while it drains ("N events behind").
     let newest: number | null = null;
+    let told = 0;
     try {
       for (;;) {
         const batch = await next;
+        reached();
+        if (closed) break;
         if (batch.more) next = fetch(batch.lastSeq);
         if (batch.more && newest === null) newest = await newestSeq();
-        if (batch.events.length) {
+        const verify = verifier();
+        for (let i = 0; i < batch.events.length && !closed;) {
+          const n = Math.min(drain.size(), batch.events.length - i);
+          const slice = batch.events.slice(i, i + n);
+          const sliceSeq = slice[slice.length - 1]!.seq;
           // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
-          const checked = await chain.checkPulled(batch.events, lastSeq(db, 'events'));
-          const r = applyEvents(db, batch.events, batch.lastSeq, clock.now(), verifier());
+          const checked = await chain.checkPulled(slice, lastSeq(db, 'events'));
+          const started = process.cpuUsage();
+          const r = applyEvents(db, slice, sliceSeq, clock.now(), verify);
           chain.applied(checked);
+          // Sized by the CPU time it took, not the wall time: on a busy machine the wall time also counts
+          // the time other processes had the cores, and slices sized by it would shrink to a few events.
+          const cpu = process.cpuUsage(started);
+          drain.took(n, (cpu.user + cpu.system) / 1000);
+          i += n;
           total += r.applied;
-          setStatus({ lastSeq: batch.lastSeq });
+          state = { ...state, lastSeq: sliceSeq };
           if (r.changed.length && o.onApplied) {
             try {
               o.onApplied(r.changed);
@@ -294,14 +379,29 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
               logger.warn({ err: e }, 'team sync: onApplied failed');
             }
           }
+          const remaining = i < batch.events.length || batch.more;
+          draining = remaining;
+          if (remaining) {
+            newest ??= batch.lastSeq;
+            // The status bar is told after each page and at most a few times a second, not after every slice.
+            if (i >= batch.events.length || performance.now() - told >= STATUS_EVERY_MS) {
+              told = performance.now();
+              setStatus({
+                lastSeq: sliceSeq,
+                catchingUp: { copiedSeq: sliceSeq, totalSeq: Math.max(newest, sliceSeq) },
+              });
+            }
+            // Each slice is committed; the event loop answers what waited (a window's IPC call, a charge).
+            await yieldToEventLoop();
+          }
         }
-        if (newest !== null && batch.more)
-          setStatus({ catchingUp: { copiedSeq: batch.lastSeq, totalSeq: Math.max(newest, batch.lastSeq) } });
-        if (!batch.more || closed) break; // closing stops between batches: each one committed whole
+        if (!batch.more || closed) break; // closing stops between slices: each one committed whole
       }
     } finally {
-      if (newest !== null) setStatus({ catchingUp: null });
+      draining = false;
+      if (state.catchingUp) setStatus({ catchingUp: null });
     }
+    if (closed) return total;
     try {
       for (;;) {
         const snaps = await pullSnapshots(pool, lastSeq(db, 'balance_snapshots'), batchSize);
@@ -332,9 +432,9 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
 
   async function guardedPull(): Promise<number> {
     try {
+      const wasOnline = state.online && !state.error;
       const n = await pullOnce();
-      if (!state.online || state.error)
-        logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
+      if (!wasOnline) logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
       retryMs = RETRY_FIRST_MS;
       setStatus({ online: true, error: null, signInRefused: false, wrongDatabase: false, lastPullAt: clock.now() });
       schedule(pollEveryMs);
@@ -427,6 +527,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     },
     async close() {
       closed = true;
+      closeNow();
       clearTimeout(timer);
       clearTimeout(recheckTimer);
       waiting = null;
