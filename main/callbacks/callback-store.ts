@@ -44,8 +44,9 @@ export interface SqliteStoreOptions {
  * commits with synchronous=NORMAL (its WAL frames written, not yet synced) and the WAL is then fdatasynced
  * on libuv's thread pool; the group's outcomes (so its 2xx answers) are released only after that sync, so
  * what a 2xx acknowledges is on disk as under FULL. Meanwhile the main thread reads and verifies the next
- * deliveries, which gather into the next group: one group is in flight at a time (maxCommitsInFlight), so
- * groups grow while a sync runs instead of each delivery paying a commit of its own. Every other write
+ * deliveries, which gather into the next group: at most two groups are in flight (maxCommitsInFlight), so
+ * one group's sync overlaps the next group's HTTP, verification and SQLite work, and deliveries that
+ * arrive meanwhile gather into a group instead of each paying a commit of its own. Every other write
  * on the connection keeps FULL (the pragma is set back after the group). A sync that fails rejects the
  * group, which the receiver then answers 5xx (each delivery alone is a duplicate of the committed one,
  * and a duplicate too is answered 2xx only after a sync that succeeds), so the service sends it again.
