@@ -53,7 +53,7 @@ describe('CSV cells', () => {
       const fd = fs.openSync(file, 'w');
       const sink = new FileSink(fd);
       const joined = new StringSink();
-      // Multi-byte text, lines of every length up to ~40 KB: more than the 4 MiB buffer in all, not a multiple of a batch.
+      // Multi-byte text, lines of every length up to ~40 KB: many times the 1 MiB buffer in all, not a multiple of a batch.
       for (let i = 0; i < 3001; i++) {
         const line = `${i},${'ü€x'.repeat(i % 97)},${'y'.repeat((i * 7919) % 40_000)}${EOL}`;
         sink.push(line);
