@@ -183,6 +183,9 @@ function dataVersion(db: Db): string {
 
 type Params = Record<string, unknown>;
 
+/** What a text filter matches a prefix of, each on its own lower(...) index (migrations 002, 005). */
+const TEXT_COLUMNS = ['lower(merchant_reference)', 'lower(internal_reference)', 'lower(customer_name)'] as const;
+
 /** The WHERE of a list query, split into arms (alternatives) that each ride an index in sort order. */
 function filterArms(
   q: ListQuery,
@@ -219,11 +222,7 @@ function filterArms(
         : [inList];
   const text = q.text?.trim().toLowerCase();
   // Prefix ranges on lower(...) indexes (LIKE '%x%' would scan a million rows).
-  const textArms = text
-    ? ['merchant_reference', 'internal_reference', 'customer_name'].map(
-        (c) => `lower(${c}) >= @tlo AND lower(${c}) < @thi`,
-      )
-    : [null];
+  const textArms = text ? TEXT_COLUMNS.map((c) => `${c} >= @tlo AND ${c} < @thi`) : [null];
   if (text) {
     params.tlo = text;
     params.thi = text + '\uffff';
@@ -298,18 +297,24 @@ export function listCollections(db: Db, q: ListQuery = {}): { rows: CollectionRo
   } else {
     // Each arm's first offset+limit rows, in index order; the page is within their union.
     const n = offset + limit;
-    // A text arm ranks its prefix range (a month of references is ~85k index entries, ~15 ms); "+" keeps
-    // the planner from walking the whole sort index instead, hoping to meet the prefix early.
-    const armOrder = (arm: string[]) =>
-      f.excl.length && (q.text?.trim().length ?? 0) >= 3 && arm.some((c) => f.excl.includes(c))
-        ? `ORDER BY ${terms.map((t) => `+${t} ${dir}`).join(', ')}, id ${dir}`
-        : order;
-    const union = f.arms
-      .map(
-        (arm) =>
-          `SELECT id FROM (SELECT id FROM collections ${whereOf([...f.base, ...arm])} ${armOrder(arm)} LIMIT ${n})`,
-      )
-      .join(' UNION ALL ');
+    // A text arm ranks its prefix range (a month of references is ~85k entries of its lower(...) index).
+    // Sorted by time, the arm keeps only rows at least as new (desc) or old (asc) as the worst of the
+    // first n rows its index gives in the page's direction: those n are candidates, so the page's rows
+    // are among the ones kept. References are made in time order, so that bound is tight and the sort
+    // sees about n rows instead of every match (measured on the bench's year: 4.8 ms of CPU for a
+    // month's page instead of 16.5 ms). The "+" keeps the planner on the prefix's index rather than
+    // walking the whole sort index hoping to meet the prefix early.
+    const armSql = (arm: string[]) => {
+      const where = whereOf([...f.base, ...arm]);
+      const k = f.excl.findIndex((c) => arm.includes(c));
+      if (k < 0 || (q.text?.trim().length ?? 0) < 3)
+        return `SELECT id FROM (SELECT id FROM collections ${where} ${order} LIMIT ${n})`;
+      const plusOrder = `ORDER BY ${terms.map((t) => `+${t} ${dir}`).join(', ')}, id ${dir}`;
+      if (col !== 'created_at') return `SELECT id FROM (SELECT id FROM collections ${where} ${plusOrder} LIMIT ${n})`;
+      const bound = `(SELECT ${dir === 'DESC' ? 'min' : 'max'}(created_at) FROM (SELECT created_at FROM collections ${where} ORDER BY ${TEXT_COLUMNS[k]} ${dir} LIMIT ${n}))`;
+      return `SELECT id FROM (SELECT id FROM collections ${where} AND +created_at ${dir === 'DESC' ? '>=' : '<='} ${bound} ${plusOrder} LIMIT ${n})`;
+    };
+    const union = f.arms.map(armSql).join(' UNION ALL ');
     sql = `SELECT ${COLUMNS} FROM collections WHERE id IN (${union}) ${order} LIMIT ${limit} OFFSET ${offset}`;
   }
   const rows = cached(db, sql).all(f.params) as RawRow[];

@@ -179,11 +179,13 @@ export function reconcileOnceAfter<T>(db: Db, fn: () => T): T {
     } finally {
       touchedInScope.delete(db);
     }
-    if (touched.size) {
-      const ids = [...touched].sort((a, b) => a - b);
-      if (set) reconcileSet(db, set, ids, currentOptions(db));
-      else reconcileTouched(db, ids, currentOptions(db));
-    }
+    if (touched.size)
+      reconcileGiven(
+        db,
+        set ?? null,
+        [...touched].sort((a, b) => a - b),
+        currentOptions(db),
+      );
     return result;
   });
 }
@@ -228,18 +230,33 @@ function setStatementsOf(db: Db): SetStatements | null {
 }
 
 /**
- * Re-classifies the given collections (sorted, each once) as the full recompute does: one statement
- * classifies them in SQL from the indexed terms of their events (no event row crosses into
- * JavaScript), and classify() decides what it leaves undecided and what has an amount only in a
- * payload, exactly as reconcileAll does per range; the same transaction, so the '?' rows are never seen.
+ * Re-classifies the given collections (sorted, each once), 500 at a time, as the full recompute does:
+ * with `set` (prepared outside the transaction), one statement classifies them in SQL from the indexed
+ * terms of their events (no event row crosses into JavaScript), and classify() decides what it leaves
+ * undecided and what has an amount only in a payload, exactly as reconcileAll does per range; without
+ * it, classify() decides them all. The same transaction either way, so the '?' rows are never seen.
+ * Returns how many collections it classified.
  */
-function reconcileSet(db: Db, st: SetStatements, ids: number[], o: { now: number; stalePendingAfterMs: number }): void {
+function reconcileGiven(
+  db: Db,
+  set: SetStatements | null,
+  ids: number[],
+  o: { now: number; stalePendingAfterMs: number },
+): number {
+  let count = 0;
   for (let i = 0; i < ids.length; i += 500) {
-    const json = JSON.stringify(ids.slice(i, i + 500));
-    st.classify.run({ ids: json, now: o.now, stale: o.stalePendingAfterMs });
-    const rest = st.leftToJs.all({ ids: json });
-    if (rest.length) reconcileTouched(db, rest, o);
+    const chunk = ids.slice(i, i + 500);
+    if (!set) {
+      count += classifyInJs(db, JSON.stringify(chunk), o);
+      continue;
+    }
+    const json = JSON.stringify(chunk);
+    set.classify.run({ ids: json, now: o.now, stale: o.stalePendingAfterMs });
+    const rest = set.leftToJs.all({ ids: json });
+    if (rest.length) classifyInJs(db, JSON.stringify(rest), o);
+    count += chunk.length;
   }
+  return count;
 }
 
 interface BatchStatements {
@@ -265,13 +282,10 @@ function batchStatements(db: Db): BatchStatements {
   return s;
 }
 
-/** Re-classifies the given collections (sorted, each once) in JavaScript, with two reads per 500. */
-function reconcileTouched(db: Db, ids: number[], o: { now: number; stalePendingAfterMs: number }): void {
+/** classify() for the collections of a JSON array of ids (at most 500): two reads, then one upsert each. */
+function classifyInJs(db: Db, idsJson: string, o: { now: number; stalePendingAfterMs: number }): number {
   const st = batchStatements(db);
-  for (let i = 0; i < ids.length; i += 500) {
-    const json = JSON.stringify(ids.slice(i, i + 500));
-    classifyAndStore(db, st.collections.all(json), st.events.all(json), o);
-  }
+  return classifyAndStore(db, st.collections.all(idsJson), st.events.all(idsJson), o).count;
 }
 
 /**
@@ -281,6 +295,8 @@ function reconcileTouched(db: Db, ids: number[], o: { now: number; stalePendingA
  */
 export function reconcileDue(db: Db, options?: ReconcileOptions): number {
   const o = opts(options ?? currentOptions(db));
+  // Prepared outside the transaction, as for a group (reconcileOnceAfter).
+  const set = db.inTransaction ? (setStatements.get(db) ?? null) : setStatementsOf(db);
   return writeTransaction(db, () => {
     const ids = new Set(
       db
@@ -293,8 +309,9 @@ export function reconcileDue(db: Db, options?: ReconcileOptions): number {
       .pluck()
       .all() as number[])
       ids.add(id);
-    return reconcileIds(
+    return reconcileGiven(
       db,
+      set,
       [...ids].sort((a, b) => a - b),
       o,
     );
@@ -321,23 +338,12 @@ export function startReconcileSweep(
   return { close: () => clearInterval(timer) };
 }
 
-/** Re-classifies the given collections (sorted ids) in chunks: two queries per 500 collections. */
+/**
+ * Re-classifies the given collections (sorted ids) with classify(), 500 at a time: what the full
+ * recompute's statement leaves undecided (reconcile.ts).
+ */
 export function reconcileIds(db: Db, ids: number[], o: { now: number; stalePendingAfterMs: number }): number {
-  let count = 0;
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    const marks = chunk.map(() => '?').join(',');
-    const cols = db
-      .prepare(`SELECT id, created_at, amount_minor, currency FROM collections WHERE id IN (${marks}) ORDER BY id`)
-      .all(...chunk) as ReconCollection[];
-    const evRows = db
-      .prepare(
-        `SELECT collection_id, ${EVENT_COLUMNS} FROM collection_events WHERE collection_id IN (${marks}) ORDER BY collection_id, id`,
-      )
-      .all(...chunk) as (ReconEvent & { collection_id: number })[];
-    count += classifyAndStore(db, cols, evRows, o).count;
-  }
-  return count;
+  return reconcileGiven(db, null, ids, o);
 }
 
 /** Classifies collections (sorted by id) against their events (sorted by collection_id, id) and stores the results. */

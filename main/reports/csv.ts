@@ -4,7 +4,7 @@
 // csv-stringify writes for the same cells (test/reports/csv.test.ts checks it); the quoting is done
 // here because csv-stringify's per-record overhead made a 1,000,000-row export ~6x slower.
 import fs from 'node:fs';
-import { formatMinor } from '../money/index.js';
+import { currencyExponent, formatMinor, isKnownCurrency } from '../money/index.js';
 
 export const BOM = '\uFEFF';
 export const EOL = '\r\n';
@@ -29,13 +29,15 @@ export function plainCell(v: string): string {
 export function amountCell(minor: number | null | undefined, currency: string | null | undefined): string {
   if (minor === null || minor === undefined) return '';
   if (!currency) return String(minor);
-  try {
-    return formatMinor(minor, currency);
-  } catch {
-    // A currency this app does not know: its decimals are unknown, so the minor units are written as they are.
-    return String(minor);
-  }
+  // A report writes a million amounts in a handful of currencies: the decimals are looked up once each.
+  let exp = exponents.get(currency);
+  if (exp === undefined) exponents.set(currency, (exp = isKnownCurrency(currency) ? currencyExponent(currency) : -1));
+  // A currency this app does not know: its decimals are unknown, so the minor units are written as they are.
+  // Whole units, and what formatMinor refuses (not a safe integer), are the minor units as they are.
+  if (exp <= 0 || !Number.isSafeInteger(minor)) return String(minor);
+  return formatMinor(minor, currency);
 }
+const exponents = new Map<string, number>();
 
 export function boolCell(v: number | boolean | null | undefined): string {
   if (v === null || v === undefined) return '';
@@ -133,18 +135,34 @@ export class StringSink implements LineSink {
  * intermediate joined strings, so memory stays flat however large the export.
  */
 export class FileSink implements LineSink {
-  private buf = Buffer.allocUnsafe(1 << 22);
+  // 1 MiB per write: larger writes saved nothing measurable, and each export worker holds one.
+  private buf = Buffer.allocUnsafe(1 << 20);
   private off = 0;
+  // Lines are joined into one string and encoded 64 at a time: each encode into the buffer is a call
+  // into native code whose fixed cost was most of it for a ~350-byte line (half the sink's CPU saved).
+  private pending = '';
+  private lines = 0;
   bytes = 0;
   constructor(private readonly fd: number) {}
   push(line: string): void {
-    if (this.off + line.length * 3 > this.buf.length) {
-      this.flush();
-      if (line.length * 3 > this.buf.length) this.buf = Buffer.allocUnsafe(line.length * 3);
+    this.pending += line;
+    if (++this.lines === 64) this.encode();
+  }
+  private encode(): void {
+    const text = this.pending;
+    this.pending = '';
+    this.lines = 0;
+    if (this.off + text.length * 3 > this.buf.length) {
+      this.write();
+      if (text.length * 3 > this.buf.length) this.buf = Buffer.allocUnsafe(text.length * 3);
     }
-    this.off += this.buf.write(line, this.off, 'utf8');
+    this.off += this.buf.write(text, this.off, 'utf8');
   }
   flush(): void {
+    if (this.lines) this.encode();
+    this.write();
+  }
+  private write(): void {
     let done = 0;
     while (done < this.off) done += fs.writeSync(this.fd, this.buf, done, this.off - done);
     this.bytes += this.off;

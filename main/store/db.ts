@@ -30,7 +30,8 @@ export function openDatabase(file: string, migrations: Migration[] = allMigratio
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   // FULL, not NORMAL: a callback answered 2xx is never sent again, so its commit must survive a power
-  // loss; under WAL, NORMAL may lose the last commits (it syncs only at checkpoints).
+  // loss; under WAL, NORMAL may lose the last commits (it syncs only at checkpoints). The callback store
+  // commits a group with NORMAL and answers it only after syncing the WAL itself (callbacks/callback-store.ts).
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   migrate(db, migrations);

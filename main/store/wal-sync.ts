@@ -1,10 +1,11 @@
 // The fdatasync of a database's WAL file, on libuv's thread pool instead of inside a commit. A sync
 // through a descriptor of our own flushes the same file: fsync works on the file, not the descriptor.
 //
-// Used to write a long run's WAL out ahead of its last commit (walFlusher). Not used to answer callbacks
-// early: committing a group with synchronous NORMAL and syncing the WAL here before answering would leave
-// on disk what FULL leaves, but measured on the receiver it made groups smaller and cost more CPU per
-// callback than it saved (README, ingestion), so callback groups commit with FULL.
+// Used to write a long run's WAL out ahead of its last commit (walFlusher), and by the callback store
+// (callbacks/callback-store.ts): a group commits with synchronous NORMAL and is answered only after
+// syncWal, which leaves on disk what FULL leaves, while the main thread handles the next group. (Measured
+// earlier with no bound on groups in flight, it made groups smaller and cost more than it saved; with two
+// in flight, one group's sync overlaps the next group's work.)
 import fs from 'node:fs';
 
 /**
