@@ -400,6 +400,34 @@ describe('a desk watching the chain', () => {
       await new Promise((r) => setTimeout(r, 20));
     expect(desk.sync.status().chain.broken?.seq).toBe(seqs[0]);
   });
+
+  it('keeps its alarm across a restart: shown at once, before any check; cleared for good once the record matches again', async () => {
+    const { desk, seqs } = await syncedDesk(12);
+    const victim = seqs[4]!;
+    await asSuperuser("UPDATE team.events SET note = 'forged' WHERE seq = $1", [victim]);
+    const found = (await desk.sync.recheckChain()).broken;
+    expect(found).toEqual({ seq: victim, reason: expect.stringMatching(/content is not what was recorded/) });
+
+    // Restarted with the database out of reach: nothing is checked, the alarm is there all the same.
+    await desk.sync.close();
+    desk.sync = startTeamSync({
+      pool: openTeamPool('postgres://nobody@127.0.0.1:1/none'),
+      db: desk.db,
+      clock: systemClock,
+      logger: quietLogger,
+      pollEveryMs: 60_000,
+    });
+    expect(desk.sync.status().chain.broken).toEqual(found);
+    expect(desk.sync.status().chain.verifiedSeq).toBe(seqs.at(-1));
+
+    // Put back: the next re-check clears it, and a restart does not bring it back.
+    await asSuperuser('UPDATE team.events SET note = NULL WHERE seq = $1', [victim]);
+    await restart(desk);
+    expect(desk.sync.status().chain.broken).toEqual(found);
+    expect((await desk.sync.recheckChain()).broken).toBeNull();
+    await restart(desk);
+    expect(desk.sync.status().chain.broken).toBeNull();
+  });
 });
 
 describe('a new desk', () => {
