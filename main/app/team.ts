@@ -334,6 +334,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         transportWarning,
         outbox: countOutbox(),
         chain: s?.chain ?? null,
+        signatures: s?.signatures ?? null,
       };
     },
     charges,
