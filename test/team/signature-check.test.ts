@@ -17,7 +17,8 @@ import { appendEvents } from '../../main/team/events.js';
 import { recordIntent, type TeamIntent } from '../../main/team/record.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { startTeamSync, type TeamSyncOptions, type TeamSyncStatus } from '../../main/team/sync/pull.js';
-import { signatureCheckProgress } from '../../main/team/sync/signature-check.js';
+import { runSignatureCheck, signatureCheckProgress } from '../../main/team/sync/signature-check.js';
+import { snapshotStart } from '../../main/team/snapshot/start.js';
 import { getCollection, listCollections } from '../../main/collections/query.js';
 import { verifyCallback } from '../../main/callbacks/ingest.js';
 import { teamCallbackStore } from '../../main/serve/team-callback-store.js';
@@ -247,5 +248,46 @@ describe('a new desk started from the team snapshot, before it re-checked the si
       reconciliation: r.reconciliation.map((x) => ({ ...(x as object), stale_at: null })),
     });
     expect(strip(record(db))).toEqual(strip(record(replayDb)));
+  });
+
+  it('resumes after a stop where the last page it committed ended, and only then reconciles', async () => {
+    const db = openDatabase(deskFile());
+    dbs.push(db);
+    const started = await snapshotStart({ pool: team.owner, db, now: () => Date.now(), keys: evidenceKeys });
+    expect(started).toMatchObject({ started: true, signaturesToCheck: 2 });
+    let pages = 0;
+    const stoppedAfterOne = await runSignatureCheck({
+      pool: team.owner,
+      db,
+      now: () => Date.now(),
+      keys: evidenceKeys,
+      page: 3,
+      onProgress: () => void pages++,
+      stopped: () => pages >= 3, // the start's report, then two pages
+    });
+    expect(stoppedAfterOne).toBe('stopped');
+    const kept = db.prepare('SELECT checked_event_id, checked_seq FROM team_signature_check').get() as {
+      checked_event_id: number;
+      checked_seq: number;
+    };
+    expect(kept.checked_event_id).toBe(6);
+    expect(kept.checked_seq).toBeGreaterThanOrEqual(6);
+    expect(db.prepare('SELECT count(*) FROM reconciliation').pluck().get()).toBe(0);
+
+    // As after a restart: the same file, a new run.
+    expect(await runSignatureCheck({ pool: team.owner, db, now: () => Date.now(), keys: evidenceKeys, page: 3 })).toBe(
+      'done',
+    );
+    expect(signatureCheckProgress(db)).toBeNull();
+    const collections = db.prepare('SELECT count(*) FROM collections').pluck().get();
+    expect(db.prepare('SELECT count(*) FROM reconciliation').pluck().get()).toBe(collections);
+    expect(
+      db
+        .prepare(
+          "SELECT count(*) FROM collection_events WHERE source IN ('callback', 'import', 'redirect') AND signature = 'verified'",
+        )
+        .pluck()
+        .get(),
+    ).toBe(1);
   });
 });

@@ -36,7 +36,7 @@ import { fromTeamEvent } from '../record.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { eventValues, projectionValues, type Projection } from './bulk.js';
 
-/** How far the re-check is: signed events checked of those taken from the snapshot, and how many failed. */
+/** How far the re-check is: signed events checked of those taken from the snapshot, and how many did not verify. */
 export interface SignatureCheckProgress {
   checked: number;
   total: number;
@@ -120,6 +120,7 @@ export async function runSignatureCheck(o: SignatureCheckOptions): Promise<'done
       note: string | null;
     }[];
     const failed = new Set<number>();
+    let failedEvents = 0;
     let signed = 0;
     for (let i = 0; i < n;) {
       const started = performance.now();
@@ -132,6 +133,7 @@ export async function runSignatureCheck(o: SignatureCheckOptions): Promise<'done
         signed++;
         const v = verify(tev);
         if (r.signature !== v.signature || r.note !== unverifiedNote(tev.note, v)) {
+          failedEvents++;
           if (r.collection_id !== null) failed.add(r.collection_id);
           else correctOrphan(db, r.id, v.signature, unverifiedNote(tev.note, v));
         }
@@ -141,15 +143,21 @@ export async function runSignatureCheck(o: SignatureCheckOptions): Promise<'done
         if (o.stopped?.()) return 'stopped';
       }
     }
-    const fixed: Refolded[] = [];
+    // The record's events of each collection to fold again, read before the transaction that folds them.
+    const fetched: Fetched[] = [];
     for (const id of failed) {
-      const f = await refold(o, id, verify);
-      if (f) fixed.push(f);
+      const f = await fetchRecord(o, id);
+      if (f) fetched.push(f);
     }
+    if (o.stopped?.()) return 'stopped';
     const before = row;
     writeTransaction(db, () => {
-      if (fixed.length) corrections(db, fixed);
-      advance.run(before.checked_event_id + n, page.events[n - 1]!.seq, signed, failed.size);
+      if (fetched.length)
+        corrections(
+          db,
+          fetched.map((f) => foldAgain(db, f, verify)),
+        );
+      advance.run(before.checked_event_id + n, page.events[n - 1]!.seq, signed, failedEvents);
     });
     row = checkRow(db)!;
     o.onProgress?.({ checked: row.checked_signed, total: row.signed_total, failed: row.failed });
@@ -195,11 +203,14 @@ interface Refolded {
   projection: unknown[];
 }
 
-/**
- * Folds collection `id` again from the record's events of its reference, with this desk's own verdicts,
- * as the replay would (bulk.ts); corrections() writes what it worked out.
- */
-async function refold(o: SignatureCheckOptions, id: number, verify: EventVerifier): Promise<Refolded | null> {
+/** A collection and the record's events of its reference, read to fold it again. */
+interface Fetched {
+  id: number;
+  collection: { created_at: number; amount_minor: number; currency: string };
+  events: Map<string, TeamEvent>;
+}
+
+async function fetchRecord(o: SignatureCheckOptions, id: number): Promise<Fetched | null> {
   const { db, pool } = o;
   const c = db
     .prepare('SELECT merchant_reference, created_at, amount_minor, currency FROM collections WHERE id = ?')
@@ -215,23 +226,28 @@ async function refold(o: SignatureCheckOptions, id: number, verify: EventVerifie
   } catch (e) {
     throw translatePgError(e, 'read the events of a collection again', queryableLogin(pool));
   }
-  const events: TeamEvent[] = [];
-  for (const seq of seqs) events.push(...(await pullPageRaw(pool, seq - 1, 1, seq)).events);
-  const local = new Map(
-    (
-      db.prepare('SELECT id, dedupe_key FROM collection_events WHERE collection_id = ? ORDER BY id').all(id) as {
-        id: number;
-        dedupe_key: string | null;
-      }[]
-    ).map((r) => [r.dedupe_key, r.id]),
-  );
+  const events = new Map<string, TeamEvent>();
+  for (const seq of seqs) for (const e of (await pullPageRaw(pool, seq - 1, 1, seq)).events) events.set(e.eventKey, e);
+  return { id, collection: c, events };
+}
+
+/**
+ * Folds a collection again, in the order this desk stored its events, from the record's events with this
+ * desk's own verdicts, as the replay would (bulk.ts). Inside the transaction that writes the result, so
+ * no event applied meanwhile is left out; one the record did not have when read (applied since, or this
+ * desk's own not yet sent) stops the check, which reads again at the next pull.
+ */
+function foldAgain(db: Db, f: Fetched, verify: EventVerifier): Refolded {
+  const local = db
+    .prepare('SELECT id, dedupe_key FROM collection_events WHERE collection_id = ? ORDER BY id')
+    .all(f.id) as { id: number; dedupe_key: string | null }[];
   const p: Projection = {
     status: 'INTENT',
-    status_changed_at: c.created_at,
+    status_changed_at: f.collection.created_at,
     status_message: null,
     redirect_signature: null,
-    amount_minor: c.amount_minor,
-    currency: c.currency,
+    amount_minor: f.collection.amount_minor,
+    currency: f.collection.currency,
     internal_reference: null,
     payment_url: null,
     redirect_status: null,
@@ -240,20 +256,23 @@ async function refold(o: SignatureCheckOptions, id: number, verify: EventVerifie
     final_changes: 0,
     last_event_id: null,
   };
-  const fix: [number, unknown[]][] = [];
-  for (const tev of events) {
-    const eventId = local.get(tev.eventKey);
-    if (eventId === undefined) continue; // not on this desk (yet): the pull brings it, folded then
+  const events: [number, unknown[]][] = [];
+  for (const { id: eventId, dedupe_key } of local) {
+    const tev = dedupe_key === null ? undefined : f.events.get(dedupe_key);
+    if (!tev)
+      throw new Error(
+        `collection ${f.id} has an event the team record did not have when it was read again (${dedupe_key ?? 'no key'}); the check reads it again`,
+      );
     const ev = fromTeamEvent(tev, verify);
     const r: Projected = projectEvent(p, ev);
-    fix.push([eventId, eventValues(id, ev, r.kind)]);
+    events.push([eventId, eventValues(f.id, ev, r.kind)]);
     Object.assign(p, r.next);
     p.last_event_id = eventId;
   }
-  return { id, events: fix, projection: projectionValues(p) };
+  return { id: f.id, events, projection: projectionValues(p) };
 }
 
-/** Applies the corrections refold prepared, inside the caller's transaction. */
+/** Writes what foldAgain worked out, inside the caller's transaction. */
 function corrections(db: Db, fixes: readonly Refolded[]): void {
   const event = db.prepare('UPDATE collection_events SET kind = ?, signature = ?, note = ? WHERE id = ?');
   const collection = db.prepare(
