@@ -137,6 +137,9 @@ describe('the canonical content', () => {
       // The evidence (team migration 11) is the last column: present, absent, awkward.
       evidence: i % 3 === 2 ? null : JSON.stringify({ query: `?text=${text}` }),
     }));
+    // Long payloads: the hash's scratch buffer (chain.ts) nearly full, and one beyond it (the streaming hash).
+    for (const [i, payload] of [`long ${'x'.repeat(80_000)} 😀`, `longer ${'é中'.repeat(150_000)}`].entries())
+      events.push({ ...events[0]!, eventKey: `awkward:long:${i}`, payload });
     const seqs = await write(events);
     const sql = await team.owner.query<{ seq: string; canonical: string; hash: Buffer; prev_hash: Buffer }>(
       'SELECT seq, team.event_canonical(e) AS canonical, hash, prev_hash FROM team.events e ORDER BY seq',
