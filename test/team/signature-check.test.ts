@@ -19,6 +19,7 @@ import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { startTeamSync, type TeamSyncOptions, type TeamSyncStatus } from '../../main/team/sync/pull.js';
 import { runSignatureCheck, signatureCheckProgress } from '../../main/team/sync/signature-check.js';
 import { snapshotStart } from '../../main/team/snapshot/start.js';
+import { appendEvent } from '../../main/collections/ledger.js';
 import { getCollection, listCollections } from '../../main/collections/query.js';
 import { verifyCallback } from '../../main/callbacks/ingest.js';
 import { teamCallbackStore } from '../../main/serve/team-callback-store.js';
@@ -255,6 +256,28 @@ describe('a new desk started from the team snapshot, before it re-checked the si
     dbs.push(db);
     const started = await snapshotStart({ pool: team.owner, db, now: () => Date.now(), keys: evidenceKeys });
     expect(started).toMatchObject({ started: true, signaturesToCheck: 2 });
+    // An event this desk stores meanwhile on a collection resting on an unchecked signature: not reconciled yet.
+    const genuine = db
+      .prepare(
+        "SELECT collection_id FROM collection_events WHERE source = 'callback' AND dedupe_key NOT LIKE '%:forged'",
+      )
+      .pluck()
+      .get() as number;
+    const reference = db
+      .prepare('SELECT merchant_reference FROM collections WHERE id = ?')
+      .pluck()
+      .get(genuine) as string;
+    appendEvent(db, {
+      collectionId: genuine,
+      merchantReference: reference,
+      source: 'manual',
+      kind: 'resolution',
+      receivedAt: Date.now(),
+      signature: 'not_applicable',
+      note: 'looked at it',
+      actor: 'someone',
+    });
+    expect(db.prepare('SELECT count(*) FROM reconciliation').pluck().get()).toBe(0);
     let pages = 0;
     const stoppedAfterOne = await runSignatureCheck({
       pool: team.owner,
