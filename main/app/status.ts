@@ -31,6 +31,11 @@ export interface TeamLinkState {
   outbox?: { pending: number; refused: number } | null;
   /** The team events' hash chain as this desk checked it: verified through a seq, or the alarm. */
   chain?: TeamChainState | null;
+  /**
+   * A new desk's background re-check of the signatures it took from the team's snapshot
+   * (team/sync/signature-check.ts): signed events checked of how many, and how many did not verify.
+   */
+  signatures?: { checked: number; total: number; failed: number } | null;
 }
 
 /** What the status bar shows. Times are ms since the epoch. */
@@ -90,6 +95,12 @@ function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'messa
   }
   const refused = t.outbox?.refused ?? 0;
   const pending = t.outbox?.pending ?? 0;
+  const checking = t.signatures
+    ? `Checking signatures: ${t.signatures.checked.toLocaleString('en')} of ${t.signatures.total.toLocaleString('en')}${
+        t.signatures.failed ? ` (${t.signatures.failed.toLocaleString('en')} did not verify)` : ''
+      }`
+    : null;
+  if (t.online && checking && !refused) return { connection: 'online', message: checking };
   if (t.online)
     return {
       connection: 'online',

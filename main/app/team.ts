@@ -318,6 +318,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         transportWarning,
         outbox: countOutbox(),
         chain: s?.chain ?? null,
+        signatures: s?.signatures ?? null,
       };
     },
     charges,

@@ -59,6 +59,11 @@ export interface CollectionRow {
   finalChanges: number;
   /** On a team desk: how many of its events the team database refused (each says why in the timeline). */
   teamRefused: number;
+  /**
+   * On a new team desk: it rests on a signed event taken from the team's snapshot whose signature this
+   * desk has not re-checked yet ("signature being checked"); until then it counts as neither matched nor final.
+   */
+  signatureBeingChecked: boolean;
 }
 
 interface RawRow {
@@ -106,7 +111,52 @@ function refusedByCollection(db: Db): Map<number, number> {
   return new Map(rows.map((r) => [r.id, r.n]));
 }
 
-export function toRow(r: RawRow, refused: ReadonlyMap<number, number> = new Map()): CollectionRow {
+const SIGNED = "('callback', 'import', 'redirect')";
+
+/** The events a new team desk took from a snapshot and has not re-checked (store migration 18), or null. */
+function uncheckedRange(db: Db): { lo: number; hi: number } | null {
+  const r = cached(
+    db,
+    'SELECT checked_event_id AS lo, upto_event_id AS hi FROM team_signature_check WHERE one_row = 1',
+  ).get({}) as { lo: number; hi: number } | undefined;
+  return r && r.lo < r.hi ? r : null;
+}
+
+/**
+ * Whether a collection rests on a signed event a new team desk took from the snapshot and has not
+ * re-checked yet: such a collection is not reconciled until it is (app/ledger.ts), so it never counts
+ * as matched on a signature this desk did not check.
+ */
+export function restsOnUncheckedSignature(db: Db, collectionId: number): boolean {
+  const range = uncheckedRange(db);
+  return (
+    range !== null &&
+    cached(
+      db,
+      `SELECT 1 FROM collection_events WHERE collection_id = @id AND id > @lo AND id <= @hi AND source IN ${SIGNED} LIMIT 1`,
+    ).get({ id: collectionId, ...range }) !== undefined
+  );
+}
+
+/** Which of `ids` rest on a signed event whose signature this desk has not re-checked yet. */
+function checkingSignatures(db: Db, ids: readonly number[]): Set<number> {
+  const range = uncheckedRange(db);
+  if (!range || !ids.length) return new Set();
+  const rows = db
+    .prepare(
+      `SELECT DISTINCT collection_id FROM collection_events
+       WHERE collection_id IN (SELECT value FROM json_each(?)) AND id > ? AND id <= ? AND source IN ${SIGNED}`,
+    )
+    .pluck()
+    .all(JSON.stringify(ids), range.lo, range.hi) as number[];
+  return new Set(rows);
+}
+
+export function toRow(
+  r: RawRow,
+  refused: ReadonlyMap<number, number> = new Map(),
+  checking: ReadonlySet<number> = new Set(),
+): CollectionRow {
   const initiate = isFinal(r.status) ? null : r.status;
   const said = [r.redirect_status, r.callback_status].filter((x): x is string => !!x);
   return {
@@ -139,6 +189,7 @@ export function toRow(r: RawRow, refused: ReadonlyMap<number, number> = new Map(
     flags: flagNames(r.flags),
     finalChanges: r.final_changes,
     teamRefused: refused.get(r.id) ?? 0,
+    signatureBeingChecked: checking.has(r.id),
   };
 }
 
@@ -319,7 +370,11 @@ export function listCollections(db: Db, q: ListQuery = {}): { rows: CollectionRo
   }
   const rows = cached(db, sql).all(f.params) as RawRow[];
   const refused = refusedByCollection(db);
-  return { rows: rows.map((r) => toRow(r, refused)), total };
+  const checking = checkingSignatures(
+    db,
+    rows.map((r) => r.id),
+  );
+  return { rows: rows.map((r) => toRow(r, refused, checking)), total };
 }
 
 export interface EventRow {
@@ -338,6 +393,8 @@ export interface EventRow {
   actor: string | null;
   /** On a team desk, when the team database refused this event: "not accepted by the team database: <why>". */
   teamRefused: string | null;
+  /** A signed event a new team desk took from the snapshot and has not re-checked yet. */
+  signatureBeingChecked: boolean;
 }
 
 interface RawEvent {
@@ -356,7 +413,7 @@ interface RawEvent {
   team_refused: string | null;
 }
 
-function toEvent(e: RawEvent): EventRow {
+function toEvent(e: RawEvent, unchecked: { lo: number; hi: number } | null = null): EventRow {
   return {
     id: e.id,
     source: e.source,
@@ -371,6 +428,11 @@ function toEvent(e: RawEvent): EventRow {
     note: e.note,
     actor: e.actor,
     teamRefused: e.team_refused === null ? null : refusalText(e.team_refused),
+    signatureBeingChecked:
+      unchecked !== null &&
+      e.id > unchecked.lo &&
+      e.id <= unchecked.hi &&
+      (e.source === 'callback' || e.source === 'import' || e.source === 'redirect'),
   };
 }
 
@@ -393,7 +455,10 @@ export function getCollection(
   const events = db
     .prepare(`SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`)
     .all(raw.id) as RawEvent[];
-  return { collection: toRow(raw, refusedByCollection(db)), events: events.map(toEvent) };
+  const unchecked = uncheckedRange(db);
+  const timeline = events.map((e) => toEvent(e, unchecked));
+  const checking = new Set(timeline.some((e) => e.signatureBeingChecked) ? [raw.id] : []);
+  return { collection: toRow(raw, refusedByCollection(db), checking), events: timeline };
 }
 
 /** Start of the local calendar day containing `now`, unless a UTC offset (minutes) is given. */

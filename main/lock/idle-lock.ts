@@ -17,7 +17,10 @@ export interface LockStatus {
   needsSetup: boolean;
   /** Idle time before the app locks itself. */
   idleLockMs: number;
-  /** Why the passphrase cannot be read or stored (e.g. the keychain is unavailable), or null. */
+  /**
+   * Why the passphrase cannot be read or stored (e.g. the keychain is unavailable), or why the last
+   * sign-in was refused other than as wrong (team: the operator is disabled), or null.
+   */
   problem: string | null;
   /** Team: the operator who signs in ("Sign in as LOGIN"); null for the solo passphrase. */
   login: string | null;
@@ -88,6 +91,7 @@ export function createIdleLock(opts: IdleLockOptions): IdleLock {
     } catch (e) {
       problem = e instanceof Error ? e.message : String(e);
     }
+    problem ??= u.problem?.() ?? null;
     return { locked, method: u.method, needsSetup, idleLockMs: opts.idleMs(), problem, login: u.login ?? null };
   }
 

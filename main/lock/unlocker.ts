@@ -19,6 +19,12 @@ export interface Unlocker {
   verify(secret: string, opts?: { remember?: boolean }): Promise<boolean>;
   /** Who signs in (team: the operator's login), shown as "Sign in as LOGIN"; absent for the solo passphrase. */
   readonly login?: string;
+  /**
+   * Why the last sign-in was refused for a reason other than a wrong secret (team: the operator is
+   * disabled, the database cannot be reached), or null. The lock screen shows it: a sign-in the app made
+   * by itself (a remembered password at start) has nobody else to tell.
+   */
+  problem?(): string | null;
 }
 
 export const MIN_PASSPHRASE = 8;

@@ -65,9 +65,23 @@ export function canonicalEvent(e: TeamEvent): string {
   return `${out}]`;
 }
 
+/**
+ * prev || canonical text is written into this buffer, reused, and hashed at once (crypto.hash): a new
+ * desk hashes millions of events, and a Hash object with two updates and a digest per event cost a third
+ * more (3.7 against 5.5 µs an event, measured on a busy machine, 26 Nov). Larger texts than it holds
+ * (a rare long payload) take the streaming hash rather than keeping a large buffer.
+ */
+const scratch = Buffer.allocUnsafe(256 * 1024);
+
 /** sha256(prev || canonical text as UTF-8). */
 export function eventHash(prev: Buffer, e: TeamEvent): Buffer {
-  return crypto.createHash('sha256').update(prev).update(canonicalEvent(e), 'utf8').digest();
+  const text = canonicalEvent(e);
+  // UTF-8 takes at most 3 bytes per UTF-16 unit.
+  if (prev.length + text.length * 3 > scratch.length)
+    return crypto.createHash('sha256').update(prev).update(text, 'utf8').digest();
+  prev.copy(scratch, 0);
+  const n = scratch.write(text, prev.length, 'utf8');
+  return crypto.hash('sha256', scratch.subarray(0, prev.length + n), 'buffer');
 }
 
 /** The last event whose chain a desk has checked: its seq (0 before any) and hash (GENESIS before any). */

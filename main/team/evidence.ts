@@ -157,9 +157,27 @@ export function teamEventVerifier(keys: SignatureKeys): EventVerifier {
   };
 }
 
+/** The sources whose events the service signs: a desk believes them only once it checked them. */
+export const SIGNED_SOURCES: ReadonlySet<string> = new Set(['callback', 'import', 'redirect']);
+
+const NOT_VERIFIED = 'not verified by this desk: ';
+
+/**
+ * The verdict a signed event was stored with (its signature state, and the reason unverifiedNote put in
+ * its note after the writer's note), when it is one a check of this event could give; null otherwise. A new desk takes a
+ * snapshot's verdicts with this before re-checking them itself (sync/signature-check.ts).
+ */
+export function verdictAsStored(writerNote: string | null, signature: unknown, note: unknown): Verdict | null {
+  if (signature === 'verified') return note === writerNote ? { signature: 'verified' } : null;
+  if ((signature !== 'invalid' && signature !== 'missing') || typeof note !== 'string') return null;
+  const prefix = writerNote ? `${writerNote}; ${NOT_VERIFIED}` : NOT_VERIFIED;
+  if (!note.startsWith(prefix) || note.length === prefix.length) return null;
+  return { signature, reason: note.slice(prefix.length) };
+}
+
 /** The note an unverified event is stored with: the writer's note, then why this desk did not believe it. */
 export function unverifiedNote(note: string | null, verdict: Verdict): string | null {
   if (!verdict.reason) return note;
-  const why = `not verified by this desk: ${verdict.reason}`;
+  const why = `${NOT_VERIFIED}${verdict.reason}`;
   return note ? `${note}; ${why}` : why;
 }

@@ -3,16 +3,21 @@
 // and a database newer than the app is refused rather than guessed at.
 //
 // Several desktops (and `serve`) may start at the same moment against a new database: every step
-// takes one transaction-level advisory lock first and reads the version again under it, so each
-// migration runs exactly once and the others wait, then find nothing to do.
+// locks team.migration_turn first and reads the version again under it, so each migration runs
+// exactly once and the others wait, then find nothing to do.
+//
+// The lock is a table (no columns, no rows, no grants), as the write turns of migration 8 are, not an
+// advisory lock: any login may take any advisory lock, so a support login holding
+// pg_advisory_lock(19780, 0) stalled every team init and migration. LOCK TABLE needs a privilege on
+// the table (SELECT for ACCESS SHARE; UPDATE, DELETE or TRUNCATE for the others), and only its owner,
+// the login that migrates, has one.
 import type pg from 'pg';
 import { TeamError, translatePgError } from './errors.js';
 import { poolLogin } from './pool.js';
 import { teamMigrations, type TeamMigration } from './migrations/index.js';
 
-/** Advisory lock keys are (class, id) pairs; 19780 is this app's class (see 001-records.ts). */
-export const LOCK_CLASS = 19780;
-const MIGRATION_LOCK_ID = 0;
+/** SQLSTATEs of two sessions creating the same schema or table at once: the loser tries again. */
+const CREATED_MEANWHILE = new Set(['23505', '42P06', '42P07', '42710']);
 
 export interface MigrateResult {
   from: number;
@@ -26,10 +31,10 @@ export async function migrate(pool: pg.Pool, migrations: TeamMigration[] = teamM
     throw translatePgError(e, 'migrate the team database', poolLogin(pool));
   });
   let broken: Error | undefined;
-  const step = async <T>(fn: () => Promise<T>): Promise<T> => {
+  const step = async <T>(fn: () => Promise<T>, lock = true): Promise<T> => {
     await client.query('BEGIN');
     try {
-      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, MIGRATION_LOCK_ID]);
+      if (lock) await client.query('LOCK TABLE team.migration_turn IN EXCLUSIVE MODE');
       const result = await fn();
       await client.query('COMMIT');
       return result;
@@ -53,16 +58,28 @@ export async function migrate(pool: pg.Pool, migrations: TeamMigration[] = teamM
     return current;
   };
   try {
-    const from = await step(async () => {
-      await client.query('CREATE SCHEMA IF NOT EXISTS team');
-      await client.query(`CREATE TABLE IF NOT EXISTS team.schema_migrations (
-        version integer PRIMARY KEY,
-        name text NOT NULL,
-        applied_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-        applied_by name NOT NULL DEFAULT session_user
-      )`);
-      return version();
-    });
+    // The schema, the version table and the lock itself, before there is a lock to take: sessions
+    // racing to create them may collide (the loser's insert into the catalog fails once the winner
+    // commits), and the loser then finds them made.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await step(async () => {
+          await client.query('CREATE SCHEMA IF NOT EXISTS team');
+          await client.query(`CREATE TABLE IF NOT EXISTS team.schema_migrations (
+            version integer PRIMARY KEY,
+            name text NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+            applied_by name NOT NULL DEFAULT session_user
+          )`);
+          await client.query('CREATE TABLE IF NOT EXISTS team.migration_turn ()');
+          await client.query('REVOKE ALL ON team.migration_turn FROM PUBLIC');
+        }, false);
+        break;
+      } catch (e) {
+        if (attempt >= 3 || !CREATED_MEANWHILE.has((e as { code?: string }).code ?? '')) throw e;
+      }
+    }
+    const from = await step(version);
     const applied: number[] = [];
     for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
       if (m.version <= from) continue;

@@ -58,7 +58,13 @@ function disabled(login: string): LockError {
 
 export class TeamUnlocker implements Unlocker {
   readonly method = 'password' as const;
+  /** Why the last sign-in was refused other than as a wrong password (Unlocker.problem). */
+  private refused: string | null = null;
   constructor(private readonly o: TeamUnlockerOptions) {}
+
+  problem(): string | null {
+    return this.refused;
+  }
 
   get login(): string {
     return this.o.login;
@@ -73,6 +79,17 @@ export class TeamUnlocker implements Unlocker {
   }
 
   async verify(secret: string, opts: { remember?: boolean } = {}): Promise<boolean> {
+    try {
+      const ok = await this.signIn(secret, opts);
+      this.refused = null;
+      return ok;
+    } catch (e) {
+      this.refused = e instanceof LockError ? e.message : null;
+      throw e;
+    }
+  }
+
+  private async signIn(secret: string, opts: { remember?: boolean }): Promise<boolean> {
     const pool = openTeamPool(signInUrl(this.o.databaseUrl, this.o.login, secret), {
       ...(this.o.tls ? { tls: this.o.tls } : {}),
       ...(this.o.onIdleError ? { onIdleError: this.o.onIdleError } : {}),

@@ -263,6 +263,30 @@ describe('a team desktop', () => {
     expect(await new KeyringAppSecret(rememberedPasswordName(deskUrl, login)).get()).toBeNull();
   });
 
+  it('a remembered password of an operator an admin disabled: the next start stays on the sign-in screen, which says why', async () => {
+    const login = await operator('support');
+    const dataDir = teamDataDir(login);
+    const first = await desk(dataDir);
+    await first.lock.unlock(team.password(login), { remember: true });
+    await first.close();
+    cores.splice(cores.indexOf(first), 1);
+    await team.owner.query('SELECT team.disable_operator($1)', [login]);
+
+    const next = await desk(dataDir);
+    expect(next.lock.isLocked()).toBe(true);
+    expect(next.team()).toBeNull();
+    const status = await next.lock.status();
+    expect(status.problem).toBe(
+      `An admin disabled the login ${login}: it cannot sign in until an admin enables it again.`,
+    );
+
+    // Enabled again, the operator signs in by hand and the reason goes with the lock.
+    await team.owner.query('SELECT team.enable_operator($1)', [login]);
+    await next.lock.unlock(team.password(login));
+    expect(next.team()).toMatchObject({ login, role: 'support' });
+    expect((await next.lock.status()).problem).toBeNull();
+  });
+
   it('a support login charges (intent committed team-wide first, its events recorded there); a finance login cannot', async () => {
     const support = await operator('support');
     const core = await desk(teamDataDir(support));

@@ -10,6 +10,9 @@
 // snapshot is published first (timed, reported apart: it is a nightly job's work, not the new desktop's).
 // --behind N (default 5000): after the catch-up, N signed callbacks are written to the team record and
 // the desk, that far behind, pulls and applies them (the incremental path), timed.
+// From the snapshot, the catch-up ends when the copy is shown; the re-check of the signatures it took
+// from the snapshot runs after, timed apart (signatureCheckAfterShown). --check-first (with --phases):
+// every signature is checked before the copy is shown, as before (the ratio of the two in one run).
 // Every callback and redirect of the history carries its evidence, signed with the bench merchant's key
 // (generate.ts signedEvidence), and every event is chained (team-history.ts): the desk checks both, and
 // the bench fails if any signed event came out unverified on the desk or the chain alarm was raised.
@@ -38,6 +41,7 @@ import { checkChain, START } from '../../main/team/chain.js';
 import { pullPageRaw } from '../../main/team/events.js';
 import { recordEvents } from '../../main/team/record.js';
 import { keepHead } from '../../main/team/sync/chain-check.js';
+import { runSignatureCheck } from '../../main/team/sync/signature-check.js';
 import type { NewEvent } from '../../main/collections/events.js';
 import { createDb, loadHistory } from './team-history.js';
 import { wireLedgerReconciliation } from '../../main/app/ledger.js';
@@ -56,6 +60,7 @@ const { values: opt } = parseArgs({
     phases: { type: 'boolean', default: false },
     replay: { type: 'boolean', default: false },
     behind: { type: 'string', default: '5000' },
+    'check-first': { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -104,11 +109,22 @@ async function runCatchUp(pool: pg.Pool, db: ReturnType<typeof openDatabase>) {
       keepHead(db, r.head, r.marks, Date.now()); // as the sync's start keeps it (untimed)
       return result;
     }
-    const r = await snapshotStart({ pool, db, now: () => Date.now(), onPhase, keys: evidenceKeys });
+    const r = await snapshotStart({
+      pool,
+      db,
+      now: () => Date.now(),
+      onPhase,
+      keys: evidenceKeys,
+      deferSignatures: !opt['check-first'],
+    });
     if (!r?.started) throw new Error(`the snapshot start did not happen: ${r ? r.reason : 'stopped'}`);
     const result = { ...finish(phases), from: 'snapshot' };
     keepHead(db, r.head, r.marks, Date.now());
-    return result;
+    // The background re-check of the signatures the copy took from the snapshot, timed apart.
+    const t = performance.now();
+    const cpu = process.cpuUsage();
+    const done = await runSignatureCheck({ pool, db, now: () => Date.now(), keys: evidenceKeys });
+    return { ...result, background: backgroundOf(done, t, cpu, r.signaturesToCheck) };
   }
   let from: string | null = null;
   const sync: TeamSync = startTeamSync({
@@ -140,15 +156,37 @@ async function runCatchUp(pool: pg.Pool, db: ReturnType<typeof openDatabase>) {
   });
   await sync.pullNow();
   const result = finish();
+  // Shown: the signatures taken from the snapshot are re-checked in the background, timed apart.
+  const t = performance.now();
+  const cpu = process.cpuUsage();
+  const toCheck = sync.status().signatures?.total ?? 0;
+  const done = await sync.checkSignatures();
+  const background = backgroundOf(done, t, cpu, toCheck);
   await sync.close();
   if (sync.status().chain.broken)
     throw new Error(`chain alarm after the catch-up: ${JSON.stringify(sync.status().chain.broken)}`);
-  return { ...result, from };
+  return { ...result, from, background };
+
+  function backgroundOf(done: string, t: number, cpu: NodeJS.CpuUsage, signed: number) {
+    const used = process.cpuUsage(cpu);
+    return {
+      outcome: done,
+      signedEvents: signed,
+      seconds: Number(((performance.now() - t) / 1000).toFixed(1)),
+      cpuSeconds: Number(((used.user + used.system) / 1e6).toFixed(1)),
+    };
+  }
 
   function finish(phases?: Record<string, unknown>) {
     const ms = performance.now() - start;
     const cpu = process.cpuUsage(cpuStart);
-    return { ms, cpu, phases, from: 'replay' as string | null };
+    return {
+      ms,
+      cpu,
+      phases,
+      from: 'replay' as string | null,
+      background: undefined as ReturnType<typeof backgroundOf> | undefined,
+    };
   }
 }
 
@@ -180,7 +218,7 @@ async function catchUp(server: PgServerInfo, work: string) {
   execFileSync('sync');
   const db = openDatabase(path.join(work, 'new-desktop.sqlite'));
   const loadAtStart = os.loadavg()[0]!;
-  const { ms, cpu, phases, from } = await runCatchUp(pool, db);
+  const { ms, cpu, phases, from, background } = await runCatchUp(pool, db);
   const local = db.prepare('SELECT count(*) FROM collection_events').pluck().get() as number;
   const rows = db.prepare('SELECT count(*) FROM collections').pluck().get() as number;
   const reconciled = db.prepare('SELECT count(*) FROM reconciliation').pluck().get() as number;
@@ -213,6 +251,8 @@ async function catchUp(server: PgServerInfo, work: string) {
     batchSize,
     ...(phases ? { phases } : {}),
     ...(publish ? { publish } : {}),
+    // After the copy is shown: the re-check of the signatures it took from the snapshot (wall, CPU).
+    ...(background ? { signatureCheckAfterShown: background } : {}),
     // The desk's own checks (team/evidence.ts, team/chain.ts), CPU only, over every event of this
     // history as pulled (the PostgreSQL reads not counted); 'year': per event times the events of
     // 1,000,000 collections of the same mix.

@@ -137,6 +137,9 @@ describe('the canonical content', () => {
       // The evidence (team migration 11) is the last column: present, absent, awkward.
       evidence: i % 3 === 2 ? null : JSON.stringify({ query: `?text=${text}` }),
     }));
+    // Long payloads: the hash's scratch buffer (chain.ts) nearly full, and one beyond it (the streaming hash).
+    for (const [i, payload] of [`long ${'x'.repeat(80_000)} 😀`, `longer ${'é中'.repeat(150_000)}`].entries())
+      events.push({ ...events[0]!, eventKey: `awkward:long:${i}`, payload });
     const seqs = await write(events);
     const sql = await team.owner.query<{ seq: string; canonical: string; hash: Buffer; prev_hash: Buffer }>(
       'SELECT seq, team.event_canonical(e) AS canonical, hash, prev_hash FROM team.events e ORDER BY seq',
@@ -399,6 +402,34 @@ describe('a desk watching the chain', () => {
     for (const end = Date.now() + 10_000; !desk.sync.status().chain.broken && Date.now() < end;)
       await new Promise((r) => setTimeout(r, 20));
     expect(desk.sync.status().chain.broken?.seq).toBe(seqs[0]);
+  });
+
+  it('keeps its alarm across a restart: shown at once, before any check; cleared for good once the record matches again', async () => {
+    const { desk, seqs } = await syncedDesk(12);
+    const victim = seqs[4]!;
+    await asSuperuser("UPDATE team.events SET note = 'forged' WHERE seq = $1", [victim]);
+    const found = (await desk.sync.recheckChain()).broken;
+    expect(found).toEqual({ seq: victim, reason: expect.stringMatching(/content is not what was recorded/) });
+
+    // Restarted with the database out of reach: nothing is checked, the alarm is there all the same.
+    await desk.sync.close();
+    desk.sync = startTeamSync({
+      pool: openTeamPool('postgres://nobody@127.0.0.1:1/none'),
+      db: desk.db,
+      clock: systemClock,
+      logger: quietLogger,
+      pollEveryMs: 60_000,
+    });
+    expect(desk.sync.status().chain.broken).toEqual(found);
+    expect(desk.sync.status().chain.verifiedSeq).toBe(seqs.at(-1));
+
+    // Put back: the next re-check clears it, and a restart does not bring it back.
+    await asSuperuser('UPDATE team.events SET note = NULL WHERE seq = $1', [victim]);
+    await restart(desk);
+    expect(desk.sync.status().chain.broken).toEqual(found);
+    expect((await desk.sync.recheckChain()).broken).toBeNull();
+    await restart(desk);
+    expect(desk.sync.status().chain.broken).toBeNull();
   });
 });
 

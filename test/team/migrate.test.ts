@@ -66,6 +66,38 @@ describe('team migrations', () => {
   });
 });
 
+describe('the migration lock', () => {
+  it('is not one any login can take: a support login holding the advisory lock the migrations once used stalls nothing, and cannot lock the migrations itself', async () => {
+    const p = pool();
+    await migrate(p);
+    const login = `lockhold_${process.pid}_${Date.now().toString(36)}`;
+    await addOperator(p, { login, role: 'support', password: 'lock holder password', displayName: 'Holder' });
+    const holder = new pg.Client({ connectionString: db.urlFor(login, 'lock holder password') });
+    await holder.connect();
+    try {
+      // Any login may take any advisory lock (19780 is the class the migrations took, 0 their id).
+      await holder.query('SELECT pg_advisory_lock(19780, 0)');
+      const stalled = new Promise<'stalled'>((r) => setTimeout(() => r('stalled'), 5_000).unref());
+      const latest = Math.max(...teamMigrations.map((m) => m.version));
+      expect(await Promise.race([migrate(pool()), stalled])).toEqual({ from: latest, to: latest, applied: [] });
+
+      // The lock the migrations take now is a table only its owner may lock.
+      await holder.query('BEGIN');
+      await expect(holder.query('LOCK TABLE team.migration_turn IN EXCLUSIVE MODE')).rejects.toMatchObject({
+        code: '42501',
+      });
+      await holder.query('ROLLBACK');
+      await holder.query('BEGIN');
+      await expect(holder.query('LOCK TABLE team.migration_turn IN ACCESS SHARE MODE')).rejects.toMatchObject({
+        code: '42501',
+      });
+      await holder.query('ROLLBACK');
+    } finally {
+      await holder.end();
+    }
+  });
+});
+
 describe('a team database at version 7', () => {
   it('migrates to the newest (8: writer turns) with its operators and events, and then works as a new one does', async () => {
     const old = await createTestDatabase();

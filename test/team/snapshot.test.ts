@@ -71,6 +71,8 @@ async function newDesk(over: Partial<TeamSyncOptions> = {}): Promise<Started> {
     ...over,
   });
   await sync.pullNow();
+  // Signatures taken from a snapshot are re-checked in the background: the desk is compared once done.
+  await sync.checkSignatures();
   await sync.close();
   return { db, from, warnings };
 }

@@ -18,6 +18,15 @@ export interface CopyJob {
   now: number;
 }
 
+/**
+ * What the main thread tells the copy once the check is over. `signatureCheck`: the check took the
+ * snapshot's verdicts on `signed` signed events (verify.ts deferSignatures): the copy records, in the
+ * same transaction, that the desk re-checks them (store migration 18, sync/signature-check.ts), so no
+ * copy is ever visible without that record.
+ */
+export type CopyCommand =
+  { what: 'rollback' } | { what: 'commit'; signatureCheck?: { signed: number; events: number } };
+
 export type CopyMessage =
   | { type: 'copied' }
   | { type: 'committed' }
@@ -61,11 +70,16 @@ try {
 } catch (e) {
   post({ type: 'error', message: (e as Error).message });
 }
-parentPort!.on('message', (m: 'commit' | 'rollback') => {
+parentPort!.on('message', (m: CopyCommand) => {
   try {
-    if (open) db.exec(m === 'commit' ? 'COMMIT' : 'ROLLBACK');
+    if (open && m.what === 'commit' && m.signatureCheck)
+      db.prepare(
+        `INSERT INTO team_signature_check (one_row, upto_event_id, upto_seq, signed_total, started_at)
+         VALUES (1, ?, ?, ?, ?)`,
+      ).run(m.signatureCheck.events, job.uptoSeq, m.signatureCheck.signed, job.now);
+    if (open) db.exec(m.what === 'commit' ? 'COMMIT' : 'ROLLBACK');
     open = false;
-    post({ type: m === 'commit' ? 'committed' : 'rolled-back' });
+    post({ type: m.what === 'commit' ? 'committed' : 'rolled-back' });
   } catch (e) {
     post({ type: 'error', message: (e as Error).message });
   } finally {

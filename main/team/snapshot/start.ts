@@ -23,7 +23,7 @@ import { launchWorker } from '../../reconcile/launch-worker.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { TeamPermissionError, TeamSignInError, TeamUnavailableError } from '../errors.js';
 import { poolTls } from '../pool.js';
-import type { CopyJob, CopyMessage } from './copy-worker.js';
+import type { CopyCommand, CopyJob, CopyMessage } from './copy-worker.js';
 import { SnapshotRejectedError } from './rejected.js';
 import { downloadSnapshot, newestSnapshot, type SnapshotInfo } from './store.js';
 import { snapshotSchemaVersion } from './verify.js';
@@ -43,6 +43,12 @@ export interface SnapshotStartOptions {
   onPhase?: (phase: 'download' | 'verify' | 'copy' | 'checkpoint' | 'reconcile') => void;
   /** The keys this desk checks signed events with (verify.ts); read once, when the check starts. */
   keys?: () => SignatureKeys;
+  /**
+   * false: re-check every signed event's signature before the copy is shown. Otherwise (with keys) the
+   * snapshot's verdicts are taken at first and re-checked after (sync/signature-check.ts), which also
+   * reconciles once done: the copy commits with the record of that check and is not reconciled here.
+   */
+  deferSignatures?: boolean;
 }
 
 export type SnapshotStart =
@@ -53,6 +59,8 @@ export type SnapshotStart =
       snapshot: SnapshotInfo;
       head: ChainHead;
       marks: ChainHead[];
+      /** Signed events whose signatures the desk re-checks now that the copy is shown (0: none, reconciled). */
+      signaturesToCheck: number;
     }
   | { started: false; reason: string; snapshot: SnapshotInfo | null };
 
@@ -90,6 +98,7 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     // once the check has passed.
     copy = startCopy({ dbFile: db.name, snapshotFile: file, uptoSeq: info.uptoSeq, now: o.now() });
     const keys = o.keys?.();
+    const defer = keys !== undefined && o.deferSignatures !== false;
     const verified = await verifyInWorker(
       {
         databaseUrl,
@@ -98,6 +107,7 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
         uptoSeq: info.uptoSeq,
         ...(o.chunk ? { chunk: o.chunk } : {}),
         ...(keys ? { keys: { signingKey: keys.signingKey ?? null, servicePublicKey: pemOf(keys) } } : {}),
+        ...(defer ? { deferSignatures: true } : {}),
       },
       (seq) => o.onProgress?.({ copiedSeq: seq, totalSeq: info.uptoSeq }),
       o.stopped,
@@ -108,15 +118,21 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
       throw new SnapshotRejectedError(
         `it holds ${verified.events} events and ${verified.collections} collections, its publisher said ${info.events} and ${info.collections}`,
       );
-    await copy.commit();
+    const deferred = defer && verified.signed > 0;
+    await copy.commit(deferred ? { signed: verified.signed, events: verified.events } : undefined);
     copy = undefined;
     o.onPhase?.('copy');
     // The copy went through the WAL; fold it into the database now rather than at some later commit.
     db.pragma('wal_checkpoint(TRUNCATE)');
     o.onPhase?.('checkpoint');
-    await reconcileAll(db, { now: o.now() });
-    o.onPhase?.('reconcile');
+    // Deferred, nothing is reconciled until the signatures are checked: no collection counts as matched
+    // on a signature this desk has not checked (sync/signature-check.ts reconciles when it is done).
+    if (!deferred) {
+      await reconcileAll(db, { now: o.now() });
+      o.onPhase?.('reconcile');
+    }
     return {
+      signaturesToCheck: deferred ? verified.signed : 0,
       started: true,
       applied: verified.events,
       lastSeq: info.uptoSeq,
@@ -135,7 +151,7 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
 
 interface CopyRun {
   /** Resolves once committed; rejects with SnapshotRejectedError when the copy could not be made. */
-  commit(): Promise<void>;
+  commit(signatureCheck?: { signed: number; events: number }): Promise<void>;
   rollback(): Promise<void>;
 }
 
@@ -165,34 +181,34 @@ function startCopy(job: CopyJob): CopyRun {
     return messages.shift()!;
   };
   let ended = false;
-  const end = async (what: 'commit' | 'rollback'): Promise<CopyMessage> => {
+  const end = async (command: CopyCommand): Promise<CopyMessage> => {
     ended = true;
     if (exited) return { type: 'error', message: 'the snapshot copy stopped' };
-    w.postMessage(what);
+    w.postMessage(command);
     let m: CopyMessage;
     do m = await nextMessage();
     while (m.type === 'copied' || m.type === 'refused');
     return m;
   };
   return {
-    async commit() {
+    async commit(signatureCheck) {
       const first = await nextMessage();
       if (first.type === 'refused') {
-        await end('rollback');
+        await end({ what: 'rollback' });
         throw new SnapshotRejectedError(first.reason);
       }
       if (first.type !== 'copied') {
-        await end('rollback');
+        await end({ what: 'rollback' });
         throw new SnapshotRejectedError(
           `this desk could not copy it: ${'message' in first ? first.message : first.type}`,
         );
       }
-      const m = await end('commit');
+      const m = await end(signatureCheck ? { what: 'commit', signatureCheck } : { what: 'commit' });
       if (m.type !== 'committed')
         throw new SnapshotRejectedError(`this desk could not copy it: ${'message' in m ? m.message : m.type}`);
     },
     async rollback() {
-      if (!ended) await end('rollback');
+      if (!ended) await end({ what: 'rollback' });
     },
   };
 }
@@ -202,7 +218,7 @@ function verifyInWorker(
   job: VerifyJob,
   onProgress: (seq: number) => void,
   stopped?: () => boolean,
-): Promise<{ events: number; collections: number; head: ChainHead; marks: ChainHead[] } | null> {
+): Promise<{ events: number; collections: number; signed: number; head: ChainHead; marks: ChainHead[] } | null> {
   // A large young generation: the check keeps a page of rows from each side alive across an await, and
   // with the default one (16 MB semi-spaces) a third of its time went to copying them between semi-spaces
   // and promoting them. Measured alone at 1,000,000 collections: 43 s by default, 38 s with 64 MB
@@ -226,6 +242,7 @@ function verifyInWorker(
           resolve({
             events: m.events,
             collections: m.collections,
+            signed: m.signed,
             head: { seq: m.headSeq, hash: Buffer.from(m.headHash, 'hex') },
             marks: m.marks.map(([seq, hash]) => ({ seq, hash: Buffer.from(hash, 'hex') })),
           }),

@@ -18,6 +18,8 @@ export interface VerifyJob {
   chunk?: number;
   /** The desk's keys for its own check of signed events (PEM text and the signing key, or null). */
   keys?: { signingKey: string | null; servicePublicKey: string | null };
+  /** verify.ts deferSignatures: the desk re-checks the signed events after it shows its copy. */
+  deferSignatures?: boolean;
 }
 
 export type VerifyMessage =
@@ -26,6 +28,8 @@ export type VerifyMessage =
       type: 'done';
       events: number;
       collections: number;
+      /** Signed events whose verdict was taken as stored (deferSignatures), for the re-check after. */
+      signed: number;
       headSeq: number;
       headHash: string;
       /** [seq, hash in hex] of each mark the check passed. */
@@ -46,12 +50,14 @@ try {
     uptoSeq: job.uptoSeq,
     ...(job.chunk ? { chunk: job.chunk } : {}),
     ...(job.keys ? { keys: job.keys } : {}),
+    ...(job.deferSignatures ? { deferSignatures: true } : {}),
     onProgress: (seq) => post({ type: 'progress', seq }),
   });
   post({
     type: 'done',
     events: r!.events,
     collections: r!.collections,
+    signed: r!.signed,
     headSeq: r!.head.seq,
     headHash: r!.head.hash.toString('hex'),
     marks: r!.marks.map((m) => [m.seq, m.hash.toString('hex')]),

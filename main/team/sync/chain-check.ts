@@ -13,6 +13,9 @@
 //   kept. A row rewritten, removed or reordered, even by the superuser who recomputed every later hash,
 //   is found by that one pass: the rewritten row's hash or link, or else the kept head's hash, differs.
 //
+// - It keeps the alarm too (team_chain_alarm, migration 18): a restarted desk shows it at once, before
+//   its first check and without the database, until a check of the same kind finds the record matching.
+//
 // The head's write follows the batch's commit rather than sharing it (apply.ts owns that transaction):
 // a crash between the two leaves the head behind the applied seq, and the next pull first checks the
 // events in between (read again from PostgreSQL) before it checks the new batch.
@@ -37,6 +40,31 @@ export function keptHead(db: Db): ChainHead | null {
   const r = db.prepare('SELECT seq, hash FROM team_chain WHERE one_row = 1').get() as
     { seq: number; hash: Buffer } | undefined;
   return r ? { seq: r.seq, hash: r.hash } : null;
+}
+
+type Broken = NonNullable<ChainState['broken']>;
+type FoundBy = 'pull' | 'recheck';
+
+/** The alarms kept by an earlier run of this desk. */
+function keptAlarms(db: Db): Record<FoundBy, Broken | null> {
+  const rows = db.prepare('SELECT found_by, seq, reason FROM team_chain_alarm').all() as {
+    found_by: FoundBy;
+    seq: number;
+    reason: string;
+  }[];
+  const kept: Record<FoundBy, Broken | null> = { pull: null, recheck: null };
+  for (const r of rows) kept[r.found_by] = { seq: r.seq, reason: r.reason };
+  return kept;
+}
+
+/** Keeps (or, with null, clears) the alarm found one way. */
+function keepAlarm(db: Db, by: FoundBy, broken: Broken | null, now: number): void {
+  if (broken)
+    db.prepare(
+      `INSERT INTO team_chain_alarm (found_by, seq, reason, found_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (found_by) DO UPDATE SET seq = excluded.seq, reason = excluded.reason, found_at = excluded.found_at`,
+    ).run(by, broken.seq, broken.reason, now);
+  else db.prepare('DELETE FROM team_chain_alarm WHERE found_by = ?').run(by);
 }
 
 /** Keeps the head and the marks passed on the way to it, in one transaction. */
@@ -156,13 +184,19 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
   let head: ChainHead | null = keptHead(db);
   // Found by a pull (the new events do not continue the verified chain) and by a re-check (what this
   // desk holds no longer matches), apart: a pull that matches again does not clear a re-check's alarm.
-  let pullBroken: ChainState['broken'] = null;
-  let recheckBroken: ChainState['broken'] = null;
+  // Both as an earlier run left them (kept in SQLite with each change).
+  const alarms = keptAlarms(db);
   let recheckedAt: number | null = null;
+  const raise = (by: FoundBy, b: Broken | null): void => {
+    const was = alarms[by];
+    if (was === b || (was && b && was.seq === b.seq && was.reason === b.reason)) return;
+    keepAlarm(db, by, b, o.now());
+    alarms[by] = b;
+  };
 
   const state = (): ChainState => {
-    const broken = [pullBroken, recheckBroken]
-      .filter((b): b is NonNullable<ChainState['broken']> => b !== null)
+    const broken = [alarms.pull, alarms.recheck]
+      .filter((b): b is Broken => b !== null)
       .sort((a, b) => a.seq - b.seq)[0];
     return { verifiedSeq: head?.seq ?? 0, recheckedAt, broken: broken ?? null };
   };
@@ -178,9 +212,7 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
       return await fn();
     } catch (e) {
       if (e instanceof ChainBrokenError) {
-        const b = { seq: e.seq, reason: e.reason };
-        if (which === 'pull') pullBroken = b;
-        else recheckBroken = b;
+        raise(which, { seq: e.seq, reason: e.reason });
         changed();
       }
       throw e;
@@ -201,8 +233,8 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
         }
         const marks: ChainHead[] = [];
         const reached = checkChain(from, events, (m) => marks.push(m));
-        if (pullBroken) {
-          pullBroken = null;
+        if (alarms.pull) {
+          raise('pull', null);
           changed();
         }
         return { head: reached, marks };
@@ -214,7 +246,7 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
     },
     started(h, marks) {
       keep(h, marks);
-      if (pullBroken) pullBroken = null;
+      raise('pull', null);
       changed();
     },
     starting(start) {
@@ -245,7 +277,7 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
               `its hash is not the one this desk verified: the record was rewritten after seq ${compare?.lastGood() ?? 0} and at or before seq ${kept.seq}, and its later hashes recomputed`,
             );
         } else if (upto > 0) keep(reached, marks);
-        recheckBroken = null;
+        raise('recheck', null);
         recheckedAt = o.now();
         changed();
       }).catch((e: unknown) => {

@@ -22,6 +22,7 @@ import {
 import { startDesk } from './start.js';
 import { checkWorkspace, TeamWorkspaceMismatchError } from './workspace.js';
 import { createChainCheck, type ChainState } from './chain-check.js';
+import { runSignatureCheck, signatureCheckProgress, type SignatureCheckProgress } from './signature-check.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { teamEventVerifier } from '../evidence.js';
 
@@ -38,6 +39,8 @@ export interface TeamSyncStatus {
   catchingUp: { copiedSeq: number; totalSeq: number } | null;
   /** The events' hash chain as this desk checked it (sync/chain-check.ts): verified through, or the alarm. */
   chain: ChainState;
+  /** While a new desk re-checks the signatures it took from a snapshot (sync/signature-check.ts); else null. */
+  signatures: SignatureCheckProgress | null;
 }
 
 export interface TeamSync {
@@ -46,6 +49,8 @@ export interface TeamSync {
   status(): TeamSyncStatus;
   /** Re-checks the hash chain of everything this desk holds now (as the periodic check does). */
   recheckChain(): Promise<ChainState>;
+  /** The background re-check of signatures taken from a snapshot (signature-check.ts): runs it, or the one running. */
+  checkSignatures(): Promise<'done' | 'stopped' | 'none'>;
   onStatus(cb: (s: TeamSyncStatus) => void): () => void;
   close(): Promise<void>;
 }
@@ -200,6 +205,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     wrongDatabase: false,
     catchingUp: null,
     chain: { verifiedSeq: 0, recheckedAt: null, broken: null },
+    signatures: signatureCheckProgress(db),
   };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
@@ -270,6 +276,36 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   let startChecked = false;
   let keysLoaded = false;
 
+  // --- Signatures a snapshot start took before checking them (signature-check.ts), checked in the background.
+  let signatureRun: Promise<'done' | 'stopped' | 'none'> | null = null;
+  function checkSignatures(): Promise<'done' | 'stopped' | 'none'> {
+    if (closed || !keys) return Promise.resolve('none');
+    signatureRun ??= runSignatureCheck({
+      pool,
+      db,
+      now: () => clock.now(),
+      keys,
+      onProgress: (p) => setStatus({ signatures: p }),
+      stopped: () => closed,
+    }).then(
+      (r) => {
+        if (r === 'done') logger.info({}, 'team sync: every signature taken from the snapshot is checked');
+        signatureRun = null;
+        return r;
+      },
+      (e: unknown) => {
+        signatureRun = null;
+        logger.warn(
+          { err: e },
+          'team sync: the re-check of the snapshot signatures stopped; it resumes at the next pull',
+        );
+        throw e;
+      },
+    );
+    return signatureRun;
+  }
+  // ---
+
   /** Calls a watcher; one that throws is logged and never stops the sync. */
   function tell(fn: () => void): void {
     try {
@@ -339,6 +375,8 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     }
     let total = startChecked ? 0 : await startPull();
     if (closed) return total;
+    // Signatures a snapshot start took unchecked: checked in the background (resumed after a restart or a failure).
+    if (!signatureRun && keys && signatureCheckProgress(db)) void checkSignatures().catch(() => undefined);
     const fetch = (after: number): Promise<PullResult> => {
       const p = pullSince(pool, after, batchSize);
       p.catch(() => undefined); // awaited below; a prefetch abandoned by a failed apply must not go unhandled
@@ -521,6 +559,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     pullNow,
     status: () => state,
     recheckChain,
+    checkSignatures,
     onStatus(cb) {
       watchers.add(cb);
       return () => watchers.delete(cb);
@@ -532,6 +571,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       clearTimeout(recheckTimer);
       waiting = null;
       await tail;
+      await signatureRun?.catch(() => undefined);
       const l = listener;
       listener = null;
       await l?.close();

@@ -10,6 +10,7 @@ import { removeLeftoverDownload, snapshotStart } from '../snapshot/start.js';
 import type { ChainHead } from '../chain.js';
 import type { EventVerifier } from '../evidence.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
+import { signatureCheckProgress } from './signature-check.js';
 
 export interface DeskStartOptions {
   pool: pg.Pool;
@@ -77,6 +78,8 @@ export async function startDesk(o: DeskStartOptions): Promise<DeskStarted | null
     if (r) o.chain?.started(r.head, r.marks);
     return r ? { applied: r.applied, lastSeq: r.lastSeq, from } : null;
   }
-  if (needsFullReconcile(db)) await reconcileAll(db, { now: o.clock.now() });
+  // While signatures taken from a snapshot wait for their re-check, nothing is reconciled: that check
+  // reconciles once done (signature-check.ts).
+  if (needsFullReconcile(db) && !signatureCheckProgress(db)) await reconcileAll(db, { now: o.clock.now() });
   return { applied: 0, lastSeq: null, from: 'replay' };
 }

@@ -13,6 +13,23 @@ export function StatusBadge({ status }: { status: string | null | undefined }) {
   );
 }
 
+/**
+ * A new team desk shows its copy before it has re-checked every signature it took from the team's
+ * snapshot: a collection resting on one says so beside its status (it is neither matched nor final yet).
+ */
+export function SignatureBeingChecked({ checking }: { checking: boolean }) {
+  if (!checking) return null;
+  return (
+    <span
+      className="badge off"
+      data-signature-check="pending"
+      title="This desk has not yet re-checked the service's signature on an event this status rests on"
+    >
+      Signature being checked
+    </span>
+  );
+}
+
 const FLAG_LABELS: Record<string, string> = {
   final_status_changed: 'Changed after final',
   amount_mismatch: 'Amount mismatch',

@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'react';
 import type { EventRow } from '../../../../main/ipc/contract/collections.js';
 import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
-import { Flags, StatusBadge, flagLabel, statusLabel } from '../../ui/StatusBadge.js';
+import { Flags, SignatureBeingChecked, StatusBadge, flagLabel, statusLabel } from '../../ui/StatusBadge.js';
 import { SourcesAgree, sourcesText } from './Sources.js';
 import { brandName } from '../TakePayment/PaymentResult.js';
 import { formatDateTime } from '../../ui/format.js';
@@ -50,7 +50,11 @@ function TimelineItem({ e }: { e: EventRow }) {
         <span className="badge source">{e.source}</span>
         <span className="strong">{KIND[e.kind] ?? e.kind}</span>
         {e.status && <StatusBadge status={e.status} />}
-        <span className={`badge ${sig.tone}`}>{sig.text}</span>
+        {e.signatureBeingChecked ? (
+          <SignatureBeingChecked checking />
+        ) : (
+          <span className={`badge ${sig.tone}`}>{sig.text}</span>
+        )}
         {e.amountMinor !== null && e.currency && <Money minor={e.amountMinor} currency={e.currency} />}
       </div>
       {e.note && <p className="timeline-note">{e.note}</p>}
@@ -115,7 +119,8 @@ export function CollectionDetail({ id, onBack }: { id: number; onBack: () => voi
         <>
           <div className="panel">
             <h2 id="detail-title" ref={title} tabIndex={-1}>
-              <span className="mono">{c.merchantReference}</span> <StatusBadge status={c.status} />
+              <span className="mono">{c.merchantReference}</span> <StatusBadge status={c.status} />{' '}
+              <SignatureBeingChecked checking={c.signatureBeingChecked} />
             </h2>
             <dl className="kv">
               <dt>Amount</dt>

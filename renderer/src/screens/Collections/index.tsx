@@ -5,7 +5,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { CollectionRow } from '../../../../main/ipc/contract/collections.js';
 import { useDeskQuery, usePagedQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money, Screen, Table, type ColumnDef, type SortingState } from '../../ui/index.js';
-import { Flags, StatusBadge } from '../../ui/StatusBadge.js';
+import { Flags, SignatureBeingChecked, StatusBadge } from '../../ui/StatusBadge.js';
 import { STATUS_CODES, statusLabel, type StatusCode } from '../../ui/status.js';
 import { CollectionDetail } from './Detail.js';
 import { useCallbackImport } from './ImportCallbacks.js';
@@ -71,7 +71,11 @@ const columns: ColumnDef<CollectionRow>[] = [
     id: 'status',
     header: 'Status',
     accessorFn: (c) => c.status,
-    cell: ({ row: { original: c } }) => <StatusBadge status={c.status} />,
+    cell: ({ row: { original: c } }) => (
+      <>
+        <StatusBadge status={c.status} /> <SignatureBeingChecked checking={c.signatureBeingChecked} />
+      </>
+    ),
   },
   {
     id: 'sources',

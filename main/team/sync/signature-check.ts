@@ -1,0 +1,291 @@
+// A new desk's re-check of the signatures it took from a snapshot (issue 20: "a new desk may show its
+// copy before every old signature is re-checked, provided each collection that rests on an unchecked
+// one says so and the check finishes in the background").
+//
+// The snapshot start (snapshot/start.ts, verify.ts deferSignatures) compares every row of the snapshot
+// with the record and checks the hash chain as before, but takes each signed event's verdict as the
+// snapshot stored it, and commits the copy with a team_signature_check row (store migration 18): the
+// events 1..upto_event_id are the record's up to upto_seq, in seq order, and none of their signatures
+// is this desk's own word yet. Until this check has passed an event:
+// - its collection says "signature being checked" (collections/signature-check.ts, list and detail);
+// - nothing is reconciled (the start skips reconcileAll): no collection counts as matched on a
+//   signature this desk did not check. The check reconciles everything once it is done.
+//
+// The check reads the record again in pages, as the start did, and walks the stored events beside it
+// (event id = position in the record), checking each signed event with this desk's keys. Work is cut
+// into slices of about 40 ms on the main thread (the RSA-only desk takes ~0.3 ms an event, the HMAC one
+// ~11 us), each page's progress committed with the page, so a restart resumes where it stopped.
+//
+// An event whose verdict differs from the one the snapshot stored (a forged "verified") is corrected to
+// this desk's verdict, as the replay would have stored it: its signature and note, and its collection
+// folded again from the record's events (the kinds and the projection follow), so the collection is
+// what today's unverified path makes of it: its status unmoved, flagged, and an exception once
+// reconciled. The append-only trigger is lifted for that correction alone, in its transaction: the rows
+// it rewrites were never this desk's word.
+import type pg from 'pg';
+import type { Db } from '../../store/db.js';
+import { writeTransaction } from '../../store/transaction.js';
+import { migrations } from '../../store/migrations/index.js';
+import { projectEvent, type Projected } from '../../collections/events.js';
+import { reconcileAll } from '../../reconcile/reconcile.js';
+import { translatePgError } from '../errors.js';
+import { pullPageRaw, type TeamEvent } from '../events.js';
+import { SIGNED_SOURCES, teamEventVerifier, unverifiedNote, type EventVerifier } from '../evidence.js';
+import { queryableLogin } from '../pool.js';
+import { fromTeamEvent } from '../record.js';
+import type { SignatureKeys } from '../../service/verify-callback.js';
+import { eventValues, projectionValues, type Projection } from './bulk.js';
+
+/** How far the re-check is: signed events checked of those taken from the snapshot, and how many did not verify. */
+export interface SignatureCheckProgress {
+  checked: number;
+  total: number;
+  failed: number;
+}
+
+interface CheckRow {
+  upto_event_id: number;
+  upto_seq: number;
+  signed_total: number;
+  checked_event_id: number;
+  checked_seq: number;
+  checked_signed: number;
+  failed: number;
+}
+
+function checkRow(db: Db): CheckRow | undefined {
+  return db
+    .prepare(
+      `SELECT upto_event_id, upto_seq, signed_total, checked_event_id, checked_seq, checked_signed, failed
+       FROM team_signature_check WHERE one_row = 1`,
+    )
+    .get() as CheckRow | undefined;
+}
+
+/** The re-check this desk still owes, or null when there is none. */
+export function signatureCheckProgress(db: Db): SignatureCheckProgress | null {
+  const r = checkRow(db);
+  return r ? { checked: r.checked_signed, total: r.signed_total, failed: r.failed } : null;
+}
+
+export interface SignatureCheckOptions {
+  pool: pg.Pool;
+  db: Db;
+  now: () => number;
+  /** The keys to check with, read when the check starts. */
+  keys: () => SignatureKeys;
+  onProgress?: (p: SignatureCheckProgress | null) => void;
+  stopped?: () => boolean;
+  /** Events per page read from the record (default 5,000). */
+  page?: number;
+  /** The longest the main thread is held at a time (default 40 ms). */
+  sliceMs?: number;
+}
+
+const nextTurn = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * Runs (or resumes) the re-check to its end: 'done' once every signature was checked and the desk
+ * reconciled, 'stopped' when the desk closed part way (the next start resumes), 'none' when there was
+ * nothing to check. A record that no longer lines up with the copy throws (the chain check says why).
+ */
+export async function runSignatureCheck(o: SignatureCheckOptions): Promise<'done' | 'stopped' | 'none'> {
+  const { db, pool } = o;
+  let row = checkRow(db);
+  if (!row) return 'none';
+  const verify = teamEventVerifier(o.keys());
+  const sliceMs = o.sliceMs ?? 40;
+  const stored = db.prepare(
+    'SELECT id, collection_id, dedupe_key, signature, note FROM collection_events WHERE id > ? AND id <= ? ORDER BY id',
+  );
+  const advance = db.prepare(
+    `UPDATE team_signature_check SET checked_event_id = ?, checked_seq = ?, checked_signed = checked_signed + ?,
+       failed = failed + ? WHERE one_row = 1`,
+  );
+  o.onProgress?.({ checked: row.checked_signed, total: row.signed_total, failed: row.failed });
+  while (row.checked_event_id < row.upto_event_id) {
+    if (o.stopped?.()) return 'stopped';
+    const page = await pullPageRaw(pool, row.checked_seq, o.page ?? 5_000, row.upto_seq);
+    if (o.stopped?.()) return 'stopped';
+    const n = Math.min(page.events.length, row.upto_event_id - row.checked_event_id);
+    if (n === 0)
+      throw new Error(
+        `the team record ends at seq ${row.checked_seq}, before the ${row.upto_event_id} events this desk copied`,
+      );
+    const rows = stored.all(row.checked_event_id, row.checked_event_id + n) as {
+      id: number;
+      collection_id: number | null;
+      dedupe_key: string | null;
+      signature: string;
+      note: string | null;
+    }[];
+    const failed = new Set<number>();
+    let failedEvents = 0;
+    let signed = 0;
+    for (let i = 0; i < n;) {
+      const started = performance.now();
+      for (; i < n && performance.now() - started < sliceMs; i++) {
+        const tev = page.events[i]!;
+        const r = rows[i];
+        if (!r || r.dedupe_key !== tev.eventKey)
+          throw new Error(`event ${row.checked_event_id + i + 1} of this desk is not seq ${tev.seq} of the record`);
+        if (!SIGNED_SOURCES.has(tev.source)) continue;
+        signed++;
+        const v = verify(tev);
+        if (r.signature !== v.signature || r.note !== unverifiedNote(tev.note, v)) {
+          failedEvents++;
+          if (r.collection_id !== null) failed.add(r.collection_id);
+          else correctOrphan(db, r.id, v.signature, unverifiedNote(tev.note, v));
+        }
+      }
+      if (i < n) {
+        await nextTurn();
+        if (o.stopped?.()) return 'stopped';
+      }
+    }
+    // The record's events of each collection to fold again, read before the transaction that folds them.
+    const fetched: Fetched[] = [];
+    for (const id of failed) {
+      const f = await fetchRecord(o, id);
+      if (f) fetched.push(f);
+    }
+    if (o.stopped?.()) return 'stopped';
+    const before = row;
+    writeTransaction(db, () => {
+      if (fetched.length)
+        corrections(
+          db,
+          fetched.map((f) => foldAgain(db, f, verify)),
+        );
+      advance.run(before.checked_event_id + n, page.events[n - 1]!.seq, signed, failedEvents);
+    });
+    row = checkRow(db)!;
+    o.onProgress?.({ checked: row.checked_signed, total: row.signed_total, failed: row.failed });
+    await nextTurn();
+  }
+  if (o.stopped?.()) return 'stopped';
+  await reconcileAll(db, { now: o.now() });
+  db.prepare('DELETE FROM team_signature_check').run();
+  o.onProgress?.(null);
+  return 'done';
+}
+
+// --- Corrections (only when a stored verdict was not this desk's) --------------------------------
+
+/** The append-only trigger of collection_events on UPDATE, with its migration's SQL. */
+function noUpdateTrigger(): string {
+  for (const m of migrations) {
+    const x = /CREATE TRIGGER collection_events_no_update[\s\S]*?END;/.exec(m.sql);
+    if (x) return x[0];
+  }
+  throw new Error('collection_events_no_update is in no migration');
+}
+
+/** Runs `fn` with the append-only trigger lifted, in the caller's transaction. */
+function withoutNoUpdate(db: Db, fn: () => void): void {
+  db.exec('DROP TRIGGER collection_events_no_update');
+  fn();
+  db.exec(noUpdateTrigger());
+}
+
+function correctOrphan(db: Db, id: number, signature: string, note: string | null): void {
+  writeTransaction(db, () =>
+    withoutNoUpdate(db, () =>
+      db.prepare('UPDATE collection_events SET signature = ?, note = ? WHERE id = ?').run(signature, note, id),
+    ),
+  );
+}
+
+/** A collection folded again: each of its events' stored values (eventValues) and its projection. */
+interface Refolded {
+  id: number;
+  events: [number, unknown[]][];
+  projection: unknown[];
+}
+
+/** A collection and the record's events of its reference, read to fold it again. */
+interface Fetched {
+  id: number;
+  collection: { created_at: number; amount_minor: number; currency: string };
+  events: Map<string, TeamEvent>;
+}
+
+async function fetchRecord(o: SignatureCheckOptions, id: number): Promise<Fetched | null> {
+  const { db, pool } = o;
+  const c = db
+    .prepare('SELECT merchant_reference, created_at, amount_minor, currency FROM collections WHERE id = ?')
+    .get(id) as { merchant_reference: string; created_at: number; amount_minor: number; currency: string } | undefined;
+  if (!c) return null;
+  let seqs: number[];
+  try {
+    const r = await pool.query<{ seq: string }>(
+      'SELECT seq FROM team.events WHERE merchant_reference = $1 ORDER BY seq',
+      [c.merchant_reference],
+    );
+    seqs = r.rows.map((x) => Number(x.seq));
+  } catch (e) {
+    throw translatePgError(e, 'read the events of a collection again', queryableLogin(pool));
+  }
+  const events = new Map<string, TeamEvent>();
+  for (const seq of seqs) for (const e of (await pullPageRaw(pool, seq - 1, 1, seq)).events) events.set(e.eventKey, e);
+  return { id, collection: c, events };
+}
+
+/**
+ * Folds a collection again, in the order this desk stored its events, from the record's events with this
+ * desk's own verdicts, as the replay would (bulk.ts). Inside the transaction that writes the result, so
+ * no event applied meanwhile is left out; one the record did not have when read (applied since, or this
+ * desk's own not yet sent) stops the check, which reads again at the next pull.
+ */
+function foldAgain(db: Db, f: Fetched, verify: EventVerifier): Refolded {
+  const local = db
+    .prepare('SELECT id, dedupe_key FROM collection_events WHERE collection_id = ? ORDER BY id')
+    .all(f.id) as { id: number; dedupe_key: string | null }[];
+  const p: Projection = {
+    status: 'INTENT',
+    status_changed_at: f.collection.created_at,
+    status_message: null,
+    redirect_signature: null,
+    amount_minor: f.collection.amount_minor,
+    currency: f.collection.currency,
+    internal_reference: null,
+    payment_url: null,
+    redirect_status: null,
+    callback_status: null,
+    flags: 0,
+    final_changes: 0,
+    last_event_id: null,
+  };
+  const events: [number, unknown[]][] = [];
+  for (const { id: eventId, dedupe_key } of local) {
+    const tev = dedupe_key === null ? undefined : f.events.get(dedupe_key);
+    if (!tev)
+      throw new Error(
+        `collection ${f.id} has an event the team record did not have when it was read again (${dedupe_key ?? 'no key'}); the check reads it again`,
+      );
+    const ev = fromTeamEvent(tev, verify);
+    const r: Projected = projectEvent(p, ev);
+    events.push([eventId, eventValues(f.id, ev, r.kind)]);
+    Object.assign(p, r.next);
+    p.last_event_id = eventId;
+  }
+  return { id: f.id, events, projection: projectionValues(p) };
+}
+
+/** Writes what foldAgain worked out, inside the caller's transaction. */
+function corrections(db: Db, fixes: readonly Refolded[]): void {
+  const event = db.prepare('UPDATE collection_events SET kind = ?, signature = ?, note = ? WHERE id = ?');
+  const collection = db.prepare(
+    `UPDATE collections SET status = ?, status_changed_at = ?, internal_reference = ?, payment_url = ?, status_message = ?,
+       last_event_id = ?, redirect_status = ?, redirect_signature = ?, callback_status = ?, flags = ?, final_changes = ?
+     WHERE id = ?`,
+  );
+  withoutNoUpdate(db, () => {
+    for (const f of fixes) {
+      // eventValues: collection_id, merchant_reference, internal_reference, source, kind, status,
+      // received_at, signature, amount_minor, currency, dedupe_key, payload, note, actor.
+      for (const [eventId, v] of f.events) event.run(v[4], v[7], v[12], eventId);
+      collection.run(...f.projection, f.id);
+    }
+  });
+}
