@@ -300,7 +300,7 @@ interface DeskLoad {
   lagMaxS: number | null;
   /** CPU seconds per second of the load (main, window, both). */
   cores: { main: number; window: number; total: number };
-  /** CPU per applied event, from the load's start until all were applied (+1 s) or the wait ended. */
+  /** CPU per applied event, from the load's start until all were applied and the desk was quiet again, or the wait ended. */
   msPerEvent: { main: number; window: number; total: number } | null;
   idleCores: number;
 }
@@ -340,17 +340,29 @@ async function load(team: Team, desks: Desk[], targets: Target[], label: string)
     `${label}: posted in ${loadSeconds.toFixed(1)} s: ${JSON.stringify(statuses)}; serve ${Math.round(serveUs)} µs, PostgreSQL ${Math.round(pgUs)} µs of CPU per callback`,
   );
   const missing = (d: Desk) => ok.filter((a) => !d.watch.seen.has(a.ref)).length;
-  // Each desk's CPU is read when it has every accepted callback (+1 s for what it shows), or at the end.
+  // A desk's cost of the load ends once it holds every accepted callback AND it is quiet again (under 0.1
+  // core over a second: the window may still be re-reading what it shows), or at the end of the wait.
   const cpuDone: (TreeCpu | null)[] = desks.map(() => null);
   const doneAt: (number | null)[] = desks.map(() => null);
+  const last: ({ t: number; cpu: TreeCpu } | null)[] = desks.map(() => null);
   const settleAt = loadEnd + settle * 1000;
   const endAt = loadEnd + Math.max(settle, 60) * 1000;
   let missingAtSettle: number[] | null = null;
   for (;;) {
     const now = Date.now();
     desks.forEach((d, i) => {
-      if (doneAt[i] === null && missing(d) === 0) doneAt[i] = now;
-      if (doneAt[i] !== null && cpuDone[i] === null && now - doneAt[i]! >= 1000) cpuDone[i] = treeCpu(d.pid);
+      if (doneAt[i] === null && missing(d) === 0) {
+        doneAt[i] = now;
+        last[i] = { t: now, cpu: treeCpu(d.pid) };
+      }
+      const l = last[i];
+      if (l && cpuDone[i] === null && now - l.t >= 1000) {
+        const c = treeCpu(d.pid);
+        const cores =
+          ticksToSeconds(c.mainTicks + c.windowTicks - l.cpu.mainTicks - l.cpu.windowTicks) / ((now - l.t) / 1000);
+        if (cores < 0.1) cpuDone[i] = l.cpu;
+        else last[i] = { t: now, cpu: c };
+      }
     });
     if (missingAtSettle === null && now >= settleAt) missingAtSettle = desks.map(missing);
     if ((missingAtSettle && cpuDone.every((c) => c !== null)) || now >= endAt) break;
