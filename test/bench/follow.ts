@@ -612,7 +612,8 @@ interface Results {
   single?: { collections: LoadResult; balances: LoadResult };
   many?: LoadResult;
   backlog?: Awaited<ReturnType<typeof backlogPhase>>;
-  stops?: { login: string; seconds: number | null; code: number | null }[];
+  /** SIGTERM to exit, per desk and when (null: killed after 20 s). */
+  stops?: { login: string; when: string; seconds: number | null; code: number | null }[];
 }
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'md-bench-follow-'));
@@ -627,33 +628,32 @@ try {
   log(`connecting ${desksN} desks (the CLI)`);
   for (let i = 1; i <= desksN; i++) desks.push(await connectDesk(team, work, i));
   const [first] = desks;
+  results.stops = [];
+  const stop = async (d: Desk, when: string) => {
+    const s = await d.stop();
+    results.stops!.push({ login: d.login, when, seconds: s.seconds === null ? null : r2(s.seconds), code: s.code });
+    log(
+      `${d.login} stopped (SIGTERM) ${when}: ${s.seconds === null ? 'killed after 20 s' : `${s.seconds.toFixed(1)} s`}`,
+    );
+  };
   if (phases.has('single')) {
+    // The light screen first: on Collections a desk can be busy for minutes after the load (what it shows
+    // is re-read per notice), which would be counted in the next round.
     await startDesk(first!, 'Balances');
-    const collections = await round(team, [first!], 'FB-SC-', 'one desk, Collections', 'Collections');
     const balances = await round(team, [first!], 'FB-SB-', 'one desk, Balances', 'Balances');
+    const collections = await round(team, [first!], 'FB-SC-', 'one desk, Collections', 'Collections');
     results.single = { collections, balances };
+    // Restarted for the next phase, for the same reason (its stop timed too: it may still be busy).
+    if (phases.has('many')) await stop(first!, 'after one desk on Collections');
   }
   if (phases.has('many')) {
     for (const d of desks) if (!d.child) await startDesk(d, 'Balances');
     results.many = await round(team, desks, 'FB-M-', `${desks.length} desks, Collections`, 'Collections');
   }
-  results.stops = [];
-  for (const d of desks)
-    if (d.child) {
-      const s = await d.stop();
-      results.stops.push({ login: d.login, seconds: s.seconds === null ? null : r2(s.seconds), code: s.code });
-    }
-  log(
-    `desks stopped (SIGTERM): ${results.stops.map((s) => `${s.login} ${s.seconds ?? 'killed after 20'} s`).join(', ')}`,
-  );
+  for (const d of desks) if (d.child) await stop(d, 'after the last load');
   if (phases.has('backlog')) {
     results.backlog = await backlogPhase(team, first!);
-    const s = await first!.stop();
-    results.stops.push({
-      login: `${first!.login} (after the backlog)`,
-      seconds: s.seconds === null ? null : r2(s.seconds),
-      code: s.code,
-    });
+    await stop(first!, 'after the backlog');
   }
   const out = {
     bench: 'follow',
