@@ -511,6 +511,7 @@ async function backlogPhase(team: Team, desk: Desk) {
     await desk.signIn();
     const signInS = (performance.now() - s0) / 1000;
     const rssAtSignIn = memoryMiB(desk.pid)?.rss ?? NaN;
+    log(`backlog: started in ${startedS.toFixed(1)} s, signed in after ${signInS.toFixed(1)} s more`);
     // Take payment is opened twice while the desk drains: once a tenth of the backlog is applied (the
     // drain is under way) and again at half (from Balances).
     const opens: { atFraction: number; eventsAppliedAtClick: number; draining: boolean; seconds: number | null }[] = [];
@@ -537,7 +538,7 @@ async function backlogPhase(team: Team, desk: Desk) {
         seconds: seconds === null ? null : r2(seconds),
       });
       log(
-        `backlog: Take payment opened in ${seconds?.toFixed(2) ?? '> 120'} s, clicked with ${atClick} of ${behind} events applied${draining ? '' : ' (the backlog was already applied)'}`,
+        `backlog: Take payment opened in ${seconds?.toFixed(2) ?? '> 120'} s, clicked with ${atClick} of ${behind} events in its SQLite${draining ? '' : ' (all there: what the window does with them is left)'}`,
       );
     }
     const d0 = performance.now();
@@ -612,7 +613,7 @@ function table(r: Results): string {
       ? r.backlog.takePayment
           .map(
             (o) =>
-              `${o.seconds === null ? 'did not open in 120 s' : `${o.seconds} s`} (clicked at ${o.eventsAppliedAtClick.toLocaleString('en')} of ${r.backlog!.events.toLocaleString('en')} applied${o.draining ? '' : ', after the drain'})`,
+              `${o.seconds === null ? 'did not open in 120 s' : `${o.seconds} s`} (clicked with ${o.eventsAppliedAtClick.toLocaleString('en')} of ${r.backlog!.events.toLocaleString('en')} in its SQLite)`,
           )
           .join('; ')
       : 'n/a',
