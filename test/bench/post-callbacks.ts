@@ -130,3 +130,92 @@ for (let k = 0; k < concurrency; k++) connection();
     w.once('error', reject);
   });
 }
+
+export interface PacedResult {
+  /** When serve answered each callback (Date.now(), in this process's clock); NaN if it never did. */
+  acceptedAt: number[];
+  /** Serve's HTTP status for each callback (0: the connection failed). */
+  status: number[];
+  ms: number;
+}
+
+/**
+ * Posts callbacks at a steady `rate` per second (callback i is due at start + i/rate), over
+ * `concurrency` keep-alive connections, from a worker thread, and records when each one was answered:
+ * the time serve accepted it (stored in PostgreSQL, then 200). `forwardedFor` addresses are given in
+ * turn as X-Forwarded-For, as a reverse proxy in front of serve (run with --trust-proxy 127.0.0.1) tells
+ * it which service host a callback came from, so serve's per-source limit applies to each of them.
+ */
+export function postCallbacksPaced(
+  url: string,
+  signed: SignedCallbacks,
+  o: { rate: number; concurrency: number; forwardedFor: string[] },
+): Promise<PacedResult> {
+  const code = `
+const { parentPort, workerData } = require('node:worker_threads');
+const net = require('node:net');
+const { url, bodies, headers, rate, concurrency, forwardedFor } = workerData;
+const u = new URL(url);
+const n = bodies.length;
+const requests = bodies.map((body, i) => Buffer.from(
+  'POST ' + u.pathname + ' HTTP/1.1\\r\\nhost: ' + u.host + '\\r\\ncontent-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(body) +
+  '\\r\\nhmac-signature: ' + headers[i].hmac + '\\r\\nrsa-signature: ' + headers[i].rsa +
+  '\\r\\nx-forwarded-for: ' + forwardedFor[i % forwardedFor.length] + '\\r\\nconnection: keep-alive\\r\\n\\r\\n' + body));
+const acceptedAt = new Array(n).fill(NaN);
+const status = new Array(n).fill(0);
+let next = 0, done = 0;
+const t0 = performance.now();
+const due = (i) => t0 + (i * 1000) / rate;
+const free = [];
+let timer = null;
+const finish = () => parentPort.postMessage({ acceptedAt, status, ms: performance.now() - t0 });
+function pump() {
+  if (timer) clearTimeout(timer);
+  timer = null;
+  while (free.length && next < n && performance.now() >= due(next)) {
+    const c = free.pop();
+    c.inFlight.push(next);
+    c.sock.write(requests[next++]);
+  }
+  if (next < n && free.length && !timer) timer = setTimeout(pump, Math.max(0, due(next) - performance.now()));
+  if (next >= n) for (const c of free.splice(0)) c.sock.end();
+}
+function connection() {
+  const c = { sock: net.connect(Number(u.port), u.hostname), inFlight: [] };
+  c.sock.setNoDelay(true);
+  let buf = '';
+  c.sock.on('connect', () => { free.push(c); pump(); });
+  c.sock.on('data', (d) => {
+    buf += d.toString('latin1');
+    for (;;) {
+      const h = buf.indexOf('\\r\\n\\r\\n');
+      if (h < 0) return;
+      const head = buf.slice(0, h);
+      const m = /content-length: *(\\d+)/i.exec(head);
+      const len = m ? Number(m[1]) : 0;
+      if (buf.length < h + 4 + len) return;
+      const i = c.inFlight.shift();
+      acceptedAt[i] = Date.now();
+      status[i] = Number(head.slice(9, 12));
+      buf = buf.slice(h + 4 + len);
+      if (++done === n) return finish();
+      free.push(c);
+      pump();
+    }
+  });
+  c.sock.on('error', () => { for (const i of c.inFlight.splice(0)) { status[i] = 0; if (++done === n) finish(); } });
+}
+for (let k = 0; k < concurrency; k++) connection();
+`;
+  return new Promise((resolve, reject) => {
+    const w = new Worker(code, {
+      eval: true,
+      workerData: { url, bodies: signed.bodies, headers: signed.headers, ...o },
+    });
+    w.once('message', (m: PacedResult) => {
+      void w.terminate();
+      resolve(m);
+    });
+    w.once('error', reject);
+  });
+}
