@@ -17,7 +17,8 @@ import { poolLogin } from './pool.js';
 import { teamMigrations, type TeamMigration } from './migrations/index.js';
 
 /** SQLSTATEs of two sessions creating the same schema or table at once: the loser tries again. */
-const CREATED_MEANWHILE = new Set(['23505', '42P06', '42P07', '42710']);
+// XX000 'tuple concurrently updated': two sessions revoking on the same new table at once.
+const CREATED_MEANWHILE = new Set(['23505', '42P06', '42P07', '42710', 'XX000']);
 
 export interface MigrateResult {
   from: number;
@@ -76,7 +77,7 @@ export async function migrate(pool: pg.Pool, migrations: TeamMigration[] = teamM
         }, false);
         break;
       } catch (e) {
-        if (attempt >= 3 || !CREATED_MEANWHILE.has((e as { code?: string }).code ?? '')) throw e;
+        if (attempt >= 5 || !CREATED_MEANWHILE.has((e as { code?: string }).code ?? '')) throw e;
       }
     }
     const from = await step(version);

@@ -1,7 +1,7 @@
 // A desk process for the stop test (sync-drain.test.ts): the app's core on a team profile's data folder
 // (composeCore, as the shells compose it, without a window), its operator signed in, stopped the way the
-// shells stop a desk (app/shutdown.ts). It prints "applied N" as the sync tells the screens of applied
-// collections, and "up to date SEQ" once its first pull is done.
+// shells stop a desk (app/shutdown.ts). It prints "applied N" for each notice of applied collections the sync gives the screens
+// (one per slice), and "up to date SEQ" once its first pull is done.
 //   MD_DRAIN_PASSWORD=... node --import tsx drain-child.ts <data folder>
 import { composeCore } from '../../main/app/core.js';
 import { silentLogger } from '../../main/log/index.js';
@@ -18,7 +18,7 @@ const core = await composeCore({
 });
 let applied = 0;
 core.events.subscribe((event) => {
-  if (event === 'collection.changed') process.stdout.write(`applied ${++applied}\n`);
+  if (event === 'collections.changed') process.stdout.write(`applied ${++applied}\n`);
 });
 // The operator signs in as at the lock screen (the password from the environment, never an argument).
 await core.lock.unlock(process.env.MD_DRAIN_PASSWORD!);

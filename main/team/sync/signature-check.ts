@@ -7,7 +7,7 @@
 // snapshot stored it, and commits the copy with a team_signature_check row (store migration 18): the
 // events 1..upto_event_id are the record's up to upto_seq, in seq order, and none of their signatures
 // is this desk's own word yet. Until this check has passed an event:
-// - its collection says "signature being checked" (collections/signature-check.ts, list and detail);
+// - its collection says "signature being checked" (collections/query.ts signatureBeingChecked, list and detail);
 // - nothing is reconciled (the start skips reconcileAll): no collection counts as matched on a
 //   signature this desk did not check. The check reconciles everything once it is done.
 //
