@@ -51,7 +51,7 @@ function merged<E extends DeskEventName>(merge: (older: DeskEvents[E], newer: De
 
 /**
  * The paced events and how those waiting for the same window become one. Every other event (a notice,
- * the status, the lock, progress) is sent at once: each says something of its own.
+ * the lock, progress) is sent at once: each says something of its own.
  */
 const paced: { [E in DeskEventName]?: () => Waiting<E> } = {
   // Each collection once, with its newest status; past the bound, "many" with the newest ones listed.
@@ -79,6 +79,9 @@ const paced: { [E in DeskEventName]?: () => Waiting<E> } = {
   ),
   'balances.updated': merged<'balances.updated'>((a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed })),
   'options.updated': merged<'options.updated'>((a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed })),
+  // The newest status says it all. A desk following a busy team has its status change with every pull
+  // (last pull, seq, how far behind): sent each time, the status bar alone kept the window busy.
+  'app.status': merged<'app.status'>((_older, newer) => newer),
 };
 
 export interface PushPacing {

@@ -203,7 +203,20 @@ function connection() {
       pump();
     }
   });
-  c.sock.on('error', () => { for (const i of c.inFlight.splice(0)) { status[i] = 0; if (++done === n) finish(); } });
+  // Serve may close a keep-alive connection (an error, its keep-alive limits): what was in flight on it
+  // was not answered (status 0, never counted as accepted), and a new connection takes its place, so
+  // the run always ends.
+  let gone = false;
+  const drop = () => {
+    if (gone) return;
+    gone = true;
+    const k = free.indexOf(c);
+    if (k >= 0) free.splice(k, 1);
+    for (const i of c.inFlight.splice(0)) { status[i] = 0; if (++done === n) return finish(); }
+    if (next < n) connection();
+  };
+  c.sock.on('error', drop);
+  c.sock.on('close', drop);
 }
 for (let k = 0; k < concurrency; k++) connection();
 `;

@@ -1,8 +1,9 @@
 // The renderer push paces what a window is told (main/ipc/push.ts), for both shells alike: a burst of
 // changes reaches the window as at most 4 pushes a second, merged, the first at once and the last change
-// never lost; notices, the status and progress still go at once. Time is a fake clock (test/poller/fake-time.ts).
+// never lost; the status is paced too (the newest one kept); notices, the lock and progress still go at once. Time is a fake clock (test/poller/fake-time.ts).
 import { describe, expect, it } from 'vitest';
 import { createEventBus, type ChangedCollection } from '../../main/app/events.js';
+import type { AppStatus } from '../../main/app/status.js';
 import { PUSH_EVERY_MS, pushToRenderer } from '../../main/ipc/push.js';
 import type { DeskEvents } from '../../main/ipc/contract/index.js';
 import { FakeTime } from '../poller/fake-time.js';
@@ -109,7 +110,7 @@ describe('the renderer push paces changes per window', () => {
     w.off();
   });
 
-  it('notices, the status and progress are not held back by the pacing', () => {
+  it('notices, the lock and progress are not held back by the pacing', () => {
     const w = window();
     w.bus.emit('collection.changed', col(1));
     w.bus.emit('collection.changed', col(2));
@@ -117,6 +118,24 @@ describe('the renderer push paces changes per window', () => {
     w.bus.emit('notice', { level: 'info', message: 'two' });
     w.bus.emit('lock.changed', { locked: true });
     expect(w.seen.map((s) => s.event)).toEqual(['collections.updated', 'app.notice', 'app.notice', 'lock.changed']);
+    w.off();
+  });
+
+  it('a desk pulling 300 times a second tells its status to the window at most 4 times a second, the newest last', async () => {
+    const w = window();
+    const start = w.time.now;
+    // Each pull changes the status (the last pull's time, how far behind); only the newest matters.
+    for (let i = 0; i < 300; i++) {
+      w.bus.emit('status.changed', { behind: 300 - i - 1 } as unknown as AppStatus);
+      w.time.advance(1000 / 300);
+      await settle();
+    }
+    w.time.advance(PUSH_EVERY_MS);
+    await settle();
+    const got = w.seen.filter((s) => s.event === 'app.status');
+    expect(got[0]!.at).toBe(start);
+    expect(got.length).toBeLessThanOrEqual(4 + 2);
+    expect(got.at(-1)!.payload).toEqual({ behind: 0 });
     w.off();
   });
 

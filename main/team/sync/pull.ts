@@ -76,6 +76,8 @@ export interface TeamSyncOptions {
   onPolled?: (what: 'balances' | 'options', changed: number) => void;
   /** The periodic pull that covers a lost notification (default 5 s). */
   pollEveryMs?: number;
+  /** How long a notification of new events waits for those that follow before its pull (default 100 ms). */
+  gatherMs?: number;
   /** Events per page pulled from PostgreSQL (default 1,000); each page is applied in slices (sliceMs). */
   batchSize?: number;
   /**
@@ -188,6 +190,7 @@ async function pullNewestOptions(
 export function startTeamSync(o: TeamSyncOptions): TeamSync {
   const { pool, db, clock, logger } = o;
   const pollEveryMs = o.pollEveryMs ?? 5_000;
+  const gatherMs = o.gatherMs ?? 100;
   const batchSize = o.batchSize ?? PAGE;
   const sliceMs = o.sliceMs ?? SLICE_MS;
   /** How many events the next slice takes, learnt from how long the last ones took (kept across pulls). */
@@ -513,6 +516,20 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     return p;
   }
 
+  // A busy team notifies once per event: a pull per notification is a PostgreSQL round trip, a SQLite
+  // commit and a status for each event. The first notification after a quiet spell waits gatherMs for
+  // those that follow, so one pull takes them all (a few pulls a second at most, each adding gatherMs of
+  // lag at most).
+  let gathering: ReturnType<typeof setTimeout> | null = null;
+  function gather(): void {
+    if (closed || gathering) return;
+    gathering = setTimeout(() => {
+      gathering = null;
+      void trigger();
+    }, gatherMs);
+    gathering.unref?.();
+  }
+
   const trigger = (): Promise<void> =>
     pullNow().then(
       () => undefined,
@@ -526,7 +543,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       const l = await listen(
         url,
         (seq) => {
-          if (seq > state.lastSeq) void trigger();
+          if (seq > state.lastSeq) gather();
         },
         {
           onError: (err) => {
@@ -568,6 +585,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       closed = true;
       closeNow();
       clearTimeout(timer);
+      if (gathering) clearTimeout(gathering);
       clearTimeout(recheckTimer);
       waiting = null;
       await tail;
