@@ -262,6 +262,22 @@ export function useSessionState<T>(key: string, initial: T): [T, (v: T | ((old: 
   return [value, setValue];
 }
 
+/**
+ * One value taken from the status (the role, whether the app is starting), kept current by main's
+ * pushes. The component re-renders only when that value changes: a desk following a busy team has its
+ * status pushed a few times a second, and a screen that re-rendered on each (Balances with its chart)
+ * kept the window busy for nothing. `select` should return a primitive (compared with Object.is).
+ */
+export function useAppStatusSelect<T>(select: (s: AppStatus | undefined) => T): T {
+  const q = useDeskQuery('app.status', {});
+  const [pushed, setPushed] = useState<{ value: T } | null>(null);
+  useDeskEvent('app.status', (s) => {
+    const value = select(s);
+    setPushed((prev) => (prev && Object.is(prev.value, value) ? prev : { value }));
+  });
+  return pushed ? pushed.value : select(q.data);
+}
+
 /** What the status bar shows (app.status), kept current by main's pushes; undefined until the first answer. */
 export function useAppStatus(): { status: AppStatus | undefined; error: DeskError | undefined } {
   const q = useDeskQuery('app.status', {});

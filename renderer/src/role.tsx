@@ -2,7 +2,7 @@
 // A control a role may not use is not offered, and where it helps a line says who can. This is a
 // courtesy to the person at the desk: PostgreSQL refuses what a role may not do whatever a screen shows.
 import { roleMay, TEAM_ACTIONS, type TeamAction } from '../../main/team/roles.shared.js';
-import { useAppStatus } from './hooks.js';
+import { useAppStatusSelect } from './hooks.js';
 
 /**
  * Whether `action` is offered. A solo profile has no roles: everything is, as before team mode. Until
@@ -10,7 +10,7 @@ import { useAppStatus } from './hooks.js';
  * screen's state is never thrown away while the role is read.
  */
 export function useMay(action: TeamAction): boolean {
-  const role = useAppStatus().status?.team?.role;
+  const role = useAppStatusSelect((s) => s?.team?.role);
   return role ? roleMay(role, action) : true;
 }
 

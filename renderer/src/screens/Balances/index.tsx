@@ -1,6 +1,6 @@
 import { lazy, Suspense, useState } from 'react';
 import type { WalletBalanceView } from '../../../../main/ipc/contract/balances.js';
-import { useAppStatus, useDeskAction, useDeskQuery } from '../../hooks.js';
+import { useAppStatusSelect, useDeskAction, useDeskQuery } from '../../hooks.js';
 import { AsOf, EmptyState, ErrorBanner, Loading, Money, Screen, WarningBanner } from '../../ui/index.js';
 import { walletLabel } from './labels.js';
 import { formatDateTime } from '../../ui/format.js';
@@ -106,8 +106,7 @@ export function BalancesScreen() {
 
 /** "Starting the sandbox…" while the app is still connecting (its first start makes a key), else null. */
 function useStartingMessage(): string | null {
-  const s = useAppStatus().status;
-  return s?.connection === 'starting' ? (s.message ?? 'Connecting…') : null;
+  return useAppStatusSelect((s) => (s?.connection === 'starting' ? (s.message ?? 'Connecting…') : null));
 }
 
 function CurrencyCard({ currency, rows, stale }: { currency: string; rows: WalletBalanceView[]; stale: boolean }) {
