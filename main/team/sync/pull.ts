@@ -76,7 +76,7 @@ export interface TeamSyncOptions {
   onPolled?: (what: 'balances' | 'options', changed: number) => void;
   /** The periodic pull that covers a lost notification (default 5 s). */
   pollEveryMs?: number;
-  /** How long a notification of new events waits for those that follow before its pull (default 100 ms). */
+  /** Pulls woken by notifications are at least this far apart; those in between share the next (default 100 ms). */
   gatherMs?: number;
   /** Events per page pulled from PostgreSQL (default 1,000); each page is applied in slices (sliceMs). */
   batchSize?: number;
@@ -517,16 +517,22 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   }
 
   // A busy team notifies once per event: a pull per notification is a PostgreSQL round trip, a SQLite
-  // commit and a status for each event. The first notification after a quiet spell waits gatherMs for
-  // those that follow, so one pull takes them all (a few pulls a second at most, each adding gatherMs of
-  // lag at most).
+  // commit and a status for each event. A notification after a quiet spell pulls at once (an intent
+  // recorded at another desk shows here in milliseconds); those within gatherMs of that pull wait for
+  // the end of it and share one pull, so a busy team costs a few pulls a second, each adding at most
+  // gatherMs of lag.
   let gathering: ReturnType<typeof setTimeout> | null = null;
+  let gatheredAt = -Infinity;
   function gather(): void {
     if (closed || gathering) return;
-    gathering = setTimeout(() => {
+    const wait = gatheredAt + gatherMs - performance.now();
+    const pull = () => {
       gathering = null;
+      gatheredAt = performance.now();
       void trigger();
-    }, gatherMs);
+    };
+    if (wait <= 0) return pull();
+    gathering = setTimeout(pull, wait);
     gathering.unref?.();
   }
 
