@@ -615,7 +615,10 @@ async function chargeCutMidWrite(
     const writing = async () =>
       (
         await team.owner.query<{ pid: number }>(
-          `SELECT pid FROM pg_stat_activity WHERE usename = $1 AND state = 'active' AND query LIKE '%INSERT INTO team.events%'`,
+          // Only the insert the trigger holds in pg_sleep: the charge's events. The intent's own insert
+          // matches the query text too, and cutting that one fails the charge before anything is sent.
+          `SELECT pid FROM pg_stat_activity
+           WHERE usename = $1 AND state = 'active' AND wait_event = 'PgSleep' AND query LIKE '%INSERT INTO team.events%'`,
           [login],
         )
       ).rows;
