@@ -49,22 +49,22 @@ export default tseslint.config(
   },
   {
     // A plain db.transaction() is deferred: a write in it fails at once with "database is locked" when
-    // another process writes, instead of waiting busy_timeout. Use main/store/transaction.ts.
+    // another process writes, instead of waiting busy_timeout. Use main/store/sqlite/transaction.ts.
     files: ['main/**/*.ts'],
-    ignores: ['main/store/transaction.ts'],
+    ignores: ['main/store/sqlite/transaction.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
           selector: "CallExpression[callee.property.name='transaction']",
           message:
-            'use writeTransaction(db, fn) (BEGIN IMMEDIATE) or readTransaction(db, fn) from main/store/transaction.ts',
+            'use writeTransaction(db, fn) (BEGIN IMMEDIATE) or readTransaction(db, fn) from main/store/sqlite/transaction.ts',
         },
         {
           selector:
             "CallExpression[callee.property.name='exec'] > Literal[value=/^\\s*BEGIN(\\s+DEFERRED)?(\\s+TRANSACTION)?\\s*;?\\s*$/i]",
           message:
-            'a deferred BEGIN does not wait for another writer: use writeTransaction(db, fn) from main/store/transaction.ts',
+            'a deferred BEGIN does not wait for another writer: use writeTransaction(db, fn) from main/store/sqlite/transaction.ts',
         },
       ],
     },

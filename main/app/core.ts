@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import { createLogger } from '../log/index.js';
 import type { ServiceClient } from '../service/types.js';
 import type { PaymentWindowOpener } from '../collections/payment-window.js';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import {
   dataPaths,
   loadSettings,

@@ -2,7 +2,7 @@
 // local poller and receiver tell theirs: one notice per pulled batch (not one per collection: a desk
 // catching up applies thousands of events a second), one per refusal. The window hears them through the
 // renderer push (ipc/push.ts), which also paces them.
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import type { OutboxEntry } from '../collections/outbox.js';
 import { changedCollections, type AppEventBus, type ChangedCollection } from './events.js';
 

@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import { KeyringAppSecret, type AppSecret } from '../secrets/index.js';
 import { PaymentError } from '../collections/errors.js';
 import { AppError } from './errors.js';

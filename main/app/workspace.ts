@@ -5,7 +5,7 @@
 // and opens another. Nothing here outlives its workspace.
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import {
   dataPaths,
   loadConnection,
@@ -19,7 +19,7 @@ import {
 } from '../settings/index.js';
 import { MemorySecretStore, secretStoreFor, type SecretStore } from '../secrets/index.js';
 import { createPoller, type Poller } from '../poller/index.js';
-import { lastSuccessfulRun } from '../store/poll-runs.js';
+import { lastSuccessfulRun } from '../store/sqlite/poll-runs.js';
 import { createServiceClient } from '../service/client.js';
 import type { ServiceClient } from '../service/types.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver.js';

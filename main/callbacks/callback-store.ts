@@ -2,12 +2,12 @@
 // commit, security log) and a store. Each store verifies with the same pure step (ingest.ts
 // verifyCallback) and writes the verified ones in ONE commit: the desktop's SQLite (here) or the team's
 // PostgreSQL (main/serve/team-callback-store.ts).
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import { reconcileOnceAfter } from '../reconcile/incremental.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { appendEventInTransaction } from '../collections/ledger.js';
 import { storeVerifiedCallback, verifyCallback, type IngestInput, type IngestOutcome } from './ingest.js';
-import { syncWal } from '../store/wal-sync.js';
+import { syncWal } from '../store/sqlite/wal-sync.js';
 
 export interface Delivery {
   input: IngestInput;
@@ -32,7 +32,7 @@ export interface CallbackStore {
 
 /** How a group's commit is made durable before its deliveries are answered (a test injects a fault). */
 export interface SqliteStoreOptions {
-  /** fdatasyncs the database's WAL (store/wal-sync.ts); rejects when it cannot. */
+  /** fdatasyncs the database's WAL (store/sqlite/wal-sync.ts); rejects when it cannot. */
   syncWal?: (dbFile: string) => Promise<void>;
 }
 

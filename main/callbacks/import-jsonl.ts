@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { Readable } from 'node:stream';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import type { Clock } from '../clock.js';
 import {
   callbackEvent,

@@ -7,7 +7,7 @@
 // Idempotent: the dedupe key is the reference and a hash of the body's canonical JSON, so a retried,
 // duplicated or re-imported callback is recognised whatever its whitespace or signature timestamp.
 import crypto from 'node:crypto';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import type { NewEvent, AppendResult } from '../collections/events.js';
 import { appendEvent } from '../collections/ledger.js';
 import { callbackEvidence } from '../collections/evidence.js';

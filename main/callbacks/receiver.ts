@@ -16,7 +16,7 @@
 // that cannot be reached is answered 503 so the service retries.
 import http from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import type { Clock } from '../clock.js';
 import { securityRecord, type IngestInput, type IngestOutcome } from './ingest.js';
 import { sqliteCallbackStore, type CallbackStore } from './callback-store.js';

@@ -3,8 +3,8 @@
 // hour, reason and source, with at most a few short samples, so a flood of bad requests costs a counter
 // update, not a row with its body. Counts gather in memory and are written together (one small
 // transaction per flush), so the flood does not buy a commit per request either.
-import type { Db } from '../store/db.js';
-import { writeTransaction } from '../store/transaction.js';
+import type { Db } from '../store/sqlite/connection.js';
+import { writeTransaction } from '../store/sqlite/transaction.js';
 
 import type { SecurityLogRow, SecurityLogView, SecurityReason } from './security-log-types.shared.js';
 

@@ -1,7 +1,7 @@
 // The row a charge's intent creates in `collections`, in one place: the charge path inserts it when
 // it saves an intent, and team sync inserts the same row when another desktop's intent arrives.
-import type { Db } from '../store/db.js';
-import { writeTransaction } from '../store/transaction.js';
+import type { Db } from '../store/sqlite/connection.js';
+import { writeTransaction } from '../store/sqlite/transaction.js';
 import { appendEvent } from './ledger.js';
 import { intentEventKey } from './event-key.js';
 import type { CollectionRow } from './query.js';

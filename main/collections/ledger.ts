@@ -4,8 +4,8 @@
 // (main/app/ledger.ts: collections does not know reconcile), and, for an event the team database must
 // get from this desk (a team profile's charge events), writes its outbox row (collections/outbox.ts;
 // team/sync/push.ts sends it). Whatever part fails, none of it is stored.
-import type { Db } from '../store/db.js';
-import { writeTransaction } from '../store/transaction.js';
+import type { Db } from '../store/sqlite/connection.js';
+import { writeTransaction } from '../store/sqlite/transaction.js';
 import { PROJECTION_COLUMNS, projectEvent, type AppendResult, type NewEvent, type Projection } from './events.js';
 import { withTeamKey } from './event-key.js';
 import { addToOutbox } from './outbox.js';

@@ -1,8 +1,8 @@
 // The team outbox's rows (store migrations 015, 016): written by the ledger in the append's transaction,
 // read and settled by the push (team/sync/push.ts). An entry is the stored event as the team copy
 // needs it; sending it and deciding what a failure means is the push's business.
-import type { Db } from '../store/db.js';
-import { writeTransaction } from '../store/transaction.js';
+import type { Db } from '../store/sqlite/connection.js';
+import { writeTransaction } from '../store/sqlite/transaction.js';
 import type { NewEvent } from './events.js';
 import type { EventKind, EventSource, SignatureState } from './model.js';
 

@@ -1,7 +1,7 @@
 // Read side of collections for the UI, CLI and reports: a filtered, sorted page (fast on a year of
 // history: every filter and sort rides an index, see migrations 001/002), one collection with its
 // timeline, and today's collected total for the daily limit.
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import { flagNames, type FlagName } from './events.js';
 import { isFinal } from './model.js';
 import { refusalText } from './outbox.js';

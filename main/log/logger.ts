@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { redactDeep, scrubString } from './redact.js';
-import { ensurePrivateDir, ensurePrivateFile } from '../store/private-files.js';
+import { ensurePrivateDir, ensurePrivateFile } from '../store/sqlite/private-files.js';
 
 export type { Logger } from 'pino';
 

@@ -3,16 +3,16 @@
 // One loop per kind; a manual refresh during a run joins it (never two runs of a kind at once); errors
 // back off exponentially; a 429 waits at least its Retry-After; status() says online/offline/error.
 import type { Logger } from 'pino';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import type { Clock, Sleep } from '../clock.js';
 import { realSleep } from '../clock.js';
 import type { PaymentOption, ServiceClient, WalletBalance } from '../service/types.js';
 import { isServiceError, RateLimitedError } from '../service/errors.js';
-import type { RunResult } from '../store/balances.js';
-import type { PollError, PollKind } from '../store/poll-runs.js';
+import type { RunResult } from '../store/sqlite/balances.js';
+import type { PollError, PollKind } from '../store/sqlite/poll-runs.js';
 import { sqlitePollSink, type PollSink } from './sink.js';
 
-export type { PollKind } from '../store/poll-runs.js';
+export type { PollKind } from '../store/sqlite/poll-runs.js';
 
 export interface PollIntervals {
   balancesMs: number;

@@ -1,11 +1,11 @@
 // Where the poller records each run: the seam between polling (loops, back-off, Retry-After, status)
 // and storage. The desktop's sink is its SQLite cache (poll log + snapshots/options, one transaction per
 // run); `serve` gives one that writes the team's PostgreSQL (main/serve/poll-to-team.ts).
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import type { PaymentOption, WalletBalance } from '../service/types.js';
-import { recordBalanceRun, type RunResult } from '../store/balances.js';
-import { recordProvidersRun } from '../store/payment-options.js';
-import { lastRun, lastSuccessfulRun, type PollError, type PollKind, type PollRun } from '../store/poll-runs.js';
+import { recordBalanceRun, type RunResult } from '../store/sqlite/balances.js';
+import { recordProvidersRun } from '../store/sqlite/payment-options.js';
+import { lastRun, lastSuccessfulRun, type PollError, type PollKind, type PollRun } from '../store/sqlite/poll-runs.js';
 
 export interface PollRunInput<T> {
   startedAt: number;

@@ -2,7 +2,7 @@
 // of the collection wallet's actual balance (available + uncleared + reserve) against the total_credit
 // of the collections that completed between the two polls (from verified callback payloads). What is
 // left is unexplained. A final status change away from COMPLETED takes its credit back.
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import { toMinor } from '../money/index.js';
 import type { MovementResult, MovementTotals } from './types.shared.js';
 

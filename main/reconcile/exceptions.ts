@@ -1,8 +1,8 @@
 // The exceptions queue: summary and counts, filtered list, detail with every source side by side,
 // resolution by a person (an appended 'resolution' event; history is never rewritten), and the audit
 // list of every event. Results are plain JSON (times ISO 8601, amounts integer minor units + currency).
-import type { Db } from '../store/db.js';
-import { writeTransaction } from '../store/transaction.js';
+import type { Db } from '../store/sqlite/connection.js';
+import { writeTransaction } from '../store/sqlite/transaction.js';
 import { EXCEPTION_KINDS, isExceptionKind, RECON_KINDS, type ReconEvent, type ReconKind } from './classify.js';
 import type {
   AuditEvent,

@@ -2,8 +2,8 @@
 // the ledger for every stored event (in its transaction; main/app/ledger.ts wires it), and the sweep
 // for what no event drives. No worker or import.meta here: the composition root imports it, and so
 // does everything that type-checks the charge service (the preload build included).
-import type { Db } from '../store/db.js';
-import { writeTransaction } from '../store/transaction.js';
+import type { Db } from '../store/sqlite/connection.js';
+import { writeTransaction } from '../store/sqlite/transaction.js';
 import {
   classify,
   DEFAULT_STALE_PENDING_AFTER_MS,

@@ -4,7 +4,7 @@
 // The writer copies each scratch file in.
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import { openConnection } from '../store/sqlite/connection.js';
 import {
   kindSetsSql,
   RANGE_STORED_SQL,
@@ -37,13 +37,8 @@ export interface RangeDone {
 }
 
 const job = workerData as RangeJob;
-const db = new Database(job.dbFile);
-db.pragma('busy_timeout = 5000');
 // This connection writes only its scratch files, whose rows are keyed by ids it has just read.
-db.pragma('foreign_keys = OFF');
-db.pragma('temp_store = MEMORY');
-db.pragma('cache_size = -65536');
-db.pragma('mmap_size = 4294967296');
+const db = openConnection(job.dbFile, 'bulk');
 try {
   for (const sql of kindSetsSql()) db.exec(sql);
   const since = db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck();

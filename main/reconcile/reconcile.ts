@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Db } from '../store/db.js';
-import { writeTransaction } from '../store/transaction.js';
+import type { Db } from '../store/sqlite/connection.js';
+import { writeTransaction } from '../store/sqlite/transaction.js';
 import { ReconcileError } from './errors.js';
 import {
   kindSetsSql,
@@ -16,7 +16,7 @@ import {
 } from './full-sql.js';
 import type { RangeDone, RangeJob } from './range-worker.js';
 import { launchWorker } from './launch-worker.js';
-import { walFlusher } from '../store/wal-sync.js';
+import { walFlusher } from '../store/sqlite/wal-sync.js';
 import { opts, reconcileIds, type ReconcileOptions } from './incremental.js';
 
 export {

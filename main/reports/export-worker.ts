@@ -6,8 +6,8 @@
 // Messages: {type:'plan', total, bounds} | {type:'progress', done, total} | {type:'done', rows} | {type:'error', message}.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
-import { readTransaction } from '../store/transaction.js';
+import { openConnection } from '../store/sqlite/connection.js';
+import { readTransaction } from '../store/sqlite/transaction.js';
 import { BOM, FileSink } from './csv.js';
 import { collectionsHeader, countCollections, writeBalancesCsv, writeCollectionRows } from './writers.js';
 import type { WorkerJob } from './export.js';
@@ -31,12 +31,7 @@ function openOut(file: string, bom: boolean, sync = true): { sink: FileSink; clo
 
 function run(): void {
   // The main process has already migrated this database; a plain connection is enough here.
-  const db = new Database(job.dbFile);
-  db.pragma('busy_timeout = 5000');
-  // A segment reads its rows once, in index order: a small page cache serves that as well as
-  // better-sqlite3's default of 16 MB per connection, which the export's peak memory paid once per worker
-  // (measured: two workers reading 300,000 rows each peaked 122 MB with the default, 99 MB with this).
-  db.pragma('cache_size = -2000');
+  const db = openConnection(job.dbFile, 'reader');
   let last = 0;
   const progress = (done: number, total: number) => {
     const now = Date.now();

@@ -1,6 +1,6 @@
 // The two reports, streamed from SQLite (statement.iterate, raw rows) into a line sink. They run on the
 // export worker (export-worker.ts) but are plain functions, so they can be called directly too.
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import {
   amountCell,
   EOL,

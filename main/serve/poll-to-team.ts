@@ -8,9 +8,9 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { PaymentOption, WalletBalance } from '../service/types.js';
-import { checkBalances } from '../store/balances.js';
-import { checkPaymentOptions } from '../store/payment-options.js';
-import type { PollError } from '../store/poll-runs.js';
+import { checkBalances } from '../store/sqlite/balances.js';
+import { checkPaymentOptions } from '../store/sqlite/payment-options.js';
+import type { PollError } from '../store/sqlite/poll-runs.js';
 import type { PollSink, RecordedRun } from '../poller/sink.js';
 import { translatePgError } from '../team/errors.js';
 import { poolLogin } from '../team/pool.js';

@@ -9,7 +9,7 @@ import { createPoller, type PollIntervals, type Poller } from '../poller/poller.
 import { createServiceClient } from '../service/client.js';
 import type { MerchantKeys } from '../service/types.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
-import { openDatabase, type Db } from '../store/db.js';
+import { openDatabase, type Db } from '../store/sqlite/connection.js';
 import { openTeamPool } from '../team/pool.js';
 import type { TeamTls } from '../team/tls.js';
 import { systemClock, type Clock } from '../clock.js';

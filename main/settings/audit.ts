@@ -1,7 +1,7 @@
 // The record of who the operator was before and after each change of the operator name (the name put
 // on every payment and resolution). The renderer may change the name, so the main process records every
 // change, in the same transaction as the change itself; the table is append-only (migration 010).
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 
 export interface OperatorNameChange {
   from: string | null;

@@ -2,7 +2,7 @@
 // workspace) and the CLI both use this, so they agree on what "connected" means, and both take the keys
 // that check what the service signs from the connection (verificationKeys), never from elsewhere.
 import type { Logger } from 'pino';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import type { MerchantKeys, ServiceClient } from '../service/types.js';
 import { SecretStoreUnavailableError, type SecretStore } from '../secrets/secret-store.js';
 import { loadSettings, type Profile, type Settings } from './settings.js';

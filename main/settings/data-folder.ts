@@ -1,5 +1,5 @@
 // Opening a data folder from the CLI: the database of the active profile, the same one the app uses.
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import { createLogger } from '../log/logger.js';
 import { dataPaths } from './paths.js';
 import { openActiveProfileDatabase } from './profile-database.js';

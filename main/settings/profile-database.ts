@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { openDatabase, type Db } from '../store/db.js';
+import { openDatabase, type Db } from '../store/sqlite/connection.js';
 import { dataPaths } from './paths.js';
 import { PROFILES, readSettings, type Profile } from './settings.js';
 import { DeskError } from '../errors.shared.js';

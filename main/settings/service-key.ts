@@ -1,7 +1,7 @@
 // Import of the service public key PEM: checked with loadServicePublicKey (main/service/service-key.ts),
 // then copied into the data folder so the app does not depend on where the original was.
 import fs from 'node:fs';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import type { Clock } from '../clock.js';
 import { dataPaths } from './paths.js';
 import { loadServicePublicKey } from '../service/service-key.js';

@@ -3,8 +3,8 @@
 // back to its default and is reported, so one bad row never stops the app or loses the others.
 import os from 'node:os';
 import { z } from 'zod';
-import type { Db } from '../store/db.js';
-import { writeTransaction } from '../store/transaction.js';
+import type { Db } from '../store/sqlite/connection.js';
+import { writeTransaction } from '../store/sqlite/transaction.js';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { recordOperatorNameChange } from './audit.js';

@@ -1,5 +1,5 @@
 // Brings the team database to the newest schema this app knows, in the discipline of the SQLite
-// migrations (main/store/db.ts): numbered, each in its own transaction, never edited once shipped,
+// migrations (main/store/sqlite/connection.ts): numbered, each in its own transaction, never edited once shipped,
 // and a database newer than the app is refused rather than guessed at.
 //
 // Several desktops (and `serve`) may start at the same moment against a new database: every step

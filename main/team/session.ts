@@ -5,7 +5,7 @@
 // tells its screens through the callbacks.
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/connection.js';
 import type { OutboxEntry } from '../collections/outbox.js';
 import type { TeamRole } from './operators.js';
 import type { ChangedCollection } from './sync/apply.js';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../../main/clock.js';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { migrate } from '../../main/team/migrate.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';

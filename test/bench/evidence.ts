@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { callbackEvidence, redirectEvidence } from '../../main/collections/evidence.js';
 import { teamEventVerifier, type EvidenceEvent } from '../../main/team/evidence.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { bulkTriggers } from '../../main/team/sync/bulk.js';
 import { generate } from './generate.js';
 

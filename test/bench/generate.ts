@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { formatMinor } from '../../main/money/index.js';
 import { callbackEvidence, redirectEvidence } from '../../main/collections/evidence.js';
 import { signedString } from '../../main/service/signatures.js';

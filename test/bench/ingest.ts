@@ -15,7 +15,7 @@ import { generate } from './generate.js';
 import { postCallbacks, signCallbacks } from './post-callbacks.js';
 
 type ReceiverModule = typeof import('../../main/callbacks/receiver.js');
-type DbModule = typeof import('../../main/store/db.js');
+type DbModule = typeof import('../../main/store/sqlite/connection.js');
 type ReconcileModule = typeof import('../../main/reconcile/reconcile.js');
 type CallbackStore = import('../../main/callbacks/callback-store.js').CallbackStore;
 /**
@@ -58,7 +58,12 @@ const impls = await Promise.all(
     return {
       root,
       receiver: await load<ReceiverModule>('main/callbacks/receiver.ts'),
-      db: await load<DbModule>('main/store/db.ts'),
+      // The database opener moved to main/store/sqlite/ (issue 22); older trees keep it in main/store/db.ts.
+      db: await load<DbModule>(
+        fs.existsSync(path.join(root, 'main/store/sqlite/connection.ts'))
+          ? 'main/store/sqlite/connection.ts'
+          : 'main/store/db.ts',
+      ),
       reconcile: await load<ReconcileModule>('main/reconcile/reconcile.ts'),
       // A tree with a worker store runs it; main's has none.
       workerStore: fs.existsSync(path.join(root, 'main/callbacks/worker-store.ts'))

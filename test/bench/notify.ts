@@ -17,7 +17,7 @@ import { systemClock } from '../../main/clock.js';
 import { createEventBus, type AppEventBus } from '../../main/app/events.js';
 import { teamNotices } from '../../main/app/team-notices.js';
 import { pushToRenderer } from '../../main/ipc/push.js';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { migrate } from '../../main/team/migrate.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';

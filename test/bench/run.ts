@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { reconcileAllInWorker, setReconcileOptions } from '../../main/reconcile/index.js';
 import { runExport } from '../../main/reports/index.js';
 import { collectionsBaselineQuery } from '../../main/reports/writers.js';

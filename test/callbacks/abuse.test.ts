@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../../main/callbacks/receiver.js';
 import { listSecurityLog, truncateSample } from '../../main/callbacks/security-log.js';
 import { getCollection } from '../../main/collections/query.js';

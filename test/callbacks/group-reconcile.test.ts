@@ -13,7 +13,7 @@ import {
   reconcileOnceAfter,
   setReconcileOptions,
 } from '../../main/reconcile/incremental.js';
-import { writeTransaction } from '../../main/store/transaction.js';
+import { writeTransaction } from '../../main/store/sqlite/transaction.js';
 import { History, testDb } from '../reconcile/fixtures.js';
 
 const STALE = 30 * 60_000;

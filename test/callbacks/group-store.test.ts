@@ -3,7 +3,7 @@
 // retry stores the others and never a half-stored event.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { sqliteCallbackStore, type Delivery } from '../../main/callbacks/callback-store.js';
 import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { importCallbacksJsonl } from '../../main/callbacks/import-jsonl.js';
 import { getCollection } from '../../main/collections/query.js';
 import { listOrphanCallbacks } from '../../main/reconcile/index.js';

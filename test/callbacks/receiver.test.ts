@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../../main/callbacks/receiver.js';
 import { getCollection } from '../../main/collections/query.js';
 import { listOrphanCallbacks } from '../../main/reconcile/index.js';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { expect } from 'vitest';
 import path from 'node:path';
 import { startSandbox, type Sandbox, type CompleteOutcome } from '../../sandbox/index.js';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { createServiceClient } from '../../main/service/client.js';
 import { createChargeService, type ChargeService } from '../../main/collections/charge.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../../main/callbacks/receiver.js';

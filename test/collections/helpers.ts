@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import { tempDir } from '../support/tmp.js';
 

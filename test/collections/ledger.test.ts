@@ -6,7 +6,7 @@ import { appendEvent, wireLedger } from '../../main/collections/ledger.js';
 import type { NewEvent } from '../../main/collections/events.js';
 import { reconcileAfterAppend } from '../../main/reconcile/incremental.js';
 import { wireLedgerReconciliation } from '../../main/app/ledger.js';
-import type { Db } from '../../main/store/db.js';
+import type { Db } from '../../main/store/sqlite/connection.js';
 import { freshDb, insertCollection } from './helpers.js';
 
 afterEach(() => wireLedgerReconciliation());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { collectedToday, listCollections, PAGE_TUNING, startOfDay } from '../../main/collections/query.js';
 import { appendEvent } from '../../main/collections/ledger.js';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { freshDb, insertCollection, outcome } from './helpers.js';
 
 const DAY = 86_400_000;

@@ -10,7 +10,7 @@ import v8 from 'node:v8';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { createServiceClient } from '../../main/service/client.js';
 import { createChargeService, type ChargeService } from '../../main/collections/charge.js';
 import { systemClock } from '../../main/clock.js';

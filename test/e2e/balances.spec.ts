@@ -150,8 +150,8 @@ test('an alert names the wallet whose actual balance is not the sum of the other
   await expect(page.getByRole('region', { name: 'KES balances' })).toBeVisible();
   // Keep the poller from overwriting, then store an answer whose numbers do not add up, as if the service sent it.
   await app.sandbox!.fault({ route: 'balances', kind: '503', times: 0 });
-  const { openDatabase } = await import('../../main/store/db.js');
-  const { recordBalanceRun } = await import('../../main/store/balances.js');
+  const { openDatabase } = await import('../../main/store/sqlite/connection.js');
+  const { recordBalanceRun } = await import('../../main/store/sqlite/balances.js');
   const { dataPaths } = await import('../../main/settings/paths.js');
   const db = openDatabase(dataPaths(app.dataDir).db);
   const now = Date.now();

@@ -4,7 +4,7 @@
 // and the screen's reads are counted at the bridge to main.
 import fs from 'node:fs';
 import { test, expect, type Page } from '@playwright/test';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { dataPaths } from '../../main/settings/paths.js';
 import { newDataDir, openScreen, startApp, type RunningApp } from './support/app.js';
 

@@ -9,8 +9,8 @@ import { newDataDir, openScreen, screenshotPath, startApp, type RunningApp } fro
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { runCli } from '../support/cli.js';
 import { openProfileDatabase } from '../../main/settings/profile-database.js';
-import { recordBalanceRun } from '../../main/store/balances.js';
-import type { Db } from '../../main/store/db.js';
+import { recordBalanceRun } from '../../main/store/sqlite/balances.js';
+import type { Db } from '../../main/store/sqlite/connection.js';
 
 let app: RunningApp | undefined;
 let sb: Sandbox | undefined;

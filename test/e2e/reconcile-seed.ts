@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { dataPaths } from '../../main/settings/paths.js';
 import { createServiceClient } from '../../main/service/client.js';
 import { createChargeService, type ChargeService } from '../../main/collections/charge.js';

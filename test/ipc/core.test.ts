@@ -11,7 +11,7 @@ import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { silentLogger } from '../../main/log/index.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
 import { startSandbox, type SandboxControls } from '../../sandbox/index.js';
-import { recordBalanceRun } from '../../main/store/balances.js';
+import { recordBalanceRun } from '../../main/store/sqlite/balances.js';
 import { pushToRenderer } from '../../main/ipc/push.js';
 import { insertCollection } from '../collections/helpers.js';
 

@@ -13,8 +13,8 @@ import { ProfileDatabaseError } from '../../main/settings/profile-database.js';
 import { MoneyError } from '../../main/money/index.js';
 import { SecretStoreUnavailableError, SecretValueError } from '../../main/secrets/secret-store.js';
 import { UsageError } from '../../main/cli/command.js';
-import { StoreError } from '../../main/store/db.js';
-import { MalformedAnswerError } from '../../main/store/balances.js';
+import { StoreError } from '../../main/store/sqlite/connection.js';
+import { MalformedAnswerError } from '../../main/store/sqlite/balances.js';
 import {
   AuthenticationError,
   CardDataError,

@@ -18,7 +18,7 @@ const screen = 'renderer/src/screens/Probe/index.tsx';
 describe('renderer imports from main/', () => {
   it('refuses a main-only module such as the database', async () => {
     const errors = await restrictedImports(
-      `import { openDb } from '../../../../main/store/db.js';\nexport { openDb };\n`,
+      `import { openDb } from '../../../../main/store/sqlite/connection.js';\nexport { openDb };\n`,
       screen,
     );
     expect(errors).toHaveLength(1);
@@ -27,7 +27,7 @@ describe('renderer imports from main/', () => {
 
   it('refuses a type from a main-only module as well', async () => {
     const errors = await restrictedImports(
-      `import type { Db } from '../../../../main/store/db.js';\nexport type { Db };\n`,
+      `import type { Db } from '../../../../main/store/sqlite/connection.js';\nexport type { Db };\n`,
       screen,
     );
     expect(errors).toHaveLength(1);

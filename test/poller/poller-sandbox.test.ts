@@ -4,12 +4,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../support/tmp.js';
 import { startSandbox } from '../../sandbox/index.js';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { createServiceClient } from '../../main/service/client.js';
 import { createPoller, type PollerEvent } from '../../main/poller/index.js';
-import { latestBalances } from '../../main/store/balances.js';
-import { listPaymentOptions } from '../../main/store/payment-options.js';
-import { listPollRuns } from '../../main/store/poll-runs.js';
+import { latestBalances } from '../../main/store/sqlite/balances.js';
+import { listPaymentOptions } from '../../main/store/sqlite/payment-options.js';
+import { listPollRuns } from '../../main/store/sqlite/poll-runs.js';
 import { FakeTime } from './fake-time.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -1,7 +1,7 @@
 // Builds collection histories: collection rows inserted directly, events through appendEvent (the path
 // the payments ingestion takes), so reconciliation and reports can be tested on constructed histories.
 import path from 'node:path';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { formatMinor } from '../../main/money/index.js';
 import { tempDir } from '../support/tmp.js';
 import { appendEvent } from '../../main/collections/ledger.js';

@@ -30,7 +30,7 @@ import {
   reconcileIndexSql,
   UNDECIDED_SQL,
 } from '../../main/reconcile/full-sql.js';
-import { sql as migration014 } from '../../main/store/migrations/014-reconcile-event-terms.js';
+import { sql as migration014 } from '../../main/store/sqlite/migrations/014-reconcile-event-terms.js';
 import { History, testDb } from './fixtures.js';
 
 const STALE = 30 * 60_000;

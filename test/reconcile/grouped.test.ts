@@ -2,7 +2,7 @@
 // it touched once, at the end, in the same transaction. The rows must be the ones reconciling after
 // every event gives, and a failure anywhere must commit nothing of the group.
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../main/store/db.js';
+import type { Db } from '../../main/store/sqlite/connection.js';
 import { reconcileOnceAfter } from '../../main/reconcile/incremental.js';
 import { History, testDb } from './fixtures.js';
 

@@ -7,7 +7,7 @@ import { defaultSettings } from '../../main/settings/index.js';
 import type { Core } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
 import { History, testDb } from './fixtures.js';
-import { recordBalanceRun } from '../../main/store/balances.js';
+import { recordBalanceRun } from '../../main/store/sqlite/balances.js';
 
 function fakeCore(db: Core['db'], now: () => number) {
   const events = createEventBus();

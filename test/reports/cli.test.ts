@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { dataPaths } from '../../main/settings/paths.js';
 import { History } from '../reconcile/fixtures.js';
 import { tempDir } from '../support/tmp.js';

@@ -14,7 +14,7 @@ import { StringSink } from '../../main/reports/csv.js';
 import { collectionsBaselineQuery } from '../../main/reports/writers.js';
 import { reconcileDue, resolveException } from '../../main/reconcile/index.js';
 import { History, testDb } from '../reconcile/fixtures.js';
-import type { Db } from '../../main/store/db.js';
+import type { Db } from '../../main/store/sqlite/connection.js';
 
 const UTC3 = { offsetMinutes: 180 };
 

@@ -11,7 +11,7 @@ import { createEventBus } from '../../main/app/events.js';
 import { pushToRenderer } from '../../main/ipc/push.js';
 import { reportsHandlers } from '../../main/ipc/handlers/reports.js';
 import { defaultSettings } from '../../main/settings/index.js';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import type { Core, SavePathChooser } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
 import { tempDir } from '../support/tmp.js';

@@ -14,7 +14,7 @@ import type { IpcResult } from '../../main/ipc/contract/index.js';
 import { startSandbox } from '../../sandbox/index.js';
 import { KeyringSecretStore, MemorySecretStore } from '../../main/secrets/index.js';
 import { loadConnection } from '../../main/settings/connection.js';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { updateSettings } from '../../main/settings/settings.js';
 import path from 'node:path';
 

@@ -13,7 +13,7 @@ import {
   secretStoreFor,
   keychainService,
 } from '../../main/secrets/index.js';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { updateSettings } from '../../main/settings/index.js';
 import { createLogger } from '../../main/log/index.js';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/tmp.js';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import {
   currentServicePublicKey,
   DEFAULT_REDIRECT_URL,

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/tmp.js';
-import { migrate, openDatabase, type Db } from '../../main/store/db.js';
-import { migrations } from '../../main/store/migrations/index.js';
-import { balanceHistory, latestBalances, recordBalanceRun } from '../../main/store/balances.js';
-import { listPollRuns } from '../../main/store/poll-runs.js';
+import { migrate, openDatabase, type Db } from '../../main/store/sqlite/connection.js';
+import { migrations } from '../../main/store/sqlite/migrations/index.js';
+import { balanceHistory, latestBalances, recordBalanceRun } from '../../main/store/sqlite/balances.js';
+import { listPollRuns } from '../../main/store/sqlite/poll-runs.js';
 import type { WalletBalance } from '../../main/service/types.js';
 
 function db(): Db {

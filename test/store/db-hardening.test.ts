@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../main/store/db.js';
-import { migrations } from '../../main/store/migrations/index.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
+import { migrations } from '../../main/store/sqlite/migrations/index.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import { getCollection } from '../../main/collections/query.js';
 import { openActiveProfileDatabase } from '../../main/settings/profile-database.js';

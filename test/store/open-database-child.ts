@@ -1,5 +1,5 @@
 // Child of openFromProcesses (second-process.ts): opens the database when told to go.
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 
 const file = process.argv[2]!;
 process.stdout.write('ready\n');

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/tmp.js';
-import { openDatabase } from '../../main/store/db.js';
-import { listPaymentOptions, paymentOptionsList, recordProvidersRun } from '../../main/store/payment-options.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
+import { listPaymentOptions, paymentOptionsList, recordProvidersRun } from '../../main/store/sqlite/payment-options.js';
 import type { PaymentOption } from '../../main/service/types.js';
 
 const opt = (o: Partial<PaymentOption>): PaymentOption => ({

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { syncWal, walFlusher } from '../../main/store/wal-sync.js';
+import { syncWal, walFlusher } from '../../main/store/sqlite/wal-sync.js';
 import { tempDir } from '../support/tmp.js';
 
 /** Counts fdatasyncs by the file they were made on (FileHandle is not exported: its prototype from a handle). */

@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
 import { statusFrom } from '../../main/app/status.js';
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { canonicalEvent, ChainBrokenError, checkChain, eventHash, GENESIS, START } from '../../main/team/chain.js';
 import { appendEvents, pullPageRaw, pullSince, type NewTeamEvent } from '../../main/team/events.js';
 import { migrate } from '../../main/team/migrate.js';

@@ -1,6 +1,6 @@
 // What the tests of a new desk's start (bulk replay, snapshot) share: a generated team history with
 // every kind of event the projection and reconciliation tell apart, and a desk's whole record to compare.
-import type { Db } from '../../main/store/db.js';
+import type { Db } from '../../main/store/sqlite/connection.js';
 import type { NewTeamEvent } from '../../main/team/events.js';
 
 function rng(seed: number): () => number {

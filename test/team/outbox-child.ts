@@ -2,7 +2,7 @@
 // their outbox rows, one every few milliseconds, and runs the push against a team database that is
 // stopped, printing how many it has stored, until it is killed.
 //   node --import tsx outbox-child.ts <sqlite file> <team url> <references, comma separated>
-import { openDatabase } from '../../main/store/db.js';
+import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { wireLedgerReconciliation } from '../../main/app/ledger.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import { systemClock } from '../../main/clock.js';

@@ -16,7 +16,7 @@ import { outboxCounts } from '../../main/collections/outbox.js';
 import { getCollection, listCollections } from '../../main/collections/query.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { systemClock } from '../../main/clock.js';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { migrate } from '../../main/team/migrate.js';
 import { addOperator } from '../../main/team/operators.js';
 import { openTeamPool } from '../../main/team/pool.js';

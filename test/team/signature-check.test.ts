@@ -12,7 +12,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { appendEvents } from '../../main/team/events.js';
 import { recordIntent, type TeamIntent } from '../../main/team/record.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { TeamPermissionError } from '../../main/team/errors.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';

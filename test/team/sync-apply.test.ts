@@ -2,7 +2,7 @@
 // mid-batch never skips nor repeats an event.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import type { TeamEvent } from '../../main/team/events.js';
 import { applyEvents, lastSeq } from '../../main/team/sync/apply.js';
 import { tempDir } from '../support/tmp.js';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { startTeamSync, type TeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
 import { lastSeq } from '../../main/team/sync/apply.js';

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import type { NewEvent } from '../../main/collections/events.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import { systemClock } from '../../main/clock.js';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import type { NewTeamEvent } from '../../main/team/events.js';
 import { recordEvents, recordIntent, withTeamKey, type TeamIntent } from '../../main/team/record.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';

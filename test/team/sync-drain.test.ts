@@ -13,7 +13,7 @@ import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { lastSeq } from '../../main/team/sync/apply.js';
 import { sliceSizer, type TeamSyncStatus } from '../../main/team/sync/pull.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
-import { openDatabase, type Db } from '../../main/store/db.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { startTeamSession } from '../../main/team/session.js';
 import { systemClock } from '../../main/clock.js';
 import { recordIntent } from '../../main/team/record.js';

@@ -1,8 +1,8 @@
 // Two desktops' SQLite files on one team database: what one writes, the other shows the same way,
 // nothing is stored twice, and a notification wakes a desktop at once.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { latestBalances } from '../../main/store/balances.js';
-import { listPaymentOptions } from '../../main/store/payment-options.js';
+import { latestBalances } from '../../main/store/sqlite/balances.js';
+import { listPaymentOptions } from '../../main/store/sqlite/payment-options.js';
 import { DuplicateReferenceError } from '../../main/team/errors.js';
 import { appendEvents, pullSince } from '../../main/team/events.js';
 import {

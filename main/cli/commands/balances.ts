@@ -3,7 +3,7 @@
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
-import { latestBalances } from '../../store/balances.js';
+import { latestBalances } from '../../store/sqlite/balances.js';
 import { CURRENCY_CODE, formatMinor, isKnownCurrency } from '../../money/index.js';
 import { systemClock } from '../../clock.js';
 

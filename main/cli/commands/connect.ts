@@ -18,7 +18,7 @@ import {
   type SecretName,
 } from '../../secrets/secret-store.js';
 import { createLogger } from '../../log/logger.js';
-import { recordBalanceRun } from '../../store/balances.js';
+import { recordBalanceRun } from '../../store/sqlite/balances.js';
 import { systemClock } from '../../clock.js';
 import fs from 'node:fs';
 import { transportOf } from '../../team/tls.js';

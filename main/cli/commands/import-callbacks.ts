@@ -12,7 +12,7 @@ import { loadConnection, verificationKeys, type VerificationKeys } from '../../s
 import { MemorySecretStore, secretStoreFor } from '../../secrets/secret-store.js';
 import { importCallbacksJsonl } from '../../callbacks/import-jsonl.js';
 import type { SandboxInfo } from '../../../sandbox/index.js';
-import type { Db } from '../../store/db.js';
+import type { Db } from '../../store/sqlite/connection.js';
 import { systemClock } from '../../clock.js';
 
 /**

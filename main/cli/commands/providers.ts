@@ -2,7 +2,7 @@
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
-import { paymentOptionsList } from '../../store/payment-options.js';
+import { paymentOptionsList } from '../../store/sqlite/payment-options.js';
 import { formatMinor, isKnownCurrency } from '../../money/index.js';
 import { systemClock } from '../../clock.js';
 import { formatTable, grouped, iso, parseCurrency, staleLine } from './balances.js';

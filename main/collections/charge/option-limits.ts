@@ -1,6 +1,6 @@
 // Payment option limits for card charges: which active card option serves a currency, its min/max and
 // daily limit with today's collected total (for the form's checks), and the options() view of them.
-import type { Db } from '../../store/db.js';
+import type { Db } from '../../store/sqlite/connection.js';
 import type { Clock } from '../../clock.js';
 import type { PaymentOption } from '../../service/types.js';
 import { currencyExponent, isKnownCurrency } from '../../money/index.js';

@@ -1,6 +1,6 @@
 // The charge service's vocabulary, shared by its steps (initialize, repeat guard, page, redirect) and
 // by the IPC contract, which answers with these shapes.
-import type { Db } from '../../store/db.js';
+import type { Db } from '../../store/sqlite/connection.js';
 import type { Clock } from '../../clock.js';
 import type { PaymentOption, ServiceClient } from '../../service/types.js';
 import type { AppendResult, NewEvent } from '../events.js';

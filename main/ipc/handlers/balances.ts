@@ -1,7 +1,7 @@
 import type { Core } from '../../app/core.js';
 import type { balancesChannels } from '../contract/balances.js';
 import type { HandlersFor } from './types.js';
-import { balanceHistory, latestBalances } from '../../store/balances.js';
+import { balanceHistory, latestBalances } from '../../store/sqlite/balances.js';
 
 const DAY = 86_400_000;
 

@@ -1,8 +1,8 @@
 import type { Core } from '../../app/core.js';
 import type { optionsChannels, PaymentOptionView } from '../contract/options.js';
 import type { HandlersFor } from './types.js';
-import { listPaymentOptions, paymentOptionsList } from '../../store/payment-options.js';
-import { cacheState } from '../../store/poll-runs.js';
+import { listPaymentOptions, paymentOptionsList } from '../../store/sqlite/payment-options.js';
+import { cacheState } from '../../store/sqlite/poll-runs.js';
 import { collectedToday } from '../../collections/query.js';
 
 export const optionsHandlers = (core: Core): HandlersFor<typeof optionsChannels> => ({

@@ -6,8 +6,8 @@
 // again inside the same transaction; foreign keys are off on this connection (the rows are the
 // snapshot's, whose every collection id the check confirms).
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
-import { syncWal } from '../../store/wal-sync.js';
+import { openConnection } from '../../store/sqlite/connection.js';
+import { syncWal } from '../../store/sqlite/wal-sync.js';
 import { setLastSeq } from '../sync/apply.js';
 import { bulkIndexes, bulkTriggers, isEmpty, presentSchema } from '../sync/bulk.js';
 
@@ -36,9 +36,7 @@ export type CopyMessage =
 
 const job = workerData as CopyJob;
 const post = (m: CopyMessage) => parentPort!.postMessage(m);
-const db = new Database(job.dbFile);
-db.pragma('busy_timeout = 5000');
-db.pragma('foreign_keys = OFF');
+const db = openConnection(job.dbFile, 'bulk');
 db.prepare('ATTACH DATABASE ? AS snap').run(job.snapshotFile);
 // The snapshot is read once, in order, through a memory map instead of a copy per page into the cache.
 db.pragma('snap.mmap_size = 4294967296');

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
-import { openDatabase } from '../../store/db.js';
+import { openDatabase } from '../../store/sqlite/connection.js';
 import { TeamError, translatePgError } from '../errors.js';
 import { poolLogin, toSafeInteger } from '../pool.js';
 import { bulkStart, type BulkProgress } from '../sync/bulk.js';

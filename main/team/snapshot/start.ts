@@ -18,7 +18,7 @@
 // leaves the desk as it was, and the caller replays instead.
 import fs from 'node:fs';
 import type pg from 'pg';
-import type { Db } from '../../store/db.js';
+import type { Db } from '../../store/sqlite/connection.js';
 import { launchWorker } from '../../reconcile/launch-worker.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { TeamPermissionError, TeamSignInError, TeamUnavailableError } from '../errors.js';

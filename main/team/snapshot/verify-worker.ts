@@ -3,7 +3,7 @@
 // and the copy (copy-worker.ts) runs on the other core meanwhile. Progress and the outcome go back as
 // messages.
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import { openConnection } from '../../store/sqlite/connection.js';
 import { openTeamPool } from '../pool.js';
 import type { TeamTls } from '../tls.js';
 import { verifySnapshot } from './verify.js';
@@ -40,9 +40,8 @@ export type VerifyMessage =
 const job = workerData as VerifyJob;
 const post = (m: VerifyMessage) => parentPort!.postMessage(m);
 const pool = openTeamPool(job.databaseUrl, { max: 2, tls: job.tls });
-const snap = new Database(job.file, { readonly: true, fileMustExist: true });
 // Read through a memory map rather than copying every page of a file this size into the cache.
-snap.pragma('mmap_size = 4294967296');
+const snap = openConnection(job.file, 'snapshot');
 try {
   const r = await verifySnapshot({
     pool,

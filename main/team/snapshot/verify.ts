@@ -23,12 +23,11 @@
 // Every row of the two tables the copy takes is compared, whatever its id (a row outside 1..N is
 // refused). The indexes the copy brings along are not compared: the copy rebuilds them from the rows
 // (copy-worker.ts), so nothing of them is taken.
-import Database from 'better-sqlite3';
 import type pg from 'pg';
 import { PROJECTION_COLUMNS, projectEvent } from '../../collections/events.js';
 import { intentValues } from '../../collections/intent-row.js';
-import { migrate, type Db } from '../../store/db.js';
-import { migrations } from '../../store/migrations/index.js';
+import { migrate, openConnection, type Db } from '../../store/sqlite/connection.js';
+import { migrations } from '../../store/sqlite/migrations/index.js';
 import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { SIGNED_SOURCES, teamEventVerifier, verdictAsStored, type EvidenceEvent, type Verdict } from '../evidence.js';
@@ -103,7 +102,7 @@ function schemaOf(db: Db): string {
 let freshSchema: string | undefined;
 function migratedSchema(): string {
   if (freshSchema === undefined) {
-    const mem = new Database(':memory:');
+    const mem = openConnection(':memory:', 'scratch');
     try {
       migrate(mem);
       freshSchema = schemaOf(mem);

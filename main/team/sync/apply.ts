@@ -2,13 +2,13 @@
 // idempotent by dedupe key, with the incremental reconciliation run once per batch), balance
 // snapshots and payment options through their stores' own write functions. Each batch commits with
 // the seq it reached (team_sync), so a crash never skips nor repeats a row.
-import type { Db } from '../../store/db.js';
-import { writeTransaction } from '../../store/transaction.js';
+import type { Db } from '../../store/sqlite/connection.js';
+import { writeTransaction } from '../../store/sqlite/transaction.js';
 import { appendEvent } from '../../collections/ledger.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
 import { reconcileOnceAfter } from '../../reconcile/incremental.js';
-import { recordBalanceRun } from '../../store/balances.js';
-import { recordProvidersRun } from '../../store/payment-options.js';
+import { recordBalanceRun } from '../../store/sqlite/balances.js';
+import { recordProvidersRun } from '../../store/sqlite/payment-options.js';
 import type { PaymentOption, WalletBalance } from '../../service/types.js';
 import type { TeamEvent } from '../events.js';
 import type { EventVerifier } from '../evidence.js';

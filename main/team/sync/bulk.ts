@@ -24,9 +24,9 @@
 // before reconcileAll finishes leaves collections without reconciliation rows above the highest
 // reconciled id, which needsFullReconcile() finds at the next start.
 import type pg from 'pg';
-import type { Db } from '../../store/db.js';
-import { writeTransaction } from '../../store/transaction.js';
-import { migrations } from '../../store/migrations/index.js';
+import type { Db } from '../../store/sqlite/connection.js';
+import { writeTransaction } from '../../store/sqlite/transaction.js';
+import { migrations } from '../../store/sqlite/migrations/index.js';
 import {
   projectEvent,
   type NewEvent,

@@ -20,8 +20,8 @@
 // a crash between the two leaves the head behind the applied seq, and the next pull first checks the
 // events in between (read again from PostgreSQL) before it checks the new batch.
 import type pg from 'pg';
-import type { Db } from '../../store/db.js';
-import { writeTransaction } from '../../store/transaction.js';
+import type { Db } from '../../store/sqlite/connection.js';
+import { writeTransaction } from '../../store/sqlite/transaction.js';
 import { ChainBrokenError, checkChain, START, type ChainedEvent, type ChainHead } from '../chain.js';
 import { pullPageRaw } from '../events.js';
 import { lastSeq } from './apply.js';

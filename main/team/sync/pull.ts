@@ -5,7 +5,7 @@
 // Pulls run one at a time: a pull asked for while one runs waits for it, and asks share one pull.
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../store/db.js';
+import type { Db } from '../../store/sqlite/connection.js';
 import type { PaymentOption } from '../../service/types.js';
 import { TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
 import { pullSince, type PullResult } from '../events.js';

@@ -12,7 +12,7 @@
 // kill -9 left in the outbox goes when the database is back.
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../store/db.js';
+import type { Db } from '../../store/sqlite/connection.js';
 import {
   markOutboxRefused,
   markOutboxSent,

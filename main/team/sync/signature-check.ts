@@ -23,9 +23,9 @@
 // reconciled. The append-only trigger is lifted for that correction alone, in its transaction: the rows
 // it rewrites were never this desk's word.
 import type pg from 'pg';
-import type { Db } from '../../store/db.js';
-import { writeTransaction } from '../../store/transaction.js';
-import { migrations } from '../../store/migrations/index.js';
+import type { Db } from '../../store/sqlite/connection.js';
+import { writeTransaction } from '../../store/sqlite/transaction.js';
+import { migrations } from '../../store/sqlite/migrations/index.js';
 import { projectEvent, type Projected } from '../../collections/events.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { translatePgError } from '../errors.js';

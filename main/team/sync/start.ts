@@ -3,7 +3,7 @@
 // (bulk.ts); a bulk start or full recompute cut short by a crash is finished here before anything else.
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../store/db.js';
+import type { Db } from '../../store/sqlite/connection.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { bulkStart, isEmpty, needsFullReconcile, wantsBulkStart } from './bulk.js';
 import { removeLeftoverDownload, snapshotStart } from '../snapshot/start.js';

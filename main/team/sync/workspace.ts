@@ -2,8 +2,8 @@
 // sync records the database's id; every later sync checks it before applying anything, so a desk
 // pointed at another team database never mixes two records (their seqs mean nothing to each other).
 import type pg from 'pg';
-import type { Db } from '../../store/db.js';
-import { writeTransaction } from '../../store/transaction.js';
+import type { Db } from '../../store/sqlite/connection.js';
+import { writeTransaction } from '../../store/sqlite/transaction.js';
 import { TeamError, translatePgError } from '../errors.js';
 import { poolLogin } from '../pool.js';
 

@@ -1,9 +1,9 @@
 // Payment options cache: the latest successful list, replaced whole per successful poll (one
 // transaction with its poll_runs row). A failed or malformed poll leaves the cached list as it was.
-import type { Db } from './db.js';
+import type { Db } from './connection.js';
 import { writeTransaction } from './transaction.js';
-import type { PaymentOption } from '../service/types.js';
-import { CURRENCY_CODE } from '../money/index.js';
+import type { PaymentOption } from '../../service/types.js';
+import { CURRENCY_CODE } from '../../money/index.js';
 import { MalformedAnswerError, type RunResult } from './balances.js';
 import { cacheState, insertPollRun, recordFailedRun, type CacheState, type PollError } from './poll-runs.js';
 

@@ -1,12 +1,12 @@
 // Wallet balances cache: balance_snapshots is append-only, one row when a wallet's values change or it
 // is first seen; poll_runs says when values were (re)confirmed. A failed or malformed poll changes nothing
 // but the poll log.
-import type { Db } from './db.js';
+import type { Db } from './connection.js';
 import { writeTransaction } from './transaction.js';
-import type { WalletBalance } from '../service/types.js';
-import { CURRENCY_CODE } from '../money/index.js';
+import type { WalletBalance } from '../../service/types.js';
+import { CURRENCY_CODE } from '../../money/index.js';
 import { cacheState, insertPollRun, recordFailedRun, type CacheState, type PollError } from './poll-runs.js';
-import { DeskError } from '../errors.shared.js';
+import { DeskError } from '../../errors.shared.js';
 
 export interface BalanceRow {
   currency: string;

@@ -1,5 +1,5 @@
 // The log of every poll run (poll_runs): when, outcome, and for a failure its error kind and message.
-import type { Db } from './db.js';
+import type { Db } from './connection.js';
 
 export type PollKind = 'balances' | 'providers';
 
