@@ -6,14 +6,8 @@ import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import type { Db } from '../store/sqlite/connection.js';
 import type { Clock } from '../clock.js';
-import {
-  callbackEvent,
-  ingestCallback,
-  securityRecord,
-  verifyCallback,
-  type IngestInput,
-  type IngestOutcome,
-} from './ingest.js';
+import { callbackEvent } from './callback-event.js';
+import { ingestCallback, securityRecord, verifyCallback, type IngestInput, type IngestOutcome } from './ingest.js';
 import type { NewEvent } from '../collections/events.js';
 import { SecurityLog } from './security-log.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
