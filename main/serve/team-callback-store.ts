@@ -8,23 +8,16 @@
 // the group's keys first, and inserts only the new ones (a question and a statement, no transaction).
 import type pg from 'pg';
 import type { CallbackStore } from '../callbacks/callback-store.js';
-import { callbackEvent } from '../callbacks/callback-event.js';
+import { teamCallbackCopy } from '../callbacks/callback-event.js';
 import { verifyCallback, type IngestOutcome, type VerifiedCallback } from '../callbacks/ingest.js';
 import { appendUnseenEvents, type NewTeamEvent } from '../team/events.js';
 import { toTeamEvent } from '../team/record.js';
 import { TeamError, TeamUnavailableError, translatePgError } from '../team/errors.js';
 import { poolLogin } from '../team/pool.js';
 
-/**
- * The event a verified callback becomes in the team's log: the one callback event (callbacks/
- * callback-event.ts) in the team's form (team/record.ts toTeamEvent), keyed by its dedupe key.
- */
+/** The event a verified callback becomes in the team's log (callbacks/callback-event.ts teamCallbackCopy). */
 export function teamCallbackEvent(cb: VerifiedCallback, now: number): NewTeamEvent {
-  const ev = toTeamEvent(callbackEvent(cb, 'callback', now, null));
-  // PostgreSQL takes only a 3-letter code; an unreadable one (the parse warned) is left out and said in the note.
-  if (cb.currency === null || /^[A-Z]{3}$/.test(cb.currency)) return ev;
-  const note = [ev.note, `currency as sent: ${cb.currency}`].filter(Boolean).join('; ');
-  return { ...ev, currency: null, note };
+  return toTeamEvent(teamCallbackCopy(cb, 'callback', now));
 }
 
 // pg's own errors for a connection that dropped or never came carry no SQLSTATE.
