@@ -1,7 +1,8 @@
 // serve's callback store: the receiver's groups go to the team's PostgreSQL as 'callback' events, the
 // whole group in ONE statement (one commit, durable before any delivery is answered).
-// Each event is the one a desktop's own receiver stores (callbacks/callback-event.ts), field for field, under the same dedupe key, so a desktop applying the pulled event gets the same row;
-// a callback delivered twice (or by a desktop's own receiver too) is stored once.
+// Each event is the one a desktop's own receiver stores (callbacks/callback-event.ts), field for field,
+// under the same dedupe key, so a desktop applying the pulled event gets the same row; a callback
+// delivered twice (or by a desktop's own receiver too) is stored once.
 //
 // serve's login reads no event key (keys hold the merchant reference; team migration 8), so it cannot
 // learn which keys an insert skipped from the insert itself: it asks team.events_stored yes or no for
