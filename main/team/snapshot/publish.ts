@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { openDatabase } from '../../store/sqlite/connection.js';
 import { TeamError, translatePgError } from '../errors.js';
 import { poolLogin, toSafeInteger } from '../pool.js';
+import { newestEventSeq } from '../../store/pg/events.js';
 import { bulkStart, type BulkProgress } from '../sync/bulk.js';
 import { storeSnapshot, type SnapshotInfo } from './store.js';
 import { snapshotSchemaVersion } from './verify.js';
@@ -31,8 +32,8 @@ export interface PublishOptions {
 export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> {
   let upto: number;
   try {
-    const r = await o.pool.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events');
-    upto = r.rows[0]?.max ? toSafeInteger(r.rows[0].max, 'seq') : 0;
+    const max = await newestEventSeq(o.pool);
+    upto = max ? toSafeInteger(max, 'seq') : 0;
   } catch (e) {
     throw translatePgError(e, 'read the team record', poolLogin(o.pool));
   }

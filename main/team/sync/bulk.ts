@@ -37,6 +37,7 @@ import { collectionIdByReference, insertIntentCollection } from '../../collectio
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { translatePgError } from '../errors.js';
 import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
+import { newestEventSeq } from '../../store/pg/events.js';
 import type { EventVerifier } from '../evidence.js';
 import { queryableLogin, toSafeInteger } from '../pool.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
@@ -281,10 +282,8 @@ export async function bulkStart(o: BulkOptions): Promise<BulkStarted | null> {
   const chunk = Math.min(o.chunk ?? 50_000, 50_000);
   let totalSeq: number;
   try {
-    const r = await pool.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events WHERE seq <= $1', [
-      o.uptoSeq ?? Number.MAX_SAFE_INTEGER,
-    ]);
-    totalSeq = r.rows[0]?.max ? toSafeInteger(r.rows[0].max, 'seq') : 0;
+    const max = await newestEventSeq(pool, o.uptoSeq ?? Number.MAX_SAFE_INTEGER);
+    totalSeq = max ? toSafeInteger(max, 'seq') : 0;
   } catch (e) {
     throw translatePgError(e, 'count the team history', queryableLogin(pool));
   }
