@@ -35,8 +35,10 @@ export interface EventInsertRow {
 }
 
 /**
- * The insert of a batch of rows (a JSON array), in their order; each of the two writers below adds its own
- * tail, so the columns of the two cannot drift apart.
+ * The insert of a batch of rows (a JSON array), in their order: the one insert into team.events. A desk's
+ * writes (team/record.ts recordEvents, team/intents.ts createIntent) and serve's callback store all go
+ * through it, by one of the two statements below that add their tail to it, so their columns cannot drift
+ * apart. Two tails because the writers' logins differ: a desk reads event keys back, serve may not.
  */
 const INSERT_EVENT_ROWS = `
 INSERT INTO team.events (event_key, merchant_reference, internal_reference, source, kind, status, amount_minor,
