@@ -4,6 +4,7 @@
 import {
   insertEvents,
   insertUnseenEvents,
+  newestEventSeq,
   selectEventsAfter,
   selectEventsAfterRaw,
   type EventInsertRow,
@@ -234,6 +235,17 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   const more = rows.length > limit;
   const events = rows.slice(0, limit).map(toEvent);
   return { events, lastSeq: events.length ? events[events.length - 1]!.seq : afterSeq, more };
+}
+
+/** The newest seq in the team record (up to `uptoSeq` when given), 0 when it has none; `doing` names the read. */
+export async function newestSeq(db: Queryable, doing: string, uptoSeq?: number): Promise<number> {
+  let max: string | null;
+  try {
+    max = await newestEventSeq(db, uptoSeq);
+  } catch (e) {
+    throw translatePgError(e, doing, queryableLogin(db));
+  }
+  return max ? toSafeInteger(max, 'seq') : 0;
 }
 
 /** bytea as PostgreSQL's text gives it ('\\x' and hex). */

@@ -8,9 +8,8 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../store/sqlite/connection.js';
 import type { PaymentOption } from '../../service/types.js';
 import { TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
-import { pullSince, type PullResult } from '../events.js';
+import { newestSeq as newestTeamSeq, pullSince, type PullResult } from '../events.js';
 import { selectBalanceSnapshotsAfter } from '../../store/pg/balance-snapshots.js';
-import { newestEventSeq } from '../../store/pg/events.js';
 import { selectNewestPaymentOptionList } from '../../store/pg/payment-option-lists.js';
 import { listen, type Listener } from '../listen.js';
 import { poolLogin, poolTls, toSafeInteger } from '../pool.js';
@@ -332,12 +331,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
 
   /** The newest seq in the team record, for the progress of a desk that is behind. */
   async function newestSeq(): Promise<number> {
-    try {
-      const max = await newestEventSeq(pool);
-      return max ? toSafeInteger(max, 'seq') : 0;
-    } catch (e) {
-      throw translatePgError(e, 'read how far the team record goes', poolLogin(pool));
-    }
+    return newestTeamSeq(pool, 'read how far the team record goes');
   }
 
   /**
