@@ -1,7 +1,18 @@
 // Operators are PostgreSQL logins (SCRAM) in one group each. Admins manage them through the
 // SECURITY DEFINER functions of migration 3; everyone may read the list and their own row.
 import type pg from 'pg';
-import * as store from '../store/pg/operators.js';
+import {
+  createOperatorLogin,
+  disableOperatorLogin,
+  enableOperatorLogin,
+  endOperatorSessions,
+  selectOperators,
+  selectSignedInOperator,
+  setOperatorLoginPassword,
+  setOperatorLoginRole,
+  setOwnPassword,
+  type OperatorRow,
+} from '../store/pg/operators.js';
 import { TeamError, TeamFieldError, TeamPermissionError, translatePgError } from './errors.js';
 import { poolLogin } from './pool.js';
 import { scramVerifier } from './scram.js';
@@ -69,7 +80,7 @@ export async function addOperator(pool: pg.Pool, op: NewOperator): Promise<void>
   if (typeof op.displayName !== 'string' || op.displayName.trim().length === 0)
     throw new TeamFieldError('displayName', 'is required');
   const verifier = scramVerifier(op.password);
-  await call(pool, 'add operators', () => store.addOperator(pool, op.login, op.role, verifier, op.displayName));
+  await call(pool, 'add operators', () => createOperatorLogin(pool, op.login, op.role, verifier, op.displayName));
 }
 
 /**
@@ -78,7 +89,7 @@ export async function addOperator(pool: pg.Pool, op: NewOperator): Promise<void>
  */
 export async function disableOperator(pool: pg.Pool, login: string): Promise<void> {
   checkLogin(login);
-  await call(pool, 'disable operators', () => store.disableOperator(pool, login));
+  await call(pool, 'disable operators', () => disableOperatorLogin(pool, login));
   await endSessions(pool, login);
 }
 
@@ -100,7 +111,7 @@ async function endSessions(pool: pg.Pool, login: string): Promise<void> {
   for (;;) {
     let still: number | null;
     try {
-      still = await store.endOperatorSessions(pool, login);
+      still = await endOperatorSessions(pool, login);
     } catch (e) {
       throw translatePgError(e, `end the sessions of ${login}`, poolLogin(pool));
     }
@@ -119,14 +130,14 @@ async function endSessions(pool: pg.Pool, login: string): Promise<void> {
 
 export async function enableOperator(pool: pg.Pool, login: string): Promise<void> {
   checkLogin(login);
-  await call(pool, 'enable operators', () => store.enableOperator(pool, login));
+  await call(pool, 'enable operators', () => enableOperatorLogin(pool, login));
 }
 
 /** Moves an operator to another group (admins only); the change applies from their next transaction. */
 export async function setOperatorRole(pool: pg.Pool, login: string, role: TeamRole): Promise<void> {
   checkLogin(login);
   checkRole(role);
-  await call(pool, 'change operator roles', () => store.setOperatorRole(pool, login, role));
+  await call(pool, 'change operator roles', () => setOperatorLoginRole(pool, login, role));
 }
 
 /** Sets another operator's password (admins only). */
@@ -134,17 +145,17 @@ export async function setOperatorPassword(pool: pg.Pool, login: string, password
   checkLogin(login);
   checkPassword(password);
   const verifier = scramVerifier(password);
-  await call(pool, 'set operator passwords', () => store.setOperatorPassword(pool, login, verifier));
+  await call(pool, 'set operator passwords', () => setOperatorLoginPassword(pool, login, verifier));
 }
 
 /** The signed-in operator changes their own password (PostgreSQL lets any login do this for itself). */
 export async function changeOwnPassword(pool: pg.Pool, password: string): Promise<void> {
   checkPassword(password);
   const verifier = scramVerifier(password);
-  await call(pool, 'change their password', () => store.setOwnPassword(pool, verifier), false);
+  await call(pool, 'change their password', () => setOwnPassword(pool, verifier), false);
 }
 
-const toOperator = (r: store.OperatorRow): Operator => ({
+const toOperator = (r: OperatorRow): Operator => ({
   login: r.login,
   role: r.role as TeamRole, // the table's CHECK allows only these
   displayName: r.display_name,
@@ -157,7 +168,7 @@ const toOperator = (r: store.OperatorRow): Operator => ({
 
 export async function listOperators(pool: pg.Pool): Promise<Operator[]> {
   try {
-    return (await store.selectOperators(pool)).map(toOperator);
+    return (await selectOperators(pool)).map(toOperator);
   } catch (e) {
     throw translatePgError(e, 'list operators', poolLogin(pool));
   }
@@ -166,7 +177,7 @@ export async function listOperators(pool: pg.Pool): Promise<Operator[]> {
 /** The signed-in operator (null for a login that is not a team operator, e.g. the schema owner). */
 export async function currentOperator(pool: pg.Pool): Promise<Operator | null> {
   try {
-    const row = await store.selectSignedInOperator(pool);
+    const row = await selectSignedInOperator(pool);
     return row ? toOperator(row) : null;
   } catch (e) {
     throw translatePgError(e, 'read the signed-in operator', poolLogin(pool));

@@ -16,7 +16,8 @@ export interface OperatorRow {
   changed_by: string;
 }
 
-export async function addOperator(
+/** Creates the operator's login in its role's group, and their row. */
+export async function createOperatorLogin(
   db: Queryable,
   login: string,
   role: string,
@@ -27,19 +28,19 @@ export async function addOperator(
 }
 
 /** Marks the operator disabled and takes away their sign-in (NOLOGIN). */
-export async function disableOperator(db: Queryable, login: string): Promise<void> {
+export async function disableOperatorLogin(db: Queryable, login: string): Promise<void> {
   await db.query('SELECT team.disable_operator($1)', [login]);
 }
 
-export async function enableOperator(db: Queryable, login: string): Promise<void> {
+export async function enableOperatorLogin(db: Queryable, login: string): Promise<void> {
   await db.query('SELECT team.enable_operator($1)', [login]);
 }
 
-export async function setOperatorRole(db: Queryable, login: string, role: string): Promise<void> {
+export async function setOperatorLoginRole(db: Queryable, login: string, role: string): Promise<void> {
   await db.query('SELECT team.set_operator_role($1, $2)', [login, role]);
 }
 
-export async function setOperatorPassword(db: Queryable, login: string, scramVerifier: string): Promise<void> {
+export async function setOperatorLoginPassword(db: Queryable, login: string, scramVerifier: string): Promise<void> {
   await db.query('SELECT team.set_operator_password($1, $2)', [login, scramVerifier]);
 }
 
