@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { openDatabase } from '../../store/sqlite/connection.js';
-import { TeamError, translatePgError } from '../errors.js';
-import { poolLogin, toSafeInteger } from '../pool.js';
+import { TeamError } from '../errors.js';
+import { newestSeq } from '../events.js';
 import { bulkStart, type BulkProgress } from '../sync/bulk.js';
 import { storeSnapshot, type SnapshotInfo } from './store.js';
 import { snapshotSchemaVersion } from './verify.js';
@@ -29,13 +29,7 @@ export interface PublishOptions {
 }
 
 export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> {
-  let upto: number;
-  try {
-    const r = await o.pool.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events');
-    upto = r.rows[0]?.max ? toSafeInteger(r.rows[0].max, 'seq') : 0;
-  } catch (e) {
-    throw translatePgError(e, 'read the team record', poolLogin(o.pool));
-  }
+  const upto = await newestSeq(o.pool, 'read the team record');
   if (upto === 0) throw new TeamError('the team record has no events yet: there is nothing to snapshot');
   const dir = fs.mkdtempSync(path.join(o.scratchDir ?? os.tmpdir(), 'md-snapshot-'));
   try {

@@ -35,10 +35,8 @@ import {
 } from '../../collections/events.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
-import { translatePgError } from '../errors.js';
-import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
+import { newestSeq, pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
-import { queryableLogin, toSafeInteger } from '../pool.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { lastSeq, setLastSeq } from './apply.js';
 import { checkChain, START, type ChainHead } from '../chain.js';
@@ -279,15 +277,7 @@ export interface BulkStarted {
 export async function bulkStart(o: BulkOptions): Promise<BulkStarted | null> {
   const { pool, db } = o;
   const chunk = Math.min(o.chunk ?? 50_000, 50_000);
-  let totalSeq: number;
-  try {
-    const r = await pool.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events WHERE seq <= $1', [
-      o.uptoSeq ?? Number.MAX_SAFE_INTEGER,
-    ]);
-    totalSeq = r.rows[0]?.max ? toSafeInteger(r.rows[0].max, 'seq') : 0;
-  } catch (e) {
-    throw translatePgError(e, 'count the team history', queryableLogin(pool));
-  }
+  const totalSeq = await newestSeq(pool, 'count the team history', o.uptoSeq ?? Number.MAX_SAFE_INTEGER);
   const wanted = bulkIndexes();
   const triggers = bulkTriggers();
   if (isEmpty(db)) {

@@ -30,6 +30,7 @@ import { projectEvent, type Projected } from '../../collections/events.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { translatePgError } from '../errors.js';
 import { pullPageRaw, type TeamEvent } from '../events.js';
+import { eventSeqsOfReference } from '../../store/pg/events.js';
 import { SIGNED_SOURCES, teamEventVerifier, unverifiedNote, type EventVerifier } from '../evidence.js';
 import { queryableLogin } from '../pool.js';
 import { fromTeamEvent } from '../record.js';
@@ -218,11 +219,7 @@ async function fetchRecord(o: SignatureCheckOptions, id: number): Promise<Fetche
   if (!c) return null;
   let seqs: number[];
   try {
-    const r = await pool.query<{ seq: string }>(
-      'SELECT seq FROM team.events WHERE merchant_reference = $1 ORDER BY seq',
-      [c.merchant_reference],
-    );
-    seqs = r.rows.map((x) => Number(x.seq));
+    seqs = (await eventSeqsOfReference(pool, c.merchant_reference)).map(Number);
   } catch (e) {
     throw translatePgError(e, 'read the events of a collection again', queryableLogin(pool));
   }

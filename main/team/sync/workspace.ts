@@ -6,6 +6,7 @@ import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
 import { TeamError, translatePgError } from '../errors.js';
 import { poolLogin } from '../pool.js';
+import { selectWorkspaceId } from '../../store/pg/workspace.js';
 
 /** The database is another team's: this desk's copy cannot be applied from it. */
 export class TeamWorkspaceMismatchError extends TeamError {
@@ -16,7 +17,7 @@ export class TeamWorkspaceMismatchError extends TeamError {
 export async function checkWorkspace(pool: pg.Pool, db: Db, now: number): Promise<void> {
   let id: string | undefined;
   try {
-    id = (await pool.query<{ id: string }>('SELECT id FROM team.workspace')).rows[0]?.id;
+    id = await selectWorkspaceId(pool);
   } catch (e) {
     throw translatePgError(e, 'read which team database this is', poolLogin(pool));
   }
