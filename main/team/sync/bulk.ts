@@ -22,7 +22,7 @@
 // that event may be this desktop's own charge, recorded in PostgreSQL far beyond the copied seq.)
 // The indexes and triggers come back and the seq is recorded in ONE transaction; then reconcileAll. A crash
 // before reconcileAll finishes leaves collections without reconciliation rows above the highest
-// reconciled id, which needsFullReconcile() finds at the next start.
+// reconciled id, which needsFullReconcile() (store/sqlite/team/bulk-copy.ts) finds at the next start.
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
