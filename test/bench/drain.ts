@@ -18,7 +18,7 @@ import { migrate } from '../../main/team/migrate.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { startTeamSync } from '../../main/team/sync/pull.js';
-import { lastSeq } from '../../main/team/sync/apply.js';
+import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
 import { wireLedgerReconciliation } from '../../main/app/ledger.js';
 import type { SignatureKeys } from '../../main/service/verify-callback.js';
 import { startServer, stopServerSync } from '../support/postgres-server.js';

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { openDatabase } from '../../store/sqlite/connection.js';
+import { asSingleFile, recordCounts } from '../../store/sqlite/team/snapshot-file.js';
 import { TeamError } from '../errors.js';
 import { newestSeq } from '../events.js';
 import { bulkStart, type BulkProgress } from '../sync/bulk.js';
@@ -47,12 +48,9 @@ export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> 
         ...(o.onProgress ? { onProgress: o.onProgress } : {}),
       });
       if (!r) throw new TeamError('the snapshot was stopped part way');
-      counts = {
-        events: db.prepare('SELECT count(*) FROM collection_events').pluck().get() as number,
-        collections: db.prepare('SELECT count(*) FROM collections').pluck().get() as number,
-      };
+      counts = recordCounts(db);
       // One file, no -wal beside it: what is published is the database alone.
-      db.pragma('journal_mode = DELETE');
+      asSingleFile(db);
     } finally {
       db.close();
     }

@@ -17,10 +17,10 @@ import {
   applyEvents,
   applyPaymentOptions,
   applySnapshots,
-  lastSeq,
   type ChangedCollection,
   type TeamSnapshot,
 } from './apply.js';
+import { lastSeq } from '../../store/sqlite/team/sync-state.js';
 import { startDesk } from './start.js';
 import { checkWorkspace, TeamWorkspaceMismatchError } from './workspace.js';
 import { createChainCheck, type ChainState } from './chain-check.js';
