@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
 import { systemClock } from '../../main/clock.js';
 import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { migrate } from '../../main/team/migrate.js';
@@ -97,6 +98,8 @@ function history(collections: number, prefix: string): NewTeamEvent[] {
 
 /** The desk's side, in its own process: drains to the end (or closes after --stop-after-ms), measured. */
 async function child(file: string): Promise<void> {
+  // A variant may set V8 flags the way the desk's shells do at their start (--variant MD_DRAIN_V8_FLAGS=...).
+  if (process.env.MD_DRAIN_V8_FLAGS) v8.setFlagsFromString(process.env.MD_DRAIN_V8_FLAGS);
   wireLedgerReconciliation();
   const url = process.env.MD_DRAIN_TEAM_URL!;
   const pool = openTeamPool(url, { onIdleError: () => undefined });
