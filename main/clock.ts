@@ -21,3 +21,13 @@ export const realSleep: Sleep = (ms, signal) =>
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+
+/**
+ * The wait before try number `failures` + 1 of a doubling back-off (`failures` from 1): `firstMs`, then
+ * twice the previous wait, never more than `maxMs`. The one definition behind every retry that doubles:
+ * the poller, the service client (which jitters it), the team pull and push, and the lock's wait after
+ * wrong answers.
+ */
+export function doublingDelay(failures: number, firstMs: number, maxMs: number): number {
+  return Math.min(maxMs, firstMs * 2 ** Math.min(Math.max(failures - 1, 0), 30));
+}

@@ -2,7 +2,7 @@
 // keep the app open: after `idleMs` without activity main locks, and the IPC gate (ipc/lock-gate.ts) refuses
 // every call but unlocking. Locking stops nothing already running: a charge sent before the lock
 // finishes in main and stores its result as usual; the renderer refetches after unlock.
-import type { Clock } from '../clock.js';
+import { doublingDelay, type Clock } from '../clock.js';
 import type { Unlocker } from './unlocker.js';
 import { LockError } from './errors.js';
 
@@ -123,7 +123,8 @@ export function createIdleLock(opts: IdleLockOptions): IdleLock {
         throw new LockError('conflict', 'No lock passphrase is set yet: choose one first.', 'secret');
       if (!(await u.verify(secret, o))) {
         failures += 1;
-        if (failures >= freeTries) nextTryAt = clock.now() + backoffMs * 2 ** Math.min(failures - freeTries, 8);
+        if (failures >= freeTries)
+          nextTryAt = clock.now() + doublingDelay(failures - freeTries + 1, backoffMs, backoffMs * 2 ** 8);
         throw new LockError(
           'wrong_passphrase',
           u.method === 'password' ? 'Wrong password.' : 'Wrong passphrase.',

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../store/sqlite/connection.js';
 import type { Clock, Sleep } from '../clock.js';
-import { realSleep } from '../clock.js';
+import { doublingDelay, realSleep } from '../clock.js';
 import type { PaymentOption, ServiceClient, WalletBalance } from '../service/types.js';
 import { isServiceError, RateLimitedError } from '../service/errors.js';
 import type { RunResult } from '../store/sqlite/balances.js';
@@ -202,11 +202,7 @@ export function createPoller(opts: PollerOptions): Poller {
 
   function backoffDelay(kind: PollKind, error: unknown): number {
     const s = state[kind];
-    const exp = Math.min(
-      backoff.baseMs * 2 ** Math.min(s.consecutiveFailures - 1, 30),
-      backoff.maxMs,
-      intervalOf(kind),
-    );
+    const exp = Math.min(doublingDelay(s.consecutiveFailures, backoff.baseMs, backoff.maxMs), intervalOf(kind));
     if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
       return Math.max(exp, error.retryAfterMs);
     }

@@ -2,6 +2,7 @@
 // the client (./client.ts) does the sleeping. Only idempotent requests (the two GETs) are retried:
 // a charge (POST initialize) sent twice could charge twice, so its failures go to the caller.
 import type { ServiceErrorKind } from './errors.js';
+import { doublingDelay } from '../clock.js';
 
 export interface RetryPolicy {
   /** Extra attempts after the first. */
@@ -63,7 +64,7 @@ export function retryDelayMs(
   random: number,
   policy: RetryPolicy = DEFAULT_RETRY_POLICY,
 ): number {
-  const backoff = Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** attempt);
+  const backoff = doublingDelay(attempt + 1, policy.backoffBaseMs, policy.backoffMaxMs);
   const jittered = backoff / 2 + random * (backoff / 2);
   return Math.round(retryAfterMs === undefined ? jittered : Math.max(jittered, retryAfterMs));
 }

@@ -4,7 +4,7 @@
 // and catches up.
 // Pulls run one at a time: a pull asked for while one runs waits for it, and asks share one pull.
 import type pg from 'pg';
-import type { Clock } from '../../clock.js';
+import { doublingDelay, type Clock } from '../../clock.js';
 import type { Db } from '../../store/sqlite/connection.js';
 import type { PaymentOption } from '../../service/types.js';
 import { TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
@@ -203,7 +203,8 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   /** A pull is applying slices of a backlog (the status is told a few times a second meanwhile). */
   let draining = false;
   let timer: NodeJS.Timeout | undefined;
-  let retryMs = RETRY_FIRST_MS;
+  /** Pulls failed in a row: the next try waits doublingDelay(failures, RETRY_FIRST_MS, RETRY_MAX_MS). */
+  let failures = 0;
   let listener: Listener | null = null;
   let connecting = false;
 
@@ -456,7 +457,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       const wasOnline = state.online && !state.error;
       const n = await pullOnce();
       if (!wasOnline) logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
-      retryMs = RETRY_FIRST_MS;
+      failures = 0;
       setStatus({ online: true, error: null, signInRefused: false, wrongDatabase: false, lastPullAt: clock.now() });
       schedule(pollEveryMs);
       if (!listener) void connectListener();
@@ -468,6 +469,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     } catch (e) {
       const err = e as Error;
       const offline = err instanceof TeamUnavailableError;
+      const retryMs = doublingDelay(++failures, RETRY_FIRST_MS, RETRY_MAX_MS);
       const message = offline
         ? `Offline: the team database cannot be reached; showing this desktop's copy and retrying in ${Math.round(retryMs / 1000) || 1} s (${err.message})`
         : `Team sync failed: ${err.message}`;
@@ -479,7 +481,6 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         wrongDatabase: err instanceof TeamWorkspaceMismatchError,
       });
       schedule(retryMs);
-      retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
       throw e;
     }
   }

@@ -11,7 +11,7 @@
 // does not hold back the entries behind it. It drains on every start and sign-in, so what a crash or
 // kill -9 left in the outbox goes when the database is back.
 import type pg from 'pg';
-import type { Clock } from '../../clock.js';
+import { doublingDelay, type Clock } from '../../clock.js';
 import type { Db } from '../../store/sqlite/connection.js';
 import {
   markOutboxRefused,
@@ -76,7 +76,8 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
   const batchSize = o.batchSize ?? 500;
   const first = o.retryFirstMs ?? 200;
   const max = o.retryMaxMs ?? 15_000;
-  let delay = first;
+  /** Waits scheduled in a row without a drain that finished: the next waits doublingDelay(waits + 1, first, max). */
+  let waits = 0;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let again = false;
@@ -155,7 +156,7 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
     const reason = e instanceof Error ? e.message : String(e);
     if (waitingBecause !== reason)
       logger.warn(
-        { err: e, waiting: outboxCounts(db).pending, retryMs: delay },
+        { err: e, waiting: outboxCounts(db).pending, retryMs: doublingDelay(waits + 1, first, max) },
         'team push: the team database did not take the outbox; kept, and sent again when it is back',
       );
     waitingBecause = reason;
@@ -170,12 +171,14 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
 
   function schedule(): void {
     if (closed || timer) return;
-    timer = setTimeout(() => {
-      timer = null;
-      void drain();
-    }, delay);
+    timer = setTimeout(
+      () => {
+        timer = null;
+        void drain();
+      },
+      doublingDelay(++waits, first, max),
+    );
     timer.unref?.();
-    delay = Math.min(delay * 2, max);
   }
 
   function drain(): Promise<void> {
@@ -195,7 +198,7 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
             // The local database failed (locked past busy_timeout): the entries are still there.
             logger.warn({ err: e }, 'team push: the outbox could not be read or updated; trying again');
           }
-          if (done) delay = first;
+          if (done) waits = 0;
           else {
             schedule();
             break;
@@ -217,7 +220,7 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
         clearTimeout(timer);
         timer = null;
       }
-      delay = first;
+      waits = 0;
       void drain();
     },
     drain,
