@@ -6,7 +6,7 @@ import type { Db } from '../store/sqlite/connection.js';
 import { reconcileOnceAfter } from '../reconcile/incremental.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { storeVerifiedCallback, verifyCallback, type IngestInput, type IngestOutcome } from './ingest.js';
-import { syncWal } from '../store/sqlite/wal-sync.js';
+import { commitWithDeferredSync, syncWal } from '../store/sqlite/wal-sync.js';
 
 export interface Delivery {
   input: IngestInput;
@@ -52,9 +52,6 @@ export interface SqliteStoreOptions {
  */
 export function sqliteCallbackStore(db: Db, o: SqliteStoreOptions = {}): CallbackStore {
   const sync = o.syncWal ?? syncWal;
-  let wal: boolean | undefined;
-  const onWal = () =>
-    (wal ??= !db.memory && String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal');
   return {
     maxCommitsInFlight: 2,
     commitGroup: (group, keys) => {
@@ -70,16 +67,8 @@ export function sqliteCallbackStore(db: Db, o: SqliteStoreOptions = {}): Callbac
             return storeVerifiedCallback(db, v.callback, d.input.source, d.now, 'caller');
           }),
         );
-      if (!onWal() || db.inTransaction) return write();
-      const before = db.pragma('synchronous', { simple: true }) as number;
-      if (before < 2) return write(); // a connection set below FULL on purpose keeps its own setting
-      db.pragma('synchronous = NORMAL');
-      let outcomes: IngestOutcome[];
-      try {
-        outcomes = write();
-      } finally {
-        db.pragma('synchronous = FULL');
-      }
+      const { value: outcomes, deferred } = commitWithDeferredSync(db, write);
+      if (!deferred) return outcomes;
       // A duplicate too: the delivery it repeats may be the one whose sync failed a moment ago.
       const stored = outcomes.some((x) => x.result === 'imported' || x.result === 'duplicate');
       return stored ? sync(db.name).then(() => outcomes) : outcomes;

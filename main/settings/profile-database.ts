@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { openDatabase, type Db } from '../store/sqlite/connection.js';
+import { checkpointWal, openDatabase, type Db } from '../store/sqlite/connection.js';
 import { putSetting, settingValue } from '../store/sqlite/settings.js';
 import { dataPaths } from './paths.js';
 import { PROFILES, readSettings, type Profile } from './settings.js';
@@ -75,7 +75,7 @@ export function adoptLegacyDatabase(dataDir: string, logger?: Log): Adoption | n
   let profile: Profile;
   try {
     profile = readSettings(db).settings.profile;
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    checkpointWal(db);
   } finally {
     db.close();
   }

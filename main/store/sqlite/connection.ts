@@ -118,3 +118,11 @@ export function migrate(db: Db, migrations: Migration[] = allMigrations): void {
     });
   }
 }
+
+/**
+ * Folds the WAL into the database file now and empties it (a checkpoint with TRUNCATE): after a large copy,
+ * or before a database file is moved, so nothing it holds is left only in the -wal file.
+ */
+export function checkpointWal(db: Db): void {
+  db.pragma('wal_checkpoint(TRUNCATE)');
+}

@@ -42,8 +42,3 @@ export function copySnapshotTables(db: Db): void {
   // An earlier replay cut short right after dropping them (team/sync/bulk.ts): made here.
   for (const [name, sql] of bulkIndexes()) if (!present.has(name)) db.exec(sql);
 }
-
-/** Folds the copy, which went through the WAL, into the database now rather than at some later commit. */
-export function checkpointCopy(db: Db): void {
-  db.pragma('wal_checkpoint(TRUNCATE)');
-}
