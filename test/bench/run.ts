@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { reconcileAllInWorker, setReconcileOptions } from '../../main/reconcile/index.js';
 import { runExport } from '../../main/reports/index.js';
-import { collectionsBaselineQuery } from '../../main/reports/writers.js';
+import { collectionsBaselineQuery } from '../../main/store/sqlite/read/collections-report.js';
 import { listCollections } from '../../main/collections/query.js';
 import { startCallbackReceiver } from '../../main/callbacks/receiver.js';
 import { generate, type Generated } from './generate.js';
