@@ -43,3 +43,9 @@ export function collectionTimeline(db: ReadDb, collectionId: number): EventRecor
     collectionId,
   ) as EventRecord[];
 }
+
+/** A collection row with every column, as stored (the charge's initialize request, the exception detail). */
+export function collectionAsStored(db: ReadDb, collectionId: number): Record<string, unknown> | undefined {
+  return readStatement(db, 'SELECT * FROM collections WHERE id = ?').get(collectionId) as
+    Record<string, unknown> | undefined;
+}

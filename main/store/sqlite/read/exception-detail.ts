@@ -3,6 +3,7 @@
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import type { StoredEventRecord } from './audit.js';
+import { collectionAsStored } from './collection-detail.js';
 import { RECONCILIATION_COLUMNS, type ReconciliationRecord } from './exceptions.js';
 
 export function exceptionDetail(
@@ -14,8 +15,7 @@ export function exceptionDetail(
   events: StoredEventRecord[];
 } {
   return {
-    collection: readStatement(db, 'SELECT * FROM collections WHERE id = ?').get(collectionId) as
-      Record<string, unknown> | undefined,
+    collection: collectionAsStored(db, collectionId),
     reconciliation: readStatement(
       db,
       `SELECT ${RECONCILIATION_COLUMNS} FROM collections c JOIN reconciliation r ON r.collection_id = c.id WHERE c.id = ?`,
