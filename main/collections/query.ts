@@ -11,7 +11,7 @@ import {
   SIGNED_SOURCES,
   uncheckedRange,
 } from '../store/sqlite/read/team-marks.js';
-import { collectedSince } from '../store/sqlite/read/movement.js';
+import { collectedSince } from '../store/sqlite/read/daily-collected.js';
 import { flagNames, type FlagName } from './events.js';
 import { isFinal } from './model.js';
 import { refusalText } from './outbox.js';
