@@ -300,7 +300,7 @@ async function main(): Promise<void> {
       max_ms: round(samples[samples.length - 1]!, 2),
       target_p95_ms: TARGETS.pageP95Ms,
       pass: percentile(samples, 95) <= TARGETS.pageP95Ms,
-      via: 'listCollections (main/collections/query.ts): status/currency/date/text/flagged filters, sorted by time, amount or customer, offsets up to 1,900; each page includes its total, counted on the first page of a filter and reused (per connection) until a write',
+      via: 'listCollections (main/collections/query.ts; its query planner main/store/sqlite/read/collections-page.ts): status/currency/date/text/flagged filters, sorted by time, amount or customer, offsets up to 1,900; each page includes its total, counted on the first page of a filter and reused (per connection) until a write',
     },
     memory: {
       peak_rss_mb_during_export: mb(peakRss),
