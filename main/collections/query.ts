@@ -17,11 +17,8 @@ import { isFinal } from './model.js';
 import { refusalText } from './outbox.js';
 
 export { SORT_COLUMNS, PAGE_TUNING, type SortColumn, type ListQuery } from '../store/sqlite/read/collections-page.js';
-/**
- * Whether a collection rests on a signed event a new team desk took from the snapshot and has not
- * re-checked yet: such a collection is not reconciled until it is (app/ledger.ts), so it never counts
- * as matched on a signature this desk did not check.
- */
+// A collection resting on a signed event this new team desk has not re-checked is not reconciled until
+// it is (app/ledger.ts): it never counts as matched on a signature this desk did not check.
 export { restsOnUncheckedSignature } from '../store/sqlite/read/team-marks.js';
 
 /** What each source says about a collection, and whether they agree. */
