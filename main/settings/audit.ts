@@ -2,13 +2,18 @@
 // on every payment and resolution). The renderer may change the name, so the main process records every
 // change, in the same transaction as the change itself; the table is append-only (store migration 009,
 // store/sqlite/settings-audit.ts).
-import type { Db } from '../store/sqlite/connection.js';
-import { insertOperatorNameChange } from '../store/sqlite/settings-audit.js';
+import type { Db, ReadDb } from '../store/sqlite/connection.js';
+import { insertSettingChange, settingChanges, type SettingChangeRow } from '../store/sqlite/settings-audit.js';
 
-export { operatorNameChanges, type OperatorNameChange } from '../store/sqlite/settings-audit.js';
+export type OperatorNameChange = SettingChangeRow;
 
 /** Records a change of the operator name; call inside the transaction that writes it. Same name: nothing. */
 export function recordOperatorNameChange(db: Db, from: string | null, to: string, at: number): void {
   if (from === to) return;
-  insertOperatorNameChange(db, from, to, at);
+  insertSettingChange(db, 'operatorName', from, to, at);
+}
+
+/** The latest changes of the operator name, newest first. */
+export function operatorNameChanges(db: ReadDb, limit = 20): OperatorNameChange[] {
+  return settingChanges(db, 'operatorName', limit);
 }

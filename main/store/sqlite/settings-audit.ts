@@ -1,27 +1,29 @@
-// The settings_audit table (store migration 009): an append-only record of changes to a setting, old and
-// new value. Today it records the operator name (settings/audit.ts says when).
+// The settings audit (settings_audit, store migration 009): append-only, one row per change of a
+// recorded setting. Which changes are recorded is settings/audit.ts's.
 import type { Db, ReadDb } from './connection.js';
 import { readStatement, statement } from './statements.js';
 
-export interface OperatorNameChange {
+export interface SettingChangeRow {
   from: string | null;
   to: string;
   /** Epoch ms. */
   at: number;
 }
 
-/** Appends one change of the operator name; call inside the transaction that writes the setting. */
-export function insertOperatorNameChange(db: Db, from: string | null, to: string, at: number): void {
-  statement(
-    db,
-    "INSERT INTO settings_audit (setting, old_value, new_value, changed_at) VALUES ('operatorName', ?, ?, ?)",
-  ).run(from, to, at);
+/** Call inside the transaction that writes the setting. */
+export function insertSettingChange(db: Db, setting: string, from: string | null, to: string, at: number): void {
+  statement(db, 'INSERT INTO settings_audit (setting, old_value, new_value, changed_at) VALUES (?, ?, ?, ?)').run(
+    setting,
+    from,
+    to,
+    at,
+  );
 }
 
-/** The latest changes of the operator name, newest first. */
-export function operatorNameChanges(db: ReadDb, limit = 20): OperatorNameChange[] {
+/** The latest changes of `setting`, newest first. */
+export function settingChanges(db: ReadDb, setting: string, limit: number): SettingChangeRow[] {
   return readStatement(
     db,
-    "SELECT old_value AS 'from', new_value AS 'to', changed_at AS at FROM settings_audit WHERE setting = 'operatorName' ORDER BY id DESC LIMIT ?",
-  ).all(limit) as OperatorNameChange[];
+    "SELECT old_value AS 'from', new_value AS 'to', changed_at AS at FROM settings_audit WHERE setting = ? ORDER BY id DESC LIMIT ?",
+  ).all(setting, limit) as SettingChangeRow[];
 }
