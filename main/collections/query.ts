@@ -16,7 +16,7 @@ import { flagNames, type FlagName } from './events.js';
 import { isFinal } from './model.js';
 import { refusalText } from './outbox.js';
 
-export { SORT_COLUMNS, PAGE_TUNING, type SortColumn, type ListQuery } from '../store/sqlite/read/collections-page.js';
+export type { ListQuery } from '../store/sqlite/read/collections-page.js';
 // A collection resting on a signed event this new team desk has not re-checked is not reconciled until
 // it is (app/ledger.ts): it never counts as matched on a signature this desk did not check.
 export { restsOnUncheckedSignature } from '../store/sqlite/read/team-marks.js';

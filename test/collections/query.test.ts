@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { collectedToday, listCollections, PAGE_TUNING, startOfDay } from '../../main/collections/query.js';
+import { collectedToday, listCollections, startOfDay } from '../../main/collections/query.js';
+import { PAGE_TUNING } from '../../main/store/sqlite/read/collections-page.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { freshDb, insertCollection, outcome } from './helpers.js';
