@@ -112,6 +112,7 @@ describe('listCollections', () => {
         to: T0 + DAY,
         tlo: 'amina',
         thi: 'amina\uffff',
+        pageOffset: 0,
       };
       const used = Object.fromEntries(Object.entries(params).filter(([k]) => sql.includes('@' + k)));
       const steps = spy(`EXPLAIN QUERY PLAN ${sql}`).all(used) as { parent: number; detail: string }[];

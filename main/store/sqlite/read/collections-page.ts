@@ -171,6 +171,10 @@ export function collectionsPage(db: ReadDb, q: ListQuery = {}): { rows: Collecti
   const limit = Math.max(1, Math.min(1000, Math.floor(q.limit ?? 100)));
   const offset = Math.max(0, Math.floor(q.offset ?? 0));
   const order = `ORDER BY ${terms.map((t) => `${t} ${dir}`).join(', ')}, id ${dir}`;
+  // The offset is a parameter: the planner reads only LIMIT's value (SQLite's estimate of the rows a
+  // query returns), so every page of a filter shares one statement in the connection's cache instead of
+  // one per offset (a scroll through a year would keep thousands, ~30 kB each). An arm's own LIMIT
+  // (offset + limit, at most 20,000) stays a literal: it does steer the arm's plan.
   let sql: string;
   if (f.arms.length === 1 || offset + limit > 20_000) {
     // Ids first (often from the index alone), then only the rows of the page.
@@ -178,7 +182,7 @@ export function collectionsPage(db: ReadDb, q: ListQuery = {}): { rows: Collecti
       ...f.base,
       ...(f.arms.length === 1 ? f.arms[0]! : [`(${f.arms.map((a) => a.join(' AND ')).join(' OR ')})`]),
     ]);
-    sql = `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE id IN (SELECT id FROM collections ${where} ${order} LIMIT ${limit} OFFSET ${offset}) ${order}`;
+    sql = `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE id IN (SELECT id FROM collections ${where} ${order} LIMIT ${limit} OFFSET @pageOffset) ${order}`;
   } else {
     // Each arm's first offset+limit rows, in index order; the page is within their union.
     const n = offset + limit;
@@ -200,7 +204,7 @@ export function collectionsPage(db: ReadDb, q: ListQuery = {}): { rows: Collecti
       return `SELECT id FROM (SELECT id FROM collections ${where} AND +created_at ${dir === 'DESC' ? '>=' : '<='} ${bound} ${plusOrder} LIMIT ${n})`;
     };
     const union = f.arms.map(armSql).join(' UNION ALL ');
-    sql = `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE id IN (${union}) ${order} LIMIT ${limit} OFFSET ${offset}`;
+    sql = `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE id IN (${union}) ${order} LIMIT ${limit} OFFSET @pageOffset`;
   }
-  return { rows: readStatement(db, sql).all(f.params) as CollectionRecord[], total };
+  return { rows: readStatement(db, sql).all({ ...f.params, pageOffset: offset }) as CollectionRecord[], total };
 }
