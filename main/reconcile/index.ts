@@ -29,8 +29,6 @@ export {
   listOrphanCallbacks,
   listCurrencies,
   getDetail,
-  resolveException,
-  prepareResolution,
   listAudit,
   ORPHAN_KIND,
   type ReconcileSummary,
@@ -41,8 +39,8 @@ export {
   type OrphanRow,
   type AuditEvent,
   type AuditFilter,
-  type ResolveInput,
 } from './exceptions.js';
+export { resolveException, prepareResolution, type ResolveInput } from './resolve.js';
 export {
   balanceMovement,
   type MovementInterval,

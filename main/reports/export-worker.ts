@@ -9,7 +9,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from '../store/sqlite/connection.js';
 import { readTransaction } from '../store/sqlite/transaction.js';
 import { BOM, FileSink } from './csv.js';
-import { collectionsHeader, countCollections, writeBalancesCsv, writeCollectionRows } from './writers.js';
+import { createdAtAtOffset, reportRowCount } from '../store/sqlite/read/collections-report.js';
+import { collectionsHeader, writeBalancesCsv, writeCollectionRows } from './writers.js';
 import type { WorkerJob } from './export.js';
 
 const job = workerData as WorkerJob;
@@ -46,20 +47,16 @@ function run(): void {
         ...(job.from !== undefined ? { from: job.from } : {}),
         ...(job.to !== undefined ? { to: job.to } : {}),
       };
-      const total = countCollections(db, range);
+      const total = reportRowCount(db, range);
       const bounds: number[] = [];
       const parts = total >= job.minRowsPerPart * 2 ? Math.max(1, job.parts) : 1;
-      const nth = db.prepare(
-        `SELECT created_at FROM collections WHERE created_at >= ? AND created_at < ? ORDER BY created_at LIMIT 1 OFFSET ?`,
-      );
       for (let i = 1; i < parts; i++) {
-        const at = nth
-          .pluck()
-          .get(
-            job.from ?? Number.MIN_SAFE_INTEGER,
-            job.to ?? Number.MAX_SAFE_INTEGER,
-            Math.floor((total * i) / parts),
-          ) as number | undefined;
+        const at = createdAtAtOffset(
+          db,
+          job.from ?? Number.MIN_SAFE_INTEGER,
+          job.to ?? Number.MAX_SAFE_INTEGER,
+          Math.floor((total * i) / parts),
+        );
         if (
           at !== undefined &&
           (bounds.length === 0 || at > bounds[bounds.length - 1]!) &&

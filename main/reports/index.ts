@@ -9,7 +9,6 @@ export {
 export {
   writeCollectionsCsv,
   writeBalancesCsv,
-  collectionsQuery,
   COLLECTION_COLUMNS,
   BALANCE_SUMMARY_COLUMNS,
   BALANCE_SNAPSHOT_COLUMNS,

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { reconcileAllInWorker, setReconcileOptions } from '../../main/reconcile/index.js';
 import { runExport } from '../../main/reports/index.js';
-import { collectionsBaselineQuery } from '../../main/reports/writers.js';
+import { collectionsBaselineQuery } from '../../main/store/sqlite/read/collections-report.js';
 import { listCollections } from '../../main/collections/query.js';
 import { startCallbackReceiver } from '../../main/callbacks/receiver.js';
 import { generate, type Generated } from './generate.js';
@@ -300,7 +300,7 @@ async function main(): Promise<void> {
       max_ms: round(samples[samples.length - 1]!, 2),
       target_p95_ms: TARGETS.pageP95Ms,
       pass: percentile(samples, 95) <= TARGETS.pageP95Ms,
-      via: 'listCollections (main/collections/query.ts): status/currency/date/text/flagged filters, sorted by time, amount or customer, offsets up to 1,900; each page includes its total, counted on the first page of a filter and reused (per connection) until a write',
+      via: 'listCollections (main/collections/query.ts; its query planner main/store/sqlite/read/collections-page.ts): status/currency/date/text/flagged filters, sorted by time, amount or customer, offsets up to 1,900; each page includes its total, counted on the first page of a filter and reused (per connection) until a write',
     },
     memory: {
       peak_rss_mb_during_export: mb(peakRss),

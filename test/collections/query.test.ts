@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { collectedToday, listCollections, PAGE_TUNING, startOfDay } from '../../main/collections/query.js';
+import { collectedToday, listCollections, startOfDay } from '../../main/collections/query.js';
+import { PAGE_TUNING } from '../../main/store/sqlite/read/collections-page.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { freshDb, insertCollection, outcome } from './helpers.js';
@@ -111,6 +112,7 @@ describe('listCollections', () => {
         to: T0 + DAY,
         tlo: 'amina',
         thi: 'amina\uffff',
+        pageOffset: 0,
       };
       const used = Object.fromEntries(Object.entries(params).filter(([k]) => sql.includes('@' + k)));
       const steps = spy(`EXPLAIN QUERY PLAN ${sql}`).all(used) as { parent: number; detail: string }[];

@@ -11,7 +11,7 @@ import {
   type ExportProgress,
 } from '../../main/reports/index.js';
 import { StringSink } from '../../main/reports/csv.js';
-import { collectionsBaselineQuery } from '../../main/reports/writers.js';
+import { collectionsBaselineQuery } from '../../main/store/sqlite/read/collections-report.js';
 import { reconcileDue, resolveException } from '../../main/reconcile/index.js';
 import { History, testDb } from '../reconcile/fixtures.js';
 import type { Db } from '../../main/store/sqlite/connection.js';

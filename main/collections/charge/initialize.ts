@@ -17,6 +17,7 @@ import {
 import { saveIntentCollection, type CollectionIntent } from '../intent-row.js';
 import { formField } from './card-data.js';
 import type { ChargeContext, ChargeOutcome, PreparedCharge } from './types.js';
+import { collectionAsStored } from '../../store/sqlite/read/collection-detail.js';
 
 /** "MD-20261121-7K3Q9XPA": date for people, 40 random bits so two desks never collide. */
 export function newMerchantReference(now: number): string {
@@ -66,7 +67,7 @@ export async function sendInitialize(
   isResend: boolean,
 ): Promise<ChargeOutcome> {
   const { events } = ctx;
-  const row = ctx.db.prepare(`SELECT * FROM collections WHERE id = ?`).get(collectionId) as Record<string, unknown>;
+  const row = collectionAsStored(ctx.db, collectionId)!;
   const base = {
     collectionId,
     merchantReference: reference,

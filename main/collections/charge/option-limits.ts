@@ -1,6 +1,7 @@
 // Payment option limits for card charges: which active card option serves a currency, its min/max and
 // daily limit with today's collected total (for the form's checks), and the options() view of them.
-import type { Db } from '../../store/sqlite/connection.js';
+import type { ReadDb } from '../../store/sqlite/connection.js';
+import { cachedCardOption, cardOptionCurrencies } from '../../store/sqlite/read/card-options.js';
 import type { Clock } from '../../clock.js';
 import type { PaymentOption } from '../../service/types.js';
 import { currencyExponent, isKnownCurrency } from '../../money/index.js';
@@ -30,35 +31,16 @@ export interface OptionLimits {
 }
 
 /** The cached card option of a currency (payment_options), or null. A broken cache reads as none. */
-function readOption(db: Db, currency: string): PaymentOption | null {
+function readOption(db: ReadDb, currency: string): PaymentOption | null {
   try {
-    const r = db
-      .prepare(
-        `SELECT * FROM payment_options WHERE currency = ? AND upper(transaction_method) = 'CARD' AND is_active = 1
-         AND upper(transaction_type) = 'COLLECTION' ORDER BY provider_code LIMIT 1`,
-      )
-      .get(currency) as Record<string, unknown> | undefined;
-    if (!r) return null;
-    return {
-      providerName: String(r.provider_name),
-      providerCode: String(r.provider_code),
-      transactionMethod: String(r.transaction_method),
-      transactionMethodName: String(r.transaction_method_name),
-      transactionType: String(r.transaction_type),
-      currency: String(r.currency),
-      minMinor: Number(r.min_minor),
-      maxMinor: Number(r.max_minor),
-      maxDailyMinor: Number(r.max_daily_minor),
-      isActive: !!r.is_active,
-      optionPrefixes: [],
-    };
+    return cachedCardOption(db, currency);
   } catch {
     return null;
   }
 }
 
 export function createOptionLimits(
-  db: Db,
+  db: ReadDb,
   clock: Clock,
   deps: Pick<ChargeServiceDeps, 'getClient' | 'getCardOption'>,
 ): OptionLimits {
@@ -66,14 +48,8 @@ export function createOptionLimits(
   async function cardOptions(): Promise<PaymentOption[]> {
     let opts: PaymentOption[];
     try {
-      opts = (
-        db
-          .prepare(
-            `SELECT currency FROM payment_options WHERE upper(transaction_method) = 'CARD' AND is_active = 1 AND upper(transaction_type) = 'COLLECTION'`,
-          )
-          .all() as { currency: string }[]
-      )
-        .map((r) => readOption(db, r.currency))
+      opts = cardOptionCurrencies(db)
+        .map((currency) => readOption(db, currency))
         .filter((x): x is PaymentOption => !!x);
     } catch {
       opts = [];

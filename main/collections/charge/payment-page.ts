@@ -4,6 +4,7 @@ import { displayMinor } from '../../money/index.js';
 import type { PaymentWindowResult } from '../payment-window.js';
 import { isRedirectUrl } from '../redirect-url.js';
 import { handleRedirect } from './redirect.js';
+import { collectionRecord } from '../../store/sqlite/read/collection-detail.js';
 import type { ChargeContext, ChargeOutcome } from './types.js';
 
 export async function followPaymentPage(
@@ -22,13 +23,7 @@ export async function followPaymentPage(
         ? deps.paymentWindow()
         : deps.paymentWindow;
   if (!opener) return outcome;
-  const row = ctx.db
-    .prepare(`SELECT amount_minor, currency, merchant_reference FROM collections WHERE id = ?`)
-    .get(collectionId) as {
-    amount_minor: number;
-    currency: string;
-    merchant_reference: string;
-  };
+  const row = collectionRecord(ctx.db, collectionId)!;
   let res: PaymentWindowResult;
   try {
     res = await opener.open({

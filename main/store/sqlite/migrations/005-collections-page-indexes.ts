@@ -2,7 +2,7 @@
 // 100 in <= 50 ms at p95), chosen against what each stored callback costs: every index holding `status`
 // is rewritten when a callback settles a collection, and one keyed by a random value (amount, customer)
 // dirties a page per callback. So: none of those beyond (status, created_at) and (status, currency,
-// created_at), whose new entries land together at the end. listCollections (main/collections/query.ts)
+// created_at), whose new entries land together at the end. The page (main/store/sqlite/read/collections-page.ts)
 // splits a multi-status filter into one arm per status only for the time sort, and the text search into
 // one arm per column; each arm is an index range already in the sort order.
 export const sql = `

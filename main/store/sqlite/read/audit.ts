@@ -1,0 +1,66 @@
+// The audit list: every stored event and resolution, newest first, filtered.
+import type { ReadDb } from '../connection.js';
+import { readStatement } from '../statements.js';
+import { addRange, newTerms, whereOf } from './filters.js';
+
+export interface AuditQuery {
+  collectionId?: number;
+  reference?: string;
+  source?: string;
+  kind?: string;
+  /** received_at range, ms (inclusive from, exclusive to). */
+  from?: number;
+  to?: number;
+  offset?: number;
+  limit?: number;
+}
+
+/** A collection_events row as stored (every column). */
+export interface StoredEventRecord {
+  id: number;
+  collection_id: number | null;
+  merchant_reference: string;
+  internal_reference: string | null;
+  source: string;
+  kind: string;
+  status: string | null;
+  received_at: number;
+  signature: string;
+  amount_minor: number | null;
+  currency: string | null;
+  payload: string | null;
+  note: string | null;
+  actor: string | null;
+}
+
+export function auditPage(db: ReadDb, q: AuditQuery = {}): { rows: StoredEventRecord[]; total: number } {
+  const t = newTerms();
+  if (q.collectionId !== undefined) {
+    t.where.push('collection_id = @collectionId');
+    t.params.collectionId = q.collectionId;
+  }
+  if (q.reference) {
+    t.where.push('merchant_reference = @reference');
+    t.params.reference = q.reference;
+  }
+  if (q.source) {
+    t.where.push('source = @source');
+    t.params.source = q.source;
+  }
+  if (q.kind) {
+    t.where.push('kind = @kind');
+    t.params.kind = q.kind;
+  }
+  addRange(t, 'received_at', q);
+  const w = whereOf(t.where);
+  const total = readStatement(db, `SELECT COUNT(*) FROM collection_events ${w}`, 'pluck').get(t.params) as number;
+  const rows = readStatement(
+    db,
+    `SELECT * FROM collection_events ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`,
+  ).all({
+    ...t.params,
+    limit: Math.min(Math.max(q.limit ?? 100, 1), 1000),
+    offset: Math.max(q.offset ?? 0, 0),
+  }) as StoredEventRecord[];
+  return { rows, total };
+}

@@ -1,0 +1,51 @@
+// One collection and its whole timeline (oldest first), as stored: the payment's detail screen, the
+// charge flow's re-read after each step, and the redirect handler. collections/query.ts maps them.
+import type { ReadDb } from '../connection.js';
+import { readStatement } from '../statements.js';
+import { COLLECTION_COLUMNS, type CollectionRecord } from './collections-page.js';
+
+/** A collection_events row as the timeline reads it. */
+export interface EventRecord {
+  id: number;
+  source: string;
+  kind: string;
+  status: string | null;
+  received_at: number;
+  signature: string;
+  internal_reference: string | null;
+  amount_minor: number | null;
+  currency: string | null;
+  payload: string | null;
+  note: string | null;
+  actor: string | null;
+  /** The team database's reason when it refused this event, else null. */
+  team_refused: string | null;
+}
+
+const EVENT_COLUMNS =
+  'id, source, kind, status, received_at, signature, internal_reference, amount_minor, currency, payload, note, actor, ' +
+  // A refusal by the team database stays on the desk with its reason (team outbox, store migration 015).
+  "(SELECT o.reason FROM team_outbox o WHERE o.event_id = collection_events.id AND o.state = 'refused') AS team_refused";
+
+/** A collection by id or by merchant reference, or undefined. */
+export function collectionRecord(db: ReadDb, idOrReference: number | string): CollectionRecord | undefined {
+  return typeof idOrReference === 'number'
+    ? (readStatement(db, `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE id = ?`).get(idOrReference) as
+        CollectionRecord | undefined)
+    : (readStatement(db, `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE merchant_reference = ?`).get(
+        idOrReference,
+      ) as CollectionRecord | undefined);
+}
+
+/** A collection's events, oldest first. */
+export function collectionTimeline(db: ReadDb, collectionId: number): EventRecord[] {
+  return readStatement(db, `SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`).all(
+    collectionId,
+  ) as EventRecord[];
+}
+
+/** A collection row with every column, as stored (the charge's initialize request, the exception detail). */
+export function collectionAsStored(db: ReadDb, collectionId: number): Record<string, unknown> | undefined {
+  return readStatement(db, 'SELECT * FROM collections WHERE id = ?').get(collectionId) as
+    Record<string, unknown> | undefined;
+}

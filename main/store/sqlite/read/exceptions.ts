@@ -1,0 +1,106 @@
+// The exceptions queue: a filtered, sorted page of reconciliation rows with their collections, how many
+// match, and the open counts by kind shown on its tabs. Rows come back as stored; reconcile/exceptions.ts
+// turns them into the screen's JSON.
+import type { ReadDb } from '../connection.js';
+import { readStatement } from '../statements.js';
+import { addCurrency, addPrefix, addRange, newTerms, NOT_MATCHED } from './filters.js';
+
+export interface ExceptionQuery {
+  /** An exception kind; 'orphan_callback' is listed by the orphans read model. */
+  kind?: string;
+  currency?: string;
+  /** created_at range, ms (inclusive from, exclusive to). */
+  from?: number;
+  to?: number;
+  /** Prefix of the merchant or internal reference. */
+  text?: string;
+  /** Also list exceptions that a person has resolved. */
+  includeResolved?: boolean;
+  sort?: 'newest' | 'oldest' | 'amount';
+  offset?: number;
+  limit?: number;
+}
+
+/** A reconciliation row joined with its collection. */
+export interface ReconciliationRecord {
+  id: number;
+  merchant_reference: string;
+  internal_reference: string | null;
+  created_at: number;
+  amount_minor: number;
+  currency: string;
+  status: string;
+  customer_name: string | null;
+  outcome: string;
+  /** JSON array of kinds. */
+  kinds: string;
+  /** JSON array of the kinds still open. */
+  open_kinds: string;
+  is_exception: number;
+  resolved_by_event_id: number | null;
+  resolution_note: string | null;
+  initiate_status: string | null;
+  redirect_status: string | null;
+  callback_status: string | null;
+  import_status: string | null;
+  manual_status: string | null;
+  computed_at: number;
+}
+
+export const RECONCILIATION_COLUMNS = `c.id, c.merchant_reference, c.internal_reference, c.created_at, c.amount_minor, c.currency, c.status,
+  c.customer_name, r.outcome, r.kinds, r.open_kinds, r.is_exception, r.resolved_by_event_id, r.resolution_note,
+  r.initiate_status, r.redirect_status, r.callback_status, r.import_status, r.manual_status, r.computed_at`;
+
+/** Each open kind with how many open exceptions have it (a collection counts under each of its kinds). */
+export function openCountsByKind(db: ReadDb): { kind: string; n: number }[] {
+  return readStatement(
+    db,
+    `SELECT j.value AS kind, COUNT(*) AS n FROM reconciliation r, json_each(r.open_kinds) j
+        WHERE r.is_exception = 1 GROUP BY j.value`,
+  ).all() as { kind: string; n: number }[];
+}
+
+/**
+ * A page of the queue. `exceptionKinds` are the outcomes that are exceptions (the rules' list): with
+ * includeResolved, the rows whose outcome is one of them, open or resolved; else the open ones.
+ */
+export function exceptionsPage(
+  db: ReadDb,
+  q: ExceptionQuery,
+  exceptionKinds: readonly string[],
+): { rows: ReconciliationRecord[]; total: number } {
+  const t = newTerms();
+  if (q.includeResolved) {
+    t.where.push(`r.${NOT_MATCHED}`, `r.outcome IN (${exceptionKinds.map((_, i) => `@k${i}`).join(',')})`);
+    exceptionKinds.forEach((k, i) => (t.params[`k${i}`] = k));
+  } else {
+    t.where.push('r.is_exception = 1');
+  }
+  if (q.kind !== undefined) {
+    t.where.push(
+      `EXISTS (SELECT 1 FROM json_each(${q.includeResolved ? 'r.kinds' : 'r.open_kinds'}) j WHERE j.value = @kind)`,
+    );
+    t.params.kind = q.kind;
+  }
+  addCurrency(t, 'c.currency', q.currency);
+  addRange(t, 'c.created_at', q);
+  addPrefix(t, ['lower(c.merchant_reference)', 'lower(c.internal_reference)'], q.text);
+  const order =
+    q.sort === 'oldest'
+      ? 'c.created_at ASC, c.id ASC'
+      : q.sort === 'amount'
+        ? 'c.amount_minor DESC, c.id DESC'
+        : 'c.created_at DESC, c.id DESC';
+  const from = `FROM reconciliation r JOIN collections c ON c.id = r.collection_id WHERE ${t.where.join(' AND ')}`;
+  const total = readStatement(db, `SELECT COUNT(*) ${from}`, 'pluck').get(t.params) as number;
+  const limit = Math.min(Math.max(q.limit ?? 100, 1), 1000);
+  const rows = readStatement(
+    db,
+    `SELECT ${RECONCILIATION_COLUMNS} ${from} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
+  ).all({
+    ...t.params,
+    limit,
+    offset: Math.max(q.offset ?? 0, 0),
+  }) as ReconciliationRecord[];
+  return { rows, total };
+}

@@ -1,0 +1,56 @@
+// Orphan callbacks: signed events for a reference this desk has no collection for. One definition, the
+// view of migration 003 (reconciliation_orphans), read here for the queue, the summary and the resolve
+// command's check.
+import type { ReadDb } from '../connection.js';
+import { readStatement } from '../statements.js';
+
+/** A row of the reconciliation_orphans view. */
+export interface OrphanRecord {
+  event_id: number;
+  merchant_reference: string;
+  internal_reference: string | null;
+  source: string;
+  status: string | null;
+  received_at: number;
+  signature: string;
+  amount_minor: number | null;
+  currency: string | null;
+  resolved_by_event_id: number | null;
+}
+
+/** Newest first; only the open ones unless includeResolved. */
+export function orphansPage(
+  db: ReadDb,
+  opts: { includeResolved?: boolean; offset?: number; limit?: number } = {},
+): { rows: OrphanRecord[]; total: number } {
+  const where = opts.includeResolved ? '' : 'WHERE resolved_by_event_id IS NULL';
+  const total = readStatement(db, `SELECT COUNT(*) FROM reconciliation_orphans ${where}`, 'pluck').get() as number;
+  const rows = readStatement(
+    db,
+    `SELECT * FROM reconciliation_orphans ${where} ORDER BY event_id DESC LIMIT ? OFFSET ?`,
+  ).all(Math.min(Math.max(opts.limit ?? 100, 1), 1000), Math.max(opts.offset ?? 0, 0)) as OrphanRecord[];
+  return { rows, total };
+}
+
+/** How many orphans there are and how many are still open. */
+export function orphanCounts(db: ReadDb): { total: number; open: number } {
+  return readStatement(
+    db,
+    'SELECT COUNT(*) AS total, COALESCE(SUM(resolved_by_event_id IS NULL), 0) AS open FROM reconciliation_orphans',
+  ).get() as { total: number; open: number };
+}
+
+/** How many orphans are open (the queue's tab). */
+export function openOrphanCount(db: ReadDb): number {
+  return readStatement(
+    db,
+    'SELECT COUNT(*) FROM reconciliation_orphans WHERE resolved_by_event_id IS NULL',
+    'pluck',
+  ).get() as number;
+}
+
+/** One orphan by its event id, or undefined. */
+export function orphanByEventId(db: ReadDb, eventId: number): OrphanRecord | undefined {
+  return readStatement(db, 'SELECT * FROM reconciliation_orphans WHERE event_id = ?').get(eventId) as
+    OrphanRecord | undefined;
+}

@@ -1,0 +1,37 @@
+// The reconciliation summary's counts, from what the reconciliation table holds (kept current as events
+// are stored): pure reads, each from an index (migrations 010, 011).
+import type { ReadDb } from '../connection.js';
+import { readStatement } from '../statements.js';
+import { NOT_MATCHED } from './filters.js';
+
+export interface ReconciliationCounts {
+  /** Every reconciled collection. */
+  collections: number;
+  /** Collections by outcome, every outcome but 'matched' (those are the rest). */
+  notMatched: { outcome: string; n: number }[];
+  /** Open exceptions (a collection counts once). */
+  openExceptions: number;
+  /** Exceptions whose outcome is one of `exceptionKinds` that a person has resolved. */
+  resolved: number;
+}
+
+export function reconciliationCounts(db: ReadDb, exceptionKinds: readonly string[]): ReconciliationCounts {
+  // Every outcome but 'matched' from its partial index (migration 011); matched are the rest.
+  const collections = readStatement(db, 'SELECT COUNT(*) FROM reconciliation', 'pluck').get() as number;
+  const notMatched = readStatement(
+    db,
+    `SELECT outcome, COUNT(*) AS n FROM reconciliation WHERE ${NOT_MATCHED} GROUP BY outcome`,
+  ).all() as { outcome: string; n: number }[];
+  const openExceptions = readStatement(
+    db,
+    'SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1',
+    'pluck',
+  ).get() as number;
+  const resolved = readStatement(
+    db,
+    `SELECT COUNT(*) FROM reconciliation WHERE ${NOT_MATCHED} AND is_exception = 0 AND resolved_by_event_id IS NOT NULL
+         AND outcome IN (${exceptionKinds.map(() => '?').join(',')})`,
+    'pluck',
+  ).get(...exceptionKinds) as number;
+  return { collections, notMatched, openExceptions, resolved };
+}
