@@ -3,6 +3,7 @@
 import { isFinal } from '../collections/model.js';
 import { toMinor } from '../money/index.js';
 import type { ReconKind } from './types.shared.js';
+import { STALE_PENDING_AFTER_MS } from '../store/sqlite/stale-pending.js';
 
 /** Every kind in priority order: the first that applies is a collection's primary outcome. */
 export const RECON_KINDS: readonly ReconKind[] = [
@@ -86,7 +87,8 @@ export interface Classification {
   completedAt: number | null;
 }
 
-export const DEFAULT_STALE_PENDING_AFTER_MS = 30 * 60_000;
+/** The stalePendingAfterMs setting's default (its bounds are the setting's: main/store/sqlite/stale-pending.ts). */
+export const DEFAULT_STALE_PENDING_AFTER_MS: number = STALE_PENDING_AFTER_MS.default;
 
 const SIGNED_SOURCES = new Set(['redirect', 'callback', 'import']);
 const OUTCOME_KINDS = new Set(['outcome', 'final_status_changed', 'manual_status']);

@@ -4,6 +4,7 @@
 // does everything that type-checks the charge service (the preload build included).
 import type { Db } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
+import { storedStalePendingAfterMs } from '../store/sqlite/stale-pending.js';
 import {
   classify,
   DEFAULT_STALE_PENDING_AFTER_MS,
@@ -118,25 +119,6 @@ const optionSources = new WeakMap<Db, () => ReconcileOptions>();
  */
 export function setReconcileOptions(db: Db, source: () => ReconcileOptions): void {
   optionSources.set(db, source);
-}
-
-const STALE_SETTING_RANGE = { min: 60_000, max: 30 * 86_400_000 };
-const staleSetting = new WeakMap<Db, { get(): unknown }>();
-function storedStalePendingAfterMs(db: Db): number {
-  let st = staleSetting.get(db);
-  if (!st) {
-    st = db.prepare("SELECT value FROM settings WHERE key = 'stalePendingAfterMs'").pluck();
-    staleSetting.set(db, st);
-  }
-  const raw = st.get() as string | undefined;
-  try {
-    const v: unknown = raw === undefined ? undefined : JSON.parse(raw);
-    if (typeof v === 'number' && Number.isInteger(v) && v >= STALE_SETTING_RANGE.min && v <= STALE_SETTING_RANGE.max)
-      return v;
-  } catch {
-    /* an unreadable setting: the default, as the settings module does */
-  }
-  return DEFAULT_STALE_PENDING_AFTER_MS;
 }
 
 function currentOptions(db: Db): Required<ReconcileOptions> {
