@@ -5,26 +5,11 @@ import { toMinor } from '../money/index.js';
 import type { ReconKind } from './types.shared.js';
 import { STALE_PENDING_AFTER_MS } from '../store/sqlite/stale-pending.js';
 
-/** Every kind in priority order: the first that applies is a collection's primary outcome. */
-export const RECON_KINDS: readonly ReconKind[] = [
-  'currency_mismatch',
-  'amount_mismatch',
-  'bad_signature',
-  'redirect_callback_disagree',
-  'final_status_changed',
-  'unknown_outcome',
-  'stale_pending',
-  'rejected',
-  'pending',
-  'matched',
-];
+// The kinds, their priority order and which are exceptions: the reconciliation table's vocabulary
+// (main/store/sqlite/reconcile/kinds.shared.ts). What raises each kind is decided here.
+export { RECON_KINDS, EXCEPTION_KINDS, isExceptionKind } from '../store/sqlite/reconcile/kinds.shared.js';
+import { RECON_KINDS, isExceptionKind } from '../store/sqlite/reconcile/kinds.shared.js';
 export type { ReconKind } from './types.shared.js';
-import { EXCEPTION_KINDS } from './types.shared.js';
-export { EXCEPTION_KINDS };
-
-export function isExceptionKind(k: string): boolean {
-  return (EXCEPTION_KINDS as readonly string[]).includes(k);
-}
 
 export const KIND_LABELS: Record<ReconKind, string> = {
   matched: 'Matched',
@@ -39,25 +24,9 @@ export const KIND_LABELS: Record<ReconKind, string> = {
   rejected: 'Rejected by the service',
 };
 
-export interface ReconEvent {
-  id: number;
-  source: string;
-  kind: string;
-  status: string | null;
-  received_at: number;
-  signature: string;
-  amount_minor: number | null;
-  currency: string | null;
-  payload: string | null;
-  note: string | null;
-}
-
-export interface ReconCollection {
-  id: number;
-  created_at: number;
-  amount_minor: number;
-  currency: string;
-}
+// A collection and its events as the rules read them: the store's rows (histories.ts).
+import type { ReconCollection, ReconEvent } from '../store/sqlite/reconcile/histories.js';
+export type { ReconCollection, ReconEvent };
 
 export interface ClassifyOptions {
   now: number;

@@ -23,7 +23,7 @@ export type {
   SourceStatusesJson,
 } from './types.shared.js';
 import { ReconcileError } from './errors.js';
-import { NOT_MATCHED } from './full-sql.js';
+import { NOT_MATCHED } from '../store/sqlite/reconcile/full-pass-sql.js';
 import type { NewEvent } from '../collections/events.js';
 import { appendEvent } from '../collections/ledger.js';
 import { reconcileCollection, requireCollection, type ReconcileOptions } from './reconcile.js';
