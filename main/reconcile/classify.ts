@@ -4,12 +4,15 @@ import { isFinal } from '../collections/model.js';
 import { toMinor } from '../money/index.js';
 import type { ReconKind } from './types.shared.js';
 import { STALE_PENDING_AFTER_MS } from '../store/sqlite/stale-pending.js';
+import { RECON_KINDS, isExceptionKind } from '../store/sqlite/reconcile/kinds.shared.js';
+import type { ReconCollection, ReconEvent } from '../store/sqlite/reconcile/histories.js';
 
 // The kinds, their priority order and which are exceptions: the reconciliation table's vocabulary
 // (main/store/sqlite/reconcile/kinds.shared.ts). What raises each kind is decided here.
 export { RECON_KINDS, EXCEPTION_KINDS, isExceptionKind } from '../store/sqlite/reconcile/kinds.shared.js';
-import { RECON_KINDS, isExceptionKind } from '../store/sqlite/reconcile/kinds.shared.js';
 export type { ReconKind } from './types.shared.js';
+// A collection and its events as the rules read them: the store's rows (histories.ts).
+export type { ReconCollection, ReconEvent };
 
 export const KIND_LABELS: Record<ReconKind, string> = {
   matched: 'Matched',
@@ -23,10 +26,6 @@ export const KIND_LABELS: Record<ReconKind, string> = {
   unknown_outcome: 'Unknown outcome of initialize',
   rejected: 'Rejected by the service',
 };
-
-// A collection and its events as the rules read them: the store's rows (histories.ts).
-import type { ReconCollection, ReconEvent } from '../store/sqlite/reconcile/histories.js';
-export type { ReconCollection, ReconEvent };
 
 export interface ClassifyOptions {
   now: number;
