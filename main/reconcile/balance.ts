@@ -12,6 +12,7 @@ import {
   walletCurrencies,
 } from '../store/sqlite/reconcile/movement.js';
 import { toMinor } from '../money/index.js';
+import { callbackBody } from './callback-body.js';
 import type { MovementResult, MovementTotals } from './types.shared.js';
 
 export type { MovementInterval, MovementResult, MovementTotals } from './types.shared.js';
@@ -33,16 +34,7 @@ function readCredit(e: { payload: string | null; currency: string | null; c_curr
   currency: string | null;
   credit: number | null;
 } {
-  let body: Record<string, unknown> | null = null;
-  if (e.payload) {
-    try {
-      const p = JSON.parse(e.payload) as unknown;
-      const inner = p && typeof p === 'object' && 'payload' in p ? (p as { payload: unknown }).payload : p;
-      if (inner && typeof inner === 'object') body = inner as Record<string, unknown>;
-    } catch {
-      body = null;
-    }
-  }
+  const body = callbackBody(e.payload);
   const currency =
     (typeof body?.transaction_currency === 'string' ? body.transaction_currency : null) ??
     e.currency ??

@@ -2,6 +2,7 @@
 // "Reconciliation"). No I/O: reconcile.ts feeds it rows; tests feed it constructed histories.
 import { isFinal } from '../collections/model.js';
 import { toMinor } from '../money/index.js';
+import { callbackBody } from './callback-body.js';
 import type { ReconKind } from './types.shared.js';
 import { STALE_PENDING_AFTER_MS } from '../store/sqlite/stale-pending.js';
 import { RECON_KINDS, isExceptionKind } from '../store/sqlite/reconcile/kinds.shared.js';
@@ -67,18 +68,8 @@ function reportedAmount(
   intentCurrency: string,
 ): { amount: number | null; currency: string | null; bad: boolean } {
   if (e.amount_minor !== null) return { amount: e.amount_minor, currency: e.currency, bad: false };
-  if (!e.payload) return { amount: null, currency: e.currency, bad: false };
-  let p: unknown;
-  try {
-    p = JSON.parse(e.payload);
-  } catch {
-    return { amount: null, currency: e.currency, bad: false };
-  }
-  const body = (p && typeof p === 'object' && 'payload' in p ? (p as { payload: unknown }).payload : p) as Record<
-    string,
-    unknown
-  > | null;
-  if (!body || typeof body !== 'object') return { amount: null, currency: e.currency, bad: false };
+  const body = callbackBody(e.payload);
+  if (!body) return { amount: null, currency: e.currency, bad: false };
   const currency = e.currency ?? (typeof body.request_currency === 'string' ? body.request_currency : null);
   if (body.request_amount === undefined || body.request_amount === null) return { amount: null, currency, bad: false };
   try {
