@@ -10,7 +10,7 @@ import {
   openingActual,
   previousOutcome,
   walletCurrencies,
-} from '../store/sqlite/reconcile/movement.js';
+} from '../store/sqlite/read/movement.js';
 import { toMinor } from '../money/index.js';
 import { callbackBody } from './callback-body.js';
 import type { MovementResult, MovementTotals } from './types.shared.js';
