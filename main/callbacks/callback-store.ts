@@ -5,7 +5,6 @@
 import type { Db } from '../store/sqlite/connection.js';
 import { reconcileOnceAfter } from '../reconcile/incremental.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
-import { appendEventInTransaction } from '../collections/ledger.js';
 import { storeVerifiedCallback, verifyCallback, type IngestInput, type IngestOutcome } from './ingest.js';
 import { syncWal } from '../store/sqlite/wal-sync.js';
 
@@ -68,7 +67,7 @@ export function sqliteCallbackStore(db: Db, o: SqliteStoreOptions = {}): Callbac
           verified.map((v, i): IngestOutcome => {
             if (v.result !== 'verified') return v;
             const d = group[i]!;
-            return storeVerifiedCallback(db, v.callback, d.input.source, d.now, appendEventInTransaction);
+            return storeVerifiedCallback(db, v.callback, d.input.source, d.now, 'caller');
           }),
         );
       if (!onWal() || db.inTransaction) return write();

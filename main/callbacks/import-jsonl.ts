@@ -6,14 +6,8 @@ import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import type { Db } from '../store/sqlite/connection.js';
 import type { Clock } from '../clock.js';
-import {
-  callbackEvent,
-  ingestCallback,
-  securityRecord,
-  verifyCallback,
-  type IngestInput,
-  type IngestOutcome,
-} from './ingest.js';
+import { teamCallbackCopy } from './callback-event.js';
+import { ingestCallback, securityRecord, verifyCallback, type IngestInput, type IngestOutcome } from './ingest.js';
 import type { NewEvent } from '../collections/events.js';
 import { SecurityLog } from './security-log.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
@@ -173,8 +167,8 @@ function importLine(db: Db, n: number, text: string, opts: ImportOptions, log: S
 /**
  * The events an import of `stream` would store, without storing anything: each line read and verified
  * as the import does, a callback repeated in the file once. A team desk records these in the team
- * database before it imports the file; they carry the same dedupe keys as the local copies, so the sync
- * recognises them.
+ * database before it imports the file, as the team keeps them (teamCallbackCopy: the same copy serve
+ * stores); they carry the same dedupe keys as the local copies, so the sync recognises them.
  */
 export async function eventsOfImport(
   stream: Readable,
@@ -193,7 +187,7 @@ export async function eventsOfImport(
       if (!('input' in read)) continue;
       const v = verifyCallback(read.input, opts.keys);
       if (v.result !== 'verified' || out.has(v.callback.dedupeKey)) continue;
-      out.set(v.callback.dedupeKey, callbackEvent(v.callback, 'import', opts.clock.now(), null));
+      out.set(v.callback.dedupeKey, teamCallbackCopy(v.callback, 'import', opts.clock.now()));
     }
   } finally {
     rl.close();

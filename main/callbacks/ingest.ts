@@ -8,8 +8,10 @@
 // duplicated or re-imported callback is recognised whatever its whitespace or signature timestamp.
 import crypto from 'node:crypto';
 import type { Db } from '../store/sqlite/connection.js';
-import type { NewEvent, AppendResult } from '../collections/events.js';
-import { appendEvent } from '../collections/ledger.js';
+import { appendEvent, type AppendOptions } from '../collections/ledger.js';
+import { eventByKey } from '../store/sqlite/ledger/collection-events.js';
+import { collectionIdOf } from '../store/sqlite/ledger/intent-rows.js';
+import { callbackEvent } from './callback-event.js';
 import { callbackEvidence } from '../collections/evidence.js';
 import { parseCallbackBody } from '../service/wire.js';
 import { WireFormatError } from '../service/errors.js';
@@ -73,21 +75,6 @@ const sha256 = (s: string | Buffer) => crypto.createHash('sha256').update(s).dig
 
 function str(v: unknown): string | null {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
-}
-
-const lookups = new WeakMap<Db, ReturnType<Db['prepare']>>();
-/** Prepared once per connection: preparing cost more than the lookup itself, per callback. */
-function collectionByReference(db: Db): ReturnType<Db['prepare']> {
-  let st = lookups.get(db);
-  if (!st) lookups.set(db, (st = db.prepare(`SELECT id, currency FROM collections WHERE merchant_reference = ?`)));
-  return st;
-}
-
-const legacyKeys = new WeakMap<Db, ReturnType<Db['prepare']>>();
-function legacyKey(db: Db): ReturnType<Db['prepare']> {
-  let st = legacyKeys.get(db);
-  if (!st) legacyKeys.set(db, (st = db.prepare(`SELECT id FROM collection_events WHERE dedupe_key = ?`)));
-  return st;
 }
 
 /** A verified callback as an event, before any store sees it: what every store writes, field for field. */
@@ -232,72 +219,36 @@ export function readSignedCallback(input: IngestInput, keys: SignatureKeys): Sig
   };
 }
 
-/** What the event's note says about an unreadable unsigned field (both stores write the same). */
-export function warningNote(warning: string | undefined): string | undefined {
-  return warning ? `unreadable field: ${warning}` : undefined;
-}
-
 export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): IngestOutcome {
   const v = verifyCallback(input, ctx.keys);
   if (v.result !== 'verified') return v;
   return storeVerifiedCallback(db, v.callback, input.source, ctx.now);
 }
 
-/** The words shown next to the status: the service's own, or which source said it. */
-export function callbackStatusMessage(cb: VerifiedCallback): string {
-  return cb.statusMessage ?? `callback: ${cb.status}`;
-}
-
-/** The collection event a verified callback is stored as (locally, and on a team desk in the team record too). */
-export function callbackEvent(
-  cb: VerifiedCallback,
-  source: IngestInput['source'],
-  now: number,
-  collectionId: number | null,
-): NewEvent {
-  const note = warningNote(cb.warning);
-  return {
-    collectionId,
-    merchantReference: cb.reference,
-    internalReference: cb.internalReference,
-    source,
-    kind: 'outcome',
-    status: cb.status,
-    receivedAt: now,
-    signature: 'verified',
-    amountMinor: cb.amountMinor,
-    currency: cb.currency,
-    dedupeKey: cb.dedupeKey,
-    payload: cb.payload,
-    evidence: cb.evidence,
-    statusMessage: callbackStatusMessage(cb),
-    ...(note ? { note } : {}),
-  };
-}
-
 /**
  * The SQLite half: the local collection_events row (and its projection), idempotent by dedupe key.
- * `append` is appendEvent (its own transaction) unless the caller's transaction is rolled back whole
- * on a throw (the group commit passes appendEventInTransaction).
+ * In an append transaction of its own unless `transaction` is 'caller': a caller whose transaction is
+ * rolled back whole on a throw (the group commit; see collections/ledger.ts appendEvent).
  */
 export function storeVerifiedCallback(
   db: Db,
   cb: VerifiedCallback,
   source: IngestInput['source'],
   now: number,
-  append: (db: Db, ev: NewEvent) => AppendResult = appendEvent,
+  transaction: AppendOptions['transaction'] = 'own',
 ): IngestOutcome {
   const { reference, warning } = cb;
-  const collection = collectionByReference(db).get(reference) as { id: number; currency: string } | undefined;
-  const earlier = legacyKey(db).get('callback:' + cb.digest) as { id: number } | undefined;
+  const collectionId = collectionIdOf(db, reference);
+  // Keys stored before were 'callback:<digest>': a retry of one of those is still a duplicate.
+  const earlier = eventByKey(db, 'callback:' + cb.digest);
   if (earlier) return { result: 'duplicate', reference, eventId: earlier.id };
-  const r = append(db, callbackEvent(cb, source, now, collection?.id ?? null));
+  const r = appendEvent(db, callbackEvent(cb, source, now, collectionId ?? null), { transaction });
   if (!r.inserted) return { result: 'duplicate', reference, eventId: r.eventId };
   return {
     result: 'imported',
     reference,
     status: cb.status,
-    orphan: !collection,
+    orphan: collectionId === undefined,
     eventId: r.eventId,
     kind: r.kind,
     ...(warning ? { warning } : {}),

@@ -3,8 +3,16 @@
 // hour, reason and source, with at most a few short samples, so a flood of bad requests costs a counter
 // update, not a row with its body. Counts gather in memory and are written together (one small
 // transaction per flush), so the flood does not buy a commit per request either.
-import type { Db } from '../store/sqlite/connection.js';
+import type { Db, ReadDb } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
+import {
+  pruneSecurityLog,
+  putSecurityBucket,
+  securityBucket,
+  securityBuckets,
+  securitySourceCount,
+  securityTotals,
+} from '../store/sqlite/callbacks/security-log.js';
 
 import type { SecurityLogRow, SecurityLogView, SecurityReason } from './security-log-types.shared.js';
 
@@ -85,35 +93,27 @@ export class SecurityLog {
     const items = [...this.pending.values()];
     this.pending.clear();
     const db = this.db;
-    const get = db.prepare(
-      `SELECT count, first_at, last_at, samples FROM callback_security_log WHERE bucket_start = ? AND reason = ? AND source = ?`,
-    );
-    const sources = db.prepare(`SELECT count(*) AS n FROM callback_security_log WHERE bucket_start = ? AND reason = ?`);
-    const put = db.prepare(
-      `INSERT OR REPLACE INTO callback_security_log (bucket_start, reason, source, count, first_at, last_at, samples) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    );
     writeTransaction(db, () => {
       for (const p of items) {
         let source = p.source;
-        let row = get.get(p.bucketStart, p.reason, source) as
-          { count: number; first_at: number; last_at: number; samples: string } | undefined;
-        if (!row && source !== 'other' && (sources.get(p.bucketStart, p.reason) as { n: number }).n >= MAX_SOURCES) {
+        let row = securityBucket(db, p.bucketStart, p.reason, source);
+        if (!row && source !== 'other' && securitySourceCount(db, p.bucketStart, p.reason) >= MAX_SOURCES) {
           source = 'other';
-          row = get.get(p.bucketStart, p.reason, source) as typeof row;
+          row = securityBucket(db, p.bucketStart, p.reason, source);
         }
         const samples = row ? (JSON.parse(row.samples) as string[]) : [];
         for (const s of p.samples) if (samples.length < MAX_SAMPLES) samples.push(s);
-        put.run(
-          p.bucketStart,
-          p.reason,
+        putSecurityBucket(db, {
+          bucket_start: p.bucketStart,
+          reason: p.reason,
           source,
-          (row?.count ?? 0) + p.count,
-          Math.min(row?.first_at ?? p.firstAt, p.firstAt),
-          Math.max(row?.last_at ?? p.lastAt, p.lastAt),
-          JSON.stringify(samples),
-        );
+          count: (row?.count ?? 0) + p.count,
+          first_at: Math.min(row?.first_at ?? p.firstAt, p.firstAt),
+          last_at: Math.max(row?.last_at ?? p.lastAt, p.lastAt),
+          samples: JSON.stringify(samples),
+        });
       }
-      db.prepare(`DELETE FROM callback_security_log WHERE bucket_start < ?`).run(now - this.keepMs);
+      pruneSecurityLog(db, now - this.keepMs);
     });
   }
 
@@ -124,28 +124,14 @@ export class SecurityLog {
 
 /** Newest buckets first. */
 export function listSecurityLog(
-  db: Db,
+  db: ReadDb,
   q: { from?: number; limit?: number } = {},
 ): { rows: SecurityLogRow[]; totals: Record<string, number> } {
   const from = q.from ?? 0;
-  const rows = (
-    db
-      .prepare(
-        `SELECT bucket_start, reason, source, count, first_at, last_at, samples FROM callback_security_log
-         WHERE bucket_start >= ? ORDER BY bucket_start DESC, count DESC LIMIT ?`,
-      )
-      .all(from, q.limit ?? 200) as {
-      bucket_start: number;
-      reason: SecurityReason;
-      source: string;
-      count: number;
-      first_at: number;
-      last_at: number;
-      samples: string;
-    }[]
-  ).map((r) => ({
+  const rows = securityBuckets(db, from, q.limit ?? 200).map((r) => ({
     bucketStart: r.bucket_start,
-    reason: r.reason,
+    // Only record() writes the log, with a SecurityReason.
+    reason: r.reason as SecurityReason,
     source: r.source,
     count: r.count,
     firstAt: r.first_at,
@@ -153,10 +139,6 @@ export function listSecurityLog(
     samples: JSON.parse(r.samples) as string[],
   }));
   const totals: Record<string, number> = {};
-  for (const t of db
-    .prepare(`SELECT reason, sum(count) AS n FROM callback_security_log WHERE bucket_start >= ? GROUP BY reason`)
-    .all(from) as { reason: string; n: number }[]) {
-    totals[t.reason] = t.n;
-  }
+  for (const t of securityTotals(db, from)) totals[t.reason] = t.n;
   return { rows, totals };
 }

@@ -1,48 +1,24 @@
 // serve's callback store: the receiver's groups go to the team's PostgreSQL as 'callback' events, the
 // whole group in ONE statement (one commit, durable before any delivery is answered).
-// Each event carries what the desktop's own receiver would have stored (ingest.ts storeVerifiedCallback),
-// field for field, under the same dedupe key, so a desktop applying the pulled event gets the same row;
-// a callback delivered twice (or by a desktop's own receiver too) is stored once.
+// Each event is the one a desktop's own receiver stores (callbacks/callback-event.ts), field for field,
+// under the same dedupe key, so a desktop applying the pulled event gets the same row; a callback
+// delivered twice (or by a desktop's own receiver too) is stored once.
 //
 // serve's login reads no event key (keys hold the merchant reference; team migration 8), so it cannot
 // learn which keys an insert skipped from the insert itself: it asks team.events_stored yes or no for
 // the group's keys first, and inserts only the new ones (a question and a statement, no transaction).
 import type pg from 'pg';
 import type { CallbackStore } from '../callbacks/callback-store.js';
-import {
-  callbackStatusMessage,
-  verifyCallback,
-  warningNote,
-  type IngestOutcome,
-  type VerifiedCallback,
-} from '../callbacks/ingest.js';
+import { teamCallbackCopy } from '../callbacks/callback-event.js';
+import { verifyCallback, type IngestOutcome, type VerifiedCallback } from '../callbacks/ingest.js';
 import { appendUnseenEvents, type NewTeamEvent } from '../team/events.js';
+import { toTeamEvent } from '../team/record.js';
 import { TeamError, TeamUnavailableError, translatePgError } from '../team/errors.js';
 import { poolLogin } from '../team/pool.js';
 
-/** The event a verified callback becomes in the team's log. */
+/** The event a verified callback becomes in the team's log (callbacks/callback-event.ts teamCallbackCopy). */
 export function teamCallbackEvent(cb: VerifiedCallback, now: number): NewTeamEvent {
-  // PostgreSQL takes only a 3-letter code; an unreadable one (the parse warned) is left out and said in the note.
-  const currencyOk = cb.currency === null || /^[A-Z]{3}$/.test(cb.currency);
-  const note = [warningNote(cb.warning), currencyOk ? undefined : `currency as sent: ${cb.currency}`]
-    .filter(Boolean)
-    .join('; ');
-  return {
-    eventKey: cb.dedupeKey,
-    merchantReference: cb.reference,
-    internalReference: cb.internalReference,
-    source: 'callback',
-    kind: 'outcome',
-    status: cb.status,
-    amountMinor: cb.amountMinor,
-    currency: currencyOk ? cb.currency : null,
-    signature: 'verified',
-    payload: cb.payload,
-    evidence: cb.evidence,
-    statusMessage: callbackStatusMessage(cb),
-    note: note || null,
-    occurredAt: now,
-  };
+  return toTeamEvent(teamCallbackCopy(cb, 'callback', now));
 }
 
 // pg's own errors for a connection that dropped or never came carry no SQLSTATE.

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { openDatabase, type Db } from '../store/sqlite/connection.js';
+import { putSetting, settingValue } from '../store/sqlite/settings.js';
 import { dataPaths } from './paths.js';
 import { PROFILES, readSettings, type Profile } from './settings.js';
 import { DeskError } from '../errors.shared.js';
@@ -115,12 +116,8 @@ export function openProfileDatabase(dataDir: string, profile: Profile): Db {
   fs.mkdirSync(paths.profileDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(paths.db);
   try {
-    const row = db.prepare("SELECT value FROM settings WHERE key = 'profile'").get() as { value: string } | undefined;
-    if (row?.value !== JSON.stringify(profile)) {
-      db.prepare(
-        "INSERT INTO settings (key, value, updated_at) VALUES ('profile', ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-      ).run(JSON.stringify(profile), Date.now());
-    }
+    const stored = JSON.stringify(profile);
+    if (settingValue(db, 'profile') !== stored) putSetting(db, 'profile', stored, Date.now());
   } catch (e) {
     db.close();
     throw e;

@@ -3,11 +3,13 @@
 // back to its default and is reported, so one bad row never stops the app or loses the others.
 import os from 'node:os';
 import { z } from 'zod';
-import type { Db } from '../store/sqlite/connection.js';
+import type { Db, ReadDb } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
+import { putSetting, settingRows, settingValue } from '../store/sqlite/settings.js';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { recordOperatorNameChange } from './audit.js';
+import type { PollIntervals } from '../poller/poller.js';
 import { DeskError } from '../errors.shared.js';
 import {
   caCertificateProblem,
@@ -173,11 +175,6 @@ export interface SettingsPatch {
   teamSslCa?: string | null;
 }
 
-export interface PollIntervals {
-  balancesMs: number;
-  providersMs: number;
-}
-
 export function defaultSettings(): Settings {
   let user = 'operator';
   try {
@@ -227,11 +224,10 @@ export interface SettingsProblem {
 }
 
 /** Reads all settings; invalid or unreadable stored values fall back to defaults and are listed in `problems`. */
-export function readSettings(db: Db): { settings: Settings; problems: SettingsProblem[] } {
+export function readSettings(db: ReadDb): { settings: Settings; problems: SettingsProblem[] } {
   const settings = defaultSettings();
   const problems: SettingsProblem[] = [];
-  const rows = db.prepare('SELECT key, value FROM settings').all() as { key: string; value: string }[];
-  for (const row of rows) {
+  for (const row of settingRows(db)) {
     if (!Object.prototype.hasOwnProperty.call(settingSchemas, row.key)) continue; // another capability's key
     const name = row.key as SettingName;
     let parsed: unknown;
@@ -253,7 +249,7 @@ export function readSettings(db: Db): { settings: Settings; problems: SettingsPr
   return { settings, problems };
 }
 
-export function loadSettings(db: Db): Settings {
+export function loadSettings(db: ReadDb): Settings {
   return readSettings(db).settings;
 }
 
@@ -320,13 +316,10 @@ export function updateSettings(db: Db, patch: SettingsPatch, clock: Clock = syst
   }
   const next = validateSettings(candidate);
   const now = clock.now();
-  const upsert = db.prepare(
-    'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-  );
   writeTransaction(db, () => {
     for (const name of Object.keys(settingSchemas) as SettingName[]) {
       if (!(name in patch)) continue;
-      upsert.run(name, JSON.stringify(next[name]), now);
+      putSetting(db, name, JSON.stringify(next[name]), now);
     }
     if ('operatorName' in patch) recordOperatorNameChange(db, current.operatorName, next.operatorName, now);
   });
@@ -345,6 +338,6 @@ export function listenAddressNeedingConfirm(current: Settings, patch: SettingsPa
 }
 
 /** True when the user (or connect) has saved any setting; a fresh data folder means the embedded profile. */
-export function hasSavedSettings(db: Db): boolean {
-  return (db.prepare("SELECT COUNT(*) AS n FROM settings WHERE key = 'profile'").get() as { n: number }).n > 0;
+export function hasSavedSettings(db: ReadDb): boolean {
+  return settingValue(db, 'profile') !== undefined;
 }

@@ -1,0 +1,43 @@
+// The event log's rows (collection_events): the one insert every appended event goes through
+// (collections/ledger.ts appendEvent decides what is stored and why) and the look-up by dedupe key.
+import type { Db } from '../connection.js';
+import { statement } from '../statements.js';
+
+/** One event as its collection_events row holds it (every column given; null where there is none). */
+export interface EventInsert {
+  collectionId: number | null;
+  merchantReference: string;
+  internalReference: string | null;
+  source: string;
+  kind: string;
+  status: string | null;
+  receivedAt: number;
+  signature: string;
+  amountMinor: number | null;
+  currency: string | null;
+  dedupeKey: string | null;
+  payload: string | null;
+  note: string | null;
+  actor: string | null;
+}
+
+const INSERT = `INSERT INTO collection_events (collection_id, merchant_reference, internal_reference, source, kind, status, received_at,
+         signature, amount_minor, currency, dedupe_key, payload, note, actor)
+       VALUES (@collectionId, @merchantReference, @internalReference, @source, @kind, @status, @receivedAt,
+         @signature, @amountMinor, @currency, @dedupeKey, @payload, @note, @actor)
+       ON CONFLICT (dedupe_key) DO NOTHING`;
+
+/**
+ * Inserts the event; its id, or null when its dedupe key is stored already (ON CONFLICT DO NOTHING, and
+ * the no_replace_key trigger): the caller reads the stored one with eventByKey.
+ */
+export function insertEvent(db: Db, row: EventInsert): number | null {
+  const info = statement(db, INSERT).run(row);
+  return info.changes === 0 ? null : Number(info.lastInsertRowid);
+}
+
+/** The stored event with this dedupe key: its id and the kind it was stored with. */
+export function eventByKey(db: Db, dedupeKey: string): { id: number; kind: string } | undefined {
+  return statement(db, `SELECT id, kind FROM collection_events WHERE dedupe_key = ?`).get(dedupeKey) as
+    { id: number; kind: string } | undefined;
+}

@@ -1,0 +1,55 @@
+// A collection's projection columns (collections): what its events made of it, read and written by the
+// ledger's append in its transaction. The rules that decide the values are collections/events.ts's.
+import type { Db } from '../connection.js';
+import { statement } from '../statements.js';
+
+/** The projection columns an append reads, with the collection's id. */
+export interface ProjectionRow {
+  id: number;
+  status: string;
+  status_changed_at: number;
+  status_message: string | null;
+  redirect_signature: string | null;
+  amount_minor: number;
+  currency: string;
+  internal_reference: string | null;
+  payment_url: string | null;
+  redirect_status: string | null;
+  callback_status: string | null;
+  flags: number;
+  final_changes: number;
+}
+
+export function projectionOf(db: Db, collectionId: number): ProjectionRow | undefined {
+  return statement(
+    db,
+    `SELECT id, status, status_changed_at, status_message, redirect_signature, amount_minor, currency, internal_reference, payment_url,
+         redirect_status, callback_status, flags, final_changes
+       FROM collections WHERE id = ?`,
+  ).get(collectionId) as ProjectionRow | undefined;
+}
+
+/** UPDATE texts by the set of columns that change (their names joined by ','). */
+const updateTexts = new Map<string, string>();
+
+/**
+ * Sets `columns` of the collection to their values in `values` (keyed by column name). Only the
+ * columns that change are SET: an index is rewritten only when a column it holds is SET. The names
+ * come from the code (collections/events.ts PROJECTION_COLUMNS), never from input.
+ */
+export function updateProjection(
+  db: Db,
+  id: number,
+  columns: readonly string[],
+  values: Readonly<Record<string, unknown>>,
+): void {
+  const key = columns.join(',');
+  let sql = updateTexts.get(key);
+  if (sql === undefined) {
+    sql = `UPDATE collections SET ${columns.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`;
+    updateTexts.set(key, sql);
+  }
+  const params: Record<string, unknown> = { id };
+  for (const c of columns) params[c] = values[c];
+  statement(db, sql).run(params);
+}
