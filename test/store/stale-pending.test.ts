@@ -1,5 +1,6 @@
 // The stale-pending threshold: the settings screen accepts exactly the range reconciliation honours when
-// it reads the stored setting for each appended event, and both fall back to the same default.
+// it reads the stored setting for each appended event (one definition: store/sqlite/stale-pending.ts),
+// and both fall back to the same default.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/tmp.js';

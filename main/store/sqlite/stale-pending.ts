@@ -1,9 +1,9 @@
 // How long a collection may wait for its outcome before reconciliation calls it stale_pending: the
-// setting's bounds and default, defined once (the settings schema validates a change against them, the
-// reconciliation rules default to them), and the stored setting as the incremental path reads it for
-// every appended event.
-import type { Db } from './connection.js';
-import { statement } from './statements.js';
+// setting's bounds and default, defined once (the settings schema validates a change against them and
+// defaults to it, and so do the reconciliation rules), and the stored setting as the incremental path
+// reads it for every appended event.
+import type { ReadDb } from './connection.js';
+import { settingValue } from './settings.js';
 
 /** The stalePendingAfterMs setting: at least a minute, at most 30 days, 30 minutes unless set. */
 export const STALE_PENDING_AFTER_MS = { min: 60_000, max: 30 * 86_400_000, default: 30 * 60_000 } as const;
@@ -13,9 +13,8 @@ export const STALE_PENDING_AFTER_MS = { min: 60_000, max: 30 * 86_400_000, defau
  * follows a changed setting at once). A missing, unreadable or out-of-range value: the default, as the
  * settings module does.
  */
-export function storedStalePendingAfterMs(db: Db): number {
-  const raw = statement(db, "SELECT value FROM settings WHERE key = 'stalePendingAfterMs'", 'pluck').get() as
-    string | undefined;
+export function storedStalePendingAfterMs(db: ReadDb): number {
+  const raw = settingValue(db, 'stalePendingAfterMs');
   try {
     const v: unknown = raw === undefined ? undefined : JSON.parse(raw);
     if (
