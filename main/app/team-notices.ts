@@ -3,6 +3,7 @@
 // catching up applies thousands of events a second), one per refusal. The window hears them through the
 // renderer push (ipc/push.ts), which also paces them.
 import type { Db } from '../store/sqlite/connection.js';
+import { collectionStatus } from '../store/sqlite/team/applied-events.js';
 import type { OutboxEntry } from '../collections/outbox.js';
 import { changedCollections, type AppEventBus, type ChangedCollection } from './events.js';
 
@@ -30,10 +31,9 @@ export function teamNotices(events: AppEventBus, db: Db): TeamNotices {
         });
       // The collections now say "not accepted by the team database": screens showing them read them again.
       const changed: ChangedCollection[] = [];
-      const statusOf = db.prepare('SELECT status FROM collections WHERE id = ?').pluck();
       for (const x of entries) {
         if (x.event.collectionId === null) continue;
-        const status = statusOf.get(x.event.collectionId);
+        const status = collectionStatus(db, x.event.collectionId);
         if (typeof status === 'string')
           changed.push({ id: x.event.collectionId, reference: x.event.merchantReference, status });
       }

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
+import { lastSyncedAt } from '../store/sqlite/team/sync-state.js';
 import { KeyringAppSecret, type AppSecret } from '../secrets/index.js';
 import { PaymentError } from '../collections/errors.js';
 import { AppError } from './errors.js';
@@ -88,7 +89,7 @@ const OFFLINE_CHARGE =
  */
 function localCopySyncedAt(db: Db): number | null {
   try {
-    return (db.prepare('SELECT max(updated_at) FROM team_sync').pluck().get() as number | null) ?? null;
+    return lastSyncedAt(db);
   } catch {
     return null; // the database is closing (a profile switch): the status is about to change anyway
   }

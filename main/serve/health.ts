@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import type { PollerStatus } from '../poller/poller.js';
+import { probe } from '../store/pg/connection.js';
 
 export const HEALTH_PATH = '/healthz';
 const PING_TIMEOUT_MS = 2_000;
@@ -23,7 +24,7 @@ async function ping(pool: pg.Pool): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
-      pool.query('SELECT 1').then(() => true),
+      probe(pool).then(() => true),
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS))),
     ]);
   } catch {

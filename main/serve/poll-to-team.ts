@@ -12,16 +12,10 @@ import { checkBalances } from '../store/sqlite/balances.js';
 import { checkPaymentOptions } from '../store/sqlite/payment-options.js';
 import type { PollError } from '../store/sqlite/poll-runs.js';
 import type { PollSink, RecordedRun } from '../poller/sink.js';
+import { insertBalanceSnapshots, type NewBalanceRow } from '../store/pg/balance-snapshots.js';
+import { insertPaymentOptionList } from '../store/pg/payment-option-lists.js';
 import { translatePgError } from '../team/errors.js';
 import { poolLogin } from '../team/pool.js';
-
-const INSERT_SNAPSHOTS = `
-INSERT INTO team.balance_snapshots (observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor)
-SELECT $1::timestamptz, w->>'currency', w->>'wallet_type', (w->>'available')::bigint, (w->>'actual')::bigint,
-       (w->>'uncleared')::bigint, (w->>'reserve')::bigint
-FROM jsonb_array_elements($2::jsonb) AS a(w)`;
-
-const INSERT_OPTIONS = `INSERT INTO team.payment_option_lists (fetched_at, options) VALUES ($1::timestamptz, $2::jsonb)`;
 
 function unusable(kind: string, e: unknown): RecordedRun {
   const error: PollError = {
@@ -34,9 +28,9 @@ function unusable(kind: string, e: unknown): RecordedRun {
 export function teamPollSink(pool: pg.Pool, logger?: Logger): PollSink {
   const lastValues = new Map<string, string>();
   let lastOptions: string | null = null;
-  const query = async (doing: string, sql: string, values: unknown[]) => {
+  const write = async (doing: string, statement: () => Promise<void>) => {
     try {
-      await pool.query(sql, values);
+      await statement();
     } catch (e) {
       throw translatePgError(e, doing, poolLogin(pool));
     }
@@ -62,14 +56,12 @@ export function teamPollSink(pool: pg.Pool, logger?: Logger): PollSink {
             actual: String(b.actualMinor),
             uncleared: String(b.unclearedMinor),
             reserve: String(b.reserveMinor),
-          },
+          } satisfies NewBalanceRow,
         }))
         .filter(({ key, row }) => lastValues.get(key) !== JSON.stringify(row));
       if (changed.length) {
-        await query('write balance snapshots', INSERT_SNAPSHOTS, [
-          new Date(run.finishedAt).toISOString(),
-          JSON.stringify(changed.map((c) => c.row)),
-        ]);
+        const rows = changed.map((c) => c.row);
+        await write('write balance snapshots', () => insertBalanceSnapshots(pool, run.finishedAt, rows));
         for (const c of changed) lastValues.set(c.key, JSON.stringify(c.row));
         logger?.info({ poll: 'balances', snapshots: changed.length }, 'balance snapshots written to the team database');
       }
@@ -84,7 +76,7 @@ export function teamPollSink(pool: pg.Pool, logger?: Logger): PollSink {
       }
       const list = JSON.stringify(run.result.value satisfies readonly PaymentOption[]);
       if (list === lastOptions) return { changed: 0, error: null };
-      await query('write the payment option list', INSERT_OPTIONS, [new Date(run.finishedAt).toISOString(), list]);
+      await write('write the payment option list', () => insertPaymentOptionList(pool, run.finishedAt, list));
       lastOptions = list;
       logger?.info(
         { poll: 'providers', options: run.result.value.length },

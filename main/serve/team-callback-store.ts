@@ -15,6 +15,7 @@ import { appendUnseenEvents, type NewTeamEvent } from '../team/events.js';
 import { toTeamEvent } from '../team/record.js';
 import { TeamError, TeamUnavailableError, translatePgError } from '../team/errors.js';
 import { poolLogin } from '../team/pool.js';
+import { eventsStored } from '../store/pg/events.js';
 
 /** The event a verified callback becomes in the team's log (callbacks/callback-event.ts teamCallbackCopy). */
 export function teamCallbackEvent(cb: VerifiedCallback, now: number): NewTeamEvent {
@@ -40,10 +41,10 @@ async function storeNew(pool: pg.Pool, events: NewTeamEvent[]): Promise<Map<stri
   for (let attempt = 1; ; attempt++) {
     let stored: boolean[];
     try {
-      const r = await pool.query<{ stored: boolean[] }>('SELECT team.events_stored($1::text[]) AS stored', [
+      stored = await eventsStored(
+        pool,
         events.map((e) => e.eventKey),
-      ]);
-      stored = r.rows[0]!.stored;
+      );
     } catch (e) {
       throw translatePgError(e, 'check callbacks for duplicates', poolLogin(pool));
     }

@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import { TeamError } from './errors.js';
 import type { ChainedEvent, TeamEvent } from './events.js';
+import type { ChainHead } from '../store/sqlite/team/chain-head.js';
 export type { ChainedEvent } from './events.js';
 
 /** The first event's prev_hash: 32 zero bytes (team.chain_genesis()). */
@@ -85,10 +86,7 @@ export function eventHash(prev: Buffer, e: TeamEvent): Buffer {
 }
 
 /** The last event whose chain a desk has checked: its seq (0 before any) and hash (GENESIS before any). */
-export interface ChainHead {
-  seq: number;
-  hash: Buffer;
-}
+export type { ChainHead };
 
 export const START: ChainHead = { seq: 0, hash: GENESIS };
 

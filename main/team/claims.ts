@@ -1,6 +1,7 @@
 // A claim on an existing intent, granted by PostgreSQL (team migration 9, team.claim_intent) before a
 // desk sends anything to the service for it. Only the intent's creator or an admin is granted one, and
 // only while no other claim is open; a refusal says who holds the intent or who may claim it.
+import { requestClaim } from '../store/pg/claims.js';
 import { TeamError, translatePgError } from './errors.js';
 import { queryableLogin, type Queryable } from './pool.js';
 
@@ -63,11 +64,7 @@ function refusalOf(e: { code?: string; detail?: string }): ClaimRefusal | null {
 /** Asks PostgreSQL for a claim on `reference`; throws ClaimRefusedError when refused. */
 export async function claimIntent(db: Queryable, reference: string): Promise<Claim> {
   try {
-    const r = await db.query<{ claimed_by: string; claimed_at: Date; expires_at: Date }>(
-      'SELECT claimed_by, claimed_at, expires_at FROM team.claim_intent($1)',
-      [reference],
-    );
-    const row = r.rows[0]!;
+    const row = await requestClaim(db, reference);
     return {
       merchantReference: reference,
       claimedBy: row.claimed_by,

@@ -1,6 +1,16 @@
 // The append-only event log every desktop pulls from: write (idempotent by event key) and read by
 // server sequence. seq, actor and recorded_at come from the database (migration 1), never from here.
-import type pg from 'pg';
+// This module checks what is written and shapes what is read; the statements are store/pg/events.ts.
+import {
+  insertEvents,
+  insertUnseenEvents,
+  newestEventSeq,
+  selectEventsAfter,
+  selectEventsAfterRaw,
+  type EventInsertRow,
+  type EventRow,
+  type RawEventRow,
+} from '../store/pg/events.js';
 import { TeamFieldError, translatePgError } from './errors.js';
 import { queryableLogin, toSafeInteger, type Queryable } from './pool.js';
 
@@ -75,7 +85,7 @@ function text(value: unknown, field: string, max: number, optional: boolean): st
   return value;
 }
 
-function checkEvent(e: NewTeamEvent, at: string): Record<string, unknown> {
+function checkEvent(e: NewTeamEvent, at: string): EventInsertRow {
   if (typeof e !== 'object' || e === null) throw new TeamFieldError(at, 'must be an event object');
   if (!(EVENT_SOURCES as readonly string[]).includes(e.source)) {
     throw new TeamFieldError(
@@ -122,20 +132,6 @@ function checkEvent(e: NewTeamEvent, at: string): Record<string, unknown> {
   };
 }
 
-/** The insert of a batch of checked rows (a JSON array), in their order; each writer adds its own tail. */
-const INSERT_EVENT_ROWS = `
-INSERT INTO team.events (event_key, merchant_reference, internal_reference, source, kind, status, amount_minor,
-                         currency, signature, payload, note, payment_url, status_message, occurred_at, evidence)
-SELECT d->>'event_key', d->>'merchant_reference', d->>'internal_reference', d->>'source', d->>'kind', d->>'status',
-       (d->>'amount_minor')::bigint, d->>'currency', d->>'signature', d->>'payload', d->>'note', d->>'payment_url',
-       d->>'status_message', (d->>'occurred_at')::timestamptz, d->>'evidence'
-FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(d, n)
-ORDER BY n`;
-
-const INSERT_EVENTS = `${INSERT_EVENT_ROWS}
-ON CONFLICT (event_key) DO NOTHING
-RETURNING seq, event_key`;
-
 /**
  * Appends events in one statement (so in one transaction, or the caller's). Idempotent by event key:
  * a retry after a lost answer stores nothing twice. Keep batches to a few thousand events.
@@ -144,13 +140,13 @@ export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[
   if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
   const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
   if (rows.length === 0) return { stored: [], duplicates: [] };
-  let result: pg.QueryResult<{ seq: string; event_key: string }>;
+  let inserted: { seq: string; event_key: string }[];
   try {
-    result = await db.query<{ seq: string; event_key: string }>(INSERT_EVENTS, [JSON.stringify(rows)]);
+    inserted = await insertEvents(db, rows);
   } catch (e) {
     throw translatePgError(e, 'append events', queryableLogin(db));
   }
-  const seqOf = new Map(result.rows.map((r) => [r.event_key, toSafeInteger(r.seq, 'seq')]));
+  const seqOf = new Map(inserted.map((r) => [r.event_key, toSafeInteger(r.seq, 'seq')]));
   const stored: AppendResult['stored'] = [];
   const duplicates: string[] = [];
   for (const e of events) {
@@ -165,15 +161,6 @@ export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[
 }
 
 /**
- * The same insert for a writer that may not read event_key: reads back only the seqs, and names no
- * conflict target (that would need SELECT on it) nor skips a conflict: the caller sends only keys not
- * stored yet, so a conflict means another writer stored one meanwhile, and the statement fails whole.
- * Built on the same INSERT_EVENT_ROWS as appendEvents, so the columns of the two cannot drift apart.
- */
-const INSERT_UNSEEN_EVENTS = `${INSERT_EVENT_ROWS}
-RETURNING seq`;
-
-/**
  * appendEvents for a writer that may not read event keys back (serve's receiver, team migration 8).
  * The caller has left out every key already stored (team.events_stored) and repeated ones: each event
  * is new, and the seqs come back in the order given. A key stored meanwhile by another writer fails
@@ -183,37 +170,14 @@ export async function appendUnseenEvents(db: Queryable, events: readonly NewTeam
   if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
   const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
   if (rows.length === 0) return [];
-  let result: pg.QueryResult<{ seq: string }>;
+  let seqs: string[];
   try {
-    result = await db.query<{ seq: string }>(INSERT_UNSEEN_EVENTS, [JSON.stringify(rows)]);
+    seqs = await insertUnseenEvents(db, rows);
   } catch (e) {
     throw translatePgError(e, 'append events', queryableLogin(db));
   }
   // Drawn one row at a time in the order given (ORDER BY n), under one write turn: ascending is that order.
-  return result.rows.map((r) => toSafeInteger(r.seq, 'seq')).sort((a, b) => a - b);
-}
-
-interface EventRow {
-  seq: string;
-  event_key: string;
-  merchant_reference: string;
-  internal_reference: string | null;
-  source: EventSource;
-  kind: string;
-  status: string | null;
-  amount_minor: string | null;
-  currency: string | null;
-  signature: SignatureState;
-  payload: string | null;
-  evidence: string | null;
-  note: string | null;
-  payment_url: string | null;
-  status_message: string | null;
-  occurred_at: Date;
-  recorded_at: Date;
-  actor: string;
-  prev_hash: Buffer;
-  hash: Buffer;
+  return seqs.map((seq) => toSafeInteger(seq, 'seq')).sort((a, b) => a - b);
 }
 
 function toEvent(r: EventRow): ChainedEvent {
@@ -222,12 +186,12 @@ function toEvent(r: EventRow): ChainedEvent {
     eventKey: r.event_key,
     merchantReference: r.merchant_reference,
     internalReference: r.internal_reference,
-    source: r.source,
+    source: r.source as EventSource,
     kind: r.kind,
     status: r.status,
     amountMinor: r.amount_minor === null ? null : toSafeInteger(r.amount_minor, 'amount_minor'),
     currency: r.currency,
-    signature: r.signature,
+    signature: r.signature as SignatureState,
     payload: r.payload,
     evidence: r.evidence,
     note: r.note,
@@ -264,14 +228,7 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
     throw new TeamFieldError('limit', `must be 1 to 50000 (got ${limit})`);
   let rows: EventRow[];
   try {
-    const r = await db.query<EventRow>(
-      `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
-              signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, prev_hash, hash,
-              evidence
-       FROM team.events WHERE seq > $1 ORDER BY seq LIMIT $2`,
-      [afterSeq, limit + 1],
-    );
-    rows = r.rows;
+    rows = await selectEventsAfter(db, afterSeq, limit + 1);
   } catch (e) {
     throw translatePgError(e, 'pull events', queryableLogin(db));
   }
@@ -280,13 +237,21 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   return { events, lastSeq: events.length ? events[events.length - 1]!.seq : afterSeq, more };
 }
 
+/** The newest seq in the team record (up to `uptoSeq` when given), 0 when it has none; `doing` names the read. */
+export async function newestSeq(db: Queryable, doing: string, uptoSeq?: number): Promise<number> {
+  let max: string | null;
+  try {
+    max = await newestEventSeq(db, uptoSeq);
+  } catch (e) {
+    throw translatePgError(e, doing, queryableLogin(db));
+  }
+  return max ? toSafeInteger(max, 'seq') : 0;
+}
+
 /** bytea as PostgreSQL's text gives it ('\\x' and hex). */
 function byteaText(s: string): Buffer {
   return Buffer.from(s.slice(2), 'hex');
 }
-
-/** Every value as PostgreSQL's text: the copy converts the few it needs itself. */
-const RAW_TEXT = { getTypeParser: () => (value: string) => value };
 
 /**
  * pullSince for a new desktop's bulk copy (sync/bulk.ts), where reading millions of rows is most of
@@ -306,19 +271,9 @@ export async function pullPageRaw(
     throw new TeamFieldError('limit', `must be 1 to 50000 (got ${limit})`);
   if (!Number.isSafeInteger(uptoSeq) || uptoSeq < 0)
     throw new TeamFieldError('uptoSeq', `must be a whole number >= 0 (got ${uptoSeq})`);
-  let rows: (string | null)[][];
+  let rows: RawEventRow[];
   try {
-    const r = await db.query<(string | null)[]>({
-      text: `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
-                    signature, payload, note, payment_url, status_message,
-                    floor(extract(epoch FROM occurred_at) * 1000)::bigint, floor(extract(epoch FROM recorded_at) * 1000)::bigint, actor,
-                    prev_hash, hash, evidence
-             FROM team.events WHERE seq > $1 AND seq <= $3 ORDER BY seq LIMIT $2`,
-      values: [afterSeq, limit + 1, uptoSeq],
-      rowMode: 'array',
-      types: RAW_TEXT,
-    });
-    rows = r.rows;
+    rows = await selectEventsAfterRaw(db, afterSeq, limit + 1, uptoSeq);
   } catch (e) {
     throw translatePgError(e, 'pull events', queryableLogin(db));
   }
@@ -328,11 +283,11 @@ export async function pullPageRaw(
     const r = rows[i]!;
     events[i] = {
       seq: toSafeInteger(r[0], 'seq'),
-      eventKey: r[1]!,
-      merchantReference: r[2]!,
+      eventKey: r[1],
+      merchantReference: r[2],
       internalReference: r[3],
       source: r[4] as EventSource,
-      kind: r[5]!,
+      kind: r[5],
       status: r[6],
       amountMinor: r[7] === null ? null : toSafeInteger(r[7], 'amount_minor'),
       currency: r[8],
@@ -343,9 +298,9 @@ export async function pullPageRaw(
       statusMessage: r[13],
       occurredAt: toSafeInteger(r[14], 'occurred_at'),
       recordedAt: toSafeInteger(r[15], 'recorded_at'),
-      actor: r[16]!,
-      prevHash: byteaText(r[17]!),
-      hash: byteaText(r[18]!),
+      actor: r[16],
+      prevHash: byteaText(r[17]),
+      hash: byteaText(r[18]),
       evidence: r[19] ?? null,
     };
   }

@@ -2,6 +2,7 @@
 // before initialize is sent, so two desktops can never charge the same intent. The intent row and
 // its 'intent' event commit together, so every desktop learns of the intent through the event log.
 import type pg from 'pg';
+import { insertIntent, selectIntentCreator } from '../store/pg/intents.js';
 import { DuplicateReferenceError, TeamFieldError } from './errors.js';
 import { appendEvents } from './events.js';
 import { withTransaction } from './pool.js';
@@ -48,12 +49,13 @@ export async function createIntent(pool: pg.Pool, intent: NewIntent): Promise<Cr
   check(intent);
   try {
     return await withTransaction(pool, 'create an intent', async (client) => {
-      const r = await client.query<{ created_at: Date; created_by: string }>(
-        `INSERT INTO team.intents (merchant_reference, amount_minor, currency, description)
-         VALUES ($1, $2, $3, $4) RETURNING created_at, created_by`,
-        [intent.merchantReference, intent.amountMinor, intent.currency, intent.description],
+      const row = await insertIntent(
+        client,
+        intent.merchantReference,
+        intent.amountMinor,
+        intent.currency,
+        intent.description,
       );
-      const row = r.rows[0]!;
       const appended = await appendEvents(client, [
         {
           eventKey: `intent:${intent.merchantReference}`,
@@ -79,13 +81,7 @@ export async function createIntent(pool: pg.Pool, intent: NewIntent): Promise<Cr
     const cause = (e as { cause?: { code?: string; constraint?: string } }).cause;
     if (cause?.code === '23505' && cause.constraint === 'intents_pkey') {
       // The other intent has committed (a unique violation waits for it), so it can be read.
-      const held = await pool
-        .query<{ created_by: string; created_at: Date }>(
-          'SELECT created_by, created_at FROM team.intents WHERE merchant_reference = $1',
-          [intent.merchantReference],
-        )
-        .then((r) => r.rows[0])
-        .catch(() => undefined);
+      const held = await selectIntentCreator(pool, intent.merchantReference).catch(() => undefined);
       throw new DuplicateReferenceError(intent.merchantReference, held?.created_by, held?.created_at, { cause });
     }
     throw e;

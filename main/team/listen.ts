@@ -2,11 +2,10 @@
 // be handed to other work and lose the subscription). A notification carries the highest new seq; it
 // may be lost (connection drop, desktop asleep), so the caller also pulls on a timer.
 import pg from 'pg';
+import { EVENTS_CHANNEL, listenForEvents } from '../store/pg/events.js';
 import { translatePgError } from './errors.js';
 import { loginOf } from './pool.js';
 import { DEFAULT_TLS, pgConnectionConfig, type TeamTls } from './tls.js';
-
-export const EVENTS_CHANNEL = 'team_events';
 
 export interface Listener {
   close(): Promise<void>;
@@ -40,7 +39,7 @@ export async function listen(
   });
   try {
     await client.connect();
-    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    await listenForEvents(client);
   } catch (e) {
     closing = true;
     await client.end().catch(() => undefined);

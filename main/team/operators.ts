@@ -1,6 +1,18 @@
 // Operators are PostgreSQL logins (SCRAM) in one group each. Admins manage them through the
 // SECURITY DEFINER functions of migration 3; everyone may read the list and their own row.
 import type pg from 'pg';
+import {
+  createOperatorLogin,
+  disableOperatorLogin,
+  enableOperatorLogin,
+  endOperatorSessions,
+  selectOperators,
+  selectSignedInOperator,
+  setOperatorLoginPassword,
+  setOperatorLoginRole,
+  setOwnPassword,
+  type OperatorRow,
+} from '../store/pg/operators.js';
 import { TeamError, TeamFieldError, TeamPermissionError, translatePgError } from './errors.js';
 import { poolLogin } from './pool.js';
 import { scramVerifier } from './scram.js';
@@ -41,13 +53,14 @@ function checkPassword(password: string): void {
   }
 }
 
-async function call(pool: pg.Pool, doing: string, sql: string, values: unknown[]): Promise<void> {
+/** Runs one of the operator statements; `adminFunction`: one of migration 3's functions, for admins only. */
+async function call(pool: pg.Pool, doing: string, statement: () => Promise<void>, adminFunction = true): Promise<void> {
   try {
-    await pool.query(sql, values);
+    await statement();
   } catch (e) {
     const err = translatePgError(e, doing, poolLogin(pool));
     // Only the admin group may execute the operator functions: say so rather than name a function.
-    if (err instanceof TeamPermissionError && /^SELECT team\./.test(sql)) {
+    if (err instanceof TeamPermissionError && adminFunction) {
       const login = poolLogin(pool);
       throw new TeamPermissionError(
         `only an admin can manage operators${login ? `: ${login} is not an admin` : ''}, so could not ${doing}`,
@@ -66,12 +79,8 @@ export async function addOperator(pool: pg.Pool, op: NewOperator): Promise<void>
   checkPassword(op.password);
   if (typeof op.displayName !== 'string' || op.displayName.trim().length === 0)
     throw new TeamFieldError('displayName', 'is required');
-  await call(pool, 'add operators', 'SELECT team.add_operator($1, $2, $3, $4)', [
-    op.login,
-    op.role,
-    scramVerifier(op.password),
-    op.displayName,
-  ]);
+  const verifier = scramVerifier(op.password);
+  await call(pool, 'add operators', () => createOperatorLogin(pool, op.login, op.role, verifier, op.displayName));
 }
 
 /**
@@ -80,7 +89,7 @@ export async function addOperator(pool: pg.Pool, op: NewOperator): Promise<void>
  */
 export async function disableOperator(pool: pg.Pool, login: string): Promise<void> {
   checkLogin(login);
-  await call(pool, 'disable operators', 'SELECT team.disable_operator($1)', [login]);
+  await call(pool, 'disable operators', () => disableOperatorLogin(pool, login));
   await endSessions(pool, login);
 }
 
@@ -102,8 +111,7 @@ async function endSessions(pool: pg.Pool, login: string): Promise<void> {
   for (;;) {
     let still: number | null;
     try {
-      const r = await pool.query<{ still: number | null }>('SELECT team.end_operator_sessions($1) AS still', [login]);
-      still = r.rows[0]!.still;
+      still = await endOperatorSessions(pool, login);
     } catch (e) {
       throw translatePgError(e, `end the sessions of ${login}`, poolLogin(pool));
     }
@@ -122,51 +130,34 @@ async function endSessions(pool: pg.Pool, login: string): Promise<void> {
 
 export async function enableOperator(pool: pg.Pool, login: string): Promise<void> {
   checkLogin(login);
-  await call(pool, 'enable operators', 'SELECT team.enable_operator($1)', [login]);
+  await call(pool, 'enable operators', () => enableOperatorLogin(pool, login));
 }
 
 /** Moves an operator to another group (admins only); the change applies from their next transaction. */
 export async function setOperatorRole(pool: pg.Pool, login: string, role: TeamRole): Promise<void> {
   checkLogin(login);
   checkRole(role);
-  await call(pool, 'change operator roles', 'SELECT team.set_operator_role($1, $2)', [login, role]);
+  await call(pool, 'change operator roles', () => setOperatorLoginRole(pool, login, role));
 }
 
 /** Sets another operator's password (admins only). */
 export async function setOperatorPassword(pool: pg.Pool, login: string, password: string): Promise<void> {
   checkLogin(login);
   checkPassword(password);
-  await call(pool, 'set operator passwords', 'SELECT team.set_operator_password($1, $2)', [
-    login,
-    scramVerifier(password),
-  ]);
+  const verifier = scramVerifier(password);
+  await call(pool, 'set operator passwords', () => setOperatorLoginPassword(pool, login, verifier));
 }
 
-/**
- * The signed-in operator changes their own password (PostgreSQL lets any login do this for itself).
- * ALTER ROLE takes no parameters, so the verifier is quoted as a literal; it holds only base64, digits,
- * '$' and ':'.
- */
+/** The signed-in operator changes their own password (PostgreSQL lets any login do this for itself). */
 export async function changeOwnPassword(pool: pg.Pool, password: string): Promise<void> {
   checkPassword(password);
   const verifier = scramVerifier(password);
-  await call(pool, 'change their password', `ALTER ROLE SESSION_USER PASSWORD '${verifier}'`, []);
-}
-
-interface OperatorRow {
-  login: string;
-  role: TeamRole;
-  display_name: string;
-  disabled_at: Date | null;
-  created_at: Date;
-  created_by: string;
-  changed_at: Date;
-  changed_by: string;
+  await call(pool, 'change their password', () => setOwnPassword(pool, verifier), false);
 }
 
 const toOperator = (r: OperatorRow): Operator => ({
   login: r.login,
-  role: r.role,
+  role: r.role as TeamRole, // the table's CHECK allows only these
   displayName: r.display_name,
   disabledAt: r.disabled_at ? r.disabled_at.getTime() : null,
   createdAt: r.created_at.getTime(),
@@ -177,8 +168,7 @@ const toOperator = (r: OperatorRow): Operator => ({
 
 export async function listOperators(pool: pg.Pool): Promise<Operator[]> {
   try {
-    const r = await pool.query<OperatorRow>('SELECT * FROM team.operators ORDER BY login');
-    return r.rows.map(toOperator);
+    return (await selectOperators(pool)).map(toOperator);
   } catch (e) {
     throw translatePgError(e, 'list operators', poolLogin(pool));
   }
@@ -187,8 +177,8 @@ export async function listOperators(pool: pg.Pool): Promise<Operator[]> {
 /** The signed-in operator (null for a login that is not a team operator, e.g. the schema owner). */
 export async function currentOperator(pool: pg.Pool): Promise<Operator | null> {
   try {
-    const r = await pool.query<OperatorRow>('SELECT * FROM team.operators WHERE login = session_user');
-    return r.rows[0] ? toOperator(r.rows[0]) : null;
+    const row = await selectSignedInOperator(pool);
+    return row ? toOperator(row) : null;
   } catch (e) {
     throw translatePgError(e, 'read the signed-in operator', poolLogin(pool));
   }

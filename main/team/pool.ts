@@ -1,11 +1,13 @@
 // Connections to the team database. A pool per signed-in operator: the login is the operator, so
 // PostgreSQL's grants and policies apply to everything the desktop does.
 import pg from 'pg';
+import type { Queryable } from '../store/pg/connection.js';
+import { inTransaction } from '../store/pg/transaction.js';
 import { TeamFieldError, translatePgError } from './errors.js';
 import { parseDatabaseUrl } from './database-url.js';
 import { DEFAULT_TLS, pgConnectionConfig, type TeamTls } from './tls.js';
 
-export type Queryable = pg.Pool | pg.PoolClient | pg.Client;
+export type { Queryable } from '../store/pg/connection.js';
 
 export interface TeamPoolOptions {
   /** Most connections held at once (default 4: a desktop writes little and pulls in batches). */
@@ -69,27 +71,10 @@ export async function withTransaction<T>(
   doing: string,
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  let client: pg.PoolClient;
   try {
-    client = await pool.connect();
+    return await inTransaction(pool, fn);
   } catch (e) {
     throw translatePgError(e, doing, poolLogin(pool));
-  }
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (e) {
-    try {
-      await client.query('ROLLBACK');
-    } catch (rollbackError) {
-      broken = rollbackError as Error; // the connection is gone: do not hand it out again
-    }
-    throw translatePgError(e, doing, poolLogin(pool));
-  } finally {
-    client.release(broken);
   }
 }
 

@@ -18,7 +18,7 @@ import { migrate } from '../../main/team/migrate.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { startTeamSync } from '../../main/team/sync/pull.js';
-import { lastSeq } from '../../main/team/sync/apply.js';
+import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
 import { wireLedgerReconciliation } from '../../main/app/ledger.js';
 import type { SignatureKeys } from '../../main/service/verify-callback.js';
 import { startServer, stopServerSync } from '../support/postgres-server.js';
@@ -36,6 +36,9 @@ const { values: opt } = parseArgs({
     keep: { type: 'boolean', default: false },
     child: { type: 'string' },
     'stop-after-ms': { type: 'string' },
+    // Extra runs of the whole drain with environment changes, e.g. --variant MALLOC_ARENA_MAX=2 (repeatable;
+    // several settings in one variant separated by ';'), to see what the process's memory is made of.
+    variant: { type: 'string', multiple: true, default: [] },
   },
   strict: true,
 });
@@ -101,6 +104,9 @@ async function child(file: string): Promise<void> {
   const from = lastSeq(db, 'events');
   let rssPeak = process.memoryUsage().rss;
   let heapPeak = process.memoryUsage().heapUsed;
+  // What the resident memory held when it peaked: V8's heap (committed), memory outside it that V8
+  // tracks (Buffers, strings handed to native code), and the rest (SQLite's cache, malloc's arenas).
+  let atPeak = process.memoryUsage();
   let last = performance.now();
   let lastCpu = process.cpuUsage();
   let maxWall = 0;
@@ -113,6 +119,7 @@ async function child(file: string): Promise<void> {
     last = now;
     lastCpu = process.cpuUsage();
     const m = process.memoryUsage();
+    if (m.rss > rssPeak) atPeak = m;
     rssPeak = Math.max(rssPeak, m.rss);
     heapPeak = Math.max(heapPeak, m.heapUsed);
   }, 5);
@@ -157,6 +164,12 @@ async function child(file: string): Promise<void> {
       rssStartMB: mb(rssStart),
       rssPeakMB: mb(rssPeak),
       heapPeakMB: mb(heapPeak),
+      atRssPeakMB: {
+        heapCommitted: mb(atPeak.heapTotal),
+        heapUsed: mb(atPeak.heapUsed),
+        external: mb(atPeak.external),
+        outsideV8: mb(atPeak.rss - atPeak.heapTotal - atPeak.external),
+      },
       maxEventLoopBlockCpuMs: Math.round(maxCpu),
       maxEventLoopBlockWallMs: Math.round(maxWall),
       closeMs: closeMs === null ? null : Math.round(closeMs),
@@ -164,13 +177,18 @@ async function child(file: string): Promise<void> {
   );
 }
 
-function runChild(file: string, url: string, extra: string[] = []): Promise<Record<string, unknown>> {
+function runChild(
+  file: string,
+  url: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
   const me = fileURLToPath(import.meta.url);
   return new Promise((resolve, reject) => {
     const p = spawn(
       process.execPath,
       ['--import', 'tsx', me, '--child', file, '--slice-ms', String(opt['slice-ms']), ...extra],
-      { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, MD_DRAIN_TEAM_URL: url } },
+      { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env, MD_DRAIN_TEAM_URL: url } },
     );
     let out = '';
     p.stdout.on('data', (d) => (out += String(d)));
@@ -219,6 +237,16 @@ async function main(): Promise<void> {
     for (const side of ['-wal', '-shm']) fs.rmSync(file + side, { force: true });
     log('the whole drain');
     const drain = await runChild(file, url);
+    const variants: Record<string, unknown> = {};
+    for (const v of opt.variant) {
+      fs.copyFileSync(`${file}.away`, file);
+      for (const side of ['-wal', '-shm']) fs.rmSync(file + side, { force: true });
+      log(`the whole drain with ${v}`);
+      const env = Object.fromEntries(
+        v.split(';').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      );
+      variants[v] = await runChild(file, url, [], env);
+    }
     await owner.end();
     process.stdout.write(
       JSON.stringify({
@@ -228,6 +256,7 @@ async function main(): Promise<void> {
         loadavg: os.loadavg().map((x) => Number(x.toFixed(1))),
         drain,
         stopMidDrain: stop,
+        variants,
       }) + '\n',
     );
   } finally {

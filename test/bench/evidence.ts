@@ -13,7 +13,7 @@ import { callbackEvidence, redirectEvidence } from '../../main/collections/evide
 import { teamEventVerifier, type EvidenceEvent } from '../../main/team/evidence.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
 import { openDatabase } from '../../main/store/sqlite/connection.js';
-import { bulkTriggers } from '../../main/team/sync/bulk.js';
+import { bulkTriggers } from '../../main/store/sqlite/team/bulk-schema.js';
 import { generate } from './generate.js';
 
 const { values } = parseArgs({

@@ -40,7 +40,7 @@ import { teamEventVerifier } from '../../main/team/evidence.js';
 import { checkChain, START } from '../../main/team/chain.js';
 import { pullPageRaw } from '../../main/team/events.js';
 import { recordEvents } from '../../main/team/record.js';
-import { keepHead } from '../../main/team/sync/chain-check.js';
+import { keepHead } from '../../main/store/sqlite/team/chain-head.js';
 import { runSignatureCheck } from '../../main/team/sync/signature-check.js';
 import type { NewEvent } from '../../main/collections/events.js';
 import { createDb, loadHistory } from './team-history.js';

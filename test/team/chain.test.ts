@@ -20,7 +20,7 @@ import { openTeamPool } from '../../main/team/pool.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { downloadSnapshot, storeSnapshot } from '../../main/team/snapshot/store.js';
 import { startTeamSync } from '../../main/team/sync/pull.js';
-import { lastSeq } from '../../main/team/sync/apply.js';
+import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
 import { createTestDatabase } from '../support/postgres.js';
 import { appendEventsBeforeEvidence, event, teamFixture, type TeamFixture } from './fixture.js';
 import { history } from './new-desk.js';

@@ -16,7 +16,7 @@ import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { downloadSnapshot, newestSnapshot, storeSnapshot, type SnapshotInfo } from '../../main/team/snapshot/store.js';
 import { snapshotSchemaVersion } from '../../main/team/snapshot/verify.js';
 import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
-import { lastSeq } from '../../main/team/sync/apply.js';
+import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { history, record, schema } from './new-desk.js';
 import type pg from 'pg';

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import type { TeamEvent } from '../../main/team/events.js';
-import { applyEvents, lastSeq } from '../../main/team/sync/apply.js';
+import { applyEvents } from '../../main/team/sync/apply.js';
+import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
 import { tempDir } from '../support/tmp.js';
 
 let db: Db | undefined;

@@ -10,7 +10,7 @@ import { systemClock } from '../../main/clock.js';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { startTeamSync, type TeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
-import { lastSeq } from '../../main/team/sync/apply.js';
+import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
 import { wantsBulkStart } from '../../main/team/sync/bulk.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { quietLogger } from './sync-desk.js';

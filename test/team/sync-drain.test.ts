@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../main/settings/index.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
-import { lastSeq } from '../../main/team/sync/apply.js';
+import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
 import { sliceSizer, type TeamSyncStatus } from '../../main/team/sync/pull.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';

@@ -20,6 +20,8 @@ import {
   type Operator,
 } from '../../team/operators.js';
 import { openTeamPool } from '../../team/pool.js';
+import { probe } from '../../store/pg/connection.js';
+import { selectOperatorStanding } from '../../store/pg/operators.js';
 import { parseGivenDatabaseUrl } from '../../team/database-url.js';
 import { transportOf, type TeamTls } from '../../team/tls.js';
 import { TLS_OPTIONS, TLS_USAGE, tlsFromFlags } from '../team-tls.js';
@@ -218,7 +220,7 @@ function openSignedIn(url: URL, password: string | null, tls: TeamTls): pg.Pool 
 /** Signs in now, so a wrong password is reported before a new one is asked for. */
 async function checkSignIn(pool: pg.Pool, login: string): Promise<void> {
   try {
-    await pool.query('SELECT 1');
+    await probe(pool);
   } catch (e) {
     throw translatePgError(e, 'sign in', login);
   }
@@ -321,11 +323,7 @@ async function runInit(args: string[], ctx: CliContext): Promise<number> {
       ctx.io.stdout.write(`created the team schema in ${db} (migrations ${m.applied.join(', ')}) as ${owner}\n`);
     else ctx.io.stdout.write(`migrated the team schema in ${db} from version ${m.from} to ${m.to}\n`);
 
-    const existing = await pool.query<{ role: string; disabled_at: Date | null }>(
-      'SELECT role, disabled_at FROM team.operators WHERE login = $1',
-      [admin],
-    );
-    const found = existing.rows[0];
+    const found = await selectOperatorStanding(pool, admin);
     if (found) {
       ctx.io.stdout.write(
         `operator ${admin} already exists (${found.role}${found.disabled_at ? ', disabled' : ''}); left as it is\n`,

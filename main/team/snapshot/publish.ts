@@ -7,8 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { openDatabase } from '../../store/sqlite/connection.js';
-import { TeamError, translatePgError } from '../errors.js';
-import { poolLogin, toSafeInteger } from '../pool.js';
+import { asSingleFile, recordCounts } from '../../store/sqlite/team/snapshot-file.js';
+import { TeamError } from '../errors.js';
+import { newestSeq } from '../events.js';
 import { bulkStart, type BulkProgress } from '../sync/bulk.js';
 import { storeSnapshot, type SnapshotInfo } from './store.js';
 import { snapshotSchemaVersion } from './verify.js';
@@ -29,13 +30,7 @@ export interface PublishOptions {
 }
 
 export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> {
-  let upto: number;
-  try {
-    const r = await o.pool.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events');
-    upto = r.rows[0]?.max ? toSafeInteger(r.rows[0].max, 'seq') : 0;
-  } catch (e) {
-    throw translatePgError(e, 'read the team record', poolLogin(o.pool));
-  }
+  const upto = await newestSeq(o.pool, 'read the team record');
   if (upto === 0) throw new TeamError('the team record has no events yet: there is nothing to snapshot');
   const dir = fs.mkdtempSync(path.join(o.scratchDir ?? os.tmpdir(), 'md-snapshot-'));
   try {
@@ -53,12 +48,9 @@ export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> 
         ...(o.onProgress ? { onProgress: o.onProgress } : {}),
       });
       if (!r) throw new TeamError('the snapshot was stopped part way');
-      counts = {
-        events: db.prepare('SELECT count(*) FROM collection_events').pluck().get() as number,
-        collections: db.prepare('SELECT count(*) FROM collections').pluck().get() as number,
-      };
+      counts = recordCounts(db);
       // One file, no -wal beside it: what is published is the database alone.
-      db.pragma('journal_mode = DELETE');
+      asSingleFile(db);
     } finally {
       db.close();
     }

@@ -19,6 +19,7 @@
 import fs from 'node:fs';
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
+import { checkpointCopy } from '../../store/sqlite/team/snapshot-copy.js';
 import { launchWorker } from '../../reconcile/launch-worker.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { TeamPermissionError, TeamSignInError, TeamUnavailableError } from '../errors.js';
@@ -123,7 +124,7 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     copy = undefined;
     o.onPhase?.('copy');
     // The copy went through the WAL; fold it into the database now rather than at some later commit.
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    checkpointCopy(db);
     o.onPhase?.('checkpoint');
     // Deferred, nothing is reconciled until the signatures are checked: no collection counts as matched
     // on a signature this desk has not checked (sync/signature-check.ts reconciles when it is done).

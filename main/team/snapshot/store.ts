@@ -5,8 +5,16 @@ import fs from 'node:fs';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type pg from 'pg';
+import {
+  deleteSnapshotsExcept,
+  insertSnapshot,
+  insertSnapshotPart,
+  selectNewestSnapshot,
+  selectSnapshotPartBase64,
+  type SnapshotRow,
+} from '../../store/pg/snapshots.js';
 import { translatePgError } from '../errors.js';
-import { poolLogin, toSafeInteger } from '../pool.js';
+import { poolLogin, toSafeInteger, withTransaction } from '../pool.js';
 import { SnapshotRejectedError } from './rejected.js';
 
 /**
@@ -38,30 +46,25 @@ export interface SnapshotInfo {
 
 /** The newest snapshot of this SQLite schema version, or null. */
 export async function newestSnapshot(pool: pg.Pool, schemaVersion: number): Promise<SnapshotInfo | null> {
-  let r: pg.QueryResult<Record<string, unknown>>;
+  let row: SnapshotRow | undefined;
   try {
-    r = await pool.query(
-      `SELECT id, upto_seq, schema_version, events, collections, bytes, block_bytes, sha256, parts, made_by, made_at
-       FROM team.snapshots WHERE schema_version = $1 ORDER BY upto_seq DESC, id DESC LIMIT 1`,
-      [schemaVersion],
-    );
+    row = await selectNewestSnapshot(pool, schemaVersion);
   } catch (e) {
     throw translatePgError(e, 'look for a team snapshot', poolLogin(pool));
   }
-  const row = r.rows[0];
   if (!row) return null;
   return {
     id: toSafeInteger(row.id, 'id'),
     uptoSeq: toSafeInteger(row.upto_seq, 'upto_seq'),
-    schemaVersion: row.schema_version as number,
+    schemaVersion: row.schema_version,
     events: toSafeInteger(row.events, 'events'),
     collections: toSafeInteger(row.collections, 'collections'),
     bytes: toSafeInteger(row.bytes, 'bytes'),
-    blockBytes: row.block_bytes as number,
-    sha256: row.sha256 as Buffer,
-    parts: row.parts as number,
-    madeBy: row.made_by as string,
-    madeAt: (row.made_at as Date).getTime(),
+    blockBytes: row.block_bytes,
+    sha256: row.sha256,
+    parts: row.parts,
+    madeBy: row.made_by,
+    madeAt: row.made_at.getTime(),
   };
 }
 
@@ -76,14 +79,8 @@ export async function downloadSnapshot(pool: pg.Pool, info: SnapshotInfo, file: 
   const part = async (n: number): Promise<Buffer> => {
     let b64: string | undefined;
     try {
-      // As base64 text, decoded natively: pg would parse bytea from hex text (twice the size), and its
-      // protocol reader decodes every field of a binary result as UTF-8 text, which would damage the bytes.
-      const r = await pool.query<[string]>({
-        text: "SELECT encode(data, 'base64') FROM team.snapshot_parts WHERE snapshot_id = $1 AND part = $2",
-        values: [info.id, n],
-        rowMode: 'array',
-      });
-      b64 = r.rows[0]?.[0];
+      // As base64 text, decoded natively (store/pg/snapshots.ts says why).
+      b64 = await selectSnapshotPartBase64(pool, info.id, n);
     } catch (e) {
       throw translatePgError(e, 'download the team snapshot', poolLogin(pool));
     }
@@ -168,43 +165,32 @@ export async function storeSnapshot(pool: pg.Pool, file: string, meta: PublishMe
   const sha256 = hash.digest();
   const bytes = sizes.reduce((a, b) => a + b, 0);
   const parts = sizes.length;
-  const client = await pool.connect().catch((e: unknown) => {
-    throw translatePgError(e, 'publish a team snapshot', poolLogin(pool));
-  });
   const fd = fs.openSync(gz, 'r');
   try {
-    await client.query('BEGIN');
-    const r = await client.query<{ id: string; made_by: string; made_at: Date }>(
-      `INSERT INTO team.snapshots (upto_seq, schema_version, events, collections, bytes, block_bytes, sha256, parts)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id, made_by, made_at`,
-      [meta.uptoSeq, meta.schemaVersion, meta.events, meta.collections, bytes, BLOCK_BYTES, sha256, parts],
-    );
-    const id = toSafeInteger(r.rows[0]!.id, 'id');
-    let at = 0;
-    for (let n = 0; n < parts; n++) {
-      const buf = Buffer.allocUnsafe(sizes[n]!);
-      fs.readSync(fd, buf, 0, buf.length, at);
-      at += buf.length;
-      await client.query('INSERT INTO team.snapshot_parts (snapshot_id, part, data) VALUES ($1, $2, $3)', [id, n, buf]);
-    }
-    await client.query('DELETE FROM team.snapshots WHERE id <> $1', [id]);
-    await client.query('COMMIT');
-    return {
-      id,
-      ...meta,
-      bytes,
-      blockBytes: BLOCK_BYTES,
-      sha256,
-      parts,
-      madeBy: r.rows[0]!.made_by,
-      madeAt: r.rows[0]!.made_at.getTime(),
-    };
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw translatePgError(e, 'publish a team snapshot', poolLogin(pool));
+    return await withTransaction(pool, 'publish a team snapshot', async (client) => {
+      const made = await insertSnapshot(client, { ...meta, bytes, blockBytes: BLOCK_BYTES, sha256, parts });
+      const id = toSafeInteger(made.id, 'id');
+      let at = 0;
+      for (let n = 0; n < parts; n++) {
+        const buf = Buffer.allocUnsafe(sizes[n]!);
+        fs.readSync(fd, buf, 0, buf.length, at);
+        at += buf.length;
+        await insertSnapshotPart(client, id, n, buf);
+      }
+      await deleteSnapshotsExcept(client, id);
+      return {
+        id,
+        ...meta,
+        bytes,
+        blockBytes: BLOCK_BYTES,
+        sha256,
+        parts,
+        madeBy: made.made_by,
+        madeAt: made.made_at.getTime(),
+      };
+    });
   } finally {
     fs.closeSync(fd);
     fs.rmSync(gz, { force: true });
-    client.release();
   }
 }

@@ -26,13 +26,26 @@
 import type pg from 'pg';
 import { PROJECTION_COLUMNS, projectEvent } from '../../collections/events.js';
 import { intentValues } from '../../collections/intent-row.js';
-import { migrate, openConnection, type Db } from '../../store/sqlite/connection.js';
+import type { Db } from '../../store/sqlite/connection.js';
 import { migrations } from '../../store/sqlite/migrations/index.js';
+import {
+  firstIdOutside,
+  migratedSchema,
+  rowsInRange,
+  schemaOf,
+  schemaVersionOf,
+  tableCursor,
+} from '../../store/sqlite/team/snapshot-file.js';
+import {
+  intentProjection,
+  projectionValues,
+  type CollectionProjectionRow,
+} from '../../store/sqlite/team/collection-projection.js';
 import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { SIGNED_SOURCES, teamEventVerifier, verdictAsStored, type EvidenceEvent, type Verdict } from '../evidence.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
-import { eventValues, projectionValues, type Projection } from '../sync/bulk.js';
+import { eventValues } from '../sync/bulk.js';
 import { SnapshotRejectedError } from './rejected.js';
 import { ChainBrokenError, checkChain, START, type ChainHead } from '../chain.js';
 
@@ -87,54 +100,6 @@ export function snapshotSchemaVersion(): number {
   return migrations.reduce((m, x) => Math.max(m, x.version), 0);
 }
 
-/** The schema a desk of this version has: tables, indexes and triggers, by name. */
-function schemaOf(db: Db): string {
-  return JSON.stringify(
-    db
-      .prepare(
-        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%' ORDER BY type, name",
-      )
-      .raw()
-      .all(),
-  );
-}
-
-let freshSchema: string | undefined;
-function migratedSchema(): string {
-  if (freshSchema === undefined) {
-    const mem = openConnection(':memory:', 'scratch');
-    try {
-      migrate(mem);
-      freshSchema = schemaOf(mem);
-    } finally {
-      mem.close();
-    }
-  }
-  return freshSchema;
-}
-
-/** Reads a table in id order, a range at a time (no statement stays open across the awaits). */
-function cursor(db: Db, table: string, columns: readonly string[]) {
-  const st = db.prepare(`SELECT ${columns.join(', ')} FROM ${table} WHERE id > ? ORDER BY id LIMIT 20000`).raw();
-  let rows: Row[] = [];
-  let i = 0;
-  let after = 0;
-  let done = false;
-  return {
-    next(): Row | undefined {
-      if (i === rows.length) {
-        if (done) return undefined;
-        rows = st.all(after) as Row[];
-        i = 0;
-        if (rows.length < 20000) done = true;
-        if (!rows.length) return undefined;
-        after = rows[rows.length - 1]![0] as number;
-      }
-      return rows[i++];
-    },
-  };
-}
-
 /** A value for a message: bytes said as bytes, long text cut. */
 function shown(v: unknown): string {
   if (Buffer.isBuffer(v)) return `${v.length} bytes (not text)`;
@@ -187,19 +152,16 @@ export async function verifySnapshot(
   o: VerifyOptions,
 ): Promise<{ events: number; collections: number; signed: number; head: ChainHead; marks: ChainHead[] } | null> {
   const { snap } = o;
-  const version = snap.pragma('user_version', { simple: true }) as number;
+  const version = schemaVersionOf(snap);
   const want = snapshotSchemaVersion();
   if (version !== want) throw new SnapshotRejectedError(`its schema version is ${version}, this desk's ${want}`);
   if (schemaOf(snap) !== migratedSchema())
     throw new SnapshotRejectedError("its tables, indexes or triggers are not this desk's");
 
   const chunk = Math.min(o.chunk ?? 50_000, 50_000);
-  const events = snap
-    .prepare(`SELECT ${EVENT_COLUMNS.join(', ')} FROM collection_events WHERE id > ? AND id <= ? ORDER BY id`)
-    .raw();
-  const collections = cursor(snap, 'collections', INTENT_COLUMNS);
+  const collections = tableCursor(snap, 'collections', INTENT_COLUMNS);
   const ids = new Map<string, number>();
-  const folded: Projection[] = [];
+  const folded: CollectionProjectionRow[] = [];
   const keys = o.keys;
   const checkNow = keys ? teamEventVerifier(keys) : undefined;
   // Deferred: a signed event's verdict is the one the snapshot stored (read from the row being compared),
@@ -238,7 +200,7 @@ export async function verifySnapshot(
           throw new SnapshotRejectedError(`the record's hash chain does not match at seq ${e.seq}: ${e.reason}`);
         throw e;
       }
-      const rows = events.all(eventId, eventId + n) as Row[];
+      const rows = rowsInRange(snap, 'collection_events', EVENT_COLUMNS, eventId, eventId + n);
       for (let j = 0; j < n; j++) walk(page.events[j]!, rows[j]);
     }
     o.onProgress?.(page.lastSeq);
@@ -258,21 +220,7 @@ export async function verifySnapshot(
         const row: Row = [id, ...intentValues(intent)];
         const got = collections.next();
         if (!same(row, got)) differs('collections', INTENT_COLUMNS, row, got, `the intent of seq ${seq}`);
-        folded[id] = {
-          status: 'INTENT',
-          status_changed_at: intent.createdAt,
-          status_message: null,
-          redirect_signature: null,
-          amount_minor: intent.amountMinor,
-          currency: intent.currency,
-          internal_reference: null,
-          payment_url: null,
-          redirect_status: null,
-          callback_status: null,
-          flags: 0,
-          final_changes: 0,
-          last_event_id: null,
-        };
+        folded[id] = intentProjection(intent.createdAt, intent.amountMinor, intent.currency);
       }
     }
     storedRow = stored;
@@ -291,16 +239,13 @@ export async function verifySnapshot(
   // The walk compared ids 1..N of each table, one by one (a missing one shifts every row after it). The
   // copy takes every row, whatever its id: any row outside 1..N (0, negative, beyond) is one the record
   // does not make.
-  const outside = (table: string, n: number) =>
-    snap.prepare(`SELECT id FROM ${table} WHERE id < 1 OR id > ? ORDER BY id LIMIT 1`).pluck().get(n) as
-      number | undefined;
-  const extraEvent = outside('collection_events', eventId);
+  const extraEvent = firstIdOutside(snap, 'collection_events', eventId);
   if (extraEvent !== undefined)
     throw new SnapshotRejectedError(`it has collection_events row ${extraEvent}, which no event of the record makes`);
-  const extraCollection = outside('collections', collectionId);
+  const extraCollection = firstIdOutside(snap, 'collections', collectionId);
   if (extraCollection !== undefined)
     throw new SnapshotRejectedError(`it has collections row ${extraCollection}, which no intent of the record makes`);
-  const projections = cursor(snap, 'collections', PROJECTION);
+  const projections = tableCursor(snap, 'collections', PROJECTION);
   for (let id = 1; id <= collectionId; id++) {
     const p = folded[id]!;
     const row: Row = [id, ...projectionValues(p)];

@@ -9,32 +9,19 @@ import { collectionIdByReference, insertIntentCollection } from '../../collectio
 import { reconcileOnceAfter } from '../../reconcile/incremental.js';
 import { recordBalanceRun } from '../../store/sqlite/balances.js';
 import { recordProvidersRun } from '../../store/sqlite/payment-options.js';
+import { setLastSeq } from '../../store/sqlite/team/sync-state.js';
+import {
+  collectionStatuses,
+  setIntentOperator,
+  type CollectionStatusRow,
+} from '../../store/sqlite/team/applied-events.js';
 import type { PaymentOption, WalletBalance } from '../../service/types.js';
 import type { TeamEvent } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 
-export type SyncStream = 'events' | 'balance_snapshots' | 'payment_option_lists';
-
-/** The last seq of `stream` applied to this database (0 before the first pull). */
-export function lastSeq(db: Db, stream: SyncStream): number {
-  const v = db.prepare('SELECT last_seq FROM team_sync WHERE stream = ?').pluck().get(stream) as number | undefined;
-  return v ?? 0;
-}
-
-/** Records how far `stream` is applied; call inside the write transaction of the rows it covers. */
-export function setLastSeq(db: Db, stream: SyncStream, seq: number, now: number): void {
-  db.prepare(
-    `INSERT INTO team_sync (stream, last_seq, updated_at) VALUES (?, ?, ?)
-     ON CONFLICT (stream) DO UPDATE SET last_seq = excluded.last_seq, updated_at = excluded.updated_at`,
-  ).run(stream, seq, now);
-}
-
-export interface ChangedCollection {
-  id: number;
-  reference: string;
-  status: string;
-}
+/** A collection created or given a new event by a batch, with its status after the batch. */
+export type ChangedCollection = CollectionStatusRow;
 
 export interface AppliedBatch {
   /** Events stored by this batch (the rest this desktop already had). */
@@ -72,32 +59,12 @@ export function applyEvents(
         if (id !== undefined) touched.add(id);
       } else if (id !== undefined && tev.source === 'intent') {
         // This desk's own intent, stored before PostgreSQL had it: the database's actor is who created it.
-        if (ownIntentOperator(db).run(tev.actor, id, tev.actor).changes) touched.add(id);
+        if (setIntentOperator(db, id, tev.actor)) touched.add(id);
       }
     }
     setLastSeq(db, 'events', upToSeq, now);
   });
-  return { applied, changed: touched.size ? changedRows(db, [...touched]) : [] };
-}
-
-const operatorStmts = new WeakMap<Db, { run(...args: unknown[]): { changes: number } }>();
-function ownIntentOperator(db: Db): { run(...args: unknown[]): { changes: number } } {
-  let st = operatorStmts.get(db);
-  if (!st) {
-    st = db.prepare('UPDATE collections SET operator = ? WHERE id = ? AND operator IS NOT ?');
-    operatorStmts.set(db, st);
-  }
-  return st;
-}
-
-function changedRows(db: Db, ids: number[]): ChangedCollection[] {
-  const out: ChangedCollection[] = [];
-  const st = db.prepare(
-    'SELECT id, merchant_reference AS reference, status FROM collections WHERE id IN (SELECT value FROM json_each(?))',
-  );
-  for (let i = 0; i < ids.length; i += 500)
-    out.push(...(st.all(JSON.stringify(ids.slice(i, i + 500))) as ChangedCollection[]));
-  return out;
+  return { applied, changed: touched.size ? collectionStatuses(db, [...touched]) : [] };
 }
 
 export interface TeamSnapshot {

@@ -22,81 +22,31 @@
 // that event may be this desktop's own charge, recorded in PostgreSQL far beyond the copied seq.)
 // The indexes and triggers come back and the seq is recorded in ONE transaction; then reconcileAll. A crash
 // before reconcileAll finishes leaves collections without reconciliation rows above the highest
-// reconciled id, which needsFullReconcile() finds at the next start.
+// reconciled id, which needsFullReconcile() (store/sqlite/team/bulk-copy.ts) finds at the next start.
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
-import { migrations } from '../../store/sqlite/migrations/index.js';
 import {
-  projectEvent,
-  type NewEvent,
-  type Projected,
-  type Projection as EventProjection,
-} from '../../collections/events.js';
+  bulkIndexes,
+  bulkTriggers,
+  dropForBulk,
+  makeMissing,
+  presentSchema,
+} from '../../store/sqlite/team/bulk-schema.js';
+import { insertCopiedEvent, isEmpty, withBulkCache } from '../../store/sqlite/team/bulk-copy.js';
+import {
+  storedProjection,
+  writeProjection,
+  type CollectionProjectionRow,
+} from '../../store/sqlite/team/collection-projection.js';
+import { lastSeq, setLastSeq } from '../../store/sqlite/team/sync-state.js';
+import { projectEvent, type NewEvent, type Projected } from '../../collections/events.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
-import { translatePgError } from '../errors.js';
-import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
+import { newestSeq, pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
-import { queryableLogin, toSafeInteger } from '../pool.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
-import { lastSeq, setLastSeq } from './apply.js';
 import { checkChain, START, type ChainHead } from '../chain.js';
-
-/** Tables whose secondary indexes the bulk copy drops while they are empty, and builds after. */
-const BULK_TABLES = new Set(['collections', 'collection_events']);
-
-/**
- * The non-unique indexes the migrations leave on BULK_TABLES, with the migrations' own SQL: replayed
- * in order, so an index a later migration dropped is not brought back. UNIQUE ones stay (they are
- * constraints the copy relies on).
- */
-export function bulkIndexes(): Map<string, string> {
-  const out = new Map<string, string>();
-  const re =
-    /CREATE\s+INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+ON\s+(\w+)[^;]*;|DROP\s+INDEX\s+(?:IF\s+EXISTS\s+)?(\w+)\s*;/gi;
-  for (const m of migrations)
-    for (const x of m.sql.matchAll(re)) {
-      if (x[3]) out.delete(x[3]);
-      else if (BULK_TABLES.has(x[2]!)) out.set(x[1]!, x[0]);
-    }
-  return out;
-}
-
-/**
- * Triggers the migrations leave on BULK_TABLES, with their own SQL, replayed in order. `insertOnly`: the
- * BEFORE INSERT ones of collection_events (migration 7). They refuse an INSERT OR REPLACE over a stored
- * event at the price of two EXISTS lookups per insert; the copy's insert replaces nothing and skips a
- * stored dedupe key by ON CONFLICT (as appendEvent does), so on an empty desk the copy drops them and
- * makes them again, from the same SQL, in the transaction that builds the indexes. All of them: a
- * snapshot start (team/snapshot/copy-worker.ts) copies whole tables with SQLite's transfer optimisation,
- * which SQLite uses only for a table without triggers, and makes them again in the same transaction.
- */
-export function bulkTriggers(insertOnly = true): Map<string, string> {
-  const out = new Map<string, string>();
-  const re =
-    /CREATE\s+TRIGGER\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+BEFORE\s+(INSERT|UPDATE|DELETE)\s+ON\s+(\w+)\b[\s\S]*?\bEND\s*;|DROP\s+TRIGGER\s+(?:IF\s+EXISTS\s+)?(\w+)\s*;/gi;
-  for (const m of migrations)
-    for (const x of m.sql.matchAll(re)) {
-      if (x[4]) out.delete(x[4]);
-      else if (insertOnly ? x[3] === 'collection_events' && x[2]!.toUpperCase() === 'INSERT' : BULK_TABLES.has(x[3]!))
-        out.set(x[1]!, x[0]);
-    }
-  return out;
-}
-
-export function presentSchema(db: Db): Set<string> {
-  return new Set(
-    db.prepare("SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger')").pluck().all() as string[],
-  );
-}
-
-export function isEmpty(db: Db): boolean {
-  return (
-    !db.prepare('SELECT 1 FROM collections LIMIT 1').get() &&
-    !db.prepare('SELECT 1 FROM collection_events LIMIT 1').get()
-  );
-}
 
 /** Whether the next pull is a bulk start (see the rule at the top). */
 export function wantsBulkStart(db: Db): boolean {
@@ -105,21 +55,6 @@ export function wantsBulkStart(db: Db): boolean {
   const present = presentSchema(db);
   return [...bulkIndexes().keys(), ...bulkTriggers().keys()].some((n) => !present.has(n));
 }
-
-/**
- * True when some collection has no reconciliation row above the highest reconciled id: a full
- * recompute (or a bulk start) stopped before its end. The incremental path never leaves that state.
- */
-export function needsFullReconcile(db: Db): boolean {
-  return !!db
-    .prepare(
-      'SELECT 1 FROM collections WHERE id > (SELECT COALESCE(MAX(collection_id), 0) FROM reconciliation) LIMIT 1',
-    )
-    .get();
-}
-
-/** The projection columns appendEvent maintains, and the last event id it writes with them. */
-export type Projection = EventProjection & { last_event_id: number | null };
 
 /**
  * An event's columns as the copy inserts them (collection_id to actor): one place for the copy and for a
@@ -144,50 +79,12 @@ export function eventValues(collectionId: number | null, ev: Omit<NewEvent, 'col
   ];
 }
 
-/** A row's projection in the order of the copy's UPDATE (status to final_changes), likewise shared. */
-export function projectionValues(p: Projection): unknown[] {
-  return [
-    p.status,
-    p.status_changed_at,
-    p.internal_reference,
-    p.payment_url,
-    p.status_message,
-    p.last_event_id,
-    p.redirect_status,
-    p.redirect_signature,
-    p.callback_status,
-    p.flags,
-    p.final_changes,
-  ];
-}
-
-function statements(db: Db) {
-  return {
-    insertEvent: db.prepare(
-      `INSERT INTO collection_events (collection_id, merchant_reference, internal_reference, source, kind, status, received_at,
-         signature, amount_minor, currency, dedupe_key, payload, note, actor)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (dedupe_key) DO NOTHING`,
-    ),
-    row: db.prepare(
-      `SELECT status, status_changed_at, status_message, redirect_signature, amount_minor, currency, internal_reference,
-         payment_url, redirect_status, callback_status, flags, final_changes, last_event_id FROM collections WHERE id = ?`,
-    ),
-    update: db.prepare(
-      `UPDATE collections SET status = ?, status_changed_at = ?, internal_reference = ?, payment_url = ?, status_message = ?,
-         last_event_id = ?, redirect_status = ?, redirect_signature = ?, callback_status = ?, flags = ?, final_changes = ?
-       WHERE id = ?`,
-    ),
-  };
-}
-
 /**
  * One chunk in one transaction: collections from intents, events, then each touched row's projection
  * once. Returns how many events it stored.
  */
 function copyChunk(
   db: Db,
-  st: ReturnType<typeof statements>,
   ids: Map<string, number>,
   events: readonly TeamEvent[],
   verify: EventVerifier | undefined,
@@ -195,7 +92,7 @@ function copyChunk(
   const lookup = collectionIdByReference(db);
   const fresh = new Map<string, number>();
   const stored = writeTransaction(db, () => {
-    const touched = new Map<number, Projection>();
+    const touched = new Map<number, CollectionProjectionRow>();
     let n = 0;
     for (const tev of events) {
       // The ids this copy gave are kept (a collection's id never changes); anything else, e.g. a
@@ -213,14 +110,14 @@ function copyChunk(
       }
       const ev = fromTeamEvent(tev, verify);
       // appendEvent's projection rules, applied to the row in memory once the event is stored.
-      let p: Projection | undefined;
+      let p: CollectionProjectionRow | undefined;
       let r: Projected | undefined;
       if (id !== undefined) {
-        p = touched.get(id) ?? (st.row.get(id) as Projection);
+        p = touched.get(id) ?? storedProjection(db, id)!;
         r = projectEvent(p, ev);
       }
       const kind = r ? r.kind : ev.kind;
-      const info = st.insertEvent.run(...eventValues(id ?? null, ev, kind));
+      const info = insertCopiedEvent(db, eventValues(id ?? null, ev, kind));
       // Not stored: this desktop already had it (its own write, e.g. a charge saved during the copy), as
       // appendEvent's dedupe would find; the row keeps the projection it had.
       n += info.changes;
@@ -230,7 +127,7 @@ function copyChunk(
         touched.set(id!, p);
       }
     }
-    for (const [id, p] of touched) st.update.run(...projectionValues(p), id);
+    for (const [id, p] of touched) writeProjection(db, id, p);
     return n;
   });
   // Only once committed: a chunk rolled back gave no ids.
@@ -279,39 +176,13 @@ export interface BulkStarted {
 export async function bulkStart(o: BulkOptions): Promise<BulkStarted | null> {
   const { pool, db } = o;
   const chunk = Math.min(o.chunk ?? 50_000, 50_000);
-  let totalSeq: number;
-  try {
-    const r = await pool.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events WHERE seq <= $1', [
-      o.uptoSeq ?? Number.MAX_SAFE_INTEGER,
-    ]);
-    totalSeq = r.rows[0]?.max ? toSafeInteger(r.rows[0].max, 'seq') : 0;
-  } catch (e) {
-    throw translatePgError(e, 'count the team history', queryableLogin(pool));
-  }
+  const totalSeq = await newestSeq(pool, 'count the team history', o.uptoSeq ?? Number.MAX_SAFE_INTEGER);
   const wanted = bulkIndexes();
   const triggers = bulkTriggers();
-  if (isEmpty(db)) {
-    // Building an index once after the load is much cheaper than keeping it up to date row by row.
-    const present = presentSchema(db);
-    writeTransaction(db, () => {
-      for (const name of wanted.keys()) if (present.has(name)) db.exec(`DROP INDEX ${name}`);
-      for (const name of triggers.keys()) if (present.has(name)) db.exec(`DROP TRIGGER ${name}`);
-    });
-  }
+  // Building an index once after the load is much cheaper than keeping it up to date row by row.
+  if (isEmpty(db)) dropForBulk(db, wanted.keys(), triggers.keys());
   for (const [name, sql] of triggers) wanted.set(name, sql);
-  // A larger page cache while the copy runs (restored after): the chunks and index builds touch far
-  // more pages than the app's default keeps.
-  const cacheSize = db.pragma('cache_size', { simple: true }) as number;
-  db.pragma('cache_size = -262144');
-  // CREATE INDEX sorts with a helper thread where SQLite has them (this build does; elsewhere a no-op).
-  const threads = db.pragma('threads', { simple: true }) as number;
-  db.pragma('threads = 2');
-  try {
-    return await copyAll(o, totalSeq, wanted, chunk);
-  } finally {
-    db.pragma(`cache_size = ${cacheSize}`);
-    db.pragma(`threads = ${threads}`);
-  }
+  return await withBulkCache(db, () => copyAll(o, totalSeq, wanted, chunk));
 }
 
 async function copyAll(
@@ -326,7 +197,6 @@ async function copyAll(
   // stops the copy there (ChainBrokenError), so nothing past the break is taken as fact.
   let head = START;
   const marks: ChainHead[] = [];
-  const st = statements(db);
   const ids = new Map<string, number>();
   let applied = 0;
   const fetch = (from: number): Promise<PullResult> => {
@@ -343,7 +213,7 @@ async function copyAll(
     if (page.more) next = fetch(page.lastSeq);
     if (page.events.length) {
       head = checkChain(head, page.events, (m) => marks.push(m));
-      applied += copyChunk(db, st, ids, page.events, o.verify);
+      applied += copyChunk(db, ids, page.events, o.verify);
       after = page.lastSeq;
       o.onProgress?.({ copiedSeq: after, totalSeq: Math.max(totalSeq, after) });
     }
@@ -351,9 +221,8 @@ async function copyAll(
     if (o.stopped?.()) return null;
   }
   o.onPhase?.('copy', { waitMs });
-  const present = presentSchema(db);
   writeTransaction(db, () => {
-    for (const [name, sql] of wanted) if (!present.has(name)) db.exec(sql);
+    makeMissing(db, wanted);
     setLastSeq(db, 'events', after, o.now());
   });
   o.onPhase?.('indexes');

@@ -21,10 +21,11 @@
 // events in between (read again from PostgreSQL) before it checks the new batch.
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
-import { writeTransaction } from '../../store/sqlite/transaction.js';
+import { keepHead, keptHead, keptMarks } from '../../store/sqlite/team/chain-head.js';
+import { keepAlarm, keptAlarms, type ChainAlarmFinder } from '../../store/sqlite/team/chain-alarm.js';
+import { lastSeq } from '../../store/sqlite/team/sync-state.js';
 import { ChainBrokenError, checkChain, START, type ChainedEvent, type ChainHead } from '../chain.js';
 import { pullPageRaw } from '../events.js';
-import { lastSeq } from './apply.js';
 
 /** What the status bar and Settings, Team say about the record. */
 export interface ChainState {
@@ -36,53 +37,8 @@ export interface ChainState {
   broken: { seq: number; reason: string } | null;
 }
 
-export function keptHead(db: Db): ChainHead | null {
-  const r = db.prepare('SELECT seq, hash FROM team_chain WHERE one_row = 1').get() as
-    { seq: number; hash: Buffer } | undefined;
-  return r ? { seq: r.seq, hash: r.hash } : null;
-}
-
 type Broken = NonNullable<ChainState['broken']>;
-type FoundBy = 'pull' | 'recheck';
-
-/** The alarms kept by an earlier run of this desk. */
-function keptAlarms(db: Db): Record<FoundBy, Broken | null> {
-  const rows = db.prepare('SELECT found_by, seq, reason FROM team_chain_alarm').all() as {
-    found_by: FoundBy;
-    seq: number;
-    reason: string;
-  }[];
-  const kept: Record<FoundBy, Broken | null> = { pull: null, recheck: null };
-  for (const r of rows) kept[r.found_by] = { seq: r.seq, reason: r.reason };
-  return kept;
-}
-
-/** Keeps (or, with null, clears) the alarm found one way. */
-function keepAlarm(db: Db, by: FoundBy, broken: Broken | null, now: number): void {
-  if (broken)
-    db.prepare(
-      `INSERT INTO team_chain_alarm (found_by, seq, reason, found_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (found_by) DO UPDATE SET seq = excluded.seq, reason = excluded.reason, found_at = excluded.found_at`,
-    ).run(by, broken.seq, broken.reason, now);
-  else db.prepare('DELETE FROM team_chain_alarm WHERE found_by = ?').run(by);
-}
-
-/** Keeps the head and the marks passed on the way to it, in one transaction. */
-export function keepHead(db: Db, head: ChainHead, marks: readonly ChainHead[], now: number): void {
-  writeTransaction(db, () => {
-    db.prepare(
-      `INSERT INTO team_chain (one_row, seq, hash, updated_at) VALUES (1, ?, ?, ?)
-       ON CONFLICT (one_row) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, updated_at = excluded.updated_at`,
-    ).run(head.seq, head.hash, now);
-    const mark = db.prepare('INSERT OR REPLACE INTO team_chain_marks (seq, hash) VALUES (?, ?)');
-    for (const m of marks) mark.run(m.seq, m.hash);
-  });
-}
-
-/** The marks kept, in seq order. */
-export function keptMarks(db: Db, uptoSeq: number): ChainHead[] {
-  return db.prepare('SELECT seq, hash FROM team_chain_marks WHERE seq <= ? ORDER BY seq').all(uptoSeq) as ChainHead[];
-}
+type FoundBy = ChainAlarmFinder;
 
 /**
  * A walk's onMark that compares each mark with the one this desk kept at that seq: a kept mark the walk

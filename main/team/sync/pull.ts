@@ -8,17 +8,19 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../store/sqlite/connection.js';
 import type { PaymentOption } from '../../service/types.js';
 import { TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
-import { pullSince, type PullResult } from '../events.js';
+import { newestSeq as newestTeamSeq, pullSince, type PullResult } from '../events.js';
+import { selectBalanceSnapshotsAfter } from '../../store/pg/balance-snapshots.js';
+import { selectNewestPaymentOptionList } from '../../store/pg/payment-option-lists.js';
 import { listen, type Listener } from '../listen.js';
 import { poolLogin, poolTls, toSafeInteger } from '../pool.js';
 import {
   applyEvents,
   applyPaymentOptions,
   applySnapshots,
-  lastSeq,
   type ChangedCollection,
   type TeamSnapshot,
 } from './apply.js';
+import { lastSeq } from '../../store/sqlite/team/sync-state.js';
 import { startDesk } from './start.js';
 import { checkWorkspace, TeamWorkspaceMismatchError } from './workspace.js';
 import { createChainCheck, type ChainState } from './chain-check.js';
@@ -146,21 +148,8 @@ export function sliceSizer(targetMs: number, most: number, first = 50): SliceSiz
 const RETRY_MAX_MS = 15_000;
 
 async function pullSnapshots(pool: pg.Pool, after: number, limit: number): Promise<TeamSnapshot[]> {
-  const r = await pool.query<{
-    seq: string;
-    observed_at: Date;
-    currency: string;
-    wallet_type: string;
-    available_minor: string;
-    actual_minor: string;
-    uncleared_minor: string;
-    reserve_minor: string;
-  }>(
-    `SELECT seq, observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor
-     FROM team.balance_snapshots WHERE seq > $1 ORDER BY seq LIMIT $2`,
-    [after, limit],
-  );
-  return r.rows.map((s) => ({
+  const rows = await selectBalanceSnapshotsAfter(pool, after, limit);
+  return rows.map((s) => ({
     seq: toSafeInteger(s.seq, 'seq'),
     observedAt: s.observed_at.getTime(),
     balance: {
@@ -179,11 +168,7 @@ async function pullNewestOptions(
   pool: pg.Pool,
   after: number,
 ): Promise<{ seq: number; fetchedAt: number; options: PaymentOption[] } | null> {
-  const r = await pool.query<{ seq: string; fetched_at: Date; options: PaymentOption[] }>(
-    `SELECT seq, fetched_at, options FROM team.payment_option_lists WHERE seq > $1 ORDER BY seq DESC LIMIT 1`,
-    [after],
-  );
-  const row = r.rows[0];
+  const row = await selectNewestPaymentOptionList(pool, after);
   return row ? { seq: toSafeInteger(row.seq, 'seq'), fetchedAt: row.fetched_at.getTime(), options: row.options } : null;
 }
 
@@ -346,12 +331,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
 
   /** The newest seq in the team record, for the progress of a desk that is behind. */
   async function newestSeq(): Promise<number> {
-    try {
-      const r = await pool.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM team.events');
-      return r.rows[0]?.seq ? toSafeInteger(r.rows[0].seq, 'seq') : 0;
-    } catch (e) {
-      throw translatePgError(e, 'read how far the team record goes', poolLogin(pool));
-    }
+    return newestTeamSeq(pool, 'read how far the team record goes');
   }
 
   /**

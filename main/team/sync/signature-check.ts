@@ -25,16 +25,30 @@
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
-import { migrations } from '../../store/sqlite/migrations/index.js';
+import {
+  advanceSignatureCheck,
+  endSignatureCheck,
+  signatureCheckRow,
+} from '../../store/sqlite/team/signature-check-state.js';
+import {
+  collectionEventKeys,
+  correctOrphanVerdict,
+  foldBasis,
+  rewriteVerdicts,
+  storedVerdicts,
+  type FoldBasisRow,
+  type Refolded,
+} from '../../store/sqlite/team/event-verdicts.js';
+import { intentProjection } from '../../store/sqlite/team/collection-projection.js';
 import { projectEvent, type Projected } from '../../collections/events.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { translatePgError } from '../errors.js';
 import { pullPageRaw, type TeamEvent } from '../events.js';
+import { eventSeqsOfReference } from '../../store/pg/events.js';
 import { SIGNED_SOURCES, teamEventVerifier, unverifiedNote, type EventVerifier } from '../evidence.js';
 import { queryableLogin } from '../pool.js';
 import { fromTeamEvent } from '../record.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
-import { eventValues, projectionValues, type Projection } from './bulk.js';
 
 /** How far the re-check is: signed events checked of those taken from the snapshot, and how many did not verify. */
 export interface SignatureCheckProgress {
@@ -43,28 +57,9 @@ export interface SignatureCheckProgress {
   failed: number;
 }
 
-interface CheckRow {
-  upto_event_id: number;
-  upto_seq: number;
-  signed_total: number;
-  checked_event_id: number;
-  checked_seq: number;
-  checked_signed: number;
-  failed: number;
-}
-
-function checkRow(db: Db): CheckRow | undefined {
-  return db
-    .prepare(
-      `SELECT upto_event_id, upto_seq, signed_total, checked_event_id, checked_seq, checked_signed, failed
-       FROM team_signature_check WHERE one_row = 1`,
-    )
-    .get() as CheckRow | undefined;
-}
-
 /** The re-check this desk still owes, or null when there is none. */
 export function signatureCheckProgress(db: Db): SignatureCheckProgress | null {
-  const r = checkRow(db);
+  const r = signatureCheckRow(db);
   return r ? { checked: r.checked_signed, total: r.signed_total, failed: r.failed } : null;
 }
 
@@ -91,17 +86,10 @@ const nextTurn = () => new Promise<void>((r) => setImmediate(r));
  */
 export async function runSignatureCheck(o: SignatureCheckOptions): Promise<'done' | 'stopped' | 'none'> {
   const { db, pool } = o;
-  let row = checkRow(db);
+  let row = signatureCheckRow(db);
   if (!row) return 'none';
   const verify = teamEventVerifier(o.keys());
   const sliceMs = o.sliceMs ?? 40;
-  const stored = db.prepare(
-    'SELECT id, collection_id, dedupe_key, signature, note FROM collection_events WHERE id > ? AND id <= ? ORDER BY id',
-  );
-  const advance = db.prepare(
-    `UPDATE team_signature_check SET checked_event_id = ?, checked_seq = ?, checked_signed = checked_signed + ?,
-       failed = failed + ? WHERE one_row = 1`,
-  );
   o.onProgress?.({ checked: row.checked_signed, total: row.signed_total, failed: row.failed });
   while (row.checked_event_id < row.upto_event_id) {
     if (o.stopped?.()) return 'stopped';
@@ -112,13 +100,7 @@ export async function runSignatureCheck(o: SignatureCheckOptions): Promise<'done
       throw new Error(
         `the team record ends at seq ${row.checked_seq}, before the ${row.upto_event_id} events this desk copied`,
       );
-    const rows = stored.all(row.checked_event_id, row.checked_event_id + n) as {
-      id: number;
-      collection_id: number | null;
-      dedupe_key: string | null;
-      signature: string;
-      note: string | null;
-    }[];
+    const rows = storedVerdicts(db, row.checked_event_id, row.checked_event_id + n);
     const failed = new Set<number>();
     let failedEvents = 0;
     let signed = 0;
@@ -135,7 +117,7 @@ export async function runSignatureCheck(o: SignatureCheckOptions): Promise<'done
         if (r.signature !== v.signature || r.note !== unverifiedNote(tev.note, v)) {
           failedEvents++;
           if (r.collection_id !== null) failed.add(r.collection_id);
-          else correctOrphan(db, r.id, v.signature, unverifiedNote(tev.note, v));
+          else correctOrphanVerdict(db, r.id, v.signature, unverifiedNote(tev.note, v));
         }
       }
       if (i < n) {
@@ -153,76 +135,39 @@ export async function runSignatureCheck(o: SignatureCheckOptions): Promise<'done
     const before = row;
     writeTransaction(db, () => {
       if (fetched.length)
-        corrections(
+        rewriteVerdicts(
           db,
           fetched.map((f) => foldAgain(db, f, verify)),
         );
-      advance.run(before.checked_event_id + n, page.events[n - 1]!.seq, signed, failedEvents);
+      advanceSignatureCheck(db, before.checked_event_id + n, page.events[n - 1]!.seq, signed, failedEvents);
     });
-    row = checkRow(db)!;
+    row = signatureCheckRow(db)!;
     o.onProgress?.({ checked: row.checked_signed, total: row.signed_total, failed: row.failed });
     await nextTurn();
   }
   if (o.stopped?.()) return 'stopped';
   await reconcileAll(db, { now: o.now() });
-  db.prepare('DELETE FROM team_signature_check').run();
+  endSignatureCheck(db);
   o.onProgress?.(null);
   return 'done';
 }
 
 // --- Corrections (only when a stored verdict was not this desk's) --------------------------------
 
-/** The append-only trigger of collection_events on UPDATE, with its migration's SQL. */
-function noUpdateTrigger(): string {
-  for (const m of migrations) {
-    const x = /CREATE TRIGGER collection_events_no_update[\s\S]*?END;/.exec(m.sql);
-    if (x) return x[0];
-  }
-  throw new Error('collection_events_no_update is in no migration');
-}
-
-/** Runs `fn` with the append-only trigger lifted, in the caller's transaction. */
-function withoutNoUpdate(db: Db, fn: () => void): void {
-  db.exec('DROP TRIGGER collection_events_no_update');
-  fn();
-  db.exec(noUpdateTrigger());
-}
-
-function correctOrphan(db: Db, id: number, signature: string, note: string | null): void {
-  writeTransaction(db, () =>
-    withoutNoUpdate(db, () =>
-      db.prepare('UPDATE collection_events SET signature = ?, note = ? WHERE id = ?').run(signature, note, id),
-    ),
-  );
-}
-
-/** A collection folded again: each of its events' stored values (eventValues) and its projection. */
-interface Refolded {
-  id: number;
-  events: [number, unknown[]][];
-  projection: unknown[];
-}
-
 /** A collection and the record's events of its reference, read to fold it again. */
 interface Fetched {
   id: number;
-  collection: { created_at: number; amount_minor: number; currency: string };
+  collection: FoldBasisRow;
   events: Map<string, TeamEvent>;
 }
 
 async function fetchRecord(o: SignatureCheckOptions, id: number): Promise<Fetched | null> {
   const { db, pool } = o;
-  const c = db
-    .prepare('SELECT merchant_reference, created_at, amount_minor, currency FROM collections WHERE id = ?')
-    .get(id) as { merchant_reference: string; created_at: number; amount_minor: number; currency: string } | undefined;
+  const c = foldBasis(db, id);
   if (!c) return null;
   let seqs: number[];
   try {
-    const r = await pool.query<{ seq: string }>(
-      'SELECT seq FROM team.events WHERE merchant_reference = $1 ORDER BY seq',
-      [c.merchant_reference],
-    );
-    seqs = r.rows.map((x) => Number(x.seq));
+    seqs = (await eventSeqsOfReference(pool, c.merchant_reference)).map(Number);
   } catch (e) {
     throw translatePgError(e, 'read the events of a collection again', queryableLogin(pool));
   }
@@ -238,25 +183,9 @@ async function fetchRecord(o: SignatureCheckOptions, id: number): Promise<Fetche
  * desk's own not yet sent) stops the check, which reads again at the next pull.
  */
 function foldAgain(db: Db, f: Fetched, verify: EventVerifier): Refolded {
-  const local = db
-    .prepare('SELECT id, dedupe_key FROM collection_events WHERE collection_id = ? ORDER BY id')
-    .all(f.id) as { id: number; dedupe_key: string | null }[];
-  const p: Projection = {
-    status: 'INTENT',
-    status_changed_at: f.collection.created_at,
-    status_message: null,
-    redirect_signature: null,
-    amount_minor: f.collection.amount_minor,
-    currency: f.collection.currency,
-    internal_reference: null,
-    payment_url: null,
-    redirect_status: null,
-    callback_status: null,
-    flags: 0,
-    final_changes: 0,
-    last_event_id: null,
-  };
-  const events: [number, unknown[]][] = [];
+  const local = collectionEventKeys(db, f.id);
+  const p = intentProjection(f.collection.created_at, f.collection.amount_minor, f.collection.currency);
+  const events: Refolded['events'] = [];
   for (const { id: eventId, dedupe_key } of local) {
     const tev = dedupe_key === null ? undefined : f.events.get(dedupe_key);
     if (!tev)
@@ -265,27 +194,10 @@ function foldAgain(db: Db, f: Fetched, verify: EventVerifier): Refolded {
       );
     const ev = fromTeamEvent(tev, verify);
     const r: Projected = projectEvent(p, ev);
-    events.push([eventId, eventValues(f.id, ev, r.kind)]);
+    // What the replay would store for it (bulk.ts eventValues): its kind, signature and note.
+    events.push({ id: eventId, kind: r.kind, signature: ev.signature, note: ev.note ?? null });
     Object.assign(p, r.next);
     p.last_event_id = eventId;
   }
-  return { id: f.id, events, projection: projectionValues(p) };
-}
-
-/** Writes what foldAgain worked out, inside the caller's transaction. */
-function corrections(db: Db, fixes: readonly Refolded[]): void {
-  const event = db.prepare('UPDATE collection_events SET kind = ?, signature = ?, note = ? WHERE id = ?');
-  const collection = db.prepare(
-    `UPDATE collections SET status = ?, status_changed_at = ?, internal_reference = ?, payment_url = ?, status_message = ?,
-       last_event_id = ?, redirect_status = ?, redirect_signature = ?, callback_status = ?, flags = ?, final_changes = ?
-     WHERE id = ?`,
-  );
-  withoutNoUpdate(db, () => {
-    for (const f of fixes) {
-      // eventValues: collection_id, merchant_reference, internal_reference, source, kind, status,
-      // received_at, signature, amount_minor, currency, dedupe_key, payload, note, actor.
-      for (const [eventId, v] of f.events) event.run(v[4], v[7], v[12], eventId);
-      collection.run(...f.projection, f.id);
-    }
-  });
+  return { id: f.id, events, projection: p };
 }

@@ -4,8 +4,10 @@
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
+import { localWorkspaceId, recordWorkspace } from '../../store/sqlite/team/workspace.js';
 import { TeamError, translatePgError } from '../errors.js';
 import { poolLogin } from '../pool.js';
+import { selectWorkspaceId } from '../../store/pg/workspace.js';
 
 /** The database is another team's: this desk's copy cannot be applied from it. */
 export class TeamWorkspaceMismatchError extends TeamError {
@@ -16,12 +18,12 @@ export class TeamWorkspaceMismatchError extends TeamError {
 export async function checkWorkspace(pool: pg.Pool, db: Db, now: number): Promise<void> {
   let id: string | undefined;
   try {
-    id = (await pool.query<{ id: string }>('SELECT id FROM team.workspace')).rows[0]?.id;
+    id = await selectWorkspaceId(pool);
   } catch (e) {
     throw translatePgError(e, 'read which team database this is', poolLogin(pool));
   }
   if (!id) throw new TeamError('the team database has no workspace id (team.workspace): run "merchant-desk team init"');
-  const local = db.prepare('SELECT id FROM team_workspace').pluck().get() as string | undefined;
+  const local = localWorkspaceId(db);
   if (local === id) return;
   if (local !== undefined)
     throw new TeamWorkspaceMismatchError(
@@ -29,6 +31,6 @@ export async function checkWorkspace(pool: pg.Pool, db: Db, now: number): Promis
         'Nothing was applied. Point the team profile back at that database, or use a new data folder for this one.',
     );
   writeTransaction(db, () => {
-    db.prepare('INSERT INTO team_workspace (id, first_synced_at) VALUES (?, ?)').run(id, now);
+    recordWorkspace(db, id, now);
   });
 }

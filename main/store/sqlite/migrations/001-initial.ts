@@ -1,5 +1,14 @@
 // Times are INTEGER milliseconds since the Unix epoch (UTC). Amounts are INTEGER minor units.
 // History tables (balance_snapshots, collection_events) are append-only, enforced by triggers.
+
+/**
+ * The append-only trigger on an event's UPDATE, exported so the one correction that may rewrite an
+ * event (a snapshot's verdict this desk does not share, store/sqlite/team/event-verdicts.ts) makes it
+ * again with exactly this text. Part of the shipped migration below: never edit it.
+ */
+export const collectionEventsNoUpdate = `CREATE TRIGGER collection_events_no_update BEFORE UPDATE ON collection_events
+BEGIN SELECT RAISE(ABORT, 'collection_events is append-only'); END;`;
+
 export const sql = `
 CREATE TABLE settings (
   key TEXT PRIMARY KEY,
@@ -109,8 +118,7 @@ CREATE TABLE collection_events (
 CREATE INDEX collection_events_collection ON collection_events (collection_id, id);
 CREATE INDEX collection_events_reference ON collection_events (merchant_reference);
 CREATE INDEX collection_events_received ON collection_events (received_at);
-CREATE TRIGGER collection_events_no_update BEFORE UPDATE ON collection_events
-BEGIN SELECT RAISE(ABORT, 'collection_events is append-only'); END;
+${collectionEventsNoUpdate}
 CREATE TRIGGER collection_events_no_delete BEFORE DELETE ON collection_events
 BEGIN SELECT RAISE(ABORT, 'collection_events is append-only'); END;
 `;

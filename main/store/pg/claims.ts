@@ -1,0 +1,15 @@
+// team.claims (team migration 9): a claim is granted, or refused, by team.claim_intent alone; a refusal
+// comes back as pg's error, its SQLSTATE and detail saying why (main/team/claims.ts reads them).
+import type { Queryable } from './connection.js';
+
+/** Asks for a claim on the intent of `merchantReference`; the claim granted. */
+export async function requestClaim(
+  db: Queryable,
+  merchantReference: string,
+): Promise<{ claimed_by: string; claimed_at: Date; expires_at: Date }> {
+  const r = await db.query<{ claimed_by: string; claimed_at: Date; expires_at: Date }>(
+    'SELECT claimed_by, claimed_at, expires_at FROM team.claim_intent($1)',
+    [merchantReference],
+  );
+  return r.rows[0]!;
+}

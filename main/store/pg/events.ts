@@ -1,0 +1,192 @@
+// team.events, the append-only log every desk pulls from (team migrations 1, 7, 8, 11): its inserts,
+// its reads by seq, and the notice a commit sends. seq, actor, recorded_at and the hash chain are the
+// database's (migration 1), never sent from here. The checks of what is written are the team's
+// (main/team/events.ts); values come and go as pg gives them (int8 as text).
+import type pg from 'pg';
+import type { Queryable } from './connection.js';
+
+/** The channel a commit to team.events notifies with the highest new seq (migration 1's trigger). */
+export const EVENTS_CHANNEL = 'team_events';
+
+/** Subscribes `client` (a connection of its own: a pooled one would lose it) to EVENTS_CHANNEL. */
+export async function listenForEvents(client: pg.Client): Promise<void> {
+  await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+}
+
+/** An event row as the inserts take it (checked by the team before): text, or null, as PostgreSQL reads it. */
+export interface EventInsertRow {
+  event_key: string | null;
+  merchant_reference: string | null;
+  internal_reference: string | null;
+  source: string;
+  kind: string | null;
+  status: string | null;
+  /** int8 as text. */
+  amount_minor: string | null;
+  currency: string | null;
+  signature: string;
+  payload: string | null;
+  evidence: string | null;
+  note: string | null;
+  payment_url: string | null;
+  status_message: string | null;
+  /** ISO 8601. */
+  occurred_at: string;
+}
+
+/**
+ * The insert of a batch of rows (a JSON array), in their order: the one insert into team.events. A desk's
+ * writes (team/record.ts recordEvents, team/intents.ts createIntent) and serve's callback store all go
+ * through it, by one of the two statements below that add their tail to it, so their columns cannot drift
+ * apart. Two tails because the writers' logins differ: a desk reads event keys back, serve may not.
+ */
+const INSERT_EVENT_ROWS = `
+INSERT INTO team.events (event_key, merchant_reference, internal_reference, source, kind, status, amount_minor,
+                         currency, signature, payload, note, payment_url, status_message, occurred_at, evidence)
+SELECT d->>'event_key', d->>'merchant_reference', d->>'internal_reference', d->>'source', d->>'kind', d->>'status',
+       (d->>'amount_minor')::bigint, d->>'currency', d->>'signature', d->>'payload', d->>'note', d->>'payment_url',
+       d->>'status_message', (d->>'occurred_at')::timestamptz, d->>'evidence'
+FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(d, n)
+ORDER BY n`;
+
+const INSERT_EVENTS = `${INSERT_EVENT_ROWS}
+ON CONFLICT (event_key) DO NOTHING
+RETURNING seq, event_key`;
+
+/**
+ * Inserts the rows in one statement, skipping each key already stored (earlier, by anyone, or before in
+ * this batch); the rows stored, with their seqs. Needs SELECT on event_key (a desk's login: migration 4).
+ */
+export async function insertEvents(
+  db: Queryable,
+  rows: readonly EventInsertRow[],
+): Promise<{ seq: string; event_key: string }[]> {
+  return (await db.query<{ seq: string; event_key: string }>(INSERT_EVENTS, [JSON.stringify(rows)])).rows;
+}
+
+/**
+ * The same insert for a writer that may not read event_key (serve's login, migration 8): it reads back only
+ * the seqs, and names no conflict target (that would need SELECT on it) nor skips a conflict: the caller
+ * sends only keys not stored yet (eventsStored), so a conflict means another writer stored one meanwhile,
+ * and the statement fails whole (23505).
+ */
+const INSERT_UNSEEN_EVENTS = `${INSERT_EVENT_ROWS}
+RETURNING seq`;
+
+/** Inserts rows none of whose keys is stored yet; their seqs, in no promised order. */
+export async function insertUnseenEvents(db: Queryable, rows: readonly EventInsertRow[]): Promise<string[]> {
+  return (await db.query<{ seq: string }>(INSERT_UNSEEN_EVENTS, [JSON.stringify(rows)])).rows.map((r) => r.seq);
+}
+
+/** For each key, whether an event of that key is stored (team.events_stored, migration 8: serve may ask it). */
+export async function eventsStored(db: Queryable, keys: readonly string[]): Promise<boolean[]> {
+  const r = await db.query<{ stored: boolean[] }>('SELECT team.events_stored($1::text[]) AS stored', [keys]);
+  return r.rows[0]!.stored;
+}
+
+/** An event as stored, with its chain's columns. */
+export interface EventRow {
+  seq: string;
+  event_key: string;
+  merchant_reference: string;
+  internal_reference: string | null;
+  source: string;
+  kind: string;
+  status: string | null;
+  amount_minor: string | null;
+  currency: string | null;
+  signature: string;
+  payload: string | null;
+  evidence: string | null;
+  note: string | null;
+  payment_url: string | null;
+  status_message: string | null;
+  occurred_at: Date;
+  recorded_at: Date;
+  actor: string;
+  prev_hash: Buffer;
+  hash: Buffer;
+}
+
+/** Up to `count` events after `afterSeq`, in seq order. */
+export async function selectEventsAfter(db: Queryable, afterSeq: number, count: number): Promise<EventRow[]> {
+  const r = await db.query<EventRow>(
+    `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
+            signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, prev_hash, hash,
+            evidence
+     FROM team.events WHERE seq > $1 ORDER BY seq LIMIT $2`,
+    [afterSeq, count],
+  );
+  return r.rows;
+}
+
+/**
+ * An event as selectEventsAfterRaw gives it: every value as PostgreSQL's text (bytea as '\x' and hex), the
+ * two times as epoch milliseconds.
+ */
+export type RawEventRow = [
+  seq: string,
+  eventKey: string,
+  merchantReference: string,
+  internalReference: string | null,
+  source: string,
+  kind: string,
+  status: string | null,
+  amountMinor: string | null,
+  currency: string | null,
+  signature: string,
+  payload: string | null,
+  note: string | null,
+  paymentUrl: string | null,
+  statusMessage: string | null,
+  occurredAtMs: string,
+  recordedAtMs: string,
+  actor: string,
+  prevHash: string,
+  hash: string,
+  evidence: string | null,
+];
+
+/** Every value as PostgreSQL's text: the reader converts the few it needs itself. */
+const RAW_TEXT = { getTypeParser: () => (value: string) => value };
+
+/**
+ * selectEventsAfter for reading millions of rows (a new desk's bulk copy, the checks of the chain and the
+ * signatures): arrays of text (no row objects, no Date parsing), times as epoch milliseconds computed by
+ * the server, truncated as a Date of the same instant would be; up to `count` after `afterSeq`, to `uptoSeq`.
+ */
+export async function selectEventsAfterRaw(
+  db: Queryable,
+  afterSeq: number,
+  count: number,
+  uptoSeq: number,
+): Promise<RawEventRow[]> {
+  const r = await db.query<RawEventRow>({
+    text: `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
+                  signature, payload, note, payment_url, status_message,
+                  floor(extract(epoch FROM occurred_at) * 1000)::bigint, floor(extract(epoch FROM recorded_at) * 1000)::bigint, actor,
+                  prev_hash, hash, evidence
+           FROM team.events WHERE seq > $1 AND seq <= $3 ORDER BY seq LIMIT $2`,
+    values: [afterSeq, count, uptoSeq],
+    rowMode: 'array',
+    types: RAW_TEXT,
+  });
+  return r.rows;
+}
+
+/** The newest seq in the log (up to `uptoSeq` when given); null when it has none. */
+export async function newestEventSeq(db: Queryable, uptoSeq?: number): Promise<string | null> {
+  const r =
+    uptoSeq === undefined
+      ? await db.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events')
+      : await db.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events WHERE seq <= $1', [uptoSeq]);
+  return r.rows[0]?.max ?? null;
+}
+
+/** The seqs of one merchant reference's events, in order. */
+export async function eventSeqsOfReference(db: Queryable, merchantReference: string): Promise<string[]> {
+  const r = await db.query<{ seq: string }>('SELECT seq FROM team.events WHERE merchant_reference = $1 ORDER BY seq', [
+    merchantReference,
+  ]);
+  return r.rows.map((x) => x.seq);
+}

@@ -1,0 +1,31 @@
+// team.intents (team migration 1): one row per merchant reference in the whole team, its unique key
+// the guard that two desks never charge one intent. created_by and created_at are the database's.
+import type { Queryable } from './connection.js';
+
+/** Inserts the intent; fails with 23505 on intents_pkey when the reference is taken. */
+export async function insertIntent(
+  db: Queryable,
+  merchantReference: string,
+  amountMinor: number,
+  currency: string,
+  description: string,
+): Promise<{ created_at: Date; created_by: string }> {
+  const r = await db.query<{ created_at: Date; created_by: string }>(
+    `INSERT INTO team.intents (merchant_reference, amount_minor, currency, description)
+     VALUES ($1, $2, $3, $4) RETURNING created_at, created_by`,
+    [merchantReference, amountMinor, currency, description],
+  );
+  return r.rows[0]!;
+}
+
+/** Who created the intent of `merchantReference`, and when; undefined when there is none. */
+export async function selectIntentCreator(
+  db: Queryable,
+  merchantReference: string,
+): Promise<{ created_by: string; created_at: Date } | undefined> {
+  const r = await db.query<{ created_by: string; created_at: Date }>(
+    'SELECT created_by, created_at FROM team.intents WHERE merchant_reference = $1',
+    [merchantReference],
+  );
+  return r.rows[0];
+}

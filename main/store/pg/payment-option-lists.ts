@@ -1,0 +1,32 @@
+// team.payment_option_lists (team migrations 1 and 8): each successful poll's whole list of payment
+// options (the client's PaymentOption objects, a JSON array), written by serve when it changes; the
+// newest row is the list. seq, recorded_at and actor are the database's.
+import type { PaymentOption } from '../../service/types.js';
+import type { Queryable } from './connection.js';
+
+/** Stores the list fetched at `fetchedAt` (ms since the epoch); `optionsJson` is its JSON text. */
+export async function insertPaymentOptionList(db: Queryable, fetchedAt: number, optionsJson: string): Promise<void> {
+  await db.query(`INSERT INTO team.payment_option_lists (fetched_at, options) VALUES ($1::timestamptz, $2::jsonb)`, [
+    new Date(fetchedAt).toISOString(),
+    optionsJson,
+  ]);
+}
+
+/** A list as stored (seq as text). */
+export interface PaymentOptionListRow {
+  seq: string;
+  fetched_at: Date;
+  options: PaymentOption[];
+}
+
+/** The newest list stored after `afterSeq`; undefined when none is. */
+export async function selectNewestPaymentOptionList(
+  db: Queryable,
+  afterSeq: number,
+): Promise<PaymentOptionListRow | undefined> {
+  const r = await db.query<PaymentOptionListRow>(
+    `SELECT seq, fetched_at, options FROM team.payment_option_lists WHERE seq > $1 ORDER BY seq DESC LIMIT 1`,
+    [afterSeq],
+  );
+  return r.rows[0];
+}

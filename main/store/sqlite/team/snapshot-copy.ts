@@ -1,0 +1,49 @@
+// A snapshot's two tables copied into an empty desk (team/snapshot/copy-worker.ts), on a bulk connection
+// of its own, inside ONE write transaction that the worker commits only once told the check passed.
+// SQLite copies page by page only into a table without triggers (its transfer optimisation for
+// INSERT INTO t SELECT * FROM other.t), so the triggers are dropped and made again inside the same
+// transaction; foreign keys are off on this connection (the rows are the snapshot's, whose every
+// collection id the check confirms).
+import type { Db } from '../connection.js';
+import { bulkIndexes, bulkTriggers, presentSchema } from './bulk-schema.js';
+
+/** Attaches the downloaded snapshot file as `snap`, read once, in order, through a memory map. */
+export function attachSnapshot(db: Db, file: string): void {
+  db.prepare('ATTACH DATABASE ? AS snap').run(file);
+  db.pragma('snap.mmap_size = 4294967296');
+}
+
+export function detachSnapshot(db: Db): void {
+  db.exec('DETACH DATABASE snap');
+}
+
+/** Opens the copy's write transaction, held across the worker's messages until endCopy. */
+export function beginCopy(db: Db): void {
+  db.exec('BEGIN IMMEDIATE');
+}
+
+export function endCopy(db: Db, how: 'commit' | 'rollback'): void {
+  db.exec(how === 'commit' ? 'COMMIT' : 'ROLLBACK');
+}
+
+/** Copies both tables into the (empty) desk, inside the copy's transaction. */
+export function copySnapshotTables(db: Db): void {
+  const triggers = bulkTriggers(false);
+  const present = presentSchema(db);
+  for (const name of triggers.keys()) if (present.has(name)) db.exec(`DROP TRIGGER main.${name}`);
+  db.exec('INSERT INTO main.collections SELECT * FROM snap.collections');
+  db.exec('INSERT INTO main.collection_events SELECT * FROM snap.collection_events');
+  // The transfer above copies index b-trees as they are in the file, and the check compares rows, not
+  // indexes: an index decides where a value goes (a forged merchant_reference index sent reference A's
+  // callback to collection B), so every index of both tables is rebuilt here from the checked rows.
+  db.exec('REINDEX main.collections');
+  db.exec('REINDEX main.collection_events');
+  for (const sql of triggers.values()) db.exec(sql);
+  // An earlier replay cut short right after dropping them (team/sync/bulk.ts): made here.
+  for (const [name, sql] of bulkIndexes()) if (!present.has(name)) db.exec(sql);
+}
+
+/** Folds the copy, which went through the WAL, into the database now rather than at some later commit. */
+export function checkpointCopy(db: Db): void {
+  db.pragma('wal_checkpoint(TRUNCATE)');
+}

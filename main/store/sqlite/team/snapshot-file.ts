@@ -1,0 +1,96 @@
+// Reading a snapshot file: what a desk checks it by (team/snapshot/verify.ts: its schema, its rows in id
+// order) and what its publisher says of it (team/snapshot/publish.ts: counts, one file with no -wal).
+import type { Db, ReadDb } from '../connection.js';
+import { migrate, openConnection } from '../connection.js';
+import { readStatement } from '../statements.js';
+
+/** The schema version a file's migrations reached. */
+export function schemaVersionOf(db: Db): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** The schema a database has: tables, indexes and triggers, by name, as one comparable text. */
+export function schemaOf(db: ReadDb): string {
+  return JSON.stringify(
+    readStatement(
+      db,
+      "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%' ORDER BY type, name",
+      'raw',
+    ).all(),
+  );
+}
+
+let freshSchema: string | undefined;
+/** The schema a desk of this version has (schemaOf a scratch database the migrations just made). */
+export function migratedSchema(): string {
+  if (freshSchema === undefined) {
+    const mem = openConnection(':memory:', 'scratch');
+    try {
+      migrate(mem);
+      freshSchema = schemaOf(mem);
+    } finally {
+      mem.close();
+    }
+  }
+  return freshSchema;
+}
+
+/** Rows of `table` with ids `afterId` + 1 .. `uptoId`, as arrays of `columns`, in id order. */
+export function rowsInRange(
+  db: ReadDb,
+  table: string,
+  columns: readonly string[],
+  afterId: number,
+  uptoId: number,
+): unknown[][] {
+  return readStatement(
+    db,
+    `SELECT ${columns.join(', ')} FROM ${table} WHERE id > ? AND id <= ? ORDER BY id`,
+    'raw',
+  ).all(afterId, uptoId) as unknown[][];
+}
+
+/** Reads a table in id order, a range at a time (no statement stays open across the awaits). */
+export function tableCursor(db: ReadDb, table: string, columns: readonly string[]): { next(): unknown[] | undefined } {
+  const st = readStatement(
+    db,
+    `SELECT ${columns.join(', ')} FROM ${table} WHERE id > ? ORDER BY id LIMIT 20000`,
+    'raw',
+  );
+  let rows: unknown[][] = [];
+  let i = 0;
+  let after = 0;
+  let done = false;
+  return {
+    next(): unknown[] | undefined {
+      if (i === rows.length) {
+        if (done) return undefined;
+        rows = st.all(after) as unknown[][];
+        i = 0;
+        if (rows.length < 20000) done = true;
+        if (!rows.length) return undefined;
+        after = rows[rows.length - 1]![0] as number;
+      }
+      return rows[i++];
+    },
+  };
+}
+
+/** The lowest id of `table` outside 1..n, or undefined when every id is inside. */
+export function firstIdOutside(db: ReadDb, table: string, n: number): number | undefined {
+  return readStatement(db, `SELECT id FROM ${table} WHERE id < 1 OR id > ? ORDER BY id LIMIT 1`, 'pluck').get(n) as
+    number | undefined;
+}
+
+/** How many events and collections a database holds. */
+export function recordCounts(db: ReadDb): { events: number; collections: number } {
+  return {
+    events: readStatement(db, 'SELECT count(*) FROM collection_events', 'pluck').get() as number,
+    collections: readStatement(db, 'SELECT count(*) FROM collections', 'pluck').get() as number,
+  };
+}
+
+/** One file, no -wal beside it: what is published is the database alone. */
+export function asSingleFile(db: Db): void {
+  db.pragma('journal_mode = DELETE');
+}
