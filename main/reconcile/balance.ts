@@ -2,8 +2,17 @@
 // of the collection wallet's actual balance (available + uncleared + reserve) against the total_credit
 // of the collections that completed between the two polls (from verified callback payloads). What is
 // left is unexplained. A final status change away from COMPLETED takes its credit back.
-import type { Db } from '../store/sqlite/connection.js';
+import type { ReadDb } from '../store/sqlite/connection.js';
+import {
+  actualsBetween,
+  balancePolls,
+  creditEvents,
+  openingActual,
+  previousOutcome,
+  walletCurrencies,
+} from '../store/sqlite/read/movement.js';
 import { toMinor } from '../money/index.js';
+import { callbackBody } from './callback-body.js';
 import type { MovementResult, MovementTotals } from './types.shared.js';
 
 export type { MovementInterval, MovementResult, MovementTotals } from './types.shared.js';
@@ -21,30 +30,11 @@ export interface MovementQuery {
 
 const WALLET = 'MERCHANT_COLLECTION';
 
-interface CreditEvent {
-  id: number;
-  merchant_reference: string;
-  status: string;
-  received_at: number;
-  currency: string | null;
-  payload: string | null;
-  c_currency: string | null;
-}
-
 function readCredit(e: { payload: string | null; currency: string | null; c_currency: string | null }): {
   currency: string | null;
   credit: number | null;
 } {
-  let body: Record<string, unknown> | null = null;
-  if (e.payload) {
-    try {
-      const p = JSON.parse(e.payload) as unknown;
-      const inner = p && typeof p === 'object' && 'payload' in p ? (p as { payload: unknown }).payload : p;
-      if (inner && typeof inner === 'object') body = inner as Record<string, unknown>;
-    } catch {
-      body = null;
-    }
-  }
+  const body = callbackBody(e.payload);
   const currency =
     (typeof body?.transaction_currency === 'string' ? body.transaction_currency : null) ??
     e.currency ??
@@ -59,18 +49,12 @@ function readCredit(e: { payload: string | null; currency: string | null; c_curr
   }
 }
 
-export function balanceMovement(db: Db, q: MovementQuery = {}): MovementResult {
+export function balanceMovement(db: ReadDb, q: MovementQuery = {}): MovementResult {
   const now = q.now ?? Date.now();
   const to = q.to ?? now;
   const from = q.from ?? to - 7 * 86_400_000;
   const limit = Math.min(Math.max(q.limit ?? 1000, 1), 10_000);
-  const polls = db
-    .prepare(
-      `SELECT id, COALESCE(finished_at, started_at) AS at FROM poll_runs
-        WHERE kind = 'balances' AND outcome = 'ok' AND COALESCE(finished_at, started_at) BETWEEN ? AND ?
-        ORDER BY at, id`,
-    )
-    .all(from, to) as { id: number; at: number }[];
+  const polls = balancePolls(db, from, to);
   const result: MovementResult = {
     intervals: [],
     totals: [],
@@ -83,32 +67,13 @@ export function balanceMovement(db: Db, q: MovementQuery = {}): MovementResult {
   const first = polls[0]!.at;
   const last = polls[polls.length - 1]!.at;
 
-  const currencies = q.currency
-    ? [q.currency]
-    : (db
-        .prepare('SELECT DISTINCT currency FROM balance_snapshots WHERE wallet_type = ? ORDER BY currency')
-        .pluck()
-        .all(WALLET) as string[]);
+  const currencies = q.currency ? [q.currency] : walletCurrencies(db, WALLET);
 
   // Expected movement per currency, as a sorted list of (time, delta).
   const credits = new Map<string, { at: number; delta: number }[]>();
-  const prevOutcome = db.prepare(
-    `SELECT status, payload, currency FROM collection_events
-      WHERE merchant_reference = ? AND source IN ('callback', 'import') AND kind IN ('outcome', 'final_status_changed') AND signature = 'verified' AND id < ?
-      ORDER BY id DESC LIMIT 1`,
-  );
-  const events = db
-    .prepare(
-      `SELECT e.id, e.merchant_reference, e.status, e.received_at, e.currency, e.payload, c.currency AS c_currency
-         FROM collection_events e LEFT JOIN collections c ON c.id = e.collection_id
-        WHERE e.received_at > ? AND e.received_at <= ? AND e.source IN ('callback', 'import') AND e.kind IN ('outcome', 'final_status_changed')
-          AND e.signature = 'verified' AND e.status IN ('COMPLETED', 'FAILED', 'CANCELLED')
-        ORDER BY e.received_at, e.id`,
-    )
-    .all(first, last) as CreditEvent[];
+  const events = creditEvents(db, first, last);
   for (const e of events) {
-    const prev = prevOutcome.get(e.merchant_reference, e.id) as
-      { status: string; payload: string | null; currency: string | null } | undefined;
+    const prev = previousOutcome(db, e.merchant_reference, e.id);
     let delta = 0;
     let cur: string | null = null;
     if (e.status === 'COMPLETED' && prev?.status !== 'COMPLETED') {
@@ -128,17 +93,9 @@ export function balanceMovement(db: Db, q: MovementQuery = {}): MovementResult {
     list.push({ at: e.received_at, delta });
   }
 
-  const opening = db.prepare(
-    `SELECT actual_minor FROM balance_snapshots WHERE currency = ? AND wallet_type = ? AND observed_at <= ?
-      ORDER BY observed_at DESC, id DESC LIMIT 1`,
-  );
-  const inRange = db.prepare(
-    `SELECT observed_at AS at, actual_minor AS actual FROM balance_snapshots
-      WHERE currency = ? AND wallet_type = ? AND observed_at > ? AND observed_at <= ? ORDER BY observed_at, id`,
-  );
   for (const currency of currencies) {
-    const snaps = inRange.all(currency, WALLET, first, last) as { at: number; actual: number }[];
-    const open = opening.pluck().get(currency, WALLET, first) as number | undefined;
+    const snaps = actualsBetween(db, currency, WALLET, first, last);
+    const open = openingActual(db, currency, WALLET, first);
     const cr = credits.get(currency) ?? [];
     const totals: MovementTotals = {
       currency,

@@ -2,28 +2,18 @@
 // "Reconciliation"). No I/O: reconcile.ts feeds it rows; tests feed it constructed histories.
 import { isFinal } from '../collections/model.js';
 import { toMinor } from '../money/index.js';
+import { callbackBody } from './callback-body.js';
 import type { ReconKind } from './types.shared.js';
+import { STALE_PENDING_AFTER_MS } from '../store/sqlite/stale-pending.js';
+import { RECON_KINDS, isExceptionKind } from '../store/sqlite/reconcile/kinds.shared.js';
+import type { ReconCollection, ReconEvent } from '../store/sqlite/reconcile/histories.js';
 
-/** Every kind in priority order: the first that applies is a collection's primary outcome. */
-export const RECON_KINDS: readonly ReconKind[] = [
-  'currency_mismatch',
-  'amount_mismatch',
-  'bad_signature',
-  'redirect_callback_disagree',
-  'final_status_changed',
-  'unknown_outcome',
-  'stale_pending',
-  'rejected',
-  'pending',
-  'matched',
-];
+// The kinds, their priority order and which are exceptions: the reconciliation table's vocabulary
+// (main/store/sqlite/reconcile/kinds.shared.ts). What raises each kind is decided here.
+export { RECON_KINDS, EXCEPTION_KINDS, isExceptionKind } from '../store/sqlite/reconcile/kinds.shared.js';
 export type { ReconKind } from './types.shared.js';
-import { EXCEPTION_KINDS } from './types.shared.js';
-export { EXCEPTION_KINDS };
-
-export function isExceptionKind(k: string): boolean {
-  return (EXCEPTION_KINDS as readonly string[]).includes(k);
-}
+// A collection and its events as the rules read them: the store's rows (histories.ts).
+export type { ReconCollection, ReconEvent };
 
 export const KIND_LABELS: Record<ReconKind, string> = {
   matched: 'Matched',
@@ -37,26 +27,6 @@ export const KIND_LABELS: Record<ReconKind, string> = {
   unknown_outcome: 'Unknown outcome of initialize',
   rejected: 'Rejected by the service',
 };
-
-export interface ReconEvent {
-  id: number;
-  source: string;
-  kind: string;
-  status: string | null;
-  received_at: number;
-  signature: string;
-  amount_minor: number | null;
-  currency: string | null;
-  payload: string | null;
-  note: string | null;
-}
-
-export interface ReconCollection {
-  id: number;
-  created_at: number;
-  amount_minor: number;
-  currency: string;
-}
 
 export interface ClassifyOptions {
   now: number;
@@ -86,7 +56,8 @@ export interface Classification {
   completedAt: number | null;
 }
 
-export const DEFAULT_STALE_PENDING_AFTER_MS = 30 * 60_000;
+/** The stalePendingAfterMs setting's default (its bounds are the setting's: main/store/sqlite/stale-pending.ts). */
+export const DEFAULT_STALE_PENDING_AFTER_MS: number = STALE_PENDING_AFTER_MS.default;
 
 const SIGNED_SOURCES = new Set(['redirect', 'callback', 'import']);
 const OUTCOME_KINDS = new Set(['outcome', 'final_status_changed', 'manual_status']);
@@ -97,18 +68,8 @@ function reportedAmount(
   intentCurrency: string,
 ): { amount: number | null; currency: string | null; bad: boolean } {
   if (e.amount_minor !== null) return { amount: e.amount_minor, currency: e.currency, bad: false };
-  if (!e.payload) return { amount: null, currency: e.currency, bad: false };
-  let p: unknown;
-  try {
-    p = JSON.parse(e.payload);
-  } catch {
-    return { amount: null, currency: e.currency, bad: false };
-  }
-  const body = (p && typeof p === 'object' && 'payload' in p ? (p as { payload: unknown }).payload : p) as Record<
-    string,
-    unknown
-  > | null;
-  if (!body || typeof body !== 'object') return { amount: null, currency: e.currency, bad: false };
+  const body = callbackBody(e.payload);
+  if (!body) return { amount: null, currency: e.currency, bad: false };
   const currency = e.currency ?? (typeof body.request_currency === 'string' ? body.request_currency : null);
   if (body.request_amount === undefined || body.request_amount === null) return { amount: null, currency, bad: false };
   try {

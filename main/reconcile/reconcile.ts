@@ -5,15 +5,23 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
-import { ReconcileError } from './errors.js';
 import {
-  kindSetsSql,
-  NEEDS_JS_SQL,
-  RECONCILE_RANGE_SQL,
-  STORE_NEW_SQL,
-  STORE_SCRATCH_SQL,
-  UNDECIDED_SQL,
-} from './full-sql.js';
+  changedSince,
+  classifyRange,
+  collectionCount,
+  collectionIdBounds,
+  collectionsInRange,
+  exceptionCount,
+  finishFullPass,
+  installKindSets,
+  lastEventId,
+  mergeScratch,
+  payloadOnlyIn,
+  undecidedIn,
+  withScratchAttached,
+} from '../store/sqlite/reconcile/full-pass.js';
+import { collectionReference } from '../store/sqlite/reconcile/histories.js';
+import { ReconcileError } from './errors.js';
 import type { RangeDone, RangeJob } from './range-worker.js';
 import { launchWorker } from './launch-worker.js';
 import { walFlusher } from '../store/sqlite/wal-sync.js';
@@ -43,7 +51,7 @@ export interface ReconcileAllOptions extends ReconcileOptions {
 
 /**
  * Full recompute of every collection, set-based: per range of collection ids, one INSERT ... SELECT
- * classifies inside SQLite (full-sql.ts), then classify() decides the few collections the statement
+ * classifies inside SQLite (main/store/sqlite/reconcile/full-pass-sql.ts), then classify() decides the few collections the statement
  * leaves to it, all in one transaction per range. Between ranges it yields, so a caller can show
  * progress and cancel; a cancelled run leaves every range it finished consistent, and none half-written.
  */
@@ -53,14 +61,9 @@ export async function reconcileAll(
 ): Promise<{ collections: number; exceptions: number }> {
   const run = startRun(db, options);
   run.begin();
-  const classifyRange = db.prepare(RECONCILE_RANGE_SQL);
-  const inRange = db.prepare('SELECT COUNT(*) FROM collections WHERE id BETWEEN @lo AND @hi').pluck();
   for (const [lo, hi] of run.ranges) {
     if (options.signal?.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
-    run.store(lo, hi, () => {
-      classifyRange.run(run.params(lo, hi));
-      return inRange.get({ lo, hi }) as number;
-    });
+    run.store(lo, hi, () => run.computeHere(lo, hi));
     await new Promise((r) => setImmediate(r));
   }
   return run.finish();
@@ -126,24 +129,6 @@ export async function reconcileAllOnThreads(
     });
     return w;
   });
-  // NOT INDEXED: a rowid range from the snapshot on (nearly always empty), never a scan of the range's events.
-  const changedSince = db
-    .prepare(
-      'SELECT DISTINCT collection_id FROM collection_events NOT INDEXED WHERE id > @since AND collection_id BETWEEN @lo AND @hi',
-    )
-    .pluck();
-  // New rows go in by the transfer optimization; should a collection have gained a row since the
-  // helper's snapshot (reconciled by another connection), that statement fails whole and they are upserted.
-  const storeNew = () => {
-    try {
-      db.prepare(STORE_NEW_SQL).run();
-    } catch (e) {
-      if ((e as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw e;
-      db.prepare(STORE_SCRATCH_SQL('rows')).run();
-    }
-  };
-  const classifyRange = db.prepare(RECONCILE_RANGE_SQL);
-  const inRange = db.prepare('SELECT COUNT(*) FROM collections WHERE id BETWEEN @lo AND @hi').pluck();
   const flusher = walFlusher(db.name);
   try {
     run.begin(); // while the helpers compute their first ranges
@@ -156,10 +141,7 @@ export async function reconcileAllOnThreads(
         if (k < run.ranges.length) {
           // Computed and written in one transaction: no snapshot of another connection to catch up on.
           const [lo, hi] = run.ranges[k]!;
-          run.store(lo, hi, () => {
-            classifyRange.run(run.params(lo, hi));
-            return inRange.get({ lo, hi }) as number;
-          });
+          run.store(lo, hi, () => run.computeHere(lo, hi));
           stored++;
           flusher.kick();
           await new Promise((resolve) => setImmediate(resolve));
@@ -169,20 +151,21 @@ export async function reconcileAllOnThreads(
         wake = null;
         continue;
       }
-      db.prepare('ATTACH ? AS scratch').run(r.file);
       try {
-        run.store(
-          r.lo,
-          r.hi,
-          () => {
-            storeNew();
-            db.prepare(STORE_SCRATCH_SQL('changed')).run();
-            return r.rows;
-          },
-          () => changedSince.all({ since: r.since, lo: r.lo, hi: r.hi }) as number[],
+        // New rows by the transfer optimization, changed ones upserted (mergeScratch); collections that
+        // gained an event since the helper's snapshot are classified again here.
+        withScratchAttached(db, r.file, () =>
+          run.store(
+            r.lo,
+            r.hi,
+            () => {
+              mergeScratch(db);
+              return r.rows;
+            },
+            () => changedSince(db, r.since, r.lo, r.hi),
+          ),
         );
       } finally {
-        db.exec('DETACH scratch');
         fs.rmSync(r.file, { force: true });
       }
       stored++;
@@ -203,15 +186,10 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
   const span = Math.max(1, options.batchSize ?? 100_000);
   // MIN and MAX are two rowid lookups; the count walks a million index entries, so it is taken by
   // begin(), which the threaded run calls once its helpers are already computing.
-  const bounds = db.prepare('SELECT MIN(id) AS lo, MAX(id) AS hi FROM collections').get() as {
-    lo: number | null;
-    hi: number | null;
-  };
+  const bounds = collectionIdBounds(db);
   let total = 0;
-  const startEvent = db.prepare('SELECT COALESCE(MAX(id), 0) FROM collection_events').pluck().get() as number;
-  for (const sql of kindSetsSql()) db.exec(sql);
-  const undecided = db.prepare(UNDECIDED_SQL).pluck();
-  const payloadOnly = db.prepare(NEEDS_JS_SQL).pluck();
+  const startEvent = lastEventId(db);
+  installKindSets(db);
   const ranges: [number, number][] = [];
   for (
     let lo = bounds.lo ?? 1, size = rampUp ? Math.ceil(span / 8) : span;
@@ -230,8 +208,13 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
     params,
     /** Counts the collections and reports progress 0 (before the first range is stored). */
     begin() {
-      total = db.prepare('SELECT COUNT(*) FROM collections').pluck().get() as number;
+      total = collectionCount(db);
       options.onProgress?.({ done, total });
+    },
+    /** Computes a range's rows in SQL on this connection; returns how many collections it holds. */
+    computeHere(lo: number, hi: number): number {
+      classifyRange(db, params(lo, hi));
+      return collectionsInRange(db, lo, hi);
     },
     /**
      * Writes one range's rows (`write` returns how many collections the range holds), then classify() decides the rest and the
@@ -239,14 +222,9 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
      * one transaction.
      */
     store(lo: number, hi: number, write: () => number, alsoIds: () => number[] = () => []) {
-      const range = params(lo, hi);
       writeTransaction(db, () => {
         done += write();
-        const ids = new Set([
-          ...(undecided.all(range) as number[]),
-          ...(payloadOnly.all(range) as number[]),
-          ...alsoIds(),
-        ]);
+        const ids = new Set([...undecidedIn(db, lo, hi), ...payloadOnlyIn(db, lo, hi), ...alsoIds()]);
         reconcileIds(
           db,
           [...ids].sort((a, b) => a - b),
@@ -257,29 +235,16 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
     },
     finish() {
       // The last commit is durable even on a connection that writes the ranges with synchronous NORMAL
-      // (reconcile-worker.ts): under WAL, syncing it syncs every range committed before it.
-      const sync = db.pragma('synchronous', { simple: true }) as number;
-      if (sync < 2) db.pragma('synchronous = FULL');
-      try {
-        writeTransaction(db, () =>
-          db.prepare('UPDATE reconcile_state SET last_event_id = MAX(last_event_id, ?) WHERE id = 1').run(startEvent),
-        );
-      } finally {
-        if (sync < 2) db.pragma(`synchronous = ${sync}`);
-      }
-      const exceptions = db
-        .prepare('SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1')
-        .pluck()
-        .get() as number;
-      return { collections: done, exceptions };
+      // (reconcile-worker.ts).
+      finishFullPass(db, startEvent);
+      return { collections: done, exceptions: exceptionCount(db) };
     },
   };
 }
 
 /** The stored result for one collection, or throws not_found. */
 export function requireCollection(db: Db, collectionId: number): { id: number; merchant_reference: string } {
-  const row = db.prepare('SELECT id, merchant_reference FROM collections WHERE id = ?').get(collectionId) as
-    { id: number; merchant_reference: string } | undefined;
+  const row = collectionReference(db, collectionId);
   if (!row) throw new ReconcileError('not_found', `no collection with id ${collectionId}`, 'collectionId');
   return row;
 }

@@ -1,16 +1,10 @@
 // Plain JSON shapes of reconciliation results, shared by main, the IPC contract and the renderer.
 // No imports with side effects or node types here: the renderer and preload type-check against it.
-export type ReconKind =
-  | 'currency_mismatch'
-  | 'amount_mismatch'
-  | 'bad_signature'
-  | 'redirect_callback_disagree'
-  | 'final_status_changed'
-  | 'unknown_outcome'
-  | 'stale_pending'
-  | 'rejected'
-  | 'pending'
-  | 'matched';
+// The stored kinds (their names, priority order and which are exceptions) are the reconciliation
+// table's vocabulary, defined once in the store.
+import type { ReconKind } from '../store/sqlite/reconcile/kinds.shared.js';
+export type { ReconKind };
+export { EXCEPTION_KINDS } from '../store/sqlite/reconcile/kinds.shared.js';
 
 export interface ReconcileSummary {
   collections: number;
@@ -136,14 +130,3 @@ export interface MovementResult {
   unreadableCredits: number;
   truncated: boolean;
 }
-
-/** Kinds a person must look at. matched, pending and rejected (nothing was created) are not exceptions. */
-export const EXCEPTION_KINDS = [
-  'currency_mismatch',
-  'amount_mismatch',
-  'bad_signature',
-  'redirect_callback_disagree',
-  'final_status_changed',
-  'unknown_outcome',
-  'stale_pending',
-] as const satisfies readonly ReconKind[];

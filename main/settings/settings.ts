@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Db, ReadDb } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
 import { putSetting, settingRows, settingValue } from '../store/sqlite/settings.js';
+import { STALE_PENDING_AFTER_MS } from '../store/sqlite/stale-pending.js';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { recordOperatorNameChange } from './audit.js';
@@ -131,7 +132,7 @@ export const settingSchemas = {
   /** Cached balances older than this (or after a failed poll) are shown as stale. */
   staleAfterMs: ms(10_000, 7 * 86_400_000),
   /** A PENDING collection older than this is flagged "stale pending" by reconciliation. */
-  stalePendingAfterMs: ms(60_000, 30 * 86_400_000),
+  stalePendingAfterMs: ms(STALE_PENDING_AFTER_MS.min, STALE_PENDING_AFTER_MS.max),
   /** Who is using the app; recorded on collections and resolutions. */
   operatorName: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
   /** Absolute path of the imported service public key PEM (a copy inside the data folder), or null. */
@@ -189,7 +190,7 @@ export function defaultSettings(): Settings {
     callbackReceiver: { enabled: true, host: '127.0.0.1', port: 0 },
     pollIntervals: { balancesMs: 60_000, providersMs: 900_000 },
     staleAfterMs: 180_000,
-    stalePendingAfterMs: 30 * 60_000,
+    stalePendingAfterMs: STALE_PENDING_AFTER_MS.default,
     operatorName: user.slice(0, 64),
     servicePublicKeyPath: null,
     idleLockMinutes: 15,

@@ -1,5 +1,5 @@
 // A group commit reconciles the collections it touched with the full recompute's statement (set-based,
-// incremental.ts reconcileSet) and classify() only for what the statement leaves: on randomized histories
+// main/store/sqlite/reconcile/full-pass.ts classifyIdsLeavingRest) and classify() only for what the statement leaves: on randomized histories
 // stored in random groups, every group's rows equal classify()'s for the same collections at the same time.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -7,12 +7,8 @@ import type { NewEvent } from '../../main/collections/events.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
 import { formatMinor } from '../../main/money/index.js';
-import {
-  GROUPS_SET_BASED,
-  reconcileCollection,
-  reconcileOnceAfter,
-  setReconcileOptions,
-} from '../../main/reconcile/incremental.js';
+import { reconcileCollection, reconcileOnceAfter, setReconcileOptions } from '../../main/reconcile/incremental.js';
+import { GROUPS_SET_BASED } from '../../main/store/sqlite/reconcile/full-pass-sql.js';
 import { writeTransaction } from '../../main/store/sqlite/transaction.js';
 import { History, testDb } from '../reconcile/fixtures.js';
 

@@ -1,5 +1,5 @@
 // The one incremental path (appendEvent reconciles every stored event) against the set-based full
-// recompute (full-sql.ts), on randomized histories in a real SQLite file; reads that never write; and
+// recompute (main/store/sqlite/reconcile/full-pass-sql.ts), on randomized histories in a real SQLite file; reads that never write; and
 // callbacks imported from a file reconciled with no read involved.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -29,7 +29,7 @@ import {
   RECONCILE_RANGE_SQL,
   reconcileIndexSql,
   UNDECIDED_SQL,
-} from '../../main/reconcile/full-sql.js';
+} from '../../main/store/sqlite/reconcile/full-pass-sql.js';
 import { sql as migration014 } from '../../main/store/sqlite/migrations/014-reconcile-event-terms.js';
 import { History, testDb } from './fixtures.js';
 

@@ -1,4 +1,4 @@
-// Full reconciliation as one set-based pass (main/reconcile/full-sql.ts): an index of each event's
+// Full reconciliation as one set-based pass (main/store/sqlite/reconcile/full-pass-sql.ts): an index of each event's
 // classification code (the text of eventCodeSql('') there, written out so this migration never changes)
 // with the columns that pass reads, so it reads this index alone, in collection order. It starts with
 // (collection_id, id), so it replaces collection_events_collection for the per-collection reads. A

@@ -1,5 +1,5 @@
 // Full reconciliation reads what each event adds to its collection's aggregates straight from an index:
-// the per-event terms of main/reconcile/full-sql.ts (reconcileIndexSql() there, written out here so this
+// the per-event terms of main/store/sqlite/reconcile/full-pass-sql.ts (reconcileIndexSql() there, written out here so this
 // migration never changes; test/reconcile/full.test.ts checks that the two agree), so the full recompute
 // sums and maxes index columns instead of evaluating a tree of CASEs on an event code per event. It starts
 // with (collection_id, id) like migration 008's index, which it replaces, so the per-collection reads use

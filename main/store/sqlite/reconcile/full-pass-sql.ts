@@ -1,14 +1,16 @@
-// The classification of classify.ts as one SQL statement over a range of collection ids, for the full
-// recompute: SQLite aggregates each collection's events in one pass over the covering index of migration
-// 013 (each event's terms, indexed) and writes the reconciliation rows itself, so no event row crosses into JavaScript. classify.ts stays the
-// definition (and the incremental path); the property test in test/reconcile proves both agree.
+// The classification of main/reconcile/classify.ts as one SQL statement over a range of collection ids,
+// for the full pass: SQLite aggregates each collection's events in one pass over the covering index of
+// migration 014 (each event's terms, indexed) and writes the reconciliation rows itself, so no event row
+// crosses into JavaScript. classify.ts stays the definition of the rules (and the incremental path);
+// this is their set-based form, kept here with the rest of the SQL, and the property test in
+// test/reconcile proves both agree. The kinds' names and priority order, which the masks below encode
+// as bits, are the table's vocabulary (kinds.shared.ts), shared with the rules.
 //
 // One case stays in JavaScript: a callback-side outcome whose amount is only in its payload (amount_minor
 // NULL, payload present) needs the currency's decimal rules (toMinor). Such collections are flagged by
 // NEEDS_JS_SQL (a partial index of migration 008 finds them) and re-classified by classify() in the same
 // transaction.
-import { RECON_KINDS, isExceptionKind } from './classify.js';
-import type { ReconKind } from './types.shared.js';
+import { RECON_KINDS, isExceptionKind, type ReconKind } from './kinds.shared.js';
 
 /** Bit of each kind in the masks below: RECON_KINDS order, so the lowest set bit is the primary outcome. */
 const bit = (k: ReconKind): number => 1 << RECON_KINDS.indexOf(k);
@@ -398,3 +400,29 @@ export const NEEDS_JS_SQL = `
 SELECT DISTINCT e.collection_id FROM collection_events e
 WHERE e.collection_id BETWEEN @lo AND @hi AND ${PAYLOAD_ONLY_AMOUNT}
 ORDER BY e.collection_id`;
+
+const RANGE = 'c.id BETWEEN @lo AND @hi';
+/**
+ * Whether RECONCILE_IDS_SQL exists: RECONCILE_RANGE_SQL still selects its collections by RANGE, once (a
+ * test keeps it so when the statement changes; without it a group is classified in JavaScript, which
+ * gives the same rows only slower).
+ */
+export const GROUPS_SET_BASED = RECONCILE_RANGE_SQL.split(RANGE).length === 2;
+
+const IDS = 'SELECT value FROM json_each(@ids)';
+
+/**
+ * RECONCILE_RANGE_SQL over the collections of a JSON array of ids (@ids) instead of an id range: a
+ * group's collections (the incremental path). Parameters @ids, @now, @stale. Null when the range
+ * statement no longer selects by RANGE (GROUPS_SET_BASED).
+ */
+export const RECONCILE_IDS_SQL: string | null = GROUPS_SET_BASED
+  ? RECONCILE_RANGE_SQL.replace(RANGE, `c.id IN (${IDS})`)
+  : null;
+
+/**
+ * Of the collections of @ids: what RECONCILE_IDS_SQL left to classify(), and what needs it anyway (a
+ * callback-side amount only in a payload).
+ */
+export const IDS_LEFT_TO_RULES_SQL = `SELECT collection_id FROM reconciliation WHERE collection_id IN (SELECT value FROM json_each(@ids)) AND outcome = '${UNDECIDED}'
+           UNION SELECT collection_id FROM collection_events WHERE collection_id IN (SELECT value FROM json_each(@ids)) AND ${PAYLOAD_ONLY_AMOUNT}`;

@@ -1,0 +1,176 @@
+// The full pass's statements on the connection that writes the reconciliation table: the ranges of
+// collection ids, one range classified in SQL straight into the table, a helper thread's scratch file
+// merged in, what each range leaves to the rules, and the run's end. The orchestration (which range,
+// when, in which transaction, the rules for what is left) is main/reconcile/reconcile.ts.
+import type { Db } from '../connection.js';
+import { openConnection } from '../connection.js';
+import { statement } from '../statements.js';
+import { writeTransaction } from '../transaction.js';
+import {
+  IDS_LEFT_TO_RULES_SQL,
+  kindSetsSql,
+  NEEDS_JS_SQL,
+  RECONCILE_IDS_SQL,
+  RECONCILE_RANGE_SQL,
+  STORE_NEW_SQL,
+  STORE_SCRATCH_SQL,
+  UNDECIDED_SQL,
+} from './full-pass-sql.js';
+
+/** A range of collection ids and the clock the kinds are decided at. */
+export interface RangeParams {
+  lo: number;
+  hi: number;
+  now: number;
+  /** stalePendingAfterMs. */
+  stale: number;
+}
+
+/**
+ * The connection a full pass runs on, off the app's thread (main/reconcile/reconcile-worker.ts): the
+ * bulk profile (a range's aggregates materialized in memory, the million-row index read through a
+ * memory map; foreign keys off, since every row it writes is keyed by an id it has just read from
+ * collections), and two settings of its own:
+ * - synchronous NORMAL: the table is a projection that a re-run rebuilds, so a range's commit need not
+ *   wait for the disk (WAL with synchronous NORMAL stays consistent after a crash); the run's last
+ *   commit is synced (finishFullPass), and with it every range before it;
+ * - no automatic checkpoint: each range writes more pages than its threshold, so every commit would copy
+ *   the WAL back into the database (rewriting the same index pages each time): checkpointPassive, once,
+ *   at the end.
+ */
+export function openFullPassWriter(file: string): Db {
+  const db = openConnection(file, 'bulk');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('wal_autocheckpoint = 0');
+  return db;
+}
+
+/** Copies the WAL back into the database; PASSIVE never waits for a reader or blocks a writer. */
+export function checkpointPassive(db: Db): void {
+  db.pragma('wal_checkpoint(PASSIVE)');
+}
+
+/**
+ * Fills the connection's temporary table of kind sets the classifying statements join (idempotent).
+ * Outside a transaction: a temporary table created inside one would go with its rollback.
+ */
+export function installKindSets(db: Db): void {
+  for (const sql of kindSetsSql()) db.exec(sql);
+}
+
+/** The lowest and highest collection id (two rowid lookups), null when there is none. */
+export function collectionIdBounds(db: Db): { lo: number | null; hi: number | null } {
+  return statement(db, 'SELECT MIN(id) AS lo, MAX(id) AS hi FROM collections').get() as {
+    lo: number | null;
+    hi: number | null;
+  };
+}
+
+/** Every collection (walks a million index entries at a million: take it once). */
+export function collectionCount(db: Db): number {
+  return statement(db, 'SELECT COUNT(*) FROM collections', 'pluck').get() as number;
+}
+
+/** How many collections have lo <= id <= hi. */
+export function collectionsInRange(db: Db, lo: number, hi: number): number {
+  return statement(db, 'SELECT COUNT(*) FROM collections WHERE id BETWEEN @lo AND @hi', 'pluck').get({
+    lo,
+    hi,
+  }) as number;
+}
+
+/** The newest event's id (0 for none): what a run has seen when it starts. */
+export function lastEventId(db: Db): number {
+  return statement(db, 'SELECT COALESCE(MAX(id), 0) FROM collection_events', 'pluck').get() as number;
+}
+
+/**
+ * Classifies the range's collections in SQL into the reconciliation table (installKindSets first); the
+ * collections undecidedIn and payloadOnlyIn list must then be classified by the rules, in the same
+ * transaction.
+ */
+export function classifyRange(db: Db, p: RangeParams): void {
+  statement(db, RECONCILE_RANGE_SQL).run(p);
+}
+
+/** The range's rows classifyRange (or a merged scratch file) left to the rules. */
+export function undecidedIn(db: Db, lo: number, hi: number): number[] {
+  return statement(db, UNDECIDED_SQL, 'pluck').all({ lo, hi }) as number[];
+}
+
+/** The range's collections that need the rules anyway: a callback-side amount only in its payload. */
+export function payloadOnlyIn(db: Db, lo: number, hi: number): number[] {
+  return statement(db, NEEDS_JS_SQL, 'pluck').all({ lo, hi }) as number[];
+}
+
+/**
+ * classifyRange for the collections of a JSON array of ids (a group of the incremental path), then the
+ * ones of them left to the rules. Null when the full pass's statement no longer selects by range (then
+ * the rules classify the group). installKindSets first, outside any transaction.
+ */
+export function classifyIdsLeavingRest(db: Db, idsJson: string, now: number, stale: number): number[] | null {
+  if (RECONCILE_IDS_SQL === null) return null;
+  statement(db, RECONCILE_IDS_SQL).run({ ids: idsJson, now, stale });
+  return statement(db, IDS_LEFT_TO_RULES_SQL, 'pluck').all({ ids: idsJson }) as number[];
+}
+
+/**
+ * Collections of lo..hi that gained an event after `since` (a helper's snapshot). NOT INDEXED: a rowid
+ * range from the snapshot on (nearly always empty), never a scan of the range's events.
+ */
+export function changedSince(db: Db, since: number, lo: number, hi: number): number[] {
+  return statement(
+    db,
+    'SELECT DISTINCT collection_id FROM collection_events NOT INDEXED WHERE id > @since AND collection_id BETWEEN @lo AND @hi',
+    'pluck',
+  ).all({ since, lo, hi }) as number[];
+}
+
+/**
+ * Merges a helper's scratch file (range-scratch.ts) into the reconciliation table, inside the caller's
+ * transaction: new rows by the transfer optimization; should a collection have gained a row since the
+ * helper's snapshot (reconciled by another connection), that statement fails whole and they are
+ * upserted; then the rows that replace stored ones. The scratch statements are prepared per file: each
+ * names the database attached for it.
+ */
+export function mergeScratch(db: Db): void {
+  try {
+    db.prepare(STORE_NEW_SQL).run();
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw e;
+    db.prepare(STORE_SCRATCH_SQL('rows')).run();
+  }
+  db.prepare(STORE_SCRATCH_SQL('changed')).run();
+}
+
+/** Attaches a scratch file as `scratch` for `fn`, then detaches it (the file is the caller's to remove). */
+export function withScratchAttached<T>(db: Db, file: string, fn: () => T): T {
+  db.prepare('ATTACH ? AS scratch').run(file);
+  try {
+    return fn();
+  } finally {
+    db.exec('DETACH scratch');
+  }
+}
+
+/**
+ * Records that the run reconciled every event up to `startEvent`, in a synced commit even on a
+ * connection that writes the ranges with synchronous NORMAL (openFullPassWriter): under WAL, syncing it
+ * syncs every range committed before it.
+ */
+export function finishFullPass(db: Db, startEvent: number): void {
+  const sync = db.pragma('synchronous', { simple: true }) as number;
+  if (sync < 2) db.pragma('synchronous = FULL');
+  try {
+    writeTransaction(db, () =>
+      statement(db, 'UPDATE reconcile_state SET last_event_id = MAX(last_event_id, ?) WHERE id = 1').run(startEvent),
+    );
+  } finally {
+    if (sync < 2) db.pragma(`synchronous = ${sync}`);
+  }
+}
+
+/** Collections with an open exception. */
+export function exceptionCount(db: Db): number {
+  return statement(db, 'SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1', 'pluck').get() as number;
+}
