@@ -11,6 +11,7 @@
 // NEEDS_JS_SQL (a partial index of migration 008 finds them) and re-classified by classify() in the same
 // transaction.
 import { RECON_KINDS, isExceptionKind, type ReconKind } from './kinds.shared.js';
+import { NOT_MATCHED } from '../read/filters.js';
 
 /** Bit of each kind in the masks below: RECON_KINDS order, so the lowest set bit is the primary outcome. */
 const bit = (k: ReconKind): number => 1 << RECON_KINDS.indexOf(k);
@@ -383,11 +384,9 @@ export const STORE_NEW_SQL = 'INSERT INTO main.reconciliation SELECT * FROM scra
 export const STORE_SCRATCH_SQL = (table: 'rows' | 'changed') =>
   `INSERT INTO main.reconciliation (${COLUMNS}) SELECT ${COLUMNS} FROM scratch.${table}${UPSERT}`;
 
-/**
- * The condition of the partial index on outcome (migration 011), word for word: a query that repeats it
- * may use that index (SQLite does not infer it from, say, outcome = 'pending').
- */
-export const NOT_MATCHED = "outcome <> 'matched'";
+// NOT_MATCHED, the partial outcome index's condition word for word, is defined once beside the read
+// models that also repeat it (read/filters.ts).
+export { NOT_MATCHED };
 
 /** The rows RECONCILE_RANGE_SQL left to classify() (the partial outcome index finds them). */
 export const UNDECIDED_SQL = `SELECT collection_id FROM reconciliation WHERE ${NOT_MATCHED} AND outcome = '${UNDECIDED}' AND collection_id BETWEEN @lo AND @hi`;
