@@ -13,7 +13,7 @@ import type { Db } from '../store/sqlite/connection.js';
 import { createLogger } from '../log/index.js';
 import type { ServiceClient } from '../service/types.js';
 import type { PaymentWindowOpener } from '../collections/payment-window.js';
-import type { ChargeService } from '../collections/charge.js';
+import type { ChargeService } from '../collections/charge/service.js';
 import type { SecretStore } from '../secrets/index.js';
 import {
   dataPaths,
@@ -25,7 +25,7 @@ import {
   type VerificationKeys,
 } from '../settings/index.js';
 import type { Poller } from '../poller/index.js';
-import { createEventBus, type AppEventBus } from './events.js';
+import { createEventBus, type AppEventBus } from './event-bus.js';
 import type { AppStatus } from './status.js';
 import { appVersion } from './paths.js';
 import { openWorkspace, type EmbeddedSandbox, type SandboxOptions, type Workspace } from './workspace.js';
@@ -33,7 +33,7 @@ import { createProfileSwitcher } from './profile-switch.js';
 import { wireLedgerReconciliation } from './ledger.js';
 import { createAppLock, LockError, type IdleLock, type Unlocker } from '../lock/index.js';
 import type { TeamSession } from '../team/session.js';
-import type { NewEvent } from '../collections/events.js';
+import type { NewEvent } from '../collections/event-rules.js';
 import type { TeamFirstWhat } from './team.js';
 
 /** A native open dialog: the chosen file, or null when the person cancelled. */

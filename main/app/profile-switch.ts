@@ -16,7 +16,7 @@ import {
   type Profile,
   type SettingsPatch,
 } from '../settings/index.js';
-import type { AppEventBus } from './events.js';
+import type { AppEventBus } from './event-bus.js';
 import type { Workspace } from './workspace.js';
 import { AppError } from './errors.js';
 

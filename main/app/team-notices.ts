@@ -1,11 +1,11 @@
-// What the team sync writes behind the screens, told as main's own events (app/events.ts) the way the
+// What the team sync writes behind the screens, told as main's own events (app/event-bus.ts) the way the
 // local poller and receiver tell theirs: one notice per pulled batch (not one per collection: a desk
 // catching up applies thousands of events a second), one per refusal. The window hears them through the
 // renderer push (ipc/push.ts), which also paces them.
 import type { Db } from '../store/sqlite/connection.js';
 import { collectionStatus } from '../store/sqlite/team/applied-events.js';
 import type { OutboxEntry } from '../collections/outbox.js';
-import { changedCollections, type AppEventBus, type ChangedCollection } from './events.js';
+import { changedCollections, type AppEventBus, type ChangedCollection } from './event-bus.js';
 
 export interface TeamNotices {
   /** A pulled batch was applied: what it changed, in one notice. */

@@ -10,10 +10,10 @@ import { lastSyncedAt } from '../store/sqlite/team/sync-state.js';
 import { KeyringAppSecret, type AppSecret } from '../secrets/index.js';
 import { PaymentError } from '../collections/errors.js';
 import { AppError } from './errors.js';
-import type { NewEvent } from '../collections/events.js';
+import type { NewEvent } from '../collections/event-rules.js';
 import type { TeamChargeSeam } from '../collections/charge/types.js';
 import {
-  DuplicateReferenceError,
+  ReferenceTakenError,
   TeamError,
   TeamPermissionError,
   TeamUnavailableError,
@@ -27,7 +27,7 @@ import { claimIntent, ClaimRefusedError } from '../team/claims.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import { DEFAULT_TLS, transportOf, type TeamTls } from '../team/tls.js';
-import type { AppEventBus } from './events.js';
+import type { AppEventBus } from './event-bus.js';
 import { teamNotices } from './team-notices.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import type { TeamLinkState } from './status.js';
@@ -193,7 +193,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
 
   function refusal(e: unknown, doing: string): Error {
     const t = e instanceof TeamError ? e : translatePgError(e, doing, o.login);
-    if (t instanceof DuplicateReferenceError) {
+    if (t instanceof ReferenceTakenError) {
       const who = t.createdBy ? ` by ${t.createdBy}` : '';
       const when = t.createdAt ? ` at ${t.createdAt.toISOString()}` : '';
       return new PaymentError(

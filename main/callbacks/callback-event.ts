@@ -3,7 +3,7 @@
 // recorded there first (import-jsonl.ts eventsOfImport) and serve's PostgreSQL store
 // (serve/team-callback-store.ts, through team/record.ts toTeamEvent), both as teamCallbackCopy. Every copy carries the same
 // fields and dedupe key, so a desk that pulls the team's copy of a callback it also received has one event.
-import type { NewEvent } from '../collections/events.js';
+import type { NewEvent } from '../collections/event-rules.js';
 import type { IngestInput, VerifiedCallback } from './ingest.js';
 
 /** What the event's note says about an unreadable unsigned field (every store writes the same). */

@@ -8,7 +8,7 @@ import type { Db } from '../store/sqlite/connection.js';
 import type { Clock } from '../clock.js';
 import { teamCallbackCopy } from './callback-event.js';
 import { ingestCallback, securityRecord, verifyCallback, type IngestInput, type IngestOutcome } from './ingest.js';
-import type { NewEvent } from '../collections/events.js';
+import type { NewEvent } from '../collections/event-rules.js';
 import { SecurityLog } from './security-log.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 

@@ -2,7 +2,7 @@
 // carry the same key, so the copy pulled back later is recognised and stored once. The key is made from
 // the event's content, so a retry of the same event is still one event.
 import crypto from 'node:crypto';
-import type { NewEvent } from './events.js';
+import type { NewEvent } from './event-rules.js';
 
 /** The intent_saved event's dedupe key: one intent per reference, whichever desktop stores it first. */
 export function intentEventKey(merchantReference: string): string {

@@ -1,6 +1,6 @@
 // The ledger: the one way an event enters a desk's history. In ONE SQLite write transaction it stores
 // the event (idempotent by dedupe key), moves its collection's projection (the rules are projectEvent's,
-// collections/events.ts), reconciles the collection through the hook the composition root wires
+// collections/event-rules.ts), reconciles the collection through the hook the composition root wires
 // (main/app/ledger.ts: collections does not know reconcile), and, for an event the team database must
 // get from this desk (a team profile's charge events), writes its outbox row (collections/outbox.ts;
 // team/sync/push.ts sends it). Whatever part fails, none of it is stored. The statements are the
@@ -9,7 +9,7 @@ import type { Db } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
 import { eventByKey, insertEvent } from '../store/sqlite/ledger/collection-events.js';
 import { projectionOf, updateProjection, type ProjectionRow } from '../store/sqlite/ledger/projection.js';
-import { PROJECTION_COLUMNS, projectEvent, type AppendResult, type NewEvent } from './events.js';
+import { PROJECTION_COLUMNS, projectEvent, type AppendResult, type NewEvent } from './event-rules.js';
 import { withTeamKey } from './event-key.js';
 import { addToOutbox } from './outbox.js';
 

@@ -10,8 +10,9 @@ export function isFinal(s: string | null | undefined): s is FinalStatus {
   return s === 'COMPLETED' || s === 'FAILED' || s === 'CANCELLED';
 }
 
-/** Where an event came from (collection_events.source). */
-export type EventSource = 'intent' | 'initiate' | 'redirect' | 'callback' | 'import' | 'manual' | 'security';
+/** Where an event came from (collection_events.source, and team.events.source). */
+export const EVENT_SOURCES = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'] as const;
+export type EventSource = (typeof EVENT_SOURCES)[number];
 
 /** What happened (collection_events.kind). */
 export type EventKind =
@@ -27,4 +28,6 @@ export type EventKind =
   | 'resolution' // source manual: a person resolved an exception, with a note
   | 'manual_status'; // source manual: a person recorded an outcome learned elsewhere, with a note
 
-export type SignatureState = 'verified' | 'invalid' | 'missing' | 'not_applicable';
+/** What the signature check said of an event (collection_events.signature, and team.events.signature). */
+export const SIGNATURE_STATES = ['verified', 'invalid', 'missing', 'not_applicable'] as const;
+export type SignatureState = (typeof SIGNATURE_STATES)[number];

@@ -3,7 +3,7 @@
 // needs it; sending it and deciding what a failure means is the push's business.
 import type { Db } from '../store/sqlite/connection.js';
 import { insertOutboxRow, pendingOutboxRows } from '../store/sqlite/ledger/outbox.js';
-import type { NewEvent } from './events.js';
+import type { NewEvent } from './event-rules.js';
 import type { EventKind, EventSource, SignatureState } from './model.js';
 
 // Settling an entry is only its row's state: the store's statements are the whole of it.

@@ -12,7 +12,7 @@ import {
   uncheckedRange,
 } from '../store/sqlite/read/team-marks.js';
 import { collectedSince } from '../store/sqlite/read/daily-collected.js';
-import { flagNames, type FlagName } from './events.js';
+import { flagNames, type FlagName } from './event-rules.js';
 import { isFinal } from './model.js';
 import { refusalText } from './outbox.js';
 

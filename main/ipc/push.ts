@@ -1,10 +1,10 @@
-// The renderer push: the one subscriber of main's own events (main/app/events.ts) that tells the window
+// The renderer push: the one subscriber of main's own events (main/app/event-bus.ts) that tells the window
 // what to reload, in the contract's DeskEvents. Each shell forwards what this gives it to its window,
 // paced here for both shells alike: the "something changed, read it again" events reach a window at most
 // PUSH_EVERY_MS apart, the ones that came meanwhile merged into one (a desk catching up applies thousands
 // of events a second, and each push costs the window a re-read).
 import { realSleep, systemClock, type Clock, type Sleep } from '../clock.js';
-import { CHANGED_LIST_MAX, type AppEventBus, type AppEventName, type AppEvents } from '../app/events.js';
+import { CHANGED_LIST_MAX, type AppEventBus, type AppEventName, type AppEvents } from '../app/event-bus.js';
 import type { DeskEventName, DeskEvents } from './contract/index.js';
 
 export type DeskEventSender = <E extends DeskEventName>(event: E, payload: DeskEvents[E]) => void;

@@ -7,7 +7,7 @@ import { writeTransaction } from '../store/sqlite/transaction.js';
 import { eventIdByDedupeKey, internalReferenceOf } from '../store/sqlite/exceptions-resolve.js';
 import { orphanByEventId } from '../store/sqlite/read/orphans.js';
 import { ReconcileError } from './errors.js';
-import type { NewEvent } from '../collections/events.js';
+import type { NewEvent } from '../collections/event-rules.js';
 import { appendEvent } from '../collections/ledger.js';
 import { reconcileCollection, requireCollection, type ReconcileOptions } from './reconcile.js';
 

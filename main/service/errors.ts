@@ -135,7 +135,7 @@ export function isServiceError(e: unknown): e is ServiceError {
 export class CardDataError extends DeskError {
   declare readonly field: string;
   constructor(field: string, message: string) {
-    // Not exposed as it is: the charge turns it into a form error (main/collections/charge.ts).
+    // Not exposed as it is: the charge turns it into a form error (main/collections/charge/service.ts).
     super('validation', message, { field });
   }
 }

@@ -41,8 +41,8 @@ export class TeamFieldError extends TeamError {
 }
 
 /** The merchant_reference already has an intent somewhere in the team: one charge per intent. */
-export class DuplicateReferenceError extends TeamFieldError {
-  override name = 'DuplicateReferenceError';
+export class ReferenceTakenError extends TeamFieldError {
+  override name = 'ReferenceTakenError';
   constructor(
     readonly merchantReference: string,
     readonly createdBy: string | undefined,

@@ -11,13 +11,9 @@ import {
   type EventRow,
   type RawEventRow,
 } from '../store/pg/events.js';
+import { EVENT_SOURCES, SIGNATURE_STATES, type EventSource, type SignatureState } from '../collections/model.js';
 import { TeamFieldError, translatePgError } from './errors.js';
 import { queryableLogin, toSafeInteger, type Queryable } from './pool.js';
-
-export const EVENT_SOURCES = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'] as const;
-export type EventSource = (typeof EVENT_SOURCES)[number];
-export const SIGNATURE_STATES = ['verified', 'invalid', 'missing', 'not_applicable'] as const;
-export type SignatureState = (typeof SIGNATURE_STATES)[number];
 
 /** An event as a writer hands it over. Times are ms since the epoch; amounts integer minor units. */
 export interface NewTeamEvent {
@@ -67,7 +63,7 @@ export interface TeamEvent {
   actor: string;
 }
 
-export interface AppendResult {
+export interface TeamAppendResult {
   /** The events stored by this call, in the order given, with the sequence each got. */
   stored: { eventKey: string; seq: number }[];
   /** Keys already stored (earlier, by anyone, or twice in this batch): not stored again. */
@@ -136,7 +132,7 @@ function checkEvent(e: NewTeamEvent, at: string): EventInsertRow {
  * Appends events in one statement (so in one transaction, or the caller's). Idempotent by event key:
  * a retry after a lost answer stores nothing twice. Keep batches to a few thousand events.
  */
-export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[]): Promise<AppendResult> {
+export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[]): Promise<TeamAppendResult> {
   if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
   const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
   if (rows.length === 0) return { stored: [], duplicates: [] };
@@ -147,7 +143,7 @@ export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[
     throw translatePgError(e, 'append events', queryableLogin(db));
   }
   const seqOf = new Map(inserted.map((r) => [r.event_key, toSafeInteger(r.seq, 'seq')]));
-  const stored: AppendResult['stored'] = [];
+  const stored: TeamAppendResult['stored'] = [];
   const duplicates: string[] = [];
   for (const e of events) {
     const seq = seqOf.get(e.eventKey);

@@ -19,7 +19,8 @@ import { isFinal } from '../collections/model.js';
 import { redirectSignatureCheck } from '../collections/redirect-url.js';
 import { readSignedCallback } from '../callbacks/ingest.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
-import type { SignatureState, TeamEvent } from './events.js';
+import type { SignatureState } from '../collections/model.js';
+import type { TeamEvent } from './events.js';
 
 /** The columns of a team event the check reads. */
 export type EvidenceEvent = Pick<

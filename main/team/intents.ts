@@ -3,7 +3,7 @@
 // its 'intent' event commit together, so every desktop learns of the intent through the event log.
 import type pg from 'pg';
 import { insertIntent, selectIntentCreator } from '../store/pg/intents.js';
-import { DuplicateReferenceError, TeamFieldError } from './errors.js';
+import { ReferenceTakenError, TeamFieldError } from './errors.js';
 import { appendEvents } from './events.js';
 import { withTransaction } from './pool.js';
 
@@ -44,7 +44,7 @@ function check(intent: NewIntent): void {
   if (typeof intent.description !== 'string') throw new TeamFieldError('description', 'must be text');
 }
 
-/** Commits the intent, or throws DuplicateReferenceError naming who holds the reference. */
+/** Commits the intent, or throws ReferenceTakenError naming who holds the reference. */
 export async function createIntent(pool: pg.Pool, intent: NewIntent): Promise<CreatedIntent> {
   check(intent);
   try {
@@ -82,7 +82,7 @@ export async function createIntent(pool: pg.Pool, intent: NewIntent): Promise<Cr
     if (cause?.code === '23505' && cause.constraint === 'intents_pkey') {
       // The other intent has committed (a unique violation waits for it), so it can be read.
       const held = await selectIntentCreator(pool, intent.merchantReference).catch(() => undefined);
-      throw new DuplicateReferenceError(intent.merchantReference, held?.created_by, held?.created_at, { cause });
+      throw new ReferenceTakenError(intent.merchantReference, held?.created_by, held?.created_at, { cause });
     }
     throw e;
   }

@@ -1,12 +1,12 @@
 // Writing a desktop's own facts to the team record. A local event and its team copy carry the same
 // dedupe key, so when the desktop later pulls its own event back, applying it stores nothing.
 import type pg from 'pg';
-import type { NewEvent } from '../collections/events.js';
+import type { NewEvent } from '../collections/event-rules.js';
 import type { CollectionIntent } from '../collections/intent-row.js';
 import { teamEventKey } from '../collections/event-key.js';
 export { intentEventKey, teamEventKey, withTeamKey } from '../collections/event-key.js';
 import type { EventKind } from '../collections/model.js';
-import { appendEvents, type AppendResult, type NewTeamEvent, type TeamEvent } from './events.js';
+import { appendEvents, type TeamAppendResult, type NewTeamEvent, type TeamEvent } from './events.js';
 import { createIntent } from './intents.js';
 import { unverifiedNote, type EventVerifier } from './evidence.js';
 
@@ -121,7 +121,7 @@ export function fromTeamEvent(ev: TeamEvent, verify?: EventVerifier): Omit<NewEv
 
 /**
  * One charge per intent across the team: the team.intents row and its 'intent' event in ONE
- * transaction (createIntent). A reference already held fails with DuplicateReferenceError naming
+ * transaction (createIntent). A reference already held fails with ReferenceTakenError naming
  * who holds it. The event's payload carries the whole collection row, so another desktop can create
  * the collection exactly as this one did.
  */
@@ -138,6 +138,6 @@ export async function recordIntent(pool: pg.Pool, intent: TeamIntent): Promise<{
 }
 
 /** Writes local events, with the same dedupe keys as the local copies (see withTeamKey). */
-export async function recordEvents(pool: pg.Pool, events: readonly NewEvent[]): Promise<AppendResult> {
+export async function recordEvents(pool: pg.Pool, events: readonly NewEvent[]): Promise<TeamAppendResult> {
   return appendEvents(pool, events.map(toTeamEvent));
 }

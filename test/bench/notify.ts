@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../../main/clock.js';
-import { createEventBus, type AppEventBus } from '../../main/app/events.js';
+import { createEventBus, type AppEventBus } from '../../main/app/event-bus.js';
 import { teamNotices } from '../../main/app/team-notices.js';
 import { pushToRenderer } from '../../main/ipc/push.js';
 import { openDatabase } from '../../main/store/sqlite/connection.js';

@@ -3,7 +3,7 @@
 // collection row). Apart from team.ts so a run can load it once and measure against it more than once.
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { NewEvent } from '../../main/collections/events.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
 import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
 import { toTeamEvent } from '../../main/team/record.js';
 import { serverUrl, type PgServerInfo } from '../support/postgres-server.js';

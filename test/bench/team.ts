@@ -42,7 +42,7 @@ import { pullPageRaw } from '../../main/team/events.js';
 import { recordEvents } from '../../main/team/record.js';
 import { keepHead } from '../../main/store/sqlite/team/chain-head.js';
 import { runSignatureCheck } from '../../main/team/sync/signature-check.js';
-import type { NewEvent } from '../../main/collections/events.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
 import { createDb, loadHistory } from './team-history.js';
 import { wireLedgerReconciliation } from '../../main/app/ledger.js';
 

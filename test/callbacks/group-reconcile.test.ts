@@ -3,7 +3,7 @@
 // stored in random groups, every group's rows equal classify()'s for the same collections at the same time.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { NewEvent } from '../../main/collections/events.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
 import { formatMinor } from '../../main/money/index.js';

@@ -2,7 +2,7 @@
 // some of them, e.g. a duplicate-reference answer without a payment_url). The cipher uses a real key.
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createChargeService } from '../../main/collections/charge.js';
+import { createChargeService } from '../../main/collections/charge/service.js';
 import { getCollection } from '../../main/collections/query.js';
 import {
   AuthenticationError,

@@ -3,7 +3,7 @@
 // collection ends PENDING with its page.
 // Real sandbox over HTTP, real client and SQLite file; the lock is a real second process.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createChargeService, type ChargeService } from '../../main/collections/charge.js';
+import { createChargeService, type ChargeService } from '../../main/collections/charge/service.js';
 import { createServiceClient } from '../../main/service/client.js';
 import { getCollection } from '../../main/collections/query.js';
 import { systemClock } from '../../main/clock.js';

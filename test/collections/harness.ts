@@ -7,7 +7,7 @@ import path from 'node:path';
 import { startSandbox, type Sandbox, type CompleteOutcome } from '../../sandbox/index.js';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { createServiceClient } from '../../main/service/client.js';
-import { createChargeService, type ChargeService } from '../../main/collections/charge.js';
+import { createChargeService, type ChargeService } from '../../main/collections/charge/service.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../../main/callbacks/receiver.js';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../../main/collections/payment-window.js';
 import type { CardForm } from '../../main/collections/card-input.shared.js';

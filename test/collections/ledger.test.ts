@@ -3,7 +3,7 @@
 // (a trigger that refuses the outbox row, a reconciliation hook that throws).
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendEvent, wireLedger } from '../../main/collections/ledger.js';
-import type { NewEvent } from '../../main/collections/events.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
 import { reconcileAfterAppend } from '../../main/reconcile/incremental.js';
 import { wireLedgerReconciliation } from '../../main/app/ledger.js';
 import type { Db } from '../../main/store/sqlite/connection.js';

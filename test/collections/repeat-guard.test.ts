@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { createServiceClient } from '../../main/service/client.js';
-import { createChargeService, type ChargeService } from '../../main/collections/charge.js';
+import { createChargeService, type ChargeService } from '../../main/collections/charge/service.js';
 import { systemClock } from '../../main/clock.js';
 import { appRoot } from '../../main/app/paths.js';
 

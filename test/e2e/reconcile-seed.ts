@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { dataPaths } from '../../main/settings/paths.js';
 import { createServiceClient } from '../../main/service/client.js';
-import { createChargeService, type ChargeService } from '../../main/collections/charge.js';
+import { createChargeService, type ChargeService } from '../../main/collections/charge/service.js';
 import { getCollection } from '../../main/collections/query.js';
 import { systemClock } from '../../main/clock.js';
 import { DEFAULT_REDIRECT_URL } from '../../main/settings/settings.js';

@@ -2,7 +2,7 @@
 // changes reaches the window as at most 4 pushes a second, merged, the first at once and the last change
 // never lost; the status is paced too (the newest one kept); notices, the lock and progress still go at once. Time is a fake clock (test/poller/fake-time.ts).
 import { describe, expect, it } from 'vitest';
-import { createEventBus, type ChangedCollection } from '../../main/app/events.js';
+import { createEventBus, type ChangedCollection } from '../../main/app/event-bus.js';
 import type { AppStatus } from '../../main/app/status.js';
 import { PUSH_EVERY_MS, pushToRenderer } from '../../main/ipc/push.js';
 import type { DeskEvents } from '../../main/ipc/contract/index.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { NewEvent } from '../../main/collections/events.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
 import { importCallbacksJsonl } from '../../main/callbacks/import-jsonl.js';

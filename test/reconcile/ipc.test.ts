@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../main/ipc/dispatch.js';
-import { createEventBus } from '../../main/app/events.js';
+import { createEventBus } from '../../main/app/event-bus.js';
 import { pushToRenderer } from '../../main/ipc/push.js';
 import { reconcileHandlers } from '../../main/ipc/handlers/reconcile.js';
 import { defaultSettings } from '../../main/settings/index.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../main/ipc/dispatch.js';
-import { createEventBus } from '../../main/app/events.js';
+import { createEventBus } from '../../main/app/event-bus.js';
 import { pushToRenderer } from '../../main/ipc/push.js';
 import { reportsHandlers } from '../../main/ipc/handlers/reports.js';
 import { defaultSettings } from '../../main/settings/index.js';

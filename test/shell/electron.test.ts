@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../main/log/index.js';
-import { createEventBus } from '../../main/app/events.js';
+import { createEventBus } from '../../main/app/event-bus.js';
 import type { PaymentWindowOpener } from '../../main/collections/payment-window.js';
 import type { Core } from '../../main/app/core.js';
 import { createIdleLock, PassphraseUnlocker } from '../../main/lock/index.js';

@@ -15,7 +15,7 @@ import { recordIntent } from '../../main/team/record.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
 import { startOutboxPush } from '../../main/team/sync/push.js';
-import { createChargeService } from '../../main/collections/charge.js';
+import { createChargeService } from '../../main/collections/charge/service.js';
 import { verifyCallback } from '../../main/callbacks/ingest.js';
 import { redirectEvidence } from '../../main/collections/evidence.js';
 import { teamCallbackStore } from '../../main/serve/team-callback-store.js';

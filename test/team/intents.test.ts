@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DuplicateReferenceError, TeamFieldError } from '../../main/team/errors.js';
+import { ReferenceTakenError, TeamFieldError } from '../../main/team/errors.js';
 import { createIntent } from '../../main/team/intents.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 
@@ -58,8 +58,8 @@ describe('createIntent', () => {
       const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(won).toHaveLength(1);
       expect(lost).toHaveLength(1);
-      const err = lost[0]!.reason as DuplicateReferenceError;
-      expect(err).toBeInstanceOf(DuplicateReferenceError);
+      const err = lost[0]!.reason as ReferenceTakenError;
+      expect(err).toBeInstanceOf(ReferenceTakenError);
       expect(err.field).toBe('merchant_reference');
       const winner = (won[0] as PromiseFulfilledResult<{ createdBy: string }>).value.createdBy;
       expect(err.createdBy).toBe(winner);

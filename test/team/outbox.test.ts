@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvent } from '../../main/collections/ledger.js';
-import type { NewEvent } from '../../main/collections/events.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
 import { outboxCounts } from '../../main/collections/outbox.js';
 import { getCollection, listCollections } from '../../main/collections/query.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
-import type { NewEvent } from '../../main/collections/events.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import { systemClock } from '../../main/clock.js';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { latestBalances } from '../../main/store/sqlite/balances.js';
 import { listPaymentOptions } from '../../main/store/sqlite/payment-options.js';
-import { DuplicateReferenceError } from '../../main/team/errors.js';
+import { ReferenceTakenError } from '../../main/team/errors.js';
 import { appendEvents, pullSince } from '../../main/team/events.js';
 import {
   fromTeamEvent,
@@ -13,7 +13,7 @@ import {
   toTeamEvent,
   withTeamKey,
 } from '../../main/team/record.js';
-import type { NewEvent } from '../../main/collections/events.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
 import { systemClock } from '../../main/clock.js';
 import { startTeamSync } from '../../main/team/sync/pull.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
@@ -183,7 +183,7 @@ describe('team sync between two desktops', () => {
     const intent = newIntent();
     await recordIntent(team.signIn(support), intent);
     const err = await recordIntent(team.signIn(support2), intent).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(DuplicateReferenceError);
+    expect(err).toBeInstanceOf(ReferenceTakenError);
     expect((err as Error).message).toContain(`created by ${support}`);
   });
 

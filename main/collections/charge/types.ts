@@ -3,7 +3,7 @@
 import type { Db } from '../../store/sqlite/connection.js';
 import type { Clock } from '../../clock.js';
 import type { PaymentOption, ServiceClient } from '../../service/types.js';
-import type { AppendResult, NewEvent } from '../events.js';
+import type { AppendResult, NewEvent } from '../event-rules.js';
 import type { PaymentWindowOpener } from '../payment-window.js';
 import type { CollectionRow } from '../query.js';
 import type { CollectionIntent } from '../intent-row.js';

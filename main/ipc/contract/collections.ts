@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { channel, noRequest } from './define.js';
 import { noPath, plainFileName } from './file-name.js';
 import { cardFormSchema } from '../../collections/card-input.shared.js';
-import type { CardOptionView, ChargeOutcome } from '../../collections/charge.js';
+import type { CardOptionView, ChargeOutcome } from '../../collections/charge/service.js';
 import type { CollectionRow, EventRow } from '../../collections/query.js';
 import type { ImportSummary } from '../../callbacks/import-jsonl.js';
 

@@ -24,7 +24,7 @@
 // refused). The indexes the copy brings along are not compared: the copy rebuilds them from the rows
 // (copy-worker.ts), so nothing of them is taken.
 import type pg from 'pg';
-import { PROJECTION_COLUMNS, projectEvent } from '../../collections/events.js';
+import { PROJECTION_COLUMNS, projectEvent } from '../../collections/event-rules.js';
 import { intentValues } from '../../collections/intent-row.js';
 import type { Db } from '../../store/sqlite/connection.js';
 import { migrations } from '../../store/sqlite/migrations/index.js';

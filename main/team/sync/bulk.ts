@@ -5,7 +5,7 @@
 // fold into, so it runs the fold once over the whole history, the way the full recompute
 // (reconcileAll) classifies every collection at once instead of one at a time. The collection rows come
 // from insertIntentCollection (the intent mapping, reused), the projection from appendEvent's own rules
-// (collections/events.ts projectEvent) applied in memory, each collection's row written once per chunk,
+// (collections/event-rules.ts projectEvent) applied in memory, each collection's row written once per chunk,
 // and reconciliation from ONE reconcileAll at the end. test/team/sync-bulk.test.ts proves the result
 // equal, row for row, to the incremental path's over a generated history with every kind of event.
 //
@@ -40,7 +40,7 @@ import {
   type CollectionProjectionRow,
 } from '../../store/sqlite/team/collection-projection.js';
 import { lastSeq, setLastSeq } from '../../store/sqlite/team/sync-state.js';
-import { projectEvent, type NewEvent, type Projected } from '../../collections/events.js';
+import { projectEvent, type NewEvent, type Projected } from '../../collections/event-rules.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { newestSeq, pullPageRaw, type PullResult, type TeamEvent } from '../events.js';

@@ -40,7 +40,7 @@ import {
   type Refolded,
 } from '../../store/sqlite/team/event-verdicts.js';
 import { intentProjection } from '../../store/sqlite/team/collection-projection.js';
-import { projectEvent, type Projected } from '../../collections/events.js';
+import { projectEvent, type Projected } from '../../collections/event-rules.js';
 import { reconcileAll } from '../../reconcile/reconcile.js';
 import { translatePgError } from '../errors.js';
 import { pullPageRaw, type TeamEvent } from '../events.js';

@@ -1,5 +1,5 @@
 // A collection's projection columns (collections): what its events made of it, read and written by the
-// ledger's append in its transaction. The rules that decide the values are collections/events.ts's.
+// ledger's append in its transaction. The rules that decide the values are collections/event-rules.ts's.
 import type { Db } from '../connection.js';
 import { statement } from '../statements.js';
 
@@ -35,7 +35,7 @@ const updateTexts = new Map<string, string>();
 /**
  * Sets `columns` of the collection to their values in `values` (keyed by column name). Only the
  * columns that change are SET: an index is rewritten only when a column it holds is SET. The names
- * come from the code (collections/events.ts PROJECTION_COLUMNS), never from input.
+ * come from the code (collections/event-rules.ts PROJECTION_COLUMNS), never from input.
  */
 export function updateProjection(
   db: Db,

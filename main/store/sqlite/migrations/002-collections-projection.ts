@@ -1,6 +1,6 @@
 // Collections projection (issue 4): what each source says, review flags, and indexes for the
 // collections table (sort by amount/reference/customer, text search by prefix, case-insensitive).
-// flags is a bitmask, see FLAGS in main/collections/events.ts. Never card data.
+// flags is a bitmask, see FLAGS in main/collections/event-rules.ts. Never card data.
 export const sql = `
 ALTER TABLE collections ADD COLUMN redirect_status TEXT;
 ALTER TABLE collections ADD COLUMN redirect_signature TEXT;

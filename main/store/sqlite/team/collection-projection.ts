@@ -42,7 +42,7 @@ export function intentProjection(createdAt: number, amountMinor: number, currenc
 
 /**
  * A row's projection in the order of writeProjection's UPDATE (status to final_changes), which is also
- * collections/events.ts PROJECTION_COLUMNS' order: a snapshot's check (team/snapshot/verify.ts) compares
+ * collections/event-rules.ts PROJECTION_COLUMNS' order: a snapshot's check (team/snapshot/verify.ts) compares
  * these values with the snapshot's columns read in that order.
  */
 export function projectionValues(p: CollectionProjectionRow): unknown[] {

@@ -4,10 +4,10 @@
 //
 // Card data lives only in the request object and the card object built from it; both have their
 // fields overwritten as soon as the cipher is built. Only brand and last four digits are stored.
-import type { ServiceClient } from '../service/types.js';
-import { displayMinor } from '../money/index.js';
-import { getCollection } from './query.js';
-import { PaymentError, fieldErrors } from './errors.js';
+import type { ServiceClient } from '../../service/types.js';
+import { displayMinor } from '../../money/index.js';
+import { getCollection } from '../query.js';
+import { PaymentError, fieldErrors } from '../errors.js';
 import {
   detectBrand,
   last4,
@@ -16,18 +16,18 @@ import {
   type CardFields,
   type CardForm,
   type ValidCard,
-} from './card-input.shared.js';
-import { cipherFor, wipeCard } from './charge/card-data.js';
-import { createOptionLimits, type CardOptionView } from './charge/option-limits.js';
-import { createRepeatGuard } from './charge/repeat-guard.js';
-import { intentOf, newMerchantReference, saveIntent, sendInitialize } from './charge/initialize.js';
-import { chargeEvents } from './charge/record.js';
-import { followPaymentPage } from './charge/payment-page.js';
-import { handleRedirect } from './charge/redirect.js';
-import type { ChargeContext, ChargeResult, ChargeServiceDeps, PreparedCharge, RedirectResult } from './charge/types.js';
+} from '../card-input.shared.js';
+import { cipherFor, wipeCard } from './card-data.js';
+import { createOptionLimits, type CardOptionView } from './option-limits.js';
+import { createRepeatGuard } from './repeat-guard.js';
+import { intentOf, newMerchantReference, saveIntent, sendInitialize } from './initialize.js';
+import { chargeEvents } from './record.js';
+import { followPaymentPage } from './payment-page.js';
+import { handleRedirect } from './redirect.js';
+import type { ChargeContext, ChargeResult, ChargeServiceDeps, PreparedCharge, RedirectResult } from './types.js';
 
-export type { ChargeLogger, ChargeOutcome, ChargeResult, ChargeServiceDeps, RedirectResult } from './charge/types.js';
-export type { CardOptionView } from './charge/option-limits.js';
+export type { ChargeLogger, ChargeOutcome, ChargeResult, ChargeServiceDeps, RedirectResult } from './types.js';
+export type { CardOptionView } from './option-limits.js';
 
 export interface ChargeService {
   /** Validates, saves the intent, sends. The card fields of `form` are overwritten before this returns. */
