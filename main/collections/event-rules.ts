@@ -12,6 +12,7 @@
 // - Unverified events (signature invalid or missing) never change the status; they set BAD_SIGNATURE.
 // - A callback whose amount or currency differs from the intent sets AMOUNT_MISMATCH / CURRENCY_MISMATCH.
 import { isFinal, type EventKind, type EventSource, type SignatureState } from './model.js';
+import type { ProjectionColumns } from '../store/sqlite/ledger/projection.js';
 
 export const FLAGS = {
   FINAL_STATUS_CHANGED: 1,
@@ -87,21 +88,8 @@ export const PROJECTION_COLUMNS = [
 ] as const;
 const OUTCOME_SOURCES = new Set<EventSource>(['redirect', 'callback', 'import', 'manual']);
 
-/** A collection's projection columns, as the projection rules read them. */
-export interface Projection {
-  status: string;
-  status_changed_at: number;
-  status_message: string | null;
-  redirect_signature: string | null;
-  amount_minor: number;
-  currency: string;
-  internal_reference: string | null;
-  payment_url: string | null;
-  redirect_status: string | null;
-  callback_status: string | null;
-  flags: number;
-  final_changes: number;
-}
+/** A collection's projection columns, as the projection rules read them (defined with the table). */
+export type Projection = ProjectionColumns;
 
 /** What an event makes of a collection's projection: the columns after it, and the kind it is stored with. */
 export interface Projected {

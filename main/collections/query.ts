@@ -12,6 +12,7 @@ import {
   uncheckedRange,
 } from '../store/sqlite/read/team-marks.js';
 import { collectedSince } from '../store/sqlite/read/daily-collected.js';
+import type { IntentColumns } from '../store/sqlite/ledger/intent-rows.js';
 import { flagNames, type FlagName } from './event-rules.js';
 import { isFinal } from './model.js';
 import { refusalText } from './outbox.js';
@@ -31,22 +32,10 @@ export interface SourcesAgree {
   agree: boolean | null;
 }
 
-export interface CollectionRow {
+/** A collection as the list and the detail show it: its intent columns (but where the page sends the customer back), then what happened. */
+export interface CollectionRow extends Omit<IntentColumns, 'redirectUrl'> {
   id: number;
-  merchantReference: string;
   internalReference: string | null;
-  createdAt: number;
-  amountMinor: number;
-  currency: string;
-  description: string;
-  customerName: string | null;
-  customerEmail: string | null;
-  chargeCustomer: boolean;
-  allowFinalStatusChange: boolean;
-  operator: string;
-  providerCode: string | null;
-  cardBrand: string | null;
-  cardLast4: string | null;
   status: string;
   statusChangedAt: number;
   statusMessage: string | null;

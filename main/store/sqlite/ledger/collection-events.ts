@@ -3,6 +3,28 @@
 import type { Db } from '../connection.js';
 import { statement } from '../statements.js';
 
+/**
+ * A collection_events row as SQLite returns it: the one definition the read models and the rules pick
+ * their columns from.
+ */
+export interface CollectionEventRow {
+  id: number;
+  collection_id: number | null;
+  merchant_reference: string;
+  internal_reference: string | null;
+  source: string;
+  kind: string;
+  status: string | null;
+  received_at: number;
+  signature: string;
+  amount_minor: number | null;
+  currency: string | null;
+  dedupe_key: string | null;
+  payload: string | null;
+  note: string | null;
+  actor: string | null;
+}
+
 /** One event as its collection_events row holds it (every column given; null where there is none). */
 export interface EventInsert {
   collectionId: number | null;

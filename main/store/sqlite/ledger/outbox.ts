@@ -3,6 +3,7 @@
 // entry means; these are its statements.
 import type { Db } from '../connection.js';
 import { statement } from '../statements.js';
+import type { CollectionEventRow } from './collection-events.js';
 import { writeTransaction } from '../transaction.js';
 
 /** What the team copy needs besides the event's own row. */
@@ -25,7 +26,7 @@ export function insertOutboxRow(db: Db, o: OutboxInsert, now: number): void {
 }
 
 /** A pending entry with its stored event's columns. */
-export interface PendingOutboxRow {
+export interface PendingOutboxRow extends Omit<CollectionEventRow, 'id' | 'kind' | 'dedupe_key'> {
   id: number;
   event_id: number;
   event_key: string;
@@ -34,18 +35,6 @@ export interface PendingOutboxRow {
   status_message: string | null;
   evidence: string | null;
   attempts: number;
-  collection_id: number | null;
-  merchant_reference: string;
-  internal_reference: string | null;
-  source: string;
-  status: string | null;
-  received_at: number;
-  signature: string;
-  amount_minor: number | null;
-  currency: string | null;
-  payload: string | null;
-  note: string | null;
-  actor: string | null;
 }
 
 /** The oldest `limit` entries still to send, in the order they were written. */

@@ -3,9 +3,11 @@
 import type { Db } from '../connection.js';
 import { statement } from '../statements.js';
 
-/** The projection columns an append reads, with the collection's id. */
-export interface ProjectionRow {
-  id: number;
+/**
+ * A collection's projection columns, the one definition: what the projection rules read and decide
+ * (collections/event-rules.ts), what the ledger's append and the team's copies write.
+ */
+export interface ProjectionColumns {
   status: string;
   status_changed_at: number;
   status_message: string | null;
@@ -18,6 +20,11 @@ export interface ProjectionRow {
   callback_status: string | null;
   flags: number;
   final_changes: number;
+}
+
+/** The projection columns an append reads, with the collection's id. */
+export interface ProjectionRow extends ProjectionColumns {
+  id: number;
 }
 
 export function projectionOf(db: Db, collectionId: number): ProjectionRow | undefined {

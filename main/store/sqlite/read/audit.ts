@@ -1,6 +1,7 @@
 // The audit list: every stored event and resolution, newest first, filtered.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
+import type { CollectionEventRow } from '../ledger/collection-events.js';
 import { addRange, newTerms, whereOf } from './filters.js';
 
 export interface AuditQuery {
@@ -15,23 +16,8 @@ export interface AuditQuery {
   limit?: number;
 }
 
-/** A collection_events row as stored (every column). */
-export interface StoredEventRecord {
-  id: number;
-  collection_id: number | null;
-  merchant_reference: string;
-  internal_reference: string | null;
-  source: string;
-  kind: string;
-  status: string | null;
-  received_at: number;
-  signature: string;
-  amount_minor: number | null;
-  currency: string | null;
-  payload: string | null;
-  note: string | null;
-  actor: string | null;
-}
+/** A collection_events row as stored (every column but the dedupe key). */
+export type StoredEventRecord = Omit<CollectionEventRow, 'dedupe_key'>;
 
 export function auditPage(db: ReadDb, q: AuditQuery = {}): { rows: StoredEventRecord[]; total: number } {
   const t = newTerms();

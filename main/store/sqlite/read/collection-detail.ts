@@ -2,22 +2,11 @@
 // charge flow's re-read after each step, and the redirect handler. collections/query.ts maps them.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
+import type { CollectionEventRow } from '../ledger/collection-events.js';
 import { COLLECTION_COLUMNS, type CollectionRecord } from './collections-page.js';
 
 /** A collection_events row as the timeline reads it. */
-export interface EventRecord {
-  id: number;
-  source: string;
-  kind: string;
-  status: string | null;
-  received_at: number;
-  signature: string;
-  internal_reference: string | null;
-  amount_minor: number | null;
-  currency: string | null;
-  payload: string | null;
-  note: string | null;
-  actor: string | null;
+export interface EventRecord extends Omit<CollectionEventRow, 'collection_id' | 'merchant_reference' | 'dedupe_key'> {
   /** The team database's reason when it refused this event, else null. */
   team_refused: string | null;
 }

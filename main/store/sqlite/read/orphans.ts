@@ -3,18 +3,21 @@
 // command's check.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
+import type { CollectionEventRow } from '../ledger/collection-events.js';
 
 /** A row of the reconciliation_orphans view. */
-export interface OrphanRecord {
+export interface OrphanRecord extends Pick<
+  CollectionEventRow,
+  | 'merchant_reference'
+  | 'internal_reference'
+  | 'source'
+  | 'status'
+  | 'received_at'
+  | 'signature'
+  | 'amount_minor'
+  | 'currency'
+> {
   event_id: number;
-  merchant_reference: string;
-  internal_reference: string | null;
-  source: string;
-  status: string | null;
-  received_at: number;
-  signature: string;
-  amount_minor: number | null;
-  currency: string | null;
   resolved_by_event_id: number | null;
 }
 

@@ -4,20 +4,13 @@
 // one statement serves any count.
 import type { Db } from '../connection.js';
 import { statement } from '../statements.js';
+import type { CollectionEventRow } from '../ledger/collection-events.js';
 
 /** One event as the rules read it. */
-export interface ReconEvent {
-  id: number;
-  source: string;
-  kind: string;
-  status: string | null;
-  received_at: number;
-  signature: string;
-  amount_minor: number | null;
-  currency: string | null;
-  payload: string | null;
-  note: string | null;
-}
+export type ReconEvent = Pick<
+  CollectionEventRow,
+  'id' | 'source' | 'kind' | 'status' | 'received_at' | 'signature' | 'amount_minor' | 'currency' | 'payload' | 'note'
+>;
 
 /** The intent's terms the rules compare every report with. */
 export interface ReconCollection {

@@ -3,21 +3,10 @@
 // (The local path, collections/ledger.ts appendEvent, writes only the columns an event changed.)
 import type { Db, ReadDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
+import type { ProjectionColumns } from '../ledger/projection.js';
 
 /** A collection's projection row: the columns the projection rules read, and the last event id written with them. */
-export interface CollectionProjectionRow {
-  status: string;
-  status_changed_at: number;
-  status_message: string | null;
-  redirect_signature: string | null;
-  amount_minor: number;
-  currency: string;
-  internal_reference: string | null;
-  payment_url: string | null;
-  redirect_status: string | null;
-  callback_status: string | null;
-  flags: number;
-  final_changes: number;
+export interface CollectionProjectionRow extends ProjectionColumns {
   last_event_id: number | null;
 }
 
