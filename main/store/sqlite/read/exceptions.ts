@@ -4,6 +4,8 @@
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import { addCurrency, addPrefix, addRange, newTerms, NOT_MATCHED } from './filters.js';
+import type { CollectionRecord } from './collections-page.js';
+import type { ReconciliationRow } from '../reconcile/reconciliation-rows.js';
 
 export interface ExceptionQuery {
   /** An exception kind; 'orphan_callback' is listed by the orphans read model. */
@@ -22,29 +24,15 @@ export interface ExceptionQuery {
 }
 
 /** A reconciliation row joined with its collection. */
-export interface ReconciliationRecord {
-  id: number;
-  merchant_reference: string;
-  internal_reference: string | null;
-  created_at: number;
-  amount_minor: number;
-  currency: string;
+export interface ReconciliationRecord
+  extends
+    Pick<
+      CollectionRecord,
+      'id' | 'merchant_reference' | 'internal_reference' | 'created_at' | 'amount_minor' | 'currency' | 'customer_name'
+    >,
+    Omit<ReconciliationRow, 'collection_id' | 'is_exception' | 'last_event_id' | 'stale_at' | 'completed_at'> {
   status: string;
-  customer_name: string | null;
-  outcome: string;
-  /** JSON array of kinds. */
-  kinds: string;
-  /** JSON array of the kinds still open. */
-  open_kinds: string;
   is_exception: number;
-  resolved_by_event_id: number | null;
-  resolution_note: string | null;
-  initiate_status: string | null;
-  redirect_status: string | null;
-  callback_status: string | null;
-  import_status: string | null;
-  manual_status: string | null;
-  computed_at: number;
 }
 
 export const RECONCILIATION_COLUMNS = `c.id, c.merchant_reference, c.internal_reference, c.created_at, c.amount_minor, c.currency, c.status,
