@@ -32,6 +32,7 @@ import { teamNotices } from './team-notices.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import type { TeamLinkState } from './status.js';
 import { outboxCounts } from '../collections/outbox.js';
+import { heapWhileCatchingUp } from './heap.js';
 
 export interface TeamLink {
   readonly unlocker: TeamUnlocker;
@@ -134,6 +135,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       onPolled: (what, changed) =>
         events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
       onStatus: (s: TeamSyncStatus) => {
+        heapWhileCatchingUp(!!s.catchingUp);
         if (s.signInRefused) {
           void signOut();
           return;
@@ -329,6 +331,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       session = null;
       // What the outbox still holds stays there, durable, and goes at the next sign-in.
       await s?.close();
+      heapWhileCatchingUp(false);
     },
   };
 }

@@ -6,9 +6,6 @@
 import { defaultDataDir } from '../settings/paths.js';
 import { composeCore } from '../app/core.js';
 import { runElectronApp } from './electron.js';
-import { keepDeskHeapSmall } from './heap.js';
-
-keepDeskHeapSmall();
 
 function argValue(name: string): string | undefined {
   const i = process.argv.indexOf(name);

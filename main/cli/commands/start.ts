@@ -65,9 +65,6 @@ export const startCommand: Command = {
       );
     }
 
-    // The desk's main process from here on (the CLI's other commands keep V8's defaults).
-    const { keepDeskHeapSmall } = await import('../../shell/heap.js');
-    keepDeskHeapSmall();
     // Loaded only now: the CLI's other commands need neither the core nor playwright.
     // Chromium boots (its own process) while the app's modules load and the core is composed; the window
     // opens on the cached data while the embedded sandbox starts in the background.
