@@ -6,7 +6,6 @@ import type { Db } from '../store/sqlite/connection.js';
 import { reconcileOnceAfter } from '../reconcile/incremental.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { storeVerifiedCallback, verifyCallback, type IngestInput, type IngestOutcome } from './ingest.js';
-import { commitWithDeferredSync, syncWal } from '../store/sqlite/wal-sync.js';
 
 export interface Delivery {
   input: IngestInput;
@@ -29,49 +28,29 @@ export interface CallbackStore {
   maxCommitsInFlight?: number;
 }
 
-/** How a group's commit is made durable before its deliveries are answered (a test injects a fault). */
-export interface SqliteStoreOptions {
-  /** fdatasyncs the database's WAL (store/sqlite/wal-sync.ts); rejects when it cannot. */
-  syncWal?: (dbFile: string) => Promise<void>;
-}
-
 /**
  * The desktop's store: callback events into SQLite, each collection reconciled once per group, in the
- * same commit.
+ * same commit, which syncs (synchronous=FULL) before any delivery of the group is answered.
  *
- * Durable before answered, without the main thread waiting for the disk: on a WAL database the group
- * commits with synchronous=NORMAL (its WAL frames written, not yet synced) and the WAL is then fdatasynced
- * on libuv's thread pool; the group's outcomes (so its 2xx answers) are released only after that sync, so
- * what a 2xx acknowledges is on disk as under FULL. Meanwhile the main thread reads and verifies the next
- * deliveries, which gather into the next group: at most two groups are in flight (maxCommitsInFlight), so
- * one group's sync overlaps the next group's HTTP, verification and SQLite work, and deliveries that
- * arrive meanwhile gather into a group instead of each paying a commit of its own. Every other write
- * on the connection keeps FULL (the pragma is set back after the group). A sync that fails rejects the
- * group, which the receiver then answers 5xx (each delivery alone is a duplicate of the committed one,
- * and a duplicate too is answered 2xx only after a sync that succeeds), so the service sends it again.
+ * (Tried on 26 Nov and taken back the same day: committing a group with synchronous=NORMAL and answering
+ * it after an fdatasync of the WAL on libuv's thread pool, two groups in flight. On a quiet machine it was
+ * slower, 2,538-3,077 callbacks/s against 3,088-3,876/s with the plain FULL commit, in alternating rounds
+ * of test/bench/ingest.ts: the groups shrank from about 26 deliveries to 18, so commits grew by a third.)
  */
-export function sqliteCallbackStore(db: Db, o: SqliteStoreOptions = {}): CallbackStore {
-  const sync = o.syncWal ?? syncWal;
+export function sqliteCallbackStore(db: Db): CallbackStore {
   return {
-    maxCommitsInFlight: 2,
     commitGroup: (group, keys) => {
       // Verified before the write lock is taken: it touches no database.
       const verified = group.map((d) => verifyCallback(d.input, keys));
       // One transaction and no savepoint per event: if any event throws, the whole group is rolled back
       // (and the receiver stores each delivery alone), so a half-stored event is never committed.
-      const write = () =>
-        reconcileOnceAfter(db, () =>
-          verified.map((v, i): IngestOutcome => {
-            if (v.result !== 'verified') return v;
-            const d = group[i]!;
-            return storeVerifiedCallback(db, v.callback, d.input.source, d.now, 'caller');
-          }),
-        );
-      const { value: outcomes, deferred } = commitWithDeferredSync(db, write);
-      if (!deferred) return outcomes;
-      // A duplicate too: the delivery it repeats may be the one whose sync failed a moment ago.
-      const stored = outcomes.some((x) => x.result === 'imported' || x.result === 'duplicate');
-      return stored ? sync(db.name).then(() => outcomes) : outcomes;
+      return reconcileOnceAfter(db, () =>
+        verified.map((v, i): IngestOutcome => {
+          if (v.result !== 'verified') return v;
+          const d = group[i]!;
+          return storeVerifiedCallback(db, v.callback, d.input.source, d.now, 'caller');
+        }),
+      );
     },
   };
 }

@@ -1,44 +1,10 @@
 // The fdatasync of a database's WAL file, on libuv's thread pool instead of inside a commit. A sync
 // through a descriptor of our own flushes the same file: fsync works on the file, not the descriptor.
 //
-// Used to write a long run's WAL out ahead of its last commit (walFlusher), and by the callback store
-// (callbacks/callback-store.ts): a group commits with synchronous NORMAL and is answered only after
-// syncWal, which leaves on disk what FULL leaves, while the main thread handles the next group. (Measured
-// earlier with no bound on groups in flight, it made groups smaller and cost more than it saved; with two
-// in flight, one group's sync overlaps the next group's work.)
+// Used to write a long run's WAL out ahead of its last commit (walFlusher), and by the snapshot copy.
+// (The callback store tried committing groups with synchronous NORMAL and answering after syncWal; it was
+// slower: callbacks/callback-store.ts says by how much.)
 import fs from 'node:fs';
-import type { Db } from './connection.js';
-
-/** Whether each connection is in WAL mode, read once (its journal mode is set when it is opened). */
-const walMode = new WeakMap<Db, boolean>();
-
-function inWalMode(db: Db): boolean {
-  let wal = walMode.get(db);
-  if (wal === undefined) {
-    wal = !db.memory && String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
-    walMode.set(db, wal);
-  }
-  return wal;
-}
-
-/**
- * Runs `write` (which commits one transaction) with its sync left to the caller, when that is possible:
- * on a WAL database whose connection is at synchronous FULL and not inside a transaction, the commit runs
- * under NORMAL (its WAL frames written, not synced) and `deferred` is true: the caller must `syncWal`
- * before treating it as durable. Otherwise the commit syncs as the connection is set and `deferred` is
- * false. A connection set below FULL on purpose keeps its own setting; every later write gets FULL back.
- */
-export function commitWithDeferredSync<T>(db: Db, write: () => T): { value: T; deferred: boolean } {
-  if (!inWalMode(db) || db.inTransaction) return { value: write(), deferred: false };
-  const before = db.pragma('synchronous', { simple: true }) as number;
-  if (before < 2) return { value: write(), deferred: false };
-  db.pragma('synchronous = NORMAL');
-  try {
-    return { value: write(), deferred: true };
-  } finally {
-    db.pragma('synchronous = FULL');
-  }
-}
 
 /**
  * Syncs `dbFile`'s WAL (everything committed before the call). Rejects when it cannot: there is no WAL
