@@ -135,7 +135,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       onPolled: (what, changed) =>
         events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
       onStatus: (s: TeamSyncStatus) => {
-        heapWhileCatchingUp(!!s.catchingUp);
+        heapWhileCatchingUp(s.catchingUp ? s.catchingUp.totalSeq - s.catchingUp.copiedSeq : 0);
         if (s.signInRefused) {
           void signOut();
           return;
@@ -331,7 +331,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       session = null;
       // What the outbox still holds stays there, durable, and goes at the next sign-in.
       await s?.close();
-      heapWhileCatchingUp(false);
+      heapWhileCatchingUp(0);
     },
   };
 }
