@@ -47,12 +47,15 @@ export async function selectSnapshotPartBase64(
   return r.rows[0]?.[0];
 }
 
+/** A snapshot as it is published: what it covers, and how its file is stored. */
 export interface NewSnapshotRow {
   uptoSeq: number;
   schemaVersion: number;
   events: number;
   collections: number;
+  /** Bytes of gzip stored (the parts in order), and their SHA-256. */
   bytes: number;
+  /** Bytes of the file each part holds (the last one, the rest). */
   blockBytes: number;
   sha256: Buffer;
   parts: number;

@@ -11,6 +11,7 @@ import {
   insertSnapshotPart,
   selectNewestSnapshot,
   selectSnapshotPartBase64,
+  type NewSnapshotRow,
   type SnapshotRow,
 } from '../../store/pg/snapshots.js';
 import { translatePgError } from '../errors.js';
@@ -27,18 +28,9 @@ const IN_FLIGHT = 3;
 const gzip = promisify(zlib.gzip);
 const gunzip = promisify(zlib.gunzip);
 
-export interface SnapshotInfo {
+/** A published snapshot: what it was published with, and who published it when. */
+export interface SnapshotInfo extends NewSnapshotRow {
   id: number;
-  uptoSeq: number;
-  schemaVersion: number;
-  events: number;
-  collections: number;
-  /** Bytes of gzip stored (the parts in order), and their SHA-256. */
-  bytes: number;
-  /** Bytes of the file each part holds (the last one, the rest). */
-  blockBytes: number;
-  sha256: Buffer;
-  parts: number;
   /** The login that published it, as PostgreSQL saw it. */
   madeBy: string;
   madeAt: number;
