@@ -11,7 +11,7 @@ import type { Db } from '../store/sqlite/connection.js';
 import { appendEvent, type AppendOptions } from '../collections/ledger.js';
 import { eventByKey } from '../store/sqlite/ledger/collection-events.js';
 import { collectionIdOf } from '../store/sqlite/ledger/intent-rows.js';
-import { callbackEvent } from './callback-event.js';
+import { callbackEvent, type CallbackSource, type VerifiedCallback } from './callback-event.js';
 import { callbackEvidence } from '../collections/evidence.js';
 import { parseCallbackBody } from '../service/wire.js';
 import { WireFormatError } from '../service/errors.js';
@@ -25,7 +25,7 @@ export interface IngestInput {
   /** The body exactly as received (bytes or text), or an already-decoded object (imports). */
   body: Buffer | string | object;
   headers: Headers;
-  source: 'callback' | 'import';
+  source: CallbackSource;
 }
 
 export interface IngestContext {
@@ -75,26 +75,6 @@ const sha256 = (s: string | Buffer) => crypto.createHash('sha256').update(s).dig
 
 function str(v: unknown): string | null {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
-}
-
-/** A verified callback as an event, before any store sees it: what every store writes, field for field. */
-export interface VerifiedCallback {
-  reference: string;
-  internalReference: string;
-  status: string;
-  amountMinor: number | null;
-  currency: string | null;
-  statusMessage: string | null;
-  /** Set when a field we do not sign was unreadable (the outcome is kept, the amount flagged). */
-  warning?: string;
-  /** sha256 of the body's canonical JSON: the heart of the dedupe key. */
-  digest: string;
-  /** The dedupe key: reference first, then the digest (see below). */
-  dedupeKey: string;
-  /** The body exactly as received. */
-  payload: string;
-  /** The signature headers as received, for a teammate's desk to check again (collections/evidence.ts). */
-  evidence: string;
 }
 
 export type Verification =

@@ -9,8 +9,8 @@
 // the group's keys first, and inserts only the new ones (a question and a statement, no transaction).
 import type pg from 'pg';
 import type { CallbackStore } from '../callbacks/callback-store.js';
-import { teamCallbackCopy } from '../callbacks/callback-event.js';
-import { verifyCallback, type IngestOutcome, type VerifiedCallback } from '../callbacks/ingest.js';
+import { teamCallbackCopy, type VerifiedCallback } from '../callbacks/callback-event.js';
+import { verifyCallback, type IngestOutcome } from '../callbacks/ingest.js';
 import { appendUnseenEvents, type NewTeamEvent } from '../team/events.js';
 import { toTeamEvent } from '../team/record.js';
 import { TeamError, TeamUnavailableError, translatePgError } from '../team/errors.js';

@@ -11,6 +11,7 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { recordOperatorNameChange } from './audit.js';
 import type { PollIntervals } from '../poller/poller.js';
+import { isLoopbackHost } from '../service/loopback.js';
 import { DeskError } from '../errors.shared.js';
 import {
   caCertificateProblem,
@@ -24,11 +25,6 @@ export const PROFILES = ['embedded', 'sandbox', 'live', 'team'] as const;
 export type Profile = (typeof PROFILES)[number];
 
 export const DEFAULT_REDIRECT_URL = 'https://merchant-desk.invalid/return';
-
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
-}
 
 const httpUrl = z
   .string()

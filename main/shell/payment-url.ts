@@ -1,10 +1,6 @@
 // Which URLs the payment window may load (both shells): https, or plain http on a loopback address
 // when the profile talks to a local sandbox. No credentials in URLs, nothing else.
-
-export function isLoopbackHostname(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
+import { isLoopbackHost } from '../service/loopback.js';
 
 export function isAllowedPaymentUrl(candidate: string, opts: { allowLoopbackHttp: boolean }): boolean {
   let u: URL;
@@ -15,7 +11,7 @@ export function isAllowedPaymentUrl(candidate: string, opts: { allowLoopbackHttp
   }
   if (u.username || u.password) return false;
   if (u.protocol === 'https:') return true;
-  if (u.protocol === 'http:' && opts.allowLoopbackHttp && isLoopbackHostname(u.hostname)) return true;
+  if (u.protocol === 'http:' && opts.allowLoopbackHttp && isLoopbackHost(u.hostname)) return true;
   return false;
 }
 

@@ -5,7 +5,7 @@
 // host with verify-full.
 // Weaker than that off loopback only when chosen, and then with a warning at every start.
 import tls from 'node:tls';
-import { isLoopbackHost } from '../settings/settings.js';
+import { isLoopbackHost } from '../service/loopback.js';
 import { TeamFieldError } from './errors.js';
 import { parseDatabaseUrl, tlsSettingsProblem, type SslMode } from './database-url.js';
 

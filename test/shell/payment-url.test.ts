@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   isAllowedPaymentUrl,
-  isLoopbackHostname,
   isPaymentPageUrl,
   isVettedExternalUrl,
   registrableDomain,
 } from '../../main/shell/payment-url.js';
+import { isLoopbackHost } from '../../main/service/loopback.js';
 
 describe('isAllowedPaymentUrl', () => {
   const strict = { allowLoopbackHttp: false };
@@ -37,9 +37,9 @@ describe('isAllowedPaymentUrl', () => {
     }
   });
   it('recognises loopback host names', () => {
-    expect(isLoopbackHostname('127.8.9.10')).toBe(true);
-    expect(isLoopbackHostname('LOCALHOST')).toBe(true);
-    expect(isLoopbackHostname('128.0.0.1')).toBe(false);
+    expect(isLoopbackHost('127.8.9.10')).toBe(true);
+    expect(isLoopbackHost('LOCALHOST')).toBe(true);
+    expect(isLoopbackHost('128.0.0.1')).toBe(false);
   });
 });
 
