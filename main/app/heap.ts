@@ -20,7 +20,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
-export const CATCHING_UP_V8_FLAG = '--heap-growing-percent=20';
+const CATCHING_UP_V8_FLAG = '--heap-growing-percent=20';
 const DEFAULT_V8_FLAG = '--heap-growing-percent=0';
 
 /**
@@ -29,7 +29,7 @@ const DEFAULT_V8_FLAG = '--heap-growing-percent=0';
  * thread), and done at every short catch-up it cost 8 desks following 300 callbacks/s their lag: p95
  * 2.4-3.6 s instead of 0.7-1.8 s (bench:follow, same hour).
  */
-export const BACKLOG_EVENTS = 5_000;
+const BACKLOG_EVENTS = 5_000;
 
 let tight = false;
 

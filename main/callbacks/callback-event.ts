@@ -29,12 +29,12 @@ export interface VerifiedCallback {
 }
 
 /** What the event's note says about an unreadable unsigned field (every store writes the same). */
-export function warningNote(warning: string | undefined): string | undefined {
+function warningNote(warning: string | undefined): string | undefined {
   return warning ? `unreadable field: ${warning}` : undefined;
 }
 
 /** The words shown next to the status: the service's own, or which source said it. */
-export function callbackStatusMessage(cb: VerifiedCallback): string {
+function callbackStatusMessage(cb: VerifiedCallback): string {
   return cb.statusMessage ?? `callback: ${cb.status}`;
 }
 

@@ -44,7 +44,7 @@ const iso = (ms: number | null | undefined): string | null =>
 /** Counts what the reconciliation table holds (kept current as events are stored): pure reads. */
 export function getSummary(db: ReadDb, options: ReconcileOptions = {}): ReconcileSummary {
   const now = options.now ?? Date.now();
-  const counts = reconciliationCounts(db, EXCEPTION_KINDS);
+  const counts = reconciliationCounts(db);
   const byOutcome: Record<string, number> = {};
   for (const k of RECON_KINDS) byOutcome[k] = 0;
   let notMatched = 0;
@@ -113,7 +113,7 @@ export function listExceptions(
       'kind',
     );
   }
-  const { rows, total } = exceptionsPage(db, filter, EXCEPTION_KINDS);
+  const { rows, total } = exceptionsPage(db, filter);
   const counts = countsByKind(db);
   counts[ORPHAN_KIND] = openOrphanCount(db);
   return { rows: rows.map(toRow), total, countsByKind: counts };

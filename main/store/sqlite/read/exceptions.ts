@@ -3,6 +3,7 @@
 // turns them into the screen's JSON.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
+import { EXCEPTION_KINDS } from '../reconcile/kinds.shared.js';
 import { addCurrency, addPrefix, addRange, newTerms, NOT_MATCHED } from './filters.js';
 import type { CollectionRecord } from './collections-page.js';
 import type { ReconciliationRow } from '../reconcile/reconciliation-rows.js';
@@ -49,18 +50,14 @@ export function openCountsByKind(db: ReadDb): { kind: string; n: number }[] {
 }
 
 /**
- * A page of the queue. `exceptionKinds` are the outcomes that are exceptions (the rules' list): with
- * includeResolved, the rows whose outcome is one of them, open or resolved; else the open ones.
+ * A page of the queue: with includeResolved, the rows whose outcome is an exception kind, open or
+ * resolved; else the open ones.
  */
-export function exceptionsPage(
-  db: ReadDb,
-  q: ExceptionQuery,
-  exceptionKinds: readonly string[],
-): { rows: ReconciliationRecord[]; total: number } {
+export function exceptionsPage(db: ReadDb, q: ExceptionQuery): { rows: ReconciliationRecord[]; total: number } {
   const t = newTerms();
   if (q.includeResolved) {
-    t.where.push(`r.${NOT_MATCHED}`, `r.outcome IN (${exceptionKinds.map((_, i) => `@k${i}`).join(',')})`);
-    exceptionKinds.forEach((k, i) => (t.params[`k${i}`] = k));
+    t.where.push(`r.${NOT_MATCHED}`, `r.outcome IN (${EXCEPTION_KINDS.map((_, i) => `@k${i}`).join(',')})`);
+    EXCEPTION_KINDS.forEach((k, i) => (t.params[`k${i}`] = k));
   } else {
     t.where.push('r.is_exception = 1');
   }

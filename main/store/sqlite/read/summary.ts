@@ -2,6 +2,7 @@
 // are stored): pure reads, each from an index (migrations 010, 011).
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
+import { EXCEPTION_KINDS } from '../reconcile/kinds.shared.js';
 import { NOT_MATCHED } from './filters.js';
 
 export interface ReconciliationCounts {
@@ -11,11 +12,11 @@ export interface ReconciliationCounts {
   notMatched: { outcome: string; n: number }[];
   /** Open exceptions (a collection counts once). */
   openExceptions: number;
-  /** Exceptions whose outcome is one of `exceptionKinds` that a person has resolved. */
+  /** Exceptions (by outcome) that a person has resolved. */
   resolved: number;
 }
 
-export function reconciliationCounts(db: ReadDb, exceptionKinds: readonly string[]): ReconciliationCounts {
+export function reconciliationCounts(db: ReadDb): ReconciliationCounts {
   // Every outcome but 'matched' from its partial index (migration 011); matched are the rest.
   const collections = readStatement(db, 'SELECT COUNT(*) FROM reconciliation', 'pluck').get() as number;
   const notMatched = readStatement(
@@ -30,8 +31,8 @@ export function reconciliationCounts(db: ReadDb, exceptionKinds: readonly string
   const resolved = readStatement(
     db,
     `SELECT COUNT(*) FROM reconciliation WHERE ${NOT_MATCHED} AND is_exception = 0 AND resolved_by_event_id IS NOT NULL
-         AND outcome IN (${exceptionKinds.map(() => '?').join(',')})`,
+         AND outcome IN (${EXCEPTION_KINDS.map(() => '?').join(',')})`,
     'pluck',
-  ).get(...exceptionKinds) as number;
+  ).get(...EXCEPTION_KINDS) as number;
   return { collections, notMatched, openExceptions, resolved };
 }
