@@ -20,7 +20,7 @@ import {
   translatePgError,
 } from '../team/errors.js';
 import type { TeamRole } from '../team/operators.js';
-import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
+import { recordEvents, recordIntent, withTeamKey, type TeamFirstRecorded, type TeamFirstWhat } from '../team/record.js';
 import { startTeamSession, type TeamSession } from '../team/session.js';
 import type { TeamSyncStatus } from '../team/sync/pull.js';
 import { claimIntent, ClaimRefusedError } from '../team/claims.js';
@@ -44,19 +44,15 @@ export interface TeamLink {
   readonly charges: TeamChargeSeam;
   /**
    * Records a person's fact (a resolution, an import) in the team database BEFORE it is stored locally;
-   * returns it with the key both copies share. Offline or not allowed: an AppError saying so, nothing stored.
+   * returns it with the key both copies share, and the seq each got. Offline or not allowed: an AppError
+   * saying so, nothing stored; a resolution another one already stands for: team/resolutions.ts
+   * ResolutionTakenError, as the database said it.
    */
-  recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
+  recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<TeamFirstRecorded>;
   close(): Promise<void>;
 }
 
-/** What is recorded team-first, in words for the refusal ("may not resolve exceptions"). */
-export interface TeamFirstWhat {
-  /** e.g. "resolve exceptions" */
-  action: string;
-  /** e.g. "resolution" */
-  noun: string;
-}
+export type { TeamFirstRecorded, TeamFirstWhat };
 
 export interface TeamLinkOptions {
   db: Db;
@@ -131,6 +127,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       evidenceReady: o.verificationKeysReady,
       // What the sync writes behind the screens is told the way the local poller and receiver tell it.
       onApplied: notices.onApplied,
+      onOrphans: notices.onOrphans,
       onCopied: notices.onCopied,
       onPolled: (what, changed) =>
         events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
@@ -266,15 +263,19 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     },
   };
 
-  async function recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]> {
+  async function recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<TeamFirstRecorded> {
     const s = session;
     if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
     const wrong = s.wrongDatabase();
     if (wrong) throw new AppError('unavailable', wrong);
     const keyed = evs.map(withTeamKey);
+    const stored = new Map<string, { seq: number; recordedAt: number }>();
     try {
       // A retry after a partial failure stores nothing twice: the team log is idempotent by key.
-      for (let i = 0; i < keyed.length; i += 1000) await recordEvents(s.pool, keyed.slice(i, i + 1000));
+      for (let i = 0; i < keyed.length; i += 1000) {
+        const r = await recordEvents(s.pool, keyed.slice(i, i + 1000));
+        for (const x of r.stored) stored.set(x.eventKey, { seq: x.seq, recordedAt: x.recordedAt });
+      }
     } catch (e) {
       const t = e instanceof TeamError ? e : translatePgError(e, what.action, o.login);
       if (t instanceof TeamPermissionError)
@@ -289,7 +290,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         );
       throw t;
     }
-    return keyed;
+    return { events: keyed, stored };
   }
 
   /** The outbox's counts for the status bar; null when the database cannot be read (closing). */

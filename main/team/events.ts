@@ -64,8 +64,8 @@ export interface TeamEvent {
 }
 
 export interface TeamAppendResult {
-  /** The events stored by this call, in the order given, with the sequence each got. */
-  stored: { eventKey: string; seq: number }[];
+  /** The events stored by this call, in the order given, with the sequence each got and the database's time. */
+  stored: { eventKey: string; seq: number; recordedAt: number }[];
   /** Keys already stored (earlier, by anyone, or twice in this batch): not stored again. */
   duplicates: string[];
 }
@@ -136,20 +136,22 @@ export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[
   if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
   const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
   if (rows.length === 0) return { stored: [], duplicates: [] };
-  let inserted: { seq: string; event_key: string }[];
+  let inserted: { seq: string; event_key: string; recorded_at: Date }[];
   try {
     inserted = await insertEvents(db, rows);
   } catch (e) {
     throw translatePgError(e, 'append events', queryableLogin(db));
   }
-  const seqOf = new Map(inserted.map((r) => [r.event_key, toSafeInteger(r.seq, 'seq')]));
+  const seqOf = new Map(
+    inserted.map((r) => [r.event_key, { seq: toSafeInteger(r.seq, 'seq'), recordedAt: r.recorded_at.getTime() }]),
+  );
   const stored: TeamAppendResult['stored'] = [];
   const duplicates: string[] = [];
   for (const e of events) {
-    const seq = seqOf.get(e.eventKey);
-    if (seq === undefined) duplicates.push(e.eventKey);
+    const got = seqOf.get(e.eventKey);
+    if (got === undefined) duplicates.push(e.eventKey);
     else {
-      stored.push({ eventKey: e.eventKey, seq });
+      stored.push({ eventKey: e.eventKey, ...got });
       seqOf.delete(e.eventKey); // a key repeated within the batch was stored once
     }
   }

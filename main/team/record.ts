@@ -9,6 +9,7 @@ import type { EventKind } from '../collections/model.js';
 import { appendEvents, type TeamAppendResult, type NewTeamEvent, type TeamEvent } from './events.js';
 import { createIntent } from './intents.js';
 import { unverifiedNote, type EventVerifier } from './evidence.js';
+import { explainResolutionRefusal } from './resolutions.js';
 
 /** A charge's intent as the team records it: everything its collection row starts with. */
 export type TeamIntent = CollectionIntent;
@@ -137,7 +138,30 @@ export async function recordIntent(pool: pg.Pool, intent: TeamIntent): Promise<{
   return { seq: created.seq };
 }
 
-/** Writes local events, with the same dedupe keys as the local copies (see withTeamKey). */
+/**
+ * Writes local events, with the same dedupe keys as the local copies (see withTeamKey). A resolution the
+ * database refuses because another one stands (team migration 13) fails with ResolutionTakenError,
+ * naming who resolved it, when, and their note.
+ */
 export async function recordEvents(pool: pg.Pool, events: readonly NewEvent[]): Promise<TeamAppendResult> {
-  return appendEvents(pool, events.map(toTeamEvent));
+  try {
+    return await appendEvents(pool, events.map(toTeamEvent));
+  } catch (e) {
+    throw await explainResolutionRefusal(pool, e);
+  }
+}
+
+/** What a team-first write gives back: the events as both copies key them, and what the database stored of them. */
+export interface TeamFirstRecorded {
+  events: NewEvent[];
+  /** By event key: the seq and the database's time of each event stored now (a key stored before is not here). */
+  stored: ReadonlyMap<string, { seq: number; recordedAt: number }>;
+}
+
+/** What is recorded team-first, in words for the refusal ("may not resolve exceptions"). */
+export interface TeamFirstWhat {
+  /** e.g. "resolve exceptions" */
+  action: string;
+  /** e.g. "resolution" */
+  noun: string;
 }

@@ -10,10 +10,9 @@ import {
   listCurrencies,
   listOrphanCallbacks,
   reconcileAllInWorker,
-  resolveException,
-  prepareResolution,
   ReconcileError,
 } from '../../reconcile/index.js';
+import { resolve } from '../../operations/resolve.js';
 import { listSecurityLog } from '../../callbacks/security-log.js';
 
 export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChannels> => {
@@ -27,28 +26,29 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
     'reconcile.currencies': () => listCurrencies(core.db),
     'reconcile.orphans': (q) => listOrphanCallbacks(core.db, q),
     'reconcile.detail': ({ collectionId }) => getDetail(core.db, collectionId, opts()),
-    'reconcile.resolve': ({ collectionId, orphanEventId, note }) => {
-      // On a team desk, who resolved is the signed-in login (what PostgreSQL records), not a name in Settings.
+    // The operation's rules are operations/resolve.ts: this names what it needs from the desk.
+    'reconcile.resolve': (req) => {
       const s = core.settings();
-      const actor = (s.profile === 'team' && s.teamLogin ? s.teamLogin : s.operatorName).trim();
-      if (!actor)
-        throw new ReconcileError(
-          'validation',
-          'set the operator name in Settings first: a resolution records who made it',
-          'operator',
-        );
-      const input = {
-        ...(collectionId !== undefined ? { collectionId } : {}),
-        ...(orphanEventId !== undefined ? { orphanEventId } : {}),
-        note,
-        actor,
-      };
-      // A team desk records the resolution in the team database first (refused offline), then here.
-      if (core.settings().profile !== 'team') return resolveException(core.db, input, opts());
-      const ev = prepareResolution(core.db, input, opts());
-      return core
-        .recordTeamFirst([ev], { action: 'resolve exceptions', noun: 'resolution' })
-        .then(([keyed]) => resolveException(core.db, { ...input, dedupeKey: keyed!.dedupeKey! }, opts()));
+      const team = s.profile === 'team';
+      return resolve(
+        {
+          db: core.db,
+          reconcileOptions: opts(),
+          operatorName: s.operatorName,
+          team: team
+            ? {
+                login: s.teamLogin || s.operatorName,
+                recordFirst: (evs, what) => core.recordTeamFirst(evs, what),
+                pullNow: () =>
+                  void core
+                    .team()
+                    ?.sync.pullNow()
+                    .catch(() => undefined),
+              }
+            : null,
+        },
+        req,
+      );
     },
     'reconcile.audit': (q) => listAudit(core.db, q),
     'reconcile.run': async ({ runId }, ctx) => {

@@ -51,17 +51,19 @@ ORDER BY n`;
 
 const INSERT_EVENTS = `${INSERT_EVENT_ROWS}
 ON CONFLICT (event_key) DO NOTHING
-RETURNING seq, event_key`;
+RETURNING seq, event_key, recorded_at`;
 
 /**
  * Inserts the rows in one statement, skipping each key already stored (earlier, by anyone, or before in
- * this batch); the rows stored, with their seqs. Needs SELECT on event_key (a desk's login: migration 4).
+ * this batch); the rows stored, with their seqs and the database's time. Needs SELECT on event_key (a
+ * desk's login: migration 4).
  */
 export async function insertEvents(
   db: Queryable,
   rows: readonly EventInsertRow[],
-): Promise<{ seq: string; event_key: string }[]> {
-  return (await db.query<{ seq: string; event_key: string }>(INSERT_EVENTS, [JSON.stringify(rows)])).rows;
+): Promise<{ seq: string; event_key: string; recorded_at: Date }[]> {
+  return (await db.query<{ seq: string; event_key: string; recorded_at: Date }>(INSERT_EVENTS, [JSON.stringify(rows)]))
+    .rows;
 }
 
 /**
@@ -181,6 +183,18 @@ export async function newestEventSeq(db: Queryable, uptoSeq?: number): Promise<s
       ? await db.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events')
       : await db.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events WHERE seq <= $1', [uptoSeq]);
   return r.rows[0]?.max ?? null;
+}
+
+/** Who wrote the event of `seq`, when the database recorded it, and its note (a refused resolution names it). */
+export async function selectEventBySeq(
+  db: Queryable,
+  seq: string | number,
+): Promise<{ merchant_reference: string; actor: string; recorded_at: Date; note: string | null } | undefined> {
+  const r = await db.query<{ merchant_reference: string; actor: string; recorded_at: Date; note: string | null }>(
+    'SELECT merchant_reference, actor, recorded_at, note FROM team.events WHERE seq = $1',
+    [seq],
+  );
+  return r.rows[0];
 }
 
 /** The seqs of one merchant reference's events, in order. */

@@ -1,15 +1,17 @@
 // Applying pulled team rows to a desktop's SQLite: events through the one local path (appendEvent,
-// idempotent by dedupe key, with the incremental reconciliation run once per batch), balance
-// snapshots and payment options through their stores' own write functions. Each batch commits with
-// the seq it reached (team_sync), so a crash never skips nor repeats a row.
+// idempotent by dedupe key, with the incremental reconciliation run once per batch), each with its team
+// seq beside it (store migration 19: the order every desk agrees on), balance snapshots and payment
+// options through their stores' own write functions. Each batch commits with the seq it reached
+// (team_sync), so a crash never skips nor repeats a row.
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
 import { appendEvent } from '../../collections/ledger.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
-import { reconcileOnceAfter } from '../../reconcile/incremental.js';
+import { reconcileAfterAppend, reconcileOnceAfter } from '../../reconcile/incremental.js';
 import { recordBalanceRun } from '../../store/sqlite/balances.js';
 import { recordProvidersRun } from '../../store/sqlite/payment-options.js';
 import { setLastSeq } from '../../store/sqlite/team/sync-state.js';
+import { recordEventSeq } from '../../store/sqlite/team/event-order.js';
 import {
   collectionStatuses,
   setIntentOperator,
@@ -28,6 +30,8 @@ export interface AppliedBatch {
   applied: number;
   /** Collections created or given a new event, with their status after the batch. */
   changed: ChangedCollection[];
+  /** Events stored with no collection (orphan callbacks and their resolutions). */
+  orphans: number;
 }
 
 /**
@@ -46,6 +50,7 @@ export function applyEvents(
   const lookup = collectionIdByReference(db);
   const touched = new Set<number>();
   let applied = 0;
+  let orphans = 0;
   reconcileOnceAfter(db, () => {
     for (const tev of events) {
       let id = lookup.get(tev.merchantReference) as number | undefined;
@@ -54,17 +59,25 @@ export function applyEvents(
         if (intent) id = insertIntentCollection(db, intent);
       }
       const r = appendEvent(db, { ...fromTeamEvent(tev, verify), collectionId: id ?? null });
+      // Its place in the team's order. This desk's own event, pulled back, learns it only now: its
+      // collection is classified again, since its "latest" may have been another event until now.
+      const seqIsNew = recordEventSeq(db, r.eventId, tev.seq, tev.recordedAt) > 0;
       if (r.inserted) {
         applied++;
         if (id !== undefined) touched.add(id);
-      } else if (id !== undefined && tev.source === 'intent') {
+        else orphans++;
+      } else if (id !== undefined) {
         // This desk's own intent, stored before PostgreSQL had it: the database's actor is who created it.
-        if (setIntentOperator(db, id, tev.actor)) touched.add(id);
+        if (tev.source === 'intent' && setIntentOperator(db, id, tev.actor)) touched.add(id);
+        if (seqIsNew) {
+          reconcileAfterAppend(db, id);
+          touched.add(id);
+        }
       }
     }
     setLastSeq(db, 'events', upToSeq, now);
   });
-  return { applied, changed: touched.size ? collectionStatuses(db, [...touched]) : [] };
+  return { applied, changed: touched.size ? collectionStatuses(db, [...touched]) : [], orphans };
 }
 
 export interface TeamSnapshot {

@@ -5,6 +5,7 @@
 import type { Db } from '../connection.js';
 import { statement } from '../statements.js';
 import type { CollectionEventRow } from '../ledger/collection-events.js';
+import { teamOrder, teamSeqJoin } from '../team/event-order.js';
 
 /** One event as the rules read it. */
 export type ReconEvent = Pick<
@@ -20,8 +21,23 @@ export interface ReconCollection {
   currency: string;
 }
 
-const EVENT_COLUMNS = 'id, source, kind, status, received_at, signature, amount_minor, currency, payload, note';
+const EVENT_COLUMNS = [
+  'id',
+  'source',
+  'kind',
+  'status',
+  'received_at',
+  'signature',
+  'amount_minor',
+  'currency',
+  'payload',
+  'note',
+]
+  .map((c) => `e.${c}`)
+  .join(', ');
 const IDS = 'SELECT value FROM json_each(?)';
+/** A collection's events in the team's order (store/sqlite/team/event-order.ts): the rules' "latest" is the team's. */
+const IN_TEAM_ORDER = `FROM collection_events e ${teamSeqJoin('e', 's')}`;
 
 /** The collection an event belongs to; null for an orphan, undefined for no such event. */
 export function eventCollectionId(db: Db, eventId: number): number | null | undefined {
@@ -34,11 +50,12 @@ export function reconCollection(db: Db, id: number): ReconCollection | undefined
     ReconCollection | undefined;
 }
 
-/** Every event of one collection, oldest first. */
+/** Every event of one collection, oldest first in the team's order. */
 export function reconEvents(db: Db, collectionId: number): ReconEvent[] {
-  return statement(db, `SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`).all(
-    collectionId,
-  ) as ReconEvent[];
+  return statement(
+    db,
+    `SELECT ${EVENT_COLUMNS} ${IN_TEAM_ORDER} WHERE e.collection_id = ? ORDER BY ${teamOrder('e', 's')}`,
+  ).all(collectionId) as ReconEvent[];
 }
 
 /** The collections of a JSON array of ids, by id. */
@@ -49,11 +66,12 @@ export function reconCollectionsIn(db: Db, idsJson: string): ReconCollection[] {
   ).all(idsJson) as ReconCollection[];
 }
 
-/** Every event of the collections of a JSON array of ids, by collection then id. */
+/** Every event of the collections of a JSON array of ids, by collection, then in the team's order. */
 export function reconEventsIn(db: Db, idsJson: string): (ReconEvent & { collection_id: number })[] {
   return statement(
     db,
-    `SELECT collection_id, ${EVENT_COLUMNS} FROM collection_events WHERE collection_id IN (${IDS}) ORDER BY collection_id, id`,
+    `SELECT e.collection_id, ${EVENT_COLUMNS} ${IN_TEAM_ORDER} WHERE e.collection_id IN (${IDS})
+     ORDER BY e.collection_id, ${teamOrder('e', 's')}`,
   ).all(idsJson) as (ReconEvent & { collection_id: number })[];
 }
 
