@@ -20,7 +20,7 @@ import {
   translatePgError,
 } from '../team/errors.js';
 import type { TeamRole } from '../team/operators.js';
-import { recordEvents, recordIntent, withTeamKey, type TeamFirstRecorded, type TeamFirstWhat } from '../team/record.js';
+import { recordIntent, recordTeamFirst, type TeamFirstRecorded, type TeamFirstWhat } from '../team/record.js';
 import { startTeamSession, type TeamSession } from '../team/session.js';
 import type { TeamSyncStatus } from '../team/sync/pull.js';
 import { claimIntent, ClaimRefusedError } from '../team/claims.js';
@@ -268,14 +268,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
     const wrong = s.wrongDatabase();
     if (wrong) throw new AppError('unavailable', wrong);
-    const keyed = evs.map(withTeamKey);
-    const stored = new Map<string, { seq: number; recordedAt: number }>();
     try {
-      // A retry after a partial failure stores nothing twice: the team log is idempotent by key.
-      for (let i = 0; i < keyed.length; i += 1000) {
-        const r = await recordEvents(s.pool, keyed.slice(i, i + 1000));
-        for (const x of r.stored) stored.set(x.eventKey, { seq: x.seq, recordedAt: x.recordedAt });
-      }
+      return await recordTeamFirst(s.pool, evs);
     } catch (e) {
       const t = e instanceof TeamError ? e : translatePgError(e, what.action, o.login);
       if (t instanceof TeamPermissionError)
@@ -290,7 +284,6 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         );
       throw t;
     }
-    return { events: keyed, stored };
   }
 
   /** The outbox's counts for the status bar; null when the database cannot be read (closing). */

@@ -56,9 +56,9 @@ function localTime(ms: number): string {
 export function alreadyResolved(s: StandingResolution, field: 'collectionId' | 'orphanEventId'): ReconcileError {
   return new ReconcileError(
     'conflict',
-    `Not recorded: ${s.resolvedBy} already resolved ${s.merchantReference} at ${localTime(s.resolvedAt)}` +
+    `${s.resolvedBy} already resolved ${s.merchantReference} at ${localTime(s.resolvedAt)}` +
       (s.note ? `: "${s.note}"` : '') +
-      '. Nothing has happened to it since, so that resolution stands; this desk shows it as soon as it has it.',
+      '. Nothing has happened to it since, so that resolution stands and yours was not recorded; this desk shows theirs as soon as it has it.',
     field,
   );
 }

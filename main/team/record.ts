@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import type { NewEvent } from '../collections/event-rules.js';
 import type { CollectionIntent } from '../collections/intent-row.js';
-import { teamEventKey } from '../collections/event-key.js';
+import { teamEventKey, withTeamKey } from '../collections/event-key.js';
 export { intentEventKey, teamEventKey, withTeamKey } from '../collections/event-key.js';
 import type { EventKind } from '../collections/model.js';
 import { appendEvents, type TeamAppendResult, type NewTeamEvent, type TeamEvent } from './events.js';
@@ -156,6 +156,21 @@ export interface TeamFirstRecorded {
   events: NewEvent[];
   /** By event key: the seq and the database's time of each event stored now (a key stored before is not here). */
   stored: ReadonlyMap<string, { seq: number; recordedAt: number }>;
+}
+
+/**
+ * A person's facts (a resolution, an import's callbacks) recorded in the team database before the desk
+ * stores them, keyed as the local copies will be, 1,000 a statement (a retry after a partial failure
+ * stores nothing twice: the log is idempotent by key). Throws what recordEvents throws.
+ */
+export async function recordTeamFirst(pool: pg.Pool, evs: readonly NewEvent[]): Promise<TeamFirstRecorded> {
+  const keyed = evs.map(withTeamKey);
+  const stored = new Map<string, { seq: number; recordedAt: number }>();
+  for (let i = 0; i < keyed.length; i += 1000) {
+    const r = await recordEvents(pool, keyed.slice(i, i + 1000));
+    for (const x of r.stored) stored.set(x.eventKey, { seq: x.seq, recordedAt: x.recordedAt });
+  }
+  return { events: keyed, stored };
 }
 
 /** What is recorded team-first, in words for the refusal ("may not resolve exceptions"). */

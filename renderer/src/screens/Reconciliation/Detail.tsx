@@ -151,8 +151,9 @@ export function Detail({
     reference.current = d?.collection.merchant_reference as string | undefined;
   }, [d]);
   const [justResolved, setJustResolved] = useState<string | null>(null);
-  const [refusal, setRefusal] = useState<Refusal | null>(null);
-  useEffect(() => setRefusal(null), [collectionId]);
+  // Kept with the collection it is about: another row chosen, it is not shown.
+  const [refused, setRefused] = useState<(Refusal & { collectionId: number }) | null>(null);
+  const refusal = refused?.collectionId === collectionId ? refused : null;
   const heading = useRef<HTMLHeadingElement>(null);
   // Choosing a row moves focus (and the view) to its detail.
   const loaded = q.data !== undefined;
@@ -219,12 +220,12 @@ export function Detail({
               label={`Resolve ${ref}`}
               onResolved={(note) => {
                 setJustResolved(note);
-                setRefusal(null);
+                setRefused(null);
                 void q.reload();
                 onResolved();
               }}
               onRefused={(message, note) => {
-                setRefusal({ message, note });
+                setRefused({ message, note, collectionId });
                 void q.reload();
               }}
             />
