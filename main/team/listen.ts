@@ -1,8 +1,11 @@
-// Wakes a desktop when any writer commits events: LISTEN on its own connection (a pooled one would
-// be handed to other work and lose the subscription). A notification carries the highest new seq; it
-// may be lost (connection drop, desktop asleep), so the caller also pulls on a timer.
+// Wakes a desktop when any writer commits events, or when an admin changes an operator: LISTEN on its
+// own connection (a pooled one would be handed to other work and lose the subscription), one connection
+// for both channels. An events notification carries the highest new seq, an operators one the login
+// whose row changed (team migration 14). Either may be lost (connection drop, desktop asleep), so the
+// caller also pulls, and re-reads its operator, on a timer.
 import pg from 'pg';
 import { EVENTS_CHANNEL, listenForEvents } from '../store/pg/events.js';
+import { listenForOperatorChanges, OPERATORS_CHANNEL } from '../store/pg/operators.js';
 import { translatePgError } from './errors.js';
 import { loginOf } from './pool.js';
 import { DEFAULT_TLS, pgConnectionConfig, type TeamTls } from './tls.js';
@@ -16,6 +19,8 @@ export interface ListenOptions {
   onError?: (err: Error) => void;
   /** TLS to the server: the pool's (poolTls), so both connections are checked alike. */
   tls?: TeamTls;
+  /** An operator's row changed (added, disabled, enabled, re-roled, new password): their login. */
+  onOperator?: (login: string) => void;
 }
 
 export async function listen(
@@ -33,13 +38,19 @@ export async function listen(
     if (!closing) options.onError?.(translatePgError(err, 'listen for new events', loginOf(url)));
   });
   client.on('notification', (msg) => {
-    if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
+    if (!msg.payload) return;
+    if (msg.channel === OPERATORS_CHANNEL) {
+      options.onOperator?.(msg.payload);
+      return;
+    }
+    if (msg.channel !== EVENTS_CHANNEL) return;
     const seq = Number(msg.payload);
     if (Number.isSafeInteger(seq)) onSeq(seq);
   });
   try {
     await client.connect();
     await listenForEvents(client);
+    if (options.onOperator) await listenForOperatorChanges(client);
   } catch (e) {
     closing = true;
     await client.end().catch(() => undefined);

@@ -144,7 +144,9 @@ test("an operator added, re-roled or disabled at one admin desk shows in the oth
   });
   await asBoss(['disable', '--login', 'cara']);
   await expect(operatorRow(deskD, 'cara')).toContainText('Disabled', { timeout: FEW_SECONDS });
-  await deskD.screenshot({ path: path.join(os.tmpdir(), 'md-e2e-sessions-admin-list.png') });
+  await deskD
+    .getByRole('table', { name: 'Operators' })
+    .screenshot({ path: path.join(os.tmpdir(), 'md-e2e-sessions-admin-list.png') });
 });
 
 test("an admin moves sam to finance and back: sam's desk follows within seconds, without signing in again", async () => {

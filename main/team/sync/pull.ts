@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { doublingDelay, type Clock } from '../../clock.js';
 import type { Db } from '../../store/sqlite/connection.js';
 import type { PaymentOption } from '../../service/types.js';
-import { TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
+import { TeamDisabledError, TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
 import { newestSeq as newestTeamSeq, pullSince, type PullResult } from '../events.js';
 import { selectBalanceSnapshotsAfter } from '../../store/pg/balance-snapshots.js';
 import { selectNewestPaymentOptionList } from '../../store/pg/payment-option-lists.js';
@@ -35,6 +35,8 @@ export interface TeamSyncStatus {
   error: string | null;
   /** The database refused this login's password (changed, or the operator disabled): the session must end. */
   signInRefused: boolean;
+  /** ... because an admin disabled the operator (the database says so only once the password was right). */
+  disabled: boolean;
   /** The database is another team's (sync/workspace.ts): nothing is applied, and nothing may be written. */
   wrongDatabase: boolean;
   /** While a new desktop copies the team history in bulk (sync/bulk.ts): how far, by seq; else null. */
@@ -76,6 +78,11 @@ export interface TeamSyncOptions {
   onCopied?: (applied: number, from: 'snapshot' | 'replay') => void;
   /** Balance snapshots (`changed`: how many) or a newer payment options list were applied. */
   onPolled?: (what: 'balances' | 'options', changed: number) => void;
+  /**
+   * The team database announced a change to this operator's row (team migration 14), heard on the
+   * listener's connection; null when changes may have gone unheard (the listener connected again).
+   */
+  onOperatorChanged?: (login: string | null) => void;
   /** The periodic pull that covers a lost notification (default 5 s). */
   pollEveryMs?: number;
   /** Pulls woken by notifications are at least this far apart; those in between share the next (default 100 ms). */
@@ -190,6 +197,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     lastPullAt: null,
     error: null,
     signInRefused: false,
+    disabled: false,
     wrongDatabase: false,
     catchingUp: null,
     chain: { verifiedSeq: 0, recheckedAt: null, broken: null },
@@ -341,7 +349,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
    * the backlog. An error of an earlier pull stays until this one has succeeded.
    */
   function reached(): void {
-    if (!state.online) setStatus({ online: true, wrongDatabase: false, signInRefused: false });
+    if (!state.online) setStatus({ online: true, wrongDatabase: false, signInRefused: false, disabled: false });
   }
 
   /**
@@ -458,7 +466,14 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       const n = await pullOnce();
       if (!wasOnline) logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
       failures = 0;
-      setStatus({ online: true, error: null, signInRefused: false, wrongDatabase: false, lastPullAt: clock.now() });
+      setStatus({
+        online: true,
+        error: null,
+        signInRefused: false,
+        disabled: false,
+        wrongDatabase: false,
+        lastPullAt: clock.now(),
+      });
       schedule(pollEveryMs);
       if (!listener) void connectListener();
       if (!recheckStarted) {
@@ -478,6 +493,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         online: !offline && state.online,
         error: message,
         signInRefused: err instanceof TeamSignInError,
+        disabled: err instanceof TeamDisabledError,
         wrongDatabase: err instanceof TeamWorkspaceMismatchError,
       });
       schedule(retryMs);
@@ -541,12 +557,14 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
             void trigger(); // its success reconnects; its failure backs off
           },
           tls: poolTls(pool),
+          ...(o.onOperatorChanged ? { onOperator: (login: string) => tell(() => o.onOperatorChanged!(login)) } : {}),
         },
       );
       if (closed) await l.close();
       else {
         listener = l;
         void trigger(); // what was written while nobody listened
+        if (o.onOperatorChanged) tell(() => o.onOperatorChanged!(null)); // and what changed meanwhile
       }
     } catch (e) {
       logger.warn({ err: e }, 'team sync: cannot listen for new events yet');

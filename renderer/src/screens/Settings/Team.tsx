@@ -1,6 +1,8 @@
 // Team: who is signed in, the team's operators, and (for admins) adding, disabling, enabling and
 // re-roling them. Hiding the controls from non-admins is only a courtesy: PostgreSQL refuses their
-// changes whatever this screen shows, and that refusal is shown as it comes back.
+// changes whatever this screen shows, and that refusal is shown as it comes back. Both reads follow the
+// team: any operator's change, made at this desk or another (or the CLI), is pushed as
+// team.operatorsChanged and the list and "signed in as" read again.
 import { useState, type FormEvent } from 'react';
 import type { TeamMe, TeamOperatorRow } from '../../../../main/ipc/contract/team.js';
 import { ROLE_LABEL, TEAM_ROLES, type TeamRole } from '../../../../main/team/roles.shared.js';
@@ -14,9 +16,11 @@ import { EmptyState, ErrorBanner, Field, Loading } from '../../ui/index.js';
 import { Section, fieldError } from './Section.js';
 import { checkNewOperator, EMPTY_OPERATOR_FORM, operatorStatus, type NewOperatorForm } from './team-form.js';
 
+const FOLLOW_OPERATORS = { refreshOn: ['team.operatorsChanged' as const] };
+
 export function TeamSection() {
-  const me = useDeskQuery('team.me', {});
-  const list = useDeskQuery('team.operators.list', {});
+  const me = useDeskQuery('team.me', {}, FOLLOW_OPERATORS);
+  const list = useDeskQuery('team.operators.list', {}, FOLLOW_OPERATORS);
   const reload = async () => {
     await Promise.all([me.reload(), list.reload()]);
   };
@@ -133,6 +137,8 @@ function OperatorsTable({
                 <td>
                   {admin && !self ? (
                     <RoleChanger
+                      // A new role read from the team starts the picker again from it.
+                      key={row.role}
                       row={row}
                       pending={setRole.pending}
                       onChange={(role) => {
