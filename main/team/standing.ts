@@ -64,6 +64,7 @@ export function watchStanding(o: StandingOptions): OperatorStanding {
       op = await currentOperator(o.pool);
       failedBefore = false;
     } catch (e) {
+      if (closed) return null; // the session's pool ended under it
       if (e instanceof TeamDisabledError) {
         disable(null);
         return null;
