@@ -1,7 +1,7 @@
 // The pull side of the team record: everything after the last seq this desktop applied, in batches,
 // into its SQLite (apply.ts), after the desk's start (start.ts). LISTEN wakes it at once; a periodic
-// pull covers a lost notification; while PostgreSQL cannot be reached it says so, retries with backoff
-// and catches up.
+// pull covers a lost notification; while PostgreSQL cannot be reached it says so, probes it every second
+// (a failure the server answered backs off instead: team/reconnect.ts) and catches up.
 // Pulls run one at a time: a pull asked for while one runs waits for it, and asks share one pull.
 import type pg from 'pg';
 import { doublingDelay, type Clock } from '../../clock.js';
@@ -27,6 +27,7 @@ import { createChainCheck, type ChainState } from './chain-check.js';
 import { runSignatureCheck, signatureCheckProgress, type SignatureCheckProgress } from './signature-check.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { teamEventVerifier } from '../evidence.js';
+import { isSilence, PROBE_EVERY_MS, reachabilityWatch } from '../reconnect.js';
 
 export interface TeamSyncStatus {
   online: boolean;
@@ -207,6 +208,8 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   let failures = 0;
   let listener: Listener | null = null;
   let connecting = false;
+  /** While the database is silent: the steady probe that pulls as soon as it can be reached (team/reconnect.ts). */
+  const back = reachabilityWatch(url);
 
   function setStatus(next: Partial<TeamSyncStatus>): void {
     state = { ...state, ...next };
@@ -458,6 +461,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       const n = await pullOnce();
       if (!wasOnline) logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
       failures = 0;
+      back.stop();
       setStatus({ online: true, error: null, signInRefused: false, wrongDatabase: false, lastPullAt: clock.now() });
       schedule(pollEveryMs);
       if (!listener) void connectListener();
@@ -469,9 +473,11 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     } catch (e) {
       const err = e as Error;
       const offline = err instanceof TeamUnavailableError;
-      const retryMs = doublingDelay(++failures, RETRY_FIRST_MS, RETRY_MAX_MS);
+      // Silence (nobody answered) is probed every second rather than backed off (team/reconnect.ts).
+      const silent = isSilence(err);
+      const retryMs = silent ? PROBE_EVERY_MS : doublingDelay(++failures, RETRY_FIRST_MS, RETRY_MAX_MS);
       const message = offline
-        ? `Offline: the team database cannot be reached; showing this desktop's copy and retrying in ${Math.round(retryMs / 1000) || 1} s (${err.message})`
+        ? `Offline: the team database cannot be reached; showing this desktop's copy and ${silent ? 'trying again every second' : `retrying in ${Math.round(retryMs / 1000) || 1} s`} (${err.message})`
         : `Team sync failed: ${err.message}`;
       if (state.error !== message) logger.warn({ err, retryMs }, 'team sync: pull failed');
       setStatus({
@@ -480,7 +486,10 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         signInRefused: err instanceof TeamSignInError,
         wrongDatabase: err instanceof TeamWorkspaceMismatchError,
       });
-      schedule(retryMs);
+      if (silent) {
+        clearTimeout(timer);
+        back.whenReachable(() => void trigger());
+      } else schedule(retryMs);
       throw e;
     }
   }
@@ -572,6 +581,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       closed = true;
       closeNow();
       clearTimeout(timer);
+      back.stop();
       if (gathering) clearTimeout(gathering);
       clearTimeout(recheckTimer);
       waiting = null;
