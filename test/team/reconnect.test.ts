@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { appendEvent } from '../../main/collections/ledger.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { silentLogger } from '../../main/log/index.js';
 import { systemClock } from '../../main/clock.js';
@@ -101,7 +102,7 @@ describe('back within 2 s of the team database after a 20 s outage', () => {
       const stopped = Date.now();
       await by(stopped + 15_000, 'the desk says it is offline', () => !desk.sync.status().online);
       // Meanwhile the service answered the desk's charge: stored on the desk, waiting in its outbox.
-      const answered = withTeamKey({
+      const answered = withTeamKey<NewEvent>({
         collectionId,
         merchantReference: intent.merchantReference,
         source: 'initiate',
@@ -151,7 +152,7 @@ describe('back within 2 s of the team database after a 20 s outage', () => {
           deadline,
           "the desk's outbox is in the team record",
           async () =>
-            (await owner.query('SELECT 1 FROM team.events WHERE event_key = $1', [answered.dedupeKey])).rowCount === 1,
+            (await owner.query('SELECT 1 FROM team.events WHERE event_key = $1', [answered.dedupeKey!])).rowCount === 1,
         ),
         by(
           deadline,
