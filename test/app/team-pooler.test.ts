@@ -5,12 +5,14 @@
 // work: events within 1 s, and no warning. Real parts: composeCore desks (real SQLite, keychain,
 // sandbox), a real PostgreSQL and a real PgBouncer on loopback in front of it.
 import fs from 'node:fs';
+import { PassThrough, Readable } from 'node:stream';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { composeCore, type Core } from '../../main/app/core.js';
+import { connectCommand } from '../../main/cli/commands/connect.js';
 import { silentLogger } from '../../main/log/index.js';
 import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../main/settings/index.js';
 import { importServicePublicKey } from '../../main/settings/service-key.js';
@@ -170,5 +172,55 @@ describe('team desks behind PgBouncer', () => {
       expect(d.appStatus().connection).toBe('online');
       expect(d.appStatus().message).toBeNull();
     }
+  }, 120_000);
+
+  it('connect --remember warns that notifications do not arrive through a transaction-mode pool, naming the fix, and says they arrive through a session-mode one', async () => {
+    const pem = path.join(sandboxDir, 'service.pem');
+    fs.writeFileSync(pem, sb.servicePublicKeyPem);
+    const connect = async (bouncer: PgBouncer) => {
+      const login = await operator(bouncer);
+      let out = '';
+      let err = '';
+      const stdout = new PassThrough().on('data', (c: Buffer) => (out += c.toString()));
+      const stderr = new PassThrough().on('data', (c: Buffer) => (err += c.toString()));
+      const code = await connectCommand.run(
+        [
+          '--profile',
+          'team',
+          '--base-url',
+          sb.baseUrl,
+          '--public-key',
+          sb.publicKey,
+          '--service-key',
+          pem,
+          '--secret-key-stdin',
+          '--no-verify',
+          '--database',
+          bouncer.url(team.db.name),
+          '--login',
+          login,
+          '--remember',
+        ],
+        {
+          dataDir: tempDir('md-pooler-connect-'),
+          env: process.env,
+          io: { stdout, stderr, stdin: Readable.from([`${sb.secretKey}\n${team.password(login)}\n`]) },
+        },
+      );
+      return { code, out, err, login };
+    };
+
+    const pooled = await connect(bouncers.get('transaction')!);
+    // A warning, not a refusal: the desk works through it, catching up every second.
+    expect(pooled.code).toBe(0);
+    expect(pooled.out).toContain(`signed in as ${pooled.login}`);
+    expect(pooled.err).toMatch(
+      /^merchant-desk: warning: Notifications from the team database do not reach this desk: a pool in transaction mode .* This desk catches up every 1 s instead\. To fix it, connect this desk directly to PostgreSQL or through a session-mode pool \(PgBouncer pool_mode = session\)\.$/m,
+    );
+
+    const session = await connect(bouncers.get('session')!);
+    expect(session.code).toBe(0);
+    expect(session.err).toBe('');
+    expect(session.out).toMatch(/^Notifications from the team database arrive/m);
   }, 120_000);
 });

@@ -173,7 +173,6 @@ export async function startPgBouncer(server: PgServerInfo, mode: PoolMode): Prom
           'default_pool_size = 40',
           // After the server went away, try it again after 1 s rather than PgBouncer's default 15 s.
           'server_login_retry = 1',
-          'ignore_startup_parameters = extra_float_digits,options',
           '',
         ].join('\n'),
       );

@@ -28,6 +28,8 @@ import { runSignatureCheck, signatureCheckProgress, type SignatureCheckProgress 
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { teamEventVerifier } from '../evidence.js';
 import { isSilence, PROBE_EVERY_MS, reachabilityWatch } from '../reconnect.js';
+import { notifyProbe } from './notify-probe.js';
+import { PULL_WITHOUT_NOTIFICATIONS_MS, type TeamNotificationsState } from '../notify-words.shared.js';
 
 export interface TeamSyncStatus {
   online: boolean;
@@ -44,6 +46,8 @@ export interface TeamSyncStatus {
   chain: ChainState;
   /** While a new desk re-checks the signatures it took from a snapshot (sync/signature-check.ts); else null. */
   signatures: SignatureCheckProgress | null;
+  /** Whether notifications were proven to arrive (sync/notify-probe.ts), and how often the desk pulls meanwhile. */
+  notifications: TeamNotificationsState;
 }
 
 export interface TeamSync {
@@ -79,6 +83,11 @@ export interface TeamSyncOptions {
   onPolled?: (what: 'balances' | 'options', changed: number) => void;
   /** The periodic pull that covers a lost notification (default 5 s). */
   pollEveryMs?: number;
+  /**
+   * The periodic pull while notifications do not arrive (sync/notify-probe.ts; default 1 s): events still
+   * reach this desk within about two seconds of their commit.
+   */
+  pollWithoutNotificationsMs?: number;
   /** Pulls woken by notifications are at least this far apart; those in between share the next (default 100 ms). */
   gatherMs?: number;
   /** Events per page pulled from PostgreSQL (default 1,000); each page is applied in slices (sliceMs). */
@@ -176,6 +185,10 @@ async function pullNewestOptions(
 export function startTeamSync(o: TeamSyncOptions): TeamSync {
   const { pool, db, clock, logger } = o;
   const pollEveryMs = o.pollEveryMs ?? 5_000;
+  const pollWithoutNotificationsMs = Math.min(
+    pollEveryMs,
+    o.pollWithoutNotificationsMs ?? PULL_WITHOUT_NOTIFICATIONS_MS,
+  );
   const gatherMs = o.gatherMs ?? 100;
   const batchSize = o.batchSize ?? PAGE;
   const sliceMs = o.sliceMs ?? SLICE_MS;
@@ -195,6 +208,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     catchingUp: null,
     chain: { verifiedSeq: 0, recheckedAt: null, broken: null },
     signatures: signatureCheckProgress(db),
+    notifications: { arriving: null, checkedAt: null, pullEveryMs: pollEveryMs },
   };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
@@ -463,7 +477,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       failures = 0;
       back.stop();
       setStatus({ online: true, error: null, signInRefused: false, wrongDatabase: false, lastPullAt: clock.now() });
-      schedule(pollEveryMs);
+      schedule(state.notifications.pullEveryMs);
       if (!listener) void connectListener();
       if (!recheckStarted) {
         recheckStarted = true;
@@ -532,6 +546,25 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       () => undefined,
     );
 
+  // --- Notifications proven (sync/notify-probe.ts): while they do not arrive, the periodic pull runs every second.
+  const probe = notifyProbe({
+    pool,
+    now: () => clock.now(),
+    logger,
+    relisten() {
+      const dead = listener;
+      listener = null;
+      void dead?.close();
+      void connectListener();
+    },
+    onVerdict(arriving, at) {
+      const pullEveryMs = arriving ? pollEveryMs : pollWithoutNotificationsMs;
+      setStatus({ notifications: { arriving, checkedAt: at, pullEveryMs } });
+      if (state.online && !state.error) schedule(pullEveryMs);
+    },
+  });
+  // ---
+
   async function connectListener(): Promise<void> {
     if (closed || listener || connecting || !url) return;
     connecting = true;
@@ -544,17 +577,20 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         {
           onError: (err) => {
             logger.warn({ err }, 'team sync: the notification connection failed; reconnecting');
+            probe.notListening();
             const dead = listener;
             listener = null;
             void dead?.close();
             void trigger(); // its success reconnects; its failure backs off
           },
           tls: poolTls(pool),
+          probe: { channel: probe.channel, heard: (token) => probe.heard(token) },
         },
       );
       if (closed) await l.close();
       else {
         listener = l;
+        probe.listening();
         void trigger(); // what was written while nobody listened
       }
     } catch (e) {
@@ -582,6 +618,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       closeNow();
       clearTimeout(timer);
       back.stop();
+      probe.close();
       if (gathering) clearTimeout(gathering);
       clearTimeout(recheckTimer);
       waiting = null;
