@@ -33,6 +33,7 @@ import type { SignatureKeys } from '../service/verify-callback.js';
 import type { TeamLinkState } from './status.js';
 import { outboxCounts } from '../collections/outbox.js';
 import { heapWhileCatchingUp } from './heap.js';
+import { notificationsExplained } from '../team/notify-words.shared.js';
 
 export interface TeamLink {
   readonly unlocker: TeamUnlocker;
@@ -104,6 +105,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   let session: TeamSession | null = null;
   let closed = false;
   let wasOffline = false;
+  /** Whether this desk said that notifications do not arrive (said once, until they arrive again). */
+  let toldNotArriving = false;
   const tls = o.tls ?? DEFAULT_TLS;
   // Chosen in Settings, and said at every start: in the log, and in the status bar for as long as it holds.
   const { warning: transportWarning, host, mode } = transportOf(o.databaseUrl, tls);
@@ -156,6 +159,12 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
           void signOut(s.disabled ? 'disabled' : 'refused');
           return;
         }
+        // Notifications that do not arrive (a transaction-mode pool) are said once as a notice naming the fix,
+        // and for as long as it holds in the status bar (status.ts).
+        if (s.notifications.arriving === false && !toldNotArriving) {
+          toldNotArriving = true;
+          events.emit('notice', { level: 'warning', message: notificationsExplained(s.notifications) });
+        } else if (s.notifications.arriving === true) toldNotArriving = false;
         if (!s.online && s.error) wasOffline = true;
         else if (s.online && !s.error && wasOffline) {
           wasOffline = false;
@@ -344,6 +353,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         outbox: countOutbox(),
         chain: s?.chain ?? null,
         signatures: s?.signatures ?? null,
+        notifications: s?.notifications ?? null,
       };
     },
     charges,

@@ -1,11 +1,13 @@
 // Wakes a desktop when any writer commits events, or when an admin changes an operator: LISTEN on its
 // own connection (a pooled one would be handed to other work and lose the subscription), one connection
-// for both channels. An events notification carries the highest new seq, an operators one the login
+// for every channel. An events notification carries the highest new seq, an operators one the login
 // whose row changed (team migration 14). Either may be lost (connection drop, desktop asleep), so the
-// caller also pulls, and re-reads its operator, on a timer.
+// caller also pulls, and re-reads its operator, on a timer; behind a pool in transaction mode none
+// arrives at all, which the caller finds out by a probe (sync/notify-probe.ts).
 import pg from 'pg';
 import { EVENTS_CHANNEL, listenForEvents } from '../store/pg/events.js';
 import { listenForOperatorChanges, OPERATORS_CHANNEL } from '../store/pg/operators.js';
+import { listenForProbe } from '../store/pg/notify-probe.js';
 import { translatePgError } from './errors.js';
 import { loginOf } from './pool.js';
 import { DEFAULT_TLS, pgConnectionConfig, type TeamTls } from './tls.js';
@@ -21,6 +23,8 @@ export interface ListenOptions {
   tls?: TeamTls;
   /** An operator's row changed (added, disabled, enabled, re-roled, new password): their login. */
   onOperator?: (login: string) => void;
+  /** Also listen on this desk's probe channel (sync/notify-probe.ts), which proves notifications arrive. */
+  probe?: { channel: string; heard(payload: string): void };
 }
 
 export async function listen(
@@ -38,6 +42,7 @@ export async function listen(
     if (!closing) options.onError?.(translatePgError(err, 'listen for new events', loginOf(url)));
   });
   client.on('notification', (msg) => {
+    if (options.probe && msg.channel === options.probe.channel) return options.probe.heard(msg.payload ?? '');
     if (!msg.payload) return;
     if (msg.channel === OPERATORS_CHANNEL) {
       options.onOperator?.(msg.payload);
@@ -51,6 +56,7 @@ export async function listen(
     await client.connect();
     await listenForEvents(client);
     if (options.onOperator) await listenForOperatorChanges(client);
+    if (options.probe) await listenForProbe(client, options.probe.channel);
   } catch (e) {
     closing = true;
     await client.end().catch(() => undefined);

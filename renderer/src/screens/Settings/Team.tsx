@@ -10,6 +10,7 @@ import { WhoMay } from '../../role.js';
 import { useDeskAction, useDeskEvent, useDeskQuery } from '../../hooks.js';
 import type { AppStatus } from '../../../../main/ipc/contract/app.js';
 import { chainWords } from '../../../../main/team/chain-words.shared.js';
+import { notificationsExplained } from '../../../../main/team/notify-words.shared.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { formatDateTime } from '../../ui/format.js';
 import { EmptyState, ErrorBanner, Field, Loading } from '../../ui/index.js';
@@ -30,6 +31,7 @@ export function TeamSection() {
       {me.loading && <Loading what="your operator" />}
       {me.data && <WhoAmI me={me.data} />}
       <RecordCheck />
+      <NotificationsCheck />
       <ErrorBanner
         error={list.error}
         title="Could not read the operators"
@@ -62,6 +64,21 @@ function RecordCheck() {
     <p className="as-of" data-testid="team-record-check">
       {words.text}
       {chain.recheckedAt !== null ? ` (whole record re-checked ${formatDateTime(chain.recheckedAt)})` : ''}
+    </p>
+  );
+}
+
+/** Whether notifications from the team database were proven to reach this desk; if not, the fix. */
+function NotificationsCheck() {
+  const q = useDeskQuery('app.status', {});
+  const [pushed, setPushed] = useState<AppStatus>();
+  useDeskEvent('app.status', setPushed);
+  const n = (pushed ?? q.data)?.team?.notifications;
+  if (!n) return null;
+  return (
+    <p className={n.arriving === false ? 'badge warn' : 'as-of'} data-testid="team-notifications-check">
+      {notificationsExplained(n)}
+      {n.arriving !== null && n.checkedAt !== null ? ` (checked ${formatDateTime(n.checkedAt)})` : ''}
     </p>
   );
 }
