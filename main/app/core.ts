@@ -34,7 +34,7 @@ import { wireLedgerReconciliation } from './ledger.js';
 import { createAppLock, LockError, type IdleLock, type Unlocker } from '../lock/index.js';
 import type { TeamSession } from '../team/session.js';
 import type { NewEvent } from '../collections/event-rules.js';
-import type { TeamFirstRecorded, TeamFirstWhat } from './team.js';
+import type { TeamFirstWhat } from './team.js';
 
 /** A native open dialog: the chosen file, or null when the person cancelled. */
 export type OpenPathChooser = (o: {
@@ -127,11 +127,11 @@ export interface Core {
   team(): TeamSession | null;
   /**
    * A person's facts (a resolution, an import's callbacks) as they will be stored locally: on a team profile
-   * they are recorded in the team database first and come back with the keys both copies share and the
-   * seq each got; a solo profile returns them as they are (nothing stored anywhere).
+   * they are recorded in the team database first and come back with the keys both copies share; a solo
+   * profile returns them as they are.
    * Offline, signed out or not allowed: throws an AppError saying so, and nothing must be stored.
    */
-  recordTeamFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<TeamFirstRecorded>;
+  recordTeamFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
   /** Runs on close(), last registered first. */
   onClose(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
@@ -287,7 +287,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     team: () => ws.team()?.session() ?? null,
     recordTeamFirst: async (evs, what) => {
       const link = ws.team();
-      return link ? link.recordFirst(evs, what) : { events: [...evs], stored: new Map() };
+      return link ? link.recordFirst(evs, what) : [...evs];
     },
     onClose: (fn) => void closers.push(fn),
     close: () =>

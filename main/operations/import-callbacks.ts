@@ -21,9 +21,6 @@ import {
   importCallbacksText,
   type ImportSummary,
 } from '../callbacks/import-jsonl.js';
-import { eventIdByDedupeKey } from '../store/sqlite/exceptions-resolve.js';
-import { recordEventSeq } from '../store/sqlite/team/event-order.js';
-import { writeTransaction } from '../store/sqlite/transaction.js';
 import type { TeamFirstWhat } from '../team/record.js';
 import type { TeamFirstRecorder } from './resolve.js';
 
@@ -69,20 +66,9 @@ export async function importCallbacks(
   const opts = { keys: deps.keys, clock: deps.clock, ...(o.signal ? { signal: o.signal } : {}) };
   const stream = () =>
     'file' in source ? fs.createReadStream(source.file, { encoding: 'utf8' }) : Readable.from([source.text]);
-  let seqs: ReadonlyMap<string, { seq: number; recordedAt: number }> | null = null;
   const team = deps.team === 'not signed in' ? null : deps.team; // refused above
-  if (team) seqs = (await team.recordFirst(await eventsOfImport(stream(), opts), IMPORT_WHAT)).stored;
-  const summary =
-    'file' in source
-      ? await importCallbacksJsonl(deps.db, source.file, opts)
-      : await importCallbacksText(deps.db, source.text, opts);
-  // Each stored callback's place in the team's order, as the database gave it (store migration 19).
-  if (seqs?.size)
-    writeTransaction(deps.db, () => {
-      for (const [key, s] of seqs) {
-        const id = eventIdByDedupeKey(deps.db, key);
-        if (id !== undefined) recordEventSeq(deps.db, id, s.seq, s.recordedAt);
-      }
-    });
-  return summary;
+  if (team) await team.recordFirst(await eventsOfImport(stream(), opts), IMPORT_WHAT);
+  return 'file' in source
+    ? await importCallbacksJsonl(deps.db, source.file, opts)
+    : await importCallbacksText(deps.db, source.text, opts);
 }

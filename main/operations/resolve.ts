@@ -13,7 +13,7 @@
 import type { Db } from '../store/sqlite/connection.js';
 import type { NewEvent } from '../collections/event-rules.js';
 import { prepareResolution, resolveException, ReconcileError, type ReconcileOptions } from '../reconcile/index.js';
-import type { TeamFirstRecorded, TeamFirstWhat } from '../team/record.js';
+import type { TeamFirstWhat } from '../team/record.js';
 import { ResolutionTakenError, type StandingResolution } from '../team/resolutions.js';
 
 /** A team desk's way to record a person's fact in the team database first. */
@@ -21,7 +21,7 @@ export interface TeamFirstRecorder {
   /** The signed-in login: who resolves (PostgreSQL records it as the actor). */
   login: string;
   /** Records the events in the team database; an AppError in words when offline or not allowed. */
-  recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<TeamFirstRecorded>;
+  recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
   /** Pulls the team record now (the desk's copy is behind it). */
   pullNow(): void;
 }
@@ -82,7 +82,7 @@ export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{
 
   // Checked on this desk's copy first (the note, an open exception), then decided by the team database.
   const ev = prepareResolution(deps.db, input, deps.reconcileOptions);
-  let recorded: TeamFirstRecorded;
+  let recorded: NewEvent[];
   try {
     recorded = await deps.team.recordFirst([ev], RESOLVE_WHAT);
   } catch (e) {
@@ -92,11 +92,5 @@ export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{
     }
     throw e;
   }
-  const keyed = recorded.events[0]!;
-  const seq = recorded.stored.get(keyed.dedupeKey!);
-  return resolveException(
-    deps.db,
-    { ...input, dedupeKey: keyed.dedupeKey!, ...(seq ? { teamSeq: seq } : {}) },
-    deps.reconcileOptions,
-  );
+  return resolveException(deps.db, { ...input, dedupeKey: recorded[0]!.dedupeKey! }, deps.reconcileOptions);
 }

@@ -80,42 +80,31 @@ function reportedAmount(
   }
 }
 
-/**
- * Classifies one collection from its events, given in the team's order (oldest first: the store reads
- * them so, store/sqlite/team/event-order.ts; on a solo desk that is id order). Which event came later
- * (the latest resolution, what a resolution covers) is its place in that list, never its local id: two
- * desks store the same events under different ids, and must reach the same answer.
- */
 export function classify(c: ReconCollection, events: readonly ReconEvent[], opts: ClassifyOptions): Classification {
   const sources: SourceStatuses = { initiate: null, redirect: null, callback: null, import: null, manual: null };
-  // Places are 1-based positions in `events`; 0 is "none".
-  const trigger = new Map<ReconKind, number>(); // exception kind -> the place of the latest event that raised it
-  const raise = (k: ReconKind, at: number) => trigger.set(k, Math.max(trigger.get(k) ?? 0, at));
+  const trigger = new Map<ReconKind, number>(); // exception kind -> the latest event that raised it
+  const raise = (k: ReconKind, id: number) => trigger.set(k, Math.max(trigger.get(k) ?? 0, id));
 
   let lastEventId: number | null = null;
-  let lastNonResolutionAt = 0;
+  let lastNonResolutionId = 0;
   let lastResolution: ReconEvent | null = null;
-  let lastResolutionAt = 0;
   let lastInitiateKind: string | null = null;
-  let lastInitiateAt = 0;
+  let lastInitiateId = 0;
   let sentAt: number | null = null;
   let rejected = false;
   let completedAt: number | null = null;
   let hasConfirmedOutcome = false; // a verified callback/import outcome, or a person's manual_status
   const callbackStatuses: string[] = []; // distinct, in arrival order
-  let lastCallbackOutcomeAt = 0;
-  const redirectOutcomes: { e: ReconEvent; at: number }[] = [];
+  let lastCallbackOutcomeId = 0;
+  const redirectOutcomes: ReconEvent[] = [];
 
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i]!;
-    const at = i + 1;
+  for (const e of events) {
     lastEventId = Math.max(lastEventId ?? 0, e.id);
     if (e.kind === 'resolution') {
-      lastResolution = e;
-      lastResolutionAt = at;
+      if (!lastResolution || e.id > lastResolution.id) lastResolution = e;
       continue;
     }
-    lastNonResolutionAt = at;
+    lastNonResolutionId = Math.max(lastNonResolutionId, e.id);
 
     const signedSource = SIGNED_SOURCES.has(e.source);
     if (
@@ -123,13 +112,13 @@ export function classify(c: ReconCollection, events: readonly ReconEvent[], opts
       e.kind === 'bad_signature' ||
       (signedSource && (e.signature === 'invalid' || e.signature === 'missing'))
     ) {
-      raise('bad_signature', at);
+      raise('bad_signature', e.id);
       continue; // an unverified report changes nothing else
     }
 
     if (e.source === 'initiate') {
       lastInitiateKind = e.kind;
-      lastInitiateAt = at;
+      lastInitiateId = e.id;
       sources.initiate = e.status ?? sources.initiate;
       if (e.kind === 'initialize_rejected') rejected = true;
       if (e.kind === 'initialize_accepted' || e.kind === 'initialize_exists' || e.kind === 'initialize_unknown') {
@@ -150,30 +139,30 @@ export function classify(c: ReconCollection, events: readonly ReconEvent[], opts
     }
     if (e.source === 'redirect') {
       sources.redirect = status;
-      redirectOutcomes.push({ e, at });
+      redirectOutcomes.push(e);
       continue;
     }
     if (e.source === 'callback' || e.source === 'import') {
       if (e.source === 'callback') sources.callback = status;
       else sources.import = status;
       hasConfirmedOutcome = true;
-      lastCallbackOutcomeAt = at;
+      lastCallbackOutcomeId = Math.max(lastCallbackOutcomeId, e.id);
       if (!callbackStatuses.includes(status)) {
         callbackStatuses.push(status);
-        if (callbackStatuses.length > 1) raise('final_status_changed', at);
+        if (callbackStatuses.length > 1) raise('final_status_changed', e.id);
       }
       if (status === 'COMPLETED' && completedAt === null) completedAt = e.received_at;
       const r = reportedAmount(e, c.currency);
-      if (r.currency !== null && r.currency !== c.currency) raise('currency_mismatch', at);
-      else if (r.bad || (r.amount !== null && r.amount !== c.amount_minor)) raise('amount_mismatch', at);
+      if (r.currency !== null && r.currency !== c.currency) raise('currency_mismatch', e.id);
+      else if (r.bad || (r.amount !== null && r.amount !== c.amount_minor)) raise('amount_mismatch', e.id);
     }
   }
 
   // A verified redirect whose status no callback-side report shares.
   if (callbackStatuses.length > 0) {
     for (const r of redirectOutcomes) {
-      if (!callbackStatuses.includes(r.e.status!))
-        raise('redirect_callback_disagree', Math.max(r.at, lastCallbackOutcomeAt));
+      if (!callbackStatuses.includes(r.status!))
+        raise('redirect_callback_disagree', Math.max(r.id, lastCallbackOutcomeId));
     }
   }
 
@@ -181,14 +170,14 @@ export function classify(c: ReconCollection, events: readonly ReconEvent[], opts
   const kinds = new Set<ReconKind>(trigger.keys());
   if (!hasConfirmedOutcome) {
     if (lastInitiateKind === 'initialize_unknown') {
-      raise('unknown_outcome', lastInitiateAt);
+      raise('unknown_outcome', lastInitiateId);
       kinds.add('unknown_outcome');
     } else if (rejected && lastInitiateKind === 'initialize_rejected') {
       kinds.add('rejected');
     } else {
       staleAt = (sentAt ?? c.created_at) + opts.stalePendingAfterMs;
       if (opts.now >= staleAt) {
-        raise('stale_pending', lastNonResolutionAt);
+        raise('stale_pending', lastNonResolutionId);
         kinds.add('stale_pending');
         staleAt = null;
       } else {
@@ -199,7 +188,8 @@ export function classify(c: ReconCollection, events: readonly ReconEvent[], opts
   if (kinds.size === 0) kinds.add('matched');
 
   const ordered = RECON_KINDS.filter((k) => kinds.has(k));
-  const openKinds = ordered.filter((k) => isExceptionKind(k) && (trigger.get(k) ?? 0) > lastResolutionAt);
+  const resolvedUpTo = lastResolution?.id ?? 0;
+  const openKinds = ordered.filter((k) => isExceptionKind(k) && (trigger.get(k) ?? 0) > resolvedUpTo);
   return {
     outcome: ordered[0]!,
     kinds: ordered,

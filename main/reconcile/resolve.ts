@@ -5,7 +5,6 @@
 import type { Db } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
 import { eventIdByDedupeKey, internalReferenceOf } from '../store/sqlite/exceptions-resolve.js';
-import { recordEventSeq } from '../store/sqlite/team/event-order.js';
 import { orphanByEventId } from '../store/sqlite/read/orphans.js';
 import { ReconcileError } from './errors.js';
 import type { NewEvent } from '../collections/event-rules.js';
@@ -20,8 +19,6 @@ export interface ResolveInput {
   actor: string;
   /** The event's key when it was first recorded elsewhere (a team desk records it in the team database first). */
   dedupeKey?: string;
-  /** The seq and time the team database gave it (recorded there first): its place in the team's order. */
-  teamSeq?: { seq: number; recordedAt: number };
 }
 
 function checkedNoteAndActor(input: ResolveInput): { note: string; actor: string } {
@@ -115,9 +112,6 @@ export function resolveException(db: Db, input: ResolveInput, options: Reconcile
     }
     const ev = resolutionEvent(db, input, options, now);
     const r = appendEvent(db, input.dedupeKey ? { ...ev, dedupeKey: input.dedupeKey } : ev);
-    // Above every seq this desk has pulled (it would have pulled this one first otherwise), as the
-    // order gave it until now: the collection's classification stands.
-    if (input.teamSeq) recordEventSeq(db, r.eventId, input.teamSeq.seq, input.teamSeq.recordedAt);
     if (ev.collectionId !== null) reconcileCollection(db, ev.collectionId, { ...options, now });
     return { eventId: r.eventId };
   });

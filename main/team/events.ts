@@ -7,6 +7,7 @@ import {
   newestEventSeq,
   selectEventsAfter,
   selectEventsAfterRaw,
+  selectEventsOfReference,
   type EventInsertRow,
   type EventRow,
   type RawEventRow,
@@ -64,8 +65,8 @@ export interface TeamEvent {
 }
 
 export interface TeamAppendResult {
-  /** The events stored by this call, in the order given, with the sequence each got and the database's time. */
-  stored: { eventKey: string; seq: number; recordedAt: number }[];
+  /** The events stored by this call, in the order given, with the sequence each got. */
+  stored: { eventKey: string; seq: number }[];
   /** Keys already stored (earlier, by anyone, or twice in this batch): not stored again. */
   duplicates: string[];
 }
@@ -136,22 +137,20 @@ export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[
   if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
   const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
   if (rows.length === 0) return { stored: [], duplicates: [] };
-  let inserted: { seq: string; event_key: string; recorded_at: Date }[];
+  let inserted: { seq: string; event_key: string }[];
   try {
     inserted = await insertEvents(db, rows);
   } catch (e) {
     throw translatePgError(e, 'append events', queryableLogin(db));
   }
-  const seqOf = new Map(
-    inserted.map((r) => [r.event_key, { seq: toSafeInteger(r.seq, 'seq'), recordedAt: r.recorded_at.getTime() }]),
-  );
+  const seqOf = new Map(inserted.map((r) => [r.event_key, toSafeInteger(r.seq, 'seq')]));
   const stored: TeamAppendResult['stored'] = [];
   const duplicates: string[] = [];
   for (const e of events) {
-    const got = seqOf.get(e.eventKey);
-    if (got === undefined) duplicates.push(e.eventKey);
+    const seq = seqOf.get(e.eventKey);
+    if (seq === undefined) duplicates.push(e.eventKey);
     else {
-      stored.push({ eventKey: e.eventKey, ...got });
+      stored.push({ eventKey: e.eventKey, seq });
       seqOf.delete(e.eventKey); // a key repeated within the batch was stored once
     }
   }
@@ -233,6 +232,15 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   const more = rows.length > limit;
   const events = rows.slice(0, limit).map(toEvent);
   return { events, lastSeq: events.length ? events[events.length - 1]!.seq : afterSeq, more };
+}
+
+/** One merchant reference's events up to `uptoSeq` (what a desk folds again, sync/refold.ts), in seq order. */
+export async function eventsOfReference(db: Queryable, reference: string, uptoSeq: number): Promise<ChainedEvent[]> {
+  try {
+    return (await selectEventsOfReference(db, reference, uptoSeq)).map(toEvent);
+  } catch (e) {
+    throw translatePgError(e, `read the events of ${reference}`, queryableLogin(db));
+  }
 }
 
 /** The newest seq in the team record (up to `uptoSeq` when given), 0 when it has none; `doing` names the read. */

@@ -151,26 +151,15 @@ export async function recordEvents(pool: pg.Pool, events: readonly NewEvent[]): 
   }
 }
 
-/** What a team-first write gives back: the events as both copies key them, and what the database stored of them. */
-export interface TeamFirstRecorded {
-  events: NewEvent[];
-  /** By event key: the seq and the database's time of each event stored now (a key stored before is not here). */
-  stored: ReadonlyMap<string, { seq: number; recordedAt: number }>;
-}
-
 /**
  * A person's facts (a resolution, an import's callbacks) recorded in the team database before the desk
- * stores them, keyed as the local copies will be, 1,000 a statement (a retry after a partial failure
- * stores nothing twice: the log is idempotent by key). Throws what recordEvents throws.
+ * stores them; returns them keyed as the local copies will be. 1,000 a statement: a retry after a partial
+ * failure stores nothing twice (the log is idempotent by key). Throws what recordEvents throws.
  */
-export async function recordTeamFirst(pool: pg.Pool, evs: readonly NewEvent[]): Promise<TeamFirstRecorded> {
+export async function recordTeamFirst(pool: pg.Pool, evs: readonly NewEvent[]): Promise<NewEvent[]> {
   const keyed = evs.map(withTeamKey);
-  const stored = new Map<string, { seq: number; recordedAt: number }>();
-  for (let i = 0; i < keyed.length; i += 1000) {
-    const r = await recordEvents(pool, keyed.slice(i, i + 1000));
-    for (const x of r.stored) stored.set(x.eventKey, { seq: x.seq, recordedAt: x.recordedAt });
-  }
-  return { events: keyed, stored };
+  for (let i = 0; i < keyed.length; i += 1000) await recordEvents(pool, keyed.slice(i, i + 1000));
+  return keyed;
 }
 
 /** What is recorded team-first, in words for the refusal ("may not resolve exceptions"). */

@@ -1,7 +1,7 @@
 // One resolution per exception, decided by the team database (team migration 13): a resolution of a
 // reference whose latest event is already a resolution is refused, naming that resolution's seq. This
-// module turns the refusal into who resolved it, when the database recorded it, and their note, read
-// from team.events with the desk's own grants.
+// module turns the refusal into who resolved it, when, and their note, read from team.events with the
+// desk's own grants.
 import { selectEventBySeq } from '../store/pg/events.js';
 import { TeamError } from './errors.js';
 import { toSafeInteger, type Queryable } from './pool.js';
@@ -11,7 +11,10 @@ export interface StandingResolution {
   merchantReference: string;
   /** The login PostgreSQL recorded. */
   resolvedBy: string;
-  /** When the database recorded it (ms since the epoch). */
+  /**
+   * When it was resolved (ms since the epoch): the event's own time, which every desk shows for it
+   * ("Resolved by kofi at …"); the database's recorded_at is at most the round trip later.
+   */
   resolvedAt: number;
   note: string | null;
   seq: number;
@@ -63,7 +66,7 @@ export async function explainResolutionRefusal(db: Queryable, e: unknown): Promi
       {
         merchantReference: row.merchant_reference,
         resolvedBy: row.actor,
-        resolvedAt: row.recorded_at.getTime(),
+        resolvedAt: row.occurred_at.getTime(),
         note: row.note,
         seq,
       },

@@ -4,7 +4,8 @@ import crypto from 'node:crypto';
 import pg from 'pg';
 import { migrate } from '../../main/team/migrate.js';
 import type { TeamMigration } from '../../main/team/migrations/index.js';
-import { addOperator, type TeamRole } from '../../main/team/operators.js';
+import { addOperator } from '../../main/operations/operators.js';
+import type { TeamRole } from '../../main/team/roles.shared.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 
@@ -36,7 +37,7 @@ export async function teamFixture(o: { migrations?: TeamMigration[] } = {}): Pro
     async addOperator(role, name = role) {
       const login = `${name}_${suffix}_${++n}`;
       const password = `pw-${crypto.randomBytes(12).toString('hex')}`;
-      await addOperator(owner, { login, role, password, displayName: `${name} ${n}` });
+      await addOperator({ pool: owner }, { login, role, password, displayName: `${name} ${n}` });
       passwords.set(login, password);
       return login;
     },

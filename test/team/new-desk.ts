@@ -136,8 +136,6 @@ export function record(db: Db) {
   return {
     collections: db.prepare('SELECT * FROM collections ORDER BY id').all(),
     events: db.prepare('SELECT * FROM collection_events ORDER BY id').all(),
-    /** Each event's team seq and the database's time (store migration 19). */
-    seqs: db.prepare('SELECT * FROM team_event_seq ORDER BY event_id').all(),
     reconciliation: db
       .prepare('SELECT * FROM reconciliation ORDER BY collection_id')
       .all()

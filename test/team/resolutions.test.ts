@@ -79,8 +79,8 @@ function as(d: Desk, login: string): ResolveDeps {
 /** What the team record holds of a reference's resolutions. */
 async function resolutionsOf(ref: string) {
   return (
-    await team.owner.query<{ actor: string; note: string; recorded_at: Date }>(
-      "SELECT actor, note, recorded_at FROM team.events WHERE merchant_reference = $1 AND source = 'manual' ORDER BY seq",
+    await team.owner.query<{ actor: string; note: string; occurred_at: Date }>(
+      "SELECT actor, note, occurred_at FROM team.events WHERE merchant_reference = $1 AND source = 'manual' ORDER BY seq",
       [ref],
     )
   ).rows;
@@ -124,9 +124,9 @@ describe('one decision per exception', () => {
     const winner = results[0]!.status === 'fulfilled' ? kofi : amina;
     const [loserDesk, winnerDesk] = winner === kofi ? [b, a] : [a, b];
     const stood = await resolutionsOf(ref);
-    expect(stood).toEqual([{ actor: winner, note: notes[winner], recorded_at: expect.any(Date) }]);
+    expect(stood).toEqual([{ actor: winner, note: notes[winner], occurred_at: expect.any(Date) }]);
 
-    // The other desk is told who, when (the database's time) and their note; it stored nothing.
+    // The other desk is told who, when and their note; it stored nothing of its own.
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).toMatchObject({ kind: 'conflict', field: 'collectionId' });
     expect(refused.reason.message).toMatch(
@@ -143,7 +143,7 @@ describe('one decision per exception', () => {
       const detail = getDetail(d.db, idOf(d, ref));
       expect(detail.resolution).toMatchObject({
         by: winner,
-        at: stood[0]!.recorded_at.toISOString(),
+        at: stood[0]!.occurred_at.toISOString(),
         note: notes[winner],
       });
       expect(detail.reconciliation).toMatchObject({ isException: false, resolutionNote: notes[winner] });
@@ -180,7 +180,7 @@ describe('one decision per exception', () => {
       const o = listOrphanCallbacks(d.db, { eventId: ids.get(d)! }).rows[0]!;
       expect(o).toMatchObject({
         resolvedBy: stood[0]!.actor,
-        resolvedAt: stood[0]!.recorded_at.toISOString(),
+        resolvedAt: stood[0]!.occurred_at.toISOString(),
         resolutionNote: stood[0]!.note,
       });
       expect(listOrphanCallbacks(d.db).rows.map((x) => x.merchantReference)).not.toContain(cb.merchantReference);

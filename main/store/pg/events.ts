@@ -51,19 +51,17 @@ ORDER BY n`;
 
 const INSERT_EVENTS = `${INSERT_EVENT_ROWS}
 ON CONFLICT (event_key) DO NOTHING
-RETURNING seq, event_key, recorded_at`;
+RETURNING seq, event_key`;
 
 /**
  * Inserts the rows in one statement, skipping each key already stored (earlier, by anyone, or before in
- * this batch); the rows stored, with their seqs and the database's time. Needs SELECT on event_key (a
- * desk's login: migration 4).
+ * this batch); the rows stored, with their seqs. Needs SELECT on event_key (a desk's login: migration 4).
  */
 export async function insertEvents(
   db: Queryable,
   rows: readonly EventInsertRow[],
-): Promise<{ seq: string; event_key: string; recorded_at: Date }[]> {
-  return (await db.query<{ seq: string; event_key: string; recorded_at: Date }>(INSERT_EVENTS, [JSON.stringify(rows)]))
-    .rows;
+): Promise<{ seq: string; event_key: string }[]> {
+  return (await db.query<{ seq: string; event_key: string }>(INSERT_EVENTS, [JSON.stringify(rows)])).rows;
 }
 
 /**
@@ -185,16 +183,32 @@ export async function newestEventSeq(db: Queryable, uptoSeq?: number): Promise<s
   return r.rows[0]?.max ?? null;
 }
 
-/** Who wrote the event of `seq`, when the database recorded it, and its note (a refused resolution names it). */
+/** The event of `seq`: who wrote it, when, and its note (a refused resolution names the one that stands). */
 export async function selectEventBySeq(
   db: Queryable,
   seq: string | number,
-): Promise<{ merchant_reference: string; actor: string; recorded_at: Date; note: string | null } | undefined> {
-  const r = await db.query<{ merchant_reference: string; actor: string; recorded_at: Date; note: string | null }>(
-    'SELECT merchant_reference, actor, recorded_at, note FROM team.events WHERE seq = $1',
+): Promise<{ merchant_reference: string; actor: string; occurred_at: Date; note: string | null } | undefined> {
+  const r = await db.query<{ merchant_reference: string; actor: string; occurred_at: Date; note: string | null }>(
+    'SELECT merchant_reference, actor, occurred_at, note FROM team.events WHERE seq = $1',
     [seq],
   );
   return r.rows[0];
+}
+
+/** One merchant reference's events up to `uptoSeq`, in seq order, with their chain columns. */
+export async function selectEventsOfReference(
+  db: Queryable,
+  merchantReference: string,
+  uptoSeq: number,
+): Promise<EventRow[]> {
+  const r = await db.query<EventRow>(
+    `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
+            signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, prev_hash, hash,
+            evidence
+     FROM team.events WHERE merchant_reference = $1 AND seq <= $2 ORDER BY seq`,
+    [merchantReference, uptoSeq],
+  );
+  return r.rows;
 }
 
 /** The seqs of one merchant reference's events, in order. */

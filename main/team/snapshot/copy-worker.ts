@@ -1,4 +1,4 @@
-// Worker entry for copying a snapshot's tables into the desk (start.ts), on a connection of its
+// Worker entry for copying a snapshot's two tables into the desk (start.ts), on a connection of its
 // own, while the main thread's check of the same file is still running: the copy is done inside ONE
 // write transaction that commits only when told the check passed, and rolls back otherwise, so an
 // unchecked row is never visible (how the tables are copied: store/sqlite/team/snapshot-copy.ts).

@@ -1,5 +1,5 @@
 // A new desk's start from the team's newest snapshot: download it beside the desk's database, verify
-// every row of it against team.events (verify.ts), copy its tables into the (still empty) desk in
+// every row of it against team.events (verify.ts), copy its two tables into the (still empty) desk in
 // ONE transaction, record its seq, and reconcile. The incremental path then takes the events after it.
 //
 // Why it is faster: the replay (sync/bulk.ts) spends its time inserting 3.6 M events one by one and then
@@ -7,8 +7,8 @@
 // (copy-worker.ts), and the check (verify.ts) only reads, sequentially, while PostgreSQL sends the next
 // page; the two run at once on two threads, and the copy commits only after the check passed.
 //
-// What a desk trusts: nothing more than with the replay. Every event row, its team seq row and every
-// collection row of the snapshot must equal what the replay makes of PostgreSQL's events (actors as the database
+// What a desk trusts: nothing more than with the replay. Every event row and every collection row of
+// the snapshot must equal what the replay makes of PostgreSQL's events (actors as the database
 // recorded them), whatever its id, and the reconciliation is computed here. The indexes are not taken:
 // the copy transfers the tables' b-trees, then REINDEXes both tables from their checked rows in the same
 // transaction. A forged index is not harmless: a unique index on merchant_reference decides which

@@ -20,8 +20,8 @@
 // seq, and the desk's replay then stops at the same place with the alarm raised.
 //
 // The reconciliation is not in the snapshot's trust at all: the desk that takes it computes it.
-// Every row of the three tables the copy takes (collections, collection_events and each event's team
-// seq, store migration 19) is compared, whatever its id (a row outside 1..N is refused). The indexes the copy brings along are not compared: the copy rebuilds them from the rows
+// Every row of the two tables the copy takes is compared, whatever its id (a row outside 1..N is
+// refused). The indexes the copy brings along are not compared: the copy rebuilds them from the rows
 // (copy-worker.ts), so nothing of them is taken.
 import type pg from 'pg';
 import { PROJECTION_COLUMNS, projectEvent } from '../../collections/event-rules.js';
@@ -70,9 +70,6 @@ const EVENT_COLUMNS = [
 
 const SIGNATURE_AT = EVENT_COLUMNS.indexOf('signature');
 const NOTE_AT = EVENT_COLUMNS.indexOf('note');
-
-/** An event's team seq row (store migration 19), as the bulk copy writes it for each event it copies. */
-const SEQ_COLUMNS = ['event_id', 'seq', 'recorded_at'] as const;
 
 /** A collection's columns as its intent writes them (insertIntentCollection). */
 const INTENT_COLUMNS = [
@@ -204,8 +201,7 @@ export async function verifySnapshot(
         throw e;
       }
       const rows = rowsInRange(snap, 'collection_events', EVENT_COLUMNS, eventId, eventId + n);
-      const seqRows = rowsInRange(snap, 'team_event_seq', SEQ_COLUMNS, eventId, eventId + n, 'event_id');
-      for (let j = 0; j < n; j++) walk(page.events[j]!, rows[j], seqRows[j]);
+      for (let j = 0; j < n; j++) walk(page.events[j]!, rows[j]);
     }
     o.onProgress?.(page.lastSeq);
     if (!page.more) break;
@@ -213,7 +209,7 @@ export async function verifySnapshot(
   }
 
   /** One event: its collection (a new one from its intent), its stored kind, and the projection it makes. */
-  function walk(tev: TeamEvent, stored: Row | undefined, storedSeq: Row | undefined): void {
+  function walk(tev: TeamEvent, stored: Row | undefined): void {
     const { merchantReference: ref, seq } = tev;
     let id = ids.get(ref);
     if (id === undefined) {
@@ -234,8 +230,6 @@ export async function verifySnapshot(
     const r = p ? projectEvent(p, ev) : undefined;
     const row: Row = [++eventId, ...eventValues(id ?? null, ev, r ? r.kind : ev.kind)];
     if (!same(row, stored)) differs('collection_events', EVENT_COLUMNS, row, stored, `seq ${seq}`);
-    const seqRow: Row = [eventId, seq, tev.recordedAt];
-    if (!same(seqRow, storedSeq)) differs('team_event_seq', SEQ_COLUMNS, seqRow, storedSeq, `seq ${seq}`);
     if (p && r) {
       Object.assign(p, r.next);
       p.last_event_id = eventId;
@@ -248,9 +242,6 @@ export async function verifySnapshot(
   const extraEvent = firstIdOutside(snap, 'collection_events', eventId);
   if (extraEvent !== undefined)
     throw new SnapshotRejectedError(`it has collection_events row ${extraEvent}, which no event of the record makes`);
-  const extraSeq = firstIdOutside(snap, 'team_event_seq', eventId, 'event_id');
-  if (extraSeq !== undefined)
-    throw new SnapshotRejectedError(`it has team_event_seq row ${extraSeq}, which no event of the record makes`);
   const extraCollection = firstIdOutside(snap, 'collections', collectionId);
   if (extraCollection !== undefined)
     throw new SnapshotRejectedError(`it has collections row ${extraCollection}, which no intent of the record makes`);

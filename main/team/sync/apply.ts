@@ -1,17 +1,15 @@
 // Applying pulled team rows to a desktop's SQLite: events through the one local path (appendEvent,
-// idempotent by dedupe key, with the incremental reconciliation run once per batch), each with its team
-// seq beside it (store migration 19: the order every desk agrees on), balance snapshots and payment
-// options through their stores' own write functions. Each batch commits with the seq it reached
-// (team_sync), so a crash never skips nor repeats a row.
+// idempotent by dedupe key, with the incremental reconciliation run once per batch), balance
+// snapshots and payment options through their stores' own write functions. Each batch commits with
+// the seq it reached (team_sync), so a crash never skips nor repeats a row.
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
 import { appendEvent } from '../../collections/ledger.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
-import { reconcileAfterAppend, reconcileOnceAfter } from '../../reconcile/incremental.js';
+import { reconcileOnceAfter } from '../../reconcile/incremental.js';
 import { recordBalanceRun } from '../../store/sqlite/balances.js';
 import { recordProvidersRun } from '../../store/sqlite/payment-options.js';
 import { setLastSeq } from '../../store/sqlite/team/sync-state.js';
-import { recordEventSeq } from '../../store/sqlite/team/event-order.js';
 import {
   collectionStatuses,
   setIntentOperator,
@@ -21,6 +19,7 @@ import type { PaymentOption, WalletBalance } from '../../service/types.js';
 import type { TeamEvent } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
+import { noteComeback } from './refold.js';
 
 /** A collection created or given a new event by a batch, with its status after the batch. */
 export type ChangedCollection = CollectionStatusRow;
@@ -58,21 +57,18 @@ export function applyEvents(
         const intent = intentFromTeamEvent(tev);
         if (intent) id = insertIntentCollection(db, intent);
       }
-      const r = appendEvent(db, { ...fromTeamEvent(tev, verify), collectionId: id ?? null });
-      // Its place in the team's order. This desk's own event, pulled back, learns it only now: its
-      // collection is classified again, since its "latest" may have been another event until now.
-      const seqIsNew = recordEventSeq(db, r.eventId, tev.seq, tev.recordedAt) > 0;
+      const ev = { ...fromTeamEvent(tev, verify), collectionId: id ?? null };
+      const r = appendEvent(db, ev);
       if (r.inserted) {
         applied++;
         if (id !== undefined) touched.add(id);
         else orphans++;
-      } else if (id !== undefined) {
+      } else {
+        // One this desk stored before the record had it: folded again after the pull when the record
+        // placed or keeps it otherwise (sync/refold.ts).
+        noteComeback(db, ev, now);
         // This desk's own intent, stored before PostgreSQL had it: the database's actor is who created it.
-        if (tev.source === 'intent' && setIntentOperator(db, id, tev.actor)) touched.add(id);
-        if (seqIsNew) {
-          reconcileAfterAppend(db, id);
-          touched.add(id);
-        }
+        if (id !== undefined && tev.source === 'intent' && setIntentOperator(db, id, tev.actor)) touched.add(id);
       }
     }
     setLastSeq(db, 'events', upToSeq, now);

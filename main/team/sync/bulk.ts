@@ -34,8 +34,6 @@ import {
   presentSchema,
 } from '../../store/sqlite/team/bulk-schema.js';
 import { insertCopiedEvent, isEmpty, withBulkCache } from '../../store/sqlite/team/bulk-copy.js';
-import { recordEventSeq } from '../../store/sqlite/team/event-order.js';
-import { eventIdByDedupeKey } from '../../store/sqlite/exceptions-resolve.js';
 import {
   storedProjection,
   writeProjection,
@@ -121,11 +119,8 @@ function copyChunk(
       const kind = r ? r.kind : ev.kind;
       const info = insertCopiedEvent(db, eventValues(id ?? null, ev, kind));
       // Not stored: this desktop already had it (its own write, e.g. a charge saved during the copy), as
-      // appendEvent's dedupe would find; the row keeps the projection it had. Either way the event's
-      // place in the team's order is its seq (store migration 19).
+      // appendEvent's dedupe would find; the row keeps the projection it had.
       n += info.changes;
-      const eventId = info.changes > 0 ? Number(info.lastInsertRowid) : eventIdByDedupeKey(db, ev.dedupeKey!);
-      if (eventId !== undefined) recordEventSeq(db, eventId, tev.seq, tev.recordedAt);
       if (p && r && info.changes > 0) {
         Object.assign(p, r.next);
         p.last_event_id = Number(info.lastInsertRowid);

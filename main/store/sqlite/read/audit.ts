@@ -1,12 +1,8 @@
-// The audit list: every stored event and resolution, newest first, filtered. One collection's or one
-// reference's events come in the team's order (store/sqlite/team/event-order.ts), so every desk lists
-// them alike; the whole record's list is in the order this desk stored them (sorting a year's events by
-// a joined seq at every page costs seconds, and across references no "latest" is decided from it).
+// The audit list: every stored event and resolution, newest first, filtered.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import type { CollectionEventRow } from '../ledger/collection-events.js';
 import { addRange, newTerms, whereOf } from './filters.js';
-import { teamOrder, teamSeqJoin } from '../team/event-order.js';
 
 export interface AuditQuery {
   collectionId?: number;
@@ -44,13 +40,9 @@ export function auditPage(db: ReadDb, q: AuditQuery = {}): { rows: StoredEventRe
   addRange(t, 'received_at', q);
   const w = whereOf(t.where);
   const total = readStatement(db, `SELECT COUNT(*) FROM collection_events ${w}`, 'pluck').get(t.params) as number;
-  const oneHistory = q.collectionId !== undefined || Boolean(q.reference);
   const rows = readStatement(
     db,
-    oneHistory
-      ? `SELECT e.* FROM (SELECT * FROM collection_events ${w}) e ${teamSeqJoin('e', 's')}
-         ORDER BY ${teamOrder('e', 's', true)} LIMIT @limit OFFSET @offset`
-      : `SELECT * FROM collection_events ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`,
+    `SELECT * FROM collection_events ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`,
   ).all({
     ...t.params,
     limit: Math.min(Math.max(q.limit ?? 100, 1), 1000),

@@ -4,7 +4,6 @@ import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import type { CollectionEventRow } from '../ledger/collection-events.js';
 import { COLLECTION_COLUMNS, type CollectionRecord } from './collections-page.js';
-import { teamOrder, teamSeqJoin } from '../team/event-order.js';
 
 /** A collection_events row as the timeline reads it. */
 export interface EventRecord extends Omit<CollectionEventRow, 'collection_id' | 'merchant_reference' | 'dedupe_key'> {
@@ -13,9 +12,9 @@ export interface EventRecord extends Omit<CollectionEventRow, 'collection_id' | 
 }
 
 const EVENT_COLUMNS =
-  'e.id, e.source, e.kind, e.status, e.received_at, e.signature, e.internal_reference, e.amount_minor, e.currency, e.payload, e.note, e.actor, ' +
+  'id, source, kind, status, received_at, signature, internal_reference, amount_minor, currency, payload, note, actor, ' +
   // A refusal by the team database stays on the desk with its reason (team outbox, store migration 015).
-  "(SELECT o.reason FROM team_outbox o WHERE o.event_id = e.id AND o.state = 'refused') AS team_refused";
+  "(SELECT o.reason FROM team_outbox o WHERE o.event_id = collection_events.id AND o.state = 'refused') AS team_refused";
 
 /** A collection by id or by merchant reference, or undefined. */
 export function collectionRecord(db: ReadDb, idOrReference: number | string): CollectionRecord | undefined {
@@ -27,12 +26,11 @@ export function collectionRecord(db: ReadDb, idOrReference: number | string): Co
       ) as CollectionRecord | undefined);
 }
 
-/** A collection's events, oldest first in the team's order (store/sqlite/team/event-order.ts). */
+/** A collection's events, oldest first. */
 export function collectionTimeline(db: ReadDb, collectionId: number): EventRecord[] {
-  return readStatement(
-    db,
-    `SELECT ${EVENT_COLUMNS} FROM collection_events e ${teamSeqJoin('e', 's')} WHERE e.collection_id = ? ORDER BY ${teamOrder('e', 's')}`,
-  ).all(collectionId) as EventRecord[];
+  return readStatement(db, `SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`).all(
+    collectionId,
+  ) as EventRecord[];
 }
 
 /** A collection row with every column, as stored (the charge's initialize request, the exception detail). */

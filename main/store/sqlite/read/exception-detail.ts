@@ -1,14 +1,12 @@
 // One collection as the exception detail shows it: the collection row (every column), its
-// reconciliation row, every event (every column) oldest first in the team's order, and who resolved
-// it and when (the team database's time once the desk knows it).
+// reconciliation row, every event (every column) oldest first, and who resolved it and when.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import type { StoredEventRecord } from './audit.js';
 import { collectionAsStored } from './collection-detail.js';
 import { RECONCILIATION_COLUMNS, type ReconciliationRecord } from './exceptions.js';
-import { teamOrder, teamSeqJoin } from '../team/event-order.js';
 
-/** The resolution a reconciliation row names: who, when (ms; the database's time when known), the note. */
+/** The resolution a reconciliation row names: who, when (ms), the note. */
 export interface ResolutionRecord {
   event_id: number;
   actor: string | null;
@@ -32,10 +30,9 @@ export function exceptionDetail(
   return {
     collection: collectionAsStored(db, collectionId),
     reconciliation,
-    events: readStatement(
-      db,
-      `SELECT e.* FROM collection_events e ${teamSeqJoin('e', 's')} WHERE e.collection_id = ? ORDER BY ${teamOrder('e', 's')}`,
-    ).all(collectionId) as StoredEventRecord[],
+    events: readStatement(db, 'SELECT * FROM collection_events WHERE collection_id = ? ORDER BY id').all(
+      collectionId,
+    ) as StoredEventRecord[],
     resolution:
       reconciliation?.resolved_by_event_id == null
         ? undefined
@@ -47,7 +44,6 @@ export function exceptionDetail(
 export function resolutionRecord(db: ReadDb, eventId: number): ResolutionRecord | undefined {
   return readStatement(
     db,
-    `SELECT e.id AS event_id, e.actor, COALESCE(s.recorded_at, e.received_at) AS at, e.note
-     FROM collection_events e ${teamSeqJoin('e', 's')} WHERE e.id = ?`,
+    'SELECT id AS event_id, actor, received_at AS at, note FROM collection_events WHERE id = ?',
   ).get(eventId) as ResolutionRecord | undefined;
 }

@@ -1,6 +1,6 @@
 // Orphan callbacks: signed events for a reference this desk has no collection for. One definition, the
-// view reconciliation_orphans (migration 003, in the team's order since migration 019), read here for
-// the queue, the summary and the resolve command's check, with who resolved each and when.
+// view of migration 003 (reconciliation_orphans), read here for the queue, the summary and the resolve
+// command's check, with who resolved each and when.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import type { CollectionEventRow } from '../ledger/collection-events.js';
@@ -19,18 +19,15 @@ export interface OrphanRecord extends Pick<
 > {
   event_id: number;
   resolved_by_event_id: number | null;
-  /** The resolution's actor, its time (the team database's when known, ms) and its note; null while open. */
+  /** The resolution's actor, its time (ms) and its note; null while open. */
   resolved_by: string | null;
   resolved_at: number | null;
   resolution_note: string | null;
 }
 
 /** The view's rows with their resolution's who, when and note. */
-const ORPHANS = `SELECT o.*, r.actor AS resolved_by, COALESCE(s.recorded_at, r.received_at) AS resolved_at,
-  r.note AS resolution_note
-  FROM reconciliation_orphans o
-  LEFT JOIN collection_events r ON r.id = o.resolved_by_event_id
-  LEFT JOIN team_event_seq s ON s.event_id = o.resolved_by_event_id`;
+const ORPHANS = `SELECT o.*, r.actor AS resolved_by, r.received_at AS resolved_at, r.note AS resolution_note
+  FROM reconciliation_orphans o LEFT JOIN collection_events r ON r.id = o.resolved_by_event_id`;
 
 /** Newest first; only the open ones unless includeResolved; only one (resolved or not) with eventId. */
 export function orphansPage(

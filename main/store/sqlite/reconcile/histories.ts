@@ -5,7 +5,6 @@
 import type { Db } from '../connection.js';
 import { statement } from '../statements.js';
 import type { CollectionEventRow } from '../ledger/collection-events.js';
-import { teamOrder, teamSeqJoin } from '../team/event-order.js';
 
 /** One event as the rules read it. */
 export type ReconEvent = Pick<
@@ -21,23 +20,14 @@ export interface ReconCollection {
   currency: string;
 }
 
-const EVENT_COLUMNS = [
-  'id',
-  'source',
-  'kind',
-  'status',
-  'received_at',
-  'signature',
-  'amount_minor',
-  'currency',
-  'payload',
-  'note',
-]
-  .map((c) => `e.${c}`)
-  .join(', ');
+const EVENT_COLUMNS = 'id, source, kind, status, received_at, signature, amount_minor, currency, payload, note';
+/**
+ * A team desk's own event the team database refused stays in its timeline but is no fact: the rules never
+ * read it (a desk never shows as fact what PostgreSQL refused). Solo desks have no outbox: nothing is left out.
+ */
+const NOT_REFUSED =
+  "NOT EXISTS (SELECT 1 FROM team_outbox o WHERE o.event_id = collection_events.id AND o.state = 'refused')";
 const IDS = 'SELECT value FROM json_each(?)';
-/** A collection's events in the team's order (store/sqlite/team/event-order.ts): the rules' "latest" is the team's. */
-const IN_TEAM_ORDER = `FROM collection_events e ${teamSeqJoin('e', 's')}`;
 
 /** The collection an event belongs to; null for an orphan, undefined for no such event. */
 export function eventCollectionId(db: Db, eventId: number): number | null | undefined {
@@ -50,11 +40,11 @@ export function reconCollection(db: Db, id: number): ReconCollection | undefined
     ReconCollection | undefined;
 }
 
-/** Every event of one collection, oldest first in the team's order. */
+/** Every event of one collection, oldest first. */
 export function reconEvents(db: Db, collectionId: number): ReconEvent[] {
   return statement(
     db,
-    `SELECT ${EVENT_COLUMNS} ${IN_TEAM_ORDER} WHERE e.collection_id = ? ORDER BY ${teamOrder('e', 's')}`,
+    `SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? AND ${NOT_REFUSED} ORDER BY id`,
   ).all(collectionId) as ReconEvent[];
 }
 
@@ -66,12 +56,12 @@ export function reconCollectionsIn(db: Db, idsJson: string): ReconCollection[] {
   ).all(idsJson) as ReconCollection[];
 }
 
-/** Every event of the collections of a JSON array of ids, by collection, then in the team's order. */
+/** Every event of the collections of a JSON array of ids, by collection then id. */
 export function reconEventsIn(db: Db, idsJson: string): (ReconEvent & { collection_id: number })[] {
   return statement(
     db,
-    `SELECT e.collection_id, ${EVENT_COLUMNS} ${IN_TEAM_ORDER} WHERE e.collection_id IN (${IDS})
-     ORDER BY e.collection_id, ${teamOrder('e', 's')}`,
+    `SELECT collection_id, ${EVENT_COLUMNS} FROM collection_events WHERE collection_id IN (${IDS}) AND ${NOT_REFUSED}
+     ORDER BY collection_id, id`,
   ).all(idsJson) as (ReconEvent & { collection_id: number })[];
 }
 

@@ -1,4 +1,4 @@
-// A snapshot's tables copied into an empty desk (team/snapshot/copy-worker.ts), on a bulk connection
+// A snapshot's two tables copied into an empty desk (team/snapshot/copy-worker.ts), on a bulk connection
 // of its own, inside ONE write transaction that the worker commits only once told the check passed.
 // SQLite copies page by page only into a table without triggers (its transfer optimisation for
 // INSERT INTO t SELECT * FROM other.t), so the triggers are dropped and made again inside the same
@@ -26,15 +26,13 @@ export function endCopy(db: Db, how: 'commit' | 'rollback'): void {
   db.exec(how === 'commit' ? 'COMMIT' : 'ROLLBACK');
 }
 
-/** Copies the tables into the (empty) desk, inside the copy's transaction. */
+/** Copies both tables into the (empty) desk, inside the copy's transaction. */
 export function copySnapshotTables(db: Db): void {
   const triggers = bulkTriggers(false);
   const present = presentSchema(db);
   for (const name of triggers.keys()) if (present.has(name)) db.exec(`DROP TRIGGER main.${name}`);
   db.exec('INSERT INTO main.collections SELECT * FROM snap.collections');
   db.exec('INSERT INTO main.collection_events SELECT * FROM snap.collection_events');
-  // Each event's team seq (store migration 19), checked row by row as the events are.
-  db.exec('INSERT INTO main.team_event_seq SELECT * FROM snap.team_event_seq');
   // The transfer above copies index b-trees as they are in the file, and the check compares rows, not
   // indexes: an index decides where a value goes (a forged merchant_reference index sent reference A's
   // callback to collection B), so every index of both tables is rebuilt here from the checked rows.

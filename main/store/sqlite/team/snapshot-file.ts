@@ -35,18 +35,17 @@ export function migratedSchema(): string {
   return freshSchema;
 }
 
-/** Rows of `table` with ids (`idColumn`) `afterId` + 1 .. `uptoId`, as arrays of `columns`, in id order. */
+/** Rows of `table` with ids `afterId` + 1 .. `uptoId`, as arrays of `columns`, in id order. */
 export function rowsInRange(
   db: ReadDb,
   table: string,
   columns: readonly string[],
   afterId: number,
   uptoId: number,
-  idColumn = 'id',
 ): unknown[][] {
   return readStatement(
     db,
-    `SELECT ${columns.join(', ')} FROM ${table} WHERE ${idColumn} > ? AND ${idColumn} <= ? ORDER BY ${idColumn}`,
+    `SELECT ${columns.join(', ')} FROM ${table} WHERE id > ? AND id <= ? ORDER BY id`,
     'raw',
   ).all(afterId, uptoId) as unknown[][];
 }
@@ -77,13 +76,10 @@ export function tableCursor(db: ReadDb, table: string, columns: readonly string[
   };
 }
 
-/** The lowest id (`idColumn`) of `table` outside 1..n, or undefined when every id is inside. */
-export function firstIdOutside(db: ReadDb, table: string, n: number, idColumn = 'id'): number | undefined {
-  return readStatement(
-    db,
-    `SELECT ${idColumn} FROM ${table} WHERE ${idColumn} < 1 OR ${idColumn} > ? ORDER BY ${idColumn} LIMIT 1`,
-    'pluck',
-  ).get(n) as number | undefined;
+/** The lowest id of `table` outside 1..n, or undefined when every id is inside. */
+export function firstIdOutside(db: ReadDb, table: string, n: number): number | undefined {
+  return readStatement(db, `SELECT id FROM ${table} WHERE id < 1 OR id > ? ORDER BY id LIMIT 1`, 'pluck').get(n) as
+    number | undefined;
 }
 
 /** How many events and collections a database holds. */
