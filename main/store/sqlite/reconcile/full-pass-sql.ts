@@ -413,7 +413,9 @@ const RANGE = 'c.id BETWEEN @lo AND @hi';
 // The group route is the range statement with its range replaced by the group's ids: it must select its
 // collections by RANGE exactly once, or the replacement would classify other collections than the group's.
 if (RECONCILE_RANGE_SQL.split(RANGE).length !== 2)
-  throw new Error(`RECONCILE_RANGE_SQL must select its collections by "${RANGE}" exactly once (the group route replaces it)`);
+  throw new Error(
+    `RECONCILE_RANGE_SQL must select its collections by "${RANGE}" exactly once (the group route replaces it)`,
+  );
 
 const IDS = 'SELECT value FROM json_each(@ids)';
 
