@@ -236,9 +236,12 @@ test("a desk's Take payment follows its own charge only, while another desk take
 test('the same card and amount at another desk seconds later asks "Charge this card again?"; "Do not charge" keeps the typed card', async () => {
   const a = deskA!.page;
   const c = deskC!.page;
+  // A fresh form on both desks: leave Take payment and come back.
   for (const p of [a, c]) {
-    await p.getByRole('button', { name: 'New payment' }).click();
-    await expect(p.getByRole('form', { name: 'Take payment' })).toBeVisible();
+    const nav = p.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Balances' }).click();
+    await nav.getByRole('link', { name: 'Take payment' }).click();
+    await expect(p.getByTestId('card-limits')).toBeVisible();
   }
   // A charges UGX 25,000 on the card; the page is open (the payment is pending).
   await fillPayment(a, { amount: '25000', description: 'Phone order repeat A', card: VISA, cvv: '371' });
