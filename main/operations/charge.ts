@@ -27,7 +27,7 @@ import {
 } from '../team/errors.js';
 import { claimIntent, ClaimRefusedError } from '../team/claims.js';
 import { collectedSince, DailyLimitError, RepeatChargeError } from '../team/intents.js';
-import { currentOperator, type TeamRole } from '../team/operators.js';
+import { roleWords, type TeamRole } from '../team/roles.shared.js';
 import { recordIntent } from '../team/record.js';
 import type { TeamSession } from '../team/session.js';
 
@@ -111,20 +111,13 @@ const OFFLINE_CHARGE =
   'The team database cannot be reached, so no new charge can be taken: every charge is recorded there first, ' +
   'so that two desks never charge the same payment. The local copy stays readable; try again when the status bar says the team database is back.';
 
-const roleWords = (role: TeamRole) => role.replace('_', ' ');
-
 /**
- * The role the team database holds for this login now (an admin may have changed it since sign-in), or
- * the session's when the database cannot say; null when the login is disabled.
+ * The role the team database holds for this login now (an admin may have changed it since the desk last
+ * read it; reading it also brings the desk's role up to date, team/standing.ts), or the role as last read
+ * when the database cannot say (offline, or the login was just disabled: the session then ends).
  */
-async function roleNow(s: TeamSession): Promise<{ role: TeamRole; disabled: boolean }> {
-  try {
-    const op = await currentOperator(s.pool);
-    if (op) return { role: op.role, disabled: op.disabledAt !== null };
-  } catch {
-    // the database went away meanwhile: the role this desk signed in with is the best it knows
-  }
-  return { role: s.role, disabled: false };
+async function roleNow(s: TeamSession): Promise<TeamRole> {
+  return (await s.standing.refresh()) ?? s.role;
 }
 
 /**
@@ -161,15 +154,9 @@ export function teamCharges(d: TeamChargeDeps): TeamChargeSeam {
     }
     if (t instanceof TeamPermissionError) {
       // Named as the database holds it now, not as this desk signed in.
-      const now = await roleNow(s);
-      if (now.disabled)
-        return new PaymentError(
-          'forbidden',
-          `An admin disabled the login ${d.login}: the team database refused the intent. Nothing was sent.`,
-        );
       return new PaymentError(
         'forbidden',
-        `${d.login} (${roleWords(now.role)}) may not take payments: the team database refused the intent. Ask an admin for the support role.`,
+        `${d.login} (${roleWords(await roleNow(s))}) may not take payments: the team database refused the intent. Ask an admin for the support role.`,
       );
     }
     if (t instanceof TeamUnavailableError) return new PaymentError('unavailable', OFFLINE_CHARGE);
@@ -182,14 +169,12 @@ export function teamCharges(d: TeamChargeDeps): TeamChargeSeam {
     const r = e.refusal;
     if (r.reason === 'no_intent')
       return new PaymentError('not_found', `The team record has no payment ${ref}: nothing was sent.`, 'reference');
-    if (r.reason === 'not_allowed') {
-      const now = await roleNow(s);
+    if (r.reason === 'not_allowed')
       return new PaymentError(
         'forbidden',
-        `Only ${r.createdBy}, who created payment ${ref}, or an admin may send it again; ${d.login} (${roleWords(now.role)}) may not. Nothing was sent.`,
+        `Only ${r.createdBy}, who created payment ${ref}, or an admin may send it again; ${d.login} (${roleWords(await roleNow(s))}) may not. Nothing was sent.`,
         'reference',
       );
-    }
     const who = r.heldBy === d.login ? `${r.heldBy} (this login, at another desk or window)` : r.heldBy;
     return new PaymentError(
       'conflict',

@@ -14,7 +14,7 @@ import { openTeamPool } from '../team/pool.js';
 import type { TeamTls } from '../team/tls.js';
 import { systemClock, type Clock } from '../clock.js';
 import { teamCallbackStore } from './team-callback-store.js';
-import { teamPollSink } from './poll-to-team.js';
+import { teamPollSink, type TeamPollSink } from './poll-to-team.js';
 import { healthRoute } from './health.js';
 
 export const SERVE_DB_FILE = 'serve.sqlite';
@@ -72,13 +72,15 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
   });
   let db: Db | null = null;
   let poller: Poller | null = null;
+  let sink: TeamPollSink | null = null;
   try {
     db = openDatabase(path.join(o.dataDir, SERVE_DB_FILE));
     if (o.poll) {
       const { baseUrl, keys, intervals } = o.poll;
       const client = createServiceClient({ baseUrl, keys: () => keys, logger: log });
+      sink = teamPollSink(pool, log);
       poller = createPoller({
-        sink: teamPollSink(pool, log),
+        sink,
         getClient: () => client,
         clock,
         intervals,
@@ -100,6 +102,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
     });
     poller?.start();
     const openDb = db;
+    const openSink = sink;
     let closing: Promise<void> | null = null;
     return {
       url: receiver.url,
@@ -111,12 +114,14 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
         (closing ??= (async () => {
           await receiver.close();
           await poller?.stop();
+          openSink?.close();
           await pool.end();
           openDb.close();
         })()),
     };
   } catch (e) {
     await poller?.stop();
+    sink?.close();
     db?.close();
     await pool.end().catch(() => undefined);
     throw e;

@@ -21,7 +21,7 @@ import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { lockGate } from '../../main/ipc/lock-gate.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
-import { setOperatorRole } from '../../main/team/operators.js';
+import { setOperatorRole } from '../../main/operations/operators.js';
 import { forgetTeamKeys, storeTeamKeys } from './team-keychain.js';
 import { tempDir } from '../support/tmp.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
@@ -225,10 +225,17 @@ describe('team-wide charge guards', () => {
   it('a refusal before anything was sent names the role the database holds now', async () => {
     const sam = await operator();
     const s = await desk(sam);
-    // An admin makes sam finance; the desk's session still says support.
-    await setOperatorRole(team.owner, sam, 'finance');
+    // An admin makes sam finance, and the announcement of it is lost (the fault injected: the trigger
+    // that announces operator changes is off), so the desk still holds support when sam presses Charge.
+    await team.owner.query('ALTER TABLE team.operators DISABLE TRIGGER operators_announce');
+    let r;
     const sent = countInitialize();
-    const r = await s.d('payments.charge', cardForm(CARDS.approve, { amount: freshAmount() }));
+    try {
+      await setOperatorRole({ pool: team.owner }, sam, 'finance');
+      r = await s.d('payments.charge', cardForm(CARDS.approve, { amount: freshAmount() }));
+    } finally {
+      await team.owner.query('ALTER TABLE team.operators ENABLE TRIGGER operators_announce');
+    }
     expect(r).toMatchObject({
       ok: false,
       error: {
