@@ -27,6 +27,8 @@ import { createChainCheck, type ChainState } from './chain-check.js';
 import { runSignatureCheck, signatureCheckProgress, type SignatureCheckProgress } from './signature-check.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { teamEventVerifier } from '../evidence.js';
+import { refoldMarked } from './refold.js';
+import { collectionStatuses } from '../../store/sqlite/team/applied-events.js';
 import { isSilence, PROBE_EVERY_MS, reachabilityWatch } from '../reconnect.js';
 import { notifyProbe } from './notify-probe.js';
 import { PULL_WITHOUT_NOTIFICATIONS_MS, type TeamNotificationsState } from '../notify-words.shared.js';
@@ -448,6 +450,10 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       draining = false;
       if (state.catchingUp) setStatus({ catchingUp: null });
     }
+    if (closed) return total;
+    // This desk's own events the record placed or keeps otherwise: folded again in the record's order.
+    const refolded = await refoldMarked({ pool, db, verify: verifier(), uptoSeq: lastSeq(db, 'events') });
+    if (refolded.length && o.onApplied) tell(() => o.onApplied!(collectionStatuses(db, refolded)));
     if (closed) return total;
     try {
       for (;;) {

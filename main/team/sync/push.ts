@@ -25,6 +25,8 @@ import {
 import { TeamError, TeamFieldError, TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
 import { poolLogin } from '../pool.js';
 import { recordEvents } from '../record.js';
+import { writeTransaction } from '../../store/sqlite/transaction.js';
+import { markRefold } from '../../store/sqlite/team/refold.js';
 import { retryDelay } from '../reconnect.js';
 
 export interface OutboxPushStatus extends OutboxCounts {
@@ -101,7 +103,11 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
 
   function refuse(entry: OutboxEntry, e: unknown): void {
     const reason = e instanceof Error ? e.message : String(e);
-    markOutboxRefused(db, entry.id, reason, clock.now());
+    // Refused, it is left out of its collection's fold: the desk never shows as fact what the team refused.
+    writeTransaction(db, () => {
+      markOutboxRefused(db, entry.id, reason, clock.now());
+      markRefold(db, entry.event.merchantReference, clock.now());
+    });
     logger.warn(
       { reference: entry.event.merchantReference, kind: entry.event.kind, eventKey: entry.eventKey, reason },
       'the team database refused an event: it stays on this desk, marked as not accepted',
