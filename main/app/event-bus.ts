@@ -35,6 +35,12 @@ export interface AppEvents {
   /** A collection's stored state changed during a charge (PENDING, window closed, redirect captured). */
   'collection.changed': ChangedCollection;
   /**
+   * One operation of the window (a charge, a confirmed repeat, a re-send, by the id the window gave it)
+   * moved: its own collection's reference, from the moment its intent was recorded, and status. Never
+   * about another operation's or another desk's collection (operations/charge.ts).
+   */
+  'payment.progress': { operationId: string; reference: string; status: string };
+  /**
    * Collections changed behind the screens, one notice per batch: a pulled batch of the team record, or
    * this desk's events the team database refused.
    */

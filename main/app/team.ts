@@ -1,29 +1,21 @@
 // The composition of a team profile, one per workspace: the sign-in (team/unlocker.ts, behind the idle
 // lock), the signed-in session it opens (team/session.ts: the operator's own pool, the pull and the
-// outbox push), what they tell the screens (app events), and the seams that make the desk's charges and
-// a person's decisions team-wide. The sync engine itself is main/team/sync/. Solo profiles have none of this.
+// outbox push), what they tell the screens (app events), and the seams that make the desk's charges
+// (operations/charge.ts) and a person's decisions team-wide. The sync engine itself is main/team/sync/. Solo profiles have none of this.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
 import { lastSyncedAt } from '../store/sqlite/team/sync-state.js';
 import { KeyringAppSecret, type AppSecret } from '../secrets/index.js';
-import { PaymentError } from '../collections/errors.js';
 import { AppError } from './errors.js';
 import type { NewEvent } from '../collections/event-rules.js';
 import type { TeamChargeSeam } from '../collections/charge/types.js';
-import {
-  ReferenceTakenError,
-  TeamError,
-  TeamPermissionError,
-  TeamUnavailableError,
-  translatePgError,
-} from '../team/errors.js';
+import { TeamError, TeamPermissionError, TeamUnavailableError, translatePgError } from '../team/errors.js';
 import { roleWords, type TeamRole } from '../team/roles.shared.js';
-import { recordIntent, recordTeamFirst, type TeamFirstWhat } from '../team/record.js';
+import { recordTeamFirst, type TeamFirstWhat } from '../team/record.js';
 import { startTeamSession, type TeamSession } from '../team/session.js';
 import type { TeamSyncStatus } from '../team/sync/pull.js';
-import { claimIntent, ClaimRefusedError } from '../team/claims.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import { DEFAULT_TLS, transportOf, type TeamTls } from '../team/tls.js';
@@ -34,6 +26,7 @@ import type { TeamLinkState } from './status.js';
 import { outboxCounts } from '../collections/outbox.js';
 import { heapWhileCatchingUp } from './heap.js';
 import { notificationsExplained } from '../team/notify-words.shared.js';
+import { teamCharges } from '../operations/charge.js';
 
 export interface TeamLink {
   readonly unlocker: TeamUnlocker;
@@ -78,10 +71,6 @@ export interface TeamLinkOptions {
   /** Settles once those keys are loaded (the workspace's first connection attempt). */
   verificationKeysReady?: () => Promise<unknown>;
 }
-
-const OFFLINE_CHARGE =
-  'The team database cannot be reached, so no new charge can be taken: every charge is recorded there first, ' +
-  'so that two desks never charge the same payment. The local copy stays readable; try again when the status bar says the team database is back.';
 
 /**
  * When the local copy last took rows from the team database (each stream's team_sync.updated_at), so the
@@ -218,78 +207,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     onIdleError: (err) => logger.warn({ err }, 'a team database connection failed'),
   });
 
-  function refusal(e: unknown, doing: string): Error {
-    const t = e instanceof TeamError ? e : translatePgError(e, doing, o.login);
-    if (t instanceof ReferenceTakenError) {
-      const who = t.createdBy ? ` by ${t.createdBy}` : '';
-      const when = t.createdAt ? ` at ${t.createdAt.toISOString()}` : '';
-      return new PaymentError(
-        'conflict',
-        `Payment reference ${t.merchantReference} was already taken${who}${when}: that payment is being charged at another desk. Open it instead of charging again.`,
-        'reference',
-      );
-    }
-    if (t instanceof TeamPermissionError) {
-      const role = session?.role;
-      return new PaymentError(
-        'forbidden',
-        `${o.login}${role ? ` (${role.replace('_', ' ')})` : ''} may not take payments: the team database refused the intent. Ask an admin for the support role.`,
-      );
-    }
-    if (t instanceof TeamUnavailableError) return new PaymentError('unavailable', OFFLINE_CHARGE);
-    return t;
-  }
-
-  /** A claim the team database refused, in words for the person at the desk (nothing was sent). */
-  function claimRefusal(e: ClaimRefusedError, s: TeamSession): PaymentError {
-    const ref = e.merchantReference;
-    const r = e.refusal;
-    if (r.reason === 'no_intent')
-      return new PaymentError('not_found', `The team record has no payment ${ref}: nothing was sent.`, 'reference');
-    if (r.reason === 'not_allowed')
-      return new PaymentError(
-        'forbidden',
-        `Only ${r.createdBy}, who created payment ${ref}, or an admin may send it again; ${o.login} (${s.role.replace('_', ' ')}) may not. Nothing was sent.`,
-        'reference',
-      );
-    const who = r.heldBy === o.login ? `${r.heldBy} (this login, at another desk or window)` : r.heldBy;
-    return new PaymentError(
-      'conflict',
-      `Payment ${ref} is being sent by ${who} since ${new Date(r.claimedAt).toISOString()}: only one desk sends a payment at a time. ` +
-        `Their claim ends when its outcome is recorded, or at ${new Date(r.expiresAt).toISOString()}. Nothing was sent.`,
-      'reference',
-    );
-  }
-
-  function requireSession(): TeamSession {
-    if (!session) throw new PaymentError('unavailable', `Sign in as ${o.login} to the team database first.`);
-    const wrong = session.wrongDatabase();
-    if (wrong) throw new PaymentError('unavailable', wrong);
-    return session;
-  }
-
-  const charges: TeamChargeSeam = {
-    async recordIntent(intent) {
-      const s = requireSession();
-      try {
-        await recordIntent(s.pool, intent);
-      } catch (e) {
-        throw refusal(e, 'create an intent');
-      }
-    },
-    async claim(reference) {
-      const s = requireSession();
-      try {
-        await claimIntent(s.pool, reference);
-      } catch (e) {
-        if (e instanceof ClaimRefusedError) throw claimRefusal(e, s);
-        throw refusal(e, `claim payment ${reference}`);
-      }
-    },
-    outboxAdded() {
-      session?.push.kick();
-    },
-  };
+  // The charges' team-first write, claim and refusal texts are the charge operation's.
+  const charges = teamCharges({ login: o.login, session: () => session });
 
   async function recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]> {
     const s = session;

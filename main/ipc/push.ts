@@ -13,6 +13,8 @@ export type DeskEventSender = <E extends DeskEventName>(event: E, payload: DeskE
 const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) => void } = {
   'collection.changed': (p, send) => send('collections.updated', { changed: [p], many: false }),
   'collections.changed': (p, send) => send('collections.updated', p),
+  // Sent at once, never merged: it is the one thing a screen following its own charge listens to.
+  'payment.progress': (p, send) => send('payments.progress', p),
   'callbacks.ingested': (p, send) => send('callbacks.ingested', p),
   'orphans.changed': (p, send) => send('orphans.updated', p),
   'balances.polled': (p, send) => send('balances.updated', p),

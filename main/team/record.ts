@@ -7,7 +7,7 @@ import { teamEventKey, withTeamKey } from '../collections/event-key.js';
 export { intentEventKey, teamEventKey, withTeamKey } from '../collections/event-key.js';
 import type { EventKind } from '../collections/model.js';
 import { appendEvents, type TeamAppendResult, type NewTeamEvent, type TeamEvent } from './events.js';
-import { createIntent } from './intents.js';
+import { createIntent, type IntentGuards } from './intents.js';
 import { unverifiedNote, type EventVerifier } from './evidence.js';
 import { explainResolutionRefusal } from './resolutions.js';
 
@@ -124,17 +124,22 @@ export function fromTeamEvent(ev: TeamEvent, verify?: EventVerifier): Omit<NewEv
  * One charge per intent across the team: the team.intents row and its 'intent' event in ONE
  * transaction (createIntent). A reference already held fails with ReferenceTakenError naming
  * who holds it. The event's payload carries the whole collection row, so another desktop can create
- * the collection exactly as this one did.
+ * the collection exactly as this one did. With `guards`, the team's repeat-charge question and daily
+ * limit decide first (team/intents.ts).
  */
-export async function recordIntent(pool: pg.Pool, intent: TeamIntent): Promise<{ seq: number }> {
+export async function recordIntent(pool: pg.Pool, intent: TeamIntent, guards?: IntentGuards): Promise<{ seq: number }> {
   const { merchantReference, amountMinor, currency, description, ...rest } = intent;
-  const created = await createIntent(pool, {
-    merchantReference,
-    amountMinor,
-    currency,
-    description,
-    details: rest satisfies Omit<IntentPayload, 'description'>,
-  });
+  const created = await createIntent(
+    pool,
+    {
+      merchantReference,
+      amountMinor,
+      currency,
+      description,
+      details: rest satisfies Omit<IntentPayload, 'description'>,
+    },
+    guards,
+  );
   return { seq: created.seq };
 }
 

@@ -353,8 +353,9 @@ describe('what happened, on a team desk', () => {
       redirectUrl: 'https://merchant-desk.invalid/return',
       operator: sam,
       team: () => ({
-        recordIntent: async () => undefined,
+        recordIntent: async () => ({ kind: 'recorded' }),
         claim: async () => undefined,
+        collectedSince: async () => null,
         outboxAdded: () => push.kick(),
       }),
     });

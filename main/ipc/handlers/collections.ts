@@ -1,6 +1,7 @@
-// Payments and collections handlers. The charge request carries the card: it is passed to the charge
-// service (which overwrites its fields) and is never logged here; dispatch logs no requests. The charge
-// service and the verification keys are the active workspace's (main/app/workspace.ts).
+// Payments and collections handlers. The payment handlers are adapters over the payment operations
+// (main/operations/charge.ts). The charge request carries the card: it is passed to the charge service
+// (which overwrites its fields) and is never logged here; dispatch logs no requests. The charge service
+// and the verification keys are the active workspace's (main/app/workspace.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Core } from '../../app/core.js';
@@ -11,6 +12,13 @@ import { PaymentError } from '../../collections/errors.js';
 import { checkImport, importCallbacks, type ImportCallbacksDeps } from '../../operations/import-callbacks.js';
 import { dataPaths } from '../../settings/paths.js';
 import { isPlainFileName } from '../contract/file-name.js';
+import {
+  cancelRepeatCharge,
+  chargeCard,
+  confirmRepeatCharge,
+  resendPayment,
+  type ChargeOperationDeps,
+} from '../../operations/charge.js';
 
 /** Where callbacks files are saved for import when the shell has no open dialog (made on first use). */
 export function importsDir(core: Pick<Core, 'dataDir'>): string {
@@ -41,17 +49,19 @@ function importFileIn(dir: string, name: string): string {
 }
 
 export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsChannels> => {
-  // The active profile's charge service, read per call (a profile switch replaces it).
-  const charges = () => core.charges();
+  // The payment operations (operations/charge.ts) on the active profile's charge service, read per call
+  // (a profile switch replaces it); what they tell the window goes out as payments.progress.
+  const payments = (): ChargeOperationDeps => ({
+    service: core.charges(),
+    progress: (p) => core.events.emit('payment.progress', p),
+  });
   return {
-    'payments.options': () => charges().options(),
-    'payments.charge': (form, ctx) => charges().charge(form, ctx.signal ? { signal: ctx.signal } : {}),
-    'payments.confirmRepeat': (r, ctx) => charges().confirmRepeat(r.token, ctx.signal ? { signal: ctx.signal } : {}),
-    'payments.cancelRepeat': (r) => {
-      charges().cancelRepeat(r.token);
-      return null;
-    },
-    'payments.resend': (r, ctx) => charges().resend(r.reference, r.card, ctx.signal ? { signal: ctx.signal } : {}),
+    'payments.options': () => core.charges().options(),
+    'payments.charge': ({ operationId, ...form }, ctx) =>
+      chargeCard(payments(), { operationId, form }, { signal: ctx.signal }),
+    'payments.confirmRepeat': (r, ctx) => confirmRepeatCharge(payments(), r, { signal: ctx.signal }),
+    'payments.cancelRepeat': (r) => cancelRepeatCharge(payments(), r),
+    'payments.resend': (r, ctx) => resendPayment(payments(), r, { signal: ctx.signal }),
     'collections.list': (q) => listCollections(core.db, q),
     'collections.get': (q) => {
       const got = getCollection(core.db, q.id ?? q.reference!);

@@ -410,23 +410,20 @@ UNION ${REFUSED_IN('e.collection_id BETWEEN @lo AND @hi')}
 ORDER BY 1`;
 
 const RANGE = 'c.id BETWEEN @lo AND @hi';
-/**
- * Whether RECONCILE_IDS_SQL exists: RECONCILE_RANGE_SQL still selects its collections by RANGE, once (a
- * test keeps it so when the statement changes; without it a group is classified in JavaScript, which
- * gives the same rows only slower).
- */
-export const GROUPS_SET_BASED = RECONCILE_RANGE_SQL.split(RANGE).length === 2;
+// The group route is the range statement with its range replaced by the group's ids: it must select its
+// collections by RANGE exactly once, or the replacement would classify other collections than the group's.
+if (RECONCILE_RANGE_SQL.split(RANGE).length !== 2)
+  throw new Error(
+    `RECONCILE_RANGE_SQL must select its collections by "${RANGE}" exactly once (the group route replaces it)`,
+  );
 
 const IDS = 'SELECT value FROM json_each(@ids)';
 
 /**
  * RECONCILE_RANGE_SQL over the collections of a JSON array of ids (@ids) instead of an id range: a
- * group's collections (the incremental path). Parameters @ids, @now, @stale. Null when the range
- * statement no longer selects by RANGE (GROUPS_SET_BASED).
+ * group's collections (the incremental path's group route). Parameters @ids, @now, @stale.
  */
-export const RECONCILE_IDS_SQL: string | null = GROUPS_SET_BASED
-  ? RECONCILE_RANGE_SQL.replace(RANGE, `c.id IN (${IDS})`)
-  : null;
+export const RECONCILE_IDS_SQL: string = RECONCILE_RANGE_SQL.replace(RANGE, `c.id IN (${IDS})`);
 
 /**
  * Of the collections of @ids: what RECONCILE_IDS_SQL left to classify(), and what needs it anyway (a
