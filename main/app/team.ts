@@ -322,6 +322,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         outbox: countOutbox(),
         chain: s?.chain ?? null,
         signatures: s?.signatures ?? null,
+        rollback: s?.rollback ?? null,
       };
     },
     charges,
