@@ -22,6 +22,7 @@ import {
 import type { TeamRole } from '../team/operators.js';
 import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
 import { startTeamSession, type TeamSession } from '../team/session.js';
+import { rollbackWords } from '../team/chain-words.shared.js';
 import type { TeamSyncStatus } from '../team/sync/pull.js';
 import { claimIntent, ClaimRefusedError } from '../team/claims.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
@@ -102,6 +103,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   let session: TeamSession | null = null;
   let closed = false;
   let wasOffline = false;
+  /** The rollback last told (team/sync/rollback.ts): each one found or re-based is told once. */
+  let toldRollback: string | null = null;
   const tls = o.tls ?? DEFAULT_TLS;
   // Chosen in Settings, and said at every start: in the log, and in the status bar for as long as it holds.
   const { warning: transportWarning, host, mode } = transportOf(o.databaseUrl, tls);
@@ -139,6 +142,13 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         if (s.signInRefused) {
           void signOut();
           return;
+        }
+        // The record went back in time (a failover, a restore from backup): told once found, once re-based.
+        const rb = s.rollback ? `${s.rollback.foundAt}:${s.rollback.phase}` : null;
+        if (rb && rb !== toldRollback && s.rollback) {
+          const first = toldRollback === null && s.rollback.phase === 'rebased';
+          toldRollback = rb;
+          if (!first) events.emit('notice', { level: 'warning', message: rollbackWords(s.rollback).text });
         }
         if (!s.online && s.error) wasOffline = true;
         else if (s.online && !s.error && wasOffline) {

@@ -456,9 +456,16 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
     const out = new Map<string, Candidate>();
     const unsent = unsentOutboxKeys(db); // the push sends those; they were never in any record
     let order = 0;
-    for (const x of witnessedBetween(db, w.common.seq, w.head.seq)) {
+    const witnessed = witnessedBetween(db, w.common.seq, w.head.seq);
+    const payloads = new Map(
+      heldEventsByKeys(
+        db,
+        witnessed.filter((x) => x.event !== null).map((x) => x.event_key),
+      ).map((r) => [r.dedupe_key!, r.payload]),
+    );
+    for (const x of witnessed) {
       if (unsent.has(x.event_key)) continue;
-      const ev = parseWitnessed(x.event);
+      const ev = parseWitnessed(x.event, (key) => payloads.get(key));
       out.set(x.event_key, {
         key: x.event_key,
         reference: ev?.merchantReference ?? '',
@@ -769,7 +776,19 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
       if (!force && !restoring && now - lastProbe < probeEveryMs) return 0;
       lastProbe = now;
       const w = await look();
-      if (!w) return 0;
+      if (!w) {
+        // Found before (a restart while it was being put right), and the record holds this desk's head
+        // again (put back in place by its administrator): nothing to re-base on.
+        const kept = restoring ? keptRollback(db) : undefined;
+        if (kept) {
+          const at = o.clock.now();
+          writeTransaction(db, () =>
+            keepRollback(db, { ...kept, phase: 'rebased', rebased_at: at, rebased_seq: keptHead(db)?.seq ?? 0 }),
+          );
+          changed();
+        }
+        return 0;
+      }
       return handle(w);
     },
     applied() {

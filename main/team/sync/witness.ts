@@ -23,10 +23,14 @@ export function canPutBack(e: Pick<TeamEvent, 'source' | 'evidence' | 'actor'>, 
   return (SIGNED_SOURCES.has(e.source) && e.evidence !== null) || (login !== null && e.actor === login);
 }
 
-/** The team event as the record held it, for the journal (its chain columns are kept beside it). */
+/**
+ * The team event as the record held it, for the journal (its chain columns are kept beside it). The
+ * payload of any event but an intent is the one this desk's collection_events row keeps (record.ts
+ * fromTeamEvent), so it is not kept twice: a callback's body is most of its size.
+ */
 export function witnessedEvent(e: ChainedEvent): string {
-  const { prevHash: _prev, hash: _hash, ...event } = e;
-  return JSON.stringify(event);
+  const { prevHash: _prev, hash: _hash, payload, ...event } = e;
+  return JSON.stringify(e.source === 'intent' ? { ...event, payload } : { ...event, payloadHeld: true });
 }
 
 export function witnessRows(events: readonly ChainedEvent[], login: string | null): WitnessRow[] {
@@ -58,11 +62,17 @@ export function pruneWitness(db: Db, now: number, days = WITNESS_DAYS): number {
   return writeTransaction(db, () => pruneWitnessed(db, now - days * 86_400_000));
 }
 
-/** A journalled event read back. */
-export function parseWitnessed(text: string | null): TeamEvent | null {
+/**
+ * A journalled event read back, its payload from the row this desk holds (`heldPayload`) when the journal
+ * left it there; null when the text is not one, or its payload is not held any more.
+ */
+export function parseWitnessed(text: string | null, heldPayload: (key: string) => string | null | undefined): TeamEvent | null {
   if (!text) return null;
   try {
-    return JSON.parse(text) as TeamEvent;
+    const { payloadHeld, ...e } = JSON.parse(text) as TeamEvent & { payloadHeld?: boolean };
+    if (!payloadHeld) return e;
+    const payload = heldPayload(e.eventKey);
+    return payload === undefined ? null : { ...e, payload };
   } catch {
     return null;
   }

@@ -22,8 +22,7 @@ CREATE TABLE team_witness (
   event TEXT,
   applied_at INTEGER NOT NULL
 );
-CREATE INDEX team_witness_key ON team_witness (event_key);
-CREATE INDEX team_witness_applied ON team_witness (applied_at);
+-- No index but the seq: one is written per event pulled; the hourly prune scans it (days of events).
 
 CREATE TABLE team_rollback (
   one_row INTEGER PRIMARY KEY CHECK (one_row = 1),

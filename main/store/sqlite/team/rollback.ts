@@ -46,24 +46,6 @@ export function witnessedBetween(db: ReadDb, afterSeq: number, uptoSeq: number):
   ).all(afterSeq, uptoSeq) as WitnessRow[];
 }
 
-/** The witnessed rows of these keys (the newest seq of each). */
-export function witnessedByKeys(db: ReadDb, keys: readonly string[]): WitnessRow[] {
-  const out: WitnessRow[] = [];
-  const st = readStatement(
-    db,
-    `SELECT seq, event_key, hash, event FROM team_witness
-     WHERE event_key IN (SELECT value FROM json_each(?)) ORDER BY seq`,
-  );
-  for (let i = 0; i < keys.length; i += 500)
-    out.push(...(st.all(JSON.stringify(keys.slice(i, i + 500))) as WitnessRow[]));
-  return out;
-}
-
-/** The lowest seq witnessed, or null when the journal is empty. */
-export function oldestWitnessed(db: ReadDb): number | null {
-  return (readStatement(db, 'SELECT min(seq) FROM team_witness', 'pluck').get() as number | null) ?? null;
-}
-
 /** Forgets what was applied before `before` (ms since the epoch): the journal's horizon. */
 export function pruneWitnessed(db: Db, before: number): number {
   return statement(db, 'DELETE FROM team_witness WHERE applied_at < ?').run(before).changes;
