@@ -65,12 +65,14 @@ export function rollbackWords(r: TeamRollbackState): { text: string; short: stri
       text: `${lost} and is putting back what it can. It shows what it verified, through seq ${seqText(r.previousHead.seq)}.`,
       short: `Team database went back: lost seq ${seqText(r.lostFrom)}–${seqText(r.lostTo)}, restoring`,
     };
-  const parts = [`put back ${plural(r.restored, 'event')}`];
+  const parts: string[] = [];
+  if (r.restored) parts.push(`it put back ${plural(r.restored, 'event')}`);
   if (r.present) parts.push(`${r.present.toLocaleString('en')} ${r.present === 1 ? 'was' : 'were'} back already`);
   if (r.unrestoredCount)
     parts.push(`${plural(r.unrestoredCount, 'event')} could not be put back by this desk (listed in Settings, Team)`);
+  if (!parts.length) parts.push('all of them are back in the team record (put back by other desks or serve)');
   return {
-    text: `${lost}: it ${parts.join(', ')}. It follows the team record again from seq ${seqText(r.rebasedSeq ?? r.commonSeq)}.`,
+    text: `${lost}: ${parts.join('; ')}. It follows the team record again from seq ${seqText(r.rebasedSeq ?? r.commonSeq)}.`,
     short: r.unrestoredCount
       ? `Team database went back: ${plural(r.unrestoredCount, 'lost event')} not put back`
       : `Team database went back: lost events put back`,

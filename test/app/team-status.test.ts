@@ -156,7 +156,7 @@ describe('statusFrom on a team desk', () => {
     expect(statusFrom(state(team({ chain, rollback: { ...done, unrestored, unrestoredCount: 1 } })))).toMatchObject({
       connection: 'online',
       message:
-        'The team database lost events 42–82, probably a failover or a restore from backup; this desk holds them: it put back 38 events, 3 were back already, 1 event could not be put back by this desk (listed in Settings, Team). It follows the team record again from seq 128.',
+        'The team database lost events 42–82, probably a failover or a restore from backup; this desk holds them: it put back 38 events; 3 were back already; 1 event could not be put back by this desk (listed in Settings, Team). It follows the team record again from seq 128.',
     });
     // Offline, the outage is said first; the alarm outranks everything.
     expect(statusFrom(state(team({ chain, rollback, online: false, error: 'x' })))).toMatchObject({

@@ -76,8 +76,9 @@ function RecordCheck() {
 function RecordWentBack({ rollback: r }: { rollback: TeamRollbackState }) {
   const words = rollbackWords(r);
   return (
-    <section aria-label="Team record went back" data-testid="team-rollback">
-      <p role="status" className={r.phase === 'restoring' || r.unrestoredCount ? 'badge warn' : 'as-of'}>
+    <section className="team-rollback" aria-labelledby="team-rollback-title" data-testid="team-rollback">
+      <h3 id="team-rollback-title">Team record went back</h3>
+      <p role="status" className={r.phase === 'restoring' || r.unrestoredCount ? 'badge warn' : undefined}>
         {words.text}
       </p>
       <p className="as-of">
