@@ -150,6 +150,8 @@ interface WentBack {
 
 const PAGE = 500;
 const KEYS_PAGE = 5_000;
+/** Points of the journal compared with the record per question while looking for the common point. */
+const POINTS_PAGE = 2_000;
 
 const sleep = (ms: number, stopped: () => boolean) =>
   new Promise<void>((resolve) => {
@@ -338,7 +340,7 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
     let common: (ChainHead & { key: string | null }) | null = null;
     let below = head.seq;
     for (;;) {
-      const page = witnessedBelow(db, below, PAGE);
+      const page = witnessedBelow(db, below, POINTS_PAGE);
       if (!page.length) break;
       const found = await pointsAt(page.map((p) => p.seq));
       const match = page.find((p) => found.get(p.seq)?.hash.equals(p.hash));
@@ -756,9 +758,29 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
   }
 
   let probing: Promise<WentBack | null> | null = null;
+  /**
+   * A rewrite found, kept for a minute against the same record at the head: a desk that raised the alarm
+   * looks at each pull, and finding the common point again walks its whole journal.
+   */
+  let rewrite: { at: number; head: string; error: ChainBrokenError } | null = null;
   /** One look at a time; a look shared by those asking meanwhile. */
   function look(): Promise<WentBack | null> {
-    probing ??= classify().finally(() => {
+    probing ??= (async () => {
+      const head = keptHead(db);
+      if (head && rewrite && performance.now() - rewrite.at < 60_000) {
+        const now = (await pointsAt([head.seq])).get(head.seq);
+        if (`${head.seq}:${now?.hash.toString('hex') ?? '-'}` === rewrite.head) throw rewrite.error;
+      }
+      try {
+        return await classify();
+      } catch (e) {
+        if (e instanceof ChainBrokenError && head) {
+          const now = (await pointsAt([head.seq]).catch(() => new Map<number, ChainPointRow>())).get(head.seq);
+          rewrite = { at: performance.now(), head: `${head.seq}:${now?.hash.toString('hex') ?? '-'}`, error: e };
+        }
+        throw e;
+      }
+    })().finally(() => {
       probing = null;
     });
     return probing;
