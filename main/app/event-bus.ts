@@ -58,6 +58,11 @@ export interface AppEvents {
   'status.changed': AppStatus;
   /** The team database refused an open session's sign-in: the app locks until the operator signs in again. */
   'team.signedOut': { login: string };
+  /**
+   * The team database announced a change to an operator (team migration 14): added, disabled, enabled,
+   * re-roled, a new password. `login` null: changes may have gone unheard (the listener connected again).
+   */
+  'team.operatorsChanged': { login: string | null };
   /** The idle lock engaged or was released. */
   'lock.changed': { locked: boolean };
   /** Something the person at the desk should read. */

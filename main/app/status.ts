@@ -5,6 +5,7 @@ import type { Profile } from '../settings/index.js';
 import type { PollerStatus } from '../poller/index.js';
 import type { TeamRole } from '../team/roles.shared.js';
 import { chainWords, rollbackWords, type TeamChainState, type TeamRollbackState } from '../team/chain-words.shared.js';
+import { notificationsWarning, type TeamNotificationsState } from '../team/notify-words.shared.js';
 
 /** What the status bar needs of the team link. */
 export interface TeamLinkState {
@@ -41,6 +42,8 @@ export interface TeamLinkState {
    * (team/sync/signature-check.ts): signed events checked of how many, and how many did not verify.
    */
   signatures?: { checked: number; total: number; failed: number } | null;
+  /** Whether notifications were proven to arrive at this desk (team/sync/notify-probe.ts); how often it pulls. */
+  notifications?: TeamNotificationsState | null;
 }
 
 /** What the status bar shows. Times are ms since the epoch. */
@@ -109,7 +112,10 @@ function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'messa
         t.signatures.failed ? ` (${t.signatures.failed.toLocaleString('en')} did not verify)` : ''
       }`
     : null;
-  if (t.online && checking && !refused) return { connection: 'online', message: checking };
+  // Notifications that do not arrive are said for as long as it holds: "Online" alone would promise too much.
+  const notArriving = t.notifications ? notificationsWarning(t.notifications) : null;
+  if (t.online && (checking || notArriving) && !refused)
+    return { connection: 'online', message: notArriving ?? checking };
   if (t.online)
     return {
       connection: 'online',

@@ -19,7 +19,7 @@ import {
   TeamUnavailableError,
   translatePgError,
 } from '../team/errors.js';
-import type { TeamRole } from '../team/operators.js';
+import { roleWords, type TeamRole } from '../team/roles.shared.js';
 import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
 import { startTeamSession, type TeamSession } from '../team/session.js';
 import { rollbackWords } from '../team/chain-words.shared.js';
@@ -34,6 +34,7 @@ import type { SignatureKeys } from '../service/verify-callback.js';
 import type { TeamLinkState } from './status.js';
 import { outboxCounts } from '../collections/outbox.js';
 import { heapWhileCatchingUp } from './heap.js';
+import { notificationsExplained } from '../team/notify-words.shared.js';
 
 export interface TeamLink {
   readonly unlocker: TeamUnlocker;
@@ -75,6 +76,8 @@ export interface TeamLinkOptions {
   /** The check of the last accepted password, for signing in offline (team/offline-check.ts). Default: the OS keychain. */
   offlineCheck?: AppSecret;
   syncEveryMs?: number;
+  /** How often the signed-in operator's row is read when no change was heard (team/standing.ts; tests). */
+  standingEveryMs?: number;
   /** The keys this desk checks every signed event of the team record with (team/evidence.ts). */
   verificationKeys?: () => SignatureKeys;
   /** Settles once those keys are loaded (the workspace's first connection attempt). */
@@ -105,6 +108,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   let wasOffline = false;
   /** The rollback last told (team/sync/rollback.ts): each one found or re-based is told once. */
   let toldRollback: string | null = null;
+  /** Whether this desk said that notifications do not arrive (said once, until they arrive again). */
+  let toldNotArriving = false;
   const tls = o.tls ?? DEFAULT_TLS;
   // Chosen in Settings, and said at every start: in the log, and in the status bar for as long as it holds.
   const { warning: transportWarning, host, mode } = transportOf(o.databaseUrl, tls);
@@ -119,7 +124,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     // Signing in again after the idle lock: the running session (its pool and sync) carries on.
     if (session) {
       await pool.end().catch(() => undefined);
-      session.role = role;
+      session.standing.signedInAs(role);
       return;
     }
     session = startTeamSession({
@@ -137,10 +142,24 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       onCopied: notices.onCopied,
       onPolled: (what, changed) =>
         events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
+      standingEveryMs: o.standingEveryMs,
+      // The role the database holds now, within moments of an admin's change: the status bar, the
+      // screens' controls (they follow the status's role) and a notice that says who changed it.
+      onRoleChanged: (next, was, by) => {
+        logger.info({ login: o.login, role: next, was, by }, 'the team database holds another role for this login');
+        events.emit('notice', {
+          level: 'info',
+          message: `${by ?? 'An admin'} changed your role from ${roleWords(was)} to ${roleWords(next)}: this desk now offers what ${roleWords(next)} may do.`,
+        });
+        o.onChange();
+      },
+      onDisabled: () => void signOut('disabled'),
+      // An admin's open operator list re-reads (another admin's change, or this desk's own).
+      onOperatorChanged: (login) => events.emit('team.operatorsChanged', { login }),
       onStatus: (s: TeamSyncStatus) => {
         heapWhileCatchingUp(s.catchingUp ? s.catchingUp.totalSeq - s.catchingUp.copiedSeq : 0);
         if (s.signInRefused) {
-          void signOut();
+          void signOut(s.disabled ? 'disabled' : 'refused');
           return;
         }
         // The record went back in time (a failover, a restore from backup): told once found, once re-based.
@@ -150,6 +169,12 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
           toldRollback = rb;
           if (!first) events.emit('notice', { level: 'warning', message: rollbackWords(s.rollback).text });
         }
+        // Notifications that do not arrive (a transaction-mode pool) are said once as a notice naming the fix,
+        // and for as long as it holds in the status bar (status.ts).
+        if (s.notifications.arriving === false && !toldNotArriving) {
+          toldNotArriving = true;
+          events.emit('notice', { level: 'warning', message: notificationsExplained(s.notifications) });
+        } else if (s.notifications.arriving === true) toldNotArriving = false;
         if (!s.online && s.error) wasOffline = true;
         else if (s.online && !s.error && wasOffline) {
           wasOffline = false;
@@ -175,18 +200,21 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   }
 
   /**
-   * The team database refused this login's password (changed, or the operator disabled) on a session
-   * that was open: the session ends and the desk locks, so only a sign-in the database accepts opens it.
-   * Charge events not yet recorded stay in the outbox for the next session.
+   * An admin disabled this operator, or the team database refused this login's password (changed) on a
+   * session that was open: the session ends and the desk locks, so only a sign-in the database accepts
+   * opens it. Charge events not yet recorded stay in the outbox for the next session.
    */
-  async function signOut(): Promise<void> {
+  async function signOut(why: 'disabled' | 'refused'): Promise<void> {
     const s = session;
     if (!s) return;
     session = null;
-    logger.warn({ login: o.login }, 'the team database refused the sign-in of an open session: locking');
+    logger.warn({ login: o.login, why }, 'the team database ended the sign-in of an open session: locking');
     events.emit('notice', {
       level: 'error',
-      message: `The team database no longer accepts ${o.login}'s password (it was changed, or the operator was disabled): sign in again.`,
+      message:
+        why === 'disabled'
+          ? `An admin disabled the login ${o.login}: this desk signed out, and ${o.login} cannot sign in until an admin enables the login again.`
+          : `The team database no longer accepts ${o.login}'s password (it was changed): sign in again.`,
     });
     events.emit('team.signedOut', { login: o.login });
     o.onChange();
@@ -287,11 +315,14 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       for (let i = 0; i < keyed.length; i += 1000) await recordEvents(s.pool, keyed.slice(i, i + 1000));
     } catch (e) {
       const t = e instanceof TeamError ? e : translatePgError(e, what.action, o.login);
-      if (t instanceof TeamPermissionError)
+      if (t instanceof TeamPermissionError) {
+        // The role the database holds now, which may not be the one this desk last read.
+        const role = (await s.standing.refresh()) ?? s.role;
         throw new AppError(
           'forbidden',
-          `${o.login} (${s.role.replace('_', ' ')}) may not ${what.action}: the team database refused it.`,
+          `${o.login} (${roleWords(role)}) may not ${what.action}: the team database refused it.`,
         );
+      }
       if (t instanceof TeamUnavailableError)
         throw new AppError(
           'unavailable',
@@ -333,6 +364,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         chain: s?.chain ?? null,
         signatures: s?.signatures ?? null,
         rollback: s?.rollback ?? null,
+        notifications: s?.notifications ?? null,
       };
     },
     charges,

@@ -28,6 +28,17 @@ export function wireLedger(h: LedgerHooks): void {
   hooks = h;
 }
 
+/**
+ * A collection's stored events were rewritten in place of appending (a team desk folding a reference again
+ * in the record's order, team/sync/refold.ts): runs what every append runs (its reconciliation), inside
+ * the caller's write transaction.
+ */
+export function afterRewrite(db: Db, collectionId: number): void {
+  if (!hooks)
+    throw new Error('the ledger is not wired: the composition root must call wireLedger (main/app/ledger.ts) first');
+  hooks.afterAppend(db, collectionId);
+}
+
 export interface AppendOptions {
   /**
    * The team database must get this event from this desk (a team profile's charge events: what the

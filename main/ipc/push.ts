@@ -22,6 +22,7 @@ const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) =
   'lock.changed': (p, send) => send('lock.changed', p),
   // The lock it causes is what the window sees ('lock.changed'), with the notice that says why.
   'team.signedOut': () => undefined,
+  'team.operatorsChanged': (p, send) => send('team.operatorsChanged', p),
   // Same database, same screens: the window sees the lock it causes and the status that follows.
   'workspace.reopened': () => undefined,
   notice: (p, send) => send('app.notice', p),
@@ -82,6 +83,8 @@ const paced: { [E in DeskEventName]?: () => Waiting<E> } = {
   // The newest status says it all. A desk following a busy team has its status change with every pull
   // (last pull, seq, how far behind): sent each time, the status bar alone kept the window busy.
   'app.status': merged<'app.status'>((_older, newer) => newer),
+  // One operator's login while they are all the same one; else null: "read the list again".
+  'team.operatorsChanged': merged<'team.operatorsChanged'>((a, b) => (a.login === b.login ? b : { login: null })),
 };
 
 export interface PushPacing {

@@ -14,7 +14,7 @@ import { openTeamPool } from '../team/pool.js';
 import type { TeamTls } from '../team/tls.js';
 import { systemClock, type Clock } from '../clock.js';
 import { teamCallbackStore } from './team-callback-store.js';
-import { teamPollSink } from './poll-to-team.js';
+import { teamPollSink, type TeamPollSink } from './poll-to-team.js';
 import { healthRoute } from './health.js';
 import { DEFAULT_JOURNAL_DAYS, openJournal, type ServeJournal } from './journal.js';
 import { startRecordWatch, type RecordWatch } from './record-watch.js';
@@ -95,6 +95,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
   let db: Db | null = null;
   let journal: ServeJournal | null = null;
   let poller: Poller | null = null;
+  let sink: TeamPollSink | null = null;
   try {
     db = openDatabase(path.join(o.dataDir, SERVE_DB_FILE));
     journal = openJournal(o.dataDir, o.journalDays ?? DEFAULT_JOURNAL_DAYS);
@@ -109,8 +110,9 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
     if (o.poll) {
       const { baseUrl, keys, intervals } = o.poll;
       const client = createServiceClient({ baseUrl, keys: () => keys, logger: log });
+      sink = teamPollSink(pool, log);
       poller = createPoller({
-        sink: teamPollSink(pool, log),
+        sink,
         getClient: () => client,
         clock,
         intervals,
@@ -140,6 +142,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
     const openDb = db;
     const openJournalDb = journal;
     const watch = record;
+    const openSink = sink;
     let closing: Promise<void> | null = null;
     return {
       url: receiver.url,
@@ -153,6 +156,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
           await receiver.close();
           await poller?.stop();
           await watch.close();
+          openSink?.close();
           await pool.end();
           await watchPool.end();
           openDb.close();
@@ -162,6 +166,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
   } catch (e) {
     await poller?.stop();
     await record?.close();
+    sink?.close();
     db?.close();
     journal?.close();
     await pool.end().catch(() => undefined);

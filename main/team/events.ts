@@ -7,6 +7,7 @@ import {
   newestEventSeq,
   selectEventsAfter,
   selectEventsAfterRaw,
+  selectEventsOfReference,
   type EventInsertRow,
   type EventRow,
   type RawEventRow,
@@ -231,6 +232,15 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   const more = rows.length > limit;
   const events = rows.slice(0, limit).map(toEvent);
   return { events, lastSeq: events.length ? events[events.length - 1]!.seq : afterSeq, more };
+}
+
+/** One merchant reference's events up to `uptoSeq` (what a desk folds again, sync/refold.ts), in seq order. */
+export async function eventsOfReference(db: Queryable, reference: string, uptoSeq: number): Promise<ChainedEvent[]> {
+  try {
+    return (await selectEventsOfReference(db, reference, uptoSeq)).map(toEvent);
+  } catch (e) {
+    throw translatePgError(e, `read the events of ${reference}`, queryableLogin(db));
+  }
 }
 
 /** The newest seq in the team record (up to `uptoSeq` when given), 0 when it has none; `doing` names the read. */

@@ -16,7 +16,7 @@ import { importServicePublicKey } from '../../main/settings/service-key.js';
 import { forgetTeamKeys, storeTeamKeys } from './team-keychain.js';
 import { KeyringAppSecret } from '../../main/secrets/index.js';
 import { rememberedPasswordName } from '../../main/team/unlocker.js';
-import { setOperatorPassword, setOperatorRole } from '../../main/team/operators.js';
+import { setOperatorPassword, setOperatorRole } from '../../main/operations/operators.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { lockGate } from '../../main/ipc/lock-gate.js';
@@ -460,7 +460,7 @@ describe('a team desktop', () => {
       expect(other.lock.isLocked()).toBe(true);
 
       // Meanwhile an admin changes the password (the owner reaches PostgreSQL directly, not through the cut relay).
-      await setOperatorPassword(team.owner, login, changed);
+      await setOperatorPassword({ pool: team.owner }, login, changed);
     } finally {
       await pg.restore();
     }
@@ -675,7 +675,7 @@ describe('a team desk loses no event the service answered (issue 20, finding 4)'
     await until('online', () => core.appStatus().connection === 'online');
     // While the line is cut, an admin makes the operator finance: finance may not write charge events.
     const charged = await chargeCutMidWrite(core, login, reference, () =>
-      setOperatorRole(team.owner, login, 'finance'),
+      setOperatorRole({ pool: team.owner }, login, 'finance'),
     );
     expect(charged.outcome.kind).toBe('pending');
     const id = charged.collection!.id;

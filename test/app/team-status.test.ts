@@ -169,6 +169,30 @@ describe('statusFrom on a team desk', () => {
     });
   });
 
+  it('notifications that do not arrive are said while online, after a refusal and before a signature check', () => {
+    const not = { arriving: false, checkedAt: 1, pullEveryMs: 1_000 };
+    expect(statusFrom(state(team({ notifications: not })))).toMatchObject({
+      connection: 'online',
+      message: 'Notifications are not arriving: a transaction-mode pool? This desk catches up every 1 s',
+    });
+    // Proven, or not checked yet: nothing to say.
+    for (const arriving of [true, null])
+      expect(statusFrom(state(team({ notifications: { ...not, arriving } })))).toMatchObject({
+        connection: 'online',
+        message: null,
+      });
+    expect(statusFrom(state(team({ notifications: not, outbox: { pending: 0, refused: 1 } }))).message).toBe(
+      "1 of this desk's events was not accepted by the team database: its collection says why",
+    );
+    expect(
+      statusFrom(state(team({ notifications: not, signatures: { checked: 1, total: 9, failed: 0 } }))).message,
+    ).toBe('Notifications are not arriving: a transaction-mode pool? This desk catches up every 1 s');
+    // Offline says offline: the pull is what is missing then.
+    expect(statusFrom(state(team({ notifications: not, online: false, error: 'x', lastSyncAt: null }))).message).toBe(
+      'Team database unreachable — showing the local copy, not synced yet',
+    );
+  });
+
   it('a solo profile has no team field at all', () => {
     expect(statusFrom(state(team(), { profile: 'sandbox', team: null }))).not.toHaveProperty('team');
   });

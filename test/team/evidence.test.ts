@@ -304,6 +304,36 @@ describe('what happened, on a team desk', () => {
     expect(bad.reconciliation).toMatchObject({ is_exception: 1 });
   });
 
+  it('the agent closing the payment window claims no status: other desks neither flag it nor call it unverified', async () => {
+    // Found by the convergence property (test/team/convergence.test.ts): every other desk stored the
+    // charging desk's window_closed as an unverified redirect and raised the payment as bad_signature.
+    const desk: Desk = openDesk(team.owner, { evidenceKeys });
+    desks.push(desk);
+    const ref = await charged();
+    await appendEvents(samPool, [
+      event({
+        merchantReference: ref,
+        eventKey: `redirect:window_closed:${ref}`,
+        source: 'redirect',
+        kind: 'window_closed',
+        status: null,
+        signature: 'not_applicable',
+        amountMinor: null,
+        currency: null,
+        note: 'closed by the agent before the payment finished',
+      }),
+    ]);
+    await desk.sync.pullNow();
+    const s = shown(desk.db, ref);
+    expect(s.status).toBe('PENDING');
+    expect(s.events.find((e) => e.kind === 'window_closed')).toMatchObject({
+      signature: 'not_applicable',
+      actor: sam,
+      note: 'closed by the agent before the payment finished',
+    });
+    expect(s.reconciliation.open_kinds).not.toContain('bad_signature');
+  });
+
   it("a desk's own signed redirect reaches the team through its outbox with its evidence: another desk verifies it", async () => {
     // sam's desk has the charge (intent and initialize answer, pulled) and captures the service's redirect.
     const own: Desk = openDesk(samPool, { evidenceKeys });

@@ -3,7 +3,8 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { migrate } from '../../main/team/migrate.js';
-import { addOperator, type TeamRole } from '../../main/team/operators.js';
+import { addOperator } from '../../main/operations/operators.js';
+import type { TeamRole } from '../../main/team/roles.shared.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 
@@ -34,7 +35,7 @@ export async function teamFixture(): Promise<TeamFixture> {
     async addOperator(role, name = role) {
       const login = `${name}_${suffix}_${++n}`;
       const password = `pw-${crypto.randomBytes(12).toString('hex')}`;
-      await addOperator(owner, { login, role, password, displayName: `${name} ${n}` });
+      await addOperator({ pool: owner }, { login, role, password, displayName: `${name} ${n}` });
       passwords.set(login, password);
       return login;
     },

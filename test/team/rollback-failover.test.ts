@@ -13,7 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainWords, rollbackWords } from '../../main/team/chain-words.shared.js';
 import { migrate } from '../../main/team/migrate.js';
-import { addOperator } from '../../main/team/operators.js';
+import { addOperator } from '../../main/operations/operators.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import type { NewEvent } from '../../main/collections/event-rules.js';
 import { recordEvents, recordIntent, withTeamKey } from '../../main/team/record.js';
@@ -73,7 +73,7 @@ beforeAll(async () => {
   ] as const) {
     const login = `${who}_${s}`;
     const password = `pw-${crypto.randomBytes(9).toString('hex')}`;
-    await addOperator(owner, { login, role, password, displayName: `desk ${who}` });
+    await addOperator({ pool: owner }, { login, role, password, displayName: `desk ${who}` });
     logins[who] = { login, password };
   }
   await owner.end();

@@ -15,7 +15,7 @@ import { createLogger } from '../../main/log/logger.js';
 import { startServe, type RunningServe } from '../../main/serve/server.js';
 import { chainWords, rollbackWords } from '../../main/team/chain-words.shared.js';
 import { migrate } from '../../main/team/migrate.js';
-import { addOperator } from '../../main/team/operators.js';
+import { addOperator } from '../../main/operations/operators.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { dump, restoreAsSameName, suffix, superQuery } from '../support/pg-replication.js';
@@ -53,7 +53,7 @@ beforeAll(async () => {
   ] as const) {
     const login = `${who}_${s}`;
     const password = `pw-${crypto.randomBytes(9).toString('hex')}`;
-    await addOperator(owner, { login, role, password, displayName: `desk ${who}` });
+    await addOperator({ pool: owner }, { login, role, password, displayName: `desk ${who}` });
     logins[who] = { login, password };
   }
   await owner.end();

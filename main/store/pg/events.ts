@@ -183,6 +183,22 @@ export async function newestEventSeq(db: Queryable, uptoSeq?: number): Promise<s
   return r.rows[0]?.max ?? null;
 }
 
+/** One merchant reference's events up to `uptoSeq`, in seq order, with their chain columns. */
+export async function selectEventsOfReference(
+  db: Queryable,
+  merchantReference: string,
+  uptoSeq: number,
+): Promise<EventRow[]> {
+  const r = await db.query<EventRow>(
+    `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
+            signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, prev_hash, hash,
+            evidence
+     FROM team.events WHERE merchant_reference = $1 AND seq <= $2 ORDER BY seq`,
+    [merchantReference, uptoSeq],
+  );
+  return r.rows;
+}
+
 /** The seqs of one merchant reference's events, in order. */
 export async function eventSeqsOfReference(db: Queryable, merchantReference: string): Promise<string[]> {
   const r = await db.query<{ seq: string }>('SELECT seq FROM team.events WHERE merchant_reference = $1 ORDER BY seq', [

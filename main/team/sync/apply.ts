@@ -19,6 +19,7 @@ import type { PaymentOption, WalletBalance } from '../../service/types.js';
 import type { TeamEvent } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
+import { noteComeback } from './refold.js';
 
 /** A collection created or given a new event by a batch, with its status after the batch. */
 export type ChangedCollection = CollectionStatusRow;
@@ -53,13 +54,17 @@ export function applyEvents(
         const intent = intentFromTeamEvent(tev);
         if (intent) id = insertIntentCollection(db, intent);
       }
-      const r = appendEvent(db, { ...fromTeamEvent(tev, verify), collectionId: id ?? null });
+      const ev = { ...fromTeamEvent(tev, verify), collectionId: id ?? null };
+      const r = appendEvent(db, ev);
       if (r.inserted) {
         applied++;
         if (id !== undefined) touched.add(id);
-      } else if (id !== undefined && tev.source === 'intent') {
+      } else {
+        // One this desk stored before the record had it: folded again after the pull when the record
+        // placed or keeps it otherwise (sync/refold.ts).
+        noteComeback(db, ev, now);
         // This desk's own intent, stored before PostgreSQL had it: the database's actor is who created it.
-        if (setIntentOperator(db, id, tev.actor)) touched.add(id);
+        if (id !== undefined && tev.source === 'intent' && setIntentOperator(db, id, tev.actor)) touched.add(id);
       }
     }
     setLastSeq(db, 'events', upToSeq, now);

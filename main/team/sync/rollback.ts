@@ -81,6 +81,7 @@ import {
 } from '../../store/pg/rollback.js';
 import { appendEvent } from '../../collections/ledger.js';
 import { collectionIdOf } from '../../store/sqlite/ledger/intent-rows.js';
+import { markRefold } from '../../store/sqlite/team/refold.js';
 import type { NewEvent } from '../../collections/event-rules.js';
 import type { EventKind, EventSource, SignatureState } from '../../collections/model.js';
 import type { TeamRollbackState } from '../chain-words.shared.js';
@@ -657,6 +658,9 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
           }),
         );
         repointOutbox(db, k.outbox_id, again.eventId);
+        // Appended as it was; a refused one is no fact, and this desk's events still to send fold in the
+        // record's order once it has them: folded again after the pull (sync/refold.ts).
+        markRefold(db, k.merchant_reference, now);
       }
       forgetAfter(db, w.common.seq);
       keepRebasedHead(db, at, marks, now);

@@ -1,6 +1,8 @@
 // Team: who is signed in, the team's operators, and (for admins) adding, disabling, enabling and
 // re-roling them. Hiding the controls from non-admins is only a courtesy: PostgreSQL refuses their
-// changes whatever this screen shows, and that refusal is shown as it comes back.
+// changes whatever this screen shows, and that refusal is shown as it comes back. Both reads follow the
+// team: any operator's change, made at this desk or another (or the CLI), is pushed as
+// team.operatorsChanged and the list and "signed in as" read again.
 import { useState, type FormEvent } from 'react';
 import type { TeamMe, TeamOperatorRow } from '../../../../main/ipc/contract/team.js';
 import { ROLE_LABEL, TEAM_ROLES, type TeamRole } from '../../../../main/team/roles.shared.js';
@@ -8,15 +10,18 @@ import { WhoMay } from '../../role.js';
 import { useDeskAction, useDeskEvent, useDeskQuery } from '../../hooks.js';
 import type { AppStatus } from '../../../../main/ipc/contract/app.js';
 import { chainWords, rollbackWords, type TeamRollbackState } from '../../../../main/team/chain-words.shared.js';
+import { notificationsExplained } from '../../../../main/team/notify-words.shared.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { formatDateTime } from '../../ui/format.js';
 import { EmptyState, ErrorBanner, Field, Loading } from '../../ui/index.js';
 import { Section, fieldError } from './Section.js';
 import { checkNewOperator, EMPTY_OPERATOR_FORM, operatorStatus, type NewOperatorForm } from './team-form.js';
 
+const FOLLOW_OPERATORS = { refreshOn: ['team.operatorsChanged' as const] };
+
 export function TeamSection() {
-  const me = useDeskQuery('team.me', {});
-  const list = useDeskQuery('team.operators.list', {});
+  const me = useDeskQuery('team.me', {}, FOLLOW_OPERATORS);
+  const list = useDeskQuery('team.operators.list', {}, FOLLOW_OPERATORS);
   const reload = async () => {
     await Promise.all([me.reload(), list.reload()]);
   };
@@ -26,6 +31,7 @@ export function TeamSection() {
       {me.loading && <Loading what="your operator" />}
       {me.data && <WhoAmI me={me.data} />}
       <RecordCheck />
+      <NotificationsCheck />
       <ErrorBanner
         error={list.error}
         title="Could not read the operators"
@@ -123,6 +129,21 @@ function RecordWentBack({ rollback: r }: { rollback: TeamRollbackState }) {
   );
 }
 
+/** Whether notifications from the team database were proven to reach this desk; if not, the fix. */
+function NotificationsCheck() {
+  const q = useDeskQuery('app.status', {});
+  const [pushed, setPushed] = useState<AppStatus>();
+  useDeskEvent('app.status', setPushed);
+  const n = (pushed ?? q.data)?.team?.notifications;
+  if (!n) return null;
+  return (
+    <p className={n.arriving === false ? 'badge warn' : 'as-of'} data-testid="team-notifications-check">
+      {notificationsExplained(n)}
+      {n.arriving !== null && n.checkedAt !== null ? ` (checked ${formatDateTime(n.checkedAt)})` : ''}
+    </p>
+  );
+}
+
 function WhoAmI({ me }: { me: TeamMe }) {
   return (
     <p aria-label="Signed in as">
@@ -194,6 +215,8 @@ function OperatorsTable({
                 <td>
                   {admin && !self ? (
                     <RoleChanger
+                      // A new role read from the team starts the picker again from it.
+                      key={row.role}
                       row={row}
                       pending={setRole.pending}
                       onChange={(role) => {
