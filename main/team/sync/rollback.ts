@@ -46,7 +46,7 @@ import {
   deferForeignKeys,
   dropLostEventsHeld,
   forgetAfter,
-  heldEventsAfter,
+  heldKeysAfter,
   heldEventsByKeys,
   heldEventsOf,
   intentColumnsOf,
@@ -268,10 +268,14 @@ interface Candidate {
   reference: string;
   /** Its seq in the record that lost it, when this desk knows it. */
   seq: number | null;
-  /** The event as a witness puts it back, or why this desk cannot. */
-  putBack: { event: NewTeamEvent; own: boolean; recordedAt: number | null; actor: string | null } | { why: string };
-  /** The local row, when this desk holds it (the lost list keeps it). */
-  held: HeldEventRow | null;
+  /**
+   * The event as a witness puts it back; why this desk cannot; or `held`: only its copy has it, read
+   * (resolveHeld) once the record is found to lack it.
+   */
+  putBack:
+    | { event: NewTeamEvent; own: boolean; recordedAt: number | null; actor: string | null }
+    | { why: string }
+    | { held: true };
   order: number;
 }
 
@@ -475,10 +479,7 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
         seq: x.seq,
         putBack: ev
           ? { event: asNew(ev), own: login !== null && ev.actor === login, recordedAt: ev.recordedAt, actor: ev.actor }
-          : {
-              why: 'another writer\u2019s event, not signed by the service: only its writer\u2019s desk can put it back',
-            },
-        held: null,
+          : { held: true },
         order: order++,
       });
     }
@@ -495,49 +496,58 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
       );
       const putBack = { event, own: true, recordedAt: null, actor: r.actor };
       if (c) {
-        if ('why' in c.putBack) c.putBack = putBack;
+        if (!('event' in c.putBack)) c.putBack = putBack;
       } else
-        out.set(r.event_key, {
-          key: r.event_key,
-          reference: r.merchant_reference,
-          seq: null,
-          putBack,
-          held: null,
-          order: order++,
-        });
+        out.set(r.event_key, { key: r.event_key, reference: r.merchant_reference, seq: null, putBack, order: order++ });
     }
-    const fromLocal = (r: HeldEventRow) => {
-      const key = r.dedupe_key!;
-      if (unsent.has(key)) return;
-      const c = out.get(key);
-      if (c) {
-        c.held = r;
-        c.reference ||= r.merchant_reference;
-        return;
+    // Every local event after the common one, by key only (a desk far behind reads its rows only for the
+    // few the record lacks), and this desk's own of the horizon (written before it applied the common one).
+    const fromLocal = (key: string, reference: string) => {
+      if (unsent.has(key) || out.has(key)) return;
+      out.set(key, { key, reference, seq: null, putBack: { held: true }, order: order++ });
+    };
+    const after = w.common.key ? (localIdOfKey(db, w.common.key) ?? 0) : 0;
+    for (let id = after; ;) {
+      const page = heldKeysAfter(db, id, KEYS_PAGE);
+      for (const r of page) fromLocal(r.dedupe_key, r.merchant_reference);
+      if (page.length < KEYS_PAGE) break;
+      id = page[page.length - 1]!.id;
+    }
+    if (login !== null) for (const r of heldEventsOf(db, login, since)) fromLocal(r.dedupe_key!, r.merchant_reference);
+    return out;
+  }
+
+  /**
+   * How this desk puts back the held events among `list` that only its copy has (no journal, no outbox):
+   * its own by its login's word (an intent from its collection's row), the others' not at all.
+   */
+  function resolveHeld(list: readonly Candidate[]): void {
+    const held = list.filter((c) => 'held' in c.putBack);
+    const rows = new Map(
+      heldEventsByKeys(
+        db,
+        held.map((c) => c.key),
+      ).map((r) => [r.dedupe_key!, r]),
+    );
+    for (const c of held) {
+      const r = rows.get(c.key);
+      if (!r) {
+        c.putBack = { why: 'this desk no longer holds it' };
+        continue;
       }
-      let putBack: Candidate['putBack'];
+      c.reference ||= r.merchant_reference;
       if (login !== null && r.actor === login) {
-        const event = r.source === 'intent' ? ownIntent(r) : toTeamEvent(localEvent(r, r.kind, { dedupeKey: key }));
-        putBack = event
+        const event = r.source === 'intent' ? ownIntent(r) : toTeamEvent(localEvent(r, r.kind, { dedupeKey: c.key }));
+        c.putBack = event
           ? { event, own: true, recordedAt: null, actor: r.actor }
           : { why: 'this desk no longer holds the intent it wrote' };
       } else
-        putBack = {
+        c.putBack = {
           why: SIGNED_SOURCES.has(r.source)
             ? 'this desk holds it without the service\u2019s signatures (its evidence), so it cannot prove it'
             : `written by ${r.actor ?? 'another desk'}, not signed by the service: only that desk can put it back`,
         };
-      out.set(key, { key, reference: r.merchant_reference, seq: null, putBack, held: r, order: order++ });
-    };
-    const after = w.common.key ? (localIdOfKey(db, w.common.key) ?? 0) : 0;
-    for (let id = after; ;) {
-      const page = heldEventsAfter(db, id, KEYS_PAGE);
-      for (const r of page) fromLocal(r);
-      if (page.length < KEYS_PAGE) break;
-      id = page[page.length - 1]!.id;
     }
-    if (login !== null) for (const r of heldEventsOf(db, login, since)) fromLocal(r);
-    return out;
   }
 
   /** Of these keys, those the record does not hold (now). */
@@ -560,7 +570,7 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
     let present = 0;
     for (let i = 0; i < sorted.length; i += PAGE) {
       const rows = sorted.slice(i, i + PAGE).map((c) => {
-        const p = c.putBack as Exclude<Candidate['putBack'], { why: string }>;
+        const p = c.putBack as Extract<Candidate['putBack'], { event: NewTeamEvent }>;
         return restoreRow(p.event, { seq: c.seq, recordedAt: p.recordedAt, actor: p.actor });
       });
       const out = await pg('put back events the team record lost', () => restoreEvents(pool, rows));
@@ -629,7 +639,7 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
       keepLostEvents(
         db,
         lost.map((c) => {
-          const held = c.held ?? heldByKey.get(c.key) ?? null;
+          const held = heldByKey.get(c.key) ?? null;
           const putBack = c.putBack;
           return {
             event_key: c.key,
@@ -739,6 +749,7 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
     const all = candidates(w);
     const missing = await missingOf([...all.keys()]);
     const lacking = [...all.values()].filter((c) => missing.has(c.key));
+    resolveHeld(lacking);
     const mine = lacking.filter((c) => 'event' in c.putBack && c.putBack.own);
     const signed = lacking.filter((c) => 'event' in c.putBack && !c.putBack.own);
     const refused = new Map<string, string>();

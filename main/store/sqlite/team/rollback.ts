@@ -153,12 +153,16 @@ export function localIdOfKey(db: ReadDb, key: string): number | undefined {
     number | undefined;
 }
 
-/** Local events (keyed) after id `afterId`, `limit` at a time, in id order. */
-export function heldEventsAfter(db: ReadDb, afterId: number, limit: number): HeldEventRow[] {
+/** The keys of local events after id `afterId`, `limit` at a time, in id order (the rows are read when needed). */
+export function heldKeysAfter(
+  db: ReadDb,
+  afterId: number,
+  limit: number,
+): { id: number; dedupe_key: string; merchant_reference: string }[] {
   return readStatement(
     db,
-    'SELECT * FROM collection_events WHERE id > ? AND dedupe_key IS NOT NULL ORDER BY id LIMIT ?',
-  ).all(afterId, limit) as HeldEventRow[];
+    'SELECT id, dedupe_key, merchant_reference FROM collection_events WHERE id > ? AND dedupe_key IS NOT NULL ORDER BY id LIMIT ?',
+  ).all(afterId, limit) as { id: number; dedupe_key: string; merchant_reference: string }[];
 }
 
 /** Local events written by `actor` at or after `since` (this desk's own: its login's). */
