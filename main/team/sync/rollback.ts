@@ -320,13 +320,13 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
     o.onChange(current);
   };
 
-  const pg = <T>(doing: string, fn: () => Promise<T>): Promise<T> =>
+  const ask = <T>(doing: string, fn: () => Promise<T>): Promise<T> =>
     fn().catch((e: unknown) => {
       throw translatePgError(e, doing, queryableLogin(pool));
     });
 
   async function pointsAt(seqs: readonly number[]): Promise<Map<number, ChainPointRow>> {
-    const rows = await pg('read the team record at the seqs this desk verified', () => selectChainPoints(pool, seqs));
+    const rows = await ask('read the team record at the seqs this desk verified', () => selectChainPoints(pool, seqs));
     return new Map(rows.map((r) => [toSafeInteger(r.seq, 'seq'), r]));
   }
 
@@ -554,7 +554,7 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
   async function missingOf(keys: readonly string[]): Promise<Set<string>> {
     const missing = new Set(keys);
     for (let i = 0; i < keys.length; i += KEYS_PAGE) {
-      const rows = await pg('look up events in the team record', () =>
+      const rows = await ask('look up events in the team record', () =>
         selectSeqsOfKeys(pool, keys.slice(i, i + KEYS_PAGE)),
       );
       for (const r of rows) missing.delete(r.event_key);
@@ -573,7 +573,7 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
         const p = c.putBack as Extract<Candidate['putBack'], { event: NewTeamEvent }>;
         return restoreRow(p.event, { seq: c.seq, recordedAt: p.recordedAt, actor: p.actor });
       });
-      const out = await pg('put back events the team record lost', () => restoreEvents(pool, rows));
+      const out = await ask('put back events the team record lost', () => restoreEvents(pool, rows));
       for (const r of out) {
         if (r.outcome === 'restored') restored++;
         else if (r.outcome === 'present') present++;
@@ -602,7 +602,7 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
     const horizon = o.clock.now() - horizonMs;
     for (;;) {
       if (o.stopped()) return 0;
-      const page = await pg('read the team record', () => pullPageRaw(pool, at.seq, 5_000, newest));
+      const page = await ask('read the team record', () => pullPageRaw(pool, at.seq, 5_000, newest));
       at = checkChain(at, page.events, (m) => marks.push(m));
       for (const e of page.events) refs.add(e.merchantReference);
       witnessed.push(
@@ -617,13 +617,13 @@ export function startRollbackWatch(o: RollbackWatchOptions): RollbackWatch {
     const list = [...refs];
     const history: ChainedEvent[] = [];
     for (let i = 0; i < list.length; i += PAGE) {
-      const rows = await pg('read the events of the payments the record changed', () =>
+      const rows = await ask('read the events of the payments the record changed', () =>
         selectEventsOfReferences(pool, list.slice(i, i + PAGE), at.seq),
       );
       for (const r of rows) history.push(eventFromRaw(r));
     }
     history.sort((a, b) => a.seq - b.seq);
-    const polls = await pg('read how far the balances and payment options go', () => selectNewestPollSeqs(pool));
+    const polls = await ask('read how far the balances and payment options go', () => selectNewestPollSeqs(pool));
     if (o.stopped()) return 0;
 
     const now = o.clock.now();
