@@ -4,9 +4,8 @@
 // the seq it reached (team_sync), so a crash never skips nor repeats a row.
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
-import { appendEvent } from '../../collections/ledger.js';
+import { appendBatch, appendEvent } from '../../collections/ledger.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
-import { reconcileOnceAfter } from '../../reconcile/incremental.js';
 import { recordBalanceRun } from '../../store/sqlite/balances.js';
 import { recordProvidersRun } from '../../store/sqlite/payment-options.js';
 import { setLastSeq } from '../../store/sqlite/team/sync-state.js';
@@ -47,7 +46,7 @@ export function applyEvents(
   const lookup = collectionIdByReference(db);
   const touched = new Set<number>();
   let applied = 0;
-  reconcileOnceAfter(db, () => {
+  appendBatch(db, () => {
     for (const tev of events) {
       let id = lookup.get(tev.merchantReference) as number | undefined;
       if (id === undefined) {
