@@ -13,6 +13,7 @@ import { sql as m010 } from './010-chain.js';
 import { sql as m011 } from './011-event-evidence.js';
 import { sql as m012 } from './012-charge-guards.js';
 import { sql as m014 } from './014-operator-notify.js';
+import { sql as m015 } from './015-restore-events.js';
 
 export interface TeamMigration {
   version: number;
@@ -34,4 +35,5 @@ export const teamMigrations: TeamMigration[] = [
   { version: 11, name: 'event-evidence', sql: m011 },
   { version: 12, name: 'charge-guards', sql: m012 },
   { version: 14, name: 'operator-notify', sql: m014 },
+  { version: 15, name: 'restore-events', sql: m015 },
 ];
