@@ -4,7 +4,7 @@
 import type { Profile } from '../settings/index.js';
 import type { PollerStatus } from '../poller/index.js';
 import type { TeamRole } from '../team/roles.shared.js';
-import { chainWords, type TeamChainState } from '../team/chain-words.shared.js';
+import { chainWords, rollbackWords, type TeamChainState, type TeamRollbackState } from '../team/chain-words.shared.js';
 import { notificationsWarning, type TeamNotificationsState } from '../team/notify-words.shared.js';
 
 /** What the status bar needs of the team link. */
@@ -32,6 +32,11 @@ export interface TeamLinkState {
   outbox?: { pending: number; refused: number } | null;
   /** The team events' hash chain as this desk checked it: verified through a seq, or the alarm. */
   chain?: TeamChainState | null;
+  /**
+   * The last time the team record went back in time (a failover, a restore from backup), and what this
+   * desk did about it (team/sync/rollback.ts); null when it never did.
+   */
+  rollback?: TeamRollbackState | null;
   /**
    * A new desk's background re-check of the signatures it took from the team's snapshot
    * (team/sync/signature-check.ts): signed events checked of how many, and how many did not verify.
@@ -91,6 +96,10 @@ function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'messa
   if (!t.signedIn) return { connection: 'starting', message: `Sign in as ${t.login} to reach the team database.` };
   // The record no longer matching its hash chain outranks everything else a signed-in desk could say.
   if (t.chain?.broken) return { connection: 'error', message: chainWords(t.chain).text };
+  // A record that went back in time is said in its own words while the desk puts it right, and for as
+  // long as events it held are not back (never silently).
+  if (t.online && t.rollback && (t.rollback.phase === 'restoring' || t.rollback.unrestoredCount > 0))
+    return { connection: 'online', message: rollbackWords(t.rollback).text };
   if (t.catchingUp) {
     // A desk that reached the team database and drains what it missed is online (its screens and its
     // charges work meanwhile); one that has not finished its first pull is still starting.

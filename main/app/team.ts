@@ -15,6 +15,7 @@ import { TeamError, TeamPermissionError, TeamUnavailableError, translatePgError 
 import { roleWords, type TeamRole } from '../team/roles.shared.js';
 import { recordTeamFirst, type TeamFirstWhat } from '../team/record.js';
 import { startTeamSession, type TeamSession } from '../team/session.js';
+import { rollbackWords } from '../team/chain-words.shared.js';
 import type { TeamSyncStatus } from '../team/sync/pull.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
@@ -90,6 +91,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   let session: TeamSession | null = null;
   let closed = false;
   let wasOffline = false;
+  /** The rollback last told (team/sync/rollback.ts): each one found or re-based is told once. */
+  let toldRollback: string | null = null;
   /** Whether this desk said that notifications do not arrive (said once, until they arrive again). */
   let toldNotArriving = false;
   const tls = o.tls ?? DEFAULT_TLS;
@@ -144,6 +147,13 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         if (s.signInRefused) {
           void signOut(s.disabled ? 'disabled' : 'refused');
           return;
+        }
+        // The record went back in time (a failover, a restore from backup): told once found, once re-based.
+        const rb = s.rollback ? `${s.rollback.foundAt}:${s.rollback.phase}` : null;
+        if (rb && rb !== toldRollback && s.rollback) {
+          const first = toldRollback === null && s.rollback.phase === 'rebased';
+          toldRollback = rb;
+          if (!first) events.emit('notice', { level: 'warning', message: rollbackWords(s.rollback).text });
         }
         // Notifications that do not arrive (a transaction-mode pool) are said once as a notice naming the fix,
         // and for as long as it holds in the status bar (status.ts).
@@ -266,6 +276,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         outbox: countOutbox(),
         chain: s?.chain ?? null,
         signatures: s?.signatures ?? null,
+        rollback: s?.rollback ?? null,
         notifications: s?.notifications ?? null,
       };
     },

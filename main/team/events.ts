@@ -259,6 +259,32 @@ function byteaText(s: string): Buffer {
   return Buffer.from(s.slice(2), 'hex');
 }
 
+/** An event read by selectEventsAfterRaw (or in its columns), as pulled: pullPageRaw's rows, and rollback.ts's. */
+export function eventFromRaw(r: RawEventRow): ChainedEvent {
+  return {
+    seq: toSafeInteger(r[0], 'seq'),
+    eventKey: r[1],
+    merchantReference: r[2],
+    internalReference: r[3],
+    source: r[4] as EventSource,
+    kind: r[5],
+    status: r[6],
+    amountMinor: r[7] === null ? null : toSafeInteger(r[7], 'amount_minor'),
+    currency: r[8],
+    signature: r[9] as SignatureState,
+    payload: r[10],
+    note: r[11],
+    paymentUrl: r[12],
+    statusMessage: r[13],
+    occurredAt: toSafeInteger(r[14], 'occurred_at'),
+    recordedAt: toSafeInteger(r[15], 'recorded_at'),
+    actor: r[16],
+    prevHash: byteaText(r[17]),
+    hash: byteaText(r[18]),
+    evidence: r[19] ?? null,
+  };
+}
+
 /**
  * pullSince for a new desktop's bulk copy (sync/bulk.ts), where reading millions of rows is most of
  * the work: rows come as arrays of PostgreSQL's text (no row objects, no Date parsing) and times as
@@ -285,30 +311,6 @@ export async function pullPageRaw(
   }
   const n = Math.min(rows.length, limit);
   const events: ChainedEvent[] = new Array<ChainedEvent>(n);
-  for (let i = 0; i < n; i++) {
-    const r = rows[i]!;
-    events[i] = {
-      seq: toSafeInteger(r[0], 'seq'),
-      eventKey: r[1],
-      merchantReference: r[2],
-      internalReference: r[3],
-      source: r[4] as EventSource,
-      kind: r[5],
-      status: r[6],
-      amountMinor: r[7] === null ? null : toSafeInteger(r[7], 'amount_minor'),
-      currency: r[8],
-      signature: r[9] as SignatureState,
-      payload: r[10],
-      note: r[11],
-      paymentUrl: r[12],
-      statusMessage: r[13],
-      occurredAt: toSafeInteger(r[14], 'occurred_at'),
-      recordedAt: toSafeInteger(r[15], 'recorded_at'),
-      actor: r[16],
-      prevHash: byteaText(r[17]),
-      hash: byteaText(r[18]),
-      evidence: r[19] ?? null,
-    };
-  }
+  for (let i = 0; i < n; i++) events[i] = eventFromRaw(rows[i]!);
   return { events, lastSeq: n ? events[n - 1]!.seq : afterSeq, more: rows.length > limit };
 }

@@ -104,7 +104,12 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
     db: o.db,
     clock: o.clock,
     logger: o.logger,
-    holdBack: () => wrongDatabase() ?? (checked ? null : 'the team database is not checked yet'),
+    holdBack: () =>
+      wrongDatabase() ??
+      (checked ? null : 'the team database is not checked yet') ??
+      // The record went back in time: this desk's own events go back first, in their old order (an
+      // answer sent before its intent is back would land where no collection is yet), then the outbox.
+      (sync.status().rollback?.phase === 'restoring' ? 'the team record is being put right after it went back' : null),
     ...(o.onRefused ? { onRefused: o.onRefused } : {}),
   });
   sync.onStatus((s) => {

@@ -21,6 +21,10 @@
 //    accepted only at READ COMMITTED (the desks' default). AFTER, not BEFORE: row-level security and
 //    the constraints speak first, so a login that may not resolve at all is told that, not this.
 //
+//    A resolution put back by a witness after the record went back in time (team.restore_events,
+//    migration 15, the only writer of its "restored" mark) is not checked: it was decided when it was
+//    first recorded.
+//
 //    The refusal is SQLSTATE 55000 (object_not_in_prerequisite_state) with DETAIL {"resolved_seq": N}:
 //    the desk reads who (actor), when (recorded_at) and their note from that event itself, with its
 //    own grants (team/resolutions.ts). The trigger says no more than the seq, so a login that may read
@@ -43,6 +47,15 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   before_it record;
 BEGIN
+  -- A resolution a witness puts back after the record went back in time (team.restore_events, migration
+  -- 15, the only writer of the mark) was decided when it was first recorded: it is history, not a new decision.
+  IF NEW.evidence IS NOT NULL AND strpos(NEW.evidence, '"restored"') > 0 THEN
+    BEGIN
+      IF (NEW.evidence::jsonb) ? 'restored' THEN RETURN NULL; END IF;
+    EXCEPTION WHEN others THEN
+      NULL; -- not JSON: no mark in it
+    END;
+  END IF;
   IF current_setting('transaction_isolation') <> 'read committed' THEN
     RAISE EXCEPTION USING ERRCODE = 'object_not_in_prerequisite_state',
       MESSAGE = format('a resolution is recorded only in a READ COMMITTED transaction (this one is %s): only there does the check see every resolution committed before it',

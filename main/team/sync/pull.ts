@@ -27,6 +27,9 @@ import { createChainCheck, type ChainState } from './chain-check.js';
 import { runSignatureCheck, signatureCheckProgress, type SignatureCheckProgress } from './signature-check.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { teamEventVerifier } from '../evidence.js';
+import { ChainMovedError } from '../chain.js';
+import { startRollbackWatch, type TeamRollbackState } from './rollback.js';
+import { applyWitnessed, pruneWitness } from './witness.js';
 import { refoldMarked } from './refold.js';
 import { collectionStatuses } from '../../store/sqlite/team/applied-events.js';
 import { isSilence, PROBE_EVERY_MS, reachabilityWatch } from '../reconnect.js';
@@ -50,6 +53,8 @@ export interface TeamSyncStatus {
   chain: ChainState;
   /** While a new desk re-checks the signatures it took from a snapshot (sync/signature-check.ts); else null. */
   signatures: SignatureCheckProgress | null;
+  /** The last time the team record went back in time (sync/rollback.ts): what was lost, put back, listed; else null. */
+  rollback: TeamRollbackState | null;
   /** Whether notifications were proven to arrive (sync/notify-probe.ts), and how often the desk pulls meanwhile. */
   notifications: TeamNotificationsState;
 }
@@ -130,6 +135,10 @@ export interface TeamSyncOptions {
    * would be stored unverified for good.
    */
   evidenceReady?: () => Promise<unknown>;
+  /** When the record went back in time: how long before this desk puts back other writers' signed events (rollback.ts; default 3 s). */
+  restoreOthersAfterMs?: number;
+  /** How many days the desk keeps what it witnessed of the record (witness.ts; default 14). */
+  witnessDays?: number;
 }
 
 const RETRY_FIRST_MS = 500;
@@ -223,6 +232,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     catchingUp: null,
     chain: { verifiedSeq: 0, recheckedAt: null, broken: null },
     signatures: signatureCheckProgress(db),
+    rollback: null,
     notifications: { arriving: null, checkedAt: null, pullEveryMs: pollEveryMs },
   };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
@@ -263,8 +273,33 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       else setStatus({ chain: c });
     },
     stopped: () => closed,
+    // A record that went back in time is said in its own words (rollback.ts), not as tampering.
+    explain: () => rollback.wentBack(),
   });
   state = { ...state, chain: chain.state() };
+
+  // --- A record that went back in time (sync/rollback.ts): found, put right, said.
+  const login = poolLogin(pool) ?? null;
+  const rollback = startRollbackWatch({
+    pool,
+    db,
+    clock,
+    logger,
+    login,
+    chain,
+    verify: () => verifier(),
+    onChange: (r) => setStatus({ rollback: r }),
+    onRebased: (applied) => tell(() => o.onCopied?.(applied, 'replay')),
+    probeEveryMs: pollEveryMs,
+    ...(o.restoreOthersAfterMs !== undefined ? { othersAfterMs: o.restoreOthersAfterMs } : {}),
+    ...(o.witnessDays !== undefined ? { horizonDays: o.witnessDays } : {}),
+    stopped: () => closed,
+  });
+  state = { ...state, rollback: rollback.state() };
+  /** Look at the record at the next pull whatever the time: the first of a session, and after an outage. */
+  let lookFirst = true;
+  let prunedAt = -Infinity;
+  // ---
   let recheckTimer: NodeJS.Timeout | undefined;
   let rechecking: Promise<ChainState> | null = null;
   let recheckStarted = false;
@@ -391,6 +426,11 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     }
     let total = startChecked ? 0 : await startPull();
     if (closed) return total;
+    // Has the record gone back from what this desk verified? Put right before anything new is applied.
+    total += await chain.starting(rollback.settle(lookFirst));
+    lookFirst = false;
+    if (state.lastSeq !== lastSeq(db, 'events')) setStatus({ lastSeq: lastSeq(db, 'events') }); // re-based
+    if (closed) return total;
     // Signatures a snapshot start took unchecked: checked in the background (resumed after a restart or a failure).
     if (!signatureRun && keys && signatureCheckProgress(db)) void checkSignatures().catch(() => undefined);
     const fetch = (after: number): Promise<PullResult> => {
@@ -399,6 +439,9 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       return p;
     };
     let next = fetch(lastSeq(db, 'events'));
+    /** The record went back under this pull (at most once per pull): the desk re-based, and pulls from there. */
+    let rebased = false;
+    let again = false;
     // A desk that needs more than one slice says how far behind it is while it drains ("N events behind").
     let newest: number | null = null;
     let told = 0;
@@ -415,9 +458,22 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
           const slice = batch.events.slice(i, i + n);
           const sliceSeq = slice[slice.length - 1]!.seq;
           // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
-          const checked = await chain.checkPulled(slice, lastSeq(db, 'events'));
+          let checked;
+          try {
+            checked = await chain.checkPulled(slice, lastSeq(db, 'events'));
+          } catch (e) {
+            // The record went back in time under this pull: put right, then pull from the new head.
+            if (!(e instanceof ChainMovedError) || rebased || !(await rollback.wentBack().catch(() => false))) throw e;
+            rebased = again = true;
+            total += await chain.starting(rollback.settle(true));
+            setStatus({ lastSeq: lastSeq(db, 'events') });
+            next = fetch(lastSeq(db, 'events'));
+            break;
+          }
           const started = process.cpuUsage();
-          const r = applyEvents(db, slice, sliceSeq, clock.now(), verify);
+          const r = applyWitnessed(db, slice, login, clock.now(), () =>
+            applyEvents(db, slice, sliceSeq, clock.now(), verify),
+          );
           chain.applied(checked);
           // Sized by the CPU time it took, not the wall time: on a busy machine the wall time also counts
           // the time other processes had the cores, and slices sized by it would shrink to a few events.
@@ -450,6 +506,10 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
             await yieldToEventLoop();
           }
         }
+        if (again && !closed) {
+          again = false;
+          continue;
+        }
         if (!batch.more || closed) break; // closing stops between slices: each one committed whole
       }
     } finally {
@@ -457,6 +517,11 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       if (state.catchingUp) setStatus({ catchingUp: null });
     }
     if (closed) return total;
+    if (total) rollback.applied(); // the lost list drops what came back through another witness
+    if (clock.now() - prunedAt > 3_600_000) {
+      prunedAt = clock.now();
+      pruneWitness(db, prunedAt, o.witnessDays);
+    }
     // This desk's own events the record placed or keeps otherwise: folded again in the record's order.
     const refolded = await refoldMarked({ pool, db, verify: verifier(), uptoSeq: lastSeq(db, 'events') });
     if (refolded.length && o.onApplied) tell(() => o.onApplied!(collectionStatuses(db, refolded)));
@@ -514,6 +579,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     } catch (e) {
       const err = e as Error;
       const offline = err instanceof TeamUnavailableError;
+      if (offline) lookFirst = true; // back from an outage (a failover?): the record is looked at first
       // Silence (nobody answered) is probed every second rather than backed off (team/reconnect.ts).
       const silent = isSilence(err);
       const retryMs = silent ? PROBE_EVERY_MS : doublingDelay(++failures, RETRY_FIRST_MS, RETRY_MAX_MS);
