@@ -12,6 +12,7 @@ import { teamMigrations } from '../../main/team/migrations/index.js';
 import { recordEvents, recordTeamFirst, withTeamKey } from '../../main/team/record.js';
 import { ResolutionTakenError } from '../../main/team/resolutions.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
+import { restoreEvents } from '../../main/store/pg/rollback.js';
 import { getDetail, listOrphanCallbacks, prepareResolution, resolveException } from '../../main/reconcile/index.js';
 import { resolve, type ResolveDeps } from '../../main/operations/resolve.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
@@ -274,6 +275,42 @@ describe('the team database decides', () => {
     // After something new, one resolution again.
     await appendEvents(bo, [resolution(ref, 'third')]);
     expect((await resolutionsOf(ref)).map((r) => r.note)).toEqual(['first', 'third']);
+  });
+
+  it('lets a witness put back a resolution the record lost (team.restore_events), even right after another one', async () => {
+    const cb = orphanCallback();
+    const ref = cb.merchantReference;
+    await appendEvents(team.owner, [cb]);
+    await appendEvents(team.signIn(kofi), [resolution(ref, 'after the rollback')]);
+    // amina's desk witnessed her resolution before the record went back in time: it was decided then.
+    const lost = resolution(ref, 'before the rollback');
+    const restored = await restoreEvents(team.signIn(amina), [
+      {
+        event_key: lost.eventKey,
+        merchant_reference: ref,
+        internal_reference: null,
+        source: 'manual',
+        kind: 'resolution',
+        status: null,
+        amount_minor: null,
+        currency: null,
+        signature: 'not_applicable',
+        payload: null,
+        note: lost.note!,
+        payment_url: null,
+        status_message: null,
+        occurred_at: new Date(lost.occurredAt).toISOString(),
+        evidence: null,
+        lost_seq: 7,
+        lost_recorded_at: lost.occurredAt,
+        lost_actor: amina,
+      },
+    ]);
+    expect(restored.map((r) => r.outcome)).toEqual(['restored']);
+    // A resolution of one's own with a mark of one's own making is no restoration: refused as any other.
+    await expect(
+      appendEvents(team.signIn(amina), [resolution(ref, 'again', { evidence: '{"restored": {"by": "me"}}' })]),
+    ).rejects.toThrow();
   });
 
   it('accepts a resolution only at READ COMMITTED, where the check sees every resolution committed before it', async () => {
