@@ -9,17 +9,20 @@ import {
   listExceptions,
   listCurrencies,
   listOrphanCallbacks,
-  reconcileAllInWorker,
-  ReconcileError,
 } from '../../reconcile/index.js';
 import { resolve } from '../../operations/resolve.js';
+import { fullRuns } from '../../operations/reconcile.js';
 import { listSecurityLog } from '../../callbacks/security-log.js';
 
 export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChannels> => {
   const opts = () => ({ now: core.clock.now(), stalePendingAfterMs: core.settings().stalePendingAfterMs });
   // The full run in flight (one at a time), cancellable by the id the renderer gave it.
-  let run: { runId: string; ac: AbortController } | null = null;
-  core.onClose(() => run?.ac.abort());
+  const runs = fullRuns({
+    db: core.db,
+    clock: core.clock,
+    stalePendingAfterMs: () => core.settings().stalePendingAfterMs,
+  });
+  core.onClose(() => runs.cancelAll());
   return {
     'reconcile.summary': () => getSummary(core.db, opts()),
     'reconcile.exceptions': (q) => listExceptions(core.db, q, opts()),
@@ -51,31 +54,12 @@ export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChann
       );
     },
     'reconcile.audit': (q) => listAudit(core.db, q),
-    'reconcile.run': async ({ runId }, ctx) => {
-      if (run)
-        throw new ReconcileError('conflict', 'a full reconciliation is already running; wait for it or cancel it');
-      const ac = new AbortController();
-      run = { runId, ac };
-      const onGone = () => ac.abort();
-      if (ctx.signal?.aborted) ac.abort();
-      else ctx.signal?.addEventListener('abort', onGone, { once: true });
-      try {
-        // On a worker thread: the window stays responsive during a million-row pass.
-        return await reconcileAllInWorker(core.db.name, {
-          ...opts(),
-          signal: ac.signal,
-          onProgress: (p) => core.events.emit('reconcile.progress', p),
-        });
-      } finally {
-        ctx.signal?.removeEventListener('abort', onGone);
-        run = null;
-      }
-    },
-    'reconcile.cancelRun': ({ runId }) => {
-      if (run?.runId !== runId) return { cancelled: false };
-      run.ac.abort();
-      return { cancelled: true };
-    },
+    'reconcile.run': ({ runId }, ctx) =>
+      runs.run(runId, {
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        onProgress: (p) => core.events.emit('reconcile.progress', p),
+      }),
+    'reconcile.cancelRun': ({ runId }) => ({ cancelled: runs.cancel(runId) }),
     'reconcile.balanceMovement': (q) => balanceMovement(core.db, { ...q, now: core.clock.now() }),
     'reconcile.securityLog': (q) => listSecurityLog(core.db, q),
   };
