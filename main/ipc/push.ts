@@ -1,22 +1,30 @@
 // The renderer push: the one subscriber of main's own events (main/app/event-bus.ts) that tells the window
 // what to reload, in the contract's DeskEvents. Each shell forwards what this gives it to its window,
-// paced here for both shells alike: the "something changed, read it again" events reach a window at most
-// PUSH_EVERY_MS apart, the ones that came meanwhile merged into one (a desk catching up applies thousands
-// of events a second, and each push costs the window a re-read).
+// paced here for both shells alike: the "something changed, read it again" events of this desk's own work
+// (a charge, the local receiver's deliveries, its polls) reach a window at most PUSH_EVERY_MS apart, the
+// ones that came meanwhile merged into one. What the team sync says about a pulled batch is paced already,
+// by the sync's beat (team/sync/scheduler.ts: one notice per pull, at most one per beat while a backlog
+// drains), and is sent at once: one pacing between a pulled batch and the screens, not two.
 import { realSleep, systemClock, type Clock, type Sleep } from '../clock.js';
 import { CHANGED_LIST_MAX, type AppEventBus, type AppEventName, type AppEvents } from '../app/event-bus.js';
 import type { DeskEventName, DeskEvents } from './contract/index.js';
 
 export type DeskEventSender = <E extends DeskEventName>(event: E, payload: DeskEvents[E]) => void;
 
-/** One line per internal event: what the window is told about it. A new internal event fails to compile until it has one. */
-const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) => void } = {
+/**
+ * One line per internal event: what the window is told about it, through `send` (paced where the event is)
+ * or `sendNow` (paced at its source). A new internal event fails to compile until it has one.
+ */
+const forward: {
+  [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender, sendNow: DeskEventSender) => void;
+} = {
   'collection.changed': (p, send) => send('collections.updated', { changed: [p], many: false }),
-  'collections.changed': (p, send) => send('collections.updated', p),
+  // A pulled batch (or this desk's events the team refused): the sync's beat paced it.
+  'collections.changed': (p, _send, sendNow) => sendNow('collections.updated', p),
   // Sent at once, never merged: it is the one thing a screen following its own charge listens to.
   'payment.progress': (p, send) => send('payments.progress', p),
   'callbacks.ingested': (p, send) => send('callbacks.ingested', p),
-  'orphans.changed': (p, send) => send('orphans.updated', p),
+  'orphans.changed': (p, _send, sendNow) => sendNow('orphans.updated', p),
   'balances.polled': (p, send) => send('balances.updated', p),
   'options.polled': (p, send) => send('options.updated', p),
   'settings.changed': (p, send) => send('settings.changed', p),
@@ -155,7 +163,7 @@ export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: 
   };
 
   const off = bus.subscribe((event, payload) =>
-    (forward[event] as (p: unknown, s: DeskEventSender) => void)(payload, pace),
+    (forward[event] as (p: unknown, s: DeskEventSender, now: DeskEventSender) => void)(payload, pace, send),
   );
   return () => {
     off();

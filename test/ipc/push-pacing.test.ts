@@ -83,12 +83,6 @@ describe('the renderer push paces changes per window', () => {
     const [, merged] = w.updates();
     expect(merged!.many).toBe(true);
     expect(merged!.changed.map((c) => c.id)).toEqual(Array.from({ length: 200 }, (_, i) => 101 + i));
-    // A batch already "many" stays so when merged with a short one.
-    w.bus.emit('collections.changed', { changed: [], many: true });
-    w.bus.emit('collection.changed', col(7, 'PENDING'));
-    w.time.advance(PUSH_EVERY_MS);
-    await settle();
-    expect(w.updates().at(-1)).toEqual({ changed: [col(7, 'PENDING')], many: true });
     w.off();
   });
 
@@ -139,16 +133,21 @@ describe('the renderer push paces changes per window', () => {
     w.off();
   });
 
-  it("orphans a pulled batch stored are told as 'orphans.updated', paced, their counts added up", async () => {
+  it("what a pulled batch changed (collections, orphans) is sent at once: the sync's beat paced it, the push does not again", () => {
     const w = window();
     const orphans = () => w.seen.filter((s) => s.event === 'orphans.updated').map((s) => s.payload);
+    w.bus.emit('collection.changed', col(1)); // this desk's own charge: paced here
+    w.bus.emit('collection.changed', col(2));
+    w.bus.emit('collections.changed', { changed: [col(3, 'COMPLETED')], many: false });
+    w.bus.emit('collections.changed', { changed: [], many: true });
     w.bus.emit('orphans.changed', { stored: 1 });
-    expect(orphans()).toEqual([{ stored: 1 }]);
-    for (let i = 0; i < 5; i++) w.bus.emit('orphans.changed', { stored: 2 });
-    expect(orphans()).toHaveLength(1);
-    w.time.advance(PUSH_EVERY_MS);
-    await settle();
-    expect(orphans()).toEqual([{ stored: 1 }, { stored: 10 }]);
+    w.bus.emit('orphans.changed', { stored: 2 });
+    expect(w.updates()).toEqual([
+      { changed: [col(1)], many: false },
+      { changed: [col(3, 'COMPLETED')], many: false },
+      { changed: [], many: true },
+    ]);
+    expect(orphans()).toEqual([{ stored: 1 }, { stored: 2 }]);
     w.off();
   });
 
