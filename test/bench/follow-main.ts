@@ -128,9 +128,7 @@ async function child(file: string): Promise<void> {
     const { profile } = await session.post('Profiler.stop');
     fs.writeFileSync(opt.profile!, JSON.stringify(profile));
   }
-  process.stdout.write(
-    JSON.stringify({ applied: until - from, cpuMs: (cpu.user + cpu.system) / 1000, seen }) + '\n',
-  );
+  process.stdout.write(JSON.stringify({ applied: until - from, cpuMs: (cpu.user + cpu.system) / 1000, seen }) + '\n');
   await sync.close();
   await pool.end();
   db.close();

@@ -32,7 +32,9 @@ const event = fc.record({
   key: fc.integer({ min: 0, max: 40 }),
 });
 
-function newEvent(e: fc.RecordValue<typeof event>, i: number, ids: Map<string, number>): NewEvent {
+type Drawn = typeof event extends fc.Arbitrary<infer T> ? T : never;
+
+function newEvent(e: Drawn, i: number, ids: Map<string, number>): NewEvent {
   const kind =
     e.source === 'manual'
       ? 'resolution'

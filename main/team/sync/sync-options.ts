@@ -91,4 +91,3 @@ export interface TeamSyncOptions {
   /** How many days the desk keeps what it witnessed of the record (witness.ts; default 14). */
   witnessDays?: number;
 }
-
