@@ -1,8 +1,9 @@
 // The desk's watch over the hash chain while it syncs: every pulled batch is checked before it is applied
 // (chain-check.ts checkPulled, called by the pull loop), and what the desk holds is re-checked in the
 // background: first after the first pull of a session (sign-in), then every period, one re-check at a time.
-// Its state goes into the sync's status (status.ts); while a backlog drains, a verified head that moves
-// with every batch is told with the drain's progress rather than after each batch, an alarm at once.
+// Its state goes into the sync's status (status.ts); while a pull applies batches, a verified head that
+// moves with every batch is told with the pull's end (or a drain's progress), not after each batch; an
+// alarm at once.
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
 import { createChainCheck, type ChainCheck, type ChainState } from './chain-check.js';
@@ -13,7 +14,7 @@ export interface ChainWatch extends ChainCheck {
   recheckChain(): Promise<ChainState>;
   /** A pull succeeded: the first one starts the periodic re-checks. */
   pulled(): void;
-  /** Whether a drain is under way (its progress carries the verified head). */
+  /** Whether a pull is applying batches (the status it tells at its end carries the verified head). */
   draining(on: boolean): void;
   close(): void;
 }

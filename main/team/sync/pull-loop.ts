@@ -84,6 +84,9 @@ export async function pullEvents(o: PullLoopOptions): Promise<number> {
   let newest: number | null = null;
   let toldAt = -Infinity;
   let sinceTold = 0;
+  // The verified head moves with each batch: told with the pull's end (or a drain's progress), not after
+  // each batch; an alarm at once.
+  o.chain.draining(true);
   try {
     for (;;) {
       const batch = await next;
@@ -117,7 +120,6 @@ export async function pullEvents(o: PullLoopOptions): Promise<number> {
       o.sizer.took(batch.events.length, (cpu.user + cpu.system) / 1000);
       total += r.applied;
       o.notices.applied(r.changed, r.orphans);
-      o.chain.draining(batch.more);
       if (!batch.more) {
         o.status.note({ lastSeq: batch.lastSeq });
         break;
