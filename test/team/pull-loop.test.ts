@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('the pull loop', () => {
-  it('applies a backlog page by page, each page one batch with its seq and chain head, and tells the screens once a batch', async () => {
+  it('applies a backlog page by page, each page in batches with their seq and chain head, and tells the screens once a batch', async () => {
     const events = history(60, 'MD-LOOP', 31);
     await appendEvents(team.owner, events);
     const newest = Number((await team.owner.query('SELECT max(seq) AS n FROM team.events')).rows[0].n);
@@ -69,7 +69,7 @@ describe('the pull loop', () => {
         onChange: () => undefined,
         stopped: () => false,
       });
-      // Pages of 20 events (a sizer that does not learn, so the pages are known).
+      // Pages of 50 events, applied in batches of 20 (a sizer that does not learn, so the batches are known).
       const applied = await pullEvents({
         pool,
         db,
@@ -82,6 +82,7 @@ describe('the pull loop', () => {
         verifier: () => undefined,
         stopped: () => false,
         sizer: { size: () => 20, took: () => undefined },
+        pageSize: 50,
         beatMs: 0,
         progressEvery: 25,
       });
@@ -89,9 +90,9 @@ describe('the pull loop', () => {
       expect(lastSeq(db, 'events')).toBe(newest);
       expect(keptHead(db)?.seq).toBe(newest); // kept with the last batch, in its transaction
       expect(db.prepare('SELECT count(*) FROM collection_events').pluck().get()).toBe(events.length);
-      // One notice (collections, orphans or both, in one turn) for each batch.
-      const pages = Math.ceil(events.length / 20);
-      expect(told.filter((t) => t === 'collections').length).toBe(pages);
+      // One notice for each batch: 20, 20 and 10 of each page of 50.
+      const batches = Math.floor(events.length / 50) * 3 + Math.ceil((events.length % 50) / 20);
+      expect(told.filter((t) => t === 'collections').length).toBe(batches);
       // The status bar heard how far it was while there was more, then nothing behind.
       expect(progress.filter((p) => p !== null).length).toBeGreaterThan(1);
       expect(status.get().catchingUp).toBeNull();

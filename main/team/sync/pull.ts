@@ -164,6 +164,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     closing,
     start: { bulkStart: o.bulkStart, snapshots: o.snapshots, bulkChunk: o.bulkChunk },
     sizer: sliceSizer(o.sliceMs ?? SLICE_MS, batchSize),
+    pageSize: batchSize,
     pollPage: batchSize,
     progressEvery: batchSize,
     witnessDays: o.witnessDays,
