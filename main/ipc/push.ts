@@ -43,6 +43,13 @@ const forward: {
 
 /** At most one paced send per this many ms to a window (4 a second). */
 export const PUSH_EVERY_MS = 250;
+/**
+ * The status at most once a second: a desk following a busy team has its status change with every pull
+ * (last sync, the verified seq), and each change cost the window about 12 ms of rendering, most of what it
+ * spent per event followed (bench:follow, docs/benchmarks.md). The first change after a quiet second goes
+ * at once, as before.
+ */
+export const STATUS_EVERY_MS = 1_000;
 
 /** The payloads of one event waiting for a window, merged as they come; take() gives the one to send. */
 interface Waiting<E extends DeskEventName> {
@@ -115,9 +122,24 @@ export interface PushPacing {
  * merged per event, and are sent together when it has passed, so the last change always arrives.
  */
 export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: PushPacing = {}): () => void {
+  const events = pacer(send, pacing, pacing.everyMs ?? PUSH_EVERY_MS);
+  const status = pacer(send, pacing, STATUS_EVERY_MS);
+  const pace: DeskEventSender = (event, payload) =>
+    (event === 'app.status' ? status.pace : events.pace)(event, payload);
+  const off = bus.subscribe((event, payload) =>
+    (forward[event] as (p: unknown, s: DeskEventSender, now: DeskEventSender) => void)(payload, pace, send),
+  );
+  return () => {
+    off();
+    events.stop();
+    status.stop();
+  };
+}
+
+/** Paces sends at most `everyMs` apart, merging what waits per event; stop() drops what waits. */
+function pacer(send: DeskEventSender, pacing: PushPacing, everyMs: number) {
   const clock = pacing.clock ?? systemClock;
   const sleep = pacing.sleep ?? realSleep;
-  const everyMs = pacing.everyMs ?? PUSH_EVERY_MS;
   const waiting = new Map<DeskEventName, Waiting<DeskEventName>>();
   let lastSentAt = -Infinity;
   let timer: AbortController | null = null;
@@ -162,13 +184,12 @@ export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: 
       .catch(() => undefined);
   };
 
-  const off = bus.subscribe((event, payload) =>
-    (forward[event] as (p: unknown, s: DeskEventSender, now: DeskEventSender) => void)(payload, pace, send),
-  );
-  return () => {
-    off();
-    timer?.abort();
-    timer = null;
-    waiting.clear();
+  return {
+    pace,
+    stop() {
+      timer?.abort();
+      timer = null;
+      waiting.clear();
+    },
   };
 }
