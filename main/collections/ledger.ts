@@ -188,9 +188,9 @@ export interface SetAppended {
  * with one statement and folded in memory by projectEvent in the set's order (each event stored with the
  * kind the fold gives it), each touched collection's projection written once (the columns the set
  * changed), and each reconciled once at the end of the scope. The rows are those of appendEvent called for
- * each (test/team/sync-bulk.test.ts, convergence.test.ts). Events are inserted one statement each: from a
- * JSON array in one statement, SQLite took twice as long a row (docs/benchmarks.md, bench:follow). Never
- * for an event the team must get from this desk (no outbox row).
+ * each (test/team/sync-bulk.test.ts, convergence.test.ts). Events are inserted one cached statement each,
+ * which costs SQLite less a row than one statement over a JSON array of the set (docs/benchmarks.md,
+ * "Following a busy team"). Never for an event the team must get from this desk (no outbox row).
  */
 export function appendSet(db: Db, events: readonly NewEvent[]): SetAppended {
   const hooks = wired();

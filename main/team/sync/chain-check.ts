@@ -22,8 +22,6 @@ import { keepHead, keptHead } from '../../store/sqlite/team/chain-head.js';
 import { keepAlarm, keptAlarms, type ChainAlarmFinder } from '../../store/sqlite/team/chain-alarm.js';
 import { lastSeq } from '../../store/sqlite/team/sync-state.js';
 import { ChainBrokenError, ChainMovedError, checkChain, START, type ChainedEvent, type ChainHead } from '../chain.js';
-
-export { walkChain } from './chain-walk.js';
 import { walkAgainstKept, walkChain } from './chain-walk.js';
 
 /** What the status bar and Settings, Team say about the record. */

@@ -4,9 +4,9 @@
 // the chain head it reaches (apply.ts). A batch holds as many events as take about `sliceMs` of CPU to
 // apply (learnt from the last batches), so a desk draining a backlog lets the event loop run between two
 // (a window's IPC call, a charge) and a close stops it between two, each one committed whole. A desk
-// following a busy team pulls one page, one batch, per beat (scheduler.ts). Pages are not cut to the
-// batch: on a busy machine each page's round trip to PostgreSQL waits for the cores, and pages of a batch
-// each took the 50,000-event drain from 22 to 39 s (docs/benchmarks.md).
+// following a busy team pulls one page, one batch, per beat (scheduler.ts). A page is not cut to the
+// batch's size: each round trip to PostgreSQL waits for the cores on a busy machine, so a page per batch
+// makes a backlog's drain much slower (docs/benchmarks.md, "Following a busy team").
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
 import { lastSeq } from '../../store/sqlite/team/sync-state.js';

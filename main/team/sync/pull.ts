@@ -29,7 +29,7 @@ import { createSignatureWatch } from './signature-watch.js';
 import { createSyncStatus, initialStatus, type SyncStatus } from './status.js';
 
 export type { TeamSyncStatus } from './status.js';
-export type { Logger, TeamSync, TeamSyncOptions } from './sync-options.js';
+export type { TeamSync, TeamSyncOptions } from './sync-options.js';
 import type { TeamSync, TeamSyncOptions } from './sync-options.js';
 export { sliceSizer } from './pull-loop.js';
 

@@ -21,7 +21,7 @@ import type { RollbackContext } from './rollback-context.js';
 import { KEYS_PAGE } from './rollback-context.js';
 
 /** A journalled team event as a writer sends it. */
-export function asNew(e: TeamEvent): NewTeamEvent {
+function asNew(e: TeamEvent): NewTeamEvent {
   return {
     eventKey: e.eventKey,
     merchantReference: e.merchantReference,
@@ -56,7 +56,7 @@ export interface Candidate {
     | { held: true };
   order: number;
 }
-export function ownIntent(ctx: RollbackContext, r: HeldEventRow): NewTeamEvent | null {
+function ownIntent(ctx: RollbackContext, r: HeldEventRow): NewTeamEvent | null {
   const { db } = ctx;
   const c = intentColumnsOf(db, r.merchant_reference);
   if (!c) return null;

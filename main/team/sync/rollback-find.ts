@@ -46,7 +46,7 @@ function differsFromHeld(e: TeamEvent, held: HeldEventRow): string | null {
   return null;
 }
 /** Whether a record event carries team.restore_events' mark (only that function may write it, migration 15). */
-export function isRestoration(evidence: string | null): boolean {
+function isRestoration(evidence: string | null): boolean {
   if (!evidence || !evidence.includes('"restored"')) return false;
   try {
     const v = JSON.parse(evidence) as unknown;
@@ -127,7 +127,7 @@ export async function classify(ctx: RollbackContext): Promise<WentBack | null> {
  * one this desk holds (the chain's hash differs, so something it does not keep was changed); gone back
  * at the first event that is new to this desk or a restoration, or where the record ends before the head.
  */
-export async function heldThrough(
+async function heldThrough(
   ctx: RollbackContext,
   commonSeq: number,
   headSeq: number,

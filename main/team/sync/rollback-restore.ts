@@ -38,7 +38,7 @@ function restoreRow(
   };
 }
 /** Of these keys, those the record does not hold (now). */
-export async function missingOf(ctx: RollbackContext, keys: readonly string[]): Promise<Set<string>> {
+async function missingOf(ctx: RollbackContext, keys: readonly string[]): Promise<Set<string>> {
   const { pool } = ctx;
   const missing = new Set(keys);
   for (let i = 0; i < keys.length; i += KEYS_PAGE) {

@@ -55,8 +55,6 @@ import type { RollbackContext } from './rollback-context.js';
 import { looker } from './rollback-find.js';
 import { handle } from './rollback-restore.js';
 
-export { isRestoration } from './rollback-find.js';
-
 export type { TeamRollbackState };
 
 export interface RollbackWatchOptions {
