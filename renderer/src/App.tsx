@@ -12,12 +12,12 @@ function currentPath(): string {
 }
 
 /** Navigates to a screen by its path (e.g. from a link inside another screen). */
-export function navigate(path: string): void {
+function navigate(path: string): void {
   window.location.hash = `#/${path}`;
 }
 
 /** The navigation shortcut as shown to the user. */
-export function shortcutText(key: string): string {
+function shortcutText(key: string): string {
   return `Ctrl+Shift+${key}`;
 }
 

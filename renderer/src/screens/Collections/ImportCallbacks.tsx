@@ -6,8 +6,8 @@ import { useRef, useState, type ReactElement } from 'react';
 import type { ImportFolder, ImportSummary } from '../../../../main/ipc/contract/collections.js';
 import { DeskError, invoke } from '../../desk.js';
 import { ErrorBanner } from '../../ui/index.js';
-import { fileSize, shortTime } from '../../ui/dates.js';
 import { useMay } from '../../role.js';
+import { fileSize, formatDateTime } from '../../ui/format.js';
 
 const MAX_BYTES = 64 * 1024 * 1024;
 
@@ -133,8 +133,7 @@ export function useCallbackImport(): { button: ReactElement | null; result: Reac
               >
                 Import
               </button>{' '}
-              <span className="mono">{f.name}</span> ({fileSize(f.bytes)},{' '}
-              {shortTime(new Date(f.modifiedAt).toISOString())})
+              <span className="mono">{f.name}</span> ({fileSize(f.bytes)}, {formatDateTime(f.modifiedAt)})
             </li>
           ))}
         </ul>

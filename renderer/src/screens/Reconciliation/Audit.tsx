@@ -4,9 +4,10 @@ import type { AuditEvent } from '../../../../main/reconcile/types.shared.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Money, Table, type ColumnDef } from '../../ui/index.js';
-import { dayEnd, dayStart, shortTime } from '../../ui/dates.js';
+import { dayEnd, dayStart } from '../../ui/dates.js';
 import { SIGNATURE_LABEL, SOURCE_LABEL } from './labels.js';
 import { statusLabel } from '../../ui/status.js';
+import { formatDateTime } from '../../ui/format.js';
 
 const SOURCES = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'] as const;
 
@@ -17,7 +18,7 @@ function payloadText(p: string | null): string {
 
 const columns: ColumnDef<AuditEvent, unknown>[] = [
   { id: 'id', header: '#', accessorKey: 'id', meta: { className: 'num' } },
-  { id: 'at', header: 'Received', accessorKey: 'receivedAt', cell: (c) => shortTime(c.row.original.receivedAt) },
+  { id: 'at', header: 'Received', accessorKey: 'receivedAt', cell: (c) => formatDateTime(c.row.original.receivedAt) },
   {
     id: 'reference',
     header: 'Reference',

@@ -6,12 +6,12 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ExceptionDetail, ResolutionShown, SourceColumn } from '../../../../main/reconcile/types.shared.js';
 import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
-import { shortTime } from '../../ui/dates.js';
 import { StatusBadge } from '../../ui/StatusBadge.js';
 import { isFinalStatus as finalOf, statusLabel } from '../../ui/status.js';
 import { SIGNATURE_LABEL, SOURCE_LABEL, kindBadgeClass, kindLabel } from './labels.js';
 import { ResolveForm } from './ResolveForm.js';
 import { EventsTable } from './Audit.js';
+import { formatDateTime } from '../../ui/format.js';
 
 export function SourcesTable({ detail }: { detail: ExceptionDetail }) {
   const cols = detail.sources.filter((s) => s.source !== 'security' || s.events > 0);
@@ -75,7 +75,7 @@ export function SourcesTable({ detail }: { detail: ExceptionDetail }) {
           <tr>
             <th scope="row">Time</th>
             {cols.map((s) => (
-              <Cell key={s.source}>{shortTime(s.receivedAt)}</Cell>
+              <Cell key={s.source}>{formatDateTime(s.receivedAt)}</Cell>
             ))}
           </tr>
           <tr>
@@ -104,7 +104,7 @@ function Cell({ off, children }: { off?: boolean | undefined; children: ReactNod
 
 /** "Resolved by kofi at 26 Nov 2025, 10:42: note", from the resolution the reconciliation names. */
 export function resolvedText(r: ResolutionShown): string {
-  return `${r.by ?? 'someone'} at ${shortTime(r.at)}${r.note ? `: ${r.note}` : ''}`;
+  return `${r.by ?? 'someone'} at ${formatDateTime(r.at)}${r.note ? `: ${r.note}` : ''}`;
 }
 
 /** The database refused this desk's resolution: what it said, and the note that was not recorded. */

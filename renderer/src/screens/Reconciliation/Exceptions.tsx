@@ -5,10 +5,11 @@ import type { ExceptionRow } from '../../../../main/reconcile/types.shared.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
 import { useDeskQuery, usePagedQuery, useSessionState } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Money, Table, type ColumnDef } from '../../ui/index.js';
-import { dayEnd, dayStart, shortTime } from '../../ui/dates.js';
+import { dayEnd, dayStart } from '../../ui/dates.js';
 import { EXCEPTION_KINDS, kindBadgeClass, kindLabel } from './labels.js';
 import { Detail } from './Detail.js';
 import { StatusBadge } from '../../ui/StatusBadge.js';
+import { formatDateTime } from '../../ui/format.js';
 
 const PAGE = 200;
 
@@ -29,7 +30,7 @@ const columns: ColumnDef<ExceptionRow, unknown>[] = [
     accessorKey: 'merchantReference',
     cell: (c) => <span className="mono">{c.row.original.merchantReference}</span>,
   },
-  { id: 'created', header: 'Created', accessorKey: 'createdAt', cell: (c) => shortTime(c.row.original.createdAt) },
+  { id: 'created', header: 'Created', accessorKey: 'createdAt', cell: (c) => formatDateTime(c.row.original.createdAt) },
   {
     id: 'amount',
     header: 'Amount',

@@ -5,7 +5,7 @@ import type { MovementInterval } from '../../../../main/reconcile/types.shared.j
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Money } from '../../ui/index.js';
-import { shortTime } from '../../ui/dates.js';
+import { formatDateTime } from '../../ui/format.js';
 
 const CURRENCIES = ['UGX', 'KES', 'TZS', 'USD'];
 
@@ -156,8 +156,8 @@ function Intervals({ rows }: { rows: MovementInterval[] }) {
               className={r.unexplainedMinor !== 0 ? 'unexplained' : undefined}
             >
               <td>{r.currency}</td>
-              <td>{shortTime(r.fromAt)}</td>
-              <td>{shortTime(r.toAt)}</td>
+              <td>{formatDateTime(r.fromAt)}</td>
+              <td>{formatDateTime(r.toAt)}</td>
               <td className="num">
                 <Money minor={r.openingActualMinor} currency={r.currency} code={false} />
               </td>

@@ -5,14 +5,14 @@ import { useState } from 'react';
 import type { OrphanRow } from '../../../../main/reconcile/types.shared.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Money, Table, type ColumnDef } from '../../ui/index.js';
-import { shortTime } from '../../ui/dates.js';
 import { SIGNATURE_LABEL, SOURCE_LABEL } from './labels.js';
 import { ResolveForm } from './ResolveForm.js';
 import { statusLabel } from '../../ui/status.js';
 import { RefusedResolution, type Refusal } from './Detail.js';
+import { formatDateTime } from '../../ui/format.js';
 
 const columns: ColumnDef<OrphanRow, unknown>[] = [
-  { id: 'at', header: 'Received', accessorKey: 'receivedAt', cell: (c) => shortTime(c.row.original.receivedAt) },
+  { id: 'at', header: 'Received', accessorKey: 'receivedAt', cell: (c) => formatDateTime(c.row.original.receivedAt) },
   {
     id: 'reference',
     header: 'Reference',
@@ -129,7 +129,7 @@ export function Orphans({ onChanged }: { onChanged: () => void }) {
           {selected &&
             (selected.resolvedByEventId !== null ? (
               <p role="status">
-                <strong>Resolved by</strong> {selected.resolvedBy ?? 'someone'} at {shortTime(selected.resolvedAt)}
+                <strong>Resolved by</strong> {selected.resolvedBy ?? 'someone'} at {formatDateTime(selected.resolvedAt)}
                 {selected.resolutionNote ? `: ${selected.resolutionNote}` : ''}
               </p>
             ) : (

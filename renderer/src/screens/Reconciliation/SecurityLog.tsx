@@ -3,9 +3,9 @@
 import type { SecurityLogRow } from '../../../../main/callbacks/security-log-types.shared.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading, Table, type ColumnDef } from '../../ui/index.js';
-import { shortTime } from '../../ui/dates.js';
+import { formatDateTime } from '../../ui/format.js';
 
-export const REASON_LABEL: Record<string, string> = {
+const REASON_LABEL: Record<string, string> = {
   bad_signature: 'Bad signature',
   missing_signature: 'No signature',
   malformed: 'Malformed',
@@ -19,7 +19,7 @@ const columns: ColumnDef<SecurityLogRow, unknown>[] = [
     id: 'hour',
     header: 'Hour',
     accessorKey: 'bucketStart',
-    cell: (c) => shortTime(new Date(c.row.original.bucketStart).toISOString()),
+    cell: (c) => formatDateTime(c.row.original.bucketStart),
   },
   {
     id: 'reason',
@@ -38,7 +38,7 @@ const columns: ColumnDef<SecurityLogRow, unknown>[] = [
     id: 'last',
     header: 'Last',
     accessorKey: 'lastAt',
-    cell: (c) => shortTime(new Date(c.row.original.lastAt).toISOString()),
+    cell: (c) => formatDateTime(c.row.original.lastAt),
   },
   {
     id: 'sample',

@@ -7,7 +7,8 @@ import type { RequestOf } from '../../../../main/ipc/contract/index.js';
 import { DeskError, invoke } from '../../desk.js';
 import { useDeskEvent } from '../../hooks.js';
 import { ErrorBanner, Field, ProgressBar } from '../../ui/index.js';
-import { dayEnd, dayStart, fileSize } from '../../ui/dates.js';
+import { dayEnd, dayStart } from '../../ui/dates.js';
+import { fileSize } from '../../ui/format.js';
 
 type Kind = 'balances' | 'collections';
 type Progress = { phase: 'starting' | 'reconciling' | 'writing'; done: number; total: number };
@@ -23,7 +24,7 @@ function stamp(d = new Date()): string {
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-export function defaultFileName(kind: Kind, from: string, to: string, at: string): string {
+function defaultFileName(kind: Kind, from: string, to: string, at: string): string {
   const range = from && to ? `-${from}-to-${to}` : from ? `-from-${from}` : to ? `-to-${to}` : '';
   return `${kind}${range}-${at}.csv`;
 }

@@ -14,7 +14,8 @@ import { validateCardForm } from '../../../../main/collections/card-input.shared
 import { DeskError, invoke, on } from '../../desk.js';
 import { useAppStatusSelect, useDeskQuery, useNow } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
-import { StatusBadge, statusLabel } from '../../ui/StatusBadge.js';
+import { StatusBadge } from '../../ui/StatusBadge.js';
+import { statusLabel } from '../../ui/status.js';
 import { CardSection, EMPTY_CARD, cardRequest, wipe, type CardState } from './CardSection.js';
 import { formatDateTime } from '../../ui/format.js';
 import { newOperationId } from './useCharge.js';
