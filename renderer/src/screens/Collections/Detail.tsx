@@ -7,7 +7,7 @@ import { ErrorBanner, Loading, Money } from '../../ui/index.js';
 import { Flags, SignatureBeingChecked, StatusBadge, flagLabel } from '../../ui/StatusBadge.js';
 import { statusLabel } from '../../ui/status.js';
 import { SourcesAgree, sourcesText } from './Sources.js';
-import { brandName } from '../TakePayment/PaymentResult.js';
+import { brandName } from '../TakePayment/Receipt.js';
 import { formatDateTime } from '../../ui/format.js';
 
 const KIND: Record<string, string> = {
