@@ -11,7 +11,7 @@ function currentPath(): string {
   return screens.some((s) => s.path === p) ? p : screens[0]!.path;
 }
 
-/** Navigates to a screen by its path (e.g. from a link inside another screen). */
+/** Shows the screen at `path` (its #/path route). */
 function navigate(path: string): void {
   window.location.hash = `#/${path}`;
 }
