@@ -72,6 +72,20 @@ function useLocalErrors(
   );
 }
 
+/** What payments.charge is asked (without its operation id): the fields trimmed, empty optional ones left out. */
+function chargeRequest(details: Details, currency: string, card: CardState) {
+  return {
+    amount: details.amount.trim(),
+    currency,
+    description: details.description,
+    ...(details.customerName.trim() ? { customerName: details.customerName.trim() } : {}),
+    ...(details.customerEmail.trim() ? { customerEmail: details.customerEmail.trim() } : {}),
+    chargeCustomer: details.chargeCustomer,
+    allowFinalStatusChange: details.allowFinalStatusChange,
+    card: cardRequest(card),
+  };
+}
+
 /**
  * The card typed and not yet sent goes when the form does (nothing lingers in the DOM inputs), and when the
  * app locks: a lock hides the screen but keeps it mounted (a payment already sent goes on), and the card
@@ -129,16 +143,7 @@ export function usePaymentForm(formRef: RefObject<HTMLFormElement | null>) {
       focusFirstError();
       return;
     }
-    const request = {
-      amount: details.amount.trim(),
-      currency,
-      description: details.description,
-      ...(details.customerName.trim() ? { customerName: details.customerName.trim() } : {}),
-      ...(details.customerEmail.trim() ? { customerEmail: details.customerEmail.trim() } : {}),
-      chargeCustomer: details.chargeCustomer,
-      allowFinalStatusChange: details.allowFinalStatusChange,
-      card: cardRequest(card),
-    };
+    const request = chargeRequest(details, currency, card);
     // Solo: the card leaves the form now, cleared from state before main even answers. Team: once sent.
     if (!keepCardUntilSent) setCard(EMPTY_CARD);
     setTouched({});
