@@ -14,6 +14,7 @@ import { sql as m011 } from './011-event-evidence.js';
 import { sql as m012 } from './012-charge-guards.js';
 import { sql as m014 } from './014-operator-notify.js';
 import { sql as m015 } from './015-restore-events.js';
+import { sql as m016 } from './016-serve-scale.js';
 
 export interface TeamMigration {
   version: number;
@@ -36,4 +37,5 @@ export const teamMigrations: TeamMigration[] = [
   { version: 12, name: 'charge-guards', sql: m012 },
   { version: 14, name: 'operator-notify', sql: m014 },
   { version: 15, name: 'restore-events', sql: m015 },
+  { version: 16, name: 'serve-scale', sql: m016 },
 ];
