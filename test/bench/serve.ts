@@ -13,8 +13,10 @@
 // threads, and its main thread), PostgreSQL (all its processes), the poster (this process), and the
 // machine's total against its cores; and the load average. Every round checks each callback was stored
 // exactly once.
-//   npx tsx test/bench/serve.ts [--callbacks N] [--concurrency N] [--rounds N] [--instances 1,2]
-//                               [--before REV | --impl DIR,DIR] [--verify-threads N]
+//   npm run bench:serve -- [--callbacks N] [--concurrency N] [--rounds N] [--instances 1,2] [--warmup N]
+//                          [--before REV | --impl DIR,DIR] [--verify-threads N]
+// For a closer look: SERVE_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the
+// instances, SERVE_BENCH_TIDS=1 names each of their threads by its id in the per-thread CPU.
 // PostgreSQL runs as the `postgres` user when this runs as root: TMPDIR must be a folder it can reach.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
