@@ -45,6 +45,11 @@ export interface AppEvents {
    * this desk's events the team database refused.
    */
   'collections.changed': ChangedCollections;
+  /**
+   * Events with no collection (orphan callbacks, or their resolutions) were stored behind the screens, by
+   * a pulled batch of the team record: whoever lists orphans reads them again.
+   */
+  'orphans.changed': { stored: number };
   /** Events were stored: one delivery at the local receiver, an imported file (result 'import'), or a new team desk's bulk copy of the team history (result 'team-copy'). */
   'callbacks.ingested': { result: string; reference: string | null };
   /** A balances poll finished (ok or not); changed: snapshots written. */

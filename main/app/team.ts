@@ -13,7 +13,7 @@ import type { NewEvent } from '../collections/event-rules.js';
 import type { TeamChargeSeam } from '../collections/charge/types.js';
 import { TeamError, TeamPermissionError, TeamUnavailableError, translatePgError } from '../team/errors.js';
 import { roleWords, type TeamRole } from '../team/roles.shared.js';
-import { recordEvents, withTeamKey } from '../team/record.js';
+import { recordTeamFirst, type TeamFirstWhat } from '../team/record.js';
 import { startTeamSession, type TeamSession } from '../team/session.js';
 import { rollbackWords } from '../team/chain-words.shared.js';
 import type { TeamSyncStatus } from '../team/sync/pull.js';
@@ -39,19 +39,15 @@ export interface TeamLink {
   readonly charges: TeamChargeSeam;
   /**
    * Records a person's fact (a resolution, an import) in the team database BEFORE it is stored locally;
-   * returns it with the key both copies share. Offline or not allowed: an AppError saying so, nothing stored.
+   * returns it with the key both copies share. Offline or not allowed: an AppError
+   * saying so, nothing stored; a resolution another one already stands for: team/resolutions.ts
+   * ResolutionTakenError, as the database said it.
    */
   recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
   close(): Promise<void>;
 }
 
-/** What is recorded team-first, in words for the refusal ("may not resolve exceptions"). */
-export interface TeamFirstWhat {
-  /** e.g. "resolve exceptions" */
-  action: string;
-  /** e.g. "resolution" */
-  noun: string;
-}
+export type { TeamFirstWhat };
 
 export interface TeamLinkOptions {
   db: Db;
@@ -128,6 +124,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       evidenceReady: o.verificationKeysReady,
       // What the sync writes behind the screens is told the way the local poller and receiver tell it.
       onApplied: notices.onApplied,
+      onOrphans: notices.onOrphans,
       onCopied: notices.onCopied,
       onPolled: (what, changed) =>
         events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
@@ -228,10 +225,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
     const wrong = s.wrongDatabase();
     if (wrong) throw new AppError('unavailable', wrong);
-    const keyed = evs.map(withTeamKey);
     try {
-      // A retry after a partial failure stores nothing twice: the team log is idempotent by key.
-      for (let i = 0; i < keyed.length; i += 1000) await recordEvents(s.pool, keyed.slice(i, i + 1000));
+      return await recordTeamFirst(s.pool, evs);
     } catch (e) {
       const t = e instanceof TeamError ? e : translatePgError(e, what.action, o.login);
       if (t instanceof TeamPermissionError) {
@@ -249,7 +244,6 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         );
       throw t;
     }
-    return keyed;
   }
 
   /** The outbox's counts for the status bar; null when the database cannot be read (closing). */

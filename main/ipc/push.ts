@@ -16,6 +16,7 @@ const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) =
   // Sent at once, never merged: it is the one thing a screen following its own charge listens to.
   'payment.progress': (p, send) => send('payments.progress', p),
   'callbacks.ingested': (p, send) => send('callbacks.ingested', p),
+  'orphans.changed': (p, send) => send('orphans.updated', p),
   'balances.polled': (p, send) => send('balances.updated', p),
   'options.polled': (p, send) => send('options.updated', p),
   'settings.changed': (p, send) => send('settings.changed', p),
@@ -80,6 +81,8 @@ const paced: { [E in DeskEventName]?: () => Waiting<E> } = {
   'callbacks.ingested': merged<'callbacks.ingested'>((a, b) =>
     a.reference === b.reference && a.result === b.result ? b : { result: b.result, reference: null },
   ),
+  // How many were stored while the window waited: a count, never a list (the screen reads the orphans itself).
+  'orphans.updated': merged<'orphans.updated'>((a, b) => ({ stored: a.stored + b.stored })),
   'balances.updated': merged<'balances.updated'>((a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed })),
   'options.updated': merged<'options.updated'>((a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed })),
   // The newest status says it all. A desk following a busy team has its status change with every pull

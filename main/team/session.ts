@@ -42,6 +42,7 @@ export interface TeamSessionOptions {
   logger: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   syncEveryMs?: number | undefined;
   onApplied?: (changed: ChangedCollection[]) => void;
+  onOrphans?: TeamSyncOptions['onOrphans'];
   onCopied?: TeamSyncOptions['onCopied'];
   onPolled?: TeamSyncOptions['onPolled'];
   onStatus?: (s: TeamSyncStatus) => void;
@@ -78,6 +79,7 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
     logger: o.logger,
     ...(o.syncEveryMs ? { pollEveryMs: o.syncEveryMs } : {}),
     ...(o.onApplied ? { onApplied: o.onApplied } : {}),
+    ...(o.onOrphans ? { onOrphans: o.onOrphans } : {}),
     ...(o.onCopied ? { onCopied: o.onCopied } : {}),
     ...(o.onPolled ? { onPolled: o.onPolled } : {}),
     ...(o.evidenceKeys ? { evidenceKeys: o.evidenceKeys } : {}),

@@ -4,13 +4,12 @@
 // and the verification keys are the active workspace's (main/app/workspace.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import type { Core } from '../../app/core.js';
 import type { collectionsChannels } from '../contract/collections.js';
 import type { HandlersFor } from './types.js';
 import { getCollection, listCollections } from '../../collections/query.js';
 import { PaymentError } from '../../collections/errors.js';
-import { eventsOfImport, importCallbacksJsonl, importCallbacksText } from '../../callbacks/import-jsonl.js';
+import { checkImport, importCallbacks, type ImportCallbacksDeps } from '../../operations/import-callbacks.js';
 import { dataPaths } from '../../settings/paths.js';
 import { isPlainFileName } from '../contract/file-name.js';
 import {
@@ -79,14 +78,16 @@ export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsC
       folder: importsDir(core),
       files: listImportFiles(importsDir(core)),
     }),
+    // The import's rules are operations/import-callbacks.ts: this chooses the file and names what it needs.
     'callbacks.import': async (r, ctx) => {
-      const k = core.verificationKeys();
-      if (!k.signingKey && !k.servicePublicKey) {
-        throw new PaymentError(
-          'not_configured',
-          'Neither the signing key nor the service public key is set, so no callback could be verified. Set them in Settings.',
-        );
-      }
+      const deps: ImportCallbacksDeps = {
+        db: core.db,
+        clock: core.clock,
+        keys: core.verificationKeys(),
+        team:
+          core.settings().profile === 'team' ? { recordFirst: (evs, what) => core.recordTeamFirst(evs, what) } : null,
+      };
+      checkImport(deps); // before a dialog asks for a file
       // Which file: one of the imports folder by plain name, or the shell's open dialog; never a path
       // from the renderer (the contract refuses one).
       let file: string | null = null;
@@ -101,18 +102,11 @@ export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsC
         });
         if (file === null) return { chosen: null };
       }
-      const opts = { keys: k, clock: core.clock, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-      const importInto = (db: typeof core.db) =>
-        file !== null ? importCallbacksJsonl(db, file, opts) : importCallbacksText(db, r.content ?? '', opts);
-      // A team desk records what the import stores in the team database first (refused offline).
-      if (core.settings().profile === 'team') {
-        const evs = await eventsOfImport(
-          file !== null ? fs.createReadStream(file, { encoding: 'utf8' }) : Readable.from([r.content ?? '']),
-          opts,
-        );
-        await core.recordTeamFirst(evs, { action: 'import callbacks', noun: 'import' });
-      }
-      const summary = await importInto(core.db);
+      const summary = await importCallbacks(
+        deps,
+        file !== null ? { file } : { text: r.content ?? '' },
+        ctx.signal ? { signal: ctx.signal } : {},
+      );
       core.events.emit('callbacks.ingested', { result: 'import', reference: null });
       return summary;
     },

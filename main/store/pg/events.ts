@@ -207,6 +207,18 @@ export async function newestEventSeq(db: Queryable, uptoSeq?: number): Promise<s
   return r.rows[0]?.max ?? null;
 }
 
+/** The event of `seq`: who wrote it, when, and its note (a refused resolution names the one that stands). */
+export async function selectEventBySeq(
+  db: Queryable,
+  seq: string | number,
+): Promise<{ merchant_reference: string; actor: string; occurred_at: Date; note: string | null } | undefined> {
+  const r = await db.query<{ merchant_reference: string; actor: string; occurred_at: Date; note: string | null }>(
+    'SELECT merchant_reference, actor, occurred_at, note FROM team.events WHERE seq = $1',
+    [seq],
+  );
+  return r.rows[0];
+}
+
 /** One merchant reference's events up to `uptoSeq`, in seq order, with their chain columns. */
 export async function selectEventsOfReference(
   db: Queryable,

@@ -28,6 +28,8 @@ export interface AppliedBatch {
   applied: number;
   /** Collections created or given a new event, with their status after the batch. */
   changed: ChangedCollection[];
+  /** Events stored with no collection (orphan callbacks and their resolutions). */
+  orphans: number;
 }
 
 /**
@@ -46,6 +48,7 @@ export function applyEvents(
   const lookup = collectionIdByReference(db);
   const touched = new Set<number>();
   let applied = 0;
+  let orphans = 0;
   appendBatch(db, () => {
     for (const tev of events) {
       let id = lookup.get(tev.merchantReference) as number | undefined;
@@ -58,6 +61,7 @@ export function applyEvents(
       if (r.inserted) {
         applied++;
         if (id !== undefined) touched.add(id);
+        else orphans++;
       } else {
         // One this desk stored before the record had it: folded again after the pull when the record
         // placed or keeps it otherwise (sync/refold.ts).
@@ -68,7 +72,7 @@ export function applyEvents(
     }
     setLastSeq(db, 'events', upToSeq, now);
   });
-  return { applied, changed: touched.size ? collectionStatuses(db, [...touched]) : [] };
+  return { applied, changed: touched.size ? collectionStatuses(db, [...touched]) : [], orphans };
 }
 
 export interface TeamSnapshot {

@@ -83,6 +83,11 @@ export interface TeamSyncOptions {
   logger: Logger;
   onApplied?: (changed: ChangedCollection[]) => void;
   /**
+   * A pulled slice stored `stored` events with no collection (orphan callbacks, or their resolutions): told
+   * apart from onApplied, which names collections, so the screens listing orphans read them again.
+   */
+  onOrphans?: (stored: number) => void;
+  /**
    * A bulk start finished: `applied` events were copied at once (onApplied is not called for them, it
    * would be a message per collection), so whoever shows collections reads them again. `from`: the
    * team's verified snapshot, or a replay of the events.
@@ -484,6 +489,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
               logger.warn({ err: e }, 'team sync: onApplied failed');
             }
           }
+          if (r.orphans && o.onOrphans) tell(() => o.onOrphans!(r.orphans));
           const remaining = i < batch.events.length || batch.more;
           draining = remaining;
           if (remaining) {

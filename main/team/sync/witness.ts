@@ -66,7 +66,10 @@ export function pruneWitness(db: Db, now: number, days = WITNESS_DAYS): number {
  * A journalled event read back, its payload from the row this desk holds (`heldPayload`) when the journal
  * left it there; null when the text is not one, or its payload is not held any more.
  */
-export function parseWitnessed(text: string | null, heldPayload: (key: string) => string | null | undefined): TeamEvent | null {
+export function parseWitnessed(
+  text: string | null,
+  heldPayload: (key: string) => string | null | undefined,
+): TeamEvent | null {
   if (!text) return null;
   try {
     const { payloadHeld, ...e } = JSON.parse(text) as TeamEvent & { payloadHeld?: boolean };

@@ -19,7 +19,7 @@ import { sql as m016 } from './016-team-outbox-evidence.js';
 import { sql as m017 } from './017-team-chain.js';
 import { sql as m018 } from './018-team-trust-state.js';
 import { sql as m019 } from './019-team-refold.js';
-import { sql as m022 } from './022-team-rollback.js';
+import { sql as m020 } from './020-team-rollback.js';
 
 export interface Migration {
   version: number;
@@ -47,6 +47,5 @@ export const migrations: Migration[] = [
   { version: 17, name: 'team-chain', sql: m017 },
   { version: 18, name: 'team-trust-state', sql: m018 },
   { version: 19, name: 'team-refold', sql: m019 },
-  // 20 and 21 belong to changes made beside this one, merged in their own order.
-  { version: 22, name: 'team-rollback', sql: m022 },
+  { version: 20, name: 'team-rollback', sql: m020 },
 ];

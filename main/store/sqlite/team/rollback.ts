@@ -1,5 +1,5 @@
 // A desk as a witness of the team record, and its re-base when the record went back in time (store
-// migration 22; team/sync/rollback.ts and witness.ts say what and why): the witness journal (seq, hash,
+// migration 20; team/sync/rollback.ts and witness.ts say what and why): the witness journal (seq, hash,
 // and the event as the record held it when this desk could put it back), the rollback it found, the events
 // it could not put back, and the statements of the re-base (the local copy of some references removed,
 // to be applied again from the record, and the outbox rows that must survive that).
