@@ -19,7 +19,7 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { launchWorker } from '../platform/launch-worker.js';
 import type { Db } from '../store/sqlite/connection.js';
-import { openServeJournal, pruneAcknowledged, type AcknowledgedRow } from '../store/sqlite/serve-journal.js';
+import { openServeJournal, type AcknowledgedRow } from '../store/sqlite/serve-journal.js';
 import type { NewTeamEvent } from '../team/events.js';
 
 export const JOURNAL_FILE = 'serve-journal.sqlite';
@@ -37,8 +37,8 @@ export interface ServeJournal {
   days: number;
   /** Keeps callbacks just stored; resolves once they are written (rejects when they could not be). */
   keep(entries: readonly JournalEntry[], now: number): Promise<void>;
-  /** Forgets what is older than the journal's days; how many rows went. */
-  prune(now: number): number;
+  /** Forgets what is older than the journal's days (on the writer's thread); how many rows went. */
+  prune(now: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -64,13 +64,13 @@ export function journalEvent(row: Pick<AcknowledgedRow, 'event' | 'payload' | 'e
 }
 
 /** What the journal's writer thread is sent, and answers. */
-export interface JournalWrite {
+export type JournalRequest =
+  | { type: 'keep'; id: number; entries: readonly JournalEntry[]; now: number }
+  | { type: 'prune'; id: number; before: number };
+export interface JournalAnswer {
   id: number;
-  entries: readonly JournalEntry[];
-  now: number;
-}
-export interface JournalWritten {
-  id: number;
+  /** Rows a prune forgot. */
+  pruned?: number;
   error?: string;
 }
 
@@ -79,7 +79,7 @@ export function openJournal(dataDir: string, days = DEFAULT_JOURNAL_DAYS): Serve
   // Opened (and migrated) here first, so the writer opens a file at its newest schema.
   const db = openServeJournal(file);
   let writer: Worker | null = null;
-  const pending = new Map<number, { resolve(): void; reject(e: Error): void }>();
+  const pending = new Map<number, { resolve(a: JournalAnswer): void; reject(e: Error): void }>();
   let nextId = 0;
 
   /** The writer thread, started on first use and again after one that failed. */
@@ -91,12 +91,12 @@ export function openJournal(dataDir: string, days = DEFAULT_JOURNAL_DAYS): Serve
       for (const p of pending.values()) p.reject(e);
       pending.clear();
     };
-    w.on('message', (m: JournalWritten) => {
+    w.on('message', (m: JournalAnswer) => {
       const p = pending.get(m.id);
       pending.delete(m.id);
       if (!p) return;
       if (m.error) p.reject(new Error(`the journal could not be written: ${m.error}`));
-      else p.resolve();
+      else p.resolve(m);
       if (pending.size === 0) w.unref();
     });
     w.on('error', (e) => fail(new Error(`the journal's writer failed: ${e.message}`)));
@@ -106,20 +106,23 @@ export function openJournal(dataDir: string, days = DEFAULT_JOURNAL_DAYS): Serve
     return w;
   }
 
+  /** Sends the writer a request; its answer. */
+  function ask(request: JournalRequest): Promise<JournalAnswer> {
+    const w = thread();
+    return new Promise<JournalAnswer>((resolve, reject) => {
+      pending.set(request.id, { resolve, reject });
+      w.ref();
+      w.postMessage(request);
+    });
+  }
+
   return {
     db,
     days,
-    keep(entries, now) {
-      if (!entries.length) return Promise.resolve();
-      const w = thread();
-      const id = nextId++;
-      return new Promise<void>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        w.ref();
-        w.postMessage({ id, entries, now } satisfies JournalWrite);
-      });
+    async keep(entries, now) {
+      if (entries.length) await ask({ type: 'keep', id: nextId++, entries, now });
     },
-    prune: (now) => pruneAcknowledged(db, now - days * 86_400_000),
+    prune: async (now) => (await ask({ type: 'prune', id: nextId++, before: now - days * 86_400_000 })).pruned ?? 0,
     async close() {
       const w = writer;
       writer = null;

@@ -158,7 +158,7 @@ export function startRecordWatch(o: RecordWatchOptions): RecordWatch {
     const now = clock.now();
     if (now - prunedAt > 3_600_000) {
       prunedAt = now;
-      const gone = journal.prune(now);
+      const gone = await journal.prune(now);
       if (gone)
         logger.info({ pruned: gone, days: journal.days }, 'serve journal: forgot callbacks older than its days');
     }

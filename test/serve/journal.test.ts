@@ -67,11 +67,21 @@ describe("serve's journal", () => {
     expect(j.days).toBe(14);
     await j.keep([{ event: ev('old'), seq: 1 }], 0);
     await j.keep([{ event: ev('new'), seq: 2 }], 10 * DAY);
-    expect(j.prune(14 * DAY + 1)).toBe(1);
+    expect(await j.prune(14 * DAY + 1)).toBe(1);
     expect(journalSize(j.db)).toBe(1);
     const short = journal(1).j;
     await short.keep([{ event: ev('x'), seq: 1 }], 0);
-    expect(short.prune(DAY + 1)).toBe(1);
+    expect(await short.prune(DAY + 1)).toBe(1);
+  });
+
+  it('forgets a large backlog in short transactions on its own thread, all of it, and keeps callbacks meanwhile', async () => {
+    const { j } = journal();
+    const old = Array.from({ length: 12_345 }, (_, i) => ({ event: ev(`old-${i}`), seq: i }));
+    for (let i = 0; i < old.length; i += 1000) await j.keep(old.slice(i, i + 1000), 0);
+    const pruning = j.prune(14 * DAY + 1);
+    await j.keep([{ event: ev('during'), seq: 99_999 }], 14 * DAY);
+    expect(await pruning).toBe(old.length);
+    expect(acknowledgedBefore(j.db, Infinity, 10, null).map((r) => r.event_key)).toEqual(['during']);
   });
 
   it('is read newest first a page at a time, from a moment back, ties kept apart by key', async () => {

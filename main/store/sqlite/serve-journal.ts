@@ -109,11 +109,19 @@ export function markRestored(db: Db, keys: readonly string[], at: number): void 
   });
 }
 
-/** Forgets what was acknowledged before `before`; how many rows went. */
-export function pruneAcknowledged(db: Db, before: number): number {
-  return writeTransaction(
-    db,
-    () => statement(db, 'DELETE FROM acknowledged WHERE acknowledged_at < ?').run(before).changes,
+/**
+ * Forgets what was acknowledged before `before`; how many rows went. With `limit`, at most that many (the
+ * oldest), so a large prune is done in short transactions between which callbacks are kept.
+ */
+export function pruneAcknowledged(db: Db, before: number, limit?: number): number {
+  return writeTransaction(db, () =>
+    limit === undefined
+      ? statement(db, 'DELETE FROM acknowledged WHERE acknowledged_at < ?').run(before).changes
+      : statement(
+          db,
+          `DELETE FROM acknowledged WHERE rowid IN
+             (SELECT rowid FROM acknowledged WHERE acknowledged_at < ? ORDER BY acknowledged_at LIMIT ?)`,
+        ).run(before, limit).changes,
   );
 }
 
