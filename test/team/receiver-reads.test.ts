@@ -77,6 +77,26 @@ describe("serve's receiver login", () => {
     expect(imported.map((o) => o.eventId)).toEqual(rows.rows.map((r) => Number(r.seq)));
   });
 
+  it('stores a group in one statement: one round trip and one commit, the duplicate question inside it', async () => {
+    const pool = team.signIn(receiver);
+    const store = teamCallbackStore(pool);
+    const sent: string[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args) => {
+      if (typeof args[0] === 'string') sent.push(args[0]);
+      return query(...args);
+    };
+    await store.commitGroup([delivery('MD-RX-ONE-1')], { signingKey: SIGNING_KEY });
+    sent.length = 0;
+    const outcomes = await store.commitGroup(
+      [delivery('MD-RX-ONE-1'), delivery('MD-RX-ONE-2'), delivery('MD-RX-ONE-3')],
+      { signingKey: SIGNING_KEY },
+    );
+    expect(outcomes.map((o) => o.result)).toEqual(['duplicate', 'imported', 'imported']);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/team\.events_stored[\s\S]*INSERT INTO team\.events/);
+  });
+
   it('a key another writer stores after its statement began and before its write turn: asked again, stored once', async () => {
     const pool = team.signIn(receiver);
     const store = teamCallbackStore(pool);
