@@ -6,6 +6,7 @@
 //   journal keeps what it acknowledged.
 // - When the poller is killed (SIGKILL: no clean stop, no lease given back), the other takes over within
 //   the lease and a third of it (2 s and 0.7 s here; the deadline below allows for a loaded machine).
+// - A poller that stops cleanly (SIGTERM) gives the lease back: a standby takes it at its next try.
 // Run: TMPDIR=<a folder the postgres user can reach> bash scripts/with-keyring.sh npx vitest run test/serve/instances.test.ts
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -37,32 +38,35 @@ beforeAll(async () => {
   for (const [name, login, password] of [
     ['a', team.login, team.password],
     ['b', second.login, second.password],
-  ] as const) {
-    const url = new URL(team.url);
-    url.username = login;
-    const serve = await startServe(
-      [
-        '--data-dir',
-        path.join(dir, `serve-${name}`),
-        '--database',
-        url.toString(),
-        '--listen',
-        '127.0.0.1:0',
-        '--service-url',
-        sb.baseUrl,
-        '--poll-lease-seconds',
-        String(LEASE_SECONDS),
-      ],
-      {
-        MERCHANT_DESK_MERCHANT_PUBLIC_KEY: sb.publicKey,
-        MERCHANT_DESK_MERCHANT_SECRET_KEY: sb.secretKey,
-        MERCHANT_DESK_SIGNING_KEY: sb.signingKey,
-        PGPASSWORD: password,
-      },
-    );
-    serves.push({ name, login, serve });
-  }
+  ] as const)
+    serves.push({ name, login, serve: await startInstance(name, login, password) });
 }, 120_000);
+
+/** An instance as the template unit starts one: its own data folder and login, the same database and service. */
+function startInstance(name: string, login: string, password: string): Promise<Serve> {
+  const url = new URL(team.url);
+  url.username = login;
+  return startServe(
+    [
+      '--data-dir',
+      path.join(dir, `serve-${name}`),
+      '--database',
+      url.toString(),
+      '--listen',
+      '127.0.0.1:0',
+      '--service-url',
+      sb.baseUrl,
+      '--poll-lease-seconds',
+      String(LEASE_SECONDS),
+    ],
+    {
+      MERCHANT_DESK_MERCHANT_PUBLIC_KEY: sb.publicKey,
+      MERCHANT_DESK_MERCHANT_SECRET_KEY: sb.secretKey,
+      MERCHANT_DESK_SIGNING_KEY: sb.signingKey,
+      PGPASSWORD: password,
+    },
+  );
+}
 
 afterAll(async () => {
   for (const { serve } of serves) if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
@@ -189,5 +193,29 @@ describe('two serve instances on one team database', () => {
     expect(h.lastPoll.balances).toMatch(/^\d{4}-/);
     // Said in the log, with how long it took (not asserted: the machine's load moves it).
     process.stderr.write(`[instances.test] the standby took over ${tookOver} ms after the poller was killed\n`);
+  });
+
+  it('a poller that stops cleanly (SIGTERM) gives the lease back: a standby takes it at its next try', async () => {
+    const running = serves.filter((s) => s.serve.child.exitCode === null && s.serve.child.signalCode === null);
+    const roles = await Promise.all(running.map(async (s) => (await health(s.serve)).poller?.role));
+    const poller = running[roles.indexOf('active')]!;
+    const third = { name: 'c', login: team.login, serve: await startInstance('c', team.login, team.password) };
+    serves.push(third);
+    await until('the new instance stands by', 20_000, async () =>
+      (await health(third.serve)).poller?.role === 'standby' ? true : undefined,
+    );
+    poller.serve.child.kill('SIGTERM');
+    const code = await poller.serve.exited;
+    if (code !== 0) process.stderr.write(poller.serve.stderr().slice(-3000));
+    expect(code).toBe(0);
+    expect(poller.serve.stderr()).toMatch(/"stopped"/);
+    const lease = await team.owner.query<{ expired: boolean }>(
+      'SELECT expires_at <= clock_timestamp() AS expired FROM team.poller_lease',
+    );
+    // Given back, not left to expire.
+    expect(lease.rows).toEqual([{ expired: true }]);
+    await until('the new instance polls', 15_000, async () =>
+      (await health(third.serve)).poller?.role === 'active' ? true : undefined,
+    );
   });
 });
