@@ -32,7 +32,10 @@ function definitionOf11(): string {
 
 // PostgreSQL text holds no NUL nor a lone surrogate (not UTF-8); everything else may appear in a value.
 const pgText = (s: string) =>
-  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd').split('\u0000').join('');
+  s
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+    .split('\u0000')
+    .join('');
 const text = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }).map(pgText),
   fc.constantFrom('', 'null', ',null', '"', '\\', '\\"', '\n\t\r\b\f', '\u007f\u0080\u2028\u2029', '😀é', 'e\u0301'),
