@@ -116,7 +116,10 @@ describe('Chromium payment window', () => {
         invoke: typeof (window as { __deskInvoke?: unknown }).__deskInvoke,
       }));
       await page.evaluate(() => window.open('https://example.com/popup', '_blank'));
-      await page.waitForTimeout(300);
+      // The window closes a popup as soon as Chromium makes one: on a busy machine that may take a while,
+      // so wait (up to 10 s) for it to be gone; a popup left open fails the count below.
+      for (const end = Date.now() + 10_000; page.context().pages().length > 1 && Date.now() < end;)
+        await new Promise((r) => setTimeout(r, 50));
       pages = page.context().pages().length;
       await page.close();
     });
