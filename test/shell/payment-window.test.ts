@@ -115,10 +115,15 @@ describe('Chromium payment window', () => {
         desk: typeof (window as { desk?: unknown }).desk,
         invoke: typeof (window as { __deskInvoke?: unknown }).__deskInvoke,
       }));
+      // Chromium may make the popup before the window closes it: wait for it to be made, then closed (on a
+      // busy machine either can take a while); a popup left open fails the count below.
+      const made = page
+        .context()
+        .waitForEvent('page', { timeout: 10_000 })
+        .catch(() => null);
       await page.evaluate(() => window.open('https://example.com/popup', '_blank'));
-      // The window closes a popup as soon as Chromium makes one: on a busy machine that may take a while,
-      // so wait (up to 10 s) for it to be gone; a popup left open fails the count below.
-      for (const end = Date.now() + 10_000; page.context().pages().length > 1 && Date.now() < end;)
+      const popup = await made;
+      for (const end = Date.now() + 10_000; popup && !popup.isClosed() && Date.now() < end;)
         await new Promise((r) => setTimeout(r, 50));
       pages = page.context().pages().length;
       await page.close();
