@@ -106,8 +106,8 @@ function changedColumns(before: ProjectionRow, after: Record<ProjectionColumn, u
   );
 }
 
-/** The event's collection_events row, stored with `kind` (the projection's decision). */
-function eventRow(ev: NewEvent, kind: string): EventInsert {
+/** The event's collection_events row, stored with `kind` (the projection's decision, or a refold's). */
+export function eventRow(ev: NewEvent, kind: string): EventInsert {
   return {
     collectionId: ev.collectionId,
     merchantReference: ev.merchantReference,
