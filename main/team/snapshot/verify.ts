@@ -45,7 +45,7 @@ import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { SIGNED_SOURCES, teamEventVerifier, verdictAsStored, type EvidenceEvent, type Verdict } from '../evidence.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
-import { eventValues } from '../sync/bulk.js';
+import { eventValues } from '../sync/bulk-chunk.js';
 import { SnapshotRejectedError } from './rejected.js';
 import { ChainBrokenError, checkChain, START, type ChainHead } from '../chain.js';
 
