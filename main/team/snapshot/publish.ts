@@ -1,7 +1,7 @@
 // Making a snapshot: the bulk copy of the team's events up to the newest seq into a fresh SQLite file
 // (exactly what a new desk's replay makes, less the reconciliation, which every desk computes itself),
 // then stored in the team database (store.ts). `merchant-desk team snapshot` runs it, signed in as
-// back_office or admin; the README suggests a nightly timer beside `serve`.
+// back_office or admin; docs/team-setup.md suggests a nightly timer beside `serve`.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
