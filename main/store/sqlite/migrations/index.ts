@@ -18,6 +18,7 @@ import { sql as m015 } from './015-team-outbox.js';
 import { sql as m016 } from './016-team-outbox-evidence.js';
 import { sql as m017 } from './017-team-chain.js';
 import { sql as m018 } from './018-team-trust-state.js';
+import { sql as m024 } from './024-collections-day-text-indexes.js';
 
 export interface Migration {
   version: number;
@@ -44,4 +45,5 @@ export const migrations: Migration[] = [
   { version: 16, name: 'team-outbox-evidence', sql: m016 },
   { version: 17, name: 'team-chain', sql: m017 },
   { version: 18, name: 'team-trust-state', sql: m018 },
+  { version: 24, name: 'collections-day-text-indexes', sql: m024 },
 ];
