@@ -6,6 +6,7 @@ import {
   insertUnseenEvents,
   newestEventSeq,
   selectEventsAfter,
+  selectEventHashes,
   selectEventsAfterRaw,
   type EventInsertRow,
   type EventRow,
@@ -247,6 +248,17 @@ export async function newestSeq(db: Queryable, doing: string, uptoSeq?: number):
 /** bytea as PostgreSQL's text gives it ('\\x' and hex). */
 function byteaText(s: string): Buffer {
   return Buffer.from(s.slice(2), 'hex');
+}
+
+/** The chain hash the record holds at each of `seqs` it has (seq to hash). */
+export async function recordedHashes(db: Queryable, seqs: readonly number[]): Promise<Map<number, Buffer>> {
+  let rows: [string, string][];
+  try {
+    rows = await selectEventHashes(db, seqs);
+  } catch (e) {
+    throw translatePgError(e, 'read the hash chain', queryableLogin(db));
+  }
+  return new Map(rows.map(([seq, hash]) => [toSafeInteger(seq, 'seq'), byteaText(hash)]));
 }
 
 /**

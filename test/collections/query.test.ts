@@ -348,7 +348,7 @@ describe('listCollections pages match a plain filter and sort', () => {
           limit: fc.constantFrom(1, 5, 30),
           from: fc.option(fc.integer({ min: -2, max: 30 }), { nil: undefined }),
           to: fc.option(fc.integer({ min: 0, max: 42 }), { nil: undefined }),
-          status: fc.option(fc.constantFrom(['PENDING'], ['PENDING', 'COMPLETED']), { nil: undefined }),
+          status: fc.option(fc.constantFrom<string[]>(['PENDING'], ['PENDING', 'COMPLETED']), { nil: undefined }),
         }),
         (specs, q) => {
           db.exec('DELETE FROM collections');

@@ -1,18 +1,21 @@
-// A new desk's start from the team's newest snapshot: download it beside the desk's database, verify
-// every row of it against team.events (verify.ts), copy its two tables into the (still empty) desk in
-// ONE transaction, record its seq, and reconcile. The incremental path then takes the events after it.
+// A new desk's start from the team's newest snapshot: download it beside the desk's database, check it
+// (its events against the hash chain, chain.ts, and every row against what the replay makes of those
+// events, verify.ts), copy its two tables into the (still empty) desk in ONE transaction, record its seq,
+// and reconcile. The incremental path then takes the events after it.
 //
 // Why it is faster: the replay (sync/bulk.ts) spends its time inserting 3.6 M events one by one and then
 // building the indexes; here SQLite copies the snapshot's tables and indexes record by record in order
-// (copy-worker.ts), and the check (verify.ts) only reads, sequentially, while PostgreSQL sends the next
-// page; the two run at once on two threads, and the copy commits only after the check passed.
+// (copy-worker.ts), and the checks only read the file, sequentially: of the record, PostgreSQL sends one
+// row, its head at the snapshot's seq. The chain check, the row check and the copy run at once, each on a
+// thread of its own, and the copy commits only after both checks passed.
 //
-// What a desk trusts: nothing more than with the replay. Every event row and every collection row of
-// the snapshot must equal what the replay makes of PostgreSQL's events (actors as the database
-// recorded them), whatever its id, and the reconciliation is computed here. The indexes are not taken:
-// the copy transfers the tables' b-trees, then REINDEXes both tables from their checked rows in the same
-// transaction. A forged index is not harmless: a unique index on merchant_reference decides which
-// collection a later callback lands on.
+// What a desk trusts: nothing more than with the replay. The file's events must hash, one onto the
+// other, to the head team.events holds, so they are the record's; every event row and every collection
+// row of the snapshot must equal what the replay makes of them (actors as the database recorded them),
+// whatever its id, and the reconciliation is computed here. The indexes are not taken on trust: the
+// copy proves each table's indexes against its rows in the same transaction, and rebuilds them from the
+// rows when they do not match. A forged index is not harmless: a unique index on merchant_reference
+// decides which collection a later callback lands on.
 //
 // Any refusal (no snapshot of this schema version, damaged, not the record, the desk no longer empty)
 // leaves the desk as it was, and the caller replays instead.
@@ -26,7 +29,7 @@ import { poolTls } from '../pool.js';
 import type { CopyCommand, CopyJob, CopyMessage } from './copy-worker.js';
 import { SnapshotRejectedError } from './rejected.js';
 import { downloadSnapshot, newestSnapshot, type SnapshotInfo } from './store.js';
-import { snapshotSchemaVersion } from './verify.js';
+import { snapshotSchemaVersion } from './file-schema.js';
 import type { VerifyJob, VerifyMessage } from './verify-worker.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import type { ChainHead } from '../chain.js';
@@ -94,25 +97,40 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     o.onProgress?.({ copiedSeq: 0, totalSeq: info.uptoSeq });
     await downloadSnapshot(o.pool, info, file);
     o.onPhase?.('download');
-    // The check and the copy run at once, each on a thread of its own (two cores): the copy commits only
-    // once the check has passed.
+    // The checks and the copy run at once, each on a thread of its own: the copy commits only once both
+    // checks have passed.
     copy = startCopy({ dbFile: db.name, snapshotFile: file, uptoSeq: info.uptoSeq, now: o.now() });
     const keys = o.keys?.();
     const defer = keys !== undefined && o.deferSignatures !== false;
-    const verified = await verifyInWorker(
-      {
-        databaseUrl,
-        tls: poolTls(o.pool),
-        file,
-        uptoSeq: info.uptoSeq,
-        ...(o.chunk ? { chunk: o.chunk } : {}),
-        ...(keys ? { keys: { signingKey: keys.signingKey ?? null, servicePublicKey: pemOf(keys) } } : {}),
-        ...(defer ? { deferSignatures: true } : {}),
-      },
+    const job: Omit<VerifyJob, 'part'> = {
+      databaseUrl,
+      tls: poolTls(o.pool),
+      file,
+      uptoSeq: info.uptoSeq,
+      events: info.events,
+      ...(o.chunk ? { chunk: o.chunk } : {}),
+      ...(keys ? { keys: { signingKey: keys.signingKey ?? null, servicePublicKey: pemOf(keys) } } : {}),
+      ...(defer ? { deferSignatures: true } : {}),
+    };
+    const chain = verifyInWorker({ ...job, part: 'chain' }, () => {}, o.stopped);
+    const rows = verifyInWorker(
+      { ...job, part: 'rows' },
       (seq) => o.onProgress?.({ copiedSeq: seq, totalSeq: info.uptoSeq }),
       o.stopped,
     );
-    if (!verified) return null;
+    // Stopped part way (the row check says so as it goes): the chain check is ended too.
+    rows.promise.then((r) => r === null && void chain.stop()).catch(() => undefined);
+    let chained: ChainResult | null;
+    try {
+      chained = (await chain.promise) as ChainResult | null;
+    } catch (e) {
+      if ((await rows.promise.catch(() => undefined)) === null) return null;
+      // A file that is not the record's is said as the chain check finds it, whatever the rows' check found.
+      await rows.stop();
+      throw e;
+    }
+    const verified = (await rows.promise) as RowsResult | null;
+    if (!chained || !verified) return null;
     o.onPhase?.('verify');
     if (verified.events !== info.events || verified.collections !== info.collections)
       throw new SnapshotRejectedError(
@@ -138,8 +156,8 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
       applied: verified.events,
       lastSeq: info.uptoSeq,
       snapshot: info,
-      head: verified.head,
-      marks: verified.marks,
+      head: chained.head,
+      marks: chained.marks,
     };
   } catch (e) {
     if (e instanceof SnapshotRejectedError) return { started: false, reason: e.message, snapshot: info };
@@ -214,19 +232,36 @@ function startCopy(job: CopyJob): CopyRun {
   };
 }
 
-/** verifySnapshot on a worker thread (verify-worker.ts); null when stopped part way. */
+interface RowsResult {
+  events: number;
+  collections: number;
+  signed: number;
+}
+interface ChainResult {
+  head: ChainHead;
+  marks: ChainHead[];
+}
+
+/**
+ * A part of the check (verify-worker.ts) on a worker thread: resolves with its result, null when stopped
+ * part way; stop() ends it.
+ */
 function verifyInWorker(
   job: VerifyJob,
   onProgress: (seq: number) => void,
   stopped?: () => boolean,
-): Promise<{ events: number; collections: number; signed: number; head: ChainHead; marks: ChainHead[] } | null> {
-  // A large young generation: the check keeps a page of rows from each side alive across an await, and
-  // with the default one (16 MB semi-spaces) a third of its time went to copying them between semi-spaces
-  // and promoting them. Measured alone at 1,000,000 collections: 43 s by default, 38 s with 64 MB
-  // semi-spaces, 33 s with 128 MB, 31 s with 256 MB (this: V8 makes the young generation three
-  // semi-spaces), memory a new desk holds for the minute it takes.
-  const w = launchWorker(import.meta.url, 'verify-worker', job, { maxYoungGenerationSizeMb: 768 });
-  return new Promise((resolve, reject) => {
+): { promise: Promise<RowsResult | ChainResult | null>; stop(): Promise<void> } {
+  // A large young generation for the row check: it keeps a page of rows alive while it walks it, and
+  // with the default one (16 MB semi-spaces) a third of its time went to copying them between
+  // semi-spaces and promoting them (measured when it read the record from PostgreSQL: 43 s by default,
+  // 31 s with 256 MB semi-spaces at 1,000,000 collections). The chain check keeps nothing.
+  const w = launchWorker(
+    import.meta.url,
+    'verify-worker',
+    job,
+    job.part === 'rows' ? { maxYoungGenerationSizeMb: 768 } : undefined,
+  );
+  const promise = new Promise<RowsResult | ChainResult | null>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
       if (settled) return;
@@ -238,12 +273,12 @@ function verifyInWorker(
       if (m.type === 'progress') {
         onProgress(m.seq);
         if (stopped?.()) settle(() => resolve(null));
-      } else if (m.type === 'done')
+      } else if (m.type === 'stopped') settle(() => resolve(null));
+      else if (m.type === 'rows')
+        settle(() => resolve({ events: m.events, collections: m.collections, signed: m.signed }));
+      else if (m.type === 'chain')
         settle(() =>
           resolve({
-            events: m.events,
-            collections: m.collections,
-            signed: m.signed,
             head: { seq: m.headSeq, hash: Buffer.from(m.headHash, 'hex') },
             marks: m.marks.map(([seq, hash]) => ({ seq, hash: Buffer.from(hash, 'hex') })),
           }),
@@ -253,6 +288,12 @@ function verifyInWorker(
     w.on('error', (e) => settle(() => reject(e)));
     w.on('exit', (code) => settle(() => reject(new Error(`the snapshot check stopped (exit code ${code})`))));
   });
+  return {
+    promise,
+    async stop() {
+      await w.terminate();
+    },
+  };
 }
 
 /** An error the check posted, as the class the sync tells apart (offline, refused, rejected). */

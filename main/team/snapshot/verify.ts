@@ -1,72 +1,44 @@
-// Checks a downloaded snapshot against the team record before a desk uses any of it.
+// Checks a downloaded snapshot before a desk uses any of it: that its events are the record's (chain.ts:
+// each event put back together from the file and hashed onto the one before, the last hash the one
+// team.events holds at the snapshot's seq; run beside this on a thread of its own), and here, that every
+// row the desk takes is what the replay makes of those events.
 //
 // A snapshot is what the bulk copy (sync/bulk.ts) writes into an EMPTY SQLite file from the events up
 // to one seq, and that copy is deterministic: it gives ids in seq order (collections as their intents
 // arrive, events one each, PostgreSQL's event keys being unique), maps each event with fromTeamEvent,
 // creates a collection from its intent with intentFromTeamEvent, and folds the projection with
-// projectEvent. So the snapshot is checked by walking PostgreSQL's events in seq order and the
-// snapshot's rows in id order side by side, both sequential (a page of each at a time, the next
-// PostgreSQL page fetched while this one is compared), applying the same functions in memory and
-// comparing every column of every event row and every collection row, types included. A single value
-// that differs (an actor, a status, a flag, an extra or missing row) rejects the snapshot, naming the
-// row and column.
-//
-// Tried and not kept: comparing each page as one text written the same way by both sides (in C by
-// SQLite and by PostgreSQL, or in JS from the pulled rows). Building the texts cost more than comparing
-// the values (about 0.8 s a page of 50,000 against 0.6 s).
-//
-// The events it walks must also continue their hash chain (team/chain.ts), page by page: a record
-// whose chain does not match is not one a desk may start from, so the snapshot is refused naming the
-// seq, and the desk's replay then stops at the same place with the alarm raised.
+// projectEvent. So the snapshot's rows are walked in id order, each event put back together from its
+// collection_events row and its snapshot_chain row (chain.ts teamEventOf), the same functions applied in
+// memory, and every column of every event row and every collection row compared, types included. A
+// single value that differs (an actor, a status, a flag, an extra or missing row) rejects the snapshot,
+// naming the row and column. Until the chain check has passed, the events walked here are the file's
+// word: a difference found here is reported as the record's when the record's own row at that seq no
+// longer hashes as it was recorded (chain.ts recordRowBroken), as the old check, which read every
+// event from PostgreSQL, reported it.
 //
 // The reconciliation is not in the snapshot's trust at all: the desk that takes it computes it.
 // Every row of the two tables the copy takes is compared, whatever its id (a row outside 1..N is
-// refused). The indexes the copy brings along are not compared: the copy rebuilds them from the rows
-// (copy-worker.ts), so nothing of them is taken.
+// refused). The indexes the copy brings along are not compared here: the copy proves them against the
+// rows, or rebuilds them (copy-worker.ts).
 import type pg from 'pg';
 import { PROJECTION_COLUMNS, projectEvent } from '../../collections/event-rules.js';
 import { intentValues } from '../../collections/intent-row.js';
 import type { Db } from '../../store/sqlite/connection.js';
-import { migrations } from '../../store/sqlite/migrations/index.js';
-import {
-  firstIdOutside,
-  migratedSchema,
-  rowsInRange,
-  schemaOf,
-  schemaVersionOf,
-  tableCursor,
-} from '../../store/sqlite/team/snapshot-file.js';
+import { firstIdOutside, rowsInRange, tableCursor } from '../../store/sqlite/team/snapshot-file.js';
+import { checkSnapshotSchema } from './file-schema.js';
+import { chainExtent, CHAIN_COLUMNS } from '../../store/sqlite/team/snapshot-chain.js';
 import {
   intentProjection,
   projectionValues,
   type CollectionProjectionRow,
 } from '../../store/sqlite/team/collection-projection.js';
-import { pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
+import type { TeamEvent } from '../events.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { SIGNED_SOURCES, teamEventVerifier, verdictAsStored, type EvidenceEvent, type Verdict } from '../evidence.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { eventValues } from '../sync/bulk.js';
 import { SnapshotRejectedError } from './rejected.js';
-import { ChainBrokenError, checkChain, START, type ChainHead } from '../chain.js';
-
-/** The event columns, in the order the bulk copy inserts them (after the id). */
-const EVENT_COLUMNS = [
-  'id',
-  'collection_id',
-  'merchant_reference',
-  'internal_reference',
-  'source',
-  'kind',
-  'status',
-  'received_at',
-  'signature',
-  'amount_minor',
-  'currency',
-  'dedupe_key',
-  'payload',
-  'note',
-  'actor',
-] as const;
+import { EVENT_COLUMNS, recordRowBroken, shown, teamEventOf } from './chain.js';
 
 const SIGNATURE_AT = EVENT_COLUMNS.indexOf('signature');
 const NOTE_AT = EVENT_COLUMNS.indexOf('note');
@@ -95,17 +67,7 @@ const PROJECTION = ['id', ...PROJECTION_COLUMNS] as const;
 
 type Row = unknown[];
 
-/** A snapshot is of one SQLite schema version: a desk takes only one of its own. */
-export function snapshotSchemaVersion(): number {
-  return migrations.reduce((m, x) => Math.max(m, x.version), 0);
-}
-
-/** A value for a message: bytes said as bytes, long text cut. */
-function shown(v: unknown): string {
-  if (Buffer.isBuffer(v)) return `${v.length} bytes (not text)`;
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 120 ? `${s.slice(0, 117)}...` : s;
-}
+export { snapshotSchemaVersion } from './file-schema.js';
 
 function differs(table: string, columns: readonly string[], want: Row, got: Row | undefined, what: string): never {
   if (!got) throw new SnapshotRejectedError(`it has no ${table} row ${String(want[0])} (${what})`);
@@ -126,7 +88,7 @@ export interface VerifyOptions {
   /** The snapshot file, opened read-only by the caller. */
   snap: Db;
   uptoSeq: number;
-  /** Events per PostgreSQL page (default and most 50,000). */
+  /** Events read from the file at a time (default and most 50,000). */
   chunk?: number;
   onProgress?: (verifiedSeq: number) => void;
   stopped?: () => boolean;
@@ -145,18 +107,16 @@ export interface VerifyOptions {
 }
 
 /**
- * Resolves with the counts when every row of the snapshot is what the bulk copy makes of the events up
- * to `uptoSeq`; rejects with SnapshotRejectedError saying the first difference; null when stopped.
+ * Resolves with the counts when every row of the snapshot is what the bulk copy makes of the events the
+ * file holds (as its chain rows put them back together: chain.ts proves those are the record's, up to
+ * `uptoSeq`); rejects with SnapshotRejectedError saying the first difference; null when stopped.
  */
 export async function verifySnapshot(
   o: VerifyOptions,
-): Promise<{ events: number; collections: number; signed: number; head: ChainHead; marks: ChainHead[] } | null> {
+): Promise<{ events: number; collections: number; signed: number } | null> {
   const { snap } = o;
-  const version = schemaVersionOf(snap);
-  const want = snapshotSchemaVersion();
-  if (version !== want) throw new SnapshotRejectedError(`its schema version is ${version}, this desk's ${want}`);
-  if (schemaOf(snap) !== migratedSchema())
-    throw new SnapshotRejectedError("its tables, indexes or triggers are not this desk's");
+  checkSnapshotSchema(snap);
+  const events = chainExtent(snap).rows;
 
   const chunk = Math.min(o.chunk ?? 50_000, 50_000);
   const collections = tableCursor(snap, 'collections', INTENT_COLUMNS);
@@ -180,32 +140,35 @@ export async function verifySnapshot(
   let eventId = 0;
   let collectionId = 0;
 
-  const fetch = (from: number): Promise<PullResult> => {
-    const p = pullPageRaw(o.pool, from, chunk, o.uptoSeq);
-    p.catch(() => undefined); // awaited below
-    return p;
-  };
-  let next = fetch(0);
-  let head = START;
-  const marks: ChainHead[] = [];
-  for (;;) {
-    const page = await next;
-    if (page.more) next = fetch(page.lastSeq);
-    const n = page.events.length;
-    if (n) {
-      try {
-        head = checkChain(head, page.events, (m) => marks.push(m));
-      } catch (e) {
-        if (e instanceof ChainBrokenError)
-          throw new SnapshotRejectedError(`the record's hash chain does not match at seq ${e.seq}: ${e.reason}`);
-        throw e;
+  while (eventId < events) {
+    const n = Math.min(chunk, events - eventId);
+    const from = eventId;
+    const rows = rowsInRange(snap, 'collection_events', EVENT_COLUMNS, from, from + n);
+    const kept = rowsInRange(snap, 'snapshot_chain', CHAIN_COLUMNS, from, from + n);
+    let seq = 0;
+    try {
+      for (let j = 0; j < n; j++) {
+        const id = from + j + 1;
+        const s = kept[j];
+        if (!s || s[0] !== id) throw new SnapshotRejectedError(`it has no snapshot_chain row ${id}`);
+        seq = s[1] as number;
+        const tev = teamEventOf(rows[j] ?? [], s);
+        if (!tev)
+          throw new SnapshotRejectedError(
+            `collection_events row ${id} (seq ${seq}): its payload is also in its snapshot_chain row`,
+          );
+        walk(tev, rows[j]);
       }
-      const rows = rowsInRange(snap, 'collection_events', EVENT_COLUMNS, eventId, eventId + n);
-      for (let j = 0; j < n; j++) walk(page.events[j]!, rows[j]);
+    } catch (e) {
+      // Not the file's doing when the record's own row there no longer hashes as it was recorded.
+      const broken = e instanceof SnapshotRejectedError && seq > 0 ? await recordRowBroken(o.pool, seq) : null;
+      if (broken) throw new SnapshotRejectedError(broken);
+      throw e;
     }
-    o.onProgress?.(page.lastSeq);
-    if (!page.more) break;
+    o.onProgress?.(seq);
     if (o.stopped?.()) return null;
+    // Lets the worker's messages (stop, progress) through between pages.
+    await new Promise<void>((r) => setImmediate(r));
   }
 
   /** One event: its collection (a new one from its intent), its stored kind, and the projection it makes. */
@@ -252,5 +215,5 @@ export async function verifySnapshot(
     const got = projections.next();
     if (!same(row, got)) differs('collections', PROJECTION, row, got, 'its projection of the events');
   }
-  return { events: eventId, collections: collectionId, signed, head, marks };
+  return { events: eventId, collections: collectionId, signed };
 }

@@ -3,6 +3,7 @@
 import type { Db, ReadDb } from '../connection.js';
 import { migrate, openConnection } from '../connection.js';
 import { readStatement } from '../statements.js';
+import { SNAPSHOT_CHAIN_SQL } from './snapshot-chain.js';
 
 /** The schema version a file's migrations reached. */
 export function schemaVersionOf(db: Db): number {
@@ -33,6 +34,22 @@ export function migratedSchema(): string {
     }
   }
   return freshSchema;
+}
+
+let freshSnapshotSchema: string | undefined;
+/** The schema a snapshot file of this version has: a desk's, and the chain's table (snapshot-chain.ts). */
+export function snapshotSchema(): string {
+  if (freshSnapshotSchema === undefined) {
+    const mem = openConnection(':memory:', 'scratch');
+    try {
+      migrate(mem);
+      mem.exec(SNAPSHOT_CHAIN_SQL);
+      freshSnapshotSchema = schemaOf(mem);
+    } finally {
+      mem.close();
+    }
+  }
+  return freshSnapshotSchema;
 }
 
 /** Rows of `table` with ids `afterId` + 1 .. `uptoId`, as arrays of `columns`, in id order. */
