@@ -112,16 +112,6 @@ export function teamEventOf(d: readonly unknown[], s: readonly unknown[]): TeamE
   };
 }
 
-/** sha256(prev || content), content as the bytes SQLite gave (team/chain.ts eventHash writes the same). */
-const scratch = Buffer.allocUnsafe(256 * 1024);
-function hashOnto(prev: Buffer, content: Buffer): Buffer {
-  if (prev.length + content.length > scratch.length)
-    return crypto.createHash('sha256').update(prev).update(content).digest();
-  prev.copy(scratch, 0);
-  content.copy(scratch, prev.length);
-  return crypto.hash('sha256', scratch.subarray(0, prev.length + content.length), 'buffer');
-}
-
 export interface ChainCheckOptions {
   pool: pg.Pool;
   /** The snapshot file, opened read-only. */
@@ -129,63 +119,108 @@ export interface ChainCheckOptions {
   uptoSeq: number;
   /** The events the file must hold: ids 1..events. */
   events: number;
+  /**
+   * Which of `of` parts of the chain to check (default the one whole): the file's events are cut at
+   * marks, each part hashed from the mark it starts after (the one before it checks that mark), so the
+   * parts can be checked at once, each on a thread of its own. The last part checks the head.
+   */
+  part?: number;
+  of?: number;
   stopped?: () => boolean;
   onProgress?: (checkedSeq: number) => void;
 }
 
+export interface ChainPart {
+  /** The marks passed in this part, in order. */
+  marks: ChainHead[];
+  /** The record's head at the snapshot's seq: from the last part only. */
+  head: ChainHead | null;
+}
+
 /**
- * Checks the file's events against the chain, from the file alone but for the head: resolves with the
- * head (the record's, at the snapshot's seq) and the marks passed; rejects with SnapshotRejectedError
- * saying where and what differs; null when stopped.
+ * Checks events of the file against the chain, from the file alone but for the head: resolves with the
+ * marks passed (and, from the last part, the head: the record's, at the snapshot's seq); rejects with
+ * SnapshotRejectedError saying where and what differs; null when stopped.
  */
-export async function checkSnapshotChain(
-  o: ChainCheckOptions,
-): Promise<{ head: ChainHead; marks: ChainHead[] } | null> {
+export async function checkSnapshotChain(o: ChainCheckOptions): Promise<ChainPart | null> {
   const { snap } = o;
   checkSnapshotSchema(snap);
+  // Its ids run 1..events (each one checked in order below, so none is missing between them).
   const extent = chainExtent(snap);
-  if (extent.rows !== o.events || (o.events > 0 && (extent.first !== 1 || extent.last !== o.events)))
+  if (o.events > 0 ? extent.first !== 1 || extent.last !== o.events : extent.last !== null)
     throw new SnapshotRejectedError(
-      `it keeps the chain of ${extent.rows} events (ids ${extent.first ?? '-'} to ${extent.last ?? '-'}), not of its ${o.events}`,
+      `it keeps the chain of events ${extent.first ?? '-'} to ${extent.last ?? '-'}, not of its ${o.events}`,
     );
+  // The parts: cut at the marks nearest to each 1/of of the events (every part computes the same cuts).
+  const of = Math.max(1, o.of ?? 1);
+  const part = o.part ?? 0;
+  const kept = chainMarks(snap);
+  const cuts: [number, number, Buffer][] = [];
+  for (let k = 1; k < of; k++) {
+    const target = (o.events * k) / of;
+    let best: [number, number, Buffer] | undefined;
+    for (const m of kept) if (!best || Math.abs(m[0] - target) < Math.abs(best[0] - target)) best = m;
+    if (best && Buffer.isBuffer(best[2]) && (!cuts.length || best[0] > cuts[cuts.length - 1]![0])) cuts.push(best);
+  }
+  const last = part >= cuts.length;
+  if (part > cuts.length) return { marks: [], head: null }; // fewer cuts than parts: nothing left here
+  const start = part === 0 ? undefined : cuts[part - 1]!;
+  const end = last ? o.events : cuts[part]![0];
+
+  let prev = start ? start[2] : GENESIS;
+  let prevSeq = start ? start[1] : 0;
+  let expectId = (start ? start[0] : 0) + 1;
+  const marks: ChainHead[] = [];
+  const page = 50_000;
+  for (let after = expectId - 1; after < end; after += page) {
+    const upto = Math.min(end, after + page);
+    let failed: string | undefined;
+    try {
+      for (const [id, seq, content, mark] of canonicalContents(snap, after, upto)) {
+        if (id !== expectId || !(seq > prevSeq)) {
+          failed = `its event ${id} is not the one after seq ${prevSeq} in order`;
+          break;
+        }
+        // The content comes with room for the hash before it: sha256(prev || content) in one call.
+        prev.copy(content, 0);
+        const hash = crypto.hash('sha256', content, 'buffer') as Buffer;
+        if (startsBlock(prevSeq, seq)) {
+          if (!Buffer.isBuffer(mark) || !mark.equals(hash)) {
+            failed = `its events up to seq ${seq} do not hash to the mark it keeps there`;
+            break;
+          }
+          marks.push({ seq, hash });
+        } else if (mark !== null) {
+          failed = `it keeps a mark at seq ${seq}, which starts no block`;
+          break;
+        }
+        prev = hash;
+        prevSeq = seq;
+        expectId++;
+      }
+    } catch (e) {
+      // A BLOB where the event has text (SQLite will not write it as JSON): not the record's content.
+      failed = `its event ${expectId} holds bytes where the record has text (${(e as Error).message})`;
+    }
+    if (failed === undefined && expectId !== upto + 1) failed = `its event ${expectId} has no chain row`;
+    if (failed !== undefined) return explain(o, expectId, failed);
+    o.onProgress?.(prevSeq);
+    if (o.stopped?.()) return null;
+    // Lets the worker's messages through between pages.
+    await new Promise<void>((r) => setImmediate(r));
+  }
+  if (!last) return { marks, head: null };
   // The record's own head at the snapshot's seq: the one thing read from PostgreSQL when all is well.
   const recorded = (await pullPageRaw(o.pool, Math.max(0, o.uptoSeq - 1), 1, o.uptoSeq)).events[0];
   if (!recorded || recorded.seq !== o.uptoSeq)
     throw new SnapshotRejectedError(`the record has no event at seq ${o.uptoSeq}, where it says it ends`);
-
-  let prev = GENESIS;
-  let prevSeq = 0;
-  let expectId = 1;
-  const marks: ChainHead[] = [];
-  const page = 50_000;
-  for (let after = 0; after < o.events; after += page) {
-    for (const [id, seq, content, mark] of canonicalContents(snap, after, Math.min(o.events, after + page))) {
-      if (id !== expectId || !(seq > prevSeq))
-        return explain(o, id, `its event ${id} is not the one after seq ${prevSeq} in order`);
-      const hash = hashOnto(prev, content);
-      if (startsBlock(prevSeq, seq)) {
-        if (!Buffer.isBuffer(mark) || !mark.equals(hash))
-          return explain(o, id, `its events up to seq ${seq} do not hash to the mark it keeps there`);
-        marks.push({ seq, hash });
-      } else if (mark !== null) {
-        return explain(o, id, `it keeps a mark at seq ${seq}, which starts no block`);
-      }
-      prev = hash;
-      prevSeq = seq;
-      expectId++;
-    }
-    if (expectId !== Math.min(o.events, after + page) + 1)
-      return explain(o, expectId, `its event ${expectId} has no chain row`);
-    o.onProgress?.(prevSeq);
-    if (o.stopped?.()) return null;
-  }
   if (prevSeq !== o.uptoSeq || !prev.equals(recorded.hash))
     return explain(
       o,
       o.events + 1,
       `its events end at seq ${prevSeq}, not at the record's seq ${o.uptoSeq} with its hash`,
     );
-  return { head: { seq: prevSeq, hash: prev }, marks };
+  return { marks, head: { seq: prevSeq, hash: prev } };
 }
 
 /**

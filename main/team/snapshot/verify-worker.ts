@@ -12,6 +12,9 @@ import { checkSnapshotChain } from './chain.js';
 
 export interface VerifyJob {
   part: 'rows' | 'chain';
+  /** part 'chain': which of how many parts of the chain (chain.ts checkSnapshotChain). */
+  chainPart?: number;
+  chainParts?: number;
   /** With the password: it stays in this process's memory, like the pool's. */
   databaseUrl: string;
   /** The desk's TLS settings, so this connection checks the server as the pool's do. */
@@ -38,8 +41,8 @@ export type VerifyMessage =
     }
   | {
       type: 'chain';
-      headSeq: number;
-      headHash: string;
+      /** The record's head, from the last part: [seq, hash in hex]. */
+      head: [number, string] | null;
       /** [seq, hash in hex] of each mark the check passed. */
       marks: [number, string][];
     }
@@ -53,13 +56,19 @@ const pool = openTeamPool(job.databaseUrl, { max: 2, tls: job.tls });
 const snap = openConnection(job.file, 'snapshot');
 try {
   if (job.part === 'chain') {
-    const r = await checkSnapshotChain({ pool, snap, uptoSeq: job.uptoSeq, events: job.events });
+    const r = await checkSnapshotChain({
+      pool,
+      snap,
+      uptoSeq: job.uptoSeq,
+      events: job.events,
+      part: job.chainPart ?? 0,
+      of: job.chainParts ?? 1,
+    });
     if (!r) post({ type: 'stopped' });
     else
       post({
         type: 'chain',
-        headSeq: r.head.seq,
-        headHash: r.head.hash.toString('hex'),
+        head: r.head ? [r.head.seq, r.head.hash.toString('hex')] : null,
         marks: r.marks.map((m) => [m.seq, m.hash.toString('hex')]),
       });
   } else {
@@ -67,6 +76,7 @@ try {
       pool,
       snap,
       uptoSeq: job.uptoSeq,
+      events: job.events,
       ...(job.chunk ? { chunk: job.chunk } : {}),
       ...(job.keys ? { keys: job.keys } : {}),
       ...(job.deferSignatures ? { deferSignatures: true } : {}),
