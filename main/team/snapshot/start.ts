@@ -12,9 +12,10 @@
 // What a desk trusts: nothing more than with the replay. The file's events must hash, one onto the
 // other, to the head team.events holds, so they are the record's; every event row and every collection
 // row of the snapshot must equal what the replay makes of them (actors as the database recorded them),
-// whatever its id, and the reconciliation is computed here. The indexes are not taken on trust: the
-// copy proves each table's indexes against its rows in the same transaction, and rebuilds them from the
-// rows when they do not match. A forged index is not harmless: a unique index on merchant_reference
+// whatever its id, and the reconciliation is computed here. The indexes are not taken on trust: each
+// table's indexes in the file are proven against its rows (on threads of their own, while the copy
+// transfers them as they are), and the copy rebuilds them from the rows before it commits when they do
+// not match. A forged index is not harmless: a unique index on merchant_reference
 // decides which collection a later callback lands on.
 //
 // Any refusal (no snapshot of this schema version, damaged, not the record, the desk no longer empty)
@@ -122,8 +123,13 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
       (seq) => o.onProgress?.({ copiedSeq: seq, totalSeq: info.uptoSeq }),
       o.stopped,
     );
+    // Each table's indexes in the file against its rows, beside the copy that takes them as they are.
+    const indexes = (['collections', 'collection_events'] as const).map((table) =>
+      verifyInWorker({ ...job, part: 'indexes', table }, () => {}, o.stopped),
+    );
+    for (const w of indexes) w.promise.catch(() => undefined); // awaited below
     const stopAll = async () => {
-      await Promise.all([rows, ...chains].map((w) => w.stop()));
+      await Promise.all([rows, ...chains, ...indexes].map((w) => w.stop()));
     };
     // Stopped part way (the row check says so as it goes): the chain's checks are ended too.
     rows.promise.then((r) => r === null && void stopAll()).catch(() => undefined);
@@ -149,7 +155,13 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
         `it holds ${verified.events} events and ${verified.collections} collections, its publisher said ${info.events} and ${info.collections}`,
       );
     const deferred = defer && verified.signed > 0;
-    await copy.commit(deferred ? { signed: verified.signed, events: verified.events } : undefined);
+    const reindex: ('collections' | 'collection_events')[] = [];
+    for (const w of indexes) {
+      const r = (await w.promise) as IndexesResult | null;
+      if (!r) return null;
+      if (!r.match) reindex.push(r.table);
+    }
+    await copy.commit(deferred ? { signed: verified.signed, events: verified.events } : undefined, reindex);
     copy = undefined;
     o.onPhase?.('copy');
     // The copy went through the WAL; fold it into the database now rather than at some later commit.
@@ -181,8 +193,11 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
 }
 
 interface CopyRun {
-  /** Resolves once committed; rejects with SnapshotRejectedError when the copy could not be made. */
-  commit(signatureCheck?: { signed: number; events: number }): Promise<void>;
+  /**
+   * Rebuilds the indexes of `reindex` (whose indexes in the file did not match its rows), then commits;
+   * resolves once committed; rejects with SnapshotRejectedError when the copy could not be made.
+   */
+  commit(signatureCheck?: { signed: number; events: number }, reindex?: CopyReindex): Promise<void>;
   rollback(): Promise<void>;
 }
 
@@ -222,7 +237,7 @@ function startCopy(job: CopyJob): CopyRun {
     return m;
   };
   return {
-    async commit(signatureCheck) {
+    async commit(signatureCheck, reindex) {
       const first = await nextMessage();
       if (first.type === 'refused') {
         await end({ what: 'rollback' });
@@ -234,7 +249,11 @@ function startCopy(job: CopyJob): CopyRun {
           `this desk could not copy it: ${'message' in first ? first.message : first.type}`,
         );
       }
-      const m = await end(signatureCheck ? { what: 'commit', signatureCheck } : { what: 'commit' });
+      const m = await end({
+        what: 'commit',
+        ...(signatureCheck ? { signatureCheck } : {}),
+        ...(reindex?.length ? { reindex } : {}),
+      });
       if (m.type !== 'committed')
         throw new SnapshotRejectedError(`this desk could not copy it: ${'message' in m ? m.message : m.type}`);
     },
@@ -249,6 +268,11 @@ interface RowsResult {
   collections: number;
   signed: number;
 }
+interface IndexesResult {
+  table: 'collections' | 'collection_events';
+  match: boolean;
+}
+type CopyReindex = ('collections' | 'collection_events')[];
 interface ChainResult {
   head: ChainHead | null;
   marks: ChainHead[];
@@ -265,7 +289,7 @@ function verifyInWorker(
   job: VerifyJob,
   onProgress: (seq: number) => void,
   stopped?: () => boolean,
-): { promise: Promise<RowsResult | ChainResult | null>; stop(): Promise<void> } {
+): { promise: Promise<RowsResult | ChainResult | IndexesResult | null>; stop(): Promise<void> } {
   // A large young generation for the row check: it keeps a page of rows alive while it walks it, and
   // with the default one (16 MB semi-spaces) a third of its time went to copying them between
   // semi-spaces and promoting them (measured when it read the record from PostgreSQL: 43 s by default,
@@ -276,7 +300,7 @@ function verifyInWorker(
     job,
     job.part === 'rows' ? { maxYoungGenerationSizeMb: 768 } : undefined,
   );
-  const promise = new Promise<RowsResult | ChainResult | null>((resolve, reject) => {
+  const promise = new Promise<RowsResult | ChainResult | IndexesResult | null>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
       if (settled) return;
@@ -291,6 +315,7 @@ function verifyInWorker(
       } else if (m.type === 'stopped') settle(() => resolve(null));
       else if (m.type === 'rows')
         settle(() => resolve({ events: m.events, collections: m.collections, signed: m.signed }));
+      else if (m.type === 'indexes') settle(() => resolve({ table: m.table, match: m.match }));
       else if (m.type === 'chain')
         settle(() =>
           resolve({

@@ -1,17 +1,21 @@
 // Worker entry for the checks of a snapshot (verify.ts, chain.ts) off the main thread: its own
 // connection to the team database and its own read-only one to the downloaded file, so the desk's window
-// keeps answering and the copy (copy-worker.ts) runs beside it. Two of them run at once: one checks the
-// file's events against the hash chain (part 'chain'), the other every row the desk takes against what
-// the replay makes of those events (part 'rows'). Progress and the outcome go back as messages.
+// keeps answering and the copy (copy-worker.ts) runs beside it. Several run at once: the file's events
+// against the hash chain (part 'chain', in parts), every row the desk takes against what the replay makes
+// of those events (part 'rows'), and each table's indexes in the file against its rows (part 'indexes').
+// Progress and the outcome go back as messages.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from '../../store/sqlite/connection.js';
 import { openTeamPool } from '../pool.js';
 import type { TeamTls } from '../tls.js';
 import { verifySnapshot } from './verify.js';
 import { checkSnapshotChain } from './chain.js';
+import { indexesMatchRows } from '../../store/sqlite/team/snapshot-copy.js';
 
 export interface VerifyJob {
-  part: 'rows' | 'chain';
+  /** rows: verify.ts; chain: chain.ts; indexes: the file's indexes of `table` against its rows. */
+  part: 'rows' | 'chain' | 'indexes';
+  table?: 'collections' | 'collection_events';
   /** part 'chain': which of how many parts of the chain (chain.ts checkSnapshotChain). */
   chainPart?: number;
   chainParts?: number;
@@ -46,6 +50,7 @@ export type VerifyMessage =
       /** [seq, hash in hex] of each mark the check passed. */
       marks: [number, string][];
     }
+  | { type: 'indexes'; table: 'collections' | 'collection_events'; match: boolean }
   | { type: 'stopped' }
   | { type: 'error'; name: string; message: string; code?: string };
 
@@ -55,7 +60,10 @@ const pool = openTeamPool(job.databaseUrl, { max: 2, tls: job.tls });
 // Read through a memory map rather than copying every page of a file this size into the cache.
 const snap = openConnection(job.file, 'snapshot');
 try {
-  if (job.part === 'chain') {
+  if (job.part === 'indexes') {
+    const table = job.table!;
+    post({ type: 'indexes', table, match: indexesMatchRows(snap, table) });
+  } else if (job.part === 'chain') {
     const r = await checkSnapshotChain({
       pool,
       snap,

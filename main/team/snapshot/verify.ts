@@ -18,8 +18,8 @@
 //
 // The reconciliation is not in the snapshot's trust at all: the desk that takes it computes it.
 // Every row of the two tables the copy takes is compared, whatever its id (a row outside 1..N is
-// refused). The indexes the copy brings along are not compared here: the copy proves them against the
-// rows, or rebuilds them (copy-worker.ts).
+// refused). The indexes the copy brings along are not compared here: they are proven against the rows
+// in the file, or rebuilt by the copy (start.ts, store/sqlite/team/snapshot-copy.ts).
 import type pg from 'pg';
 import { PROJECTION_COLUMNS, projectEvent } from '../../collections/event-rules.js';
 import { intentValues } from '../../collections/intent-row.js';
