@@ -189,7 +189,7 @@ function countCollections(db: ReadDb, f: Arms): number {
  * filters, instead of letting a filter's index find every match to sort them (the planner cannot tell
  * without statistics, and the app's database is not ANALYZEd). Exported for tests.
  */
-export const PAGE_TUNING = { sortIndexAbove: 20_000 };
+export const PAGE_TUNING = { sortIndexAbove: 20_000, semiJoinAbove: 2_000 };
 
 /** One page of collections as stored, and how many match the filter. */
 export function collectionsPage(db: ReadDb, q: ListQuery = {}): { rows: CollectionRecord[]; total: number } {
@@ -209,6 +209,33 @@ export function collectionsPage(db: ReadDb, q: ListQuery = {}): { rows: Collecti
   // one per offset (a scroll through a year would keep thousands, ~30 kB each). An arm's own LIMIT
   // (offset + limit, at most 20,000) stays a literal: it does steer the arm's plan.
   let sql: string;
+  const statuses = q.status === undefined ? [] : Array.isArray(q.status) ? q.status : [q.status];
+  if (
+    !walk &&
+    statuses.length > 0 &&
+    col !== 'created_at' &&
+    col !== 'status' &&
+    !q.text?.trim() &&
+    total > PAGE_TUNING.semiJoinAbove
+  ) {
+    // A status filter of a few thousand matches, sorted by something else (failed and cancelled in USD
+    // by customer: 12,000 of a year's 100,000 USD): the sort index is walked from its own entries,
+    // without reading each row for its status (a row read per entry, 8 entries per match there: 5 ms
+    // for the fifth page), and each entry is tested against the set of the filter's ids, which its
+    // status index gives without reading a row (about 2 ms for 12,000). The "+" keeps the planner from
+    // fetching the set's rows and sorting them instead.
+    const inner = whereOf([...counted.base, ...counted.arms[0]!]);
+    const onSortIndex =
+      (col === 'amount_minor' || col === 'lower(customer_name)') && counted.params.currency !== undefined
+        ? ['currency = @currency']
+        : [];
+    const where = whereOf([...onSortIndex, `+id IN (SELECT id FROM collections ${inner})`]);
+    sql = `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE id IN (SELECT id FROM collections ${where} ${order} LIMIT ${limit} OFFSET @pageOffset) ${order}`;
+    return {
+      rows: readStatement(db, sql).all({ ...counted.params, pageOffset: offset }) as CollectionRecord[],
+      total,
+    };
+  }
   if (f.arms.length === 1 || offset + limit > 20_000) {
     // Ids first (often from the index alone), then only the rows of the page.
     const where = whereOf([
