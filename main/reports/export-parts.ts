@@ -19,7 +19,7 @@ export const PART_ROWS = 2048;
  * Parts a worker holds formatted before it waits for its first one's turn: a worker whose neighbour is
  * slow (descheduled on a busy machine) keeps formatting meanwhile.
  */
-export const HELD_PARTS = 4;
+export const HELD_PARTS = 2;
 
 const LOCK = 0;
 const NEXT_PART = 1;
