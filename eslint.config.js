@@ -3,6 +3,7 @@ import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import { builtinModules } from 'node:module';
+import house from './eslint-rules/house.js';
 
 // Which code may run where. The renderer is a browser page with no Node: from main/ it may import only the
 // IPC contract (main/ipc/contract/**) and the pure modules main shares with it, marked by a `.shared.ts`
@@ -148,6 +149,12 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The house's layering (docs/house.json, eslint-rules/house.js): every "never" between two parts.
+    files: ['main/**/*.ts', 'renderer/**/*.{ts,tsx}', 'preload/**/*.ts', 'sandbox/**/*.ts'],
+    plugins: { house },
+    rules: { 'house/never': 'error' },
   },
   {
     files: ['test/**/*.ts', 'scripts/**/*.mjs', 'bin/**/*.js'],

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Makes sure the system programs the tests need are present: Chromium (UI tests and the Chromium
 # shell), a Secret Service (gnome-keyring + dbus, for the real OS keychain), sqlite3 and openssl
-# (independent tools the tests compare against), and PostgreSQL 15 or later (the team tests start
-# a throw-away server with its initdb and pg_ctl). On Debian/Ubuntu as root it installs what is
-# missing; elsewhere it says exactly what to install and exits non-zero.
+# (independent tools the tests compare against), PostgreSQL 15 or later (the team tests start
+# a throw-away server with its initdb and pg_ctl) and PgBouncer (the pooler tests put one in front of
+# it). On Debian/Ubuntu as root it installs what is missing; elsewhere it says exactly what to install
+# and exits non-zero.
 set -euo pipefail
 
 need=()
@@ -24,6 +25,8 @@ have_postgres() {
   command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1
 }
 have_postgres || need+=(postgresql)
+# Debian installs it in /usr/sbin, which is not on every user's PATH.
+command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || [ -n "${PGBOUNCER:-}" ] || need+=(pgbouncer)
 
 [ ${#need[@]} -eq 0 ] && exit 0
 
@@ -44,6 +47,7 @@ The tests need these system packages, which are missing: ${need[*]}
 On Debian or Ubuntu:  sudo apt-get install -y ${need[*]}
 (Chromium must be at /usr/bin/chromium or set CHROMIUM_PATH; the keychain tests need a Secret Service,
 which gnome-keyring provides; the team tests need PostgreSQL 15 or later: set PG_BIN_DIR to the folder
-holding its initdb and pg_ctl when they are not in /usr/lib/postgresql/<version>/bin or on PATH.)
+holding its initdb and pg_ctl when they are not in /usr/lib/postgresql/<version>/bin or on PATH; the
+pooler tests need PgBouncer: set PGBOUNCER to its path when it is neither on PATH nor /usr/sbin/pgbouncer.)
 MSG
 exit 1

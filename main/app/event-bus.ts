@@ -35,10 +35,21 @@ export interface AppEvents {
   /** A collection's stored state changed during a charge (PENDING, window closed, redirect captured). */
   'collection.changed': ChangedCollection;
   /**
+   * One operation of the window (a charge, a confirmed repeat, a re-send, by the id the window gave it)
+   * moved: its own collection's reference, from the moment its intent was recorded, and status. Never
+   * about another operation's or another desk's collection (operations/charge.ts).
+   */
+  'payment.progress': { operationId: string; reference: string; status: string };
+  /**
    * Collections changed behind the screens, one notice per batch: a pulled batch of the team record, or
    * this desk's events the team database refused.
    */
   'collections.changed': ChangedCollections;
+  /**
+   * Events with no collection (orphan callbacks, or their resolutions) were stored behind the screens, by
+   * a pulled batch of the team record: whoever lists orphans reads them again.
+   */
+  'orphans.changed': { stored: number };
   /** Events were stored: one delivery at the local receiver, an imported file (result 'import'), or a new team desk's bulk copy of the team history (result 'team-copy'). */
   'callbacks.ingested': { result: string; reference: string | null };
   /** A balances poll finished (ok or not); changed: snapshots written. */
@@ -58,6 +69,11 @@ export interface AppEvents {
   'status.changed': AppStatus;
   /** The team database refused an open session's sign-in: the app locks until the operator signs in again. */
   'team.signedOut': { login: string };
+  /**
+   * The team database announced a change to an operator (team migration 14): added, disabled, enabled,
+   * re-roled, a new password. `login` null: changes may have gone unheard (the listener connected again).
+   */
+  'team.operatorsChanged': { login: string | null };
   /** The idle lock engaged or was released. */
   'lock.changed': { locked: boolean };
   /** Something the person at the desk should read. */

@@ -4,7 +4,8 @@
 import type { Profile } from '../settings/index.js';
 import type { PollerStatus } from '../poller/index.js';
 import type { TeamRole } from '../team/roles.shared.js';
-import { chainWords, type TeamChainState } from '../team/chain-words.shared.js';
+import { chainWords, rollbackWords, type TeamChainState, type TeamRollbackState } from '../team/chain-words.shared.js';
+import { notificationsWarning, type TeamNotificationsState } from '../team/notify-words.shared.js';
 
 /** What the status bar needs of the team link. */
 export interface TeamLinkState {
@@ -32,10 +33,17 @@ export interface TeamLinkState {
   /** The team events' hash chain as this desk checked it: verified through a seq, or the alarm. */
   chain?: TeamChainState | null;
   /**
+   * The last time the team record went back in time (a failover, a restore from backup), and what this
+   * desk did about it (team/sync/rollback.ts); null when it never did.
+   */
+  rollback?: TeamRollbackState | null;
+  /**
    * A new desk's background re-check of the signatures it took from the team's snapshot
    * (team/sync/signature-check.ts): signed events checked of how many, and how many did not verify.
    */
   signatures?: { checked: number; total: number; failed: number } | null;
+  /** Whether notifications were proven to arrive at this desk (team/sync/notify-probe.ts); how often it pulls. */
+  notifications?: TeamNotificationsState | null;
 }
 
 /** What the status bar shows. Times are ms since the epoch. */
@@ -88,6 +96,10 @@ function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'messa
   if (!t.signedIn) return { connection: 'starting', message: `Sign in as ${t.login} to reach the team database.` };
   // The record no longer matching its hash chain outranks everything else a signed-in desk could say.
   if (t.chain?.broken) return { connection: 'error', message: chainWords(t.chain).text };
+  // A record that went back in time is said in its own words while the desk puts it right, and for as
+  // long as events it held are not back (never silently).
+  if (t.online && t.rollback && (t.rollback.phase === 'restoring' || t.rollback.unrestoredCount > 0))
+    return { connection: 'online', message: rollbackWords(t.rollback).text };
   if (t.catchingUp) {
     // A desk that reached the team database and drains what it missed is online (its screens and its
     // charges work meanwhile); one that has not finished its first pull is still starting.
@@ -100,7 +112,10 @@ function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'messa
         t.signatures.failed ? ` (${t.signatures.failed.toLocaleString('en')} did not verify)` : ''
       }`
     : null;
-  if (t.online && checking && !refused) return { connection: 'online', message: checking };
+  // Notifications that do not arrive are said for as long as it holds: "Online" alone would promise too much.
+  const notArriving = t.notifications ? notificationsWarning(t.notifications) : null;
+  if (t.online && (checking || notArriving) && !refused)
+    return { connection: 'online', message: notArriving ?? checking };
   if (t.online)
     return {
       connection: 'online',

@@ -10,6 +10,8 @@ import { changedCollections, type AppEventBus, type ChangedCollection } from './
 export interface TeamNotices {
   /** A pulled batch was applied: what it changed, in one notice. */
   onApplied(changed: ChangedCollection[]): void;
+  /** A pulled batch stored events with no collection (orphans, their resolutions): one notice. */
+  onOrphans(stored: number): void;
   /** A new desktop's bulk start copied the team history at once: whoever shows collections reads them again. */
   onCopied(): void;
   /** The team database refused this desk's events: the desk says so at once, and the collections keep saying it. */
@@ -21,6 +23,7 @@ export function teamNotices(events: AppEventBus, db: Db): TeamNotices {
     onApplied: (changed) => {
       if (changed.length) events.emit('collections.changed', changedCollections(changed));
     },
+    onOrphans: (stored) => events.emit('orphans.changed', { stored }),
     onCopied: () => events.emit('callbacks.ingested', { result: 'team-copy', reference: null }),
     onRefused: (entries, reason) => {
       // Never silent: one message per refused event, as the person at the desk reads them.

@@ -1,29 +1,22 @@
 // The composition of a team profile, one per workspace: the sign-in (team/unlocker.ts, behind the idle
 // lock), the signed-in session it opens (team/session.ts: the operator's own pool, the pull and the
-// outbox push), what they tell the screens (app events), and the seams that make the desk's charges and
-// a person's decisions team-wide. The sync engine itself is main/team/sync/. Solo profiles have none of this.
+// outbox push), what they tell the screens (app events), and the seams that make the desk's charges
+// (operations/charge.ts) and a person's decisions team-wide. The sync engine itself is main/team/sync/. Solo profiles have none of this.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
 import { lastSyncedAt } from '../store/sqlite/team/sync-state.js';
 import { KeyringAppSecret, type AppSecret } from '../secrets/index.js';
-import { PaymentError } from '../collections/errors.js';
 import { AppError } from './errors.js';
 import type { NewEvent } from '../collections/event-rules.js';
 import type { TeamChargeSeam } from '../collections/charge/types.js';
-import {
-  ReferenceTakenError,
-  TeamError,
-  TeamPermissionError,
-  TeamUnavailableError,
-  translatePgError,
-} from '../team/errors.js';
-import type { TeamRole } from '../team/operators.js';
-import { recordEvents, recordIntent, withTeamKey } from '../team/record.js';
+import { TeamError, TeamPermissionError, TeamUnavailableError, translatePgError } from '../team/errors.js';
+import { roleWords, type TeamRole } from '../team/roles.shared.js';
+import { recordTeamFirst, type TeamFirstWhat } from '../team/record.js';
 import { startTeamSession, type TeamSession } from '../team/session.js';
+import { rollbackWords } from '../team/chain-words.shared.js';
 import type { TeamSyncStatus } from '../team/sync/pull.js';
-import { claimIntent, ClaimRefusedError } from '../team/claims.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import { DEFAULT_TLS, transportOf, type TeamTls } from '../team/tls.js';
@@ -33,6 +26,8 @@ import type { SignatureKeys } from '../service/verify-callback.js';
 import type { TeamLinkState } from './status.js';
 import { outboxCounts } from '../collections/outbox.js';
 import { heapWhileCatchingUp } from './heap.js';
+import { notificationsExplained } from '../team/notify-words.shared.js';
+import { teamCharges } from '../operations/charge.js';
 
 export interface TeamLink {
   readonly unlocker: TeamUnlocker;
@@ -44,19 +39,15 @@ export interface TeamLink {
   readonly charges: TeamChargeSeam;
   /**
    * Records a person's fact (a resolution, an import) in the team database BEFORE it is stored locally;
-   * returns it with the key both copies share. Offline or not allowed: an AppError saying so, nothing stored.
+   * returns it with the key both copies share. Offline or not allowed: an AppError
+   * saying so, nothing stored; a resolution another one already stands for: team/resolutions.ts
+   * ResolutionTakenError, as the database said it.
    */
   recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
   close(): Promise<void>;
 }
 
-/** What is recorded team-first, in words for the refusal ("may not resolve exceptions"). */
-export interface TeamFirstWhat {
-  /** e.g. "resolve exceptions" */
-  action: string;
-  /** e.g. "resolution" */
-  noun: string;
-}
+export type { TeamFirstWhat };
 
 export interface TeamLinkOptions {
   db: Db;
@@ -74,15 +65,13 @@ export interface TeamLinkOptions {
   /** The check of the last accepted password, for signing in offline (team/offline-check.ts). Default: the OS keychain. */
   offlineCheck?: AppSecret;
   syncEveryMs?: number;
+  /** How often the signed-in operator's row is read when no change was heard (team/standing.ts; tests). */
+  standingEveryMs?: number;
   /** The keys this desk checks every signed event of the team record with (team/evidence.ts). */
   verificationKeys?: () => SignatureKeys;
   /** Settles once those keys are loaded (the workspace's first connection attempt). */
   verificationKeysReady?: () => Promise<unknown>;
 }
-
-const OFFLINE_CHARGE =
-  'The team database cannot be reached, so no new charge can be taken: every charge is recorded there first, ' +
-  'so that two desks never charge the same payment. The local copy stays readable; try again when the status bar says the team database is back.';
 
 /**
  * When the local copy last took rows from the team database (each stream's team_sync.updated_at), so the
@@ -102,6 +91,10 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   let session: TeamSession | null = null;
   let closed = false;
   let wasOffline = false;
+  /** The rollback last told (team/sync/rollback.ts): each one found or re-based is told once. */
+  let toldRollback: string | null = null;
+  /** Whether this desk said that notifications do not arrive (said once, until they arrive again). */
+  let toldNotArriving = false;
   const tls = o.tls ?? DEFAULT_TLS;
   // Chosen in Settings, and said at every start: in the log, and in the status bar for as long as it holds.
   const { warning: transportWarning, host, mode } = transportOf(o.databaseUrl, tls);
@@ -116,7 +109,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     // Signing in again after the idle lock: the running session (its pool and sync) carries on.
     if (session) {
       await pool.end().catch(() => undefined);
-      session.role = role;
+      session.standing.signedInAs(role);
       return;
     }
     session = startTeamSession({
@@ -131,15 +124,43 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       evidenceReady: o.verificationKeysReady,
       // What the sync writes behind the screens is told the way the local poller and receiver tell it.
       onApplied: notices.onApplied,
+      onOrphans: notices.onOrphans,
       onCopied: notices.onCopied,
       onPolled: (what, changed) =>
         events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
+      standingEveryMs: o.standingEveryMs,
+      // The role the database holds now, within moments of an admin's change: the status bar, the
+      // screens' controls (they follow the status's role) and a notice that says who changed it.
+      onRoleChanged: (next, was, by) => {
+        logger.info({ login: o.login, role: next, was, by }, 'the team database holds another role for this login');
+        events.emit('notice', {
+          level: 'info',
+          message: `${by ?? 'An admin'} changed your role from ${roleWords(was)} to ${roleWords(next)}: this desk now offers what ${roleWords(next)} may do.`,
+        });
+        o.onChange();
+      },
+      onDisabled: () => void signOut('disabled'),
+      // An admin's open operator list re-reads (another admin's change, or this desk's own).
+      onOperatorChanged: (login) => events.emit('team.operatorsChanged', { login }),
       onStatus: (s: TeamSyncStatus) => {
         heapWhileCatchingUp(s.catchingUp ? s.catchingUp.totalSeq - s.catchingUp.copiedSeq : 0);
         if (s.signInRefused) {
-          void signOut();
+          void signOut(s.disabled ? 'disabled' : 'refused');
           return;
         }
+        // The record went back in time (a failover, a restore from backup): told once found, once re-based.
+        const rb = s.rollback ? `${s.rollback.foundAt}:${s.rollback.phase}` : null;
+        if (rb && rb !== toldRollback && s.rollback) {
+          const first = toldRollback === null && s.rollback.phase === 'rebased';
+          toldRollback = rb;
+          if (!first) events.emit('notice', { level: 'warning', message: rollbackWords(s.rollback).text });
+        }
+        // Notifications that do not arrive (a transaction-mode pool) are said once as a notice naming the fix,
+        // and for as long as it holds in the status bar (status.ts).
+        if (s.notifications.arriving === false && !toldNotArriving) {
+          toldNotArriving = true;
+          events.emit('notice', { level: 'warning', message: notificationsExplained(s.notifications) });
+        } else if (s.notifications.arriving === true) toldNotArriving = false;
         if (!s.online && s.error) wasOffline = true;
         else if (s.online && !s.error && wasOffline) {
           wasOffline = false;
@@ -165,18 +186,21 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   }
 
   /**
-   * The team database refused this login's password (changed, or the operator disabled) on a session
-   * that was open: the session ends and the desk locks, so only a sign-in the database accepts opens it.
-   * Charge events not yet recorded stay in the outbox for the next session.
+   * An admin disabled this operator, or the team database refused this login's password (changed) on a
+   * session that was open: the session ends and the desk locks, so only a sign-in the database accepts
+   * opens it. Charge events not yet recorded stay in the outbox for the next session.
    */
-  async function signOut(): Promise<void> {
+  async function signOut(why: 'disabled' | 'refused'): Promise<void> {
     const s = session;
     if (!s) return;
     session = null;
-    logger.warn({ login: o.login }, 'the team database refused the sign-in of an open session: locking');
+    logger.warn({ login: o.login, why }, 'the team database ended the sign-in of an open session: locking');
     events.emit('notice', {
       level: 'error',
-      message: `The team database no longer accepts ${o.login}'s password (it was changed, or the operator was disabled): sign in again.`,
+      message:
+        why === 'disabled'
+          ? `An admin disabled the login ${o.login}: this desk signed out, and ${o.login} cannot sign in until an admin enables the login again.`
+          : `The team database no longer accepts ${o.login}'s password (it was changed): sign in again.`,
     });
     events.emit('team.signedOut', { login: o.login });
     o.onChange();
@@ -193,95 +217,26 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     onIdleError: (err) => logger.warn({ err }, 'a team database connection failed'),
   });
 
-  function refusal(e: unknown, doing: string): Error {
-    const t = e instanceof TeamError ? e : translatePgError(e, doing, o.login);
-    if (t instanceof ReferenceTakenError) {
-      const who = t.createdBy ? ` by ${t.createdBy}` : '';
-      const when = t.createdAt ? ` at ${t.createdAt.toISOString()}` : '';
-      return new PaymentError(
-        'conflict',
-        `Payment reference ${t.merchantReference} was already taken${who}${when}: that payment is being charged at another desk. Open it instead of charging again.`,
-        'reference',
-      );
-    }
-    if (t instanceof TeamPermissionError) {
-      const role = session?.role;
-      return new PaymentError(
-        'forbidden',
-        `${o.login}${role ? ` (${role.replace('_', ' ')})` : ''} may not take payments: the team database refused the intent. Ask an admin for the support role.`,
-      );
-    }
-    if (t instanceof TeamUnavailableError) return new PaymentError('unavailable', OFFLINE_CHARGE);
-    return t;
-  }
-
-  /** A claim the team database refused, in words for the person at the desk (nothing was sent). */
-  function claimRefusal(e: ClaimRefusedError, s: TeamSession): PaymentError {
-    const ref = e.merchantReference;
-    const r = e.refusal;
-    if (r.reason === 'no_intent')
-      return new PaymentError('not_found', `The team record has no payment ${ref}: nothing was sent.`, 'reference');
-    if (r.reason === 'not_allowed')
-      return new PaymentError(
-        'forbidden',
-        `Only ${r.createdBy}, who created payment ${ref}, or an admin may send it again; ${o.login} (${s.role.replace('_', ' ')}) may not. Nothing was sent.`,
-        'reference',
-      );
-    const who = r.heldBy === o.login ? `${r.heldBy} (this login, at another desk or window)` : r.heldBy;
-    return new PaymentError(
-      'conflict',
-      `Payment ${ref} is being sent by ${who} since ${new Date(r.claimedAt).toISOString()}: only one desk sends a payment at a time. ` +
-        `Their claim ends when its outcome is recorded, or at ${new Date(r.expiresAt).toISOString()}. Nothing was sent.`,
-      'reference',
-    );
-  }
-
-  function requireSession(): TeamSession {
-    if (!session) throw new PaymentError('unavailable', `Sign in as ${o.login} to the team database first.`);
-    const wrong = session.wrongDatabase();
-    if (wrong) throw new PaymentError('unavailable', wrong);
-    return session;
-  }
-
-  const charges: TeamChargeSeam = {
-    async recordIntent(intent) {
-      const s = requireSession();
-      try {
-        await recordIntent(s.pool, intent);
-      } catch (e) {
-        throw refusal(e, 'create an intent');
-      }
-    },
-    async claim(reference) {
-      const s = requireSession();
-      try {
-        await claimIntent(s.pool, reference);
-      } catch (e) {
-        if (e instanceof ClaimRefusedError) throw claimRefusal(e, s);
-        throw refusal(e, `claim payment ${reference}`);
-      }
-    },
-    outboxAdded() {
-      session?.push.kick();
-    },
-  };
+  // The charges' team-first write, claim and refusal texts are the charge operation's.
+  const charges = teamCharges({ login: o.login, session: () => session });
 
   async function recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]> {
     const s = session;
     if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
     const wrong = s.wrongDatabase();
     if (wrong) throw new AppError('unavailable', wrong);
-    const keyed = evs.map(withTeamKey);
     try {
-      // A retry after a partial failure stores nothing twice: the team log is idempotent by key.
-      for (let i = 0; i < keyed.length; i += 1000) await recordEvents(s.pool, keyed.slice(i, i + 1000));
+      return await recordTeamFirst(s.pool, evs);
     } catch (e) {
       const t = e instanceof TeamError ? e : translatePgError(e, what.action, o.login);
-      if (t instanceof TeamPermissionError)
+      if (t instanceof TeamPermissionError) {
+        // The role the database holds now, which may not be the one this desk last read.
+        const role = (await s.standing.refresh()) ?? s.role;
         throw new AppError(
           'forbidden',
-          `${o.login} (${s.role.replace('_', ' ')}) may not ${what.action}: the team database refused it.`,
+          `${o.login} (${roleWords(role)}) may not ${what.action}: the team database refused it.`,
         );
+      }
       if (t instanceof TeamUnavailableError)
         throw new AppError(
           'unavailable',
@@ -289,7 +244,6 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         );
       throw t;
     }
-    return keyed;
   }
 
   /** The outbox's counts for the status bar; null when the database cannot be read (closing). */
@@ -322,6 +276,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
         outbox: countOutbox(),
         chain: s?.chain ?? null,
         signatures: s?.signatures ?? null,
+        rollback: s?.rollback ?? null,
+        notifications: s?.notifications ?? null,
       };
     },
     charges,

@@ -30,6 +30,7 @@ import type { AppEventBus } from './event-bus.js';
 import { statusFrom, type AppStatus } from './status.js';
 import { embeddedSandboxRunner, type SandboxOptions } from './embedded-sandbox.js';
 import { createTeamLink, type TeamLink } from './team.js';
+import { chargeActor } from '../operations/charge.js';
 
 /** The local sandbox of the embedded profile, when it runs in this process. */
 export interface EmbeddedSandbox {
@@ -94,6 +95,8 @@ export interface WorkspaceChargeDeps {
   events: AppEventBus;
   getClient: () => Promise<ServiceClient | null>;
   keys: () => VerificationKeys;
+  /** The team's card fingerprint key (from the secret key), once connected. */
+  fingerprintKey?: () => Buffer | null;
   /** The profile's settings (redirect URL and operator name are read at each charge). */
   settings: () => Pick<Settings, 'redirectUrl' | 'operatorName'>;
   paymentWindow: () => PaymentWindowOpener | null;
@@ -115,13 +118,12 @@ export function workspaceCharges(d: WorkspaceChargeDeps): ChargeService {
     clock: d.clock,
     paymentWindow: d.paymentWindow,
     redirectUrl: () => d.settings().redirectUrl,
-    // A team desk's operator is its login: what PostgreSQL records as every event's actor (DESIGN.md
-    // "Trust boundaries"), so its own copy says the same before the pulled copy arrives.
-    operator: () => (d.team ? d.team.state().login : d.settings().operatorName),
+    operator: () =>
+      chargeActor({ teamLogin: d.team ? d.team.state().login : null, operatorName: d.settings().operatorName }),
     logger: d.logger,
     onUpdate: (c) =>
       d.events.emit('collection.changed', { id: c.id, reference: c.merchantReference, status: c.status }),
-    ...(d.team ? { team: () => d.team!.charges } : {}),
+    ...(d.team ? { team: () => d.team!.charges, getFingerprintKey: () => d.fingerprintKey?.() ?? null } : {}),
     ...(d.newReference ? { newReference: d.newReference } : {}),
   });
 }
@@ -334,6 +336,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       return client();
     },
     keys,
+    fingerprintKey: () => (conn?.ok ? conn.fingerprintKey : null),
     settings: () => loadSettings(db),
     paymentWindow: opts.paymentWindow,
     team,

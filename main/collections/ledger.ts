@@ -19,6 +19,13 @@ export interface LedgerHooks {
    * root wires the incremental reconciliation here (reconcile/incremental.ts reconcileAfterAppend).
    */
   afterAppend(db: Db, collectionId: number): void;
+  /**
+   * Runs `fn` (many appends) in one write transaction, each collection it appends to reconciled once at
+   * its end instead of after every event (reconcile/incremental.ts reconcileOnceAfter).
+   */
+  onceAfter<T>(db: Db, fn: () => T): T;
+  /** Reconciles every collection again (after a bulk copy of a history: reconcile/reconcile.ts reconcileAll). */
+  all(db: Db, o: { now: number }): Promise<unknown>;
 }
 
 let hooks: LedgerHooks | null = null;
@@ -26,6 +33,34 @@ let hooks: LedgerHooks | null = null;
 /** Sets what every append runs besides the store (the composition root calls it once, at start). */
 export function wireLedger(h: LedgerHooks): void {
   hooks = h;
+}
+
+function wired(): LedgerHooks {
+  if (!hooks)
+    throw new Error('the ledger is not wired: the composition root must call wireLedger (main/app/ledger.ts) first');
+  return hooks;
+}
+
+/**
+ * Appends many events (`fn` calls appendEvent for each) in ONE write transaction, each collection they touch
+ * reconciled once at the end: a team desk applying a pulled batch.
+ */
+export function appendBatch<T>(db: Db, fn: () => T): T {
+  return wired().onceAfter(db, fn);
+}
+
+/** Reconciles every collection of the history again: after a new team desk copied the record in bulk. */
+export function reconcileHistory(db: Db, o: { now: number }): Promise<unknown> {
+  return wired().all(db, o);
+}
+
+/**
+ * A collection's stored events were rewritten in place of appending (a team desk folding a reference again
+ * in the record's order, team/sync/refold.ts): runs what every append runs (its reconciliation), inside
+ * the caller's write transaction.
+ */
+export function afterRewrite(db: Db, collectionId: number): void {
+  wired().afterAppend(db, collectionId);
 }
 
 export interface AppendOptions {
@@ -67,8 +102,7 @@ function changedColumns(before: ProjectionRow, after: Record<ProjectionColumn, u
 }
 
 function append(db: Db, given: NewEvent, opts: AppendOptions): AppendResult {
-  if (!hooks)
-    throw new Error('the ledger is not wired: the composition root must call wireLedger (main/app/ledger.ts) first');
+  const hooks = wired();
   const ev = opts.outbox ? withTeamKey(given) : given;
   // No look-up of the dedupe key first: the insert below skips a stored key (ON CONFLICT DO NOTHING,
   // and the no_replace_key trigger), and only then is the stored event read. A duplicate is rare; a

@@ -13,7 +13,10 @@ export type DeskEventSender = <E extends DeskEventName>(event: E, payload: DeskE
 const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) => void } = {
   'collection.changed': (p, send) => send('collections.updated', { changed: [p], many: false }),
   'collections.changed': (p, send) => send('collections.updated', p),
+  // Sent at once, never merged: it is the one thing a screen following its own charge listens to.
+  'payment.progress': (p, send) => send('payments.progress', p),
   'callbacks.ingested': (p, send) => send('callbacks.ingested', p),
+  'orphans.changed': (p, send) => send('orphans.updated', p),
   'balances.polled': (p, send) => send('balances.updated', p),
   'options.polled': (p, send) => send('options.updated', p),
   'settings.changed': (p, send) => send('settings.changed', p),
@@ -22,6 +25,7 @@ const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) =
   'lock.changed': (p, send) => send('lock.changed', p),
   // The lock it causes is what the window sees ('lock.changed'), with the notice that says why.
   'team.signedOut': () => undefined,
+  'team.operatorsChanged': (p, send) => send('team.operatorsChanged', p),
   // Same database, same screens: the window sees the lock it causes and the status that follows.
   'workspace.reopened': () => undefined,
   notice: (p, send) => send('app.notice', p),
@@ -77,11 +81,15 @@ const paced: { [E in DeskEventName]?: () => Waiting<E> } = {
   'callbacks.ingested': merged<'callbacks.ingested'>((a, b) =>
     a.reference === b.reference && a.result === b.result ? b : { result: b.result, reference: null },
   ),
+  // How many were stored while the window waited: a count, never a list (the screen reads the orphans itself).
+  'orphans.updated': merged<'orphans.updated'>((a, b) => ({ stored: a.stored + b.stored })),
   'balances.updated': merged<'balances.updated'>((a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed })),
   'options.updated': merged<'options.updated'>((a, b) => ({ outcome: b.outcome, changed: a.changed + b.changed })),
   // The newest status says it all. A desk following a busy team has its status change with every pull
   // (last pull, seq, how far behind): sent each time, the status bar alone kept the window busy.
   'app.status': merged<'app.status'>((_older, newer) => newer),
+  // One operator's login while they are all the same one; else null: "read the list again".
+  'team.operatorsChanged': merged<'team.operatorsChanged'>((a, b) => (a.login === b.login ? b : { login: null })),
 };
 
 export interface PushPacing {

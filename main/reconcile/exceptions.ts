@@ -126,7 +126,7 @@ export function listCurrencies(db: ReadDb): string[] {
 
 export function listOrphanCallbacks(
   db: ReadDb,
-  opts: { includeResolved?: boolean; offset?: number; limit?: number } = {},
+  opts: { includeResolved?: boolean; eventId?: number; offset?: number; limit?: number } = {},
 ): { rows: OrphanRow[]; total: number } {
   const { rows, total } = orphansPage(db, opts);
   return {
@@ -142,6 +142,9 @@ export function listOrphanCallbacks(
       amountMinor: r.amount_minor,
       currency: r.currency,
       resolvedByEventId: r.resolved_by_event_id,
+      resolvedBy: r.resolved_by,
+      resolvedAt: iso(r.resolved_at),
+      resolutionNote: r.resolution_note,
     })),
   };
 }
@@ -208,7 +211,14 @@ export function getDetail(db: Db, collectionId: number, _options: ReconcileOptio
       events: mine.length,
     };
   });
-  return { collection, reconciliation: detail.reconciliation ? toRow(detail.reconciliation) : null, sources, events };
+  const r = detail.resolution;
+  return {
+    collection,
+    reconciliation: detail.reconciliation ? toRow(detail.reconciliation) : null,
+    resolution: r ? { eventId: r.event_id, by: r.actor, at: iso(r.at)!, note: r.note } : null,
+    sources,
+    events,
+  };
 }
 
 /** Every event and resolution, newest first. */

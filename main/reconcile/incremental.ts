@@ -15,7 +15,6 @@ import {
 } from '../store/sqlite/reconcile/histories.js';
 import { staleDueIds, unreconciledIds, upsertReconciliation } from '../store/sqlite/reconcile/reconciliation-rows.js';
 import { classifyIdsLeavingRest, installKindSets } from '../store/sqlite/reconcile/full-pass.js';
-import { GROUPS_SET_BASED } from '../store/sqlite/reconcile/full-pass-sql.js';
 import {
   classify,
   DEFAULT_STALE_PENDING_AFTER_MS,
@@ -37,36 +36,50 @@ export function opts(o: ReconcileOptions = {}): Resolved {
 }
 
 /**
+ * How a group of collections (reconcileOnceAfter: the receiver's group commit, a team desk's pulled batch)
+ * is classified: 'sql', by the full recompute's statement over the group's ids (the indexed terms of their
+ * events; classify() only for what it leaves undecided), or 'rules', by classify() for each. Both give the
+ * same rows (test/reconcile/routes-agree.test.ts); 'sql' reads no event row into JavaScript.
+ */
+export type GroupRoute = 'sql' | 'rules';
+
+/**
  * What the incremental path keeps per connection (statements are the store's cache): where it reads its
- * clock, the collections a reconcileOnceAfter scope has appended to, and whether this connection's
- * temporary kind sets were installed by the group path (outside a transaction), so a group may be
- * classified in SQL. Created on the connection's first use; a closed connection's goes with it.
+ * clock, the collections a reconcileOnceAfter scope has appended to, its group route, and whether this
+ * connection's temporary kind sets were installed (outside a transaction), so a group may be classified
+ * in SQL. Created on the connection's first use; a closed connection's goes with it.
  */
 interface ReconcileSession {
   /** setReconcileOptions's source; absent: Date.now() and the stored setting. */
   options: (() => ReconcileOptions) | null;
   /** Collections appended to inside reconcileOnceAfter; null outside one. */
   touched: Set<number> | null;
-  /** Whether groups are classified in SQL on this connection (installKindSets done, outside a transaction). */
+  route: GroupRoute;
+  /** installKindSets was done on this connection (outside a transaction). */
   setBased: boolean;
 }
 
 const sessions = new WeakMap<Db, ReconcileSession>();
 function sessionOf(db: Db): ReconcileSession {
   let s = sessions.get(db);
-  if (!s) sessions.set(db, (s = { options: null, touched: null, setBased: false }));
+  if (!s) sessions.set(db, (s = { options: null, touched: null, route: 'sql', setBased: false }));
   return s;
 }
 
+/** Sets how this connection classifies a group (default 'sql'). */
+export function setGroupRoute(db: Db, route: GroupRoute): void {
+  sessionOf(db).route = route;
+}
+
 /**
- * Set-based group classification for this connection, set up when outside a transaction (a temporary
- * table created inside one would go with its rollback); inside one, whatever an earlier call set up.
- * False when the full pass's statement no longer selects its collections by range (GROUPS_SET_BASED):
- * then the group is classified in JavaScript, as before, which gives the same rows only slower.
+ * Whether a group is classified in SQL on this connection: the route says so and the temporary kind sets
+ * are installed, which happens outside a transaction (a temporary table created inside one would go with
+ * its rollback); inside one, only if an earlier call installed them, else the rules classify it.
  */
 function groupsInSql(db: Db): boolean {
   const s = sessionOf(db);
-  if (!s.setBased && !db.inTransaction && GROUPS_SET_BASED) {
+  if (s.route !== 'sql') return false;
+  if (!s.setBased && !db.inTransaction) {
     installKindSets(db);
     s.setBased = true;
   }
@@ -186,11 +199,11 @@ function reconcileGiven(db: Db, inSql: boolean, ids: number[], o: Resolved): num
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
     const json = JSON.stringify(chunk);
-    const rest = inSql ? classifyIdsLeavingRest(db, json, o.now, o.stalePendingAfterMs) : null;
-    if (rest === null) {
+    if (!inSql) {
       count += classifyInJs(db, json, o);
       continue;
     }
+    const rest = classifyIdsLeavingRest(db, json, o.now, o.stalePendingAfterMs);
     if (rest.length) classifyInJs(db, JSON.stringify(rest), o);
     count += chunk.length;
   }

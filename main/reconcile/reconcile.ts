@@ -23,7 +23,7 @@ import {
 import { collectionReference } from '../store/sqlite/reconcile/histories.js';
 import { ReconcileError } from './errors.js';
 import type { RangeDone, RangeJob } from './range-worker.js';
-import { launchWorker } from './launch-worker.js';
+import { launchWorker } from '../platform/launch-worker.js';
 import { walFlusher } from '../store/sqlite/wal-sync.js';
 import { opts, reconcileIds, type ReconcileOptions } from './incremental.js';
 

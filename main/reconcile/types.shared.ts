@@ -56,6 +56,10 @@ export interface OrphanRow {
   amountMinor: number | null;
   currency: string | null;
   resolvedByEventId: number | null;
+  /** Who resolved it, when (ISO; the team database's time on a team desk once known) and their note. */
+  resolvedBy: string | null;
+  resolvedAt: string | null;
+  resolutionNote: string | null;
 }
 
 export interface AuditEvent {
@@ -88,9 +92,19 @@ export interface SourceColumn {
   events: number;
 }
 
+/** The resolution that stands (the latest in the team's order): who, when (ISO) and the note. */
+export interface ResolutionShown {
+  eventId: number;
+  by: string | null;
+  at: string;
+  note: string | null;
+}
+
 export interface ExceptionDetail {
   collection: Record<string, unknown>;
   reconciliation: ExceptionRow | null;
+  /** The resolution the reconciliation names, or null when there is none. */
+  resolution: ResolutionShown | null;
   sources: SourceColumn[];
   events: AuditEvent[];
 }

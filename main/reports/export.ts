@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { launchWorker } from '../reconcile/launch-worker.js';
+import { launchWorker } from '../platform/launch-worker.js';
 import type { TimeZoneOption } from './csv.js';
 import { ReportError } from './errors.js';
 import { checkRange } from './dates.js';

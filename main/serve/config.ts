@@ -27,6 +27,12 @@ export const SETTINGS_ENV = {
   sslmode: 'MERCHANT_DESK_SSLMODE',
   /** --ssl-ca: the file of the CA certificate (PEM) that signed the database server's certificate. */
   sslCa: 'MERCHANT_DESK_SSL_CA',
+  /** --journal-days: how long serve keeps each callback it acknowledged (serve/journal.ts). */
+  journalDays: 'MERCHANT_DESK_JOURNAL_DAYS',
+  /** --restore-wait-seconds: how long serve leaves the desks to put back lost events before it does (record-watch.ts). */
+  restoreWaitSeconds: 'MERCHANT_DESK_RESTORE_WAIT_SECONDS',
+  /** --record-check-seconds: how often serve checks the record still holds what it acknowledged. */
+  recordCheckSeconds: 'MERCHANT_DESK_RECORD_CHECK_SECONDS',
 } as const;
 
 export const DEFAULT_LISTEN = '127.0.0.1:8080';
@@ -127,6 +133,14 @@ export function databaseUrl(flag: string | undefined, src: SecretSources): strin
   const password = readSecret('databasePassword', src);
   if (password) url.password = encodeURIComponent(password);
   return url.toString();
+}
+
+/** A positive number of `unit` given for `name`, at most `max`; a clear error naming the setting otherwise. */
+export function positiveNumber(text: string, name: string, unit: string, max: number): number {
+  const n = Number(text.trim());
+  if (!text.trim() || !Number.isFinite(n) || n <= 0 || n > max)
+    throw new ServeConfigError(`${name} must be a number of ${unit} above 0 and at most ${max} (got ${text})`);
+  return n;
 }
 
 export function parseListen(text: string): { host: string; port: number } {

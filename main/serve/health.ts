@@ -1,9 +1,12 @@
 // GET /healthz for the proxy and the service manager: 200 while PostgreSQL answers, 503 when it does
-// not (deliveries would be answered 503 too), with when each poll last succeeded.
+// not (deliveries would be answered 503 too), with when each poll last succeeded, and whether the team
+// record lost callbacks serve had acknowledged (a failover, a restore from backup: 'degraded' until
+// serve put them back; still 200, since deliveries are taken).
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import type { PollerStatus } from '../poller/poller.js';
 import { probe } from '../store/pg/connection.js';
+import type { RecordReport } from './record-watch.js';
 
 export const HEALTH_PATH = '/healthz';
 const PING_TIMEOUT_MS = 2_000;
@@ -16,6 +19,11 @@ export interface Health {
     providers: string | null;
     connection: PollerStatus['connection']['state'] | 'off';
   };
+  /**
+   * Whether the team record still holds every callback serve acknowledged (record-watch.ts): when it went
+   * back in time, what serve lost and put back, in words; status is 'degraded' while it waits to be put back.
+   */
+  record: RecordReport | null;
   /** Seconds since serve started. */
   uptime: number;
 }
@@ -38,19 +46,21 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 export function healthRoute(
   app: FastifyInstance,
-  deps: { pool: pg.Pool; poller: () => PollerStatus | null; startedAt: number },
+  deps: { pool: pg.Pool; poller: () => PollerStatus | null; record?: () => RecordReport | null; startedAt: number },
 ): void {
   app.get(HEALTH_PATH, { config: { rateLimit: false } }, async (_req, reply) => {
     const up = await ping(deps.pool);
     const poll = deps.poller();
+    const record = deps.record?.() ?? null;
     const body: Health = {
-      status: up ? 'ok' : 'degraded',
+      status: up && record?.state !== 'restoring' ? 'ok' : 'degraded',
       database: up ? 'ok' : 'down',
       lastPoll: {
         balances: iso(poll?.balances.lastSuccessAt ?? null),
         providers: iso(poll?.providers.lastSuccessAt ?? null),
         connection: poll ? poll.connection.state : 'off',
       },
+      record,
       uptime: Math.round((Date.now() - deps.startedAt) / 1000),
     };
     return reply

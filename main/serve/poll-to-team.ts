@@ -5,6 +5,11 @@
 // options list a row when it changes: judged against what this process wrote last (serve's login may
 // insert there, not read), so each start writes one full round first. The option list is stored as the
 // client's PaymentOption objects (camelCase, amounts in integer minor units), a JSON array.
+//
+// While the team database is silent (down, restarting, failing over), what a poll observed is kept in
+// memory, in order, and written as soon as the database can be reached again (team/reconnect.ts probes it
+// every second): the poll itself worked, so the poller neither backs off from the service nor loses the
+// observation, and the balances are in the team record within about a second of the database's return.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { PaymentOption, WalletBalance } from '../service/types.js';
@@ -16,6 +21,10 @@ import { insertBalanceSnapshots, type NewBalanceRow } from '../store/pg/balance-
 import { insertPaymentOptionList } from '../store/pg/payment-option-lists.js';
 import { translatePgError } from '../team/errors.js';
 import { poolLogin } from '../team/pool.js';
+import { isSilence, reachabilityWatch } from '../team/reconnect.js';
+
+/** Writes kept while the database is silent, at most (a day of balance polls at the default minute). */
+const MOST_KEPT = 1_440;
 
 function unusable(kind: string, e: unknown): RecordedRun {
   const error: PollError = {
@@ -25,17 +34,63 @@ function unusable(kind: string, e: unknown): RecordedRun {
   return { changed: 0, error };
 }
 
-export function teamPollSink(pool: pg.Pool, logger?: Logger): PollSink {
+export interface TeamPollSink extends PollSink {
+  /** Stops waiting for the database to write what was kept (serve is closing). */
+  close(): void;
+}
+
+export function teamPollSink(pool: pg.Pool, logger?: Logger): TeamPollSink {
   const lastValues = new Map<string, string>();
   let lastOptions: string | null = null;
-  const write = async (doing: string, statement: () => Promise<void>) => {
-    try {
-      await statement();
-    } catch (e) {
-      throw translatePgError(e, doing, poolLogin(pool));
+  /** Writes the database could not take while it was silent, oldest first. */
+  const kept: { doing: string; statement: () => Promise<void> }[] = [];
+  const back = reachabilityWatch(pool.options.connectionString);
+  let closed = false;
+
+  /** Writes what was kept, in order, once the database can be reached; waits again while it is silent. */
+  async function writeKept(): Promise<void> {
+    while (kept.length && !closed) {
+      const next = kept[0]!;
+      try {
+        await next.statement();
+      } catch (e) {
+        const err = translatePgError(e, next.doing, poolLogin(pool));
+        if (isSilence(err)) return back.whenReachable(() => void writeKept());
+        // An answer (a refusal) would be the same again: said, and not kept.
+        logger?.error({ err: err.message }, `a poll result kept during the outage was refused: ${next.doing}`);
+      }
+      kept.shift();
     }
+    if (!closed) logger?.info({}, 'poll results kept during the outage are written to the team database');
+  }
+
+  /** Runs `statement`; while the database is silent, keeps it to write when the database is back. */
+  const write = async (doing: string, statement: () => Promise<void>): Promise<'written' | 'kept'> => {
+    if (kept.length === 0) {
+      try {
+        await statement();
+        return 'written';
+      } catch (e) {
+        const err = translatePgError(e, doing, poolLogin(pool));
+        if (!isSilence(err)) throw err;
+        logger?.warn(
+          { err: err.message },
+          'the team database cannot be reached: poll results are kept until it is back',
+        );
+        back.whenReachable(() => void writeKept());
+      }
+    }
+    // Behind what is kept already, so the observations reach the record in the order they were made.
+    if (kept.length >= MOST_KEPT)
+      logger?.warn({ doing: kept.shift()!.doing }, 'too many poll results kept: the oldest is dropped');
+    kept.push({ doing, statement });
+    return 'kept';
   };
   return {
+    close() {
+      closed = true;
+      back.stop();
+    },
     // The poll log is this process's (the poller's status); nothing is read back from PostgreSQL.
     lastRun: () => null,
     lastSuccessfulRun: () => null,
@@ -61,9 +116,10 @@ export function teamPollSink(pool: pg.Pool, logger?: Logger): PollSink {
         .filter(({ key, row }) => lastValues.get(key) !== JSON.stringify(row));
       if (changed.length) {
         const rows = changed.map((c) => c.row);
-        await write('write balance snapshots', () => insertBalanceSnapshots(pool, run.finishedAt, rows));
+        const done = await write('write balance snapshots', () => insertBalanceSnapshots(pool, run.finishedAt, rows));
+        // Kept counts as written: it will be, before anything observed later.
         for (const c of changed) lastValues.set(c.key, JSON.stringify(c.row));
-        logger?.info({ poll: 'balances', snapshots: changed.length }, 'balance snapshots written to the team database');
+        logger?.info({ poll: 'balances', snapshots: changed.length, done }, 'balance snapshots for the team database');
       }
       return { changed: changed.length, error: null };
     },
@@ -76,11 +132,13 @@ export function teamPollSink(pool: pg.Pool, logger?: Logger): PollSink {
       }
       const list = JSON.stringify(run.result.value satisfies readonly PaymentOption[]);
       if (list === lastOptions) return { changed: 0, error: null };
-      await write('write the payment option list', () => insertPaymentOptionList(pool, run.finishedAt, list));
+      const done = await write('write the payment option list', () =>
+        insertPaymentOptionList(pool, run.finishedAt, list),
+      );
       lastOptions = list;
       logger?.info(
-        { poll: 'providers', options: run.result.value.length },
-        'payment option list written to the team database',
+        { poll: 'providers', options: run.result.value.length, done },
+        'payment option list for the team database',
       );
       return { changed: run.result.value.length, error: null };
     },

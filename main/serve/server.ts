@@ -14,8 +14,10 @@ import { openTeamPool } from '../team/pool.js';
 import type { TeamTls } from '../team/tls.js';
 import { systemClock, type Clock } from '../clock.js';
 import { teamCallbackStore } from './team-callback-store.js';
-import { teamPollSink } from './poll-to-team.js';
+import { teamPollSink, type TeamPollSink } from './poll-to-team.js';
 import { healthRoute } from './health.js';
+import { DEFAULT_JOURNAL_DAYS, openJournal, type ServeJournal } from './journal.js';
+import { startRecordWatch, type RecordWatch } from './record-watch.js';
 
 export const SERVE_DB_FILE = 'serve.sqlite';
 
@@ -39,8 +41,14 @@ export interface ServeOptions {
   verification: SignatureKeys;
   /** The poller's service: off when null (the receiver runs alone). */
   poll: { baseUrl: string; keys: MerchantKeys; intervals: PollIntervals } | null;
-  /** serve's own folder: the security log's SQLite file. */
+  /** serve's own folder: the security log's SQLite file, and the journal of acknowledged callbacks. */
   dataDir: string;
+  /** How many days the journal keeps each acknowledged callback (journal.ts; default 14). */
+  journalDays?: number;
+  /** How long after finding callbacks the record lost serve puts them back itself (record-watch.ts; default 10 s). */
+  restoreAfterMs?: number;
+  /** How often serve checks the record still holds what it acknowledged (default 5 s). */
+  recordCheckEveryMs?: number;
   trustProxy?: boolean | string | string[];
   /** Over SERVE_RATE_LIMIT (the throughput bench posts from loopback with no proxy in front). */
   rateLimit?: RateLimitOptions;
@@ -55,6 +63,8 @@ export interface RunningServe {
   port: number;
   receiver: CallbackReceiver;
   poller: Poller | null;
+  /** The watch over the callbacks serve acknowledged (record-watch.ts). */
+  record: RecordWatch;
   /** Stops taking requests, commits (and answers) what is in flight, stops polling, closes the pool. */
   close(): Promise<void>;
 }
@@ -63,22 +73,46 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
   const log = o.logger;
   const clock = o.clock ?? systemClock;
   const startedAt = Date.now();
+  let record: RecordWatch | null = null;
   const pool = openTeamPool(o.databaseUrl, {
     // Group commits overlap while one waits for its fsync; more connections would only queue on the
     // events table's lock (rows commit in seq order).
     max: 4,
     ...(o.tls ? { tls: o.tls } : {}),
-    onIdleError: (err) => log.warn({ err: err.message }, 'team database connection lost; reconnecting on next use'),
+    onIdleError: (err) => {
+      log.warn({ err: err.message }, 'team database connection lost; reconnecting on next use');
+      record?.connectionLost();
+    },
+  });
+  // The record watch's own connection, kept open for good: when the database restarts, moves or is
+  // dropped, its break is heard even on a quiet night with no callback in flight.
+  const watchPool = openTeamPool(o.databaseUrl, {
+    max: 1,
+    idleTimeoutMillis: 0,
+    ...(o.tls ? { tls: o.tls } : {}),
+    onIdleError: () => record?.connectionLost(),
   });
   let db: Db | null = null;
+  let journal: ServeJournal | null = null;
   let poller: Poller | null = null;
+  let sink: TeamPollSink | null = null;
   try {
     db = openDatabase(path.join(o.dataDir, SERVE_DB_FILE));
+    journal = openJournal(o.dataDir, o.journalDays ?? DEFAULT_JOURNAL_DAYS);
+    record = startRecordWatch({
+      pool: watchPool,
+      journal,
+      logger: log,
+      clock,
+      ...(o.restoreAfterMs !== undefined ? { restoreAfterMs: o.restoreAfterMs } : {}),
+      ...(o.recordCheckEveryMs !== undefined ? { checkEveryMs: o.recordCheckEveryMs } : {}),
+    });
     if (o.poll) {
       const { baseUrl, keys, intervals } = o.poll;
       const client = createServiceClient({ baseUrl, keys: () => keys, logger: log });
+      sink = teamPollSink(pool, log);
       poller = createPoller({
-        sink: teamPollSink(pool, log),
+        sink,
         getClient: () => client,
         clock,
         intervals,
@@ -88,7 +122,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
     const verification = o.verification;
     const receiver = await startCallbackReceiver({
       db,
-      store: teamCallbackStore(pool),
+      store: teamCallbackStore(pool, journal),
       host: o.host,
       port: o.port,
       getKeys: () => verification,
@@ -96,10 +130,19 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
       logger: log,
       ...(o.trustProxy !== undefined ? { trustProxy: o.trustProxy } : {}),
       rateLimit: { ...SERVE_RATE_LIMIT, ...o.rateLimit },
-      routes: (app) => healthRoute(app, { pool, poller: () => poller?.status() ?? null, startedAt }),
+      routes: (app) =>
+        healthRoute(app, {
+          pool,
+          poller: () => poller?.status() ?? null,
+          record: () => record?.report() ?? null,
+          startedAt,
+        }),
     });
     poller?.start();
     const openDb = db;
+    const openJournalDb = journal;
+    const watch = record;
+    const openSink = sink;
     let closing: Promise<void> | null = null;
     return {
       url: receiver.url,
@@ -107,18 +150,27 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
       port: receiver.port,
       receiver,
       poller,
+      record: watch,
       close: () =>
         (closing ??= (async () => {
           await receiver.close();
           await poller?.stop();
+          await watch.close();
+          openSink?.close();
           await pool.end();
+          await watchPool.end();
           openDb.close();
+          openJournalDb.close();
         })()),
     };
   } catch (e) {
     await poller?.stop();
+    await record?.close();
+    sink?.close();
     db?.close();
+    journal?.close();
     await pool.end().catch(() => undefined);
+    await watchPool.end().catch(() => undefined);
     throw e;
   }
 }

@@ -16,6 +16,7 @@ import { toTeamEvent } from '../team/record.js';
 import { TeamError, TeamUnavailableError, translatePgError } from '../team/errors.js';
 import { poolLogin } from '../team/pool.js';
 import { eventsStored } from '../store/pg/events.js';
+import type { ServeJournal } from './journal.js';
 
 /** The event a verified callback becomes in the team's log (callbacks/callback-event.ts teamCallbackCopy). */
 export function teamCallbackEvent(cb: VerifiedCallback, now: number): NewTeamEvent {
@@ -59,7 +60,11 @@ async function storeNew(pool: pg.Pool, events: NewTeamEvent[]): Promise<Map<stri
   }
 }
 
-export function teamCallbackStore(pool: pg.Pool): CallbackStore {
+/**
+ * `journal`: serve's journal of acknowledged callbacks (journal.ts): every verified callback of a group is
+ * kept there once its commit is in the record, before any delivery of the group is answered.
+ */
+export function teamCallbackStore(pool: pg.Pool, journal?: ServeJournal): CallbackStore {
   return {
     async commitGroup(group, keys): Promise<IngestOutcome[]> {
       // Verified first, in memory: a delivery that does not verify never reaches PostgreSQL.
@@ -70,6 +75,10 @@ export function teamCallbackStore(pool: pg.Pool): CallbackStore {
         if (v.result === 'verified' && !byKey.has(v.callback.dedupeKey))
           byKey.set(v.callback.dedupeKey, teamCallbackEvent(v.callback, d.now));
       const seqOf = await storeNew(pool, [...byKey.values()]);
+      journal?.keep(
+        [...byKey.values()].map((event) => ({ event, seq: seqOf.get(event.eventKey) ?? null })),
+        Date.now(),
+      );
       return checked.map(({ v }): IngestOutcome => {
         if (v.result !== 'verified') return v;
         const cb = v.callback;

@@ -10,6 +10,7 @@ import { createServiceClient } from '../service/client.js';
 import { ValidationError } from '../service/errors.js';
 import { checkKeyBinding, originOf } from './key-binding.js';
 import { currentServicePublicKey } from './service-key.js';
+import { teamFingerprintKey } from '../collections/charge/fingerprint.js';
 
 export interface ClientFactoryOptions {
   baseUrl: string;
@@ -28,6 +29,11 @@ export interface Connection {
   signingKey: string | null;
   /** Absolute path of the service public key PEM, or null when none is imported. */
   servicePublicKeyPath: string | null;
+  /**
+   * The key of the card fingerprints a team's repeat-charge question compares, derived from the secret
+   * key (collections/charge/fingerprint.ts): the same on every desk of the merchant, never stored.
+   */
+  fingerprintKey: Buffer;
 }
 
 export type ConnectionErrorKind = 'not_configured' | 'keychain_unavailable' | 'validation';
@@ -151,6 +157,7 @@ export async function loadConnection(opts: LoadConnectionOptions): Promise<Conne
     settings,
     signingKey,
     servicePublicKeyPath,
+    fingerprintKey: teamFingerprintKey(secretKey),
   };
 }
 

@@ -104,6 +104,14 @@ export class ChainBrokenError extends TeamError {
 }
 
 /**
+ * The record no longer holds, at a seq, what this desk verified there: its head or a mark changed or is
+ * gone, or the next event does not follow the head. Unlike an event whose own content or link is wrong,
+ * that is also what a record that went back in time looks like (an asynchronous failover, a restore from
+ * backup: team/sync/rollback.ts tells the two apart before any alarm is raised).
+ */
+export class ChainMovedError extends ChainBrokenError {}
+
+/**
  * A desk keeps, besides its head, the hash of the first event of every block of MARK_EVERY seqs it
  * verified (a few thousand for a year): when the superuser rewrote a row and recomputed every hash after
  * it, the first mark that no longer matches says where, within a block, instead of only "at or before
@@ -124,13 +132,14 @@ export function checkChain(
   let { seq, hash } = head;
   for (const e of events) {
     if (e.seq <= seq) throw new ChainBrokenError(e.seq, `it comes after seq ${seq} in the record (out of order)`);
-    if (!e.prevHash.equals(hash))
-      throw new ChainBrokenError(
-        e.seq,
-        seq === head.seq && head.seq > 0
-          ? `it does not follow seq ${seq} as this desk verified it (a row was changed, removed or inserted at or before it)`
-          : `it does not follow seq ${seq} (an event between them was removed or changed)`,
-      );
+    if (!e.prevHash.equals(hash)) {
+      if (seq === head.seq && head.seq > 0)
+        throw new ChainMovedError(
+          e.seq,
+          `it does not follow seq ${seq} as this desk verified it (a row was changed, removed or inserted at or before it)`,
+        );
+      throw new ChainBrokenError(e.seq, `it does not follow seq ${seq} (an event between them was removed or changed)`);
+    }
     if (!eventHash(hash, e).equals(e.hash))
       throw new ChainBrokenError(e.seq, 'its content is not what was recorded (rewritten after it was written)');
     if (onMark && Math.floor(e.seq / MARK_EVERY) !== Math.floor(seq / MARK_EVERY)) onMark({ seq: e.seq, hash: e.hash });

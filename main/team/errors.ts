@@ -209,6 +209,13 @@ export function translatePgError(err: unknown, doing: string, login?: string): E
     return new TeamPermissionError(`${who}: ${e.message}`, code, opts);
   }
   if (code === '23514') {
+    if (e.constraint === 'events_manual_carries_no_status')
+      return new TeamFieldError(
+        'status',
+        "a person's event (a resolution, source manual) carries no status: only the service's signature settles a payment",
+        code,
+        opts,
+      );
     const field = fieldOfConstraint(e);
     if (field) return new TeamFieldError(field, `value refused by the database (${e.constraint})`, code, opts);
   }

@@ -8,6 +8,7 @@ import {
   selectEventsAfter,
   selectEventHashes,
   selectEventsAfterRaw,
+  selectEventsOfReference,
   type EventInsertRow,
   type EventRow,
   type RawEventRow,
@@ -234,6 +235,15 @@ export async function pullSince(db: Queryable, afterSeq: number, limit = 1000): 
   return { events, lastSeq: events.length ? events[events.length - 1]!.seq : afterSeq, more };
 }
 
+/** One merchant reference's events up to `uptoSeq` (what a desk folds again, sync/refold.ts), in seq order. */
+export async function eventsOfReference(db: Queryable, reference: string, uptoSeq: number): Promise<ChainedEvent[]> {
+  try {
+    return (await selectEventsOfReference(db, reference, uptoSeq)).map(toEvent);
+  } catch (e) {
+    throw translatePgError(e, `read the events of ${reference}`, queryableLogin(db));
+  }
+}
+
 /** The newest seq in the team record (up to `uptoSeq` when given), 0 when it has none; `doing` names the read. */
 export async function newestSeq(db: Queryable, doing: string, uptoSeq?: number): Promise<number> {
   let max: string | null;
@@ -259,6 +269,32 @@ export async function recordedHashes(db: Queryable, seqs: readonly number[]): Pr
     throw translatePgError(e, 'read the hash chain', queryableLogin(db));
   }
   return new Map(rows.map(([seq, hash]) => [toSafeInteger(seq, 'seq'), byteaText(hash)]));
+}
+
+/** An event read by selectEventsAfterRaw (or in its columns), as pulled: pullPageRaw's rows, and rollback.ts's. */
+export function eventFromRaw(r: RawEventRow): ChainedEvent {
+  return {
+    seq: toSafeInteger(r[0], 'seq'),
+    eventKey: r[1],
+    merchantReference: r[2],
+    internalReference: r[3],
+    source: r[4] as EventSource,
+    kind: r[5],
+    status: r[6],
+    amountMinor: r[7] === null ? null : toSafeInteger(r[7], 'amount_minor'),
+    currency: r[8],
+    signature: r[9] as SignatureState,
+    payload: r[10],
+    note: r[11],
+    paymentUrl: r[12],
+    statusMessage: r[13],
+    occurredAt: toSafeInteger(r[14], 'occurred_at'),
+    recordedAt: toSafeInteger(r[15], 'recorded_at'),
+    actor: r[16],
+    prevHash: byteaText(r[17]),
+    hash: byteaText(r[18]),
+    evidence: r[19] ?? null,
+  };
 }
 
 /**
@@ -287,30 +323,6 @@ export async function pullPageRaw(
   }
   const n = Math.min(rows.length, limit);
   const events: ChainedEvent[] = new Array<ChainedEvent>(n);
-  for (let i = 0; i < n; i++) {
-    const r = rows[i]!;
-    events[i] = {
-      seq: toSafeInteger(r[0], 'seq'),
-      eventKey: r[1],
-      merchantReference: r[2],
-      internalReference: r[3],
-      source: r[4] as EventSource,
-      kind: r[5],
-      status: r[6],
-      amountMinor: r[7] === null ? null : toSafeInteger(r[7], 'amount_minor'),
-      currency: r[8],
-      signature: r[9] as SignatureState,
-      payload: r[10],
-      note: r[11],
-      paymentUrl: r[12],
-      statusMessage: r[13],
-      occurredAt: toSafeInteger(r[14], 'occurred_at'),
-      recordedAt: toSafeInteger(r[15], 'recorded_at'),
-      actor: r[16],
-      prevHash: byteaText(r[17]),
-      hash: byteaText(r[18]),
-      evidence: r[19] ?? null,
-    };
-  }
+  for (let i = 0; i < n; i++) events[i] = eventFromRaw(rows[i]!);
   return { events, lastSeq: n ? events[n - 1]!.seq : afterSeq, more: rows.length > limit };
 }

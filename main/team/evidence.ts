@@ -13,8 +13,9 @@
 // and reconciliation raises it as bad_signature, with the writer's login beside it (the actor).
 //
 // An initialize answer is not signed at all: it is the word of the login whose desk received it, and
-// such a word never says a payment ended. An initiate (or intent, or a person's manual status) event
-// carrying a final status is stored as kind 'bad_signature', so it settles nothing and is an exception.
+// such a word never says a payment ended. An initiate (or intent) event carrying a final status, and a
+// person's event (a resolution or a manual status) carrying any status, is stored as kind
+// 'bad_signature', so it settles nothing and is an exception.
 import { isFinal } from '../collections/model.js';
 import { redirectSignatureCheck } from '../collections/redirect-url.js';
 import { readSignedCallback } from '../callbacks/ingest.js';
@@ -132,7 +133,11 @@ export function teamEventVerifier(keys: SignatureKeys): EventVerifier {
       case 'import':
         return checkCallback(ev, keys);
       case 'redirect':
-        return checkRedirect(ev, keys);
+        // The agent closing the payment window is the desk's own word that no redirect came: it claims no
+        // status, so there is no signature to check (a desk's own copy stores it not_applicable too).
+        return ev.kind === 'window_closed' && ev.status === null
+          ? { signature: 'not_applicable' }
+          : checkRedirect(ev, keys);
       case 'intent':
       case 'initiate':
         return isFinal(ev.status)
@@ -144,12 +149,14 @@ export function teamEventVerifier(keys: SignatureKeys): EventVerifier {
           : { signature: 'not_applicable' };
       case 'manual':
         // A person's resolution is their word, and says who; a status a person records is not the
-        // service's, so in a team it never settles a payment (no desk of this app writes one).
-        return ev.kind !== 'resolution' && isFinal(ev.status)
+        // service's, so in a team it never settles a payment: no desk of this app writes one, and the
+        // team database refuses one since team migration 13. One an older record holds is no resolution
+        // either: stored as kind bad_signature, its status moves nothing and it is an exception.
+        return ev.status !== null
           ? {
               signature: 'invalid',
               kind: 'bad_signature',
-              reason: `a status recorded by a person is not signed by the service and cannot say a payment ended (${ev.status})`,
+              reason: `a ${ev.kind === 'resolution' ? 'resolution' : 'status recorded by a person'} is not signed by the service and cannot give a payment a status (${ev.status}); its status is ignored`,
             }
           : { signature: 'not_applicable' };
       default:

@@ -16,6 +16,8 @@ export interface TeamPoolOptions {
   onIdleError?: (err: Error) => void;
   /** TLS to the server (team/tls.ts); default: by host. */
   tls?: TeamTls;
+  /** How long an idle connection stays open (default 30 s; 0: for good, so its loss is heard). */
+  idleTimeoutMillis?: number;
 }
 
 export { parseDatabaseUrl } from './database-url.js';
@@ -35,7 +37,7 @@ export function openTeamPool(url: string, options: TeamPoolOptions = {}): pg.Poo
     max: options.max ?? 4,
     application_name: 'merchant-desk',
     connectionTimeoutMillis: 10_000,
-    idleTimeoutMillis: 30_000,
+    idleTimeoutMillis: options.idleTimeoutMillis ?? 30_000,
   });
   // An idle client's error is emitted on the pool; unhandled, it would end the process.
   pool.on('error', (err) => options.onIdleError?.(err));

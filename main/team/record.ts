@@ -3,12 +3,13 @@
 import type pg from 'pg';
 import type { NewEvent } from '../collections/event-rules.js';
 import type { CollectionIntent } from '../collections/intent-row.js';
-import { teamEventKey } from '../collections/event-key.js';
+import { teamEventKey, withTeamKey } from '../collections/event-key.js';
 export { intentEventKey, teamEventKey, withTeamKey } from '../collections/event-key.js';
 import type { EventKind } from '../collections/model.js';
 import { appendEvents, type TeamAppendResult, type NewTeamEvent, type TeamEvent } from './events.js';
-import { createIntent } from './intents.js';
+import { createIntent, type IntentGuards } from './intents.js';
 import { unverifiedNote, type EventVerifier } from './evidence.js';
+import { explainResolutionRefusal } from './resolutions.js';
 
 /** A charge's intent as the team records it: everything its collection row starts with. */
 export type TeamIntent = CollectionIntent;
@@ -123,21 +124,53 @@ export function fromTeamEvent(ev: TeamEvent, verify?: EventVerifier): Omit<NewEv
  * One charge per intent across the team: the team.intents row and its 'intent' event in ONE
  * transaction (createIntent). A reference already held fails with ReferenceTakenError naming
  * who holds it. The event's payload carries the whole collection row, so another desktop can create
- * the collection exactly as this one did.
+ * the collection exactly as this one did. With `guards`, the team's repeat-charge question and daily
+ * limit decide first (team/intents.ts).
  */
-export async function recordIntent(pool: pg.Pool, intent: TeamIntent): Promise<{ seq: number }> {
+export async function recordIntent(pool: pg.Pool, intent: TeamIntent, guards?: IntentGuards): Promise<{ seq: number }> {
   const { merchantReference, amountMinor, currency, description, ...rest } = intent;
-  const created = await createIntent(pool, {
-    merchantReference,
-    amountMinor,
-    currency,
-    description,
-    details: rest satisfies Omit<IntentPayload, 'description'>,
-  });
+  const created = await createIntent(
+    pool,
+    {
+      merchantReference,
+      amountMinor,
+      currency,
+      description,
+      details: rest satisfies Omit<IntentPayload, 'description'>,
+    },
+    guards,
+  );
   return { seq: created.seq };
 }
 
-/** Writes local events, with the same dedupe keys as the local copies (see withTeamKey). */
+/**
+ * Writes local events, with the same dedupe keys as the local copies (see withTeamKey). A resolution the
+ * database refuses because another one stands (team migration 13) fails with ResolutionTakenError,
+ * naming who resolved it, when, and their note.
+ */
 export async function recordEvents(pool: pg.Pool, events: readonly NewEvent[]): Promise<TeamAppendResult> {
-  return appendEvents(pool, events.map(toTeamEvent));
+  try {
+    return await appendEvents(pool, events.map(toTeamEvent));
+  } catch (e) {
+    throw await explainResolutionRefusal(pool, e);
+  }
+}
+
+/**
+ * A person's facts (a resolution, an import's callbacks) recorded in the team database before the desk
+ * stores them; returns them keyed as the local copies will be. 1,000 a statement: a retry after a partial
+ * failure stores nothing twice (the log is idempotent by key). Throws what recordEvents throws.
+ */
+export async function recordTeamFirst(pool: pg.Pool, evs: readonly NewEvent[]): Promise<NewEvent[]> {
+  const keyed = evs.map(withTeamKey);
+  for (let i = 0; i < keyed.length; i += 1000) await recordEvents(pool, keyed.slice(i, i + 1000));
+  return keyed;
+}
+
+/** What is recorded team-first, in words for the refusal ("may not resolve exceptions"). */
+export interface TeamFirstWhat {
+  /** e.g. "resolve exceptions" */
+  action: string;
+  /** e.g. "resolution" */
+  noun: string;
 }

@@ -41,6 +41,11 @@ export const ROLE_LABEL: Record<TeamRole, string> = {
   receiver: 'Callback server (serve)',
 };
 
+/** A role in the words a sentence uses ("back office"), as the status bar shows it. */
+export function roleWords(role: TeamRole): string {
+  return role.replace('_', ' ');
+}
+
 /**
  * What an operator does at a desk that the team database allows only some roles, and who those are
  * (team migration 2's grants and row policies; admin is a member of support, finance and back_office).

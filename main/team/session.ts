@@ -1,6 +1,7 @@
 // The signed-in operator of a team desktop: their own pool (the login is the operator, so PostgreSQL's
-// grants decide what they may do), their role, and the sync engine on that pool: the pull that keeps
-// the local copy up to date (sync/pull.ts) and the push that sends this desk's outbox (sync/push.ts).
+// grants decide what they may do), their role as the database holds it now (standing.ts: followed while
+// signed in), and the sync engine on that pool: the pull that keeps the local copy up to date
+// (sync/pull.ts) and the push that sends this desk's outbox (sync/push.ts).
 // The sign-in that opens the pool is the unlocker's (unlocker.ts); who composes a session (main/app/)
 // tells its screens through the callbacks.
 import type pg from 'pg';
@@ -12,11 +13,15 @@ import type { ChangedCollection } from './sync/apply.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { startTeamSync, type TeamSync, type TeamSyncOptions, type TeamSyncStatus } from './sync/pull.js';
 import { startOutboxPush, type OutboxPush } from './sync/push.js';
+import { watchStanding, type OperatorStanding } from './standing.js';
 
 export interface TeamSession {
   pool: pg.Pool;
   login: string;
-  role: TeamRole;
+  /** The role the team database holds, as last read (standing.ts): changes while signed in. */
+  readonly role: TeamRole;
+  /** Follows the operator's row: refresh() reads the role the database holds now (for a refusal's words). */
+  standing: OperatorStanding;
   sync: TeamSync;
   push: OutboxPush;
   /**
@@ -37,11 +42,20 @@ export interface TeamSessionOptions {
   logger: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   syncEveryMs?: number | undefined;
   onApplied?: (changed: ChangedCollection[]) => void;
+  onOrphans?: TeamSyncOptions['onOrphans'];
   onCopied?: TeamSyncOptions['onCopied'];
   onPolled?: TeamSyncOptions['onPolled'];
   onStatus?: (s: TeamSyncStatus) => void;
   /** Outbox entries the team database refused (they stay on the desk, marked). */
   onRefused?: (entries: readonly OutboxEntry[], reason: string) => void;
+  /** An admin changed this operator's role while signed in (`by`: who, when the row says). */
+  onRoleChanged?: (role: TeamRole, was: TeamRole, by: string | null) => void;
+  /** An admin disabled this operator while signed in: the session must end. */
+  onDisabled?: (by: string | null) => void;
+  /** The team database announced a change to an operator (null: changes may have gone unheard). */
+  onOperatorChanged?: (login: string | null) => void;
+  /** How often the operator's row is read when no change was heard (default standing.ts STANDING_EVERY_MS). */
+  standingEveryMs?: number | undefined;
   /** The keys this desk checks every signed event of the team record with (team/evidence.ts). */
   evidenceKeys?: (() => SignatureKeys) | undefined;
   /** Settles once those keys are loaded: the pull applies nothing before. */
@@ -49,6 +63,15 @@ export interface TeamSessionOptions {
 }
 
 export function startTeamSession(o: TeamSessionOptions): TeamSession {
+  const standing = watchStanding({
+    pool: o.pool,
+    login: o.login,
+    role: o.role,
+    ...(o.standingEveryMs !== undefined ? { everyMs: o.standingEveryMs } : {}),
+    onRole: (role, was, by) => o.onRoleChanged?.(role, was, by),
+    onDisabled: (by) => o.onDisabled?.(by),
+    logger: o.logger,
+  });
   const sync = startTeamSync({
     pool: o.pool,
     db: o.db,
@@ -56,10 +79,15 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
     logger: o.logger,
     ...(o.syncEveryMs ? { pollEveryMs: o.syncEveryMs } : {}),
     ...(o.onApplied ? { onApplied: o.onApplied } : {}),
+    ...(o.onOrphans ? { onOrphans: o.onOrphans } : {}),
     ...(o.onCopied ? { onCopied: o.onCopied } : {}),
     ...(o.onPolled ? { onPolled: o.onPolled } : {}),
     ...(o.evidenceKeys ? { evidenceKeys: o.evidenceKeys } : {}),
     ...(o.evidenceReady ? { evidenceReady: o.evidenceReady } : {}),
+    onOperatorChanged: (login) => {
+      standing.heard(login);
+      o.onOperatorChanged?.(login);
+    },
   });
   const wrongDatabase = (): string | null => {
     const st = sync.status();
@@ -76,7 +104,12 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
     db: o.db,
     clock: o.clock,
     logger: o.logger,
-    holdBack: () => wrongDatabase() ?? (checked ? null : 'the team database is not checked yet'),
+    holdBack: () =>
+      wrongDatabase() ??
+      (checked ? null : 'the team database is not checked yet') ??
+      // The record went back in time: this desk's own events go back first, in their old order (an
+      // answer sent before its intent is back would land where no collection is yet), then the outbox.
+      (sync.status().rollback?.phase === 'restoring' ? 'the team record is being put right after it went back' : null),
     ...(o.onRefused ? { onRefused: o.onRefused } : {}),
   });
   sync.onStatus((s) => {
@@ -89,11 +122,15 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
   return {
     pool: o.pool,
     login: o.login,
-    role: o.role,
+    get role() {
+      return standing.role;
+    },
+    standing,
     sync,
     push,
     wrongDatabase,
     async close() {
+      standing.close();
       await push.close().catch(() => undefined);
       await sync.close().catch(() => undefined);
       await o.pool.end().catch(() => undefined);

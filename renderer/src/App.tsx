@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'react';
-import { screens } from './screens/index.js';
+import { screens, type ScreenDef } from './screens/index.js';
 import { StatusBar } from './StatusBar.js';
 import { useDeskEvent } from './hooks.js';
 import { LockScreen, useLock } from './lock/index.js';
+import { useMay } from './role.js';
+import { TEAM_ACTIONS } from '../../main/team/roles.shared.js';
 
 function currentPath(): string {
   const p = window.location.hash.replace(/^#\/?/, '');
@@ -17,6 +19,30 @@ export function navigate(path: string): void {
 /** The navigation shortcut as shown to the user. */
 export function shortcutText(key: string): string {
   return `Ctrl+Shift+${key}`;
+}
+
+/**
+ * One screen's link. A screen that is for one team action only (Take payment) says "not for your role"
+ * to a role that may not do it, and follows the role the team database holds as it changes.
+ */
+function NavItem({ screen: s, current }: { screen: ScreenDef; current: boolean }) {
+  const offered = useMay(s.for);
+  return (
+    <li className={offered ? undefined : 'not-offered'}>
+      <a
+        href={`#/${s.path}`}
+        aria-current={current ? 'page' : undefined}
+        aria-keyshortcuts={`Control+Shift+${s.key}`}
+        title={`${s.title} (${shortcutText(s.key)})${offered || !s.for ? '' : `: ${TEAM_ACTIONS[s.for].who}`}`}
+      >
+        <span>
+          {s.title}
+          {!offered && <small className="nav-note">not for your role</small>}
+        </span>
+        <kbd aria-hidden="true">{shortcutText(s.key)}</kbd>
+      </a>
+    </li>
+  );
 }
 
 export function App() {
@@ -70,17 +96,7 @@ export function App() {
           <div className="brand">Merchant Desk</div>
           <ul>
             {screens.map((s) => (
-              <li key={s.path}>
-                <a
-                  href={`#/${s.path}`}
-                  aria-current={s.path === active.path ? 'page' : undefined}
-                  aria-keyshortcuts={`Control+Shift+${s.key}`}
-                  title={`${s.title} (${shortcutText(s.key)})`}
-                >
-                  <span>{s.title}</span>
-                  <kbd aria-hidden="true">{shortcutText(s.key)}</kbd>
-                </a>
-              </li>
+              <NavItem key={s.path} screen={s} current={s.path === active.path} />
             ))}
           </ul>
         </nav>

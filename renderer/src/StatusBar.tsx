@@ -2,7 +2,7 @@ import { useAppStatus } from './hooks.js';
 import { AsOf } from './ui/index.js';
 import type { AppStatus } from '../../main/ipc/contract/app.js';
 import { LockNowButton } from './lock/index.js';
-import { chainWords } from '../../main/team/chain-words.shared.js';
+import { chainWords, rollbackWords } from '../../main/team/chain-words.shared.js';
 
 const CONNECTION_TEXT: Record<AppStatus['connection'], string> = {
   starting: 'Connecting…',
@@ -83,6 +83,20 @@ export function StatusBar() {
                 : chainWords(s.team.chain).text}
             </span>
           )}
+          {s.team?.signedIn &&
+            s.team.rollback &&
+            !s.team.chain?.broken &&
+            (s.team.rollback.phase === 'restoring' || s.team.rollback.unrestoredCount > 0) && (
+              // A record that went back in time (a failover, a restore from backup): not the tamper alarm.
+              <span
+                data-testid="status-rollback"
+                className="warn-text"
+                role="status"
+                title={rollbackWords(s.team.rollback).text}
+              >
+                {rollbackWords(s.team.rollback).short}
+              </span>
+            )}
           {s.keychain === 'unavailable' && <span className="warn-text">Keychain unavailable</span>}
         </>
       )}

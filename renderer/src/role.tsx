@@ -5,13 +5,15 @@ import { roleMay, TEAM_ACTIONS, type TeamAction } from '../../main/team/roles.sh
 import { useAppStatusSelect } from './hooks.js';
 
 /**
- * Whether `action` is offered. A solo profile has no roles: everything is, as before team mode. Until
- * the team role is known (the desk is still signing in, behind its lock screen) it is offered too, so a
- * screen's state is never thrown away while the role is read.
+ * Whether `action` is offered (no action: nothing to decide, so yes). A solo profile has no roles:
+ * everything is, as before team mode. Until the team role is known (the desk is still signing in, behind
+ * its lock screen) it is offered too, so a screen's state is never thrown away while the role is read.
+ * The role is the status's, which main keeps to the one the team database holds now (team/standing.ts):
+ * every control gated here follows an admin's change within moments, without signing in again.
  */
-export function useMay(action: TeamAction): boolean {
+export function useMay(action: TeamAction | undefined): boolean {
   const role = useAppStatusSelect((s) => s?.team?.role);
-  return role ? roleMay(role, action) : true;
+  return role && action ? roleMay(role, action) : true;
 }
 
 /** The line saying who can, in place of a control this role is not offered. */

@@ -16,7 +16,7 @@ import { importServicePublicKey } from '../../main/settings/service-key.js';
 import { forgetTeamKeys, storeTeamKeys } from './team-keychain.js';
 import { KeyringAppSecret } from '../../main/secrets/index.js';
 import { rememberedPasswordName } from '../../main/team/unlocker.js';
-import { setOperatorPassword, setOperatorRole } from '../../main/team/operators.js';
+import { setOperatorPassword, setOperatorRole } from '../../main/operations/operators.js';
 import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { lockGate } from '../../main/ipc/lock-gate.js';
@@ -123,6 +123,13 @@ async function desk(dataDir: string, o: { reference?: string } = {}): Promise<Co
   await core.ready();
   return core;
 }
+
+/**
+ * A card form with an amount no other charge of this file used: the team database asks before the same
+ * card and amount is charged again within minutes at any desk (team migration 12).
+ */
+let amount = 20_000;
+const chargeForm = (number: string) => cardForm(number, { amount: String((amount += 1_000)) });
 
 async function operator(role: 'support' | 'finance' | 'back_office'): Promise<string> {
   const login = await team.addOperator(role);
@@ -294,7 +301,7 @@ describe('a team desktop', () => {
     const support = await operator('support');
     const core = await desk(teamDataDir(support));
     await core.lock.unlock(team.password(support));
-    const r = await core.charges().charge(cardForm(CARDS.approve));
+    const r = await core.charges().charge(chargeForm(CARDS.approve));
     expect(r.outcome.kind).toBe('pending');
     const reference = r.collection!.merchantReference;
     const rows = async () =>
@@ -354,7 +361,7 @@ describe('a team desktop', () => {
     const fin = await desk(teamDataDir(finance));
     await fin.lock.unlock(team.password(finance));
     const before = sb.controls.state().collections;
-    await expect(fin.charges().charge(cardForm(CARDS.approve))).rejects.toMatchObject({
+    await expect(fin.charges().charge(chargeForm(CARDS.approve))).rejects.toMatchObject({
       kind: 'forbidden',
       message: expect.stringMatching(new RegExp(`^${finance} \\(finance\\) may not take payments`)),
     });
@@ -374,8 +381,8 @@ describe('a team desktop', () => {
     sb.controls.clearFaults();
     sb.controls.addFault({ route: 'initialize', kind: 'latency', latency_ms: 1, times: 10 });
     const results = await Promise.allSettled([
-      deskA.charges().charge(cardForm(CARDS.approve)),
-      deskB.charges().charge(cardForm(CARDS.mastercardUS)),
+      deskA.charges().charge(chargeForm(CARDS.approve)),
+      deskB.charges().charge(chargeForm(CARDS.mastercardUS)),
     ]);
     const remaining = sb.controls.state().faults.find((f) => f.route === 'initialize')?.remaining;
     sb.controls.clearFaults();
@@ -393,7 +400,7 @@ describe('a team desktop', () => {
     const core = await desk(teamDataDir(login));
     const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
     await core.lock.unlock(team.password(login));
-    const taken = await core.charges().charge(cardForm(CARDS.approve));
+    const taken = await core.charges().charge(chargeForm(CARDS.approve));
     await until('online', () => core.appStatus().connection === 'online');
 
     await pg.cut();
@@ -404,7 +411,7 @@ describe('a team desktop', () => {
         // the status bar says it waits in this desk's outbox.
         /^Team database unreachable — showing the local copy, last synced \d\d:\d\d(; 1 event of this desk waits to be sent, none is lost)?$/,
       );
-      await expect(core.charges().charge(cardForm(CARDS.mastercardUS))).rejects.toMatchObject({
+      await expect(core.charges().charge(chargeForm(CARDS.mastercardUS))).rejects.toMatchObject({
         kind: 'unavailable',
         message: expect.stringMatching(/^The team database cannot be reached, so no new charge can be taken/),
       });
@@ -422,7 +429,7 @@ describe('a team desktop', () => {
     const dataDir = teamDataDir(login);
     const first = await desk(dataDir);
     await first.lock.unlock(team.password(login));
-    const taken = await first.charges().charge(cardForm(CARDS.approve));
+    const taken = await first.charges().charge(chargeForm(CARDS.approve));
     await first.close();
     cores.splice(cores.indexOf(first), 1);
     const stranger = await operator('back_office');
@@ -449,7 +456,9 @@ describe('a team desktop', () => {
       await until('the status says offline', () => next.appStatus().connection === 'offline');
       const list = value(await d('collections.list', {}));
       expect(list.rows.map((c) => c.merchantReference)).toContain(taken.collection!.merchantReference);
-      await expect(next.charges().charge(cardForm(CARDS.mastercardUS))).rejects.toMatchObject({ kind: 'unavailable' });
+      await expect(next.charges().charge(chargeForm(CARDS.mastercardUS))).rejects.toMatchObject({
+        kind: 'unavailable',
+      });
 
       // A desk where this operator never signed in has nothing to check the password against.
       const other = await desk(strangerDir);
@@ -460,7 +469,7 @@ describe('a team desktop', () => {
       expect(other.lock.isLocked()).toBe(true);
 
       // Meanwhile an admin changes the password (the owner reaches PostgreSQL directly, not through the cut relay).
-      await setOperatorPassword(team.owner, login, changed);
+      await setOperatorPassword({ pool: team.owner }, login, changed);
     } finally {
       await pg.restore();
     }
@@ -614,7 +623,7 @@ async function chargeCutMidWrite(
     CREATE TRIGGER slow_events BEFORE INSERT ON team.events FOR EACH ROW EXECUTE FUNCTION public.slow_events();`);
   await team.owner.query('INSERT INTO public.slow_flag VALUES ($1)', [reference]);
   try {
-    const charged = core.charges().charge(cardForm(CARDS.approve));
+    const charged = core.charges().charge(chargeForm(CARDS.approve));
     const writing = async () =>
       (
         await team.owner.query<{ pid: number }>(
@@ -675,7 +684,7 @@ describe('a team desk loses no event the service answered (issue 20, finding 4)'
     await until('online', () => core.appStatus().connection === 'online');
     // While the line is cut, an admin makes the operator finance: finance may not write charge events.
     const charged = await chargeCutMidWrite(core, login, reference, () =>
-      setOperatorRole(team.owner, login, 'finance'),
+      setOperatorRole({ pool: team.owner }, login, 'finance'),
     );
     expect(charged.outcome.kind).toBe('pending');
     const id = charged.collection!.id;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { clockTime, statusFrom, type StatusState } from '../../main/app/status.js';
 import type { TeamLinkState } from '../../main/app/status.js';
-import { chainWords } from '../../main/team/chain-words.shared.js';
+import { chainWords, type TeamRollbackState } from '../../main/team/chain-words.shared.js';
 
 const team = (o: Partial<TeamLinkState> = {}): TeamLinkState => ({
   login: 'amina',
@@ -123,6 +123,74 @@ describe('statusFrom on a team desk', () => {
       message:
         'Team record altered: seq 77 does not match its hash chain (its content is not what was recorded (rewritten after it was written)). This desk shows what it verified, through seq 1,204.',
     });
+  });
+
+  it('a record that went back in time (a failover, a restore) is said in its own words, never as the alarm', () => {
+    const rollback: TeamRollbackState = {
+      lostFrom: 42,
+      lostTo: 82,
+      commonSeq: 41,
+      foundAt: 1,
+      phase: 'restoring',
+      previousHead: { seq: 82, hash: 'ab'.repeat(32) },
+      restored: 0,
+      present: 0,
+      rebasedSeq: null,
+      rebasedAt: null,
+      unrestored: [],
+      unrestoredCount: 0,
+    };
+    const chain = { verifiedSeq: 82, recheckedAt: 1, broken: null };
+    expect(statusFrom(state(team({ chain, rollback })))).toMatchObject({
+      connection: 'online',
+      message:
+        'The team database lost events 42–82, probably a failover or a restore from backup; this desk holds them and is putting back what it can. It shows what it verified, through seq 82.',
+    });
+    // Re-based with everything back: the status bar is quiet again (Settings, Team keeps the account).
+    const done = { ...rollback, phase: 'rebased' as const, restored: 38, present: 3, rebasedSeq: 128, rebasedAt: 2 };
+    expect(statusFrom(state(team({ chain, rollback: done })))).toMatchObject({ connection: 'online', message: null });
+    // Events nobody put back are said for as long as they are not back.
+    const unrestored = [
+      { eventKey: 'k1', reference: 'MD-1', seq: 77, source: 'initiate', kind: 'initialize_accepted', reason: 'x' },
+    ];
+    expect(statusFrom(state(team({ chain, rollback: { ...done, unrestored, unrestoredCount: 1 } })))).toMatchObject({
+      connection: 'online',
+      message:
+        'The team database lost events 42–82, probably a failover or a restore from backup; this desk holds them: it put back 38 events; 3 were back already; 1 event could not be put back by this desk (listed in Settings, Team). It follows the team record again from seq 128.',
+    });
+    // Offline, the outage is said first; the alarm outranks everything.
+    expect(statusFrom(state(team({ chain, rollback, online: false, error: 'x' })))).toMatchObject({
+      connection: 'offline',
+    });
+    const broken = { seq: 90, reason: 'its content is not what was recorded (rewritten after it was written)' };
+    expect(statusFrom(state(team({ chain: { ...chain, broken }, rollback })))).toMatchObject({
+      connection: 'error',
+      message: expect.stringMatching(/^Team record altered: seq 90/),
+    });
+  });
+
+  it('notifications that do not arrive are said while online, after a refusal and before a signature check', () => {
+    const not = { arriving: false, checkedAt: 1, pullEveryMs: 1_000 };
+    expect(statusFrom(state(team({ notifications: not })))).toMatchObject({
+      connection: 'online',
+      message: 'Notifications are not arriving: a transaction-mode pool? This desk catches up every 1 s',
+    });
+    // Proven, or not checked yet: nothing to say.
+    for (const arriving of [true, null])
+      expect(statusFrom(state(team({ notifications: { ...not, arriving } })))).toMatchObject({
+        connection: 'online',
+        message: null,
+      });
+    expect(statusFrom(state(team({ notifications: not, outbox: { pending: 0, refused: 1 } }))).message).toBe(
+      "1 of this desk's events was not accepted by the team database: its collection says why",
+    );
+    expect(
+      statusFrom(state(team({ notifications: not, signatures: { checked: 1, total: 9, failed: 0 } }))).message,
+    ).toBe('Notifications are not arriving: a transaction-mode pool? This desk catches up every 1 s');
+    // Offline says offline: the pull is what is missing then.
+    expect(statusFrom(state(team({ notifications: not, online: false, error: 'x', lastSyncAt: null }))).message).toBe(
+      'Team database unreachable — showing the local copy, not synced yet',
+    );
   });
 
   it('a solo profile has no team field at all', () => {

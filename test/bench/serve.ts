@@ -14,7 +14,7 @@ import { signCallbacks } from './post-callbacks.js';
 import { postCallbacks } from './post-callbacks.js';
 import { serverUrl, startServer, stopServerSync } from '../support/postgres-server.js';
 import { migrate } from '../../main/team/migrate.js';
-import { addOperator } from '../../main/team/operators.js';
+import { addOperator } from '../../main/operations/operators.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { startServe } from '../../main/serve/server.js';
 import { DEFAULT_RATE_LIMIT } from '../../main/callbacks/rate-limit.js';
@@ -81,7 +81,7 @@ try {
   const owner = openTeamPool(serverUrl(server, 'team'));
   await migrate(owner);
   const password = crypto.randomBytes(18).toString('hex');
-  await addOperator(owner, { login: 'serve_bench', role: 'receiver', password, displayName: 'serve bench' });
+  await addOperator({ pool: owner }, { login: 'serve_bench', role: 'receiver', password, displayName: 'serve bench' });
 
   const signingKey = crypto.randomBytes(32).toString('hex');
   const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });

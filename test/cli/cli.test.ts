@@ -173,7 +173,7 @@ describe('merchant-desk CLI against the sandbox', () => {
       }
     }
     expect(walk(dir).some((f) => f.endsWith('merchant-desk.log'))).toBe(true);
-  });
+  }, 90_000); // seven CLI processes, each started through tsx: slow on a busy machine, not a timing check
 
   it("reads the active profile's database: an old single-file folder is adopted, connect switches, and each profile keeps its own data", async () => {
     // A data folder from before profiles had their own databases, with a balance only it has seen.

@@ -136,7 +136,7 @@ describe('merchant-desk team', { timeout: 120_000 }, () => {
     expect(list.stdout).toMatch(new RegExp(`${supportLogin}\\s+support\\s+Sam\\s+enabled`));
 
     const role = await asAdmin(['role', '--login', supportLogin, '--role', 'finance']);
-    expect(role.stdout).toBe(`${supportLogin} is now finance (from their next transaction)\n`);
+    expect(role.stdout).toBe(`${supportLogin} is now finance (their desk follows within seconds)\n`);
 
     const disable = await asAdmin(['disable', '--login', supportLogin]);
     expect(disable.code).toBe(0);
@@ -181,7 +181,7 @@ describe('merchant-desk team', { timeout: 120_000 }, () => {
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      `merchant-desk: only an admin can manage operators: ${supportLogin} is not an admin, so could not change operator roles\n`,
+      `merchant-desk: only an admin can manage operators: ${supportLogin} (finance) is not an admin, so could not change operator roles\n`,
     );
     const stillFinance = await asAdmin(['list', '--json']);
     expect(

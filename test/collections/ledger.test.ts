@@ -95,6 +95,8 @@ describe('the ledger', () => {
         reconcileAfterAppend(d, collectionId);
         throw new Error('reconciliation failed');
       },
+      onceAfter: (_d, fn) => fn(),
+      all: async () => undefined,
     });
     expect(() => appendEvent(db, answer(id), { outbox: true })).toThrow(/reconciliation failed/);
     expect(state(db, id)).toEqual(before);

@@ -380,7 +380,9 @@ test('an admin disables ann: her desk locks, says why it locked, and her sign-in
   expectOk(off, 'team operators disable ann');
   // The desk locks to its sign-in, and the notice that ended the session is on the lock screen, not behind it.
   await expect(a.getByRole('heading', { level: 1, name: `Sign in as ${ANN.login}` })).toBeVisible({ timeout: 30_000 });
-  await expect(a.getByRole('main').getByText(`no longer accepts ${ANN.login}'s password`)).toBeVisible();
+  await expect(
+    a.getByRole('main').getByText(`An admin disabled the login ${ANN.login}: this desk signed out`),
+  ).toBeVisible();
   await a.getByLabel('Password', { exact: true }).fill(ANN.password);
   await a.getByRole('button', { name: 'Sign in' }).click();
   await expect(a.getByRole('alert')).toHaveText(

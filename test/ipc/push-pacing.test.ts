@@ -139,6 +139,19 @@ describe('the renderer push paces changes per window', () => {
     w.off();
   });
 
+  it("orphans a pulled batch stored are told as 'orphans.updated', paced, their counts added up", async () => {
+    const w = window();
+    const orphans = () => w.seen.filter((s) => s.event === 'orphans.updated').map((s) => s.payload);
+    w.bus.emit('orphans.changed', { stored: 1 });
+    expect(orphans()).toEqual([{ stored: 1 }]);
+    for (let i = 0; i < 5; i++) w.bus.emit('orphans.changed', { stored: 2 });
+    expect(orphans()).toHaveLength(1);
+    w.time.advance(PUSH_EVERY_MS);
+    await settle();
+    expect(orphans()).toEqual([{ stored: 1 }, { stored: 10 }]);
+    w.off();
+  });
+
   it('a closed window is told nothing more: what waited is dropped with its timer', async () => {
     const w = window();
     w.bus.emit('collection.changed', col(1));

@@ -5,7 +5,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import pg from 'pg';
 import { signedString } from '../../main/service/signatures.js';
 import { migrate } from '../../main/team/migrate.js';
-import { addOperator } from '../../main/team/operators.js';
+import { addOperator } from '../../main/operations/operators.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { serverUrl, startServer, type PgServerInfo } from '../support/postgres-server.js';
 
@@ -29,7 +29,7 @@ export async function teamDatabase(): Promise<TeamDb> {
   await migrate(owner);
   const login = 'serve_receiver';
   const password = `pw-${crypto.randomBytes(12).toString('hex')}`;
-  await addOperator(owner, { login, role: 'receiver', password, displayName: 'serve' });
+  await addOperator({ pool: owner }, { login, role: 'receiver', password, displayName: 'serve' });
   return { server, owner, login, password, url: `postgres://${login}@${server.host}:${server.port}/team` };
 }
 

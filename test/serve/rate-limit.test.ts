@@ -114,20 +114,29 @@ function post(proxyPort: number, from: string): Promise<Answer> {
   });
 }
 
+interface Flood {
+  answers: Answer[];
+  seconds: number;
+  /** When the last request was sent: serve judged it after this, so its bucket refills from no earlier. */
+  lastSentAt: number;
+}
+
 /** `n` requests from one client, 50 at a time; how long they took. */
-async function flood(proxyPort: number, from: string, n: number): Promise<{ answers: Answer[]; seconds: number }> {
+async function flood(proxyPort: number, from: string, n: number): Promise<Flood> {
   const answers: Answer[] = [];
   const t0 = Date.now();
   let next = 0;
+  let lastSentAt = t0;
   await Promise.all(
     Array.from({ length: 50 }, async () => {
       while (next < n) {
         next++;
+        lastSentAt = Date.now();
         answers.push(await post(proxyPort, from));
       }
     }),
   );
-  return { answers, seconds: (Date.now() - t0) / 1000 };
+  return { answers, seconds: (Date.now() - t0) / 1000, lastSentAt };
 }
 
 /**
@@ -135,12 +144,13 @@ async function flood(proxyPort: number, from: string, n: number): Promise<{ answ
  * machine too busy to send 2,000 within 5 s sends 1,000 more at a time, at most 6,000 in all (the
  * desktop's loopback allowance, which serve used to give the proxy, is 100,000).
  */
-async function floodPastRefill(proxyPort: number, from: string): Promise<{ answers: Answer[]; seconds: number }> {
+async function floodPastRefill(proxyPort: number, from: string): Promise<Flood> {
   const all = await flood(proxyPort, from, 2_000);
   while (!all.answers.some((a) => a.status === 429) && all.answers.length < 6_000) {
     const more = await flood(proxyPort, from, 1_000);
     all.answers.push(...more.answers);
     all.seconds += more.seconds;
+    all.lastSentAt = more.lastSentAt;
   }
   return all;
 }
@@ -162,8 +172,9 @@ describe('serve behind a local reverse proxy', () => {
     const a = await floodPastRefill(proxyPort, '127.0.0.2');
     expectLimited(a);
     // Another client behind the same proxy shares the bucket the first one emptied: it gets only what
-    // refilled since then (counted from the end of the first flood, so the pause between the two counts).
-    const emptiedAt = Date.now();
+    // refilled since then, counted from when the first flood's last request was sent (serve judged it no
+    // earlier; counted from its answer, a busy machine's time between the two let more refill than counted).
+    const emptiedAt = a.lastSentAt;
     const b = await flood(proxyPort, '127.0.0.3', 300);
     const refilling = (Date.now() - emptiedAt) / 1000;
     const through = b.answers.filter((x) => x.status !== 429).length;

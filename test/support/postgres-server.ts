@@ -52,9 +52,9 @@ export function findPgBinDir(): string {
   );
 }
 
-const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+export const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
-function postgresUser(): { uid: number; gid: number } {
+export function postgresUser(): { uid: number; gid: number } {
   const uid = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
   const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
   if (uid.status !== 0 || gid.status !== 0) {
@@ -64,12 +64,12 @@ function postgresUser(): { uid: number; gid: number } {
 }
 
 /** The command line for a server program: as `postgres` when we are root. */
-function asServerUser(binDir: string, program: string, args: string[]): [string, string[]] {
+export function asServerUser(binDir: string, program: string, args: string[]): [string, string[]] {
   const exe = path.join(binDir, program);
   return isRoot() ? ['runuser', ['-u', 'postgres', '--', exe, ...args]] : [exe, args];
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
@@ -142,7 +142,7 @@ const timer = setInterval(() => {
 }, 500);
 `;
 
-function startWatchdog(ownerPid: number, dir: string, binDir: string): void {
+export function startWatchdog(ownerPid: number, dir: string, binDir: string): void {
   const [cmd, args] = asServerUser(binDir, 'pg_ctl', [
     '-D',
     path.join(dir, 'data'),
@@ -170,6 +170,10 @@ export interface StartOptions {
    * `hostssl`): the set-up the README asks of a team database on the office network.
    */
   tls?: { cert: string; key: string };
+  /** Lines added to pg_hba.conf (e.g. `host replication all 127.0.0.1/32 scram-sha-256` for a standby). */
+  hba?: string[];
+  /** Settings added after the defaults (a later line wins): e.g. `synchronous_commit = on` for a primary. */
+  config?: string[];
 }
 
 /**
@@ -224,7 +228,7 @@ export async function startServer(options: StartOptions = {}): Promise<PgServerI
     // Password sign-in everywhere, TCP from 127.0.0.1 only: the same SCRAM exchange as production.
     fs.writeFileSync(
       path.join(data, 'pg_hba.conf'),
-      `local all all scram-sha-256\n${options.tls ? 'hostssl' : 'host'} all all 127.0.0.1/32 scram-sha-256\n`,
+      `local all all scram-sha-256\n${options.tls ? 'hostssl' : 'host'} all all 127.0.0.1/32 scram-sha-256\n${(options.hba ?? []).map((l) => `${l}\n`).join('')}`,
     );
     if (options.tls) await setServerCertificate(dir, binDir, options.tls.cert, options.tls.key);
 
@@ -244,6 +248,7 @@ export async function startServer(options: StartOptions = {}): Promise<PgServerI
           `fsync = off`,
           `synchronous_commit = off`,
           `full_page_writes = off`,
+          ...(options.config ?? []),
           '',
         ].join('\n'),
       );

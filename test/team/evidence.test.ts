@@ -183,7 +183,7 @@ function shown(db: Db, reference: string) {
 }
 
 describe('what happened, on a team desk', () => {
-  it("is only what the service signed, checked by each desk: a writer's verified callback or import, a final initialize answer or a person's status settles nothing", async () => {
+  it("is only what the service signed, checked by each desk: a writer's verified callback or import, a final initialize answer settles nothing, and a person's status is refused", async () => {
     const running: Desk = openDesk(team.owner, { evidenceKeys });
     desks.push(running);
     const [byCallback, byImport, byInitiate, byPerson] = [
@@ -216,12 +216,15 @@ describe('what happened, on a team desk', () => {
        VALUES ($1, $2, 'initiate', 'initialize_accepted', 'COMPLETED', 'not_applicable', now())`,
       [`init:${byInitiate}:forged`, byInitiate],
     );
-    // back_office records a status "learned elsewhere" (no desk of the app writes one).
-    await backOfficePool.query(
-      `INSERT INTO team.events (event_key, merchant_reference, source, kind, status, signature, note, occurred_at)
-       VALUES ($1, $2, 'manual', 'manual_status', 'COMPLETED', 'not_applicable', 'the bank said so', now())`,
-      [`manual:${byPerson}:forged`, byPerson],
-    );
+    // back_office records a status "learned elsewhere" (no desk of the app writes one): the database refuses
+    // it since team migration 13; one an older record holds is test/team/resolutions.test.ts's.
+    await expect(
+      backOfficePool.query(
+        `INSERT INTO team.events (event_key, merchant_reference, source, kind, status, signature, note, occurred_at)
+         VALUES ($1, $2, 'manual', 'manual_status', 'COMPLETED', 'not_applicable', 'the bank said so', now())`,
+        [`manual:${byPerson}:forged`, byPerson],
+      ),
+    ).rejects.toThrow(/events_manual_carries_no_status/);
     // serve's store writes a genuine callback, with its evidence (the body and headers as received).
     const receiver = team.signIn(await team.addOperator('receiver', 'serve'));
     const stored = await teamCallbackStore(receiver).commitGroup(
@@ -245,7 +248,7 @@ describe('what happened, on a team desk', () => {
       unverified(byCallback, 'callback', backOffice);
       unverified(byImport, 'import', backOffice);
       unverified(byInitiate, 'initiate', sam, 'bad_signature');
-      unverified(byPerson, 'manual', backOffice, 'bad_signature');
+      expect(shown(db(), byPerson).status).toBe('PENDING');
       const g = shown(db(), genuine);
       expect(g.status).toBe('COMPLETED');
       expect(g.events.find((e) => e.source === 'callback')).toMatchObject({ signature: 'verified', note: null });
@@ -304,6 +307,36 @@ describe('what happened, on a team desk', () => {
     expect(bad.reconciliation).toMatchObject({ is_exception: 1 });
   });
 
+  it('the agent closing the payment window claims no status: other desks neither flag it nor call it unverified', async () => {
+    // Found by the convergence property (test/team/convergence.test.ts): every other desk stored the
+    // charging desk's window_closed as an unverified redirect and raised the payment as bad_signature.
+    const desk: Desk = openDesk(team.owner, { evidenceKeys });
+    desks.push(desk);
+    const ref = await charged();
+    await appendEvents(samPool, [
+      event({
+        merchantReference: ref,
+        eventKey: `redirect:window_closed:${ref}`,
+        source: 'redirect',
+        kind: 'window_closed',
+        status: null,
+        signature: 'not_applicable',
+        amountMinor: null,
+        currency: null,
+        note: 'closed by the agent before the payment finished',
+      }),
+    ]);
+    await desk.sync.pullNow();
+    const s = shown(desk.db, ref);
+    expect(s.status).toBe('PENDING');
+    expect(s.events.find((e) => e.kind === 'window_closed')).toMatchObject({
+      signature: 'not_applicable',
+      actor: sam,
+      note: 'closed by the agent before the payment finished',
+    });
+    expect(s.reconciliation.open_kinds).not.toContain('bad_signature');
+  });
+
   it("a desk's own signed redirect reaches the team through its outbox with its evidence: another desk verifies it", async () => {
     // sam's desk has the charge (intent and initialize answer, pulled) and captures the service's redirect.
     const own: Desk = openDesk(samPool, { evidenceKeys });
@@ -320,8 +353,9 @@ describe('what happened, on a team desk', () => {
       redirectUrl: 'https://merchant-desk.invalid/return',
       operator: sam,
       team: () => ({
-        recordIntent: async () => undefined,
+        recordIntent: async () => ({ kind: 'recorded' }),
         claim: async () => undefined,
+        collectedSince: async () => null,
         outboxAdded: () => push.kick(),
       }),
     });

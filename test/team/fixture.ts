@@ -3,7 +3,9 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { migrate } from '../../main/team/migrate.js';
-import { addOperator, type TeamRole } from '../../main/team/operators.js';
+import type { TeamMigration } from '../../main/team/migrations/index.js';
+import { addOperator } from '../../main/operations/operators.js';
+import type { TeamRole } from '../../main/team/roles.shared.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 
@@ -19,14 +21,15 @@ export interface TeamFixture {
   close(): Promise<void>;
 }
 
-export async function teamFixture(): Promise<TeamFixture> {
+/** `migrations`: only these (a record from before a migration, filled, then migrated by the test); default all. */
+export async function teamFixture(o: { migrations?: TeamMigration[] } = {}): Promise<TeamFixture> {
   const db = await createTestDatabase();
   const suffix = crypto.randomBytes(3).toString('hex');
   const pools: pg.Pool[] = [];
   const passwords = new Map<string, string>();
   const owner = openTeamPool(db.adminUrl);
   pools.push(owner);
-  await migrate(owner);
+  await migrate(owner, ...(o.migrations ? [o.migrations] : []));
   let n = 0;
   const fixture: TeamFixture = {
     db,
@@ -34,7 +37,7 @@ export async function teamFixture(): Promise<TeamFixture> {
     async addOperator(role, name = role) {
       const login = `${name}_${suffix}_${++n}`;
       const password = `pw-${crypto.randomBytes(12).toString('hex')}`;
-      await addOperator(owner, { login, role, password, displayName: `${name} ${n}` });
+      await addOperator({ pool: owner }, { login, role, password, displayName: `${name} ${n}` });
       passwords.set(login, password);
       return login;
     },

@@ -2,7 +2,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../main/team/migrate.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
-import { addOperator, disableOperator, listOperators } from '../../main/team/operators.js';
+import { addOperator, disableOperator } from '../../main/operations/operators.js';
+import { listOperators } from '../../main/team/operators.js';
 import { teamMigrations } from '../../main/team/migrations/index.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
@@ -71,7 +72,7 @@ describe('the migration lock', () => {
     const p = pool();
     await migrate(p);
     const login = `lockhold_${process.pid}_${Date.now().toString(36)}`;
-    await addOperator(p, { login, role: 'support', password: 'lock holder password', displayName: 'Holder' });
+    await addOperator({ pool: p }, { login, role: 'support', password: 'lock holder password', displayName: 'Holder' });
     const holder = new pg.Client({ connectionString: db.urlFor(login, 'lock holder password') });
     await holder.connect();
     try {
@@ -119,7 +120,7 @@ describe('a team database at version 7', () => {
         password: `${role} password for v7`,
         displayName: role,
       });
-      for (const role of ['admin', 'support', 'receiver'] as const) await addOperator(p, op(role));
+      for (const role of ['admin', 'support', 'receiver'] as const) await addOperator({ pool: p }, op(role));
       const as = (role: 'support' | 'receiver' | 'admin') => {
         const pool = openTeamPool(old.urlFor(op(role).login, op(role).password));
         pools.push(pool);
@@ -146,7 +147,7 @@ describe('a team database at version 7', () => {
       });
       await expect(as('receiver').query('SELECT event_key FROM team.events')).rejects.toMatchObject({ code: '42501' });
       expect((await write('v8-after')).stored).toHaveLength(1);
-      await disableOperator(as('admin'), op('support').login);
+      await disableOperator({ pool: as('admin') }, op('support').login);
       await expect(write('v8-disabled')).rejects.toThrow(/is disabled/);
       const keys = await p.query('SELECT event_key FROM team.events ORDER BY seq');
       expect(keys.rows.map((r) => r.event_key)).toEqual(['v7-before', 'v8-after']);
@@ -208,19 +209,25 @@ describe('team migrations on a fresh server', () => {
     await createDatabase('CREATE DATABASE team_c OWNER team_owner');
     const owner = open('team_c', 'team_owner', 'owner-password-1');
     expect((await migrate(owner)).applied).toEqual(teamMigrations.map((m) => m.version));
-    await addOperator(owner, {
-      login: 'first_admin',
-      role: 'admin',
-      password: 'first admin password',
-      displayName: 'First',
-    });
+    await addOperator(
+      { pool: owner },
+      {
+        login: 'first_admin',
+        role: 'admin',
+        password: 'first admin password',
+        displayName: 'First',
+      },
+    );
     const admin = open('team_c', 'first_admin', 'first admin password');
-    await addOperator(admin, {
-      login: 'first_support',
-      role: 'support',
-      password: 'first support password',
-      displayName: 'S',
-    });
+    await addOperator(
+      { pool: admin },
+      {
+        login: 'first_support',
+        role: 'support',
+        password: 'first support password',
+        displayName: 'S',
+      },
+    );
     expect((await listOperators(admin)).map((o) => [o.login, o.role])).toEqual([
       ['first_admin', 'admin'],
       ['first_support', 'support'],

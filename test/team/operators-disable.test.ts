@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents } from '../../main/team/events.js';
-import { disableOperator } from '../../main/team/operators.js';
+import { disableOperator } from '../../main/operations/operators.js';
 import { event, teamFixture, type TeamFixture } from './fixture.js';
 
 let team: TeamFixture;
@@ -64,7 +64,7 @@ describe('disabling an operator', () => {
         if (Date.now() > deadline) throw new Error(`round ${round}: the clients never wrote`);
       }
 
-      await disableOperator(adminPool, login);
+      await disableOperator({ pool: adminPool }, login);
       const atReturn = await topSeq();
       const right = await sessionsOf(login);
       await sleep(300); // the clients keep trying meanwhile

@@ -18,7 +18,7 @@ import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { systemClock } from '../../main/clock.js';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { migrate } from '../../main/team/migrate.js';
-import { addOperator } from '../../main/team/operators.js';
+import { addOperator } from '../../main/operations/operators.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { recordIntent } from '../../main/team/record.js';
 import { startOutboxPush, type OutboxPush } from '../../main/team/sync/push.js';
@@ -122,7 +122,10 @@ beforeAll(async () => {
   pools.push(owner);
   await migrate(owner);
   support = 'support_outbox';
-  await addOperator(owner, { login: support, role: 'support', password: SUPPORT_PASSWORD, displayName: 'Support' });
+  await addOperator(
+    { pool: owner },
+    { login: support, role: 'support', password: SUPPORT_PASSWORD, displayName: 'Support' },
+  );
 }, 120_000);
 
 afterEach(async () => {

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { TeamPermissionError } from '../../main/team/errors.js';
 import { appendEvents } from '../../main/team/events.js';
 import { createIntent } from '../../main/team/intents.js';
-import { addOperator } from '../../main/team/operators.js';
+import { addOperator } from '../../main/operations/operators.js';
 import { roleMay, TEAM_ACTIONS, type TeamAction, type TeamRole } from '../../main/team/roles.shared.js';
 import { event, teamFixture, type TeamFixture } from './fixture.js';
 
@@ -35,12 +35,15 @@ const TRY: Record<TeamAction, (pool: pg.Pool) => Promise<unknown>> = {
   importCallbacks: (pool) =>
     appendEvents(pool, [event({ source: 'import', kind: 'outcome', status: 'COMPLETED', signature: 'verified' })]),
   manageOperators: (pool) =>
-    addOperator(pool, {
-      login: `added_${crypto.randomBytes(3).toString('hex')}_${++n}`,
-      role: 'support',
-      password: `pw-${crypto.randomBytes(12).toString('hex')}`,
-      displayName: 'added',
-    }),
+    addOperator(
+      { pool },
+      {
+        login: `added_${crypto.randomBytes(3).toString('hex')}_${++n}`,
+        role: 'support',
+        password: `pw-${crypto.randomBytes(12).toString('hex')}`,
+        displayName: 'added',
+      },
+    ),
 };
 
 async function allowed(pool: pg.Pool, action: TeamAction): Promise<boolean> {

@@ -5,16 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TeamFieldError, TeamPermissionError, TeamSignInError } from '../../main/team/errors.js';
 import { appendEvents, pullSince } from '../../main/team/events.js';
 import { createIntent } from '../../main/team/intents.js';
+import { currentOperator, listOperators } from '../../main/team/operators.js';
 import {
   addOperator,
   changeOwnPassword,
-  currentOperator,
   disableOperator,
   enableOperator,
-  listOperators,
   setOperatorPassword,
   setOperatorRole,
-} from '../../main/team/operators.js';
+} from '../../main/operations/operators.js';
 import { event, teamFixture, type TeamFixture } from './fixture.js';
 
 let team: TeamFixture;
@@ -76,10 +75,10 @@ describe('support', () => {
     expect(await eventCount()).toBe(before);
 
     await expect(
-      addOperator(pool, { login: 'mallory_x1', role: 'admin', password: 'a-long-password-1', displayName: 'M' }),
+      addOperator({ pool }, { login: 'mallory_x1', role: 'admin', password: 'a-long-password-1', displayName: 'M' }),
     ).rejects.toThrow(TeamPermissionError);
-    await expect(disableOperator(pool, admin)).rejects.toThrow(TeamPermissionError);
-    await expect(setOperatorRole(pool, support, 'admin')).rejects.toThrow(TeamPermissionError);
+    await expect(disableOperator({ pool }, admin)).rejects.toThrow(TeamPermissionError);
+    await expect(setOperatorRole({ pool }, support, 'admin')).rejects.toThrow(TeamPermissionError);
     // Not through the functions' SQL either, nor the tables behind them.
     await expect(pool.query(`SELECT team.set_operator_role($1, 'admin')`, [support])).rejects.toThrow(
       /permission denied for function/,
@@ -212,7 +211,7 @@ describe('operators', () => {
 
     const pool = team.signIn(admin);
     const login = `carol_${Date.now().toString(36)}`;
-    await addOperator(pool, { login, role: 'support', password: 'correct horse battery', displayName: 'Carol' });
+    await addOperator({ pool }, { login, role: 'support', password: 'correct horse battery', displayName: 'Carol' });
     const carol = team.signIn(login, 'correct horse battery');
     expect(await currentOperator(carol)).toMatchObject({
       login,
@@ -224,7 +223,7 @@ describe('operators', () => {
     expect((await listOperators(carol)).map((o) => o.login)).toContain(admin);
 
     // Re-role: from the next transaction Carol resolves and no longer charges.
-    await setOperatorRole(pool, login, 'back_office');
+    await setOperatorRole({ pool }, login, 'back_office');
     await appendEvents(carol, [resolution()]);
     await expect(createIntent(carol, intent('MD-ROLE-C1'))).rejects.toThrow(TeamPermissionError);
     const groups = await team.owner.query(
@@ -233,18 +232,18 @@ describe('operators', () => {
     );
     expect(groups.rows[0]).toEqual({ support: false, back_office: true });
 
-    await changeOwnPassword(carol, 'carol chose this one');
+    await changeOwnPassword({ pool: carol }, 'carol chose this one');
     await expect(pullSince(team.signIn(login, 'correct horse battery'), 0, 1)).rejects.toThrow(TeamSignInError);
     const stored = await team.owner.query('SELECT rolpassword FROM pg_authid WHERE rolname = $1', [login]);
     expect(stored.rows[0].rolpassword).toMatch(/^SCRAM-SHA-256\$4096:/);
     await pullSince(team.signIn(login, 'carol chose this one'), 0, 1);
 
-    await setOperatorPassword(pool, login, 'a brand new passphrase');
+    await setOperatorPassword({ pool }, login, 'a brand new passphrase');
     await expect(pullSince(team.signIn(login, 'carol chose this one'), 0, 1)).rejects.toThrow(TeamSignInError);
     await pullSince(team.signIn(login, 'a brand new passphrase'), 0, 1);
 
     await expect(
-      addOperator(pool, { login, role: 'support', password: 'whatever-long-1', displayName: 'Again' }),
+      addOperator({ pool }, { login, role: 'support', password: 'whatever-long-1', displayName: 'Again' }),
     ).rejects.toMatchObject({
       name: 'TeamFieldError',
       field: 'login',
@@ -260,7 +259,7 @@ describe('operators', () => {
     await open.connect();
     await open.query('SELECT 1');
 
-    await disableOperator(pool, login);
+    await disableOperator({ pool }, login);
     await expect(pullSince(team.signIn(login), 0, 1)).rejects.toThrow(TeamSignInError);
     await expect(pullSince(team.signIn(login), 0, 1)).rejects.toThrow(/is disabled; ask an admin/);
     await expect(open.query('SELECT 1')).rejects.toThrow();
@@ -271,35 +270,35 @@ describe('operators', () => {
     );
     expect(row.rows[0]).toEqual({ disabled: true, changed_by: admin });
 
-    await enableOperator(pool, login);
+    await enableOperator({ pool }, login);
     await pullSince(team.signIn(login), 0, 1);
   });
 
   it('admin functions touch only team operators, and never leave the team without an admin', async () => {
     const pool = team.signIn(admin);
-    await expect(disableOperator(pool, 'postgres')).rejects.toThrow(TeamFieldError);
-    await expect(disableOperator(pool, 'postgres')).rejects.toMatchObject({
+    await expect(disableOperator({ pool }, 'postgres')).rejects.toThrow(TeamFieldError);
+    await expect(disableOperator({ pool }, 'postgres')).rejects.toMatchObject({
       field: 'login',
       message: `login: no operator 'postgres' in this team`,
     });
-    await expect(setOperatorRole(pool, 'support', 'admin')).rejects.toThrow(
+    await expect(setOperatorRole({ pool }, 'support', 'admin')).rejects.toThrow(
       /^login: no operator 'support' in this team/,
     );
-    await expect(disableOperator(pool, admin)).rejects.toThrow(
+    await expect(disableOperator({ pool }, admin)).rejects.toThrow(
       /^login: .* is the last enabled admin; add another admin first/,
     );
-    await expect(setOperatorRole(pool, admin, 'finance')).rejects.toThrow(/last enabled admin/);
-    await expect(setOperatorRole(pool, support, 'superuser' as never)).rejects.toThrow(/^role: must be one of/);
+    await expect(setOperatorRole({ pool }, admin, 'finance')).rejects.toThrow(/last enabled admin/);
+    await expect(setOperatorRole({ pool }, support, 'superuser' as never)).rejects.toThrow(/^role: must be one of/);
     await expect(
-      addOperator(pool, { login: 'pg_evil', role: 'support', password: 'long enough pass', displayName: 'E' }),
+      addOperator({ pool }, { login: 'pg_evil', role: 'support', password: 'long enough pass', displayName: 'E' }),
     ).rejects.toThrow(/^login: /);
     await expect(
-      addOperator(pool, { login: 'short_pw', role: 'support', password: 'short', displayName: 'E' }),
+      addOperator({ pool }, { login: 'short_pw', role: 'support', password: 'short', displayName: 'E' }),
     ).rejects.toThrow(/^password: must be at least 12/);
 
     const second = await team.addOperator('admin', 'erin');
-    await disableOperator(team.signIn(second), admin);
+    await disableOperator({ pool: team.signIn(second) }, admin);
     await expect(pullSince(team.signIn(admin), 0, 1)).rejects.toThrow(TeamSignInError);
-    await enableOperator(team.signIn(second), admin);
+    await enableOperator({ pool: team.signIn(second) }, admin);
   });
 });

@@ -52,7 +52,7 @@ describe('applyEvents', () => {
     expect(lastSeq(db, 'events')).toBe(2);
     expect([count('collections'), count('collection_events'), count('reconciliation')]).toEqual([2, 2, 2]);
     // The same batch again (a pull repeated after a lost answer) stores nothing.
-    expect(applyEvents(db, batch, 2, 1)).toEqual({ applied: 0, changed: [] });
+    expect(applyEvents(db, batch, 2, 1)).toEqual({ applied: 0, changed: [], orphans: 0 });
     expect(count('collection_events')).toBe(2);
   });
 

@@ -144,7 +144,7 @@ describe('bulk start of a new team desktop', () => {
 
     // The history really has every case the projection rules tell apart.
     const kinds = new Set(reference.events.map((e) => (e as { kind: string }).kind));
-    for (const k of ['final_status_changed', 'resolution', 'manual_status', 'bad_signature', 'window_closed'])
+    for (const k of ['final_status_changed', 'resolution', 'bad_signature', 'window_closed'])
       expect(kinds).toContain(k);
     expect(reference.events.some((e) => (e as { collection_id: number | null }).collection_id === null)).toBe(true);
     const flags = new Set(reference.collections.map((c) => (c as { flags: number }).flags));

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen } from '../../main/team/listen.js';
 import { migrate } from '../../main/team/migrate.js';
-import { addOperator } from '../../main/team/operators.js';
+import { addOperator } from '../../main/operations/operators.js';
 import { openTeamPool, poolTls } from '../../main/team/pool.js';
 import type { TeamTls } from '../../main/team/tls.js';
 import { TeamTlsError } from '../../main/team/errors.js';
@@ -110,7 +110,10 @@ beforeAll(async () => {
   const owner = openTeamPool(serverUrl(server, 'postgres'), { tls: verifyFull() });
   try {
     await migrate(owner);
-    await addOperator(owner, { login: LOGIN, role: 'support', password: PASSWORD, displayName: 'TLS support' });
+    await addOperator(
+      { pool: owner },
+      { login: LOGIN, role: 'support', password: PASSWORD, displayName: 'TLS support' },
+    );
   } finally {
     await owner.end();
   }

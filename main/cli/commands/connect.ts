@@ -2,7 +2,8 @@
 // and the secret and signing keys, which are read from standard input, never from arguments. Keys go only
 // to the OS keychain; if it is unavailable, nothing is stored. A team desk also names the team database
 // (never with a password in it) and the operator who signs in; --remember signs in once now and keeps
-// that operator's password in the keychain so the app signs in by itself.
+// that operator's password in the keychain so the app signs in by itself, and checks that notifications
+// from the team database reach this desk (a warning naming the fix when they do not).
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { dataPaths } from '../../settings/paths.js';
 import { adoptLegacyDatabase, openProfileDatabase, writeActiveProfile } from '../../settings/profile-database.js';
@@ -23,6 +24,7 @@ import { systemClock } from '../../clock.js';
 import fs from 'node:fs';
 import { transportOf } from '../../team/tls.js';
 import { TLS_OPTIONS, TLS_USAGE, tlsFromFlags } from '../team-tls.js';
+import { notificationsExplained, PULL_WITHOUT_NOTIFICATIONS_MS } from '../../team/notify-words.shared.js';
 
 const USAGE =
   'merchant-desk [--data-dir DIR] connect --profile sandbox|live|team --base-url URL --public-key KEY --service-key FILE.pem ' +
@@ -257,12 +259,18 @@ export const connectCommand: Command = {
         const { teamDatabaseUrl, teamLogin } = teamSettings as { teamDatabaseUrl: string; teamLogin: string };
         const { rememberedPasswordName, TeamUnlocker } = await import('../../team/unlocker.js');
         const { KeyringAppSecret } = await import('../../secrets/app-secret.js');
+        const { proveNotifications } = await import('../../team/sync/notify-probe.js');
+        // Signed in, the desk also checks that notifications reach it (a transaction-mode pool drops them).
+        let notifications: boolean | null = null;
         const unlocker = new TeamUnlocker({
           databaseUrl: teamDatabaseUrl,
           tls: tls!,
           login: teamLogin,
           remembered: new KeyringAppSecret(rememberedPasswordName(teamDatabaseUrl, teamLogin)),
-          onSignIn: (pool) => pool.end(),
+          onSignIn: async (pool) => {
+            notifications = await proveNotifications(pool).catch(() => null);
+            await pool.end();
+          },
         });
         let ok: boolean;
         try {
@@ -278,6 +286,10 @@ export const connectCommand: Command = {
           return 1;
         }
         ctx.io.stdout.write(`signed in as ${teamLogin}; the password is remembered in the OS keychain\n`);
+        // A warning, not a refusal: the desk works through such a pool, catching up every second instead of at once.
+        const n = { arriving: notifications, checkedAt: null, pullEveryMs: PULL_WITHOUT_NOTIFICATIONS_MS };
+        if (notifications === false) ctx.io.stderr.write(`merchant-desk: warning: ${notificationsExplained(n)}\n`);
+        else if (notifications === true) ctx.io.stdout.write(`${notificationsExplained(n)}\n`);
       } else if (isTeam) {
         ctx.io.stdout.write(`the app will ask ${teamSettings.teamLogin} to sign in when it starts\n`);
       }

@@ -4,7 +4,8 @@ import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
 import { systemClock } from '../../clock.js';
-import { parseDateBound, runExport, ReportError, type ExportJob } from '../../reports/index.js';
+import { parseDateBound, ReportError } from '../../reports/index.js';
+import { exportJob, exportReport } from '../../operations/export.js';
 
 const USAGE =
   'merchant-desk [--data-dir DIR] export balances --from DATE --to DATE --out FILE [--bom]\n' +
@@ -44,13 +45,13 @@ export const exportCommand: Command = {
     const from = bound(values.from, '--from', 'start');
     const to = bound(values.to, '--to', 'end');
     if (from !== undefined && to !== undefined && to <= from) throw new UsageError('--to must not be before --from');
-    let job: ExportJob;
-    if (what === 'balances') {
-      if (from === undefined || to === undefined)
-        throw new UsageError('the balance report needs --from DATE and --to DATE');
-      job = { kind: 'balances', from, to };
-    } else {
-      job = { kind: 'collections', ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+    let job;
+    try {
+      job = exportJob({ kind: what, from, to });
+    } catch (e) {
+      // The range's order was checked above: what is left is a balance report without both dates.
+      if (e instanceof ReportError) throw new UsageError('the balance report needs --from DATE and --to DATE');
+      throw e;
     }
     const db = openDataFolder(ctx.dataDir);
     const ac = new AbortController();
@@ -59,23 +60,23 @@ export const exportCommand: Command = {
     try {
       const settings = loadSettings(db);
       let shown = -1;
-      const r = await runExport({
-        dbFile: db.name,
+      const r = await exportReport(
+        { db, clock: systemClock, stalePendingAfterMs: () => settings.stalePendingAfterMs },
         job,
-        out: values.out,
-        bom: values.bom,
-        now: systemClock.now(),
-        stalePendingAfterMs: settings.stalePendingAfterMs,
-        signal: ac.signal,
-        onProgress: (p) => {
-          if (p.phase !== 'writing' || p.total === 0) return;
-          const pct = Math.floor((p.done * 100) / p.total);
-          if (pct >= shown + 10 || (pct === 100 && shown !== 100)) {
-            shown = pct;
-            ctx.io.stderr.write(`exporting: ${p.done} of ${p.total} rows (${pct}%)\n`);
-          }
+        values.out,
+        {
+          bom: values.bom,
+          signal: ac.signal,
+          onProgress: (p) => {
+            if (p.phase !== 'writing' || p.total === 0) return;
+            const pct = Math.floor((p.done * 100) / p.total);
+            if (pct >= shown + 10 || (pct === 100 && shown !== 100)) {
+              shown = pct;
+              ctx.io.stderr.write(`exporting: ${p.done} of ${p.total} rows (${pct}%)\n`);
+            }
+          },
         },
-      });
+      );
       for (const f of r.files) ctx.io.stdout.write(f + '\n');
       ctx.io.stderr.write(
         `${r.rows} ${what === 'balances' ? 'snapshot' : 'collection'} row${r.rows === 1 ? '' : 's'} written\n`,

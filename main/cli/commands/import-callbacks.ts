@@ -1,7 +1,8 @@
 // merchant-desk import-callbacks FILE: callbacks saved as JSON lines ({"headers": {...}, "body": ...}
 // per line) go through the same ingestion as the local receiver: signatures verified, idempotent,
 // unknown references kept as orphans. Prints a summary and one line per problem. Exit 1 when any
-// line was malformed or had a bad signature. Refused on a team profile (see run).
+// line was malformed or had a bad signature. Refused on a team profile (see run). The import's rules
+// are operations/import-callbacks.ts; this loads the keys the way the app does and prints the answer.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
@@ -10,7 +11,8 @@ import { dataPaths } from '../../settings/paths.js';
 import { loadSettings } from '../../settings/settings.js';
 import { loadConnection, verificationKeys, type VerificationKeys } from '../../settings/connection.js';
 import { MemorySecretStore, secretStoreFor } from '../../secrets/secret-store.js';
-import { importCallbacksJsonl } from '../../callbacks/import-jsonl.js';
+import { checkImport, importCallbacks, type ImportCallbacksDeps } from '../../operations/import-callbacks.js';
+import { DeskError } from '../../errors.shared.js';
 import type { SandboxInfo } from '../../../sandbox/index.js';
 import type { Db } from '../../store/sqlite/connection.js';
 import { systemClock } from '../../clock.js';
@@ -65,6 +67,17 @@ async function signatureKeys(db: Db, dataDir: string): Promise<{ keys: Verificat
   return { keys, notes };
 }
 
+/** The operation's refusals (a team profile, no key) as the CLI says usage problems: on stderr, exit 2. */
+async function asUsage<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof DeskError && (e.kind === 'forbidden' || e.kind === 'not_configured'))
+      throw new UsageError(e.message, { cause: e });
+    throw e;
+  }
+}
+
 export const importCallbacksCommand: Command = {
   name: 'import-callbacks',
   summary: 'import callbacks saved as JSON lines (verified, idempotent, orphans kept)',
@@ -88,15 +101,14 @@ export const importCallbacksCommand: Command = {
     }
     const db = openDataFolder(ctx.dataDir);
     try {
-      // A team desk's imports are recorded in the team database first, as the signed-in operator, so every
-      // desk sees them; this command has no sign-in, and a local-only copy would never reach the others.
-      if (loadSettings(db).profile === 'team')
-        throw new UsageError(
-          "this data folder uses the team profile: callbacks are imported in the app (Collections, Import callbacks) after signing in, so the import is recorded in the team database first; serve receives the team's callbacks",
-        );
-      const { keys, notes } = await signatureKeys(db, ctx.dataDir);
-      for (const n of notes) ctx.io.stderr.write(`merchant-desk: note: ${n}\n`);
-      const s = await importCallbacksJsonl(db, file, { keys, clock: systemClock });
+      // This command has no sign-in: on a team profile there is no session to record the import with.
+      const team: ImportCallbacksDeps['team'] = loadSettings(db).profile === 'team' ? 'not signed in' : null;
+      const s = await asUsage(async () => {
+        checkImport({ team });
+        const { keys, notes } = await signatureKeys(db, ctx.dataDir);
+        for (const n of notes) ctx.io.stderr.write(`merchant-desk: note: ${n}\n`);
+        return importCallbacks({ db, clock: systemClock, keys, team }, { file });
+      });
       if (values.json) {
         ctx.io.stdout.write(JSON.stringify(s) + '\n');
       } else {

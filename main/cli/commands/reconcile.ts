@@ -5,16 +5,9 @@ import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { openDataFolder } from '../../settings/data-folder.js';
 import { loadSettings } from '../../settings/settings.js';
 import { systemClock } from '../../clock.js';
-import {
-  getSummary,
-  listExceptions,
-  listOrphanCallbacks,
-  reconcileAllInWorker,
-  reconcileDue,
-  KIND_LABELS,
-  type ReconKind,
-} from '../../reconcile/index.js';
+import { getSummary, listExceptions, listOrphanCallbacks, KIND_LABELS, type ReconKind } from '../../reconcile/index.js';
 import { formatTable, grouped } from './balances.js';
+import { reconcileNow, recomputeAll } from '../../operations/reconcile.js';
 
 export const reconcileCommand: Command = {
   name: 'reconcile',
@@ -36,11 +29,10 @@ export const reconcileCommand: Command = {
     const db = openDataFolder(ctx.dataDir);
     try {
       const settings = loadSettings(db);
-      const opts = { now: systemClock.now(), stalePendingAfterMs: settings.stalePendingAfterMs };
+      const deps = { db, clock: systemClock, stalePendingAfterMs: () => settings.stalePendingAfterMs };
       if (values.full) {
         let shown = -1;
-        await reconcileAllInWorker(db.name, {
-          ...opts,
+        await recomputeAll(deps, {
           onProgress: (p) => {
             const pct = p.total ? Math.floor((p.done * 100) / p.total) : 100;
             if (!values.json && pct >= shown + 10) {
@@ -49,10 +41,8 @@ export const reconcileCommand: Command = {
             }
           },
         });
-      } else {
-        // Every stored event was reconciled as it was appended; only the passage of time is left.
-        reconcileDue(db, opts);
-      }
+      } else reconcileNow(deps);
+      const opts = { now: systemClock.now(), stalePendingAfterMs: settings.stalePendingAfterMs };
       const summary = getSummary(db, opts);
       const exceptions = listExceptions(db, { limit, sort: 'oldest' }, opts);
       const orphans = listOrphanCallbacks(db, { limit });

@@ -15,6 +15,7 @@ import {
   databaseUrl,
   defaultServeDataDir,
   parseListen,
+  positiveNumber,
   readSecret,
   refuseSecretsInArgv,
   type SecretSources,
@@ -38,6 +39,9 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
       'no-poll': { type: 'boolean', default: false },
       credentials: { type: 'string' },
       'trust-proxy': { type: 'string' },
+      'journal-days': { type: 'string' },
+      'restore-wait-seconds': { type: 'string' },
+      'record-check-seconds': { type: 'string' },
       ...TLS_OPTIONS,
     },
     strict: true,
@@ -92,6 +96,21 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
       };
     }
     const trust = values['trust-proxy'] ?? env[SETTINGS_ENV.trustProxy];
+    // The journal of acknowledged callbacks and the watch that puts back what the record lost (issue 29).
+    const number = (
+      flag: 'journal-days' | 'restore-wait-seconds' | 'record-check-seconds',
+      name: keyof typeof SETTINGS_ENV,
+      unit: string,
+      max: number,
+    ) => {
+      const given = values[flag];
+      const text = given ?? env[SETTINGS_ENV[name]];
+      const label = given !== undefined ? `--${flag}` : `--${flag} (${SETTINGS_ENV[name]})`;
+      return text === undefined || text === '' ? undefined : positiveNumber(text, label, unit, max);
+    };
+    const journalDays = number('journal-days', 'journalDays', 'days', 3_650);
+    const restoreWait = number('restore-wait-seconds', 'restoreWaitSeconds', 'seconds', 86_400);
+    const recordCheck = number('record-check-seconds', 'recordCheckSeconds', 'seconds', 3_600);
     options = {
       databaseUrl: dbUrl,
       tls,
@@ -101,6 +120,9 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
       poll,
       // The global --data-dir names serve's folder when given; the app's default folder is not serve's.
       dataDir: ctx.dataDir === defaultDataDir(env) ? defaultServeDataDir(env) : ctx.dataDir,
+      ...(journalDays !== undefined ? { journalDays } : {}),
+      ...(restoreWait !== undefined ? { restoreAfterMs: Math.round(restoreWait * 1000) } : {}),
+      ...(recordCheck !== undefined ? { recordCheckEveryMs: Math.round(recordCheck * 1000) } : {}),
       ...(trust
         ? {
             trustProxy: trust

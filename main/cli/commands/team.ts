@@ -10,15 +10,14 @@ import type pg from 'pg';
 import { parseCommandArgs, UsageError, type CliContext, type Command } from '../command.js';
 import { promptHidden } from './connect.js';
 import { migrate } from '../../team/migrate.js';
+import { listOperators, type Operator } from '../../team/operators.js';
 import {
   addOperator,
   disableOperator,
   enableOperator,
-  listOperators,
   setOperatorPassword,
   setOperatorRole,
-  type Operator,
-} from '../../team/operators.js';
+} from '../../operations/operators.js';
 import { openTeamPool } from '../../team/pool.js';
 import { probe } from '../../store/pg/connection.js';
 import { selectOperatorStanding } from '../../store/pg/operators.js';
@@ -339,7 +338,7 @@ async function runInit(args: string[], ctx: CliContext): Promise<number> {
       (values.sslmode ? ` --sslmode ${values.sslmode}` : '') +
       (values['ssl-ca'] ? ` --ssl-ca ${values['ssl-ca']}` : '');
     try {
-      await addOperator(pool, { login: admin, role: 'admin', password, displayName });
+      await addOperator({ pool }, { login: admin, role: 'admin', password, displayName });
     } catch (e) {
       throw withFlagNames(e, '--admin');
     }
@@ -402,26 +401,26 @@ async function runOperators(action: OperatorAction, args: string[], ctx: CliCont
           // Sign-in is checked before the new password is asked for, so a typo costs one prompt.
           await checkSignIn(pool, me);
           const password = await passwords.newPassword(login);
-          await addOperator(pool, { login, role: role!, password, displayName: displayName! });
+          await addOperator({ pool }, { login, role: role!, password, displayName: displayName! });
           out(`added ${login} (${displayName}) as ${role}`);
           break;
         }
         case 'disable':
-          await disableOperator(pool, login);
+          await disableOperator({ pool }, login);
           out(`disabled ${login}: they cannot sign in, and their open sessions were ended`);
           break;
         case 'enable':
-          await enableOperator(pool, login);
+          await enableOperator({ pool }, login);
           out(`enabled ${login}: they can sign in again`);
           break;
         case 'role':
-          await setOperatorRole(pool, login, role!);
-          out(`${login} is now ${role} (from their next transaction)`);
+          await setOperatorRole({ pool }, login, role!);
+          out(`${login} is now ${role} (their desk follows within seconds)`);
           break;
         case 'password': {
           await checkSignIn(pool, me);
           const password = await passwords.newPassword(login);
-          await setOperatorPassword(pool, login, password);
+          await setOperatorPassword({ pool }, login, password);
           out(`set a new password for ${login}`);
           break;
         }

@@ -1,11 +1,13 @@
 // Payment option limits for card charges: which active card option serves a currency, its min/max and
 // daily limit with today's collected total (for the form's checks), and the options() view of them.
+// Today's total is this desk's copy's on a solo desk, and the team's, read from the team record, on a
+// team desk (its copy may be behind; the team database refuses an intent past the limit anyway).
 import type { ReadDb } from '../../store/sqlite/connection.js';
 import { cachedCardOption, cardOptionCurrencies } from '../../store/sqlite/read/card-options.js';
 import type { Clock } from '../../clock.js';
 import type { PaymentOption } from '../../service/types.js';
 import { currencyExponent, isKnownCurrency } from '../../money/index.js';
-import { collectedToday } from '../query.js';
+import { collectedToday, startOfDay } from '../query.js';
 import type { AmountLimits } from '../card-input.shared.js';
 import type { ChargeServiceDeps } from './types.js';
 
@@ -25,9 +27,11 @@ export interface OptionLimits {
   /** The active card option of a currency, or null when there is none. */
   option(currency: string): Promise<PaymentOption | null>;
   /** The form's amount limits under an option; null when there is no option (or the currency is unknown). */
-  limitsFor(option: PaymentOption | null, currency: string): AmountLimits | null;
+  limitsFor(option: PaymentOption | null, currency: string): Promise<AmountLimits | null>;
   /** Every active card option with today's collected total. */
   options(): Promise<CardOptionView[]>;
+  /** Today's collected total of a currency that counts against the daily limit. */
+  collectedToday(currency: string): Promise<number>;
 }
 
 /** The cached card option of a currency (payment_options), or null. A broken cache reads as none. */
@@ -42,8 +46,18 @@ function readOption(db: ReadDb, currency: string): PaymentOption | null {
 export function createOptionLimits(
   db: ReadDb,
   clock: Clock,
-  deps: Pick<ChargeServiceDeps, 'getClient' | 'getCardOption'>,
+  deps: Pick<ChargeServiceDeps, 'getClient' | 'getCardOption' | 'team'>,
 ): OptionLimits {
+  /** The team's total when this is a team desk and the team database answers, else this copy's. */
+  async function collected(currency: string, now: number): Promise<number> {
+    const team = deps.team?.() ?? null;
+    if (team) {
+      const total = await team.collectedSince(currency, startOfDay(now));
+      if (total !== null) return total;
+    }
+    return collectedToday(db, currency, now);
+  }
+
   /** One active card option per currency: from the cache, else (nothing cached yet) from the service. */
   async function cardOptions(): Promise<PaymentOption[]> {
     let opts: PaymentOption[];
@@ -71,35 +85,35 @@ export function createOptionLimits(
       if (deps.getCardOption) return deps.getCardOption(currency);
       return readOption(db, currency) ?? (await cardOptions()).find((o) => o.currency === currency) ?? null;
     },
-    limitsFor(o, currency) {
+    async limitsFor(o, currency) {
       if (!o || !isKnownCurrency(currency)) return null;
       return {
         minMinor: o.minMinor,
         maxMinor: o.maxMinor,
         maxDailyMinor: o.maxDailyMinor,
-        collectedTodayMinor: collectedToday(db, currency, clock.now()),
+        collectedTodayMinor: await collected(currency, clock.now()),
         exponent: currencyExponent(currency),
       };
     },
+    collectedToday: (currency) => collected(currency, clock.now()),
     async options() {
-      const opts = await cardOptions();
+      const opts = (await cardOptions()).filter((o) => isKnownCurrency(o.currency));
       const now = clock.now();
-      return opts
-        .filter((o) => isKnownCurrency(o.currency))
-        .map((o) => {
-          const collected = collectedToday(db, o.currency, now);
-          return {
-            providerCode: o.providerCode,
-            providerName: o.providerName,
-            currency: o.currency,
-            exponent: currencyExponent(o.currency),
-            minMinor: o.minMinor,
-            maxMinor: o.maxMinor,
-            maxDailyMinor: o.maxDailyMinor,
-            collectedTodayMinor: collected,
-            remainingTodayMinor: Math.max(0, o.maxDailyMinor - collected),
-          };
-        });
+      const totals = await Promise.all(opts.map((o) => collected(o.currency, now)));
+      return opts.map((o, i) => {
+        const total = totals[i]!;
+        return {
+          providerCode: o.providerCode,
+          providerName: o.providerName,
+          currency: o.currency,
+          exponent: currencyExponent(o.currency),
+          minMinor: o.minMinor,
+          maxMinor: o.maxMinor,
+          maxDailyMinor: o.maxDailyMinor,
+          collectedTodayMinor: total,
+          remainingTodayMinor: Math.max(0, o.maxDailyMinor - total),
+        };
+      });
     },
   };
 }

@@ -1,9 +1,11 @@
-// The repeat-charge guard: the same card, amount and currency charged again within a few minutes needs
-// the agent's confirmation. The card is known only by a keyed hash (key random per process, in memory
-// only), and a charge waiting for confirmation is held as its PreparedCharge: the cipher, never the card.
+// The repeat-charge guard of a solo desk: the same card, amount and currency charged again within a few
+// minutes needs the agent's confirmation. The card is known only by a keyed hash (fingerprint.ts; key
+// random per process, in memory only), and a charge waiting for confirmation is held as its
+// PreparedCharge: the cipher, never the card. A team desk asks the team database instead (team
+// migration 12) and holds here only the charges waiting for confirmation.
 import crypto from 'node:crypto';
 import type { Clock } from '../../clock.js';
-import { digitsOnly } from '../card-input.shared.js';
+import { cardFingerprint } from './fingerprint.js';
 import type { PreparedCharge } from './types.js';
 
 const REPEAT_WINDOW_MS = 5 * 60_000;
@@ -19,7 +21,7 @@ export interface RepeatGuard {
   release(key: string): void;
   /** Holds a repeat charge for confirmation; its token, valid for a couple of minutes. */
   hold(charge: PreparedCharge): { token: string; expires: number };
-  /** The held charge of a token (and counts it as charged now); null when unknown or expired. */
+  /** The held charge of a token (and counts it as charged now, solo); null when unknown or expired. */
   take(token: string): PreparedCharge | null;
   /** Forgets a held charge. */
   cancel(token: string): void;
@@ -38,13 +40,8 @@ export function createRepeatGuard(clock: Clock, windowMs = REPEAT_WINDOW_MS): Re
   const recent = new Map<string, number>();
   const held = new Map<string, Held>();
 
-  function keyFor(cardNumber: string, amountMinor: number, currency: string): string {
-    return crypto
-      .createHmac('sha256', guardKey)
-      .update(digitsOnly(cardNumber))
-      .update(`|${amountMinor}|${currency}`)
-      .digest('hex');
-  }
+  const keyFor = (cardNumber: string, amountMinor: number, currency: string): string =>
+    cardFingerprint(guardKey, cardNumber, amountMinor, currency).toString('hex');
 
   function cancel(token: string): void {
     const h = held.get(token);
@@ -77,7 +74,7 @@ export function createRepeatGuard(clock: Clock, windowMs = REPEAT_WINDOW_MS): Re
       const h = held.get(token);
       cancel(token);
       if (!h || h.expires <= clock.now()) return null;
-      recent.set(h.charge.guardKey, clock.now());
+      if (h.charge.guardKey) recent.set(h.charge.guardKey, clock.now());
       return h.charge;
     },
     cancel,

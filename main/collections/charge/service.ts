@@ -1,9 +1,14 @@
 // Charging a card: check the form once (card-input.shared.ts parseCharge), save the intent BEFORE sending, encrypt, initialize, record what the
 // service answered, open the payment window, capture the redirect. Each step has its own file in
 // ./charge/; this one composes them and holds the per-service state (repeat guard, event writer).
+// The rules of a user's operation around these steps (a team desk's team-first write, claim, actor and
+// refusal texts) are main/operations/charge.ts's.
 //
 // Card data lives only in the request object and the card object built from it; both have their
 // fields overwritten as soon as the cipher is built. Only brand and last four digits are stored.
+//
+// Each call follows its own collection only: its onProgress hears the reference once the intent is
+// saved and every status of that collection after, never another desk's or another call's.
 import type { ServiceClient } from '../../service/types.js';
 import { displayMinor } from '../../money/index.js';
 import { getCollection } from '../query.js';
@@ -20,30 +25,69 @@ import {
 import { cipherFor, wipeCard } from './card-data.js';
 import { createOptionLimits, type CardOptionView } from './option-limits.js';
 import { createRepeatGuard } from './repeat-guard.js';
+import { cardFingerprint } from './fingerprint.js';
 import { intentOf, newMerchantReference, saveIntent, sendInitialize } from './initialize.js';
 import { chargeEvents } from './record.js';
 import { followPaymentPage } from './payment-page.js';
 import { handleRedirect } from './redirect.js';
-import type { ChargeContext, ChargeResult, ChargeServiceDeps, PreparedCharge, RedirectResult } from './types.js';
+import { startOfDay } from '../query.js';
+import type {
+  ChargeCallOptions,
+  ChargeContext,
+  ChargeProgress,
+  ChargeResult,
+  ChargeServiceDeps,
+  PreparedCharge,
+  RedirectResult,
+} from './types.js';
 
-export type { ChargeLogger, ChargeOutcome, ChargeResult, ChargeServiceDeps, RedirectResult } from './types.js';
+export type {
+  ChargeCallOptions,
+  ChargeLogger,
+  ChargeOutcome,
+  ChargeProgress,
+  ChargeResult,
+  ChargeServiceDeps,
+  RedirectResult,
+} from './types.js';
 export type { CardOptionView } from './option-limits.js';
 
 export interface ChargeService {
   /** Validates, saves the intent, sends. The card fields of `form` are overwritten before this returns. */
-  charge(form: CardForm, opts?: { signal?: AbortSignal }): Promise<ChargeResult>;
+  charge(form: CardForm, opts?: ChargeCallOptions): Promise<ChargeResult>;
   /** Goes ahead with a charge that needed confirmation (same card and amount within minutes). */
-  confirmRepeat(token: string, opts?: { signal?: AbortSignal }): Promise<ChargeResult>;
+  confirmRepeat(token: string, opts?: ChargeCallOptions): Promise<ChargeResult>;
   /** Forgets a charge that needed confirmation (its card data is overwritten). */
   cancelRepeat(token: string): void;
   /** Re-sends an UNKNOWN collection with the SAME merchant_reference; the card must be typed again. */
-  resend(reference: string, card: CardFields, opts?: { signal?: AbortSignal }): Promise<ChargeResult>;
+  resend(reference: string, card: CardFields, opts?: ChargeCallOptions): Promise<ChargeResult>;
   /** A redirect URL captured by the payment window. */
   handleRedirect(url: string): Promise<RedirectResult>;
-  /** Limits for the form: per active card option, with today's collected total. */
+  /** Limits for the form: per active card option, with today's collected total (a team desk: the team's). */
   options(): Promise<CardOptionView[]>;
+  /** Today's collected total of a currency that counts against the daily limit (a team desk: the team's). */
+  collectedToday(currency: string): Promise<number>;
   /** Stops timers and overwrites held card data. */
   dispose(): void;
+}
+
+/** "14:03:07": a time of today in the desk's own clock, for a question the person answers now. */
+function clockTime(ms: number): string {
+  const d = new Date(ms);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+/** A context whose emit also tells this call's progress (its own collection only). */
+function following(ctx: ChargeContext, onProgress: ((p: ChargeProgress) => void) | undefined): ChargeContext {
+  if (!onProgress) return ctx;
+  return {
+    ...ctx,
+    emit(id) {
+      const c = ctx.emit(id);
+      if (c) onProgress({ reference: c.merchantReference, status: c.status });
+      return c;
+    },
+  };
 }
 
 export function createChargeService(deps: ChargeServiceDeps): ChargeService {
@@ -86,35 +130,56 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     return { client, pem };
   }
 
+  /** Holds a charge for the agent's answer to "Charge this card again?". */
+  function askFirst(p: PreparedCharge, message: string): ChargeResult {
+    const { token } = guard.hold(p);
+    return { collection: null, outcome: { kind: 'needs_confirmation', token, message } };
+  }
+
   /**
    * Saves the intent, then sends initialize and follows the payment window. On a team profile the intent
-   * is committed in the team database first: a reference taken by another desk, a login that may not
-   * charge, or an unreachable database stops the charge here, before anything is saved or sent.
+   * is committed in the team database first, once its guards let it through: a reference taken by another
+   * desk, a login that may not charge, the team's daily limit or an unreachable database stops the charge
+   * here, before anything is saved or sent; the same card and amount charged at any desk within minutes
+   * asks the agent first (unless this is the confirmed repeat).
    */
-  async function submit(p: PreparedCharge, client: ServiceClient, signal?: AbortSignal): Promise<ChargeResult> {
-    const reference = (deps.newReference ?? newMerchantReference)(clock.now());
+  async function submit(
+    p: PreparedCharge,
+    client: ServiceClient,
+    opts: ChargeCallOptions & { confirmedRepeat: boolean },
+  ): Promise<ChargeResult> {
+    const now = clock.now();
+    const reference = (deps.newReference ?? newMerchantReference)(now);
     const team = deps.team?.() ?? null;
     const intent = intentOf(ctx, p, reference);
     if (team) {
-      try {
-        await team.recordIntent(intent);
-      } catch (e) {
-        guard.release(p.guardKey); // nothing was saved or sent
-        throw e;
-      }
+      const recorded = await team.recordIntent(intent, {
+        fingerprint: p.fingerprint,
+        confirmedRepeat: opts.confirmedRepeat,
+        dayStart: startOfDay(now),
+        maxDailyMinor: p.maxDailyMinor,
+      });
+      if (recorded.kind === 'repeat')
+        return askFirst(
+          p,
+          `This card was charged ${displayMinor(p.amountMinor, p.currency)} by ${recorded.chargedBy} at ${clockTime(recorded.chargedAt)}. Charge it again?`,
+        );
     }
     const id = saveIntent(ctx, intent);
-    const sent = await sendInitialize(ctx, id, reference, client, p.cipher, false);
-    const outcome = await followPaymentPage(ctx, id, sent, signal);
+    const call = following(ctx, opts.onProgress);
+    // The card is on its way now: whoever follows this call knows its reference from here on.
+    opts.onProgress?.({ reference, status: 'INTENT' });
+    const sent = await sendInitialize(call, id, reference, client, p.cipher, false);
+    const outcome = await followPaymentPage(call, id, sent, opts.signal);
     return { collection: getCollection(db, id)?.collection ?? null, outcome };
   }
 
-  async function charge(form: CardForm, signal?: AbortSignal): Promise<ChargeResult> {
+  async function charge(form: CardForm, opts: ChargeCallOptions): Promise<ChargeResult> {
     let card: CardFields | undefined; // the parsed copy of the card: wiped too
     try {
       const currency = typeof form.currency === 'string' ? form.currency.trim().toUpperCase() : '';
       const opt = await limits.option(currency);
-      const parsed = parseCharge(form, { now: clock.now(), limits: limits.limitsFor(opt, currency) });
+      const parsed = parseCharge(form, { now: clock.now(), limits: await limits.limitsFor(opt, currency) });
       if (!parsed.ok) throw fieldErrors(parsed.errors);
       const f = parsed.value;
       card = f.card;
@@ -122,15 +187,22 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       if (!opt) throw fieldErrors({ currency: `no active card option for ${currency}` });
       const { amountMinor } = f;
 
-      const claim = guard.claim(f.card.number, amountMinor, f.currency);
+      // A solo desk remembers recent cards itself; a team desk's team database decides (submit).
+      const team = deps.team?.() ?? null;
+      const claim = team ? null : guard.claim(f.card.number, amountMinor, f.currency);
       let cipher: string;
       let client: ServiceClient;
+      let fingerprint: Buffer | null = null;
       try {
         const k = await keys();
         client = k.client;
+        if (team) {
+          const key = await deps.getFingerprintKey?.();
+          fingerprint = key ? cardFingerprint(key, f.card.number, amountMinor, f.currency) : null;
+        }
         cipher = cipherFor(f.card, k.pem);
       } catch (e) {
-        if (!claim.repeat) guard.release(claim.key); // nothing was saved or sent
+        if (claim && !claim.repeat) guard.release(claim.key); // nothing was saved or sent
         throw e;
       }
       const prepared: PreparedCharge = {
@@ -145,42 +217,34 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         brand: detectBrand(f.card.number),
         last4: last4(f.card.number),
         cipher,
-        guardKey: claim.key,
+        guardKey: claim?.key ?? null,
+        fingerprint,
+        maxDailyMinor: opt.maxDailyMinor,
       };
       wipeCard(f.card);
       wipeCard(form.card);
 
-      if (claim.repeat) {
-        const { token } = guard.hold(prepared);
-        return {
-          collection: null,
-          outcome: {
-            kind: 'needs_confirmation',
-            token,
-            message: `This card was charged ${displayMinor(amountMinor, f.currency)} a few minutes ago. Charge it again?`,
-          },
-        };
-      }
-      return await submit(prepared, client, signal);
+      if (claim?.repeat)
+        return askFirst(
+          prepared,
+          `This card was charged ${displayMinor(amountMinor, f.currency)} a few minutes ago. Charge it again?`,
+        );
+      return await submit(prepared, client, { ...opts, confirmedRepeat: false });
     } finally {
       wipeCard(card);
       if (form) wipeCard(form.card);
     }
   }
 
-  async function confirmRepeat(token: string, opts: { signal?: AbortSignal } = {}): Promise<ChargeResult> {
+  async function confirmRepeat(token: string, opts: ChargeCallOptions = {}): Promise<ChargeResult> {
     const held = guard.take(token);
     if (!held) throw new PaymentError('expired', 'This confirmation has expired; type the card again.', 'token');
     const { client } = await keys();
     // A new intent under a new reference (submit): on a team desk creating it is the claim, so no other.
-    return submit(held, client, opts.signal);
+    return submit(held, client, { ...opts, confirmedRepeat: true });
   }
 
-  async function resend(
-    reference: string,
-    card: CardFields,
-    opts: { signal?: AbortSignal } = {},
-  ): Promise<ChargeResult> {
+  async function resend(reference: string, card: CardFields, opts: ChargeCallOptions = {}): Promise<ChargeResult> {
     let valid: ValidCard | undefined; // the parsed copy of the card: wiped too, whatever happens
     try {
       const found = getCollection(db, reference);
@@ -209,8 +273,10 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       wipeCard(valid);
       wipeCard(card);
       deps.logger?.info({ reference }, 'card charge: re-sending initialize with the same reference');
-      const sent = await sendInitialize(ctx, c.id, reference, client, cipher, true);
-      const outcome = await followPaymentPage(ctx, c.id, sent, opts.signal);
+      opts.onProgress?.({ reference, status: c.status });
+      const call = following(ctx, opts.onProgress);
+      const sent = await sendInitialize(call, c.id, reference, client, cipher, true);
+      const outcome = await followPaymentPage(call, c.id, sent, opts.signal);
       return { collection: getCollection(db, c.id)?.collection ?? null, outcome };
     } finally {
       wipeCard(valid);
@@ -219,12 +285,13 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
   }
 
   return {
-    charge: (form, opts = {}) => charge(form, opts.signal),
+    charge: (form, opts = {}) => charge(form, opts),
     confirmRepeat,
     cancelRepeat: (token) => guard.cancel(token),
     resend,
     handleRedirect: (url) => handleRedirect(ctx, url),
     options: () => limits.options(),
+    collectedToday: (currency) => limits.collectedToday(currency),
     dispose() {
       guard.dispose();
       ctx.events.dispose();

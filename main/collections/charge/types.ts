@@ -30,6 +30,11 @@ export interface ChargeServiceDeps {
   logger?: ChargeLogger;
   /** Called whenever a collection changes during a charge (PENDING, window closed, redirect). */
   onUpdate?: (collection: CollectionRow) => void;
+  /**
+   * A team desk's key for the card fingerprint the team's repeat-charge question compares
+   * (fingerprint.ts teamFingerprintKey); null when it cannot be made (no secret key).
+   */
+  getFingerprintKey?: () => MaybePromise<Buffer | null>;
   /** Repeat-charge window; default 5 minutes. */
   repeatWindowMs?: number;
   /** A team profile's shared record (null or absent on a solo profile): see TeamChargeSeam. */
@@ -45,8 +50,18 @@ export interface ChargeServiceDeps {
  * written for the person at the desk.
  */
 export interface TeamChargeSeam {
-  /** Commits the intent team-wide; throws when the reference is taken, the login may not charge, or offline. */
-  recordIntent(intent: CollectionIntent): Promise<void>;
+  /**
+   * Commits the intent team-wide, once the team database's guards let it through; throws when the
+   * reference is taken, the login may not charge, the amount would pass the team's daily limit, or the
+   * database is offline. The same card and amount charged within minutes at any desk, not confirmed:
+   * nothing is recorded, and the answer says who charged it and when.
+   */
+  recordIntent(intent: CollectionIntent, guards: TeamIntentGuards): Promise<TeamIntentRecorded>;
+  /**
+   * The team's total (minor units) of `currency` since `dayStart` that counts against the daily limit
+   * (every desk's intents that have not failed); null when the team database cannot say now.
+   */
+  collectedSince(currency: string, dayStart: number): Promise<number | null>;
   /**
    * Before anything is sent for an EXISTING intent (a re-send of an UNKNOWN payment): the team database
    * grants this login a claim on it (team/claims.ts), or this throws a PaymentError saying who holds it
@@ -56,6 +71,36 @@ export interface TeamChargeSeam {
   claim(reference: string): Promise<void>;
   /** An event was stored with its outbox row: the push may send it now (it would find it anyway). */
   outboxAdded(): void;
+}
+
+/** What the team database judges a new intent by (team migration 12). */
+export interface TeamIntentGuards {
+  /** The card, amount and currency under the team's key (fingerprint.ts); null: no repeat question. */
+  fingerprint: Buffer | null;
+  /** The person was asked "Charge this card again?" and said yes. */
+  confirmedRepeat: boolean;
+  /** The start of the desk's day and the option's max_daily_amount. */
+  dayStart: number;
+  maxDailyMinor: number;
+}
+
+export type TeamIntentRecorded =
+  | { kind: 'recorded' }
+  /** The same card and amount were charged by `chargedBy` at `chargedAt`: the person is asked first. */
+  | { kind: 'repeat'; chargedBy: string; chargedAt: number };
+
+/** How one charge, confirmation or re-send moves, from the moment its intent is saved (its own collection only). */
+export interface ChargeProgress {
+  reference: string;
+  /** The collection's status now: INTENT (about to be sent), PENDING, UNKNOWN, REJECTED, a final one. */
+  status: string;
+}
+
+/** Options of one charge, confirmation or re-send. */
+export interface ChargeCallOptions {
+  signal?: AbortSignal;
+  /** Told every move of this call's own collection (and of no other). */
+  onProgress?: (p: ChargeProgress) => void;
 }
 
 export type ChargeOutcome =
@@ -92,7 +137,12 @@ export interface PreparedCharge {
   brand: string;
   last4: string;
   cipher: string;
-  guardKey: string;
+  /** Solo: the in-memory guard's key of this card and amount; null on a team desk (the database decides). */
+  guardKey: string | null;
+  /** Team: the card's keyed fingerprint (fingerprint.ts), never the card; null on a solo desk. */
+  fingerprint: Buffer | null;
+  /** The option's daily limit, which the team database checks the team's total against. */
+  maxDailyMinor: number;
 }
 
 /** What every step of a charge shares: the database, the clock, the event writer and the live settings. */

@@ -47,7 +47,17 @@ export const collectionsGetRequest = z
     path: ['reference'],
   });
 
-const resendRequest = z.object({ reference: z.string().trim().min(8).max(100), card: cardFormSchema.shape.card });
+/**
+ * The window's id for one operation (a charge, its confirmed repeat, a re-send): what main tells it about
+ * that operation (payments.progress) carries it, so a screen follows its own payment and no other.
+ */
+const operationId = z.string().regex(/^[0-9a-f]{32}$/, 'operationId must be 32 hexadecimal digits');
+const chargeRequest = cardFormSchema.extend({ operationId: operationId.optional() });
+const resendRequest = z.object({
+  reference: z.string().trim().min(8).max(100),
+  card: cardFormSchema.shape.card,
+  operationId: operationId.optional(),
+});
 /**
  * Which callbacks file: `name`, a file in <data folder>/imports; `content`, the text of a file the person
  * picked in the window; neither, the shell's open dialog (Electron). Never a path.
@@ -75,14 +85,18 @@ export interface ImportFolder {
   files: { name: string; bytes: number; modifiedAt: number }[];
 }
 const token = z.object({ token: z.string().regex(/^[0-9a-f]{32}$/, 'token is not valid') });
+const confirmRequest = token.extend({ operationId: operationId.optional() });
 
 export const collectionsChannels = {
   /** Active card options with min, max, daily limit and today's collected total. */
   'payments.options': channel<typeof noRequest, CardOptionView[]>(noRequest),
-  /** The form, card included (once). Field errors come back as {kind: 'validation', fields}. */
-  'payments.charge': channel<typeof cardFormSchema, ChargeResponse>(cardFormSchema),
+  /**
+   * The form, card included (once), and the window's operation id. Field errors come back as
+   * {kind: 'validation', fields}.
+   */
+  'payments.charge': channel<typeof chargeRequest, ChargeResponse>(chargeRequest),
   /** Go ahead with a charge that answered needs_confirmation (same card and amount within minutes). */
-  'payments.confirmRepeat': channel<typeof token, ChargeResponse>(token),
+  'payments.confirmRepeat': channel<typeof confirmRequest, ChargeResponse>(confirmRequest),
   'payments.cancelRepeat': channel<typeof token, null>(token),
   /** Re-send an UNKNOWN payment with the SAME reference; the agent types the same card again. */
   'payments.resend': channel<typeof resendRequest, ChargeResponse>(resendRequest),
@@ -109,4 +123,10 @@ export type collectionsEvents = {
    * its newest status; `many`: more changed than it lists, so a screen re-reads what it shows once.
    */
   'collections.updated': { changed: { id: number; reference: string; status: string }[]; many: boolean };
+  /**
+   * The window's own operation moved (operations/charge.ts): from the moment its intent is recorded
+   * (status INTENT: the card is on its way to the service), its reference and every status after. Only
+   * ever about the collection that operation created or re-sent.
+   */
+  'payments.progress': { operationId: string; reference: string; status: string };
 };

@@ -9,7 +9,7 @@ import { collectionsChannels, type collectionsEvents } from './collections.js';
 import { reconcileChannels, type reconcileEvents } from './reconcile.js';
 import { reportsChannels, type reportsEvents } from './reports.js';
 import { lockChannels, type lockEvents } from './lock.js';
-import { teamChannels } from './team.js';
+import { teamChannels, type teamEvents } from './team.js';
 
 export const channels = {
   ...appChannels,
@@ -31,7 +31,8 @@ export type DeskEvents = appEvents &
   collectionsEvents &
   reconcileEvents &
   reportsEvents &
-  lockEvents;
+  lockEvents &
+  teamEvents;
 
 export type Channels = typeof channels;
 export type ChannelName = keyof Channels;

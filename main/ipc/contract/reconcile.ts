@@ -7,6 +7,7 @@ import { EXCEPTION_KINDS } from '../../reconcile/types.shared.js';
 import type {
   AuditEvent,
   ExceptionDetail,
+  ResolutionShown,
   ExceptionRow,
   MovementResult,
   OrphanRow,
@@ -16,7 +17,7 @@ import type {
 import type { SecurityLogView } from '../../callbacks/security-log-types.shared.js';
 
 export type { SecurityLogView };
-export type { AuditEvent, ExceptionDetail, ExceptionRow, MovementResult, OrphanRow, ReconcileSummary };
+export type { AuditEvent, ExceptionDetail, ExceptionRow, MovementResult, OrphanRow, ReconcileSummary, ResolutionShown };
 
 const ms = z.number().int().nonnegative();
 const page = {
@@ -78,7 +79,12 @@ const byId = z.object({ collectionId: z.number().int().positive() });
 /** The renderer names its run so it can cancel that run (and only that one). */
 export const reconcileRunRequest = z.object({ runId: z.string().trim().min(1).max(64) });
 const securityLogRequest = z.object({ from: ms.optional(), limit: z.number().int().min(1).max(1000).optional() });
-const orphansRequest = z.object({ includeResolved: z.boolean().optional(), ...page });
+const orphansRequest = z.object({
+  includeResolved: z.boolean().optional(),
+  /** Only this orphan (its event id), resolved or not: an open panel reads the one it shows. */
+  eventId: z.number().int().positive().optional(),
+  ...page,
+});
 
 export const reconcileChannels = {
   /** Brings results up to date (cheap) and counts: by outcome, open exceptions by kind, orphans. */
@@ -114,4 +120,9 @@ export const reconcileChannels = {
 
 export type reconcileEvents = {
   'reconcile.progress': { done: number; total: number };
+  /**
+   * Orphan callbacks (or their resolutions) were stored behind the screens (a pulled batch of the team
+   * record): the screens listing orphans or counting them read them again. `stored` is how many.
+   */
+  'orphans.updated': { stored: number };
 };

@@ -37,6 +37,12 @@ const password = z
   .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
   .max(1024, 'is too long');
 
+/** Pushed when the team database announces a change to an operator: an open operator list re-reads. */
+export type teamEvents = {
+  /** `login` whose row changed; null: one or more changes, re-read the list. */
+  'team.operatorsChanged': { login: string | null };
+};
+
 const loginRequest = z.object({ login });
 const addRequest = z.object({ login, role, displayName, password });
 const setRoleRequest = z.object({ login, role });

@@ -1,17 +1,24 @@
-// Payments and collections handlers. The charge request carries the card: it is passed to the charge
-// service (which overwrites its fields) and is never logged here; dispatch logs no requests. The charge
-// service and the verification keys are the active workspace's (main/app/workspace.ts).
+// Payments and collections handlers. The payment handlers are adapters over the payment operations
+// (main/operations/charge.ts). The charge request carries the card: it is passed to the charge service
+// (which overwrites its fields) and is never logged here; dispatch logs no requests. The charge service
+// and the verification keys are the active workspace's (main/app/workspace.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import type { Core } from '../../app/core.js';
 import type { collectionsChannels } from '../contract/collections.js';
 import type { HandlersFor } from './types.js';
 import { getCollection, listCollections } from '../../collections/query.js';
 import { PaymentError } from '../../collections/errors.js';
-import { eventsOfImport, importCallbacksJsonl, importCallbacksText } from '../../callbacks/import-jsonl.js';
+import { checkImport, importCallbacks, type ImportCallbacksDeps } from '../../operations/import-callbacks.js';
 import { dataPaths } from '../../settings/paths.js';
 import { isPlainFileName } from '../contract/file-name.js';
+import {
+  cancelRepeatCharge,
+  chargeCard,
+  confirmRepeatCharge,
+  resendPayment,
+  type ChargeOperationDeps,
+} from '../../operations/charge.js';
 
 /** Where callbacks files are saved for import when the shell has no open dialog (made on first use). */
 export function importsDir(core: Pick<Core, 'dataDir'>): string {
@@ -42,17 +49,19 @@ function importFileIn(dir: string, name: string): string {
 }
 
 export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsChannels> => {
-  // The active profile's charge service, read per call (a profile switch replaces it).
-  const charges = () => core.charges();
+  // The payment operations (operations/charge.ts) on the active profile's charge service, read per call
+  // (a profile switch replaces it); what they tell the window goes out as payments.progress.
+  const payments = (): ChargeOperationDeps => ({
+    service: core.charges(),
+    progress: (p) => core.events.emit('payment.progress', p),
+  });
   return {
-    'payments.options': () => charges().options(),
-    'payments.charge': (form, ctx) => charges().charge(form, ctx.signal ? { signal: ctx.signal } : {}),
-    'payments.confirmRepeat': (r, ctx) => charges().confirmRepeat(r.token, ctx.signal ? { signal: ctx.signal } : {}),
-    'payments.cancelRepeat': (r) => {
-      charges().cancelRepeat(r.token);
-      return null;
-    },
-    'payments.resend': (r, ctx) => charges().resend(r.reference, r.card, ctx.signal ? { signal: ctx.signal } : {}),
+    'payments.options': () => core.charges().options(),
+    'payments.charge': ({ operationId, ...form }, ctx) =>
+      chargeCard(payments(), { operationId, form }, { signal: ctx.signal }),
+    'payments.confirmRepeat': (r, ctx) => confirmRepeatCharge(payments(), r, { signal: ctx.signal }),
+    'payments.cancelRepeat': (r) => cancelRepeatCharge(payments(), r),
+    'payments.resend': (r, ctx) => resendPayment(payments(), r, { signal: ctx.signal }),
     'collections.list': (q) => listCollections(core.db, q),
     'collections.get': (q) => {
       const got = getCollection(core.db, q.id ?? q.reference!);
@@ -69,14 +78,16 @@ export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsC
       folder: importsDir(core),
       files: listImportFiles(importsDir(core)),
     }),
+    // The import's rules are operations/import-callbacks.ts: this chooses the file and names what it needs.
     'callbacks.import': async (r, ctx) => {
-      const k = core.verificationKeys();
-      if (!k.signingKey && !k.servicePublicKey) {
-        throw new PaymentError(
-          'not_configured',
-          'Neither the signing key nor the service public key is set, so no callback could be verified. Set them in Settings.',
-        );
-      }
+      const deps: ImportCallbacksDeps = {
+        db: core.db,
+        clock: core.clock,
+        keys: core.verificationKeys(),
+        team:
+          core.settings().profile === 'team' ? { recordFirst: (evs, what) => core.recordTeamFirst(evs, what) } : null,
+      };
+      checkImport(deps); // before a dialog asks for a file
       // Which file: one of the imports folder by plain name, or the shell's open dialog; never a path
       // from the renderer (the contract refuses one).
       let file: string | null = null;
@@ -91,18 +102,11 @@ export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsC
         });
         if (file === null) return { chosen: null };
       }
-      const opts = { keys: k, clock: core.clock, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-      const importInto = (db: typeof core.db) =>
-        file !== null ? importCallbacksJsonl(db, file, opts) : importCallbacksText(db, r.content ?? '', opts);
-      // A team desk records what the import stores in the team database first (refused offline).
-      if (core.settings().profile === 'team') {
-        const evs = await eventsOfImport(
-          file !== null ? fs.createReadStream(file, { encoding: 'utf8' }) : Readable.from([r.content ?? '']),
-          opts,
-        );
-        await core.recordTeamFirst(evs, { action: 'import callbacks', noun: 'import' });
-      }
-      const summary = await importInto(core.db);
+      const summary = await importCallbacks(
+        deps,
+        file !== null ? { file } : { text: r.content ?? '' },
+        ctx.signal ? { signal: ctx.signal } : {},
+      );
       core.events.emit('callbacks.ingested', { result: 'import', reference: null });
       return summary;
     },

@@ -3,10 +3,9 @@ import type { optionsChannels, PaymentOptionView } from '../contract/options.js'
 import type { HandlersFor } from './types.js';
 import { listPaymentOptions, paymentOptionsList } from '../../store/sqlite/payment-options.js';
 import { cacheState } from '../../store/sqlite/poll-runs.js';
-import { collectedToday } from '../../collections/query.js';
 
 export const optionsHandlers = (core: Core): HandlersFor<typeof optionsChannels> => ({
-  'options.list': (q) => {
+  'options.list': async (q) => {
     const now = core.clock.now();
     const list = paymentOptionsList(core.db, {
       now,
@@ -16,15 +15,17 @@ export const optionsHandlers = (core: Core): HandlersFor<typeof optionsChannels>
       ...(q.method ? { method: q.method } : {}),
       ...(q.active !== undefined ? { active: q.active } : {}),
     });
-    const totals = new Map<string, number>();
-    const rows: PaymentOptionView[] = list.rows.map((r) => {
-      let collectedTodayMinor: number | null = null;
-      if (r.transactionMethod.toUpperCase() === 'CARD') {
-        if (!totals.has(r.currency)) totals.set(r.currency, collectedToday(core.db, r.currency, now));
-        collectedTodayMinor = totals.get(r.currency)!;
-      }
-      return { ...r, collectedTodayMinor };
-    });
+    // Today's total against a card option's daily limit: the charges' own count (a team desk: the team's).
+    const isCard = (r: { transactionMethod: string }) => r.transactionMethod.toUpperCase() === 'CARD';
+    const currencies = [...new Set(list.rows.filter(isCard).map((r) => r.currency))];
+    const charges = core.charges();
+    const totals = new Map(
+      await Promise.all(currencies.map(async (c) => [c, await charges.collectedToday(c)] as const)),
+    );
+    const rows: PaymentOptionView[] = list.rows.map((r) => ({
+      ...r,
+      collectedTodayMinor: isCard(r) ? (totals.get(r.currency) ?? null) : null,
+    }));
     const all = listPaymentOptions(core.db);
     const uniq = (xs: string[]) => [...new Set(xs)].sort();
     return {

@@ -9,73 +9,57 @@ import {
   listExceptions,
   listCurrencies,
   listOrphanCallbacks,
-  reconcileAllInWorker,
-  resolveException,
-  prepareResolution,
-  ReconcileError,
 } from '../../reconcile/index.js';
+import { resolve } from '../../operations/resolve.js';
+import { fullRuns } from '../../operations/reconcile.js';
 import { listSecurityLog } from '../../callbacks/security-log.js';
 
 export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChannels> => {
   const opts = () => ({ now: core.clock.now(), stalePendingAfterMs: core.settings().stalePendingAfterMs });
   // The full run in flight (one at a time), cancellable by the id the renderer gave it.
-  let run: { runId: string; ac: AbortController } | null = null;
-  core.onClose(() => run?.ac.abort());
+  const runs = fullRuns({
+    db: core.db,
+    clock: core.clock,
+    stalePendingAfterMs: () => core.settings().stalePendingAfterMs,
+  });
+  core.onClose(() => runs.cancelAll());
   return {
     'reconcile.summary': () => getSummary(core.db, opts()),
     'reconcile.exceptions': (q) => listExceptions(core.db, q, opts()),
     'reconcile.currencies': () => listCurrencies(core.db),
     'reconcile.orphans': (q) => listOrphanCallbacks(core.db, q),
     'reconcile.detail': ({ collectionId }) => getDetail(core.db, collectionId, opts()),
-    'reconcile.resolve': ({ collectionId, orphanEventId, note }) => {
-      // On a team desk, who resolved is the signed-in login (what PostgreSQL records), not a name in Settings.
+    // The operation's rules are operations/resolve.ts: this names what it needs from the desk.
+    'reconcile.resolve': (req) => {
       const s = core.settings();
-      const actor = (s.profile === 'team' && s.teamLogin ? s.teamLogin : s.operatorName).trim();
-      if (!actor)
-        throw new ReconcileError(
-          'validation',
-          'set the operator name in Settings first: a resolution records who made it',
-          'operator',
-        );
-      const input = {
-        ...(collectionId !== undefined ? { collectionId } : {}),
-        ...(orphanEventId !== undefined ? { orphanEventId } : {}),
-        note,
-        actor,
-      };
-      // A team desk records the resolution in the team database first (refused offline), then here.
-      if (core.settings().profile !== 'team') return resolveException(core.db, input, opts());
-      const ev = prepareResolution(core.db, input, opts());
-      return core
-        .recordTeamFirst([ev], { action: 'resolve exceptions', noun: 'resolution' })
-        .then(([keyed]) => resolveException(core.db, { ...input, dedupeKey: keyed!.dedupeKey! }, opts()));
+      const team = s.profile === 'team';
+      return resolve(
+        {
+          db: core.db,
+          reconcileOptions: opts(),
+          operatorName: s.operatorName,
+          team: team
+            ? {
+                login: s.teamLogin || s.operatorName,
+                recordFirst: (evs, what) => core.recordTeamFirst(evs, what),
+                pullNow: () =>
+                  void core
+                    .team()
+                    ?.sync.pullNow()
+                    .catch(() => undefined),
+              }
+            : null,
+        },
+        req,
+      );
     },
     'reconcile.audit': (q) => listAudit(core.db, q),
-    'reconcile.run': async ({ runId }, ctx) => {
-      if (run)
-        throw new ReconcileError('conflict', 'a full reconciliation is already running; wait for it or cancel it');
-      const ac = new AbortController();
-      run = { runId, ac };
-      const onGone = () => ac.abort();
-      if (ctx.signal?.aborted) ac.abort();
-      else ctx.signal?.addEventListener('abort', onGone, { once: true });
-      try {
-        // On a worker thread: the window stays responsive during a million-row pass.
-        return await reconcileAllInWorker(core.db.name, {
-          ...opts(),
-          signal: ac.signal,
-          onProgress: (p) => core.events.emit('reconcile.progress', p),
-        });
-      } finally {
-        ctx.signal?.removeEventListener('abort', onGone);
-        run = null;
-      }
-    },
-    'reconcile.cancelRun': ({ runId }) => {
-      if (run?.runId !== runId) return { cancelled: false };
-      run.ac.abort();
-      return { cancelled: true };
-    },
+    'reconcile.run': ({ runId }, ctx) =>
+      runs.run(runId, {
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        onProgress: (p) => core.events.emit('reconcile.progress', p),
+      }),
+    'reconcile.cancelRun': ({ runId }) => ({ cancelled: runs.cancel(runId) }),
     'reconcile.balanceMovement': (q) => balanceMovement(core.db, { ...q, now: core.clock.now() }),
     'reconcile.securityLog': (q) => listSecurityLog(core.db, q),
   };

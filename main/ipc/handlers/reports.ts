@@ -7,7 +7,8 @@ import path from 'node:path';
 import type { Core, SavePathChooser } from '../../app/core.js';
 import type { ExportOutcome, reportsChannels } from '../contract/reports.js';
 import type { HandlersFor } from './types.js';
-import { runExport, snapshotsPathFor, ReportError, type ExportJob } from '../../reports/index.js';
+import { snapshotsPathFor, ReportError, type ExportJob } from '../../reports/index.js';
+import { exportJob, exportReport, runningExports } from '../../operations/export.js';
 import { dataPaths } from '../../settings/paths.js';
 import { isPlainFileName } from '../contract/file-name.js';
 
@@ -61,20 +62,18 @@ function defaultName(job: ExportJob): string {
 }
 
 export const reportsHandlers = (core: Core): HandlersFor<typeof reportsChannels> => {
-  const running = new Map<string, AbortController>();
-  core.onClose(() => {
-    for (const ac of running.values()) ac.abort();
+  const running = runningExports();
+  core.onClose(() => running.cancelAll());
+  const deps = () => ({
+    db: core.db,
+    clock: core.clock,
+    stalePendingAfterMs: () => core.settings().stalePendingAfterMs,
   });
   return {
     'reports.target': () => ({ canChoose: Boolean(core.chooseSavePath), folder: exportsDir(core) }),
     'reports.export': async ({ exportId, kind, from, to, bom, fileName }): Promise<ExportOutcome> => {
-      if (running.has(exportId))
-        throw new ReportError('validation', `an export with id ${exportId} is already running`, 'exportId');
-      // The contract refuses a balance report without both dates.
-      const job: ExportJob =
-        kind === 'balances'
-          ? { kind, from: from!, to: to! }
-          : { kind, ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+      running.checkFree(exportId);
+      const job = exportJob({ kind, from, to });
       const choose = core.chooseSavePath;
       let file: string;
       if (choose) {
@@ -88,31 +87,16 @@ export const reportsHandlers = (core: Core): HandlersFor<typeof reportsChannels>
       } else {
         file = exportFileIn(exportsDir(core), fileName ?? defaultName(job), job, fileName !== undefined);
       }
-      // Checked again: a second request with this id may have started while the dialog was open.
-      if (running.has(exportId))
-        throw new ReportError('validation', `an export with id ${exportId} is already running`, 'exportId');
-      const ac = new AbortController();
-      running.set(exportId, ac);
-      try {
-        const r = await runExport({
-          dbFile: core.db.name,
-          job,
-          out: file,
+      // run() checks the id again: a second request with it may have started while the dialog was open.
+      const r = await running.run(exportId, (signal) =>
+        exportReport(deps(), job, file, {
           bom: bom ?? false,
-          now: core.clock.now(),
-          stalePendingAfterMs: core.settings().stalePendingAfterMs,
-          signal: ac.signal,
+          signal,
           onProgress: (p) => core.events.emit('reports.progress', { exportId, ...p }),
-        });
-        return { status: 'done', rows: r.rows, files: r.files.map((f) => ({ path: f, bytes: fs.statSync(f).size })) };
-      } finally {
-        running.delete(exportId);
-      }
+        }),
+      );
+      return { status: 'done', rows: r.rows, files: r.files.map((f) => ({ path: f, bytes: fs.statSync(f).size })) };
     },
-    'reports.cancel': ({ exportId }) => {
-      const ac = running.get(exportId);
-      ac?.abort();
-      return { cancelled: ac !== undefined };
-    },
+    'reports.cancel': ({ exportId }) => ({ cancelled: running.cancel(exportId) }),
   };
 };

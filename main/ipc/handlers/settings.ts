@@ -4,7 +4,6 @@ import type { HandlersFor } from './types.js';
 import { AppError } from '../../app/errors.js';
 import {
   readSettings,
-  updateSettings,
   listenAddressNeedingConfirm,
   importServicePublicKey,
   currentServicePublicKey,
@@ -20,6 +19,7 @@ import {
 } from '../../settings/index.js';
 import { transportOf, type SslMode } from '../../team/tls.js';
 import { secretStatus, type SecretName } from '../../secrets/index.js';
+import { saveSettingsChange } from '../../operations/switch-profile.js';
 
 const SECRET: Record<KeyName, SecretName> = {
   publicKey: 'public-key',
@@ -90,17 +90,6 @@ function transportView(s: Settings): SettingsView['teamTransport'] {
   } catch {
     return null;
   }
-}
-
-/** A change a running team session cannot take: another database, login or TLS setting. */
-function teamConnectionChanged(was: Settings, next: Settings): boolean {
-  return (
-    next.profile === 'team' &&
-    (next.teamDatabaseUrl !== was.teamDatabaseUrl ||
-      next.teamLogin !== was.teamLogin ||
-      next.teamSslMode !== was.teamSslMode ||
-      next.teamSslCa !== was.teamSslCa)
-  );
 }
 
 function refuseOnEmbedded(core: Core, what: string): void {
@@ -186,30 +175,11 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
       const p = patch as SettingsPatch;
       await confirmListenAddress(core, p);
       await confirmTeamTransport(core, p);
-      const current = core.settings().profile;
-      if (p.profile !== undefined && p.profile !== current) {
-        // Another profile is another workspace (its own database and settings): the rest of the patch is
-        // for it, except a base URL the form still shows from the old profile where it makes no sense.
-        const { profile, ...rest } = p;
-        if (profile === 'embedded' || rest.baseUrl === null) delete rest.baseUrl;
-        await core.switchProfile(profile, rest);
-      } else {
-        const was = core.settings();
+      const { was, next, switched } = await saveSettingsChange(core, p);
+      // A new host gets no keys of the old one: they are asked for again, for the new host.
+      if (!switched && next.profile !== 'embedded') {
         const before = was.baseUrl;
-        const next = updateSettings(core.db, p, core.clock);
-        // A team desk's session belongs to one database and one login: another of either ends it, and
-        // the desk starts again on its local copy, locked until the operator named now signs in.
-        if (teamConnectionChanged(was, next)) {
-          await core.reopenWorkspace();
-          core.events.emit('notice', {
-            level: 'info',
-            message: next.teamLogin
-              ? `The team connection changed: ${next.teamLogin} signs in to go on.`
-              : 'The team connection changed: name the team login to sign in.',
-          });
-        }
-        // A new host gets no keys of the old one: they are asked for again, for the new host.
-        if (next.profile !== 'embedded' && (await forgetKeysIfOriginChanged(core.secrets(), before, next.baseUrl))) {
+        if (await forgetKeysIfOriginChanged(core.secrets(), before, next.baseUrl)) {
           core.logger.info(
             { from: before && originOf(before), to: next.baseUrl && originOf(next.baseUrl) },
             'base URL moved to another host; its keys were forgotten',
@@ -264,15 +234,11 @@ export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannel
           text = readTeamCaFile(file);
         }
       }
-      const was = core.settings();
-      const next = updateSettings(core.db, { teamSslCa: text }, core.clock);
-      if (teamConnectionChanged(was, next)) {
-        await core.reopenWorkspace();
-        core.events.emit('notice', {
-          level: 'info',
-          message: `The team database's CA certificate ${text === null ? 'was removed' : 'changed'}: ${next.teamLogin ?? 'the operator'} signs in to go on.`,
-        });
-      }
+      await saveSettingsChange(
+        core,
+        { teamSslCa: text },
+        `The team database's CA certificate ${text === null ? 'was removed' : 'changed'}`,
+      );
       return changed();
     },
     'settings.importServiceKey': async ({ pem }) => {

@@ -1,20 +1,14 @@
-// Team operators over IPC. The pool is the signed-in operator's own PostgreSQL login, so the database
-// decides every change: a non-admin's call reaches PostgreSQL and is refused there, whatever the UI
-// shows. The team client's errors are shown as they are (they are DeskErrors written for a person).
+// Team operators over IPC: adapters over the operator changes (main/operations/operators.ts) and the
+// reads. The pool is the signed-in operator's own PostgreSQL login, so the database decides every
+// change: a non-admin's call reaches PostgreSQL and is refused there, whatever the UI shows. The team
+// client's errors are shown as they are (they are DeskErrors written for a person).
 import type pg from 'pg';
 import type { teamChannels, TeamOperatorRow } from '../contract/team.js';
 import type { HandlersFor } from './types.js';
 import { AppError } from '../../app/errors.js';
 import { TeamFieldError } from '../../team/errors.js';
-import {
-  addOperator,
-  currentOperator,
-  disableOperator,
-  enableOperator,
-  listOperators,
-  setOperatorRole,
-  type Operator,
-} from '../../team/operators.js';
+import { currentOperator, listOperators, type Operator } from '../../team/operators.js';
+import { addOperator, disableOperator, enableOperator, setOperatorRole } from '../../operations/operators.js';
 import type { TeamRole } from '../../team/roles.shared.js';
 
 /** The signed-in team session: null when the profile is not a team one, or nobody is signed in. */
@@ -91,28 +85,28 @@ export const teamHandlers = (deps: TeamHandlerDeps): HandlersFor<typeof teamChan
   'team.operators.add': (req) => {
     const t = session(deps);
     return guarded(async () => {
-      await addOperator(t.pool, req);
+      await addOperator({ pool: t.pool }, req);
       return null;
     });
   },
   'team.operators.disable': ({ login }) => {
     const t = session(deps);
     return guarded(async () => {
-      await disableOperator(t.pool, login);
+      await disableOperator({ pool: t.pool }, login);
       return null;
     });
   },
   'team.operators.enable': ({ login }) => {
     const t = session(deps);
     return guarded(async () => {
-      await enableOperator(t.pool, login);
+      await enableOperator({ pool: t.pool }, login);
       return null;
     });
   },
   'team.operators.setRole': ({ login, role }) => {
     const t = session(deps);
     return guarded(async () => {
-      await setOperatorRole(t.pool, login, role);
+      await setOperatorRole({ pool: t.pool }, login, role);
       return null;
     });
   },

@@ -194,6 +194,34 @@ export async function selectEventHashes(db: Queryable, seqs: readonly number[]):
   return r.rows;
 }
 
+/** The event of `seq`: who wrote it, when, and its note (a refused resolution names the one that stands). */
+export async function selectEventBySeq(
+  db: Queryable,
+  seq: string | number,
+): Promise<{ merchant_reference: string; actor: string; occurred_at: Date; note: string | null } | undefined> {
+  const r = await db.query<{ merchant_reference: string; actor: string; occurred_at: Date; note: string | null }>(
+    'SELECT merchant_reference, actor, occurred_at, note FROM team.events WHERE seq = $1',
+    [seq],
+  );
+  return r.rows[0];
+}
+
+/** One merchant reference's events up to `uptoSeq`, in seq order, with their chain columns. */
+export async function selectEventsOfReference(
+  db: Queryable,
+  merchantReference: string,
+  uptoSeq: number,
+): Promise<EventRow[]> {
+  const r = await db.query<EventRow>(
+    `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
+            signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, prev_hash, hash,
+            evidence
+     FROM team.events WHERE merchant_reference = $1 AND seq <= $2 ORDER BY seq`,
+    [merchantReference, uptoSeq],
+  );
+  return r.rows;
+}
+
 /** The seqs of one merchant reference's events, in order. */
 export async function eventSeqsOfReference(db: Queryable, merchantReference: string): Promise<string[]> {
   const r = await db.query<{ seq: string }>('SELECT seq FROM team.events WHERE merchant_reference = $1 ORDER BY seq', [

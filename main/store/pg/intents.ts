@@ -29,3 +29,37 @@ export async function selectIntentCreator(
   );
   return r.rows[0];
 }
+
+/**
+ * The team's charge guards for a new intent (team migration 12, team.guard_intent), in the transaction
+ * that creates it: raises P0001 with a JSON DETAIL when the same card and amount were charged within
+ * minutes (unless `confirmed`) or the amount would pass the daily limit; both null to skip that check.
+ */
+export async function guardIntent(
+  db: Queryable,
+  g: {
+    merchantReference: string;
+    amountMinor: number;
+    currency: string;
+    fingerprint: Buffer | null;
+    confirmedRepeat: boolean;
+    dayStart: Date | null;
+    maxDailyMinor: number | null;
+  },
+): Promise<void> {
+  await db.query('SELECT team.guard_intent($1, $2, $3, $4, $5, $6, $7)', [
+    g.merchantReference,
+    g.amountMinor,
+    g.currency,
+    g.fingerprint,
+    g.confirmedRepeat,
+    g.dayStart,
+    g.maxDailyMinor,
+  ]);
+}
+
+/** The team's total (minor units, as text) of the intents of `currency` since `since` that have not failed. */
+export async function selectCollectedSince(db: Queryable, currency: string, since: Date): Promise<string> {
+  const r = await db.query<{ total: string }>('SELECT team.collected_since($1, $2) AS total', [currency, since]);
+  return r.rows[0]!.total;
+}

@@ -1,7 +1,16 @@
 // team.operators (team migrations 1 and 3): operators are PostgreSQL logins, one group each. The table is
 // written only through the SECURITY DEFINER functions of migration 3 (admins may execute them); anyone
 // may read it. Passwords reach the server as SCRAM verifiers only, never in plain text.
+import type pg from 'pg';
 import type { Queryable } from './connection.js';
+
+/** Where team migration 14 announces a change to an operator's row; the payload is their login. */
+export const OPERATORS_CHANNEL = 'team_operators';
+
+/** Subscribes `client` (the connection that listens for events, team/listen.ts) to OPERATORS_CHANNEL. */
+export async function listenForOperatorChanges(client: pg.Client): Promise<void> {
+  await client.query(`LISTEN ${OPERATORS_CHANNEL}`);
+}
 
 /** An operator's row as stored. */
 export interface OperatorRow {

@@ -11,6 +11,10 @@ import { sql as m008 } from './008-writer-turns.js';
 import { sql as m009 } from './009-claims.js';
 import { sql as m010 } from './010-chain.js';
 import { sql as m011 } from './011-event-evidence.js';
+import { sql as m012 } from './012-charge-guards.js';
+import { sql as m013 } from './013-one-resolution.js';
+import { sql as m014 } from './014-operator-notify.js';
+import { sql as m015 } from './015-restore-events.js';
 
 export interface TeamMigration {
   version: number;
@@ -30,4 +34,8 @@ export const teamMigrations: TeamMigration[] = [
   { version: 9, name: 'claims', sql: m009 },
   { version: 10, name: 'chain', sql: m010 },
   { version: 11, name: 'event-evidence', sql: m011 },
+  { version: 12, name: 'charge-guards', sql: m012 },
+  { version: 13, name: 'one-resolution', sql: m013 },
+  { version: 14, name: 'operator-notify', sql: m014 },
+  { version: 15, name: 'restore-events', sql: m015 },
 ];

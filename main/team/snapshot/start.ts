@@ -23,8 +23,7 @@
 import fs from 'node:fs';
 import type pg from 'pg';
 import { checkpointWal, type Db } from '../../store/sqlite/connection.js';
-import { launchWorker } from '../../reconcile/launch-worker.js';
-import { reconcileAll } from '../../reconcile/reconcile.js';
+import { launchWorker } from '../../platform/launch-worker.js';
 import { TeamPermissionError, TeamSignInError, TeamUnavailableError } from '../errors.js';
 import { poolTls } from '../pool.js';
 import type { CopyCommand, CopyJob, CopyMessage } from './copy-worker.js';
@@ -34,6 +33,7 @@ import { snapshotSchemaVersion } from './file-schema.js';
 import type { VerifyJob, VerifyMessage } from './verify-worker.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import type { ChainHead } from '../chain.js';
+import { reconcileHistory } from '../../collections/ledger.js';
 
 export interface SnapshotStartOptions {
   pool: pg.Pool;
@@ -171,7 +171,7 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     // Deferred, nothing is reconciled until the signatures are checked: no collection counts as matched
     // on a signature this desk has not checked (sync/signature-check.ts reconciles when it is done).
     if (!deferred) {
-      await reconcileAll(db, { now: o.now() });
+      await reconcileHistory(db, { now: o.now() });
       o.onPhase?.('reconcile');
     }
     return {

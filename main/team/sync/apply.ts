@@ -4,9 +4,8 @@
 // the seq it reached (team_sync), so a crash never skips nor repeats a row.
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
-import { appendEvent } from '../../collections/ledger.js';
+import { appendBatch, appendEvent } from '../../collections/ledger.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
-import { reconcileOnceAfter } from '../../reconcile/incremental.js';
 import { recordBalanceRun } from '../../store/sqlite/balances.js';
 import { recordProvidersRun } from '../../store/sqlite/payment-options.js';
 import { setLastSeq } from '../../store/sqlite/team/sync-state.js';
@@ -19,6 +18,7 @@ import type { PaymentOption, WalletBalance } from '../../service/types.js';
 import type { TeamEvent } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
+import { noteComeback } from './refold.js';
 
 /** A collection created or given a new event by a batch, with its status after the batch. */
 export type ChangedCollection = CollectionStatusRow;
@@ -28,6 +28,8 @@ export interface AppliedBatch {
   applied: number;
   /** Collections created or given a new event, with their status after the batch. */
   changed: ChangedCollection[];
+  /** Events stored with no collection (orphan callbacks and their resolutions). */
+  orphans: number;
 }
 
 /**
@@ -46,25 +48,31 @@ export function applyEvents(
   const lookup = collectionIdByReference(db);
   const touched = new Set<number>();
   let applied = 0;
-  reconcileOnceAfter(db, () => {
+  let orphans = 0;
+  appendBatch(db, () => {
     for (const tev of events) {
       let id = lookup.get(tev.merchantReference) as number | undefined;
       if (id === undefined) {
         const intent = intentFromTeamEvent(tev);
         if (intent) id = insertIntentCollection(db, intent);
       }
-      const r = appendEvent(db, { ...fromTeamEvent(tev, verify), collectionId: id ?? null });
+      const ev = { ...fromTeamEvent(tev, verify), collectionId: id ?? null };
+      const r = appendEvent(db, ev);
       if (r.inserted) {
         applied++;
         if (id !== undefined) touched.add(id);
-      } else if (id !== undefined && tev.source === 'intent') {
+        else orphans++;
+      } else {
+        // One this desk stored before the record had it: folded again after the pull when the record
+        // placed or keeps it otherwise (sync/refold.ts).
+        noteComeback(db, ev, now);
         // This desk's own intent, stored before PostgreSQL had it: the database's actor is who created it.
-        if (setIntentOperator(db, id, tev.actor)) touched.add(id);
+        if (id !== undefined && tev.source === 'intent' && setIntentOperator(db, id, tev.actor)) touched.add(id);
       }
     }
     setLastSeq(db, 'events', upToSeq, now);
   });
-  return { applied, changed: touched.size ? collectionStatuses(db, [...touched]) : [] };
+  return { applied, changed: touched.size ? collectionStatuses(db, [...touched]) : [], orphans };
 }
 
 export interface TeamSnapshot {

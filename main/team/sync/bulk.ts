@@ -42,11 +42,11 @@ import {
 import { lastSeq, setLastSeq } from '../../store/sqlite/team/sync-state.js';
 import { projectEvent, type NewEvent, type Projected } from '../../collections/event-rules.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
-import { reconcileAll } from '../../reconcile/reconcile.js';
 import { newestSeq, pullPageRaw, type ChainedEvent, type PullResult, type TeamEvent } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { checkChain, START, type ChainHead } from '../chain.js';
+import { reconcileHistory } from '../../collections/ledger.js';
 
 /** Whether the next pull is a bulk start (see the rule at the top). */
 export function wantsBulkStart(db: Db): boolean {
@@ -234,7 +234,7 @@ async function copyAll(
   });
   o.onPhase?.('indexes');
   if (o.reconcile !== false) {
-    await reconcileAll(db, { now: o.now() });
+    await reconcileHistory(db, { now: o.now() });
     o.onPhase?.('reconcile');
   }
   return { applied, lastSeq: after, head, marks };

@@ -24,7 +24,7 @@ import type { Db } from '../../store/sqlite/connection.js';
 import { keepHead, keptHead, keptMarks } from '../../store/sqlite/team/chain-head.js';
 import { keepAlarm, keptAlarms, type ChainAlarmFinder } from '../../store/sqlite/team/chain-alarm.js';
 import { lastSeq } from '../../store/sqlite/team/sync-state.js';
-import { ChainBrokenError, checkChain, START, type ChainedEvent, type ChainHead } from '../chain.js';
+import { ChainBrokenError, ChainMovedError, checkChain, START, type ChainedEvent, type ChainHead } from '../chain.js';
 import { pullPageRaw } from '../events.js';
 
 /** What the status bar and Settings, Team say about the record. */
@@ -51,13 +51,13 @@ function againstKept(kept: readonly ChainHead[]): { onMark: (m: ChainHead) => vo
   const onMark = (m: ChainHead): void => {
     const k = kept[i];
     if (k && k.seq < m.seq)
-      throw new ChainBrokenError(
+      throw new ChainMovedError(
         k.seq,
         `this desk verified seq ${k.seq}, which the record no longer has there (removed or moved after seq ${lastGood})`,
       );
     if (k && k.seq === m.seq) {
       if (!k.hash.equals(m.hash))
-        throw new ChainBrokenError(
+        throw new ChainMovedError(
           k.seq,
           `its hash is not the one this desk verified: the record was rewritten after seq ${lastGood} and at or before seq ${k.seq}, and its later hashes recomputed`,
         );
@@ -110,6 +110,12 @@ export interface ChainCheckOptions {
   page?: number;
   pace?: number;
   stopped?: () => boolean;
+  /**
+   * Asked before an alarm is raised for a record that no longer holds what this desk verified
+   * (ChainMovedError): resolves true when the record went back in time (team/sync/rollback.ts says so in
+   * its own words, and puts it right), so no tamper alarm is raised for it.
+   */
+  explain?: () => Promise<boolean>;
 }
 
 /** A pulled batch that continues the chain: the head it reaches and the marks on the way. */
@@ -133,6 +139,11 @@ export interface ChainCheck {
   starting<T>(start: Promise<T>): Promise<T>;
   /** Re-reads the record up to the kept head and recomputes it; resolves with the state after. */
   recheck(): Promise<ChainState>;
+  /**
+   * The desk re-based on a record that went back in time (team/sync/rollback.ts kept the new head and
+   * marks in its own transaction): the new head is the verified one, and no alarm stands.
+   */
+  rebased(head: ChainHead): void;
 }
 
 export function createChainCheck(o: ChainCheckOptions): ChainCheck {
@@ -167,6 +178,7 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
     try {
       return await fn();
     } catch (e) {
+      if (e instanceof ChainMovedError && o.explain && (await o.explain().catch(() => false))) throw e;
       if (e instanceof ChainBrokenError) {
         raise(which, { seq: e.seq, reason: e.reason });
         changed();
@@ -208,6 +220,13 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
     starting(start) {
       return checked('pull', () => start);
     },
+    rebased(h) {
+      head = h;
+      recheckedAt = null;
+      raise('pull', null);
+      raise('recheck', null);
+      changed();
+    },
     async recheck() {
       const kept = head ?? keptHead(db);
       const upto = kept?.seq ?? lastSeq(db, 'events');
@@ -223,12 +242,12 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
         if (o.stopped?.()) return;
         if (kept) {
           if (reached.seq < kept.seq)
-            throw new ChainBrokenError(
+            throw new ChainMovedError(
               kept.seq,
               `this desk verified seq ${kept.seq}, which the record no longer has (the record ends at seq ${reached.seq})`,
             );
           if (!reached.hash.equals(kept.hash))
-            throw new ChainBrokenError(
+            throw new ChainMovedError(
               kept.seq,
               `its hash is not the one this desk verified: the record was rewritten after seq ${compare?.lastGood() ?? 0} and at or before seq ${kept.seq}, and its later hashes recomputed`,
             );

@@ -1,13 +1,13 @@
 // The pull side of the team record: everything after the last seq this desktop applied, in batches,
 // into its SQLite (apply.ts), after the desk's start (start.ts). LISTEN wakes it at once; a periodic
-// pull covers a lost notification; while PostgreSQL cannot be reached it says so, retries with backoff
-// and catches up.
+// pull covers a lost notification; while PostgreSQL cannot be reached it says so, probes it every second
+// (a failure the server answered backs off instead: team/reconnect.ts) and catches up.
 // Pulls run one at a time: a pull asked for while one runs waits for it, and asks share one pull.
 import type pg from 'pg';
 import { doublingDelay, type Clock } from '../../clock.js';
 import type { Db } from '../../store/sqlite/connection.js';
 import type { PaymentOption } from '../../service/types.js';
-import { TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
+import { TeamDisabledError, TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
 import { newestSeq as newestTeamSeq, pullSince, type PullResult } from '../events.js';
 import { selectBalanceSnapshotsAfter } from '../../store/pg/balance-snapshots.js';
 import { selectNewestPaymentOptionList } from '../../store/pg/payment-option-lists.js';
@@ -27,6 +27,14 @@ import { createChainCheck, type ChainState } from './chain-check.js';
 import { runSignatureCheck, signatureCheckProgress, type SignatureCheckProgress } from './signature-check.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { teamEventVerifier } from '../evidence.js';
+import { ChainMovedError } from '../chain.js';
+import { startRollbackWatch, type TeamRollbackState } from './rollback.js';
+import { applyWitnessed, pruneWitness } from './witness.js';
+import { refoldMarked } from './refold.js';
+import { collectionStatuses } from '../../store/sqlite/team/applied-events.js';
+import { isSilence, PROBE_EVERY_MS, reachabilityWatch } from '../reconnect.js';
+import { notifyProbe } from './notify-probe.js';
+import { PULL_WITHOUT_NOTIFICATIONS_MS, type TeamNotificationsState } from '../notify-words.shared.js';
 
 export interface TeamSyncStatus {
   online: boolean;
@@ -35,6 +43,8 @@ export interface TeamSyncStatus {
   error: string | null;
   /** The database refused this login's password (changed, or the operator disabled): the session must end. */
   signInRefused: boolean;
+  /** ... because an admin disabled the operator (the database says so only once the password was right). */
+  disabled: boolean;
   /** The database is another team's (sync/workspace.ts): nothing is applied, and nothing may be written. */
   wrongDatabase: boolean;
   /** While a new desktop copies the team history in bulk (sync/bulk.ts): how far, by seq; else null. */
@@ -43,6 +53,10 @@ export interface TeamSyncStatus {
   chain: ChainState;
   /** While a new desk re-checks the signatures it took from a snapshot (sync/signature-check.ts); else null. */
   signatures: SignatureCheckProgress | null;
+  /** The last time the team record went back in time (sync/rollback.ts): what was lost, put back, listed; else null. */
+  rollback: TeamRollbackState | null;
+  /** Whether notifications were proven to arrive (sync/notify-probe.ts), and how often the desk pulls meanwhile. */
+  notifications: TeamNotificationsState;
 }
 
 export interface TeamSync {
@@ -69,6 +83,11 @@ export interface TeamSyncOptions {
   logger: Logger;
   onApplied?: (changed: ChangedCollection[]) => void;
   /**
+   * A pulled slice stored `stored` events with no collection (orphan callbacks, or their resolutions): told
+   * apart from onApplied, which names collections, so the screens listing orphans read them again.
+   */
+  onOrphans?: (stored: number) => void;
+  /**
    * A bulk start finished: `applied` events were copied at once (onApplied is not called for them, it
    * would be a message per collection), so whoever shows collections reads them again. `from`: the
    * team's verified snapshot, or a replay of the events.
@@ -76,8 +95,18 @@ export interface TeamSyncOptions {
   onCopied?: (applied: number, from: 'snapshot' | 'replay') => void;
   /** Balance snapshots (`changed`: how many) or a newer payment options list were applied. */
   onPolled?: (what: 'balances' | 'options', changed: number) => void;
+  /**
+   * The team database announced a change to this operator's row (team migration 14), heard on the
+   * listener's connection; null when changes may have gone unheard (the listener connected again).
+   */
+  onOperatorChanged?: (login: string | null) => void;
   /** The periodic pull that covers a lost notification (default 5 s). */
   pollEveryMs?: number;
+  /**
+   * The periodic pull while notifications do not arrive (sync/notify-probe.ts; default 1 s): events still
+   * reach this desk within about two seconds of their commit.
+   */
+  pollWithoutNotificationsMs?: number;
   /** Pulls woken by notifications are at least this far apart; those in between share the next (default 100 ms). */
   gatherMs?: number;
   /** Events per page pulled from PostgreSQL (default 1,000); each page is applied in slices (sliceMs). */
@@ -106,6 +135,10 @@ export interface TeamSyncOptions {
    * would be stored unverified for good.
    */
   evidenceReady?: () => Promise<unknown>;
+  /** When the record went back in time: how long before this desk puts back other writers' signed events (rollback.ts; default 3 s). */
+  restoreOthersAfterMs?: number;
+  /** How many days the desk keeps what it witnessed of the record (witness.ts; default 14). */
+  witnessDays?: number;
 }
 
 const RETRY_FIRST_MS = 500;
@@ -175,6 +208,10 @@ async function pullNewestOptions(
 export function startTeamSync(o: TeamSyncOptions): TeamSync {
   const { pool, db, clock, logger } = o;
   const pollEveryMs = o.pollEveryMs ?? 5_000;
+  const pollWithoutNotificationsMs = Math.min(
+    pollEveryMs,
+    o.pollWithoutNotificationsMs ?? PULL_WITHOUT_NOTIFICATIONS_MS,
+  );
   const gatherMs = o.gatherMs ?? 100;
   const batchSize = o.batchSize ?? PAGE;
   const sliceMs = o.sliceMs ?? SLICE_MS;
@@ -190,10 +227,13 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     lastPullAt: null,
     error: null,
     signInRefused: false,
+    disabled: false,
     wrongDatabase: false,
     catchingUp: null,
     chain: { verifiedSeq: 0, recheckedAt: null, broken: null },
     signatures: signatureCheckProgress(db),
+    rollback: null,
+    notifications: { arriving: null, checkedAt: null, pullEveryMs: pollEveryMs },
   };
   const watchers = new Set<(s: TeamSyncStatus) => void>();
   let closed = false;
@@ -207,6 +247,8 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
   let failures = 0;
   let listener: Listener | null = null;
   let connecting = false;
+  /** While the database is silent: the steady probe that pulls as soon as it can be reached (team/reconnect.ts). */
+  const back = reachabilityWatch(url);
 
   function setStatus(next: Partial<TeamSyncStatus>): void {
     state = { ...state, ...next };
@@ -231,8 +273,33 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       else setStatus({ chain: c });
     },
     stopped: () => closed,
+    // A record that went back in time is said in its own words (rollback.ts), not as tampering.
+    explain: () => rollback.wentBack(),
   });
   state = { ...state, chain: chain.state() };
+
+  // --- A record that went back in time (sync/rollback.ts): found, put right, said.
+  const login = poolLogin(pool) ?? null;
+  const rollback = startRollbackWatch({
+    pool,
+    db,
+    clock,
+    logger,
+    login,
+    chain,
+    verify: () => verifier(),
+    onChange: (r) => setStatus({ rollback: r }),
+    onRebased: (applied) => tell(() => o.onCopied?.(applied, 'replay')),
+    probeEveryMs: pollEveryMs,
+    ...(o.restoreOthersAfterMs !== undefined ? { othersAfterMs: o.restoreOthersAfterMs } : {}),
+    ...(o.witnessDays !== undefined ? { horizonDays: o.witnessDays } : {}),
+    stopped: () => closed,
+  });
+  state = { ...state, rollback: rollback.state() };
+  /** Look at the record at the next pull whatever the time: the first of a session, and after an outage. */
+  let lookFirst = true;
+  let prunedAt = -Infinity;
+  // ---
   let recheckTimer: NodeJS.Timeout | undefined;
   let rechecking: Promise<ChainState> | null = null;
   let recheckStarted = false;
@@ -341,7 +408,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
    * the backlog. An error of an earlier pull stays until this one has succeeded.
    */
   function reached(): void {
-    if (!state.online) setStatus({ online: true, wrongDatabase: false, signInRefused: false });
+    if (!state.online) setStatus({ online: true, wrongDatabase: false, signInRefused: false, disabled: false });
   }
 
   /**
@@ -359,6 +426,11 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     }
     let total = startChecked ? 0 : await startPull();
     if (closed) return total;
+    // Has the record gone back from what this desk verified? Put right before anything new is applied.
+    total += await chain.starting(rollback.settle(lookFirst));
+    lookFirst = false;
+    if (state.lastSeq !== lastSeq(db, 'events')) setStatus({ lastSeq: lastSeq(db, 'events') }); // re-based
+    if (closed) return total;
     // Signatures a snapshot start took unchecked: checked in the background (resumed after a restart or a failure).
     if (!signatureRun && keys && signatureCheckProgress(db)) void checkSignatures().catch(() => undefined);
     const fetch = (after: number): Promise<PullResult> => {
@@ -367,6 +439,9 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       return p;
     };
     let next = fetch(lastSeq(db, 'events'));
+    /** The record went back under this pull (at most once per pull): the desk re-based, and pulls from there. */
+    let rebased = false;
+    let again = false;
     // A desk that needs more than one slice says how far behind it is while it drains ("N events behind").
     let newest: number | null = null;
     let told = 0;
@@ -383,9 +458,22 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
           const slice = batch.events.slice(i, i + n);
           const sliceSeq = slice[slice.length - 1]!.seq;
           // Not applied unless it continues the chain this desk verified (throws ChainBrokenError).
-          const checked = await chain.checkPulled(slice, lastSeq(db, 'events'));
+          let checked;
+          try {
+            checked = await chain.checkPulled(slice, lastSeq(db, 'events'));
+          } catch (e) {
+            // The record went back in time under this pull: put right, then pull from the new head.
+            if (!(e instanceof ChainMovedError) || rebased || !(await rollback.wentBack().catch(() => false))) throw e;
+            rebased = again = true;
+            total += await chain.starting(rollback.settle(true));
+            setStatus({ lastSeq: lastSeq(db, 'events') });
+            next = fetch(lastSeq(db, 'events'));
+            break;
+          }
           const started = process.cpuUsage();
-          const r = applyEvents(db, slice, sliceSeq, clock.now(), verify);
+          const r = applyWitnessed(db, slice, login, clock.now(), () =>
+            applyEvents(db, slice, sliceSeq, clock.now(), verify),
+          );
           chain.applied(checked);
           // Sized by the CPU time it took, not the wall time: on a busy machine the wall time also counts
           // the time other processes had the cores, and slices sized by it would shrink to a few events.
@@ -401,6 +489,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
               logger.warn({ err: e }, 'team sync: onApplied failed');
             }
           }
+          if (r.orphans && o.onOrphans) tell(() => o.onOrphans!(r.orphans));
           const remaining = i < batch.events.length || batch.more;
           draining = remaining;
           if (remaining) {
@@ -417,12 +506,25 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
             await yieldToEventLoop();
           }
         }
+        if (again && !closed) {
+          again = false;
+          continue;
+        }
         if (!batch.more || closed) break; // closing stops between slices: each one committed whole
       }
     } finally {
       draining = false;
       if (state.catchingUp) setStatus({ catchingUp: null });
     }
+    if (closed) return total;
+    if (total) rollback.applied(); // the lost list drops what came back through another witness
+    if (clock.now() - prunedAt > 3_600_000) {
+      prunedAt = clock.now();
+      pruneWitness(db, prunedAt, o.witnessDays);
+    }
+    // This desk's own events the record placed or keeps otherwise: folded again in the record's order.
+    const refolded = await refoldMarked({ pool, db, verify: verifier(), uptoSeq: lastSeq(db, 'events') });
+    if (refolded.length && o.onApplied) tell(() => o.onApplied!(collectionStatuses(db, refolded)));
     if (closed) return total;
     try {
       for (;;) {
@@ -458,8 +560,16 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       const n = await pullOnce();
       if (!wasOnline) logger.info({ lastSeq: state.lastSeq }, 'team sync: up to date with the team database');
       failures = 0;
-      setStatus({ online: true, error: null, signInRefused: false, wrongDatabase: false, lastPullAt: clock.now() });
-      schedule(pollEveryMs);
+      back.stop();
+      setStatus({
+        online: true,
+        error: null,
+        signInRefused: false,
+        disabled: false,
+        wrongDatabase: false,
+        lastPullAt: clock.now(),
+      });
+      schedule(state.notifications.pullEveryMs);
       if (!listener) void connectListener();
       if (!recheckStarted) {
         recheckStarted = true;
@@ -469,18 +579,25 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     } catch (e) {
       const err = e as Error;
       const offline = err instanceof TeamUnavailableError;
-      const retryMs = doublingDelay(++failures, RETRY_FIRST_MS, RETRY_MAX_MS);
+      if (offline) lookFirst = true; // back from an outage (a failover?): the record is looked at first
+      // Silence (nobody answered) is probed every second rather than backed off (team/reconnect.ts).
+      const silent = isSilence(err);
+      const retryMs = silent ? PROBE_EVERY_MS : doublingDelay(++failures, RETRY_FIRST_MS, RETRY_MAX_MS);
       const message = offline
-        ? `Offline: the team database cannot be reached; showing this desktop's copy and retrying in ${Math.round(retryMs / 1000) || 1} s (${err.message})`
+        ? `Offline: the team database cannot be reached; showing this desktop's copy and ${silent ? 'trying again every second' : `retrying in ${Math.round(retryMs / 1000) || 1} s`} (${err.message})`
         : `Team sync failed: ${err.message}`;
       if (state.error !== message) logger.warn({ err, retryMs }, 'team sync: pull failed');
       setStatus({
         online: !offline && state.online,
         error: message,
         signInRefused: err instanceof TeamSignInError,
+        disabled: err instanceof TeamDisabledError,
         wrongDatabase: err instanceof TeamWorkspaceMismatchError,
       });
-      schedule(retryMs);
+      if (silent) {
+        clearTimeout(timer);
+        back.whenReachable(() => void trigger());
+      } else schedule(retryMs);
       throw e;
     }
   }
@@ -523,6 +640,25 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       () => undefined,
     );
 
+  // --- Notifications proven (sync/notify-probe.ts): while they do not arrive, the periodic pull runs every second.
+  const probe = notifyProbe({
+    pool,
+    now: () => clock.now(),
+    logger,
+    relisten() {
+      const dead = listener;
+      listener = null;
+      void dead?.close();
+      void connectListener();
+    },
+    onVerdict(arriving, at) {
+      const pullEveryMs = arriving ? pollEveryMs : pollWithoutNotificationsMs;
+      setStatus({ notifications: { arriving, checkedAt: at, pullEveryMs } });
+      if (state.online && !state.error) schedule(pullEveryMs);
+    },
+  });
+  // ---
+
   async function connectListener(): Promise<void> {
     if (closed || listener || connecting || !url) return;
     connecting = true;
@@ -535,18 +671,23 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
         {
           onError: (err) => {
             logger.warn({ err }, 'team sync: the notification connection failed; reconnecting');
+            probe.notListening();
             const dead = listener;
             listener = null;
             void dead?.close();
             void trigger(); // its success reconnects; its failure backs off
           },
           tls: poolTls(pool),
+          ...(o.onOperatorChanged ? { onOperator: (login: string) => tell(() => o.onOperatorChanged!(login)) } : {}),
+          probe: { channel: probe.channel, heard: (token) => probe.heard(token) },
         },
       );
       if (closed) await l.close();
       else {
         listener = l;
+        probe.listening();
         void trigger(); // what was written while nobody listened
+        if (o.onOperatorChanged) tell(() => o.onOperatorChanged!(null)); // and what changed meanwhile
       }
     } catch (e) {
       logger.warn({ err: e }, 'team sync: cannot listen for new events yet');
@@ -572,6 +713,8 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
       closed = true;
       closeNow();
       clearTimeout(timer);
+      back.stop();
+      probe.close();
       if (gathering) clearTimeout(gathering);
       clearTimeout(recheckTimer);
       waiting = null;

@@ -4,14 +4,14 @@
 // answer was lost, a restart after a crash) counts as taken.
 //
 // A lost connection (no SQLSTATE, ECONNRESET, 57P01 admin shutdown, class 08, the pool's connect
-// timeout) or a sign-in the database no longer takes is an OUTAGE: the entries stay and are sent again
-// with back-off. Only a refusal by the database itself (a SQLSTATE such as 42501 insufficient_privilege,
+// timeout) or a sign-in the database no longer takes is an OUTAGE: the entries stay and are sent again,
+// every second while the database is silent and with back-off after an answer (team/reconnect.ts). Only a refusal by the database itself (a SQLSTATE such as 42501 insufficient_privilege,
 // 23514 check_violation, 22xxx data exception) or by the event check before sending marks an entry
 // refused, with the reason: it stays on the desk, its collection says so (collections/query.ts), and it
 // does not hold back the entries behind it. It drains on every start and sign-in, so what a crash or
 // kill -9 left in the outbox goes when the database is back.
 import type pg from 'pg';
-import { doublingDelay, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import type { Db } from '../../store/sqlite/connection.js';
 import {
   markOutboxRefused,
@@ -25,6 +25,9 @@ import {
 import { TeamError, TeamFieldError, TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
 import { poolLogin } from '../pool.js';
 import { recordEvents } from '../record.js';
+import { writeTransaction } from '../../store/sqlite/transaction.js';
+import { markRefold } from '../../store/sqlite/team/refold.js';
+import { retryDelay } from '../reconnect.js';
 
 export interface OutboxPushStatus extends OutboxCounts {
   /** What the last try met while the database was away; null once a send succeeds. */
@@ -51,7 +54,7 @@ export interface OutboxPushOptions {
   onRefused?: (entries: readonly OutboxEntry[], reason: string) => void;
   /** Events per statement (default 500). */
   batchSize?: number;
-  /** First and longest wait between tries while the database is away (default 200 ms, 15 s). */
+  /** First and longest wait between tries after an answer (default 200 ms, 15 s); silence: at most 1 s. */
   retryFirstMs?: number;
   retryMaxMs?: number;
 }
@@ -83,6 +86,8 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
   let again = false;
   let closed = false;
   let waitingBecause: string | null = null;
+  /** What the last outage was: silence is tried again every second, an answer backs off (team/reconnect.ts). */
+  let lastOutage: unknown = null;
   const login = poolLogin(pool);
 
   const send = async (entries: readonly OutboxEntry[]) => {
@@ -98,7 +103,11 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
 
   function refuse(entry: OutboxEntry, e: unknown): void {
     const reason = e instanceof Error ? e.message : String(e);
-    markOutboxRefused(db, entry.id, reason, clock.now());
+    // Refused, it is left out of its collection's fold: the desk never shows as fact what the team refused.
+    writeTransaction(db, () => {
+      markOutboxRefused(db, entry.id, reason, clock.now());
+      markRefold(db, entry.event.merchantReference, clock.now());
+    });
     logger.warn(
       { reference: entry.event.merchantReference, kind: entry.event.kind, eventKey: entry.eventKey, reason },
       'the team database refused an event: it stays on this desk, marked as not accepted',
@@ -156,10 +165,11 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
     const reason = e instanceof Error ? e.message : String(e);
     if (waitingBecause !== reason)
       logger.warn(
-        { err: e, waiting: outboxCounts(db).pending, retryMs: doublingDelay(waits + 1, first, max) },
+        { err: e, waiting: outboxCounts(db).pending, retryMs: retryDelay(e, waits + 1, first, max) },
         'team push: the team database did not take the outbox; kept, and sent again when it is back',
       );
     waitingBecause = reason;
+    lastOutage = e;
     noteOutboxOutage(
       db,
       entries.map((x) => x.id),
@@ -176,7 +186,7 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
         timer = null;
         void drain();
       },
-      doublingDelay(++waits, first, max),
+      retryDelay(lastOutage, ++waits, first, max),
     );
     timer.unref?.();
   }

@@ -41,7 +41,6 @@ import {
 } from '../../store/sqlite/team/event-verdicts.js';
 import { intentProjection } from '../../store/sqlite/team/collection-projection.js';
 import { projectEvent, type Projected } from '../../collections/event-rules.js';
-import { reconcileAll } from '../../reconcile/reconcile.js';
 import { translatePgError } from '../errors.js';
 import { pullPageRaw, type TeamEvent } from '../events.js';
 import { eventSeqsOfReference } from '../../store/pg/events.js';
@@ -49,6 +48,7 @@ import { SIGNED_SOURCES, teamEventVerifier, unverifiedNote, type EventVerifier }
 import { queryableLogin } from '../pool.js';
 import { fromTeamEvent } from '../record.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
+import { reconcileHistory } from '../../collections/ledger.js';
 
 /** How far the re-check is: signed events checked of those taken from the snapshot, and how many did not verify. */
 export interface SignatureCheckProgress {
@@ -146,7 +146,7 @@ export async function runSignatureCheck(o: SignatureCheckOptions): Promise<'done
     await nextTurn();
   }
   if (o.stopped?.()) return 'stopped';
-  await reconcileAll(db, { now: o.now() });
+  await reconcileHistory(db, { now: o.now() });
   endSignatureCheck(db);
   o.onProgress?.(null);
   return 'done';

@@ -4,7 +4,6 @@
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../store/sqlite/connection.js';
-import { reconcileAll } from '../../reconcile/reconcile.js';
 import { isEmpty, needsFullReconcile } from '../../store/sqlite/team/bulk-copy.js';
 import { bulkStart, wantsBulkStart } from './bulk.js';
 import { removeLeftoverDownload, snapshotStart } from '../snapshot/start.js';
@@ -12,6 +11,7 @@ import type { ChainHead } from '../chain.js';
 import type { EventVerifier } from '../evidence.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { signatureCheckProgress } from './signature-check.js';
+import { reconcileHistory } from '../../collections/ledger.js';
 
 export interface DeskStartOptions {
   pool: pg.Pool;
@@ -81,6 +81,6 @@ export async function startDesk(o: DeskStartOptions): Promise<DeskStarted | null
   }
   // While signatures taken from a snapshot wait for their re-check, nothing is reconciled: that check
   // reconciles once done (signature-check.ts).
-  if (needsFullReconcile(db) && !signatureCheckProgress(db)) await reconcileAll(db, { now: o.clock.now() });
+  if (needsFullReconcile(db) && !signatureCheckProgress(db)) await reconcileHistory(db, { now: o.clock.now() });
   return { applied: 0, lastSeq: null, from: 'replay' };
 }

@@ -1,6 +1,7 @@
 // The screens, in navigation order. To add one: make renderer/src/screens/<Name>/index.tsx exporting a
 // component, and add a line here. `key` is the Ctrl+Shift+<key> shortcut; `path` is the #/path route.
 import type { ComponentType } from 'react';
+import type { TeamAction } from '../../../main/team/roles.shared.js';
 import { BalancesScreen } from './Balances/index.js';
 import { PaymentOptionsScreen } from './PaymentOptions/index.js';
 import { TakePaymentScreen } from './TakePayment/index.js';
@@ -14,12 +15,17 @@ export interface ScreenDef {
   title: string;
   key: string;
   component: ComponentType;
+  /**
+   * The team action the screen is for, when it is for one only (TEAM_ACTIONS): for a role that may not,
+   * the navigation says so (the screen still opens and says who can).
+   */
+  for?: TeamAction;
 }
 
 export const screens: ScreenDef[] = [
   { path: 'balances', title: 'Balances', key: '1', component: BalancesScreen },
   { path: 'payment-options', title: 'Payment options', key: '2', component: PaymentOptionsScreen },
-  { path: 'take-payment', title: 'Take payment', key: '3', component: TakePaymentScreen },
+  { path: 'take-payment', title: 'Take payment', key: '3', component: TakePaymentScreen, for: 'takePayments' },
   { path: 'collections', title: 'Collections', key: '4', component: CollectionsScreen },
   { path: 'reconciliation', title: 'Reconciliation', key: '5', component: ReconciliationScreen },
   { path: 'reports', title: 'Reports', key: '6', component: ReportsScreen },

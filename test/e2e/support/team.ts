@@ -2,13 +2,17 @@
 // set-up), the real CLI for `team init`, `team operators add` and `connect --profile team`, and signing
 // in at a team desk's lock screen. Passwords go to the CLI on standard input or in the environment, as
 // docs/team-setup.md tells a user to, never in argv.
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect, type Page } from '@playwright/test';
 import pg from 'pg';
+import type { Sandbox } from '../../../sandbox/index.js';
 import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../../support/postgres-server.js';
 import type { CliRun } from '../../support/cli.js';
 
 /** `merchant-desk ARGS` through tsx, as the e2e apps start; stdin is written and closed. */
-export { runCli as cli } from '../../support/cli.js';
+import { runCli } from '../../support/cli.js';
+export { runCli as cli };
 
 /** Fails with the command's output when it did not exit 0. */
 export function expectOk(r: CliRun, what: string): void {
@@ -55,4 +59,43 @@ export async function signInAtLockScreen(page: Page, login: string, password: st
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible({ timeout: 30_000 });
+}
+
+/**
+ * A new data folder in `dir` whose team profile is connected for `login`, through the CLI as a user
+ * would (`connect --profile team`, the sandbox as the service); returns the folder.
+ */
+export async function connectTeamDesk(o: {
+  dir: string;
+  sandbox: Sandbox;
+  team: TeamServer;
+  login: string;
+  env: NodeJS.ProcessEnv;
+}): Promise<string> {
+  const dataDir = fs.mkdtempSync(path.join(o.dir, `desk-${o.login}-`));
+  const pem = path.join(o.dir, 'service-public-key.pem');
+  fs.writeFileSync(pem, o.sandbox.servicePublicKeyPem);
+  const r = await runCli(
+    [
+      '--data-dir',
+      dataDir,
+      'connect',
+      '--profile',
+      'team',
+      '--base-url',
+      o.sandbox.baseUrl,
+      '--public-key',
+      o.sandbox.publicKey,
+      '--service-key',
+      pem,
+      '--secret-key-stdin',
+      '--database',
+      o.team.urlAs(o.login),
+      '--login',
+      o.login,
+    ],
+    { stdin: `${o.sandbox.secretKey}\n`, env: o.env },
+  );
+  expectOk(r, `connect --profile team as ${o.login}`);
+  return dataDir;
 }

@@ -9,6 +9,10 @@
 export const collectionEventsNoUpdate = `CREATE TRIGGER collection_events_no_update BEFORE UPDATE ON collection_events
 BEGIN SELECT RAISE(ABORT, 'collection_events is append-only'); END;`;
 
+/** The append-only trigger on an event's DELETE, exported for the same reason (team/refold.ts). Never edit it. */
+export const collectionEventsNoDelete = `CREATE TRIGGER collection_events_no_delete BEFORE DELETE ON collection_events
+BEGIN SELECT RAISE(ABORT, 'collection_events is append-only'); END;`;
+
 export const sql = `
 CREATE TABLE settings (
   key TEXT PRIMARY KEY,
@@ -119,6 +123,5 @@ CREATE INDEX collection_events_collection ON collection_events (collection_id, i
 CREATE INDEX collection_events_reference ON collection_events (merchant_reference);
 CREATE INDEX collection_events_received ON collection_events (received_at);
 ${collectionEventsNoUpdate}
-CREATE TRIGGER collection_events_no_delete BEFORE DELETE ON collection_events
-BEGIN SELECT RAISE(ABORT, 'collection_events is append-only'); END;
+${collectionEventsNoDelete}
 `;

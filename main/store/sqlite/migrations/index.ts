@@ -18,6 +18,8 @@ import { sql as m015 } from './015-team-outbox.js';
 import { sql as m016 } from './016-team-outbox-evidence.js';
 import { sql as m017 } from './017-team-chain.js';
 import { sql as m018 } from './018-team-trust-state.js';
+import { sql as m019 } from './019-team-refold.js';
+import { sql as m020 } from './020-team-rollback.js';
 import { sql as m024 } from './024-collections-day-text-indexes.js';
 
 export interface Migration {
@@ -45,5 +47,7 @@ export const migrations: Migration[] = [
   { version: 16, name: 'team-outbox-evidence', sql: m016 },
   { version: 17, name: 'team-chain', sql: m017 },
   { version: 18, name: 'team-trust-state', sql: m018 },
+  { version: 19, name: 'team-refold', sql: m019 },
+  { version: 20, name: 'team-rollback', sql: m020 },
   { version: 24, name: 'collections-day-text-indexes', sql: m024 },
 ];

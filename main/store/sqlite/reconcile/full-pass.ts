@@ -105,11 +105,9 @@ export function payloadOnlyIn(db: Db, lo: number, hi: number): number[] {
 
 /**
  * classifyRange for the collections of a JSON array of ids (a group of the incremental path), then the
- * ones of them left to the rules. Null when the full pass's statement no longer selects by range (then
- * the rules classify the group). installKindSets first, outside any transaction.
+ * ones of them left to the rules. installKindSets first, outside any transaction.
  */
-export function classifyIdsLeavingRest(db: Db, idsJson: string, now: number, stale: number): number[] | null {
-  if (RECONCILE_IDS_SQL === null) return null;
+export function classifyIdsLeavingRest(db: Db, idsJson: string, now: number, stale: number): number[] {
   statement(db, RECONCILE_IDS_SQL).run({ ids: idsJson, now, stale });
   return statement(db, IDS_LEFT_TO_RULES_SQL, 'pluck').all({ ids: idsJson }) as number[];
 }

@@ -21,6 +21,12 @@ export interface ReconCollection {
 }
 
 const EVENT_COLUMNS = 'id, source, kind, status, received_at, signature, amount_minor, currency, payload, note';
+/**
+ * A team desk's own event the team database refused stays in its timeline but is no fact: the rules never
+ * read it (a desk never shows as fact what PostgreSQL refused). Solo desks have no outbox: nothing is left out.
+ */
+const NOT_REFUSED =
+  "NOT EXISTS (SELECT 1 FROM team_outbox o WHERE o.event_id = collection_events.id AND o.state = 'refused')";
 const IDS = 'SELECT value FROM json_each(?)';
 
 /** The collection an event belongs to; null for an orphan, undefined for no such event. */
@@ -36,9 +42,10 @@ export function reconCollection(db: Db, id: number): ReconCollection | undefined
 
 /** Every event of one collection, oldest first. */
 export function reconEvents(db: Db, collectionId: number): ReconEvent[] {
-  return statement(db, `SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? ORDER BY id`).all(
-    collectionId,
-  ) as ReconEvent[];
+  return statement(
+    db,
+    `SELECT ${EVENT_COLUMNS} FROM collection_events WHERE collection_id = ? AND ${NOT_REFUSED} ORDER BY id`,
+  ).all(collectionId) as ReconEvent[];
 }
 
 /** The collections of a JSON array of ids, by id. */
@@ -53,7 +60,8 @@ export function reconCollectionsIn(db: Db, idsJson: string): ReconCollection[] {
 export function reconEventsIn(db: Db, idsJson: string): (ReconEvent & { collection_id: number })[] {
   return statement(
     db,
-    `SELECT collection_id, ${EVENT_COLUMNS} FROM collection_events WHERE collection_id IN (${IDS}) ORDER BY collection_id, id`,
+    `SELECT collection_id, ${EVENT_COLUMNS} FROM collection_events WHERE collection_id IN (${IDS}) AND ${NOT_REFUSED}
+     ORDER BY collection_id, id`,
   ).all(idsJson) as (ReconEvent & { collection_id: number })[];
 }
 

@@ -123,7 +123,9 @@ export function Audit() {
     if (t !== undefined) r.to = t;
     return r;
   }, [reference, source, kind, from, to]);
-  const q = useDeskQuery('reconcile.audit', request, { refreshOn: ['callbacks.ingested', 'collections.updated'] });
+  const q = useDeskQuery('reconcile.audit', request, {
+    refreshOn: ['callbacks.ingested', 'collections.updated', 'orphans.updated'],
+  });
   return (
     <section aria-labelledby="audit-title">
       <h2 id="audit-title">Audit: every event and resolution</h2>

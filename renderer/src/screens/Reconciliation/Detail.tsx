@@ -1,7 +1,9 @@
 // One collection: every source side by side (status, amount, currency, time, signature), its events, and
-// resolution with a required note.
+// resolution with a required note. It follows the team: a resolution another desk records (or anything
+// else pulled for this collection) is read again as soon as main says this collection changed, so the
+// detail says who resolved it and no longer offers Resolve.
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import type { ExceptionDetail, SourceColumn } from '../../../../main/reconcile/types.shared.js';
+import type { ExceptionDetail, ResolutionShown, SourceColumn } from '../../../../main/reconcile/types.shared.js';
 import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
 import { shortTime } from '../../ui/dates.js';
@@ -100,6 +102,31 @@ function Cell({ off, children }: { off?: boolean | undefined; children: ReactNod
   return <td className={off ? 'disagree' : undefined}>{children}</td>;
 }
 
+/** "Resolved by kofi at 26 Nov 2025, 10:42: note", from the resolution the reconciliation names. */
+export function resolvedText(r: ResolutionShown): string {
+  return `${r.by ?? 'someone'} at ${shortTime(r.at)}${r.note ? `: ${r.note}` : ''}`;
+}
+
+/** The database refused this desk's resolution: what it said, and the note that was not recorded. */
+export interface Refusal {
+  message: string;
+  note: string;
+}
+
+export function RefusedResolution({ refusal }: { refusal: Refusal }) {
+  return (
+    <div className="banner error" role="alert">
+      <div>
+        <strong>Your resolution was not recorded: </strong>
+        {refusal.message}
+        <div className="cell-note">
+          Your note (not recorded): <q>{refusal.note}</q>
+        </div>
+      </div>
+    </div>
+  );
+}
+
 export function Detail({
   collectionId,
   onResolved,
@@ -109,9 +136,24 @@ export function Detail({
   onResolved: () => void;
   onClose: () => void;
 }) {
-  const q = useDeskQuery('reconcile.detail', { collectionId }, { refreshOn: ['callbacks.ingested'] });
+  const reference = useRef<string>(undefined);
+  const q = useDeskQuery(
+    'reconcile.detail',
+    { collectionId },
+    {
+      refreshOn: ['collections.updated', 'callbacks.ingested'],
+      // Only this collection: by id (a pulled batch, a charge), or by reference (a delivery).
+      shows: (t) => (t.id !== undefined ? t.id === collectionId : t.reference === reference.current),
+    },
+  );
   const d = q.data;
+  useEffect(() => {
+    reference.current = d?.collection.merchant_reference as string | undefined;
+  }, [d]);
   const [justResolved, setJustResolved] = useState<string | null>(null);
+  // Kept with the collection it is about: another row chosen, it is not shown.
+  const [refused, setRefused] = useState<(Refusal & { collectionId: number }) | null>(null);
+  const refusal = refused?.collectionId === collectionId ? refused : null;
   const heading = useRef<HTMLHeadingElement>(null);
   // Choosing a row moves focus (and the view) to its detail.
   const loaded = q.data !== undefined;
@@ -163,23 +205,31 @@ export function Detail({
           </dl>
           <h3>Sources</h3>
           <SourcesTable detail={d} />
-          {rec?.resolvedByEventId != null ? (
+          {refusal && <RefusedResolution refusal={refusal} />}
+          {d.resolution && (
             <div className="banner info" role="status">
               <div>
-                <strong>Resolved</strong> (event #{rec.resolvedByEventId}): {rec.resolutionNote}
+                <strong>{rec?.isException ? 'Last resolved by' : 'Resolved by'}</strong> {resolvedText(d.resolution)}
+                {rec?.isException && <> (something happened after it: resolve it again)</>}
               </div>
             </div>
-          ) : rec?.isException ? (
+          )}
+          {rec?.isException && (
             <ResolveForm
               target={{ collectionId }}
               label={`Resolve ${ref}`}
               onResolved={(note) => {
                 setJustResolved(note);
+                setRefused(null);
                 void q.reload();
                 onResolved();
               }}
+              onRefused={(message, note) => {
+                setRefused({ message, note, collectionId });
+                void q.reload();
+              }}
             />
-          ) : null}
+          )}
           {justResolved && rec?.resolvedByEventId == null && (
             <p role="status" className="as-of">
               Resolution recorded.

@@ -101,8 +101,9 @@ export function Exceptions({ onChanged }: { onChanged: () => void }) {
     return r;
   }, [kind, currency, from, to, text, includeResolved]);
   // Server-side pages, like Collections: the table asks for the next page as it nears the end.
+  // 'orphans.updated': the kind filter counts the open orphans too.
   const q = usePagedQuery<'reconcile.exceptions', ExceptionRow>('reconcile.exceptions', request, PAGE, {
-    refreshOn: ['callbacks.ingested', 'collections.updated'],
+    refreshOn: ['callbacks.ingested', 'collections.updated', 'orphans.updated'],
   });
   const rows = q.rows;
   const counts = q.extra?.countsByKind ?? {};

@@ -1,4 +1,6 @@
-// Callbacks for references this desk does not know: listed, and resolvable with a note.
+// Callbacks for references this desk does not know: listed, and resolvable with a note. The list and an
+// open callback's panel follow the team: an orphan stored by a pulled batch (a callback serve received),
+// or another desk's resolution, is read again as soon as main says so ('orphans.updated').
 import { useState } from 'react';
 import type { OrphanRow } from '../../../../main/reconcile/types.shared.js';
 import { useDeskQuery } from '../../hooks.js';
@@ -7,6 +9,7 @@ import { shortTime } from '../../ui/dates.js';
 import { SIGNATURE_LABEL, SOURCE_LABEL } from './labels.js';
 import { ResolveForm } from './ResolveForm.js';
 import { statusLabel } from '../../ui/status.js';
+import { RefusedResolution, type Refusal } from './Detail.js';
 
 const columns: ColumnDef<OrphanRow, unknown>[] = [
   { id: 'at', header: 'Received', accessorKey: 'receivedAt', cell: (c) => shortTime(c.row.original.receivedAt) },
@@ -62,8 +65,24 @@ const columns: ColumnDef<OrphanRow, unknown>[] = [
 
 export function Orphans({ onChanged }: { onChanged: () => void }) {
   const [includeResolved, setIncludeResolved] = useState(false);
-  const [selected, setSelected] = useState<OrphanRow | null>(null);
-  const q = useDeskQuery('reconcile.orphans', { includeResolved, limit: 1000 }, { refreshOn: ['callbacks.ingested'] });
+  const [selectedId, setSelectedId] = useState<number | null>(null);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const q = useDeskQuery(
+    'reconcile.orphans',
+    { includeResolved, limit: 1000 },
+    { refreshOn: ['callbacks.ingested', 'orphans.updated'] },
+  );
+  // The open callback read on its own, resolved or not (the list may no longer hold it once resolved).
+  const one = useDeskQuery(
+    'reconcile.orphans',
+    { eventId: selectedId ?? 1, includeResolved: true },
+    { refreshOn: ['callbacks.ingested', 'orphans.updated'], enabled: selectedId !== null },
+  );
+  const selected = selectedId === null ? null : (one.data?.rows.find((r) => r.eventId === selectedId) ?? null);
+  const choose = (id: number | null) => {
+    setSelectedId(id);
+    setRefusal(null);
+  };
   return (
     <section aria-labelledby="orphans-title">
       <h2 id="orphans-title">Callbacks for unknown references</h2>
@@ -92,32 +111,43 @@ export function Orphans({ onChanged }: { onChanged: () => void }) {
             data={q.data.rows}
             height={300}
             getRowId={(r) => String(r.eventId)}
-            onRowClick={(r) => setSelected(r)}
+            onRowClick={(r) => choose(r.eventId)}
           />
         ))}
-      {selected && (
+      {selectedId !== null && (
         <div className="panel">
           <div className="screen-header">
             <h3>
-              Callback <span className="mono">{selected.merchantReference}</span> (event #{selected.eventId})
+              Callback <span className="mono">{selected?.merchantReference ?? ''}</span> (event #{selectedId})
             </h3>
-            <button type="button" onClick={() => setSelected(null)}>
+            <button type="button" onClick={() => choose(null)}>
               Close
             </button>
           </div>
-          {selected.resolvedByEventId !== null ? (
-            <p role="status">Resolved (event #{selected.resolvedByEventId}).</p>
-          ) : (
-            <ResolveForm
-              target={{ orphanEventId: selected.eventId }}
-              label={`Resolve callback ${selected.merchantReference}`}
-              onResolved={() => {
-                setSelected(null);
-                void q.reload();
-                onChanged();
-              }}
-            />
-          )}
+          <ErrorBanner error={one.error} title="Could not load this callback" />
+          {refusal && <RefusedResolution refusal={refusal} />}
+          {selected &&
+            (selected.resolvedByEventId !== null ? (
+              <p role="status">
+                <strong>Resolved by</strong> {selected.resolvedBy ?? 'someone'} at {shortTime(selected.resolvedAt)}
+                {selected.resolutionNote ? `: ${selected.resolutionNote}` : ''}
+              </p>
+            ) : (
+              <ResolveForm
+                target={{ orphanEventId: selected.eventId }}
+                label={`Resolve callback ${selected.merchantReference}`}
+                onResolved={() => {
+                  choose(null);
+                  void q.reload();
+                  onChanged();
+                }}
+                onRefused={(message, note) => {
+                  setRefusal({ message, note });
+                  void q.reload();
+                  void one.reload();
+                }}
+              />
+            ))}
         </div>
       )}
     </section>

@@ -1,7 +1,9 @@
 // Resolution by a person with a REQUIRED note: the button stays disabled until a note is typed, and the
 // server's answer (note too short, operator not set) is shown on the field it names. On a team desk only
-// back office and admins are offered it; others see who can.
-import { useId, useState } from 'react';
+// back office and admins are offered it; others see who can. A refusal because it is resolved already
+// (by another desk: the team database decides) goes to onRefused, with the note, so the screen can keep
+// saying it once the form is gone (the exception is no longer open).
+import { useEffect, useId, useRef, useState } from 'react';
 import { useDeskAction } from '../../hooks.js';
 import { ErrorBanner, Field } from '../../ui/index.js';
 import { useMay, WhoMay } from '../../role.js';
@@ -10,13 +12,22 @@ export function ResolveForm({
   target,
   label,
   onResolved,
+  onRefused,
 }: {
   target: { collectionId: number } | { orphanEventId: number };
   label: string;
   onResolved: (note: string) => void;
+  /** Not recorded because it is no longer open (resolved meanwhile): the message and the note typed. */
+  onRefused?: (message: string, note: string) => void;
 }) {
   const resolve = useDeskAction('reconcile.resolve');
   const [note, setNote] = useState('');
+  const noteRef = useRef(note);
+  const onRefusedRef = useRef(onRefused);
+  useEffect(() => {
+    noteRef.current = note;
+    onRefusedRef.current = onRefused;
+  });
   const [touched, setTouched] = useState(false);
   const formId = useId();
   const may = useMay('resolveExceptions');
@@ -37,6 +48,10 @@ export function ResolveForm({
       onResolved(note);
     }
   };
+  // The note stays in the field (a refusal wipes nothing the person typed); the screen says why.
+  useEffect(() => {
+    if (resolve.error?.kind === 'conflict') onRefusedRef.current?.(resolve.error.message, noteRef.current);
+  }, [resolve.error]);
 
   if (!may) return <WhoMay action="resolveExceptions" />;
   return (

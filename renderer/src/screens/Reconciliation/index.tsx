@@ -17,7 +17,12 @@ import { SecurityLog } from './SecurityLog.js';
 const OutcomeChart = lazy(() => import('./OutcomeChart.js').then((m) => ({ default: m.OutcomeChart })));
 
 export function ReconciliationScreen() {
-  const summary = useDeskQuery('reconcile.summary', {}, { refreshOn: ['callbacks.ingested', 'collections.updated'] });
+  // The counts follow the team: a pulled batch that changed collections or stored orphans.
+  const summary = useDeskQuery(
+    'reconcile.summary',
+    {},
+    { refreshOn: ['callbacks.ingested', 'collections.updated', 'orphans.updated'] },
+  );
   const [tab, setTab] = useState('exceptions');
   const [version, setVersion] = useState(0);
   const s = summary.data;

@@ -1,22 +1,27 @@
 // Team: who is signed in, the team's operators, and (for admins) adding, disabling, enabling and
 // re-roling them. Hiding the controls from non-admins is only a courtesy: PostgreSQL refuses their
-// changes whatever this screen shows, and that refusal is shown as it comes back.
+// changes whatever this screen shows, and that refusal is shown as it comes back. Both reads follow the
+// team: any operator's change, made at this desk or another (or the CLI), is pushed as
+// team.operatorsChanged and the list and "signed in as" read again.
 import { useState, type FormEvent } from 'react';
 import type { TeamMe, TeamOperatorRow } from '../../../../main/ipc/contract/team.js';
 import { ROLE_LABEL, TEAM_ROLES, type TeamRole } from '../../../../main/team/roles.shared.js';
 import { WhoMay } from '../../role.js';
 import { useDeskAction, useDeskEvent, useDeskQuery } from '../../hooks.js';
 import type { AppStatus } from '../../../../main/ipc/contract/app.js';
-import { chainWords } from '../../../../main/team/chain-words.shared.js';
+import { chainWords, rollbackWords, type TeamRollbackState } from '../../../../main/team/chain-words.shared.js';
+import { notificationsExplained } from '../../../../main/team/notify-words.shared.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { formatDateTime } from '../../ui/format.js';
 import { EmptyState, ErrorBanner, Field, Loading } from '../../ui/index.js';
 import { Section, fieldError } from './Section.js';
 import { checkNewOperator, EMPTY_OPERATOR_FORM, operatorStatus, type NewOperatorForm } from './team-form.js';
 
+const FOLLOW_OPERATORS = { refreshOn: ['team.operatorsChanged' as const] };
+
 export function TeamSection() {
-  const me = useDeskQuery('team.me', {});
-  const list = useDeskQuery('team.operators.list', {});
+  const me = useDeskQuery('team.me', {}, FOLLOW_OPERATORS);
+  const list = useDeskQuery('team.operators.list', {}, FOLLOW_OPERATORS);
   const reload = async () => {
     await Promise.all([me.reload(), list.reload()]);
   };
@@ -26,6 +31,7 @@ export function TeamSection() {
       {me.loading && <Loading what="your operator" />}
       {me.data && <WhoAmI me={me.data} />}
       <RecordCheck />
+      <NotificationsCheck />
       <ErrorBanner
         error={list.error}
         title="Could not read the operators"
@@ -47,17 +53,93 @@ function RecordCheck() {
   const q = useDeskQuery('app.status', {});
   const [pushed, setPushed] = useState<AppStatus>();
   useDeskEvent('app.status', setPushed);
-  const chain = (pushed ?? q.data)?.team?.chain;
+  const team = (pushed ?? q.data)?.team;
+  const chain = team?.chain;
   if (!chain) return null;
   const words = chainWords(chain);
-  return words.alarm ? (
-    <p role="alert" className="badge err" data-testid="team-record-check">
-      {words.text}
-    </p>
-  ) : (
-    <p className="as-of" data-testid="team-record-check">
-      {words.text}
-      {chain.recheckedAt !== null ? ` (whole record re-checked ${formatDateTime(chain.recheckedAt)})` : ''}
+  return (
+    <>
+      {words.alarm ? (
+        <p role="alert" className="badge err" data-testid="team-record-check">
+          {words.text}
+        </p>
+      ) : (
+        <p className="as-of" data-testid="team-record-check">
+          {words.text}
+          {chain.recheckedAt !== null ? ` (whole record re-checked ${formatDateTime(chain.recheckedAt)})` : ''}
+        </p>
+      )}
+      {team.rollback && <RecordWentBack rollback={team.rollback} />}
+    </>
+  );
+}
+
+/**
+ * The last time the team record went back in time (a failover, a restore from backup): what was lost,
+ * what this desk put back, the head it had verified (kept as evidence), and, by reference and seq, the
+ * events it held that nobody has put back.
+ */
+function RecordWentBack({ rollback: r }: { rollback: TeamRollbackState }) {
+  const words = rollbackWords(r);
+  return (
+    <section className="team-rollback" aria-labelledby="team-rollback-title" data-testid="team-rollback">
+      <h3 id="team-rollback-title">Team record went back</h3>
+      <p role="status" className={r.phase === 'restoring' || r.unrestoredCount ? 'badge warn' : undefined}>
+        {words.text}
+      </p>
+      <p className="as-of">
+        Found {formatDateTime(r.foundAt)}. The head this desk had verified, kept as evidence: seq{' '}
+        {r.previousHead.seq.toLocaleString('en')}, hash{' '}
+        <span className="mono">{r.previousHead.hash.slice(0, 16)}…</span>
+        {r.rebasedAt !== null ? `; following the record again since ${formatDateTime(r.rebasedAt)}.` : '.'}
+      </p>
+      {r.unrestoredCount > 0 && (
+        <table className="table" aria-label="Lost events not put back">
+          <caption>
+            {r.unrestoredCount === 1
+              ? 'One event the team database lost that this desk could not put back'
+              : `${r.unrestoredCount.toLocaleString('en')} events the team database lost that this desk could not put back`}
+            {r.unrestoredCount > r.unrestored.length
+              ? ` (the first ${r.unrestored.length} shown; the log has them all)`
+              : ''}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Reference</th>
+              <th scope="col">Seq</th>
+              <th scope="col">Event</th>
+              <th scope="col">Why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {r.unrestored.map((x) => (
+              <tr key={x.eventKey}>
+                <td className="mono">{x.reference}</td>
+                <td>{x.seq === null ? 'not known' : x.seq.toLocaleString('en')}</td>
+                <td>
+                  {x.source} · {x.kind.replace(/_/g, ' ')}
+                </td>
+                <td>{x.reason}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** Whether notifications from the team database were proven to reach this desk; if not, the fix. */
+function NotificationsCheck() {
+  const q = useDeskQuery('app.status', {});
+  const [pushed, setPushed] = useState<AppStatus>();
+  useDeskEvent('app.status', setPushed);
+  const n = (pushed ?? q.data)?.team?.notifications;
+  if (!n) return null;
+  return (
+    <p className={n.arriving === false ? 'badge warn' : 'as-of'} data-testid="team-notifications-check">
+      {notificationsExplained(n)}
+      {n.arriving !== null && n.checkedAt !== null ? ` (checked ${formatDateTime(n.checkedAt)})` : ''}
     </p>
   );
 }
@@ -133,6 +215,8 @@ function OperatorsTable({
                 <td>
                   {admin && !self ? (
                     <RoleChanger
+                      // A new role read from the team starts the picker again from it.
+                      key={row.role}
                       row={row}
                       pending={setRole.pending}
                       onChange={(role) => {

@@ -1,5 +1,6 @@
 // The card part of the Take payment form: number (grouped as typed, brand shown), expiry, CVV (length
-// by brand), cardholder, optional PIN, billing address (required for USA, Canada and Europe).
+// by brand), cardholder, optional PIN, billing address (required for USA, Canada and Europe), drawn from
+// one table of field definitions (CARD_ROWS, BILLING_ROWS) that the request is built from too.
 // The values live in the parent's state only while the form needs them; the parent clears them on submit.
 import {
   BRAND_NAMES,
@@ -9,25 +10,46 @@ import {
   digitsOnly,
   groupCardNumber,
 } from '../../../../main/collections/card-input.shared.js';
-import type { ChangeEvent } from 'react';
+import type { ChangeEvent, ReactNode } from 'react';
 import { Field } from '../../ui/index.js';
 
-export interface CardState {
-  number: string;
-  expMonth: string;
-  expYear: string;
-  cvv: string;
-  firstName: string;
-  lastName: string;
-  pin: string;
-  billingCountry: string;
-  billingAddress: string;
-  billingCity: string;
-  billingState: string;
-  billingZip: string;
+/** Where the field's value comes from as the agent types it. */
+type Input =
+  /** Kept as typed. */
+  | { kind: 'text' }
+  /** Digits only, at most `max` of them (numeric keyboard). */
+  | { kind: 'digits'; max: number }
+  /** The card number, grouped by four as typed. */
+  | { kind: 'card-number' }
+  /** A country code, upper-cased. */
+  | { kind: 'country' };
+
+/** What the field says beside its input, given the card as typed. */
+interface FieldContext {
+  brand: ReturnType<typeof detectBrand>;
+  brandName: string;
+  needBilling: boolean;
 }
 
-export const EMPTY_CARD: CardState = {
+/**
+ * One card field: its key in the state and the request, its label and hint, how its input is read, and
+ * whether the request leaves it out when empty. The form is drawn from this table, row by row.
+ */
+interface CardFieldDef {
+  key: keyof typeof EMPTY_CARD;
+  label: string;
+  input: Input;
+  /** Optional in the request (left out when empty). */
+  optional?: boolean;
+  /** Required when billing is (the label says so). */
+  billing?: boolean;
+  className?: string;
+  maxLength?: number;
+  placeholder?: string;
+  hint?: (c: FieldContext) => ReactNode;
+}
+
+export const EMPTY_CARD = {
   number: '',
   expMonth: '',
   expYear: '',
@@ -42,24 +64,105 @@ export const EMPTY_CARD: CardState = {
   billingZip: '',
 };
 
+export type CardState = typeof EMPTY_CARD;
+
+const CARD_ROWS: CardFieldDef[][] = [
+  [
+    {
+      key: 'number',
+      label: 'Card number',
+      input: { kind: 'card-number' },
+      className: 'card-number secret-ish',
+      maxLength: 23,
+      hint: ({ brand, brandName }) => (
+        <span aria-live="polite" className={brandName ? `brand-tag brand-${brand}` : undefined}>
+          {brandName ? `Brand: ${brandName}` : 'Brand shows as you type'}
+        </span>
+      ),
+    },
+  ],
+  [
+    {
+      key: 'expMonth',
+      label: 'Expiry month',
+      input: { kind: 'digits', max: 2 },
+      className: 'short',
+      placeholder: 'MM',
+      hint: () => 'MM',
+    },
+    {
+      key: 'expYear',
+      label: 'Expiry year',
+      input: { kind: 'digits', max: 4 },
+      className: 'short',
+      placeholder: 'YY',
+      hint: () => 'YY or YYYY',
+    },
+    {
+      key: 'cvv',
+      label: 'CVV',
+      input: { kind: 'digits', max: 4 },
+      className: 'short masked',
+      hint: ({ brand, brandName }) => `${cvvLength(brand)} digits${brandName ? ` for ${brandName}` : ''}`,
+    },
+    {
+      key: 'pin',
+      label: 'PIN (optional)',
+      input: { kind: 'digits', max: 6 },
+      optional: true,
+      className: 'short masked',
+      hint: () => "4 to 6 digits, only if the customer's card needs one",
+    },
+  ],
+  [
+    { key: 'firstName', label: 'Cardholder first name', input: { kind: 'text' } },
+    { key: 'lastName', label: 'Cardholder last name', input: { kind: 'text' } },
+  ],
+];
+
+const BILLING_ROWS: CardFieldDef[][] = [
+  [
+    {
+      key: 'billingCountry',
+      label: 'Billing country',
+      input: { kind: 'country' },
+      optional: true,
+      className: 'short',
+      maxLength: 2,
+      hint: () => '2-letter code, e.g. US, CA, DE, UG',
+    },
+    { key: 'billingAddress', label: 'Billing street address', input: { kind: 'text' }, optional: true, billing: true },
+  ],
+  [
+    { key: 'billingCity', label: 'Billing city', input: { kind: 'text' }, optional: true, billing: true },
+    { key: 'billingState', label: 'Billing state', input: { kind: 'text' }, optional: true, billing: true },
+    {
+      key: 'billingZip',
+      label: 'Billing zip or postal code',
+      input: { kind: 'text' },
+      optional: true,
+      billing: true,
+      className: 'short',
+    },
+  ],
+];
+
+const FIELDS: CardFieldDef[] = [...CARD_ROWS, ...BILLING_ROWS].flat();
+
+/** The value the request carries for a field as typed. */
+function requestValue(def: CardFieldDef, v: string): string {
+  if (def.input.kind === 'card-number') return digitsOnly(v);
+  if (def.input.kind === 'country') return v.trim().toUpperCase();
+  return v.trim();
+}
+
 /** The card object for the IPC request (optional fields left out when empty). */
 export function cardRequest(c: CardState) {
-  const opt = (v: string) => (v.trim() ? v.trim() : undefined);
-  const out = {
-    number: digitsOnly(c.number),
-    expMonth: c.expMonth.trim(),
-    expYear: c.expYear.trim(),
-    cvv: c.cvv.trim(),
-    firstName: c.firstName.trim(),
-    lastName: c.lastName.trim(),
-    pin: opt(c.pin),
-    billingCountry: opt(c.billingCountry)?.toUpperCase(),
-    billingAddress: opt(c.billingAddress),
-    billingCity: opt(c.billingCity),
-    billingState: opt(c.billingState),
-    billingZip: opt(c.billingZip),
-  };
-  for (const k of Object.keys(out) as (keyof typeof out)[]) if (out[k] === undefined) delete out[k];
+  const out: Record<string, string> = {};
+  for (const def of FIELDS) {
+    const v = requestValue(def, c[def.key]);
+    if (v || !def.optional) out[def.key] = v;
+  }
   return out as {
     number: string;
     expMonth: string;
@@ -77,6 +180,20 @@ export function wipe(o: Record<string, unknown>): void {
   for (const k of Object.keys(o)) if (typeof o[k] === 'string') o[k] = '';
 }
 
+/** What the input holds after the agent typed `raw` into it. */
+function typed(def: CardFieldDef, raw: string): string {
+  switch (def.input.kind) {
+    case 'digits':
+      return digitsOnly(raw).slice(0, def.input.max);
+    case 'card-number':
+      return groupCardNumber(raw);
+    case 'country':
+      return raw.toUpperCase();
+    case 'text':
+      return raw;
+  }
+}
+
 export function CardSection({
   card,
   onChange,
@@ -89,162 +206,55 @@ export function CardSection({
   disabled?: boolean;
 }) {
   const brand = detectBrand(card.number);
-  const brandName = digitsOnly(card.number) ? BRAND_NAMES[brand] : '';
-  const cvvLen = cvvLength(brand);
-  const needBilling = billingRequired(card.billingCountry);
-  const req = (label: string) => (needBilling ? `${label} (required)` : label);
-  const set = (k: keyof CardState) => (e: ChangeEvent<HTMLInputElement>) =>
-    onChange({ [k]: e.target.value }, `card.${k}`);
-  const digits = (k: keyof CardState, max: number) => (e: ChangeEvent<HTMLInputElement>) =>
-    onChange({ [k]: digitsOnly(e.target.value).slice(0, max) }, `card.${k}`);
+  const ctx: FieldContext = {
+    brand,
+    brandName: digitsOnly(card.number) ? BRAND_NAMES[brand] : '',
+    needBilling: billingRequired(card.billingCountry),
+  };
+  const field = (def: CardFieldDef) => {
+    const name = `card.${def.key}`;
+    const required = Boolean(def.billing) && ctx.needBilling;
+    return (
+      <Field
+        key={def.key}
+        label={required ? `${def.label} (required)` : def.label}
+        error={errorFor(name)}
+        hint={def.hint?.(ctx)}
+      >
+        <input
+          name={name}
+          className={def.className}
+          inputMode={def.input.kind === 'digits' || def.input.kind === 'card-number' ? 'numeric' : undefined}
+          autoComplete="off"
+          spellCheck={def.input.kind === 'card-number' ? false : undefined}
+          maxLength={def.maxLength}
+          placeholder={def.placeholder}
+          required={def.billing ? ctx.needBilling : undefined}
+          value={card[def.key]}
+          onChange={(e: ChangeEvent<HTMLInputElement>) => onChange({ [def.key]: typed(def, e.target.value) }, name)}
+        />
+      </Field>
+    );
+  };
+  const rows = (list: CardFieldDef[][]) =>
+    list.map((row) => (
+      <div className="row" key={row.map((d) => d.key).join()}>
+        {row.map(field)}
+      </div>
+    ));
 
   return (
     <fieldset className="form-group" disabled={disabled}>
       <legend>Card</legend>
-      <div className="row">
-        <Field
-          label="Card number"
-          error={errorFor('card.number')}
-          hint={
-            <span aria-live="polite" className={brandName ? `brand-tag brand-${brand}` : undefined}>
-              {brandName ? `Brand: ${brandName}` : 'Brand shows as you type'}
-            </span>
-          }
-        >
-          <input
-            name="card.number"
-            className="card-number secret-ish"
-            inputMode="numeric"
-            autoComplete="off"
-            spellCheck={false}
-            value={card.number}
-            maxLength={23}
-            onChange={(e) => onChange({ number: groupCardNumber(e.target.value) }, 'card.number')}
-          />
-        </Field>
-      </div>
-      <div className="row">
-        <Field label="Expiry month" error={errorFor('card.expMonth')} hint="MM">
-          <input
-            name="card.expMonth"
-            className="short"
-            inputMode="numeric"
-            autoComplete="off"
-            value={card.expMonth}
-            onChange={digits('expMonth', 2)}
-            placeholder="MM"
-          />
-        </Field>
-        <Field label="Expiry year" error={errorFor('card.expYear')} hint="YY or YYYY">
-          <input
-            name="card.expYear"
-            className="short"
-            inputMode="numeric"
-            autoComplete="off"
-            value={card.expYear}
-            onChange={digits('expYear', 4)}
-            placeholder="YY"
-          />
-        </Field>
-        <Field
-          label="CVV"
-          error={errorFor('card.cvv')}
-          hint={`${cvvLen} digits${brandName ? ` for ${brandName}` : ''}`}
-        >
-          <input
-            name="card.cvv"
-            className="short masked"
-            inputMode="numeric"
-            autoComplete="off"
-            value={card.cvv}
-            onChange={digits('cvv', 4)}
-          />
-        </Field>
-        <Field
-          label="PIN (optional)"
-          error={errorFor('card.pin')}
-          hint="4 to 6 digits, only if the customer's card needs one"
-        >
-          <input
-            name="card.pin"
-            className="short masked"
-            inputMode="numeric"
-            autoComplete="off"
-            value={card.pin}
-            onChange={digits('pin', 6)}
-          />
-        </Field>
-      </div>
-      <div className="row">
-        <Field label="Cardholder first name" error={errorFor('card.firstName')}>
-          <input name="card.firstName" autoComplete="off" value={card.firstName} onChange={set('firstName')} />
-        </Field>
-        <Field label="Cardholder last name" error={errorFor('card.lastName')}>
-          <input name="card.lastName" autoComplete="off" value={card.lastName} onChange={set('lastName')} />
-        </Field>
-      </div>
+      {rows(CARD_ROWS)}
       <fieldset className="form-group nested">
         <legend>Billing address</legend>
         <p className="field-hint" id="billing-note" aria-live="polite">
-          {needBilling
+          {ctx.needBilling
             ? `Required: cards billed in ${card.billingCountry.trim().toUpperCase()} need the full billing address.`
             : 'Required when the billing country is the USA, Canada or a European country.'}
         </p>
-        <div className="row">
-          <Field
-            label="Billing country"
-            error={errorFor('card.billingCountry')}
-            hint="2-letter code, e.g. US, CA, DE, UG"
-          >
-            <input
-              name="card.billingCountry"
-              className="short"
-              autoComplete="off"
-              maxLength={2}
-              value={card.billingCountry}
-              onChange={(e) => onChange({ billingCountry: e.target.value.toUpperCase() }, 'card.billingCountry')}
-            />
-          </Field>
-          <Field label={req('Billing street address')} error={errorFor('card.billingAddress')}>
-            <input
-              name="card.billingAddress"
-              autoComplete="off"
-              required={needBilling}
-              value={card.billingAddress}
-              onChange={set('billingAddress')}
-            />
-          </Field>
-        </div>
-        <div className="row">
-          <Field label={req('Billing city')} error={errorFor('card.billingCity')}>
-            <input
-              name="card.billingCity"
-              autoComplete="off"
-              required={needBilling}
-              value={card.billingCity}
-              onChange={set('billingCity')}
-            />
-          </Field>
-          <Field label={req('Billing state')} error={errorFor('card.billingState')}>
-            <input
-              name="card.billingState"
-              autoComplete="off"
-              required={needBilling}
-              value={card.billingState}
-              onChange={set('billingState')}
-            />
-          </Field>
-          <Field label={req('Billing zip or postal code')} error={errorFor('card.billingZip')}>
-            <input
-              name="card.billingZip"
-              className="short"
-              autoComplete="off"
-              required={needBilling}
-              value={card.billingZip}
-              onChange={set('billingZip')}
-            />
-          </Field>
-        </div>
+        {rows(BILLING_ROWS)}
       </fieldset>
     </fieldset>
   );

@@ -1,7 +1,8 @@
 // What the agent tells the caller: the payment's state, kept current from main (redirect, callbacks,
 // imports push 'collections.updated' / 'callbacks.ingested'), with a printable receipt once final.
 // An UNKNOWN outcome offers one explicit action: send again with the SAME reference (the card is typed
-// again; nothing is retried on its own).
+// again; nothing is retried on its own). It shows the payment of `reference` and nothing else: an answer
+// read for another reference (the one shown before) is never shown while this one's is read.
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type {
   ChargeOutcome,
@@ -10,12 +11,13 @@ import type {
   EventRow,
 } from '../../../../main/ipc/contract/collections.js';
 import { validateCardForm } from '../../../../main/collections/card-input.shared.js';
-import { DeskError, invoke } from '../../desk.js';
-import { useDeskQuery, useNow } from '../../hooks.js';
+import { DeskError, invoke, on } from '../../desk.js';
+import { useAppStatusSelect, useDeskQuery, useNow } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
 import { StatusBadge, statusLabel } from '../../ui/StatusBadge.js';
 import { CardSection, EMPTY_CARD, cardRequest, wipe, type CardState } from './CardSection.js';
 import { formatDateTime } from '../../ui/format.js';
+import { newOperationId } from './useCharge.js';
 
 const HEADLINE: Record<string, string> = {
   COMPLETED: 'Approved',
@@ -108,8 +110,10 @@ export function PaymentResult({
     { reference },
     { refreshOn: ['collections.updated', 'callbacks.ingested'], shows: (t) => t.reference === reference },
   );
-  const c = q.data?.collection;
-  const events = useMemo(() => q.data?.events ?? [], [q.data]);
+  // Only this reference's own answer: while it is read, an earlier one (another payment) is not shown.
+  const own = q.data?.collection.merchantReference === reference ? q.data : undefined;
+  const c = own?.collection;
+  const events = useMemo(() => own?.events ?? [], [own]);
   const history = useMemo(() => finalHistory(events), [events]);
   // After Charge the form is gone; without this, focus falls to the page body. Land on the result heading.
   const title = useRef<HTMLHeadingElement>(null);
@@ -217,6 +221,9 @@ function Resend({
   const [sending, setSending] = useState(false);
   const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<DeskError>();
+  // As the charge form: a team desk keeps the typed card until main says it was sent (a claim the team
+  // database refused sends nothing), a solo desk clears it as it hands the request over.
+  const keepCardUntilSent = useAppStatusSelect((s) => s?.profile === 'team');
 
   const now = useNow(60_000);
   const errors = useMemo(() => {
@@ -242,19 +249,34 @@ function Resend({
     setSubmitted(true);
     setError(undefined);
     if (Object.keys(errors).length) return;
-    const request = { reference: c.merchantReference, card: cardRequest(card) };
-    setCard(EMPTY_CARD);
+    const operationId = newOperationId();
+    const request = { reference: c.merchantReference, card: cardRequest(card), operationId };
+    let sent = false;
+    const forget = () => {
+      sent = true;
+      setCard(EMPTY_CARD);
+    };
+    if (!keepCardUntilSent) forget();
+    // Main's progress of this re-send: the card is on its way.
+    const off = on('payments.progress', (p) => {
+      if (p.operationId === operationId && !sent) forget();
+    });
     setSubmitted(false);
     setServerErrors({});
     setSending(true);
     try {
-      onSettled(await invoke('payments.resend', request));
+      const answer = await invoke('payments.resend', request);
+      if (!sent) forget();
+      onSettled(answer);
     } catch (err) {
       if (err instanceof DeskError && (err.fields || err.field?.startsWith('card'))) {
         setServerErrors(err.fields ?? { [err.field!]: err.message });
         setError(err);
+      } else if (!sent && err instanceof DeskError) {
+        setError(err); // refused before anything was sent (a team desk): said here, the card still typed
       } else onError(err);
     } finally {
+      off();
       wipe(request.card);
       setSending(false);
     }

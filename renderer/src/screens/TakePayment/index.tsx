@@ -1,12 +1,15 @@
 // Take payment: a support agent types the card a customer reads out on the phone, charges it, and tells
-// the customer the result. The card goes to main once (payments.charge); the card fields are cleared from
-// state as soon as the request is handed over, and nothing of the card is ever put in storage.
+// the customer the result. The card goes to main once (payments.charge), and nothing of the card is ever
+// put in storage. A solo desk clears the card fields as soon as the request is handed over. A team desk
+// keeps them until main says the card was sent (its intent recorded): a refusal of the team database
+// before anything was sent (the role, offline, the repeat question, the team's daily limit) wipes
+// nothing the agent typed. Leaving the form, or the lock, clears them either way.
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { CardOptionView } from '../../../../main/ipc/contract/collections.js';
 import { validateCardForm, type AmountLimits } from '../../../../main/collections/card-input.shared.js';
 import { displayMinor } from '../../../../main/money/amount.shared.js';
 import { on } from '../../desk.js';
-import { useDeskQuery, useNow } from '../../hooks.js';
+import { useAppStatusSelect, useDeskQuery, useNow } from '../../hooks.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { EmptyState, ErrorBanner, Field, Loading, Screen } from '../../ui/index.js';
 import { CardSection, EMPTY_CARD, cardRequest, type CardState } from './CardSection.js';
@@ -104,7 +107,10 @@ function TakePaymentForm() {
       }, 0),
     [],
   );
-  const { phase, banner, fieldErrors: serverErrors, ...charge } = useCharge(focusFirstError);
+  // The card was sent to the service: the form forgets it.
+  const forgetCard = useCallback(() => setCard(EMPTY_CARD), []);
+  const { phase, banner, fieldErrors: serverErrors, ...charge } = useCharge(focusFirstError, forgetCard);
+  const keepCardUntilSent = useAppStatusSelect((s) => s?.profile === 'team');
 
   const currency = details.currency || options[0]?.currency || '';
   const option = options.find((o) => o.currency === currency);
@@ -162,8 +168,8 @@ function TakePaymentForm() {
       allowFinalStatusChange: details.allowFinalStatusChange,
       card: cardRequest(card),
     };
-    // The card leaves the form now: cleared from state before main even answers.
-    setCard(EMPTY_CARD);
+    // Solo: the card leaves the form now, cleared from state before main even answers. Team: once sent.
+    if (!keepCardUntilSent) setCard(EMPTY_CARD);
     setTouched({});
     setSubmitted(false);
     await charge.charge(request);
@@ -200,12 +206,14 @@ function TakePaymentForm() {
           // The payment window is open: payments.charge answers when it redirects or is closed. A callback
           // that arrives first already shows here.
           <PaymentResult
+            key={phase.reference}
             reference={phase.reference}
             outcome={{ kind: 'pending', message: WAITING_TEXT, paymentUrl: '' }}
             inFlight
           />
         ) : (
           <PaymentResult
+            key={phase.reference}
             reference={phase.reference}
             outcome={phase.outcome}
             onSettled={charge.settle}
@@ -228,7 +236,13 @@ function TakePaymentForm() {
       )}
       {phase.kind === 'sending' && (
         <div className="banner info" role="status">
-          Sending the payment to the service…
+          {phase.reference ? (
+            <span>
+              Sending payment <span className="mono">{phase.reference}</span> to the service…
+            </span>
+          ) : (
+            'Sending the payment to the service…'
+          )}
         </div>
       )}
       <ErrorBanner error={banner} />

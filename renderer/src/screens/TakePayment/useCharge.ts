@@ -1,6 +1,8 @@
-// The charge state machine (charge-machine.ts) wired to main: payments.charge, the repeat confirmation,
-// and the collections.updated event that says the payment window is open.
-import { useCallback, useReducer } from 'react';
+// The charge state machine (charge-machine.ts) wired to main: payments.charge and the repeat
+// confirmation, each with an operation id of its own, and main's payments.progress of that operation
+// (its reference once the intent is recorded, PENDING once the payment window is open). Pushes about
+// other collections (collections.updated: another desk's payment, a pulled batch) never move a charge.
+import { useCallback, useReducer, useRef } from 'react';
 import type { ChargeResponse } from '../../../../main/ipc/contract/collections.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
 import { DeskError, invoke } from '../../desk.js';
@@ -14,23 +16,36 @@ function asDeskError(e: unknown): DeskError {
     : new DeskError({ kind: 'internal', message: 'Something went wrong; the details are in the log.' });
 }
 
-/** `onProblem` runs when the agent has a field to fix (refused or failed), e.g. to focus it. */
-export function useCharge(onProblem: () => void) {
-  const [state, dispatch] = useReducer(chargeReducer, INITIAL_CHARGE);
+/** A new operation's id: 32 hex digits, random (getRandomValues works in any context, unlike randomUUID). */
+export function newOperationId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
 
-  // While a charge is in flight main reports its collection (PENDING: the payment window is open).
-  // (Pushes come merged: the charge's own PENDING is among the collections listed.)
-  useDeskEvent('collections.updated', (e) => {
-    const pending = e.changed.find((c) => c.status === 'PENDING');
-    if (pending) dispatch({ type: 'windowOpened', reference: pending.reference });
+/**
+ * `onProblem` runs when the agent has a field to fix (refused or failed), e.g. to focus it; `onCardSent`
+ * when the card of the charge in flight was sent to the service (its intent recorded, or an answer that
+ * says so), and never for a refusal before anything was sent or for the repeat question.
+ */
+export function useCharge(onProblem: () => void, onCardSent: () => void = () => {}) {
+  const [state, dispatch] = useReducer(chargeReducer, INITIAL_CHARGE);
+  /** The operation in flight (a charge or a confirmed repeat), whose progress says its card was sent. */
+  const inFlight = useRef<string | null>(null);
+
+  // Main's word on an operation; the machine takes it only for the charge in flight.
+  useDeskEvent('payments.progress', (e) => {
+    dispatch({ type: 'progress', ...e });
+    if (e.operationId === inFlight.current) onCardSent();
   });
 
   const settle = useCallback(
     (response: ChargeResponse) => {
       dispatch({ type: 'answered', response });
+      // Any answer but the repeat question comes from a saved intent, whose card was sent.
+      if (response.outcome.kind !== 'needs_confirmation') onCardSent();
       if (response.outcome.kind === 'rejected') onProblem();
     },
-    [onProblem],
+    [onProblem, onCardSent],
   );
 
   const failed = useCallback(
@@ -42,10 +57,12 @@ export function useCharge(onProblem: () => void) {
   );
 
   /** Sends the card once; the request's card is wiped whatever main answers. */
-  const charge = async (request: RequestOf<'payments.charge'>) => {
-    dispatch({ type: 'send' });
+  const charge = async (request: Omit<RequestOf<'payments.charge'>, 'operationId'>) => {
+    const operationId = newOperationId();
+    inFlight.current = operationId;
+    dispatch({ type: 'send', operationId });
     try {
-      settle(await invoke('payments.charge', request));
+      settle(await invoke('payments.charge', { ...request, operationId }));
     } catch (err) {
       failed(err);
     } finally {
@@ -61,9 +78,11 @@ export function useCharge(onProblem: () => void) {
       await invoke('payments.cancelRepeat', { token }).catch(() => {});
       return;
     }
-    dispatch({ type: 'confirmed' });
+    const operationId = newOperationId();
+    inFlight.current = operationId;
+    dispatch({ type: 'confirmed', operationId });
     try {
-      settle(await invoke('payments.confirmRepeat', { token }));
+      settle(await invoke('payments.confirmRepeat', { token, operationId }));
     } catch (err) {
       failed(err);
     }

@@ -1,0 +1,224 @@
+// Taking a card payment, as a person does it at a desk (issue 28, "operations in one place"): charge,
+// confirm a repeat, cancel one, send an UNKNOWN payment again. The steps (check, save, encrypt,
+// initialize, the payment window) are the charge service's (collections/charge/); this module holds the
+// rules around them that make it one person's operation at a desk among several:
+//
+// - Identity: each call carries the window's operation id, and what it tells the window
+//   (payments.progress) is about that call's own collection only, from the moment its intent is
+//   recorded, so a screen never takes another desk's payment for its own.
+// - The actor: on a team desk the login PostgreSQL records (session_user), else the Settings name.
+// - The team-first write: a team desk commits the intent in the team database before anything is sent,
+//   once the team's guards let it through (the repeat-charge question and the daily limit, team
+//   migration 12), and a re-send needs the database's claim first (migration 9).
+// - The refusal texts: what the person reads when the team database refused, before anything was sent.
+//
+// IPC handlers (ipc/handlers/collections.ts) are thin adapters over these functions.
+import type { ChargeService, ChargeResult } from '../collections/charge/service.js';
+import type { ChargeProgress, TeamChargeSeam } from '../collections/charge/types.js';
+import type { CardFields, CardForm } from '../collections/card-input.shared.js';
+import { PaymentError } from '../collections/errors.js';
+import { displayMinor } from '../money/index.js';
+import {
+  ReferenceTakenError,
+  TeamError,
+  TeamPermissionError,
+  TeamUnavailableError,
+  translatePgError,
+} from '../team/errors.js';
+import { claimIntent, ClaimRefusedError } from '../team/claims.js';
+import { collectedSince, DailyLimitError, RepeatChargeError } from '../team/intents.js';
+import { roleWords, type TeamRole } from '../team/roles.shared.js';
+import { recordIntent } from '../team/record.js';
+import type { TeamSession } from '../team/session.js';
+
+// ---- the operations ------------------------------------------------------------------------------
+
+/** How one operation of the window moves: its own collection's reference and status. */
+export interface PaymentProgress extends ChargeProgress {
+  operationId: string;
+}
+
+export interface ChargeOperationDeps {
+  /** The active workspace's charge steps. */
+  service: Pick<ChargeService, 'charge' | 'confirmRepeat' | 'cancelRepeat' | 'resend'>;
+  /** Tells the window how its operation moves (main's 'payment.progress', pushed as payments.progress). */
+  progress: (p: PaymentProgress) => void;
+}
+
+interface CallOptions {
+  signal?: AbortSignal | undefined;
+}
+
+/** The progress of one operation, or none when the caller gave no id (nobody follows it). */
+function follow(deps: ChargeOperationDeps, operationId: string | undefined) {
+  return operationId ? { onProgress: (p: ChargeProgress) => deps.progress({ operationId, ...p }) } : {};
+}
+
+const withSignal = (o: CallOptions) => (o.signal ? { signal: o.signal } : {});
+
+/** Charge: the form, card included, once. The card fields are overwritten before this answers. */
+export function chargeCard(
+  deps: ChargeOperationDeps,
+  req: { operationId?: string | undefined; form: CardForm },
+  o: CallOptions = {},
+): Promise<ChargeResult> {
+  return deps.service.charge(req.form, { ...withSignal(o), ...follow(deps, req.operationId) });
+}
+
+/** "Charge this card again?" answered yes: the held charge (its cipher, never the card) goes ahead. */
+export function confirmRepeatCharge(
+  deps: ChargeOperationDeps,
+  req: { operationId?: string | undefined; token: string },
+  o: CallOptions = {},
+): Promise<ChargeResult> {
+  return deps.service.confirmRepeat(req.token, { ...withSignal(o), ...follow(deps, req.operationId) });
+}
+
+/** "Charge this card again?" answered no: the held charge is forgotten. */
+export function cancelRepeatCharge(deps: ChargeOperationDeps, req: { token: string }): null {
+  deps.service.cancelRepeat(req.token);
+  return null;
+}
+
+/** An UNKNOWN payment sent again with the same reference; the card typed again. */
+export function resendPayment(
+  deps: ChargeOperationDeps,
+  req: { operationId?: string | undefined; reference: string; card: CardFields },
+  o: CallOptions = {},
+): Promise<ChargeResult> {
+  return deps.service.resend(req.reference, req.card, { ...withSignal(o), ...follow(deps, req.operationId) });
+}
+
+/**
+ * Who a charge is taken by, as this desk records it: on a team desk its login, which PostgreSQL records
+ * as every event's actor (DESIGN.md "Trust boundaries"), so the desk's own copy says the same before the
+ * pulled copy arrives; on a solo desk the operator name of Settings.
+ */
+export function chargeActor(o: { teamLogin: string | null; operatorName: string }): string {
+  return o.teamLogin ?? o.operatorName;
+}
+
+// ---- a team desk's team-first write, claim and refusals -------------------------------------------
+
+export interface TeamChargeDeps {
+  /** The login this desk signs in as. */
+  login: string;
+  /** The signed-in session (its pool and sync), or null. */
+  session(): TeamSession | null;
+}
+
+const OFFLINE_CHARGE =
+  'The team database cannot be reached, so no new charge can be taken: every charge is recorded there first, ' +
+  'so that two desks never charge the same payment. The local copy stays readable; try again when the status bar says the team database is back.';
+
+/**
+ * The role the team database holds for this login now (an admin may have changed it since the desk last
+ * read it; reading it also brings the desk's role up to date, team/standing.ts), or the role as last read
+ * when the database cannot say (offline, or the login was just disabled: the session then ends).
+ */
+async function roleNow(s: TeamSession): Promise<TeamRole> {
+  return (await s.standing.refresh()) ?? s.role;
+}
+
+/**
+ * The team's charge seam (collections/charge/types.ts TeamChargeSeam): the intent committed team-wide
+ * first under the team's guards, the claim before a re-send, today's team-wide total, and every refusal
+ * in words for the person at the desk. Every refusal here comes before anything was sent.
+ */
+export function teamCharges(d: TeamChargeDeps): TeamChargeSeam {
+  function requireSession(): TeamSession {
+    const s = d.session();
+    if (!s) throw new PaymentError('unavailable', `Sign in as ${d.login} to the team database first.`);
+    const wrong = s.wrongDatabase();
+    if (wrong) throw new PaymentError('unavailable', wrong);
+    return s;
+  }
+
+  async function refusal(e: unknown, doing: string, s: TeamSession): Promise<Error> {
+    const t = e instanceof TeamError ? e : translatePgError(e, doing, d.login);
+    if (t instanceof ReferenceTakenError) {
+      const who = t.createdBy ? ` by ${t.createdBy}` : '';
+      const when = t.createdAt ? ` at ${t.createdAt.toISOString()}` : '';
+      return new PaymentError(
+        'conflict',
+        `Payment reference ${t.merchantReference} was already taken${who}${when}: that payment is being charged at another desk. Open it instead of charging again.`,
+        'reference',
+      );
+    }
+    if (t instanceof DailyLimitError) {
+      const left = Math.max(0, t.maxDailyMinor - t.collectedMinor);
+      const message =
+        `amount exceeds what remains of today's limit across the team (${displayMinor(left, t.currency)} of ` +
+        `${displayMinor(t.maxDailyMinor, t.currency)}): the team database refused it, nothing was sent`;
+      return new PaymentError('validation', message, 'amount', { amount: message });
+    }
+    if (t instanceof TeamPermissionError) {
+      // Named as the database holds it now, not as this desk signed in.
+      return new PaymentError(
+        'forbidden',
+        `${d.login} (${roleWords(await roleNow(s))}) may not take payments: the team database refused the intent. Ask an admin for the support role.`,
+      );
+    }
+    if (t instanceof TeamUnavailableError) return new PaymentError('unavailable', OFFLINE_CHARGE);
+    return t;
+  }
+
+  /** A claim the team database refused, in words for the person at the desk (nothing was sent). */
+  async function claimRefusal(e: ClaimRefusedError, s: TeamSession): Promise<PaymentError> {
+    const ref = e.merchantReference;
+    const r = e.refusal;
+    if (r.reason === 'no_intent')
+      return new PaymentError('not_found', `The team record has no payment ${ref}: nothing was sent.`, 'reference');
+    if (r.reason === 'not_allowed')
+      return new PaymentError(
+        'forbidden',
+        `Only ${r.createdBy}, who created payment ${ref}, or an admin may send it again; ${d.login} (${roleWords(await roleNow(s))}) may not. Nothing was sent.`,
+        'reference',
+      );
+    const who = r.heldBy === d.login ? `${r.heldBy} (this login, at another desk or window)` : r.heldBy;
+    return new PaymentError(
+      'conflict',
+      `Payment ${ref} is being sent by ${who} since ${new Date(r.claimedAt).toISOString()}: only one desk sends a payment at a time. ` +
+        `Their claim ends when its outcome is recorded, or at ${new Date(r.expiresAt).toISOString()}. Nothing was sent.`,
+      'reference',
+    );
+  }
+
+  return {
+    async recordIntent(intent, guards) {
+      const s = requireSession();
+      try {
+        await recordIntent(s.pool, intent, {
+          fingerprint: guards.fingerprint,
+          confirmedRepeat: guards.confirmedRepeat,
+          daily: { dayStart: guards.dayStart, maxDailyMinor: guards.maxDailyMinor },
+        });
+        return { kind: 'recorded' };
+      } catch (e) {
+        if (e instanceof RepeatChargeError) return { kind: 'repeat', chargedBy: e.chargedBy, chargedAt: e.chargedAt };
+        throw await refusal(e, 'create an intent', s);
+      }
+    },
+    async claim(reference) {
+      const s = requireSession();
+      try {
+        await claimIntent(s.pool, reference);
+      } catch (e) {
+        if (e instanceof ClaimRefusedError) throw await claimRefusal(e, s);
+        throw await refusal(e, `claim payment ${reference}`, s);
+      }
+    },
+    async collectedSince(currency, dayStart) {
+      const s = d.session();
+      if (!s || s.wrongDatabase()) return null;
+      try {
+        return await collectedSince(s.pool, currency, dayStart);
+      } catch {
+        return null; // offline: the desk's copy says what it can, and no charge can be taken anyway
+      }
+    },
+    outboxAdded() {
+      d.session()?.push.kick();
+    },
+  };
+}

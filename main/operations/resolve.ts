@@ -1,0 +1,96 @@
+// Resolving an exception or an orphan callback with a note: the one place its rules live (issue 28). The
+// IPC handler (ipc/handlers/reconcile.ts) is a thin adapter over it.
+//
+// - The note: required, 3 to 2,000 characters (reconcile/resolve.ts checks it, with the open exception).
+// - Who: on a team desk the signed-in login (what PostgreSQL records as the actor), on a solo desk the
+//   operator name in Settings.
+// - Where first: a team desk records the resolution in the team database before it stores it (refused
+//   offline, or for a role that may not resolve: nothing is stored then). The database takes the one
+//   decision two desks could race on (team migration 13): a resolution of a reference whose latest event
+//   is already a resolution is refused. The desk is then told who resolved it, when and their note, and
+//   pulls at once, so the screen shows that resolution instead.
+// - What "open" means stays the desk's check on its own copy (the reconciliation rules are the desks').
+import type { Db } from '../store/sqlite/connection.js';
+import type { NewEvent } from '../collections/event-rules.js';
+import { prepareResolution, resolveException, ReconcileError, type ReconcileOptions } from '../reconcile/index.js';
+import type { TeamFirstWhat } from '../team/record.js';
+import { ResolutionTakenError, type StandingResolution } from '../team/resolutions.js';
+
+/** A team desk's way to record a person's fact in the team database first. */
+export interface TeamFirstRecorder {
+  /** The signed-in login: who resolves (PostgreSQL records it as the actor). */
+  login: string;
+  /** Records the events in the team database; an AppError in words when offline or not allowed. */
+  recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
+  /** Pulls the team record now (the desk's copy is behind it). */
+  pullNow(): void;
+}
+
+export interface ResolveDeps {
+  db: Db;
+  reconcileOptions: ReconcileOptions;
+  /** Who resolves on a solo desk: the operator name in Settings. */
+  operatorName: string;
+  /** A team desk (recorded team-first, as its login); null on a solo desk. */
+  team: TeamFirstRecorder | null;
+}
+
+export interface ResolveRequest {
+  /** The collection whose exception is resolved, or orphanEventId for a callback of an unknown reference. */
+  collectionId?: number;
+  orphanEventId?: number;
+  note: string;
+}
+
+/** How a refusal's words name what was resolved, in each case. */
+export const RESOLVE_WHAT: TeamFirstWhat = { action: 'resolve exceptions', noun: 'resolution' };
+
+/** A time as the desk's clock shows it: YYYY-MM-DD HH:MM, local. */
+function localTime(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** The database's refusal in the words the person at the desk reads. */
+export function alreadyResolved(s: StandingResolution, field: 'collectionId' | 'orphanEventId'): ReconcileError {
+  return new ReconcileError(
+    'conflict',
+    `${s.resolvedBy} already resolved ${s.merchantReference} at ${localTime(s.resolvedAt)}` +
+      (s.note ? `: "${s.note}"` : '') +
+      '. Nothing has happened to it since, so that resolution stands and yours was not recorded; this desk shows theirs as soon as it has it.',
+    field,
+  );
+}
+
+/** Resolves with the note; returns the resolution event's id on this desk. */
+export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{ eventId: number }> {
+  const actor = (deps.team ? deps.team.login : deps.operatorName).trim();
+  if (!actor)
+    throw new ReconcileError(
+      'validation',
+      'set the operator name in Settings first: a resolution records who made it',
+      'operator',
+    );
+  const input = {
+    ...(req.collectionId !== undefined ? { collectionId: req.collectionId } : {}),
+    ...(req.orphanEventId !== undefined ? { orphanEventId: req.orphanEventId } : {}),
+    note: req.note,
+    actor,
+  };
+  if (!deps.team) return resolveException(deps.db, input, deps.reconcileOptions);
+
+  // Checked on this desk's copy first (the note, an open exception), then decided by the team database.
+  const ev = prepareResolution(deps.db, input, deps.reconcileOptions);
+  let recorded: NewEvent[];
+  try {
+    recorded = await deps.team.recordFirst([ev], RESOLVE_WHAT);
+  } catch (e) {
+    if (e instanceof ResolutionTakenError) {
+      deps.team.pullNow();
+      throw alreadyResolved(e.standing, req.collectionId !== undefined ? 'collectionId' : 'orphanEventId');
+    }
+    throw e;
+  }
+  return resolveException(deps.db, { ...input, dedupeKey: recorded[0]!.dedupeKey! }, deps.reconcileOptions);
+}

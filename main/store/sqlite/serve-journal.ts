@@ -1,0 +1,122 @@
+// serve's journal of the callbacks it acknowledged (issue 29; serve/journal.ts says why): its own SQLite
+// file in serve's data folder, with its own schema (not the desk's migrations), kept for a number of days
+// and pruned. Each row is the team event serve stored (or found stored) for a verified delivery, as it
+// would write it again, evidence included.
+import type { Db, ReadDb } from './connection.js';
+import { openDatabase } from './connection.js';
+import type { Migration } from './migrations/index.js';
+import { readStatement, statement } from './statements.js';
+import { writeTransaction } from './transaction.js';
+
+/** The journal's own schema, numbered apart from the desk's. */
+export const serveJournalMigrations: Migration[] = [
+  {
+    version: 1,
+    name: 'acknowledged-callbacks',
+    sql: `
+CREATE TABLE acknowledged (
+  event_key TEXT PRIMARY KEY,
+  -- The seq the team record gave it when serve stored it; null when it was there already (another writer).
+  seq INTEGER,
+  -- The team event as serve writes it (JSON): body and signature headers as received.
+  event TEXT NOT NULL,
+  acknowledged_at INTEGER NOT NULL,
+  -- When serve last put it back into the record (it had lost it).
+  restored_at INTEGER
+);
+CREATE INDEX acknowledged_time ON acknowledged (acknowledged_at, event_key);
+CREATE TABLE record_report (
+  one_row INTEGER PRIMARY KEY CHECK (one_row = 1),
+  report TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+`,
+  },
+];
+
+/**
+ * Opens (creating) the journal. Commits sync as NORMAL, not FULL: a row outlives serve's crash, and a
+ * power loss of serve's host loses at most the last commits of a copy whose original is in PostgreSQL
+ * already; an fsync more per group of callbacks would be paid on every delivery.
+ */
+export function openServeJournal(file: string): Db {
+  const db = openDatabase(file, serveJournalMigrations);
+  db.pragma('synchronous = NORMAL');
+  return db;
+}
+
+export interface AcknowledgedRow {
+  event_key: string;
+  seq: number | null;
+  event: string;
+  acknowledged_at: number;
+}
+
+/** Keeps the callbacks just acknowledged; a key kept before keeps its seq when this one has none. */
+export function keepAcknowledged(db: Db, rows: readonly AcknowledgedRow[]): void {
+  if (!rows.length) return;
+  writeTransaction(db, () => {
+    const st = statement(
+      db,
+      `INSERT INTO acknowledged (event_key, seq, event, acknowledged_at) VALUES (@event_key, @seq, @event, @acknowledged_at)
+       ON CONFLICT (event_key) DO UPDATE SET seq = coalesce(excluded.seq, acknowledged.seq),
+         acknowledged_at = excluded.acknowledged_at`,
+    );
+    for (const r of rows) st.run(r);
+  });
+}
+
+/** Up to `limit` rows acknowledged at or before `atOrBefore`, newest first, after the row (`afterAt`, `afterKey`) of a previous page. */
+export function acknowledgedBefore(
+  db: ReadDb,
+  atOrBefore: number,
+  limit: number,
+  after: { at: number; key: string } | null,
+): AcknowledgedRow[] {
+  if (!after)
+    return readStatement(
+      db,
+      `SELECT event_key, seq, event, acknowledged_at FROM acknowledged WHERE acknowledged_at <= ?
+       ORDER BY acknowledged_at DESC, event_key DESC LIMIT ?`,
+    ).all(atOrBefore, limit) as AcknowledgedRow[];
+  return readStatement(
+    db,
+    `SELECT event_key, seq, event, acknowledged_at FROM acknowledged
+     WHERE acknowledged_at <= ? AND (acknowledged_at < ? OR (acknowledged_at = ? AND event_key < ?))
+     ORDER BY acknowledged_at DESC, event_key DESC LIMIT ?`,
+  ).all(atOrBefore, after.at, after.at, after.key, limit) as AcknowledgedRow[];
+}
+
+export function markRestored(db: Db, keys: readonly string[], at: number): void {
+  writeTransaction(db, () => {
+    const st = statement(db, 'UPDATE acknowledged SET restored_at = ? WHERE event_key = ?');
+    for (const k of keys) st.run(at, k);
+  });
+}
+
+/** Forgets what was acknowledged before `before`; how many rows went. */
+export function pruneAcknowledged(db: Db, before: number): number {
+  return writeTransaction(
+    db,
+    () => statement(db, 'DELETE FROM acknowledged WHERE acknowledged_at < ?').run(before).changes,
+  );
+}
+
+export function journalSize(db: ReadDb): number {
+  return readStatement(db, 'SELECT count(*) FROM acknowledged', 'pluck').get() as number;
+}
+
+/** The last report of a record that went back (JSON), kept across restarts; undefined when none. */
+export function keptReport(db: ReadDb): string | undefined {
+  return readStatement(db, 'SELECT report FROM record_report WHERE one_row = 1', 'pluck').get() as string | undefined;
+}
+
+export function keepReport(db: Db, report: string, now: number): void {
+  writeTransaction(db, () =>
+    statement(
+      db,
+      `INSERT INTO record_report (one_row, report, updated_at) VALUES (1, ?, ?)
+       ON CONFLICT (one_row) DO UPDATE SET report = excluded.report, updated_at = excluded.updated_at`,
+    ).run(report, now),
+  );
+}

@@ -1,0 +1,326 @@
+// A desk as a witness of the team record, and its re-base when the record went back in time (store
+// migration 20; team/sync/rollback.ts and witness.ts say what and why): the witness journal (seq, hash,
+// and the event as the record held it when this desk could put it back), the rollback it found, the events
+// it could not put back, and the statements of the re-base (the local copy of some references removed,
+// to be applied again from the record, and the outbox rows that must survive that).
+import type { Db, ReadDb } from '../connection.js';
+import { readStatement, statement } from '../statements.js';
+import type { CollectionEventRow } from '../ledger/collection-events.js';
+import { bulkTriggers } from './bulk-schema.js';
+import type { ChainHead } from './chain-head.js';
+
+// --- The witness journal ---------------------------------------------------------------------------
+
+export interface WitnessRow {
+  seq: number;
+  event_key: string;
+  hash: Buffer;
+  /** The team event as pulled (JSON), when this desk could put it back; else null. */
+  event: string | null;
+}
+
+/** Keeps what this desk applied (call inside the transaction that applied it); a seq seen again is replaced. */
+export function keepWitnessed(db: Db, rows: readonly WitnessRow[], now: number): void {
+  const st = statement(
+    db,
+    `INSERT INTO team_witness (seq, event_key, hash, event, applied_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (seq) DO UPDATE SET event_key = excluded.event_key, hash = excluded.hash, event = excluded.event,
+       applied_at = excluded.applied_at`,
+  );
+  for (const r of rows) st.run(r.seq, r.event_key, r.hash, r.event, now);
+}
+
+/** Up to `limit` points this desk witnessed below `belowSeq`, newest first. */
+export function witnessedBelow(db: ReadDb, belowSeq: number, limit: number): ChainHead[] {
+  return readStatement(db, 'SELECT seq, hash FROM team_witness WHERE seq < ? ORDER BY seq DESC LIMIT ?').all(
+    belowSeq,
+    limit,
+  ) as ChainHead[];
+}
+
+/** What this desk witnessed at seqs after `afterSeq` and up to `uptoSeq`, in seq order. */
+export function witnessedBetween(db: ReadDb, afterSeq: number, uptoSeq: number): WitnessRow[] {
+  return readStatement(
+    db,
+    'SELECT seq, event_key, hash, event FROM team_witness WHERE seq > ? AND seq <= ? ORDER BY seq',
+  ).all(afterSeq, uptoSeq) as WitnessRow[];
+}
+
+/** Forgets what was applied before `before` (ms since the epoch): the journal's horizon. */
+export function pruneWitnessed(db: Db, before: number): number {
+  return statement(db, 'DELETE FROM team_witness WHERE applied_at < ?').run(before).changes;
+}
+
+// --- The rollback found, and the events nobody could put back ------------------------------------
+
+export interface RollbackRow {
+  found_at: number;
+  common_seq: number;
+  lost_from: number;
+  lost_to: number;
+  old_head_seq: number;
+  old_head_hash: Buffer;
+  phase: 'restoring' | 'rebased';
+  restored: number;
+  present: number;
+  rebased_at: number | null;
+  rebased_seq: number | null;
+}
+
+export function keptRollback(db: ReadDb): RollbackRow | undefined {
+  return readStatement(
+    db,
+    `SELECT found_at, common_seq, lost_from, lost_to, old_head_seq, old_head_hash, phase, restored, present,
+            rebased_at, rebased_seq FROM team_rollback WHERE one_row = 1`,
+  ).get() as RollbackRow | undefined;
+}
+
+/** Keeps the rollback found (replacing an earlier one, and the events listed with it). */
+export function keepRollback(db: Db, r: RollbackRow): void {
+  statement(
+    db,
+    `INSERT INTO team_rollback (one_row, found_at, common_seq, lost_from, lost_to, old_head_seq, old_head_hash, phase,
+         restored, present, rebased_at, rebased_seq)
+       VALUES (1, @found_at, @common_seq, @lost_from, @lost_to, @old_head_seq, @old_head_hash, @phase, @restored, @present,
+         @rebased_at, @rebased_seq)
+     ON CONFLICT (one_row) DO UPDATE SET found_at = excluded.found_at, common_seq = excluded.common_seq,
+       lost_from = excluded.lost_from, lost_to = excluded.lost_to, old_head_seq = excluded.old_head_seq,
+       old_head_hash = excluded.old_head_hash, phase = excluded.phase, restored = excluded.restored,
+       present = excluded.present, rebased_at = excluded.rebased_at, rebased_seq = excluded.rebased_seq`,
+  ).run(r);
+}
+
+/** Counts what this desk put back (restored) and found back already (present, another witness's). */
+export function countRestored(db: Db, restored: number, present: number): void {
+  statement(db, 'UPDATE team_rollback SET restored = restored + ?, present = present + ? WHERE one_row = 1').run(
+    restored,
+    present,
+  );
+}
+
+export interface LostEventRow {
+  event_key: string;
+  seq: number | null;
+  merchant_reference: string;
+  source: string;
+  kind: string;
+  status: string | null;
+  reason: string;
+  /** The row this desk held (JSON). */
+  event: string;
+  found_at: number;
+}
+
+/** Lists events this desk held and could not put back (a key listed already keeps its first entry). */
+export function keepLostEvents(db: Db, rows: readonly LostEventRow[]): void {
+  const st = statement(
+    db,
+    `INSERT INTO team_lost_events (event_key, seq, merchant_reference, source, kind, status, reason, event, found_at)
+     VALUES (@event_key, @seq, @merchant_reference, @source, @kind, @status, @reason, @event, @found_at)
+     ON CONFLICT (event_key) DO NOTHING`,
+  );
+  for (const r of rows) st.run(r);
+}
+
+/** The events listed, in seq order (unknown seqs last), at most `limit`, and how many there are. */
+export function lostEvents(db: ReadDb, limit: number): { rows: LostEventRow[]; count: number } {
+  const rows = readStatement(
+    db,
+    `SELECT event_key, seq, merchant_reference, source, kind, status, reason, event, found_at FROM team_lost_events
+     ORDER BY seq IS NULL, seq, event_key LIMIT ?`,
+  ).all(limit) as LostEventRow[];
+  const count = readStatement(db, 'SELECT count(*) FROM team_lost_events', 'pluck').get() as number;
+  return { rows, count };
+}
+
+/** Drops the entries whose event is in this desk's copy again (another witness put it back); how many. */
+export function dropLostEventsHeld(db: Db): number {
+  return statement(
+    db,
+    `DELETE FROM team_lost_events WHERE event_key IN (
+       SELECT l.event_key FROM team_lost_events l JOIN collection_events e ON e.dedupe_key = l.event_key)`,
+  ).run().changes;
+}
+
+// --- What a desk holds, as candidates for what the record lost --------------------------------------
+
+/** A local event with the columns a witness needs (its collection's intent columns for an intent). */
+export type HeldEventRow = CollectionEventRow;
+
+/** The local id of the event with this key, if this desk holds it. */
+export function localIdOfKey(db: ReadDb, key: string): number | undefined {
+  return readStatement(db, 'SELECT id FROM collection_events WHERE dedupe_key = ?', 'pluck').get(key) as
+    number | undefined;
+}
+
+/** The keys of local events after id `afterId`, `limit` at a time, in id order (the rows are read when needed). */
+export function heldKeysAfter(
+  db: ReadDb,
+  afterId: number,
+  limit: number,
+): { id: number; dedupe_key: string; merchant_reference: string }[] {
+  return readStatement(
+    db,
+    'SELECT id, dedupe_key, merchant_reference FROM collection_events WHERE id > ? AND dedupe_key IS NOT NULL ORDER BY id LIMIT ?',
+  ).all(afterId, limit) as { id: number; dedupe_key: string; merchant_reference: string }[];
+}
+
+/** Local events written by `actor` at or after `since` (this desk's own: its login's). */
+export function heldEventsOf(db: ReadDb, actor: string, since: number): HeldEventRow[] {
+  return readStatement(
+    db,
+    'SELECT * FROM collection_events WHERE actor = ? AND received_at >= ? AND dedupe_key IS NOT NULL ORDER BY id',
+  ).all(actor, since) as HeldEventRow[];
+}
+
+/** The local events of these keys. */
+export function heldEventsByKeys(db: ReadDb, keys: readonly string[]): HeldEventRow[] {
+  const out: HeldEventRow[] = [];
+  const st = readStatement(
+    db,
+    'SELECT * FROM collection_events WHERE dedupe_key IN (SELECT value FROM json_each(?)) ORDER BY id',
+  );
+  for (let i = 0; i < keys.length; i += 500)
+    out.push(...(st.all(JSON.stringify(keys.slice(i, i + 500))) as HeldEventRow[]));
+  return out;
+}
+
+/** An outbox row with its event: what a desk sends (or sent) the team of its own. */
+export interface OwnOutboxRow extends Omit<CollectionEventRow, 'id' | 'kind' | 'dedupe_key'> {
+  outbox_id: number;
+  event_id: number;
+  event_key: string;
+  kind: string;
+  payment_url: string | null;
+  status_message: string | null;
+  evidence: string | null;
+  state: 'pending' | 'sent' | 'refused';
+  reason: string | null;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+}
+
+const OUTBOX_ROWS = `SELECT o.id AS outbox_id, o.event_id, o.event_key, o.kind, o.payment_url, o.status_message, o.evidence,
+         o.state, o.reason, o.attempts, o.created_at, o.updated_at,
+         e.collection_id, e.merchant_reference, e.internal_reference, e.source, e.status, e.received_at, e.signature,
+         e.amount_minor, e.currency, e.payload, e.note, e.actor
+       FROM team_outbox o JOIN collection_events e ON e.id = o.event_id`;
+
+/** Outbox rows the team database acknowledged at or after `since` (sent; kept until then as a witness's). */
+export function sentOutboxSince(db: ReadDb, since: number): OwnOutboxRow[] {
+  return readStatement(db, `${OUTBOX_ROWS} WHERE o.state = 'sent' AND o.updated_at >= ? ORDER BY o.id`).all(
+    since,
+  ) as OwnOutboxRow[];
+}
+
+/** The keys of outbox rows not (or never to be) in the team record: pending or refused. */
+export function unsentOutboxKeys(db: ReadDb): Set<string> {
+  return new Set(
+    readStatement(
+      db,
+      "SELECT event_key FROM team_outbox WHERE state IN ('pending', 'refused')",
+      'pluck',
+    ).all() as string[],
+  );
+}
+
+/** The intent columns of a collection, for putting back this desk's own intent. */
+export function intentColumnsOf(db: ReadDb, reference: string): Record<string, unknown> | undefined {
+  return readStatement(
+    db,
+    `SELECT merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
+            charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4
+     FROM collections WHERE merchant_reference = ?`,
+  ).get(reference) as Record<string, unknown> | undefined;
+}
+
+// --- The re-base ------------------------------------------------------------------------------------
+
+/**
+ * Foreign keys are checked at commit from here on, in the caller's write transaction: the re-base takes an
+ * event away from under its outbox row and gives the row the event's new id before it commits.
+ */
+export function deferForeignKeys(db: Db): void {
+  db.pragma('defer_foreign_keys = ON');
+}
+
+/** The outbox rows still to send or refused, of events of these references (they must outlive the re-base). */
+export function unsentOutboxOf(db: Db, refs: readonly string[]): OwnOutboxRow[] {
+  const out: OwnOutboxRow[] = [];
+  const st = statement(
+    db,
+    `${OUTBOX_ROWS} WHERE o.state IN ('pending', 'refused') AND e.merchant_reference IN (SELECT value FROM json_each(?))
+     ORDER BY o.id`,
+  );
+  for (let i = 0; i < refs.length; i += 500)
+    out.push(...(st.all(JSON.stringify(refs.slice(i, i + 500))) as OwnOutboxRow[]));
+  return out;
+}
+
+/**
+ * Removes this desk's copy of these references: their events (but the outbox rows of those to send or
+ * refused, whose events the caller appends again and points the rows at), the outbox rows of the others
+ * (the record has those events now), their collections and reconciliation rows. Inside the caller's write
+ * transaction, with foreign keys deferred; the append-only trigger on delete is lifted for this alone and
+ * made again, from its migration's own text, before the transaction ends.
+ */
+export function removeReferences(db: Db, refs: readonly string[]): { events: number; collections: number } {
+  if (!db.inTransaction) throw new Error('a re-base removes references only inside its write transaction');
+  const noDelete = bulkTriggers(false).get('collection_events_no_delete');
+  if (!noDelete) throw new Error('the append-only trigger on delete is missing from the migrations');
+  db.exec('DROP TRIGGER collection_events_no_delete');
+  let events = 0;
+  let collections = 0;
+  const sentOutbox = statement(
+    db,
+    `DELETE FROM team_outbox WHERE state = 'sent' AND event_id IN (
+       SELECT id FROM collection_events WHERE merchant_reference IN (SELECT value FROM json_each(?)))`,
+  );
+  const evs = statement(
+    db,
+    'DELETE FROM collection_events WHERE merchant_reference IN (SELECT value FROM json_each(?))',
+  );
+  const recon = statement(
+    db,
+    `DELETE FROM reconciliation WHERE collection_id IN (
+       SELECT id FROM collections WHERE merchant_reference IN (SELECT value FROM json_each(?)))`,
+  );
+  const cols = statement(db, 'DELETE FROM collections WHERE merchant_reference IN (SELECT value FROM json_each(?))');
+  for (let i = 0; i < refs.length; i += 500) {
+    const chunk = JSON.stringify(refs.slice(i, i + 500));
+    sentOutbox.run(chunk);
+    events += evs.run(chunk).changes;
+    recon.run(chunk);
+    collections += cols.run(chunk).changes;
+  }
+  db.exec(noDelete);
+  return { events, collections };
+}
+
+/** An outbox row now belongs to its event's new id (the same event, appended again by the re-base). */
+export function repointOutbox(db: Db, outboxId: number, eventId: number): void {
+  statement(db, 'UPDATE team_outbox SET event_id = ? WHERE id = ?').run(eventId, outboxId);
+}
+
+/** Forgets the marks after `seq` and what was witnessed after it: the record from there is a new one. */
+export function forgetAfter(db: Db, seq: number): void {
+  statement(db, 'DELETE FROM team_chain_marks WHERE seq > ?').run(seq);
+  statement(db, 'DELETE FROM team_witness WHERE seq > ?').run(seq);
+}
+
+/** Keeps the new head and its marks (inside the re-base's transaction). */
+export function keepRebasedHead(db: Db, head: ChainHead, marks: readonly ChainHead[], now: number): void {
+  statement(
+    db,
+    `INSERT INTO team_chain (one_row, seq, hash, updated_at) VALUES (1, ?, ?, ?)
+     ON CONFLICT (one_row) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, updated_at = excluded.updated_at`,
+  ).run(head.seq, head.hash, now);
+  const mark = statement(db, 'INSERT OR REPLACE INTO team_chain_marks (seq, hash) VALUES (?, ?)');
+  for (const m of marks) mark.run(m.seq, m.hash);
+}
+
+/** The alarms of the chain, cleared with the re-base (the record it named is the new one now). */
+export function clearChainAlarms(db: Db): void {
+  statement(db, 'DELETE FROM team_chain_alarm').run();
+}

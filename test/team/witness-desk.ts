@@ -1,0 +1,207 @@
+// Desks of a team as the app runs them, for the rollback tests: a signed-in session on its own pool (the
+// pull and the outbox push, team/session.ts) over a SQLite file that outlives the session, so a desk
+// can be closed while the team database goes back in time and opened again after, as an app restart.
+// Charges are what the app stores: the intent in the team first, its local copy, and what the service
+// answered (initialize, the window's closing) through the ledger with an outbox row.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { appendEvent } from '../../main/collections/ledger.js';
+import { saveIntentCollection } from '../../main/collections/intent-row.js';
+import { outboxCounts } from '../../main/collections/outbox.js';
+import { systemClock } from '../../main/clock.js';
+import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
+import { openTeamPool } from '../../main/team/pool.js';
+import { recordEvents, recordIntent, withTeamKey, type TeamIntent } from '../../main/team/record.js';
+import type { TeamRole } from '../../main/team/roles.shared.js';
+import { startTeamSession, type TeamSession } from '../../main/team/session.js';
+import type { TeamSyncStatus } from '../../main/team/sync/pull.js';
+import type { SignatureKeys } from '../../main/service/verify-callback.js';
+import { newIntent, quietLogger } from './sync-desk.js';
+
+export interface WitnessDesk {
+  login: string;
+  db: Db;
+  session: TeamSession | null;
+  /** Signs in (a new pool and session on the same SQLite file). */
+  open(): void;
+  /** Ends the session (what the outbox holds stays); the SQLite file stays. */
+  shut(): Promise<void>;
+  status(): TeamSyncStatus;
+  /** A charge as the app stores it: intent team-first, then initialize's answer through the outbox. */
+  charge(over?: Partial<TeamIntent>): Promise<TeamIntent>;
+  /** The agent closed the payment window (a redirect-source event through the outbox). */
+  closeWindow(intent: TeamIntent): void;
+  /** A person's note on a payment (a resolution), recorded in the team first, then locally. */
+  note(reference: string, text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function witnessDesk(o: {
+  url: string;
+  login: string;
+  role: TeamRole;
+  keys: SignatureKeys;
+  pollEveryMs?: number;
+  options?: Record<string, unknown>;
+  /** Another desk's SQLite file (its close leaves it open): the same copy pointed elsewhere. */
+  db?: Db;
+}): WitnessDesk {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-witness-'));
+  const db = o.db ?? openDatabase(path.join(dir, 'merchant-desk.sqlite'));
+  let session: TeamSession | null = null;
+  const live = () => {
+    if (!session) throw new Error(`desk ${o.login} is shut`);
+    return session;
+  };
+  const desk: WitnessDesk = {
+    login: o.login,
+    db,
+    get session() {
+      return session;
+    },
+    open() {
+      if (session) return;
+      const pool = openTeamPool(o.url, { onIdleError: () => undefined });
+      session = startTeamSession({
+        pool,
+        login: o.login,
+        role: o.role,
+        db,
+        clock: systemClock,
+        logger: quietLogger,
+        syncEveryMs: o.pollEveryMs ?? 1_000,
+        evidenceKeys: () => o.keys,
+        ...o.options,
+      });
+    },
+    async shut() {
+      const s = session;
+      session = null;
+      await s?.close();
+    },
+    status: () => live().sync.status(),
+    async charge(over = {}) {
+      const s = live();
+      const intent = { ...newIntent({ currency: 'NGN', amountMinor: 150_050, ...over }), operator: o.login };
+      await recordIntent(s.pool, intent);
+      const id = saveIntentCollection(db, intent);
+      const ref = intent.merchantReference;
+      appendEvent(
+        db,
+        {
+          collectionId: id,
+          merchantReference: ref,
+          source: 'initiate',
+          kind: 'initialize_accepted',
+          status: 'PENDING',
+          receivedAt: Date.now(),
+          signature: 'not_applicable',
+          internalReference: `INT-${ref}`,
+          actor: o.login,
+          paymentUrl: `https://pay.example.invalid/pay/${ref}`,
+          payload: JSON.stringify({ http_status: 202, payment_url: `https://pay.example.invalid/pay/${ref}` }),
+        },
+        { outbox: true },
+      );
+      s.push.kick();
+      return intent;
+    },
+    closeWindow(intent) {
+      const id = db
+        .prepare('SELECT id FROM collections WHERE merchant_reference = ?')
+        .pluck()
+        .get(intent.merchantReference) as number;
+      appendEvent(
+        db,
+        {
+          collectionId: id,
+          merchantReference: intent.merchantReference,
+          source: 'redirect',
+          kind: 'window_closed',
+          receivedAt: Date.now(),
+          signature: 'not_applicable',
+          actor: o.login,
+          note: 'the payment window was closed before the customer finished',
+        },
+        { outbox: true },
+      );
+      live().push.kick();
+    },
+    async note(reference, text) {
+      const id = db.prepare('SELECT id FROM collections WHERE merchant_reference = ?').pluck().get(reference) as
+        number | null;
+      const ev = withTeamKey({
+        collectionId: id ?? null,
+        merchantReference: reference,
+        source: 'manual' as const,
+        kind: 'resolution' as const,
+        receivedAt: Date.now(),
+        signature: 'not_applicable' as const,
+        note: text,
+        actor: o.login,
+      });
+      await recordEvents(live().pool, [ev]);
+      appendEvent(db, ev);
+    },
+    async close() {
+      await desk.shut();
+      if (!o.db) db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return desk;
+}
+
+/** Events waiting in a desk's outbox. */
+export const pendingOf = (d: WitnessDesk): number => outboxCounts(d.db).pending;
+
+/** A desk's whole copy as a replay would make it: rows without local ids, events per reference in their order. */
+export function copyOf(db: Db): {
+  collections: Record<string, unknown>[];
+  events: Record<string, Record<string, unknown>[]>;
+  reconciliation: Record<string, unknown>[];
+} {
+  const collections = (
+    db.prepare('SELECT * FROM collections ORDER BY merchant_reference').all() as Record<string, unknown>[]
+  ).map(({ id: _id, last_event_id: _last, ...rest }) => rest);
+  const events: Record<string, Record<string, unknown>[]> = {};
+  for (const e of db
+    .prepare(
+      `SELECT e.merchant_reference, e.internal_reference, e.source, e.kind, e.status, e.received_at, e.signature,
+              e.amount_minor, e.currency, e.dedupe_key, e.payload, e.note, e.actor, e.collection_id IS NOT NULL AS attached
+       FROM collection_events e ORDER BY e.id`,
+    )
+    .all() as Record<string, unknown>[])
+    (events[e.merchant_reference as string] ??= []).push(e);
+  const reconciliation = db
+    .prepare(
+      `SELECT c.merchant_reference, r.outcome, r.kinds, r.open_kinds, r.is_exception, r.stale_at, r.resolution_note,
+              r.initiate_status, r.redirect_status, r.callback_status, r.import_status, r.manual_status, r.completed_at
+       FROM reconciliation r JOIN collections c ON c.id = r.collection_id ORDER BY c.merchant_reference`,
+    )
+    .all() as Record<string, unknown>[];
+  return { collections, events, reconciliation };
+}
+
+/** The team record's event keys, each with how many times it is there. */
+export async function recordKeys(pool: pg.Pool | pg.Client): Promise<Map<string, number>> {
+  const r = await pool.query<{ event_key: string; n: string }>(
+    'SELECT event_key, count(*) AS n FROM team.events GROUP BY event_key',
+  );
+  return new Map(r.rows.map((x) => [x.event_key, Number(x.n)]));
+}
+
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<number> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return Date.now() - start;
+}
