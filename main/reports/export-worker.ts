@@ -11,7 +11,7 @@ import { openConnection } from '../store/sqlite/connection.js';
 import { readTransaction } from '../store/sqlite/transaction.js';
 import { BOM, FileSink, MemorySink } from './csv.js';
 import { partEnd, reportRowCount } from '../store/sqlite/read/collections-report.js';
-import { writeBalancesCsv, writeCollectionRows } from './writers.js';
+import { collectionRowsWriter, writeBalancesCsv } from './writers.js';
 import type { WorkerJob } from './export.js';
 import {
   claimPart,
@@ -64,7 +64,7 @@ function run(): void {
       try {
         // Each part is read in a transaction of its own: a part is a few milliseconds, and a long read
         // would keep the WAL from being checkpointed for the whole export.
-        const params = job.tz ? { tz: job.tz } : {};
+        const write = collectionRowsWriter(db, job.tz);
         const free = Array.from({ length: HELD_PARTS }, () => new MemorySink());
         const held: { index: number; sink: MemorySink }[] = [];
         const writeHead = () => {
@@ -82,10 +82,8 @@ function run(): void {
           const sink = free.pop()!;
           sink.reset();
           const n = readTransaction(db, () =>
-            writeCollectionRows(
-              db,
+            write(
               {
-                ...params,
                 ...(part.from !== undefined ? { from: part.from } : {}),
                 ...(part.to !== undefined ? { to: part.to } : {}),
               },
