@@ -133,7 +133,7 @@ describe('listCollections', () => {
 });
 
 describe('a text search sorted by time', () => {
-  it('reads the day-keyed indexes (migration 024) a day at a time, sorting within a day only', () => {
+  it('reads the day-keyed indexes (migration 021) a day at a time, sorting within a day only', () => {
     const { db } = freshDb();
     seed(db);
     const plans: { sql: string; params: Record<string, unknown> }[] = [];

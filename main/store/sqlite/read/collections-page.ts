@@ -82,13 +82,13 @@ function dataVersion(db: ReadDb): string {
 const TEXT_COLUMNS = ['lower(merchant_reference)', 'lower(internal_reference)', 'lower(customer_name)'] as const;
 
 /**
- * The day of a collection's created_at, as migration 024's indexes hold it (the same text, or SQLite
+ * The day of a collection's created_at, as migration 021's indexes hold it (the same text, or SQLite
  * would not use them): an integer time divided by a day's milliseconds (SQLite's integer division,
  * monotone in created_at), NULL for any other value.
  */
 const DAY_OF = `(CASE WHEN typeof(created_at) = 'integer' THEN created_at / 86400000 END)`;
 
-/** The text columns with an index keyed by (day, the column, created_at) (migration 024). */
+/** The text columns with an index keyed by (day, the column, created_at) (migration 021). */
 const DAY_INDEXES: Partial<Record<(typeof TEXT_COLUMNS)[number], string>> = {
   'lower(merchant_reference)': 'collections_day_reference',
   'lower(customer_name)': 'collections_day_customer',
@@ -96,7 +96,7 @@ const DAY_INDEXES: Partial<Record<(typeof TEXT_COLUMNS)[number], string>> = {
 
 /**
  * The days a page sorted by time walks, first to last of the stored times (and within the filter's
- * range): migration 024's indexes are read one day at a time, so that a text arm stops at the day
+ * range): migration 021's indexes are read one day at a time, so that a text arm stops at the day
  * where it has its rows. Null when a time is not a number (then the arm keeps the bound plan).
  */
 function dayRange(db: ReadDb, q: ListQuery): { dlo: number; dhi: number } | null {
