@@ -15,6 +15,9 @@ import type { NewEvent } from '../collections/event-rules.js';
 import { prepareResolution, resolveException, ReconcileError, type ReconcileOptions } from '../reconcile/index.js';
 import type { TeamFirstWhat } from '../team/record.js';
 import { ResolutionTakenError, type StandingResolution } from '../team/resolutions.js';
+import { standingResolutionOf } from '../store/sqlite/read/exception-detail.js';
+import { collectionReference } from '../store/sqlite/reconcile/histories.js';
+import { orphanByEventId } from '../store/sqlite/read/orphans.js';
 
 /** A team desk's way to record a person's fact in the team database first. */
 export interface TeamFirstRecorder {
@@ -63,6 +66,19 @@ export function alreadyResolved(s: StandingResolution, field: 'collectionId' | '
   );
 }
 
+/** The resolution standing for the request's reference on this desk's copy (its newest event), or null. */
+function standingOnThisDesk(db: Db, req: ResolveRequest): StandingResolution | null {
+  const reference =
+    req.collectionId !== undefined
+      ? collectionReference(db, req.collectionId)?.merchant_reference
+      : req.orphanEventId !== undefined
+        ? orphanByEventId(db, req.orphanEventId)?.merchant_reference
+        : undefined;
+  const r = reference === undefined ? undefined : standingResolutionOf(db, reference);
+  if (!r || !r.actor) return null;
+  return { merchantReference: r.merchant_reference, resolvedBy: r.actor, resolvedAt: r.at, note: r.note, seq: 0 };
+}
+
 /** Resolves with the note; returns the resolution event's id on this desk. */
 export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{ eventId: number }> {
   const actor = (deps.team ? deps.team.login : deps.operatorName).trim();
@@ -81,7 +97,16 @@ export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{
   if (!deps.team) return resolveException(deps.db, input, deps.reconcileOptions);
 
   // Checked on this desk's copy first (the note, an open exception), then decided by the team database.
-  const ev = prepareResolution(deps.db, input, deps.reconcileOptions);
+  let ev: NewEvent;
+  try {
+    ev = prepareResolution(deps.db, input, deps.reconcileOptions);
+  } catch (e) {
+    // Another desk's resolution may have reached this copy between the person's click and this check:
+    // then say whose it is, as the database would have.
+    const standing = e instanceof ReconcileError && e.kind === 'conflict' ? standingOnThisDesk(deps.db, req) : null;
+    if (standing) throw alreadyResolved(standing, req.collectionId !== undefined ? 'collectionId' : 'orphanEventId');
+    throw e;
+  }
   let recorded: NewEvent[];
   try {
     recorded = await deps.team.recordFirst([ev], RESOLVE_WHAT);

@@ -33,6 +33,12 @@ export const SETTINGS_ENV = {
   restoreWaitSeconds: 'MERCHANT_DESK_RESTORE_WAIT_SECONDS',
   /** --record-check-seconds: how often serve checks the record still holds what it acknowledged. */
   recordCheckSeconds: 'MERCHANT_DESK_RECORD_CHECK_SECONDS',
+  /** --rate-limit: callbacks a second from one source (the client address; bursts of five times that). */
+  rateLimit: 'MERCHANT_DESK_RATE_LIMIT',
+  /** --verify-threads: worker threads for the RSA signature checks (callbacks/verify-pool.ts). */
+  verifyThreads: 'MERCHANT_DESK_VERIFY_THREADS',
+  /** --poll-lease-seconds: how long the poller lease is taken for (serve/poll-lease.ts). */
+  pollLeaseSeconds: 'MERCHANT_DESK_POLL_LEASE_SECONDS',
 } as const;
 
 export const DEFAULT_LISTEN = '127.0.0.1:8080';
@@ -140,6 +146,14 @@ export function positiveNumber(text: string, name: string, unit: string, max: nu
   const n = Number(text.trim());
   if (!text.trim() || !Number.isFinite(n) || n <= 0 || n > max)
     throw new ServeConfigError(`${name} must be a number of ${unit} above 0 and at most ${max} (got ${text})`);
+  return n;
+}
+
+/** A whole number from `min` to `max` given for `name`; a clear error naming the setting otherwise. */
+export function wholeNumber(text: string, name: string, min: number, max: number): number {
+  const n = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || n < min || n > max)
+    throw new ServeConfigError(`${name} must be a whole number from ${min} to ${max} (got ${text})`);
   return n;
 }
 

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { PollerStatus } from '../poller/poller.js';
 import { probe } from '../store/pg/connection.js';
 import type { RecordReport } from './record-watch.js';
+import type { PollLeaseStatus } from './poll-lease.js';
 
 export const HEALTH_PATH = '/healthz';
 const PING_TIMEOUT_MS = 2_000;
@@ -17,8 +18,14 @@ export interface Health {
   lastPoll: {
     balances: string | null;
     providers: string | null;
-    connection: PollerStatus['connection']['state'] | 'off';
+    /** 'standby' while another serve instance polls (it holds the poller lease). */
+    connection: PollerStatus['connection']['state'] | 'off' | 'standby';
   };
+  /**
+   * Which instance polls (poll-lease.ts): 'active' this one, 'standby' another (holder), 'unknown' the team
+   * database did not say (this one polls, and writes only if it holds the lease); null with --no-poll.
+   */
+  poller: PollLeaseStatus | null;
   /**
    * Whether the team record still holds every callback serve acknowledged (record-watch.ts): when it went
    * back in time, what serve lost and put back, in words; status is 'degraded' while it waits to be put back.
@@ -46,20 +53,28 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 export function healthRoute(
   app: FastifyInstance,
-  deps: { pool: pg.Pool; poller: () => PollerStatus | null; record?: () => RecordReport | null; startedAt: number },
+  deps: {
+    pool: pg.Pool;
+    poller: () => PollerStatus | null;
+    pollRole?: () => PollLeaseStatus | null;
+    record?: () => RecordReport | null;
+    startedAt: number;
+  },
 ): void {
   app.get(HEALTH_PATH, { config: { rateLimit: false } }, async (_req, reply) => {
     const up = await ping(deps.pool);
     const poll = deps.poller();
     const record = deps.record?.() ?? null;
+    const role = deps.pollRole?.() ?? null;
     const body: Health = {
       status: up && record?.state !== 'restoring' ? 'ok' : 'degraded',
       database: up ? 'ok' : 'down',
       lastPoll: {
         balances: iso(poll?.balances.lastSuccessAt ?? null),
         providers: iso(poll?.providers.lastSuccessAt ?? null),
-        connection: poll ? poll.connection.state : 'off',
+        connection: poll ? poll.connection.state : role?.role === 'standby' ? 'standby' : 'off',
       },
+      poller: role,
       record,
       uptime: Math.round((Date.now() - deps.startedAt) / 1000),
     };

@@ -9,46 +9,125 @@
 // A row is written after the record's commit and before the delivery is answered: a callback answered
 // 200 is in the journal. When the journal cannot be written, the delivery is answered 503 and the
 // service sends it again (stored once by its key, as any repeated delivery).
+//
+// The rows are written on a thread of their own (journal-worker.ts, its own connection to the file): at
+// thousands of callbacks a second, the inserts and the checkpoints that fold the WAL into the file (an
+// fsync each) would otherwise hold serve's event loop, where deliveries are read and answered (issue 31).
+// This thread keeps a connection for what the record watch reads and its few writes. With several serve
+// instances, each has its own data folder, so its own journal of what it acknowledged.
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { launchWorker } from '../platform/launch-worker.js';
 import type { Db } from '../store/sqlite/connection.js';
-import {
-  keepAcknowledged,
-  openServeJournal,
-  pruneAcknowledged,
-  type AcknowledgedRow,
-} from '../store/sqlite/serve-journal.js';
+import { openServeJournal, type AcknowledgedRow } from '../store/sqlite/serve-journal.js';
 import type { NewTeamEvent } from '../team/events.js';
 
 export const JOURNAL_FILE = 'serve-journal.sqlite';
 export const DEFAULT_JOURNAL_DAYS = 14;
 
+export interface JournalEntry {
+  event: NewTeamEvent;
+  /** The seq the record gave it, or null when it was there already. */
+  seq: number | null;
+}
+
 export interface ServeJournal {
+  /** This thread's connection: the record watch reads it, and writes its marks and report there. */
   db: Db;
   days: number;
-  /** Keeps callbacks just stored (seq: the one the record gave it, or null when it was there already). */
-  keep(entries: readonly { event: NewTeamEvent; seq: number | null }[], now: number): void;
-  /** Forgets what is older than the journal's days; how many rows went. */
-  prune(now: number): number;
-  close(): void;
+  /** Keeps callbacks just stored; resolves once they are written (rejects when they could not be). */
+  keep(entries: readonly JournalEntry[], now: number): Promise<void>;
+  /** Forgets what is older than the journal's days (on the writer's thread); how many rows went. */
+  prune(now: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A journal row for an event: its body and signature headers in their own columns, the rest as JSON. */
+export function journalRow(e: JournalEntry, now: number): AcknowledgedRow {
+  const { payload, evidence, ...rest } = e.event;
+  return {
+    event_key: e.event.eventKey,
+    seq: e.seq,
+    event: JSON.stringify(rest),
+    payload: payload ?? null,
+    evidence: evidence ?? null,
+    acknowledged_at: now,
+  };
+}
+
+/** The event a journal row holds, as serve wrote it (rows kept before version 2 have it all in `event`). */
+export function journalEvent(row: Pick<AcknowledgedRow, 'event' | 'payload' | 'evidence'>): NewTeamEvent {
+  const event = JSON.parse(row.event) as NewTeamEvent;
+  if (row.payload !== null) event.payload = row.payload;
+  if (row.evidence !== null) event.evidence = row.evidence;
+  return event;
+}
+
+/** What the journal's writer thread is sent, and answers. */
+export type JournalRequest =
+  | { type: 'keep'; id: number; entries: readonly JournalEntry[]; now: number }
+  | { type: 'prune'; id: number; before: number };
+export interface JournalAnswer {
+  id: number;
+  /** Rows a prune forgot. */
+  pruned?: number;
+  error?: string;
 }
 
 export function openJournal(dataDir: string, days = DEFAULT_JOURNAL_DAYS): ServeJournal {
-  const db = openServeJournal(path.join(dataDir, JOURNAL_FILE));
+  const file = path.join(dataDir, JOURNAL_FILE);
+  // Opened (and migrated) here first, so the writer opens a file at its newest schema.
+  const db = openServeJournal(file);
+  let writer: Worker | null = null;
+  const pending = new Map<number, { resolve(a: JournalAnswer): void; reject(e: Error): void }>();
+  let nextId = 0;
+
+  /** The writer thread, started on first use and again after one that failed. */
+  function thread(): Worker {
+    if (writer) return writer;
+    const w = launchWorker(import.meta.url, 'journal-worker', { file });
+    const fail = (e: Error) => {
+      if (writer === w) writer = null;
+      for (const p of pending.values()) p.reject(e);
+      pending.clear();
+    };
+    w.on('message', (m: JournalAnswer) => {
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      if (!p) return;
+      if (m.error) p.reject(new Error(`the journal could not be written: ${m.error}`));
+      else p.resolve(m);
+      if (pending.size === 0) w.unref();
+    });
+    w.on('error', (e) => fail(new Error(`the journal's writer failed: ${e.message}`)));
+    w.on('exit', (code) => fail(new Error(`the journal's writer stopped (${code})`)));
+    w.unref();
+    writer = w;
+    return w;
+  }
+
+  /** Sends the writer a request; its answer. */
+  function ask(request: JournalRequest): Promise<JournalAnswer> {
+    const w = thread();
+    return new Promise<JournalAnswer>((resolve, reject) => {
+      pending.set(request.id, { resolve, reject });
+      w.ref();
+      w.postMessage(request);
+    });
+  }
+
   return {
     db,
     days,
-    keep(entries, now) {
-      keepAcknowledged(
-        db,
-        entries.map((e): AcknowledgedRow => ({
-          event_key: e.event.eventKey,
-          seq: e.seq,
-          event: JSON.stringify(e.event),
-          acknowledged_at: now,
-        })),
-      );
+    async keep(entries, now) {
+      if (entries.length) await ask({ type: 'keep', id: nextId++, entries, now });
     },
-    prune: (now) => pruneAcknowledged(db, now - days * 86_400_000),
-    close: () => db.close(),
+    prune: async (now) => (await ask({ type: 'prune', id: nextId++, before: now - days * 86_400_000 })).pruned ?? 0,
+    async close() {
+      const w = writer;
+      writer = null;
+      if (w) await w.terminate();
+      db.close();
+    },
   };
 }

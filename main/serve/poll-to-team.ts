@@ -10,6 +10,10 @@
 // memory, in order, and written as soon as the database can be reached again (team/reconnect.ts probes it
 // every second): the poll itself worked, so the poller neither backs off from the service nor loses the
 // observation, and the balances are in the team record within about a second of the database's return.
+//
+// With a poller lease (serve/poll-lease.ts, team migration 16), each write takes or renews the lease in
+// its own statement and writes only while this instance holds it: among several serve instances, what one
+// polled is written only if no other instance holds the lease, also for what was kept during an outage.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { PaymentOption, WalletBalance } from '../service/types.js';
@@ -17,7 +21,7 @@ import { checkBalances } from '../store/sqlite/balances.js';
 import { checkPaymentOptions } from '../store/sqlite/payment-options.js';
 import type { PollError } from '../store/sqlite/poll-runs.js';
 import type { PollSink, RecordedRun } from '../poller/sink.js';
-import { insertBalanceSnapshots, type NewBalanceRow } from '../store/pg/balance-snapshots.js';
+import { insertBalanceSnapshots, type NewBalanceRow, type PollerLeaseFence } from '../store/pg/balance-snapshots.js';
 import { insertPaymentOptionList } from '../store/pg/payment-option-lists.js';
 import { translatePgError } from '../team/errors.js';
 import { poolLogin } from '../team/pool.js';
@@ -39,11 +43,12 @@ export interface TeamPollSink extends PollSink {
   close(): void;
 }
 
-export function teamPollSink(pool: pg.Pool, logger?: Logger): TeamPollSink {
+/** `fence`: the poller lease each write holds (null: written whatever another instance does). */
+export function teamPollSink(pool: pg.Pool, logger?: Logger, fence: PollerLeaseFence | null = null): TeamPollSink {
   const lastValues = new Map<string, string>();
   let lastOptions: string | null = null;
   /** Writes the database could not take while it was silent, oldest first. */
-  const kept: { doing: string; statement: () => Promise<void> }[] = [];
+  const kept: { doing: string; statement: () => Promise<boolean> }[] = [];
   const back = reachabilityWatch(pool.options.connectionString);
   let closed = false;
 
@@ -52,7 +57,11 @@ export function teamPollSink(pool: pg.Pool, logger?: Logger): TeamPollSink {
     while (kept.length && !closed) {
       const next = kept[0]!;
       try {
-        await next.statement();
+        if (!(await next.statement()))
+          logger?.info(
+            { doing: next.doing },
+            'a poll result kept during the outage is not written: another serve instance polls now',
+          );
       } catch (e) {
         const err = translatePgError(e, next.doing, poolLogin(pool));
         if (isSilence(err)) return back.whenReachable(() => void writeKept());
@@ -65,11 +74,13 @@ export function teamPollSink(pool: pg.Pool, logger?: Logger): TeamPollSink {
   }
 
   /** Runs `statement`; while the database is silent, keeps it to write when the database is back. */
-  const write = async (doing: string, statement: () => Promise<void>): Promise<'written' | 'kept'> => {
+  const write = async (
+    doing: string,
+    statement: () => Promise<boolean>,
+  ): Promise<'written' | 'kept' | 'not_holder'> => {
     if (kept.length === 0) {
       try {
-        await statement();
-        return 'written';
+        return (await statement()) ? 'written' : 'not_holder';
       } catch (e) {
         const err = translatePgError(e, doing, poolLogin(pool));
         if (!isSilence(err)) throw err;
@@ -116,7 +127,9 @@ export function teamPollSink(pool: pg.Pool, logger?: Logger): TeamPollSink {
         .filter(({ key, row }) => lastValues.get(key) !== JSON.stringify(row));
       if (changed.length) {
         const rows = changed.map((c) => c.row);
-        const done = await write('write balance snapshots', () => insertBalanceSnapshots(pool, run.finishedAt, rows));
+        const done = await write('write balance snapshots', () =>
+          insertBalanceSnapshots(pool, run.finishedAt, rows, fence),
+        );
         // Kept counts as written: it will be, before anything observed later.
         for (const c of changed) lastValues.set(c.key, JSON.stringify(c.row));
         logger?.info({ poll: 'balances', snapshots: changed.length, done }, 'balance snapshots for the team database');
@@ -133,7 +146,7 @@ export function teamPollSink(pool: pg.Pool, logger?: Logger): TeamPollSink {
       const list = JSON.stringify(run.result.value satisfies readonly PaymentOption[]);
       if (list === lastOptions) return { changed: 0, error: null };
       const done = await write('write the payment option list', () =>
-        insertPaymentOptionList(pool, run.finishedAt, list),
+        insertPaymentOptionList(pool, run.finishedAt, list, fence),
       );
       lastOptions = list;
       logger?.info(

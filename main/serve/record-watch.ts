@@ -26,7 +26,7 @@ import {
 import { eventsStored } from '../store/pg/events.js';
 import { restoreEvents, type RestoreRow } from '../store/pg/rollback.js';
 import type { NewTeamEvent } from '../team/events.js';
-import type { ServeJournal } from './journal.js';
+import { journalEvent, type ServeJournal } from './journal.js';
 
 /** What /healthz says of the team record (health.ts). */
 export interface RecordReport {
@@ -158,7 +158,7 @@ export function startRecordWatch(o: RecordWatchOptions): RecordWatch {
     const now = clock.now();
     if (now - prunedAt > 3_600_000) {
       prunedAt = now;
-      const gone = journal.prune(now);
+      const gone = await journal.prune(now);
       if (gone)
         logger.info({ pruned: gone, days: journal.days }, 'serve journal: forgot callbacks older than its days');
     }
@@ -197,7 +197,7 @@ export function startRecordWatch(o: RecordWatchOptions): RecordWatch {
       const page = rows.slice(i, i + PAGE);
       const out = await restoreEvents(
         pool,
-        page.map((r) => restoreRow(JSON.parse(r.event) as NewTeamEvent, r.seq)),
+        page.map((r) => restoreRow(journalEvent(r), r.seq)),
       );
       for (const r of out) {
         if (r.outcome === 'restored') restored++;

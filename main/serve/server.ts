@@ -1,11 +1,13 @@
 // `merchant-desk serve`: the team's headless process. The app's callback receiver (limits, time-outs,
 // group commit, security log) storing into the team's PostgreSQL, the poller once for the whole team,
-// and /healthz, on one listener behind the merchant's HTTPS reverse proxy.
+// and /healthz, on one listener behind the merchant's HTTPS reverse proxy. Several instances may run
+// behind that proxy (docs/serve.md): each stores what it receives (once by event key, whichever answers)
+// and keeps its own journal in its own data folder; one of them polls (poll-lease.ts).
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from '../callbacks/rate-limit.js';
-import { createPoller, type PollIntervals, type Poller } from '../poller/poller.js';
+import { createPoller, type PollIntervals } from '../poller/poller.js';
 import { createServiceClient } from '../service/client.js';
 import type { MerchantKeys } from '../service/types.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
@@ -14,7 +16,9 @@ import { openTeamPool } from '../team/pool.js';
 import type { TeamTls } from '../team/tls.js';
 import { systemClock, type Clock } from '../clock.js';
 import { teamCallbackStore } from './team-callback-store.js';
-import { teamPollSink, type TeamPollSink } from './poll-to-team.js';
+import { teamPollSink } from './poll-to-team.js';
+import { startPollLease, type PollLease } from './poll-lease.js';
+import { callbackVerifier, defaultVerifyThreads, type CallbackVerifier } from '../callbacks/verify-pool.js';
 import { healthRoute } from './health.js';
 import { DEFAULT_JOURNAL_DAYS, openJournal, type ServeJournal } from './journal.js';
 import { startRecordWatch, type RecordWatch } from './record-watch.js';
@@ -50,8 +54,14 @@ export interface ServeOptions {
   /** How often serve checks the record still holds what it acknowledged (default 5 s). */
   recordCheckEveryMs?: number;
   trustProxy?: boolean | string | string[];
-  /** Over SERVE_RATE_LIMIT (the throughput bench posts from loopback with no proxy in front). */
+  /** Over SERVE_RATE_LIMIT (--rate-limit; the throughput bench posts from loopback with no proxy in front). */
   rateLimit?: RateLimitOptions;
+  /** Worker threads for the RSA checks (verify-pool.ts; default: a core left free, at most 4; 0: none). */
+  verifyThreads?: number;
+  /** How long the poller lease is taken for, in seconds (poll-lease.ts; default 15). */
+  pollLeaseSeconds?: number;
+  /** This instance's id in the poller lease (default: host, pid and a random part). */
+  instance?: string;
   logger: Logger;
   clock?: Clock;
 }
@@ -62,7 +72,9 @@ export interface RunningServe {
   host: string;
   port: number;
   receiver: CallbackReceiver;
-  poller: Poller | null;
+  /** Which instance polls (null with --no-poll). */
+  pollLease: PollLease | null;
+  verifier: CallbackVerifier;
   /** The watch over the callbacks serve acknowledged (record-watch.ts). */
   record: RecordWatch;
   /** Stops taking requests, commits (and answers) what is in flight, stops polling, closes the pool. */
@@ -94,8 +106,8 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
   });
   let db: Db | null = null;
   let journal: ServeJournal | null = null;
-  let poller: Poller | null = null;
-  let sink: TeamPollSink | null = null;
+  let lease: PollLease | null = null;
+  const verifier = callbackVerifier({ threads: o.verifyThreads ?? defaultVerifyThreads() });
   try {
     db = openDatabase(path.join(o.dataDir, SERVE_DB_FILE));
     journal = openJournal(o.dataDir, o.journalDays ?? DEFAULT_JOURNAL_DAYS);
@@ -107,22 +119,12 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
       ...(o.restoreAfterMs !== undefined ? { restoreAfterMs: o.restoreAfterMs } : {}),
       ...(o.recordCheckEveryMs !== undefined ? { checkEveryMs: o.recordCheckEveryMs } : {}),
     });
-    if (o.poll) {
-      const { baseUrl, keys, intervals } = o.poll;
-      const client = createServiceClient({ baseUrl, keys: () => keys, logger: log });
-      sink = teamPollSink(pool, log);
-      poller = createPoller({
-        sink,
-        getClient: () => client,
-        clock,
-        intervals,
-        logger: log,
-      });
-    }
     const verification = o.verification;
     const receiver = await startCallbackReceiver({
       db,
-      store: teamCallbackStore(pool, journal),
+      store: teamCallbackStore(pool, { journal, verifier }),
+      // A line per commit, not per callback (receiver.ts says why).
+      logStored: 'group',
       host: o.host,
       port: o.port,
       getKeys: () => verification,
@@ -133,42 +135,65 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
       routes: (app) =>
         healthRoute(app, {
           pool,
-          poller: () => poller?.status() ?? null,
+          poller: () => lease?.poller() ?? null,
+          pollRole: () => lease?.status() ?? null,
           record: () => record?.report() ?? null,
           startedAt,
         }),
     });
-    poller?.start();
+    if (o.poll) {
+      const { baseUrl, keys, intervals } = o.poll;
+      const client = createServiceClient({ baseUrl, keys: () => keys, logger: log });
+      lease = startPollLease({
+        pool,
+        logger: log,
+        ...(o.pollLeaseSeconds !== undefined ? { leaseSeconds: o.pollLeaseSeconds } : {}),
+        ...(o.instance !== undefined ? { instance: o.instance } : {}),
+        startPolling: (fence) => {
+          const sink = teamPollSink(pool, log, fence);
+          const poller = createPoller({ sink, getClient: () => client, clock, intervals, logger: log });
+          poller.start();
+          return {
+            status: () => poller.status(),
+            stop: async () => {
+              await poller.stop();
+              sink.close();
+            },
+          };
+        },
+      });
+    }
     const openDb = db;
     const openJournalDb = journal;
     const watch = record;
-    const openSink = sink;
+    const openLease = lease;
     let closing: Promise<void> | null = null;
     return {
       url: receiver.url,
       host: receiver.host,
       port: receiver.port,
       receiver,
-      poller,
+      pollLease: openLease,
+      verifier,
       record: watch,
       close: () =>
         (closing ??= (async () => {
           await receiver.close();
-          await poller?.stop();
+          await openLease?.close();
           await watch.close();
-          openSink?.close();
+          await verifier.close();
           await pool.end();
           await watchPool.end();
           openDb.close();
-          openJournalDb.close();
+          await openJournalDb.close();
         })()),
     };
   } catch (e) {
-    await poller?.stop();
+    await lease?.close();
     await record?.close();
-    sink?.close();
+    await verifier.close();
     db?.close();
-    journal?.close();
+    await journal?.close();
     await pool.end().catch(() => undefined);
     await watchPool.end().catch(() => undefined);
     throw e;

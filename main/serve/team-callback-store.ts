@@ -5,17 +5,19 @@
 // delivered twice (or by a desktop's own receiver too) is stored once.
 //
 // serve's login reads no event key (keys hold the merchant reference; team migration 8), so it cannot
-// learn which keys an insert skipped from the insert itself: it asks team.events_stored yes or no for
-// the group's keys first, and inserts only the new ones (a question and a statement, no transaction).
+// learn which keys an insert skipped from the insert itself: the group's one statement asks
+// team.events_stored yes or no for its keys and inserts only the new ones (store/pg/events.ts
+// insertUnstoredEvents: one round trip and one commit a group).
+//
+// Verification runs before, in memory, with the RSA checks on worker threads (callbacks/verify-pool.ts).
 import type pg from 'pg';
 import type { CallbackStore } from '../callbacks/callback-store.js';
 import { teamCallbackCopy, type VerifiedCallback } from '../callbacks/callback-event.js';
-import { verifyCallback, type IngestOutcome } from '../callbacks/ingest.js';
-import { appendUnseenEvents, type NewTeamEvent } from '../team/events.js';
+import { verifyCallback, type IngestOutcome, type Verification } from '../callbacks/ingest.js';
+import type { CallbackVerifier } from '../callbacks/verify-pool.js';
+import { appendUnstoredEvents, type NewTeamEvent } from '../team/events.js';
 import { toTeamEvent } from '../team/record.js';
-import { TeamError, TeamUnavailableError, translatePgError } from '../team/errors.js';
-import { poolLogin } from '../team/pool.js';
-import { eventsStored } from '../store/pg/events.js';
+import { TeamError, TeamUnavailableError } from '../team/errors.js';
 import type { ServeJournal } from './journal.js';
 
 /** The event a verified callback becomes in the team's log (callbacks/callback-event.ts teamCallbackCopy). */
@@ -40,19 +42,14 @@ const RACE_TRIES = 3;
 async function storeNew(pool: pg.Pool, events: NewTeamEvent[]): Promise<Map<string, number>> {
   if (events.length === 0) return new Map();
   for (let attempt = 1; ; attempt++) {
-    let stored: boolean[];
     try {
-      stored = await eventsStored(
-        pool,
-        events.map((e) => e.eventKey),
-      );
-    } catch (e) {
-      throw translatePgError(e, 'check callbacks for duplicates', poolLogin(pool));
-    }
-    const fresh = events.filter((_, i) => !stored[i]);
-    try {
-      const seqs = await appendUnseenEvents(pool, fresh);
-      return new Map(fresh.map((e, i) => [e.eventKey, seqs[i]!]));
+      const seqs = await appendUnstoredEvents(pool, events);
+      const seqOf = new Map<string, number>();
+      events.forEach((e, i) => {
+        const seq = seqs[i];
+        if (seq !== null && seq !== undefined) seqOf.set(e.eventKey, seq);
+      });
+      return seqOf;
     } catch (e) {
       // unique_violation: stored meanwhile by another writer, and nothing of this try was; ask again.
       if (!(e instanceof TeamError && e.code === '23505') || attempt >= RACE_TRIES) throw e;
@@ -60,22 +57,35 @@ async function storeNew(pool: pg.Pool, events: NewTeamEvent[]): Promise<Map<stri
   }
 }
 
-/**
- * `journal`: serve's journal of acknowledged callbacks (journal.ts): every verified callback of a group is
- * kept there once its commit is in the record, before any delivery of the group is answered.
- */
-export function teamCallbackStore(pool: pg.Pool, journal?: ServeJournal): CallbackStore {
+export interface TeamCallbackStoreOptions {
+  /**
+   * serve's journal of acknowledged callbacks (journal.ts): every verified callback of a group is kept
+   * there once its commit is in the record, before any delivery of the group is answered.
+   */
+  journal?: ServeJournal;
+  /** Where the group is verified (verify-pool.ts); default: all on this thread. */
+  verifier?: CallbackVerifier;
+}
+
+export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {}): CallbackStore {
+  const { journal, verifier } = o;
   return {
     async commitGroup(group, keys): Promise<IngestOutcome[]> {
       // Verified first, in memory: a delivery that does not verify never reaches PostgreSQL.
-      const checked = group.map((d) => ({ d, v: verifyCallback(d.input, keys) }));
+      const verified: Verification[] = verifier
+        ? await verifier.verify(
+            group.map((d) => d.input),
+            keys,
+          )
+        : group.map((d) => verifyCallback(d.input, keys));
+      const checked = group.map((d, i) => ({ d, v: verified[i]! }));
       // A key repeated within the group is stored once: its first delivery's event.
       const byKey = new Map<string, NewTeamEvent>();
       for (const { d, v } of checked)
         if (v.result === 'verified' && !byKey.has(v.callback.dedupeKey))
           byKey.set(v.callback.dedupeKey, teamCallbackEvent(v.callback, d.now));
       const seqOf = await storeNew(pool, [...byKey.values()]);
-      journal?.keep(
+      await journal?.keep(
         [...byKey.values()].map((event) => ({ event, seq: seqOf.get(event.eventKey) ?? null })),
         Date.now(),
       );

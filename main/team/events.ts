@@ -3,7 +3,7 @@
 // This module checks what is written and shapes what is read; the statements are store/pg/events.ts.
 import {
   insertEvents,
-  insertUnseenEvents,
+  insertUnstoredEvents,
   newestEventSeq,
   selectEventsAfter,
   selectEventHashes,
@@ -14,7 +14,7 @@ import {
   type RawEventRow,
 } from '../store/pg/events.js';
 import { EVENT_SOURCES, SIGNATURE_STATES, type EventSource, type SignatureState } from '../collections/model.js';
-import { TeamFieldError, translatePgError } from './errors.js';
+import { TeamError, TeamFieldError, translatePgError } from './errors.js';
 import { queryableLogin, toSafeInteger, type Queryable } from './pool.js';
 
 /** An event as a writer hands it over. Times are ms since the epoch; amounts integer minor units. */
@@ -159,23 +159,32 @@ export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[
 }
 
 /**
- * appendEvents for a writer that may not read event keys back (serve's receiver, team migration 8).
- * The caller has left out every key already stored (team.events_stored) and repeated ones: each event
- * is new, and the seqs come back in the order given. A key stored meanwhile by another writer fails
- * the whole statement (a TeamError with code 23505, nothing stored): ask again and retry.
+ * appendEvents for a writer that may not read event keys back (serve's receiver, team migration 8), in one
+ * statement: the keys must be distinct (leave out a repeat). For each event, in the order given, the seq
+ * it was stored at now, or null when its key was stored already (earlier, by anyone). A key stored
+ * meanwhile by another writer, after the statement's snapshot, fails the whole statement (a TeamError
+ * with code 23505, nothing stored): ask again and retry.
  */
-export async function appendUnseenEvents(db: Queryable, events: readonly NewTeamEvent[]): Promise<number[]> {
+export async function appendUnstoredEvents(db: Queryable, events: readonly NewTeamEvent[]): Promise<(number | null)[]> {
   if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
   const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
   if (rows.length === 0) return [];
-  let seqs: string[];
+  let r: { stored: boolean[]; seqs: string[] };
   try {
-    seqs = await insertUnseenEvents(db, rows);
+    r = await insertUnstoredEvents(
+      db,
+      rows,
+      rows.map((row) => row.event_key!),
+    );
   } catch (e) {
     throw translatePgError(e, 'append events', queryableLogin(db));
   }
   // Drawn one row at a time in the order given (ORDER BY n), under one write turn: ascending is that order.
-  return seqs.map((seq) => toSafeInteger(seq, 'seq')).sort((a, b) => a - b);
+  let next = 0;
+  const seqs = r.stored.map((stored) => (stored ? null : toSafeInteger(r.seqs[next++]!, 'seq')));
+  if (seqs.length !== rows.length || next !== r.seqs.length)
+    throw new TeamError(`append events: ${rows.length} events sent, ${seqs.length} answered, ${r.seqs.length} stored`);
+  return seqs;
 }
 
 function toEvent(r: EventRow): ChainedEvent {

@@ -11,13 +11,13 @@ function currentPath(): string {
   return screens.some((s) => s.path === p) ? p : screens[0]!.path;
 }
 
-/** Navigates to a screen by its path (e.g. from a link inside another screen). */
-export function navigate(path: string): void {
+/** Shows the screen at `path` (its #/path route). */
+function navigate(path: string): void {
   window.location.hash = `#/${path}`;
 }
 
 /** The navigation shortcut as shown to the user. */
-export function shortcutText(key: string): string {
+function shortcutText(key: string): string {
   return `Ctrl+Shift+${key}`;
 }
 

@@ -62,5 +62,3 @@ export function errorMessage(e: unknown): string {
   if (e instanceof DeskError) return e.message;
   return 'Something went wrong; the details are in the log.';
 }
-
-export const desk = { invoke, on };

@@ -5,8 +5,6 @@ import type { AppStatus } from '../../main/ipc/contract/app.js';
 import { DeskError, invoke, on } from './desk.js';
 import { concerns, createRereadGate, personIsBusy, type Shows } from './reread.js';
 
-export type { Shows, Touched } from './reread.js';
-
 /** What makes a screen read its data again after main says something changed. */
 export interface RefreshOptions {
   /** The pushes that may change what the screen shows. */

@@ -94,7 +94,7 @@ export function createRereadGate(o: RereadGateOptions): RereadGate {
 }
 
 /** A key or an edit this recent in a focused field means the person is typing. */
-export const TYPING_MS = 1_500;
+const TYPING_MS = 1_500;
 
 let lastInputAt = -Infinity;
 // Keys and edits anywhere in the page, from the window's start (so the first push already knows).

@@ -75,10 +75,11 @@ export interface PostResult {
 /**
  * Posts callbacks from a worker thread (the "service"): `concurrency` keep-alive connections, each with
  * one request in flight, written as raw HTTP/1.1 bytes (like wrk or autocannon) so that the client's own
- * cost stays small next to the receiver's on a 2-core machine.
+ * cost stays small next to the receiver's on a 2-core machine. Several URLs (serve instances): the
+ * connections are spread over them in turn, as a reverse proxy's upstream block does.
  */
 export function postCallbacks(
-  url: string,
+  url: string | string[],
   bodies: string[],
   headers: { hmac: string; rsa: string }[],
   concurrency: number,
@@ -87,15 +88,17 @@ export function postCallbacks(
 const { parentPort, workerData } = require('node:worker_threads');
 const net = require('node:net');
 const { url, bodies, headers, concurrency } = workerData;
-const u = new URL(url);
+const urls = (Array.isArray(url) ? url : [url]).map((x) => new URL(x));
+const u = urls[0];
 const requests = bodies.map((body, i) => Buffer.from(
   'POST ' + u.pathname + ' HTTP/1.1\\r\\nhost: ' + u.host + '\\r\\ncontent-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(body) +
   '\\r\\nhmac-signature: ' + headers[i].hmac + '\\r\\nrsa-signature: ' + headers[i].rsa + '\\r\\nconnection: keep-alive\\r\\n\\r\\n' + body));
 let next = 0, done = 0, failed = 0; const statuses = {};
 const t0 = performance.now();
 const finish = () => { parentPort.postMessage({ ms: performance.now() - t0, failed, statuses }); };
-function connection() {
-  const sock = net.connect(Number(u.port), u.hostname);
+function connection(k) {
+  const to = urls[k % urls.length];
+  const sock = net.connect(Number(to.port), to.hostname);
   sock.setNoDelay(true);
   let buf = '';
   const send = () => { if (next < requests.length) sock.write(requests[next++]); else sock.end(); };
@@ -119,7 +122,7 @@ function connection() {
   });
   sock.on('error', () => { failed++; if (++done === requests.length) finish(); });
 }
-for (let k = 0; k < concurrency; k++) connection();
+for (let k = 0; k < concurrency; k++) connection(k);
 `;
   return new Promise((resolve, reject) => {
     const w = new Worker(code, { eval: true, workerData: { url, bodies, headers, concurrency } });

@@ -1,47 +1,89 @@
-// Callback ingestion through `serve` into PostgreSQL: signed callbacks posted over loopback HTTP (the
-// bench's poster, post-callbacks.ts) to serve's receiver, each verified (HMAC) and stored in team.events
-// with a durable commit (fsync and synchronous_commit on, PostgreSQL's defaults) before its 200.
-// Goal: at least 3,000/s.
-//   npx tsx test/bench/serve.ts [--callbacks N] [--concurrency N] [--rounds N]
+// Callback ingestion through `serve` into PostgreSQL (issue 31): signed callbacks posted over loopback
+// HTTP (the bench's poster, post-callbacks.ts, a worker thread of this process) to one `serve` instance
+// and to two, each instance a process of its own (serve-child.ts), every callback verified (HMAC) and
+// stored in team.events with a durable commit (fsync, synchronous_commit and full_page_writes on) and in
+// the instance's journal before its 200. With two instances the poster spreads its connections over both,
+// as a reverse proxy's upstream block does. Goals: one instance >= 10,000/s; two >= 1.7 times one.
+//
+// Before and after in the same run: --before REV exports that revision's tree (node_modules linked to
+// this one's) and runs it in alternating rounds with this tree, each against a database its own
+// migrations made on the same PostgreSQL (or --impl DIR,DIR: trees already on disk).
+//
+// Per round it prints callbacks/s and where the CPU went, per callback: each serve process (all its
+// threads, and its main thread), PostgreSQL (all its processes), the poster (this process), and the
+// machine's total against its cores; and the load average. Every round checks each callback was stored
+// exactly once.
+//   npm run bench:serve -- [--callbacks N] [--concurrency N] [--rounds N] [--instances 1,2] [--warmup N]
+//                          [--before REV | --impl DIR,DIR] [--verify-threads N]
+// For a closer look: SERVE_BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR" passes node flags to the
+// instances, SERVE_BENCH_TIDS=1 names each of their threads by its id in the per-thread CPU.
 // PostgreSQL runs as the `postgres` user when this runs as root: TMPDIR must be a folder it can reach.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { signCallbacks } from './post-callbacks.js';
-import { postCallbacks } from './post-callbacks.js';
+import { postCallbacks, signCallbacks } from './post-callbacks.js';
 import { serverUrl, startServer, stopServerSync } from '../support/postgres-server.js';
-import { migrate } from '../../main/team/migrate.js';
-import { addOperator } from '../../main/operations/operators.js';
-import { openTeamPool } from '../../main/team/pool.js';
-import { startServe } from '../../main/serve/server.js';
-import { DEFAULT_RATE_LIMIT } from '../../main/callbacks/rate-limit.js';
-import pino from 'pino';
-import { createLogger } from '../../main/log/logger.js';
 
+type MigrateModule = typeof import('../../main/team/migrate.js');
+type OperatorsModule = typeof import('../../main/operations/operators.js');
+type PoolModule = typeof import('../../main/team/pool.js');
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const thisTree = path.resolve(here, '../..');
 const { values: opt } = parseArgs({
   options: {
     callbacks: { type: 'string', default: '20000' },
-    concurrency: { type: 'string', default: '32' },
+    concurrency: { type: 'string', default: '128' },
     rounds: { type: 'string', default: '3' },
+    instances: { type: 'string', default: '1,2' },
+    before: { type: 'string' },
+    impl: { type: 'string' },
+    'verify-threads': { type: 'string' },
+    /** Callbacks posted to the instances before the measured ones: V8 compiles the hot path meanwhile. */
+    warmup: { type: 'string', default: '5000' },
   },
   strict: true,
 });
 const CB = Number(opt.callbacks);
+const CORES = os.availableParallelism();
+const log = (msg: string) => process.stderr.write(`[serve-bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-/** CPU time (ms) of this process's main thread: serve's own cost, whatever else loads the machine. */
-function mainThreadCpuMs(): number {
-  const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+/** CPU ms of a process (all its threads), or of one thread of it (`tid`). */
+function cpuMs(pid: number, tid?: number): number {
+  const stat = fs.readFileSync(tid ? `/proc/${pid}/task/${tid}/stat` : `/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, in ticks of 1/100 s
 }
 
-/** CPU time (ms) of the PostgreSQL server: the postmaster and its children (backends, WAL writer...). */
+/** CPU ms of each thread of a process, by the thread's name (several of one name added up). */
+function threadCpuMs(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const name =
+      Number(tid) === pid
+        ? 'main'
+        : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) + (process.env.SERVE_BENCH_TIDS ? '#' + tid : '');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    out.set(name, (out.get(name) ?? 0) + ((Number(f[11]) + Number(f[12])) * 1000) / 100);
+  }
+  return out;
+}
+
+/** CPU ms of the PostgreSQL server: the postmaster and its children (backends, WAL writer...). */
 function serverCpuMs(dataDir: string): number {
   const postmaster = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  let ticks = 0;
+  let ms = 0;
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     let stat: string;
     try {
@@ -50,14 +92,72 @@ function serverCpuMs(dataDir: string): number {
       continue;
     }
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(pid) === postmaster || Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+    if (Number(pid) === postmaster || Number(f[1]) === postmaster) ms += ((Number(f[11]) + Number(f[12])) * 1000) / 100;
   }
-  return (ticks * 1000) / 100;
+  return ms;
 }
-const log = (msg: string) => process.stderr.write(`[serve-bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
+/** The trees to compare: this one, and the one of --before (exported) or those of --impl. */
+function trees(tmp: string): { name: string; root: string }[] {
+  if (opt.impl)
+    return opt.impl.split(',').map((d) => ({ name: path.basename(path.resolve(d)), root: path.resolve(d) }));
+  const list = [{ name: 'this tree', root: thisTree }];
+  if (opt.before) {
+    const root = path.join(tmp, 'before');
+    fs.mkdirSync(root);
+    const rev = execFileSync('git', ['rev-parse', '--short', opt.before], { cwd: thisTree, encoding: 'utf8' }).trim();
+    execFileSync('sh', ['-c', `git archive ${rev} main test package.json tsconfig*.json | tar -x -C ${root}`], {
+      cwd: thisTree,
+    });
+    fs.symlinkSync(path.join(thisTree, 'node_modules'), path.join(root, 'node_modules'));
+    list.unshift({ name: `before (${rev})`, root });
+  }
+  return list;
+}
+
+interface Instance {
+  child: ChildProcess;
+  pid: number;
+  url: string;
+  closed: Promise<{ stats?: { commits: number; deliveries: number; largestGroup: number } }>;
+}
+
+function startInstance(root: string, o: object): Promise<Instance> {
+  const flags = process.env.SERVE_BENCH_NODE_FLAGS ? process.env.SERVE_BENCH_NODE_FLAGS.split(' ') : [];
+  const child = spawn(
+    process.execPath,
+    [...flags, '--import', 'tsx', path.join(here, 'serve-child.ts'), root, JSON.stringify(o)],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let out = '';
+  let resolveClosed: (v: { stats?: { commits: number; deliveries: number; largestGroup: number } }) => void;
+  const closed = new Promise<{ stats?: { commits: number; deliveries: number; largestGroup: number } }>(
+    (r) => (resolveClosed = r),
+  );
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      for (;;) {
+        const nl = out.indexOf('\n');
+        if (nl < 0) break;
+        const m = JSON.parse(out.slice(0, nl)) as { url?: string; pid?: number; closed?: boolean; stats?: never };
+        out = out.slice(nl + 1);
+        if (m.url) resolve({ child, pid: m.pid!, url: m.url, closed });
+        if (m.closed) resolveClosed({ stats: m.stats });
+      }
+    });
+    child.once('exit', (code) => {
+      resolveClosed({});
+      reject(new Error(`a serve instance exited with ${code} before it listened`));
+    });
+  });
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'md-serve-bench-'));
 const server = await startServer();
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-serve-bench-'));
 try {
   const admin = new pg.Client({ connectionString: serverUrl(server, 'postgres') });
   await admin.connect();
@@ -72,89 +172,198 @@ try {
       `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes')`,
     )
   ).rows as { name: string; setting: string }[];
-  log(`durability: ${settings.map((s) => `${s.name}=${s.setting}`).join(', ')}`);
+  log(`durability: ${settings.map((s) => `${s.name}=${s.setting}`).join(', ')}; ${CORES} cores`);
   if (settings.some((s) => s.setting !== 'on'))
     throw new Error('PostgreSQL is not durable; the figure would mean nothing');
-  await admin.query('CREATE DATABASE team');
+
+  // Each tree migrates a database of its own with its own migrations, and adds its receiver login.
+  const impls = await Promise.all(
+    trees(tmp).map(async ({ name, root }, i) => {
+      const load = async <T>(rel: string) => (await import(pathToFileURL(path.join(root, rel)).href)) as T;
+      const dbName = `team_${i}`;
+      await admin.query(`CREATE DATABASE ${dbName}`);
+      const { openTeamPool } = await load<PoolModule>('main/team/pool.ts');
+      const owner = openTeamPool(serverUrl(server, dbName));
+      await (await load<MigrateModule>('main/team/migrate.ts')).migrate(owner);
+      const password = crypto.randomBytes(18).toString('hex');
+      const login = `serve_bench_${i}`;
+      await (
+        await load<OperatorsModule>('main/operations/operators.ts')
+      ).addOperator({ pool: owner }, { login, role: 'receiver', password, displayName: 'serve bench' });
+      return { name, root, owner, url: serverUrl(server, dbName, login, password) };
+    }),
+  );
   await admin.end();
 
-  const owner = openTeamPool(serverUrl(server, 'team'));
-  await migrate(owner);
-  const password = crypto.randomBytes(18).toString('hex');
-  await addOperator({ pool: owner }, { login: 'serve_bench', role: 'receiver', password, displayName: 'serve bench' });
-
   const signingKey = crypto.randomBytes(32).toString('hex');
-  const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const results: number[] = [];
-  const cpu: { serveUs: number; pgUs: number }[] = [];
+  const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 4096 });
+  const servicePublicKey = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const counts = opt.instances.split(',').map(Number);
+  type Result = {
+    impl: string;
+    instances: number;
+    perSecond: number;
+    serveUs: number[];
+    serveMainUs: number[];
+    pgUs: number;
+    posterUs: number;
+    totalUs: number;
+    busy: number;
+    load: number;
+  };
+  const results: Result[] = [];
+  const pgData = path.join(server.dir, 'data');
+  let batch = 0;
   for (let round = 0; round < Number(opt.rounds); round++) {
-    const targets = Array.from({ length: CB }, (_, i) => ({
-      ref: `BENCH-${round}-${String(i).padStart(7, '0')}`,
-      internal: `INT-${round}-${i}`,
-      currency: 'NGN',
-      amountMinor: 100_000 + i,
-    }));
-    const { bodies, headers } = signCallbacks(targets, signingKey, privateKey);
-    const serve = await startServe({
-      databaseUrl: serverUrl(server, 'team', 'serve_bench', password),
-      host: '127.0.0.1',
-      port: 0,
-      verification: { signingKey, servicePublicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() },
-      poll: null,
-      dataDir: path.join(dir, `serve-${round}`),
-      // The poster is a local process with no proxy in front: the desktop's loopback allowance.
-      rateLimit: {
-        loopbackPerSecond: DEFAULT_RATE_LIMIT.loopbackPerSecond,
-        loopbackBurst: DEFAULT_RATE_LIMIT.loopbackBurst,
-      },
-      // serve logs each stored callback at info, redacted: counted here too, written to /dev/null.
-      logger: createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: true }) }),
-    });
-    const load = os.loadavg()[0]!;
-    const cpu0 = mainThreadCpuMs();
-    const pg0 = serverCpuMs(path.join(server.dir, 'data'));
-    const posted = await postCallbacks(serve.url, bodies, headers, Number(opt.concurrency));
-    const serveUs = Math.round(((mainThreadCpuMs() - cpu0) * 1000) / CB);
-    const pgUs = Math.round(((serverCpuMs(path.join(server.dir, 'data')) - pg0) * 1000) / CB);
-    cpu.push({ serveUs, pgUs });
-    const stats = serve.receiver.stats();
-    await serve.close();
-    const stored = Number(
-      (
-        await owner.query(`SELECT count(*) AS n FROM team.events WHERE event_key LIKE $1`, [
-          `callback:BENCH-${round}-%`,
-        ])
-      ).rows[0].n,
-    );
-    const perSecond = Math.round((CB / posted.ms) * 1000);
-    results.push(perSecond);
-    log(
-      `round ${round + 1}: ${CB} callbacks in ${(posted.ms / 1000).toFixed(2)} s = ${perSecond}/s; stored ${stored}, ` +
-        `failed ${posted.failed} ${JSON.stringify(posted.statuses)}; commits ${stats.commits}, mean group ` +
-        `${(stats.deliveries / Math.max(1, stats.commits)).toFixed(1)}, largest ${stats.largestGroup}; CPU per callback: ` +
-        `serve ${serveUs} µs, PostgreSQL ${pgUs} µs; load ${load.toFixed(2)}`,
-    );
-    if (stored !== CB || posted.failed) throw new Error('not every callback was stored exactly once');
+    // Alternating order, so neither tree nor instance count always runs first.
+    const runs = impls.flatMap((impl) => counts.map((n) => ({ impl, n })));
+    for (const { impl, n } of round % 2 ? runs.reverse() : runs) {
+      batch += 1;
+      const signed = (prefix: string, count: number) =>
+        signCallbacks(
+          Array.from({ length: count }, (_, i) => ({
+            ref: `${prefix}-${batch}-${String(i).padStart(7, '0')}`,
+            internal: `INT-${prefix}-${batch}-${i}`,
+            currency: 'NGN',
+            amountMinor: 100_000 + i,
+          })),
+          signingKey,
+          privateKey,
+        );
+      const { bodies, headers } = signed('BENCH', CB);
+      const warm = signed('WARM', Number(opt.warmup));
+      const instances = await Promise.all(
+        Array.from({ length: n }, (_, k) =>
+          startInstance(impl.root, {
+            databaseUrl: impl.url,
+            dataDir: path.join(tmp, `serve-${batch}-${k}`),
+            signingKey,
+            servicePublicKey,
+            ...(opt['verify-threads'] !== undefined ? { verifyThreads: Number(opt['verify-threads']) } : {}),
+          }),
+        ),
+      );
+      // Not measured: the instances' first callbacks, while V8 compiles the hot path (a server runs warm).
+      if (warm.bodies.length)
+        await postCallbacks(
+          instances.map((x) => x.url),
+          warm.bodies,
+          warm.headers,
+          Number(opt.concurrency),
+        );
+      const load = os.loadavg()[0]!;
+      const serve0 = instances.map((x) => [cpuMs(x.pid), cpuMs(x.pid, x.pid)] as const);
+      const threads0 = instances.map((x) => threadCpuMs(x.pid));
+      const pg0 = serverCpuMs(pgData);
+      const me0 = process.cpuUsage();
+      const posted = await postCallbacks(
+        instances.map((x) => x.url),
+        bodies,
+        headers,
+        Number(opt.concurrency),
+      );
+      const me = process.cpuUsage(me0);
+      const perCb = (ms: number) => Math.round((ms * 1000) / CB);
+      const serveUs = instances.map((x, k) => perCb(cpuMs(x.pid) - serve0[k]![0]));
+      const serveMainUs = instances.map((x, k) => perCb(cpuMs(x.pid, x.pid) - serve0[k]![1]));
+      // The first instance's threads by name (main, V8's GC and compiler threads, libuv's pool, workers).
+      const threads = [...threadCpuMs(instances[0]!.pid)]
+        .map(([name, ms]) => [name, perCb(ms - (threads0[0]!.get(name) ?? 0))] as const)
+        .filter(([, us]) => us > 0)
+        .map(([name, us]) => `${name} ${us}`)
+        .join(', ');
+      const pgUs = perCb(serverCpuMs(pgData) - pg0);
+      const posterUs = Math.round((me.user + me.system) / CB);
+      const totalUs = serveUs.reduce((a, b) => a + b, 0) + pgUs + posterUs;
+      const perSecond = Math.round((CB / posted.ms) * 1000);
+      // Share of the machine's cores these processes kept busy while posting.
+      const busy = (totalUs * perSecond) / 1e6 / CORES;
+      for (const x of instances) x.child.kill('SIGTERM');
+      const closed = await Promise.all(instances.map((x) => x.closed));
+      const stored = Number(
+        (
+          await impl.owner.query(
+            `SELECT count(*) AS n, count(DISTINCT event_key) AS k FROM team.events WHERE event_key LIKE $1`,
+            [`callback:BENCH-${batch}-%`],
+          )
+        ).rows[0].n,
+      );
+      const commits = closed.reduce((a, c) => a + (c.stats?.commits ?? 0), 0);
+      const deliveries = closed.reduce((a, c) => a + (c.stats?.deliveries ?? 0), 0);
+      results.push({
+        impl: impl.name,
+        instances: n,
+        perSecond,
+        serveUs,
+        serveMainUs,
+        pgUs,
+        posterUs,
+        totalUs,
+        busy,
+        load,
+      });
+      log(
+        `round ${round + 1}, ${impl.name}, ${n} instance${n > 1 ? 's' : ''}: ${CB} callbacks in ${(posted.ms / 1000).toFixed(2)} s = ` +
+          `${perSecond}/s; stored ${stored}, failed ${posted.failed} ${JSON.stringify(posted.statuses)}; commits ${commits}, ` +
+          `mean group ${(deliveries / Math.max(1, commits)).toFixed(1)}; CPU per callback: serve ${serveUs.join(' + ')} µs ` +
+          `(main threads ${serveMainUs.join(' + ')}), PostgreSQL ${pgUs} µs, poster ${posterUs} µs, total ${totalUs} µs ` +
+          `= ${(busy * 100).toFixed(0)}% of ${CORES} cores; load ${load.toFixed(2)}; first instance's threads (µs): ${threads}`,
+      );
+      if (stored !== CB || posted.failed) throw new Error('not every callback was stored exactly once');
+    }
   }
-  await owner.end();
-  results.sort((a, b) => a - b);
-  const median = results[Math.floor(results.length / 2)]!;
-  log(`serve ingestion: median ${median}/s over ${results.length} rounds (goal >= 3000/s)`);
-  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const serveUs = mid(cpu.map((c) => c.serveUs));
-  const pgUs = mid(cpu.map((c) => c.pgUs));
-  log(`CPU per callback (median): serve main thread ${serveUs} µs, PostgreSQL ${pgUs} µs`);
+  await Promise.all(impls.map((i) => i.owner.end()));
+
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const summary = impls.flatMap((impl) =>
+    counts.map((n) => {
+      const rs = results.filter((r) => r.impl === impl.name && r.instances === n);
+      return {
+        impl: impl.name,
+        instances: n,
+        perSecond: median(rs.map((r) => r.perSecond)),
+        rounds: rs.map((r) => r.perSecond),
+        serveUs: median(rs.map((r) => r.serveUs.reduce((a, b) => a + b, 0))),
+        serveMainUs: median(rs.map((r) => Math.max(...r.serveMainUs))),
+        pgUs: median(rs.map((r) => r.pgUs)),
+        posterUs: median(rs.map((r) => r.posterUs)),
+        totalUs: median(rs.map((r) => r.totalUs)),
+        busy: Number(median(rs.map((r) => r.busy)).toFixed(2)),
+        load: rs.map((r) => Number(r.load.toFixed(2))),
+      };
+    }),
+  );
+  for (const s of summary)
+    log(
+      `${s.impl}, ${s.instances} instance${s.instances > 1 ? 's' : ''}: median ${s.perSecond}/s (rounds ${s.rounds.join(', ')}); ` +
+        `per callback serve ${s.serveUs} µs (busiest main thread ${s.serveMainUs}), PostgreSQL ${s.pgUs}, poster ${s.posterUs}, ` +
+        `total ${s.totalUs} µs; load ${s.load.join(', ')}`,
+    );
+  // Ratios from rounds run side by side: the load moves every absolute figure.
+  const ratio = (a: Result[], b: Result[]) => median(a.map((r, i) => r.perSecond / b[i]!.perSecond));
+  for (const impl of impls)
+    if (counts.length > 1) {
+      const one = results.filter((r) => r.impl === impl.name && r.instances === counts[0]);
+      for (const n of counts.slice(1)) {
+        const many = results.filter((r) => r.impl === impl.name && r.instances === n);
+        log(
+          `${impl.name}: ${n} instances / ${counts[0]}: ${ratio(many, one).toFixed(2)}x (median of the rounds' ratios)`,
+        );
+      }
+    }
+  if (impls.length > 1)
+    for (const n of counts) {
+      const [before, after] = [impls[0]!, impls[impls.length - 1]!].map((impl) =>
+        results.filter((r) => r.impl === impl.name && r.instances === n),
+      );
+      log(
+        `${n} instance${n > 1 ? 's' : ''}: ${impls[impls.length - 1]!.name} / ${impls[0]!.name}: ${ratio(after!, before!).toFixed(2)}x`,
+      );
+    }
   process.stdout.write(
-    JSON.stringify({
-      serveIngestionPerSecond: median,
-      rounds: results,
-      callbacks: CB,
-      serveUs,
-      pgUs,
-      cpus: os.cpus().length,
-    }) + '\n',
+    JSON.stringify({ callbacks: CB, concurrency: Number(opt.concurrency), cores: CORES, summary }) + '\n',
   );
 } finally {
   stopServerSync(server.dir, server.binDir);
-  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(tmp, { recursive: true, force: true });
 }

@@ -109,5 +109,5 @@ describe('merchant-desk reconcile and export (end to end on a temp data folder)'
       code: 2,
       stderr: expect.stringMatching(/"balances" or "collections"/),
     });
-  });
+  }, 120_000); // a dozen CLI processes, each started through tsx: slow on a busy machine, not a timing check
 });

@@ -1,19 +1,19 @@
 // serve's journal of the callbacks it acknowledged (issue 29): its own SQLite file and schema, kept for
 // its days and pruned, read newest first a page at a time (record-watch.ts looks for what the team record
-// lost there), and its setting refused with a message naming it.
+// lost there), and its setting refused with a message naming it. Written by a thread of its own (issue 31).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JOURNAL_FILE, openJournal, type ServeJournal } from '../../main/serve/journal.js';
-import { acknowledgedBefore, journalSize } from '../../main/store/sqlite/serve-journal.js';
+import { JOURNAL_FILE, journalEvent, openJournal, type ServeJournal } from '../../main/serve/journal.js';
+import { acknowledgedBefore, journalSize, keepAcknowledged } from '../../main/store/sqlite/serve-journal.js';
 import { positiveNumber, ServeConfigError } from '../../main/serve/config.js';
 import type { NewTeamEvent } from '../../main/team/events.js';
 
 const open: ServeJournal[] = [];
 const dirs: string[] = [];
-afterEach(() => {
-  for (const j of open.splice(0)) j.close();
+afterEach(async () => {
+  for (const j of open.splice(0)) await j.close();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -40,33 +40,54 @@ const ev = (key: string): NewTeamEvent => ({
 const DAY = 86_400_000;
 
 describe("serve's journal", () => {
-  it('keeps each callback with its seq in a file of its own (not the desk schema), and a repeat keeps the seq it had', () => {
+  it('keeps each callback with its seq in a file of its own (not the desk schema), and a repeat keeps the seq it had', async () => {
     const { j, dir } = journal();
-    j.keep([{ event: ev('a'), seq: 7 }], 10 * DAY);
-    j.keep([{ event: ev('a'), seq: null }], 10 * DAY + 5);
+    await j.keep([{ event: ev('a'), seq: 7 }], 10 * DAY);
+    await j.keep([{ event: ev('a'), seq: null }], 10 * DAY + 5);
     expect(fs.existsSync(path.join(dir, JOURNAL_FILE))).toBe(true);
     const rows = acknowledgedBefore(j.db, Infinity, 10, null);
-    expect(rows).toEqual([{ event_key: 'a', seq: 7, event: JSON.stringify(ev('a')), acknowledged_at: 10 * DAY + 5 }]);
+    expect(rows).toMatchObject([{ event_key: 'a', seq: 7, acknowledged_at: 10 * DAY + 5 }]);
+    // The event as serve wrote it, body and signature headers as received.
+    expect(journalEvent(rows[0]!)).toEqual(ev('a'));
+    expect(rows[0]).toMatchObject({ payload: ev('a').payload, evidence: ev('a').evidence });
     const tables = j.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     expect(tables).toEqual(['acknowledged', 'record_report']);
   });
 
-  it('is pruned after its days (default 14)', () => {
+  it('reads a row kept before the body had a column of its own (the whole event in one JSON) as it was', () => {
     const { j } = journal();
-    expect(j.days).toBe(14);
-    j.keep([{ event: ev('old'), seq: 1 }], 0);
-    j.keep([{ event: ev('new'), seq: 2 }], 10 * DAY);
-    expect(j.prune(14 * DAY + 1)).toBe(1);
-    expect(journalSize(j.db)).toBe(1);
-    const short = journal(1).j;
-    short.keep([{ event: ev('x'), seq: 1 }], 0);
-    expect(short.prune(DAY + 1)).toBe(1);
+    keepAcknowledged(j.db, [
+      { event_key: 'v1', seq: 3, event: JSON.stringify(ev('v1')), payload: null, evidence: null, acknowledged_at: 1 },
+    ]);
+    expect(journalEvent(acknowledgedBefore(j.db, Infinity, 10, null)[0]!)).toEqual(ev('v1'));
   });
 
-  it('is read newest first a page at a time, from a moment back, ties kept apart by key', () => {
+  it('is pruned after its days (default 14)', async () => {
     const { j } = journal();
-    for (let i = 0; i < 5; i++) j.keep([{ event: ev(`k${i}`), seq: i }], 100 + Math.floor(i / 2));
-    j.keep([{ event: ev('later'), seq: 9 }], 500);
+    expect(j.days).toBe(14);
+    await j.keep([{ event: ev('old'), seq: 1 }], 0);
+    await j.keep([{ event: ev('new'), seq: 2 }], 10 * DAY);
+    expect(await j.prune(14 * DAY + 1)).toBe(1);
+    expect(journalSize(j.db)).toBe(1);
+    const short = journal(1).j;
+    await short.keep([{ event: ev('x'), seq: 1 }], 0);
+    expect(await short.prune(DAY + 1)).toBe(1);
+  });
+
+  it('forgets a large backlog in short transactions on its own thread, all of it, and keeps callbacks meanwhile', async () => {
+    const { j } = journal();
+    const old = Array.from({ length: 12_345 }, (_, i) => ({ event: ev(`old-${i}`), seq: i }));
+    for (let i = 0; i < old.length; i += 1000) await j.keep(old.slice(i, i + 1000), 0);
+    const pruning = j.prune(14 * DAY + 1);
+    await j.keep([{ event: ev('during'), seq: 99_999 }], 14 * DAY);
+    expect(await pruning).toBe(old.length);
+    expect(acknowledgedBefore(j.db, Infinity, 10, null).map((r) => r.event_key)).toEqual(['during']);
+  });
+
+  it('is read newest first a page at a time, from a moment back, ties kept apart by key', async () => {
+    const { j } = journal();
+    for (let i = 0; i < 5; i++) await j.keep([{ event: ev(`k${i}`), seq: i }], 100 + Math.floor(i / 2));
+    await j.keep([{ event: ev('later'), seq: 9 }], 500);
     const first = acknowledgedBefore(j.db, 200, 2, null);
     expect(first.map((r) => r.event_key)).toEqual(['k4', 'k3']);
     const last = first[first.length - 1]!;

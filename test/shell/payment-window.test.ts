@@ -115,8 +115,16 @@ describe('Chromium payment window', () => {
         desk: typeof (window as { desk?: unknown }).desk,
         invoke: typeof (window as { __deskInvoke?: unknown }).__deskInvoke,
       }));
+      // Chromium may make the popup before the window closes it: wait for it to be made, then closed (on a
+      // busy machine either can take a while); a popup left open fails the count below.
+      const made = page
+        .context()
+        .waitForEvent('page', { timeout: 10_000 })
+        .catch(() => null);
       await page.evaluate(() => window.open('https://example.com/popup', '_blank'));
-      await page.waitForTimeout(300);
+      const popup = await made;
+      for (const end = Date.now() + 10_000; popup && !popup.isClosed() && Date.now() < end;)
+        await new Promise((r) => setTimeout(r, 50));
       pages = page.context().pages().length;
       await page.close();
     });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import { withTeamKey } from '../../main/collections/event-key.js';
-import { appendUnseenEvents } from '../../main/team/events.js';
+import { appendUnstoredEvents } from '../../main/team/events.js';
 import { startOutboxPush } from '../../main/team/sync/push.js';
 import { setOperatorRole } from '../../main/operations/operators.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
@@ -84,7 +84,7 @@ describe("a desk's own events, once the team record has them", () => {
     captureRedirect(own, id, reference, 'CANCELLED');
     // ...while serve's callback (the service's own later word: FAILED) reaches the record first, and this
     // desk applies it.
-    await appendUnseenEvents(serve, [callbackEvent(intent, 'FAILED')]);
+    await appendUnstoredEvents(serve, [callbackEvent(intent, 'FAILED')]);
     await own.sync.pullNow();
     // Only then does the outbox send the redirect: the record has it after the callback.
     const push = startOutboxPush({ pool: samPool, db: own.db, clock: systemClock, logger: quietLogger });

@@ -77,20 +77,45 @@ describe("serve's receiver login", () => {
     expect(imported.map((o) => o.eventId)).toEqual(rows.rows.map((r) => Number(r.seq)));
   });
 
-  it('a key stored by another writer between its question and its insert: asked again, stored once', async () => {
+  it('stores a group in one statement: one round trip and one commit, the duplicate question inside it', async () => {
+    const pool = team.signIn(receiver);
+    const store = teamCallbackStore(pool);
+    const sent: string[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args) => {
+      if (typeof args[0] === 'string') sent.push(args[0]);
+      return query(...args);
+    };
+    await store.commitGroup([delivery('MD-RX-ONE-1')], { signingKey: SIGNING_KEY });
+    sent.length = 0;
+    const outcomes = await store.commitGroup(
+      [delivery('MD-RX-ONE-1'), delivery('MD-RX-ONE-2'), delivery('MD-RX-ONE-3')],
+      { signingKey: SIGNING_KEY },
+    );
+    expect(outcomes.map((o) => o.result)).toEqual(['duplicate', 'imported', 'imported']);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/team\.events_stored[\s\S]*INSERT INTO team\.events/);
+  });
+
+  it('a key another writer stores after its statement began and before its write turn: asked again, stored once', async () => {
     const pool = team.signIn(receiver);
     const store = teamCallbackStore(pool);
     const keys = { signingKey: SIGNING_KEY };
     const backOffice = team.signIn(await team.addOperator('back_office'));
-    // Injected race: just before the receiver's first insert, a desk stores MD-RX-RACE-2's callback.
+    // Injected race: a desk's transaction holds the events' write turn with MD-RX-RACE-2's callback in it
+    // when the receiver's statement starts, and commits once that statement waits for the turn. The
+    // statement's own question (events_stored) could not see it: it fails on the key, and is asked again.
     const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
     let raced = false;
     (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args) => {
-      if (!raced && typeof args[0] === 'string' && args[0].trimStart().startsWith('INSERT')) {
-        raced = true;
-        const sent = JSON.parse((args[1] as string[])[0]!) as { event_key: string; merchant_reference: string }[];
-        const theirs = sent.find((e) => e.merchant_reference === 'MD-RX-RACE-2')!;
-        await appendEvents(backOffice, [
+      if (raced || typeof args[0] !== 'string' || !args[0].includes('INSERT INTO team.events')) return query(...args);
+      raced = true;
+      const sent = JSON.parse((args[1] as string[])[0]!) as { event_key: string; merchant_reference: string }[];
+      const theirs = sent.find((e) => e.merchant_reference === 'MD-RX-RACE-2')!;
+      const desk = await backOffice.connect();
+      try {
+        await desk.query('BEGIN');
+        await appendEvents(desk, [
           event({
             eventKey: theirs.event_key,
             merchantReference: 'MD-RX-RACE-2',
@@ -98,8 +123,21 @@ describe("serve's receiver login", () => {
             signature: 'verified',
           }),
         ]);
+        const mine = query(...args);
+        mine.catch(() => undefined);
+        for (let i = 0; i < 200; i++) {
+          const waiting = await team.owner.query(
+            `SELECT 1 FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'`,
+            [receiver],
+          );
+          if (waiting.rowCount) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        await desk.query('COMMIT');
+        return await mine;
+      } finally {
+        desk.release();
       }
-      return query(...args);
     };
     const outcomes = await store.commitGroup(
       [delivery('MD-RX-RACE-1'), delivery('MD-RX-RACE-2'), delivery('MD-RX-RACE-3')],

@@ -152,6 +152,31 @@ describe('one decision per exception', () => {
     }
   });
 
+  it("a desk that already pulled the other's resolution when its person presses Resolve is told who resolved it, when and their note", async () => {
+    // Found by the e2e race (team-resolve.spec.ts): the losing desk's own copy had the winner's resolution
+    // before its check ran, and it said only "no open exception to resolve".
+    const s = desk(team.signIn(support));
+    const a = desk(team.signIn(kofi));
+    const b = desk(team.signIn(amina));
+    const ref = (await exception(s)).merchantReference;
+    await Promise.all([a.sync.pullNow(), b.sync.pullNow()]);
+    const id = idOf(b, ref);
+    await resolve(as(a, kofi), { collectionId: idOf(a, ref), note: 'Refunded by the issuer.' });
+    await b.sync.pullNow();
+    await expect(resolve(as(b, amina), { collectionId: id, note: 'Customer paid the rest.' })).rejects.toMatchObject({
+      kind: 'conflict',
+      field: 'collectionId',
+      message: expect.stringMatching(
+        new RegExp(
+          `^${kofi} already resolved ${ref} at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d: "Refunded by the issuer\\."`,
+        ),
+      ),
+    });
+    expect(await resolutionsOf(ref)).toEqual([
+      { actor: kofi, note: 'Refunded by the issuer.', occurred_at: expect.any(Date) },
+    ]);
+  });
+
   it('two back-office desks resolve one orphan callback at the same moment: one resolution stands, on both desks', async () => {
     const a = desk(team.signIn(kofi));
     const b = desk(team.signIn(amina));

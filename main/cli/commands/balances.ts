@@ -1,11 +1,9 @@
 // merchant-desk balances: the cached wallet balances (what the app shows), with their as-of time and a
 // stale marker. Reads the local cache only; `merchant-desk poll --once` refreshes it.
+import { withWorkspace } from '../workspace.js';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
-import { openDataFolder } from '../../settings/data-folder.js';
-import { loadSettings } from '../../settings/settings.js';
 import { latestBalances } from '../../store/sqlite/balances.js';
 import { CURRENCY_CODE, formatMinor, isKnownCurrency } from '../../money/index.js';
-import { systemClock } from '../../clock.js';
 
 /** Left-aligned text columns, right-aligned numbers (columns listed in `right`). */
 export function formatTable(headers: string[], rows: string[][], right: number[] = []): string {
@@ -67,11 +65,9 @@ export const balancesCommand: Command = {
       strict: true,
     });
     const currency = parseCurrency(values.currency);
-    const db = openDataFolder(ctx.dataDir);
-    try {
-      const settings = loadSettings(db);
+    return withWorkspace(ctx, async ({ db, settings, clock }) => {
       const r = latestBalances(db, {
-        now: systemClock.now(),
+        now: clock.now(),
         staleAfterMs: settings.staleAfterMs,
         ...(currency ? { currency } : {}),
       });
@@ -117,9 +113,7 @@ export const balancesCommand: Command = {
         ),
       );
       return 0;
-    } finally {
-      db.close();
-    }
+    });
   },
 };
 

@@ -1,9 +1,7 @@
 // merchant-desk export balances|collections: the same CSV reports as the app, streamed on a worker
 // thread; progress on stderr; Ctrl-C stops and removes the partial file. FILE appears only when complete.
+import { withWorkspace } from '../workspace.js';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
-import { openDataFolder } from '../../settings/data-folder.js';
-import { loadSettings } from '../../settings/settings.js';
-import { systemClock } from '../../clock.js';
 import { parseDateBound, ReportError } from '../../reports/index.js';
 import { exportJob, exportReport } from '../../operations/export.js';
 
@@ -53,42 +51,41 @@ export const exportCommand: Command = {
       if (e instanceof ReportError) throw new UsageError('the balance report needs --from DATE and --to DATE');
       throw e;
     }
-    const db = openDataFolder(ctx.dataDir);
     const ac = new AbortController();
     const onSigint = () => ac.abort();
     process.once('SIGINT', onSigint);
     try {
-      const settings = loadSettings(db);
-      let shown = -1;
-      const r = await exportReport(
-        { db, clock: systemClock, stalePendingAfterMs: () => settings.stalePendingAfterMs },
-        job,
-        values.out,
-        {
-          bom: values.bom,
-          signal: ac.signal,
-          onProgress: (p) => {
-            if (p.phase !== 'writing' || p.total === 0) return;
-            const pct = Math.floor((p.done * 100) / p.total);
-            if (pct >= shown + 10 || (pct === 100 && shown !== 100)) {
-              shown = pct;
-              ctx.io.stderr.write(`exporting: ${p.done} of ${p.total} rows (${pct}%)\n`);
-            }
+      return await withWorkspace(ctx, async ({ db, settings, clock }) => {
+        let shown = -1;
+        const r = await exportReport(
+          { db, clock, stalePendingAfterMs: () => settings.stalePendingAfterMs },
+          job,
+          values.out!,
+          {
+            bom: values.bom,
+            signal: ac.signal,
+            onProgress: (p) => {
+              if (p.phase !== 'writing' || p.total === 0) return;
+              const pct = Math.floor((p.done * 100) / p.total);
+              if (pct >= shown + 10 || (pct === 100 && shown !== 100)) {
+                shown = pct;
+                ctx.io.stderr.write(`exporting: ${p.done} of ${p.total} rows (${pct}%)\n`);
+              }
+            },
           },
-        },
-      );
-      for (const f of r.files) ctx.io.stdout.write(f + '\n');
-      ctx.io.stderr.write(
-        `${r.rows} ${what === 'balances' ? 'snapshot' : 'collection'} row${r.rows === 1 ? '' : 's'} written\n`,
-      );
-      return 0;
+        );
+        for (const f of r.files) ctx.io.stdout.write(f + '\n');
+        ctx.io.stderr.write(
+          `${r.rows} ${what === 'balances' ? 'snapshot' : 'collection'} row${r.rows === 1 ? '' : 's'} written\n`,
+        );
+        return 0;
+      });
     } catch (e) {
       if (e instanceof ReportError && e.kind === 'validation')
         throw new UsageError(e.message.replace(/^out:/, '--out:'));
       throw e;
     } finally {
       process.removeListener('SIGINT', onSigint);
-      db.close();
     }
   },
 };

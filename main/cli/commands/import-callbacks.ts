@@ -5,8 +5,8 @@
 // are operations/import-callbacks.ts; this loads the keys the way the app does and prints the answer.
 import fs from 'node:fs';
 import path from 'node:path';
+import { withWorkspace } from '../workspace.js';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
-import { openDataFolder } from '../../settings/data-folder.js';
 import { dataPaths } from '../../settings/paths.js';
 import { loadSettings } from '../../settings/settings.js';
 import { loadConnection, verificationKeys, type VerificationKeys } from '../../settings/connection.js';
@@ -15,7 +15,6 @@ import { checkImport, importCallbacks, type ImportCallbacksDeps } from '../../op
 import { DeskError } from '../../errors.shared.js';
 import type { SandboxInfo } from '../../../sandbox/index.js';
 import type { Db } from '../../store/sqlite/connection.js';
-import { systemClock } from '../../clock.js';
 
 /**
  * The keys that verify callbacks for this data folder's profile: from the profile's connection, loaded
@@ -99,15 +98,14 @@ export const importCallbacksCommand: Command = {
         `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
       );
     }
-    const db = openDataFolder(ctx.dataDir);
-    try {
+    return withWorkspace(ctx, async ({ db, settings, clock }) => {
       // This command has no sign-in: on a team profile there is no session to record the import with.
-      const team: ImportCallbacksDeps['team'] = loadSettings(db).profile === 'team' ? 'not signed in' : null;
+      const team: ImportCallbacksDeps['team'] = settings.profile === 'team' ? 'not signed in' : null;
       const s = await asUsage(async () => {
         checkImport({ team });
         const { keys, notes } = await signatureKeys(db, ctx.dataDir);
         for (const n of notes) ctx.io.stderr.write(`merchant-desk: note: ${n}\n`);
-        return importCallbacks({ db, clock: systemClock, keys, team }, { file });
+        return importCallbacks({ db, clock, keys, team }, { file });
       });
       if (values.json) {
         ctx.io.stdout.write(JSON.stringify(s) + '\n');
@@ -123,8 +121,6 @@ export const importCallbacksCommand: Command = {
         }
       }
       return s.malformed + s.badSignatures > 0 ? 1 : 0;
-    } finally {
-      db.close();
-    }
+    });
   },
 };

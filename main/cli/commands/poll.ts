@@ -1,13 +1,8 @@
 // merchant-desk poll --once: one balances poll and one payment-options poll into the local cache, with
 // the configured connection (same data folder and keychain as the app). Exit 1 when either fails.
+import { withWorkspace } from '../workspace.js';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
-import { openDataFolder } from '../../settings/data-folder.js';
-import { loadSettings } from '../../settings/settings.js';
-import { loadConnection } from '../../settings/connection.js';
-import { secretStoreFor } from '../../secrets/secret-store.js';
 import { createPoller, type PollKind } from '../../poller/poller.js';
-import { createLogger } from '../../log/logger.js';
-import { systemClock } from '../../clock.js';
 import { iso } from './balances.js';
 
 export const pollCommand: Command = {
@@ -32,9 +27,7 @@ export const pollCommand: Command = {
         : values.providers && !values.balances
           ? 'providers'
           : undefined;
-    const db = openDataFolder(ctx.dataDir);
-    try {
-      const settings = loadSettings(db);
+    return withWorkspace(ctx, async ({ db, settings, clock, logger, connection }) => {
       if (settings.profile === 'embedded') {
         ctx.io.stderr.write(
           'merchant-desk: this data folder uses the embedded profile, whose sandbox and keys exist only while the app runs; ' +
@@ -42,8 +35,7 @@ export const pollCommand: Command = {
         );
         return 1;
       }
-      const logger = createLogger({ dataDir: ctx.dataDir });
-      const conn = await loadConnection({ db, secrets: secretStoreFor(settings.profile), logger });
+      const conn = await connection();
       if (!conn.ok) {
         ctx.io.stderr.write(`merchant-desk: ${conn.error.message}\n`);
         return 1;
@@ -51,9 +43,9 @@ export const pollCommand: Command = {
       const poller = createPoller({
         db,
         getClient: () => conn.client,
-        clock: systemClock,
+        clock,
         intervals: settings.pollIntervals,
-        logger,
+        logger: logger(),
       });
       const status = await poller.refresh(kind);
       let failed = false;
@@ -68,8 +60,6 @@ export const pollCommand: Command = {
         }
       }
       return failed ? 1 : 0;
-    } finally {
-      db.close();
-    }
+    });
   },
 };

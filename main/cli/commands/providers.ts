@@ -1,10 +1,8 @@
 // merchant-desk providers: the cached payment options list, filterable like the Payment options screen.
+import { withWorkspace } from '../workspace.js';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
-import { openDataFolder } from '../../settings/data-folder.js';
-import { loadSettings } from '../../settings/settings.js';
 import { paymentOptionsList } from '../../store/sqlite/payment-options.js';
 import { formatMinor, isKnownCurrency } from '../../money/index.js';
-import { systemClock } from '../../clock.js';
 import { formatTable, grouped, iso, parseCurrency, staleLine } from './balances.js';
 
 export const providersCommand: Command = {
@@ -32,13 +30,11 @@ export const providersCommand: Command = {
       if (v !== undefined && !/^[A-Za-z_]{1,40}$/.test(v))
         throw new UsageError(`${flag} must be a word such as ${flag === '--type' ? 'COLLECTION' : 'CARD'}, got "${v}"`);
     }
-    const db = openDataFolder(ctx.dataDir);
-    try {
-      const settings = loadSettings(db);
+    return withWorkspace(ctx, async ({ db, settings, clock }) => {
       // Options are polled every providersMs: stale after three missed polls (or a failed one).
       const staleAfterMs = Math.max(settings.staleAfterMs, settings.pollIntervals.providersMs * 3);
       const r = paymentOptionsList(db, {
-        now: systemClock.now(),
+        now: clock.now(),
         staleAfterMs,
         ...(currency ? { currency } : {}),
         ...(values.type ? { transactionType: values.type } : {}),
@@ -93,9 +89,7 @@ export const providersCommand: Command = {
         ),
       );
       return 0;
-    } finally {
-      db.close();
-    }
+    });
   },
 };
 

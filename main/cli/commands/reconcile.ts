@@ -1,10 +1,8 @@
 // merchant-desk reconcile: brings reconciliation up to date (reconcileDue: pending collections whose
 // stale time has passed, the one thing no event drives; --full recomputes every collection) and prints
 // the summary and the open exceptions. --json for scripts.
+import { withWorkspace } from '../workspace.js';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
-import { openDataFolder } from '../../settings/data-folder.js';
-import { loadSettings } from '../../settings/settings.js';
-import { systemClock } from '../../clock.js';
 import { getSummary, listExceptions, listOrphanCallbacks, KIND_LABELS, type ReconKind } from '../../reconcile/index.js';
 import { formatTable, grouped } from './balances.js';
 import { reconcileNow, recomputeAll } from '../../operations/reconcile.js';
@@ -26,10 +24,8 @@ export const reconcileCommand: Command = {
     const limit = values.limit === undefined ? 50 : Number(values.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
       throw new UsageError(`--limit must be a whole number from 1 to 1000, got "${values.limit}"`);
-    const db = openDataFolder(ctx.dataDir);
-    try {
-      const settings = loadSettings(db);
-      const deps = { db, clock: systemClock, stalePendingAfterMs: () => settings.stalePendingAfterMs };
+    return withWorkspace(ctx, async ({ db, settings, clock }) => {
+      const deps = { db, clock, stalePendingAfterMs: () => settings.stalePendingAfterMs };
       if (values.full) {
         let shown = -1;
         await recomputeAll(deps, {
@@ -42,7 +38,7 @@ export const reconcileCommand: Command = {
           },
         });
       } else reconcileNow(deps);
-      const opts = { now: systemClock.now(), stalePendingAfterMs: settings.stalePendingAfterMs };
+      const opts = { now: clock.now(), stalePendingAfterMs: settings.stalePendingAfterMs };
       const summary = getSummary(db, opts);
       const exceptions = listExceptions(db, { limit, sort: 'oldest' }, opts);
       const orphans = listOrphanCallbacks(db, { limit });
@@ -119,8 +115,6 @@ export const reconcileCommand: Command = {
         );
       }
       return 0;
-    } finally {
-      db.close();
-    }
+    });
   },
 };

@@ -17,6 +17,7 @@ import {
   parseListen,
   positiveNumber,
   readSecret,
+  wholeNumber,
   refuseSecretsInArgv,
   type SecretSources,
 } from '../../serve/config.js';
@@ -42,6 +43,9 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
       'journal-days': { type: 'string' },
       'restore-wait-seconds': { type: 'string' },
       'record-check-seconds': { type: 'string' },
+      'rate-limit': { type: 'string' },
+      'verify-threads': { type: 'string' },
+      'poll-lease-seconds': { type: 'string' },
       ...TLS_OPTIONS,
     },
     strict: true,
@@ -111,6 +115,21 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
     const journalDays = number('journal-days', 'journalDays', 'days', 3_650);
     const restoreWait = number('restore-wait-seconds', 'restoreWaitSeconds', 'seconds', 86_400);
     const recordCheck = number('record-check-seconds', 'recordCheckSeconds', 'seconds', 3_600);
+    const whole = (
+      flag: 'rate-limit' | 'verify-threads' | 'poll-lease-seconds',
+      name: keyof typeof SETTINGS_ENV,
+      min: number,
+      max: number,
+    ) => {
+      const given = values[flag];
+      const text = given ?? env[SETTINGS_ENV[name]];
+      const label = given !== undefined ? `--${flag}` : `--${flag} (${SETTINGS_ENV[name]})`;
+      return text === undefined || text === '' ? undefined : wholeNumber(text, label, min, max);
+    };
+    // Callbacks a second from one source, bursts of five times that (the default, 200, is SERVE_RATE_LIMIT's).
+    const rate = whole('rate-limit', 'rateLimit', 1, 1_000_000);
+    const verifyThreads = whole('verify-threads', 'verifyThreads', 0, 64);
+    const pollLease = whole('poll-lease-seconds', 'pollLeaseSeconds', 1, 3_600);
     options = {
       databaseUrl: dbUrl,
       tls,
@@ -123,6 +142,11 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
       ...(journalDays !== undefined ? { journalDays } : {}),
       ...(restoreWait !== undefined ? { restoreAfterMs: Math.round(restoreWait * 1000) } : {}),
       ...(recordCheck !== undefined ? { recordCheckEveryMs: Math.round(recordCheck * 1000) } : {}),
+      ...(rate !== undefined
+        ? { rateLimit: { perSecond: rate, burst: 5 * rate, loopbackPerSecond: rate, loopbackBurst: 5 * rate } }
+        : {}),
+      ...(verifyThreads !== undefined ? { verifyThreads } : {}),
+      ...(pollLease !== undefined ? { pollLeaseSeconds: pollLease } : {}),
       ...(trust
         ? {
             trustProxy: trust
@@ -167,13 +191,14 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
         sslmode: transport.mode,
         dataDir: options.dataDir,
         poll: options.poll ? 'on' : 'off',
+        instance: serve.pollLease?.status().instance,
       },
       'serve listening',
     );
     const signal = await stopSignal;
     logger.info({ signal }, 'stopping: finishing deliveries in flight');
     await serve.close();
-    logger.info({ stats: serve.receiver.stats() }, 'stopped');
+    logger.info({ stats: serve.receiver.stats(), verification: serve.verifier.stats() }, 'stopped');
     return 0;
   } catch (e) {
     logger.error({ err: e instanceof Error ? e.message : String(e) }, 'serve failed');

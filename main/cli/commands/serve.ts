@@ -10,7 +10,8 @@ export const serveCommand: Command = {
     'merchant-desk [--data-dir DIR] serve --database postgres://LOGIN@HOST:PORT/DB [--listen HOST:PORT] ' +
     '[--sslmode disable|require|verify-ca|verify-full] [--ssl-ca CA.pem] ' +
     '[--service-url URL | --no-poll] [--credentials DIR] [--trust-proxy ADDRESSES] ' +
-    '[--journal-days N] [--restore-wait-seconds S] [--record-check-seconds S]',
+    '[--journal-days N] [--restore-wait-seconds S] [--record-check-seconds S] [--rate-limit N] ' +
+    '[--verify-threads N] [--poll-lease-seconds S]',
   async run(args, ctx) {
     // Loaded on use: the other commands start without the PostgreSQL driver and the server.
     const { runServe } = await import('./serve-run.js');

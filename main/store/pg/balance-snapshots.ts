@@ -12,19 +12,43 @@ export interface NewBalanceRow {
   reserve: string;
 }
 
+/**
+ * The poller lease a poll's write holds (team migration 16): the write takes or renews it for `seconds`
+ * in its own statement, and writes nothing when another instance holds it.
+ */
+export interface PollerLeaseFence {
+  instance: string;
+  seconds: number;
+}
+
+/** The condition a fenced write adds: this instance holds the poller lease (taken or renewed now). */
+export const HOLDS_POLLER_LEASE = (instance: string, seconds: string) =>
+  `(SELECT l.held FROM team.take_poller_lease(${instance}::text, ${seconds}::integer) AS l)`;
+
 const INSERT_SNAPSHOTS = `
 INSERT INTO team.balance_snapshots (observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor)
 SELECT $1::timestamptz, w->>'currency', w->>'wallet_type', (w->>'available')::bigint, (w->>'actual')::bigint,
        (w->>'uncleared')::bigint, (w->>'reserve')::bigint
 FROM jsonb_array_elements($2::jsonb) AS a(w)`;
 
-/** Stores the balances observed at `observedAt` (ms since the epoch), in one statement. */
+const INSERT_SNAPSHOTS_FENCED = `${INSERT_SNAPSHOTS}
+WHERE ${HOLDS_POLLER_LEASE('$3', '$4')}`;
+
+/**
+ * Stores the balances observed at `observedAt` (ms since the epoch), in one statement; with a `fence`,
+ * only while its instance holds the poller lease. Whether they were written.
+ */
 export async function insertBalanceSnapshots(
   db: Queryable,
   observedAt: number,
   rows: readonly NewBalanceRow[],
-): Promise<void> {
-  await db.query(INSERT_SNAPSHOTS, [new Date(observedAt).toISOString(), JSON.stringify(rows)]);
+  fence: PollerLeaseFence | null = null,
+): Promise<boolean> {
+  const at = new Date(observedAt).toISOString();
+  const r = fence
+    ? await db.query(INSERT_SNAPSHOTS_FENCED, [at, JSON.stringify(rows), fence.instance, fence.seconds])
+    : await db.query(INSERT_SNAPSHOTS, [at, JSON.stringify(rows)]);
+  return (r.rowCount ?? 0) > 0 || rows.length === 0;
 }
 
 /** A balance as stored (bigints as text). */

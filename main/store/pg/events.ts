@@ -34,22 +34,26 @@ export interface EventInsertRow {
   occurred_at: string;
 }
 
+/** team.events' written columns, in the order the inserts below give them. */
+const EVENT_COLUMNS = `event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
+                       signature, payload, note, payment_url, status_message, occurred_at, evidence`;
+
+/** Each column's value from `d`, one element of the JSON array of rows, in EVENT_COLUMNS' order. */
+const EVENT_VALUES = `d->>'event_key', d->>'merchant_reference', d->>'internal_reference', d->>'source', d->>'kind', d->>'status',
+       (d->>'amount_minor')::bigint, d->>'currency', d->>'signature', d->>'payload', d->>'note', d->>'payment_url',
+       d->>'status_message', (d->>'occurred_at')::timestamptz, d->>'evidence'`;
+
 /**
  * The insert of a batch of rows (a JSON array), in their order: the one insert into team.events. A desk's
  * writes (team/record.ts recordEvents, team/intents.ts createIntent) and serve's callback store all go
- * through it, by one of the two statements below that add their tail to it, so their columns cannot drift
- * apart. Two tails because the writers' logins differ: a desk reads event keys back, serve may not.
+ * through EVENT_COLUMNS and EVENT_VALUES, by one of the two statements below, so their columns cannot drift
+ * apart. Two statements because the writers' logins differ: a desk reads event keys back, serve may not.
  */
-const INSERT_EVENT_ROWS = `
-INSERT INTO team.events (event_key, merchant_reference, internal_reference, source, kind, status, amount_minor,
-                         currency, signature, payload, note, payment_url, status_message, occurred_at, evidence)
-SELECT d->>'event_key', d->>'merchant_reference', d->>'internal_reference', d->>'source', d->>'kind', d->>'status',
-       (d->>'amount_minor')::bigint, d->>'currency', d->>'signature', d->>'payload', d->>'note', d->>'payment_url',
-       d->>'status_message', (d->>'occurred_at')::timestamptz, d->>'evidence'
+const INSERT_EVENTS = `
+INSERT INTO team.events (${EVENT_COLUMNS})
+SELECT ${EVENT_VALUES}
 FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(d, n)
-ORDER BY n`;
-
-const INSERT_EVENTS = `${INSERT_EVENT_ROWS}
+ORDER BY n
 ON CONFLICT (event_key) DO NOTHING
 RETURNING seq, event_key`;
 
@@ -65,17 +69,37 @@ export async function insertEvents(
 }
 
 /**
- * The same insert for a writer that may not read event_key (serve's login, migration 8): it reads back only
- * the seqs, and names no conflict target (that would need SELECT on it) nor skips a conflict: the caller
- * sends only keys not stored yet (eventsStored), so a conflict means another writer stored one meanwhile,
- * and the statement fails whole (23505).
+ * The same insert for a writer that may not read event_key (serve's login, migration 8), in ONE statement
+ * (one round trip, one commit): it asks team.events_stored which keys are stored (it may ask that, yes or
+ * no, for keys it holds), inserts the others in the order given, and reads back only their seqs. It names
+ * no conflict target (that would need SELECT on event_key) and skips no conflict: a key another writer
+ * stores after this statement's snapshot and before its write turn fails the statement whole (23505), and
+ * the caller asks again. The keys must be distinct (the caller leaves out a repeat).
  */
-const INSERT_UNSEEN_EVENTS = `${INSERT_EVENT_ROWS}
-RETURNING seq`;
+const INSERT_UNSTORED_EVENTS = `
+WITH stored AS (SELECT team.events_stored($2::text[]) AS s),
+added AS (
+  INSERT INTO team.events (${EVENT_COLUMNS})
+  SELECT ${EVENT_VALUES}
+  FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(d, n), stored
+  WHERE NOT stored.s[n]
+  ORDER BY n
+  RETURNING seq
+)
+SELECT (SELECT s FROM stored) AS stored, ARRAY(SELECT seq FROM added ORDER BY seq) AS seqs`;
 
-/** Inserts rows none of whose keys is stored yet; their seqs, in no promised order. */
-export async function insertUnseenEvents(db: Queryable, rows: readonly EventInsertRow[]): Promise<string[]> {
-  return (await db.query<{ seq: string }>(INSERT_UNSEEN_EVENTS, [JSON.stringify(rows)])).rows.map((r) => r.seq);
+/**
+ * Inserts the rows whose keys are not stored yet (`keys[i]` is `rows[i]`'s); for each row whether it was
+ * stored already, and the seqs of those inserted now, ascending: drawn one row at a time in the order
+ * given, under one write turn, so the i-th seq is the i-th row not stored before.
+ */
+export async function insertUnstoredEvents(
+  db: Queryable,
+  rows: readonly EventInsertRow[],
+  keys: readonly string[],
+): Promise<{ stored: boolean[]; seqs: string[] }> {
+  const r = await db.query<{ stored: boolean[]; seqs: string[] }>(INSERT_UNSTORED_EVENTS, [JSON.stringify(rows), keys]);
+  return r.rows[0]!;
 }
 
 /** For each key, whether an event of that key is stored (team.events_stored, migration 8: serve may ask it). */

@@ -3,13 +3,30 @@
 // newest row is the list. seq, recorded_at and actor are the database's.
 import type { PaymentOption } from '../../service/types.js';
 import type { Queryable } from './connection.js';
+import { HOLDS_POLLER_LEASE, type PollerLeaseFence } from './balance-snapshots.js';
 
-/** Stores the list fetched at `fetchedAt` (ms since the epoch); `optionsJson` is its JSON text. */
-export async function insertPaymentOptionList(db: Queryable, fetchedAt: number, optionsJson: string): Promise<void> {
-  await db.query(`INSERT INTO team.payment_option_lists (fetched_at, options) VALUES ($1::timestamptz, $2::jsonb)`, [
-    new Date(fetchedAt).toISOString(),
-    optionsJson,
-  ]);
+/**
+ * Stores the list fetched at `fetchedAt` (ms since the epoch); `optionsJson` is its JSON text. With a
+ * `fence`, only while its instance holds the poller lease (balance-snapshots.ts). Whether it was written.
+ */
+export async function insertPaymentOptionList(
+  db: Queryable,
+  fetchedAt: number,
+  optionsJson: string,
+  fence: PollerLeaseFence | null = null,
+): Promise<boolean> {
+  const at = new Date(fetchedAt).toISOString();
+  const r = fence
+    ? await db.query(
+        `INSERT INTO team.payment_option_lists (fetched_at, options)
+         SELECT $1::timestamptz, $2::jsonb WHERE ${HOLDS_POLLER_LEASE('$3', '$4')}`,
+        [at, optionsJson, fence.instance, fence.seconds],
+      )
+    : await db.query(
+        `INSERT INTO team.payment_option_lists (fetched_at, options) VALUES ($1::timestamptz, $2::jsonb)`,
+        [at, optionsJson],
+      );
+  return (r.rowCount ?? 0) > 0;
 }
 
 /** A list as stored (seq as text). */

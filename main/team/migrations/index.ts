@@ -15,6 +15,7 @@ import { sql as m012 } from './012-charge-guards.js';
 import { sql as m013 } from './013-one-resolution.js';
 import { sql as m014 } from './014-operator-notify.js';
 import { sql as m015 } from './015-restore-events.js';
+import { sql as m016 } from './016-serve-scale.js';
 
 export interface TeamMigration {
   version: number;
@@ -38,4 +39,5 @@ export const teamMigrations: TeamMigration[] = [
   { version: 13, name: 'one-resolution', sql: m013 },
   { version: 14, name: 'operator-notify', sql: m014 },
   { version: 15, name: 'restore-events', sql: m015 },
+  { version: 16, name: 'serve-scale', sql: m016 },
 ];

@@ -3,7 +3,7 @@
 // with, beside each event's row, what the row leaves out of the team event and, every MARK_EVERY seqs,
 // its chain hash (snapshot_chain: a desk checks the file against the chain from these, chain.ts), then
 // stored in the team database (store.ts). `merchant-desk team snapshot` runs it, signed in as
-// back_office or admin; the README suggests a nightly timer beside `serve`.
+// back_office or admin; docs/team-setup.md suggests a nightly timer beside `serve`.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -6,7 +6,7 @@ import type { LockStatus } from '../../../main/ipc/contract/lock.js';
 import { invoke, on } from '../desk.js';
 
 /** Input is reported at most this often; main's idle time is at least a minute (seconds only in tests). */
-export const ACTIVITY_EVERY_MS = 30_000;
+const ACTIVITY_EVERY_MS = 30_000;
 
 const INPUT_EVENTS = ['keydown', 'pointerdown', 'pointermove', 'wheel', 'touchstart'] as const;
 

@@ -1,8 +1,6 @@
 import { useNow } from '../hooks.js';
 import { formatDateTime, relativeTime } from './format.js';
 
-export { relativeTime } from './format.js';
-
 /** "last updated 2 min ago" with the exact time on hover; "never" when there is no time. */
 export function AsOf({
   at,

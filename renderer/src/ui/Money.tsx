@@ -1,8 +1,6 @@
 import { displayMinor, formatMinor } from '../../../main/money/amount.shared.js';
 import { groupDigits } from './format.js';
 
-export { groupDigits } from './format.js';
-
 /**
  * An amount in integer minor units, shown with the currency's decimals (no float maths). `code={false}`
  * leaves out the currency code where a column or heading already says it.

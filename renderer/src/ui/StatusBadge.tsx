@@ -2,8 +2,6 @@
 // shown; the words come from ./status.ts.
 import { statusLabel, statusTone } from './status.js';
 
-export { statusLabel } from './status.js';
-
 export function StatusBadge({ status }: { status: string | null | undefined }) {
   if (!status) return <span className="as-of">—</span>;
   return (

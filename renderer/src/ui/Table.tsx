@@ -1,14 +1,17 @@
 // A virtualised, sortable table (TanStack Table + Virtual) rendered as a real <table>, so screen
 // readers and tests see rows and cells. Only the visible rows are in the DOM; spacer rows keep the
 // scroll height. For server-side paging/sorting pass `manualSorting` and handle `onSortingChange`.
-import { useRef, useState, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode, type RefObject } from 'react';
 import {
   flexRender,
   getCoreRowModel,
   getSortedRowModel,
   useReactTable,
+  type Column,
   type ColumnDef,
+  type Header,
   type OnChangeFn,
+  type Row,
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -55,17 +58,7 @@ export function Table<T>(props: TableProps<T>) {
   });
   const rows = table.getRowModel().rows;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => rowHeight,
-    overscan: 12,
-  });
-  const items = virtualizer.getVirtualItems();
-  const padTop = items.length ? items[0]!.start : 0;
-  const padBottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1]!.end : 0;
-  const last = items[items.length - 1];
-  if (props.onNearEnd && last && last.index >= rows.length - 20) queueMicrotask(props.onNearEnd);
+  const { items, padTop, padBottom } = useVirtualRows(rows.length, scrollRef, rowHeight, props.onNearEnd);
   const colCount = table.getVisibleLeafColumns().length;
 
   return (
@@ -85,27 +78,9 @@ export function Table<T>(props: TableProps<T>) {
         <thead>
           {table.getHeaderGroups().map((hg) => (
             <tr key={hg.id}>
-              {hg.headers.map((h) => {
-                const sortable = h.column.getCanSort();
-                const dir = h.column.getIsSorted();
-                return (
-                  <th
-                    key={h.id}
-                    scope="col"
-                    aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : undefined}
-                    className={(h.column.columnDef.meta as { className?: string } | undefined)?.className}
-                  >
-                    {h.isPlaceholder ? null : sortable ? (
-                      <button type="button" className="th-sort" onClick={h.column.getToggleSortingHandler()}>
-                        {flexRender(h.column.columnDef.header, h.getContext())}
-                        <span aria-hidden="true">{dir === 'asc' ? ' ▲' : dir === 'desc' ? ' ▼' : ''}</span>
-                      </button>
-                    ) : (
-                      flexRender(h.column.columnDef.header, h.getContext())
-                    )}
-                  </th>
-                );
-              })}
+              {hg.headers.map((h) => (
+                <HeaderCell key={h.id} header={h} />
+              ))}
             </tr>
           ))}
         </thead>
@@ -118,49 +93,117 @@ export function Table<T>(props: TableProps<T>) {
             </tr>
           ) : (
             <>
-              {padTop > 0 && (
-                <tr aria-hidden="true" className="spacer">
-                  <td colSpan={colCount} style={{ height: padTop }} />
-                </tr>
-              )}
+              <SpacerRow height={padTop} colSpan={colCount} />
               {items.map((vi) => {
                 const row = rows[vi.index]!;
                 return (
-                  <tr
-                    key={row.id}
-                    aria-rowindex={vi.index + 2}
-                    style={{ height: rowHeight }}
-                    className={props.onRowClick ? 'clickable' : undefined}
-                    onClick={props.onRowClick ? () => props.onRowClick!(row.original) : undefined}
-                    onKeyDown={
-                      props.onRowClick
-                        ? (e) => {
-                            if (e.key === 'Enter') props.onRowClick!(row.original);
-                          }
-                        : undefined
-                    }
-                    tabIndex={props.onRowClick ? 0 : undefined}
-                  >
-                    {row.getVisibleCells().map((cell) => (
-                      <td
-                        key={cell.id}
-                        className={(cell.column.columnDef.meta as { className?: string } | undefined)?.className}
-                      >
-                        {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                      </td>
-                    ))}
-                  </tr>
+                  <BodyRow key={row.id} row={row} index={vi.index} height={rowHeight} onClick={props.onRowClick} />
                 );
               })}
-              {padBottom > 0 && (
-                <tr aria-hidden="true" className="spacer">
-                  <td colSpan={colCount} style={{ height: padBottom }} />
-                </tr>
-              )}
+              <SpacerRow height={padBottom} colSpan={colCount} />
             </>
           )}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * The rows in view (with some either side) and the space the others take above and below them; near the
+ * end, `onNearEnd` (the next page).
+ */
+function useVirtualRows(
+  count: number,
+  scrollRef: RefObject<HTMLDivElement | null>,
+  rowHeight: number,
+  onNearEnd: (() => void) | undefined,
+) {
+  // TanStack Virtual, like TanStack Table, returns functions the React Compiler cannot memoise.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => rowHeight,
+    overscan: 12,
+  });
+  const items = virtualizer.getVirtualItems();
+  const padTop = items.length ? items[0]!.start : 0;
+  const padBottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1]!.end : 0;
+  const last = items[items.length - 1];
+  if (onNearEnd && last && last.index >= count - 20) queueMicrotask(onNearEnd);
+  return { items, padTop, padBottom };
+}
+
+/** A column's own class (`meta.className`), on its header and its cells. */
+function columnClass<T>(column: Column<T, unknown>): string | undefined {
+  return (column.columnDef.meta as { className?: string } | undefined)?.className;
+}
+
+/** A column header: a button that sorts by it when it can, with the direction shown and announced. */
+function HeaderCell<T>({ header: h }: { header: Header<T, unknown> }) {
+  const sortable = h.column.getCanSort();
+  const dir = h.column.getIsSorted();
+  return (
+    <th
+      scope="col"
+      aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : undefined}
+      className={columnClass(h.column)}
+    >
+      {h.isPlaceholder ? null : sortable ? (
+        <button type="button" className="th-sort" onClick={h.column.getToggleSortingHandler()}>
+          {flexRender(h.column.columnDef.header, h.getContext())}
+          <span aria-hidden="true">{dir === 'asc' ? ' ▲' : dir === 'desc' ? ' ▼' : ''}</span>
+        </button>
+      ) : (
+        flexRender(h.column.columnDef.header, h.getContext())
+      )}
+    </th>
+  );
+}
+
+/** One row; with `onClick`, it opens with a click or Enter. */
+function BodyRow<T>({
+  row,
+  index,
+  height,
+  onClick,
+}: {
+  row: Row<T>;
+  index: number;
+  height: number;
+  onClick: ((row: T) => void) | undefined;
+}) {
+  return (
+    <tr
+      aria-rowindex={index + 2}
+      style={{ height }}
+      className={onClick ? 'clickable' : undefined}
+      onClick={onClick ? () => onClick(row.original) : undefined}
+      onKeyDown={
+        onClick
+          ? (e) => {
+              if (e.key === 'Enter') onClick(row.original);
+            }
+          : undefined
+      }
+      tabIndex={onClick ? 0 : undefined}
+    >
+      {row.getVisibleCells().map((cell) => (
+        <td key={cell.id} className={columnClass(cell.column)}>
+          {flexRender(cell.column.columnDef.cell, cell.getContext())}
+        </td>
+      ))}
+    </tr>
+  );
+}
+
+/** The height of the rows not drawn (none: nothing). */
+function SpacerRow({ height, colSpan }: { height: number; colSpan: number }) {
+  if (height <= 0) return null;
+  return (
+    <tr aria-hidden="true" className="spacer">
+      <td colSpan={colSpan} style={{ height }} />
+    </tr>
   );
 }

@@ -1,5 +1,3 @@
-import { formatDateTime } from './format.js';
-
 // <input type="date"> values ("YYYY-MM-DD", the user's local calendar day) <-> ms since the epoch.
 
 /** Local midnight at the start of the day, or undefined for an empty/invalid value. */
@@ -23,16 +21,4 @@ export function dayValue(ms: number): string {
   const d = new Date(ms);
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
-}
-
-/** An ISO time in the app's one date-time format, or a dash. */
-export function shortTime(iso: string | null | undefined): string {
-  return formatDateTime(iso);
-}
-
-/** 1536 -> "1.5 kB" (display only). */
-export function fileSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} kB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }

@@ -31,3 +31,10 @@ export function relativeTime(at: number, now: number): string {
   if (h < 48) return `${h} h ago`;
   return formatDateTime(at);
 }
+
+/** 1536 -> "1.5 kB" (display only). */
+export function fileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} kB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

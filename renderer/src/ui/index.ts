@@ -1,6 +1,6 @@
 export { Table, type ColumnDef, type SortingState, type TableProps } from './Table.js';
 export { Money } from './Money.js';
-export { AsOf, relativeTime } from './AsOf.js';
+export { AsOf } from './AsOf.js';
 export { ErrorBanner, WarningBanner } from './ErrorBanner.js';
 export { EmptyState, Loading } from './EmptyState.js';
 export { ProgressBar } from './ProgressBar.js';

@@ -47,3 +47,21 @@ export function resolutionRecord(db: ReadDb, eventId: number): ResolutionRecord 
     'SELECT id AS event_id, actor, received_at AS at, note FROM collection_events WHERE id = ?',
   ).get(eventId) as ResolutionRecord | undefined;
 }
+
+/**
+ * The reference's newest event when it is a resolution (nothing has happened to it since): who, when and
+ * their note, with the reference; undefined when its newest event is anything else, or it has none.
+ */
+export function standingResolutionOf(
+  db: ReadDb,
+  reference: string,
+): (ResolutionRecord & { merchant_reference: string }) | undefined {
+  const r = readStatement(
+    db,
+    `SELECT id AS event_id, kind, actor, received_at AS at, note, merchant_reference FROM collection_events
+     WHERE merchant_reference = ? ORDER BY id DESC LIMIT 1`,
+  ).get(reference) as (ResolutionRecord & { merchant_reference: string; kind: string }) | undefined;
+  if (!r || r.kind !== 'resolution') return undefined;
+  const { kind: _kind, ...rest } = r;
+  return rest;
+}

@@ -1,12 +1,13 @@
 // One collection: what was asked, what each source said, its flags, and the whole event timeline
 // (source, time, status, whether the signature verified, the raw payload as received).
 import { useEffect, useRef } from 'react';
-import type { EventRow } from '../../../../main/ipc/contract/collections.js';
+import type { CollectionRow, EventRow } from '../../../../main/ipc/contract/collections.js';
 import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
-import { Flags, SignatureBeingChecked, StatusBadge, flagLabel, statusLabel } from '../../ui/StatusBadge.js';
+import { Flags, SignatureBeingChecked, StatusBadge, flagLabel } from '../../ui/StatusBadge.js';
+import { statusLabel } from '../../ui/status.js';
 import { SourcesAgree, sourcesText } from './Sources.js';
-import { brandName } from '../TakePayment/PaymentResult.js';
+import { brandName } from '../TakePayment/Receipt.js';
 import { formatDateTime } from '../../ui/format.js';
 
 const KIND: Record<string, string> = {
@@ -83,20 +84,25 @@ function TimelineItem({ e }: { e: EventRow }) {
   );
 }
 
-export function CollectionDetail({ id, onBack }: { id: number; onBack: () => void }) {
+/** The collection, read again when a push names it: by id, or by reference for a delivery. */
+function useCollection(id: number) {
   const reference = useRef<string>(undefined);
   const q = useDeskQuery(
     'collections.get',
     { id },
     {
       refreshOn: ['collections.updated', 'callbacks.ingested'],
-      // Only this collection: by id, or by reference for a delivery.
       shows: (t) => (t.id !== undefined ? t.id === id : t.reference === reference.current),
     },
   );
   useEffect(() => {
     reference.current = q.data?.collection.merchantReference;
   }, [q.data]);
+  return q;
+}
+
+export function CollectionDetail({ id, onBack }: { id: number; onBack: () => void }) {
+  const q = useCollection(id);
   // Focus lands on the title (not the Back button: the Enter that opened this would activate it).
   const title = useRef<HTMLHeadingElement>(null);
   const loaded = q.data !== undefined;
@@ -105,7 +111,6 @@ export function CollectionDetail({ id, onBack }: { id: number; onBack: () => voi
   }, [id, loaded]);
   const c = q.data?.collection;
   const events = q.data?.events ?? [];
-  const refused = events.filter((e) => e.teamRefused);
   return (
     <section className="collection-detail" aria-labelledby="detail-title">
       <div className="row detail-bar">
@@ -122,66 +127,9 @@ export function CollectionDetail({ id, onBack }: { id: number; onBack: () => voi
               <span className="mono">{c.merchantReference}</span> <StatusBadge status={c.status} />{' '}
               <SignatureBeingChecked checking={c.signatureBeingChecked} />
             </h2>
-            <dl className="kv">
-              <dt>Amount</dt>
-              <dd>
-                <Money minor={c.amountMinor} currency={c.currency} />
-                {c.chargeCustomer ? ' (customer pays the charge)' : ''}
-              </dd>
-              <dt>Description</dt>
-              <dd>{c.description}</dd>
-              <dt>Created</dt>
-              <dd>
-                <time dateTime={new Date(c.createdAt).toISOString()}>{formatDateTime(c.createdAt)}</time> by{' '}
-                {c.operator}
-              </dd>
-              <dt>Customer</dt>
-              <dd>
-                {c.customerName ?? '—'}
-                {c.customerEmail ? ` <${c.customerEmail}>` : ''}
-              </dd>
-              <dt>Card</dt>
-              <dd>{c.cardLast4 ? `${brandName(c.cardBrand)} •••• ${c.cardLast4}` : '—'}</dd>
-              <dt>Service reference</dt>
-              <dd className="mono">{c.internalReference ?? '—'}</dd>
-              <dt>Status</dt>
-              <dd>
-                {statusLabel(c.status)}
-                {c.statusMessage ? ` — ${c.statusMessage}` : ''}
-              </dd>
-              <dt>Sources</dt>
-              <dd>
-                <SourcesAgree c={c} /> {sourcesText(c)}
-              </dd>
-              <dt>Final status may change</dt>
-              <dd>{c.allowFinalStatusChange ? 'yes' : 'no'}</dd>
-              <dt>Flags</dt>
-              <dd>
-                <Flags flags={c.flags} />
-              </dd>
-            </dl>
-            {c.flags.length > 0 && (
-              <ul className="flag-help" aria-label="What the flags mean">
-                {c.flags.map((f) => (
-                  <li key={f}>
-                    <strong>{flagLabel(f)}:</strong> {FLAG_HELP[f] ?? ''}
-                    {f === 'final_status_changed' && c.finalChanges > 0
-                      ? ` (${c.finalChanges} change${c.finalChanges > 1 ? 's' : ''})`
-                      : ''}
-                  </li>
-                ))}
-              </ul>
-            )}
-            {refused.length > 0 && (
-              <div className="team-refused" role="alert" data-testid="team-refused">
-                {refused.map((e) => (
-                  <p key={e.id}>
-                    <strong>{KIND[e.kind] ?? e.kind}</strong> ({e.source}): {e.teamRefused}. It is kept on this desk
-                    only; the other desks do not see it.
-                  </p>
-                ))}
-              </div>
-            )}
+            <CollectionFacts c={c} />
+            <FlagHelp c={c} />
+            <NotAcceptedByTeam refused={events.filter((e) => e.teamRefused)} />
           </div>
           <div className="panel">
             <h2>Timeline</h2>
@@ -194,5 +142,80 @@ export function CollectionDetail({ id, onBack }: { id: number; onBack: () => voi
         </>
       )}
     </section>
+  );
+}
+
+/** What was asked (amount, description, customer, card), and what the sources and the flags say. */
+function CollectionFacts({ c }: { c: CollectionRow }) {
+  return (
+    <dl className="kv">
+      <dt>Amount</dt>
+      <dd>
+        <Money minor={c.amountMinor} currency={c.currency} />
+        {c.chargeCustomer ? ' (customer pays the charge)' : ''}
+      </dd>
+      <dt>Description</dt>
+      <dd>{c.description}</dd>
+      <dt>Created</dt>
+      <dd>
+        <time dateTime={new Date(c.createdAt).toISOString()}>{formatDateTime(c.createdAt)}</time> by {c.operator}
+      </dd>
+      <dt>Customer</dt>
+      <dd>
+        {c.customerName ?? '—'}
+        {c.customerEmail ? ` <${c.customerEmail}>` : ''}
+      </dd>
+      <dt>Card</dt>
+      <dd>{c.cardLast4 ? `${brandName(c.cardBrand)} •••• ${c.cardLast4}` : '—'}</dd>
+      <dt>Service reference</dt>
+      <dd className="mono">{c.internalReference ?? '—'}</dd>
+      <dt>Status</dt>
+      <dd>
+        {statusLabel(c.status)}
+        {c.statusMessage ? ` — ${c.statusMessage}` : ''}
+      </dd>
+      <dt>Sources</dt>
+      <dd>
+        <SourcesAgree c={c} /> {sourcesText(c)}
+      </dd>
+      <dt>Final status may change</dt>
+      <dd>{c.allowFinalStatusChange ? 'yes' : 'no'}</dd>
+      <dt>Flags</dt>
+      <dd>
+        <Flags flags={c.flags} />
+      </dd>
+    </dl>
+  );
+}
+
+/** What each flag means. */
+function FlagHelp({ c }: { c: CollectionRow }) {
+  if (c.flags.length === 0) return null;
+  return (
+    <ul className="flag-help" aria-label="What the flags mean">
+      {c.flags.map((f) => (
+        <li key={f}>
+          <strong>{flagLabel(f)}:</strong> {FLAG_HELP[f] ?? ''}
+          {f === 'final_status_changed' && c.finalChanges > 0
+            ? ` (${c.finalChanges} change${c.finalChanges > 1 ? 's' : ''})`
+            : ''}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Events the team database refused: kept on this desk only, and why. */
+function NotAcceptedByTeam({ refused }: { refused: EventRow[] }) {
+  if (refused.length === 0) return null;
+  return (
+    <div className="team-refused" role="alert" data-testid="team-refused">
+      {refused.map((e) => (
+        <p key={e.id}>
+          <strong>{KIND[e.kind] ?? e.kind}</strong> ({e.source}): {e.teamRefused}. It is kept on this desk only; the
+          other desks do not see it.
+        </p>
+      ))}
+    </div>
   );
 }

@@ -2,12 +2,12 @@
 // in the window (the renderer reads its text), or picks by name a file saved in the app's imports folder
 // (main reads it: the window never names a path). Main ingests it through the same path as the live
 // receiver. On a team desk only back office and admins are offered it (an import is recorded team-first).
-import { useRef, useState, type ReactElement } from 'react';
+import { useRef, useState, type ReactElement, type RefObject } from 'react';
 import type { ImportFolder, ImportSummary } from '../../../../main/ipc/contract/collections.js';
 import { DeskError, invoke } from '../../desk.js';
 import { ErrorBanner } from '../../ui/index.js';
-import { fileSize, shortTime } from '../../ui/dates.js';
 import { useMay } from '../../role.js';
+import { fileSize, formatDateTime } from '../../ui/format.js';
 
 const MAX_BYTES = 64 * 1024 * 1024;
 
@@ -22,16 +22,12 @@ function lineText(r: ImportSummary['results'][number]): string | null {
   }
 }
 
-/**
- * The import button (for the screen header) and its result panel (for the page flow above the list, so
- * it never covers rows). One hook keeps them in step.
- */
-export function useCallbackImport(): { button: ReactElement | null; result: ReactElement | null } {
-  const may = useMay('importCallbacks');
-  const input = useRef<HTMLInputElement>(null);
+/** The import's state: a file read in the window, or one picked by name in the imports folder; its summary or error. */
+function useImports(inputRef: RefObject<HTMLInputElement | null>) {
   const [busy, setBusy] = useState(false);
   const [summary, setSummary] = useState<{ file: string; s: ImportSummary }>();
   const [error, setError] = useState<DeskError | string>();
+  const [folder, setFolder] = useState<ImportFolder>();
 
   const onFile = async (file: File | undefined) => {
     if (!file) return;
@@ -52,12 +48,11 @@ export function useCallbackImport(): { button: ReactElement | null; result: Reac
       setError(e instanceof DeskError ? e : `Could not read ${file.name}.`);
     } finally {
       setBusy(false);
-      if (input.current) input.current.value = '';
+      if (inputRef.current) inputRef.current.value = '';
     }
   };
 
   // Files saved in the imports folder, listed by main; the one picked is named, never a path.
-  const [folder, setFolder] = useState<ImportFolder>();
   const openFolder = async () => {
     setError(undefined);
     setSummary(undefined);
@@ -83,38 +78,81 @@ export function useCallbackImport(): { button: ReactElement | null; result: Reac
     }
   };
 
-  const problems = summary ? summary.s.results.map(lineText).filter((x): x is string => !!x) : [];
   const dismiss = () => {
     setSummary(undefined);
     setError(undefined);
     setFolder(undefined);
   };
+  return { busy, summary, error, folder, onFile, openFolder, importNamed, dismiss };
+}
+
+/**
+ * The import button (for the screen header) and its result panel (for the page flow above the list, so
+ * it never covers rows). One hook keeps them in step.
+ */
+export function useCallbackImport(): { button: ReactElement | null; result: ReactElement | null } {
+  const may = useMay('importCallbacks');
+  const inputRef = useRef<HTMLInputElement>(null);
+  const imports = useImports(inputRef);
+  if (!may) return { button: null, result: null };
+  const { busy, summary, error, folder } = imports;
   const button = (
     <div className="import-callbacks">
-      <button type="button" onClick={() => input.current?.click()} disabled={busy}>
+      <button type="button" onClick={() => inputRef.current?.click()} disabled={busy}>
         {busy ? 'Importing…' : 'Import callbacks…'}
       </button>{' '}
-      <button type="button" onClick={() => void openFolder()} disabled={busy}>
+      <button type="button" onClick={() => void imports.openFolder()} disabled={busy}>
         From imports folder…
       </button>
       <input
-        ref={input}
+        ref={inputRef}
         type="file"
         name="callbacks-file"
         accept=".jsonl,.json,.ndjson,.txt,application/json,text/plain"
         className="sr-only"
         tabIndex={-1}
         aria-label="Callbacks file (JSON lines)"
-        onChange={(e) => void onFile(e.target.files?.[0])}
+        onChange={(e) => void imports.onFile(e.target.files?.[0])}
       />
     </div>
   );
-  const folderPanel = folder ? (
+  const result = folder ? (
+    <FolderPanel
+      folder={folder}
+      busy={busy}
+      error={error}
+      onImport={(name) => void imports.importNamed(name)}
+      onRefresh={() => void imports.openFolder()}
+      onClose={imports.dismiss}
+    />
+  ) : summary || error ? (
+    <ResultPanel summary={summary} error={error} onDismiss={imports.dismiss} />
+  ) : null;
+  return { button, result };
+}
+
+/** The files in the imports folder, each with its Import button; Escape closes it. */
+function FolderPanel({
+  folder,
+  busy,
+  error,
+  onImport,
+  onRefresh,
+  onClose,
+}: {
+  folder: ImportFolder;
+  busy: boolean;
+  error: DeskError | string | undefined;
+  onImport: (name: string) => void;
+  onRefresh: () => void;
+  onClose: () => void;
+}) {
+  return (
     <div
       className="import-result panel"
       role="region"
       aria-label="Imports folder"
-      onKeyDown={(e) => e.key === 'Escape' && dismiss()}
+      onKeyDown={(e) => e.key === 'Escape' && onClose()}
     >
       <p>
         Save callbacks files (JSON lines) in <span className="mono">{folder.folder}</span>, then pick one here.
@@ -125,38 +163,43 @@ export function useCallbackImport(): { button: ReactElement | null; result: Reac
         <ul className="import-files">
           {folder.files.map((f) => (
             <li key={f.name}>
-              <button
-                type="button"
-                onClick={() => void importNamed(f.name)}
-                disabled={busy}
-                aria-label={`Import ${f.name}`}
-              >
+              <button type="button" onClick={() => onImport(f.name)} disabled={busy} aria-label={`Import ${f.name}`}>
                 Import
               </button>{' '}
-              <span className="mono">{f.name}</span> ({fileSize(f.bytes)},{' '}
-              {shortTime(new Date(f.modifiedAt).toISOString())})
+              <span className="mono">{f.name}</span> ({fileSize(f.bytes)}, {formatDateTime(f.modifiedAt)})
             </li>
           ))}
         </ul>
       )}
       <ErrorBanner error={error} title="Import failed" />
-      <button type="button" onClick={() => void openFolder()} disabled={busy}>
+      <button type="button" onClick={onRefresh} disabled={busy}>
         Refresh
       </button>{' '}
-      <button type="button" onClick={dismiss}>
+      <button type="button" onClick={onClose}>
         Close
       </button>
     </div>
-  ) : null;
-  const result = folderPanel ? (
-    folderPanel
-  ) : summary || error ? (
+  );
+}
+
+/** What the import did (counts, then the first 20 lines it refused), or why it failed; Escape dismisses it. */
+function ResultPanel({
+  summary,
+  error,
+  onDismiss,
+}: {
+  summary: { file: string; s: ImportSummary } | undefined;
+  error: DeskError | string | undefined;
+  onDismiss: () => void;
+}) {
+  const problems = summary ? summary.s.results.map(lineText).filter((x): x is string => !!x) : [];
+  return (
     <div
       className="import-result panel"
       role="status"
       aria-label="Import result"
       onKeyDown={(e) => {
-        if (e.key === 'Escape') dismiss();
+        if (e.key === 'Escape') onDismiss();
       }}
     >
       <ErrorBanner error={error} title="Import failed" />
@@ -177,10 +220,9 @@ export function useCallbackImport(): { button: ReactElement | null; result: Reac
           )}
         </>
       )}
-      <button type="button" onClick={dismiss}>
+      <button type="button" onClick={onDismiss}>
         Dismiss
       </button>
     </div>
-  ) : null;
-  return may ? { button, result } : { button: null, result: null };
+  );
 }

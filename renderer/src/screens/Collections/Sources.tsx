@@ -18,7 +18,7 @@ export function sourcesText(c: CollectionRow): string {
  * because the newest answer replaced an older one, not because they contradict each other. It is already
  * flagged for review, so it reads as a warning, not as a disagreement.
  */
-export function changedAfterFinal(c: Pick<CollectionRow, 'flags'>): boolean {
+function changedAfterFinal(c: Pick<CollectionRow, 'flags'>): boolean {
   return c.flags.includes('final_status_changed') && !c.flags.includes('sources_disagree');
 }
 

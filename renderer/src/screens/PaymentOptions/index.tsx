@@ -1,3 +1,5 @@
+// Payment options: the service's collection options as this desk last read them (the poller, or Refresh),
+// marked stale when the last update failed, filterable by currency, transaction type and method.
 import { useMemo, useState } from 'react';
 import type { PaymentOptionView } from '../../../../main/ipc/contract/options.js';
 import { useDeskAction, useDeskQuery } from '../../hooks.js';
@@ -104,10 +106,16 @@ const columns: ColumnDef<PaymentOptionView>[] = [
   },
 ];
 
+interface OptionFilterValues {
+  currency: string;
+  transactionType: string;
+  method: string;
+}
+const NO_FILTERS: OptionFilterValues = { currency: '', transactionType: '', method: '' };
+
 export function PaymentOptionsScreen() {
-  const [currency, setCurrency] = useState('');
-  const [transactionType, setTransactionType] = useState('');
-  const [method, setMethod] = useState('');
+  const [filters, setFilters] = useState(NO_FILTERS);
+  const { currency, transactionType, method } = filters;
   const request = useMemo(
     () => ({
       ...(currency ? { currency } : {}),
@@ -119,8 +127,6 @@ export function PaymentOptionsScreen() {
   const q = useDeskQuery('options.list', request, { refreshOn: ['options.updated', 'callbacks.ingested'] });
   const refresh = useDeskAction('options.refresh');
   const data = q.data;
-  const facets = data?.facets ?? { currencies: [], transactionTypes: [], methods: [] };
-  const filtered = !!(currency || transactionType || method);
 
   return (
     <Screen
@@ -142,49 +148,11 @@ export function PaymentOptionsScreen() {
           {data.lastError ? ` The last update failed: ${data.lastError.message}` : ''}
         </WarningBanner>
       )}
-      <div className="filters" role="group" aria-label="Filters">
-        <label>
-          Currency
-          <select value={currency} onChange={(e) => setCurrency(e.target.value)}>
-            <option value="">All</option>
-            {facets.currencies.map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Transaction type
-          <select value={transactionType} onChange={(e) => setTransactionType(e.target.value)}>
-            <option value="">All</option>
-            {facets.transactionTypes.map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Method
-          <select value={method} onChange={(e) => setMethod(e.target.value)}>
-            <option value="">All</option>
-            {facets.methods.map((c) => (
-              <option key={c} value={c}>
-                {methodLabel(c)}
-              </option>
-            ))}
-          </select>
-        </label>
-        {filtered && (
-          <button
-            type="button"
-            onClick={() => {
-              setCurrency('');
-              setTransactionType('');
-              setMethod('');
-            }}
-          >
-            Clear filters
-          </button>
-        )}
-      </div>
+      <OptionFilters
+        values={filters}
+        facets={data?.facets ?? { currencies: [], transactionTypes: [], methods: [] }}
+        onChange={(patch) => setFilters((f) => ({ ...f, ...patch }))}
+      />
       {q.loading && <Loading what="payment options" />}
       {data && data.asOf === null && data.rows.length === 0 ? (
         <EmptyState title="No payment options yet">
@@ -208,5 +176,55 @@ export function PaymentOptionsScreen() {
         )
       )}
     </Screen>
+  );
+}
+
+/** Currency, transaction type and method, each from what the cached list offers; Clear filters once any is set. */
+function OptionFilters({
+  values,
+  facets,
+  onChange,
+}: {
+  values: OptionFilterValues;
+  facets: { currencies: string[]; transactionTypes: string[]; methods: string[] };
+  onChange: (patch: Partial<OptionFilterValues>) => void;
+}) {
+  return (
+    <div className="filters" role="group" aria-label="Filters">
+      <label>
+        Currency
+        <select value={values.currency} onChange={(e) => onChange({ currency: e.target.value })}>
+          <option value="">All</option>
+          {facets.currencies.map((c) => (
+            <option key={c}>{c}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Transaction type
+        <select value={values.transactionType} onChange={(e) => onChange({ transactionType: e.target.value })}>
+          <option value="">All</option>
+          {facets.transactionTypes.map((c) => (
+            <option key={c}>{c}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Method
+        <select value={values.method} onChange={(e) => onChange({ method: e.target.value })}>
+          <option value="">All</option>
+          {facets.methods.map((c) => (
+            <option key={c} value={c}>
+              {methodLabel(c)}
+            </option>
+          ))}
+        </select>
+      </label>
+      {!!(values.currency || values.transactionType || values.method) && (
+        <button type="button" onClick={() => onChange(NO_FILTERS)}>
+          Clear filters
+        </button>
+      )}
+    </div>
   );
 }

@@ -8,6 +8,26 @@ import { useDeskAction } from '../../hooks.js';
 import { ErrorBanner, Field } from '../../ui/index.js';
 import { useMay, WhoMay } from '../../role.js';
 
+/** The database refused this desk's resolution: what it said, and the note that was not recorded. */
+export interface Refusal {
+  message: string;
+  note: string;
+}
+
+export function RefusedResolution({ refusal }: { refusal: Refusal }) {
+  return (
+    <div className="banner error" role="alert">
+      <div>
+        <strong>Your resolution was not recorded: </strong>
+        {refusal.message}
+        <div className="cell-note">
+          Your note (not recorded): <q>{refusal.note}</q>
+        </div>
+      </div>
+    </div>
+  );
+}
+
 export function ResolveForm({
   target,
   label,

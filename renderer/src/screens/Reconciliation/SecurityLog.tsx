@@ -2,10 +2,11 @@
 // collection; this is where a flood or a misconfigured key shows.
 import type { SecurityLogRow } from '../../../../main/callbacks/security-log-types.shared.js';
 import { useDeskQuery } from '../../hooks.js';
-import { EmptyState, ErrorBanner, Loading, Table, type ColumnDef } from '../../ui/index.js';
-import { shortTime } from '../../ui/dates.js';
+import { EmptyState, type ColumnDef } from '../../ui/index.js';
+import { ReconTable, queryRead } from './ReconTable.js';
+import { timeColumn } from './columns.js';
 
-export const REASON_LABEL: Record<string, string> = {
+const REASON_LABEL: Record<string, string> = {
   bad_signature: 'Bad signature',
   missing_signature: 'No signature',
   malformed: 'Malformed',
@@ -15,12 +16,7 @@ export const REASON_LABEL: Record<string, string> = {
 };
 
 const columns: ColumnDef<SecurityLogRow, unknown>[] = [
-  {
-    id: 'hour',
-    header: 'Hour',
-    accessorKey: 'bucketStart',
-    cell: (c) => shortTime(new Date(c.row.original.bucketStart).toISOString()),
-  },
+  timeColumn('hour', 'Hour', (r) => r.bucketStart),
   {
     id: 'reason',
     header: 'Reason',
@@ -34,12 +30,7 @@ const columns: ColumnDef<SecurityLogRow, unknown>[] = [
     cell: (c) => <span className="mono">{c.row.original.source}</span>,
   },
   { id: 'count', header: 'Count', accessorKey: 'count', meta: { className: 'num' } },
-  {
-    id: 'last',
-    header: 'Last',
-    accessorKey: 'lastAt',
-    cell: (c) => shortTime(new Date(c.row.original.lastAt).toISOString()),
-  },
+  timeColumn('last', 'Last', (r) => r.lastAt),
   {
     id: 'sample',
     header: 'Sample',
@@ -51,29 +42,21 @@ const columns: ColumnDef<SecurityLogRow, unknown>[] = [
 export function SecurityLog() {
   const q = useDeskQuery('reconcile.securityLog', { limit: 500 }, { refreshOn: ['callbacks.ingested'] });
   return (
-    <section aria-labelledby="security-log-title">
-      <h2 id="security-log-title">Refused callbacks</h2>
-      <p className="as-of">
-        Deliveries refused by the callback receiver or an import, counted per hour. They never change a collection.
-      </p>
-      <ErrorBanner
-        error={q.error}
-        title="Could not load the refused callbacks"
-        action={<button onClick={() => void q.reload()}>Retry</button>}
-      />
-      {q.loading && <Loading what="refused callbacks" />}
-      {q.data &&
-        (q.data.rows.length === 0 ? (
-          <EmptyState title="No refused callbacks">Every delivery so far was signed and readable.</EmptyState>
-        ) : (
-          <Table
-            label="Refused callbacks"
-            columns={columns}
-            data={q.data.rows}
-            height={300}
-            getRowId={(r) => `${r.bucketStart}-${r.reason}-${r.source}`}
-          />
-        ))}
-    </section>
+    <ReconTable
+      titleId="security-log-title"
+      title="Refused callbacks"
+      intro="Deliveries refused by the callback receiver or an import, counted per hour. They never change a collection."
+      read={queryRead(q)}
+      errorTitle="Could not load the refused callbacks"
+      loadingWhat="refused callbacks"
+      rows={q.data?.rows}
+      empty={<EmptyState title="No refused callbacks">Every delivery so far was signed and readable.</EmptyState>}
+      table={{
+        label: 'Refused callbacks',
+        columns,
+        height: 300,
+        getRowId: (r) => `${r.bucketStart}-${r.reason}-${r.source}`,
+      }}
+    />
   );
 }

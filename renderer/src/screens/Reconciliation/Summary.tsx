@@ -7,7 +7,7 @@ import { EXCEPTION_KINDS, kindLabel } from './labels.js';
 import { formatDateTime } from '../../ui/format.js';
 
 /** What needs a person: open exceptions plus callbacks for references this desk does not know. */
-export function needsAttention(summary: Pick<ReconcileSummary, 'openExceptions' | 'orphans'>): number {
+function needsAttention(summary: Pick<ReconcileSummary, 'openExceptions' | 'orphans'>): number {
   return summary.openExceptions + summary.orphans.open;
 }
 

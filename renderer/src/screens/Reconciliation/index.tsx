@@ -1,6 +1,6 @@
 // Reconciliation for back-office staff: summary (counts by outcome, open exceptions by kind), the full
 // recompute with progress and cancel, then tabs: exceptions queue + detail, orphan callbacks, audit,
-// balance movement.
+// balance movement, refused callbacks (each drawn with ReconTable).
 import { lazy, Suspense, useState } from 'react';
 import '../../ui/extra.css';
 import { useDeskQuery } from '../../hooks.js';

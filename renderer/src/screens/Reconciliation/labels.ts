@@ -1,5 +1,5 @@
 // Words for reconciliation outcomes and sources, shared by the screen's parts.
-export const KIND_LABEL: Record<string, string> = {
+const KIND_LABEL: Record<string, string> = {
   currency_mismatch: 'Currency mismatch',
   amount_mismatch: 'Amount mismatch',
   bad_signature: 'Bad signature',
@@ -23,7 +23,6 @@ export const EXCEPTION_KINDS = [
   'unknown_outcome',
   'stale_pending',
 ] as const;
-export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
 
 export const OUTCOME_ORDER = ['matched', 'pending', 'rejected', ...EXCEPTION_KINDS] as const;
 

@@ -3,19 +3,30 @@
 // how the connection to it is protected (TLS mode; the CA certificate is chosen below, read in main).
 import { useState, type FormEvent } from 'react';
 import type { SettingsView } from '../../../../main/ipc/contract/settings.js';
+import type { DeskError } from '../../desk.js';
 import { ErrorBanner, Field } from '../../ui/index.js';
 import { SaveRow, Section, fieldError, useSave, type SectionProps } from './Section.js';
 import { SSL_MODE_CHOICES, sslModeSetting } from './team-tls.js';
 import { TeamCa } from './TeamCa.js';
 
+/** A team desk's connection as typed: the database, the operator who signs in, the TLS mode ('' by host). */
+interface TeamConnection {
+  teamDatabaseUrl: string;
+  teamLogin: string;
+  teamSslMode: string;
+}
+
+const orNull = (v: string) => (v.trim() ? v.trim() : null);
+
 export function ConnectionSection({ view, reload }: SectionProps) {
   const [profile, setProfile] = useState(view.profile);
   const [baseUrl, setBaseUrl] = useState(view.baseUrl ?? '');
-  const [teamDatabaseUrl, setTeamDatabaseUrl] = useState(view.teamDatabaseUrl ?? '');
-  const [teamLogin, setTeamLogin] = useState(view.teamLogin ?? '');
-  const [teamSslMode, setTeamSslMode] = useState<string>(view.teamSslMode ?? '');
+  const [team, setTeam] = useState<TeamConnection>({
+    teamDatabaseUrl: view.teamDatabaseUrl ?? '',
+    teamLogin: view.teamLogin ?? '',
+    teamSslMode: view.teamSslMode ?? '',
+  });
   const s = useSave();
-  const orNull = (v: string) => (v.trim() ? v.trim() : null);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void s.save(
@@ -24,9 +35,9 @@ export function ConnectionSection({ view, reload }: SectionProps) {
         baseUrl: orNull(baseUrl),
         ...(profile === 'team'
           ? {
-              teamDatabaseUrl: orNull(teamDatabaseUrl),
-              teamLogin: orNull(teamLogin),
-              teamSslMode: sslModeSetting(teamSslMode),
+              teamDatabaseUrl: orNull(team.teamDatabaseUrl),
+              teamLogin: orNull(team.teamLogin),
+              teamSslMode: sslModeSetting(team.teamSslMode),
             }
           : {}),
       },
@@ -71,59 +82,85 @@ export function ConnectionSection({ view, reload }: SectionProps) {
           />
         </Field>
         {profile === 'team' && (
-          <>
-            <Field
-              label="Team database"
-              error={fieldError(s.error, 'teamDatabaseUrl')}
-              hint="postgres://HOST:PORT/DATABASE, without a password: each operator signs in with their own. Saving another database signs this desktop out; the operator signs in to the new one."
-            >
-              <input
-                name="teamDatabaseUrl"
-                type="url"
-                value={teamDatabaseUrl}
-                onChange={(e) => setTeamDatabaseUrl(e.target.value)}
-                placeholder="postgres://…"
-                spellCheck={false}
-              />
-            </Field>
-            <Field
-              label="Operator login"
-              error={fieldError(s.error, 'teamLogin')}
-              hint="Who signs in on this desktop; the app asks for their password when it starts. Saving another login signs this desktop out until that operator signs in."
-            >
-              <input
-                name="teamLogin"
-                value={teamLogin}
-                onChange={(e) => setTeamLogin(e.target.value)}
-                autoComplete="username"
-                spellCheck={false}
-              />
-            </Field>
-            <Field
-              label="TLS to the team database"
-              error={fieldError(s.error, 'teamSslMode') ?? fieldError(s.error, 'teamSslCa')}
-              hint={
-                view.teamTransport?.warning ? (
-                  <span className="warn-text">Now: {view.teamTransport.warning}.</span>
-                ) : view.teamTransport ? (
-                  `Now: ${view.teamTransport.mode}.`
-                ) : undefined
-              }
-            >
-              <select name="teamSslMode" value={teamSslMode} onChange={(e) => setTeamSslMode(e.target.value)}>
-                {SSL_MODE_CHOICES.map((c) => (
-                  <option key={c.value} value={c.value}>
-                    {c.label}
-                  </option>
-                ))}
-              </select>
-            </Field>
-          </>
+          <TeamConnectionFields
+            values={team}
+            onChange={(patch) => setTeam((t) => ({ ...t, ...patch }))}
+            error={s.error}
+            transport={view.teamTransport}
+          />
         )}
         <ErrorBanner error={s.error && !s.error.fields ? s.error : undefined} />
         <SaveRow label="Save connection" save={s} />
       </form>
       {view.profile === 'team' && <TeamCa view={view} reload={reload} />}
     </Section>
+  );
+}
+
+/** The team database, the operator login and TLS to it, with what the saved TLS does now. */
+function TeamConnectionFields({
+  values,
+  onChange,
+  error,
+  transport,
+}: {
+  values: TeamConnection;
+  onChange: (patch: Partial<TeamConnection>) => void;
+  error: DeskError | undefined;
+  transport: SettingsView['teamTransport'];
+}) {
+  return (
+    <>
+      <Field
+        label="Team database"
+        error={fieldError(error, 'teamDatabaseUrl')}
+        hint="postgres://HOST:PORT/DATABASE, without a password: each operator signs in with their own. Saving another database signs this desktop out; the operator signs in to the new one."
+      >
+        <input
+          name="teamDatabaseUrl"
+          type="url"
+          value={values.teamDatabaseUrl}
+          onChange={(e) => onChange({ teamDatabaseUrl: e.target.value })}
+          placeholder="postgres://…"
+          spellCheck={false}
+        />
+      </Field>
+      <Field
+        label="Operator login"
+        error={fieldError(error, 'teamLogin')}
+        hint="Who signs in on this desktop; the app asks for their password when it starts. Saving another login signs this desktop out until that operator signs in."
+      >
+        <input
+          name="teamLogin"
+          value={values.teamLogin}
+          onChange={(e) => onChange({ teamLogin: e.target.value })}
+          autoComplete="username"
+          spellCheck={false}
+        />
+      </Field>
+      <Field
+        label="TLS to the team database"
+        error={fieldError(error, 'teamSslMode') ?? fieldError(error, 'teamSslCa')}
+        hint={
+          transport?.warning ? (
+            <span className="warn-text">Now: {transport.warning}.</span>
+          ) : transport ? (
+            `Now: ${transport.mode}.`
+          ) : undefined
+        }
+      >
+        <select
+          name="teamSslMode"
+          value={values.teamSslMode}
+          onChange={(e) => onChange({ teamSslMode: e.target.value })}
+        >
+          {SSL_MODE_CHOICES.map((c) => (
+            <option key={c.value} value={c.value}>
+              {c.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+    </>
   );
 }

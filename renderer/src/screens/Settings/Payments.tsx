@@ -2,8 +2,8 @@
 import { useState } from 'react';
 import type { SettingsView } from '../../../../main/ipc/contract/settings.js';
 import { Field } from '../../ui/index.js';
-import { shortTime } from '../../ui/dates.js';
 import { SaveRow, Section, fieldError, useSave, type SectionProps } from './Section.js';
+import { formatDateTime } from '../../ui/format.js';
 
 export function PaymentsSection({ view, reload }: SectionProps) {
   const [redirectUrl, setRedirectUrl] = useState(view.redirectUrl);
@@ -54,7 +54,7 @@ function OperatorNameChanges({ changes }: { changes: SettingsView['operatorNameC
       <ul aria-label="Operator name changes" className="as-of">
         {changes.map((c, i) => (
           <li key={`${c.at}-${i}`}>
-            Operator name changed {c.from !== null ? `from ${c.from} ` : ''}to {c.to} at {shortTime(c.at)}
+            Operator name changed {c.from !== null ? `from ${c.from} ` : ''}to {c.to} at {formatDateTime(c.at)}
           </li>
         ))}
       </ul>

@@ -1,7 +1,8 @@
 // The card part of the Take payment form: number (grouped as typed, brand shown), expiry, CVV (length
 // by brand), cardholder, optional PIN, billing address (required for USA, Canada and Europe), drawn from
 // one table of field definitions (CARD_ROWS, BILLING_ROWS) that the request is built from too.
-// The values live in the parent's state only while the form needs them; the parent clears them on submit.
+// The values live in the parent's state only while the form needs them; the parent clears them (usePaymentForm,
+// Resend).
 import {
   BRAND_NAMES,
   billingRequired,

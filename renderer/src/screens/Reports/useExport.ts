@@ -1,0 +1,121 @@
+// One export's state: its dates, BOM and file name (a default that follows the dates until the user types
+// their own), the checks before it is asked for, main's progress while it runs (reports.progress), Cancel,
+// and how it ended (the files, nothing chosen, cancelled, or an error named on its field).
+import { useState } from 'react';
+import type { ExportOutcome, ExportTarget } from '../../../../main/ipc/contract/reports.js';
+import type { RequestOf } from '../../../../main/ipc/contract/index.js';
+import { DeskError, invoke } from '../../desk.js';
+import { useDeskEvent } from '../../hooks.js';
+import { dayEnd, dayStart } from '../../ui/dates.js';
+
+export type ExportKind = 'balances' | 'collections';
+export type Progress = { phase: 'starting' | 'reconciling' | 'writing'; done: number; total: number };
+export type ExportDone = Extract<ExportOutcome, { status: 'done' }>;
+
+function stamp(d = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+function defaultFileName(kind: ExportKind, from: string, to: string, at: string): string {
+  const range = from && to ? `-${from}-to-${to}` : from ? `-from-${from}` : to ? `-to-${to}` : '';
+  return `${kind}${range}-${at}.csv`;
+}
+
+/** The problems to fix before asking main, by field; none: the request to send. */
+function checkExport(
+  o: { kind: ExportKind; from: string; to: string; bom: boolean; rangeRequired: boolean; fileName: string | null },
+  exportId: string,
+): { errors: Record<string, string>; request: RequestOf<'reports.export'> } {
+  const f = dayStart(o.from);
+  const t = dayEnd(o.to);
+  const errors: Record<string, string> = {};
+  if (o.rangeRequired && f === undefined) errors.from = 'Choose the first day of the report.';
+  if (o.rangeRequired && t === undefined) errors.to = 'Choose the last day of the report.';
+  if (f !== undefined && t !== undefined && t <= f) errors.to = 'The last day must be on or after the first day.';
+  if (o.fileName !== null && !o.fileName.trim()) errors.fileName = 'Enter a file name ending in .csv.';
+  const request: RequestOf<'reports.export'> = { exportId, kind: o.kind, bom: o.bom };
+  if (f !== undefined) request.from = f;
+  if (t !== undefined) request.to = t;
+  if (o.fileName !== null) request.fileName = o.fileName.trim();
+  return { errors, request };
+}
+
+export function useExport(o: {
+  kind: ExportKind;
+  target: ExportTarget | undefined;
+  rangeRequired: boolean;
+  initialFrom: string;
+  initialTo: string;
+}) {
+  const [from, setFrom] = useState(o.initialFrom);
+  const [to, setTo] = useState(o.initialTo);
+  const [bom, setBom] = useState(false);
+  const [typedName, setTypedName] = useState<string | null>(null);
+  const [at, setAt] = useState(() => stamp());
+  const [running, setRunning] = useState<string | null>(null);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const [result, setResult] = useState<ExportDone | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [error, setError] = useState<DeskError | null>(null);
+  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  /** A file name is typed (not chosen in the shell's dialog). */
+  const typed = o.target !== undefined && !o.target.canChoose;
+  // The default name follows the dates until the user types their own.
+  const fileName = typedName ?? (typed ? defaultFileName(o.kind, from, to, at) : '');
+
+  useDeskEvent('reports.progress', (p) => {
+    if (running && p.exportId === running) setProgress({ phase: p.phase, done: p.done, total: p.total });
+  });
+
+  const start = async () => {
+    setResult(null);
+    setNotice(null);
+    setError(null);
+    const exportId = `${o.kind}-${Date.now().toString(36)}`;
+    const { errors, request } = checkExport(
+      { kind: o.kind, from, to, bom, rangeRequired: o.rangeRequired, fileName: typed ? fileName : null },
+      exportId,
+    );
+    setLocalErrors(errors);
+    if (Object.keys(errors).length) return;
+    setRunning(exportId);
+    setProgress({ phase: 'starting', done: 0, total: 0 });
+    try {
+      const r = await invoke('reports.export', request);
+      if (r.status === 'done') {
+        setResult(r);
+        setAt(stamp());
+      } else setNotice('No file was chosen; nothing was exported.');
+    } catch (e) {
+      const de =
+        e instanceof DeskError
+          ? e
+          : new DeskError({ kind: 'internal', message: 'The export failed; the details are in the log.' });
+      if (de.kind === 'cancelled') setNotice('Export cancelled; the partial file was removed.');
+      else setError(de);
+    } finally {
+      setRunning(null);
+      setProgress(null);
+    }
+  };
+
+  const fieldError = (name: string) =>
+    localErrors[name] ?? error?.fields?.[name] ?? (error?.field === name ? error.message : undefined);
+  return {
+    values: { from, to, bom, fileName },
+    set: { from: setFrom, to: setTo, bom: setBom, fileName: setTypedName },
+    typed,
+    running: running !== null,
+    progress,
+    result,
+    notice,
+    /** The error when it names none of the form's fields. */
+    unnamedError: error && !['from', 'to', 'fileName'].some((n) => fieldError(n)) ? error : null,
+    fieldError,
+    start,
+    cancel: () => {
+      if (running) void invoke('reports.cancel', { exportId: running }).catch(() => {});
+    },
+  };
+}
