@@ -127,7 +127,9 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     const indexes = (['collections', 'collection_events'] as const).map((table) =>
       verifyInWorker({ ...job, part: 'indexes', table }, () => {}, o.stopped),
     );
-    for (const w of indexes) w.promise.catch(() => undefined); // awaited below
+    // Awaited below, one after the other: a part that fails (or is stopped) while an earlier one is still
+    // awaited, or after another part's failure ended the start, must not be an unhandled rejection.
+    for (const w of [...chains, ...indexes]) w.promise.catch(() => undefined);
     const stopAll = async () => {
       await Promise.all([rows, ...chains, ...indexes].map((w) => w.stop()));
     };
