@@ -35,7 +35,7 @@ import {
 } from '../../store/sqlite/team/bulk-schema.js';
 import { isEmpty, withBulkCache } from '../../store/sqlite/team/bulk-copy.js';
 import { lastSeq, setLastSeq } from '../../store/sqlite/team/sync-state.js';
-import { newestSeq, pullPageRaw, type PullResult } from '../events.js';
+import { newestSeq, pullPageRaw, type ChainedEvent, type PullResult } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
 import { checkChain, START, type ChainHead } from '../chain.js';
 import { reconcileHistory } from '../../collections/ledger.js';
@@ -72,6 +72,11 @@ export interface BulkOptions {
   reconcile?: boolean;
   /** This desk's own check of each signed event (team/evidence.ts), as applyEvents takes it. */
   verify?: EventVerifier;
+  /**
+   * Told each page once it is committed: its events (checked against the chain) and how many the copy
+   * stored before it (a snapshot's publisher keeps what the rows leave out of each, team/snapshot/publish.ts).
+   */
+  onCopied?: (events: readonly ChainedEvent[], storedBefore: number, stored: number) => void;
 }
 
 export interface BulkStarted {
@@ -127,7 +132,9 @@ async function copyAll(
     if (page.more) next = fetch(page.lastSeq);
     if (page.events.length) {
       head = checkChain(head, page.events, (m) => marks.push(m));
-      applied += copyChunk(db, ids, page.events, o.verify);
+      const stored = copyChunk(db, ids, page.events, o.verify);
+      o.onCopied?.(page.events, applied, stored);
+      applied += stored;
       after = page.lastSeq;
       o.onProgress?.({ copiedSeq: after, totalSeq: Math.max(totalSeq, after) });
     }
