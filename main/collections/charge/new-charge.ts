@@ -5,14 +5,8 @@ import type { ServiceClient } from '../../service/types.js';
 import { displayMinor } from '../../money/index.js';
 import { getCollection, startOfDay } from '../query.js';
 import { PaymentError, fieldErrors } from '../errors.js';
-import {
-  detectBrand,
-  last4,
-  parseCharge,
-  type CardFields,
-  type CardForm,
-  type ValidCharge,
-} from '../card-input.shared.js';
+import { parseCharge, type CardFields, type CardForm, type ValidCharge } from '../card-input.shared.js';
+import { detectBrand, last4 } from '../card-number.shared.js';
 import type { PaymentOption } from '../../service/types.js';
 import { cipherFor, wipeCard } from './card-data.js';
 import type { OptionLimits } from './option-limits.js';

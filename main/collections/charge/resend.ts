@@ -3,7 +3,8 @@
 // database's claim on the intent first. "Duplicate reference" from the service then proves it exists.
 import { getCollection } from '../query.js';
 import { PaymentError, fieldErrors } from '../errors.js';
-import { detectBrand, last4, parseCard, type CardFields, type ValidCard } from '../card-input.shared.js';
+import { parseCard, type CardFields, type ValidCard } from '../card-input.shared.js';
+import { detectBrand, last4 } from '../card-number.shared.js';
 import { cipherFor, wipeCard } from './card-data.js';
 import { sendInitialize } from './initialize.js';
 import { followPaymentPage } from './payment-page.js';
