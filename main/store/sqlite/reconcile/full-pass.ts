@@ -13,10 +13,9 @@ import {
   NEEDS_JS_SQL,
   RECONCILE_IDS_SQL,
   RECONCILE_RANGE_SQL,
-  STORE_NEW_SQL,
-  STORE_SCRATCH_SQL,
   UNDECIDED_SQL,
 } from './full-pass-sql.js';
+import { STORE_NEW_SQL, STORE_SCRATCH_SQL } from './scratch-sql.js';
 
 /** A range of collection ids and the clock the kinds are decided at. */
 export interface RangeParams {
