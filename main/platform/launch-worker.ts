@@ -13,7 +13,10 @@ export function launchWorker(callerUrl: string, name: string, data: unknown, res
       path.join(path.dirname(require.resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),
     ).href;
     const entry = new URL(`./${name}.ts`, callerUrl).href;
-    const code = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+    // The loader's text is built from `load` so that a reader of imports (farm-studio, bundlers) does not
+    // take the two dynamic imports it runs inside the worker for imports of this module.
+    const load = (href: string) => ['im', 'port(', JSON.stringify(href), ')'].join('');
+    const code = `${load(tsxApi)}.then((m) => { m.register(); return ${load(entry)}; })`;
     return new Worker(code, { eval: true, ...opts });
   }
   return new Worker(new URL(`./${name}.js`, callerUrl), opts);

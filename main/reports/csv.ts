@@ -169,3 +169,42 @@ export class FileSink implements LineSink {
     this.off = 0;
   }
 }
+
+/**
+ * Collects lines as UTF-8 in a buffer that grows as needed and is reused (reset): an export worker
+ * formats a part of its rows here, then writes it at its place in the file (export-parts.ts).
+ */
+export class MemorySink implements LineSink {
+  private buf = Buffer.allocUnsafe(1 << 19);
+  private off = 0;
+  // As FileSink: lines joined and encoded 64 at a time (each encode is a call into native code).
+  private pending = '';
+  private lines = 0;
+  push(line: string): void {
+    this.pending += line;
+    if (++this.lines === 64) this.encode();
+  }
+  private encode(): void {
+    const text = this.pending;
+    this.pending = '';
+    this.lines = 0;
+    if (this.off + text.length * 3 > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.off + text.length * 3));
+      this.buf.copy(bigger, 0, 0, this.off);
+      this.buf = bigger;
+    }
+    this.off += this.buf.write(text, this.off, 'utf8');
+  }
+  flush(): void {
+    if (this.lines) this.encode();
+  }
+  /** What was pushed, encoded (after flush). */
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.off);
+  }
+  reset(): void {
+    this.off = 0;
+    this.pending = '';
+    this.lines = 0;
+  }
+}

@@ -1,17 +1,28 @@
 // Export worker entry (one job per worker; see export.ts for the protocol):
-//   plan:     count the rows, pick created_at split points (an export only reads: appending an event and
-//             the minute sweep keep reconciliation current)
-//   segment:  write the collections rows of one created_at range to a file (header first for segment 0)
-//   balances: write the balance report's two files
-// Messages: {type:'plan', total, bounds} | {type:'progress', done, total} | {type:'done', rows} | {type:'error', message}.
+//   collections: claim parts of the collections rows, format each in memory and write it at its place
+//                in the file (export-parts.ts); the first worker counts the rows first, for progress
+//                (an export only reads: appending an event and the minute sweep keep reconciliation current)
+//   balances:    write the balance report's two files
+// Messages: {type:'total', total} | {type:'progress', done, total} (balances) | {type:'rows', rows} (a
+// part's rows, collections) | {type:'done', rows} | {type:'error', message}.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from '../store/sqlite/connection.js';
 import { readTransaction } from '../store/sqlite/transaction.js';
-import { BOM, FileSink } from './csv.js';
-import { createdAtAtOffset, reportRowCount } from '../store/sqlite/read/collections-report.js';
-import { collectionsHeader, writeBalancesCsv, writeCollectionRows } from './writers.js';
+import { BOM, FileSink, MemorySink } from './csv.js';
+import { partEnd, reportRowCount } from '../store/sqlite/read/collections-report.js';
+import { collectionRowsWriter, writeBalancesCsv } from './writers.js';
 import type { WorkerJob } from './export.js';
+import {
+  claimPart,
+  HELD_PARTS,
+  isTurn,
+  PART_ROWS,
+  partsState,
+  PartsStopped,
+  stopParts,
+  writeInTurn,
+} from './export-parts.js';
 
 const job = workerData as WorkerJob;
 const post = (m: unknown) => parentPort!.postMessage(m);
@@ -42,49 +53,56 @@ function run(): void {
     }
   };
   try {
-    if (job.kind === 'plan') {
+    if (job.kind === 'collections') {
+      const state = partsState(job.parts!);
       const range = {
         ...(job.from !== undefined ? { from: job.from } : {}),
         ...(job.to !== undefined ? { to: job.to } : {}),
       };
-      const total = reportRowCount(db, range);
-      const bounds: number[] = [];
-      const parts = total >= job.minRowsPerPart * 2 ? Math.max(1, job.parts) : 1;
-      for (let i = 1; i < parts; i++) {
-        const at = createdAtAtOffset(
-          db,
-          job.from ?? Number.MIN_SAFE_INTEGER,
-          job.to ?? Number.MAX_SAFE_INTEGER,
-          Math.floor((total * i) / parts),
-        );
-        if (
-          at !== undefined &&
-          (bounds.length === 0 || at > bounds[bounds.length - 1]!) &&
-          (job.from === undefined || at > job.from)
-        )
-          bounds.push(at);
+      if (job.count) post({ type: 'total', total: reportRowCount(db, range) });
+      const fd = fs.openSync(job.out, 'r+');
+      try {
+        // Each part is read in a transaction of its own: a part is a few milliseconds, and a long read
+        // would keep the WAL from being checkpointed for the whole export.
+        const write = collectionRowsWriter(db, job.tz);
+        const free = Array.from({ length: HELD_PARTS }, () => new MemorySink());
+        const held: { index: number; sink: MemorySink }[] = [];
+        const writeHead = () => {
+          const { index, sink } = held.shift()!;
+          writeInTurn(state, fd, index, sink.bytes());
+          free.push(sink);
+        };
+        let rows = 0;
+        for (;;) {
+          // Written as soon as it is its turn; a worker holding HELD_PARTS waits for the first one's.
+          while (held.length && isTurn(state, held[0]!.index)) writeHead();
+          if (held.length === HELD_PARTS) writeHead();
+          const part = claimPart(state, job.to, (from) => partEnd(db, from, job.to, PART_ROWS));
+          if (!part) break;
+          const sink = free.pop()!;
+          sink.reset();
+          const n = readTransaction(db, () =>
+            write(
+              {
+                ...(part.from !== undefined ? { from: part.from } : {}),
+                ...(part.to !== undefined ? { to: part.to } : {}),
+              },
+              sink,
+            ),
+          );
+          sink.flush();
+          held.push({ index: part.index, sink });
+          rows += n;
+          post({ type: 'rows', rows: n });
+        }
+        while (held.length) writeHead();
+        post({ type: 'done', rows });
+      } catch (e) {
+        stopParts(state);
+        throw e;
+      } finally {
+        fs.closeSync(fd);
       }
-      post({ type: 'plan', total, bounds });
-    } else if (job.kind === 'segment') {
-      // A later segment is a temporary file, copied into the first one and removed: syncing it to disk is
-      // wasted work (the first segment's file is synced after the copy, export.ts).
-      const out = openOut(job.out, job.bom, job.header === true);
-      if (job.header) out.sink.push(collectionsHeader());
-      const rows = readTransaction(db, () =>
-        writeCollectionRows(
-          db,
-          {
-            ...(job.from !== undefined ? { from: job.from } : {}),
-            ...(job.to !== undefined ? { to: job.to } : {}),
-            ...(job.tz ? { tz: job.tz } : {}),
-          },
-          out.sink,
-          (done) => progress(done, job.expected ?? 0),
-        ),
-      );
-      out.close();
-      post({ type: 'progress', done: rows, total: job.expected ?? rows });
-      post({ type: 'done', rows });
     } else {
       const summary = openOut(job.out, job.bom);
       const snaps = openOut(job.snapshotsOut!, job.bom);
@@ -102,7 +120,8 @@ function run(): void {
       post({ type: 'done', rows: r.rows });
     }
   } catch (e) {
-    post({ type: 'error', message: e instanceof Error ? e.message : String(e) });
+    // A worker told to stop because another failed says nothing: that one's error is the export's.
+    if (!(e instanceof PartsStopped)) post({ type: 'error', message: e instanceof Error ? e.message : String(e) });
   } finally {
     db.close();
   }

@@ -12,7 +12,8 @@ import { createPoller, type PollIntervals } from '../poller/poller.js';
 import { createServiceClient } from '../service/client.js';
 import type { MerchantKeys } from '../service/types.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
-import { openDatabase, type Db } from '../store/sqlite/connection.js';
+import type { Db } from '../store/sqlite/connection.js';
+import { openServeSecurityLog } from '../store/sqlite/serve-security-log.js';
 import { openTeamPool } from '../team/pool.js';
 import type { TeamTls } from '../team/tls.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -149,7 +150,14 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
   let lease: PollLease | null = null;
   const verifier = callbackVerifier({ threads: o.verifyThreads ?? defaultVerifyThreads() });
   try {
-    db = openDatabase(path.join(o.dataDir, SERVE_DB_FILE));
+    const opened = openServeSecurityLog(path.join(o.dataDir, SERVE_DB_FILE), () => clock.now());
+    db = opened.db;
+    if (opened.movedAside) {
+      log.warn(
+        { movedAside: opened.movedAside },
+        "serve's security log has a schema of its own now: the old file (with the desk's schema) was moved aside, its counts copied; delete it when you like",
+      );
+    }
     journal = openJournal(o.dataDir, o.journalDays ?? DEFAULT_JOURNAL_DAYS);
     record = startRecordWatch({
       pool: watchPool,

@@ -6,6 +6,7 @@ import {
   insertUnstoredEvents,
   newestEventSeq,
   selectEventsAfter,
+  selectEventHashes,
   selectEventsAfterRaw,
   selectEventsOfReference,
   type EventInsertRow,
@@ -266,6 +267,17 @@ export async function newestSeq(db: Queryable, doing: string, uptoSeq?: number):
 /** bytea as PostgreSQL's text gives it ('\\x' and hex). */
 function byteaText(s: string): Buffer {
   return Buffer.from(s.slice(2), 'hex');
+}
+
+/** The chain hash the record holds at each of `seqs` it has (seq to hash). */
+export async function recordedHashes(db: Queryable, seqs: readonly number[]): Promise<Map<number, Buffer>> {
+  let rows: [string, string][];
+  try {
+    rows = await selectEventHashes(db, seqs);
+  } catch (e) {
+    throw translatePgError(e, 'read the hash chain', queryableLogin(db));
+  }
+  return new Map(rows.map(([seq, hash]) => [toSafeInteger(seq, 'seq'), byteaText(hash)]));
 }
 
 /** An event read by selectEventsAfterRaw (or in its columns), as pulled: pullPageRaw's rows, and rollback.ts's. */

@@ -15,7 +15,7 @@ import { explainResolutionRefusal } from './resolutions.js';
 export type TeamIntent = CollectionIntent;
 
 /** The team log names an intent 'intent' (intents.ts); a desktop's history names it 'intent_saved'. */
-const TEAM_INTENT_KIND = 'intent';
+export const TEAM_INTENT_KIND = 'intent';
 const LOCAL_INTENT_KIND: EventKind = 'intent_saved';
 
 /** Maps a local event to the team's; gives it a dedupeKey when it has none. The actor is the database's. */

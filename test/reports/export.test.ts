@@ -1,17 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'csv-stringify/sync';
 import {
   amountCell,
   runExport,
+  textCell,
   snapshotsPathFor,
   timeFormatter,
   writeCollectionsCsv,
   type ExportProgress,
 } from '../../main/reports/index.js';
 import { StringSink } from '../../main/reports/csv.js';
-import { collectionsBaselineQuery } from '../../main/store/sqlite/read/collections-report.js';
+import { collectionsBaselineQuery, partEnd } from '../../main/store/sqlite/read/collections-report.js';
+import { claimPart, newPartsState, partsState } from '../../main/reports/export-parts.js';
 import { reconcileDue, resolveException } from '../../main/reconcile/index.js';
 import { History, testDb } from '../reconcile/fixtures.js';
 import type { Db } from '../../main/store/sqlite/connection.js';
@@ -298,6 +301,223 @@ describe('collections CSV export', () => {
     });
     expect(cells).toHaveLength(n);
     expect(fs.readFileSync(out, 'utf8')).toBe(expected);
+  });
+
+  it('any row, as the report formats it cell by cell: the one-text rows, the rows with cells to quote, the rows read again', () => {
+    // Whatever a row holds (separators of the one-text row, commas, quotes, line breaks, formula
+    // characters, accents, empty and NULL cells, times and amounts that are not integers, unknown and
+    // empty currencies), its line is what csv-stringify writes for its cells, as the report defines them.
+    const { db } = testDb();
+    const texts = [
+      'plain',
+      'Nakato, Sarah',
+      'Peter "PK" Kamau',
+      'two\nlines',
+      'cr\rhere',
+      '=1+1',
+      '-5',
+      '+256',
+      '@x',
+      '\tt',
+      'ünï, "ü" ✓',
+      'a\u001fb',
+      'a\u001eb',
+      '\u001f',
+      '',
+    ];
+    // Mostly clean cells (as a year's rows are), so that every path is taken: rows written as they are,
+    // rows with a cell to quote or guard, rows read again.
+    const cell = fc.oneof(
+      { arbitrary: fc.constantFrom('plain', 'Okello James', 'a@b.example', 'https://x.example/p?q=1'), weight: 12 },
+      { arbitrary: fc.constantFrom(...texts), weight: 1 },
+    );
+    const text = fc.option(cell, { nil: null, freq: 4 });
+    const time = fc.oneof(
+      { arbitrary: fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }), weight: 8 },
+      fc.constant(-86_400_001),
+      fc.constant(1.5e12 + 0.25),
+    );
+    const columns = [
+      'internal_reference',
+      'description',
+      'customer_name',
+      'customer_email',
+      'operator',
+      'provider_code',
+      'redirect_url',
+      'card_brand',
+      'card_last4',
+      'status_message',
+      'payment_url',
+    ] as const;
+    const NOT_NULL = new Set<string>(['description', 'operator', 'redirect_url']);
+    const ins = db.prepare(
+      `INSERT INTO collections (merchant_reference, ${columns.join(', ')}, created_at, amount_minor, currency, status, status_changed_at)
+       VALUES (?, ${columns.map(() => '?').join(', ')}, ?, ?, ?, ?, ?)`,
+    );
+    const rec = db.prepare(
+      `INSERT INTO reconciliation (collection_id, outcome, kinds, open_kinds, is_exception, computed_at, resolution_note, callback_status, completed_at)
+       VALUES (?, ?, ?, '[]', ?, 0, ?, ?, ?)`,
+    );
+    const bool = (v: unknown) => (v === null ? '' : v ? 'true' : 'false');
+    const time3 = timeFormatter(UTC3);
+    let round = 0;
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            ref: fc.oneof(
+              { arbitrary: fc.constant('MD-1'), weight: 8 },
+              fc.constantFrom(...texts.filter((t) => t !== '')),
+            ),
+            cells: fc.tuple(...columns.map((c) => (NOT_NULL.has(c) ? cell : text))),
+            createdAt: time,
+            changedAt: time,
+            // '' stored as text in the integer column: read again by id, as the report always wrote it.
+            completedAt: fc.option(fc.oneof(time, fc.constant('')), { nil: null }),
+            amount: fc.oneof(
+              { arbitrary: fc.integer({ min: -1_000_000, max: 1_000_000 }), weight: 8 },
+              fc.constant(2 ** 53 + 2),
+              fc.constant(7.5),
+            ),
+            currency: fc.oneof(
+              { arbitrary: fc.constantFrom('KES', 'UGX', 'KWD'), weight: 8 },
+              fc.constantFrom('XYZ', '', '=KES', 'K,ES'),
+            ),
+            recon: fc.option(
+              fc.record({
+                kinds: fc.constantFrom('[]', '["matched"]', '["amount_mismatch","stale_pending"]'),
+                note: text,
+                exception: fc.boolean(),
+              }),
+              { nil: null },
+            ),
+          }),
+          { minLength: 1, maxLength: 25 },
+        ),
+        (rows) => {
+          db.exec('DELETE FROM reconciliation; DELETE FROM collections;');
+          rows.forEach((r, i) => {
+            const id = Number(
+              ins.run(`${r.ref}#${round}.${i}`, ...r.cells, r.createdAt, r.amount, r.currency, 'PENDING', r.changedAt)
+                .lastInsertRowid,
+            );
+            if (r.recon)
+              rec.run(
+                id,
+                'matched',
+                r.recon.kinds,
+                r.recon.exception ? 1 : 0,
+                r.recon.note,
+                'COMPLETED',
+                r.completedAt,
+              );
+          });
+          round++;
+          const cells = (db.prepare(collectionsBaselineQuery().sql).raw(true).all() as unknown[][]).map((r) => {
+            const v = r.map((x) => (x === null ? '' : x)) as string[];
+            // The kinds as SQLite's replace() makes them ('["a","b"]' -> 'a;b', an empty '[]' as it is).
+            const kinds =
+              r[12] === null ? '' : (r[12] as string).split('["').join('').split('"]').join('').split('","').join(';');
+            const t = (x: unknown) => time3(x as number | null);
+            return [
+              v[0],
+              v[1],
+              t(r[2]),
+              amountCell(r[3] as number, r[4] as string),
+              v[4],
+              v[5],
+              v[6],
+              v[7],
+              v[8],
+              v[9],
+              v[10],
+              v[11],
+              kinds,
+              bool(r[13]),
+              bool(r[14]),
+              bool(r[15]),
+              v[16],
+              v[17],
+              v[18],
+              v[19],
+              v[20],
+              v[21],
+              v[22],
+              t(r[23]),
+              v[24],
+              v[25],
+              t(r[26]),
+              v[27],
+              v[28],
+              String(r[29]),
+            ];
+          });
+          // Text cells guarded and quoted as csv-stringify does (textCell, test/reports/csv.test.ts); times,
+          // amounts, the id and the vocabulary cells as they are.
+          const TEXT = new Set([0, 1, 4, 16, 17, 18, 19, 20, 21, 22, 24, 25, 27, 28]);
+          const sheet = cells.map((c) => c.map((v, i) => (TEXT.has(i) ? textCell(v) : v)).join(',') + '\r\n').join('');
+          const got = new StringSink();
+          writeCollectionsCsv(db, { tz: UTC3 }, got);
+          expect(got.text().slice(got.text().indexOf('\r\n') + 2)).toBe(sheet);
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  it('cuts a large export into parts by time, each time in exactly one part, in order, however many rows share a time', () => {
+    const { db } = testDb();
+    const ins = db.prepare(
+      `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, operator, redirect_url, status, status_changed_at)
+       VALUES (?, ?, 1, 'KES', 'd', 'op', 'https://merchant-desk.invalid/return', 'PENDING', 0)`,
+    );
+    // Runs of ties longer than a part, single rows between them, a REAL time and one that is not a number.
+    const times: unknown[] = [];
+    for (let i = 0; i < 50; i++) times.push(1000 + (i % 7 === 0 ? 0 : i));
+    for (let i = 0; i < 9; i++) times.push(2000);
+    times.push(2000.5, 3000, 3001, 'not a time');
+    db.transaction(() => times.forEach((t, i) => ins.run(`MD-T-${i}`, t)))();
+    const all = db.prepare('SELECT id FROM collections ORDER BY created_at, id').pluck().all();
+    for (const [from, to] of [
+      [undefined, undefined],
+      [1010, undefined],
+      [undefined, 3001],
+      [1001, 2001],
+    ] as const) {
+      const state = partsState(newPartsState(from, 0));
+      const ids: unknown[] = [];
+      let index = 0;
+      for (
+        let part = claimPart(state, to, (f) => partEnd(db, f, to, 4));
+        part;
+        part = claimPart(state, to, (f) => partEnd(db, f, to, 4))
+      ) {
+        expect(part.index).toBe(index++);
+        const w = [
+          part.from !== undefined ? 'created_at >= @from' : '1',
+          part.to !== undefined ? 'created_at < @to' : '1',
+        ];
+        ids.push(
+          ...db
+            .prepare(`SELECT id FROM collections WHERE ${w.join(' AND ')} ORDER BY created_at, id`)
+            .pluck()
+            .all({
+              ...(part.from !== undefined ? { from: part.from } : {}),
+              ...(part.to !== undefined ? { to: part.to } : {}),
+            }),
+        );
+      }
+      const want = db
+        .prepare(
+          `SELECT id FROM collections WHERE ${from !== undefined ? 'created_at >= @from' : '1'} AND ${to !== undefined ? 'created_at < @to' : '1'} ORDER BY created_at, id`,
+        )
+        .pluck()
+        .all({ ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) });
+      expect(ids).toEqual(want);
+      expect(index).toBeGreaterThan(to === undefined && from === undefined ? 10 : 2);
+    }
+    expect(all).toHaveLength(times.length);
   });
 
   it('names the field when the destination is wrong', async () => {

@@ -147,6 +147,15 @@ describe('merchant-desk serve', () => {
       }
     }
     expect(counted).toMatchObject({ bad_signature: 1, missing_signature: 1 });
+    // serve's file holds its security log and nothing of a desk's schema.
+    const own = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      expect(own.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()).toEqual([
+        'callback_security_log',
+      ]);
+    } finally {
+      own.close();
+    }
   });
 
   it('polls balances and payment options once for the team into PostgreSQL', async () => {

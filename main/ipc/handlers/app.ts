@@ -2,7 +2,10 @@ import type { Core } from '../../app/core.js';
 import type { appChannels } from '../contract/app.js';
 import type { HandlersFor } from './types.js';
 
-export const appHandlers = (core: Core): HandlersFor<typeof appChannels> => ({
+/** What these handlers call on the desk: named, not the whole Core. */
+export type AppDeps = Pick<Core, 'appStatus' | 'dataDir' | 'settings' | 'shell' | 'version'>;
+
+export const appHandlers = (core: AppDeps): HandlersFor<typeof appChannels> => ({
   'app.info': () => ({
     version: core.version,
     profile: core.settings().profile,

@@ -5,7 +5,10 @@ import { balanceHistory, latestBalances } from '../../store/sqlite/balances.js';
 
 const DAY = 86_400_000;
 
-export const balancesHandlers = (core: Core): HandlersFor<typeof balancesChannels> => {
+/** What these handlers call on the desk: named, not the whole Core. */
+export type BalancesDeps = Pick<Core, 'clock' | 'db' | 'poller' | 'ready' | 'settings'>;
+
+export const balancesHandlers = (core: BalancesDeps): HandlersFor<typeof balancesChannels> => {
   const latest = (currency?: string) =>
     latestBalances(core.db, {
       now: core.clock.now(),

@@ -48,7 +48,21 @@ function importFileIn(dir: string, name: string): string {
   return file;
 }
 
-export const collectionsHandlers = (core: Core): HandlersFor<typeof collectionsChannels> => {
+/** What these handlers call on the desk: named, not the whole Core. */
+export type CollectionsDeps = Pick<
+  Core,
+  | 'charges'
+  | 'chooseOpenPath'
+  | 'clock'
+  | 'dataDir'
+  | 'db'
+  | 'events'
+  | 'recordTeamFirst'
+  | 'settings'
+  | 'verificationKeys'
+>;
+
+export const collectionsHandlers = (core: CollectionsDeps): HandlersFor<typeof collectionsChannels> => {
   // The payment operations (operations/charge.ts) on the active profile's charge service, read per call
   // (a profile switch replaces it); what they tell the window goes out as payments.progress.
   const payments = (): ChargeOperationDeps => ({

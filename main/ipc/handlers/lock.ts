@@ -2,7 +2,10 @@ import type { Core } from '../../app/core.js';
 import type { lockChannels } from '../contract/lock.js';
 import type { HandlersFor } from './types.js';
 
-export const lockHandlers = (core: Core): HandlersFor<typeof lockChannels> => ({
+/** What these handlers call on the desk: named, not the whole Core. */
+export type LockDeps = Pick<Core, 'lock'>;
+
+export const lockHandlers = (core: LockDeps): HandlersFor<typeof lockChannels> => ({
   'lock.status': () => core.lock.status(),
   'lock.unlock': ({ secret, remember }) => core.lock.unlock(secret, remember === undefined ? {} : { remember }),
   'lock.setPassphrase': ({ passphrase }) => core.lock.setPassphrase(passphrase),

@@ -4,7 +4,10 @@ import type { HandlersFor } from './types.js';
 import { listPaymentOptions, paymentOptionsList } from '../../store/sqlite/payment-options.js';
 import { cacheState } from '../../store/sqlite/poll-runs.js';
 
-export const optionsHandlers = (core: Core): HandlersFor<typeof optionsChannels> => ({
+/** What these handlers call on the desk: named, not the whole Core. */
+export type OptionsDeps = Pick<Core, 'charges' | 'clock' | 'db' | 'poller' | 'settings'>;
+
+export const optionsHandlers = (core: OptionsDeps): HandlersFor<typeof optionsChannels> => ({
   'options.list': async (q) => {
     const now = core.clock.now();
     const list = paymentOptionsList(core.db, {

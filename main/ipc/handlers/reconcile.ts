@@ -14,7 +14,10 @@ import { resolve } from '../../operations/resolve.js';
 import { fullRuns } from '../../operations/reconcile.js';
 import { listSecurityLog } from '../../callbacks/security-log.js';
 
-export const reconcileHandlers = (core: Core): HandlersFor<typeof reconcileChannels> => {
+/** What these handlers call on the desk: named, not the whole Core. */
+export type ReconcileDeps = Pick<Core, 'clock' | 'db' | 'events' | 'onClose' | 'recordTeamFirst' | 'settings' | 'team'>;
+
+export const reconcileHandlers = (core: ReconcileDeps): HandlersFor<typeof reconcileChannels> => {
   const opts = () => ({ now: core.clock.now(), stalePendingAfterMs: core.settings().stalePendingAfterMs });
   // The full run in flight (one at a time), cancellable by the id the renderer gave it.
   const runs = fullRuns({

@@ -61,7 +61,10 @@ function defaultName(job: ExportJob): string {
     : 'collections.csv';
 }
 
-export const reportsHandlers = (core: Core): HandlersFor<typeof reportsChannels> => {
+/** What these handlers call on the desk: named, not the whole Core. */
+export type ReportsDeps = Pick<Core, 'chooseSavePath' | 'clock' | 'dataDir' | 'db' | 'events' | 'onClose' | 'settings'>;
+
+export const reportsHandlers = (core: ReportsDeps): HandlersFor<typeof reportsChannels> => {
   const running = runningExports();
   core.onClose(() => running.cancelAll());
   const deps = () => ({

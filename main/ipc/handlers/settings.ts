@@ -19,7 +19,27 @@ import {
 } from '../../settings/index.js';
 import { transportOf, type SslMode } from '../../team/tls.js';
 import { secretStatus, type SecretName } from '../../secrets/index.js';
-import { saveSettingsChange } from '../../operations/switch-profile.js';
+import { saveSettingsChange, type SwitchProfileDeps } from '../../operations/switch-profile.js';
+
+/** What these handlers call on the desk: named, not the whole Core (a profile switch: operations/switch-profile.ts). */
+export type SettingsDeps = Pick<
+  Core,
+  | 'appStatus'
+  | 'callbackReceiverUrl'
+  | 'chooseOpenPath'
+  | 'clock'
+  | 'confirm'
+  | 'dataDir'
+  | 'db'
+  | 'embedded'
+  | 'events'
+  | 'logger'
+  | 'poller'
+  | 'reconnect'
+  | 'secrets'
+  | 'settings'
+> &
+  SwitchProfileDeps;
 
 const SECRET: Record<KeyName, SecretName> = {
   publicKey: 'public-key',
@@ -27,7 +47,7 @@ const SECRET: Record<KeyName, SecretName> = {
   signingKey: 'signing-key',
 };
 
-export async function settingsView(core: Core): Promise<SettingsView> {
+export async function settingsView(core: SettingsDeps): Promise<SettingsView> {
   const { settings: s, problems } = readSettings(core.db);
   const store = core.secrets();
   const keys = await secretStatus(store);
@@ -92,7 +112,7 @@ function transportView(s: Settings): SettingsView['teamTransport'] {
   }
 }
 
-function refuseOnEmbedded(core: Core, what: string): void {
+function refuseOnEmbedded(core: SettingsDeps, what: string): void {
   if (core.settings().profile === 'embedded') {
     throw new AppError(
       'validation',
@@ -103,7 +123,7 @@ function refuseOnEmbedded(core: Core, what: string): void {
 }
 
 /** A receiver reachable from other machines only with the user's yes in the main process. */
-async function confirmListenAddress(core: Core, p: SettingsPatch): Promise<void> {
+async function confirmListenAddress(core: SettingsDeps, p: SettingsPatch): Promise<void> {
   const host = listenAddressNeedingConfirm(core.settings(), p);
   if (host === null) return;
   const ok = core.confirm
@@ -129,7 +149,7 @@ async function confirmListenAddress(core: Core, p: SettingsPatch): Promise<void>
  * a host off this computer) only with the user's yes in the main process: the window alone must not
  * weaken it.
  */
-async function confirmTeamTransport(core: Core, p: SettingsPatch): Promise<void> {
+async function confirmTeamTransport(core: SettingsDeps, p: SettingsPatch): Promise<void> {
   if (p.teamSslMode === undefined && p.teamDatabaseUrl === undefined) return;
   const was = core.settings();
   const next = { ...was, ...p } as Settings;
@@ -161,7 +181,7 @@ async function confirmTeamTransport(core: Core, p: SettingsPatch): Promise<void>
   }
 }
 
-export const settingsHandlers = (core: Core): HandlersFor<typeof settingsChannels> => {
+export const settingsHandlers = (core: SettingsDeps): HandlersFor<typeof settingsChannels> => {
   const changed = async () => {
     await core.reconnect();
     core.events.emit('settings.changed', { profile: core.settings().profile });

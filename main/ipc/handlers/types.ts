@@ -1,5 +1,6 @@
-// The handler-table pattern. A capability exports `(core: Core) => HandlersFor<typeof xChannels>`
-// from main/ipc/handlers/<capability>.ts; main/ipc/handlers/index.ts merges the tables; dispatch.ts
+// The handler-table pattern. A capability exports `(deps: XDeps) => HandlersFor<typeof xChannels>` from
+// main/ipc/handlers/<capability>.ts, XDeps naming the members of Core it calls (a Pick: a handler is
+// given what it uses, and a test builds only that); main/ipc/handlers/index.ts merges the tables; dispatch.ts
 // validates each request against the contract's zod schema before the handler sees it.
 import type { z } from 'zod';
 import type { ChannelDef } from '../contract/define.js';

@@ -207,6 +207,17 @@ export async function newestEventSeq(db: Queryable, uptoSeq?: number): Promise<s
   return r.rows[0]?.max ?? null;
 }
 
+/** The chain hash team.events holds at each of `seqs` that it has, in seq order (bytea as '\x' and hex). */
+export async function selectEventHashes(db: Queryable, seqs: readonly number[]): Promise<[string, string][]> {
+  const r = await db.query<[string, string]>({
+    text: 'SELECT seq, hash FROM team.events WHERE seq = ANY($1::bigint[]) ORDER BY seq',
+    values: [seqs],
+    rowMode: 'array',
+    types: RAW_TEXT,
+  });
+  return r.rows;
+}
+
 /** The event of `seq`: who wrote it, when, and its note (a refused resolution names the one that stands). */
 export async function selectEventBySeq(
   db: Queryable,

@@ -14,6 +14,7 @@ import {
   copySnapshotTables,
   detachSnapshot,
   endCopy,
+  rebuildIndexes,
 } from '../../store/sqlite/team/snapshot-copy.js';
 
 export interface CopyJob {
@@ -30,7 +31,13 @@ export interface CopyJob {
  * copy is ever visible without that record.
  */
 export type CopyCommand =
-  { what: 'rollback' } | { what: 'commit'; signatureCheck?: { signed: number; events: number } };
+  | { what: 'rollback' }
+  | {
+      what: 'commit';
+      signatureCheck?: { signed: number; events: number };
+      /** Tables whose indexes in the file do not match their rows: rebuilt here before the commit. */
+      reindex?: ('collections' | 'collection_events')[];
+    };
 
 export type CopyMessage =
   | { type: 'copied' }
@@ -61,6 +68,7 @@ try {
 }
 parentPort!.on('message', (m: CopyCommand) => {
   try {
+    if (open && m.what === 'commit') for (const table of m.reindex ?? []) rebuildIndexes(db, table);
     if (open && m.what === 'commit' && m.signatureCheck)
       owesSignatureCheck(db, {
         uptoEventId: m.signatureCheck.events,

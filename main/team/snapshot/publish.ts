@@ -1,7 +1,9 @@
 // Making a snapshot: the bulk copy of the team's events up to the newest seq into a fresh SQLite file
 // (exactly what a new desk's replay makes, less the reconciliation, which every desk computes itself),
-// then stored in the team database (store.ts). `merchant-desk team snapshot` runs it, signed in as
-// back_office or admin; the README suggests a nightly timer beside `serve`.
+// with, beside each event's row, what the row leaves out of the team event and, every MARK_EVERY seqs,
+// its chain hash (snapshot_chain: a desk checks the file against the chain from these, chain.ts), then
+// stored in the team database (store.ts). `merchant-desk team snapshot` runs it, signed in as
+// back_office or admin; docs/team-setup.md suggests a nightly timer beside `serve`.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,8 +14,10 @@ import { TeamError } from '../errors.js';
 import { newestSeq } from '../events.js';
 import { bulkStart, type BulkProgress } from '../sync/bulk.js';
 import { storeSnapshot, type SnapshotInfo } from './store.js';
-import { snapshotSchemaVersion } from './verify.js';
+import { snapshotSchemaVersion } from './file-schema.js';
 import { teamEventVerifier } from '../evidence.js';
+import { createSnapshotChain, insertChainRows } from '../../store/sqlite/team/snapshot-chain.js';
+import { chainRowOf, startsBlock } from './chain.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 
 export interface PublishOptions {
@@ -38,6 +42,8 @@ export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> 
     const db = openDatabase(file);
     let counts: { events: number; collections: number };
     try {
+      createSnapshotChain(db);
+      let prevSeq = 0;
       const r = await bulkStart({
         pool: o.pool,
         db,
@@ -46,6 +52,21 @@ export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> 
         reconcile: false,
         ...(o.keys ? { verify: teamEventVerifier(o.keys) } : {}),
         ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+        // Each event is the row after the ones before it: a fresh file, and the record's event keys unique.
+        onCopied: (events, before, stored) => {
+          if (stored !== events.length)
+            throw new TeamError(
+              `the snapshot's copy stored ${stored} of ${events.length} events: its event keys repeat`,
+            );
+          insertChainRows(
+            db,
+            events.map((e, i) => {
+              const row = chainRowOf(e, before + i + 1, startsBlock(prevSeq, e.seq));
+              prevSeq = e.seq;
+              return row;
+            }),
+          );
+        },
       });
       if (!r) throw new TeamError('the snapshot was stopped part way');
       counts = recordCounts(db);

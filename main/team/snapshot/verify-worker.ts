@@ -1,20 +1,32 @@
-// Worker entry for the check of a snapshot (verify.ts) off the main thread: its own connection to the
-// team database and its own read-only one to the downloaded file, so the desk's window keeps answering
-// and the copy (copy-worker.ts) runs on the other core meanwhile. Progress and the outcome go back as
-// messages.
+// Worker entry for the checks of a snapshot (verify.ts, chain.ts) off the main thread: its own
+// connection to the team database and its own read-only one to the downloaded file, so the desk's window
+// keeps answering and the copy (copy-worker.ts) runs beside it. Several run at once: the file's events
+// against the hash chain (part 'chain', in parts), every row the desk takes against what the replay makes
+// of those events (part 'rows'), and each table's indexes in the file against its rows (part 'indexes').
+// Progress and the outcome go back as messages.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from '../../store/sqlite/connection.js';
 import { openTeamPool } from '../pool.js';
 import type { TeamTls } from '../tls.js';
 import { verifySnapshot } from './verify.js';
+import { checkSnapshotChain } from './chain.js';
+import { indexesMatchRows } from '../../store/sqlite/team/snapshot-copy.js';
 
 export interface VerifyJob {
+  /** rows: verify.ts; chain: chain.ts; indexes: the file's indexes of `table` against its rows. */
+  part: 'rows' | 'chain' | 'indexes';
+  table?: 'collections' | 'collection_events';
+  /** part 'chain': which of how many parts of the chain (chain.ts checkSnapshotChain). */
+  chainPart?: number;
+  chainParts?: number;
   /** With the password: it stays in this process's memory, like the pool's. */
   databaseUrl: string;
   /** The desk's TLS settings, so this connection checks the server as the pool's do. */
   tls: TeamTls;
   file: string;
   uptoSeq: number;
+  /** The events the publisher said the file holds (the chain check holds it to them). */
+  events: number;
   chunk?: number;
   /** The desk's keys for its own check of signed events (PEM text and the signing key, or null). */
   keys?: { signingKey: string | null; servicePublicKey: string | null };
@@ -25,16 +37,21 @@ export interface VerifyJob {
 export type VerifyMessage =
   | { type: 'progress'; seq: number }
   | {
-      type: 'done';
+      type: 'rows';
       events: number;
       collections: number;
       /** Signed events whose verdict was taken as stored (deferSignatures), for the re-check after. */
       signed: number;
-      headSeq: number;
-      headHash: string;
+    }
+  | {
+      type: 'chain';
+      /** The record's head, from the last part: [seq, hash in hex]. */
+      head: [number, string] | null;
       /** [seq, hash in hex] of each mark the check passed. */
       marks: [number, string][];
     }
+  | { type: 'indexes'; table: 'collections' | 'collection_events'; match: boolean }
+  | { type: 'stopped' }
   | { type: 'error'; name: string; message: string; code?: string };
 
 const job = workerData as VerifyJob;
@@ -43,24 +60,39 @@ const pool = openTeamPool(job.databaseUrl, { max: 2, tls: job.tls });
 // Read through a memory map rather than copying every page of a file this size into the cache.
 const snap = openConnection(job.file, 'snapshot');
 try {
-  const r = await verifySnapshot({
-    pool,
-    snap,
-    uptoSeq: job.uptoSeq,
-    ...(job.chunk ? { chunk: job.chunk } : {}),
-    ...(job.keys ? { keys: job.keys } : {}),
-    ...(job.deferSignatures ? { deferSignatures: true } : {}),
-    onProgress: (seq) => post({ type: 'progress', seq }),
-  });
-  post({
-    type: 'done',
-    events: r!.events,
-    collections: r!.collections,
-    signed: r!.signed,
-    headSeq: r!.head.seq,
-    headHash: r!.head.hash.toString('hex'),
-    marks: r!.marks.map((m) => [m.seq, m.hash.toString('hex')]),
-  });
+  if (job.part === 'indexes') {
+    const table = job.table!;
+    post({ type: 'indexes', table, match: indexesMatchRows(snap, table) });
+  } else if (job.part === 'chain') {
+    const r = await checkSnapshotChain({
+      pool,
+      snap,
+      uptoSeq: job.uptoSeq,
+      events: job.events,
+      part: job.chainPart ?? 0,
+      of: job.chainParts ?? 1,
+    });
+    if (!r) post({ type: 'stopped' });
+    else
+      post({
+        type: 'chain',
+        head: r.head ? [r.head.seq, r.head.hash.toString('hex')] : null,
+        marks: r.marks.map((m) => [m.seq, m.hash.toString('hex')]),
+      });
+  } else {
+    const r = await verifySnapshot({
+      pool,
+      snap,
+      uptoSeq: job.uptoSeq,
+      events: job.events,
+      ...(job.chunk ? { chunk: job.chunk } : {}),
+      ...(job.keys ? { keys: job.keys } : {}),
+      ...(job.deferSignatures ? { deferSignatures: true } : {}),
+      onProgress: (seq) => post({ type: 'progress', seq }),
+    });
+    if (!r) post({ type: 'stopped' });
+    else post({ type: 'rows', events: r.events, collections: r.collections, signed: r.signed });
+  }
 } catch (e) {
   const err = e as Error & { code?: string };
   post({ type: 'error', name: err.name, message: err.message, ...(err.code ? { code: err.code } : {}) });

@@ -42,7 +42,7 @@ import {
 import { lastSeq, setLastSeq } from '../../store/sqlite/team/sync-state.js';
 import { projectEvent, type NewEvent, type Projected } from '../../collections/event-rules.js';
 import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
-import { newestSeq, pullPageRaw, type PullResult, type TeamEvent } from '../events.js';
+import { newestSeq, pullPageRaw, type ChainedEvent, type PullResult, type TeamEvent } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { checkChain, START, type ChainHead } from '../chain.js';
@@ -158,6 +158,11 @@ export interface BulkOptions {
   reconcile?: boolean;
   /** This desk's own check of each signed event (team/evidence.ts), as applyEvents takes it. */
   verify?: EventVerifier;
+  /**
+   * Told each page once it is committed: its events (checked against the chain) and how many the copy
+   * stored before it (a snapshot's publisher keeps what the rows leave out of each, team/snapshot/publish.ts).
+   */
+  onCopied?: (events: readonly ChainedEvent[], storedBefore: number, stored: number) => void;
 }
 
 export interface BulkStarted {
@@ -213,7 +218,9 @@ async function copyAll(
     if (page.more) next = fetch(page.lastSeq);
     if (page.events.length) {
       head = checkChain(head, page.events, (m) => marks.push(m));
-      applied += copyChunk(db, ids, page.events, o.verify);
+      const stored = copyChunk(db, ids, page.events, o.verify);
+      o.onCopied?.(page.events, applied, stored);
+      applied += stored;
       after = page.lastSeq;
       o.onProgress?.({ copiedSeq: after, totalSeq: Math.max(totalSeq, after) });
     }

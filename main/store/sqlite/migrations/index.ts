@@ -20,6 +20,7 @@ import { sql as m017 } from './017-team-chain.js';
 import { sql as m018 } from './018-team-trust-state.js';
 import { sql as m019 } from './019-team-refold.js';
 import { sql as m020 } from './020-team-rollback.js';
+import { sql as m021 } from './021-collections-day-text-indexes.js';
 
 export interface Migration {
   version: number;
@@ -48,4 +49,5 @@ export const migrations: Migration[] = [
   { version: 18, name: 'team-trust-state', sql: m018 },
   { version: 19, name: 'team-refold', sql: m019 },
   { version: 20, name: 'team-rollback', sql: m020 },
+  { version: 21, name: 'collections-day-text-indexes', sql: m021 },
 ];

@@ -89,16 +89,26 @@ export type ReportRow = [
 ];
 
 /**
- * Runs of neighbouring text cells, joined by SQLite (concat_ws of values that are never NULL), so that a
- * row reaches JS as 14 values instead of 20 (each text value handed over costs a V8 string, ~85 ns; the
- * vocabulary cells joined with || cost SQLite an allocation per part). The writer writes a run as it is
- * when none of its cells needs a guard or quotes; otherwise it reads that row again by id
- * (reportRowById), one value per column.
+ * The report's row as ONE text per row, put together by SQLite (concat_ws, in C), so that a row reaches
+ * JS as one value instead of one per column (each value handed over costs V8 an object; the cells
+ * joined cost SQLite next to nothing). Its layout, in the report's column order:
+ *
+ *   refs US created US amount US middle RS description RS customer_name RS contact US changed US
+ *   status_message RS resolution_note US completed US urls
+ *
+ * (US is char(31), RS char(30)), where each run (refs, middle, contact, urls) is its cells joined by
+ * commas, NULL written as '' (LINE_RUNS), the three times and the amount are the integers as stored,
+ * completed is '' for NULL and 'x' for a value that is not an integer, and the free-text cells are as
+ * stored ('' for NULL). urls ends with the collection's id. A writer formats the times and the amount
+ * and checks every other cell (reports/writers.ts); a row whose cells hold US, RS, or anything it does
+ * not take as it is, it reads again by id (reportRowById), one value per column. (A BLOB in a text
+ * column is its bytes as text here, as concat_ws makes it: the report wrote it so in every column but
+ * the four free-text ones, where it stopped with an error.)
  */
-const RUNS = {
+export const LINE_RUNS = {
   refs: ['c.merchant_reference', 'c.internal_reference'],
-  // currency and the closed-vocabulary cells (free text likely to hold a comma or a quote: description,
-  // customer_name, status_message, resolution_note, comes one value per column and goes through textCell)
+  // currency, then the closed-vocabulary cells (statuses checked by the schema or set only to final
+  // statuses by reconciliation, outcome kinds, booleans)
   middle: [
     'c.currency',
     'c.status',
@@ -118,45 +128,23 @@ const RUNS = {
   urls: ['c.payment_url', 'c.redirect_url', 'c.id'],
 } as const;
 
-/** How many cells each run of a RunsRow holds (refs: index 0, middle: 4, contact: 7, urls: 12). */
-export const RUN_CELLS = {
-  refs: RUNS.refs.length,
-  middle: RUNS.middle.length,
-  contact: RUNS.contact.length,
-  urls: RUNS.urls.length,
-} as const;
-
-/** A row of the runs query: runs joined by commas, other cells one value each; the id last. */
-export type RunsRow = [
-  string,
-  number,
-  number,
-  string,
-  string,
-  string,
-  string | null,
-  string,
-  number,
-  string | null,
-  string | null,
-  number | null,
-  string,
-  number,
-];
-
-function collectionsRunsQuery(p: CreatedRange): { sql: string; params: Params } {
+function collectionsLineQuery(p: CreatedRange): { sql: string; params: Params } {
   const w = rangeWhere(p);
   const run = (cells: readonly string[]) => `concat_ws(',', ${cells.map((x) => `coalesce(${x}, '')`).join(', ')})`;
-  const sql = `SELECT ${run(RUNS.refs)}, c.created_at, c.amount_minor, c.currency, ${run(RUNS.middle)}, c.description, c.customer_name,
-  ${run(RUNS.contact)}, c.status_changed_at, c.status_message, r.resolution_note, r.completed_at, ${run(RUNS.urls)}, c.id
+  const free = (x: string) => `coalesce(${x}, '')`;
+  const sep = (x: string, y: string) => `concat_ws(char(30), ${x}, ${y})`;
+  const middle = `concat_ws(char(30), ${run(LINE_RUNS.middle)}, ${free('c.description')}, ${free('c.customer_name')}, ${run(LINE_RUNS.contact)})`;
+  const completed = `(CASE WHEN typeof(r.completed_at) = 'integer' THEN r.completed_at WHEN r.completed_at IS NULL THEN '' ELSE 'x' END)`;
+  const sql = `SELECT concat_ws(char(31), ${run(LINE_RUNS.refs)}, c.created_at, c.amount_minor, ${middle}, c.status_changed_at,
+  ${sep(free('c.status_message'), free('r.resolution_note'))}, ${completed}, ${run(LINE_RUNS.urls)})
   ${FROM} ${w.where} ${ORDER}`;
   return { sql, params: w.params };
 }
 
-/** The report's rows in created_at order, runs joined (RunsRow). */
-export function reportRuns(db: ReadDb, p: CreatedRange): IterableIterator<RunsRow> {
-  const q = collectionsRunsQuery(p);
-  return readStatement(db, q.sql, 'raw').iterate(q.params) as IterableIterator<RunsRow>;
+/** The report's rows in created_at order, one text each (the layout above). */
+export function reportLines(db: ReadDb, p: CreatedRange): IterableIterator<string> {
+  const q = collectionsLineQuery(p);
+  return readStatement(db, q.sql, 'pluck').iterate(q.params) as IterableIterator<string>;
 }
 
 /** Reads one report row by collection id, one value per column (ReportRow). */
@@ -173,13 +161,27 @@ export function reportRowCount(db: ReadDb, p: CreatedRange): number {
 }
 
 /**
- * The created_at of the row `offset` rows into [from, to) in created_at order (a split point between
- * two export segments), or undefined past the end.
+ * Where the next part of an export after `from` ends: the created_at of the row `rows` rows after the
+ * first one at or after `from` (none: from the start) and before `to`, or, when that row's time is
+ * `from` itself (more ties than `rows`), the next greater time. Undefined when fewer rows are left
+ * (the part runs to `to`). Parts are [from, end): each created_at is in exactly one of them.
  */
-export function createdAtAtOffset(db: ReadDb, from: number, to: number, offset: number): number | undefined {
-  return readStatement(
+export function partEnd(db: ReadDb, from: number | undefined, to: number | undefined, rows: number): unknown {
+  const t = newTerms();
+  if (from !== undefined) t.where.push('created_at >= @from');
+  if (to !== undefined) t.where.push('created_at < @to');
+  const params = { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), rows };
+  const at = readStatement(
     db,
-    `SELECT created_at FROM collections WHERE created_at >= ? AND created_at < ? ORDER BY created_at LIMIT 1 OFFSET ?`,
+    `SELECT created_at FROM collections ${whereOf(t.where)} ORDER BY created_at LIMIT 1 OFFSET @rows`,
     'pluck',
-  ).get(from, to, offset) as number | undefined;
+  ).get(params);
+  if (at === undefined || at !== from) return at;
+  return (
+    readStatement(
+      db,
+      `SELECT min(created_at) FROM collections WHERE created_at > @from${to !== undefined ? ' AND created_at < @to' : ''}`,
+      'pluck',
+    ).get({ from, ...(to !== undefined ? { to } : {}) }) ?? undefined
+  );
 }
