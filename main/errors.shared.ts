@@ -33,7 +33,3 @@ export class DeskError extends Error {
     this.expose = opts.expose ?? false;
   }
 }
-
-export function isDeskError(e: unknown): e is DeskError {
-  return e instanceof DeskError;
-}

@@ -31,7 +31,8 @@ import { appVersion } from './paths.js';
 import { openWorkspace, type EmbeddedSandbox, type SandboxOptions, type Workspace } from './workspace.js';
 import { createProfileSwitcher } from './profile-switch.js';
 import { wireLedgerReconciliation } from './ledger.js';
-import { createAppLock, LockError, type IdleLock, type Unlocker } from '../lock/index.js';
+import type { IdleLock, Unlocker } from '../lock/index.js';
+import { createLock, signInRemembered } from './lock-sign-in.js';
 import type { TeamSession } from '../team/session.js';
 import type { NewEvent } from '../collections/event-rules.js';
 import type { TeamFirstWhat } from './team.js';
@@ -168,6 +169,26 @@ export interface ComposeOptions {
   teamSyncEveryMs?: number;
 }
 
+/** Closes the switcher, then every close step (the last added first), then the workspace; a failed step is logged. */
+async function closeAll(
+  switcher: { close(): Promise<void> },
+  closers: (() => void | Promise<void>)[],
+  ws: () => Workspace,
+  logger: Logger,
+): Promise<void> {
+  await switcher.close();
+  for (const fn of closers.reverse()) {
+    try {
+      await fn();
+    } catch (e) {
+      logger.error({ err: e }, 'close step failed');
+    }
+  }
+  await ws().close();
+  logger.info('closed');
+  logger.flush?.();
+}
+
 export async function composeCore(opts: ComposeOptions): Promise<Core> {
   wireLedgerReconciliation();
   const paths = dataPaths(opts.dataDir);
@@ -205,48 +226,10 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     replace: (next) => (ws = next),
   });
 
-  // The lock belongs to the app, not to a profile: it outlives a profile switch. On a team profile it
-  // is also the sign-in: the app starts locked and the operator's password opens the team session.
-  const lock = createAppLock({
-    clock,
-    idleLockMinutes: () => loadSettings(ws.db).idleLockMinutes,
-    onChange: (locked) => events.emit('lock.changed', { locked }),
-    logger,
-    startLocked: ws.team() !== null,
-    ...(opts.lock?.checkEveryMs === undefined ? {} : { checkEveryMs: opts.lock.checkEveryMs }),
-    unlocker: () => opts.lock?.unlocker?.() ?? ws.team()?.unlocker ?? null,
-  });
+  const lock = createLock(opts.lock, { clock, logger, events, current: () => ws });
   closers.unshift(() => lock.close());
   closers.unshift(events.subscribe((event) => event === 'team.signedOut' && lock.lockNow()));
-
-  /** A password the operator asked to be remembered signs them in by itself; a stale one is forgotten. */
-  async function signInRemembered(): Promise<void> {
-    const link = ws.team();
-    if (!link) return;
-    let password: string | null;
-    try {
-      password = await link.rememberedPassword();
-    } catch (e) {
-      logger.warn({ err: e }, 'cannot read the remembered team password');
-      return;
-    }
-    if (!password || link !== ws.team()) return;
-    try {
-      await lock.unlock(password);
-    } catch (e) {
-      if (e instanceof LockError && e.kind === 'wrong_passphrase') {
-        logger.info('the remembered team password was refused; forgotten');
-        await link.forgetPassword().catch(() => {});
-      } else logger.warn({ err: e }, 'signing in with the remembered team password failed');
-    }
-  }
-  const signedInOnStart = signInRemembered();
-  events.subscribe((event) => {
-    if ((event !== 'profile.switched' && event !== 'workspace.reopened') || !ws.team()) return;
-    // Another profile's operator, or the newly named one, signs in before the data shows.
-    lock.lockNow();
-    void signInRemembered();
-  });
+  const signedInOnStart = signInRemembered({ lock, logger, events, current: () => ws });
 
   let closed: Promise<void> | null = null;
   const core: Core = {
@@ -290,20 +273,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
       return link ? link.recordFirst(evs, what) : [...evs];
     },
     onClose: (fn) => void closers.push(fn),
-    close: () =>
-      (closed ??= (async () => {
-        await switcher.close();
-        for (const fn of closers.reverse()) {
-          try {
-            await fn();
-          } catch (e) {
-            logger.error({ err: e }, 'close step failed');
-          }
-        }
-        await ws.close();
-        logger.info('closed');
-        logger.flush?.();
-      })()),
+    close: () => (closed ??= closeAll(switcher, closers, () => ws, logger)),
   };
   return core;
 }

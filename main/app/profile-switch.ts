@@ -44,6 +44,93 @@ export interface ProfileSwitcher {
   close(): Promise<void>;
 }
 
+/**
+ * Opens `profile`'s database with its settings (and the patch) checked and written, before anything is
+ * closed: a refused switch leaves the current workspace running untouched. A profile opened for the first
+ * time keeps who is working and their thresholds (not per environment) from `ws`.
+ */
+function openTarget(dataDir: string, profile: Profile, patch: SettingsPatch, ws: Workspace, clock: Clock): Db {
+  const fresh = !fs.existsSync(dataPaths(dataDir, profile).db);
+  const db = openProfileDatabase(dataDir, profile);
+  try {
+    const cur = loadSettings(ws.db);
+    const carried: SettingsPatch = fresh
+      ? {
+          operatorName: cur.operatorName,
+          staleAfterMs: cur.staleAfterMs,
+          stalePendingAfterMs: cur.stalePendingAfterMs,
+        }
+      : {};
+    updateSettings(db, { ...carried, ...patch, profile }, clock);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}
+
+/**
+ * `merchant-desk connect --profile` (another process) records a new active profile: follow it, a moment
+ * after the file changes, and again after a switch in progress; a failed switch is said in a notice.
+ */
+function followActiveProfile(o: {
+  dataDir: string;
+  logger: Logger;
+  events: AppEventBus;
+  closed(): boolean;
+  switching(): boolean;
+  current(): Profile;
+  switchTo(profile: Profile): Promise<void>;
+}): { close(): void } {
+  const { dataDir, logger } = o;
+  let watcher: fs.FSWatcher | null = null;
+  let followTimer: NodeJS.Timeout | null = null;
+  const follow = () => {
+    followTimer = null;
+    if (o.closed()) return;
+    let wanted: Profile;
+    try {
+      wanted = readActiveProfile(dataDir, logger);
+    } catch (e) {
+      logger.warn({ err: e }, 'cannot read the active profile');
+      return;
+    }
+    if (o.switching()) {
+      followTimer = setTimeout(follow, 100); // look again once the switch in progress is done
+      return;
+    }
+    if (wanted === o.current()) return;
+    logger.info({ profile: wanted }, 'the active profile was changed outside the app; switching');
+    o.switchTo(wanted).catch((e: unknown) => {
+      logger.error({ err: e }, 'could not switch to the profile chosen outside the app');
+      o.events.emit('notice', {
+        level: 'error',
+        message: `Could not switch to the ${wanted} profile: ${(e as Error).message}`,
+      });
+    });
+  };
+  try {
+    const activeProfileFile = path.basename(dataPaths(dataDir).activeProfile);
+    watcher = fs.watch(dataDir, (_type, name) => {
+      if (name !== activeProfileFile) return;
+      if (followTimer) clearTimeout(followTimer);
+      followTimer = setTimeout(follow, 100);
+    });
+    watcher.on('error', (e) => logger.warn({ err: e }, 'stopped watching the active profile'));
+  } catch (e) {
+    logger.warn(
+      { err: e },
+      'cannot watch the active profile; a profile chosen with connect applies when the app starts again',
+    );
+  }
+  return {
+    close() {
+      watcher?.close();
+      if (followTimer) clearTimeout(followTimer);
+    },
+  };
+}
+
 export function createProfileSwitcher(opts: ProfileSwitchOptions): ProfileSwitcher {
   const { dataDir, clock, logger, events } = opts;
   let switching: Promise<void> | null = null;
@@ -62,25 +149,8 @@ export function createProfileSwitcher(opts: ProfileSwitchOptions): ProfileSwitch
       if (Object.keys(patch).length) updateSettings(ws.db, patch, clock);
       return;
     }
-    // Validate the new profile's settings (with the patch) before anything is closed: a refused
-    // switch leaves the current workspace running untouched.
-    const fresh = !fs.existsSync(dataPaths(dataDir, profile).db);
-    const db = openProfileDatabase(dataDir, profile);
-    try {
-      // A profile opened for the first time keeps who is working and their thresholds (not per environment).
-      const cur = loadSettings(ws.db);
-      const carried: SettingsPatch = fresh
-        ? {
-            operatorName: cur.operatorName,
-            staleAfterMs: cur.staleAfterMs,
-            stalePendingAfterMs: cur.stalePendingAfterMs,
-          }
-        : {};
-      updateSettings(db, { ...carried, ...patch, profile }, clock);
-    } catch (e) {
-      db.close();
-      throw e;
-    }
+    // Validate the new profile's settings (with the patch) before anything is closed.
+    const db = openTarget(dataDir, profile, patch, ws, clock);
     await run(async () => {
       await restart(ws, db, `switching profile failed; staying on ${from}`, { profile });
       ws.db.close();
@@ -134,47 +204,15 @@ export function createProfileSwitcher(opts: ProfileSwitchOptions): ProfileSwitch
     });
   }
 
-  // `merchant-desk connect --profile` (another process) records a new active profile: follow it.
-  let watcher: fs.FSWatcher | null = null;
-  let followTimer: NodeJS.Timeout | null = null;
-  const follow = () => {
-    followTimer = null;
-    if (closed) return;
-    let wanted: Profile;
-    try {
-      wanted = readActiveProfile(dataDir, logger);
-    } catch (e) {
-      logger.warn({ err: e }, 'cannot read the active profile');
-      return;
-    }
-    if (switching) {
-      followTimer = setTimeout(follow, 100); // look again once the switch in progress is done
-      return;
-    }
-    if (wanted === loadSettings(opts.current().db).profile) return;
-    logger.info({ profile: wanted }, 'the active profile was changed outside the app; switching');
-    switchProfile(wanted).catch((e: unknown) => {
-      logger.error({ err: e }, 'could not switch to the profile chosen outside the app');
-      events.emit('notice', {
-        level: 'error',
-        message: `Could not switch to the ${wanted} profile: ${(e as Error).message}`,
-      });
-    });
-  };
-  try {
-    const activeProfileFile = path.basename(dataPaths(dataDir).activeProfile);
-    watcher = fs.watch(dataDir, (_type, name) => {
-      if (name !== activeProfileFile) return;
-      if (followTimer) clearTimeout(followTimer);
-      followTimer = setTimeout(follow, 100);
-    });
-    watcher.on('error', (e) => logger.warn({ err: e }, 'stopped watching the active profile'));
-  } catch (e) {
-    logger.warn(
-      { err: e },
-      'cannot watch the active profile; a profile chosen with connect applies when the app starts again',
-    );
-  }
+  const following = followActiveProfile({
+    dataDir,
+    logger,
+    events,
+    closed: () => closed,
+    switching: () => switching !== null,
+    current: () => loadSettings(opts.current().db).profile,
+    switchTo: (profile) => switchProfile(profile),
+  });
 
   return {
     switchProfile,
@@ -182,8 +220,7 @@ export function createProfileSwitcher(opts: ProfileSwitchOptions): ProfileSwitch
     settled,
     close: async () => {
       closed = true;
-      watcher?.close();
-      if (followTimer) clearTimeout(followTimer);
+      following.close();
       await switching?.catch(() => {});
     },
   };

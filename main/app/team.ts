@@ -14,19 +14,17 @@ import type { TeamChargeSeam } from '../collections/charge/types.js';
 import { TeamError, TeamPermissionError, TeamUnavailableError, translatePgError } from '../team/errors.js';
 import { roleWords, type TeamRole } from '../team/roles.shared.js';
 import { recordTeamFirst, type TeamFirstWhat } from '../team/record.js';
-import { startTeamSession, type TeamSession } from '../team/session.js';
-import { rollbackWords } from '../team/chain-words.shared.js';
-import type { TeamSyncStatus } from '../team/sync/pull.js';
+import type { TeamSession } from '../team/session.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
 import { DEFAULT_TLS, transportOf, type TeamTls } from '../team/tls.js';
 import type { AppEventBus } from './event-bus.js';
 import { teamNotices } from './team-notices.js';
+import { startSession, syncStatusNotices } from './team-session.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import type { TeamLinkState } from './status.js';
 import { outboxCounts } from '../collections/outbox.js';
 import { heapWhileCatchingUp } from './heap.js';
-import { notificationsExplained } from '../team/notify-words.shared.js';
 import { teamCharges } from '../operations/charge.js';
 
 export interface TeamLink {
@@ -85,21 +83,81 @@ function localCopySyncedAt(db: Db): number | null {
   }
 }
 
+/**
+ * Records `evs` in the team database first (see TeamLink.recordFirst); a refusal or an outage is an
+ * AppError in the operator's words.
+ */
+async function recordFirstOn(
+  s: TeamSession | null,
+  login: string,
+  evs: readonly NewEvent[],
+  what: TeamFirstWhat,
+): Promise<NewEvent[]> {
+  if (!s) throw new AppError('unavailable', `Sign in as ${login} to the team database first.`);
+  const wrong = s.wrongDatabase();
+  if (wrong) throw new AppError('unavailable', wrong);
+  try {
+    return await recordTeamFirst(s.pool, evs);
+  } catch (e) {
+    const t = e instanceof TeamError ? e : translatePgError(e, what.action, login);
+    if (t instanceof TeamPermissionError) {
+      // The role the database holds now, which may not be the one this desk last read.
+      const role = (await s.standing.refresh()) ?? s.role;
+      throw new AppError(
+        'forbidden',
+        `${login} (${roleWords(role)}) may not ${what.action}: the team database refused it.`,
+      );
+    }
+    if (t instanceof TeamUnavailableError)
+      throw new AppError(
+        'unavailable',
+        `The team database cannot be reached, so no ${what.noun} can be recorded: each is recorded there first, so every desk sees it. The local copy stays readable; try again when the status bar says the team database is back.`,
+      );
+    throw t;
+  }
+}
+
+/** The outbox's counts for the status bar; null when the database cannot be read (closing). */
+function countOutbox(db: Db): { pending: number; refused: number } | null {
+  try {
+    return outboxCounts(db);
+  } catch {
+    return null;
+  }
+}
+
+/** The link's state for the status bar (status.ts). */
+function linkState(o: TeamLinkOptions, session: TeamSession | null, transportWarning: string | null): TeamLinkState {
+  const s = session?.sync.status();
+  return {
+    login: o.login,
+    role: session?.role ?? null,
+    signedIn: session !== null,
+    online: s?.online ?? false,
+    lastSyncAt: s?.lastPullAt ?? localCopySyncedAt(o.db),
+    reached: (s?.lastPullAt ?? null) !== null,
+    error: s?.error ?? null,
+    catchingUp: s?.catchingUp ?? null,
+    transportWarning,
+    outbox: countOutbox(o.db),
+    chain: s?.chain ?? null,
+    signatures: s?.signatures ?? null,
+    rollback: s?.rollback ?? null,
+    notifications: s?.notifications ?? null,
+  };
+}
+
 export function createTeamLink(o: TeamLinkOptions): TeamLink {
   const { logger, events } = o;
   const remembered = o.remembered ?? new KeyringAppSecret(rememberedPasswordName(o.databaseUrl, o.login));
   let session: TeamSession | null = null;
   let closed = false;
-  let wasOffline = false;
-  /** The rollback last told (team/sync/rollback.ts): each one found or re-based is told once. */
-  let toldRollback: string | null = null;
-  /** Whether this desk said that notifications do not arrive (said once, until they arrive again). */
-  let toldNotArriving = false;
   const tls = o.tls ?? DEFAULT_TLS;
   // Chosen in Settings, and said at every start: in the log, and in the status bar for as long as it holds.
   const { warning: transportWarning, host, mode } = transportOf(o.databaseUrl, tls);
   if (transportWarning) logger.warn({ host, sslmode: mode }, transportWarning);
   const notices = teamNotices(events, o.db);
+  const statusNotices = syncStatusNotices(events);
 
   async function signedIn(pool: pg.Pool, role: TeamRole, how: { offline: boolean }): Promise<void> {
     if (closed) {
@@ -112,69 +170,9 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
       session.standing.signedInAs(role);
       return;
     }
-    session = startTeamSession({
-      pool,
-      login: o.login,
-      role,
-      db: o.db,
-      clock: o.clock,
-      logger,
-      syncEveryMs: o.syncEveryMs,
-      evidenceKeys: o.verificationKeys,
-      evidenceReady: o.verificationKeysReady,
-      // What the sync writes behind the screens is told the way the local poller and receiver tell it.
-      onApplied: notices.onApplied,
-      onOrphans: notices.onOrphans,
-      onCopied: notices.onCopied,
-      onPolled: (what, changed) =>
-        events.emit(what === 'balances' ? 'balances.polled' : 'options.polled', { outcome: 'ok', changed }),
-      standingEveryMs: o.standingEveryMs,
-      // The role the database holds now, within moments of an admin's change: the status bar, the
-      // screens' controls (they follow the status's role) and a notice that says who changed it.
-      onRoleChanged: (next, was, by) => {
-        logger.info({ login: o.login, role: next, was, by }, 'the team database holds another role for this login');
-        events.emit('notice', {
-          level: 'info',
-          message: `${by ?? 'An admin'} changed your role from ${roleWords(was)} to ${roleWords(next)}: this desk now offers what ${roleWords(next)} may do.`,
-        });
-        o.onChange();
-      },
-      onDisabled: () => void signOut('disabled'),
-      // An admin's open operator list re-reads (another admin's change, or this desk's own).
-      onOperatorChanged: (login) => events.emit('team.operatorsChanged', { login }),
-      onStatus: (s: TeamSyncStatus) => {
-        heapWhileCatchingUp(s.catchingUp ? s.catchingUp.totalSeq - s.catchingUp.copiedSeq : 0);
-        if (s.signInRefused) {
-          void signOut(s.disabled ? 'disabled' : 'refused');
-          return;
-        }
-        // The record went back in time (a failover, a restore from backup): told once found, once re-based.
-        const rb = s.rollback ? `${s.rollback.foundAt}:${s.rollback.phase}` : null;
-        if (rb && rb !== toldRollback && s.rollback) {
-          const first = toldRollback === null && s.rollback.phase === 'rebased';
-          toldRollback = rb;
-          if (!first) events.emit('notice', { level: 'warning', message: rollbackWords(s.rollback).text });
-        }
-        // Notifications that do not arrive (a transaction-mode pool) are said once as a notice naming the fix,
-        // and for as long as it holds in the status bar (status.ts).
-        if (s.notifications.arriving === false && !toldNotArriving) {
-          toldNotArriving = true;
-          events.emit('notice', { level: 'warning', message: notificationsExplained(s.notifications) });
-        } else if (s.notifications.arriving === true) toldNotArriving = false;
-        if (!s.online && s.error) wasOffline = true;
-        else if (s.online && !s.error && wasOffline) {
-          wasOffline = false;
-          events.emit('notice', {
-            level: 'info',
-            message: 'The team database is reachable again: the local copy is up to date.',
-          });
-        }
-        o.onChange();
-      },
-      onRefused: (entries, reason) => {
-        notices.onRefused(entries, reason);
-        o.onChange(); // the status bar counts them
-      },
+    session = startSession(o, pool, role, notices, {
+      signOut: (why) => void signOut(why),
+      statusNotices,
     });
     logger.info(
       { login: o.login, role, offline: how.offline },
@@ -220,66 +218,13 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   // The charges' team-first write, claim and refusal texts are the charge operation's.
   const charges = teamCharges({ login: o.login, session: () => session });
 
-  async function recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]> {
-    const s = session;
-    if (!s) throw new AppError('unavailable', `Sign in as ${o.login} to the team database first.`);
-    const wrong = s.wrongDatabase();
-    if (wrong) throw new AppError('unavailable', wrong);
-    try {
-      return await recordTeamFirst(s.pool, evs);
-    } catch (e) {
-      const t = e instanceof TeamError ? e : translatePgError(e, what.action, o.login);
-      if (t instanceof TeamPermissionError) {
-        // The role the database holds now, which may not be the one this desk last read.
-        const role = (await s.standing.refresh()) ?? s.role;
-        throw new AppError(
-          'forbidden',
-          `${o.login} (${roleWords(role)}) may not ${what.action}: the team database refused it.`,
-        );
-      }
-      if (t instanceof TeamUnavailableError)
-        throw new AppError(
-          'unavailable',
-          `The team database cannot be reached, so no ${what.noun} can be recorded: each is recorded there first, so every desk sees it. The local copy stays readable; try again when the status bar says the team database is back.`,
-        );
-      throw t;
-    }
-  }
-
-  /** The outbox's counts for the status bar; null when the database cannot be read (closing). */
-  function countOutbox(): { pending: number; refused: number } | null {
-    try {
-      return outboxCounts(o.db);
-    } catch {
-      return null;
-    }
-  }
-
   return {
     unlocker,
-    recordFirst,
+    recordFirst: (evs, what) => recordFirstOn(session, o.login, evs, what),
     session: () => session,
     rememberedPassword: () => remembered.get(),
     forgetPassword: () => remembered.delete(),
-    state() {
-      const s = session?.sync.status();
-      return {
-        login: o.login,
-        role: session?.role ?? null,
-        signedIn: session !== null,
-        online: s?.online ?? false,
-        lastSyncAt: s?.lastPullAt ?? localCopySyncedAt(o.db),
-        reached: (s?.lastPullAt ?? null) !== null,
-        error: s?.error ?? null,
-        catchingUp: s?.catchingUp ?? null,
-        transportWarning,
-        outbox: countOutbox(),
-        chain: s?.chain ?? null,
-        signatures: s?.signatures ?? null,
-        rollback: s?.rollback ?? null,
-        notifications: s?.notifications ?? null,
-      };
-    },
+    state: () => linkState(o, session, transportWarning),
     charges,
     async close() {
       closed = true;

@@ -32,10 +32,10 @@ export interface CallbackStore {
  * The desktop's store: callback events into SQLite, each collection reconciled once per group, in the
  * same commit, which syncs (synchronous=FULL) before any delivery of the group is answered.
  *
- * (Tried on 26 Nov and taken back the same day: committing a group with synchronous=NORMAL and answering
- * it after an fdatasync of the WAL on libuv's thread pool, two groups in flight. On a quiet machine it was
- * slower, 2,538-3,077 callbacks/s against 3,088-3,876/s with the plain FULL commit, in alternating rounds
- * of test/bench/ingest.ts: the groups shrank from about 26 deliveries to 18, so commits grew by a third.)
+ * The commit itself syncs rather than committing with synchronous=NORMAL and answering after an
+ * fdatasync of the WAL on libuv's thread pool (two groups in flight): that was slower on a quiet machine,
+ * 2,538-3,077 callbacks/s against 3,088-3,876/s in alternating rounds of test/bench/ingest.ts, because
+ * the groups shrank from about 26 deliveries to 18, so commits grew by a third.
  */
 export function sqliteCallbackStore(db: Db): CallbackStore {
   return {

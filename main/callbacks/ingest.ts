@@ -13,7 +13,7 @@ import { eventByKey } from '../store/sqlite/ledger/collection-events.js';
 import { collectionIdOf } from '../store/sqlite/ledger/intent-rows.js';
 import { callbackEvent, type CallbackSource, type VerifiedCallback } from './callback-event.js';
 import { callbackEvidence } from '../collections/evidence.js';
-import { parseCallbackBody } from '../service/wire.js';
+import { parseCallbackBody } from '../service/callback-wire.js';
 import { WireFormatError } from '../service/errors.js';
 import type { SignedFields } from '../service/types.js';
 import { checkSignatures, type SignatureKeys } from '../service/verify-callback.js';

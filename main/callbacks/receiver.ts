@@ -8,21 +8,20 @@
 // Abuse limits: a token bucket per remote address (rate-limit.ts; 429 + Retry-After), and server
 // time-outs so a client trickling a body or headers is disconnected (requestTimeoutMs).
 //
-// Group commit: deliveries that arrive within one event-loop turn (or groupCommitWindowMs) are stored in
-// ONE transaction, and each is answered only after that commit. If anything in the group fails, the
-// group is rolled back and every delivery is stored again on its own, so one bad delivery gets its 5xx
-// and the others are still stored and answered 2xx. Where a group is committed is the store's business
-// (callback-store.ts): the desktop's SQLite by default, the team's PostgreSQL under `serve`; a store
-// that cannot be reached is answered 503 so the service retries.
+// Group commit (group-commit.ts): deliveries that arrive together are stored in one transaction, each
+// answered only after it. Where a group is committed is the store's business (callback-store.ts): the
+// desktop's SQLite by default, the team's PostgreSQL under `serve`; a store that cannot be reached is
+// answered 503 so the service retries.
 import http from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Db } from '../store/sqlite/connection.js';
 import type { Clock } from '../clock.js';
-import { securityRecord, type IngestInput, type IngestOutcome } from './ingest.js';
+import { securityRecord, type IngestOutcome } from './ingest.js';
 import { sqliteCallbackStore, type CallbackStore } from './callback-store.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { SecurityLog, type SecurityReason } from './security-log.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
+import { groupCommitter, type CommitStats, type GroupCommitter } from './group-commit.js';
 
 export const CALLBACK_PATH = '/callbacks/collections';
 export const CALLBACK_BODY_LIMIT = 64 * 1024;
@@ -92,13 +91,7 @@ export const DEFAULT_TIMEOUTS: ReceiverTimeouts = {
   keepAliveTimeoutMs: 5_000,
 };
 
-export interface ReceiverStats {
-  /** Deliveries handed to ingestion, commits made for them, and the largest group in one commit. */
-  deliveries: number;
-  commits: number;
-  largestGroup: number;
-  /** Groups that failed as a whole and were stored one by one instead. */
-  fallbacks: number;
+export interface ReceiverStats extends CommitStats {
   /** Deliveries received and waiting for their group's commit. */
   waiting: number;
 }
@@ -112,170 +105,19 @@ export interface CallbackReceiver {
   close(): Promise<void>;
 }
 
-interface Pending {
-  input: IngestInput;
-  now: number;
-  resolve: (r: { outcome: IngestOutcome } | { error: unknown }) => void;
-}
-
-/**
- * The longest a group waits for the rest of a burst (see schedule() below): a quarter of the last
- * commit's time, so waiting never costs more than a fraction of what a commit saved costs, and at most
- * GATHER_MAX_MS.
- */
-const GATHER_SHARE = 0.25;
-const GATHER_MAX_MS = 4;
-
-/** Collects deliveries and stores each group in one transaction (see the top of this file). */
-function groupCommitter(opts: ReceiverOptions, store: CallbackStore, stats: Omit<ReceiverStats, 'waiting'>) {
-  const maxGroup = Math.max(1, opts.maxGroup ?? 256);
-  const windowMs = Math.max(0, opts.groupCommitWindowMs ?? 0);
-  const queue: Pending[] = [];
-  let scheduled: { cancel(): void; gathering: boolean } | null = null;
-  // Size of the last group: under steady load, about how many deliveries are in flight.
-  let lastGroup = 1;
-  let lastCommitMs = 0;
-
-  const atNextTurn = () => {
-    const t = setImmediate(() => void flush());
-    scheduled = { cancel: () => clearImmediate(t), gathering: false };
-  };
-  const schedule = () => {
-    if (scheduled) {
-      // Gathering and the burst is all here: store it at the end of this turn.
-      if (scheduled.gathering && queue.length >= lastGroup) {
-        scheduled.cancel();
-        atNextTurn();
-      }
-      return;
-    }
-    if (windowMs > 0) {
-      const t = setTimeout(() => void flush(), windowMs);
-      scheduled = { cancel: () => clearTimeout(t), gathering: false };
-      return;
-    }
-    // Each commit costs an fsync, and nothing is read from the sockets while one runs. Under load the
-    // service answers each reply with its next delivery, and those arrive over a few loop turns: a
-    // group cut at the first turn leaves the stragglers a commit of their own (groups alternate big
-    // and small). So while fewer than the last group are waiting, wait for the rest (a timer, no
-    // spinning) for a bounded time; a lone delivery (lastGroup 1) is stored at the next turn as before.
-    const gatherMs = Math.min(GATHER_MAX_MS, lastCommitMs * GATHER_SHARE);
-    if (queue.length >= lastGroup || gatherMs < 0.5) return atNextTurn();
-    const t = setTimeout(() => void flush(), gatherMs);
-    scheduled = { cancel: () => clearTimeout(t), gathering: true };
-  };
-
-  // A store that bounds its commits in flight (store.maxCommitsInFlight) lets the next group gather
-  // while those commit, instead of queueing ever smaller commits behind each other.
-  const maxInFlight = store.maxCommitsInFlight ?? Infinity;
-  let committing = 0;
-  async function flush(): Promise<void> {
-    scheduled?.cancel();
-    scheduled = null;
-    if (committing >= maxInFlight) return; // a commit in flight schedules the next group when it ends
-    const group = queue.splice(0, maxGroup);
-    if (group.length === 0) return;
-    lastGroup = group.length;
-    committing += 1;
-    if (queue.length && committing < maxInFlight) schedule();
-    try {
-      await commit(group);
-    } finally {
-      committing -= 1;
-      if (queue.length) schedule();
-    }
-  }
-
-  async function commit(group: Pending[]): Promise<void> {
-    let keys: SignatureKeys;
-    try {
-      keys = await opts.getKeys();
-    } catch (error) {
-      for (const p of group) p.resolve({ error });
-      return;
-    }
-    stats.deliveries += group.length;
-    let results: ({ outcome: IngestOutcome } | { error: unknown })[];
-    try {
-      // One commit for the group; nothing is answered before it returns.
-      const t0 = performance.now();
-      results = (await store.commitGroup(group, keys)).map((outcome) => ({ outcome }));
-      lastCommitMs = performance.now() - t0;
-      stats.commits += 1;
-      stats.largestGroup = Math.max(stats.largestGroup, group.length);
-    } catch (groupError) {
-      if (store.isUnavailable?.(groupError)) {
-        // The store is down: each would fail the same way, so answer all with the error at once.
-        results = group.map(() => ({ error: groupError }));
-      } else {
-        // Rolled back whole: store each on its own so one failure costs only its own delivery.
-        if (group.length > 1) stats.fallbacks += 1;
-        results = [];
-        for (const p of group) {
-          try {
-            const [outcome] = await store.commitGroup([p], keys);
-            stats.commits += 1;
-            results.push({ outcome: outcome! });
-          } catch (error) {
-            results.push({ error });
-          }
-        }
-        stats.largestGroup = Math.max(stats.largestGroup, 1);
-      }
-    }
-    if (opts.logStored === 'group') logGroup(results);
-    group.forEach((p, i) => p.resolve(results[i]!));
-  }
-
-  /** One line for the group's stored callbacks (and how many were repeats); refusals go to the security log. */
-  function logGroup(results: readonly ({ outcome: IngestOutcome } | { error: unknown })[]): void {
-    const references: string[] = [];
-    let duplicates = 0;
-    for (const r of results) {
-      if (!('outcome' in r)) continue;
-      if (r.outcome.result === 'imported') references.push(r.outcome.reference);
-      else if (r.outcome.result === 'duplicate') duplicates += 1;
-    }
-    if (references.length || duplicates)
-      opts.logger?.info({ stored: references.length, duplicates, references }, 'callbacks stored');
-  }
-
-  return {
-    submit(input: IngestInput, now: number): Promise<{ outcome: IngestOutcome } | { error: unknown }> {
-      return new Promise((resolve) => {
-        queue.push({ input, now, resolve });
-        if (queue.length >= maxGroup) void flush();
-        else schedule();
-      });
-    },
-    waiting: () => queue.length,
-    /** Stores whatever is waiting now (closing). */
-    async drain(): Promise<void> {
-      while (queue.length || committing > 0) {
-        if (committing >= maxInFlight || (!queue.length && committing > 0)) await new Promise((r) => setTimeout(r, 5));
-        else await flush();
-      }
-    },
-  };
-}
-
 function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-export async function startCallbackReceiver(opts: ReceiverOptions): Promise<CallbackReceiver> {
-  const host = opts.host ?? '127.0.0.1';
-  const stats: Omit<ReceiverStats, 'waiting'> = { deliveries: 0, commits: 0, largestGroup: 0, fallbacks: 0 };
-  const store = opts.store ?? sqliteCallbackStore(opts.db);
-  const committer = groupCommitter(opts, store, stats);
-  const securityLog = opts.securityLog ?? new SecurityLog(opts.db);
-  const count = (reason: SecurityReason, source: string, sample?: string) =>
-    securityLog.record(reason, source, opts.clock.now(), sample);
-  const limiter = new RateLimiter(opts.rateLimit);
+/** Counts a refused delivery in the security log (reason, source address, a short sample). */
+type Count = (reason: SecurityReason, source: string, sample?: string) => void;
+
+/** Fastify on a Node server with the receiver's time-outs; no request logging (bodies are not logged). */
+function receiverApp(opts: ReceiverOptions): FastifyInstance {
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   // Node checks requestTimeout/headersTimeout on a timer; check often enough that a short (test) limit holds.
   const checkEvery = Math.max(50, Math.min(1000, Math.floor(Math.min(t.requestTimeoutMs, t.headersTimeoutMs) / 4)));
-  const app: FastifyInstance = Fastify({
+  return Fastify({
     logger: false,
     bodyLimit: CALLBACK_BODY_LIMIT,
     return503OnClosing: true,
@@ -294,8 +136,10 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
       return server;
     },
   });
+}
 
-  // Before the body is read: a source over its rate is refused and only counted.
+/** Before the body is read: a source over its rate is refused (429) and only counted. */
+function refuseOverRate(app: FastifyInstance, limiter: RateLimiter, count: Count): void {
   app.addHook('onRequest', async (req, reply) => {
     if ((req.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return;
     const wait = limiter.take(req.ip, Date.now());
@@ -308,80 +152,118 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
         .send({ status: 'error', message: 'too many requests from this address; retry later' });
     }
   });
+}
+
+/** What the callback route needs, made once per receiver. */
+interface Route {
+  opts: ReceiverOptions;
+  store: CallbackStore;
+  committer: GroupCommitter;
+  count: Count;
+}
+
+/** POST /callbacks/collections: the raw body into the next group, answered once that group is committed. */
+async function receive(route: Route, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const { opts, store, count } = route;
+  const ct = String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
+  if (ct !== 'application/json' || !Buffer.isBuffer(req.body)) {
+    count('unsupported_type', req.ip, `content-type: ${ct}`);
+    return reply.code(415).send({ status: 'error', message: 'content-type must be application/json' });
+  }
+  const r = await route.committer.submit(
+    { body: req.body, headers: req.headers, source: 'callback' },
+    opts.clock.now(),
+  );
+  if ('error' in r) {
+    // Not stored: answer 5xx so the service retries.
+    const e = r.error;
+    opts.logger?.error({ err: e instanceof Error ? e.message : String(e) }, 'callback ingestion failed');
+    if (store.isUnavailable?.(e))
+      return reply
+        .code(503)
+        .header('retry-after', '5')
+        .send({ status: 'error', message: 'the store cannot be reached; retry later' });
+    return reply.code(500).send({ status: 'error', message: 'could not store the callback; retry later' });
+  }
+  const outcome = r.outcome;
+  if (outcome.result === 'bad_signature' || outcome.result === 'malformed') {
+    const { reason, sample } = securityRecord(outcome, req.body);
+    count(reason, req.ip, sample);
+  }
+  try {
+    opts.onIngest?.(outcome);
+  } catch (e) {
+    opts.logger?.warn({ err: e instanceof Error ? e.message : String(e) }, 'callback listener failed');
+  }
+  return answer(opts, reply, outcome);
+}
+
+/** The answer to a delivery its group committed: 200 stored (or a repeat), 401 bad signature, 400 malformed. */
+function answer(opts: ReceiverOptions, reply: FastifyReply, outcome: IngestOutcome): FastifyReply {
+  switch (outcome.result) {
+    case 'imported':
+      if (opts.logStored !== 'group')
+        opts.logger?.info(
+          { reference: outcome.reference, status: outcome.status, orphan: outcome.orphan },
+          'callback stored',
+        );
+      return reply.code(200).send({ status: 'ok', result: outcome.orphan ? 'orphan' : 'stored' });
+    case 'duplicate':
+      return reply.code(200).send({ status: 'ok', result: 'duplicate' });
+    case 'bad_signature':
+      // Counted in the security log, not logged one by one: a flood must not fill the log either.
+      return reply.code(401).send({ status: 'error', message: `signature ${outcome.signature}` });
+    case 'malformed':
+      return reply.code(400).send({ status: 'error', message: outcome.message });
+  }
+}
+
+/** A request Fastify refused before the route (too large, wrong type, unreadable): counted, answered plainly. */
+function refuse(
+  err: { statusCode?: number; message?: string },
+  req: FastifyRequest,
+  reply: FastifyReply,
+  count: Count,
+): FastifyReply {
+  const code = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+  if (code === 413) count('too_large', req.ip, `content-length: ${String(req.headers['content-length'] ?? '?')}`);
+  else if (code === 415)
+    count('unsupported_type', req.ip, `content-type: ${String(req.headers['content-type'] ?? '')}`);
+  else if (code < 500) count('malformed', req.ip, err.message ?? 'bad request');
+  const message =
+    code === 413
+      ? `body larger than ${CALLBACK_BODY_LIMIT} bytes`
+      : code === 415
+        ? 'content-type must be application/json'
+        : code < 500
+          ? 'bad request'
+          : 'internal error';
+  return reply.code(code).send({ status: 'error', message });
+}
+
+export async function startCallbackReceiver(opts: ReceiverOptions): Promise<CallbackReceiver> {
+  const host = opts.host ?? '127.0.0.1';
+  const stats: CommitStats = { deliveries: 0, commits: 0, largestGroup: 0, fallbacks: 0 };
+  const store = opts.store ?? sqliteCallbackStore(opts.db);
+  const committer = groupCommitter(opts, store, stats);
+  const securityLog = opts.securityLog ?? new SecurityLog(opts.db);
+  const count: Count = (reason, source, sample) => securityLog.record(reason, source, opts.clock.now(), sample);
+  const app = receiverApp(opts);
+  refuseOverRate(app, new RateLimiter(opts.rateLimit), count);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT },
     (_req, body, done) => done(null, body),
   );
-
-  app.post(CALLBACK_PATH, async (req, reply) => {
-    const ct = String(req.headers['content-type'] ?? '')
-      .split(';')[0]!
-      .trim()
-      .toLowerCase();
-    if (ct !== 'application/json' || !Buffer.isBuffer(req.body)) {
-      count('unsupported_type', req.ip, `content-type: ${ct}`);
-      return reply.code(415).send({ status: 'error', message: 'content-type must be application/json' });
-    }
-    const r = await committer.submit({ body: req.body, headers: req.headers, source: 'callback' }, opts.clock.now());
-    if ('error' in r) {
-      // Not stored: answer 5xx so the service retries.
-      const e = r.error;
-      opts.logger?.error({ err: e instanceof Error ? e.message : String(e) }, 'callback ingestion failed');
-      if (store.isUnavailable?.(e))
-        return reply
-          .code(503)
-          .header('retry-after', '5')
-          .send({ status: 'error', message: 'the store cannot be reached; retry later' });
-      return reply.code(500).send({ status: 'error', message: 'could not store the callback; retry later' });
-    }
-    const outcome = r.outcome;
-    if (outcome.result === 'bad_signature' || outcome.result === 'malformed') {
-      const { reason, sample } = securityRecord(outcome, req.body);
-      count(reason, req.ip, sample);
-    }
-    try {
-      opts.onIngest?.(outcome);
-    } catch (e) {
-      opts.logger?.warn({ err: e instanceof Error ? e.message : String(e) }, 'callback listener failed');
-    }
-    switch (outcome.result) {
-      case 'imported':
-        if (opts.logStored !== 'group')
-          opts.logger?.info(
-            { reference: outcome.reference, status: outcome.status, orphan: outcome.orphan },
-            'callback stored',
-          );
-        return reply.code(200).send({ status: 'ok', result: outcome.orphan ? 'orphan' : 'stored' });
-      case 'duplicate':
-        return reply.code(200).send({ status: 'ok', result: 'duplicate' });
-      case 'bad_signature':
-        // Counted in the security log, not logged one by one: a flood must not fill the log either.
-        return reply.code(401).send({ status: 'error', message: `signature ${outcome.signature}` });
-      case 'malformed':
-        return reply.code(400).send({ status: 'error', message: outcome.message });
-    }
-  });
-
+  const route: Route = { opts, store, committer, count };
+  app.post(CALLBACK_PATH, (req, reply) => receive(route, req, reply));
   opts.routes?.(app);
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ status: 'error', message: 'not found' }));
-  app.setErrorHandler((err: { statusCode?: number; message?: string }, req, reply) => {
-    const code = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-    if (code === 413) count('too_large', req.ip, `content-length: ${String(req.headers['content-length'] ?? '?')}`);
-    else if (code === 415)
-      count('unsupported_type', req.ip, `content-type: ${String(req.headers['content-type'] ?? '')}`);
-    else if (code < 500) count('malformed', req.ip, err.message ?? 'bad request');
-    const message =
-      code === 413
-        ? `body larger than ${CALLBACK_BODY_LIMIT} bytes`
-        : code === 415
-          ? 'content-type must be application/json'
-          : code < 500
-            ? 'bad request'
-            : 'internal error';
-    return reply.code(code).send({ status: 'error', message });
-  });
+  app.setErrorHandler((err: { statusCode?: number; message?: string }, req, reply) => refuse(err, req, reply, count));
 
   await app.listen({ host, port: opts.port ?? 0 });
   const addr = app.server.address();

@@ -63,35 +63,53 @@ function pemOf(k: SignatureKeys['servicePublicKey']): string | null {
   return k.pem;
 }
 
+/** A verification worker thread and the checks it was given that wait for its answer, by job id. */
+interface VerifyWorker {
+  w: Worker;
+  pending: Map<number, (a: VerifyAnswer) => void>;
+}
+
+/**
+ * Starts a verification worker (unref'd while it has nothing to do). When it fails or exits, `gone` is
+ * told first, then each check waiting on it is answered with an error (and verified on this thread).
+ */
+function startVerifyWorker(gone: (entry: VerifyWorker) => void): VerifyWorker {
+  const w = launchWorker(import.meta.url, 'verify-worker', null);
+  const entry: VerifyWorker = { w, pending: new Map() };
+  const fail = (message: string) => {
+    gone(entry);
+    for (const done of entry.pending.values()) done({ id: -1, error: message });
+    entry.pending.clear();
+  };
+  w.on('message', (a: VerifyAnswer) => {
+    const done = entry.pending.get(a.id);
+    entry.pending.delete(a.id);
+    done?.(a);
+  });
+  w.on('error', (e) => fail(e.message));
+  w.on('exit', (code) => fail(`verification worker exited (${code})`));
+  w.unref();
+  return entry;
+}
+
 /**
  * `threads`: most worker threads for RSA checks (0: every check on the receiver's thread, as the desktop's
  * receiver does).
  */
 export function callbackVerifier(o: { threads: number }): CallbackVerifier {
   const stats: VerifierStats = { inline: 0, offThread: 0, threads: 0 };
-  const workers: { w: Worker; pending: Map<number, (a: VerifyAnswer) => void> }[] = [];
+  const workers: VerifyWorker[] = [];
   let nextWorker = 0;
   let nextId = 0;
   let closed = false;
 
-  function worker(): (typeof workers)[number] {
+  /** A new worker while each busy one has checks waiting (up to o.threads), else the next in turn. */
+  function worker(): VerifyWorker {
     if (workers.length < o.threads && (workers.length === 0 || workers.every((x) => x.pending.size > 0))) {
-      const w = launchWorker(import.meta.url, 'verify-worker', null);
-      const entry = { w, pending: new Map<number, (a: VerifyAnswer) => void>() };
-      const fail = (message: string) => {
-        const i = workers.indexOf(entry);
+      const entry = startVerifyWorker((gone) => {
+        const i = workers.indexOf(gone);
         if (i >= 0) workers.splice(i, 1);
-        for (const done of entry.pending.values()) done({ id: -1, error: message });
-        entry.pending.clear();
-      };
-      w.on('message', (a: VerifyAnswer) => {
-        const done = entry.pending.get(a.id);
-        entry.pending.delete(a.id);
-        done?.(a);
       });
-      w.on('error', (e) => fail(e.message));
-      w.on('exit', (code) => fail(`verification worker exited (${code})`));
-      w.unref();
       workers.push(entry);
       stats.threads += 1;
       return entry;

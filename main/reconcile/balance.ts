@@ -49,30 +49,16 @@ function readCredit(e: { payload: string | null; currency: string | null; c_curr
   }
 }
 
-export function balanceMovement(db: ReadDb, q: MovementQuery = {}): MovementResult {
-  const now = q.now ?? Date.now();
-  const to = q.to ?? now;
-  const from = q.from ?? to - 7 * 86_400_000;
-  const limit = Math.min(Math.max(q.limit ?? 1000, 1), 10_000);
-  const polls = balancePolls(db, from, to);
-  const result: MovementResult = {
-    intervals: [],
-    totals: [],
-    polls: polls.length,
-    quietIntervals: 0,
-    unreadableCredits: 0,
-    truncated: false,
-  };
-  if (polls.length < 2) return result;
-  const first = polls[0]!.at;
-  const last = polls[polls.length - 1]!.at;
+/** A credit's effect on the wallet: +total_credit as it completes, -total_credit when it leaves COMPLETED. */
+type Credit = { at: number; delta: number };
 
-  const currencies = q.currency ? [q.currency] : walletCurrencies(db, WALLET);
-
-  // Expected movement per currency, as a sorted list of (time, delta).
-  const credits = new Map<string, { at: number; delta: number }[]>();
-  const events = creditEvents(db, first, last);
-  for (const e of events) {
+/**
+ * Expected movement per currency, as a time-sorted list of credits between the first and last poll;
+ * a credit whose amount cannot be read is counted in `result.unreadableCredits`.
+ */
+function expectedCredits(db: ReadDb, first: number, last: number, result: MovementResult): Map<string, Credit[]> {
+  const credits = new Map<string, Credit[]>();
+  for (const e of creditEvents(db, first, last)) {
     const prev = previousOutcome(db, e.merchant_reference, e.id);
     let delta = 0;
     let cur: string | null = null;
@@ -92,67 +78,102 @@ export function balanceMovement(db: ReadDb, q: MovementQuery = {}): MovementResu
     if (!list) credits.set(cur, (list = []));
     list.push({ at: e.received_at, delta });
   }
+  return credits;
+}
 
-  for (const currency of currencies) {
-    const snaps = actualsBetween(db, currency, WALLET, first, last);
-    const open = openingActual(db, currency, WALLET, first);
-    const cr = credits.get(currency) ?? [];
-    const totals: MovementTotals = {
-      currency,
-      changeMinor: 0,
-      creditedMinor: 0,
-      unexplainedMinor: 0,
-      intervals: 0,
-      unexplainedIntervals: 0,
-    };
-    let actual: number | undefined = open;
-    let si = 0;
-    let ci = 0;
-    for (let i = 1; i < polls.length; i++) {
-      const a = polls[i - 1]!;
-      const b = polls[i]!;
-      const before = actual;
-      while (si < snaps.length && snaps[si]!.at <= b.at) actual = snaps[si++]!.actual;
-      let credited = 0;
-      let n = 0;
-      while (ci < cr.length && cr[ci]!.at <= b.at) {
-        credited += cr[ci]!.delta;
-        n++;
-        ci++;
-      }
-      if (before === undefined || actual === undefined) continue; // the wallet was not known yet
-      const change = actual - before;
-      const unexplained = change - credited;
-      totals.intervals++;
-      totals.changeMinor += change;
-      totals.creditedMinor += credited;
-      totals.unexplainedMinor += unexplained;
-      if (unexplained !== 0) totals.unexplainedIntervals++;
-      if (change === 0 && credited === 0 && n === 0) {
-        result.quietIntervals++;
-        continue;
-      }
-      if (q.onlyUnexplained && unexplained === 0) continue;
-      if (result.intervals.length >= limit) {
-        result.truncated = true;
-        continue;
-      }
-      result.intervals.push({
-        currency,
-        fromPollId: a.id,
-        toPollId: b.id,
-        fromAt: new Date(a.at).toISOString(),
-        toAt: new Date(b.at).toISOString(),
-        openingActualMinor: before,
-        closingActualMinor: actual,
-        changeMinor: change,
-        creditedMinor: credited,
-        unexplainedMinor: unexplained,
-        collections: n,
-      });
+/**
+ * One currency's intervals between consecutive polls: the actual balance's change against the credits
+ * in the interval. Adds the intervals the query asks for to `result` (at most `limit` in all) and
+ * returns the currency's totals over every interval.
+ */
+function currencyMovement(
+  db: ReadDb,
+  currency: string,
+  polls: readonly { id: number; at: number }[],
+  cr: readonly Credit[],
+  q: MovementQuery,
+  limit: number,
+  result: MovementResult,
+): MovementTotals {
+  const first = polls[0]!.at;
+  const last = polls[polls.length - 1]!.at;
+  const snaps = actualsBetween(db, currency, WALLET, first, last);
+  const totals: MovementTotals = {
+    currency,
+    changeMinor: 0,
+    creditedMinor: 0,
+    unexplainedMinor: 0,
+    intervals: 0,
+    unexplainedIntervals: 0,
+  };
+  let actual: number | undefined = openingActual(db, currency, WALLET, first);
+  let si = 0;
+  let ci = 0;
+  for (let i = 1; i < polls.length; i++) {
+    const a = polls[i - 1]!;
+    const b = polls[i]!;
+    const before = actual;
+    while (si < snaps.length && snaps[si]!.at <= b.at) actual = snaps[si++]!.actual;
+    let credited = 0;
+    let n = 0;
+    while (ci < cr.length && cr[ci]!.at <= b.at) {
+      credited += cr[ci]!.delta;
+      n++;
+      ci++;
     }
-    result.totals.push(totals);
+    if (before === undefined || actual === undefined) continue; // the wallet was not known yet
+    const change = actual - before;
+    const unexplained = change - credited;
+    totals.intervals++;
+    totals.changeMinor += change;
+    totals.creditedMinor += credited;
+    totals.unexplainedMinor += unexplained;
+    if (unexplained !== 0) totals.unexplainedIntervals++;
+    if (change === 0 && credited === 0 && n === 0) {
+      result.quietIntervals++;
+      continue;
+    }
+    if (q.onlyUnexplained && unexplained === 0) continue;
+    if (result.intervals.length >= limit) {
+      result.truncated = true;
+      continue;
+    }
+    result.intervals.push({
+      currency,
+      fromPollId: a.id,
+      toPollId: b.id,
+      fromAt: new Date(a.at).toISOString(),
+      toAt: new Date(b.at).toISOString(),
+      openingActualMinor: before,
+      closingActualMinor: actual,
+      changeMinor: change,
+      creditedMinor: credited,
+      unexplainedMinor: unexplained,
+      collections: n,
+    });
   }
+  return totals;
+}
+
+export function balanceMovement(db: ReadDb, q: MovementQuery = {}): MovementResult {
+  const now = q.now ?? Date.now();
+  const to = q.to ?? now;
+  const from = q.from ?? to - 7 * 86_400_000;
+  const limit = Math.min(Math.max(q.limit ?? 1000, 1), 10_000);
+  const polls = balancePolls(db, from, to);
+  const result: MovementResult = {
+    intervals: [],
+    totals: [],
+    polls: polls.length,
+    quietIntervals: 0,
+    unreadableCredits: 0,
+    truncated: false,
+  };
+  if (polls.length < 2) return result;
+  const currencies = q.currency ? [q.currency] : walletCurrencies(db, WALLET);
+  const credits = expectedCredits(db, polls[0]!.at, polls[polls.length - 1]!.at, result);
+  for (const currency of currencies)
+    result.totals.push(currencyMovement(db, currency, polls, credits.get(currency) ?? [], q, limit, result));
   result.intervals.sort((x, y) => (x.toAt < y.toAt ? -1 : x.toAt > y.toAt ? 1 : x.currency < y.currency ? -1 : 1));
   return result;
 }

@@ -80,31 +80,83 @@ function reportedAmount(
   }
 }
 
-export function classify(c: ReconCollection, events: readonly ReconEvent[], opts: ClassifyOptions): Classification {
-  const sources: SourceStatuses = { initiate: null, redirect: null, callback: null, import: null, manual: null };
-  const trigger = new Map<ReconKind, number>(); // exception kind -> the latest event that raised it
-  const raise = (k: ReconKind, id: number) => trigger.set(k, Math.max(trigger.get(k) ?? 0, id));
+/** What a collection's events said, read in order (readEvents): everything the kinds are decided from. */
+interface Reading {
+  sources: SourceStatuses;
+  /** Exception kind -> the latest event that raised it. */
+  trigger: Map<ReconKind, number>;
+  lastEventId: number | null;
+  lastNonResolutionId: number;
+  lastResolution: ReconEvent | null;
+  lastInitiateKind: string | null;
+  lastInitiateId: number;
+  sentAt: number | null;
+  rejected: boolean;
+  completedAt: number | null;
+  /** A verified callback/import outcome, or a person's manual_status. */
+  hasConfirmedOutcome: boolean;
+  /** The callback side's final statuses: distinct, in arrival order. */
+  callbackStatuses: string[];
+  lastCallbackOutcomeId: number;
+  redirectOutcomes: ReconEvent[];
+}
 
-  let lastEventId: number | null = null;
-  let lastNonResolutionId = 0;
-  let lastResolution: ReconEvent | null = null;
-  let lastInitiateKind: string | null = null;
-  let lastInitiateId = 0;
-  let sentAt: number | null = null;
-  let rejected = false;
-  let completedAt: number | null = null;
-  let hasConfirmedOutcome = false; // a verified callback/import outcome, or a person's manual_status
-  const callbackStatuses: string[] = []; // distinct, in arrival order
-  let lastCallbackOutcomeId = 0;
-  const redirectOutcomes: ReconEvent[] = [];
+function raise(r: Reading, k: ReconKind, id: number): void {
+  r.trigger.set(k, Math.max(r.trigger.get(k) ?? 0, id));
+}
 
+/** An initiate event: the last one's kind, whether the service refused it, and when it was sent. */
+function readInitiate(r: Reading, e: ReconEvent): void {
+  r.lastInitiateKind = e.kind;
+  r.lastInitiateId = e.id;
+  r.sources.initiate = e.status ?? r.sources.initiate;
+  if (e.kind === 'initialize_rejected') r.rejected = true;
+  if (e.kind === 'initialize_accepted' || e.kind === 'initialize_exists' || e.kind === 'initialize_unknown') {
+    r.sentAt = r.sentAt === null ? e.received_at : Math.max(r.sentAt, e.received_at);
+  }
+}
+
+/** A callback-side final outcome: a changed answer, the first COMPLETED, and its amount and currency. */
+function readCallbackOutcome(r: Reading, c: ReconCollection, e: ReconEvent, status: string): void {
+  if (e.source === 'callback') r.sources.callback = status;
+  else r.sources.import = status;
+  r.hasConfirmedOutcome = true;
+  r.lastCallbackOutcomeId = Math.max(r.lastCallbackOutcomeId, e.id);
+  if (!r.callbackStatuses.includes(status)) {
+    r.callbackStatuses.push(status);
+    if (r.callbackStatuses.length > 1) raise(r, 'final_status_changed', e.id);
+  }
+  if (status === 'COMPLETED' && r.completedAt === null) r.completedAt = e.received_at;
+  const reported = reportedAmount(e, c.currency);
+  if (reported.currency !== null && reported.currency !== c.currency) raise(r, 'currency_mismatch', e.id);
+  else if (reported.bad || (reported.amount !== null && reported.amount !== c.amount_minor))
+    raise(r, 'amount_mismatch', e.id);
+}
+
+function readEvents(c: ReconCollection, events: readonly ReconEvent[]): Reading {
+  const r: Reading = {
+    sources: { initiate: null, redirect: null, callback: null, import: null, manual: null },
+    trigger: new Map(),
+    lastEventId: null,
+    lastNonResolutionId: 0,
+    lastResolution: null,
+    lastInitiateKind: null,
+    lastInitiateId: 0,
+    sentAt: null,
+    rejected: false,
+    completedAt: null,
+    hasConfirmedOutcome: false,
+    callbackStatuses: [],
+    lastCallbackOutcomeId: 0,
+    redirectOutcomes: [],
+  };
   for (const e of events) {
-    lastEventId = Math.max(lastEventId ?? 0, e.id);
+    r.lastEventId = Math.max(r.lastEventId ?? 0, e.id);
     if (e.kind === 'resolution') {
-      if (!lastResolution || e.id > lastResolution.id) lastResolution = e;
+      if (!r.lastResolution || e.id > r.lastResolution.id) r.lastResolution = e;
       continue;
     }
-    lastNonResolutionId = Math.max(lastNonResolutionId, e.id);
+    r.lastNonResolutionId = Math.max(r.lastNonResolutionId, e.id);
 
     const signedSource = SIGNED_SOURCES.has(e.source);
     if (
@@ -112,18 +164,11 @@ export function classify(c: ReconCollection, events: readonly ReconEvent[], opts
       e.kind === 'bad_signature' ||
       (signedSource && (e.signature === 'invalid' || e.signature === 'missing'))
     ) {
-      raise('bad_signature', e.id);
+      raise(r, 'bad_signature', e.id);
       continue; // an unverified report changes nothing else
     }
-
     if (e.source === 'initiate') {
-      lastInitiateKind = e.kind;
-      lastInitiateId = e.id;
-      sources.initiate = e.status ?? sources.initiate;
-      if (e.kind === 'initialize_rejected') rejected = true;
-      if (e.kind === 'initialize_accepted' || e.kind === 'initialize_exists' || e.kind === 'initialize_unknown') {
-        sentAt = sentAt === null ? e.received_at : Math.max(sentAt, e.received_at);
-      }
+      readInitiate(r, e);
       continue;
     }
 
@@ -131,75 +176,71 @@ export function classify(c: ReconCollection, events: readonly ReconEvent[], opts
     const isOutcome = OUTCOME_KINDS.has(e.kind) && isFinal(e.status);
     if (!isOutcome) continue;
     const status = e.status!;
-
     if (e.source === 'manual') {
-      sources.manual = status;
-      hasConfirmedOutcome = true;
-      continue;
-    }
-    if (e.source === 'redirect') {
-      sources.redirect = status;
-      redirectOutcomes.push(e);
-      continue;
-    }
-    if (e.source === 'callback' || e.source === 'import') {
-      if (e.source === 'callback') sources.callback = status;
-      else sources.import = status;
-      hasConfirmedOutcome = true;
-      lastCallbackOutcomeId = Math.max(lastCallbackOutcomeId, e.id);
-      if (!callbackStatuses.includes(status)) {
-        callbackStatuses.push(status);
-        if (callbackStatuses.length > 1) raise('final_status_changed', e.id);
-      }
-      if (status === 'COMPLETED' && completedAt === null) completedAt = e.received_at;
-      const r = reportedAmount(e, c.currency);
-      if (r.currency !== null && r.currency !== c.currency) raise('currency_mismatch', e.id);
-      else if (r.bad || (r.amount !== null && r.amount !== c.amount_minor)) raise('amount_mismatch', e.id);
+      r.sources.manual = status;
+      r.hasConfirmedOutcome = true;
+    } else if (e.source === 'redirect') {
+      r.sources.redirect = status;
+      r.redirectOutcomes.push(e);
+    } else if (e.source === 'callback' || e.source === 'import') {
+      readCallbackOutcome(r, c, e, status);
     }
   }
+  return r;
+}
+
+/**
+ * The kind of a collection no verified outcome confirmed: unknown_outcome, rejected, or pending until
+ * its stale time, then stale_pending. Adds it to `kinds`; returns the stale time while pending.
+ */
+function awaitedKind(r: Reading, c: ReconCollection, opts: ClassifyOptions, kinds: Set<ReconKind>): number | null {
+  if (r.lastInitiateKind === 'initialize_unknown') {
+    raise(r, 'unknown_outcome', r.lastInitiateId);
+    kinds.add('unknown_outcome');
+    return null;
+  }
+  if (r.rejected && r.lastInitiateKind === 'initialize_rejected') {
+    kinds.add('rejected');
+    return null;
+  }
+  const staleAt = (r.sentAt ?? c.created_at) + opts.stalePendingAfterMs;
+  if (opts.now >= staleAt) {
+    raise(r, 'stale_pending', r.lastNonResolutionId);
+    kinds.add('stale_pending');
+    return null;
+  }
+  kinds.add('pending');
+  return staleAt;
+}
+
+export function classify(c: ReconCollection, events: readonly ReconEvent[], opts: ClassifyOptions): Classification {
+  const r = readEvents(c, events);
 
   // A verified redirect whose status no callback-side report shares.
-  if (callbackStatuses.length > 0) {
-    for (const r of redirectOutcomes) {
-      if (!callbackStatuses.includes(r.status!))
-        raise('redirect_callback_disagree', Math.max(r.id, lastCallbackOutcomeId));
+  if (r.callbackStatuses.length > 0) {
+    for (const e of r.redirectOutcomes) {
+      if (!r.callbackStatuses.includes(e.status!))
+        raise(r, 'redirect_callback_disagree', Math.max(e.id, r.lastCallbackOutcomeId));
     }
   }
 
-  let staleAt: number | null = null;
-  const kinds = new Set<ReconKind>(trigger.keys());
-  if (!hasConfirmedOutcome) {
-    if (lastInitiateKind === 'initialize_unknown') {
-      raise('unknown_outcome', lastInitiateId);
-      kinds.add('unknown_outcome');
-    } else if (rejected && lastInitiateKind === 'initialize_rejected') {
-      kinds.add('rejected');
-    } else {
-      staleAt = (sentAt ?? c.created_at) + opts.stalePendingAfterMs;
-      if (opts.now >= staleAt) {
-        raise('stale_pending', lastNonResolutionId);
-        kinds.add('stale_pending');
-        staleAt = null;
-      } else {
-        kinds.add('pending');
-      }
-    }
-  }
+  const kinds = new Set<ReconKind>(r.trigger.keys());
+  const staleAt = r.hasConfirmedOutcome ? null : awaitedKind(r, c, opts, kinds);
   if (kinds.size === 0) kinds.add('matched');
 
   const ordered = RECON_KINDS.filter((k) => kinds.has(k));
-  const resolvedUpTo = lastResolution?.id ?? 0;
-  const openKinds = ordered.filter((k) => isExceptionKind(k) && (trigger.get(k) ?? 0) > resolvedUpTo);
+  const resolvedUpTo = r.lastResolution?.id ?? 0;
+  const openKinds = ordered.filter((k) => isExceptionKind(k) && (r.trigger.get(k) ?? 0) > resolvedUpTo);
   return {
     outcome: ordered[0]!,
     kinds: ordered,
     openKinds,
     isException: openKinds.length > 0,
-    lastEventId,
+    lastEventId: r.lastEventId,
     staleAt,
-    resolvedByEventId: lastResolution?.id ?? null,
-    resolutionNote: lastResolution?.note ?? null,
-    sources,
-    completedAt,
+    resolvedByEventId: r.lastResolution?.id ?? null,
+    resolutionNote: r.lastResolution?.note ?? null,
+    sources: r.sources,
+    completedAt: r.completedAt,
   };
 }

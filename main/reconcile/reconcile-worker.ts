@@ -4,7 +4,7 @@
 // released when it ends.
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointPassive, openFullPassWriter } from '../store/sqlite/reconcile/full-pass.js';
-import { reconcileAllOnThreads } from './reconcile.js';
+import { reconcileAllOnThreads } from './reconcile-on-threads.js';
 
 const job = workerData as { dbFile: string; now: number; stalePendingAfterMs: number; batchSize?: number };
 const db = openFullPassWriter(job.dbFile);

@@ -1,12 +1,9 @@
-// Reconciliation results in SQLite: per collection (incremental, as each event is appended, and a
-// set-based full recompute that gives the same answer), kept in the reconciliation table (migration 003).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+// Reconciliation results in SQLite: per collection (incremental, as each event is appended:
+// incremental.ts) and a set-based full recompute that gives the same answer (here; on several threads:
+// reconcile-on-threads.ts), kept in the reconciliation table (migration 003).
 import type { Db } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
 import {
-  changedSince,
   classifyRange,
   collectionCount,
   collectionIdBounds,
@@ -15,16 +12,12 @@ import {
   finishFullPass,
   installKindSets,
   lastEventId,
-  mergeScratch,
   payloadOnlyIn,
   undecidedIn,
-  withScratchAttached,
 } from '../store/sqlite/reconcile/full-pass.js';
 import { collectionReference } from '../store/sqlite/reconcile/histories.js';
 import { ReconcileError } from './errors.js';
-import type { RangeDone, RangeJob } from './range-worker.js';
 import { launchWorker } from '../platform/launch-worker.js';
-import { walFlusher } from '../store/sqlite/wal-sync.js';
 import { opts, reconcileIds, type ReconcileOptions } from './incremental.js';
 
 export {
@@ -69,119 +62,8 @@ export async function reconcileAll(
   return run.finish();
 }
 
-/**
- * reconcileAll with the statements computed by `threads` helper threads (range-worker.ts), each with
- * its own read connection and scratch files, and by this connection, which copies each helper's range in
- * and classifies what the statement left undecided. Every thread claims the next range from one shared
- * counter: the run is bound by CPU (the aggregation over the index), so this connection computes a range
- * itself, straight into reconciliation (no scratch file to write and copy), whenever no helper's range
- * is waiting, instead of idling. A range's collections that gained an event after its helper's snapshot
- * are classified again by the writer.
- */
-export async function reconcileAllOnThreads(
-  db: Db,
-  options: ReconcileAllOptions & {
-    threads?: number;
-    /** false: this connection only copies the helpers' ranges in (tests use it to cover that path). */
-    writerComputes?: boolean;
-  } = {},
-): Promise<{ collections: number; exceptions: number }> {
-  // The first ranges are small, so this connection starts writing soon instead of idling while each
-  // helper computes a whole range; they double up to the full span.
-  const run = startRun(db, options, true);
-  const threads = Math.max(1, Math.min(options.threads ?? 1, run.ranges.length));
-  if (run.ranges.length === 0) {
-    run.begin();
-    return run.finish();
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-reconcile-'));
-  // The index of the next range nobody has claimed (Atomics.add by each thread).
-  const claim = new Int32Array(new SharedArrayBuffer(4));
-  const ready: RangeDone[] = [];
-  let failure: Error | null = null;
-  let wake: (() => void) | null = null;
-  const fail = (e: Error) => {
-    failure ??= e;
-    wake?.();
-  };
-  const helpers = Array.from({ length: threads }, () => {
-    const job: RangeJob = {
-      dbFile: db.name,
-      dir,
-      ranges: run.ranges,
-      claim: claim.buffer as SharedArrayBuffer,
-      now: run.o.now,
-      stalePendingAfterMs: run.o.stalePendingAfterMs,
-    };
-    const w = launchWorker(import.meta.url, 'range-worker', job, {
-      maxYoungGenerationSizeMb: 8,
-      maxOldGenerationSizeMb: 64,
-    });
-    w.on('message', (m: RangeDone | { type: 'error'; message: string }) => {
-      if (m.type === 'range') {
-        ready.push(m);
-        wake?.();
-      } else fail(new Error(m.message));
-    });
-    w.on('error', fail);
-    w.on('exit', (code) => {
-      if (code !== 0) fail(new Error(`reconciliation helper stopped (exit code ${code})`));
-    });
-    return w;
-  });
-  const flusher = walFlusher(db.name);
-  try {
-    run.begin(); // while the helpers compute their first ranges
-    for (let stored = 0; stored < run.ranges.length;) {
-      if (failure) throw failure;
-      if (options.signal?.aborted) throw new ReconcileError('cancelled', 'reconciliation cancelled');
-      const r = ready.shift();
-      if (!r) {
-        const k = options.writerComputes === false ? run.ranges.length : Atomics.add(claim, 0, 1);
-        if (k < run.ranges.length) {
-          // Computed and written in one transaction: no snapshot of another connection to catch up on.
-          const [lo, hi] = run.ranges[k]!;
-          run.store(lo, hi, () => run.computeHere(lo, hi));
-          stored++;
-          flusher.kick();
-          await new Promise((resolve) => setImmediate(resolve));
-          continue;
-        }
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = null;
-        continue;
-      }
-      try {
-        // New rows by the transfer optimization, changed ones upserted (mergeScratch); collections that
-        // gained an event since the helper's snapshot are classified again here.
-        withScratchAttached(db, r.file, () =>
-          run.store(
-            r.lo,
-            r.hi,
-            () => {
-              mergeScratch(db);
-              return r.rows;
-            },
-            () => changedSince(db, r.since, r.lo, r.hi),
-          ),
-        );
-      } finally {
-        fs.rmSync(r.file, { force: true });
-      }
-      stored++;
-      flusher.kick();
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  } finally {
-    await flusher.close();
-    await Promise.all(helpers.map((w) => w.terminate()));
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-  return run.finish();
-}
-
-/** What both full recomputes share: the ranges, one transaction per range, progress, the totals. */
-function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
+/** What both full recomputes (reconcileAll, and reconcile-on-threads.ts) share: the ranges, one transaction per range, progress, the totals. */
+export function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
   const o = opts(options);
   const span = Math.max(1, options.batchSize ?? 100_000);
   // MIN and MAX are two rowid lookups; the count walks a million index entries, so it is taken by
@@ -241,6 +123,9 @@ function startRun(db: Db, options: ReconcileAllOptions, rampUp = false) {
     },
   };
 }
+
+/** A full recompute's ranges and steps (startRun). */
+export type FullRun = ReturnType<typeof startRun>;
 
 /** The stored result for one collection, or throws not_found. */
 export function requireCollection(db: Db, collectionId: number): { id: number; merchant_reference: string } {

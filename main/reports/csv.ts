@@ -39,11 +39,6 @@ export function amountCell(minor: number | null | undefined, currency: string | 
 }
 const exponents = new Map<string, number>();
 
-export function boolCell(v: number | boolean | null | undefined): string {
-  if (v === null || v === undefined) return '';
-  return v ? 'true' : 'false';
-}
-
 export function numberCell(v: number | null | undefined): string {
   return v === null || v === undefined ? '' : String(v);
 }

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import type { PollerStatus } from '../poller/poller.js';
 import { probe } from '../store/pg/connection.js';
-import type { RecordReport } from './record-watch.js';
+import type { RecordReport } from './record-report.js';
 import type { PollLeaseStatus } from './poll-lease.js';
 
 export const HEALTH_PATH = '/healthz';

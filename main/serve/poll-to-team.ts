@@ -23,12 +23,7 @@ import type { PollError } from '../store/sqlite/poll-runs.js';
 import type { PollSink, RecordedRun } from '../poller/sink.js';
 import { insertBalanceSnapshots, type NewBalanceRow, type PollerLeaseFence } from '../store/pg/balance-snapshots.js';
 import { insertPaymentOptionList } from '../store/pg/payment-option-lists.js';
-import { translatePgError } from '../team/errors.js';
-import { poolLogin } from '../team/pool.js';
-import { isSilence, reachabilityWatch } from '../team/reconnect.js';
-
-/** Writes kept while the database is silent, at most (a day of balance polls at the default minute). */
-const MOST_KEPT = 1_440;
+import { keptWrites } from './kept-writes.js';
 
 function unusable(kind: string, e: unknown): RecordedRun {
   const error: PollError = {
@@ -36,6 +31,26 @@ function unusable(kind: string, e: unknown): RecordedRun {
     message: `the ${kind} answer was not usable: ${(e as Error).message}`,
   };
   return { changed: 0, error };
+}
+
+/** The wallets whose snapshot row differs from the last this process wrote (or that it has not seen). */
+function changedBalances(
+  balances: readonly WalletBalance[],
+  lastValues: Map<string, string>,
+): { key: string; row: NewBalanceRow }[] {
+  return balances
+    .map((b: WalletBalance) => ({
+      key: `${b.currency}/${b.walletType}`,
+      row: {
+        currency: b.currency,
+        wallet_type: b.walletType,
+        available: String(b.availableMinor),
+        actual: String(b.actualMinor),
+        uncleared: String(b.unclearedMinor),
+        reserve: String(b.reserveMinor),
+      } satisfies NewBalanceRow,
+    }))
+    .filter(({ key, row }) => lastValues.get(key) !== JSON.stringify(row));
 }
 
 export interface TeamPollSink extends PollSink {
@@ -47,61 +62,10 @@ export interface TeamPollSink extends PollSink {
 export function teamPollSink(pool: pg.Pool, logger?: Logger, fence: PollerLeaseFence | null = null): TeamPollSink {
   const lastValues = new Map<string, string>();
   let lastOptions: string | null = null;
-  /** Writes the database could not take while it was silent, oldest first. */
-  const kept: { doing: string; statement: () => Promise<boolean> }[] = [];
-  const back = reachabilityWatch(pool.options.connectionString);
-  let closed = false;
-
-  /** Writes what was kept, in order, once the database can be reached; waits again while it is silent. */
-  async function writeKept(): Promise<void> {
-    while (kept.length && !closed) {
-      const next = kept[0]!;
-      try {
-        if (!(await next.statement()))
-          logger?.info(
-            { doing: next.doing },
-            'a poll result kept during the outage is not written: another serve instance polls now',
-          );
-      } catch (e) {
-        const err = translatePgError(e, next.doing, poolLogin(pool));
-        if (isSilence(err)) return back.whenReachable(() => void writeKept());
-        // An answer (a refusal) would be the same again: said, and not kept.
-        logger?.error({ err: err.message }, `a poll result kept during the outage was refused: ${next.doing}`);
-      }
-      kept.shift();
-    }
-    if (!closed) logger?.info({}, 'poll results kept during the outage are written to the team database');
-  }
-
-  /** Runs `statement`; while the database is silent, keeps it to write when the database is back. */
-  const write = async (
-    doing: string,
-    statement: () => Promise<boolean>,
-  ): Promise<'written' | 'kept' | 'not_holder'> => {
-    if (kept.length === 0) {
-      try {
-        return (await statement()) ? 'written' : 'not_holder';
-      } catch (e) {
-        const err = translatePgError(e, doing, poolLogin(pool));
-        if (!isSilence(err)) throw err;
-        logger?.warn(
-          { err: err.message },
-          'the team database cannot be reached: poll results are kept until it is back',
-        );
-        back.whenReachable(() => void writeKept());
-      }
-    }
-    // Behind what is kept already, so the observations reach the record in the order they were made.
-    if (kept.length >= MOST_KEPT)
-      logger?.warn({ doing: kept.shift()!.doing }, 'too many poll results kept: the oldest is dropped');
-    kept.push({ doing, statement });
-    return 'kept';
-  };
+  const queue = keptWrites(pool, logger);
+  const write = queue.write;
   return {
-    close() {
-      closed = true;
-      back.stop();
-    },
+    close: queue.close,
     // The poll log is this process's (the poller's status); nothing is read back from PostgreSQL.
     lastRun: () => null,
     lastSuccessfulRun: () => null,
@@ -112,19 +76,7 @@ export function teamPollSink(pool: pg.Pool, logger?: Logger, fence: PollerLeaseF
       } catch (e) {
         return unusable('balances', e);
       }
-      const changed = run.result.value
-        .map((b: WalletBalance) => ({
-          key: `${b.currency}/${b.walletType}`,
-          row: {
-            currency: b.currency,
-            wallet_type: b.walletType,
-            available: String(b.availableMinor),
-            actual: String(b.actualMinor),
-            uncleared: String(b.unclearedMinor),
-            reserve: String(b.reserveMinor),
-          } satisfies NewBalanceRow,
-        }))
-        .filter(({ key, row }) => lastValues.get(key) !== JSON.stringify(row));
+      const changed = changedBalances(run.result.value, lastValues);
       if (changed.length) {
         const rows = changed.map((c) => c.row);
         const done = await write('write balance snapshots', () =>

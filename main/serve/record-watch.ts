@@ -16,32 +16,10 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
-import {
-  acknowledgedBefore,
-  keepReport,
-  keptReport,
-  markRestored,
-  type AcknowledgedRow,
-} from '../store/sqlite/serve-journal.js';
-import { eventsStored } from '../store/pg/events.js';
-import { restoreEvents, type RestoreRow } from '../store/pg/rollback.js';
-import type { NewTeamEvent } from '../team/events.js';
-import { journalEvent, type ServeJournal } from './journal.js';
-
-/** What /healthz says of the team record (health.ts). */
-export interface RecordReport {
-  /** 'ok': nothing went back since serve kept a report; 'restoring': serve holds callbacks the record lost; 'restored': it put them back. */
-  state: 'ok' | 'restoring' | 'restored';
-  message: string | null;
-  foundAt: string | null;
-  /** Callbacks serve had acknowledged that the record lost, and the seqs they had there. */
-  lost: number;
-  lostSeqs: { from: number; to: number } | null;
-  restored: number;
-  /** Back already when serve came to them (a desk put them back). */
-  present: number;
-  refused: { eventKey: string; reason: string }[];
-}
+import { keepReport, type AcknowledgedRow } from '../store/sqlite/serve-journal.js';
+import type { ServeJournal } from './journal.js';
+import { keptOrOk, lostReport, restoredReport, words, type RecordReport } from './record-report.js';
+import { lostSeqsOf, missingSince, restorePages } from './record-restore.js';
 
 export interface RecordWatch {
   report(): RecordReport;
@@ -64,48 +42,14 @@ export interface RecordWatchOptions {
   restoreAfterMs?: number;
 }
 
-const PAGE = 500;
-const OK: RecordReport = {
-  state: 'ok',
-  message: null,
-  foundAt: null,
-  lost: 0,
-  lostSeqs: null,
-  restored: 0,
-  present: 0,
-  refused: [],
-};
-
-function words(r: Omit<RecordReport, 'message'>): string | null {
-  if (r.state === 'ok') return null;
-  const seqs = r.lostSeqs ? ` (seq ${r.lostSeqs.from.toLocaleString('en')}–${r.lostSeqs.to.toLocaleString('en')})` : '';
-  const n = `${r.lost.toLocaleString('en')} callback${r.lost === 1 ? '' : 's'}`;
-  const head = `the team database lost ${n} serve had acknowledged${seqs}, probably a failover or a restore from backup`;
-  if (r.state === 'restoring') return `${head}; serve holds them and puts them back`;
-  const refused = r.refused.length ? `; ${r.refused.length} refused by the team database` : '';
-  return `${head}; serve put back ${r.restored}, ${r.present} ${r.present === 1 ? 'was' : 'were'} back already${refused}`;
-}
-
-function restoreRow(e: NewTeamEvent, seq: number | null): RestoreRow {
-  return {
-    event_key: e.eventKey,
-    merchant_reference: e.merchantReference,
-    internal_reference: e.internalReference ?? null,
-    source: e.source,
-    kind: e.kind,
-    status: e.status ?? null,
-    amount_minor: e.amountMinor === null || e.amountMinor === undefined ? null : String(e.amountMinor),
-    currency: e.currency ?? null,
-    signature: e.signature,
-    payload: e.payload ?? null,
-    note: e.note ?? null,
-    payment_url: e.paymentUrl ?? null,
-    status_message: e.statusMessage ?? null,
-    occurred_at: new Date(e.occurredAt).toISOString(),
-    evidence: e.evidence ?? null,
-    lost_seq: seq,
-    lost_recorded_at: null,
-    lost_actor: null,
+/** Forgets the journal's callbacks older than its days, at most once an hour (the first call does). */
+function hourlyPrune(journal: ServeJournal, logger: RecordWatchOptions['logger']): (now: number) => Promise<void> {
+  let prunedAt = -Infinity;
+  return async (now) => {
+    if (now - prunedAt <= 3_600_000) return;
+    prunedAt = now;
+    const gone = await journal.prune(now);
+    if (gone) logger.info({ pruned: gone, days: journal.days }, 'serve journal: forgot callbacks older than its days');
   };
 }
 
@@ -114,114 +58,59 @@ export function startRecordWatch(o: RecordWatchOptions): RecordWatch {
   const clock = o.clock ?? systemClock;
   const db = journal.db;
   const restoreAfterMs = o.restoreAfterMs ?? 10_000;
-  let report: RecordReport = (() => {
-    const kept = keptReport(db);
-    try {
-      return kept ? ({ ...OK, ...(JSON.parse(kept) as Partial<RecordReport>) } as RecordReport) : OK;
-    } catch {
-      return OK;
-    }
-  })();
+  let report: RecordReport = keptOrOk(db);
   /** The last break of the connection not yet looked past; a start counts as one (anything may have happened). */
   let lostAt: number | null = clock.now();
   /** Callbacks found missing, waiting for their turn to be put back. */
   const waiting = new Map<string, { row: AcknowledgedRow; foundAt: number }>();
   let running: Promise<void> | null = null;
   let closed = false;
-  let prunedAt = -Infinity;
+  const pruneHourly = hourlyPrune(journal, logger);
 
   function setReport(r: Omit<RecordReport, 'message'>): void {
     report = { ...r, message: words(r) };
     keepReport(db, JSON.stringify(report), clock.now());
   }
 
-  async function missingSince(from: number): Promise<AcknowledgedRow[]> {
-    const missing: AcknowledgedRow[] = [];
-    let after: { at: number; key: string } | null = null;
-    for (;;) {
-      const rows = acknowledgedBefore(db, from, PAGE, after);
-      if (!rows.length) break;
-      const stored = await eventsStored(
-        pool,
-        rows.map((r) => r.event_key),
-      );
-      const gone = rows.filter((_, i) => !stored[i]);
-      missing.push(...gone);
-      if (!gone.length) break; // an older page the record holds whole: what went back is after it
-      const last = rows[rows.length - 1]!;
-      after = { at: last.acknowledged_at, key: last.event_key };
-    }
-    return missing;
-  }
-
-  async function look(): Promise<void> {
-    const now = clock.now();
-    if (now - prunedAt > 3_600_000) {
-      prunedAt = now;
-      const gone = await journal.prune(now);
-      if (gone)
-        logger.info({ pruned: gone, days: journal.days }, 'serve journal: forgot callbacks older than its days');
-    }
-    const since = lostAt;
-    // A little past the break: a callback acknowledged as the connection broke may be on either side.
-    const missing = await missingSince((since ?? now) + 2_000);
-    if (since !== null && lostAt === since) lostAt = null;
+  /** Adds the newly missing callbacks to those waiting and says so. */
+  function noteMissing(missing: AcknowledgedRow[], now: number): void {
     const fresh = missing.filter((m) => !waiting.has(m.event_key));
     for (const m of fresh) waiting.set(m.event_key, { row: m, foundAt: now });
-    if (fresh.length) {
-      const seqs = [...waiting.values()].map((w) => w.row.seq).filter((s): s is number => s !== null);
-      const lostSeqs = seqs.length ? { from: Math.min(...seqs), to: Math.max(...seqs) } : null;
-      setReport({
-        state: 'restoring',
-        foundAt: new Date(now).toISOString(),
-        lost: waiting.size,
-        lostSeqs,
-        restored: 0,
-        present: 0,
-        refused: [],
-      });
-      logger.warn(
-        { lost: waiting.size, lostSeqs },
-        'serve: the team database lost callbacks serve had acknowledged (probably a failover or a restore from backup); putting them back from the journal',
-      );
-    }
+    if (!fresh.length) return;
+    const lostSeqs = lostSeqsOf(waiting);
+    setReport(lostReport(waiting.size, lostSeqs, now));
+    logger.warn(
+      { lost: waiting.size, lostSeqs },
+      'serve: the team database lost callbacks serve had acknowledged (probably a failover or a restore from backup); putting them back from the journal',
+    );
+  }
+
+  /** Puts back the callbacks that waited long enough for the desks, and reports what came of them. */
+  async function restoreDue(now: number): Promise<void> {
     const due = [...waiting.values()].filter((w) => now - w.foundAt >= restoreAfterMs);
     if (!due.length) return;
     const rows = due
       .map((w) => w.row)
       .sort((a, b) => (a.seq ?? Infinity) - (b.seq ?? Infinity) || a.acknowledged_at - b.acknowledged_at);
-    let restored = 0;
-    let present = 0;
-    const refused: RecordReport['refused'] = [];
-    for (let i = 0; i < rows.length; i += PAGE) {
-      const page = rows.slice(i, i + PAGE);
-      const out = await restoreEvents(
-        pool,
-        page.map((r) => restoreRow(journalEvent(r), r.seq)),
-      );
-      for (const r of out) {
-        if (r.outcome === 'restored') restored++;
-        else if (r.outcome === 'present') present++;
-        else refused.push({ eventKey: r.event_key, reason: r.reason ?? 'refused' });
-      }
-      markRestored(
-        db,
-        out.filter((r) => r.outcome === 'restored').map((r) => r.event_key),
-        clock.now(),
-      );
+    const done = await restorePages(pool, db, clock, rows, (page) => {
       for (const r of page) waiting.delete(r.event_key);
-    }
-    const prev = report.state === 'restoring' ? report : null;
-    setReport({
-      state: waiting.size ? 'restoring' : 'restored',
-      foundAt: prev?.foundAt ?? new Date(now).toISOString(),
-      lost: prev?.lost ?? rows.length,
-      lostSeqs: prev?.lostSeqs ?? null,
-      restored: (prev?.restored ?? 0) + restored,
-      present: (prev?.present ?? 0) + present,
-      refused: [...(prev?.refused ?? []), ...refused],
     });
-    logger.warn({ restored, present, refused: refused.length }, 'serve: put back callbacks the team database had lost');
+    setReport(restoredReport(report, now, rows.length, done, waiting.size > 0));
+    logger.warn(
+      { restored: done.restored, present: done.present, refused: done.refused.length },
+      'serve: put back callbacks the team database had lost',
+    );
+  }
+
+  async function look(): Promise<void> {
+    const now = clock.now();
+    await pruneHourly(now);
+    const since = lostAt;
+    // A little past the break: a callback acknowledged as the connection broke may be on either side.
+    const missing = await missingSince(db, pool, (since ?? now) + 2_000);
+    if (since !== null && lostAt === since) lostAt = null;
+    noteMissing(missing, now);
+    await restoreDue(now);
   }
 
   function check(): Promise<void> {

@@ -4,6 +4,7 @@
 // behind that proxy (docs/serve.md): each stores what it receives (once by event key, whichever answers)
 // and keeps its own journal in its own data folder; one of them polls (poll-lease.ts).
 import path from 'node:path';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from '../callbacks/rate-limit.js';
@@ -82,11 +83,11 @@ export interface RunningServe {
   close(): Promise<void>;
 }
 
-export async function startServe(o: ServeOptions): Promise<RunningServe> {
-  const log = o.logger;
-  const clock = o.clock ?? systemClock;
-  const startedAt = Date.now();
-  let record: RecordWatch | null = null;
+/**
+ * serve's two pools to the team database: one for the callbacks, the health route and the poller, and the
+ * record watch's own connection, kept open for good. A break of either is a break the watch hears.
+ */
+function openPools(o: ServeOptions, log: Logger, connectionLost: () => void): { pool: pg.Pool; watchPool: pg.Pool } {
   const pool = openTeamPool(o.databaseUrl, {
     // Group commits overlap while one waits for its fsync; more connections would only queue on the
     // events table's lock (rows commit in seq order).
@@ -94,7 +95,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
     ...(o.tls ? { tls: o.tls } : {}),
     onIdleError: (err) => {
       log.warn({ err: err.message }, 'team database connection lost; reconnecting on next use');
-      record?.connectionLost();
+      connectionLost();
     },
   });
   // The record watch's own connection, kept open for good: when the database restarts, moves or is
@@ -103,8 +104,47 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
     max: 1,
     idleTimeoutMillis: 0,
     ...(o.tls ? { tls: o.tls } : {}),
-    onIdleError: () => record?.connectionLost(),
+    onIdleError: connectionLost,
   });
+  return { pool, watchPool };
+}
+
+/** The poller lease: whichever instance holds it polls the service and writes to the team record. */
+function startPollingByLease(
+  poll: NonNullable<ServeOptions['poll']>,
+  o: ServeOptions,
+  pool: pg.Pool,
+  clock: Clock,
+): PollLease {
+  const log = o.logger;
+  const { baseUrl, keys, intervals } = poll;
+  const client = createServiceClient({ baseUrl, keys: () => keys, logger: log });
+  return startPollLease({
+    pool,
+    logger: log,
+    ...(o.pollLeaseSeconds !== undefined ? { leaseSeconds: o.pollLeaseSeconds } : {}),
+    ...(o.instance !== undefined ? { instance: o.instance } : {}),
+    startPolling: (fence) => {
+      const sink = teamPollSink(pool, log, fence);
+      const poller = createPoller({ sink, getClient: () => client, clock, intervals, logger: log });
+      poller.start();
+      return {
+        status: () => poller.status(),
+        stop: async () => {
+          await poller.stop();
+          sink.close();
+        },
+      };
+    },
+  });
+}
+
+export async function startServe(o: ServeOptions): Promise<RunningServe> {
+  const log = o.logger;
+  const clock = o.clock ?? systemClock;
+  const startedAt = Date.now();
+  let record: RecordWatch | null = null;
+  const { pool, watchPool } = openPools(o, log, () => record?.connectionLost());
   let db: Db | null = null;
   let journal: ServeJournal | null = null;
   let lease: PollLease | null = null;
@@ -149,28 +189,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
           startedAt,
         }),
     });
-    if (o.poll) {
-      const { baseUrl, keys, intervals } = o.poll;
-      const client = createServiceClient({ baseUrl, keys: () => keys, logger: log });
-      lease = startPollLease({
-        pool,
-        logger: log,
-        ...(o.pollLeaseSeconds !== undefined ? { leaseSeconds: o.pollLeaseSeconds } : {}),
-        ...(o.instance !== undefined ? { instance: o.instance } : {}),
-        startPolling: (fence) => {
-          const sink = teamPollSink(pool, log, fence);
-          const poller = createPoller({ sink, getClient: () => client, clock, intervals, logger: log });
-          poller.start();
-          return {
-            status: () => poller.status(),
-            stop: async () => {
-              await poller.stop();
-              sink.close();
-            },
-          };
-        },
-      });
-    }
+    if (o.poll) lease = startPollingByLease(o.poll, o, pool, clock);
     const openDb = db;
     const openJournalDb = journal;
     const watch = record;

@@ -1,11 +1,11 @@
-// The service's answers, mapped: a wire answer (or no answer) -> the typed result, or the ServiceError
-// a caller can act on. Pure apart from reading the clock for a Retry-After given as a date; no I/O.
-// Messages say what to do, and never contain the keys or the card cipher (`redact` blanks any echo).
+// The service's answers, mapped: a wire answer -> the typed result, or the ServiceError a caller can act
+// on (no answer at all: no-answer.ts; the answer to a charge: initialize-answer.ts). Pure apart from reading the clock for a Retry-After given as a
+// date; no I/O. Messages say what to do, and never contain the keys or the card cipher (`redact` blanks
+// any echo, answer-text.ts).
 import {
   AuthenticationError,
   DuplicateReferenceError,
   ForbiddenError,
-  NetworkError,
   NotFoundError,
   RateLimitedError,
   ServiceError,
@@ -14,15 +14,14 @@ import {
   UnreadableResponseError,
   ValidationError,
   WireFormatError,
-  type UnknownOutcomeReason,
 } from './errors.js';
-import type { RawResponse, TransportFailure } from './transport.js';
-import type { InitializeAccepted } from './types.js';
-import { envelopeSchema, errorDataSchema, initializeDataSchema, parseWire } from './wire.js';
+import type { z } from 'zod';
+import type { RawResponse } from './transport.js';
+import { envelopeSchema, errorDataSchema } from './wire.js';
+import { parseWire } from './wire-values.js';
+import { describeBody, excerpt, type Redact } from './answer-text.js';
 
 export type Op = 'balances' | 'providers' | 'initialize';
-
-export type Redact = (s: string) => string;
 
 /** What messages name: the service's origin and the time-out that expired. */
 export interface AnswerContext {
@@ -46,6 +45,9 @@ const INITIALIZE_FIELDS = [
   'allow_final_status_change',
   'redirect_url',
 ];
+
+/** The `data` of an error envelope, as errorDataSchema reads it. */
+type ErrorData = z.output<typeof errorDataSchema>;
 
 /** Turns a non-success answer (or a 2xx whose body says error) into the ServiceError a caller can act on. */
 export function errorFor(
@@ -101,28 +103,7 @@ export function errorFor(
       serviceMessage,
     });
   }
-  if (status >= 400 && status <= 499) {
-    let field = data?.field ?? undefined;
-    if (field === undefined && serviceMessage && op === 'initialize')
-      field = INITIALIZE_FIELDS.find((f) => new RegExp(`\\b${f}\\b`).test(serviceMessage));
-    // 422 "duplicate merchant_reference" (DESIGN.md); a 409 Conflict on initialize can only mean the same.
-    const duplicate = (status === 422 && /duplicate|already exists/i.test(serviceMessage ?? '')) || status === 409;
-    if (op === 'initialize' && duplicate && (field === undefined || field === 'merchant_reference')) {
-      const ref = data?.merchant_reference ?? sentReference ?? '';
-      return new DuplicateReferenceError(
-        `The service already has a collection with this merchant_reference (HTTP 422)${said}.`,
-        ref,
-        data?.internal_reference ?? undefined,
-        data?.payment_url ?? undefined,
-        { status, serviceMessage },
-      );
-    }
-    const subject = field ? `${field}` : `the ${what} request`;
-    return new ValidationError(`The service rejected ${subject} (HTTP ${status})${said}.`, field, {
-      status,
-      serviceMessage,
-    });
-  }
+  if (status >= 400 && status <= 499) return refusedRequest(op, status, serviceMessage, data, said, sentReference);
   // 1xx/3xx or a 2xx whose body is an error without a usable code.
   if (op === 'initialize') {
     return new UnknownOutcomeError(
@@ -141,6 +122,41 @@ export function errorFor(
       status: raw.status,
     },
   );
+}
+
+/**
+ * Any other 4xx: the request was refused for a value. On initialize, a duplicate merchant_reference
+ * proves the collection exists (DuplicateReferenceError); the field is the service's data.field, else
+ * the request field its message names.
+ */
+function refusedRequest(
+  op: Op,
+  status: number,
+  serviceMessage: string | undefined,
+  data: ErrorData,
+  said: string,
+  sentReference: string | undefined,
+): ServiceError {
+  let field = data?.field ?? undefined;
+  if (field === undefined && serviceMessage && op === 'initialize')
+    field = INITIALIZE_FIELDS.find((f) => new RegExp(`\\b${f}\\b`).test(serviceMessage));
+  // 422 "duplicate merchant_reference" (DESIGN.md); a 409 Conflict on initialize can only mean the same.
+  const duplicate = (status === 422 && /duplicate|already exists/i.test(serviceMessage ?? '')) || status === 409;
+  if (op === 'initialize' && duplicate && (field === undefined || field === 'merchant_reference')) {
+    const ref = data?.merchant_reference ?? sentReference ?? '';
+    return new DuplicateReferenceError(
+      `The service already has a collection with this merchant_reference (HTTP 422)${said}.`,
+      ref,
+      data?.internal_reference ?? undefined,
+      data?.payment_url ?? undefined,
+      { status, serviceMessage },
+    );
+  }
+  const subject = field ? `${field}` : `the ${opName(op)} request`;
+  return new ValidationError(`The service rejected ${subject} (HTTP ${status})${said}.`, field, {
+    status,
+    serviceMessage,
+  });
 }
 
 /** A 2xx with the success envelope: returns `data`; otherwise throws the matching error. */
@@ -211,100 +227,6 @@ export function shape<T>(
   }
 }
 
-/** No answer to a GET: a NetworkError that says why. */
-export function transportError(ctx: AnswerContext, op: Op, f: TransportFailure): ServiceError {
-  const what = opName(op);
-  if (f.timeout)
-    return new NetworkError(
-      `No answer from the service at ${ctx.origin} for ${what} within ${duration(ctx.timeoutMs)}.`,
-      { cause: f.cause },
-    );
-  return new NetworkError(`Could not reach the service at ${ctx.origin} for ${what}: ${describeCode(f.code)}.`, {
-    cause: f.cause,
-  });
-}
-
-/**
- * No answer to a charge: safe to re-send when nothing can have reached the service (a NetworkError);
- * otherwise the outcome is unknown, and only the same merchant_reference may be sent again.
- */
-export function initializeTransportError(ctx: AnswerContext, f: TransportFailure): ServiceError {
-  if (f.notSent) {
-    const e = transportError(ctx, 'initialize', f);
-    return new NetworkError(
-      `${e.message} Nothing was sent: it is safe to try again with the same merchant_reference.`,
-      { cause: f.cause },
-    );
-  }
-  const reason: UnknownOutcomeReason = f.timeout ? 'timeout' : 'connection';
-  return new UnknownOutcomeError(
-    f.timeout
-      ? `The charge was sent but no answer came within ${duration(ctx.timeoutMs)}: the outcome is unknown. Check it before charging again, and only re-send the same merchant_reference.`
-      : `The charge was sent but ${describeCode(f.code)} before an answer: the outcome is unknown. Check it before charging again, and only re-send the same merchant_reference.`,
-    { cause: f.cause, reason },
-  );
-}
-
-/**
- * The answer to a charge -> what was accepted. Anything the desk cannot read after the request was
- * sent is an UnknownOutcomeError: the collection may exist.
- */
-export function initializeAnswer(
-  ctx: AnswerContext,
-  raw: RawResponse,
-  redact: Redact,
-  sentReference: string,
-): InitializeAccepted {
-  let data: unknown;
-  try {
-    data = successData(ctx, 'initialize', raw, redact, sentReference);
-  } catch (e) {
-    if (e instanceof UnreadableResponseError) {
-      throw new UnknownOutcomeError(
-        `${e.message} The outcome of the charge is unknown: check it before charging again.`,
-        {
-          status: e.status,
-          cause: e,
-          reason: 'unreadable',
-        },
-      );
-    }
-    throw e;
-  }
-  let d: { internal_reference?: string | null; merchant_reference?: string | null; payment_url: string };
-  try {
-    d = parseWire(initializeDataSchema, data);
-  } catch (e) {
-    const msg = e instanceof WireFormatError ? e.message : String(e);
-    throw new UnknownOutcomeError(
-      `The service accepted the charge (HTTP ${raw.status}) but its answer has a bad value at ${msg}; the outcome is unknown.`,
-      {
-        status: raw.status,
-        cause: e,
-        reason: 'unreadable',
-      },
-    );
-  }
-  const sentAuto = sentReference === 'auto';
-  const merchantReference = d.merchant_reference ?? (sentAuto ? undefined : sentReference);
-  if (merchantReference === undefined || (!sentAuto && merchantReference !== sentReference)) {
-    throw new UnknownOutcomeError(
-      merchantReference === undefined
-        ? `The service accepted the charge (HTTP ${raw.status}) but did not say which merchant_reference it made; the outcome is unknown.`
-        : `The service accepted the charge (HTTP ${raw.status}) for a different merchant_reference than was sent; the outcome is unknown.`,
-      { status: raw.status, reason: 'unreadable' },
-    );
-  }
-  const envMessage = envelopeSchema.safeParse(tryJson(raw.text).value);
-  return {
-    httpStatus: raw.status,
-    merchantReference,
-    internalReference: d.internal_reference ?? undefined,
-    paymentUrl: d.payment_url,
-    message: envMessage.success ? (envMessage.data.message ?? undefined) : undefined,
-  };
-}
-
 export function opName(op: Op): string {
   return op === 'balances'
     ? 'the balance inquiry'
@@ -327,38 +249,13 @@ function effectiveStatus(http: number, env: { code?: number; status?: string } |
   return http;
 }
 
-function tryJson(text: string): { ok: true; value: unknown } | { ok: false; value: undefined } {
+/** The body as JSON, or not JSON. */
+export function tryJson(text: string): { ok: true; value: unknown } | { ok: false; value: undefined } {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
     return { ok: false, value: undefined };
   }
-}
-
-function describeBody(raw: RawResponse, redact: Redact): string {
-  const t = raw.text.trim();
-  if (t === '') return 'an empty body';
-  const type = raw.headers.get('content-type') ?? '';
-  if (/html/i.test(type) || /^<(!doctype|html|head|body|\?xml)/i.test(t))
-    return `an HTML page instead of JSON: "${excerpt(t, redact)}"`;
-  if (t.startsWith('{') || t.startsWith('[')) return `JSON that is cut short or invalid: "${excerpt(t, redact)}"`;
-  return `a body that is not JSON: "${excerpt(t, redact)}"`;
-}
-
-/** The first ~160 characters of a body, single-line, with any secret the service echoed blanked. */
-export function excerpt(text: string, redact: Redact = (s) => s): string {
-  const flat = redact(text)
-    .replace(/<[^>]{0,200}>/g, ' ')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f\s]+/g, ' ')
-    .trim();
-  return flat.length > 160 ? flat.slice(0, 160) + '…' : flat;
-}
-
-/** Blanks each secret (keys, card cipher) wherever it appears in a text from the service. */
-export function redactor(secrets: (string | undefined)[]): Redact {
-  const list = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 6);
-  return (s) => list.reduce((acc, secret) => acc.split(secret).join('[redacted]'), s);
 }
 
 /** Retry-After: delta seconds, or an HTTP date. */
@@ -369,27 +266,4 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | u
   const at = Date.parse(v);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - nowMs);
-}
-
-function duration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
-}
-
-const CODE_TEXT: Record<string, string> = {
-  ECONNREFUSED: 'the connection was refused',
-  ECONNRESET: 'the connection was reset',
-  UND_ERR_SOCKET: 'the connection was closed',
-  EPIPE: 'the connection was closed',
-  ENOTFOUND: 'the host name was not found',
-  EAI_AGAIN: 'the host name could not be looked up',
-  ENETUNREACH: 'the network is unreachable',
-  EHOSTUNREACH: 'the host is unreachable',
-  UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
-};
-
-function describeCode(code: string): string {
-  const text = CODE_TEXT[code];
-  if (text) return `${text} (${code})`;
-  if (/CERT|TLS|SSL/i.test(code)) return `the TLS certificate was not accepted (${code})`;
-  return `the connection failed (${code})`;
 }

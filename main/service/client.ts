@@ -1,7 +1,8 @@
 // The service client: the three operations of the interface, with the headers DESIGN.md decides.
-// It puts together the transport (./transport.ts: fetch with a time-out), the answer mapping
-// (./answers.ts: wire answer -> typed result or ServiceError) and the retry policy (./retry-policy.ts:
-// the two GETs only). Secrets (keys, card_cipher) never reach a message or a log.
+// It puts together the transport (transport.ts: fetch with a time-out), the answer mapping (answers.ts:
+// wire answer -> typed result or ServiceError; initialize-answer.ts: a charge's answer; no-answer.ts: no
+// answer -> the ServiceError that says why) and the retry policy (retry-policy.ts: the two GETs only).
+// Secrets (keys, card_cipher) never reach a message or a log.
 import type { Logger } from 'pino';
 import { realSleep, systemClock, type Clock, type Sleep } from '../clock.js';
 import { CURRENCY_CODE, formatMinor, isKnownCurrency } from '../money/index.js';
@@ -16,19 +17,11 @@ import type {
   WalletBalance,
 } from './types.js';
 import { balancesDataSchema, providersDataSchema } from './wire.js';
-import { createExchange, isTransportFailure, parseBaseUrl, type RawResponse } from './transport.js';
-import {
-  initializeAnswer,
-  initializeTransportError,
-  parseRetryAfter,
-  redactor,
-  shape,
-  successData,
-  transportError,
-  type AnswerContext,
-  type Op,
-  type Redact,
-} from './answers.js';
+import { createExchange, isTransportFailure, parseBaseUrl, type Exchange, type RawResponse } from './transport.js';
+import { parseRetryAfter, shape, successData, type AnswerContext, type Op } from './answers.js';
+import { initializeAnswer } from './initialize-answer.js';
+import { redactor, type Redact } from './answer-text.js';
+import { initializeTransportError, transportError } from './no-answer.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, shouldRetry, type RetryPolicy } from './retry-policy.js';
 
 export interface ServiceClientOptions {
@@ -54,128 +47,149 @@ export interface ServiceClientOptions {
   logger?: Logger;
 }
 
+/** What every request of one client shares. */
+interface Connection {
+  keys: ServiceClientOptions['keys'];
+  exchange: Exchange;
+  ctx: AnswerContext;
+  policy: RetryPolicy;
+  sleep: Sleep;
+  random: () => number;
+  clock: Clock;
+  log: Logger | undefined;
+}
+
 export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
   const { base, origin } = parseBaseUrl(opts.baseUrl);
   const timeoutMs = opts.timeoutMs ?? 20_000;
-  const policy: RetryPolicy = {
-    retries: opts.retries ?? DEFAULT_RETRY_POLICY.retries,
-    backoffBaseMs: opts.backoffBaseMs ?? DEFAULT_RETRY_POLICY.backoffBaseMs,
-    backoffMaxMs: opts.backoffMaxMs ?? DEFAULT_RETRY_POLICY.backoffMaxMs,
-    maxRetryAfterMs: opts.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
-  };
-  const sleep = opts.sleep ?? realSleep;
-  const random = opts.random ?? Math.random;
   const clock = opts.clock ?? systemClock;
-  const exchange = createExchange({ base, timeoutMs, fetch: opts.fetch ?? fetch });
-  const ctx: AnswerContext = { origin, timeoutMs, now: () => clock.now() };
-  const log = opts.logger;
-
-  async function getKeys(): Promise<MerchantKeys> {
-    const k = await opts.keys();
-    if (!k || !k.publicKey) throw new AuthenticationError('No merchant public key is set: enter the keys in Settings.');
-    return k;
-  }
-
-  /** GET with retries on network errors, 5xx and 429 (jittered exponential back-off, Retry-After honoured). */
-  async function getWithRetry(
-    op: Op,
-    path: string,
-    headers: Record<string, string>,
-    redact: Redact,
-  ): Promise<{ raw: RawResponse; data: unknown }> {
-    for (let attempt = 0; ; attempt++) {
-      const started = clock.now();
-      const r = await exchange('GET', path, headers);
-      let err: ServiceError;
-      let retryAfterMs: number | undefined;
-      if (!isTransportFailure(r)) {
-        retryAfterMs = parseRetryAfter(r.headers.get('retry-after'), clock.now());
-        try {
-          const data = successData(ctx, op, r, redact);
-          log?.debug({ op, status: r.status, attempt, ms: clock.now() - started }, 'service request ok');
-          return { raw: r, data };
-        } catch (e) {
-          if (!(e instanceof ServiceError)) throw e;
-          err = e;
-        }
-      } else {
-        err = transportError(ctx, op, r);
-      }
-      const retry = shouldRetry(attempt, { kind: err.kind, retryAfterMs }, { method: 'GET', idempotent: true }, policy);
-      log?.warn({ op, attempt, status: err.status, kind: err.kind, retryable: retry }, 'service request failed');
-      if (!retry) throw err;
-      await sleep(retryDelayMs(attempt, retryAfterMs, random(), policy));
-    }
-  }
-
-  return {
-    async getBalances(currency?: string): Promise<WalletBalance[]> {
-      const keys = await getKeys();
-      if (!keys.secretKey)
-        throw new AuthenticationError(
-          'No merchant secret key is set: the balance inquiry needs it. Enter the keys in Settings.',
-        );
-      const q =
-        currency === undefined || currency === '' ? '' : `?currency=${encodeURIComponent(checkCurrency(currency))}`;
-      const headers = { ...baseHeaders(), 'public-key': keys.publicKey, 'secret-key': keys.secretKey };
-      const redact = redactor([keys.publicKey, keys.secretKey]);
-      const { raw, data } = await getWithRetry('balances', `/data/wallet-balances${q}`, headers, redact);
-      return shape<{ merchant_balances: WalletBalance[] }>('balances', raw, data, balancesDataSchema, redact)
-        .merchant_balances;
+  const c: Connection = {
+    keys: () => opts.keys(),
+    exchange: createExchange({ base, timeoutMs, fetch: opts.fetch ?? fetch }),
+    ctx: { origin, timeoutMs, now: () => clock.now() },
+    policy: {
+      retries: opts.retries ?? DEFAULT_RETRY_POLICY.retries,
+      backoffBaseMs: opts.backoffBaseMs ?? DEFAULT_RETRY_POLICY.backoffBaseMs,
+      backoffMaxMs: opts.backoffMaxMs ?? DEFAULT_RETRY_POLICY.backoffMaxMs,
+      maxRetryAfterMs: opts.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
     },
-
-    async getPaymentOptions(query: PaymentOptionsQuery = {}): Promise<PaymentOption[]> {
-      const keys = await getKeys();
-      const params = new URLSearchParams();
-      if (query.currency) params.set('currency', checkCurrency(query.currency));
-      if (query.transactionType) {
-        const t = query.transactionType.trim().toUpperCase();
-        if (!/^[A-Z_]{1,40}$/.test(t))
-          throw new ValidationError('transaction_type must be a word such as COLLECTION.', 'transaction_type');
-        params.set('transaction_type', t);
-      }
-      const q = params.toString() === '' ? '' : `?${params.toString()}`;
-      // The payment options request takes the public key only: the secret key is not sent where it is not asked for.
-      const headers = { ...baseHeaders(), 'public-key': keys.publicKey };
-      const redact = redactor([keys.publicKey, keys.secretKey]);
-      const { raw, data } = await getWithRetry('providers', `/data/payment-providers${q}`, headers, redact);
-      return shape<{ payment_providers: PaymentOption[] }>('providers', raw, data, providersDataSchema, redact)
-        .payment_providers;
-    },
-
-    /** Sent once: a POST is never retried here (retry-policy.ts), since a second send could charge twice. */
-    async initialize(req: InitializeRequest): Promise<InitializeAccepted> {
-      const keys = await getKeys();
-      if (!keys.secretKey)
-        throw new AuthenticationError('No merchant secret key is set: charging needs it. Enter the keys in Settings.');
-      const body = initializeBody(req);
-      const headers = {
-        ...baseHeaders(),
-        'Content-Type': 'application/json',
-        'public-key': keys.publicKey,
-        'secret-key': keys.secretKey,
-      };
-      const redact = redactor([keys.publicKey, keys.secretKey, req.cardCipher]);
-      const started = clock.now();
-      const r = await exchange('POST', '/collections/initialize', headers, body);
-      if (isTransportFailure(r)) {
-        const reason = r.notSent ? undefined : r.timeout ? 'timeout' : 'connection';
-        if (reason === undefined)
-          log?.warn({ op: 'initialize', reference: req.merchantReference, code: r.code }, 'initialize not sent');
-        else
-          log?.warn(
-            { op: 'initialize', reference: req.merchantReference, reason, code: r.code },
-            'initialize outcome unknown',
-          );
-        throw initializeTransportError(ctx, r);
-      }
-      log?.info(
-        { op: 'initialize', reference: req.merchantReference, status: r.status, ms: clock.now() - started },
-        'initialize answered',
-      );
-      return initializeAnswer(ctx, r, redact, req.merchantReference);
-    },
+    sleep: opts.sleep ?? realSleep,
+    random: opts.random ?? Math.random,
+    clock,
+    log: opts.logger,
   };
+  return {
+    getBalances: (currency) => getBalances(c, currency),
+    getPaymentOptions: (query = {}) => getPaymentOptions(c, query),
+    initialize: (req) => initialize(c, req),
+  };
+}
+
+async function getKeys(c: Connection): Promise<MerchantKeys> {
+  const k = await c.keys();
+  if (!k || !k.publicKey) throw new AuthenticationError('No merchant public key is set: enter the keys in Settings.');
+  return k;
+}
+
+/** GET with retries on network errors, 5xx and 429 (jittered exponential back-off, Retry-After honoured). */
+async function getWithRetry(
+  c: Connection,
+  op: Op,
+  path: string,
+  headers: Record<string, string>,
+  redact: Redact,
+): Promise<{ raw: RawResponse; data: unknown }> {
+  const { clock, log } = c;
+  for (let attempt = 0; ; attempt++) {
+    const started = clock.now();
+    const r = await c.exchange('GET', path, headers);
+    let err: ServiceError;
+    let retryAfterMs: number | undefined;
+    if (!isTransportFailure(r)) {
+      retryAfterMs = parseRetryAfter(r.headers.get('retry-after'), clock.now());
+      try {
+        const data = successData(c.ctx, op, r, redact);
+        log?.debug({ op, status: r.status, attempt, ms: clock.now() - started }, 'service request ok');
+        return { raw: r, data };
+      } catch (e) {
+        if (!(e instanceof ServiceError)) throw e;
+        err = e;
+      }
+    } else {
+      err = transportError(c.ctx, op, r);
+    }
+    const retry = shouldRetry(attempt, { kind: err.kind, retryAfterMs }, { method: 'GET', idempotent: true }, c.policy);
+    log?.warn({ op, attempt, status: err.status, kind: err.kind, retryable: retry }, 'service request failed');
+    if (!retry) throw err;
+    await c.sleep(retryDelayMs(attempt, retryAfterMs, c.random(), c.policy));
+  }
+}
+
+async function getBalances(c: Connection, currency?: string): Promise<WalletBalance[]> {
+  const keys = await getKeys(c);
+  if (!keys.secretKey)
+    throw new AuthenticationError(
+      'No merchant secret key is set: the balance inquiry needs it. Enter the keys in Settings.',
+    );
+  const q = currency === undefined || currency === '' ? '' : `?currency=${encodeURIComponent(checkCurrency(currency))}`;
+  const headers = { ...baseHeaders(), 'public-key': keys.publicKey, 'secret-key': keys.secretKey };
+  const redact = redactor([keys.publicKey, keys.secretKey]);
+  const { raw, data } = await getWithRetry(c, 'balances', `/data/wallet-balances${q}`, headers, redact);
+  return shape<{ merchant_balances: WalletBalance[] }>('balances', raw, data, balancesDataSchema, redact)
+    .merchant_balances;
+}
+
+async function getPaymentOptions(c: Connection, query: PaymentOptionsQuery): Promise<PaymentOption[]> {
+  const keys = await getKeys(c);
+  const params = new URLSearchParams();
+  if (query.currency) params.set('currency', checkCurrency(query.currency));
+  if (query.transactionType) {
+    const t = query.transactionType.trim().toUpperCase();
+    if (!/^[A-Z_]{1,40}$/.test(t))
+      throw new ValidationError('transaction_type must be a word such as COLLECTION.', 'transaction_type');
+    params.set('transaction_type', t);
+  }
+  const q = params.toString() === '' ? '' : `?${params.toString()}`;
+  // The payment options request takes the public key only: the secret key is not sent where it is not asked for.
+  const headers = { ...baseHeaders(), 'public-key': keys.publicKey };
+  const redact = redactor([keys.publicKey, keys.secretKey]);
+  const { raw, data } = await getWithRetry(c, 'providers', `/data/payment-providers${q}`, headers, redact);
+  return shape<{ payment_providers: PaymentOption[] }>('providers', raw, data, providersDataSchema, redact)
+    .payment_providers;
+}
+
+/** Sent once: a POST is never retried here (retry-policy.ts), since a second send could charge twice. */
+async function initialize(c: Connection, req: InitializeRequest): Promise<InitializeAccepted> {
+  const { clock, log } = c;
+  const keys = await getKeys(c);
+  if (!keys.secretKey)
+    throw new AuthenticationError('No merchant secret key is set: charging needs it. Enter the keys in Settings.');
+  const body = initializeBody(req);
+  const headers = {
+    ...baseHeaders(),
+    'Content-Type': 'application/json',
+    'public-key': keys.publicKey,
+    'secret-key': keys.secretKey,
+  };
+  const redact = redactor([keys.publicKey, keys.secretKey, req.cardCipher]);
+  const started = clock.now();
+  const r = await c.exchange('POST', '/collections/initialize', headers, body);
+  if (isTransportFailure(r)) {
+    const reason = r.notSent ? undefined : r.timeout ? 'timeout' : 'connection';
+    if (reason === undefined)
+      log?.warn({ op: 'initialize', reference: req.merchantReference, code: r.code }, 'initialize not sent');
+    else
+      log?.warn(
+        { op: 'initialize', reference: req.merchantReference, reason, code: r.code },
+        'initialize outcome unknown',
+      );
+    throw initializeTransportError(c.ctx, r);
+  }
+  log?.info(
+    { op: 'initialize', reference: req.merchantReference, status: r.status, ms: clock.now() - started },
+    'initialize answered',
+  );
+  return initializeAnswer(c.ctx, r, redact, req.merchantReference);
 }
 
 /**

@@ -5,7 +5,7 @@ import os from 'node:os';
 import { z } from 'zod';
 import type { Db, ReadDb } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
-import { putSetting, settingRows, settingValue } from '../store/sqlite/settings.js';
+import { putSetting, settingRows } from '../store/sqlite/settings.js';
 import { STALE_PENDING_AFTER_MS } from '../store/sqlite/stale-pending.js';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
@@ -332,9 +332,4 @@ export function listenAddressNeedingConfirm(current: Settings, patch: SettingsPa
   const host = patch.callbackReceiver?.host?.trim();
   if (host === undefined || isLoopbackHost(host)) return null;
   return host === current.callbackReceiver.host ? null : host;
-}
-
-/** True when the user (or connect) has saved any setting; a fresh data folder means the embedded profile. */
-export function hasSavedSettings(db: ReadDb): boolean {
-  return settingValue(db, 'profile') !== undefined;
 }

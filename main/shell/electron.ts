@@ -1,12 +1,12 @@
 // The product shell (Electron). Thin: it builds the Core, serves the renderer from app:// and bridges
 // IPC to the one dispatch. DESIGN.md "Electron security": contextIsolation, sandbox, no nodeIntegration,
 // CSP, custom protocol, navigation/new windows denied, permissions denied, IPC sender checked,
-// openExternal only for https pages on the active profile's payment-page origins. The payment window:
-// own in-memory partition, no preload, popups denied, https only, its pages only on the payment-page
-// origins, the redirect URL intercepted before it loads. Packaged builds: no DevTools, a minimal menu.
+// openExternal only for https pages on the active profile's payment-page origins. The payment window
+// (electron-payment-window.ts): own in-memory partition, no preload, popups denied, https only, its pages
+// only on the payment-page origins, the redirect URL intercepted before it loads. Packaged builds: no
+// DevTools, a minimal menu.
 // Card entry (Take payment, the payment window) is hidden from screen capture where the OS allows.
 import path from 'node:path';
-import crypto from 'node:crypto';
 import {
   app,
   BrowserWindow,
@@ -27,9 +27,9 @@ import { createDispatcher } from '../ipc/dispatch.js';
 import { lockGate } from '../ipc/lock-gate.js';
 import { buildHandlers } from '../ipc/handlers/index.js';
 import { pushToRenderer } from '../ipc/push.js';
-import type { PaymentWindowOpener, PaymentWindowResult } from '../collections/payment-window.js';
-import { isRedirectUrl } from '../collections/redirect-url.js';
-import { isAllowedPaymentUrl, isPaymentPageUrl, isVettedExternalUrl, type PaymentPageScope } from './payment-url.js';
+import type { PaymentWindowOpener } from '../collections/payment-window.js';
+import { isVettedExternalUrl } from './payment-url.js';
+import { denyAllPermissions, ElectronPaymentWindow } from './electron-payment-window.js';
 import { PaymentPages } from './payment-pages.js';
 import { serveRendererFile } from './serve.js';
 import { closeWithin, leaveSoon, onStopSignals } from '../app/shutdown.js';
@@ -77,12 +77,6 @@ export function appMenuTemplate(opts: { packaged: boolean; platform: NodeJS.Plat
   return menu;
 }
 
-function denyAllPermissions(s: Session): void {
-  s.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-  s.setPermissionCheckHandler(() => false);
-  s.setDevicePermissionHandler(() => false);
-}
-
 function lockNavigation(wc: WebContents, allowed: (url: string) => boolean): void {
   wc.on('will-navigate', (e) => {
     if (!allowed(e.url)) e.preventDefault();
@@ -99,15 +93,8 @@ export interface ElectronShell {
   paymentWindow: ElectronPaymentWindow;
 }
 
-export async function startElectronShell(core: Core, opts: { rendererDir?: string } = {}): Promise<ElectronShell> {
-  const root = path.resolve(opts.rendererDir ?? rendererDir());
-  const devTools = !app.isPackaged;
-  Menu.setApplicationMenu(
-    Menu.buildFromTemplate(appMenuTemplate({ packaged: app.isPackaged, platform: process.platform })),
-  );
-  const pages = new PaymentPages(core);
-  const ses = session.defaultSession;
-  denyAllPermissions(ses);
+/** app:// serves the renderer's files; nothing but app:// leaves the main window's session. */
+function serveAppScheme(root: string, ses: Session): void {
   protocol.handle(APP_SCHEME, async (request) => {
     const url = new URL(request.url);
     if (url.host !== APP_HOST) return new Response('not found', { status: 404 });
@@ -118,8 +105,10 @@ export async function startElectronShell(core: Core, opts: { rendererDir?: strin
   ses.webRequest.onBeforeRequest((details, callback) => {
     callback({ cancel: !(details.url.startsWith(APP_BASE) || details.url.startsWith('devtools://')) });
   });
+}
 
-  const win = new BrowserWindow({
+function createMainWindow(devTools: boolean): BrowserWindow {
+  return new BrowserWindow({
     width: 1280,
     height: 820,
     show: false,
@@ -139,12 +128,19 @@ export async function startElectronShell(core: Core, opts: { rendererDir?: strin
       devTools,
     },
   });
+}
+
+/**
+ * The main window stays on app://, opens only the service's payment pages (in the system browser), and
+ * keeps Take payment out of screen capture.
+ */
+function guardMainWindow(win: BrowserWindow, pages: PaymentPages, logger: Core['logger']): void {
   const wc = win.webContents;
   lockNavigation(wc, (url) => url.startsWith(APP_BASE));
   wc.setWindowOpenHandler(({ url }) => {
     // Only the service's payment pages go to the system browser; never any other host or scheme.
     if (isVettedExternalUrl(url) && pages.allows(url)) void shell.openExternal(url);
-    else core.logger.warn({ url: url.slice(0, 200) }, 'refused to open a link outside the payment-page origins');
+    else logger.warn({ url: url.slice(0, 200) }, 'refused to open a link outside the payment-page origins');
     return { action: 'deny' };
   });
   // Card numbers are typed on Take payment: keep that screen out of screenshots and screen sharing
@@ -156,7 +152,11 @@ export async function startElectronShell(core: Core, opts: { rendererDir?: strin
   wc.on('did-navigate-in-page', (_e, url, isMainFrame) => {
     if (isMainFrame) protectCardEntry(url);
   });
+}
 
+/** IPC to the one dispatch, from the app's own top frame only, and the Core's events pushed to the window. */
+function bridgeIpc(win: BrowserWindow, core: Core): void {
+  const wc = win.webContents;
   const dispatch = createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock));
   ipcMain.handle(INVOKE, (event: IpcMainInvokeEvent, channel: unknown, request: unknown) => {
     // Only the app's own top frame in our window may call main.
@@ -174,9 +174,10 @@ export async function startElectronShell(core: Core, opts: { rendererDir?: strin
     unsubscribe();
     ipcMain.removeHandler(INVOKE);
   });
+}
 
-  core.shell = 'electron';
-  const paymentWindow = new ElectronPaymentWindow(win, pages, core.logger, devTools);
+/** The Core's save, open and confirm questions, asked with the OS's own dialogs over the main window. */
+function useNativeDialogs(core: Core, win: BrowserWindow): void {
   core.chooseSavePath = async (o) => {
     const r = await dialog.showSaveDialog(win, { title: o.title, defaultPath: o.defaultName, filters: o.filters });
     return r.canceled || !r.filePath ? null : r.filePath;
@@ -197,111 +198,29 @@ export async function startElectronShell(core: Core, opts: { rendererDir?: strin
     const r = await dialog.showOpenDialog(win, { title: o.title, filters: o.filters, properties: ['openFile'] });
     return r.canceled || !r.filePaths[0] ? null : r.filePaths[0];
   };
+}
+
+export async function startElectronShell(core: Core, opts: { rendererDir?: string } = {}): Promise<ElectronShell> {
+  const root = path.resolve(opts.rendererDir ?? rendererDir());
+  const devTools = !app.isPackaged;
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(appMenuTemplate({ packaged: app.isPackaged, platform: process.platform })),
+  );
+  const pages = new PaymentPages(core);
+  const ses = session.defaultSession;
+  denyAllPermissions(ses);
+  serveAppScheme(root, ses);
+
+  const win = createMainWindow(devTools);
+  guardMainWindow(win, pages, core.logger);
+  bridgeIpc(win, core);
+
+  core.shell = 'electron';
+  const paymentWindow = new ElectronPaymentWindow(win, pages, core.logger, devTools);
+  useNativeDialogs(core, win);
   win.once('ready-to-show', () => win.show());
   await win.loadURL(`${APP_BASE}index.html#/balances`);
   return { win, paymentWindow };
-}
-
-/** The payment window: a fresh in-memory partition per payment, no preload, the redirect captured. */
-export class ElectronPaymentWindow implements PaymentWindowOpener {
-  constructor(
-    private readonly parent: BrowserWindow,
-    /** The active profile's payment-page origins (PaymentPages). */
-    private readonly pages: { scope(): PaymentPageScope; remember?(paymentUrl: string): void },
-    private readonly logger?: Core['logger'],
-    private readonly devTools = false,
-  ) {}
-
-  open(options: {
-    paymentUrl: string;
-    redirectUrl: string;
-    title: string;
-    signal?: AbortSignal;
-  }): Promise<PaymentWindowResult> {
-    const base = this.pages.scope();
-    const loopback = base.allowLoopbackHttp;
-    // The payment URL is what initialize returned: its origin joins the base URL's domain.
-    const scope: PaymentPageScope = { ...base, paymentUrls: [...(base.paymentUrls ?? []), options.paymentUrl] };
-    if (!isPaymentPageUrl(options.paymentUrl, scope)) {
-      return Promise.resolve({
-        kind: 'error',
-        message: 'the payment page address is not an https address without credentials; it was not opened',
-      });
-    }
-    this.pages.remember?.(options.paymentUrl);
-    // No "persist:" prefix: the partition lives in memory only and is gone with the window.
-    const partition = `payment-${crypto.randomUUID()}`;
-    const ses = session.fromPartition(partition, { cache: false });
-    denyAllPermissions(ses);
-    const win = new BrowserWindow({
-      parent: this.parent,
-      width: 900,
-      height: 760,
-      title: options.title,
-      webPreferences: {
-        partition,
-        contextIsolation: true,
-        sandbox: true,
-        nodeIntegration: false,
-        webSecurity: true,
-        allowRunningInsecureContent: false,
-        webviewTag: false,
-        spellcheck: false,
-        navigateOnDragDrop: false,
-        devTools: this.devTools,
-      },
-    });
-    // The hosted page may ask for a one-time code or the card again: no screen capture here either.
-    win.setContentProtection(true);
-    return new Promise<PaymentWindowResult>((resolve) => {
-      let done = false;
-      const finish = (r: PaymentWindowResult) => {
-        if (done) return;
-        done = true;
-        options.signal?.removeEventListener('abort', onAbort);
-        if (!win.isDestroyed()) win.destroy();
-        void ses.clearStorageData().catch(() => {});
-        resolve(r);
-      };
-      const onAbort = () => finish({ kind: 'closed' });
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      // The redirect URL never loads: caught at the network layer and on navigation/redirect events.
-      ses.webRequest.onBeforeRequest((details, callback) => {
-        if (isRedirectUrl(details.url, options.redirectUrl)) {
-          callback({ cancel: true });
-          finish({ kind: 'redirect', url: details.url });
-          return;
-        }
-        // The window's own pages only on the payment-page origins; what they load: https (or data:).
-        const ok =
-          details.resourceType === 'mainFrame'
-            ? isPaymentPageUrl(details.url, scope)
-            : isAllowedPaymentUrl(details.url, { allowLoopbackHttp: loopback }) || details.url.startsWith('data:');
-        if (!ok)
-          this.logger?.warn(
-            { url: details.url.slice(0, 200) },
-            'payment window: blocked a request outside what it may load',
-          );
-        callback({ cancel: !ok });
-      });
-      const onNav = (e: { url: string; preventDefault(): void }) => {
-        if (isRedirectUrl(e.url, options.redirectUrl)) {
-          e.preventDefault();
-          finish({ kind: 'redirect', url: e.url });
-        } else if (!isPaymentPageUrl(e.url, scope)) {
-          e.preventDefault();
-        }
-      };
-      win.webContents.on('will-navigate', onNav);
-      win.webContents.on('will-redirect', onNav);
-      win.webContents.on('will-attach-webview', (e) => e.preventDefault());
-      win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-      win.on('closed', () => finish({ kind: 'closed' }));
-      win.loadURL(options.paymentUrl).catch((e: unknown) => {
-        if (!done) finish({ kind: 'error', message: `the payment page did not load: ${(e as Error).message}` });
-      });
-    });
-  }
 }
 
 /** The whole Electron app: single instance, the Core from --data-dir, quit cleanly. */

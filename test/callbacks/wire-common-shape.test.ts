@@ -1,7 +1,7 @@
 // parseCallbackBody reads the usual callback without the schema: it must give exactly what the schema
 // gives, and leave to the schema (and its messages naming the field) everything else.
 import { describe, expect, it } from 'vitest';
-import { parseCallbackBody, parseCallbackBodyWithSchema } from '../../main/service/wire.js';
+import { parseCallbackBody, parseCallbackBodyWithSchema } from '../../main/service/callback-wire.js';
 import { WireFormatError } from '../../main/service/errors.js';
 
 const body = (over: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => ({

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { cvvLength, detectBrand, groupCardNumber, luhnValid } from '../../main/collections/card-number.shared.js';
 import {
   billingRequired,
-  cvvLength,
-  detectBrand,
   expiryProblem,
-  groupCardNumber,
-  luhnValid,
   parseAmount,
   parseCard,
   parseCharge,

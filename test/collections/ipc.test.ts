@@ -11,7 +11,7 @@ import { reconcileHandlers } from '../../main/ipc/handlers/reconcile.js';
 import type { Core, OpenPathChooser } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
 import { createEventBus } from '../../main/app/event-bus.js';
-import { workspaceCharges } from '../../main/app/workspace.js';
+import { workspaceCharges } from '../../main/app/workspace-charges.js';
 import { pushToRenderer } from '../../main/ipc/push.js';
 import { MemorySecretStore } from '../../main/secrets/secret-store.js';
 import { createServiceClient } from '../../main/service/client.js';

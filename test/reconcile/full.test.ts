@@ -21,7 +21,7 @@ import {
   reconcileDue,
   setReconcileOptions,
 } from '../../main/reconcile/index.js';
-import { reconcileAllOnThreads } from '../../main/reconcile/reconcile.js';
+import { reconcileAllOnThreads } from '../../main/reconcile/reconcile-on-threads.js';
 import {
   kindSetsSql,
   NEEDS_JS_SQL,

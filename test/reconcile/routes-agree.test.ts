@@ -14,7 +14,13 @@ import type { NewEvent } from '../../main/collections/event-rules.js';
 import { appendEvent } from '../../main/collections/ledger.js';
 import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
 import { formatMinor } from '../../main/money/index.js';
-import { reconcileCollection, reconcileOnceAfter, setReconcileOptions } from '../../main/reconcile/incremental.js';
+import {
+  reconcileCollection,
+  reconcileOnceAfter,
+  setGroupRoute,
+  setReconcileOptions,
+  type GroupRoute,
+} from '../../main/reconcile/incremental.js';
 import { reconcileAll } from '../../main/reconcile/reconcile.js';
 import { writeTransaction } from '../../main/store/sqlite/transaction.js';
 import { History, testDb } from './fixtures.js';
@@ -248,10 +254,13 @@ describe('the reconciliation routes agree', () => {
           fc.array(collectionArb, { minLength: 1, maxLength: 60, size: 'max' }),
           fc.array(fc.nat(59), { maxLength: 300, size: 'max' }),
           fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 8 }),
-          async (collections, interleave, groups) => {
+          fc.constantFrom<GroupRoute>('sql', 'sql', 'rules'),
+          async (collections, interleave, groups, route) => {
             const { db } = testDb();
             try {
               const h = new History(db);
+              // The group route is a setting of the connection; both must leave classify()'s rows.
+              setGroupRoute(db, route);
               setReconcileOptions(db, () => ({ now: h.t + 1000, stalePendingAfterMs: STALE }));
               compared += play(
                 h,

@@ -12,7 +12,7 @@ import { createServiceClient, type ServiceClientOptions } from '../../main/servi
 import { buildCardCipher } from '../../main/service/card-cipher.js';
 import { validCardData } from '../support/card.js';
 import { verifySignatures } from '../../main/service/signatures.js';
-import { parseCallbackBody } from '../../main/service/wire.js';
+import { parseCallbackBody } from '../../main/service/callback-wire.js';
 import {
   AuthenticationError,
   DuplicateReferenceError,

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  balancesDataSchema,
-  initializeDataSchema,
-  parseCallbackBody,
-  parseWire,
-  providersDataSchema,
-} from '../../main/service/wire.js';
+import { balancesDataSchema, initializeDataSchema, providersDataSchema } from '../../main/service/wire.js';
+import { parseWire } from '../../main/service/wire-values.js';
+import { parseCallbackBody } from '../../main/service/callback-wire.js';
 import { WireFormatError } from '../../main/service/errors.js';
 
 const bal = (over: Record<string, unknown> = {}) => ({

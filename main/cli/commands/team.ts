@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import type pg from 'pg';
 import { parseCommandArgs, UsageError, type CliContext, type Command } from '../command.js';
-import { promptHidden } from './connect.js';
+import { promptHidden } from '../hidden-input.js';
 import { migrate } from '../../team/migrate.js';
 import { listOperators, type Operator } from '../../team/operators.js';
 import {

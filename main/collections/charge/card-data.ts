@@ -5,7 +5,8 @@ import type { CardData } from '../../service/types.js';
 import { buildCardCipher, type ValidCardData } from '../../service/card-cipher.js';
 import { CardDataError, ServiceKeyError } from '../../service/errors.js';
 import { PaymentError } from '../errors.js';
-import { digitsOnly, type CardFields, type ValidCard } from '../card-input.shared.js';
+import type { CardFields, ValidCard } from '../card-input.shared.js';
+import { digitsOnly } from '../card-number.shared.js';
 
 /** Overwrites every string field of a card object (strings cannot be zeroed; drop the references). */
 export function wipeCard(card: object | null | undefined): void {

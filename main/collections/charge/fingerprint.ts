@@ -10,7 +10,7 @@
 // office logins read the team record without it. docs/team.md ("Team-wide charge guards") says why not
 // the signing key, and what a key rotation does.
 import crypto from 'node:crypto';
-import { digitsOnly } from '../card-input.shared.js';
+import { digitsOnly } from '../card-number.shared.js';
 
 /** What the derivation is for; a new version of the fingerprint gets a new info string (and key). */
 const HKDF_INFO = 'merchant-desk team repeat-charge card fingerprint v1';

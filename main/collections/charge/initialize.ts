@@ -4,7 +4,7 @@
 // A timeout, reset or unreadable answer leaves the collection UNKNOWN; it is re-sent with the SAME
 // merchant_reference, and "duplicate reference" then proves it exists.
 import crypto from 'node:crypto';
-import type { ServiceClient } from '../../service/types.js';
+import type { InitializeAccepted, InitializeRequest, ServiceClient } from '../../service/types.js';
 import {
   AuthenticationError,
   DuplicateReferenceError,
@@ -16,6 +16,7 @@ import {
 } from '../../service/errors.js';
 import { saveIntentCollection, type CollectionIntent } from '../intent-row.js';
 import { formField } from './card-data.js';
+import type { NewEvent } from '../event-rules.js';
 import type { ChargeContext, ChargeOutcome, PreparedCharge } from './types.js';
 import { collectionAsStored } from '../../store/sqlite/read/collection-detail.js';
 
@@ -57,6 +58,25 @@ export function saveIntent(ctx: ChargeContext, intent: CollectionIntent): number
   return id;
 }
 
+/** What every initialize event of one send shares. */
+type SendBase = Pick<NewEvent, 'collectionId' | 'merchantReference' | 'source' | 'signature'>;
+
+/** The initialize request of a saved intent (its stored row), with the card's cipher. */
+function initializeRequest(row: Record<string, unknown>, reference: string, cipher: string): InitializeRequest {
+  return {
+    merchantReference: reference,
+    currency: String(row.currency),
+    amountMinor: Number(row.amount_minor),
+    description: String(row.description),
+    cardCipher: cipher,
+    redirectUrl: String(row.redirect_url),
+    ...(row.customer_name ? { customerName: String(row.customer_name) } : {}),
+    ...(row.customer_email ? { customerEmail: String(row.customer_email) } : {}),
+    chargeCustomer: !!row.charge_customer,
+    allowFinalStatusChange: !!row.allow_final_status_change,
+  };
+}
+
 /** Sends initialize for a saved intent and records the answer. */
 export async function sendInitialize(
   ctx: ChargeContext,
@@ -66,105 +86,30 @@ export async function sendInitialize(
   cipher: string,
   isResend: boolean,
 ): Promise<ChargeOutcome> {
-  const { events } = ctx;
   const row = collectionAsStored(ctx.db, collectionId)!;
-  const base = {
+  const base: SendBase = {
     collectionId,
     merchantReference: reference,
-    source: 'initiate' as const,
-    signature: 'not_applicable' as const,
+    source: 'initiate',
+    signature: 'not_applicable',
   };
   // Only the request is inside the try: a failure to store the answer is not a failure of the request.
-  let r: Awaited<ReturnType<ServiceClient['initialize']>>;
+  let r: InitializeAccepted;
   try {
-    r = await client.initialize({
-      merchantReference: reference,
-      currency: String(row.currency),
-      amountMinor: Number(row.amount_minor),
-      description: String(row.description),
-      cardCipher: cipher,
-      redirectUrl: String(row.redirect_url),
-      ...(row.customer_name ? { customerName: String(row.customer_name) } : {}),
-      ...(row.customer_email ? { customerEmail: String(row.customer_email) } : {}),
-      chargeCustomer: !!row.charge_customer,
-      allowFinalStatusChange: !!row.allow_final_status_change,
-    });
+    r = await client.initialize(initializeRequest(row, reference, cipher));
   } catch (e) {
-    const now = ctx.clock.now();
-    if (e instanceof DuplicateReferenceError) {
-      const known = e.paymentUrl ?? (row.payment_url as string | null) ?? null;
-      await events.append({
-        ...base,
-        kind: 'initialize_exists',
-        status: known ? 'PENDING' : null,
-        receivedAt: now,
-        internalReference: e.internalReference ?? null,
-        paymentUrl: known,
-        payload: JSON.stringify({
-          http_status: e.status ?? null,
-          message: e.serviceMessage ?? e.message,
-          internal_reference: e.internalReference ?? null,
-          payment_url: e.paymentUrl ?? null,
-        }),
-        note: 'the service already has this merchant_reference: the collection exists',
-      });
-      return known
-        ? {
-            kind: 'pending',
-            message: 'The service already has this payment: open its page to finish it.',
-            paymentUrl: known,
-          }
-        : {
-            kind: 'unknown',
-            message: 'The service already has this payment but did not say where its page is; wait for its callback.',
-          };
-    }
-    const rejected =
+    if (e instanceof DuplicateReferenceError) return recordExists(ctx, base, row, e);
+    if (
       e instanceof ValidationError ||
       e instanceof AuthenticationError ||
       e instanceof ForbiddenError ||
       e instanceof NotFoundError ||
-      e instanceof RateLimitedError;
-    if (rejected) {
-      const field = e instanceof ValidationError ? formField(e.field) : undefined;
-      const message = e.serviceMessage ?? e.message;
-      await events.append({
-        ...base,
-        kind: 'initialize_rejected',
-        // On a re-send, a refusal does not prove the first send created nothing: stay UNKNOWN.
-        status: isResend ? null : 'REJECTED',
-        receivedAt: now,
-        payload: JSON.stringify({
-          http_status: e.status ?? null,
-          kind: e.kind,
-          message,
-          field: e instanceof ValidationError ? (e.field ?? null) : null,
-        }),
-        statusMessage: message,
-        note: isResend ? 'refused on re-send; the first send may still have created it' : null,
-      });
-      return field ? { kind: 'rejected', message, field } : { kind: 'rejected', message };
-    }
-    const message = isServiceError(e) ? e.message : 'the request failed in an unexpected way';
-    await events.append({
-      ...base,
-      kind: 'initialize_unknown',
-      status: 'UNKNOWN',
-      receivedAt: now,
-      payload: JSON.stringify({
-        kind: isServiceError(e) ? e.kind : 'internal',
-        http_status: isServiceError(e) ? (e.status ?? null) : null,
-        message,
-      }),
-      statusMessage: message,
-    });
-    ctx.deps.logger?.warn({ reference, kind: isServiceError(e) ? e.kind : 'internal' }, 'initialize outcome unknown');
-    return {
-      kind: 'unknown',
-      message: `We cannot tell whether the service created this payment (${message}). Send it again with the same reference; do not start a new payment.`,
-    };
+      e instanceof RateLimitedError
+    )
+      return recordRejected(ctx, base, e, isResend);
+    return recordUnknown(ctx, base, e);
   }
-  await events.append({
+  await ctx.events.append({
     ...base,
     kind: 'initialize_accepted',
     status: 'PENDING',
@@ -179,4 +124,93 @@ export async function sendInitialize(
     }),
   });
   return { kind: 'pending', message: 'Accepted: waiting for the payment page.', paymentUrl: r.paymentUrl };
+}
+
+/** "Duplicate reference": the service has this payment, so it exists (with its page, when the service says). */
+async function recordExists(
+  ctx: ChargeContext,
+  base: SendBase,
+  row: Record<string, unknown>,
+  e: DuplicateReferenceError,
+): Promise<ChargeOutcome> {
+  const known = e.paymentUrl ?? (row.payment_url as string | null) ?? null;
+  await ctx.events.append({
+    ...base,
+    kind: 'initialize_exists',
+    status: known ? 'PENDING' : null,
+    receivedAt: ctx.clock.now(),
+    internalReference: e.internalReference ?? null,
+    paymentUrl: known,
+    payload: JSON.stringify({
+      http_status: e.status ?? null,
+      message: e.serviceMessage ?? e.message,
+      internal_reference: e.internalReference ?? null,
+      payment_url: e.paymentUrl ?? null,
+    }),
+    note: 'the service already has this merchant_reference: the collection exists',
+  });
+  return known
+    ? {
+        kind: 'pending',
+        message: 'The service already has this payment: open its page to finish it.',
+        paymentUrl: known,
+      }
+    : {
+        kind: 'unknown',
+        message: 'The service already has this payment but did not say where its page is; wait for its callback.',
+      };
+}
+
+/** A refusal the service answered (a bad value, the keys, the account, the rate): nothing was created. */
+async function recordRejected(
+  ctx: ChargeContext,
+  base: SendBase,
+  e: ValidationError | AuthenticationError | ForbiddenError | NotFoundError | RateLimitedError,
+  isResend: boolean,
+): Promise<ChargeOutcome> {
+  const now = ctx.clock.now();
+  const field = e instanceof ValidationError ? formField(e.field) : undefined;
+  const message = e.serviceMessage ?? e.message;
+  await ctx.events.append({
+    ...base,
+    kind: 'initialize_rejected',
+    // On a re-send, a refusal does not prove the first send created nothing: stay UNKNOWN.
+    status: isResend ? null : 'REJECTED',
+    receivedAt: now,
+    payload: JSON.stringify({
+      http_status: e.status ?? null,
+      kind: e.kind,
+      message,
+      field: e instanceof ValidationError ? (e.field ?? null) : null,
+    }),
+    statusMessage: message,
+    note: isResend ? 'refused on re-send; the first send may still have created it' : null,
+  });
+  return field ? { kind: 'rejected', message, field } : { kind: 'rejected', message };
+}
+
+/** No answer, or one that cannot be read: the service may have created the payment. */
+async function recordUnknown(ctx: ChargeContext, base: SendBase, e: unknown): Promise<ChargeOutcome> {
+  const now = ctx.clock.now();
+  const message = isServiceError(e) ? e.message : 'the request failed in an unexpected way';
+  await ctx.events.append({
+    ...base,
+    kind: 'initialize_unknown',
+    status: 'UNKNOWN',
+    receivedAt: now,
+    payload: JSON.stringify({
+      kind: isServiceError(e) ? e.kind : 'internal',
+      http_status: isServiceError(e) ? (e.status ?? null) : null,
+      message,
+    }),
+    statusMessage: message,
+  });
+  ctx.deps.logger?.warn(
+    { reference: base.merchantReference, kind: isServiceError(e) ? e.kind : 'internal' },
+    'initialize outcome unknown',
+  );
+  return {
+    kind: 'unknown',
+    message: `We cannot tell whether the service created this payment (${message}). Send it again with the same reference; do not start a new payment.`,
+  };
 }

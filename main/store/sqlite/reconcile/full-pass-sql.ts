@@ -1,3 +1,4 @@
+// One file: the full pass's statement and the bit encoding it is built from; split, they would be read side by side.
 // The classification of main/reconcile/classify.ts as one SQL statement over a range of collection ids,
 // for the full pass: SQLite aggregates each collection's events in one pass over the covering index of
 // migration 014 (each event's terms, indexed) and writes the reconciliation rows itself, so no event row
@@ -253,17 +254,17 @@ export function kindSetsSql(): string[] {
 /** Marks a collection for classify(): never visible outside the transaction that writes it. */
 export const UNDECIDED = '?';
 
-const COLUMNS = `collection_id, outcome, kinds, open_kinds, is_exception, last_event_id, computed_at, stale_at,
+export const COLUMNS = `collection_id, outcome, kinds, open_kinds, is_exception, last_event_id, computed_at, stale_at,
   resolved_by_event_id, resolution_note, initiate_status, redirect_status, callback_status, import_status, manual_status, completed_at`;
 
 /** The reconciliation rows of every collection with lo <= id <= hi, in COLUMNS order (after its WITH). */
-const RANGE_WITH = `
+export const RANGE_WITH = `
 WITH a AS MATERIALIZED (${AGGREGATE}),
   d AS NOT MATERIALIZED (${DERIVED}),
   k AS MATERIALIZED (${MASKS}),
   m AS NOT MATERIALIZED (SELECT a.cid, a.last_id, a.t, a.cb_last, k.*, ${staleAt} AS stale_time
     FROM a JOIN k ON k.v1 = a.v1 AND k.v2 = a.v2)`;
-const RANGE_SELECT = `
+export const RANGE_SELECT = `
 SELECT cid AS collection_id,
   CASE WHEN undecided THEN '${UNDECIDED}' ELSE ks.outcome END AS outcome, ks.kinds AS kinds,
   ks.open_kinds AS open_kinds, ks.is_exception AS is_exception,
@@ -283,7 +284,7 @@ FROM m JOIN temp.recon_kind_sets ks ON ks.key = m.present
   + CASE WHEN m.no_events THEN ${NO_EVENTS} ELSE 0 END`;
 
 /** Every column a recompute may change, but computed_at (when the row last changed). */
-const COMPARED = [
+export const COMPARED = [
   'outcome',
   'kinds',
   'open_kinds',
@@ -302,7 +303,7 @@ const COMPARED = [
 
 // A row that is already what the recompute found is left alone: a recompute of a reconciled database
 // rewrites (and re-indexes, and logs in the WAL) only the collections whose result changed.
-const UPSERT = `
+export const UPSERT = `
 WHERE true
 ON CONFLICT (collection_id) DO UPDATE SET computed_at = excluded.computed_at,
   ${COMPARED.map((c) => `${c} = excluded.${c}`).join(', ')}
@@ -316,73 +317,6 @@ WHERE ${COMPARED.map((c) => `reconciliation.${c} IS NOT excluded.${c}`).join(' O
  */
 export const RECONCILE_RANGE_SQL = `${RANGE_WITH}
 INSERT INTO reconciliation (${COLUMNS})${RANGE_SELECT}${UPSERT}`;
-
-/**
- * The scratch database's tables, from reconciliation's own definition (`ddl`: its table and index
- * statements from sqlite_master): `scratch.rows` has reconciliation's columns, key and partial indexes,
- * so that the writer copies it with SQLite's transfer optimization (INSERT INTO ... SELECT * of a table
- * of the same shape: records and index entries copied as they are, nothing decoded, no index condition
- * evaluated per row); `scratch.changed` holds rows that replace stored ones, which the writer upserts.
- */
-export function scratchTablesSql(ddl: { type: string; sql: string }[]): string[] {
-  const table = ddl.find((d) => d.type === 'table')!.sql;
-  return [
-    // Without its foreign key: the scratch database has no collections (and nothing is checked on a copy).
-    table
-      .replace(/^CREATE TABLE reconciliation\b/, 'CREATE TABLE scratch.rows')
-      .replace(/\s+REFERENCES\s+\w+\s*\([^)]*\)/g, ''),
-    ...ddl
-      .filter((d) => d.type === 'index')
-      .map((d) => d.sql.replace(/^CREATE INDEX (\w+) ON reconciliation\b/, 'CREATE INDEX scratch.$1 ON rows')),
-    'CREATE TABLE scratch.changed AS SELECT * FROM scratch.rows WHERE false',
-  ];
-}
-
-/** Reconciliation's table and index statements, for scratchTablesSql. */
-export const RECONCILIATION_DDL_SQL =
-  "SELECT type, sql FROM main.sqlite_master WHERE tbl_name = 'reconciliation' AND sql IS NOT NULL AND type IN ('table', 'index') ORDER BY type DESC, name";
-
-/**
- * Computes the rows of collections lo..hi into the scratch tables (attached as `scratch` to a helper
- * thread's connection, which never writes the app's database); only those that differ from the stored
- * row (as of the helper's snapshot), so that a recompute of a reconciled database hands the writer
- * almost nothing. Rows that replace a stored one move to `scratch.changed`, the rest (the first run's
- * every row) stay in `scratch.rows`. A row changed since that snapshot is the writer's to redo: it
- * gained an event, which the writer looks for.
- */
-export const SCRATCH_SQL = [
-  `${RANGE_WITH},
-  n AS NOT MATERIALIZED (${RANGE_SELECT})
-INSERT INTO scratch.rows (${COLUMNS}) SELECT ${COLUMNS} FROM n
-WHERE NOT EXISTS (SELECT 1 FROM main.reconciliation r WHERE r.collection_id = n.collection_id
-  AND ${COMPARED.map((c) => `r.${c} IS n.${c}`).join(' AND ')})`,
-  `INSERT INTO scratch.changed SELECT * FROM scratch.rows s
-WHERE EXISTS (SELECT 1 FROM main.reconciliation r WHERE r.collection_id = s.collection_id)`,
-  'DELETE FROM scratch.rows WHERE collection_id IN (SELECT collection_id FROM scratch.changed)',
-];
-
-/**
- * A range with no stored row at all (as in the first recompute, into an empty table) needs neither the
- * compare with stored rows nor the split into new and changed: every row it computes is new. Whether
- * the range has any is one probe of the primary key (RANGE_STORED_SQL, parameters lo and hi).
- */
-export const SCRATCH_NEW_SQL = `${RANGE_WITH},
-  n AS NOT MATERIALIZED (${RANGE_SELECT})
-INSERT INTO scratch.rows (${COLUMNS}) SELECT ${COLUMNS} FROM n`;
-
-/** Whether any collection in lo..hi has a stored reconciliation row. */
-export const RANGE_STORED_SQL = 'SELECT EXISTS (SELECT 1 FROM main.reconciliation WHERE collection_id BETWEEN ? AND ?)';
-
-/**
- * Copies `scratch.rows` (new rows) into reconciliation by the transfer optimization. It fails, and
- * changes nothing, when one of its collections has a row by now (reconciled meanwhile by another
- * connection); STORE_SCRATCH_SQL('rows') is then the way.
- */
-export const STORE_NEW_SQL = 'INSERT INTO main.reconciliation SELECT * FROM scratch.rows';
-
-/** Upserts a scratch table (the scratch database attached as `scratch` to the writer). */
-export const STORE_SCRATCH_SQL = (table: 'rows' | 'changed') =>
-  `INSERT INTO main.reconciliation (${COLUMNS}) SELECT ${COLUMNS} FROM scratch.${table}${UPSERT}`;
 
 // NOT_MATCHED, the partial outcome index's condition word for word, is defined once beside the read
 // models that also repeat it (read/filters.ts).

@@ -1,7 +1,8 @@
 // The full pass's statements on the connection that writes the reconciliation table: the ranges of
 // collection ids, one range classified in SQL straight into the table, a helper thread's scratch file
 // merged in, what each range leaves to the rules, and the run's end. The orchestration (which range,
-// when, in which transaction, the rules for what is left) is main/reconcile/reconcile.ts.
+// when, in which transaction, the rules for what is left) is main/reconcile/reconcile.ts (and, on several
+// threads, reconcile-on-threads.ts).
 import type { Db } from '../connection.js';
 import { openConnection } from '../connection.js';
 import { statement } from '../statements.js';
@@ -12,10 +13,9 @@ import {
   NEEDS_JS_SQL,
   RECONCILE_IDS_SQL,
   RECONCILE_RANGE_SQL,
-  STORE_NEW_SQL,
-  STORE_SCRATCH_SQL,
   UNDECIDED_SQL,
 } from './full-pass-sql.js';
+import { STORE_NEW_SQL, STORE_SCRATCH_SQL } from './scratch-sql.js';
 
 /** A range of collection ids and the clock the kinds are decided at. */
 export interface RangeParams {

@@ -10,7 +10,7 @@ import {
   SCRATCH_NEW_SQL,
   SCRATCH_SQL,
   scratchTablesSql,
-} from './full-pass-sql.js';
+} from './scratch-sql.js';
 import { collectionsInRange, installKindSets, lastEventId, type RangeParams } from './full-pass.js';
 
 export interface RangeHelper {

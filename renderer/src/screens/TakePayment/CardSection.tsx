@@ -3,14 +3,14 @@
 // one table of field definitions (CARD_ROWS, BILLING_ROWS) that the request is built from too.
 // The values live in the parent's state only while the form needs them; the parent clears them (usePaymentForm,
 // Resend).
+import { billingRequired } from '../../../../main/collections/card-input.shared.js';
 import {
   BRAND_NAMES,
-  billingRequired,
   cvvLength,
   detectBrand,
   digitsOnly,
   groupCardNumber,
-} from '../../../../main/collections/card-input.shared.js';
+} from '../../../../main/collections/card-number.shared.js';
 import type { ChangeEvent, ReactNode } from 'react';
 import { Field } from '../../ui/index.js';
 
