@@ -125,7 +125,7 @@ export class SecurityLog {
 /** Newest buckets first. */
 export function listSecurityLog(
   db: ReadDb,
-  q: { from?: number; limit?: number } = {},
+  q: { from?: number | undefined; limit?: number | undefined } = {},
 ): { rows: SecurityLogRow[]; totals: Record<string, number> } {
   const from = q.from ?? 0;
   const rows = securityBuckets(db, from, q.limit ?? 200).map((r) => ({

@@ -40,8 +40,8 @@ export interface ResolveDeps {
 
 export interface ResolveRequest {
   /** The collection whose exception is resolved, or orphanEventId for a callback of an unknown reference. */
-  collectionId?: number;
-  orphanEventId?: number;
+  collectionId?: number | undefined;
+  orphanEventId?: number | undefined;
   note: string;
 }
 
