@@ -46,7 +46,7 @@ export interface ResolveRequest {
 }
 
 /** How a refusal's words name what was resolved, in each case. */
-export const RESOLVE_WHAT: TeamFirstWhat = { action: 'resolve exceptions', noun: 'resolution' };
+const RESOLVE_WHAT: TeamFirstWhat = { action: 'resolve exceptions', noun: 'resolution' };
 
 /** A time as the desk's clock shows it: YYYY-MM-DD HH:MM, local. */
 function localTime(ms: number): string {
@@ -56,7 +56,7 @@ function localTime(ms: number): string {
 }
 
 /** The database's refusal in the words the person at the desk reads. */
-export function alreadyResolved(s: StandingResolution, field: 'collectionId' | 'orphanEventId'): ReconcileError {
+function alreadyResolved(s: StandingResolution, field: 'collectionId' | 'orphanEventId'): ReconcileError {
   return new ReconcileError(
     'conflict',
     `${s.resolvedBy} already resolved ${s.merchantReference} at ${localTime(s.resolvedAt)}` +

@@ -5,8 +5,7 @@ import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import { addCurrency, addRange, newTerms, prefixBounds, prefixTerm, whereOf, type Params } from './filters.js';
 
-export const SORT_COLUMNS = ['created_at', 'amount', 'currency', 'status', 'reference', 'customer'] as const;
-export type SortColumn = (typeof SORT_COLUMNS)[number];
+export type SortColumn = 'created_at' | 'amount' | 'currency' | 'status' | 'reference' | 'customer';
 
 export interface ListQuery {
   status?: string | string[] | undefined;
