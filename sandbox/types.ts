@@ -9,7 +9,7 @@ export interface SandboxOptions {
   port?: number;
   host?: string;
   /** Where callbacks go. Overrides (and replaces) the one remembered in stateDir. */
-  callbackUrl?: string;
+  callbackUrl?: string | undefined;
   /** Callback back-off delays are divided by this (tests use e.g. 100). Default 1. */
   timeScale?: number;
   /** Base clock the sandbox clock offsets from (default: the system clock). */

@@ -7,10 +7,10 @@
 import type { Logger } from 'pino';
 
 /** The signals that ask a desk to stop. */
-export const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 
 /** How long a stop may take before the process leaves anyway (issue 23: a desk exits within 2 s). */
-export const STOP_WITHIN_MS = 1_500;
+const STOP_WITHIN_MS = 1_500;
 
 export interface StopSignals {
   /** Settles with the first stop signal's name. */

@@ -86,7 +86,7 @@ export function clockTime(ms: number): string {
 }
 
 /** "Catching up with the team: N events behind" (by seq: what the desk has not applied yet). */
-export function catchingUpWords(c: { copiedSeq: number; totalSeq: number }): string {
+function catchingUpWords(c: { copiedSeq: number; totalSeq: number }): string {
   const behind = Math.max(0, c.totalSeq - c.copiedSeq);
   return `Catching up with the team: ${behind.toLocaleString('en')} event${behind === 1 ? '' : 's'} behind`;
 }

@@ -31,7 +31,7 @@ export interface ImportSummary {
   resultsTruncated: boolean;
 }
 
-export const MAX_RESULTS = 10_000;
+const MAX_RESULTS = 10_000;
 
 export interface ImportOptions {
   keys: SignatureKeys;
@@ -65,7 +65,7 @@ export function importCallbacksText(db: Db, text: string, opts: ImportOptions): 
   return importCallbacksFrom(db, Readable.from([text]), opts);
 }
 
-export async function importCallbacksFrom(db: Db, stream: Readable, opts: ImportOptions): Promise<ImportSummary> {
+async function importCallbacksFrom(db: Db, stream: Readable, opts: ImportOptions): Promise<ImportSummary> {
   const maxLine = opts.maxLineChars ?? 256 * 1024;
   const summary: ImportSummary = {
     lines: 0,

@@ -129,7 +129,7 @@ export function readSignedCallback(input: IngestInput, keys: SignatureKeys): Sig
   const b = body as { event?: unknown; payload?: unknown };
   const p = (b.payload && typeof b.payload === 'object' ? b.payload : null) as Record<string, unknown> | null;
   if (!p) return { result: 'malformed', message: 'payload is missing or not an object' };
-  const signed: Partial<SignedFields> = {
+  const signed: { [K in keyof SignedFields]: string | undefined } = {
     event: str(b.event) ?? undefined,
     merchant_reference: str(p.merchant_reference) ?? undefined,
     internal_reference: str(p.internal_reference) ?? undefined,

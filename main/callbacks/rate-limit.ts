@@ -22,7 +22,7 @@ export const DEFAULT_RATE_LIMIT: Required<RateLimitOptions> = {
   maxSources: 10_000,
 };
 
-export function isLoopback(address: string): boolean {
+function isLoopback(address: string): boolean {
   const a = address.startsWith('::ffff:') ? address.slice(7) : address;
   return a === '::1' || a.startsWith('127.');
 }

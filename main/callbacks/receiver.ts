@@ -23,8 +23,8 @@ import { SecurityLog, type SecurityReason } from './security-log.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { groupCommitter, type CommitStats, type GroupCommitter } from './group-commit.js';
 
-export const CALLBACK_PATH = '/callbacks/collections';
-export const CALLBACK_BODY_LIMIT = 64 * 1024;
+const CALLBACK_PATH = '/callbacks/collections';
+const CALLBACK_BODY_LIMIT = 64 * 1024;
 
 export interface ReceiverLogger {
   info(obj: object, msg?: string): void;
@@ -84,7 +84,7 @@ export interface ReceiverTimeouts {
 
 // A callback is under 64 KiB and the service sends it in one go: seconds are plenty even on a slow link,
 // and a client that takes longer holds a socket for nothing.
-export const DEFAULT_TIMEOUTS: ReceiverTimeouts = {
+const DEFAULT_TIMEOUTS: ReceiverTimeouts = {
   requestTimeoutMs: 15_000,
   headersTimeoutMs: 10_000,
   idleTimeoutMs: 10_000,

@@ -18,12 +18,12 @@ import type { SecurityLogRow, SecurityLogView, SecurityReason } from './security
 
 export type { SecurityLogRow, SecurityLogView, SecurityReason };
 
-export const HOUR_MS = 3_600_000;
-export const KEEP_MS = 30 * 24 * HOUR_MS;
-export const MAX_SAMPLES = 3;
-export const SAMPLE_BYTES = 512;
+const HOUR_MS = 3_600_000;
+const KEEP_MS = 30 * 24 * HOUR_MS;
+const MAX_SAMPLES = 3;
+const SAMPLE_BYTES = 512;
 /** Distinct sources kept per hour and reason; more (a spread-out flood) are counted under 'other'. */
-export const MAX_SOURCES = 64;
+const MAX_SOURCES = 64;
 
 /** A bucket being counted in memory until the next flush: the same shape as a stored row. */
 type Pending = SecurityLogRow;
@@ -125,7 +125,7 @@ export class SecurityLog {
 /** Newest buckets first. */
 export function listSecurityLog(
   db: ReadDb,
-  q: { from?: number; limit?: number } = {},
+  q: { from?: number | undefined; limit?: number | undefined } = {},
 ): { rows: SecurityLogRow[]; totals: Record<string, number> } {
   const from = q.from ?? 0;
   const rows = securityBuckets(db, from, q.limit ?? 200).map((r) => ({

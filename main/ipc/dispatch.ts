@@ -40,7 +40,7 @@ export function createDispatcher(
 }
 
 /** zod issues -> the first field's message, and every field's message for a form. */
-export function fromZod(err: ZodError): IpcError {
+function fromZod(err: ZodError): IpcError {
   const fields: Record<string, string> = {};
   for (const issue of err.issues) {
     const key = issue.path.map(String).join('.') || '(request)';

@@ -24,10 +24,10 @@ import {
 import type { TeamFirstWhat } from '../team/record.js';
 import type { TeamFirstRecorder } from './resolve.js';
 
-export const IMPORT_WHAT: TeamFirstWhat = { action: 'import callbacks', noun: 'import' };
+const IMPORT_WHAT: TeamFirstWhat = { action: 'import callbacks', noun: 'import' };
 
 /** Said when a team profile has no signed-in session to record the import with (the CLI). */
-export const TEAM_IMPORT_NEEDS_SIGN_IN =
+const TEAM_IMPORT_NEEDS_SIGN_IN =
   "this data folder uses the team profile: callbacks are imported in the app (Collections, Import callbacks) after signing in, so the import is recorded in the team database first; serve receives the team's callbacks";
 
 export interface ImportCallbacksDeps {

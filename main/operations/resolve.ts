@@ -40,13 +40,13 @@ export interface ResolveDeps {
 
 export interface ResolveRequest {
   /** The collection whose exception is resolved, or orphanEventId for a callback of an unknown reference. */
-  collectionId?: number;
-  orphanEventId?: number;
+  collectionId?: number | undefined;
+  orphanEventId?: number | undefined;
   note: string;
 }
 
 /** How a refusal's words name what was resolved, in each case. */
-export const RESOLVE_WHAT: TeamFirstWhat = { action: 'resolve exceptions', noun: 'resolution' };
+const RESOLVE_WHAT: TeamFirstWhat = { action: 'resolve exceptions', noun: 'resolution' };
 
 /** A time as the desk's clock shows it: YYYY-MM-DD HH:MM, local. */
 function localTime(ms: number): string {
@@ -56,7 +56,7 @@ function localTime(ms: number): string {
 }
 
 /** The database's refusal in the words the person at the desk reads. */
-export function alreadyResolved(s: StandingResolution, field: 'collectionId' | 'orphanEventId'): ReconcileError {
+function alreadyResolved(s: StandingResolution, field: 'collectionId' | 'orphanEventId'): ReconcileError {
   return new ReconcileError(
     'conflict',
     `${s.resolvedBy} already resolved ${s.merchantReference} at ${localTime(s.resolvedAt)}` +

@@ -56,7 +56,7 @@ function toPollError(e: unknown): PollError {
   return { kind: 'internal', message: `unexpected error while polling: ${e instanceof Error ? e.message : String(e)}` };
 }
 
-export function intervalOf(p: PollerParts, kind: PollKind): number {
+function intervalOf(p: PollerParts, kind: PollKind): number {
   const i = p.intervals();
   return kind === 'balances' ? i.balancesMs : i.providersMs;
 }

@@ -18,14 +18,14 @@ import type { MovementResult, MovementTotals } from './types.shared.js';
 export type { MovementInterval, MovementResult, MovementTotals } from './types.shared.js';
 
 export interface MovementQuery {
-  currency?: string;
+  currency?: string | undefined;
   /** Poll time range (ms). Defaults: the last 7 days up to now. */
-  from?: number;
-  to?: number;
-  onlyUnexplained?: boolean;
+  from?: number | undefined;
+  to?: number | undefined;
+  onlyUnexplained?: boolean | undefined;
   /** Most intervals returned (default 1,000). */
-  limit?: number;
-  now?: number;
+  limit?: number | undefined;
+  now?: number | undefined;
 }
 
 const WALLET = 'MERCHANT_COLLECTION';

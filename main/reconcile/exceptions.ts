@@ -126,7 +126,12 @@ export function listCurrencies(db: ReadDb): string[] {
 
 export function listOrphanCallbacks(
   db: ReadDb,
-  opts: { includeResolved?: boolean; eventId?: number; offset?: number; limit?: number } = {},
+  opts: {
+    includeResolved?: boolean | undefined;
+    eventId?: number | undefined;
+    offset?: number | undefined;
+    limit?: number | undefined;
+  } = {},
 ): { rows: OrphanRow[]; total: number } {
   const { rows, total } = orphansPage(db, opts);
   return {

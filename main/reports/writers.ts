@@ -114,7 +114,7 @@ export function collectionsHeader(): string {
 }
 
 /** Writes the rows (no header) of collections created in [from, to). */
-export function writeCollectionRows(
+function writeCollectionRows(
   db: ReadDb,
   params: CollectionsReportParams,
   sink: LineSink,

@@ -91,7 +91,7 @@ export class MemorySecretStore implements SecretStore {
   readonly kind = 'memory' as const;
   readonly #values = new Map<SecretName, string>();
   #origin: string | null = null;
-  constructor(initial: Partial<Record<SecretName, string>> = {}) {
+  constructor(initial: Partial<Record<SecretName, string | undefined>> = {}) {
     for (const [k, v] of Object.entries(initial)) if (v !== undefined) this.#values.set(k as SecretName, v);
   }
   async origin(): Promise<string | null> {

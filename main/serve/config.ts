@@ -63,7 +63,7 @@ const SECRET_FLAGS = [
   'pgpassword',
 ];
 
-export function whereSecretsGo(): string {
+function whereSecretsGo(): string {
   return Object.values(SECRETS)
     .map((s) => `${s.env} or the credential file ${s.file}`)
     .join(', ');

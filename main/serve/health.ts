@@ -9,7 +9,7 @@ import { probe } from '../store/pg/connection.js';
 import type { RecordReport } from './record-report.js';
 import type { PollLeaseStatus } from './poll-lease.js';
 
-export const HEALTH_PATH = '/healthz';
+const HEALTH_PATH = '/healthz';
 const PING_TIMEOUT_MS = 2_000;
 
 export interface Health {

@@ -20,7 +20,7 @@ import type { PollerStatus } from '../poller/poller.js';
 import type { PollerLeaseFence } from '../store/pg/balance-snapshots.js';
 import { releasePollerLease, takePollerLease } from '../store/pg/poller-lease.js';
 
-export const DEFAULT_LEASE_SECONDS = 15;
+const DEFAULT_LEASE_SECONDS = 15;
 
 /** active: this instance polls; standby: another holds the lease; unknown: the database did not say (it polls). */
 export type PollRole = 'active' | 'standby' | 'unknown';
@@ -57,7 +57,7 @@ export interface PollLeaseOptions {
   instance?: string;
 }
 
-export function instanceId(): string {
+function instanceId(): string {
   return `${os.hostname().slice(0, 120)}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
 }
 

@@ -25,7 +25,7 @@ import { healthRoute } from './health.js';
 import { DEFAULT_JOURNAL_DAYS, openJournal, type ServeJournal } from './journal.js';
 import { startRecordWatch, type RecordWatch } from './record-watch.js';
 
-export const SERVE_DB_FILE = 'serve.sqlite';
+const SERVE_DB_FILE = 'serve.sqlite';
 
 // serve runs behind the merchant's reverse proxy, usually on the same host: then every request arrives
 // from loopback, and the desktop receiver's loopback allowance (its own sandbox, any local process)

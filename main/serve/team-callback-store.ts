@@ -29,7 +29,7 @@ export function teamCallbackEvent(cb: VerifiedCallback, now: number): NewTeamEve
 const CONNECTION_LOST = /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i;
 
 /** The database cannot be reached now (as opposed to refusing what was sent). */
-export function isTeamUnavailable(err: unknown): boolean {
+function isTeamUnavailable(err: unknown): boolean {
   if (err instanceof TeamUnavailableError) return true;
   if (err instanceof TeamError && err.code === undefined) return CONNECTION_LOST.test(err.message);
   return err instanceof Error && CONNECTION_LOST.test(err.message);

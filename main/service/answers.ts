@@ -236,7 +236,10 @@ export function opName(op: Op): string {
 }
 
 /** HTTP status, unless the body's numeric code says otherwise (DESIGN.md: judge by both). */
-function effectiveStatus(http: number, env: { code?: number; status?: string } | undefined): number {
+function effectiveStatus(
+  http: number,
+  env: { code?: number | undefined; status?: string | undefined } | undefined,
+): number {
   if (
     http >= 200 &&
     http <= 299 &&

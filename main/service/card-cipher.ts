@@ -20,7 +20,7 @@ declare const validCardData: unique symbol;
 export type ValidCardData = CardData & { readonly [validCardData]: true };
 
 /** The fields of the card object, in the order they are written to the JSON. */
-export const CARD_FIELDS = [
+const CARD_FIELDS = [
   'first_name',
   'last_name',
   'card_no',

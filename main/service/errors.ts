@@ -24,7 +24,12 @@ export abstract class ServiceError extends DeskError {
   readonly serviceMessage: string | undefined;
   constructor(
     message: string,
-    opts: { status?: number; serviceMessage?: string; cause?: unknown; field?: string | undefined } = {},
+    opts: {
+      status?: number | undefined;
+      serviceMessage?: string | undefined;
+      cause?: unknown | undefined;
+      field?: string | undefined;
+    } = {},
   ) {
     super('service', message, { cause: opts.cause, field: opts.field, expose: true }); // kind: set by the subclass
     this.status = opts.status;
@@ -40,7 +45,11 @@ export class AuthenticationError extends ServiceError {
 /** 400/422: the service rejected a value. `field` names it where the service (or we) could tell. */
 export class ValidationError extends ServiceError {
   override readonly kind = 'validation' as const;
-  constructor(message: string, field: string | undefined, opts: { status?: number; serviceMessage?: string } = {}) {
+  constructor(
+    message: string,
+    field: string | undefined,
+    opts: { status?: number | undefined; serviceMessage?: string | undefined } = {},
+  ) {
     super(message, { ...opts, field });
   }
 }
@@ -59,7 +68,7 @@ export class RateLimitedError extends ServiceError {
   constructor(
     message: string,
     readonly retryAfterMs: number | undefined,
-    opts: { status?: number; serviceMessage?: string } = {},
+    opts: { status?: number | undefined; serviceMessage?: string | undefined } = {},
   ) {
     super(message, opts);
   }
@@ -98,7 +107,12 @@ export class UnknownOutcomeError extends ServiceError {
   readonly reason: UnknownOutcomeReason;
   constructor(
     message: string,
-    opts: { status?: number; serviceMessage?: string; cause?: unknown; reason?: UnknownOutcomeReason } = {},
+    opts: {
+      status?: number | undefined;
+      serviceMessage?: string | undefined;
+      cause?: unknown | undefined;
+      reason?: UnknownOutcomeReason | undefined;
+    } = {},
   ) {
     super(message, opts);
     this.reason = opts.reason ?? 'connection';
@@ -119,7 +133,7 @@ export class DuplicateReferenceError extends ValidationError {
     readonly merchantReference: string,
     readonly internalReference: string | undefined,
     readonly paymentUrl: string | undefined,
-    opts: { status?: number; serviceMessage?: string } = {},
+    opts: { status?: number | undefined; serviceMessage?: string | undefined } = {},
   ) {
     super(message, 'merchant_reference', opts);
   }

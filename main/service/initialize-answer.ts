@@ -35,7 +35,11 @@ export function initializeAnswer(
     }
     throw e;
   }
-  let d: { internal_reference?: string | null; merchant_reference?: string | null; payment_url: string };
+  let d: {
+    internal_reference?: string | null | undefined;
+    merchant_reference?: string | null | undefined;
+    payment_url: string;
+  };
   try {
     d = parseWire(initializeDataSchema, data);
   } catch (e) {

@@ -17,7 +17,7 @@ export interface ServicePublicKey {
 }
 
 /** Smallest modulus accepted: below this the key is not one a payment service would use. */
-export const MIN_KEY_BITS = 2048;
+const MIN_KEY_BITS = 2048;
 
 /** Parses and checks the service public key. Throws ServiceKeyError with a message that says what to fix. */
 export function loadServicePublicKey(pemText: string): ServicePublicKey {

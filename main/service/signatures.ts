@@ -127,7 +127,7 @@ export interface SignatureKeys {
   /** The merchant signing key (HMAC). */
   signingKey?: string | null;
   /** The service public key (RSA), PEM or loaded. */
-  servicePublicKey?: string | ServicePublicKey | crypto.KeyObject | null;
+  servicePublicKey?: string | ServicePublicKey | crypto.KeyObject | null | undefined;
 }
 
 export interface SignatureVerdict {
@@ -141,7 +141,7 @@ export interface SignatureVerdict {
 
 /** Both checks; either valid is enough (DESIGN.md). */
 export function verifySignatures(
-  given: { hmacHeader?: string | null; rsaSignature?: string | null },
+  given: { hmacHeader?: string | null | undefined; rsaSignature?: string | null | undefined },
   fields: SignedFields,
   keys: SignatureKeys,
   opts: HmacOptions = {},

@@ -59,7 +59,13 @@ export function createExchange(opts: TransportOptions): Exchange {
     const signal = AbortSignal.timeout(opts.timeoutMs);
     try {
       // redirect: 'manual': a redirect is an answer to report, never a reason to send the keys elsewhere.
-      const res = await opts.fetch(opts.base + path, { method, headers, body, signal, redirect: 'manual' });
+      const res = await opts.fetch(opts.base + path, {
+        method,
+        headers,
+        body: body ?? null,
+        signal,
+        redirect: 'manual',
+      });
       const text = await res.text();
       return { status: res.status, headers: res.headers, text };
     } catch (e) {

@@ -18,7 +18,7 @@ export interface SignatureCheck {
 
 export function checkSignatures(
   fields: SignedFields,
-  sig: { hmacHeader?: string | null; rsaSignature?: string | null },
+  sig: { hmacHeader?: string | null | undefined; rsaSignature?: string | null | undefined },
   keys: SignatureKeys,
   opts: HmacOptions = {},
 ): SignatureCheck {

@@ -32,7 +32,7 @@ export {
 
 /** The renderer's origin. *.localhost is a secure context and never leaves the machine; every request is routed. */
 export const APP_ORIGIN = 'http://merchant-desk.localhost';
-export const APP_URL = `${APP_ORIGIN}/index.html`;
+const APP_URL = `${APP_ORIGIN}/index.html`;
 
 export interface ChromiumShellOptions extends LaunchOptions {
   core: Core;
@@ -62,7 +62,7 @@ export interface ChromiumShell {
  * The init script: window.desk (invoke + on) over the exposed binding; __deskEmit receives pushes.
  * Kept as source text (not a function) so no compiler helper (e.g. esbuild's __name) leaks into it.
  */
-export const DESK_INIT_SCRIPT = `(() => {
+const DESK_INIT_SCRIPT = `(() => {
   const listeners = new Map();
   const desk = {
     invoke(channel, request) {

@@ -34,8 +34,8 @@ import { PaymentPages } from './payment-pages.js';
 import { serveRendererFile } from './serve.js';
 import { closeWithin, leaveSoon, onStopSignals } from '../app/shutdown.js';
 
-export const APP_SCHEME = 'app';
-export const APP_HOST = 'merchant-desk';
+const APP_SCHEME = 'app';
+const APP_HOST = 'merchant-desk';
 const APP_BASE = `${APP_SCHEME}://${APP_HOST}/`;
 /** Bridge channel names; preload/index.ts uses the same. */
 export const INVOKE = 'desk:invoke';
@@ -49,7 +49,7 @@ export function registerAppScheme(): void {
 }
 
 /** The renderer's route (#/take-payment) where a card number is typed. */
-export const CARD_ENTRY_ROUTE = 'take-payment';
+const CARD_ENTRY_ROUTE = 'take-payment';
 
 /** Whether the main window shows the card entry screen at this URL (hash routing: app://.../index.html#/take-payment). */
 export function showsCardEntry(url: string): boolean {

@@ -19,7 +19,7 @@ export interface TeamNotificationsState {
 export const PULL_WITHOUT_NOTIFICATIONS_MS = 1_000;
 
 /** The fix, for a person who runs the team database (docs/operations.md, "Poolers and notifications"). */
-export const NOTIFICATIONS_FIX =
+const NOTIFICATIONS_FIX =
   'connect this desk directly to PostgreSQL or through a session-mode pool (PgBouncer pool_mode = session)';
 
 const seconds = (ms: number) => `${Math.max(1, Math.round(ms / 1000))} s`;

@@ -40,7 +40,7 @@ function target(url: string, env: NodeJS.ProcessEnv): net.NetConnectOpts {
 }
 
 /** Whether a connection to the database's host and port opens within `timeoutMs` (closed at once). */
-export function canConnect(url: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+function canConnect(url: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   let to: net.NetConnectOpts;
   try {
     to = target(url, env);

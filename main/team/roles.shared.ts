@@ -21,7 +21,7 @@ export interface Operator {
 export const MIN_PASSWORD_LENGTH = 12;
 
 /** A PostgreSQL login the operator functions accept (they refuse pg_ names, PostgreSQL's own). */
-export const LOGIN_PATTERN = /^[a-z][a-z0-9_]{1,62}$/;
+const LOGIN_PATTERN = /^[a-z][a-z0-9_]{1,62}$/;
 export const LOGIN_RULE = '2 to 63 lower-case letters, digits or _, starting with a letter and not with pg_';
 
 export function isValidLogin(login: string): boolean {

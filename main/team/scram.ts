@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 
 /** PostgreSQL's default iteration count (scram_iterations) as of 15. */
-export const SCRAM_ITERATIONS = 4096;
+const SCRAM_ITERATIONS = 4096;
 
 export function scramVerifier(password: string, iterations = SCRAM_ITERATIONS, salt = crypto.randomBytes(16)): string {
   // PostgreSQL applies SASLprep; NFKC is its main step and leaves ASCII unchanged.

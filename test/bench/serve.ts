@@ -146,7 +146,7 @@ function startInstance(root: string, o: object): Promise<Instance> {
         const m = JSON.parse(out.slice(0, nl)) as { url?: string; pid?: number; closed?: boolean; stats?: never };
         out = out.slice(nl + 1);
         if (m.url) resolve({ child, pid: m.pid!, url: m.url, closed });
-        if (m.closed) resolveClosed({ stats: m.stats });
+        if (m.closed) resolveClosed(m.stats ? { stats: m.stats } : {});
       }
     });
     child.once('exit', (code) => {

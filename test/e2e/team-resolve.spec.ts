@@ -222,7 +222,7 @@ test('three back-office desks, serve and an exception every desk shows', async (
 });
 
 test('kofi and amina resolve it at the same moment: one stands, the other is told who, when and why, and dina follows', async () => {
-  const [kofi, amina, dina] = [KOFI, AMINA, DINA].map((op) => desks.get(op.login)!.page);
+  const [kofi, amina, dina] = [KOFI, AMINA, DINA].map((op) => desks.get(op.login)!.page) as [Page, Page, Page];
   const notes = {
     [KOFI.login]: 'Checked with the issuer: reversed, the customer was told.',
     [AMINA.login]: 'The customer paid the difference in cash at the shop.',

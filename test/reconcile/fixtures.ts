@@ -15,27 +15,27 @@ export function testDb(): { db: Db; dir: string; file: string } {
 }
 
 export interface CollectionSpec {
-  ref?: string;
-  amountMinor?: number;
-  currency?: string;
-  createdAt?: number;
-  description?: string;
-  customerName?: string | null;
-  customerEmail?: string | null;
-  cardLast4?: string;
+  ref?: string | undefined;
+  amountMinor?: number | undefined;
+  currency?: string | undefined;
+  createdAt?: number | undefined;
+  description?: string | undefined;
+  customerName?: string | null | undefined;
+  customerEmail?: string | null | undefined;
+  cardLast4?: string | undefined;
 }
 
 export interface CallbackSpec {
-  at?: number;
-  signature?: 'verified' | 'invalid' | 'missing';
+  at?: number | undefined;
+  signature?: 'verified' | 'invalid' | 'missing' | undefined;
   /** Defaults to the intent's amount and currency. */
-  amountMinor?: number;
-  currency?: string;
+  amountMinor?: number | undefined;
+  currency?: string | undefined;
   /** total_credit in minor units; default amount - 3.5% charge. */
-  totalCreditMinor?: number;
-  source?: 'callback' | 'import';
+  totalCreditMinor?: number | undefined;
+  source?: 'callback' | 'import' | undefined;
   /** Put amount/currency only in the payload, not the event columns (as a raw ingestion might). */
-  payloadOnly?: boolean;
+  payloadOnly?: boolean | undefined;
 }
 
 let seq = 0;
@@ -97,16 +97,16 @@ export class History {
     e: {
       source: string;
       kind: string;
-      status?: string | null;
-      at?: number;
-      signature?: string;
-      amountMinor?: number | null;
-      currency?: string | null;
-      payload?: unknown;
-      note?: string | null;
-      actor?: string | null;
-      ref?: string;
-      internal?: string | null;
+      status?: string | null | undefined;
+      at?: number | undefined;
+      signature?: string | undefined;
+      amountMinor?: number | null | undefined;
+      currency?: string | null | undefined;
+      payload?: unknown | undefined;
+      note?: string | null | undefined;
+      actor?: string | null | undefined;
+      ref?: string | undefined;
+      internal?: string | null | undefined;
     },
   ): number {
     const info = id === null ? null : this.info(id);

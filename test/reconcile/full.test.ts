@@ -123,7 +123,7 @@ function play(h: History, collections: Spec[], order: number[]): void {
   let n = 0;
   const next = (i: number) => {
     const c = collections[i]!;
-    const s = c.steps[cursor[i]++]!;
+    const s = c.steps[cursor[i]!++]!;
     const id = ids[i]!;
     const ref = h.db.prepare('SELECT merchant_reference FROM collections WHERE id = ?').pluck().get(id) as string;
     const base = { collectionId: id, merchantReference: ref, internalReference: `INT-${id}`, receivedAt: h.tick(1000) };
@@ -271,7 +271,7 @@ describe('helper threads compute the ranges, one connection writes them', () => 
         setReconcileOptions(db, () => ({ now: h.t, stalePendingAfterMs: STALE }));
         const changed: number[] = [];
         for (let i = 0; i < 60; i++) {
-          const id = h.collection({ amountMinor: 10_000 + i, currency: CURRENCIES[i % 3] });
+          const id = h.collection({ amountMinor: 10_000 + i, currency: CURRENCIES[i % 3]! });
           if (i % 10 === 1) h.rejected(id);
           else if (i % 10 === 2) h.unknown(id);
           else h.accepted(id);

@@ -193,7 +193,7 @@ describe('incremental and full reconciliation', () => {
     };
     const currencies = ['UGX', 'KES', 'USD', 'TZS'];
     for (let i = 0; i < 240; i++) {
-      const id = h.collection({ amountMinor: 1000 + i * 7, currency: currencies[i % 4] });
+      const id = h.collection({ amountMinor: 1000 + i * 7, currency: currencies[i % 4]! });
       reconcileCollection(db, id, opts());
       ids.push(id);
       const v = i % 12;

@@ -119,7 +119,7 @@ function play(h: History, collections: Spec[], order: number[], groups: number[]
   let n = 0;
   const next = (i: number, touched: Set<number>) => {
     const c = collections[i]!;
-    const s = c.steps[cursor[i]++]!;
+    const s = c.steps[cursor[i]!++]!;
     const id = ids[i]!;
     const ref = h.db.prepare('SELECT merchant_reference FROM collections WHERE id = ?').pluck().get(id) as string;
     const base = { collectionId: id, merchantReference: ref, internalReference: `INT-${id}`, receivedAt: h.tick(1000) };

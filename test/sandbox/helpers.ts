@@ -63,7 +63,7 @@ export async function call(
   const res = await fetch(sb.baseUrl + pathAndQuery, {
     method,
     headers,
-    body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
+    body: opts.body === undefined ? null : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Reply['body'] };
 }
@@ -77,7 +77,7 @@ export async function control<T = unknown>(
   const res = await fetch(sb.baseUrl + '/__sandbox' + p, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? null : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as T };
 }

@@ -297,7 +297,7 @@ describe('sandbox initialize: every rule names the field and changes nothing', (
     expect(data.merchant_reference).toBe(body.merchant_reference);
     expect(data.internal_reference).toMatch(/^SBX/);
     expect(data.payment_url).toMatch(new RegExp(`^${sb.baseUrl}/pay/[A-Za-z0-9_-]+$`));
-    const page = await fetch(data.payment_url);
+    const page = await fetch(data.payment_url!);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('4242');
   });

@@ -10,7 +10,9 @@ export interface SeenRequest {
 }
 
 export type Reply =
-  { status: number; body?: string | object; headers?: Record<string, string> } | { hang: true } | { destroy: true };
+  | { status: number; body?: string | object; headers?: Record<string, string> | undefined }
+  | { hang: true }
+  | { destroy: true };
 
 export interface Stub {
   baseUrl: string;

@@ -140,7 +140,7 @@ export async function startStandby(primary: PgServerInfo): Promise<PgServerInfo>
 
 /** Waits until the standby has replayed everything the primary has written so far. */
 export async function waitReplayed(primary: PgServerInfo, standby: PgServerInfo): Promise<void> {
-  const [{ lsn }] = await superQuery<{ lsn: string }>(primary, 'SELECT pg_current_wal_flush_lsn()::text AS lsn');
+  const { lsn } = (await superQuery<{ lsn: string }>(primary, 'SELECT pg_current_wal_flush_lsn()::text AS lsn'))[0]!;
   for (const end = Date.now() + 30_000; ; await sleep(50)) {
     const [r] = await superQuery<{ done: boolean }>(standby, 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done', [
       lsn,

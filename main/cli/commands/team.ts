@@ -36,8 +36,8 @@ import {
 } from '../../team/roles.shared.js';
 
 /** The environment variables passwords may come from (PGPASSWORD is the one psql and pg_dump read). */
-export const SIGN_IN_PASSWORD_ENV = 'PGPASSWORD';
-export const NEW_PASSWORD_ENV = 'MERCHANT_DESK_NEW_PASSWORD';
+const SIGN_IN_PASSWORD_ENV = 'PGPASSWORD';
+const NEW_PASSWORD_ENV = 'MERCHANT_DESK_NEW_PASSWORD';
 
 const DB = '--database postgres://LOGIN@HOST:PORT/DATABASE';
 const USAGE = [

@@ -21,7 +21,7 @@ const STATUSES = ['INTENT', 'PENDING', 'REJECTED', 'UNKNOWN', 'COMPLETED', 'FAIL
 const SORTABLE = ['created_at', 'amount', 'currency', 'status', 'reference', 'customer'] as const;
 const ms = z.number().int().nonnegative();
 
-export const collectionsListRequest = z.object({
+const collectionsListRequest = z.object({
   status: z.union([z.enum(STATUSES), z.array(z.enum(STATUSES)).max(7)]).optional(),
   currency: z
     .string()
@@ -40,7 +40,7 @@ export const collectionsListRequest = z.object({
   limit: z.number().int().min(1).max(1000).default(100),
 });
 
-export const collectionsGetRequest = z
+const collectionsGetRequest = z
   .object({ id: z.number().int().positive().optional(), reference: z.string().trim().min(1).max(100).optional() })
   .refine((r) => r.id !== undefined || r.reference !== undefined, {
     message: 'give id or reference',

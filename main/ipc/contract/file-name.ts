@@ -3,7 +3,7 @@
 // no drive or stream colon, no leading dot (so no "..", no hidden file), no control character.
 import { z } from 'zod';
 
-export const PLAIN_NAME_MESSAGE = 'must be a plain file name (no folder, no "/", "\\", ":" or leading ".")';
+const PLAIN_NAME_MESSAGE = 'must be a plain file name (no folder, no "/", "\\", ":" or leading ".")';
 
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[/\\:\u0000-\u001f\u007f]/;

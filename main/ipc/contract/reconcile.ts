@@ -25,7 +25,7 @@ const page = {
   limit: z.number().int().min(1).max(1000).optional(),
 };
 
-export const reconcileExceptionsRequest = z.object({
+const reconcileExceptionsRequest = z.object({
   kind: z.enum(EXCEPTION_KINDS).optional(),
   currency: z
     .string()
@@ -41,7 +41,7 @@ export const reconcileExceptionsRequest = z.object({
   ...page,
 });
 
-export const reconcileResolveRequest = z
+const reconcileResolveRequest = z
   .object({
     collectionId: z.number().int().positive().optional(),
     orphanEventId: z.number().int().positive().optional(),
@@ -52,7 +52,7 @@ export const reconcileResolveRequest = z
     path: ['collectionId'],
   });
 
-export const reconcileAuditRequest = z.object({
+const reconcileAuditRequest = z.object({
   collectionId: z.number().int().positive().optional(),
   reference: z.string().trim().max(100).optional(),
   source: z.enum(['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security']).optional(),
@@ -62,7 +62,7 @@ export const reconcileAuditRequest = z.object({
   ...page,
 });
 
-export const reconcileMovementRequest = z.object({
+const reconcileMovementRequest = z.object({
   currency: z
     .string()
     .trim()
@@ -77,7 +77,7 @@ export const reconcileMovementRequest = z.object({
 
 const byId = z.object({ collectionId: z.number().int().positive() });
 /** The renderer names its run so it can cancel that run (and only that one). */
-export const reconcileRunRequest = z.object({ runId: z.string().trim().min(1).max(64) });
+const reconcileRunRequest = z.object({ runId: z.string().trim().min(1).max(64) });
 const securityLogRequest = z.object({ from: ms.optional(), limit: z.number().int().min(1).max(1000).optional() });
 const orphansRequest = z.object({
   includeResolved: z.boolean().optional(),

@@ -11,7 +11,7 @@ import { noPath, plainFileName } from './file-name.js';
 const ms = z.number().int().nonnegative();
 const exportId = z.string().trim().min(1).max(64);
 
-export const reportsExportRequest = z
+const reportsExportRequest = z
   .object({
     exportId,
     kind: z.enum(['balances', 'collections']),

@@ -60,7 +60,7 @@ const keyName = z.enum(['publicKey', 'secretKey', 'signingKey'], {
   message: 'must be publicKey, secretKey or signingKey',
 });
 
-export const settingsPatchSchema = z
+const settingsPatchSchema = z
   .object({
     profile: z.enum(['embedded', 'sandbox', 'live', 'team'], { message: 'must be embedded, sandbox, live or team' }),
     baseUrl: z.string().max(2048).nullable(),

@@ -21,7 +21,7 @@ import {
 } from '../../operations/charge.js';
 
 /** Where callbacks files are saved for import when the shell has no open dialog (made on first use). */
-export function importsDir(core: Pick<Core, 'dataDir'>): string {
+function importsDir(core: Pick<Core, 'dataDir'>): string {
   const dir = dataPaths(core.dataDir).imports;
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;

@@ -28,7 +28,7 @@ const taken = (file: string) => fs.lstatSync(file, { throwIfNoEntry: false }) !=
  * what keeps writes inside the folder). A name the person gave is never overwritten (field 'fileName');
  * a generated one gets "-2", "-3"... when taken.
  */
-export function exportFileIn(folder: string, name: string, job: ExportJob, given: boolean): string {
+function exportFileIn(folder: string, name: string, job: ExportJob, given: boolean): string {
   if (!isPlainFileName(name) || path.extname(name).toLowerCase() !== '.csv') {
     throw new ReportError('validation', 'must be a plain file name ending in .csv', 'fileName');
   }

@@ -47,7 +47,7 @@ const SECRET: Record<KeyName, SecretName> = {
   signingKey: 'signing-key',
 };
 
-export async function settingsView(core: SettingsDeps): Promise<SettingsView> {
+async function settingsView(core: SettingsDeps): Promise<SettingsView> {
   const { settings: s, problems } = readSettings(core.db);
   const store = core.secrets();
   const keys = await secretStatus(store);

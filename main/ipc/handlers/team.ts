@@ -41,7 +41,7 @@ const FIELD: Record<string, string> = { display_name: 'displayName' };
  * with their own kind ('permission', 'authentication', 'team_unavailable', 'refused'); only a field
  * error is renamed to the request's field.
  */
-export function teamErrorToApp(e: unknown): unknown {
+function teamErrorToApp(e: unknown): unknown {
   if (!(e instanceof TeamFieldError)) return e;
   const field = FIELD[e.field] ?? e.field;
   // As the contract's own checks do: the message names the field, the per-field one is bare.

@@ -9,7 +9,7 @@ import { readStatement, statement } from './statements.js';
 import { writeTransaction } from './transaction.js';
 
 /** The journal's own schema, numbered apart from the desk's. */
-export const serveJournalMigrations: Migration[] = [
+const serveJournalMigrations: Migration[] = [
   {
     version: 1,
     name: 'acknowledged-callbacks',

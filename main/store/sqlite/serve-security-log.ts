@@ -10,9 +10,7 @@ import type { Migration } from './migrations/index.js';
 import { sql as securityLogTable } from './migrations/006-callback-security-log.js';
 
 /** serve.sqlite's schema: the desk's security log table, the same definition (migrations/006). */
-export const serveSecurityLogMigrations: Migration[] = [
-  { version: 1, name: 'callback-security-log', sql: securityLogTable },
-];
+const serveSecurityLogMigrations: Migration[] = [{ version: 1, name: 'callback-security-log', sql: securityLogTable }];
 
 /** What opening found, for serve's start-up log line. */
 export interface ServeSecurityLogOpened {

@@ -22,7 +22,7 @@ import { SnapshotRejectedError } from './rejected.js';
  * Bytes of the SQLite file per part, each gzipped on its own (~8 MiB of gzip): a reader unzips the parts
  * on the thread pool several at a time and writes each at its own offset.
  */
-export const BLOCK_BYTES = 32 * 1024 * 1024;
+const BLOCK_BYTES = 32 * 1024 * 1024;
 /** Parts being fetched or unzipped at once by a reader. */
 const IN_FLIGHT = 3;
 const gzip = promisify(zlib.gzip);

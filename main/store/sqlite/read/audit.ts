@@ -5,15 +5,15 @@ import type { CollectionEventRow } from '../ledger/collection-events.js';
 import { addRange, newTerms, whereOf } from './filters.js';
 
 export interface AuditQuery {
-  collectionId?: number;
-  reference?: string;
-  source?: string;
-  kind?: string;
+  collectionId?: number | undefined;
+  reference?: string | undefined;
+  source?: string | undefined;
+  kind?: string | undefined;
   /** received_at range, ms (inclusive from, exclusive to). */
-  from?: number;
-  to?: number;
-  offset?: number;
-  limit?: number;
+  from?: number | undefined;
+  to?: number | undefined;
+  offset?: number | undefined;
+  limit?: number | undefined;
 }
 
 /** A collection_events row as stored (every column but the dedupe key). */

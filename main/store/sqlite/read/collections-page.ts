@@ -5,22 +5,21 @@ import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import { addCurrency, addRange, newTerms, prefixBounds, prefixTerm, whereOf, type Params } from './filters.js';
 
-export const SORT_COLUMNS = ['created_at', 'amount', 'currency', 'status', 'reference', 'customer'] as const;
-export type SortColumn = (typeof SORT_COLUMNS)[number];
+export type SortColumn = 'created_at' | 'amount' | 'currency' | 'status' | 'reference' | 'customer';
 
 export interface ListQuery {
-  status?: string | string[];
-  currency?: string;
+  status?: string | string[] | undefined;
+  currency?: string | undefined;
   /** created_at >= from (ms) */
-  from?: number;
+  from?: number | undefined;
   /** created_at < to (ms) */
-  to?: number;
+  to?: number | undefined;
   /** Prefix of the merchant reference, internal reference or customer name (case-insensitive). */
-  text?: string;
-  flagged?: boolean;
-  sort?: { column: SortColumn; dir: 'asc' | 'desc' };
-  offset?: number;
-  limit?: number;
+  text?: string | undefined;
+  flagged?: boolean | undefined;
+  sort?: { column: SortColumn | undefined; dir: 'asc' | 'desc' };
+  offset?: number | undefined;
+  limit?: number | undefined;
 }
 
 /** A collections row as stored (the page's and the detail's columns). */

@@ -39,7 +39,7 @@ export function collectionsBaselineQuery(p: CreatedRange = {}): { sql: string; p
  * booleans) are joined into one cell run by SQLite; free text, times and amounts are formatted (and
  * guarded) in JS.
  */
-export function collectionsQuery(p: CreatedRange): { sql: string; params: Params } {
+function collectionsQuery(p: CreatedRange): { sql: string; params: Params } {
   const w = rangeWhere(p);
   const opt = (x: string) => `coalesce(${x}, '')`;
   const bool = (x: string) => `(CASE WHEN ${x} IS NULL THEN '' WHEN ${x} THEN 'true' ELSE 'false' END)`;

@@ -41,7 +41,7 @@ export function exceptionDetail(
 }
 
 /** A resolution event's who, when and note. */
-export function resolutionRecord(db: ReadDb, eventId: number): ResolutionRecord | undefined {
+function resolutionRecord(db: ReadDb, eventId: number): ResolutionRecord | undefined {
   return readStatement(
     db,
     'SELECT id AS event_id, actor, received_at AS at, note FROM collection_events WHERE id = ?',

@@ -10,18 +10,18 @@ import type { ReconciliationRow } from '../reconcile/reconciliation-rows.js';
 
 export interface ExceptionQuery {
   /** An exception kind; 'orphan_callback' is listed by the orphans read model. */
-  kind?: string;
-  currency?: string;
+  kind?: string | undefined;
+  currency?: string | undefined;
   /** created_at range, ms (inclusive from, exclusive to). */
-  from?: number;
-  to?: number;
+  from?: number | undefined;
+  to?: number | undefined;
   /** Prefix of the merchant or internal reference. */
-  text?: string;
+  text?: string | undefined;
   /** Also list exceptions that a person has resolved. */
-  includeResolved?: boolean;
-  sort?: 'newest' | 'oldest' | 'amount';
-  offset?: number;
-  limit?: number;
+  includeResolved?: boolean | undefined;
+  sort?: 'newest' | 'oldest' | 'amount' | undefined;
+  offset?: number | undefined;
+  limit?: number | undefined;
 }
 
 /** A reconciliation row joined with its collection. */

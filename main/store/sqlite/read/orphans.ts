@@ -32,7 +32,12 @@ const ORPHANS = `SELECT o.*, r.actor AS resolved_by, r.received_at AS resolved_a
 /** Newest first; only the open ones unless includeResolved; only one (resolved or not) with eventId. */
 export function orphansPage(
   db: ReadDb,
-  opts: { includeResolved?: boolean; eventId?: number; offset?: number; limit?: number } = {},
+  opts: {
+    includeResolved?: boolean | undefined;
+    eventId?: number | undefined;
+    offset?: number | undefined;
+    limit?: number | undefined;
+  } = {},
 ): { rows: OrphanRecord[]; total: number } {
   if (opts.eventId !== undefined) {
     const one = orphanByEventId(db, opts.eventId);

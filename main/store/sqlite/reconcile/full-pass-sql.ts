@@ -106,7 +106,7 @@ const COMPLETED_BASE = 2 ** 50;
  * - cur, amt: a callback-side outcome's currency and amount (NULL for any other event).
  * `p` is the table prefix: '' in the index, 'e.' in the statement (SQLite matches the two).
  */
-export function eventTermsSql(p: string): { v1: string; v2: string; t: string; cb: string; cur: string; amt: string } {
+function eventTermsSql(p: string): { v1: string; v2: string; t: string; cb: string; cur: string; amt: string } {
   const cls = eventClass(p);
   const fin = finalUnit(p);
   return {
@@ -252,7 +252,7 @@ export function kindSetsSql(): string[] {
 }
 
 /** Marks a collection for classify(): never visible outside the transaction that writes it. */
-export const UNDECIDED = '?';
+const UNDECIDED = '?';
 
 export const COLUMNS = `collection_id, outcome, kinds, open_kinds, is_exception, last_event_id, computed_at, stale_at,
   resolved_by_event_id, resolution_note, initiate_status, redirect_status, callback_status, import_status, manual_status, completed_at`;

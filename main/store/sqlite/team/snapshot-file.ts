@@ -67,38 +67,12 @@ export function rowsInRange(
   ).all(afterId, uptoId) as unknown[][];
 }
 
-/** Reads a table in id order, a range at a time (no statement stays open across the awaits). */
-export function tableCursor(db: ReadDb, table: string, columns: readonly string[]): { next(): unknown[] | undefined } {
-  const st = readStatement(
-    db,
-    `SELECT ${columns.join(', ')} FROM ${table} WHERE id > ? ORDER BY id LIMIT 20000`,
-    'raw',
-  );
-  let rows: unknown[][] = [];
-  let i = 0;
-  let after = 0;
-  let done = false;
-  return {
-    next(): unknown[] | undefined {
-      if (i === rows.length) {
-        if (done) return undefined;
-        rows = st.all(after) as unknown[][];
-        i = 0;
-        if (rows.length < 20000) done = true;
-        if (!rows.length) return undefined;
-        after = rows[rows.length - 1]![0] as number;
-      }
-      return rows[i++];
-    },
-  };
-}
-
 /**
- * tableCursor for a table read whole (a snapshot's collections): the rows come 20,000 at a time as ONE
+ * Reads a table whole in id order (a snapshot's collections), 20,000 rows at a time as ONE
  * JSON text SQLite writes (parsed here at about half what handing V8 each value costs), each row an
  * array of `columns`. JSON says a number from a text but not an integer from a real: the `integers`
  * among the columns are given as the text 'x' when they hold anything but an integer (or NULL). Falls
- * back to reading values (tableCursor) for a chunk SQLite cannot write as JSON (a BLOB in it).
+ * back to reading values for a chunk SQLite cannot write as JSON (a BLOB in it).
  */
 export function tableJsonCursor(
   db: ReadDb,

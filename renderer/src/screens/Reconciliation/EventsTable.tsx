@@ -57,7 +57,7 @@ const withoutReference = columns.filter((c) => c.id !== 'reference');
 /** The events table's settings, for a table named `label`. */
 export function eventsTable(
   label: string,
-  { height = 420, showReference = true }: { height?: number; showReference?: boolean } = {},
+  { height = 420, showReference = true }: { height?: number | undefined; showReference?: boolean | undefined } = {},
 ): Omit<TableProps<AuditEvent>, 'data'> {
   return {
     label,
