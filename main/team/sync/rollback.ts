@@ -69,13 +69,13 @@ export interface RollbackWatchOptions {
   verify: () => EventVerifier | undefined;
   onChange: (state: TeamRollbackState | null) => void;
   /** The desk re-based: `applied` events were applied again; screens read what they show again. */
-  onRebased?: (applied: number) => void;
+  onRebased?: ((applied: number) => void) | undefined;
   /** How long the desk waits before putting back other writers' signed events (default 3 s). */
-  othersAfterMs?: number;
+  othersAfterMs?: number | undefined;
   /** How far back (days) the desk looks for its own events the record may have lost (default 14). */
-  horizonDays?: number;
+  horizonDays?: number | undefined;
   /** The record is looked at at most this often unless asked (default 5 s). */
-  probeEveryMs?: number;
+  probeEveryMs?: number | undefined;
   stopped: () => boolean;
 }
 
