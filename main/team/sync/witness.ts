@@ -19,7 +19,7 @@ import { SIGNED_SOURCES } from '../evidence.js';
 export const WITNESS_DAYS = 14;
 
 /** Whether this desk could put `e` back: the service signed it (and its evidence is kept), or its login wrote it. */
-export function canPutBack(e: Pick<TeamEvent, 'source' | 'evidence' | 'actor'>, login: string | null): boolean {
+function canPutBack(e: Pick<TeamEvent, 'source' | 'evidence' | 'actor'>, login: string | null): boolean {
   return (SIGNED_SOURCES.has(e.source) && e.evidence !== null) || (login !== null && e.actor === login);
 }
 
@@ -28,7 +28,7 @@ export function canPutBack(e: Pick<TeamEvent, 'source' | 'evidence' | 'actor'>, 
  * payload of any event but an intent is the one this desk's collection_events row keeps (record.ts
  * fromTeamEvent), so it is not kept twice: a callback's body is most of its size.
  */
-export function witnessedEvent(e: ChainedEvent): string {
+function witnessedEvent(e: ChainedEvent): string {
   const { prevHash: _prev, hash: _hash, payload, ...event } = e;
   return JSON.stringify(e.source === 'intent' ? { ...event, payload } : { ...event, payloadHeld: true });
 }
