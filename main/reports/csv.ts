@@ -113,6 +113,11 @@ export interface LineSink {
   flush(): void;
 }
 
+/** How far a report is: rows written of the rows it will write. */
+export interface ProgressFn {
+  (done: number, total: number): void;
+}
+
 /** Collects everything in memory (tests, small reports). */
 export class StringSink implements LineSink {
   private parts: string[] = [];

@@ -11,7 +11,8 @@ import { openConnection } from '../store/sqlite/connection.js';
 import { readTransaction } from '../store/sqlite/transaction.js';
 import { BOM, FileSink, MemorySink } from './csv.js';
 import { partEnd, reportRowCount } from '../store/sqlite/read/collections-report.js';
-import { collectionRowsWriter, writeBalancesCsv } from './writers.js';
+import { collectionRowsWriter } from './collection-rows.js';
+import { writeBalancesCsv } from './balances-writer.js';
 import type { WorkerJob } from './export.js';
 import {
   claimPart,

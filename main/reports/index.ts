@@ -6,13 +6,8 @@ export {
   type ExportProgress,
   type ExportResult,
 } from './export.js';
-export {
-  writeCollectionsCsv,
-  writeBalancesCsv,
-  COLLECTION_COLUMNS,
-  BALANCE_SUMMARY_COLUMNS,
-  BALANCE_SNAPSHOT_COLUMNS,
-} from './writers.js';
+export { writeCollectionsCsv, COLLECTION_COLUMNS } from './writers.js';
+export { writeBalancesCsv, BALANCE_SUMMARY_COLUMNS, BALANCE_SNAPSHOT_COLUMNS } from './balances-writer.js';
 export { textCell, amountCell, timeFormatter, BOM, type TimeZoneOption } from './csv.js';
 export { parseDateBound, checkRange } from './dates.js';
 export { ReportError } from './errors.js';

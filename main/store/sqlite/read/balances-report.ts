@@ -1,4 +1,4 @@
-// The balance report's queries (reports/writers.ts formats them): the snapshots of a time range in
+// The balance report's queries (reports/balances-writer.ts formats them): the snapshots of a time range in
 // order, and for each wallet the snapshot in effect when the range starts.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';

@@ -1,4 +1,4 @@
-// The collections CSV report's queries (reports/writers.ts formats the rows, reports/export-worker.ts runs
+// The collections CSV report's queries (reports/collection-rows.ts formats the rows, reports/export-worker.ts runs
 // them on worker threads): every collection created in a time range with its reconciliation, in
 // created_at order, as raw rows (statement.iterate) so a million rows stream without an object each.
 import type { ReadDb } from '../connection.js';
@@ -100,7 +100,7 @@ export type ReportRow = [
  * commas, NULL written as '' (LINE_RUNS), the three times and the amount are the integers as stored,
  * completed is '' for NULL and 'x' for a value that is not an integer, and the free-text cells are as
  * stored ('' for NULL). urls ends with the collection's id. A writer formats the times and the amount
- * and checks every other cell (reports/writers.ts); a row whose cells hold US, RS, or anything it does
+ * and checks every other cell (reports/collection-rows.ts); a row whose cells hold US, RS, or anything it does
  * not take as it is, it reads again by id (reportRowById), one value per column. (A BLOB in a text
  * column is its bytes as text here, as concat_ws makes it: the report wrote it so in every column but
  * the four free-text ones, where it stopped with an error.)

@@ -1,13 +1,21 @@
 // A desk as a witness of the team record, and its re-base when the record went back in time (store
 // migration 20; team/sync/rollback.ts and witness.ts say what and why): the witness journal (seq, hash,
 // and the event as the record held it when this desk could put it back), the rollback it found, the events
-// it could not put back, and the statements of the re-base (the local copy of some references removed,
-// to be applied again from the record, and the outbox rows that must survive that).
+// it could not put back, what this desk holds as candidates for what the record lost, and the outbox rows
+// that must survive a re-base. The re-base's own statements are rebase.ts, exported from here too.
 import type { Db, ReadDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
 import type { CollectionEventRow } from '../ledger/collection-events.js';
-import { bulkTriggers } from './bulk-schema.js';
 import type { ChainHead } from './chain-head.js';
+
+export {
+  clearChainAlarms,
+  deferForeignKeys,
+  forgetAfter,
+  keepRebasedHead,
+  removeReferences,
+  repointOutbox,
+} from './rebase.js';
 
 // --- The witness journal ---------------------------------------------------------------------------
 
@@ -225,26 +233,6 @@ export function unsentOutboxKeys(db: ReadDb): Set<string> {
   );
 }
 
-/** The intent columns of a collection, for putting back this desk's own intent. */
-export function intentColumnsOf(db: ReadDb, reference: string): Record<string, unknown> | undefined {
-  return readStatement(
-    db,
-    `SELECT merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
-            charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4
-     FROM collections WHERE merchant_reference = ?`,
-  ).get(reference) as Record<string, unknown> | undefined;
-}
-
-// --- The re-base ------------------------------------------------------------------------------------
-
-/**
- * Foreign keys are checked at commit from here on, in the caller's write transaction: the re-base takes an
- * event away from under its outbox row and gives the row the event's new id before it commits.
- */
-export function deferForeignKeys(db: Db): void {
-  db.pragma('defer_foreign_keys = ON');
-}
-
 /** The outbox rows still to send or refused, of events of these references (they must outlive the re-base). */
 export function unsentOutboxOf(db: Db, refs: readonly string[]): OwnOutboxRow[] {
   const out: OwnOutboxRow[] = [];
@@ -258,69 +246,12 @@ export function unsentOutboxOf(db: Db, refs: readonly string[]): OwnOutboxRow[] 
   return out;
 }
 
-/**
- * Removes this desk's copy of these references: their events (but the outbox rows of those to send or
- * refused, whose events the caller appends again and points the rows at), the outbox rows of the others
- * (the record has those events now), their collections and reconciliation rows. Inside the caller's write
- * transaction, with foreign keys deferred; the append-only trigger on delete is lifted for this alone and
- * made again, from its migration's own text, before the transaction ends.
- */
-export function removeReferences(db: Db, refs: readonly string[]): { events: number; collections: number } {
-  if (!db.inTransaction) throw new Error('a re-base removes references only inside its write transaction');
-  const noDelete = bulkTriggers(false).get('collection_events_no_delete');
-  if (!noDelete) throw new Error('the append-only trigger on delete is missing from the migrations');
-  db.exec('DROP TRIGGER collection_events_no_delete');
-  let events = 0;
-  let collections = 0;
-  const sentOutbox = statement(
+/** The intent columns of a collection, for putting back this desk's own intent. */
+export function intentColumnsOf(db: ReadDb, reference: string): Record<string, unknown> | undefined {
+  return readStatement(
     db,
-    `DELETE FROM team_outbox WHERE state = 'sent' AND event_id IN (
-       SELECT id FROM collection_events WHERE merchant_reference IN (SELECT value FROM json_each(?)))`,
-  );
-  const evs = statement(
-    db,
-    'DELETE FROM collection_events WHERE merchant_reference IN (SELECT value FROM json_each(?))',
-  );
-  const recon = statement(
-    db,
-    `DELETE FROM reconciliation WHERE collection_id IN (
-       SELECT id FROM collections WHERE merchant_reference IN (SELECT value FROM json_each(?)))`,
-  );
-  const cols = statement(db, 'DELETE FROM collections WHERE merchant_reference IN (SELECT value FROM json_each(?))');
-  for (let i = 0; i < refs.length; i += 500) {
-    const chunk = JSON.stringify(refs.slice(i, i + 500));
-    sentOutbox.run(chunk);
-    events += evs.run(chunk).changes;
-    recon.run(chunk);
-    collections += cols.run(chunk).changes;
-  }
-  db.exec(noDelete);
-  return { events, collections };
-}
-
-/** An outbox row now belongs to its event's new id (the same event, appended again by the re-base). */
-export function repointOutbox(db: Db, outboxId: number, eventId: number): void {
-  statement(db, 'UPDATE team_outbox SET event_id = ? WHERE id = ?').run(eventId, outboxId);
-}
-
-/** Forgets the marks after `seq` and what was witnessed after it: the record from there is a new one. */
-export function forgetAfter(db: Db, seq: number): void {
-  statement(db, 'DELETE FROM team_chain_marks WHERE seq > ?').run(seq);
-  statement(db, 'DELETE FROM team_witness WHERE seq > ?').run(seq);
-}
-
-/** Keeps the new head and its marks (inside the re-base's transaction). */
-export function keepRebasedHead(db: Db, head: ChainHead, marks: readonly ChainHead[], now: number): void {
-  statement(
-    db,
-    `INSERT INTO team_chain (one_row, seq, hash, updated_at) VALUES (1, ?, ?, ?)
-     ON CONFLICT (one_row) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, updated_at = excluded.updated_at`,
-  ).run(head.seq, head.hash, now);
-  const mark = statement(db, 'INSERT OR REPLACE INTO team_chain_marks (seq, hash) VALUES (?, ?)');
-  for (const m of marks) mark.run(m.seq, m.hash);
-}
-
-/** The alarms of the chain, cleared with the re-base (the record it named is the new one now). */
-export function clearChainAlarms(db: Db): void {
-  statement(db, 'DELETE FROM team_chain_alarm').run();
+    `SELECT merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
+            charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4
+     FROM collections WHERE merchant_reference = ?`,
+  ).get(reference) as Record<string, unknown> | undefined;
 }
