@@ -7,8 +7,13 @@
 // store's (store/sqlite/ledger/); what to write and why is here.
 import type { Db } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
-import { eventByKey, insertEvent } from '../store/sqlite/ledger/collection-events.js';
-import { projectionOf, updateProjection, type ProjectionRow } from '../store/sqlite/ledger/projection.js';
+import { eventByKey, insertEvent, storedKeysIn, type EventInsert } from '../store/sqlite/ledger/collection-events.js';
+import {
+  projectionOf,
+  projectionsIn,
+  updateProjection,
+  type ProjectionRow,
+} from '../store/sqlite/ledger/projection.js';
 import { PROJECTION_COLUMNS, projectEvent, type AppendResult, type NewEvent } from './event-rules.js';
 import { withTeamKey } from './event-key.js';
 import { addToOutbox } from './outbox.js';
@@ -101,6 +106,26 @@ function changedColumns(before: ProjectionRow, after: Record<ProjectionColumn, u
   );
 }
 
+/** The event's collection_events row, stored with `kind` (the projection's decision, or a refold's). */
+export function eventRow(ev: NewEvent, kind: string): EventInsert {
+  return {
+    collectionId: ev.collectionId,
+    merchantReference: ev.merchantReference,
+    internalReference: ev.internalReference ?? null,
+    source: ev.source,
+    kind,
+    status: ev.status ?? null,
+    receivedAt: ev.receivedAt,
+    signature: ev.signature,
+    amountMinor: ev.amountMinor ?? null,
+    currency: ev.currency ?? null,
+    dedupeKey: ev.dedupeKey ?? null,
+    payload: ev.payload ?? null,
+    note: ev.note ?? null,
+    actor: ev.actor ?? null,
+  };
+}
+
 function append(db: Db, given: NewEvent, opts: AppendOptions): AppendResult {
   const hooks = wired();
   const ev = opts.outbox ? withTeamKey(given) : given;
@@ -119,22 +144,7 @@ function append(db: Db, given: NewEvent, opts: AppendOptions): AppendResult {
   const projected = row ? projectEvent(row, ev) : null;
   const kind = projected?.kind ?? ev.kind;
 
-  const eventId = insertEvent(db, {
-    collectionId: ev.collectionId,
-    merchantReference: ev.merchantReference,
-    internalReference: ev.internalReference ?? null,
-    source: ev.source,
-    kind,
-    status: ev.status ?? null,
-    receivedAt: ev.receivedAt,
-    signature: ev.signature,
-    amountMinor: ev.amountMinor ?? null,
-    currency: ev.currency ?? null,
-    dedupeKey: ev.dedupeKey ?? null,
-    payload: ev.payload ?? null,
-    note: ev.note ?? null,
-    actor: ev.actor ?? null,
-  });
+  const eventId = insertEvent(db, eventRow(ev, kind));
   if (eventId === null) {
     // The dedupe key is already stored: the same fact (a retry, a re-import, another connection, or
     // the team's copy pulled back), so the team has it or its own outbox row is already written.
@@ -162,4 +172,56 @@ function append(db: Db, given: NewEvent, opts: AppendOptions): AppendResult {
     status: projected?.next.status ?? null,
     statusChanged: projected?.statusChanged ?? false,
   };
+}
+
+/** What appendSet stored: per event, in order, its new id, or null when its dedupe key was stored already. */
+export interface SetAppended {
+  ids: (number | null)[];
+  /** The collections the set gave an event, each once, in the order first touched. */
+  touched: number[];
+}
+
+/**
+ * Appends a set of events in order (a team desk's pulled batch, in seq order) inside the caller's
+ * appendBatch scope, with what appendEvent does for each in turn, done once for the set: the stored keys
+ * found with one read (a duplicate stores nothing), the projections of the collections it touches read
+ * with one statement and folded in memory by projectEvent in the set's order (each event stored with the
+ * kind the fold gives it), each touched collection's projection written once (the columns the set
+ * changed), and each reconciled once at the end of the scope. The rows are those of appendEvent called for
+ * each (test/team/sync-bulk.test.ts, convergence.test.ts). Events are inserted one cached statement each,
+ * which costs SQLite less a row than one statement over a JSON array of the set (docs/benchmarks.md,
+ * "Following a busy team"). Never for an event the team must get from this desk (no outbox row).
+ */
+export function appendSet(db: Db, events: readonly NewEvent[]): SetAppended {
+  const hooks = wired();
+  if (!db.inTransaction) throw new Error('appendSet must run inside a write transaction (appendBatch)');
+  const keys = events.flatMap((e) => (e.dedupeKey ? [e.dedupeKey] : []));
+  const stored = new Set(keys.length ? storedKeysIn(db, JSON.stringify(keys)) : []);
+  const wanted = [...new Set(events.flatMap((e) => (e.collectionId === null ? [] : [e.collectionId])))];
+  const before = new Map(wanted.length ? projectionsIn(db, JSON.stringify(wanted)).map((r) => [r.id, r]) : []);
+  const folded = new Map<number, ProjectionRow & { last_event_id: number }>();
+  const ids: (number | null)[] = [];
+  for (const ev of events) {
+    if (ev.dedupeKey && stored.has(ev.dedupeKey)) {
+      ids.push(null);
+      continue;
+    }
+    let row: (ProjectionRow & { last_event_id?: number }) | undefined;
+    if (ev.collectionId !== null) {
+      row = folded.get(ev.collectionId) ?? before.get(ev.collectionId);
+      if (!row) throw new Error(`collection ${ev.collectionId} does not exist`);
+    }
+    const projected = row ? projectEvent(row, ev) : null;
+    const eventId = insertEvent(db, eventRow(ev, projected?.kind ?? ev.kind));
+    if (ev.dedupeKey) stored.add(ev.dedupeKey);
+    ids.push(eventId);
+    if (row && projected && eventId !== null) {
+      folded.set(row.id, { ...row, ...projected.next, last_event_id: eventId });
+    }
+  }
+  for (const [id, after] of folded) {
+    updateProjection(db, id, changedColumns(before.get(id)!, after), after as unknown as Record<string, unknown>);
+    hooks.afterAppend(db, id);
+  }
+  return { ids, touched: [...folded.keys()] };
 }

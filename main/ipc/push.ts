@@ -1,22 +1,30 @@
 // The renderer push: the one subscriber of main's own events (main/app/event-bus.ts) that tells the window
 // what to reload, in the contract's DeskEvents. Each shell forwards what this gives it to its window,
-// paced here for both shells alike: the "something changed, read it again" events reach a window at most
-// PUSH_EVERY_MS apart, the ones that came meanwhile merged into one (a desk catching up applies thousands
-// of events a second, and each push costs the window a re-read).
+// paced here for both shells alike: the "something changed, read it again" events of this desk's own work
+// (a charge, the local receiver's deliveries, its polls) reach a window at most PUSH_EVERY_MS apart, the
+// ones that came meanwhile merged into one. What the team sync says about a pulled batch is paced already,
+// by the sync's beat (team/sync/scheduler.ts: one notice per pull, at most one per beat while a backlog
+// drains), and is sent at once: one pacing between a pulled batch and the screens, not two.
 import { realSleep, systemClock, type Clock, type Sleep } from '../clock.js';
 import { CHANGED_LIST_MAX, type AppEventBus, type AppEventName, type AppEvents } from '../app/event-bus.js';
 import type { DeskEventName, DeskEvents } from './contract/index.js';
 
 export type DeskEventSender = <E extends DeskEventName>(event: E, payload: DeskEvents[E]) => void;
 
-/** One line per internal event: what the window is told about it. A new internal event fails to compile until it has one. */
-const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) => void } = {
+/**
+ * One line per internal event: what the window is told about it, through `send` (paced where the event is)
+ * or `sendNow` (paced at its source). A new internal event fails to compile until it has one.
+ */
+const forward: {
+  [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender, sendNow: DeskEventSender) => void;
+} = {
   'collection.changed': (p, send) => send('collections.updated', { changed: [p], many: false }),
-  'collections.changed': (p, send) => send('collections.updated', p),
+  // A pulled batch (or this desk's events the team refused): the sync's beat paced it.
+  'collections.changed': (p, _send, sendNow) => sendNow('collections.updated', p),
   // Sent at once, never merged: it is the one thing a screen following its own charge listens to.
   'payment.progress': (p, send) => send('payments.progress', p),
   'callbacks.ingested': (p, send) => send('callbacks.ingested', p),
-  'orphans.changed': (p, send) => send('orphans.updated', p),
+  'orphans.changed': (p, _send, sendNow) => sendNow('orphans.updated', p),
   'balances.polled': (p, send) => send('balances.updated', p),
   'options.polled': (p, send) => send('options.updated', p),
   'settings.changed': (p, send) => send('settings.changed', p),
@@ -35,6 +43,13 @@ const forward: { [E in AppEventName]: (p: AppEvents[E], send: DeskEventSender) =
 
 /** At most one paced send per this many ms to a window (4 a second). */
 export const PUSH_EVERY_MS = 250;
+/**
+ * The status at most once a second: a desk following a busy team has its status change with every pull
+ * (last sync, the verified seq), and each change cost the window about 12 ms of rendering, most of what it
+ * spent per event followed (bench:follow, docs/benchmarks.md). The first change after a quiet second goes
+ * at once, as before.
+ */
+export const STATUS_EVERY_MS = 1_000;
 
 /** The payloads of one event waiting for a window, merged as they come; take() gives the one to send. */
 interface Waiting<E extends DeskEventName> {
@@ -107,9 +122,24 @@ export interface PushPacing {
  * merged per event, and are sent together when it has passed, so the last change always arrives.
  */
 export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: PushPacing = {}): () => void {
+  const events = pacer(send, pacing, pacing.everyMs ?? PUSH_EVERY_MS);
+  const status = pacer(send, pacing, STATUS_EVERY_MS);
+  const pace: DeskEventSender = (event, payload) =>
+    (event === 'app.status' ? status.pace : events.pace)(event, payload);
+  const off = bus.subscribe((event, payload) =>
+    (forward[event] as (p: unknown, s: DeskEventSender, now: DeskEventSender) => void)(payload, pace, send),
+  );
+  return () => {
+    off();
+    events.stop();
+    status.stop();
+  };
+}
+
+/** Paces sends at most `everyMs` apart, merging what waits per event; stop() drops what waits. */
+function pacer(send: DeskEventSender, pacing: PushPacing, everyMs: number) {
   const clock = pacing.clock ?? systemClock;
   const sleep = pacing.sleep ?? realSleep;
-  const everyMs = pacing.everyMs ?? PUSH_EVERY_MS;
   const waiting = new Map<DeskEventName, Waiting<DeskEventName>>();
   let lastSentAt = -Infinity;
   let timer: AbortController | null = null;
@@ -154,13 +184,12 @@ export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: 
       .catch(() => undefined);
   };
 
-  const off = bus.subscribe((event, payload) =>
-    (forward[event] as (p: unknown, s: DeskEventSender) => void)(payload, pace),
-  );
-  return () => {
-    off();
-    timer?.abort();
-    timer = null;
-    waiting.clear();
+  return {
+    pace,
+    stop() {
+      timer?.abort();
+      timer = null;
+      waiting.clear();
+    },
   };
 }

@@ -89,10 +89,13 @@ const DESK_INIT_SCRIPT = `(() => {
   });
 })();`;
 
-// As text for the same reason as the init script.
-const PUSH = new Function('args', 'const f = window.__deskEmit; if (typeof f === "function") f(args[0], args[1]);') as (
-  args: readonly [string, unknown],
-) => void;
+// As text for the same reason as the init script. The pushes of one turn of main's event loop (the
+// sync's notice of a batch and the status it moved) go in one evaluate: each one is a round trip to the
+// page and a task of its own there.
+const PUSH = new Function(
+  'list',
+  'const f = window.__deskEmit; if (typeof f === "function") for (const [name, payload] of list) f(name, payload);',
+) as (list: readonly (readonly [string, unknown])[]) => void;
 
 export async function startChromiumShell(opts: ChromiumShellOptions): Promise<ChromiumShell> {
   const { core } = opts;
@@ -148,9 +151,16 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
     });
     page.on('dialog', (d) => void d.dismiss());
 
+    let pushes: (readonly [string, unknown])[] = [];
     const unsubscribe = pushToRenderer(core.events, (name, payload) => {
       if (page.isClosed()) return;
-      page.evaluate(PUSH, [name, payload] as const).catch(() => {});
+      pushes.push([name, payload] as const);
+      if (pushes.length > 1) return;
+      setImmediate(() => {
+        const list = pushes;
+        pushes = [];
+        if (!page.isClosed()) page.evaluate(PUSH, list).catch(() => {});
+      });
     });
 
     let resolveClosed!: () => void;

@@ -202,6 +202,8 @@ function runChild(
 }
 
 async function main(): Promise<void> {
+  // The desk's first sync below runs in this process: its bulk start reconciles through the ledger.
+  wireLedgerReconciliation();
   const events = Number(opt.events);
   if (!Number.isInteger(events) || events < 2) throw new Error('--events must be a whole number of at least 2');
   const server = await startServer();

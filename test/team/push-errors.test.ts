@@ -3,7 +3,7 @@
 // errors are shaped as pg and Node raise them, through the one translation (team/errors.ts).
 import { describe, expect, it } from 'vitest';
 import { translatePgError, TeamFieldError } from '../../main/team/errors.js';
-import { isOutage } from '../../main/team/sync/push.js';
+import { isOutage } from '../../main/team/sync/push-round.js';
 import { DeskError } from '../../main/errors.shared.js';
 
 function pgError(message: string, code?: string, extra: Record<string, string> = {}): Error {

@@ -15,7 +15,7 @@ export async function rememberTeamPassword(
   const { teamDatabaseUrl, teamLogin } = team;
   const { rememberedPasswordName, TeamUnlocker } = await import('../../team/unlocker.js');
   const { KeyringAppSecret } = await import('../../secrets/app-secret.js');
-  const { proveNotifications } = await import('../../team/sync/notify-probe.js');
+  const { proveNotifications } = await import('../../team/sync/notify-proof.js');
   // Signed in, the desk also checks that notifications reach it (a transaction-mode pool drops them).
   let notifications: boolean | null = null;
   const unlocker = new TeamUnlocker({

@@ -37,7 +37,7 @@ import { fromTeamEvent, intentFromTeamEvent, TEAM_INTENT_KIND } from '../record.
 import type { EventSource, SignatureState } from '../../collections/model.js';
 import { SIGNED_SOURCES, teamEventVerifier, verdictAsStored, type EvidenceEvent, type Verdict } from '../evidence.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
-import { eventValues } from '../sync/bulk.js';
+import { eventValues } from '../sync/bulk-chunk.js';
 import { SnapshotRejectedError } from './rejected.js';
 import { EVENT_COLUMNS, recordRowBroken, shown, teamEventOf } from './chain.js';
 

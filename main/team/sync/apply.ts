@@ -1,24 +1,30 @@
-// Applying pulled team rows to a desktop's SQLite: events through the one local path (appendEvent,
-// idempotent by dedupe key, with the incremental reconciliation run once per batch), balance
-// snapshots and payment options through their stores' own write functions. Each batch commits with
-// the seq it reached (team_sync), so a crash never skips nor repeats a row.
+// Applying pulled team rows to a desktop's SQLite: a pulled batch of events as a set, in ONE write
+// transaction (the ledger's appendSet: the stored keys and the touched collections' projections read once,
+// folded in memory in seq order, each touched collection written and reconciled once), with the witness
+// journal of the batch (witness.ts), the chain head it reached and the seq (team_sync); balance snapshots
+// and payment options through their stores' own write functions. Each batch commits with the seq it
+// reached, so a crash never skips nor repeats a row.
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
-import { appendBatch, appendEvent } from '../../collections/ledger.js';
-import { collectionIdByReference, insertIntentCollection } from '../../collections/intent-row.js';
+import { appendBatch, appendSet } from '../../collections/ledger.js';
+import { insertIntentCollection } from '../../collections/intent-row.js';
+import { collectionIdsIn } from '../../store/sqlite/ledger/intent-rows.js';
+import type { NewEvent } from '../../collections/event-rules.js';
 import { recordBalanceRun } from '../../store/sqlite/balances.js';
 import { recordProvidersRun } from '../../store/sqlite/payment-options.js';
 import { setLastSeq } from '../../store/sqlite/team/sync-state.js';
+import { keepWitnessed } from '../../store/sqlite/team/rollback.js';
 import {
   collectionStatuses,
   setIntentOperator,
   type CollectionStatusRow,
 } from '../../store/sqlite/team/applied-events.js';
 import type { PaymentOption, WalletBalance } from '../../service/types.js';
-import type { TeamEvent } from '../events.js';
+import type { ChainedEvent, TeamEvent } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
 import { fromTeamEvent, intentFromTeamEvent } from '../record.js';
 import { noteComeback } from './refold.js';
+import { witnessRows } from './witness.js';
 
 /** A collection created or given a new event by a batch, with its status after the batch. */
 export type ChangedCollection = CollectionStatusRow;
@@ -32,45 +38,70 @@ export interface AppliedBatch {
   orphans: number;
 }
 
+export interface ApplyOptions {
+  /** A team desk's own check of each signed event (team/evidence.ts); none: the writers' word (tests). */
+  verify?: EventVerifier | undefined;
+  /** Journal each event as a witness (witness.ts), for this login's own events too; absent: no journal. */
+  witness?: { login: string | null } | undefined;
+  /** Written in the batch's transaction after its events (the chain head the batch reached). */
+  alsoWrite?: (() => void) | undefined;
+}
+
 /**
- * Applies pulled events (seq order) in ONE write transaction and records `upToSeq`. An intent for a
- * reference this desktop does not know creates its collection first; any other event for an unknown
- * reference is stored as an orphan, as a local callback would be.
+ * The batch's events as the ledger takes them, each with its collection: an intent for a reference this
+ * desktop does not know creates its collection first, in seq order, so an event before it in the batch
+ * stays an orphan, as a local callback would.
+ */
+function withCollections(db: Db, events: readonly TeamEvent[], verify: EventVerifier | undefined): NewEvent[] {
+  const known = collectionIdsIn(db, JSON.stringify([...new Set(events.map((e) => e.merchantReference))]));
+  return events.map((tev) => {
+    let id = known.get(tev.merchantReference);
+    if (id === undefined) {
+      const intent = intentFromTeamEvent(tev);
+      if (intent) known.set(tev.merchantReference, (id = insertIntentCollection(db, intent)));
+    }
+    return { ...fromTeamEvent(tev, verify), collectionId: id ?? null };
+  });
+}
+
+/**
+ * Applies pulled events (seq order) as one set in ONE write transaction and records `upToSeq`. A
+ * duplicate (a key this desk stored first: its own event coming back) stores nothing and is compared for
+ * the refold (noteComeback); this desk's own intent takes the database's actor as its operator.
  */
 export function applyEvents(
   db: Db,
-  events: readonly TeamEvent[],
+  events: readonly ChainedEvent[] | readonly TeamEvent[],
   upToSeq: number,
   now: number,
-  /** A team desk's own check of each signed event (team/evidence.ts); none: the writers' word (tests). */
-  verify?: EventVerifier,
+  o: ApplyOptions = {},
 ): AppliedBatch {
-  const lookup = collectionIdByReference(db);
   const touched = new Set<number>();
   let applied = 0;
   let orphans = 0;
+  // appendBatch opens the write transaction itself (outside any other, the touched collections are then
+  // reconciled by the set-based group route: reconcile/incremental.ts reconcileOnceAfter).
   appendBatch(db, () => {
-    for (const tev of events) {
-      let id = lookup.get(tev.merchantReference) as number | undefined;
-      if (id === undefined) {
-        const intent = intentFromTeamEvent(tev);
-        if (intent) id = insertIntentCollection(db, intent);
-      }
-      const ev = { ...fromTeamEvent(tev, verify), collectionId: id ?? null };
-      const r = appendEvent(db, ev);
-      if (r.inserted) {
+    const evs = withCollections(db, events, o.verify);
+    const r = appendSet(db, evs);
+    for (const id of r.touched) touched.add(id);
+    evs.forEach((ev, i) => {
+      if (r.ids[i] !== null) {
         applied++;
-        if (id !== undefined) touched.add(id);
-        else orphans++;
-      } else {
-        // One this desk stored before the record had it: folded again after the pull when the record
-        // placed or keeps it otherwise (sync/refold.ts).
-        noteComeback(db, ev, now);
-        // This desk's own intent, stored before PostgreSQL had it: the database's actor is who created it.
-        if (id !== undefined && tev.source === 'intent' && setIntentOperator(db, id, tev.actor)) touched.add(id);
+        if (ev.collectionId === null) orphans++;
+        return;
       }
-    }
+      // One this desk stored before the record had it: folded again after the pull when the record
+      // placed or keeps it otherwise (sync/refold.ts).
+      noteComeback(db, ev, now);
+      // This desk's own intent, stored before PostgreSQL had it: the database's actor is who created it.
+      const tev = events[i]!;
+      if (ev.collectionId !== null && tev.source === 'intent' && setIntentOperator(db, ev.collectionId, tev.actor))
+        touched.add(ev.collectionId);
+    });
+    if (o.witness) keepWitnessed(db, witnessRows(events as readonly ChainedEvent[], o.witness.login), now);
     setLastSeq(db, 'events', upToSeq, now);
+    o.alsoWrite?.();
   });
   return { applied, changed: touched.size ? collectionStatuses(db, [...touched]) : [], orphans };
 }

@@ -6,26 +6,23 @@
 //   a forged row (a callback marked COMPLETED, another actor) would be indistinguishable in the local
 //   copy from the verified ones, reconciled and exported as fact; a desk that stops at the last seq it
 //   can vouch for shows exactly what it can vouch for, and the alarm says from which seq it stopped.
-// - It keeps the head (seq, hash) in SQLite (team_chain, migration 17), after each applied batch and
-//   after a new desk's start (whose copy checked the chain as it went).
+// - It keeps the head (seq, hash) in SQLite (team_chain, migration 17): in each applied batch's own
+//   transaction (keep, from apply.ts's alsoWrite), so the head and the applied seq move together, and
+//   after a new desk's start (whose copy checked the chain as it went). A head behind the applied seq (a
+//   desk from before that) first has the events in between checked, read again from PostgreSQL.
 // - It re-checks what it holds: at sign-in and every few minutes, it reads team.events again from the
 //   first event up to its head in pages, recomputes every hash, and compares the head's with the one it
 //   kept. A row rewritten, removed or reordered, even by the superuser who recomputed every later hash,
 //   is found by that one pass: the rewritten row's hash or link, or else the kept head's hash, differs.
-//
 // - It keeps the alarm too (team_chain_alarm, migration 18): a restarted desk shows it at once, before
 //   its first check and without the database, until a check of the same kind finds the record matching.
-//
-// The head's write follows the batch's commit rather than sharing it (apply.ts owns that transaction):
-// a crash between the two leaves the head behind the applied seq, and the next pull first checks the
-// events in between (read again from PostgreSQL) before it checks the new batch.
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
-import { keepHead, keptHead, keptMarks } from '../../store/sqlite/team/chain-head.js';
+import { keepHead, keptHead } from '../../store/sqlite/team/chain-head.js';
 import { keepAlarm, keptAlarms, type ChainAlarmFinder } from '../../store/sqlite/team/chain-alarm.js';
 import { lastSeq } from '../../store/sqlite/team/sync-state.js';
 import { ChainBrokenError, ChainMovedError, checkChain, START, type ChainedEvent, type ChainHead } from '../chain.js';
-import { pullPageRaw } from '../events.js';
+import { walkAgainstKept, walkChain } from './chain-walk.js';
 
 /** What the status bar and Settings, Team say about the record. */
 export interface ChainState {
@@ -39,62 +36,6 @@ export interface ChainState {
 
 type Broken = NonNullable<ChainState['broken']>;
 type FoundBy = ChainAlarmFinder;
-
-/**
- * A walk's onMark that compares each mark with the one this desk kept at that seq: a kept mark the walk
- * passes without meeting (its row is gone or moved) or one whose hash differs is where the record
- * changed since this desk verified it, even if every later hash was recomputed.
- */
-function againstKept(kept: readonly ChainHead[]): { onMark: (m: ChainHead) => void; lastGood: () => number } {
-  let i = 0;
-  let lastGood = 0;
-  const onMark = (m: ChainHead): void => {
-    const k = kept[i];
-    if (k && k.seq < m.seq)
-      throw new ChainMovedError(
-        k.seq,
-        `this desk verified seq ${k.seq}, which the record no longer has there (removed or moved after seq ${lastGood})`,
-      );
-    if (k && k.seq === m.seq) {
-      if (!k.hash.equals(m.hash))
-        throw new ChainMovedError(
-          k.seq,
-          `its hash is not the one this desk verified: the record was rewritten after seq ${lastGood} and at or before seq ${k.seq}, and its later hashes recomputed`,
-        );
-      lastGood = k.seq;
-      i++;
-    }
-  };
-  return { onMark, lastGood: () => lastGood };
-}
-
-/**
- * Walks team.events from `from` up to `uptoSeq` in pages, checking the chain; returns the head reached
- * (its seq is the last event at or below uptoSeq). Throws ChainBrokenError at the first mismatch.
- */
-export async function walkChain(
-  pool: pg.Pool,
-  from: ChainHead,
-  uptoSeq: number,
-  o: {
-    page?: number;
-    /** Rest between pages this many times as long as the page took (a background re-check: 1, half the pace). */
-    pace?: number;
-    stopped?: () => boolean;
-    onMark?: (m: ChainHead) => void;
-  } = {},
-): Promise<ChainHead> {
-  let head = from;
-  for (;;) {
-    if (o.stopped?.()) return head;
-    const started = performance.now();
-    const page = await pullPageRaw(pool, head.seq, o.page ?? 5_000, uptoSeq);
-    head = checkChain(head, page.events, o.onMark);
-    if (!page.more) return head;
-    const rest = (performance.now() - started) * (o.pace ?? 0);
-    if (rest >= 1) await new Promise((r) => setTimeout(r, rest));
-  }
-}
 
 export interface ChainCheckOptions {
   pool: pg.Pool;
@@ -122,6 +63,8 @@ export interface ChainCheckOptions {
 export interface CheckedBatch {
   head: ChainHead;
   marks: ChainHead[];
+  /** Written already, in the batch's transaction (keep). */
+  kept?: boolean;
 }
 
 export interface ChainCheck {
@@ -131,7 +74,9 @@ export interface ChainCheck {
    * returns the head it reaches. Throws ChainBrokenError, and raises the alarm, when it does not match.
    */
   checkPulled(events: readonly ChainedEvent[], appliedSeq: number): Promise<CheckedBatch>;
-  /** The batch checked by checkPulled is applied: its head (and marks) are kept. */
+  /** Writes the head (and marks) the batch reaches, inside the batch's own write transaction. */
+  keep(checked: CheckedBatch): void;
+  /** The batch checked by checkPulled is applied (committed): its head is the verified one (kept, if not yet). */
   applied(checked: CheckedBatch): void;
   /** A new desk's start checked the chain up to `head` as it copied: kept, with its marks. */
   started(head: ChainHead, marks: readonly ChainHead[]): void;
@@ -144,6 +89,12 @@ export interface ChainCheck {
    * marks in its own transaction): the new head is the verified one, and no alarm stands.
    */
   rebased(head: ChainHead): void;
+}
+
+/** The alarm the desk shows: the earlier of a pull's and a re-check's, or null. */
+function firstAlarm(alarms: Record<FoundBy, Broken | null>): Broken | null {
+  const raised = [alarms.pull, alarms.recheck].filter((b): b is Broken => b !== null);
+  return raised.sort((a, b) => a.seq - b.seq)[0] ?? null;
 }
 
 export function createChainCheck(o: ChainCheckOptions): ChainCheck {
@@ -161,12 +112,7 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
     alarms[by] = b;
   };
 
-  const state = (): ChainState => {
-    const broken = [alarms.pull, alarms.recheck]
-      .filter((b): b is Broken => b !== null)
-      .sort((a, b) => a.seq - b.seq)[0];
-    return { verifiedSeq: head?.seq ?? 0, recheckedAt, broken: broken ?? null };
-  };
+  const state = (): ChainState => ({ verifiedSeq: head?.seq ?? 0, recheckedAt, broken: firstAlarm(alarms) });
   const changed = () => o.onChange(state());
 
   function keep(h: ChainHead, marks: readonly ChainHead[]): void {
@@ -208,8 +154,13 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
         return { head: reached, marks };
       });
     },
+    keep(c) {
+      keepHead(db, c.head, c.marks, o.now());
+      c.kept = true;
+    },
     applied(c) {
-      keep(c.head, c.marks);
+      if (c.kept) head = c.head;
+      else keep(c.head, c.marks);
       changed();
     },
     started(h, marks) {
@@ -231,27 +182,9 @@ export function createChainCheck(o: ChainCheckOptions): ChainCheck {
       const kept = head ?? keptHead(db);
       const upto = kept?.seq ?? lastSeq(db, 'events');
       await checked('recheck', async () => {
-        const marks: ChainHead[] = [];
-        const compare = kept ? againstKept(keptMarks(db, kept.seq)) : null;
-        const reached = await walkChain(pool, START, upto, {
-          page: o.page ?? 5_000,
-          pace: o.pace ?? 1,
-          ...(o.stopped ? { stopped: o.stopped } : {}),
-          onMark: (m) => (compare ? compare.onMark(m) : marks.push(m)),
-        });
-        if (o.stopped?.()) return;
-        if (kept) {
-          if (reached.seq < kept.seq)
-            throw new ChainMovedError(
-              kept.seq,
-              `this desk verified seq ${kept.seq}, which the record no longer has (the record ends at seq ${reached.seq})`,
-            );
-          if (!reached.hash.equals(kept.hash))
-            throw new ChainMovedError(
-              kept.seq,
-              `its hash is not the one this desk verified: the record was rewritten after seq ${compare?.lastGood() ?? 0} and at or before seq ${kept.seq}, and its later hashes recomputed`,
-            );
-        } else if (upto > 0) keep(reached, marks);
+        const walked = await walkAgainstKept(pool, db, kept, upto, o);
+        if (!walked) return;
+        if (!kept && upto > 0) keep(walked.head, walked.marks);
         raise('recheck', null);
         recheckedAt = o.now();
         changed();

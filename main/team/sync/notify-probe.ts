@@ -10,13 +10,11 @@
 // listening connection within a short time. Checked at once on every new listening connection, then every
 // minute. A first probe lost replaces the listening connection (a quietly dead one comes back that way)
 // and checks again at once; a second means notifications do not arrive: the status says so, and the sync
-// pulls every second meanwhile (pull.ts). While they do not arrive, a new listening connection is tried
+// pulls every second meanwhile (listener.ts). While they do not arrive, a new listening connection is tried
 // every 15 s, so a fix (a session-mode pool) is noticed without a restart.
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import { sendProbe } from '../../store/pg/notify-probe.js';
-import { listen, type Listener } from '../listen.js';
-import { poolTls } from '../pool.js';
 
 export interface NotifyProbeOptions {
   pool: pg.Pool;
@@ -46,6 +44,43 @@ export interface NotifyProbe {
   close(): void;
 }
 
+/** The token a check waits for, and what it calls when heard. */
+interface Expecting {
+  token: string;
+  heard(): void;
+}
+
+/**
+ * Sends a probe on `channel` and waits for it: true heard, false lost, null not sent (the database did not
+ * take it). `expect` says which token the listening connection should hand to heard(), null once settled.
+ */
+async function probeOnce(
+  o: Pick<NotifyProbeOptions, 'pool' | 'logger'>,
+  channel: string,
+  timeoutMs: number,
+  expect: (e: Expecting | null) => void,
+): Promise<boolean | null> {
+  const token = crypto.randomBytes(12).toString('hex');
+  let settle!: (heard: boolean) => void;
+  const heard = new Promise<boolean>((resolve) => (settle = resolve));
+  // Expected before it is sent: on a direct connection the echo can come before the send returns.
+  expect({ token, heard: () => settle(true) });
+  let wait: NodeJS.Timeout | undefined;
+  try {
+    await sendProbe(o.pool, channel, token);
+    // The time allowed starts once the pool has sent it (a slow connect of the pool is not the listener's).
+    wait = setTimeout(() => settle(false), timeoutMs);
+    wait.unref?.();
+    return await heard;
+  } catch (e) {
+    o.logger.warn({ err: e }, 'team sync: could not send the notification probe; checking again later');
+    return null;
+  } finally {
+    clearTimeout(wait);
+    expect(null);
+  }
+}
+
 export function notifyProbe(o: NotifyProbeOptions): NotifyProbe {
   const timeoutMs = o.timeoutMs ?? 2_000;
   const everyMs = o.everyMs ?? 60_000;
@@ -61,7 +96,7 @@ export function notifyProbe(o: NotifyProbeOptions): NotifyProbe {
   let connection = 0;
   let timer: NodeJS.Timeout | undefined;
   /** The token the running check waits for, and what it calls when heard. */
-  let expecting: { token: string; heard(): void } | null = null;
+  let expecting: Expecting | null = null;
 
   function later(ms: number, fn: () => void): void {
     clearTimeout(timer);
@@ -82,36 +117,13 @@ export function notifyProbe(o: NotifyProbeOptions): NotifyProbe {
     o.onVerdict(arriving, o.now());
   }
 
-  /** Sends a probe and waits for it: true heard, false lost, null not sent (the database did not take it). */
-  async function probeOnce(): Promise<boolean | null> {
-    const token = crypto.randomBytes(12).toString('hex');
-    let settle!: (heard: boolean) => void;
-    const heard = new Promise<boolean>((resolve) => (settle = resolve));
-    // Expected before it is sent: on a direct connection the echo can come before the send returns.
-    expecting = { token, heard: () => settle(true) };
-    let wait: NodeJS.Timeout | undefined;
-    try {
-      await sendProbe(o.pool, channel, token);
-      // The time allowed starts once the pool has sent it (a slow connect of the pool is not the listener's).
-      wait = setTimeout(() => settle(false), timeoutMs);
-      wait.unref?.();
-      return await heard;
-    } catch (e) {
-      o.logger.warn({ err: e }, 'team sync: could not send the notification probe; checking again later');
-      return null;
-    } finally {
-      clearTimeout(wait);
-      expecting = null;
-    }
-  }
-
   async function check(): Promise<void> {
     if (closed || !up || checking) return;
     checking = true;
     const on = connection;
     let result: boolean | null;
     try {
-      result = await probeOnce();
+      result = await probeOnce(o, channel, timeoutMs, (e) => (expecting = e));
     } finally {
       checking = false;
     }
@@ -159,51 +171,4 @@ export function notifyProbe(o: NotifyProbeOptions): NotifyProbe {
       clearTimeout(timer);
     },
   };
-}
-
-/**
- * One proof, for `connect` (no sync running): a listening connection of its own, and the checks above
- * (a second connection after a first probe lost). true: they arrive; false: they do not; null: could not
- * tell (the database could not be reached, or the pool has no URL).
- */
-export async function proveNotifications(pool: pg.Pool, timeoutMs = 2_000): Promise<boolean | null> {
-  const url = pool.options.connectionString;
-  if (!url) return null;
-  const quiet = { info() {}, warn() {} };
-  let listener: Listener | null = null;
-  let finish!: (v: boolean | null) => void;
-  const done = new Promise<boolean | null>((resolve) => (finish = resolve));
-  const probe = notifyProbe({
-    pool,
-    now: () => Date.now(),
-    logger: quiet,
-    timeoutMs,
-    relisten: () => void open(),
-    onVerdict: (arriving) => finish(arriving),
-  });
-  async function open(): Promise<void> {
-    const old = listener;
-    listener = null;
-    await old?.close();
-    try {
-      listener = await listen(url!, () => undefined, {
-        tls: poolTls(pool),
-        probe: { channel: probe.channel, heard: (token) => probe.heard(token) },
-      });
-      probe.listening();
-    } catch {
-      finish(null);
-    }
-  }
-  // Two probes and a new connection take a few seconds at most; past that the answer is "cannot tell".
-  const giveUp = setTimeout(() => finish(null), 4 * timeoutMs + 5_000);
-  void open();
-  try {
-    return await done;
-  } finally {
-    clearTimeout(giveUp);
-    probe.close();
-    // Set by open(), which TypeScript does not follow into the closure.
-    await (listener as Listener | null)?.close();
-  }
 }

@@ -21,7 +21,7 @@
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
-import type { CollectionEventRow, EventInsert } from '../../store/sqlite/ledger/collection-events.js';
+import type { CollectionEventRow } from '../../store/sqlite/ledger/collection-events.js';
 import { collectionIdOf } from '../../store/sqlite/ledger/intent-rows.js';
 import { writeProjection, intentProjection } from '../../store/sqlite/team/collection-projection.js';
 import { foldBasis } from '../../store/sqlite/team/event-verdicts.js';
@@ -37,7 +37,7 @@ import {
   type LocalEventRow,
 } from '../../store/sqlite/team/refold.js';
 import { projectEvent, type NewEvent } from '../../collections/event-rules.js';
-import { afterRewrite } from '../../collections/ledger.js';
+import { afterRewrite, eventRow } from '../../collections/ledger.js';
 import { eventsOfReference, type ChainedEvent } from '../events.js';
 import { eventHash } from '../chain.js';
 import type { EventVerifier } from '../evidence.js';
@@ -103,25 +103,6 @@ function ownEvent(r: LocalEventRow): NewEvent {
   };
 }
 
-function insertOf(e: NewEvent, kind: string): EventInsert {
-  return {
-    collectionId: e.collectionId,
-    merchantReference: e.merchantReference,
-    internalReference: e.internalReference ?? null,
-    source: e.source,
-    kind,
-    status: e.status ?? null,
-    receivedAt: e.receivedAt,
-    signature: e.signature,
-    amountMinor: e.amountMinor ?? null,
-    currency: e.currency ?? null,
-    dedupeKey: e.dedupeKey ?? null,
-    payload: e.payload ?? null,
-    note: e.note ?? null,
-    actor: e.actor ?? null,
-  };
-}
-
 /**
  * Folds `reference` again from the record's events `record` (seq order, read before this transaction),
  * in one write transaction. Returns the collection's id, or null for an orphan's reference.
@@ -167,7 +148,7 @@ function refoldReference(
     const ids = rewriteEventsOf(
       db,
       reference,
-      folded.map(({ ev }, i) => insertOf(ev, kinds[i]!)),
+      folded.map(({ ev }, i) => eventRow(ev, kinds[i]!)),
     );
     if (collectionId !== null && projection) {
       let last: number | null = null;
@@ -211,9 +192,4 @@ export async function refoldMarked(o: RefoldOptions): Promise<number[]> {
     if (id !== null) done.push(id);
   }
   return done;
-}
-
-/** Marks a reference to be folded again (an event of it the team database refused), in its own transaction. */
-export function markForRefold(db: Db, reference: string, now: number): void {
-  writeTransaction(db, () => markRefold(db, reference, now));
 }

@@ -6,12 +6,12 @@
 // what it lost is put back by the desks that held it (rollback.ts). collection_events keeps neither the
 // evidence nor the writer's own columns (its kind, note and verdict are this desk's), hence this journal.
 //
-// Written in the transaction that applies the pulled slice, so the journal never claims what the copy
-// does not hold, nor the reverse. Its cost is one small insert per event (a JSON text only for the events
+// Written in the transaction that applies the pulled batch (apply.ts), so the journal never claims what
+// the copy does not hold, nor the reverse. Its cost is one small insert per event (a JSON text only for the events
 // this desk could put back).
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
-import { keepWitnessed, pruneWitnessed, type WitnessRow } from '../../store/sqlite/team/rollback.js';
+import { pruneWitnessed, type WitnessRow } from '../../store/sqlite/team/rollback.js';
 import type { ChainedEvent, TeamEvent } from '../events.js';
 import { SIGNED_SOURCES } from '../evidence.js';
 
@@ -19,7 +19,7 @@ import { SIGNED_SOURCES } from '../evidence.js';
 export const WITNESS_DAYS = 14;
 
 /** Whether this desk could put `e` back: the service signed it (and its evidence is kept), or its login wrote it. */
-export function canPutBack(e: Pick<TeamEvent, 'source' | 'evidence' | 'actor'>, login: string | null): boolean {
+function canPutBack(e: Pick<TeamEvent, 'source' | 'evidence' | 'actor'>, login: string | null): boolean {
   return (SIGNED_SOURCES.has(e.source) && e.evidence !== null) || (login !== null && e.actor === login);
 }
 
@@ -28,7 +28,7 @@ export function canPutBack(e: Pick<TeamEvent, 'source' | 'evidence' | 'actor'>, 
  * payload of any event but an intent is the one this desk's collection_events row keeps (record.ts
  * fromTeamEvent), so it is not kept twice: a callback's body is most of its size.
  */
-export function witnessedEvent(e: ChainedEvent): string {
+function witnessedEvent(e: ChainedEvent): string {
   const { prevHash: _prev, hash: _hash, payload, ...event } = e;
   return JSON.stringify(e.source === 'intent' ? { ...event, payload } : { ...event, payloadHeld: true });
 }
@@ -40,21 +40,6 @@ export function witnessRows(events: readonly ChainedEvent[], login: string | nul
     hash: e.hash,
     event: canPutBack(e, login) ? witnessedEvent(e) : null,
   }));
-}
-
-/** Runs `apply` (the slice's own transaction, apply.ts) and journals the slice inside the same transaction. */
-export function applyWitnessed<T>(
-  db: Db,
-  events: readonly ChainedEvent[],
-  login: string | null,
-  now: number,
-  apply: () => T,
-): T {
-  return writeTransaction(db, () => {
-    const r = apply();
-    keepWitnessed(db, witnessRows(events, login), now);
-    return r;
-  });
 }
 
 /** Forgets what was witnessed longer ago than the horizon; returns how many rows went. */

@@ -63,3 +63,12 @@ export function eventByKey(db: Db, dedupeKey: string): { id: number; kind: strin
   return statement(db, `SELECT id, kind FROM collection_events WHERE dedupe_key = ?`).get(dedupeKey) as
     { id: number; kind: string } | undefined;
 }
+
+/** Which of the dedupe keys of a JSON array of texts are stored already (one statement for a whole set). */
+export function storedKeysIn(db: Db, keysJson: string): string[] {
+  return statement(
+    db,
+    'SELECT dedupe_key FROM collection_events WHERE dedupe_key IN (SELECT value FROM json_each(?))',
+    'pluck',
+  ).all(keysJson) as string[];
+}

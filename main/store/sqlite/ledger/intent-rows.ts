@@ -74,3 +74,13 @@ export function collectionIdOf(db: Db, merchantReference: string): number | unde
 export function collectionIdByReference(db: Db): Database.Statement {
   return statement(db, ID_BY_REFERENCE, 'pluck');
 }
+
+/** The collections of the merchant references of a JSON array (those that exist): one statement for a set. */
+export function collectionIdsIn(db: Db, referencesJson: string): Map<string, number> {
+  const rows = statement(
+    db,
+    'SELECT merchant_reference, id FROM collections WHERE merchant_reference IN (SELECT value FROM json_each(?))',
+    'raw',
+  ).all(referencesJson) as [string, number][];
+  return new Map(rows);
+}

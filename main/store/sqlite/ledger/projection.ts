@@ -27,13 +27,18 @@ export interface ProjectionRow extends ProjectionColumns {
   id: number;
 }
 
+const PROJECTION_SELECT = `SELECT id, status, status_changed_at, status_message, redirect_signature, amount_minor, currency,
+         internal_reference, payment_url, redirect_status, callback_status, flags, final_changes FROM collections`;
+
 export function projectionOf(db: Db, collectionId: number): ProjectionRow | undefined {
-  return statement(
-    db,
-    `SELECT id, status, status_changed_at, status_message, redirect_signature, amount_minor, currency, internal_reference, payment_url,
-         redirect_status, callback_status, flags, final_changes
-       FROM collections WHERE id = ?`,
-  ).get(collectionId) as ProjectionRow | undefined;
+  return statement(db, `${PROJECTION_SELECT} WHERE id = ?`).get(collectionId) as ProjectionRow | undefined;
+}
+
+/** The projections of the collections of a JSON array of ids (those that exist), one statement for a set. */
+export function projectionsIn(db: Db, idsJson: string): ProjectionRow[] {
+  return statement(db, `${PROJECTION_SELECT} WHERE id IN (SELECT value FROM json_each(?))`).all(
+    idsJson,
+  ) as ProjectionRow[];
 }
 
 /** UPDATE texts by the set of columns that change (their names joined by ','). */

@@ -25,7 +25,7 @@ export function needsFullReconcile(db: ReadDb): boolean {
 
 /**
  * Inserts one copied event; `values` are its columns from collection_id to actor, in that order
- * (team/sync/bulk.ts eventValues). An event whose dedupe key is stored already is skipped (0 changes).
+ * (team/sync/bulk-chunk.ts eventValues). An event whose dedupe key is stored already is skipped (0 changes).
  */
 export function insertCopiedEvent(db: Db, values: readonly unknown[]): Database.RunResult {
   return statement(

@@ -1,0 +1,154 @@
+// One full pull, as the scheduler runs it: the checks before anything is applied (the evidence keys
+// loaded, the database this desk's team's, the desk started from the record: start.ts; the record not gone
+// back in time: rollback.ts), the events (pull-loop.ts), then what follows them: the lost list, the
+// witness journal's horizon, this desk's own events folded again in the record's order (refold.ts), and
+// the balance snapshots and payment options pulled.
+import type pg from 'pg';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../store/sqlite/connection.js';
+import type { PaymentOption } from '../../service/types.js';
+import type { SignatureKeys } from '../../service/verify-callback.js';
+import { lastSeq } from '../../store/sqlite/team/sync-state.js';
+import { collectionStatuses } from '../../store/sqlite/team/applied-events.js';
+import { selectBalanceSnapshotsAfter } from '../../store/pg/balance-snapshots.js';
+import { selectNewestPaymentOptionList } from '../../store/pg/payment-option-lists.js';
+import { translatePgError } from '../errors.js';
+import { poolLogin, toSafeInteger } from '../pool.js';
+import { applyPaymentOptions, applySnapshots, type TeamSnapshot } from './apply.js';
+import type { ChainWatch } from './chain-watch.js';
+import { pullEvents, type PullLoopOptions } from './pull-loop.js';
+import { refoldMarked } from './refold.js';
+import type { RollbackWatch } from './rollback.js';
+import type { SignatureWatch } from './signature-watch.js';
+import { startDesk } from './start.js';
+import { pruneWitness } from './witness.js';
+import { checkWorkspace } from './workspace.js';
+
+export interface PullOptions extends Omit<PullLoopOptions, 'rollback' | 'now'> {
+  clock: Clock;
+  logger: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+  chain: ChainWatch;
+  rollback: RollbackWatch;
+  signatures: SignatureWatch;
+  keys: (() => SignatureKeys) | undefined;
+  evidenceReady?: (() => Promise<unknown>) | undefined;
+  /** Settles when the sync closes: what a pull waits for that is not its own work gives way to it. */
+  closing: Promise<void>;
+  start: { bulkStart?: boolean | undefined; snapshots?: boolean | undefined; bulkChunk?: number | undefined };
+  /** Events per page of the balances poll (the events' page is the sizer's). */
+  pollPage: number;
+  witnessDays?: number | undefined;
+}
+
+export interface Pull {
+  run(): Promise<number>;
+  /** Look at the record first at the next pull, whatever the time (back from an outage: a failover?). */
+  lookFirst(): void;
+}
+
+export function createPull(o: PullOptions): Pull {
+  const { pool, db, clock } = o;
+  let keysLoaded = false;
+  let startChecked = false;
+  let lookFirst = true;
+  let prunedAt = -Infinity;
+
+  /** The desk's start (start.ts) before its first incremental pull; what it copied is told. */
+  async function start(): Promise<number> {
+    try {
+      const r = await startDesk({
+        pool,
+        db,
+        clock,
+        logger: o.logger,
+        ...o.start,
+        onProgress: (p) => o.status.set({ catchingUp: p, lastSeq: 0 }),
+        stopped: o.stopped,
+        chain: o.chain,
+        ...(o.keys ? { keys: o.keys, verify: o.verifier() } : {}),
+      });
+      startChecked = r !== null;
+      if (!r) return 0;
+      if (r.lastSeq !== null) o.status.set({ lastSeq: r.lastSeq });
+      if (r.applied) o.notices.copied(r.applied, r.from);
+      return r.applied;
+    } finally {
+      if (o.status.get().catchingUp) o.status.set({ catchingUp: null });
+    }
+  }
+
+  async function run(): Promise<number> {
+    // A close does not wait for the keys (the workspace's first connection attempt may take a while).
+    if (!keysLoaded && o.evidenceReady) await Promise.race([o.evidenceReady(), o.closing]);
+    if (o.stopped()) return 0;
+    keysLoaded = true;
+    if (!startChecked) {
+      await checkWorkspace(pool, db, clock.now());
+      o.status.reached();
+    }
+    let total = startChecked ? 0 : await start();
+    if (o.stopped()) return total;
+    // Has the record gone back from what this desk verified? Put right before anything new is applied.
+    total += await o.chain.starting(o.rollback.settle(lookFirst));
+    lookFirst = false;
+    if (o.status.get().lastSeq !== lastSeq(db, 'events')) o.status.set({ lastSeq: lastSeq(db, 'events') }); // re-based
+    if (o.stopped()) return total;
+    o.signatures.resumeIfOwed();
+    total += await pullEvents({ ...o, now: () => clock.now() });
+    if (o.stopped()) return total;
+    await after(total);
+    return total;
+  }
+
+  async function after(applied: number): Promise<void> {
+    if (applied) o.rollback.applied(); // the lost list drops what came back through another witness
+    if (clock.now() - prunedAt > 3_600_000) {
+      prunedAt = clock.now();
+      pruneWitness(db, prunedAt, o.witnessDays);
+    }
+    // This desk's own events the record placed or keeps otherwise: folded again in the record's order.
+    const refolded = await refoldMarked({ pool, db, verify: o.verifier(), uptoSeq: lastSeq(db, 'events') });
+    if (refolded.length) o.notices.applied(collectionStatuses(db, refolded), 0);
+    o.notices.flush();
+    if (o.stopped()) return;
+    await pullPolls(o, pool, db, clock.now);
+  }
+
+  return { run, lookFirst: () => void (lookFirst = true) };
+}
+
+/** Balance snapshots after the desk's, then the newest payment options list (each replaces the one before). */
+async function pullPolls(o: Pick<PullOptions, 'notices' | 'pollPage'>, pool: pg.Pool, db: Db, now: () => number) {
+  try {
+    for (;;) {
+      const rows = await selectBalanceSnapshotsAfter(pool, lastSeq(db, 'balance_snapshots'), o.pollPage);
+      const snaps: TeamSnapshot[] = rows.map((s) => ({
+        seq: toSafeInteger(s.seq, 'seq'),
+        observedAt: s.observed_at.getTime(),
+        balance: {
+          currency: s.currency,
+          walletType: s.wallet_type,
+          availableMinor: toSafeInteger(s.available_minor, 'available_minor'),
+          actualMinor: toSafeInteger(s.actual_minor, 'actual_minor'),
+          unclearedMinor: toSafeInteger(s.uncleared_minor, 'uncleared_minor'),
+          reserveMinor: toSafeInteger(s.reserve_minor, 'reserve_minor'),
+        },
+      }));
+      const changed = applySnapshots(db, snaps, now());
+      if (snaps.length) o.notices.polled('balances', changed);
+      if (snaps.length < o.pollPage) break;
+    }
+    const row = await selectNewestPaymentOptionList(pool, lastSeq(db, 'payment_option_lists'));
+    if (row) {
+      const list = {
+        seq: toSafeInteger(row.seq, 'seq'),
+        fetchedAt: row.fetched_at.getTime(),
+        options: row.options as PaymentOption[],
+      };
+      applyPaymentOptions(db, list, now());
+      o.notices.polled('options', list.options.length);
+    }
+  } catch (e) {
+    throw translatePgError(e, 'pull balances and payment options', poolLogin(pool));
+  }
+}
