@@ -20,7 +20,8 @@ import { SIGNED_SOURCES, teamEventVerifier, verdictAsStored, type EvidenceEvent,
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { eventValues } from '../sync/bulk-chunk.js';
 import { SnapshotRejectedError } from './rejected.js';
-import { EVENT_COLUMNS, shown, teamEventOf } from './chain.js';
+import { EVENT_COLUMNS, teamEventOf } from './chain-event.js';
+import { shown } from './chain-explain.js';
 import { derivationRows, derivedTeamEvent, F } from './derivation-row.js';
 
 /** A payload the event row keeps, not read (the chain binds it to the event's). */

@@ -7,14 +7,14 @@
 // to one seq, and that copy is deterministic: it gives ids in seq order (collections as their intents
 // arrive, events one each, PostgreSQL's event keys being unique), maps each event with fromTeamEvent,
 // creates a collection from its intent with intentFromTeamEvent, and folds the projection with
-// projectEvent. So the snapshot's rows are walked in id order, each event put back together from its
-// collection_events row and its snapshot_chain row (chain.ts teamEventOf), the same functions applied in
-// memory, and every column of every event row and every collection row compared, types included. A
-// single value that differs (an actor, a status, a flag, an extra or missing row) rejects the snapshot,
-// naming the row and column. Until the chain check has passed, the events walked here are the file's
-// word: a difference found here is reported as the record's when the record's own row at that seq no
-// longer hashes as it was recorded (chain.ts recordRowBroken), as the old check, which read every
-// event from PostgreSQL, reported it.
+// projectEvent. So the snapshot's rows are walked in id order (row-replay.ts), each event put back
+// together from its collection_events row and its snapshot_chain row (chain-event.ts teamEventOf), the
+// same functions applied in memory, and every column of every event row and every collection row
+// compared, types included. A single value that differs (an actor, a status, a flag, an extra or missing
+// row) rejects the snapshot, naming the row and column. Until the chain check has passed, the events
+// walked here are the file's word: a difference found here is reported as the record's when the record's
+// own row at that seq no longer hashes as it was recorded (chain-explain.ts recordRowBroken), as the old
+// check, which read every event from PostgreSQL, reported it.
 //
 // The reconciliation is not in the snapshot's trust at all: the desk that takes it computes it.
 // Every row of the two tables the copy takes is compared, whatever its id (a row outside 1..N is
@@ -28,7 +28,7 @@ import { checkSnapshotSchema } from './file-schema.js';
 import { projectionValues } from '../../store/sqlite/team/collection-projection.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { SnapshotRejectedError } from './rejected.js';
-import { recordRowBroken } from './chain.js';
+import { recordRowBroken } from './chain-explain.js';
 import { differs, RowReplay, same, type Row } from './row-replay.js';
 
 /** The projection columns the events maintain, in projectionValues' order. */
