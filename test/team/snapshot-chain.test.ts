@@ -17,7 +17,7 @@ import { keptHead, keptMarks } from '../../main/store/sqlite/team/chain-head.js'
 import { canonicalContents } from '../../main/store/sqlite/team/snapshot-chain.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { GENESIS } from '../../main/team/chain.js';
-import { startsBlock } from '../../main/team/snapshot/chain.js';
+import { startsBlock } from '../../main/team/snapshot/chain-event.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { downloadSnapshot, storeSnapshot, type SnapshotInfo } from '../../main/team/snapshot/store.js';
 import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';

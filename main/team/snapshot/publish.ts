@@ -17,7 +17,7 @@ import { storeSnapshot, type SnapshotInfo } from './store.js';
 import { snapshotSchemaVersion } from './file-schema.js';
 import { teamEventVerifier } from '../evidence.js';
 import { createSnapshotChain, insertChainRows } from '../../store/sqlite/team/snapshot-chain.js';
-import { chainRowOf, startsBlock } from './chain.js';
+import { chainRowOf, startsBlock } from './chain-event.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 
 export interface PublishOptions {
