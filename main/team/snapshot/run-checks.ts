@@ -9,7 +9,7 @@ import { poolTls } from '../pool.js';
 import { verifyInWorker, type ChainResult, type IndexesResult, type RowsResult } from './check-worker.js';
 import type { CopyReindex } from './copy-run.js';
 import { SnapshotRejectedError } from './rejected.js';
-import type { SnapshotStartOptions } from './start.js';
+import type { SnapshotStartOptions } from './start-options.js';
 import type { SnapshotInfo } from './store.js';
 import type { VerifyJob } from './verify-worker.js';
 

@@ -21,36 +21,15 @@
 // Any refusal (no snapshot of this schema version, damaged, not the record, the desk no longer empty)
 // leaves the desk as it was, and the caller replays instead.
 import fs from 'node:fs';
-import type pg from 'pg';
 import { checkpointWal, type Db } from '../../store/sqlite/connection.js';
 import { startCopy, type CopyRun } from './copy-run.js';
 import { runChecks } from './run-checks.js';
+import type { SnapshotStartOptions } from './start-options.js';
 import { SnapshotRejectedError } from './rejected.js';
 import { downloadSnapshot, newestSnapshot, type SnapshotInfo } from './store.js';
 import { snapshotSchemaVersion } from './file-schema.js';
-import type { SignatureKeys } from '../../service/verify-callback.js';
 import type { ChainHead } from '../chain.js';
 import { reconcileHistory } from '../../collections/ledger.js';
-
-export interface SnapshotStartOptions {
-  pool: pg.Pool;
-  db: Db;
-  now: () => number;
-  chunk?: number;
-  /** How far the verification is, by seq, against the snapshot's seq. */
-  onProgress?: (p: { copiedSeq: number; totalSeq: number }) => void;
-  stopped?: () => boolean;
-  /** Told as each phase ends (the bench measures them apart). */
-  onPhase?: (phase: 'download' | 'verify' | 'copy' | 'checkpoint' | 'reconcile') => void;
-  /** The keys this desk checks signed events with (verify.ts); read once, when the check starts. */
-  keys?: () => SignatureKeys;
-  /**
-   * false: re-check every signed event's signature before the copy is shown. Otherwise (with keys) the
-   * snapshot's verdicts are taken at first and re-checked after (sync/signature-check.ts), which also
-   * reconciles once done: the copy commits with the record of that check and is not reconciled here.
-   */
-  deferSignatures?: boolean;
-}
 
 export type SnapshotStart =
   | {

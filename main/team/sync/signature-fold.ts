@@ -2,6 +2,7 @@
 // this desk's: the collection's events read again from the record, and the collection folded again with
 // this desk's verdicts.
 import type { Db } from '../../store/sqlite/connection.js';
+import type pg from 'pg';
 import {
   collectionEventKeys,
   foldBasis,
@@ -16,7 +17,6 @@ import { eventSeqsOfReference } from '../../store/pg/events.js';
 import type { EventVerifier } from '../evidence.js';
 import { queryableLogin } from '../pool.js';
 import { fromTeamEvent } from '../record.js';
-import type { SignatureCheckOptions } from './signature-check.js';
 
 /** A collection and the record's events of its reference, read to fold it again. */
 export interface Fetched {
@@ -25,7 +25,7 @@ export interface Fetched {
   events: Map<string, TeamEvent>;
 }
 
-export async function fetchRecord(o: Pick<SignatureCheckOptions, 'db' | 'pool'>, id: number): Promise<Fetched | null> {
+export async function fetchRecord(o: { db: Db; pool: pg.Pool }, id: number): Promise<Fetched | null> {
   const { db, pool } = o;
   const c = foldBasis(db, id);
   if (!c) return null;
