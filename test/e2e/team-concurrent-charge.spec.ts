@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { test, expect, type Page } from '@playwright/test';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startApp, screenshotPath, type RunningApp } from './support/app.js';
-import { cli, expectOk, signInAtLockScreen, startTeamServer, type TeamServer } from './support/team.js';
+import { connectTeamDesk, initTeam, signInAtLockScreen, startTeamServer, type TeamServer } from './support/team.js';
 
 test.describe.configure({ mode: 'serial', timeout: 300_000 });
 
@@ -37,52 +37,8 @@ let dataA = '';
 test.beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-e2e-concurrent-'));
   [team, sb] = await Promise.all([startTeamServer(), startSandbox({ stateDir: path.join(dir, 'sandbox') })]);
-  const owner = `postgres://${team.server.superuser}@${team.server.host}:${team.server.port}/${team.database}`;
-  const cliDir = path.join(dir, 'cli');
-  expectOk(
-    await cli(['--data-dir', cliDir, 'team', 'init', '--database', owner, '--admin', ADMIN.login], {
-      stdin: `${team.server.password}\n${ADMIN.password}\n`,
-    }),
-    'team init',
-  );
-  for (const op of [ANN, CARL]) {
-    const args = ['--data-dir', cliDir, 'team', 'operators', 'add', '--database', team.urlAs(ADMIN.login)];
-    expectOk(
-      await cli([...args, '--login', op.login, '--role', op.role, '--name', op.name], {
-        stdin: `${ADMIN.password}\n`,
-        env: { MERCHANT_DESK_NEW_PASSWORD: op.password },
-      }),
-      `team operators add ${op.login}`,
-    );
-  }
-  const connect = async (login: string) => {
-    const dataDir = fs.mkdtempSync(path.join(dir, `desk-${login}-`));
-    const pem = path.join(dir, 'service-public-key.pem');
-    fs.writeFileSync(pem, sb.servicePublicKeyPem);
-    const r = await cli(
-      [
-        '--data-dir',
-        dataDir,
-        'connect',
-        '--profile',
-        'team',
-        '--base-url',
-        sb.baseUrl,
-        '--public-key',
-        sb.publicKey,
-        '--service-key',
-        pem,
-        '--secret-key-stdin',
-        '--database',
-        team.urlAs(login),
-        '--login',
-        login,
-      ],
-      { stdin: `${sb.secretKey}\n`, env: KEYCHAIN },
-    );
-    expectOk(r, `connect --profile team as ${login}`);
-    return dataDir;
-  };
+  await initTeam({ team, dir, admin: ADMIN, operators: [ANN, CARL] });
+  const connect = (login: string) => connectTeamDesk({ dir, sandbox: sb, team, login, env: KEYCHAIN });
   let dataC: string;
   [dataA, dataC] = await Promise.all([connect(ANN.login), connect(CARL.login)]);
   [deskA, deskC] = await Promise.all([

@@ -9,7 +9,7 @@ import { test, expect } from '@playwright/test';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
 import { startApp, type RunningApp } from './support/app.js';
-import { cli, expectOk, signInAtLockScreen, startTeamServer, type TeamServer } from './support/team.js';
+import { cli, expectOk, initTeam, signInAtLockScreen, startTeamServer, type TeamServer } from './support/team.js';
 
 test.describe.configure({ mode: 'serial', timeout: 240_000 });
 
@@ -37,35 +37,7 @@ test.afterAll(async () => {
 });
 
 test('a desk behind a transaction-mode PgBouncer says notifications are not arriving and names the fix', async () => {
-  const owner = `postgres://${team.server.superuser}@${team.server.host}:${team.server.port}/${team.database}`;
-  const cliDir = path.join(dir, 'cli');
-  expectOk(
-    await cli(['--data-dir', cliDir, 'team', 'init', '--database', owner, '--admin', ADMIN.login], {
-      stdin: `${team.server.password}\n${ADMIN.password}\n`,
-    }),
-    'team init',
-  );
-  expectOk(
-    await cli(
-      [
-        '--data-dir',
-        cliDir,
-        'team',
-        'operators',
-        'add',
-        '--database',
-        team.urlAs(ADMIN.login),
-        '--login',
-        ANN.login,
-        '--role',
-        ANN.role,
-        '--name',
-        ANN.name,
-      ],
-      { stdin: `${ADMIN.password}\n`, env: { MERCHANT_DESK_NEW_PASSWORD: ANN.password } },
-    ),
-    'team operators add',
-  );
+  await initTeam({ team, dir, admin: ADMIN, operators: [ANN] });
   // The pool in front of the database, started once the logins exist (it reads their SCRAM verifiers).
   bouncer = await startPgBouncer(team.server, 'transaction');
 

@@ -19,7 +19,7 @@ import { recordIntent } from '../../main/team/record.js';
 import { startServe, type Serve } from '../serve/harness.js';
 import { callbackBody } from '../callbacks/support.js';
 import { startApp, type RunningApp } from './support/app.js';
-import { cli, expectOk, signInAtLockScreen, startTeamServer, type TeamServer } from './support/team.js';
+import { connectTeamDesk, initTeam, signInAtLockScreen, startTeamServer, type TeamServer } from './support/team.js';
 
 test.describe.configure({ mode: 'serial', timeout: 300_000 });
 
@@ -59,34 +59,7 @@ test.afterAll(async () => {
 });
 
 /** A data folder whose team profile is connected through the CLI, as a user would, for `login`. */
-async function connectDesk(login: string): Promise<string> {
-  const dataDir = fs.mkdtempSync(path.join(dir, `desk-${login}-`));
-  const pem = path.join(dir, 'service-public-key.pem');
-  fs.writeFileSync(pem, sb.servicePublicKeyPem);
-  const r = await cli(
-    [
-      '--data-dir',
-      dataDir,
-      'connect',
-      '--profile',
-      'team',
-      '--base-url',
-      sb.baseUrl,
-      '--public-key',
-      sb.publicKey,
-      '--service-key',
-      pem,
-      '--secret-key-stdin',
-      '--database',
-      team.urlAs(login),
-      '--login',
-      login,
-    ],
-    { stdin: `${sb.secretKey}\n`, env: KEYCHAIN },
-  );
-  expectOk(r, `connect --profile team as ${login}`);
-  return dataDir;
-}
+const connectDesk = (login: string) => connectTeamDesk({ dir, sandbox: sb, team, login, env: KEYCHAIN });
 
 /** A callback as the service sends it, signed (HMAC and RSA) with the sandbox's keys, posted to serve. */
 async function postCallback(reference: string, status: string, amount = 15000): Promise<void> {
@@ -119,33 +92,7 @@ const exceptionsRow = (p: Page, ref: string) =>
 let ref = '';
 
 test('three back-office desks, serve and an exception every desk shows', async () => {
-  const owner = `postgres://${team.server.superuser}@${team.server.host}:${team.server.port}/${team.database}`;
-  const init = await cli(
-    ['--data-dir', path.join(dir, 'cli'), 'team', 'init', '--database', owner, '--admin', ADMIN.login],
-    { stdin: `${team.server.password}\n${ADMIN.password}\n` },
-  );
-  expectOk(init, 'team init');
-  for (const op of [ANN, KOFI, AMINA, DINA, RECEIVER]) {
-    const add = await cli(
-      [
-        '--data-dir',
-        path.join(dir, 'cli'),
-        'team',
-        'operators',
-        'add',
-        '--database',
-        team.urlAs(ADMIN.login),
-        '--login',
-        op.login,
-        '--role',
-        op.role,
-        '--name',
-        op.name,
-      ],
-      { stdin: `${ADMIN.password}\n`, env: { MERCHANT_DESK_NEW_PASSWORD: op.password } },
-    );
-    expectOk(add, `team operators add ${op.login}`);
-  }
+  await initTeam({ team, dir, admin: ADMIN, operators: [ANN, KOFI, AMINA, DINA, RECEIVER] });
   const creds = path.join(dir, 'credentials');
   fs.mkdirSync(creds, { mode: 0o700 });
   fs.writeFileSync(path.join(creds, 'signing-key'), `${sb.signingKey}\n`, { mode: 0o600 });

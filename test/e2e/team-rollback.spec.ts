@@ -12,7 +12,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { appendEvents } from '../../main/team/events.js';
 import { screenshotPath, startApp, type RunningApp } from './support/app.js';
 import { expectAccessible } from './support/a11y.js';
-import { cli, expectOk, signInAtLockScreen, startTeamServer, type TeamServer } from './support/team.js';
+import { cli, expectOk, initTeam, signInAtLockScreen, startTeamServer, type TeamServer } from './support/team.js';
 
 test.describe.configure({ mode: 'serial', timeout: 240_000 });
 
@@ -38,35 +38,7 @@ test.afterAll(async () => {
 });
 
 test('a desk says the team database lost its last events, lists what it cannot put back, and raises no alarm', async () => {
-  const owner = `postgres://${team.server.superuser}@${team.server.host}:${team.server.port}/${team.database}`;
-  const cliDir = path.join(dir, 'cli');
-  expectOk(
-    await cli(['--data-dir', cliDir, 'team', 'init', '--database', owner, '--admin', ADMIN.login], {
-      stdin: `${team.server.password}\n${ADMIN.password}\n`,
-    }),
-    'team init',
-  );
-  expectOk(
-    await cli(
-      [
-        '--data-dir',
-        cliDir,
-        'team',
-        'operators',
-        'add',
-        '--database',
-        team.urlAs(ADMIN.login),
-        '--login',
-        ANN.login,
-        '--role',
-        ANN.role,
-        '--name',
-        ANN.name,
-      ],
-      { stdin: `${ADMIN.password}\n`, env: { MERCHANT_DESK_NEW_PASSWORD: ANN.password } },
-    ),
-    'team operators add',
-  );
+  await initTeam({ team, dir, admin: ADMIN, operators: [ANN] });
   const dataDir = fs.mkdtempSync(path.join(dir, 'desk-'));
   const pem = path.join(dir, 'service-public-key.pem');
   fs.writeFileSync(pem, sb.servicePublicKeyPem);

@@ -99,3 +99,42 @@ export async function connectTeamDesk(o: {
   expectOk(r, `connect --profile team as ${o.login}`);
   return dataDir;
 }
+
+/** An operator as the specs declare them: a login, a role, a name and a first password. */
+export interface Operator {
+  login: string;
+  role: string;
+  name: string;
+  password: string;
+}
+
+/**
+ * The team's schema and its operators through the CLI, as an admin would set them up: `team init` as the
+ * database owner with `admin` as the first admin, then `team operators add` for each of `operators`.
+ */
+export async function initTeam(o: {
+  team: TeamServer;
+  dir: string;
+  admin: Pick<Operator, 'login' | 'password'>;
+  operators: Operator[];
+}): Promise<void> {
+  const cliDir = path.join(o.dir, 'cli');
+  const { server } = o.team;
+  const owner = `postgres://${server.superuser}@${server.host}:${server.port}/${o.team.database}`;
+  expectOk(
+    await runCli(['--data-dir', cliDir, 'team', 'init', '--database', owner, '--admin', o.admin.login], {
+      stdin: `${server.password}\n${o.admin.password}\n`,
+    }),
+    'team init',
+  );
+  for (const op of o.operators) {
+    const args = ['--data-dir', cliDir, 'team', 'operators', 'add', '--database', o.team.urlAs(o.admin.login)];
+    expectOk(
+      await runCli([...args, '--login', op.login, '--role', op.role, '--name', op.name], {
+        stdin: `${o.admin.password}\n`,
+        env: { MERCHANT_DESK_NEW_PASSWORD: op.password },
+      }),
+      `team operators add ${op.login}`,
+    );
+  }
+}
