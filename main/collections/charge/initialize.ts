@@ -52,7 +52,7 @@ export function intentOf(ctx: ChargeContext, p: PreparedCharge, reference: strin
 
 /** Saves the intent (status INTENT) with its intent_saved event; its collection id. */
 export function saveIntent(ctx: ChargeContext, intent: CollectionIntent): number {
-  const id = saveIntentCollection(ctx.db, intent);
+  const id = saveIntentCollection(ctx.deps.ledger, ctx.db, intent);
   const { merchantReference: reference, currency, amountMinor } = intent;
   ctx.deps.logger?.info({ reference, currency, amountMinor }, 'card charge: intent saved, sending initialize');
   return id;

@@ -57,6 +57,7 @@ export type CollectionsDeps = Pick<
   | 'dataDir'
   | 'db'
   | 'events'
+  | 'ledger'
   | 'recordTeamFirst'
   | 'settings'
   | 'verificationKeys'
@@ -97,6 +98,7 @@ export const collectionsHandlers = (core: CollectionsDeps): HandlersFor<typeof c
       const deps: ImportCallbacksDeps = {
         db: core.db,
         clock: core.clock,
+        ledger: core.ledger,
         keys: core.verificationKeys(),
         team:
           core.settings().profile === 'team' ? { recordFirst: (evs, what) => core.recordTeamFirst(evs, what) } : null,

@@ -15,7 +15,10 @@ import { fullRuns } from '../../operations/reconcile.js';
 import { listSecurityLog } from '../../callbacks/security-log.js';
 
 /** What these handlers call on the desk: named, not the whole Core. */
-export type ReconcileDeps = Pick<Core, 'clock' | 'db' | 'events' | 'onClose' | 'recordTeamFirst' | 'settings' | 'team'>;
+export type ReconcileDeps = Pick<
+  Core,
+  'clock' | 'db' | 'events' | 'ledger' | 'onClose' | 'recordTeamFirst' | 'settings' | 'team'
+>;
 
 export const reconcileHandlers = (core: ReconcileDeps): HandlersFor<typeof reconcileChannels> => {
   const opts = () => ({ now: core.clock.now(), stalePendingAfterMs: core.settings().stalePendingAfterMs });
@@ -39,6 +42,7 @@ export const reconcileHandlers = (core: ReconcileDeps): HandlersFor<typeof recon
       return resolve(
         {
           db: core.db,
+          ledger: core.ledger,
           reconcileOptions: opts(),
           operatorName: s.operatorName,
           team: team

@@ -1,5 +1,5 @@
 // The event log's rows (collection_events): the one insert every appended event goes through
-// (collections/ledger.ts appendEvent decides what is stored and why) and the look-up by dedupe key.
+// (collections/ledger.ts Ledger.append decides what is stored and why) and the look-up by dedupe key.
 import type { Db } from '../connection.js';
 import { statement } from '../statements.js';
 

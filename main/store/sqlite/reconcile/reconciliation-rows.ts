@@ -69,7 +69,7 @@ export function staleDueIds(db: Db, now: number): number[] {
 
 /**
  * Collections with no reconciliation row yet, above the highest reconciled id (rows written outside
- * appendEvent, e.g. before the incremental path existed).
+ * the ledger, e.g. before the incremental path existed).
  */
 export function unreconciledIds(db: Db): number[] {
   return statement(

@@ -31,7 +31,7 @@ export function bulkIndexes(): Map<string, string> {
  * Triggers the migrations leave on BULK_TABLES, with their own SQL, replayed in order. `insertOnly`: the
  * BEFORE INSERT ones of collection_events (migration 7). They refuse an INSERT OR REPLACE over a stored
  * event at the price of two EXISTS lookups per insert; the copy's insert replaces nothing and skips a
- * stored dedupe key by ON CONFLICT (as appendEvent does), so on an empty desk the copy drops them and
+ * stored dedupe key by ON CONFLICT (as the ledger's append does), so on an empty desk the copy drops them and
  * makes them again, from the same SQL, in the transaction that builds the indexes. All of them: a
  * snapshot start (snapshot-copy.ts) copies whole tables with SQLite's transfer optimisation, which
  * SQLite uses only for a table without triggers, and makes them again in the same transaction.

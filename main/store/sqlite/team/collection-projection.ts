@@ -1,6 +1,6 @@
 // A collection's projection columns (the ones its events maintain) as the team's bulk copy, a snapshot's
 // check and the signature re-check read and write them: folded in memory from the events, written once.
-// (The local path, collections/ledger.ts appendEvent, writes only the columns an event changed.)
+// (The local path, collections/ledger.ts Ledger.append, writes only the columns an event changed.)
 import type { Db, ReadDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
 import type { ProjectionColumns } from '../ledger/projection.js';
