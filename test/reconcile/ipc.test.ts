@@ -6,7 +6,7 @@ import { reconcileHandlers } from '../../main/ipc/handlers/reconcile.js';
 import { defaultSettings } from '../../main/settings/index.js';
 import type { Core } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
-import { History, testDb } from './fixtures.js';
+import { History, ledger, testDb } from './fixtures.js';
 import { recordBalanceRun } from '../../main/store/sqlite/balances.js';
 
 function fakeCore(db: Core['db'], now: () => number) {
@@ -17,6 +17,7 @@ function fakeCore(db: Core['db'], now: () => number) {
   const closers: (() => void)[] = [];
   const core = {
     db,
+    ledger,
     clock: { now },
     settings: () => settings,
     events,
