@@ -113,7 +113,7 @@ export class History {
   ): number {
     const info = id === null ? null : this.info(id);
     const at = e.at ?? this.tick();
-    // The real path: appendEvent stores the event, moves the projection and reconciles the collection.
+    // The real path: the ledger stores the event, moves the projection and reconciles the collection.
     const { eventId } = ledger.append(this.db, {
       collectionId: id,
       merchantReference: e.ref ?? info!.ref,
