@@ -1,9 +1,9 @@
 // The ledger: the one way an event enters a desk's history. In ONE SQLite write transaction it stores
 // the event (idempotent by dedupe key), moves its collection's projection (the rules are projectEvent's,
-// collections/event-rules.ts), reconciles the collection through the reconciliation the ledger was created
-// with (createLedger; main/app/ledger.ts composes it: collections does not know reconcile), and, for an event the team database must
-// get from this desk (a team profile's charge events), writes its outbox row (collections/outbox.ts;
-// team/sync/push.ts sends it). Whatever part fails, none of it is stored. The statements are the
+// collections/event-rules.ts), reconciles the collection through the reconciliation the ledger was
+// created with (createLedger; main/app/ledger.ts composes it: collections does not know reconcile), and,
+// for an event the team database must get from this desk (a team profile's charge events), writes its
+// outbox row (collections/outbox.ts; team/sync/push.ts sends it). Whatever part fails, none of it is stored. The statements are the
 // store's (store/sqlite/ledger/); what to write and why is here.
 import type { Db } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';

@@ -1,7 +1,8 @@
-// The incremental path: one collection re-classified from all its events and stored, called by
-// the ledger for every stored event (in its transaction; main/app/ledger.ts composes the ledger on a
-// Reconciler, which keeps what the path remembers per connection), and the sweep for what no event drives. No worker or import.meta here: the composition root imports it, and so
-// does everything that type-checks the charge service (the preload build included). The statements
+// The incremental path: one collection re-classified from all its events and stored, called by the
+// ledger for every stored event (in its transaction; main/app/ledger.ts composes the ledger on a
+// Reconciler, which keeps what the path remembers per connection), and the sweep for what no event
+// drives. No worker or import.meta here: the composition root imports it, and so does everything that
+// type-checks the charge service (the preload build included). The statements
 // are the store's (main/store/sqlite/reconcile/); the rules are classify.ts.
 import type { Db } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
