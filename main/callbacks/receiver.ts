@@ -261,7 +261,7 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
     { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT },
     (_req, body, done) => done(null, body),
   );
-  const route: Route = { opts, store, committer, count };
+  const route: Route = { opts, store: opts.store, committer, count };
   app.post(CALLBACK_PATH, (req, reply) => receive(route, req, reply));
   opts.routes?.(app);
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ status: 'error', message: 'not found' }));

@@ -41,7 +41,7 @@ describe('eventsOfImport', () => {
       const count = () => db.prepare('SELECT COUNT(*) FROM collection_events').pluck().get() as number;
       const before = count();
 
-      const evs = await eventsOfImport(Readable.from([file()]), { keys: { signingKey: SIGNING_KEY }, clock, ledger });
+      const evs = await eventsOfImport(Readable.from([file()]), { keys: { signingKey: SIGNING_KEY }, clock });
       expect(count()).toBe(before);
       expect(evs.map((e) => [e.merchantReference, e.status, e.signature, e.source])).toEqual([
         ['MD-E-00000001', 'COMPLETED', 'verified', 'import'],

@@ -394,6 +394,7 @@ describe('reads never write; every source enters the one path', () => {
     const summary = await importCallbacksJsonl(db, file, {
       keys: { signingKey, servicePublicKey: null },
       clock: { now: () => h.t },
+      ledger,
     });
     expect(summary).toMatchObject({ imported: 2, badSignatures: 0, malformed: 0 });
     expect(ids.map((id) => row.get(id))).toEqual([

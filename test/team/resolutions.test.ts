@@ -70,6 +70,7 @@ const manualEvents = (d: Desk, ref: string) =>
 function as(d: Desk, login: string): ResolveDeps {
   return {
     db: d.db,
+    ledger,
     reconcileOptions: {},
     operatorName: '',
     team: {
