@@ -74,7 +74,11 @@ describe('import callbacks from JSON lines', () => {
     expect(listSecurityLog(db).rows).toMatchObject([{ reason: 'bad_signature', source: 'import', count: 1 }]);
     expect(listOrphanCallbacks(db).rows.map((o) => o.merchantReference)).toEqual(['NOT-OURS-0001']);
     // Importing the file again changes nothing.
-    const again = await importCallbacksJsonl(db, file, { keys: { signingKey: SIGNING_KEY }, clock: systemClock, ledger });
+    const again = await importCallbacksJsonl(db, file, {
+      keys: { signingKey: SIGNING_KEY },
+      clock: systemClock,
+      ledger,
+    });
     expect(again).toMatchObject({ imported: 0, duplicates: 3 });
     db.close();
   });

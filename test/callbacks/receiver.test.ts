@@ -38,7 +38,11 @@ async function start(
   rx = await startCallbackReceiver({
     db,
     store: sqliteCallbackStore(db, ledger),
-    clock: systemClock, getKeys: () => keys, port: 0, ...more });
+    clock: systemClock,
+    getKeys: () => keys,
+    port: 0,
+    ...more,
+  });
   return rx;
 }
 

@@ -11,7 +11,13 @@ import type { EventKind, EventSource, SignatureState } from '../../main/collecti
 import { importCallbacksJsonl } from '../../main/callbacks/import-jsonl.js';
 import { signedString } from '../../main/service/signatures.js';
 import { formatMinor } from '../../main/money/index.js';
-import { getDetail, getSummary, listExceptions, listOrphanCallbacks, reconcileAll } from '../../main/reconcile/index.js';
+import {
+  getDetail,
+  getSummary,
+  listExceptions,
+  listOrphanCallbacks,
+  reconcileAll,
+} from '../../main/reconcile/index.js';
 import { reconcileAllOnThreads } from '../../main/reconcile/reconcile-on-threads.js';
 import {
   kindSetsSql,

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { reconcileAll, reconcileAllInWorker, reconcileCollection, reconcileEvent, getSummary, listExceptions, getDetail, resolveException, listAudit, listOrphanCallbacks } from '../../main/reconcile/index.js';
+import {
+  reconcileAll,
+  reconcileAllInWorker,
+  reconcileCollection,
+  reconcileEvent,
+  getSummary,
+  listExceptions,
+  getDetail,
+  resolveException,
+  listAudit,
+  listOrphanCallbacks,
+} from '../../main/reconcile/index.js';
 import { History, testDb, ledger, reconciler } from './fixtures.js';
 
 const STALE = 30 * 60_000;
@@ -151,7 +162,12 @@ describe('classification of constructed histories', () => {
       merchantReference: 'SOMEONE-ELSES-REF',
       status: 'COMPLETED',
     });
-    resolveException(ledger, db, { orphanEventId: ev, note: 'Belongs to the web shop, not this desk', actor: 'Ann' }, at());
+    resolveException(
+      ledger,
+      db,
+      { orphanEventId: ev, note: 'Belongs to the web shop, not this desk', actor: 'Ann' },
+      at(),
+    );
     expect(getSummary(db, at()).openByKind.orphan_callback).toBe(0);
     expect(listOrphanCallbacks(db, { includeResolved: true }).rows[0]!.resolvedByEventId).toBeGreaterThan(ev);
   });
@@ -208,7 +224,8 @@ describe('incremental and full reconciliation', () => {
       if (v === 11) {
         after(id, () => h.callback(id, 'COMPLETED', { amountMinor: 5 }));
         after(id, () =>
-          resolveException(ledger, 
+          resolveException(
+            ledger,
             db,
             { collectionId: id, note: 'Customer paid the difference in cash', actor: 'Ann' },
             opts(),
@@ -361,7 +378,8 @@ describe('exceptions queue', () => {
     );
     expect(db.prepare('SELECT * FROM collection_events ORDER BY id').all()).toEqual(before); // nothing written
 
-    const { eventId } = resolveException(ledger, 
+    const { eventId } = resolveException(
+      ledger,
       db,
       { collectionId: id, note: 'Refunded the difference, ticket 88', actor: 'Ann' },
       at(),
@@ -462,7 +480,8 @@ describe('histories written by the payments ingestion (the ledger)', () => {
     });
     expect(reconcileCollection(db, id, at())!.kinds).toEqual(['bad_signature', 'final_status_changed']);
 
-    const { eventId } = resolveException(ledger, 
+    const { eventId } = resolveException(
+      ledger,
       db,
       { collectionId: id, note: 'Issuer reversed it; customer informed', actor: 'Ann' },
       at(),

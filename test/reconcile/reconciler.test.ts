@@ -13,7 +13,7 @@ const callbacks = (db: Db, id: number) =>
   db.prepare('SELECT callback_status FROM reconciliation WHERE collection_id = ?').pluck().get(id) as string | null;
 
 describe('a Reconciler', () => {
-  it("keeps the clock set on a connection to itself: a ledger composed apart reconciles on its own clock", () => {
+  it('keeps the clock set on a connection to itself: a ledger composed apart reconciles on its own clock', () => {
     const { db } = testDb();
     const h = new History(db); // the fixtures' reconciler: this history's clock on this connection
     const id = h.collection();
@@ -23,7 +23,10 @@ describe('a Reconciler', () => {
     expect(computedAt(db, id)).toBe(h.t + 1000);
     other.ledger.append(db, {
       collectionId: id,
-      merchantReference: db.prepare('SELECT merchant_reference FROM collections WHERE id = ?').pluck().get(id) as string,
+      merchantReference: db
+        .prepare('SELECT merchant_reference FROM collections WHERE id = ?')
+        .pluck()
+        .get(id) as string,
       source: 'callback',
       kind: 'outcome',
       status: 'COMPLETED',

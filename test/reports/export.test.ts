@@ -89,7 +89,12 @@ describe('collections CSV export', () => {
     const c = h.collection({ amountMinor: 1_234, currency: 'BHD', customerName: 'Ünïcødé Ltd' });
     h.rejected(c);
     reconciler.due(db, { now: h.t });
-    resolveException(ledger, db, { collectionId: b, note: 'Short by 0.50,\nrefund "agreed"', actor: 'Ann' }, { now: h.t });
+    resolveException(
+      ledger,
+      db,
+      { collectionId: b, note: 'Short by 0.50,\nrefund "agreed"', actor: 'Ann' },
+      { now: h.t },
+    );
 
     const out = path.join(dir, 'collections.csv');
     const res = await runExport({ dbFile: file, job: { kind: 'collections' }, out, bom: true, tz: UTC3, now: h.t });

@@ -303,9 +303,9 @@ describe('a new desk started from the team snapshot, before it re-checked the si
     expect(db.prepare('SELECT count(*) FROM reconciliation').pluck().get()).toBe(0);
 
     // As after a restart: the same file, a new run.
-    expect(await runSignatureCheck({ pool: team.owner, db, ledger, now: () => Date.now(), keys: evidenceKeys, page: 3 })).toBe(
-      'done',
-    );
+    expect(
+      await runSignatureCheck({ pool: team.owner, db, ledger, now: () => Date.now(), keys: evidenceKeys, page: 3 }),
+    ).toBe('done');
     expect(signatureCheckProgress(db)).toBeNull();
     const collections = db.prepare('SELECT count(*) FROM collections').pluck().get();
     expect(db.prepare('SELECT count(*) FROM reconciliation').pluck().get()).toBe(collections);

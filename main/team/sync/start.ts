@@ -84,6 +84,7 @@ export async function startDesk(o: DeskStartOptions): Promise<DeskStarted | null
   }
   // While signatures taken from a snapshot wait for their re-check, nothing is reconciled: that check
   // reconciles once done (signature-check.ts).
-  if (needsFullReconcile(db) && !signatureCheckProgress(db)) await o.ledger.reconcileHistory(db, { now: o.clock.now() });
+  if (needsFullReconcile(db) && !signatureCheckProgress(db))
+    await o.ledger.reconcileHistory(db, { now: o.clock.now() });
   return { applied: 0, lastSeq: null, from: 'replay' };
 }
