@@ -40,7 +40,11 @@ async function setup(idleMs = 15 * MINUTE) {
   Object.assign(
     table,
     lockHandlers(
-      { unlock: (s, o) => lock.unlock(s, o), setPassphrase: (p) => lock.setPassphrase(p), lockNow: () => lock.lockNow() },
+      {
+        unlock: (s, o) => lock.unlock(s, o),
+        setPassphrase: (p) => lock.setPassphrase(p),
+        lockNow: () => lock.lockNow(),
+      },
       { lockStatus: () => lock.status() },
     ),
   );

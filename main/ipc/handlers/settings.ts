@@ -173,10 +173,7 @@ async function confirmTeamTransport(ops: SettingsOperations, q: SettingsQueries,
   }
 }
 
-export const settingsHandlers = (
-  ops: SettingsOperations,
-  q: SettingsQueries,
-): HandlersFor<typeof settingsChannels> => {
+export const settingsHandlers = (ops: SettingsOperations, q: SettingsQueries): HandlersFor<typeof settingsChannels> => {
   const changed = async () => {
     await ops.settingsChanged();
     return settingsView(ops, q);
@@ -240,7 +237,7 @@ export const settingsHandlers = (
       );
       return changed();
     },
-    'settings.importServicePublicKey': async ({ pem }) => {
+    'settings.importServiceKey': async ({ pem }) => {
       refuseOnEmbedded(q, 'service public key');
       ops.importServicePublicKey(pem);
       return changed();
