@@ -4,7 +4,7 @@
 // "database is locked" and busy_timeout never applies. An IMMEDIATE transaction takes the write lock
 // at BEGIN, where SQLite does wait up to busy_timeout. eslint.config.js forbids db.transaction()
 // outside this file so the deferred form is not used for writes again.
-import type { WriteDb } from './connection.js';
+import type { WriteDb } from './handles.js';
 
 /** Runs `fn` in a write transaction (BEGIN IMMEDIATE; a savepoint when already inside one). */
 export function writeTransaction<T>(db: WriteDb, fn: () => T): T {

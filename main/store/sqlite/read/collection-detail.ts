@@ -3,7 +3,7 @@
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import { eventColumnsOf, type CollectionEventRow } from '../ledger/collection-events.js';
-import { COLLECTION_COLUMNS, collectionRecordOf, type CollectionRecord } from './collections-page.js';
+import { COLLECTION_COLUMNS, collectionRecordOf, type CollectionRecord } from './collection-record.js';
 import { int, intOrNull, maybe, rowMapper, text, textOrNull } from '../../columns.js';
 
 /** A collection_events row as the timeline reads it. */

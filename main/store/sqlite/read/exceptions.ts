@@ -5,7 +5,7 @@ import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import { EXCEPTION_KINDS } from '../reconcile/kinds.shared.js';
 import { addCurrency, addPrefix, addRange, newTerms, NOT_MATCHED } from './filters.js';
-import type { CollectionRecord } from './collections-page.js';
+import type { CollectionRecord } from './collection-record.js';
 import { isExceptionOf, reconciliationShownOf, type ReconciliationShown } from '../reconcile/reconciliation-rows.js';
 import { int, intValue, num, rowMapper, text, textOrNull } from '../../columns.js';
 
