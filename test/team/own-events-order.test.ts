@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
 import { withTeamKey } from '../../main/collections/event-key.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
 import { appendUnstoredEvents } from '../../main/team/events.js';
 import { startOutboxPush } from '../../main/team/sync/push.js';
 import { setOperatorRole } from '../../main/operations/operators.js';
@@ -148,6 +149,65 @@ describe("a desk's own events, once the team record has them", () => {
     ).toBe('refused');
     expect(collectionView(own.db, reference)).toEqual(collectionView(other.db, reference));
     expect(collectionView(own.db, reference)).toMatchObject({ status: 'PENDING' });
+    expect(reconciliationView(own.db).filter((r) => r.merchant_reference === reference)).toEqual(
+      reconciliationView(other.db).filter((r) => r.merchant_reference === reference),
+    );
+  });
+
+  it('leave out two the team database refused after it placed a callback between them and the intent', async () => {
+    // The charge's answers (initialize, redirect) wait in the outbox while serve's callback is applied: the
+    // reference's events are this desk's newest, so its refold stores them anew on the ids it just freed,
+    // in another order (intent, callback, then the two refused ones), and each outbox row must follow its
+    // own event there.
+    const operator = await team.addOperator('support', 'ivy');
+    const ivyPool = team.signIn(operator);
+    const own = desk(ivyPool);
+    const other = desk(team.owner);
+    const { id, intent } = await chargeOn(own);
+    const reference = intent.merchantReference;
+    await own.sync.pullNow();
+    const answer = (over: Partial<NewEvent>) =>
+      ledger.append(
+        own.db,
+        withTeamKey({
+          collectionId: id,
+          merchantReference: reference,
+          internalReference: `INT-${reference}`,
+          source: 'initiate',
+          kind: 'initialize_accepted',
+          status: 'PENDING',
+          receivedAt: Date.now(),
+          signature: 'not_applicable',
+          actor: operator,
+          paymentUrl: `https://pay.invalid/${reference}`,
+          ...over,
+        }),
+        { outbox: true },
+      );
+    answer({});
+    answer({ source: 'redirect', kind: 'outcome', status: 'COMPLETED', signature: 'verified', paymentUrl: null });
+    await appendUnstoredEvents(serve, [callbackEvent(intent, 'COMPLETED')]);
+    await own.sync.pullNow();
+    // An admin made the operator back office before the outbox sent them: both are refused.
+    await setOperatorRole({ pool: team.owner }, operator, 'back_office');
+    const push = startOutboxPush({ pool: ivyPool, db: own.db, clock: systemClock, logger: quietLogger });
+    await push.drain();
+    await push.close();
+    await own.sync.pullNow();
+    await other.sync.pullNow();
+
+    expect(
+      own.db
+        .prepare(
+          'SELECT o.state FROM team_outbox o JOIN collection_events e ON e.id = o.event_id WHERE e.merchant_reference = ? ORDER BY e.id',
+        )
+        .pluck()
+        .all(reference),
+    ).toEqual(['refused', 'refused']);
+    // Not the redirect's answer, nor the page this desk was given: what every other desk shows.
+    expect(collectionView(own.db, reference)).toEqual(collectionView(other.db, reference));
+    expect(collectionView(own.db, reference)).toMatchObject({ status: 'COMPLETED', redirect_status: null });
+    expect(collectionView(own.db, reference)?.payment_url).not.toBe(`https://pay.invalid/${reference}`);
     expect(reconciliationView(own.db).filter((r) => r.merchant_reference === reference)).toEqual(
       reconciliationView(other.db).filter((r) => r.merchant_reference === reference),
     );
