@@ -12,6 +12,8 @@ import type { Core } from '../../main/app/core.js';
 import { createIdleLock, PassphraseUnlocker } from '../../main/lock/index.js';
 import { MemoryAppSecret } from '../../main/secrets/index.js';
 import { systemClock } from '../../main/clock.js';
+import { deskOperations } from '../../main/app/desk-operations.js';
+import { deskQueries } from '../../main/app/desk-queries.js';
 
 // Electron's handler and option types are what the shell checks against; the fakes take anything.
 type Handler = (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -156,7 +158,7 @@ type Win = InstanceType<typeof fake.FakeBrowserWindow>;
 const BASE_URL = 'https://api.payments.example.com/v1';
 let settings = { profile: 'sandbox', baseUrl: BASE_URL } as Record<string, unknown>;
 const logger = silentLogger();
-const core = {
+const parts = {
   version: '0.0.0-test',
   dataDir: '/nonexistent/data',
   logger,
@@ -173,6 +175,8 @@ const core = {
     checkEveryMs: 0,
   }),
 } as unknown as Core;
+// Bound as composeCore binds them: the shell reads the settings through the desk's queries.
+const core: Core = Object.assign(parts, { operations: deskOperations(parts), queries: deskQueries(parts) });
 
 let win: Win;
 /** The payment window the shell made for its main window (what it gives composeCore). */
