@@ -10,7 +10,8 @@
 //   CONVERGENCE_SEED=123 CONVERGENCE_RUNS=1 npx vitest run test/team/convergence.test.ts
 // CONVERGENCE_RUNS (default 1), CONVERGENCE_GROUPS (default 150 groups of 1-3 operations),
 // CONVERGENCE_TIME_MS (default 15 minutes: past it fast-check stops, shrinking included, and reports the
-// smallest failing day it found with its seed and path).
+// smallest failing day it found with its seed and path). CONVERGENCE_DEBUG=1 keeps each day's folder (every
+// desk's SQLite file and its log, written as the app writes it, debug level) and prints where it is.
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

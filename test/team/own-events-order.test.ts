@@ -6,7 +6,10 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
 import { withTeamKey } from '../../main/collections/event-key.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
 import { appendUnstoredEvents } from '../../main/team/events.js';
+import { recordEvents } from '../../main/team/record.js';
+import { pendingOutbox } from '../../main/collections/outbox.js';
 import { startOutboxPush } from '../../main/team/sync/push.js';
 import { setOperatorRole } from '../../main/operations/operators.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
@@ -148,6 +151,119 @@ describe("a desk's own events, once the team record has them", () => {
     ).toBe('refused');
     expect(collectionView(own.db, reference)).toEqual(collectionView(other.db, reference));
     expect(collectionView(own.db, reference)).toMatchObject({ status: 'PENDING' });
+    expect(reconciliationView(own.db).filter((r) => r.merchant_reference === reference)).toEqual(
+      reconciliationView(other.db).filter((r) => r.merchant_reference === reference),
+    );
+  });
+
+  it('leave out two the team database refused after it placed a callback between them and the intent', async () => {
+    // The charge's answers (initialize, redirect) wait in the outbox while serve's callback is applied: the
+    // reference's events are this desk's newest, so its refold stores them anew on the ids it just freed,
+    // in another order (intent, callback, then the two refused ones), and each outbox row must follow its
+    // own event there.
+    const operator = await team.addOperator('support', 'ivy');
+    const ivyPool = team.signIn(operator);
+    const own = desk(ivyPool);
+    const other = desk(team.owner);
+    const { id, intent } = await chargeOn(own);
+    const reference = intent.merchantReference;
+    await own.sync.pullNow();
+    const answer = (over: Partial<NewEvent>) =>
+      ledger.append(
+        own.db,
+        withTeamKey({
+          collectionId: id,
+          merchantReference: reference,
+          internalReference: `INT-${reference}`,
+          source: 'initiate',
+          kind: 'initialize_accepted',
+          status: 'PENDING',
+          receivedAt: Date.now(),
+          signature: 'not_applicable',
+          actor: operator,
+          paymentUrl: `https://pay.invalid/${reference}`,
+          ...over,
+        }),
+        { outbox: true },
+      );
+    answer({});
+    answer({ source: 'redirect', kind: 'outcome', status: 'COMPLETED', signature: 'verified', paymentUrl: null });
+    await appendUnstoredEvents(serve, [callbackEvent(intent, 'COMPLETED')]);
+    await own.sync.pullNow();
+    // An admin made the operator back office before the outbox sent them: both are refused.
+    await setOperatorRole({ pool: team.owner }, operator, 'back_office');
+    const push = startOutboxPush({ pool: ivyPool, db: own.db, clock: systemClock, logger: quietLogger });
+    await push.drain();
+    await push.close();
+    await own.sync.pullNow();
+    await other.sync.pullNow();
+
+    expect(
+      own.db
+        .prepare(
+          'SELECT o.state FROM team_outbox o JOIN collection_events e ON e.id = o.event_id WHERE e.merchant_reference = ? ORDER BY e.id',
+        )
+        .pluck()
+        .all(reference),
+    ).toEqual(['refused', 'refused']);
+    // Not the redirect's answer, nor the page this desk was given: what every other desk shows.
+    expect(collectionView(own.db, reference)).toEqual(collectionView(other.db, reference));
+    expect(collectionView(own.db, reference)).toMatchObject({ status: 'COMPLETED', redirect_status: null });
+    expect(collectionView(own.db, reference)?.payment_url).not.toBe(`https://pay.invalid/${reference}`);
+    expect(reconciliationView(own.db).filter((r) => r.merchant_reference === reference)).toEqual(
+      reconciliationView(other.db).filter((r) => r.merchant_reference === reference),
+    );
+  });
+
+  it('count as taken when the record holds them already: the push committed, its answer was lost, the role changed', async () => {
+    const operator = await team.addOperator('support', 'joe');
+    const joePool = team.signIn(operator);
+    const own = desk(joePool);
+    const other = desk(team.owner);
+    const { id, intent } = await chargeOn(own);
+    const reference = intent.merchantReference;
+    await own.sync.pullNow();
+    ledger.append(
+      own.db,
+      withTeamKey({
+        collectionId: id,
+        merchantReference: reference,
+        internalReference: `INT-${reference}`,
+        source: 'redirect',
+        kind: 'outcome',
+        status: 'COMPLETED',
+        receivedAt: Date.now(),
+        signature: 'verified',
+        actor: operator,
+      }),
+      { outbox: true },
+    );
+    // The push's statement commits, but the line drops before its answer: the row stays pending here.
+    await recordEvents(
+      joePool,
+      pendingOutbox(own.db, 10).map((x) => x.event),
+    );
+    await own.sync.pullNow();
+    // An admin made the operator back office before the push sent it again: the database refuses any row
+    // back office writes, one it already holds included.
+    await setOperatorRole({ pool: team.owner }, operator, 'back_office');
+    const push = startOutboxPush({ pool: joePool, db: own.db, clock: systemClock, logger: quietLogger });
+    await push.drain();
+    await push.close();
+    await own.sync.pullNow();
+    await other.sync.pullNow();
+
+    // The team has it, so this desk does not call it "not accepted" nor leave it out of its reconciliation.
+    expect(
+      own.db
+        .prepare(
+          "SELECT state FROM team_outbox WHERE event_id IN (SELECT id FROM collection_events WHERE merchant_reference = ? AND source = 'redirect')",
+        )
+        .pluck()
+        .get(reference),
+    ).toBe('sent');
+    expect(collectionView(own.db, reference)).toEqual(collectionView(other.db, reference));
+    expect(collectionView(own.db, reference)).toMatchObject({ status: 'COMPLETED', redirect_status: 'COMPLETED' });
     expect(reconciliationView(own.db).filter((r) => r.merchant_reference === reference)).toEqual(
       reconciliationView(other.db).filter((r) => r.merchant_reference === reference),
     );

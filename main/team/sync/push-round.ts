@@ -1,12 +1,14 @@
 // One round of the outbox push (push.ts): the desk's pending entries sent in statements of a batch each
 // until none is left, an outage met, or the push held back. A statement the database refuses as a whole is
 // sent again entry by entry, so only the refused entries are marked (with the reason, and their collections
-// folded again without them); the entries behind them go on.
+// folded again without them); the entries behind them go on. An entry the record holds already (an earlier
+// send committed, its answer lost) is sent, whatever the database says of it now.
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
 import { markRefold } from '../../store/sqlite/team/refold.js';
+import { selectSeqsOfKeys } from '../../store/pg/rollback.js';
 import { markOutboxRefused, markOutboxSent, pendingOutbox, type OutboxEntry } from '../../collections/outbox.js';
 import { TeamError, TeamFieldError, TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
 import { poolLogin } from '../pool.js';
@@ -76,6 +78,34 @@ function refuse(o: PushRoundOptions, entry: OutboxEntry, e: unknown): void {
   }
 }
 
+/**
+ * Whether the record holds the refused entry's key already: a send whose statement committed but whose answer
+ * was lost (an outage) left the entry pending, and sent again it is refused by a check the database makes on
+ * the row before its key (row-level security, after an admin changed the operator's role meanwhile). A key
+ * already there counts as taken, as ON CONFLICT DO NOTHING counts it. null: the read met an outage.
+ */
+async function alreadyTaken(o: PushRoundOptions, entry: OutboxEntry): Promise<boolean | null> {
+  try {
+    return (await selectSeqsOfKeys(o.pool, [entry.eventKey])).length > 0;
+  } catch (e) {
+    const err = translatePgError(e, 'read events', poolLogin(o.pool));
+    if (!isOutage(err)) return false; // the read refused too: the refusal stands
+    o.outage([entry], err);
+    return null;
+  }
+}
+
+/** A refusal of one entry: sent when the record holds it already, refused otherwise. false: an outage. */
+async function refuseUnlessTaken(o: PushRoundOptions, entry: OutboxEntry, e: unknown): Promise<boolean> {
+  const taken = await alreadyTaken(o, entry);
+  if (taken === null) return false;
+  if (taken) {
+    markOutboxSent(o.db, [entry.id], o.clock.now());
+    o.sent();
+  } else refuse(o, entry, e);
+  return true;
+}
+
 /** The statement was refused as a whole: each entry alone, so only the refused ones are held. false: an outage. */
 async function oneByOne(o: PushRoundOptions, batch: readonly OutboxEntry[]): Promise<boolean> {
   for (const entry of batch) {
@@ -89,7 +119,7 @@ async function oneByOne(o: PushRoundOptions, batch: readonly OutboxEntry[]): Pro
         o.outage([entry], e);
         return false;
       }
-      refuse(o, entry, e);
+      if (!(await refuseUnlessTaken(o, entry, e))) return false;
     }
   }
   return true;
@@ -121,7 +151,7 @@ export async function pushRound(o: PushRoundOptions): Promise<boolean> {
         return false;
       }
       if (batch.length === 1) {
-        refuse(o, batch[0]!, e);
+        if (!(await refuseUnlessTaken(o, batch[0]!, e))) return false;
         continue;
       }
     }

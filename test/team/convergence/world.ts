@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startSandbox, type CompleteOutcome, type Sandbox } from '../../../sandbox/index.js';
 import { composeCore, type Core } from '../../../main/app/core.js';
-import { silentLogger } from '../../../main/log/index.js';
+import { createLogger, silentLogger } from '../../../main/log/index.js';
 import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../../main/settings/index.js';
 import { importServicePublicKey } from '../../../main/settings/service-key.js';
 import { buildHandlers } from '../../../main/ipc/handlers/index.js';
@@ -167,7 +167,8 @@ export async function startWorld(o: { keysTemplate: string; roles: TeamRole[] })
     const open = async () => {
       const core = await composeCore({
         dataDir,
-        logger: silentLogger(),
+        // CONVERGENCE_DEBUG: each desk logs as the app does (its data folder's logs/), and the day's folder is kept.
+        logger: process.env.CONVERGENCE_DEBUG ? createLogger({ dataDir, level: 'debug' }) : silentLogger(),
         receiver: false,
         poll: false,
         lock: { checkEveryMs: 0 },
@@ -237,7 +238,8 @@ export async function startWorld(o: { keysTemplate: string; roles: TeamRole[] })
       for (const d of opened) await d.relay.cut().catch(() => undefined);
       for (const { url, login } of logins) await forgetTeamKeys(url, [login]);
       await team.close();
-      fs.rmSync(root, { recursive: true, force: true });
+      if (process.env.CONVERGENCE_DEBUG) console.info(`convergence: desks' data and logs kept in ${root}`);
+      else fs.rmSync(root, { recursive: true, force: true });
     },
   };
   return world;

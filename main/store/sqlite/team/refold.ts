@@ -93,8 +93,8 @@ export function localEventsOf(db: ReadDb, reference: string): LocalEventRow[] {
 }
 
 /**
- * Replaces the reference's stored events with `rows`, stored anew in this order (new ids, after every id
- * stored so far), and points each outbox row at its event's new id. Inside the caller's write transaction;
+ * Replaces the reference's stored events with `rows`, stored anew in this order (new ids, after every other
+ * reference's events), and points each outbox row at its event's new id. Inside the caller's write transaction;
  * returns the new id of each row, in order.
  */
 export function rewriteEventsOf(db: Db, reference: string, rows: readonly EventInsert[]): number[] {
@@ -109,16 +109,23 @@ export function rewriteEventsOf(db: Db, reference: string, rows: readonly EventI
   db.exec('DROP TRIGGER collection_events_no_delete');
   try {
     statement(db, 'DELETE FROM collection_events WHERE merchant_reference = ?').run(reference);
-    const outbox = statement(db, 'UPDATE team_outbox SET event_id = ? WHERE event_id = ?');
     const oldIdOf = new Map<string, number>();
     for (const b of before) if (b.dedupe_key !== null) oldIdOf.set(b.dedupe_key, b.id);
+    const moves: { from: number; to: number }[] = [];
     for (const row of rows) {
       const id = insertEvent(db, row);
       if (id === null) throw new Error(`the event ${row.dedupeKey ?? '(no key)'} of ${reference} is stored twice`);
       ids.push(id);
       const old = row.dedupeKey === null ? undefined : oldIdOf.get(row.dedupeKey);
-      if (old !== undefined) outbox.run(id, old);
+      if (old !== undefined && old !== id) moves.push({ from: old, to: id });
     }
+    // In two steps: when the reference's events were the newest, the new rows take the ids the delete freed
+    // (an INTEGER PRIMARY KEY takes the highest plus one), so an event's new id may be another outbox row's
+    // old one, and team_outbox.event_id is unique (checked at each row, not at commit). Parked first on
+    // the negative of the new id (no event has one), then set.
+    const outbox = statement(db, 'UPDATE team_outbox SET event_id = ? WHERE event_id = ?');
+    for (const m of moves) outbox.run(-m.to, m.from);
+    for (const m of moves) outbox.run(m.to, -m.to);
   } finally {
     db.exec(collectionEventsNoUpdate);
     db.exec(collectionEventsNoDelete);
