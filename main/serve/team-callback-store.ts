@@ -57,6 +57,39 @@ async function storeNew(pool: pg.Pool, events: NewTeamEvent[]): Promise<Map<stri
   }
 }
 
+/**
+ * Where a group's time goes, summed over the groups (ms), and how the statements overlapped: the
+ * wall time with at least one group's statement at PostgreSQL, and with two or more (one holds the
+ * events' write turn, the others wait for it). Read by the serve bench.
+ */
+export interface TeamStoreStats {
+  groups: number;
+  rows: number;
+  verifyMs: number;
+  statementMs: number;
+  journalMs: number;
+  statementBusyMs: number;
+  statementOverlapMs: number;
+}
+
+/** Counts the statements outstanding over time (TeamStoreStats' busy and overlap). */
+function outstandingClock(stats: TeamStoreStats) {
+  let outstanding = 0;
+  let since = 0;
+  const move = (by: number) => {
+    const now = performance.now();
+    if (outstanding >= 1) stats.statementBusyMs += now - since;
+    if (outstanding >= 2) stats.statementOverlapMs += now - since;
+    outstanding += by;
+    since = now;
+  };
+  return { start: () => move(1), end: () => move(-1) };
+}
+
+export interface TeamCallbackStore extends CallbackStore {
+  stats(): TeamStoreStats;
+}
+
 export interface TeamCallbackStoreOptions {
   /**
    * serve's journal of acknowledged callbacks (journal.ts): every verified callback of a group is kept
@@ -67,10 +100,22 @@ export interface TeamCallbackStoreOptions {
   verifier?: CallbackVerifier;
 }
 
-export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {}): CallbackStore {
+export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {}): TeamCallbackStore {
   const { journal, verifier } = o;
+  const stats: TeamStoreStats = {
+    groups: 0,
+    rows: 0,
+    verifyMs: 0,
+    statementMs: 0,
+    journalMs: 0,
+    statementBusyMs: 0,
+    statementOverlapMs: 0,
+  };
+  const clock = outstandingClock(stats);
   return {
+    stats: () => ({ ...stats }),
     async commitGroup(group, keys): Promise<IngestOutcome[]> {
+      const t0 = performance.now();
       // Verified first, in memory: a delivery that does not verify never reaches PostgreSQL.
       const verified: Verification[] = verifier
         ? await verifier.verify(
@@ -84,11 +129,24 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
       for (const { d, v } of checked)
         if (v.result === 'verified' && !byKey.has(v.callback.dedupeKey))
           byKey.set(v.callback.dedupeKey, teamCallbackEvent(v.callback, d.now));
-      const seqOf = await storeNew(pool, [...byKey.values()]);
+      const t1 = performance.now();
+      clock.start();
+      let seqOf: Map<string, number>;
+      try {
+        seqOf = await storeNew(pool, [...byKey.values()]);
+      } finally {
+        clock.end();
+      }
+      const t2 = performance.now();
       await journal?.keep(
         [...byKey.values()].map((event) => ({ event, seq: seqOf.get(event.eventKey) ?? null })),
         Date.now(),
       );
+      stats.groups += 1;
+      stats.rows += byKey.size;
+      stats.verifyMs += t1 - t0;
+      stats.statementMs += t2 - t1;
+      stats.journalMs += performance.now() - t2;
       return checked.map(({ v }): IngestOutcome => {
         if (v.result !== 'verified') return v;
         const cb = v.callback;
