@@ -136,7 +136,10 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
   // A store that bounds its commits in flight (store.maxCommitsInFlight) lets the next group gather
   // while those commit, instead of queueing ever smaller commits behind each other.
   const maxInFlight = store.maxCommitsInFlight ?? Infinity;
+  // Groups holding a commit slot (until their outcomes, or until the store says the commit is written),
+  // and groups not answered yet (what drain waits for).
   let committing = 0;
+  let unanswered = 0;
   async function flush(): Promise<void> {
     scheduled?.cancel();
     scheduled = null;
@@ -145,16 +148,24 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
     if (group.length === 0) return;
     lastGroup = group.length;
     committing += 1;
-    if (queue.length && committing < maxInFlight) schedule();
-    try {
-      await commit(group);
-    } finally {
+    unanswered += 1;
+    let holding = true;
+    const release = () => {
+      if (!holding) return;
+      holding = false;
       committing -= 1;
       if (queue.length) schedule();
+    };
+    if (queue.length && committing < maxInFlight) schedule();
+    try {
+      await commit(group, release);
+    } finally {
+      unanswered -= 1;
+      release();
     }
   }
 
-  async function commit(group: Pending[]): Promise<void> {
+  async function commit(group: Pending[], written: () => void): Promise<void> {
     let keys: SignatureKeys;
     try {
       keys = await opts.getKeys();
@@ -167,8 +178,15 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
     try {
       // One commit for the group; nothing is answered before it returns.
       const t0 = performance.now();
-      results = (await store.commitGroup(group, keys)).map((outcome) => ({ outcome }));
-      lastCommitMs = performance.now() - t0;
+      // The commit's time: to its `written` when the store says it (serve's journal comes after), else to the end.
+      let commitMs: number | null = null;
+      results = (
+        await store.commitGroup(group, keys, () => {
+          commitMs = performance.now() - t0;
+          written();
+        })
+      ).map((outcome) => ({ outcome }));
+      lastCommitMs = commitMs ?? performance.now() - t0;
       stats.commits += 1;
       stats.largestGroup = Math.max(stats.largestGroup, group.length);
     } catch (groupError) {
@@ -188,8 +206,8 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
     },
     waiting: () => queue.length,
     async drain(): Promise<void> {
-      while (queue.length || committing > 0) {
-        if (committing >= maxInFlight || (!queue.length && committing > 0)) await new Promise((r) => setTimeout(r, 5));
+      while (queue.length || unanswered > 0) {
+        if (committing >= maxInFlight || (!queue.length && unanswered > 0)) await new Promise((r) => setTimeout(r, 5));
         else await flush();
       }
     },

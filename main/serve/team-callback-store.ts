@@ -1,5 +1,6 @@
 // serve's callback store: the receiver's groups go to the team's PostgreSQL as 'callback' events, the
 // whole group in ONE statement (one commit, durable before any delivery is answered).
+//
 // Each event is the one a desktop's own receiver stores (callbacks/callback-event.ts), field for field,
 // under the same dedupe key, so a desktop applying the pulled event gets the same row; a callback
 // delivered twice (or by a desktop's own receiver too) is stored once.
@@ -10,6 +11,9 @@
 // insertUnstoredEvents: one round trip and one commit a group).
 //
 // Verification runs before, in memory, with the RSA checks on worker threads (callbacks/verify-pool.ts).
+// After the commit, the group's journal entries are written and its deliveries answered while the next
+// group is already at PostgreSQL: the group gives its commit slot back once its statement returns
+// (CallbackStore's `written`), so a slow journal does not hold the commits behind it (issue 31).
 import type pg from 'pg';
 import type { CallbackStore } from '../callbacks/callback-store.js';
 import { teamCallbackCopy, type VerifiedCallback } from '../callbacks/callback-event.js';
@@ -66,6 +70,7 @@ export interface TeamStoreStats {
   groups: number;
   rows: number;
   verifyMs: number;
+  /** The group's statement, from sent to answered: waiting for the events' write turn included. */
   statementMs: number;
   journalMs: number;
   statementBusyMs: number;
@@ -114,7 +119,7 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
   const clock = outstandingClock(stats);
   return {
     stats: () => ({ ...stats }),
-    async commitGroup(group, keys): Promise<IngestOutcome[]> {
+    async commitGroup(group, keys, written): Promise<IngestOutcome[]> {
       const t0 = performance.now();
       // Verified first, in memory: a delivery that does not verify never reaches PostgreSQL.
       const verified: Verification[] = verifier
@@ -129,17 +134,21 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
       for (const { d, v } of checked)
         if (v.result === 'verified' && !byKey.has(v.callback.dedupeKey))
           byKey.set(v.callback.dedupeKey, teamCallbackEvent(v.callback, d.now));
+      const events = [...byKey.values()];
       const t1 = performance.now();
       clock.start();
       let seqOf: Map<string, number>;
       try {
-        seqOf = await storeNew(pool, [...byKey.values()]);
+        seqOf = await storeNew(pool, events);
       } finally {
         clock.end();
       }
+      // Committed (durable) and the write turn passed on: the next group may go to PostgreSQL now,
+      // while this one is journalled and answered.
+      written?.();
       const t2 = performance.now();
       await journal?.keep(
-        [...byKey.values()].map((event) => ({ event, seq: seqOf.get(event.eventKey) ?? null })),
+        events.map((event) => ({ event, seq: seqOf.get(event.eventKey) ?? null })),
         Date.now(),
       );
       stats.groups += 1;
@@ -167,8 +176,10 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
       });
     },
     isUnavailable: isTeamUnavailable,
-    // Events commit in seq order, one write turn at a time (team migrations 1 and 8): one group commits while
-    // the next, already verified and sent, waits for the turn; more would only split the deliveries into smaller commits.
+    // Events commit in seq order, one write turn at a time (team migrations 1 and 8): one group's statement
+    // runs while the next, already verified and sent, waits for the turn; more would only split the
+    // deliveries into smaller commits. A group's slot is free once its statement returns (`written`):
+    // its journal and answers do not hold the next group.
     maxCommitsInFlight: 2,
   };
 }

@@ -5,6 +5,7 @@
 // listening; SIGTERM closes it (in-flight deliveries committed) and exits.
 //   node --import tsx test/bench/serve-child.ts <tree> <json options>
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
 type ServerModule = typeof import('../../main/serve/server.js');

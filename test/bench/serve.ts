@@ -97,10 +97,17 @@ function serverCpuMs(dataDir: string): number {
   return ms;
 }
 
-/** The trees to compare: this one, and the one of --before (exported) or those of --impl. */
-function trees(tmp: string): { name: string; root: string }[] {
+/**
+ * The trees to compare: this one, and the one of --before (exported) or those of --impl. An --impl entry
+ * may end in `?NAME=VALUE&...`: environment for that entry's instances (one tree under two settings).
+ */
+function trees(tmp: string): { name: string; root: string; env?: Record<string, string> }[] {
   if (opt.impl)
-    return opt.impl.split(',').map((d) => ({ name: path.basename(path.resolve(d)), root: path.resolve(d) }));
+    return opt.impl.split(',').map((entry) => {
+      const [d, query] = entry.split('?') as [string, string | undefined];
+      const name = path.basename(path.resolve(d)) + (query ? `?${query}` : '');
+      return { name, root: path.resolve(d), ...(query ? { env: Object.fromEntries(new URLSearchParams(query)) } : {}) };
+    });
   const list = [{ name: 'this tree', root: thisTree }];
   if (opt.before) {
     const root = path.join(tmp, 'before');
@@ -145,13 +152,14 @@ interface Instance {
   closed: Promise<Closed>;
 }
 
-function startInstance(root: string, o: object): Promise<Instance> {
+function startInstance(root: string, o: object, env?: Record<string, string>): Promise<Instance> {
   const flags = process.env.SERVE_BENCH_NODE_FLAGS ? process.env.SERVE_BENCH_NODE_FLAGS.split(' ') : [];
   const child = spawn(
     process.execPath,
     [...flags, '--import', 'tsx', path.join(here, 'serve-child.ts'), root, JSON.stringify(o)],
     {
       cwd: root,
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
@@ -179,7 +187,8 @@ function startInstance(root: string, o: object): Promise<Instance> {
         out = out.slice(nl + 1);
         if (m.url) resolve({ child, pid: m.pid!, url: m.url, mark, closed });
         if (m.marked) marked?.();
-        if (m.closed) resolveClosed({ ...(m.stats ? { stats: m.stats } : {}), ...(m.measured ? { measured: m.measured } : {}) });
+        if (m.closed)
+          resolveClosed({ ...(m.stats ? { stats: m.stats } : {}), ...(m.measured ? { measured: m.measured } : {}) });
       }
     });
     child.once('exit', (code) => {
@@ -213,7 +222,7 @@ try {
 
   // Each tree migrates a database of its own with its own migrations, and adds its receiver login.
   const impls = await Promise.all(
-    trees(tmp).map(async ({ name, root }, i) => {
+    trees(tmp).map(async ({ name, root, env }, i) => {
       const load = async <T>(rel: string) => (await import(pathToFileURL(path.join(root, rel)).href)) as T;
       const dbName = `team_${i}`;
       await admin.query(`CREATE DATABASE ${dbName}`);
@@ -225,7 +234,7 @@ try {
       await (
         await load<OperatorsModule>('main/operations/operators.ts')
       ).addOperator({ pool: owner }, { login, role: 'receiver', password, displayName: 'serve bench' });
-      return { name, root, owner, url: serverUrl(server, dbName, login, password) };
+      return { name, root, env, owner, url: serverUrl(server, dbName, login, password) };
     }),
   );
   /** pg_stat_wal's counters (cluster-wide: only the measured run writes meanwhile). */
@@ -275,13 +284,17 @@ try {
       const warm = signed('WARM', Number(opt.warmup));
       const instances = await Promise.all(
         Array.from({ length: n }, (_, k) =>
-          startInstance(impl.root, {
-            databaseUrl: impl.url,
-            dataDir: path.join(tmp, `serve-${batch}-${k}`),
-            signingKey,
-            servicePublicKey,
-            ...(opt['verify-threads'] !== undefined ? { verifyThreads: Number(opt['verify-threads']) } : {}),
-          }),
+          startInstance(
+            impl.root,
+            {
+              databaseUrl: impl.url,
+              dataDir: path.join(tmp, `serve-${batch}-${k}`),
+              signingKey,
+              servicePublicKey,
+              ...(opt['verify-threads'] !== undefined ? { verifyThreads: Number(opt['verify-threads']) } : {}),
+            },
+            impl.env,
+          ),
         ),
       );
       // Not measured: the instances' first callbacks, while V8 compiles the hot path (a server runs warm).
