@@ -1,8 +1,9 @@
-// The Core: the facade every shell, IPC handler and CLI command sees, built once by composeCore with
-// explicit options (the shell passes what only it has, like the payment window). It stands over the
-// active profile's workspace (workspace.ts): switching profile (profile-switch.ts) replaces the workspace
-// underneath, so handlers read core.db, core.poller and core.charges() at call time. Handlers receive it whole:
-//   export const fooHandlers = (core: Core): HandlersFor<typeof fooChannels> => ({ ... })
+// The Core: the facade every shell and CLI command sees, built once by composeCore with explicit options
+// (the shell passes what only it has, like the payment window). It stands over the active profile's
+// workspace (workspace.ts): switching profile (profile-switch.ts) replaces the workspace underneath, so
+// its members read the workspace at call time. The IPC handlers never see it: composeCore binds the
+// operations the screens call and the reads they make to it once (core.operations, desk-operations.ts;
+// core.queries, desk-queries.ts), and each handler table takes the few it calls.
 // With nothing configured the profile is `embedded`: the sandbox starts in this process (state in
 // <dataDir>/sandbox), its keys are held in memory, the local callback receiver starts and the sandbox
 // posts its callbacks there.
@@ -36,25 +37,13 @@ import { createLock, signInRemembered } from './lock-sign-in.js';
 import type { TeamSession } from '../team/session.js';
 import type { NewEvent } from '../collections/event-rules.js';
 import type { TeamFirstWhat } from './team.js';
+import { deskOperations, type Operations } from './desk-operations.js';
+import { deskQueries, type Queries } from './desk-queries.js';
+import type { MainConfirm, OpenPathChooser, SavePathChooser, ShellKind } from './shell-offers.js';
 
-/** A native open dialog: the chosen file, or null when the person cancelled. */
-export type OpenPathChooser = (o: {
-  title: string;
-  filters: { name: string; extensions: string[] }[];
-}) => Promise<string | null>;
-
-/** Asks the person at the machine, in the main process (a native dialog), never through the renderer. */
-export type MainConfirm = (o: { title: string; message: string; detail: string }) => Promise<boolean>;
-
-/** A native save dialog: the chosen path, or null when the person cancelled. */
-export type SavePathChooser = (o: {
-  title: string;
-  defaultName: string;
-  filters: { name: string; extensions: string[] }[];
-}) => Promise<string | null>;
+export type { MainConfirm, OpenPathChooser, SavePathChooser, ShellKind } from './shell-offers.js';
 
 export type { Profile } from '../settings/index.js';
-export type ShellKind = 'electron' | 'chromium' | 'none';
 
 export type { EmbeddedSandbox } from './workspace.js';
 export type { AppStatus } from './status.js';
@@ -133,6 +122,10 @@ export interface Core {
    * Offline, signed out or not allowed: throws an AppError saying so, and nothing must be stored.
    */
   recordTeamFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
+  /** What the screens ask this desk to do, bound to it once (desk-operations.ts); the IPC handlers take these. */
+  readonly operations: Operations;
+  /** What the screens read from this desk, at call time (desk-queries.ts). */
+  readonly queries: Queries;
   /** Runs on close(), last registered first. */
   onClose(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
@@ -232,7 +225,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
   const signedInOnStart = signInRemembered({ lock, logger, events, current: () => ws });
 
   let closed: Promise<void> | null = null;
-  const core: Core = {
+  const parts: Omit<Core, 'operations' | 'queries'> = {
     version: appVersion(),
     dataDir: paths.dataDir,
     get db() {
@@ -275,5 +268,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     onClose: (fn) => void closers.push(fn),
     close: () => (closed ??= closeAll(switcher, closers, () => ws, logger)),
   };
+  // Bound to the same object the shell then gives its dialogs to: they are read at call time.
+  const core: Core = Object.assign(parts, { operations: deskOperations(parts), queries: deskQueries(parts) });
   return core;
 }

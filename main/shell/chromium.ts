@@ -111,7 +111,7 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
     let paymentWindow: PaymentWindowOpener | null = new ChromiumPaymentWindow({
       browser,
       logger: core.logger,
-      pages: new PaymentPages(core),
+      pages: new PaymentPages(core.queries),
     });
     const dispatch = createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock));
     const page = firstPage ?? (await context.newPage());

@@ -206,7 +206,7 @@ export async function startElectronShell(core: Core, opts: { rendererDir?: strin
   Menu.setApplicationMenu(
     Menu.buildFromTemplate(appMenuTemplate({ packaged: app.isPackaged, platform: process.platform })),
   );
-  const pages = new PaymentPages(core);
+  const pages = new PaymentPages(core.queries);
   const ses = session.defaultSession;
   denyAllPermissions(ses);
   serveAppScheme(root, ses);

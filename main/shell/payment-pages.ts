@@ -1,7 +1,7 @@
 // The active profile's payment-page scope, for both shells: the base URL in use (the embedded profile's
 // is its sandbox's) and the payment URLs initialize returned while this profile was open. openExternal
 // and the payment window ask it before opening anything.
-import type { Core } from '../app/core.js';
+import type { Queries } from '../app/desk-queries.js';
 import { isPaymentPageUrl, type PaymentPageScope } from './payment-url.js';
 
 /** How many payment-URL origins are remembered per profile (oldest forgotten first). */
@@ -10,16 +10,16 @@ const MAX_REMEMBERED = 20;
 export class PaymentPages {
   readonly #seen = new Map<string, string[]>();
 
-  constructor(private readonly core: Pick<Core, 'settings' | 'embedded'>) {}
+  constructor(private readonly desk: Pick<Queries, 'settings' | 'embedded'>) {}
 
   #profile(): string {
-    return this.core.settings().profile;
+    return this.desk.settings().profile;
   }
 
   /** The base URL the service client of the active profile talks to. */
   baseUrl(): string | null {
-    const s = this.core.settings();
-    return s.profile === 'embedded' ? (this.core.embedded()?.baseUrl ?? null) : s.baseUrl;
+    const s = this.desk.settings();
+    return s.profile === 'embedded' ? (this.desk.embedded()?.baseUrl ?? null) : s.baseUrl;
   }
 
   /** A payment URL initialize returned (the charge flow hands it to the payment window). */

@@ -7,6 +7,8 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../main/ipc/dispatch.js';
 import { collectionsHandlers } from '../../main/ipc/handlers/collections.js';
+import { deskOperations } from '../../main/app/desk-operations.js';
+import { deskQueries } from '../../main/app/desk-queries.js';
 import { reconcileHandlers } from '../../main/ipc/handlers/reconcile.js';
 import type { Core, OpenPathChooser } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
@@ -80,7 +82,9 @@ async function setup(opts: { chooser?: OpenPathChooser } = {}) {
     onClose: (fn: () => void | Promise<void>) => closers.push(fn),
   } as unknown as Core;
   // The reconciliation channels too: an imported orphan is read where the Unknown references screen reads it.
-  const handlers = { ...collectionsHandlers(core), ...reconcileHandlers(core) };
+  const ops = deskOperations(core);
+  const queries = deskQueries(core);
+  const handlers = { ...collectionsHandlers(ops, queries), ...reconcileHandlers(ops, queries) };
   const dispatch = createDispatcher(handlers as unknown as HandlerTable, logger);
   return { dispatch, events, dataDir, log: () => logText, close: () => Promise.all(closers.map((f) => f())) };
 }

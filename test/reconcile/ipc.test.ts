@@ -3,11 +3,16 @@ import { createDispatcher } from '../../main/ipc/dispatch.js';
 import { createEventBus } from '../../main/app/event-bus.js';
 import { pushToRenderer } from '../../main/ipc/push.js';
 import { reconcileHandlers } from '../../main/ipc/handlers/reconcile.js';
+import { deskOperations } from '../../main/app/desk-operations.js';
+import { deskQueries } from '../../main/app/desk-queries.js';
 import { defaultSettings } from '../../main/settings/index.js';
 import type { Core } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
 import { History, testDb } from './fixtures.js';
 import { recordBalanceRun } from '../../main/store/sqlite/balances.js';
+
+/** The reconciliation handlers over the operations and reads bound to a (fake) desk, as composeCore binds them. */
+const handlersOf = (core: Core) => reconcileHandlers(deskOperations(core), deskQueries(core));
 
 function fakeCore(db: Core['db'], now: () => number) {
   const events = createEventBus();
@@ -41,7 +46,7 @@ describe('reconcile over IPC', () => {
     h.accepted(id);
     h.callback(id, 'COMPLETED', { amountMinor: 4000 });
     const { core } = fakeCore(db, () => h.t);
-    const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
+    const call = createDispatcher({ ...handlersOf(core) } as unknown as HandlerTable);
 
     const summary = await call('reconcile.summary', {});
     expect(summary).toMatchObject({ ok: true, value: { openExceptions: 1, openByKind: { amount_mismatch: 1 } } });
@@ -95,7 +100,7 @@ describe('reconcile over IPC', () => {
       },
     });
     const { core } = fakeCore(db, () => h.t);
-    const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
+    const call = createDispatcher({ ...handlersOf(core) } as unknown as HandlerTable);
     type Page = { rows: { collectionId: number }[]; total: number };
     const first = (await call('reconcile.exceptions', { offset: 0, limit: 1000 })) as { ok: true; value: Page };
     const second = (await call('reconcile.exceptions', { offset: 1000, limit: 1000 })) as { ok: true; value: Page };
@@ -124,7 +129,7 @@ describe('reconcile over IPC', () => {
       payload: raw,
     });
     const { core } = fakeCore(db, () => h.t);
-    const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
+    const call = createDispatcher({ ...handlersOf(core) } as unknown as HandlerTable);
     const audit = (await call('reconcile.audit', { collectionId: id, source: 'callback' })) as {
       ok: true;
       value: { rows: { payload: unknown }[] };
@@ -136,7 +141,7 @@ describe('reconcile over IPC', () => {
     const { db } = testDb();
     addCollections(db, 60_000);
     const { core, seen } = fakeCore(db, () => Date.UTC(2026, 1, 1));
-    const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
+    const call = createDispatcher({ ...handlersOf(core) } as unknown as HandlerTable);
     expect(db.prepare('SELECT COUNT(*) FROM reconciliation').pluck().get()).toBe(0);
     const first = call('reconcile.run', { runId: 'r1' });
     expect(await call('reconcile.run', { runId: 'r2' })).toMatchObject({
@@ -159,7 +164,7 @@ describe('reconcile over IPC', () => {
     const { db } = testDb();
     addCollections(db, 60_000);
     const { core, close } = fakeCore(db, () => Date.UTC(2026, 1, 1));
-    const call = createDispatcher({ ...reconcileHandlers(core) } as unknown as HandlerTable);
+    const call = createDispatcher({ ...handlersOf(core) } as unknown as HandlerTable);
     const gone = new AbortController();
     const first = call('reconcile.run', { runId: 'w1' }, { signal: gone.signal });
     gone.abort();

@@ -10,6 +10,8 @@ import { createDispatcher } from '../../main/ipc/dispatch.js';
 import { createEventBus } from '../../main/app/event-bus.js';
 import { pushToRenderer } from '../../main/ipc/push.js';
 import { reportsHandlers } from '../../main/ipc/handlers/reports.js';
+import { deskOperations } from '../../main/app/desk-operations.js';
+import { deskQueries } from '../../main/app/desk-queries.js';
 import { defaultSettings } from '../../main/settings/index.js';
 import { openDatabase } from '../../main/store/sqlite/connection.js';
 import type { Core, SavePathChooser } from '../../main/app/core.js';
@@ -33,7 +35,7 @@ function setup(opts: { chooser?: SavePathChooser } = {}) {
     onClose: (fn: () => void) => closers.push(fn),
     chooseSavePath: opts.chooser ?? null,
   } as unknown as Core;
-  const call = createDispatcher(reportsHandlers(core) as unknown as HandlerTable);
+  const call = createDispatcher(reportsHandlers(deskOperations(core), deskQueries(core)) as unknown as HandlerTable);
   return { db, dataDir, call, seen, close: () => db.close() };
 }
 

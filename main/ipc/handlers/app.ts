@@ -1,16 +1,19 @@
-import type { Core } from '../../app/core.js';
+import type { Queries } from '../../app/desk-queries.js';
 import type { appChannels } from '../contract/app.js';
 import type { HandlersFor } from './types.js';
 
-/** What these handlers call on the desk: named, not the whole Core. */
-export type AppDeps = Pick<Core, 'appStatus' | 'dataDir' | 'settings' | 'shell' | 'version'>;
+/** The reads these handlers make of the desk. */
+export type AppQueries = Pick<Queries, 'appInfo' | 'appStatus'>;
 
-export const appHandlers = (core: AppDeps): HandlersFor<typeof appChannels> => ({
-  'app.info': () => ({
-    version: core.version,
-    profile: core.settings().profile,
-    shell: core.shell === 'electron' ? 'electron' : 'chromium',
-    dataDir: core.dataDir,
-  }),
-  'app.status': () => core.appStatus(),
+export const appHandlers = (q: AppQueries): HandlersFor<typeof appChannels> => ({
+  'app.info': () => {
+    const info = q.appInfo();
+    return {
+      version: info.version,
+      profile: info.profile,
+      shell: info.shell === 'electron' ? 'electron' : 'chromium',
+      dataDir: info.dataDir,
+    };
+  },
+  'app.status': () => q.appStatus(),
 });

@@ -1,31 +1,20 @@
-import type { Core } from '../../app/core.js';
+import type { Operations } from '../../app/desk-operations.js';
+import type { Queries } from '../../app/desk-queries.js';
 import type { balancesChannels } from '../contract/balances.js';
 import type { HandlersFor } from './types.js';
-import { balanceHistory, latestBalances } from '../../store/sqlite/balances.js';
 
-const DAY = 86_400_000;
+/** What these handlers call on the desk. */
+export type BalancesOperations = Pick<Operations, 'refreshBalances'>;
+export type BalancesQueries = Pick<Queries, 'balanceHistory' | 'latestBalances'>;
 
-/** What these handlers call on the desk: named, not the whole Core. */
-export type BalancesDeps = Pick<Core, 'clock' | 'db' | 'poller' | 'ready' | 'settings'>;
-
-export const balancesHandlers = (core: BalancesDeps): HandlersFor<typeof balancesChannels> => {
-  const latest = (currency?: string) =>
-    latestBalances(core.db, {
-      now: core.clock.now(),
-      staleAfterMs: core.settings().staleAfterMs,
-      ...(currency ? { currency } : {}),
-    });
-  return {
-    'balances.latest': ({ currency }) => latest(currency),
-    'balances.history': ({ currency, from, to }) => {
-      const end = to ?? core.clock.now();
-      const start = from ?? end - 7 * DAY;
-      return { currency, from: start, to: end, points: balanceHistory(core.db, { currency, from: start, to: end }) };
-    },
-    'balances.refresh': async () => {
-      await core.ready(); // while the sandbox starts there is no poller yet: wait for it
-      await core.poller?.refresh('balances');
-      return latest();
-    },
-  };
-};
+export const balancesHandlers = (
+  ops: BalancesOperations,
+  q: BalancesQueries,
+): HandlersFor<typeof balancesChannels> => ({
+  'balances.latest': ({ currency }) => q.latestBalances(currency),
+  'balances.history': ({ currency, from, to }) => q.balanceHistory({ currency, from, to }),
+  'balances.refresh': async () => {
+    await ops.refreshBalances();
+    return q.latestBalances();
+  },
+});

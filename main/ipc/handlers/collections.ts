@@ -1,31 +1,16 @@
-// Payments and collections handlers. The payment handlers are adapters over the payment operations
-// (main/operations/charge.ts). The charge request carries the card: it is passed to the charge service
-// (which overwrites its fields) and is never logged here; dispatch logs no requests. The charge service
-// and the verification keys are the active workspace's (main/app/workspace.ts).
+// Payments and collections handlers: adapters over the payment operations (main/operations/charge.ts) and
+// the callbacks import (main/operations/import-callbacks.ts), bound to the desk (app/desk-operations.ts),
+// and the collections' reads (app/desk-queries.ts). The charge request carries the card: it is passed to
+// the charge service (which overwrites its fields) and is never logged here; dispatch logs no requests.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Core } from '../../app/core.js';
+import type { Operations } from '../../app/desk-operations.js';
+import type { Queries } from '../../app/desk-queries.js';
 import type { collectionsChannels } from '../contract/collections.js';
 import type { HandlersFor } from './types.js';
-import { getCollection, listCollections } from '../../collections/query.js';
 import { PaymentError } from '../../collections/errors.js';
-import { checkImport, importCallbacks, type ImportCallbacksDeps } from '../../operations/import-callbacks.js';
-import { dataPaths } from '../../settings/paths.js';
+import type { ImportSource } from '../../operations/import-callbacks.js';
 import { isPlainFileName } from '../contract/file-name.js';
-import {
-  cancelRepeatCharge,
-  chargeCard,
-  confirmRepeatCharge,
-  resendPayment,
-  type ChargeOperationDeps,
-} from '../../operations/charge.js';
-
-/** Where callbacks files are saved for import when the shell has no open dialog (made on first use). */
-function importsDir(core: Pick<Core, 'dataDir'>): string {
-  const dir = dataPaths(core.dataDir).imports;
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return dir;
-}
 
 /** Regular files of the imports folder (links and folders left out), newest first. */
 function listImportFiles(dir: string): { name: string; bytes: number; modifiedAt: number }[] {
@@ -48,81 +33,54 @@ function importFileIn(dir: string, name: string): string {
   return file;
 }
 
-/** What these handlers call on the desk: named, not the whole Core. */
-export type CollectionsDeps = Pick<
-  Core,
-  | 'charges'
-  | 'chooseOpenPath'
-  | 'clock'
-  | 'dataDir'
-  | 'db'
-  | 'events'
-  | 'recordTeamFirst'
-  | 'settings'
-  | 'verificationKeys'
+/** What these handlers call on the desk. */
+export type CollectionsOperations = Pick<
+  Operations,
+  'cancelRepeatCharge' | 'chargeCard' | 'confirmRepeatCharge' | 'importCallbacks' | 'openDialog' | 'resendPayment'
 >;
+export type CollectionsQueries = Pick<Queries, 'chargeOptions' | 'collection' | 'collections' | 'importsFolder'>;
 
-export const collectionsHandlers = (core: CollectionsDeps): HandlersFor<typeof collectionsChannels> => {
-  // The payment operations (operations/charge.ts) on the active profile's charge service, read per call
-  // (a profile switch replaces it); what they tell the window goes out as payments.progress.
-  const payments = (): ChargeOperationDeps => ({
-    service: core.charges(),
-    progress: (p) => core.events.emit('payment.progress', p),
-  });
-  return {
-    'payments.options': () => core.charges().options(),
-    'payments.charge': ({ operationId, ...form }, ctx) =>
-      chargeCard(payments(), { operationId, form }, { signal: ctx.signal }),
-    'payments.confirmRepeat': (r, ctx) => confirmRepeatCharge(payments(), r, { signal: ctx.signal }),
-    'payments.cancelRepeat': (r) => cancelRepeatCharge(payments(), r),
-    'payments.resend': (r, ctx) => resendPayment(payments(), r, { signal: ctx.signal }),
-    'collections.list': (q) => listCollections(core.db, q),
-    'collections.get': (q) => {
-      const got = getCollection(core.db, q.id ?? q.reference!);
-      if (!got)
-        throw new PaymentError(
-          'not_found',
-          `No payment ${q.id !== undefined ? `#${q.id}` : q.reference}.`,
-          q.id !== undefined ? 'id' : 'reference',
-        );
-      return got;
-    },
-    'callbacks.importFolder': () => ({
-      canChoose: Boolean(core.chooseOpenPath),
-      folder: importsDir(core),
-      files: listImportFiles(importsDir(core)),
-    }),
-    // The import's rules are operations/import-callbacks.ts: this chooses the file and names what it needs.
-    'callbacks.import': async (r, ctx) => {
-      const deps: ImportCallbacksDeps = {
-        db: core.db,
-        clock: core.clock,
-        keys: core.verificationKeys(),
-        team:
-          core.settings().profile === 'team' ? { recordFirst: (evs, what) => core.recordTeamFirst(evs, what) } : null,
-      };
-      checkImport(deps); // before a dialog asks for a file
-      // Which file: one of the imports folder by plain name, or the shell's open dialog; never a path
-      // from the renderer (the contract refuses one).
-      let file: string | null = null;
-      if (r.name !== undefined) {
-        file = importFileIn(importsDir(core), r.name);
-      } else if (r.content === undefined) {
-        if (!core.chooseOpenPath)
-          throw new PaymentError('validation', `choose a file saved in ${importsDir(core)}`, 'name');
-        file = await core.chooseOpenPath({
-          title: 'Import callbacks',
-          filters: [{ name: 'JSON lines', extensions: ['jsonl', 'ndjson', 'json', 'txt'] }],
-        });
-        if (file === null) return { chosen: null };
-      }
-      const summary = await importCallbacks(
-        deps,
-        file !== null ? { file } : { text: r.content ?? '' },
-        ctx.signal ? { signal: ctx.signal } : {},
+export const collectionsHandlers = (
+  ops: CollectionsOperations,
+  q: CollectionsQueries,
+): HandlersFor<typeof collectionsChannels> => ({
+  'payments.options': () => q.chargeOptions(),
+  'payments.charge': ({ operationId, ...form }, ctx) => ops.chargeCard({ operationId, form }, { signal: ctx.signal }),
+  'payments.confirmRepeat': (r, ctx) => ops.confirmRepeatCharge(r, { signal: ctx.signal }),
+  'payments.cancelRepeat': (r) => ops.cancelRepeatCharge(r),
+  'payments.resend': (r, ctx) => ops.resendPayment(r, { signal: ctx.signal }),
+  'collections.list': (r) => q.collections(r),
+  'collections.get': (r) => {
+    const got = q.collection(r.id ?? r.reference!);
+    if (!got)
+      throw new PaymentError(
+        'not_found',
+        `No payment ${r.id !== undefined ? `#${r.id}` : r.reference}.`,
+        r.id !== undefined ? 'id' : 'reference',
       );
-      core.events.emit('callbacks.ingested', { result: 'import', reference: null });
-      return summary;
-    },
-  };
-};
+    return got;
+  },
+  'callbacks.importFolder': () => ({
+    canChoose: Boolean(ops.openDialog()),
+    folder: q.importsFolder(),
+    files: listImportFiles(q.importsFolder()),
+  }),
+  // The import's rules are operations/import-callbacks.ts: this chooses the file, once they allow it.
+  'callbacks.import': async (r, ctx) => {
+    // Which file: one of the imports folder by plain name, or the shell's open dialog; never a path
+    // from the renderer (the contract refuses one).
+    const choose = async (): Promise<ImportSource | null> => {
+      if (r.name !== undefined) return { file: importFileIn(q.importsFolder(), r.name) };
+      if (r.content !== undefined) return { text: r.content };
+      const dialog = ops.openDialog();
+      if (!dialog) throw new PaymentError('validation', `choose a file saved in ${q.importsFolder()}`, 'name');
+      const file = await dialog({
+        title: 'Import callbacks',
+        filters: [{ name: 'JSON lines', extensions: ['jsonl', 'ndjson', 'json', 'txt'] }],
+      });
+      return file === null ? null : { file };
+    };
+    const summary = await ops.importCallbacks(choose, { signal: ctx.signal });
+    return summary ?? { chosen: null };
+  },
+});

@@ -1,17 +1,19 @@
-import type { Core } from '../../app/core.js';
+import type { Operations } from '../../app/desk-operations.js';
+import type { Queries } from '../../app/desk-queries.js';
 import type { lockChannels } from '../contract/lock.js';
 import type { HandlersFor } from './types.js';
 
-/** What these handlers call on the desk: named, not the whole Core. */
-export type LockDeps = Pick<Core, 'lock'>;
+/** What these handlers call on the desk. */
+export type LockOperations = Pick<Operations, 'lockNow' | 'setPassphrase' | 'unlock'>;
+export type LockQueries = Pick<Queries, 'lockStatus'>;
 
-export const lockHandlers = (core: LockDeps): HandlersFor<typeof lockChannels> => ({
-  'lock.status': () => core.lock.status(),
-  'lock.unlock': ({ secret, remember }) => core.lock.unlock(secret, remember === undefined ? {} : { remember }),
-  'lock.setPassphrase': ({ passphrase }) => core.lock.setPassphrase(passphrase),
+export const lockHandlers = (ops: LockOperations, q: LockQueries): HandlersFor<typeof lockChannels> => ({
+  'lock.status': () => q.lockStatus(),
+  'lock.unlock': ({ secret, remember }) => ops.unlock(secret, remember === undefined ? {} : { remember }),
+  'lock.setPassphrase': ({ passphrase }) => ops.setPassphrase(passphrase),
   'lock.lockNow': () => {
-    core.lock.lockNow();
-    return core.lock.status();
+    ops.lockNow();
+    return q.lockStatus();
   },
   // The gate has already counted the call as activity.
   'lock.activity': () => null,

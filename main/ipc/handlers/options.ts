@@ -1,35 +1,32 @@
-import type { Core } from '../../app/core.js';
+import type { Operations } from '../../app/desk-operations.js';
+import type { Queries } from '../../app/desk-queries.js';
 import type { optionsChannels, PaymentOptionView } from '../contract/options.js';
 import type { HandlersFor } from './types.js';
-import { listPaymentOptions, paymentOptionsList } from '../../store/sqlite/payment-options.js';
-import { cacheState } from '../../store/sqlite/poll-runs.js';
 
-/** What these handlers call on the desk: named, not the whole Core. */
-export type OptionsDeps = Pick<Core, 'charges' | 'clock' | 'db' | 'poller' | 'settings'>;
+/** What these handlers call on the desk. */
+export type OptionsOperations = Pick<Operations, 'refreshPaymentOptions'>;
+export type OptionsQueries = Pick<
+  Queries,
+  'allPaymentOptions' | 'collectedToday' | 'paymentOptions' | 'paymentOptionsCache'
+>;
 
-export const optionsHandlers = (core: OptionsDeps): HandlersFor<typeof optionsChannels> => ({
-  'options.list': async (q) => {
-    const now = core.clock.now();
-    const list = paymentOptionsList(core.db, {
-      now,
-      staleAfterMs: Math.max(core.settings().staleAfterMs, core.settings().pollIntervals.providersMs * 2),
-      ...(q.currency ? { currency: q.currency } : {}),
-      ...(q.transactionType ? { transactionType: q.transactionType } : {}),
-      ...(q.method ? { method: q.method } : {}),
-      ...(q.active !== undefined ? { active: q.active } : {}),
+export const optionsHandlers = (ops: OptionsOperations, q: OptionsQueries): HandlersFor<typeof optionsChannels> => ({
+  'options.list': async (r) => {
+    const list = q.paymentOptions({
+      ...(r.currency ? { currency: r.currency } : {}),
+      ...(r.transactionType ? { transactionType: r.transactionType } : {}),
+      ...(r.method ? { method: r.method } : {}),
+      ...(r.active !== undefined ? { active: r.active } : {}),
     });
     // Today's total against a card option's daily limit: the charges' own count (a team desk: the team's).
-    const isCard = (r: { transactionMethod: string }) => r.transactionMethod.toUpperCase() === 'CARD';
-    const currencies = [...new Set(list.rows.filter(isCard).map((r) => r.currency))];
-    const charges = core.charges();
-    const totals = new Map(
-      await Promise.all(currencies.map(async (c) => [c, await charges.collectedToday(c)] as const)),
-    );
-    const rows: PaymentOptionView[] = list.rows.map((r) => ({
-      ...r,
-      collectedTodayMinor: isCard(r) ? (totals.get(r.currency) ?? null) : null,
+    const isCard = (o: { transactionMethod: string }) => o.transactionMethod.toUpperCase() === 'CARD';
+    const currencies = [...new Set(list.rows.filter(isCard).map((o) => o.currency))];
+    const totals = new Map(await Promise.all(currencies.map(async (c) => [c, await q.collectedToday(c)] as const)));
+    const rows: PaymentOptionView[] = list.rows.map((o) => ({
+      ...o,
+      collectedTodayMinor: isCard(o) ? (totals.get(o.currency) ?? null) : null,
     }));
-    const all = listPaymentOptions(core.db);
+    const all = q.allPaymentOptions();
     const uniq = (xs: string[]) => [...new Set(xs)].sort();
     return {
       rows,
@@ -37,20 +34,14 @@ export const optionsHandlers = (core: OptionsDeps): HandlersFor<typeof optionsCh
       lastError: list.lastError,
       stale: list.stale,
       facets: {
-        currencies: uniq(all.map((r) => r.currency)),
-        transactionTypes: uniq(all.map((r) => r.transactionType)),
-        methods: uniq(all.map((r) => r.transactionMethod)),
+        currencies: uniq(all.map((o) => o.currency)),
+        transactionTypes: uniq(all.map((o) => o.transactionType)),
+        methods: uniq(all.map((o) => o.transactionMethod)),
       },
     };
   },
   'options.refresh': async () => {
-    await core.poller?.refresh('providers');
-    const s = core.settings();
-    return cacheState(
-      core.db,
-      'providers',
-      core.clock.now(),
-      Math.max(s.staleAfterMs, s.pollIntervals.providersMs * 2),
-    );
+    await ops.refreshPaymentOptions();
+    return q.paymentOptionsCache();
   },
 });

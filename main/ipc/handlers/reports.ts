@@ -1,25 +1,19 @@
-// Handlers of contract/reports.ts: exports through the shell's save dialog (core.chooseSavePath, set by
-// the Electron shell) or, without one, into <data folder>/exports under a plain file name (the renderer's,
-// checked on field 'fileName', or one made from the dates); each answer lists the written files with their
-// sizes. One export per exportId; cancel by id; all stop when the core closes.
+// Handlers of contract/reports.ts, adapters over the export (operations/export.ts, bound to the desk in
+// app/desk-operations.ts): through the shell's save dialog (the Electron shell's) or, without one, into
+// <data folder>/exports under a plain file name (the renderer's, checked on field 'fileName', or one made
+// from the dates); each answer lists the written files with their sizes. One export per exportId; cancel
+// by id; all stop when the desk closes.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Core, SavePathChooser } from '../../app/core.js';
+import type { Operations } from '../../app/desk-operations.js';
+import type { Queries } from '../../app/desk-queries.js';
 import type { ExportOutcome, reportsChannels } from '../contract/reports.js';
 import type { HandlersFor } from './types.js';
 import { snapshotsPathFor, ReportError, type ExportJob } from '../../reports/index.js';
-import { exportJob, exportReport, runningExports } from '../../operations/export.js';
-import { dataPaths } from '../../settings/paths.js';
+import { exportJob } from '../../operations/export.js';
 import { isPlainFileName } from '../contract/file-name.js';
 
-export type { SavePathChooser };
-
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/** Where exports go without a save dialog: <data folder>/exports (made on first use). */
-export function exportsDir(core: Pick<Core, 'dataDir'>): string {
-  return dataPaths(core.dataDir).exports;
-}
 
 const taken = (file: string) => fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined; // a dangling link counts
 
@@ -61,45 +55,30 @@ function defaultName(job: ExportJob): string {
     : 'collections.csv';
 }
 
-/** What these handlers call on the desk: named, not the whole Core. */
-export type ReportsDeps = Pick<Core, 'chooseSavePath' | 'clock' | 'dataDir' | 'db' | 'events' | 'onClose' | 'settings'>;
+/** What these handlers call on the desk. */
+export type ReportsOperations = Pick<Operations, 'cancelExport' | 'checkExportFree' | 'exportReport' | 'saveDialog'>;
+export type ReportsQueries = Pick<Queries, 'exportsFolder'>;
 
-export const reportsHandlers = (core: ReportsDeps): HandlersFor<typeof reportsChannels> => {
-  const running = runningExports();
-  core.onClose(() => running.cancelAll());
-  const deps = () => ({
-    db: core.db,
-    clock: core.clock,
-    stalePendingAfterMs: () => core.settings().stalePendingAfterMs,
-  });
-  return {
-    'reports.target': () => ({ canChoose: Boolean(core.chooseSavePath), folder: exportsDir(core) }),
-    'reports.export': async ({ exportId, kind, from, to, bom, fileName }): Promise<ExportOutcome> => {
-      running.checkFree(exportId);
-      const job = exportJob({ kind, from, to });
-      const choose = core.chooseSavePath;
-      let file: string;
-      if (choose) {
-        const chosen = await choose({
-          title: 'Save report as',
-          defaultName: defaultName(job),
-          filters: [{ name: 'CSV', extensions: ['csv'] }],
-        });
-        if (!chosen) return { status: 'no_file_chosen' };
-        file = chosen;
-      } else {
-        file = exportFileIn(exportsDir(core), fileName ?? defaultName(job), job, fileName !== undefined);
-      }
-      // run() checks the id again: a second request with it may have started while the dialog was open.
-      const r = await running.run(exportId, (signal) =>
-        exportReport(deps(), job, file, {
-          bom: bom ?? false,
-          signal,
-          onProgress: (p) => core.events.emit('reports.progress', { exportId, ...p }),
-        }),
-      );
-      return { status: 'done', rows: r.rows, files: r.files.map((f) => ({ path: f, bytes: fs.statSync(f).size })) };
-    },
-    'reports.cancel': ({ exportId }) => ({ cancelled: running.cancel(exportId) }),
-  };
-};
+export const reportsHandlers = (ops: ReportsOperations, q: ReportsQueries): HandlersFor<typeof reportsChannels> => ({
+  'reports.target': () => ({ canChoose: Boolean(ops.saveDialog()), folder: q.exportsFolder() }),
+  'reports.export': async ({ exportId, kind, from, to, bom, fileName }): Promise<ExportOutcome> => {
+    ops.checkExportFree(exportId);
+    const job = exportJob({ kind, from, to });
+    const choose = ops.saveDialog();
+    let file: string;
+    if (choose) {
+      const chosen = await choose({
+        title: 'Save report as',
+        defaultName: defaultName(job),
+        filters: [{ name: 'CSV', extensions: ['csv'] }],
+      });
+      if (!chosen) return { status: 'no_file_chosen' };
+      file = chosen;
+    } else {
+      file = exportFileIn(q.exportsFolder(), fileName ?? defaultName(job), job, fileName !== undefined);
+    }
+    const r = await ops.exportReport(exportId, job, file, { bom: bom ?? false });
+    return { status: 'done', rows: r.rows, files: r.files.map((f) => ({ path: f, bytes: fs.statSync(f).size })) };
+  },
+  'reports.cancel': ({ exportId }) => ({ cancelled: ops.cancelExport(exportId) }),
+});

@@ -1,16 +1,12 @@
-import type { Core } from '../../app/core.js';
+import type { Operations } from '../../app/desk-operations.js';
+import type { Queries } from '../../app/desk-queries.js';
 import type { KeyName, SettingsView, settingsChannels, TeamSslMode } from '../contract/settings.js';
 import type { HandlersFor } from './types.js';
 import { AppError } from '../../app/errors.js';
 import {
-  readSettings,
   listenAddressNeedingConfirm,
-  importServicePublicKey,
   currentServicePublicKey,
-  forgetKeysIfOriginChanged,
-  operatorNameChanges,
   originOf,
-  storeKeyFor,
   readTeamCaFile,
   teamCaInfo,
   teamTlsOf,
@@ -18,28 +14,24 @@ import {
   type SettingsPatch,
 } from '../../settings/index.js';
 import { transportOf, type SslMode } from '../../team/tls.js';
-import { secretStatus, type SecretName } from '../../secrets/index.js';
-import { saveSettingsChange, type SwitchProfileDeps } from '../../operations/switch-profile.js';
+import type { SecretName } from '../../secrets/index.js';
 
-/** What these handlers call on the desk: named, not the whole Core (a profile switch: operations/switch-profile.ts). */
-export type SettingsDeps = Pick<
-  Core,
-  | 'appStatus'
-  | 'callbackReceiverUrl'
-  | 'chooseOpenPath'
-  | 'clock'
-  | 'confirm'
-  | 'dataDir'
-  | 'db'
-  | 'embedded'
-  | 'events'
-  | 'logger'
-  | 'poller'
-  | 'reconnect'
-  | 'secrets'
-  | 'settings'
-> &
-  SwitchProfileDeps;
+/** What these handlers call on the desk (a profile switch: operations/switch-profile.ts). */
+export type SettingsOperations = Pick<
+  Operations,
+  | 'confirmDialog'
+  | 'deleteKey'
+  | 'forgetKeysIfHostMoved'
+  | 'importServicePublicKey'
+  | 'openDialog'
+  | 'saveSettings'
+  | 'settingsChanged'
+  | 'storeKey'
+>;
+export type SettingsQueries = Pick<
+  Queries,
+  'callbackReceiverUrl' | 'embedded' | 'keyStatus' | 'operatorNameChanges' | 'settings' | 'storedSettings'
+>;
 
 const SECRET: Record<KeyName, SecretName> = {
   publicKey: 'public-key',
@@ -47,12 +39,10 @@ const SECRET: Record<KeyName, SecretName> = {
   signingKey: 'signing-key',
 };
 
-async function settingsView(core: SettingsDeps): Promise<SettingsView> {
-  const { settings: s, problems } = readSettings(core.db);
-  const store = core.secrets();
-  const keys = await secretStatus(store);
-  const embedded = s.profile === 'embedded' ? core.embedded() : null;
-  const boundTo = keys.available ? await store.origin().catch(() => null) : null;
+async function settingsView(ops: SettingsOperations, q: SettingsQueries): Promise<SettingsView> {
+  const { settings: s, problems } = q.storedSettings();
+  const { boundTo, ...keys } = await q.keyStatus();
+  const embedded = s.profile === 'embedded' ? q.embedded() : null;
   const origin = !embedded && s.baseUrl ? originOf(s.baseUrl) : null;
   const enterFor =
     origin &&
@@ -68,12 +58,12 @@ async function settingsView(core: SettingsDeps): Promise<SettingsView> {
     embeddedBaseUrl: embedded?.baseUrl ?? null,
     redirectUrl: s.redirectUrl,
     callbackReceiver: { ...s.callbackReceiver },
-    callbackReceiverUrl: core.callbackReceiverUrl(),
+    callbackReceiverUrl: q.callbackReceiverUrl(),
     pollIntervals: { ...s.pollIntervals },
     staleAfterMs: s.staleAfterMs,
     operatorName: s.operatorName,
     idleLockMinutes: s.idleLockMinutes,
-    operatorNameChanges: operatorNameChanges(core.db).map((c) => ({ ...c, at: new Date(c.at).toISOString() })),
+    operatorNameChanges: q.operatorNameChanges().map((c) => ({ ...c, at: new Date(c.at).toISOString() })),
     keys: {
       publicKey: keys.publicKey,
       secretKey: keys.secretKey,
@@ -93,7 +83,7 @@ async function settingsView(core: SettingsDeps): Promise<SettingsView> {
     teamSslMode: s.teamSslMode,
     teamSslCa: s.teamSslCa ? teamCaInfo(s.teamSslCa) : null,
     teamTransport: transportView(s),
-    teamCaDialog: Boolean(core.chooseOpenPath),
+    teamCaDialog: Boolean(ops.openDialog()),
     problems,
   };
 }
@@ -112,8 +102,8 @@ function transportView(s: Settings): SettingsView['teamTransport'] {
   }
 }
 
-function refuseOnEmbedded(core: SettingsDeps, what: string): void {
-  if (core.settings().profile === 'embedded') {
+function refuseOnEmbedded(q: SettingsQueries, what: string): void {
+  if (q.settings().profile === 'embedded') {
     throw new AppError(
       'validation',
       `The embedded profile uses its local sandbox's ${what}; switch the profile to sandbox or live first.`,
@@ -123,11 +113,12 @@ function refuseOnEmbedded(core: SettingsDeps, what: string): void {
 }
 
 /** A receiver reachable from other machines only with the user's yes in the main process. */
-async function confirmListenAddress(core: SettingsDeps, p: SettingsPatch): Promise<void> {
-  const host = listenAddressNeedingConfirm(core.settings(), p);
+async function confirmListenAddress(ops: SettingsOperations, q: SettingsQueries, p: SettingsPatch): Promise<void> {
+  const host = listenAddressNeedingConfirm(q.settings(), p);
   if (host === null) return;
-  const ok = core.confirm
-    ? await core.confirm({
+  const confirm = ops.confirmDialog();
+  const ok = confirm
+    ? await confirm({
         title: 'Callback receiver address',
         message: `Listen for callbacks on ${host}?`,
         detail:
@@ -135,7 +126,7 @@ async function confirmListenAddress(core: SettingsDeps, p: SettingsPatch): Promi
       })
     : false;
   if (!ok) {
-    const why = core.confirm ? 'it was not confirmed' : 'this shell has no such dialog';
+    const why = confirm ? 'it was not confirmed' : 'this shell has no such dialog';
     throw new AppError(
       'confirm_required',
       `callbackReceiver.host: listening on ${host} (not loopback) must be confirmed in the app's own dialog; ${why}`,
@@ -149,9 +140,9 @@ async function confirmListenAddress(core: SettingsDeps, p: SettingsPatch): Promi
  * a host off this computer) only with the user's yes in the main process: the window alone must not
  * weaken it.
  */
-async function confirmTeamTransport(core: SettingsDeps, p: SettingsPatch): Promise<void> {
+async function confirmTeamTransport(ops: SettingsOperations, q: SettingsQueries, p: SettingsPatch): Promise<void> {
   if (p.teamSslMode === undefined && p.teamDatabaseUrl === undefined) return;
-  const was = core.settings();
+  const was = q.settings();
   const next = { ...was, ...p } as Settings;
   if (!next.teamDatabaseUrl) return;
   let warning: string | null;
@@ -162,15 +153,16 @@ async function confirmTeamTransport(core: SettingsDeps, p: SettingsPatch): Promi
   }
   const before = transportView(was);
   if (warning === null || (before?.warning === warning && was.profile === 'team')) return;
-  const ok = core.confirm
-    ? await core.confirm({
+  const confirm = ops.confirmDialog();
+  const ok = confirm
+    ? await confirm({
         title: 'Team database connection',
         message: 'Connect to the team database without full protection?',
         detail: `With this setting ${warning}. Choose it only on a network you trust.`,
       })
     : false;
   if (!ok) {
-    const why = core.confirm ? 'it was not confirmed' : 'this shell has no such dialog (use merchant-desk connect)';
+    const why = confirm ? 'it was not confirmed' : 'this shell has no such dialog (use merchant-desk connect)';
     throw new AppError(
       'confirm_required',
       `teamSslMode: ${warning}; this must be confirmed in the app's own dialog, and ${why}`,
@@ -181,54 +173,38 @@ async function confirmTeamTransport(core: SettingsDeps, p: SettingsPatch): Promi
   }
 }
 
-export const settingsHandlers = (core: SettingsDeps): HandlersFor<typeof settingsChannels> => {
+export const settingsHandlers = (ops: SettingsOperations, q: SettingsQueries): HandlersFor<typeof settingsChannels> => {
   const changed = async () => {
-    await core.reconnect();
-    core.events.emit('settings.changed', { profile: core.settings().profile });
-    core.events.emit('status.changed', core.appStatus());
-    void core.poller?.refresh().catch(() => {});
-    return settingsView(core);
+    await ops.settingsChanged();
+    return settingsView(ops, q);
   };
   return {
-    'settings.get': () => settingsView(core),
+    'settings.get': () => settingsView(ops, q),
     'settings.update': async (patch) => {
       const p = patch as SettingsPatch;
-      await confirmListenAddress(core, p);
-      await confirmTeamTransport(core, p);
-      const { was, next, switched } = await saveSettingsChange(core, p);
-      // A new host gets no keys of the old one: they are asked for again, for the new host.
-      if (!switched && next.profile !== 'embedded') {
-        const before = was.baseUrl;
-        if (await forgetKeysIfOriginChanged(core.secrets(), before, next.baseUrl)) {
-          core.logger.info(
-            { from: before && originOf(before), to: next.baseUrl && originOf(next.baseUrl) },
-            'base URL moved to another host; its keys were forgotten',
-          );
-          core.events.emit('notice', {
-            level: 'warning',
-            message: `The base URL now points at ${next.baseUrl ? originOf(next.baseUrl) : 'no host'}: enter the keys for it in Settings (keys are only sent to the host they were entered for).`,
-          });
-        }
-      }
+      await confirmListenAddress(ops, q, p);
+      await confirmTeamTransport(ops, q, p);
+      const { was, next, switched } = await ops.saveSettings(p);
+      if (!switched && next.profile !== 'embedded') await ops.forgetKeysIfHostMoved(was.baseUrl, next.baseUrl);
       return changed();
     },
     'settings.setKey': async ({ name, value }) => {
-      refuseOnEmbedded(core, 'keys');
-      const baseUrl = core.settings().baseUrl;
+      refuseOnEmbedded(q, 'keys');
+      const baseUrl = q.settings().baseUrl;
       if (!baseUrl)
         throw new AppError('validation', 'Set the base URL first: keys are saved for the host they are used with.', {
           field: 'baseUrl',
         });
-      await storeKeyFor(core.secrets(), baseUrl, SECRET[name], value);
+      await ops.storeKey(baseUrl, SECRET[name], value);
       return changed();
     },
     'settings.clearKey': async ({ name }) => {
-      refuseOnEmbedded(core, 'keys');
-      await core.secrets().delete(SECRET[name]);
+      refuseOnEmbedded(q, 'keys');
+      await ops.deleteKey(SECRET[name]);
       return changed();
     },
     'settings.setTeamCa': async ({ pem, clear }) => {
-      if (core.settings().profile !== 'team')
+      if (q.settings().profile !== 'team')
         throw new AppError('validation', 'The CA certificate is for the team profile: switch to it first.', {
           field: 'profile',
         });
@@ -236,34 +212,34 @@ export const settingsHandlers = (core: SettingsDeps): HandlersFor<typeof setting
       if (!clear) {
         // Whom the desk trusts is chosen in main's dialog where there is one; the window's text only
         // where there is none (the Chromium shell), as for the service key.
-        if (pem !== undefined && core.chooseOpenPath)
+        const dialog = ops.openDialog();
+        if (pem !== undefined && dialog)
           throw new AppError('validation', 'teamSslCa: choose the CA certificate in the dialog', {
             field: 'teamSslCa',
           });
         if (pem !== undefined) text = pem;
         else {
-          if (!core.chooseOpenPath)
+          if (!dialog)
             throw new AppError('validation', 'teamSslCa: choose the CA certificate file in the form', {
               field: 'teamSslCa',
             });
-          const file = await core.chooseOpenPath({
+          const file = await dialog({
             title: "The team database's CA certificate",
             filters: [{ name: 'PEM certificate', extensions: ['pem', 'crt', 'cer'] }],
           });
-          if (file === null) return settingsView(core);
+          if (file === null) return settingsView(ops, q);
           text = readTeamCaFile(file);
         }
       }
-      await saveSettingsChange(
-        core,
+      await ops.saveSettings(
         { teamSslCa: text },
         `The team database's CA certificate ${text === null ? 'was removed' : 'changed'}`,
       );
       return changed();
     },
     'settings.importServiceKey': async ({ pem }) => {
-      refuseOnEmbedded(core, 'service public key');
-      importServicePublicKey(core.db, core.dataDir, pem, core.clock);
+      refuseOnEmbedded(q, 'service public key');
+      ops.importServicePublicKey(pem);
       return changed();
     },
   };

@@ -1,7 +1,9 @@
-// The handler-table pattern. A capability exports `(deps: XDeps) => HandlersFor<typeof xChannels>` from
-// main/ipc/handlers/<capability>.ts, XDeps naming the members of Core it calls (a Pick: a handler is
-// given what it uses, and a test builds only that); main/ipc/handlers/index.ts merges the tables; dispatch.ts
-// validates each request against the contract's zod schema before the handler sees it.
+// The handler-table pattern. A capability exports
+//   (ops: XOperations, q: XQueries) => HandlersFor<typeof xChannels>
+// from main/ipc/handlers/<capability>.ts, XOperations and XQueries naming the operations and reads it
+// calls (Pick<Operations, ...>, Pick<Queries, ...>: a handler is given what it uses, and a test builds
+// only that); main/ipc/handlers/index.ts merges the tables; dispatch.ts validates each request against the
+// contract's zod schema before the handler sees it.
 import type { z } from 'zod';
 import type { ChannelDef } from '../contract/define.js';
 
