@@ -25,12 +25,6 @@ export interface CallbackStore {
     keys: SignatureKeys,
     written?: () => void,
   ): IngestOutcome[] | Promise<IngestOutcome[]>;
-  /**
-   * A delivery just arrived, with the keys its group will be verified with: a store may verify it now,
-   * as deliveries come in, rather than the whole group at once when it is cut (commitGroup then takes
-   * that verification, for the same keys).
-   */
-  received?(input: IngestInput, keys: SignatureKeys): void;
   /** True for an error that means the store cannot be reached now: answered 503, so the sender retries. */
   isUnavailable?(err: unknown): boolean;
   /**

@@ -198,12 +198,6 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
 
   return {
     submit(input, now) {
-      if (store.received) {
-        // Verified as it arrives, between the reads of the others, when the keys are at hand: the
-        // group is then ready to go the moment a commit slot frees.
-        const keys = opts.getKeys();
-        if (!(keys instanceof Promise)) store.received(input, keys);
-      }
       return new Promise((resolve) => {
         queue.push({ input, now, resolve });
         if (queue.length >= maxGroup) void flush();

@@ -29,11 +29,6 @@ export interface VerifierStats {
 export interface CallbackVerifier {
   /** The group's verifications, in its order. */
   verify(inputs: readonly IngestInput[], keys: SignatureKeys): Promise<Verification[]>;
-  /**
-   * The delivery's verification when this thread decides it (an HMAC, or nothing an RSA check could
-   * decide), else null: a worker must check its RSA signature (verify does that).
-   */
-  verifyHere(input: IngestInput, keys: SignatureKeys): Verification | null;
   stats(): VerifierStats;
   close(): Promise<void>;
 }
@@ -147,28 +142,24 @@ export function callbackVerifier(o: { threads: number }): CallbackVerifier {
     });
   }
 
-  function verifyHere(input: IngestInput, keys: SignatureKeys): Verification | null {
-    // An rsa-signature that could decide it goes to a worker unless the HMAC verifies here.
-    if (o.threads > 0 && !closed && !!keys.servicePublicKey && header(input.headers, 'rsa-signature')) {
-      const hmacOnly: SignatureKeys = { signingKey: keys.signingKey ?? null, servicePublicKey: null };
-      const v = keys.signingKey && header(input.headers, 'hmac-signature') ? verifyCallback(input, hmacOnly) : null;
-      if (!v || v.result === 'bad_signature') return null;
-      stats.inline += 1;
-      return v;
-    }
-    stats.inline += 1;
-    return verifyCallback(input, keys);
-  }
-
   return {
-    verifyHere,
     async verify(inputs, keys) {
+      const canRsa = o.threads > 0 && !closed && !!keys.servicePublicKey;
+      const hmacOnly: SignatureKeys = { signingKey: keys.signingKey ?? null, servicePublicKey: null };
       const results: Verification[] = new Array<Verification>(inputs.length);
       const rsa: number[] = [];
       inputs.forEach((input, i) => {
-        const v = verifyHere(input, keys);
-        if (v) results[i] = v;
-        else rsa.push(i);
+        // An rsa-signature that could decide it goes to a worker unless the HMAC verifies here.
+        if (canRsa && header(input.headers, 'rsa-signature')) {
+          const v = keys.signingKey && header(input.headers, 'hmac-signature') ? verifyCallback(input, hmacOnly) : null;
+          if (v && v.result !== 'bad_signature') {
+            stats.inline += 1;
+            results[i] = v;
+          } else rsa.push(i);
+          return;
+        }
+        stats.inline += 1;
+        results[i] = verifyCallback(input, keys);
       });
       if (rsa.length) {
         // Split across the workers there are (or may be), so a large group uses each.

@@ -15,10 +15,9 @@
 // group is already at PostgreSQL: the group gives its commit slot back once its statement returns
 // (CallbackStore's `written`), so a slow journal does not hold the commits behind it (issue 31).
 import type pg from 'pg';
-import type { CallbackStore, Delivery } from '../callbacks/callback-store.js';
+import type { CallbackStore } from '../callbacks/callback-store.js';
 import { teamCallbackCopy, type VerifiedCallback } from '../callbacks/callback-event.js';
-import { verifyCallback, type IngestInput, type IngestOutcome, type Verification } from '../callbacks/ingest.js';
-import type { SignatureKeys } from '../service/verify-callback.js';
+import { verifyCallback, type IngestOutcome, type Verification } from '../callbacks/ingest.js';
 import type { CallbackVerifier } from '../callbacks/verify-pool.js';
 import { appendUnstoredEvents, type NewTeamEvent } from '../team/events.js';
 import { toTeamEvent } from '../team/record.js';
@@ -118,35 +117,17 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
     statementOverlapMs: 0,
   };
   const clock = outstandingClock(stats);
-  // Deliveries verified as they arrived (received), with the keys they were verified with.
-  const early = new WeakMap<IngestInput, { keys: SignatureKeys; v: Verification }>();
-  /** The group's verifications: those made on arrival with the same keys, the others now. */
-  async function verifyGroup(group: readonly Delivery[], keys: SignatureKeys): Promise<Verification[]> {
-    const out: Verification[] = new Array<Verification>(group.length);
-    const rest: number[] = [];
-    group.forEach((d, i) => {
-      const e = early.get(d.input);
-      // The same keys (a rotation meanwhile: verified again with the group's).
-      if (e && e.keys.signingKey === keys.signingKey && e.keys.servicePublicKey === keys.servicePublicKey) out[i] = e.v;
-      else rest.push(i);
-    });
-    if (rest.length) {
-      const inputs = rest.map((i) => group[i]!.input);
-      const now = verifier ? await verifier.verify(inputs, keys) : inputs.map((input) => verifyCallback(input, keys));
-      rest.forEach((i, k) => (out[i] = now[k]!));
-    }
-    return out;
-  }
   return {
     stats: () => ({ ...stats }),
-    received(input, keys) {
-      const v = verifier ? verifier.verifyHere(input, keys) : verifyCallback(input, keys);
-      if (v) early.set(input, { keys, v });
-    },
     async commitGroup(group, keys, written): Promise<IngestOutcome[]> {
       const t0 = performance.now();
-      // Verified first, in memory (most on arrival): a delivery that does not verify never reaches PostgreSQL.
-      const verified = await verifyGroup(group, keys);
+      // Verified first, in memory: a delivery that does not verify never reaches PostgreSQL.
+      const verified: Verification[] = verifier
+        ? await verifier.verify(
+            group.map((d) => d.input),
+            keys,
+          )
+        : group.map((d) => verifyCallback(d.input, keys));
       const checked = group.map((d, i) => ({ d, v: verified[i]! }));
       // A key repeated within the group is stored once: its first delivery's event.
       const byKey = new Map<string, NewTeamEvent>();

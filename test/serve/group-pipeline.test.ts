@@ -2,12 +2,9 @@
 // the team record, not until its journal entries are written and its deliveries answered, so the next
 // groups go to PostgreSQL meanwhile. A journal that is slow to write (a busy disk) must not hold the
 // commits of the callbacks behind it; and still no delivery is answered before its own group's entries
-// are kept. And a delivery is verified as it arrives, so a group waiting for a slot is ready to go the
-// moment one frees. The journal (or the write turn) is held on purpose here (the injected fault); the
-// record is a real PostgreSQL.
+// are kept. The journal here is held on purpose (the injected fault); the record is a real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupCommitter, type CommitStats, type Delivered } from '../../main/callbacks/group-commit.js';
-import { callbackVerifier } from '../../main/callbacks/verify-pool.js';
 import type { JournalEntry, ServeJournal } from '../../main/serve/journal.js';
 import { teamCallbackStore } from '../../main/serve/team-callback-store.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
@@ -91,62 +88,5 @@ describe("serve's group commits", () => {
     }
     await committer.drain();
     expect(stats.commits).toBe(4);
-  });
-
-  it('verifies each delivery as it arrives, while the groups before it wait for the write turn', async () => {
-    const verifier = callbackVerifier({ threads: 0 });
-    const store = teamCallbackStore(team.signIn(receiver), { verifier });
-    const stats: CommitStats = { deliveries: 0, commits: 0, largestGroup: 0, fallbacks: 0 };
-    const committer = groupCommitter({ getKeys: () => ({ signingKey: SIGNING_KEY }) }, store, stats);
-    // Another writer holds the events' write turn: the groups sent wait for it at PostgreSQL.
-    const desk = await team.owner.connect();
-    await desk.query('BEGIN');
-    await desk.query('LOCK TABLE team.events_write_turn IN EXCLUSIVE MODE');
-    const waitingForTurn = async () =>
-      Number(
-        (
-          await team.owner.query(
-            `SELECT count(*) AS n FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'`,
-            [receiver],
-          )
-        ).rows[0].n,
-      );
-    const answers: Promise<Delivered>[] = [];
-    const submit = (reference: string) => {
-      const body = callbackBody(reference);
-      answers.push(
-        committer.submit(
-          {
-            body: Buffer.from(JSON.stringify(body)),
-            headers: { 'hmac-signature': hmacHeader(body) },
-            source: 'callback',
-          },
-          Date.now(),
-        ),
-      );
-    };
-    try {
-      submit('MD-ARRIVE-1');
-      await until('the first group waits for the turn', async () => (await waitingForTurn()) === 1);
-      submit('MD-ARRIVE-2');
-      await until('the second group waits for the turn', async () => (await waitingForTurn()) === 2);
-      // Both commit slots are taken: the third waits in serve for its group, already verified.
-      submit('MD-ARRIVE-3');
-      await new Promise((r) => setTimeout(r, 100));
-      expect(committer.waiting()).toBe(1);
-      expect(verifier.stats().inline).toBe(3);
-    } finally {
-      await desk.query('COMMIT');
-      desk.release();
-    }
-    const outcomes = await Promise.all(answers);
-    expect(outcomes.map((o) => ('outcome' in o ? o.outcome.result : 'error'))).toEqual([
-      'imported',
-      'imported',
-      'imported',
-    ]);
-    // Verified once each: the group took the verification made on arrival.
-    expect(verifier.stats().inline).toBe(3);
-    await verifier.close();
   });
 });
