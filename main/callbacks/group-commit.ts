@@ -103,6 +103,18 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
   // Size of the last group: under steady load, about how many deliveries are in flight.
   let lastGroup = 1;
   let lastCommitMs = 0;
+  // A store that bounds its commits in flight (store.maxCommitsInFlight) lets the next group gather
+  // while those commit, instead of queueing ever smaller commits behind each other.
+  const maxInFlight = store.maxCommitsInFlight ?? Infinity;
+  // Deliveries in groups not answered yet.
+  let inGroups = 0;
+  // With a bound on commits in flight, a group takes its share of the deliveries in the receiver, not all
+  // of them: a sender that keeps a fixed number of deliveries in flight (the service, a proxy's
+  // connections) would otherwise put them all in one group, and while that group commits, is journalled
+  // and answered, no other would be ready for the store (serve: the events' write turn idle half the
+  // time, measured). Shared out, one group commits while the other is verified and answered.
+  const share = () =>
+    Number.isFinite(maxInFlight) ? Math.max(1, Math.ceil((queue.length + inGroups) / maxInFlight)) : Infinity;
 
   const atNextTurn = () => {
     const t = setImmediate(() => void flush());
@@ -111,7 +123,7 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
   const schedule = () => {
     if (scheduled) {
       // Gathering and the burst is all here: store it at the end of this turn.
-      if (scheduled.gathering && queue.length >= lastGroup) {
+      if (scheduled.gathering && queue.length >= Math.min(lastGroup, share())) {
         scheduled.cancel();
         atNextTurn();
       }
@@ -128,14 +140,11 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
     // and small). So while fewer than the last group are waiting, wait for the rest (a timer, no
     // spinning) for a bounded time; a lone delivery (lastGroup 1) is stored at the next turn as before.
     const gatherMs = Math.min(GATHER_MAX_MS, lastCommitMs * GATHER_SHARE);
-    if (queue.length >= lastGroup || gatherMs < 0.5) return atNextTurn();
+    if (queue.length >= Math.min(lastGroup, share()) || gatherMs < 0.5) return atNextTurn();
     const t = setTimeout(() => void flush(), gatherMs);
     scheduled = { cancel: () => clearTimeout(t), gathering: true };
   };
 
-  // A store that bounds its commits in flight (store.maxCommitsInFlight) lets the next group gather
-  // while those commit, instead of queueing ever smaller commits behind each other.
-  const maxInFlight = store.maxCommitsInFlight ?? Infinity;
   // Groups holding a commit slot (until their outcomes, or until the store says the commit is written),
   // and groups not answered yet (what drain waits for).
   let committing = 0;
@@ -144,11 +153,12 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
     scheduled?.cancel();
     scheduled = null;
     if (committing >= maxInFlight) return; // a commit in flight schedules the next group when it ends
-    const group = queue.splice(0, maxGroup);
+    const group = queue.splice(0, Math.min(maxGroup, share()));
     if (group.length === 0) return;
     lastGroup = group.length;
     committing += 1;
     unanswered += 1;
+    inGroups += group.length;
     let holding = true;
     const release = () => {
       if (!holding) return;
@@ -161,6 +171,7 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
       await commit(group, release);
     } finally {
       unanswered -= 1;
+      inGroups -= group.length;
       release();
     }
   }

@@ -2,7 +2,9 @@
 // the team record, not until its journal entries are written and its deliveries answered, so the next
 // groups go to PostgreSQL meanwhile. A journal that is slow to write (a busy disk) must not hold the
 // commits of the callbacks behind it; and still no delivery is answered before its own group's entries
-// are kept. The journal here is held on purpose (the injected fault); the record is a real PostgreSQL.
+// are kept. And the deliveries waiting are shared between the two commit slots rather than all put in
+// one group, so that while one group commits the other is ready. The journal (or the write turn) is held
+// on purpose here (the injected fault); the record is a real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupCommitter, type CommitStats, type Delivered } from '../../main/callbacks/group-commit.js';
 import type { JournalEntry, ServeJournal } from '../../main/serve/journal.js';
@@ -88,5 +90,56 @@ describe("serve's group commits", () => {
     }
     await committer.drain();
     expect(stats.commits).toBe(4);
+  });
+
+  it('shares the deliveries waiting between its two commit slots, not all in one group', async () => {
+    const store = teamCallbackStore(team.signIn(receiver));
+    const stats: CommitStats = { deliveries: 0, commits: 0, largestGroup: 0, fallbacks: 0 };
+    const committer = groupCommitter({ getKeys: () => ({ signingKey: SIGNING_KEY }) }, store, stats);
+    // Another writer holds the events' write turn: the groups sent wait for it at PostgreSQL.
+    const desk = await team.owner.connect();
+    await desk.query('BEGIN');
+    await desk.query('LOCK TABLE team.events_write_turn IN EXCLUSIVE MODE');
+    const waitingForTurn = async () =>
+      Number(
+        (
+          await team.owner.query(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'`,
+            [receiver],
+          )
+        ).rows[0].n,
+      );
+    const answers: Promise<Delivered>[] = [];
+    const submit = (reference: string) => {
+      const body = callbackBody(reference);
+      answers.push(
+        committer.submit(
+          {
+            body: Buffer.from(JSON.stringify(body)),
+            headers: { 'hmac-signature': hmacHeader(body) },
+            source: 'callback',
+          },
+          Date.now(),
+        ),
+      );
+    };
+    try {
+      submit('MD-SHARE-0');
+      await until('the first group waits for the turn', async () => (await waitingForTurn()) === 1);
+      // Ten more at once (a sender's connections answered together): with one group in flight, eleven
+      // in the receiver, the second slot takes its share (six) and four wait for the next.
+      for (let i = 1; i <= 10; i++) submit(`MD-SHARE-${i}`);
+      await until('the second group waits for the turn', async () => (await waitingForTurn()) === 2);
+      expect(committer.waiting()).toBe(4);
+    } finally {
+      await desk.query('COMMIT');
+      desk.release();
+    }
+    const outcomes = await Promise.all(answers);
+    expect(outcomes.map((o) => ('outcome' in o ? o.outcome.result : 'error'))).toEqual(
+      Array.from({ length: 11 }, () => 'imported'),
+    );
+    expect(stats.commits).toBe(3);
+    expect(stats.largestGroup).toBe(6);
   });
 });
