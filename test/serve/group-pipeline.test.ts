@@ -126,20 +126,20 @@ describe("serve's group commits", () => {
     try {
       submit('MD-SHARE-0');
       await until('the first group waits for the turn', async () => (await waitingForTurn()) === 1);
-      // Ten more at once (a sender's connections answered together): with one group in flight, eleven
-      // in the receiver, the second slot takes its share (six) and four wait for the next.
-      for (let i = 1; i <= 10; i++) submit(`MD-SHARE-${i}`);
+      // 109 more at once (a sender's connections answered together): with one group in flight, 110 in
+      // the receiver, the second slot takes its share (55) and 54 wait for the next.
+      for (let i = 1; i <= 109; i++) submit(`MD-SHARE-${i}`);
       await until('the second group waits for the turn', async () => (await waitingForTurn()) === 2);
-      expect(committer.waiting()).toBe(4);
+      expect(committer.waiting()).toBe(54);
     } finally {
       await desk.query('COMMIT');
       desk.release();
     }
     const outcomes = await Promise.all(answers);
     expect(outcomes.map((o) => ('outcome' in o ? o.outcome.result : 'error'))).toEqual(
-      Array.from({ length: 11 }, () => 'imported'),
+      Array.from({ length: 110 }, () => 'imported'),
     );
     expect(stats.commits).toBe(3);
-    expect(stats.largestGroup).toBe(6);
+    expect(stats.largestGroup).toBe(55);
   });
 });
