@@ -31,7 +31,9 @@ import type { AppStatus } from './status.js';
 import { appVersion } from './paths.js';
 import { openWorkspace, type EmbeddedSandbox, type SandboxOptions, type Workspace } from './workspace.js';
 import { createProfileSwitcher } from './profile-switch.js';
-import { wireLedgerReconciliation } from './ledger.js';
+import { composeLedger } from './ledger.js';
+import type { Ledger } from '../collections/ledger.js';
+import type { Reconciler } from '../reconcile/incremental.js';
 import type { IdleLock, Unlocker } from '../lock/index.js';
 import { createLock, signInRemembered } from './lock-sign-in.js';
 import type { TeamSession } from '../team/session.js';
@@ -55,6 +57,10 @@ export interface Core {
   readonly db: Db;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The process's ledger (composeLedger, built once here): every event this app stores goes through it. */
+  readonly ledger: Ledger;
+  /** The reconciler under the ledger: its clock per database, its sweep, what no event drives. */
+  readonly reconciler: Reconciler;
   /** Current non-secret settings (read fresh each call: the Settings screen changes them). */
   settings(): Settings;
   /** Keys of the current profile: memory for the embedded profile (its sandbox's keys), else the OS keychain. */
@@ -183,7 +189,8 @@ async function closeAll(
 }
 
 export async function composeCore(opts: ComposeOptions): Promise<Core> {
-  wireLedgerReconciliation();
+  // The one ledger of this process, passed to every workspace (and through it to everything that stores events).
+  const { ledger, reconciler } = composeLedger();
   const paths = dataPaths(opts.dataDir);
   fs.mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
   const clock = opts.clock ?? systemClock;
@@ -199,6 +206,8 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
       clock,
       logger,
       events,
+      ledger,
+      reconciler,
       poll: opts.poll ?? true,
       receiver: opts.receiver ?? true,
       sandbox: opts.sandbox,
@@ -233,6 +242,8 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     },
     clock,
     logger,
+    ledger,
+    reconciler,
     settings: () => loadSettings(ws.db),
     secrets: () => ws.secrets(),
     getClient: () => ws.getClient(),

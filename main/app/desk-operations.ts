@@ -61,7 +61,7 @@ function paymentOperations(d: Pick<DeskParts, 'charges' | 'events'>) {
 
 /** Importing callbacks (operations/import-callbacks.ts) into the active profile. */
 function importOperations(
-  d: Pick<DeskParts, 'clock' | 'db' | 'events' | 'recordTeamFirst' | 'settings' | 'verificationKeys'>,
+  d: Pick<DeskParts, 'clock' | 'db' | 'events' | 'ledger' | 'recordTeamFirst' | 'settings' | 'verificationKeys'>,
 ) {
   return {
     /**
@@ -76,6 +76,7 @@ function importOperations(
       const deps: ImportCallbacksDeps = {
         db: d.db,
         clock: d.clock,
+        ledger: d.ledger,
         keys: d.verificationKeys(),
         team: d.settings().profile === 'team' ? { recordFirst: (evs, what) => d.recordTeamFirst(evs, what) } : null,
       };
@@ -117,7 +118,7 @@ function exportOperations(d: Pick<DeskParts, 'clock' | 'db' | 'events' | 'onClos
 
 /** Resolving (operations/resolve.ts) and the full recompute (operations/reconcile.ts), one run at a time. */
 function reconcileOperations(
-  d: Pick<DeskParts, 'clock' | 'db' | 'events' | 'onClose' | 'recordTeamFirst' | 'settings' | 'team'>,
+  d: Pick<DeskParts, 'clock' | 'db' | 'events' | 'ledger' | 'onClose' | 'recordTeamFirst' | 'settings' | 'team'>,
 ) {
   const stalePendingAfterMs = () => d.settings().stalePendingAfterMs;
   const reconcileDeps: ReconcileDeps = {
@@ -135,6 +136,7 @@ function reconcileOperations(
       return resolve(
         {
           db: d.db,
+          ledger: d.ledger,
           reconcileOptions: { now: d.clock.now(), stalePendingAfterMs: s.stalePendingAfterMs },
           operatorName: s.operatorName,
           team:

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
 import type { ChargeService } from '../collections/charge/service.js';
 import type { NewEvent } from '../collections/event-rules.js';
+import type { Ledger } from '../collections/ledger.js';
 import type { SecretStore } from '../secrets/index.js';
 import type { Profile, Settings, SettingsPatch, VerificationKeys } from '../settings/index.js';
 import type { Poller } from '../poller/index.js';
@@ -25,6 +26,8 @@ export interface DeskParts {
   readonly db: Db;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The process's ledger (composeLedger): the operations store their events through it. */
+  readonly ledger: Ledger;
   readonly events: AppEventBus;
   readonly poller: Poller | null;
   readonly lock: IdleLock;

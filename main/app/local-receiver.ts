@@ -6,6 +6,8 @@ import type { Db } from '../store/sqlite/connection.js';
 import { loadSettings } from '../settings/index.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/receiver.js';
+import { sqliteCallbackStore } from '../callbacks/callback-store.js';
+import type { Ledger } from '../collections/ledger.js';
 import type { AppEventBus } from './event-bus.js';
 
 export interface LocalReceiver {
@@ -21,6 +23,8 @@ export function localReceiver(o: {
   /** Off: ensure() does nothing (the CLI, a team desk). */
   enabled: boolean;
   db: Db;
+  /** What the received callbacks are stored through. */
+  ledger: Ledger;
   clock: Clock;
   logger: Logger;
   events: AppEventBus;
@@ -44,6 +48,7 @@ export function localReceiver(o: {
     try {
       receiver = await startCallbackReceiver({
         db,
+        store: sqliteCallbackStore(db, o.ledger),
         host: s.host,
         port: s.port,
         clock: o.clock,

@@ -13,11 +13,13 @@ import { heapWhileCatchingUp } from './heap.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
+import type { Ledger } from '../collections/ledger.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 
 /** What a session is started with: team.ts's TeamLinkOptions, of which it uses these. */
 export interface SessionOptions {
   db: Db;
+  ledger: Ledger;
   clock: Clock;
   logger: Logger;
   events: AppEventBus;
@@ -83,6 +85,7 @@ export function startSession(
     login: o.login,
     role,
     db: o.db,
+    ledger: o.ledger,
     clock: o.clock,
     logger,
     syncEveryMs: o.syncEveryMs,

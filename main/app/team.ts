@@ -10,6 +10,7 @@ import { lastSyncedAt } from '../store/sqlite/team/sync-state.js';
 import { KeyringAppSecret, type AppSecret } from '../secrets/index.js';
 import { AppError } from './errors.js';
 import type { NewEvent } from '../collections/event-rules.js';
+import type { Ledger } from '../collections/ledger.js';
 import type { TeamChargeSeam } from '../collections/charge/types.js';
 import { TeamError, TeamPermissionError, TeamUnavailableError, translatePgError } from '../team/errors.js';
 import { roleWords, type TeamRole } from '../team/roles.shared.js';
@@ -49,6 +50,8 @@ export type { TeamFirstWhat };
 
 export interface TeamLinkOptions {
   db: Db;
+  /** The process's ledger (composeCore's): the sync stores what it pulls through it. */
+  ledger: Ledger;
   clock: Clock;
   logger: Logger;
   events: AppEventBus;

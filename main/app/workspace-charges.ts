@@ -7,6 +7,7 @@ import type { Db } from '../store/sqlite/connection.js';
 import { loadSettings, type Settings, type VerificationKeys } from '../settings/index.js';
 import type { ServiceClient } from '../service/types.js';
 import { createChargeService, type ChargeService } from '../collections/charge/service.js';
+import type { Ledger } from '../collections/ledger.js';
 import type { PaymentWindowOpener } from '../collections/payment-window.js';
 import type { AppEventBus } from './event-bus.js';
 import type { TeamLink } from './team.js';
@@ -15,6 +16,8 @@ import { chargeActor } from '../operations/charge.js';
 
 export interface WorkspaceChargeDeps {
   db: Db;
+  /** What the charges store the service's answers through. */
+  ledger: Ledger;
   clock: Clock;
   logger: Logger;
   events: AppEventBus;
@@ -37,6 +40,7 @@ export interface WorkspaceChargeDeps {
 export function workspaceCharges(d: WorkspaceChargeDeps): ChargeService {
   return createChargeService({
     db: d.db,
+    ledger: d.ledger,
     getClient: d.getClient,
     getServicePublicKeyPem: () => d.keys().servicePublicKey,
     getSigningKey: () => d.keys().signingKey,
@@ -55,7 +59,7 @@ export function workspaceCharges(d: WorkspaceChargeDeps): ChargeService {
 
 /** The workspace's charges: a charge made while the embedded sandbox is still starting waits for it. */
 export function chargesOn(
-  opts: Pick<WorkspaceChargeDeps, 'db' | 'clock' | 'logger' | 'events' | 'paymentWindow' | 'newReference'>,
+  opts: Pick<WorkspaceChargeDeps, 'db' | 'ledger' | 'clock' | 'logger' | 'events' | 'paymentWindow' | 'newReference'>,
   connection: ServiceConnection,
   ready: Promise<void>,
   team: TeamLink | null,
@@ -63,6 +67,7 @@ export function chargesOn(
   const { db, clock, logger, events } = opts;
   return workspaceCharges({
     db,
+    ledger: opts.ledger,
     clock,
     logger,
     events,

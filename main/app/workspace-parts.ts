@@ -8,7 +8,8 @@ import { loadSettings, teamTlsOf, type Settings, type VerificationKeys } from '.
 import { createPoller, type Poller } from '../poller/index.js';
 import { lastSuccessfulRun } from '../store/sqlite/poll-runs.js';
 import type { ServiceClient } from '../service/types.js';
-import { setReconcileOptions, startReconcileSweep } from '../reconcile/index.js';
+import type { Reconciler } from '../reconcile/index.js';
+import type { Ledger } from '../collections/ledger.js';
 import type { ChargeService } from '../collections/charge/service.js';
 import type { AppEventBus } from './event-bus.js';
 import { statusFrom, type AppStatus } from './status.js';
@@ -31,7 +32,7 @@ export interface Basics {
  * solo profile (or a team profile not yet named).
  */
 export function teamLinkFor(
-  opts: Basics & { teamSyncEveryMs?: number | undefined },
+  opts: Basics & { ledger: Ledger; teamSyncEveryMs?: number | undefined },
   settings: Settings,
   hooks: { onChange(): void; keys(): VerificationKeys; ready(): Promise<unknown> },
 ): TeamLink | null {
@@ -39,6 +40,7 @@ export function teamLinkFor(
   const { db, clock, logger, events } = opts;
   return createTeamLink({
     db,
+    ledger: opts.ledger,
     clock,
     logger,
     events,
@@ -57,11 +59,11 @@ export function teamLinkFor(
  * Every stored event is reconciled as it is appended (collections/ledger.ts), with this clock and
  * threshold; what no event drives (a pending collection turning stale) the sweep applies. Reads never write.
  */
-export function startReconciling(db: Db, clock: Clock, logger: Logger): { close(): void } {
+export function startReconciling(reconciler: Reconciler, db: Db, clock: Clock, logger: Logger): { close(): void } {
   const reconcileOptions = () => ({ now: clock.now(), stalePendingAfterMs: loadSettings(db).stalePendingAfterMs });
   // The threshold is read from the stored setting by the path itself (cheaply, per event).
-  setReconcileOptions(db, () => ({ now: clock.now() }));
-  return startReconcileSweep(db, reconcileOptions, 60_000, (e) =>
+  reconciler.setOptions(db, () => ({ now: clock.now() }));
+  return reconciler.startSweep(db, reconcileOptions, 60_000, (e) =>
     logger.error({ err: e }, 'reconciliation sweep failed'),
   );
 }

@@ -17,6 +17,8 @@ import { MemorySecretStore, type SecretStore } from '../secrets/index.js';
 import type { Poller } from '../poller/index.js';
 import type { ServiceClient } from '../service/types.js';
 import type { ChargeService } from '../collections/charge/service.js';
+import type { Ledger } from '../collections/ledger.js';
+import type { Reconciler } from '../reconcile/incremental.js';
 import type { PaymentWindowOpener } from '../collections/payment-window.js';
 import type { AppEventBus } from './event-bus.js';
 import type { AppStatus } from './status.js';
@@ -53,6 +55,9 @@ export interface WorkspaceOptions {
   clock: Clock;
   logger: Logger;
   events: AppEventBus;
+  /** The process's ledger and the reconciler under it (main/app/ledger.ts composeLedger, built by the root). */
+  ledger: Ledger;
+  reconciler: Reconciler;
   /** Start the background poller. */
   poll: boolean;
   /** Start the local callback receiver when settings enable it. */
@@ -130,7 +135,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
   });
 
   const run: RunState = { started: false, startError: null, closing: false, poller: null };
-  const sweep = startReconciling(db, clock, logger);
+  const sweep = startReconciling(opts.reconciler, db, clock, logger);
   const embedded = embeddedSandboxRunner({
     stateDir: paths.sandbox,
     options: opts.sandbox,
@@ -150,6 +155,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
   const receiver = localReceiver({
     enabled: opts.receiver && !team,
     db,
+    ledger: opts.ledger,
     clock,
     logger,
     events,

@@ -3,7 +3,7 @@
 // verifyCallback) and writes the verified ones in ONE commit: the desktop's SQLite (here) or the team's
 // PostgreSQL (main/serve/team-callback-store.ts).
 import type { Db } from '../store/sqlite/connection.js';
-import { reconcileOnceAfter } from '../reconcile/incremental.js';
+import type { Ledger } from '../collections/ledger.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { storeVerifiedCallback, verifyCallback, type IngestInput, type IngestOutcome } from './ingest.js';
 
@@ -44,18 +44,18 @@ export interface CallbackStore {
  * 2,538-3,077 callbacks/s against 3,088-3,876/s in alternating rounds of test/bench/ingest.ts, because
  * the groups shrank from about 26 deliveries to 18, so commits grew by a third.
  */
-export function sqliteCallbackStore(db: Db): CallbackStore {
+export function sqliteCallbackStore(db: Db, ledger: Ledger): CallbackStore {
   return {
     commitGroup: (group, keys) => {
       // Verified before the write lock is taken: it touches no database.
       const verified = group.map((d) => verifyCallback(d.input, keys));
       // One transaction and no savepoint per event: if any event throws, the whole group is rolled back
       // (and the receiver stores each delivery alone), so a half-stored event is never committed.
-      return reconcileOnceAfter(db, () =>
+      return ledger.batch(db, () =>
         verified.map((v, i): IngestOutcome => {
           if (v.result !== 'verified') return v;
           const d = group[i]!;
-          return storeVerifiedCallback(db, v.callback, d.input.source, d.now, 'caller');
+          return storeVerifiedCallback(ledger, db, v.callback, d.input.source, d.now, 'caller');
         }),
       );
     },

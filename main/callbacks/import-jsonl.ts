@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import { teamCallbackCopy } from './callback-event.js';
 import { ingestCallback, securityRecord, verifyCallback, type IngestInput, type IngestOutcome } from './ingest.js';
 import type { NewEvent } from '../collections/event-rules.js';
+import type { Ledger } from '../collections/ledger.js';
 import { SecurityLog } from './security-log.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 
@@ -36,6 +37,8 @@ const MAX_RESULTS = 10_000;
 export interface ImportOptions {
   keys: SignatureKeys;
   clock: Clock;
+  /** What the verified callbacks are stored through. */
+  ledger: Ledger;
   signal?: AbortSignal;
   onLine?: (r: LineResult) => void;
   /** Longest accepted line in characters (the receiver's body limit plus room for headers). */
@@ -154,7 +157,7 @@ function importLine(db: Db, n: number, text: string, opts: ImportOptions, log: S
   const read = readLine(n, text);
   if (!('input' in read)) return read;
   const now = opts.clock.now();
-  const o = ingestCallback(db, read.input, { keys: opts.keys, now });
+  const o = ingestCallback(db, read.input, { keys: opts.keys, now, ledger: opts.ledger });
   if (o.result === 'bad_signature') {
     const { reason, sample } = securityRecord(o, read.input.body);
     log.record(reason, 'import', now, `line ${n}: ${sample}`);

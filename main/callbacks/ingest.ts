@@ -8,7 +8,7 @@
 // duplicated or re-imported callback is recognised whatever its whitespace or signature timestamp.
 import crypto from 'node:crypto';
 import type { Db } from '../store/sqlite/connection.js';
-import { appendEvent, type AppendOptions } from '../collections/ledger.js';
+import type { AppendOptions, Ledger } from '../collections/ledger.js';
 import { eventByKey } from '../store/sqlite/ledger/collection-events.js';
 import { collectionIdOf } from '../store/sqlite/ledger/intent-rows.js';
 import { callbackEvent, type CallbackSource, type VerifiedCallback } from './callback-event.js';
@@ -31,6 +31,8 @@ export interface IngestInput {
 export interface IngestContext {
   keys: SignatureKeys;
   now: number;
+  /** What a verified callback is stored through. */
+  ledger: Ledger;
 }
 
 export type IngestOutcome =
@@ -202,15 +204,16 @@ export function readSignedCallback(input: IngestInput, keys: SignatureKeys): Sig
 export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): IngestOutcome {
   const v = verifyCallback(input, ctx.keys);
   if (v.result !== 'verified') return v;
-  return storeVerifiedCallback(db, v.callback, input.source, ctx.now);
+  return storeVerifiedCallback(ctx.ledger, db, v.callback, input.source, ctx.now);
 }
 
 /**
  * The SQLite half: the local collection_events row (and its projection), idempotent by dedupe key.
  * In an append transaction of its own unless `transaction` is 'caller': a caller whose transaction is
- * rolled back whole on a throw (the group commit; see collections/ledger.ts appendEvent).
+ * rolled back whole on a throw (the group commit; see collections/ledger.ts Ledger.append).
  */
 export function storeVerifiedCallback(
+  ledger: Ledger,
   db: Db,
   cb: VerifiedCallback,
   source: IngestInput['source'],
@@ -222,7 +225,7 @@ export function storeVerifiedCallback(
   // Keys stored before were 'callback:<digest>': a retry of one of those is still a duplicate.
   const earlier = eventByKey(db, 'callback:' + cb.digest);
   if (earlier) return { result: 'duplicate', reference, eventId: earlier.id };
-  const r = appendEvent(db, callbackEvent(cb, source, now, collectionId ?? null), { transaction });
+  const r = ledger.append(db, callbackEvent(cb, source, now, collectionId ?? null), { transaction });
   if (!r.inserted) return { result: 'duplicate', reference, eventId: r.eventId };
   return {
     result: 'imported',

@@ -17,7 +17,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Db } from '../store/sqlite/connection.js';
 import type { Clock } from '../clock.js';
 import { securityRecord, type IngestOutcome } from './ingest.js';
-import { sqliteCallbackStore, type CallbackStore } from './callback-store.js';
+import type { CallbackStore } from './callback-store.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { SecurityLog, type SecurityReason } from './security-log.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
@@ -33,10 +33,13 @@ export interface ReceiverLogger {
 }
 
 export interface ReceiverOptions {
-  /** The desktop's database: where callbacks are stored (unless `store` says otherwise) and refusals counted. */
+  /** The desktop's database: where refusals are counted (unless `securityLog` says otherwise). */
   db: Db;
-  /** Where groups of callbacks are committed (default: `db`, see callback-store.ts). */
-  store?: CallbackStore;
+  /**
+   * Where groups of callbacks are committed: a desk's SQLite through its ledger (callback-store.ts
+   * sqliteCallbackStore), or serve's team database.
+   */
+  store: CallbackStore;
   /** Extra routes beside POST /callbacks/collections (serve's /healthz); not rate limited. */
   routes?: (app: FastifyInstance) => void;
   /** Fastify's trustProxy: whose X-Forwarded-For names the client (for the rate limit and the security log). */
@@ -247,8 +250,7 @@ function refuse(
 export async function startCallbackReceiver(opts: ReceiverOptions): Promise<CallbackReceiver> {
   const host = opts.host ?? '127.0.0.1';
   const stats: CommitStats = { deliveries: 0, commits: 0, largestGroup: 0, fallbacks: 0 };
-  const store = opts.store ?? sqliteCallbackStore(opts.db);
-  const committer = groupCommitter(opts, store, stats);
+  const committer = groupCommitter(opts, opts.store, stats);
   const securityLog = opts.securityLog ?? new SecurityLog(opts.db);
   const count: Count = (reason, source, sample) => securityLog.record(reason, source, opts.clock.now(), sample);
   const app = receiverApp(opts);
@@ -259,7 +261,7 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
     { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT },
     (_req, body, done) => done(null, body),
   );
-  const route: Route = { opts, store, committer, count };
+  const route: Route = { opts, store: opts.store, committer, count };
   app.post(CALLBACK_PATH, (req, reply) => receive(route, req, reply));
   opts.routes?.(app);
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ status: 'error', message: 'not found' }));

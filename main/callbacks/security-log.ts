@@ -3,7 +3,7 @@
 // hour, reason and source, with at most a few short samples, so a flood of bad requests costs a counter
 // update, not a row with its body. Counts gather in memory and are written together (one small
 // transaction per flush), so the flood does not buy a commit per request either.
-import type { Db, ReadDb } from '../store/sqlite/connection.js';
+import type { ReadDb, WriteDb } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
 import {
   pruneSecurityLog,
@@ -57,7 +57,7 @@ export class SecurityLog {
   private readonly keepMs: number;
 
   constructor(
-    private readonly db: Db,
+    private readonly db: WriteDb,
     opts: SecurityLogOptions = {},
   ) {
     this.flushMs = opts.flushMs ?? 1000;

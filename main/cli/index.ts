@@ -1,7 +1,6 @@
 import { commands } from './commands/index.js';
 import { UsageError, type CliContext, type CliIo } from './command.js';
 import { defaultDataDir } from '../settings/paths.js';
-import { wireLedgerReconciliation } from '../app/ledger.js';
 
 /**
  * Takes the global options (--data-dir DIR, --data-dir=DIR) out of the arguments wherever they stand, so
@@ -35,7 +34,6 @@ export function takeGlobalOptions(argv: readonly string[]): { args: string[]; da
 
 /** Runs `merchant-desk [--data-dir DIR] <command> [args]` (global options may also follow the command). */
 export async function runCli(argv: string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  wireLedgerReconciliation(); // commands store events without a Core (import-callbacks)
   let args: string[];
   let dataDir = defaultDataDir(env);
   try {

@@ -72,7 +72,7 @@ export interface AppendResult {
   statusChanged: boolean;
 }
 
-/** The columns of a collection the events maintain (appendEvent, a new desk's copy and its check). */
+/** The columns of a collection the events maintain (the ledger's append, a new desk's copy and its check). */
 export const PROJECTION_COLUMNS = [
   'status',
   'status_changed_at',
@@ -99,7 +99,7 @@ export interface Projected {
 }
 
 /**
- * The projection rules, pure and in one place: appendEvent applies them to the stored row, and a new
+ * The projection rules, pure and in one place: the ledger's append applies them to the stored row, and a new
  * team desktop's bulk copy (team/sync/bulk.ts) to the rows it keeps in memory, so both make the same
  * collection from the same events.
  */

@@ -3,7 +3,7 @@
 import type { Db } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
 import { collectionIdOf, insertIntentCollection, type IntentColumns } from '../store/sqlite/ledger/intent-rows.js';
-import { appendEvent } from './ledger.js';
+import type { Ledger } from './ledger.js';
 import { intentEventKey } from './event-key.js';
 
 // Team sync inserts the same row when another desktop's intent arrives, and a snapshot's check reads it
@@ -22,10 +22,10 @@ export type CollectionIntent = IntentColumns;
  * this desktop's own sync may have applied it already (its notification can beat the charge path back
  * here): then the row is found and nothing is stored twice.
  */
-export function saveIntentCollection(db: Db, intent: CollectionIntent): number {
+export function saveIntentCollection(ledger: Pick<Ledger, 'append'>, db: Db, intent: CollectionIntent): number {
   return writeTransaction(db, () => {
     const id = collectionIdOf(db, intent.merchantReference) ?? insertIntentCollection(db, intent);
-    appendEvent(db, {
+    ledger.append(db, {
       collectionId: id,
       merchantReference: intent.merchantReference,
       source: 'intent',

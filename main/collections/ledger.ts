@@ -1,9 +1,9 @@
 // The ledger: the one way an event enters a desk's history. In ONE SQLite write transaction it stores
 // the event (idempotent by dedupe key), moves its collection's projection (the rules are projectEvent's,
-// collections/event-rules.ts), reconciles the collection through the hook the composition root wires
-// (main/app/ledger.ts: collections does not know reconcile), and, for an event the team database must
-// get from this desk (a team profile's charge events), writes its outbox row (collections/outbox.ts;
-// team/sync/push.ts sends it). Whatever part fails, none of it is stored. The statements are the
+// collections/event-rules.ts), reconciles the collection through the reconciliation the ledger was
+// created with (createLedger; main/app/ledger.ts composes it: collections does not know reconcile), and,
+// for an event the team database must get from this desk (a team profile's charge events), writes its
+// outbox row (collections/outbox.ts; team/sync/push.ts sends it). Whatever part fails, none of it is stored. The statements are the
 // store's (store/sqlite/ledger/); what to write and why is here.
 import type { Db } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
@@ -18,54 +18,77 @@ import { PROJECTION_COLUMNS, projectEvent, type AppendResult, type NewEvent } fr
 import { withTeamKey } from './event-key.js';
 import { addToOutbox } from './outbox.js';
 
-export interface LedgerHooks {
+/**
+ * What the ledger runs besides the store: the reconciliation the composition root builds it with
+ * (main/app/ledger.ts composeLedger: collections does not know reconcile).
+ */
+export interface LedgerReconciliation {
   /**
    * Called for every stored event of a collection, inside the append's transaction: the composition
-   * root wires the incremental reconciliation here (reconcile/incremental.ts reconcileAfterAppend).
+   * root gives the incremental reconciliation here (reconcile/incremental.ts Reconciler.afterAppend).
    */
   afterAppend(db: Db, collectionId: number): void;
   /**
    * Runs `fn` (many appends) in one write transaction, each collection it appends to reconciled once at
-   * its end instead of after every event (reconcile/incremental.ts reconcileOnceAfter).
+   * its end instead of after every event (reconcile/incremental.ts Reconciler.onceAfter).
    */
   onceAfter<T>(db: Db, fn: () => T): T;
   /** Reconciles every collection again (after a bulk copy of a history: reconcile/reconcile.ts reconcileAll). */
   all(db: Db, o: { now: number }): Promise<unknown>;
 }
 
-let hooks: LedgerHooks | null = null;
-
-/** Sets what every append runs besides the store (the composition root calls it once, at start). */
-export function wireLedger(h: LedgerHooks): void {
-  hooks = h;
-}
-
-function wired(): LedgerHooks {
-  if (!hooks)
-    throw new Error('the ledger is not wired: the composition root must call wireLedger (main/app/ledger.ts) first');
-  return hooks;
-}
-
 /**
- * Appends many events (`fn` calls appendEvent for each) in ONE write transaction, each collection they touch
- * reconciled once at the end: a team desk applying a pulled batch.
+ * The one way an event enters a desk's history, built once by each process's composition root
+ * (createLedger, through main/app/ledger.ts composeLedger) and passed to every writer that stores events.
  */
-export function appendBatch<T>(db: Db, fn: () => T): T {
-  return wired().onceAfter(db, fn);
+export interface Ledger {
+  /**
+   * Appends one event and everything it implies. Idempotent by dedupeKey.
+   *
+   * By default in a write transaction of its own (BEGIN IMMEDIATE; a savepoint inside the caller's), so a
+   * throw stores none of it. `opts.transaction: 'caller'` runs without a savepoint, for a caller already
+   * inside a write transaction that is rolled back WHOLE when this throws (the callback receiver's group
+   * commit, which then stores each delivery alone): a savepoint per event cost more than the event's own
+   * statements, and without it a throw after the insert would leave the event without its projection,
+   * hence the contract.
+   */
+  append(db: Db, ev: NewEvent, opts?: AppendOptions): AppendResult;
+  /**
+   * Appends many events (`fn` calls append for each) in ONE write transaction, each collection they touch
+   * reconciled once at the end: a team desk applying a pulled batch, the callback receiver's group commit.
+   */
+  batch<T>(db: Db, fn: () => T): T;
+  /**
+   * Appends a set of events in order (a team desk's pulled batch, in seq order) inside the caller's
+   * batch scope, with what append does for each in turn, done once for the set: the stored keys
+   * found with one read (a duplicate stores nothing), the projections of the collections it touches read
+   * with one statement and folded in memory by projectEvent in the set's order (each event stored with the
+   * kind the fold gives it), each touched collection's projection written once (the columns the set
+   * changed), and each reconciled once at the end of the scope. The rows are those of append called for
+   * each (test/team/sync-bulk.test.ts, convergence.test.ts). Events are inserted one cached statement each,
+   * which costs SQLite less a row than one statement over a JSON array of the set (docs/benchmarks.md,
+   * "Following a busy team"). Never for an event the team must get from this desk (no outbox row).
+   */
+  appendSet(db: Db, events: readonly NewEvent[]): SetAppended;
+  /**
+   * A collection's stored events were rewritten in place of appending (a team desk folding a reference again
+   * in the record's order, team/sync/refold.ts): runs what every append runs (its reconciliation), inside
+   * the caller's write transaction.
+   */
+  afterRewrite(db: Db, collectionId: number): void;
+  /** Reconciles every collection of the history again: after a new team desk copied the record in bulk. */
+  reconcileHistory(db: Db, o: { now: number }): Promise<unknown>;
 }
 
-/** Reconciles every collection of the history again: after a new team desk copied the record in bulk. */
-export function reconcileHistory(db: Db, o: { now: number }): Promise<unknown> {
-  return wired().all(db, o);
-}
-
-/**
- * A collection's stored events were rewritten in place of appending (a team desk folding a reference again
- * in the record's order, team/sync/refold.ts): runs what every append runs (its reconciliation), inside
- * the caller's write transaction.
- */
-export function afterRewrite(db: Db, collectionId: number): void {
-  wired().afterAppend(db, collectionId);
+/** The ledger that runs `reconciliation` with every append (the composition root's one). */
+export function createLedger(reconciliation: LedgerReconciliation): Ledger {
+  return {
+    append: (db, ev, opts = {}) => appendOne(reconciliation, db, ev, opts),
+    batch: (db, fn) => reconciliation.onceAfter(db, fn),
+    appendSet: (db, events) => appendSet(reconciliation, db, events),
+    afterRewrite: (db, collectionId) => reconciliation.afterAppend(db, collectionId),
+    reconcileHistory: (db, o) => reconciliation.all(db, o),
+  };
 }
 
 export interface AppendOptions {
@@ -77,24 +100,15 @@ export interface AppendOptions {
   outbox?: boolean;
   /** The time the outbox row is written (default Date.now()). */
   now?: number;
-  /** 'caller': no transaction nor savepoint of its own (see appendEvent). Default 'own'. */
+  /** 'caller': no transaction nor savepoint of its own (see Ledger.append). Default 'own'. */
   transaction?: 'own' | 'caller';
 }
 
-/**
- * Appends one event and everything it implies. Idempotent by dedupeKey.
- *
- * By default in a write transaction of its own (BEGIN IMMEDIATE; a savepoint inside the caller's), so a
- * throw stores none of it. `opts.transaction: 'caller'` runs without a savepoint, for a caller already
- * inside a write transaction that is rolled back WHOLE when this throws (the callback receiver's group
- * commit, which then stores each delivery alone): a savepoint per event cost more than the event's own
- * statements, and without it a throw after the insert would leave the event without its projection,
- * hence the contract.
- */
-export function appendEvent(db: Db, ev: NewEvent, opts: AppendOptions = {}): AppendResult {
-  if (opts.transaction !== 'caller') return writeTransaction(db, () => append(db, ev, opts));
-  if (!db.inTransaction) throw new Error("appendEvent with transaction 'caller' must run inside a write transaction");
-  return append(db, ev, opts);
+/** Ledger.append, with the reconciliation it runs. */
+function appendOne(r: LedgerReconciliation, db: Db, ev: NewEvent, opts: AppendOptions): AppendResult {
+  if (opts.transaction !== 'caller') return writeTransaction(db, () => append(r, db, ev, opts));
+  if (!db.inTransaction) throw new Error("Ledger.append with transaction 'caller' must run inside a write transaction");
+  return append(r, db, ev, opts);
 }
 
 type ProjectionColumn = (typeof PROJECTION_COLUMNS)[number];
@@ -126,8 +140,7 @@ export function eventRow(ev: NewEvent, kind: string): EventInsert {
   };
 }
 
-function append(db: Db, given: NewEvent, opts: AppendOptions): AppendResult {
-  const hooks = wired();
+function append(r: LedgerReconciliation, db: Db, given: NewEvent, opts: AppendOptions): AppendResult {
   const ev = opts.outbox ? withTeamKey(given) : given;
   // No look-up of the dedupe key first: the insert below skips a stored key (ON CONFLICT DO NOTHING,
   // and the no_replace_key trigger), and only then is the stored event read. A duplicate is rare; a
@@ -162,7 +175,7 @@ function append(db: Db, given: NewEvent, opts: AppendOptions): AppendResult {
     const after = { ...projected.next, last_event_id: eventId };
     updateProjection(db, row.id, changedColumns(row, after), after);
     // Every stored event of a collection is reconciled here, in the same transaction.
-    hooks.afterAppend(db, row.id);
+    r.afterAppend(db, row.id);
   }
   if (opts.outbox) addToOutbox(db, eventId, ev, opts.now ?? Date.now());
   return {
@@ -181,20 +194,9 @@ export interface SetAppended {
   touched: number[];
 }
 
-/**
- * Appends a set of events in order (a team desk's pulled batch, in seq order) inside the caller's
- * appendBatch scope, with what appendEvent does for each in turn, done once for the set: the stored keys
- * found with one read (a duplicate stores nothing), the projections of the collections it touches read
- * with one statement and folded in memory by projectEvent in the set's order (each event stored with the
- * kind the fold gives it), each touched collection's projection written once (the columns the set
- * changed), and each reconciled once at the end of the scope. The rows are those of appendEvent called for
- * each (test/team/sync-bulk.test.ts, convergence.test.ts). Events are inserted one cached statement each,
- * which costs SQLite less a row than one statement over a JSON array of the set (docs/benchmarks.md,
- * "Following a busy team"). Never for an event the team must get from this desk (no outbox row).
- */
-export function appendSet(db: Db, events: readonly NewEvent[]): SetAppended {
-  const hooks = wired();
-  if (!db.inTransaction) throw new Error('appendSet must run inside a write transaction (appendBatch)');
+/** Ledger.appendSet, with the reconciliation it runs. */
+function appendSet(r: LedgerReconciliation, db: Db, events: readonly NewEvent[]): SetAppended {
+  if (!db.inTransaction) throw new Error('appendSet must run inside a write transaction (Ledger.batch)');
   const keys = events.flatMap((e) => (e.dedupeKey ? [e.dedupeKey] : []));
   const stored = new Set(keys.length ? storedKeysIn(db, JSON.stringify(keys)) : []);
   const wanted = [...new Set(events.flatMap((e) => (e.collectionId === null ? [] : [e.collectionId])))];
@@ -221,7 +223,7 @@ export function appendSet(db: Db, events: readonly NewEvent[]): SetAppended {
   }
   for (const [id, after] of folded) {
     updateProjection(db, id, changedColumns(before.get(id)!, after), after as unknown as Record<string, unknown>);
-    hooks.afterAppend(db, id);
+    r.afterAppend(db, id);
   }
   return { ids, touched: [...folded.keys()] };
 }

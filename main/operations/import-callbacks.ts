@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Db } from '../store/sqlite/connection.js';
 import type { Clock } from '../clock.js';
+import type { Ledger } from '../collections/ledger.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import { PaymentError } from '../collections/errors.js';
 import {
@@ -33,6 +34,8 @@ const TEAM_IMPORT_NEEDS_SIGN_IN =
 export interface ImportCallbacksDeps {
   db: Db;
   clock: Clock;
+  /** The process's ledger: what the verified callbacks are stored through. */
+  ledger: Ledger;
   keys: SignatureKeys;
   /**
    * A team desk records the import team-first (its signed-in session); 'not signed in': a team profile
@@ -63,7 +66,7 @@ export async function importCallbacks(
   o: { signal?: AbortSignal } = {},
 ): Promise<ImportSummary> {
   checkImport(deps);
-  const opts = { keys: deps.keys, clock: deps.clock, ...(o.signal ? { signal: o.signal } : {}) };
+  const opts = { keys: deps.keys, clock: deps.clock, ledger: deps.ledger, ...(o.signal ? { signal: o.signal } : {}) };
   const stream = () =>
     'file' in source ? fs.createReadStream(source.file, { encoding: 'utf8' }) : Readable.from([source.text]);
   const team = deps.team === 'not signed in' ? null : deps.team; // refused above

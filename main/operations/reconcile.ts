@@ -9,7 +9,7 @@
 // (operations/resolve.ts), which the database does decide.
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
-import { reconcileAllInWorker, reconcileDue, ReconcileError, type Progress } from '../reconcile/index.js';
+import { reconcileAllInWorker, ReconcileError, type Progress, type Reconciler } from '../reconcile/index.js';
 
 export interface ReconcileDeps {
   db: Db;
@@ -22,9 +22,14 @@ function options(deps: ReconcileDeps) {
   return { now: deps.clock.now(), stalePendingAfterMs: deps.stalePendingAfterMs() };
 }
 
+export interface ReconcileNowDeps extends ReconcileDeps {
+  /** The process's reconciler (its composition root's): it brings up to date what no event drives. */
+  reconciler: Pick<Reconciler, 'due'>;
+}
+
 /** Brings the reconciliation up to date: every stored event was reconciled as it came; time passing is left. */
-export function reconcileNow(deps: ReconcileDeps): void {
-  reconcileDue(deps.db, options(deps));
+export function reconcileNow(deps: ReconcileNowDeps): void {
+  deps.reconciler.due(deps.db, options(deps));
 }
 
 /** Recomputes every collection on a worker thread (the desk stays responsive); cancelled by `signal`. */

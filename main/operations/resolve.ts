@@ -12,6 +12,7 @@
 // - What "open" means stays the desk's check on its own copy (the reconciliation rules are the desks').
 import type { Db } from '../store/sqlite/connection.js';
 import type { NewEvent } from '../collections/event-rules.js';
+import type { Ledger } from '../collections/ledger.js';
 import { prepareResolution, resolveException, ReconcileError, type ReconcileOptions } from '../reconcile/index.js';
 import type { TeamFirstWhat } from '../team/record.js';
 import { ResolutionTakenError, type StandingResolution } from '../team/resolutions.js';
@@ -31,6 +32,8 @@ export interface TeamFirstRecorder {
 
 export interface ResolveDeps {
   db: Db;
+  /** The process's ledger: the resolution event is stored through it. */
+  ledger: Ledger;
   reconcileOptions: ReconcileOptions;
   /** Who resolves on a solo desk: the operator name in Settings. */
   operatorName: string;
@@ -94,7 +97,7 @@ export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{
     note: req.note,
     actor,
   };
-  if (!deps.team) return resolveException(deps.db, input, deps.reconcileOptions);
+  if (!deps.team) return resolveException(deps.ledger, deps.db, input, deps.reconcileOptions);
 
   // Checked on this desk's copy first (the note, an open exception), then decided by the team database.
   let ev: NewEvent;
@@ -117,5 +120,10 @@ export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{
     }
     throw e;
   }
-  return resolveException(deps.db, { ...input, dedupeKey: recorded[0]!.dedupeKey! }, deps.reconcileOptions);
+  return resolveException(
+    deps.ledger,
+    deps.db,
+    { ...input, dedupeKey: recorded[0]!.dedupeKey! },
+    deps.reconcileOptions,
+  );
 }

@@ -1,7 +1,7 @@
 // Where the poller records each run: the seam between polling (loops, back-off, Retry-After, status)
 // and storage. The desktop's sink is its SQLite cache (poll log + snapshots/options, one transaction per
 // run); `serve` gives one that writes the team's PostgreSQL (main/serve/poll-to-team.ts).
-import type { Db } from '../store/sqlite/connection.js';
+import type { WriteDb } from '../store/sqlite/connection.js';
 import type { PaymentOption, WalletBalance } from '../service/types.js';
 import { recordBalanceRun, type RunResult } from '../store/sqlite/balances.js';
 import { recordProvidersRun } from '../store/sqlite/payment-options.js';
@@ -28,7 +28,7 @@ export interface PollSink {
   recordProviders(run: PollRunInput<PaymentOption>): RecordedRun | Promise<RecordedRun>;
 }
 
-export function sqlitePollSink(db: Db): PollSink {
+export function sqlitePollSink(db: WriteDb): PollSink {
   return {
     lastRun: (kind) => lastRun(db, kind),
     lastSuccessfulRun: (kind) => lastSuccessfulRun(db, kind),

@@ -172,7 +172,7 @@ function readEvents(c: ReconCollection, events: readonly ReconEvent[]): Reading 
       continue;
     }
 
-    // appendEvent stores a source's changed answer as kind 'final_status_changed': still an outcome.
+    // The ledger stores a source's changed answer as kind 'final_status_changed': still an outcome.
     const isOutcome = OUTCOME_KINDS.has(e.kind) && isFinal(e.status);
     if (!isOutcome) continue;
     const status = e.status!;

@@ -188,9 +188,13 @@ const SOURCES: SourceColumn['source'][] = [
 export function getDetail(db: Db, collectionId: number, _options: ReconcileOptions = {}): ExceptionDetail {
   requireCollection(db, collectionId);
   const detail = exceptionDetail(db, collectionId);
-  const collection = detail.collection!;
-  for (const k of ['created_at', 'status_changed_at'])
-    if (typeof collection[k] === 'number') collection[k] = iso(collection[k] as number);
+  const stored = detail.collection!;
+  // Every column as stored, the two times as ISO text (the screen's collection record).
+  const collection: Record<string, unknown> = {
+    ...stored,
+    created_at: iso(stored.created_at),
+    status_changed_at: iso(stored.status_changed_at),
+  };
   const events = detail.events.map(toAudit);
   const sources = SOURCES.map((source): SourceColumn => {
     const mine = events.filter((e) => e.source === source && e.kind !== 'resolution');
@@ -200,9 +204,9 @@ export function getDetail(db: Db, collectionId: number, _options: ReconcileOptio
         source,
         status: last?.status ?? 'INTENT',
         signature: 'not_applicable',
-        amountMinor: collection.amount_minor as number,
-        currency: collection.currency as string,
-        receivedAt: collection.created_at as string,
+        amountMinor: stored.amount_minor,
+        currency: stored.currency,
+        receivedAt: iso(stored.created_at),
         events: mine.length,
       };
     }

@@ -13,10 +13,9 @@ export {
 export {
   reconcileCollection,
   reconcileEvent,
-  reconcileAfterAppend,
-  setReconcileOptions,
-  reconcileDue,
-  startReconcileSweep,
+  createReconciler,
+  type Reconciler,
+  type GroupRoute,
   reconcileAll,
   reconcileAllInWorker,
   type ReconcileOptions,

@@ -23,10 +23,9 @@ import { opts, reconcileIds, type ReconcileOptions } from './incremental.js';
 export {
   reconcileCollection,
   reconcileEvent,
-  setReconcileOptions,
-  reconcileAfterAppend,
-  reconcileDue,
-  startReconcileSweep,
+  createReconciler,
+  type Reconciler,
+  type GroupRoute,
   type ReconcileOptions,
 } from './incremental.js';
 

@@ -8,7 +8,7 @@ import { eventIdByDedupeKey, internalReferenceOf } from '../store/sqlite/excepti
 import { orphanByEventId } from '../store/sqlite/read/orphans.js';
 import { ReconcileError } from './errors.js';
 import type { NewEvent } from '../collections/event-rules.js';
-import { appendEvent } from '../collections/ledger.js';
+import type { Ledger } from '../collections/ledger.js';
 import { reconcileCollection, requireCollection, type ReconcileOptions } from './reconcile.js';
 
 export interface ResolveInput {
@@ -98,9 +98,14 @@ export function prepareResolution(db: Db, input: ResolveInput, options: Reconcil
 
 /**
  * A person resolves an exception. The note is required. Appends a 'resolution' event (source manual);
- * never changes an earlier event. Returns the new event id.
+ * never changes an earlier event, stored through `ledger` (the process's). Returns the new event id.
  */
-export function resolveException(db: Db, input: ResolveInput, options: ReconcileOptions = {}): { eventId: number } {
+export function resolveException(
+  ledger: Pick<Ledger, 'append'>,
+  db: Db,
+  input: ResolveInput,
+  options: ReconcileOptions = {},
+): { eventId: number } {
   checkedNoteAndActor(input);
   const now = options.now ?? Date.now();
   return writeTransaction(db, () => {
@@ -111,7 +116,7 @@ export function resolveException(db: Db, input: ResolveInput, options: Reconcile
       if (stored !== undefined) return { eventId: stored };
     }
     const ev = resolutionEvent(db, input, options, now);
-    const r = appendEvent(db, input.dedupeKey ? { ...ev, dedupeKey: input.dedupeKey } : ev);
+    const r = ledger.append(db, input.dedupeKey ? { ...ev, dedupeKey: input.dedupeKey } : ev);
     if (ev.collectionId !== null) reconcileCollection(db, ev.collectionId, { ...options, now });
     return { eventId: r.eventId };
   });

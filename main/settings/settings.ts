@@ -1,7 +1,7 @@
 // Settings that are not secrets, one row per top-level name in the settings table (value is JSON).
 // Validated with zod on the way in and on the way out; a stored value that no longer validates falls
 // back to its default and is reported, so one bad row never stops the app or loses the others.
-import type { Db, ReadDb } from '../store/sqlite/connection.js';
+import type { ReadDb, WriteDb } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
 import { putSetting, settingRows } from '../store/sqlite/settings.js';
 import type { Clock } from '../clock.js';
@@ -124,7 +124,7 @@ export function validateSettings(candidate: Record<string, unknown>): Settings {
  * Applies a partial update (nested objects merged), validates the result as a whole, and writes the
  * changed settings in one transaction. Nothing is written when anything is invalid.
  */
-export function updateSettings(db: Db, patch: SettingsPatch, clock: Clock = systemClock): Settings {
+export function updateSettings(db: WriteDb, patch: SettingsPatch, clock: Clock = systemClock): Settings {
   const current = loadSettings(db);
   const candidate: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(patch)) {

@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
+import type { Ledger } from '../collections/ledger.js';
 import type { OutboxEntry } from '../collections/outbox.js';
 import type { TeamRole } from './operators.js';
 import type { ChangedCollection } from './sync/apply.js';
@@ -38,6 +39,8 @@ export interface TeamSessionOptions {
   login: string;
   role: TeamRole;
   db: Db;
+  /** The process's ledger: the sync stores what it pulls through it. */
+  ledger: Ledger;
   clock: Clock;
   logger: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   syncEveryMs?: number | undefined;
@@ -75,6 +78,7 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
   const sync = startTeamSync({
     pool: o.pool,
     db: o.db,
+    ledger: o.ledger,
     clock: o.clock,
     logger: o.logger,
     ...(o.syncEveryMs ? { pollEveryMs: o.syncEveryMs } : {}),

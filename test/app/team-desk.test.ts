@@ -22,7 +22,6 @@ import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { lockGate } from '../../main/ipc/lock-gate.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
 import { tempDir } from '../support/tmp.js';
-import { appendEvent } from '../../main/collections/ledger.js';
 import { callbackBody, hmacHeader } from '../callbacks/support.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { CARDS, cardForm } from '../collections/harness.js';
@@ -486,7 +485,7 @@ describe('a team desktop', () => {
     /** A callback for a reference this desk does not know: an orphan, an exception to resolve. */
     function orphan(core: Core): number {
       const ref = `MD-ORPHAN-${Math.random().toString(36).slice(2, 10)}`;
-      appendEvent(core.db, {
+      core.ledger.append(core.db, {
         collectionId: null,
         merchantReference: ref,
         source: 'callback',

@@ -17,6 +17,9 @@ import { addOperator, disableOperator, setOperatorRole } from '../../main/operat
 import type { TeamRole } from '../../main/team/roles.shared.js';
 import { tempDir } from '../support/tmp.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let team: TeamFixture;
 let admin: { pool: pg.Pool };
@@ -59,6 +62,7 @@ async function signedInDesk(role: TeamRole, standingEveryMs: number) {
   const { host, port } = team.db.server;
   const link = createTeamLink({
     db,
+    ledger,
     clock: systemClock,
     logger: silentLogger(),
     events,

@@ -20,7 +20,7 @@ import { openTeamPool } from '../../main/team/pool.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { startTeamSync } from '../../main/team/sync/pull.js';
 import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
-import { wireLedgerReconciliation } from '../../main/app/ledger.js';
+import { composeLedger } from '../../main/app/ledger.js';
 import type { SignatureKeys } from '../../main/service/verify-callback.js';
 import { startServer, stopServerSync } from '../support/postgres-server.js';
 import { BENCH_SIGNING_KEY, callbackPayload, signedEvidence } from './generate.js';
@@ -100,7 +100,7 @@ function history(collections: number, prefix: string): NewTeamEvent[] {
 async function child(file: string): Promise<void> {
   // A variant may set V8 flags the way the desk's shells do at their start (--variant MD_DRAIN_V8_FLAGS=...).
   if (process.env.MD_DRAIN_V8_FLAGS) v8.setFlagsFromString(process.env.MD_DRAIN_V8_FLAGS);
-  wireLedgerReconciliation();
+  const { ledger } = composeLedger(); // as composeCore does
   const url = process.env.MD_DRAIN_TEAM_URL!;
   const pool = openTeamPool(url, { onIdleError: () => undefined });
   const db = openDatabase(file);
@@ -132,6 +132,7 @@ async function child(file: string): Promise<void> {
   const sync = startTeamSync({
     pool,
     db,
+    ledger,
     clock: systemClock,
     logger: quiet,
     pollEveryMs: 3_600_000,
@@ -203,7 +204,7 @@ function runChild(
 
 async function main(): Promise<void> {
   // The desk's first sync below runs in this process: its bulk start reconciles through the ledger.
-  wireLedgerReconciliation();
+  const { ledger } = composeLedger();
   const events = Number(opt.events);
   if (!Number.isInteger(events) || events < 2) throw new Error('--events must be a whole number of at least 2');
   const server = await startServer();
@@ -223,6 +224,7 @@ async function main(): Promise<void> {
       const sync = startTeamSync({
         pool: owner,
         db,
+        ledger,
         clock: systemClock,
         logger: quiet,
         pollEveryMs: 3_600_000,

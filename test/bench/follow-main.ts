@@ -20,7 +20,7 @@ import { openTeamPool } from '../../main/team/pool.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { startTeamSync } from '../../main/team/sync/pull.js';
 import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
-import { wireLedgerReconciliation } from '../../main/app/ledger.js';
+import { composeLedger } from '../../main/app/ledger.js';
 import type { SignatureKeys } from '../../main/service/verify-callback.js';
 import { startServer, stopServerSync } from '../support/postgres-server.js';
 import { BENCH_SIGNING_KEY, callbackPayload, signedEvidence } from './generate.js';
@@ -89,12 +89,13 @@ function callback(ref: string, i: number, at: number): NewTeamEvent {
 
 /** The desk, in its own process: follows until it holds the seq the parent names, then reports its CPU. */
 async function child(file: string): Promise<void> {
-  wireLedgerReconciliation();
+  const { ledger } = composeLedger(); // as composeCore does
   const pool = openTeamPool(process.env.MD_FOLLOW_TEAM_URL!, { onIdleError: () => undefined });
   const db = openDatabase(file);
   const sync = startTeamSync({
     pool,
     db,
+    ledger,
     clock: systemClock,
     logger: quiet,
     evidenceKeys: () => keys,

@@ -18,6 +18,16 @@ type ReceiverModule = typeof import('../../main/callbacks/receiver.js');
 type DbModule = typeof import('../../main/store/sqlite/connection.js');
 type ReconcileModule = typeof import('../../main/reconcile/reconcile.js');
 type CallbackStore = import('../../main/callbacks/callback-store.js').CallbackStore;
+type CallbackStoreModule = typeof import('../../main/callbacks/callback-store.js');
+type Db = import('../../main/store/sqlite/connection.js').Db;
+type ReconcileOptions = import('../../main/reconcile/incremental.js').ReconcileOptions;
+/**
+ * A tree's composition of its ledger: this one composes it (composeLedger) and passes it; an older tree
+ * wired it once at its start (wireLedgerReconciliation), its clock set per connection by its reconcile
+ * module (setReconcileOptions).
+ */
+type LedgerModule = Partial<typeof import('../../main/app/ledger.js')> & { wireLedgerReconciliation?(): void };
+type OlderReconcile = { setReconcileOptions?(db: Db, source: () => ReconcileOptions): void };
 /**
  * A tree whose callback store runs on a worker thread (branch ingestworker2-worker, measured slower than
  * the store on the main thread: README, Benchmarks) exports this; the bench runs it, as that tree's desktop does.
@@ -52,11 +62,16 @@ const roots = opt.impl.split(',').map((d) => path.resolve(d));
 const impls = await Promise.all(
   roots.map(async (root) => {
     const load = async <T>(rel: string) => (await import(pathToFileURL(path.join(root, rel)).href)) as T;
-    // A tree whose ledger is wired by its composition root (main/app/ledger.ts) is wired as its desktop is.
-    if (fs.existsSync(path.join(root, 'main/app/ledger.ts')))
-      (await load<{ wireLedgerReconciliation(): void }>('main/app/ledger.ts')).wireLedgerReconciliation();
+    // A tree whose ledger its composition root composes (main/app/ledger.ts) gets it as its desktop does.
+    const composition = fs.existsSync(path.join(root, 'main/app/ledger.ts'))
+      ? await load<LedgerModule>('main/app/ledger.ts')
+      : null;
+    composition?.wireLedgerReconciliation?.();
+    const composed = composition?.composeLedger?.() ?? null;
     return {
       root,
+      composed,
+      callbackStore: composed ? await load<CallbackStoreModule>('main/callbacks/callback-store.ts') : null,
       receiver: await load<ReceiverModule>('main/callbacks/receiver.ts'),
       // The database opener moved to main/store/sqlite/ (issue 22); older trees keep it in main/store/db.ts.
       db: await load<DbModule>(
@@ -64,7 +79,7 @@ const impls = await Promise.all(
           ? 'main/store/sqlite/connection.ts'
           : 'main/store/db.ts',
       ),
-      reconcile: await load<ReconcileModule>('main/reconcile/reconcile.ts'),
+      reconcile: await load<ReconcileModule & OlderReconcile>('main/reconcile/reconcile.ts'),
       // A tree with a worker store runs it; main's has none.
       workerStore: fs.existsSync(path.join(root, 'main/callbacks/worker-store.ts'))
         ? await load<WorkerStoreModule>('main/callbacks/worker-store.ts')
@@ -108,20 +123,25 @@ for (let round = 0; round < Number(opt.rounds); round++) {
     fs.copyFileSync(template, file);
     const db = impl.db.openDatabase(file);
     db.pragma('wal_checkpoint(TRUNCATE)');
-    impl.reconcile.setReconcileOptions(db, () => ({ now: Date.now(), stalePendingAfterMs: STALE }));
-    const store = impl.workerStore?.workerCallbackStore(file, {
+    const options = () => ({ now: Date.now(), stalePendingAfterMs: STALE });
+    if (impl.composed) impl.composed.reconciler.setOptions(db, options);
+    else impl.reconcile.setReconcileOptions?.(db, options);
+    const worker = impl.workerStore?.workerCallbackStore(file, {
       stalePendingAfterMs: STALE,
       ...(opt['in-flight'] ? { maxCommitsInFlight: Number(opt['in-flight']) } : {}),
     });
+    // This tree's desktop store is built on its ledger; an older one's receiver made its own.
+    const store =
+      worker ?? (impl.composed ? impl.callbackStore!.sqliteCallbackStore(db, impl.composed.ledger) : undefined);
     // The old tree opens its connection before the clock starts: so does the worker.
-    await store?.ready();
+    await worker?.ready();
     const receiver = await impl.receiver.startCallbackReceiver({
       db,
       ...(store ? { store } : {}),
       port: 0,
       getKeys: () => ({ signingKey, servicePublicKey: publicKey }),
       clock: { now: () => Date.now() },
-    });
+    } as Parameters<ReceiverModule['startCallbackReceiver']>[0]);
     const load = os.loadavg()[0]!;
     const profiling = opt.profile && round === Number(opt.rounds) - 1 ? new Session() : null;
     if (profiling) {
@@ -151,7 +171,7 @@ for (let round = 0; round < Number(opt.rounds); round++) {
     procCpu.get(impl.root)!.push(Math.round(procUs));
     const stats = receiver.stats();
     await receiver.close();
-    await store?.close(); // a no-op where that tree's receiver closed it already
+    await worker?.close(); // a no-op where that tree's receiver closed it already
     const reconciled = db
       .prepare("SELECT COUNT(*) FROM reconciliation WHERE collection_id > ? AND callback_status = 'COMPLETED'")
       .pluck()

@@ -26,9 +26,9 @@ import { startTeamSync } from '../../main/team/sync/pull.js';
 import type { ChangedCollection } from '../../main/team/sync/apply.js';
 import { startServer, stopServerSync } from '../support/postgres-server.js';
 import { createDb } from './team-history.js';
-import { wireLedgerReconciliation } from '../../main/app/ledger.js';
+import { composeLedger } from '../../main/app/ledger.js';
 
-wireLedgerReconciliation(); // as composeCore does: the ledger reconciles what it stores
+const { ledger } = composeLedger(); // as composeCore does: the ledger reconciles what it stores
 
 const { values: opt } = parseArgs({
   options: {
@@ -102,6 +102,7 @@ async function run(url: string, w: Wiring, work: string, round: number) {
   const sync = startTeamSync({
     pool,
     db,
+    ledger,
     clock: systemClock,
     logger: quiet,
     pollEveryMs: 3_600_000,

@@ -22,7 +22,11 @@ type Pool = typeof import('../../main/team/pool.js');
 type Migrate = typeof import('../../main/team/migrate.js');
 type Publish = typeof import('../../main/team/snapshot/publish.js');
 type Start = typeof import('../../main/team/snapshot/start.js');
-type Ledger = typeof import('../../main/app/ledger.js');
+/**
+ * A tree's composition of its ledger: this one composes it (composeLedger) and passes it to the start; an
+ * older tree wired it once at its start (wireLedgerReconciliation), as its composeCore did.
+ */
+type LedgerModule = Partial<typeof import('../../main/app/ledger.js')> & { wireLedgerReconciliation?(): void };
 
 const { values: opt } = parseArgs({
   options: {
@@ -40,10 +44,11 @@ const load = () => Number(os.loadavg()[0]!.toFixed(2));
 const impls = await Promise.all(
   roots.map(async (root, i) => {
     const at = (m: string) => pathToFileURL(path.join(root, 'dist/main', m)).href;
-    const ledger = (await import(at('app/ledger.js'))) as Ledger;
-    ledger.wireLedgerReconciliation(); // as composeCore does
+    const composition = (await import(at('app/ledger.js'))) as LedgerModule;
+    composition.wireLedgerReconciliation?.();
     return {
       name: `${i}:${path.basename(root)}`,
+      ledger: composition.composeLedger?.().ledger ?? null,
       connection: (await import(at('store/sqlite/connection.js'))) as Connection,
       pool: (await import(at('team/pool.js'))) as Pool,
       migrate: (await import(at('team/migrate.js'))) as Migrate,
@@ -88,6 +93,7 @@ try {
       const r = await s.impl.start.snapshotStart({
         pool: s.pool,
         db,
+        ...(s.impl.ledger ? { ledger: s.impl.ledger } : {}),
         now: () => Date.now(),
         keys: () => keys,
         onPhase: (p) => {
@@ -99,7 +105,7 @@ try {
           ];
           mark = { t, c };
         },
-      });
+      } as Parameters<Start['snapshotStart']>[0]);
       const c = process.cpuUsage(c0);
       const seconds = Number(((performance.now() - t0) / 1000).toFixed(2));
       db.close();

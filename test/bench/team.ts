@@ -44,9 +44,9 @@ import { keepHead } from '../../main/store/sqlite/team/chain-head.js';
 import { runSignatureCheck } from '../../main/team/sync/signature-check.js';
 import type { NewEvent } from '../../main/collections/event-rules.js';
 import { createDb, loadHistory } from './team-history.js';
-import { wireLedgerReconciliation } from '../../main/app/ledger.js';
+import { composeLedger } from '../../main/app/ledger.js';
 
-wireLedgerReconciliation(); // as composeCore does: the ledger reconciles what it stores
+const { ledger } = composeLedger(); // as composeCore does: the ledger reconciles what it stores
 
 const log = (msg: string) => process.stderr.write(`[team ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 const quiet = { info() {}, warn() {} };
@@ -103,7 +103,7 @@ async function runCatchUp(pool: pg.Pool, db: ReturnType<typeof openDatabase>) {
       mark = { t, cpu };
     };
     if (opt.replay) {
-      const r = await bulkStart({ pool, db, now: () => Date.now(), onPhase, verify: teamEventVerifier(keys) });
+      const r = await bulkStart({ pool, db, ledger, now: () => Date.now(), onPhase, verify: teamEventVerifier(keys) });
       if (!r) throw new Error('the bulk start stopped part way');
       const result = finish(phases);
       keepHead(db, r.head, r.marks, Date.now()); // as the sync's start keeps it (untimed)
@@ -112,6 +112,7 @@ async function runCatchUp(pool: pg.Pool, db: ReturnType<typeof openDatabase>) {
     const r = await snapshotStart({
       pool,
       db,
+      ledger,
       now: () => Date.now(),
       onPhase,
       keys: evidenceKeys,
@@ -123,13 +124,14 @@ async function runCatchUp(pool: pg.Pool, db: ReturnType<typeof openDatabase>) {
     // The background re-check of the signatures the copy took from the snapshot, timed apart.
     const t = performance.now();
     const cpu = process.cpuUsage();
-    const done = await runSignatureCheck({ pool, db, now: () => Date.now(), keys: evidenceKeys });
+    const done = await runSignatureCheck({ pool, db, ledger, now: () => Date.now(), keys: evidenceKeys });
     return { ...result, background: backgroundOf(done, t, cpu, r.signaturesToCheck) };
   }
   let from: string | null = null;
   const sync: TeamSync = startTeamSync({
     pool,
     db,
+    ledger,
     clock: systemClock,
     logger: { info() {}, warn: (o: object, msg?: string) => log(`${msg ?? ''} ${JSON.stringify(o)}`) },
     batchSize,
@@ -351,6 +353,7 @@ async function applyBehind(pool: pg.Pool, source: string, deskFile: string) {
   const sync = startTeamSync({
     pool,
     db,
+    ledger,
     clock: systemClock,
     logger: { info() {}, warn: (o: object, msg?: string) => log(`${msg ?? ''} ${JSON.stringify(o)}`) },
     batchSize,
@@ -417,10 +420,11 @@ async function latency(server: PgServerInfo, work: string) {
   const dbB = openDatabase(path.join(work, 'desk-b.sqlite'));
   const arrived = new Map<string, number>();
   let wake: (() => void) | undefined;
-  const a = startTeamSync({ pool: poolA, db: dbA, clock: systemClock, logger: quiet, evidenceKeys });
+  const a = startTeamSync({ pool: poolA, db: dbA, ledger, clock: systemClock, logger: quiet, evidenceKeys });
   const b = startTeamSync({
     pool: poolB,
     db: dbB,
+    ledger,
     clock: systemClock,
     logger: quiet,
     evidenceKeys,
@@ -452,7 +456,7 @@ async function latency(server: PgServerInfo, work: string) {
     };
     const t0 = performance.now();
     await recordIntent(poolA, intent);
-    saveIntentCollection(dbA, intent);
+    saveIntentCollection(ledger, dbA, intent);
     while (!arrived.has(intent.merchantReference)) {
       await new Promise<void>((resolve) => {
         wake = resolve;

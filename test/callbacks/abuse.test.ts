@@ -12,6 +12,10 @@ import { systemClock } from '../../main/clock.js';
 import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
+import { sqliteCallbackStore } from '../../main/callbacks/callback-store.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let db: Db;
 let rx: CallbackReceiver | undefined;
@@ -25,6 +29,7 @@ async function start(more: Partial<Parameters<typeof startCallbackReceiver>[0]> 
   db = openDatabase(path.join(tempDir(), 'merchant-desk.db'));
   rx = await startCallbackReceiver({
     db,
+    store: sqliteCallbackStore(db, ledger),
     clock: systemClock,
     getKeys: () => ({ signingKey: SIGNING_KEY }),
     port: 0,

@@ -8,6 +8,9 @@ import { sqliteCallbackStore, type Delivery } from '../../main/callbacks/callbac
 import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let db: Db;
 afterEach(() => db?.close());
@@ -33,7 +36,7 @@ describe('sqliteCallbackStore', () => {
     for (const reference of refs) insertCollection(db, { reference });
     db.exec(`CREATE TRIGGER fail_projection BEFORE UPDATE ON collections WHEN NEW.merchant_reference = 'MD-G-2'
              BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
-    const store = sqliteCallbackStore(db);
+    const store = sqliteCallbackStore(db, ledger);
     const keys = { signingKey: SIGNING_KEY };
     expect(() => store.commitGroup(refs.map(delivery), keys)).toThrow(/injected failure/);
     expect(refs.map(events)).toEqual([0, 0, 0]);

@@ -9,6 +9,9 @@ import { eventsOfImport, importCallbacksText } from '../../main/callbacks/import
 import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 const clock = { now: () => 1_790_000_000_000 };
 
@@ -45,7 +48,7 @@ describe('eventsOfImport', () => {
         ['NOT-OURS-0002', 'FAILED', 'verified', 'import'],
       ]);
 
-      const summary = await importCallbacksText(db, file(), { keys: { signingKey: SIGNING_KEY }, clock });
+      const summary = await importCallbacksText(db, file(), { keys: { signingKey: SIGNING_KEY }, clock, ledger });
       expect(summary).toMatchObject({ imported: 2, duplicates: 1, badSignatures: 1, malformed: 1 });
       const stored = db
         .prepare(

@@ -15,6 +15,9 @@ import { listSecurityLog } from '../../main/callbacks/security-log.js';
 import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 function jsonl(lines: (object | string)[]): string {
   return lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
@@ -46,7 +49,7 @@ describe('import callbacks from JSON lines', () => {
     const id2 = insertCollection(db, { reference: 'MD-I-00000002' });
     const file = path.join(dir, 'callbacks.jsonl');
     fs.writeFileSync(file, jsonl(sampleLines(SIGNING_KEY)));
-    const s = await importCallbacksJsonl(db, file, { keys: { signingKey: SIGNING_KEY }, clock: systemClock });
+    const s = await importCallbacksJsonl(db, file, { keys: { signingKey: SIGNING_KEY }, clock: systemClock, ledger });
     expect(s).toMatchObject({ lines: 8, imported: 2, orphans: 1, duplicates: 1, badSignatures: 1, malformed: 4 });
     expect(s.results.map((r) => `${r.line}:${r.result}`)).toEqual([
       '1:imported',
@@ -71,7 +74,11 @@ describe('import callbacks from JSON lines', () => {
     expect(listSecurityLog(db).rows).toMatchObject([{ reason: 'bad_signature', source: 'import', count: 1 }]);
     expect(listOrphanCallbacks(db).rows.map((o) => o.merchantReference)).toEqual(['NOT-OURS-0001']);
     // Importing the file again changes nothing.
-    const again = await importCallbacksJsonl(db, file, { keys: { signingKey: SIGNING_KEY }, clock: systemClock });
+    const again = await importCallbacksJsonl(db, file, {
+      keys: { signingKey: SIGNING_KEY },
+      clock: systemClock,
+      ledger,
+    });
     expect(again).toMatchObject({ imported: 0, duplicates: 3 });
     db.close();
   });
@@ -86,7 +93,7 @@ describe('import callbacks from JSON lines', () => {
       out.write(JSON.stringify({ headers: { 'hmac-signature': hmacHeader(b) }, body: b }) + '\n');
     }
     await new Promise((r) => out.end(r));
-    const s = await importCallbacksJsonl(db, file, { keys: { signingKey: SIGNING_KEY }, clock: systemClock });
+    const s = await importCallbacksJsonl(db, file, { keys: { signingKey: SIGNING_KEY }, clock: systemClock, ledger });
     expect(s).toMatchObject({ lines: 5000, imported: 5000, orphans: 5000 });
     db.close();
   });

@@ -1,10 +1,12 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, ingestCallback } from '../../main/callbacks/ingest.js';
-import { appendEvent } from '../../main/collections/ledger.js';
 import { getCollection } from '../../main/collections/query.js';
 import { freshDb, insertCollection } from '../collections/helpers.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 describe('ingestCallback dedupe keys', () => {
   it('a retry of a callback stored under the earlier key format (callback:<digest>) is still a duplicate', () => {
@@ -13,7 +15,7 @@ describe('ingestCallback dedupe keys', () => {
     const body = callbackBody('MD-L-00000001');
     const digest = crypto.createHash('sha256').update(canonicalJson(body)).digest('hex');
     // As a version before the reference-led key stored it.
-    const old = appendEvent(db, {
+    const old = ledger.append(db, {
       collectionId: id,
       merchantReference: 'MD-L-00000001',
       source: 'callback',
@@ -24,7 +26,7 @@ describe('ingestCallback dedupe keys', () => {
       dedupeKey: 'callback:' + digest,
       payload: JSON.stringify(body),
     });
-    const ctx = { keys: { signingKey: SIGNING_KEY }, now: Date.UTC(2026, 10, 21) };
+    const ctx = { keys: { signingKey: SIGNING_KEY }, now: Date.UTC(2026, 10, 21), ledger };
     const again = ingestCallback(
       db,
       { body: JSON.stringify(body, null, 1), headers: { 'hmac-signature': hmacHeader(body) }, source: 'callback' },

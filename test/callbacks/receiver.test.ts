@@ -13,6 +13,10 @@ import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
 import { buildCardCipher } from '../../main/service/card-cipher.js';
 import { validCardData } from '../support/card.js';
 import { listSecurityLog } from '../../main/callbacks/security-log.js';
+import { sqliteCallbackStore } from '../../main/callbacks/callback-store.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let db: Db;
 let rx: CallbackReceiver | undefined;
@@ -31,7 +35,14 @@ async function start(
 ) {
   const dir = tempDir();
   db = openDatabase(path.join(dir, 'merchant-desk.db'));
-  rx = await startCallbackReceiver({ db, clock: systemClock, getKeys: () => keys, port: 0, ...more });
+  rx = await startCallbackReceiver({
+    db,
+    store: sqliteCallbackStore(db, ledger),
+    clock: systemClock,
+    getKeys: () => keys,
+    port: 0,
+    ...more,
+  });
   return rx;
 }
 
@@ -254,6 +265,7 @@ describe('callback receiver', () => {
       await rx!.close();
       rx = await startCallbackReceiver({
         db,
+        store: sqliteCallbackStore(db, ledger),
         clock: systemClock,
         getKeys: () => ({ signingKey: SIGNING_KEY }),
         port: 0,

@@ -1,5 +1,5 @@
-// A set of events appended at once (appendSet: a team desk's pulled batch) stores exactly what appending
-// each in turn stores (appendEvent): the same event rows, ids and kinds, the same projections, the same
+// A set of events appended at once (Ledger.appendSet: a team desk's pulled batch) stores exactly what appending
+// each in turn stores (Ledger.append): the same event rows, ids and kinds, the same projections, the same
 // reconciliation rows, duplicates skipped and orphans kept orphans. Random histories (fast-check) of
 // intents' events, redirects, callbacks (flips, disagreements, short amounts, other currencies, unsigned
 // and forged), resolutions, orphans and repeats, cut into batches anywhere.
@@ -9,10 +9,12 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
-import { appendBatch, appendEvent, appendSet } from '../../main/collections/ledger.js';
 import { insertIntentCollection } from '../../main/collections/intent-row.js';
 import type { NewEvent } from '../../main/collections/event-rules.js';
 import { writeTransaction } from '../../main/store/sqlite/transaction.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 const opened: Db[] = [];
 afterEach(() => {
@@ -121,7 +123,7 @@ const rows = (db: Db) => ({
 });
 
 describe('appendSet', () => {
-  it('stores what appendEvent stores for each event in turn, whatever the history and wherever it is cut into sets', () => {
+  it('stores what Ledger.append stores for each event in turn, whatever the history and wherever it is cut into sets', () => {
     fc.assert(
       fc.property(
         fc.array(event, { minLength: 1, maxLength: 40 }),
@@ -138,14 +140,14 @@ describe('appendSet', () => {
             const a = evs(one.ids);
             for (let i = 0, c = 0; i < a.length; c++) {
               const n = cuts[c % cuts.length]!;
-              appendBatch(one.db, () => a.slice(i, i + n).forEach((e) => appendEvent(one.db, e)));
+              ledger.batch(one.db, () => a.slice(i, i + n).forEach((e) => ledger.append(one.db, e)));
               i += n;
             }
             const b = evs(set.ids);
             const stored: (number | null)[] = [];
             for (let i = 0, c = 0; i < b.length; c++) {
               const n = cuts[c % cuts.length]!;
-              appendBatch(set.db, () => stored.push(...appendSet(set.db, b.slice(i, i + n)).ids));
+              ledger.batch(set.db, () => stored.push(...ledger.appendSet(set.db, b.slice(i, i + n)).ids));
               i += n;
             }
             expect(rows(set.db)).toEqual(rows(one.db));
@@ -178,8 +180,8 @@ describe('appendSet', () => {
       0,
       ids,
     );
-    expect(() => appendSet(db, [e])).toThrow(/inside a write transaction/);
-    expect(() => appendBatch(db, () => appendSet(db, [{ ...e, collectionId: 999, dedupeKey: 'x' }]))).toThrow(
+    expect(() => ledger.appendSet(db, [e])).toThrow(/inside a write transaction/);
+    expect(() => ledger.batch(db, () => ledger.appendSet(db, [{ ...e, collectionId: 999, dedupeKey: 'x' }]))).toThrow(
       /collection 999 does not exist/,
     );
     expect(db.prepare('SELECT count(*) FROM collection_events').pluck().get()).toBe(0);

@@ -13,6 +13,9 @@ import {
 import type { InitializeRequest, PaymentOption, ServiceClient } from '../../main/service/types.js';
 import { freshDb } from './helpers.js';
 import { cardForm, CARDS } from './harness.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 const { publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PEM = publicKey.export({ type: 'spki', format: 'pem' }).toString();
@@ -49,6 +52,7 @@ function service(client: ServiceClient, pem = PEM) {
   const { db } = freshDb();
   const s = createChargeService({
     db,
+    ledger,
     getClient: () => client,
     getServicePublicKeyPem: () => pem,
     clock: { now: () => Date.now() },

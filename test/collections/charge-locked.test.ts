@@ -53,6 +53,7 @@ function lockedAnswerCharges(hh: Harness, ms: number) {
   };
   const service = createChargeService({
     db: hh.db,
+    ledger: hh.ledger,
     getClient: () => client,
     getServicePublicKeyPem: () => hh.sandbox.servicePublicKeyPem,
     getSigningKey: () => hh.sandbox.signingKey,

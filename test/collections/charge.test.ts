@@ -4,6 +4,7 @@ import { getCollection, listCollections, collectedToday } from '../../main/colle
 import { startCallbackReceiver } from '../../main/callbacks/receiver.js';
 import { systemClock } from '../../main/clock.js';
 import { allFileBytes, CARDS, cardForm, leakNeedles, REDIRECT_URL, startHarness, type Harness } from './harness.js';
+import { sqliteCallbackStore } from '../../main/callbacks/callback-store.js';
 
 let h: Harness | undefined;
 const usedNumbers = new Set<string>();
@@ -158,6 +159,7 @@ describe('charge', () => {
     expect(getCollection(h.db, ref)!.collection.status).toBe('PENDING');
     h.receiver = await startCallbackReceiver({
       db: h.db,
+      store: sqliteCallbackStore(h.db, h.ledger),
       port,
       clock: systemClock,
       getKeys: () => ({ signingKey: h!.sandbox.signingKey, servicePublicKey: h!.sandbox.servicePublicKeyPem }),

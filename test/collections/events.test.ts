@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { appendEvent } from '../../main/collections/ledger.js';
 import { getCollection, listCollections } from '../../main/collections/query.js';
 import { listOrphanCallbacks } from '../../main/reconcile/index.js';
 import { freshDb, insertCollection, outcome } from './helpers.js';
+import { testLedger } from '../support/ledger.js';
 
-describe('appendEvent and the collections projection', () => {
+const { ledger } = testLedger();
+
+describe('the ledger and the collections projection', () => {
   it('the first final status sets the status; a repeat with the same dedupe key is a no-op', () => {
     const { db } = freshDb();
     const id = insertCollection(db, { reference: 'MD-A-00000001' });
@@ -64,7 +66,7 @@ describe('appendEvent and the collections projection', () => {
     const { db } = freshDb();
     const id = insertCollection(db, { reference: 'MD-D-00000001' });
     outcome(db, id, 'MD-D-00000001', 'redirect', 'COMPLETED', { signature: 'invalid' });
-    appendEvent(db, {
+    ledger.append(db, {
       collectionId: id,
       merchantReference: 'MD-D-00000001',
       source: 'security',
@@ -94,7 +96,7 @@ describe('appendEvent and the collections projection', () => {
   it('initiate events move a non-final status only', () => {
     const { db } = freshDb();
     const id = insertCollection(db, { reference: 'MD-F-00000001', status: 'INTENT' });
-    appendEvent(db, {
+    ledger.append(db, {
       collectionId: id,
       merchantReference: 'MD-F-00000001',
       source: 'initiate',
@@ -105,7 +107,7 @@ describe('appendEvent and the collections projection', () => {
     });
     expect(getCollection(db, id)!.collection.status).toBe('UNKNOWN');
     outcome(db, id, 'MD-F-00000001', 'callback', 'CANCELLED');
-    appendEvent(db, {
+    ledger.append(db, {
       collectionId: id,
       merchantReference: 'MD-F-00000001',
       source: 'initiate',
@@ -130,7 +132,7 @@ describe('appendEvent and the collections projection', () => {
 
   it('orphans are kept and listed', () => {
     const { db } = freshDb();
-    appendEvent(db, {
+    ledger.append(db, {
       collectionId: null,
       merchantReference: 'NOT-OURS-1',
       source: 'callback',

@@ -14,6 +14,9 @@ import type { CardForm } from '../../main/collections/card-input.shared.js';
 import type { IngestOutcome } from '../../main/callbacks/ingest.js';
 import { systemClock } from '../../main/clock.js';
 import { tempDir } from '../support/tmp.js';
+import { sqliteCallbackStore } from '../../main/callbacks/callback-store.js';
+import type { Ledger } from '../../main/collections/ledger.js';
+import { testLedger } from '../support/ledger.js';
 
 export const REDIRECT_URL = 'https://merchant-desk.invalid/return';
 
@@ -29,6 +32,8 @@ export type WindowPlan =
 export interface Harness {
   dataDir: string;
   db: Db;
+  /** What the receiver and the charges store events through (composed as the app composes it). */
+  ledger: Ledger;
   sandbox: Sandbox;
   receiver: CallbackReceiver;
   charges: ChargeService;
@@ -49,10 +54,12 @@ export function referenceForPaymentUrl(db: Db, paymentUrl: string): string {
 export async function startHarness(opts: { window?: boolean } = {}): Promise<Harness> {
   const dataDir = tempDir('md-pay-');
   const db = openDatabase(path.join(dataDir, 'merchant-desk.db'));
+  const { ledger } = testLedger();
   const sandbox = await startSandbox({ stateDir: path.join(dataDir, 'sandbox'), timeScale: 1000 });
   const ingested: IngestOutcome[] = [];
   const receiver = await startCallbackReceiver({
     db,
+    store: sqliteCallbackStore(db, ledger),
     clock: systemClock,
     getKeys: () => ({ signingKey: sandbox.signingKey, servicePublicKey: sandbox.servicePublicKeyPem }),
     onIngest: (o) => ingested.push(o),
@@ -66,6 +73,7 @@ export async function startHarness(opts: { window?: boolean } = {}): Promise<Har
   const h: Harness = {
     dataDir,
     db,
+    ledger,
     sandbox,
     receiver,
     ingested,
@@ -108,6 +116,7 @@ export async function startHarness(opts: { window?: boolean } = {}): Promise<Har
   };
   h.charges = createChargeService({
     db,
+    ledger,
     getClient: () => client,
     getServicePublicKeyPem: () => sandbox.servicePublicKeyPem,
     getSigningKey: () => sandbox.signingKey,

@@ -1,7 +1,11 @@
 import path from 'node:path';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
-import { appendEvent } from '../../main/collections/ledger.js';
+import type { NewEvent } from '../../main/collections/event-rules.js';
+import { testLedger } from '../support/ledger.js';
 import { tempDir } from '../support/tmp.js';
+
+/** The ledger the helpers append through (a test may append through it too). */
+export const { ledger } = testLedger();
 
 export function freshDb(): { db: Db; dir: string } {
   const dir = tempDir();
@@ -47,9 +51,9 @@ export function outcome(
   reference: string,
   source: 'redirect' | 'callback' | 'import',
   status: string,
-  over: Partial<Parameters<typeof appendEvent>[1]> = {},
+  over: Partial<NewEvent> = {},
 ) {
-  return appendEvent(db, {
+  return ledger.append(db, {
     collectionId: id,
     merchantReference: reference,
     source,

@@ -57,6 +57,7 @@ async function setup(opts: { chooser?: OpenPathChooser } = {}) {
   // The workspace's charge service, as the app builds it (no payment window: a headless shell).
   const charges = workspaceCharges({
     db: h.db,
+    ledger: h.ledger,
     clock: systemClock,
     logger,
     events: emitter,
@@ -70,6 +71,7 @@ async function setup(opts: { chooser?: OpenPathChooser } = {}) {
     dataDir,
     chooseOpenPath: opts.chooser ?? null,
     db: h.db,
+    ledger: h.ledger,
     clock: systemClock,
     logger,
     secrets: () => secrets,

@@ -1,15 +1,16 @@
 // The ledger stores an event, its projection, its reconciliation and (team profile) its outbox row in
 // ONE SQLite transaction: a failure in any part leaves none of them. Real SQLite; the faults are real
 // (a trigger that refuses the outbox row, a reconciliation hook that throws).
-import { afterEach, describe, expect, it } from 'vitest';
-import { appendEvent, wireLedger } from '../../main/collections/ledger.js';
+import { describe, expect, it } from 'vitest';
+import { createLedger } from '../../main/collections/ledger.js';
 import type { NewEvent } from '../../main/collections/event-rules.js';
-import { reconcileAfterAppend } from '../../main/reconcile/incremental.js';
-import { wireLedgerReconciliation } from '../../main/app/ledger.js';
 import type { Db } from '../../main/store/sqlite/connection.js';
+import { testLedger } from '../support/ledger.js';
 import { freshDb, insertCollection } from './helpers.js';
 
-afterEach(() => wireLedgerReconciliation());
+// A ledger exists only made with the reconciliation it runs (createLedger): there is no ledger that
+// stores events without reconciling them, so that case is the compiler's to refuse, not a test's.
+const { ledger, reconciler } = testLedger();
 
 const REF = 'MD-LEDGER-0001';
 function answer(id: number): NewEvent {
@@ -47,7 +48,7 @@ describe('the ledger', () => {
   it('stores the event, moves the projection, reconciles and writes the outbox row together', () => {
     const { db } = freshDb();
     const id = insertCollection(db, { reference: REF, status: 'INTENT' });
-    const r = appendEvent(db, answer(id), { outbox: true });
+    const r = ledger.append(db, answer(id), { outbox: true });
     expect(r.inserted).toBe(true);
     const s = state(db, id);
     expect(s.events).toEqual([{ kind: 'initialize_accepted', keyed: 1 }]);
@@ -66,11 +67,11 @@ describe('the ledger', () => {
       },
     ]);
     // The same answer again is the same event: nothing more, not in the outbox either.
-    expect(appendEvent(db, answer(id), { outbox: true }).inserted).toBe(false);
+    expect(ledger.append(db, answer(id), { outbox: true }).inserted).toBe(false);
     expect(state(db, id)).toEqual(s);
     // Without the outbox option (solo, or an event pulled from the team) there is no outbox row.
     const other = insertCollection(db, { reference: 'MD-LEDGER-0002', status: 'INTENT' });
-    appendEvent(db, { ...answer(other), merchantReference: 'MD-LEDGER-0002' });
+    ledger.append(db, { ...answer(other), merchantReference: 'MD-LEDGER-0002' });
     expect(state(db, other).outbox).toEqual([]);
   });
 
@@ -79,10 +80,10 @@ describe('the ledger', () => {
     const id = insertCollection(db, { reference: REF, status: 'INTENT' });
     const before = state(db, id);
     db.exec(`CREATE TRIGGER refuse_outbox BEFORE INSERT ON team_outbox BEGIN SELECT RAISE(ABORT, 'outbox full'); END`);
-    expect(() => appendEvent(db, answer(id), { outbox: true })).toThrow(/outbox full/);
+    expect(() => ledger.append(db, answer(id), { outbox: true })).toThrow(/outbox full/);
     expect(state(db, id)).toEqual(before);
     db.exec('DROP TRIGGER refuse_outbox');
-    appendEvent(db, answer(id), { outbox: true });
+    ledger.append(db, answer(id), { outbox: true });
     expect(state(db, id).outbox).toHaveLength(1);
   });
 
@@ -90,21 +91,21 @@ describe('the ledger', () => {
     const { db } = freshDb();
     const id = insertCollection(db, { reference: REF, status: 'INTENT' });
     const before = state(db, id);
-    wireLedger({
+    const failing = createLedger({
       afterAppend(d, collectionId) {
-        reconcileAfterAppend(d, collectionId);
+        reconciler.afterAppend(d, collectionId);
         throw new Error('reconciliation failed');
       },
       onceAfter: (_d, fn) => fn(),
       all: async () => undefined,
     });
-    expect(() => appendEvent(db, answer(id), { outbox: true })).toThrow(/reconciliation failed/);
+    expect(() => failing.append(db, answer(id), { outbox: true })).toThrow(/reconciliation failed/);
     expect(state(db, id)).toEqual(before);
   });
 
   it('an event the projection cannot take (an unknown collection) leaves nothing either', () => {
     const { db } = freshDb();
-    expect(() => appendEvent(db, answer(999), { outbox: true })).toThrow(/collection 999 does not exist/);
+    expect(() => ledger.append(db, answer(999), { outbox: true })).toThrow(/collection 999 does not exist/);
     expect(db.prepare('SELECT COUNT(*) FROM team_outbox').pluck().get()).toBe(0);
     expect(db.prepare('SELECT COUNT(*) FROM collection_events').pluck().get()).toBe(0);
   });

@@ -15,6 +15,9 @@ import { createServiceClient } from '../../main/service/client.js';
 import { createChargeService, type ChargeService } from '../../main/collections/charge/service.js';
 import { systemClock } from '../../main/clock.js';
 import { appRoot } from '../../main/app/paths.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 // The card number as bytes only: a JS string of it would itself be in the heap we search. A Visa number
 // (Luhn-valid) that appears nowhere in the code.
@@ -53,6 +56,7 @@ beforeAll(async () => {
   });
   charges = createChargeService({
     db,
+    ledger,
     getClient: () => client,
     getServicePublicKeyPem: () => pem,
     clock: systemClock,

@@ -17,9 +17,9 @@ import { systemClock } from '../../main/clock.js';
 import { DEFAULT_REDIRECT_URL } from '../../main/settings/settings.js';
 import { PUBLIC_KEY_FILE } from '../../sandbox/keys.js';
 import type { RunningApp } from './support/app.js';
-import { wireLedgerReconciliation } from '../../main/app/ledger.js';
+import { testLedger } from '../support/ledger.js';
 
-wireLedgerReconciliation(); // as composeCore does: the ledger reconciles what it stores
+const { ledger } = testLedger(); // composed as composeCore composes its own
 
 export interface Seeder {
   db: Db;
@@ -79,6 +79,7 @@ export function seeder(app: RunningApp): Seeder {
   });
   const svc: ChargeService = createChargeService({
     db,
+    ledger,
     getClient: () => client,
     getServicePublicKeyPem: () => pem,
     getSigningKey: () => keys.signingKey,

@@ -1,12 +1,14 @@
-// Builds collection histories: collection rows inserted directly, events through appendEvent (the path
+// Builds collection histories: collection rows inserted directly, events through the ledger (the path
 // the payments ingestion takes), so reconciliation and reports can be tested on constructed histories.
 import path from 'node:path';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { formatMinor } from '../../main/money/index.js';
 import { tempDir } from '../support/tmp.js';
-import { appendEvent } from '../../main/collections/ledger.js';
-import { setReconcileOptions } from '../../main/reconcile/index.js';
+import { testLedger } from '../support/ledger.js';
 import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
+
+/** The ledger every history appends through, and its reconciler (each history sets its clock there). */
+export const { ledger, reconciler } = testLedger();
 
 export function testDb(): { db: Db; dir: string; file: string } {
   const dir = tempDir('md-recon-');
@@ -47,7 +49,7 @@ export class History {
     public t = Date.UTC(2026, 10, 1, 9, 0, 0),
   ) {
     // Events are reconciled as they are appended, on this history's clock (a second after its last tick).
-    setReconcileOptions(db, () => ({ now: this.t + 1000 }));
+    reconciler.setOptions(db, () => ({ now: this.t + 1000 }));
   }
 
   private info(id: number): { ref: string; amount: number; currency: string; customer: string | null } {
@@ -111,8 +113,8 @@ export class History {
   ): number {
     const info = id === null ? null : this.info(id);
     const at = e.at ?? this.tick();
-    // The real path: appendEvent stores the event, moves the projection and reconciles the collection.
-    const { eventId } = appendEvent(this.db, {
+    // The real path: the ledger stores the event, moves the projection and reconciles the collection.
+    const { eventId } = ledger.append(this.db, {
       collectionId: id,
       merchantReference: e.ref ?? info!.ref,
       internalReference: e.internal === undefined ? (id === null ? null : (this.internal.get(id) ?? null)) : e.internal,

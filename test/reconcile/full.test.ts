@@ -7,7 +7,6 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { NewEvent } from '../../main/collections/event-rules.js';
-import { appendEvent } from '../../main/collections/ledger.js';
 import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
 import { importCallbacksJsonl } from '../../main/callbacks/import-jsonl.js';
 import { signedString } from '../../main/service/signatures.js';
@@ -18,8 +17,6 @@ import {
   listExceptions,
   listOrphanCallbacks,
   reconcileAll,
-  reconcileDue,
-  setReconcileOptions,
 } from '../../main/reconcile/index.js';
 import { reconcileAllOnThreads } from '../../main/reconcile/reconcile-on-threads.js';
 import {
@@ -31,7 +28,7 @@ import {
   UNDECIDED_SQL,
 } from '../../main/store/sqlite/reconcile/full-pass-sql.js';
 import { sql as migration014 } from '../../main/store/sqlite/migrations/014-reconcile-event-terms.js';
-import { History, testDb } from './fixtures.js';
+import { History, testDb, ledger, reconciler } from './fixtures.js';
 
 const STALE = 30 * 60_000;
 const CURRENCIES = ['UGX', 'KES', 'USD'] as const;
@@ -115,7 +112,7 @@ const SNAPSHOT = `SELECT collection_id, outcome, kinds, open_kinds, is_exception
   resolution_note, initiate_status, redirect_status, callback_status, import_status, manual_status, completed_at
   FROM reconciliation ORDER BY collection_id`;
 
-/** Plays each collection's steps through appendEvent, interleaved across collections. */
+/** Plays each collection's steps through the ledger, interleaved across collections. */
 function play(h: History, collections: Spec[], order: number[]): void {
   const ids = collections.map((c) => h.collection({ amountMinor: c.amount, currency: c.currency }));
   const stored: NewEvent[][] = ids.map(() => []);
@@ -206,7 +203,7 @@ function play(h: History, collections: Spec[], order: number[]): void {
       if (earlier.length) ev = earlier[Math.max(0, earlier.length - 1 - s.back)]!;
     }
     if (ev) {
-      appendEvent(h.db, ev);
+      ledger.append(h.db, ev);
       stored[i]!.push(ev);
     }
   };
@@ -232,7 +229,7 @@ describe('one incremental path, one set-based full recompute, the same answer', 
             const { db } = testDb();
             try {
               const h = new History(db);
-              setReconcileOptions(db, () => ({ now: h.t, stalePendingAfterMs: STALE }));
+              reconciler.setOptions(db, () => ({ now: h.t, stalePendingAfterMs: STALE }));
               play(
                 h,
                 collections,
@@ -241,7 +238,7 @@ describe('one incremental path, one set-based full recompute, the same answer', 
               histories += collections.length;
               const now = h.t + later;
               // time is the one input without an event: the sweep applies it
-              reconcileDue(db, { now, stalePendingAfterMs: STALE });
+              reconciler.due(db, { now, stalePendingAfterMs: STALE });
               const incremental = db.prepare(SNAPSHOT).all();
               expect(incremental).toHaveLength(collections.length);
               db.exec('DELETE FROM reconciliation');
@@ -268,7 +265,7 @@ describe('helper threads compute the ranges, one connection writes them', () => 
       const { db } = testDb();
       try {
         const h = new History(db);
-        setReconcileOptions(db, () => ({ now: h.t, stalePendingAfterMs: STALE }));
+        reconciler.setOptions(db, () => ({ now: h.t, stalePendingAfterMs: STALE }));
         const changed: number[] = [];
         for (let i = 0; i < 60; i++) {
           const id = h.collection({ amountMinor: 10_000 + i, currency: CURRENCIES[i % 3]! });
@@ -293,7 +290,7 @@ describe('helper threads compute the ranges, one connection writes them', () => 
           }
         }
         const now = h.t + STALE;
-        reconcileDue(db, { now, stalePendingAfterMs: STALE });
+        reconciler.due(db, { now, stalePendingAfterMs: STALE });
         const incremental = db.prepare(SNAPSHOT).all();
 
         db.exec('DELETE FROM reconciliation');
@@ -364,7 +361,7 @@ describe('reads never write; every source enters the one path', () => {
     expect(table()).toEqual(before.table);
     expect(summary.byOutcome).toMatchObject({ pending: 1, amount_mismatch: 1 });
     // time passing is applied by the sweep (a writer), then the reads show it
-    expect(reconcileDue(db, later)).toBe(1);
+    expect(reconciler.due(db, later)).toBe(1);
     expect(getSummary(db, later).byOutcome).toMatchObject({ pending: 0, stale_pending: 1, amount_mismatch: 1 });
   });
 
@@ -403,6 +400,7 @@ describe('reads never write; every source enters the one path', () => {
     const summary = await importCallbacksJsonl(db, file, {
       keys: { signingKey, servicePublicKey: null },
       clock: { now: () => h.t },
+      ledger,
     });
     expect(summary).toMatchObject({ imported: 2, badSignatures: 0, malformed: 0 });
     expect(ids.map((id) => row.get(id))).toEqual([

@@ -1,10 +1,9 @@
-// reconcileOnceAfter: the receiver's group commit appends many events and reconciles each collection
+// Reconciler.onceAfter: the receiver's group commit appends many events and reconciles each collection
 // it touched once, at the end, in the same transaction. The rows must be the ones reconciling after
 // every event gives, and a failure anywhere must commit nothing of the group.
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../main/store/sqlite/connection.js';
-import { reconcileOnceAfter } from '../../main/reconcile/incremental.js';
-import { History, testDb } from './fixtures.js';
+import { History, testDb, reconciler } from './fixtures.js';
 
 // Everything but computed_at: that is when the row was classified, which in a group is its end.
 const SNAPSHOT =
@@ -46,10 +45,10 @@ function build(step: (db: Db, fn: () => void) => void): Db {
   return db;
 }
 
-describe('reconcileOnceAfter', () => {
+describe('Reconciler.onceAfter', () => {
   it('gives the same reconciliation rows as reconciling after every event', () => {
     const eachEvent = build((_db, fn) => fn());
-    const grouped = build((db, fn) => reconcileOnceAfter(db, fn));
+    const grouped = build((db, fn) => reconciler.onceAfter(db, fn));
     const rows = grouped.prepare(SNAPSHOT).all();
     expect(rows).toHaveLength(30);
     expect(new Set(rows.map((r) => (r as { outcome: string }).outcome)).size).toBeGreaterThan(4);
@@ -66,7 +65,7 @@ describe('reconcileOnceAfter', () => {
     const events = count(db, 'SELECT count(*) FROM collection_events');
     const before = db.prepare(SNAPSHOT).all();
     expect(() =>
-      reconcileOnceAfter(db, () => {
+      reconciler.onceAfter(db, () => {
         h.callback(a, 'COMPLETED');
         h.callback(b, 'COMPLETED');
         throw new Error('the group failed');
@@ -92,7 +91,7 @@ describe('reconcileOnceAfter', () => {
     db.exec(`CREATE TRIGGER fail_recon BEFORE UPDATE ON reconciliation WHEN NEW.collection_id = ${b}
              BEGIN SELECT RAISE(ABORT, 'injected reconciliation failure'); END`);
     expect(() =>
-      reconcileOnceAfter(db, () => {
+      reconciler.onceAfter(db, () => {
         h.callback(a, 'COMPLETED');
         h.callback(b, 'COMPLETED');
       }),
@@ -108,8 +107,8 @@ describe('reconcileOnceAfter', () => {
     h.accepted(a);
     const status = () =>
       db.prepare('SELECT callback_status FROM reconciliation WHERE collection_id = ?').pluck().get(a);
-    reconcileOnceAfter(db, () => {
-      reconcileOnceAfter(db, () => h.callback(a, 'COMPLETED'));
+    reconciler.onceAfter(db, () => {
+      reconciler.onceAfter(db, () => h.callback(a, 'COMPLETED'));
       expect(status()).toBeNull();
     });
     expect(status()).toBe('COMPLETED');

@@ -8,7 +8,7 @@ import { deskQueries } from '../../main/app/desk-queries.js';
 import { defaultSettings } from '../../main/settings/index.js';
 import type { Core } from '../../main/app/core.js';
 import type { HandlerTable } from '../../main/ipc/handlers/types.js';
-import { History, testDb } from './fixtures.js';
+import { History, ledger, testDb } from './fixtures.js';
 import { recordBalanceRun } from '../../main/store/sqlite/balances.js';
 
 /** The reconciliation handlers over the operations and reads bound to a (fake) desk, as composeCore binds them. */
@@ -22,6 +22,7 @@ function fakeCore(db: Core['db'], now: () => number) {
   const closers: (() => void)[] = [];
   const core = {
     db,
+    ledger,
     clock: { now },
     settings: () => settings,
     events,

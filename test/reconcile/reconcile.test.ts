@@ -4,7 +4,6 @@ import {
   reconcileAllInWorker,
   reconcileCollection,
   reconcileEvent,
-  reconcileDue,
   getSummary,
   listExceptions,
   getDetail,
@@ -12,7 +11,7 @@ import {
   listAudit,
   listOrphanCallbacks,
 } from '../../main/reconcile/index.js';
-import { History, testDb } from './fixtures.js';
+import { History, testDb, ledger, reconciler } from './fixtures.js';
 
 const STALE = 30 * 60_000;
 
@@ -163,20 +162,24 @@ describe('classification of constructed histories', () => {
       merchantReference: 'SOMEONE-ELSES-REF',
       status: 'COMPLETED',
     });
-    resolveException(db, { orphanEventId: ev, note: 'Belongs to the web shop, not this desk', actor: 'Ann' }, at());
+    resolveException(
+      ledger,
+      db,
+      { orphanEventId: ev, note: 'Belongs to the web shop, not this desk', actor: 'Ann' },
+      at(),
+    );
     expect(getSummary(db, at()).openByKind.orphan_callback).toBe(0);
     expect(listOrphanCallbacks(db, { includeResolved: true }).rows[0]!.resolvedByEventId).toBeGreaterThan(ev);
   });
 
   it('a resolution already stored under its key (a team desk pulled its own copy back first) is that resolution, not a conflict', async () => {
-    const { appendEvent } = await import('../../main/collections/ledger.js');
     const { prepareResolution } = await import('../../main/reconcile/index.js');
     const { db, h, at } = setup();
     const ev = h.orphanCallback('SOMEONE-ELSES-REF');
     const input = { orphanEventId: ev, note: 'Belongs to the web shop', actor: 'Ann' };
-    const pulled = appendEvent(db, { ...prepareResolution(db, input, at()), dedupeKey: 'manual:resolution:k1' });
+    const pulled = ledger.append(db, { ...prepareResolution(db, input, at()), dedupeKey: 'manual:resolution:k1' });
     expect(getSummary(db, at()).openByKind.orphan_callback ?? 0).toBe(0);
-    const { eventId } = resolveException(db, { ...input, dedupeKey: 'manual:resolution:k1' }, at());
+    const { eventId } = resolveException(ledger, db, { ...input, dedupeKey: 'manual:resolution:k1' }, at());
     expect(eventId).toBe(pulled.eventId);
     expect(listAudit(db, { kind: 'resolution' }).total).toBe(1);
   });
@@ -222,6 +225,7 @@ describe('incremental and full reconciliation', () => {
         after(id, () => h.callback(id, 'COMPLETED', { amountMinor: 5 }));
         after(id, () =>
           resolveException(
+            ledger,
             db,
             { collectionId: id, note: 'Customer paid the difference in cash', actor: 'Ann' },
             opts(),
@@ -232,7 +236,7 @@ describe('incremental and full reconciliation', () => {
     }
     h.tick(STALE);
     // incremental catch-up at the same moment a full run happens (stale times move with the clock)
-    reconcileDue(db, opts());
+    reconciler.due(db, opts());
     const snapshot = () =>
       db
         .prepare(
@@ -274,18 +278,18 @@ describe('incremental and full reconciliation', () => {
     expect(snapshot()).toEqual(incremental);
   });
 
-  it('reconcileDue re-classifies what no event drives (a pending collection that turned stale), nothing else', () => {
+  it('Reconciler.due re-classifies what no event drives (a pending collection that turned stale), nothing else', () => {
     const { db, h } = setup();
     const a = h.collection();
     h.accepted(a);
     // Every stored event was reconciled as it was stored: nothing is due.
-    expect(reconcileDue(db, { now: h.t, stalePendingAfterMs: STALE })).toBe(0);
+    expect(reconciler.due(db, { now: h.t, stalePendingAfterMs: STALE })).toBe(0);
     h.callback(a, 'COMPLETED');
-    expect(reconcileDue(db, { now: h.t, stalePendingAfterMs: STALE })).toBe(0);
+    expect(reconciler.due(db, { now: h.t, stalePendingAfterMs: STALE })).toBe(0);
     const b = h.collection();
     h.accepted(b);
-    expect(reconcileDue(db, { now: h.t + STALE, stalePendingAfterMs: STALE })).toBe(1);
-    expect(reconcileDue(db, { now: h.t + STALE, stalePendingAfterMs: STALE })).toBe(0);
+    expect(reconciler.due(db, { now: h.t + STALE, stalePendingAfterMs: STALE })).toBe(1);
+    expect(reconciler.due(db, { now: h.t + STALE, stalePendingAfterMs: STALE })).toBe(0);
     expect(getSummary(db, { now: h.t + STALE, stalePendingAfterMs: STALE }).byOutcome).toMatchObject({
       matched: 1,
       stale_pending: 1,
@@ -366,15 +370,16 @@ describe('exceptions queue', () => {
     h.accepted(id);
     h.callback(id, 'COMPLETED', { amountMinor: 1 });
     const before = db.prepare('SELECT * FROM collection_events ORDER BY id').all();
-    expect(() => resolveException(db, { collectionId: id, note: '  ', actor: 'Ann' }, at())).toThrow(
+    expect(() => resolveException(ledger, db, { collectionId: id, note: '  ', actor: 'Ann' }, at())).toThrow(
       /note is required/,
     );
-    expect(() => resolveException(db, { collectionId: id, note: 'ok ok', actor: '' }, at())).toThrow(
+    expect(() => resolveException(ledger, db, { collectionId: id, note: 'ok ok', actor: '' }, at())).toThrow(
       /actor is required/,
     );
     expect(db.prepare('SELECT * FROM collection_events ORDER BY id').all()).toEqual(before); // nothing written
 
     const { eventId } = resolveException(
+      ledger,
       db,
       { collectionId: id, note: 'Refunded the difference, ticket 88', actor: 'Ann' },
       at(),
@@ -396,7 +401,7 @@ describe('exceptions queue', () => {
       resolutionNote: 'Refunded the difference, ticket 88',
       outcome: 'amount_mismatch',
     });
-    expect(() => resolveException(db, { collectionId: id, note: 'again', actor: 'Ann' }, at())).toThrow(
+    expect(() => resolveException(ledger, db, { collectionId: id, note: 'again', actor: 'Ann' }, at())).toThrow(
       /no open exception/,
     );
     expect(() => db.prepare('UPDATE collection_events SET note = ? WHERE id = ?').run('x', eventId)).toThrow(
@@ -421,14 +426,13 @@ describe('exceptions queue', () => {
   });
 });
 
-describe('histories written by the payments ingestion (appendEvent)', () => {
+describe('histories written by the payments ingestion (the ledger)', () => {
   it("a flip stored as kind 'final_status_changed' is still an outcome; bad signatures and mismatches are classified", async () => {
-    const { appendEvent } = await import('../../main/collections/ledger.js');
     const { db, h, at } = setup();
     const id = h.collection({ amountMinor: 100_000, currency: 'UGX' });
     const ref = db.prepare('SELECT merchant_reference FROM collections WHERE id = ?').pluck().get(id) as string;
     const base = { collectionId: id, merchantReference: ref, internalReference: 'INT-1' };
-    appendEvent(db, {
+    ledger.append(db, {
       ...base,
       source: 'initiate',
       kind: 'initialize_accepted',
@@ -436,7 +440,7 @@ describe('histories written by the payments ingestion (appendEvent)', () => {
       receivedAt: h.tick(),
       signature: 'not_applicable',
     });
-    appendEvent(db, {
+    ledger.append(db, {
       ...base,
       source: 'redirect',
       kind: 'outcome',
@@ -445,7 +449,7 @@ describe('histories written by the payments ingestion (appendEvent)', () => {
       signature: 'verified',
     });
     const cb = (status: string) =>
-      appendEvent(db, {
+      ledger.append(db, {
         ...base,
         source: 'callback',
         kind: 'outcome',
@@ -466,7 +470,7 @@ describe('histories written by the payments ingestion (appendEvent)', () => {
     expect(r.kinds).toEqual(['final_status_changed']);
     expect(r.sources.callback).toBe('FAILED');
 
-    appendEvent(db, {
+    ledger.append(db, {
       ...base,
       source: 'security',
       kind: 'bad_signature',
@@ -477,6 +481,7 @@ describe('histories written by the payments ingestion (appendEvent)', () => {
     expect(reconcileCollection(db, id, at())!.kinds).toEqual(['bad_signature', 'final_status_changed']);
 
     const { eventId } = resolveException(
+      ledger,
       db,
       { collectionId: id, note: 'Issuer reversed it; customer informed', actor: 'Ann' },
       at(),

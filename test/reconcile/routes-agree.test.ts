@@ -11,19 +11,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { NewEvent } from '../../main/collections/event-rules.js';
-import { appendEvent } from '../../main/collections/ledger.js';
 import type { EventKind, EventSource, SignatureState } from '../../main/collections/model.js';
 import { formatMinor } from '../../main/money/index.js';
-import {
-  reconcileCollection,
-  reconcileOnceAfter,
-  setGroupRoute,
-  setReconcileOptions,
-  type GroupRoute,
-} from '../../main/reconcile/incremental.js';
+import { reconcileCollection, type GroupRoute } from '../../main/reconcile/incremental.js';
 import { reconcileAll } from '../../main/reconcile/reconcile.js';
 import { writeTransaction } from '../../main/store/sqlite/transaction.js';
-import { History, testDb } from './fixtures.js';
+import { History, testDb, ledger, reconciler } from './fixtures.js';
 
 const STALE = 30 * 60_000;
 const CURRENCIES = ['UGX', 'KES', 'USD'] as const;
@@ -203,7 +196,7 @@ function play(h: History, collections: Spec[], order: number[], groups: number[]
     }
     if (ev) {
       // Only a stored event reconciles its collection (a replay is not stored).
-      if (appendEvent(h.db, ev).inserted) touched.add(id);
+      if (ledger.append(h.db, ev).inserted) touched.add(id);
       stored[i]!.push(ev);
     }
   };
@@ -221,7 +214,7 @@ function play(h: History, collections: Spec[], order: number[], groups: number[]
   for (let at = 0, g = 0; at < steps.length; g++) {
     const size = groups.length ? groups[g % groups.length]! : 1;
     const touched = new Set<number>();
-    reconcileOnceAfter(h.db, () => {
+    reconciler.onceAfter(h.db, () => {
       for (const i of steps.slice(at, at + size)) next(i, touched);
     });
     at += size;
@@ -260,8 +253,8 @@ describe('the reconciliation routes agree', () => {
             try {
               const h = new History(db);
               // The group route is a setting of the connection; both must leave classify()'s rows.
-              setGroupRoute(db, route);
-              setReconcileOptions(db, () => ({ now: h.t + 1000, stalePendingAfterMs: STALE }));
+              reconciler.setGroupRoute(db, route);
+              reconciler.setOptions(db, () => ({ now: h.t + 1000, stalePendingAfterMs: STALE }));
               compared += play(
                 h,
                 collections,

@@ -15,10 +15,10 @@ import {
 import { StringSink } from '../../main/reports/csv.js';
 import { collectionsBaselineQuery, partEnd } from '../../main/store/sqlite/read/collections-report.js';
 import { claimPart, newPartsState, partsState } from '../../main/reports/export-parts.js';
-import { reconcileDue, resolveException } from '../../main/reconcile/index.js';
-import { History, testDb } from '../reconcile/fixtures.js';
-import type { Db } from '../../main/store/sqlite/connection.js';
+import { resolveException } from '../../main/reconcile/index.js';
+import { History, testDb, ledger, reconciler } from '../reconcile/fixtures.js';
 
+import type { Db } from '../../main/store/sqlite/connection.js';
 const UTC3 = { offsetMinutes: 180 };
 
 /** Minimal RFC 4180 reader for assertions (quoted fields, doubled quotes, CRLF). */
@@ -88,8 +88,13 @@ describe('collections CSV export', () => {
     h.callback(b, 'COMPLETED', { amountMinor: 2_500 });
     const c = h.collection({ amountMinor: 1_234, currency: 'BHD', customerName: 'Ünïcødé Ltd' });
     h.rejected(c);
-    reconcileDue(db, { now: h.t });
-    resolveException(db, { collectionId: b, note: 'Short by 0.50,\nrefund "agreed"', actor: 'Ann' }, { now: h.t });
+    reconciler.due(db, { now: h.t });
+    resolveException(
+      ledger,
+      db,
+      { collectionId: b, note: 'Short by 0.50,\nrefund "agreed"', actor: 'Ann' },
+      { now: h.t },
+    );
 
     const out = path.join(dir, 'collections.csv');
     const res = await runExport({ dbFile: file, job: { kind: 'collections' }, out, bom: true, tz: UTC3, now: h.t });
@@ -251,7 +256,7 @@ describe('collections CSV export', () => {
         ins.run(...text.map((c) => plain(c, k)), t0 + k * 61_000, 1000 + k, t0 + k * 61_000 + 5); // clean rows in between
       }
     })();
-    reconcileDue(db, { now: t0 + n * 61_000, stalePendingAfterMs: 60_000 });
+    reconciler.due(db, { now: t0 + n * 61_000, stalePendingAfterMs: 60_000 });
     const out = path.join(dir, 'hostile.csv');
     await runExport({ dbFile: file, job: { kind: 'collections' }, out, tz: UTC3, now: t0 + n * 61_000 });
 

@@ -13,6 +13,9 @@ import { ingestCallback } from '../../main/callbacks/ingest.js';
 import { stopServerSync } from '../support/postgres-server.js';
 import { signedCallback, startServe, teamDatabase, type Serve, type TeamDb } from './harness.js';
 import { runCli } from '../support/cli.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let team: TeamDb;
 let sb: Sandbox;
@@ -88,7 +91,7 @@ describe('merchant-desk serve', () => {
       const o = ingestCallback(
         local,
         { body: Buffer.from(cb.body), headers: cb.headers, source: 'callback' },
-        { keys: { signingKey: sb.signingKey, servicePublicKey: null }, now: Date.now() },
+        { keys: { signingKey: sb.signingKey, servicePublicKey: null }, now: Date.now(), ledger },
       );
       expect(o.result).toBe('imported');
       const mine = local

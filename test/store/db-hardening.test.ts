@@ -5,13 +5,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { migrations } from '../../main/store/sqlite/migrations/index.js';
-import { appendEvent } from '../../main/collections/ledger.js';
 import { getCollection } from '../../main/collections/query.js';
 import { openActiveProfileDatabase } from '../../main/settings/profile-database.js';
 import { dataPaths } from '../../main/settings/paths.js';
 import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';
 import { holdWriteLock, openFromProcesses } from './second-process.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 const LATEST = Math.max(...migrations.map((m) => m.version));
 
@@ -26,7 +28,7 @@ describe('writes while another process holds the write lock', () => {
     const id = insertCollection(db, { reference: 'MD-LOCK-0001', status: 'PENDING' });
     const lock = await holdWriteLock(file, 1000);
     // Synchronous, like every better-sqlite3 call: it waits (busy_timeout) while the other process holds the lock.
-    const r = appendEvent(db, {
+    const r = ledger.append(db, {
       collectionId: id,
       merchantReference: 'MD-LOCK-0001',
       source: 'callback',
@@ -67,7 +69,7 @@ describe('append-only history', () => {
   it('INSERT OR REPLACE of an existing event id is refused and event 1 is unchanged', () => {
     const { db } = fresh();
     const id = insertCollection(db, { reference: 'MD-APPEND-0001' });
-    appendEvent(db, {
+    ledger.append(db, {
       collectionId: id,
       merchantReference: 'MD-APPEND-0001',
       source: 'intent',
@@ -93,7 +95,7 @@ describe('append-only history', () => {
   it('INSERT OR REPLACE with a stored dedupe key does not rewrite that event', () => {
     const { db } = fresh();
     const id = insertCollection(db, { reference: 'MD-APPEND-0002' });
-    appendEvent(db, {
+    ledger.append(db, {
       collectionId: id,
       merchantReference: 'MD-APPEND-0002',
       source: 'callback',
@@ -109,7 +111,7 @@ describe('append-only history', () => {
     ).run();
     expect(db.prepare('SELECT * FROM collection_events').all()).toEqual(before);
     // The app's own idempotent append still answers "already stored".
-    const again = appendEvent(db, {
+    const again = ledger.append(db, {
       collectionId: id,
       merchantReference: 'MD-APPEND-0002',
       source: 'callback',

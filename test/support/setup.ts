@@ -11,7 +11,3 @@ if (!process.env.MERCHANT_DESK_TEST_HOME) {
 // Test files run in parallel and several use the real keychain for the same profile names: each file
 // (and the CLI processes it spawns, which inherit the variable) gets its own keychain service name.
 process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-
-// What every entry point does at start (composeCore, the CLI): the ledger reconciles what it stores.
-import { wireLedgerReconciliation } from '../../main/app/ledger.js';
-wireLedgerReconciliation();

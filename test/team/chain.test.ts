@@ -25,6 +25,9 @@ import { createTestDatabase } from '../support/postgres.js';
 import { appendEventsBeforeEvidence, event, teamFixture, type TeamFixture } from './fixture.js';
 import { history } from './new-desk.js';
 import { openDesk, quietLogger, type Desk } from './sync-desk.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let team: TeamFixture;
 const desks: Desk[] = [];
@@ -98,6 +101,7 @@ async function restart(desk: Desk): Promise<void> {
   desk.sync = startTeamSync({
     pool: desk.pool,
     db: desk.db,
+    ledger,
     clock: systemClock,
     logger: quietLogger,
     pollEveryMs: 60_000,
@@ -426,6 +430,7 @@ describe('a desk watching the chain', () => {
     desk.sync = startTeamSync({
       pool: openTeamPool('postgres://nobody@127.0.0.1:1/none'),
       db: desk.db,
+      ledger,
       clock: systemClock,
       logger: quietLogger,
       pollEveryMs: 60_000,
@@ -477,6 +482,7 @@ describe('a new desk', () => {
     const sync = startTeamSync({
       pool: team.owner,
       db,
+      ledger,
       clock: systemClock,
       logger: { info() {}, warn: (o: object) => void warnings.push(String((o as { reason?: string }).reason ?? '')) },
       pollEveryMs: 600_000,

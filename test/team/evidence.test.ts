@@ -23,6 +23,9 @@ import type { SignatureKeys } from '../../main/service/verify-callback.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
 import { event, teamFixture, type TeamFixture } from './fixture.js';
 import { newIntent, openDesk, quietLogger, type Desk } from './sync-desk.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let team: TeamFixture;
 let sam: string;
@@ -56,6 +59,7 @@ async function newDesk(over: Partial<TeamSyncOptions> = {}): Promise<{ db: Db; f
   const sync = startTeamSync({
     pool: team.owner,
     db,
+    ledger,
     clock: systemClock,
     logger: quietLogger,
     pollEveryMs: 600_000,
@@ -346,6 +350,7 @@ describe('what happened, on a team desk', () => {
     const push = startOutboxPush({ pool: samPool, db: own.db, clock: systemClock, logger: quietLogger });
     const charges = createChargeService({
       db: own.db,
+      ledger,
       getClient: () => null,
       getServicePublicKeyPem: () => servicePem,
       getSigningKey: () => null,

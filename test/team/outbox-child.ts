@@ -3,14 +3,13 @@
 // stopped, printing how many it has stored, until it is killed.
 //   node --import tsx outbox-child.ts <sqlite file> <team url> <references, comma separated>
 import { openDatabase } from '../../main/store/sqlite/connection.js';
-import { wireLedgerReconciliation } from '../../main/app/ledger.js';
-import { appendEvent } from '../../main/collections/ledger.js';
+import { testLedger } from '../support/ledger.js';
 import { systemClock } from '../../main/clock.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { startOutboxPush } from '../../main/team/sync/push.js';
 
 const [file, url, refs] = process.argv.slice(2) as [string, string, string];
-wireLedgerReconciliation();
+const { ledger } = testLedger(); // as composeCore composes its own
 const db = openDatabase(file);
 const pool = openTeamPool(url, { onIdleError: () => undefined });
 const quiet = { info() {}, warn() {} };
@@ -20,7 +19,7 @@ let stored = 0;
 for (const reference of refs.split(',')) {
   const id = ids.get(reference) as number;
   for (const kind of ['initialize_accepted', 'window_closed'] as const) {
-    appendEvent(
+    ledger.append(
       db,
       {
         collectionId: id,

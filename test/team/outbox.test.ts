@@ -10,7 +10,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvent } from '../../main/collections/ledger.js';
 import type { NewEvent } from '../../main/collections/event-rules.js';
 import { outboxCounts } from '../../main/collections/outbox.js';
 import { getCollection, listCollections } from '../../main/collections/query.js';
@@ -24,6 +23,9 @@ import { recordIntent } from '../../main/team/record.js';
 import { startOutboxPush, type OutboxPush } from '../../main/team/sync/push.js';
 import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
 import { newIntent, quietLogger } from './sync-desk.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let server: PgServerInfo;
 let owner: pg.Pool;
@@ -83,7 +85,7 @@ async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 20
 async function intentOn(db: Db, pool: pg.Pool): Promise<{ id: number; reference: string }> {
   const intent = newIntent();
   await recordIntent(pool, intent);
-  return { id: saveIntentCollection(db, intent), reference: intent.merchantReference };
+  return { id: saveIntentCollection(ledger, db, intent), reference: intent.merchantReference };
 }
 
 function answer(c: { id: number; reference: string }, over: Partial<NewEvent> = {}): NewEvent {
@@ -157,8 +159,8 @@ describe('the outbox push', () => {
       CREATE TRIGGER slow_outbox BEFORE INSERT ON team.events FOR EACH ROW EXECUTE FUNCTION public.slow_outbox();`);
     try {
       for (const c of collections) {
-        appendEvent(db, answer(c), { outbox: true });
-        appendEvent(
+        ledger.append(db, answer(c), { outbox: true });
+        ledger.append(
           db,
           answer(c, {
             source: 'redirect',
@@ -199,9 +201,9 @@ describe('the outbox push', () => {
     const { db } = deskDb();
     const pool = supportPool();
     const [a, b, c] = [await intentOn(db, pool), await intentOn(db, pool), await intentOn(db, pool)];
-    appendEvent(db, answer(a), { outbox: true });
+    ledger.append(db, answer(a), { outbox: true });
     // A support login may write charge events (intent, initiate, redirect, security), not callbacks.
-    appendEvent(
+    ledger.append(
       db,
       answer(b, {
         source: 'callback',
@@ -214,7 +216,7 @@ describe('the outbox push', () => {
       }),
       { outbox: true },
     );
-    appendEvent(db, answer(c), { outbox: true });
+    ledger.append(db, answer(c), { outbox: true });
     push(db, pool);
     await until('nothing is pending', () => outboxCounts(db).pending === 0);
     expect(outboxCounts(db)).toEqual({ pending: 0, refused: 1 });

@@ -5,7 +5,6 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
-import { appendEvent } from '../../main/collections/ledger.js';
 import { withTeamKey } from '../../main/collections/event-key.js';
 import { appendUnstoredEvents } from '../../main/team/events.js';
 import { startOutboxPush } from '../../main/team/sync/push.js';
@@ -21,6 +20,9 @@ import {
   reconciliationView,
   type Desk,
 } from './sync-desk.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let team: TeamFixture;
 let sam: string;
@@ -47,7 +49,7 @@ function desk(pool: pg.Pool): Desk {
 
 /** The desk that charged stores a redirect the way a charge does: first here, with an outbox row. */
 function captureRedirect(d: Desk, id: number, reference: string, status: string): void {
-  appendEvent(
+  ledger.append(
     d.db,
     withTeamKey({
       collectionId: id,
@@ -111,7 +113,7 @@ describe("a desk's own events, once the team record has them", () => {
     const { id, intent } = await chargeOn(own);
     const reference = intent.merchantReference;
     await own.sync.pullNow();
-    appendEvent(
+    ledger.append(
       own.db,
       withTeamKey({
         collectionId: id,

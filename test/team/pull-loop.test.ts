@@ -18,6 +18,9 @@ import { startRollbackWatch } from '../../main/team/sync/rollback.js';
 import { createSyncStatus, initialStatus, type TeamSyncStatus } from '../../main/team/sync/status.js';
 import { history } from './new-desk.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 const quiet = { info() {}, warn() {} };
 let team: TeamFixture;
@@ -61,6 +64,7 @@ describe('the pull loop', () => {
       const rollback = startRollbackWatch({
         pool,
         db,
+        ledger,
         clock: systemClock,
         logger: quiet,
         login: null,
@@ -73,6 +77,7 @@ describe('the pull loop', () => {
       const applied = await pullEvents({
         pool,
         db,
+        ledger,
         now: Date.now,
         login: null,
         chain,

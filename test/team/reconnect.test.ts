@@ -10,7 +10,6 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { appendEvent } from '../../main/collections/ledger.js';
 import type { NewEvent } from '../../main/collections/event-rules.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { silentLogger } from '../../main/log/index.js';
@@ -24,6 +23,9 @@ import { startOutboxPush } from '../../main/team/sync/push.js';
 import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
 import { signedCallback } from '../serve/harness.js';
 import { newIntent, openDesk, quietLogger } from './sync-desk.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 const DB = 'team_reconnect';
 const OUTAGE_MS = 20_000;
@@ -96,7 +98,7 @@ describe('back within 2 s of the team database after a 20 s outage', () => {
       await by(Date.now() + 20_000, 'the desk is online', () => desk.sync.status().online);
       const intent = newIntent();
       await recordIntent(support, intent);
-      const collectionId = saveIntentCollection(desk.db, intent);
+      const collectionId = saveIntentCollection(ledger, desk.db, intent);
 
       pgCtl('-m', 'fast', 'stop');
       const stopped = Date.now();
@@ -113,7 +115,7 @@ describe('back within 2 s of the team database after a 20 s outage', () => {
         internalReference: `INT-${intent.merchantReference}`,
         paymentUrl: `https://pay.example.invalid/${intent.merchantReference}`,
       });
-      appendEvent(desk.db, answered, { outbox: true });
+      ledger.append(desk.db, answered, { outbox: true });
       push.kick();
       // serve starts while the database is away (a server booting before PostgreSQL): its first poll of
       // the service's balances cannot be written yet.

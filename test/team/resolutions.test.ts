@@ -29,6 +29,9 @@ import {
 } from './sync-desk.js';
 import { startTeamSync } from '../../main/team/sync/pull.js';
 import { systemClock } from '../../main/clock.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let team: TeamFixture;
 let support: string;
@@ -67,6 +70,7 @@ const manualEvents = (d: Desk, ref: string) =>
 function as(d: Desk, login: string): ResolveDeps {
   return {
     db: d.db,
+    ledger,
     reconcileOptions: {},
     operatorName: '',
     team: {
@@ -226,7 +230,7 @@ describe('one decision per exception', () => {
       const input = { collectionId: idOf(d, ref), note, actor };
       const keyed = withTeamKey(prepareResolution(d.db, input));
       await recordEvents(d.pool, [keyed]);
-      resolveException(d.db, { ...input, dedupeKey: keyed.dedupeKey! });
+      resolveException(ledger, d.db, { ...input, dedupeKey: keyed.dedupeKey! });
     };
     // amina resolves; kofi's desk has not pulled it (its sync is stopped) when the service changes its
     // answer once more...
@@ -239,7 +243,7 @@ describe('one decision per exception', () => {
 
     // kofi's desk stored its own resolution before amina's and the cancel (lower local ids), amina's desk
     // after them: both show kofi's as the one that stands, and the cancel covered by it.
-    const resumed = startTeamSync({ pool: a.pool, db: a.db, clock: systemClock, logger: quietLogger });
+    const resumed = startTeamSync({ pool: a.pool, db: a.db, ledger, clock: systemClock, logger: quietLogger });
     try {
       await Promise.all([resumed.pullNow(), b.sync.pullNow()]);
     } finally {

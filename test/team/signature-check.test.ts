@@ -19,7 +19,6 @@ import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { startTeamSync, type TeamSyncOptions, type TeamSyncStatus } from '../../main/team/sync/pull.js';
 import { runSignatureCheck, signatureCheckProgress } from '../../main/team/sync/signature-check.js';
 import { snapshotStart } from '../../main/team/snapshot/start.js';
-import { appendEvent } from '../../main/collections/ledger.js';
 import { getCollection, listCollections } from '../../main/collections/query.js';
 import { verifyCallback } from '../../main/callbacks/ingest.js';
 import { teamCallbackStore } from '../../main/serve/team-callback-store.js';
@@ -29,6 +28,9 @@ import { callbackBody, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
 import { event, teamFixture, type TeamFixture } from './fixture.js';
 import { record } from './new-desk.js';
 import { newIntent, quietLogger } from './sync-desk.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let team: TeamFixture;
 let support: pg.Pool;
@@ -136,6 +138,7 @@ describe('a new desk started from the team snapshot, before it re-checked the si
     const sync = startTeamSync({
       pool: team.owner,
       db,
+      ledger,
       clock: systemClock,
       logger: quietLogger,
       pollEveryMs: 600_000,
@@ -236,6 +239,7 @@ describe('a new desk started from the team snapshot, before it re-checked the si
     const replay = startTeamSync({
       pool: team.owner,
       db: replayDb,
+      ledger,
       clock: systemClock,
       logger: quietLogger,
       pollEveryMs: 600_000,
@@ -254,7 +258,7 @@ describe('a new desk started from the team snapshot, before it re-checked the si
   it('resumes after a stop where the last page it committed ended, and only then reconciles', async () => {
     const db = openDatabase(deskFile());
     dbs.push(db);
-    const started = await snapshotStart({ pool: team.owner, db, now: () => Date.now(), keys: evidenceKeys });
+    const started = await snapshotStart({ pool: team.owner, db, ledger, now: () => Date.now(), keys: evidenceKeys });
     expect(started).toMatchObject({ started: true, signaturesToCheck: 2 });
     // An event this desk stores meanwhile on a collection resting on an unchecked signature: not reconciled yet.
     const genuine = db
@@ -267,7 +271,7 @@ describe('a new desk started from the team snapshot, before it re-checked the si
       .prepare('SELECT merchant_reference FROM collections WHERE id = ?')
       .pluck()
       .get(genuine) as string;
-    appendEvent(db, {
+    ledger.append(db, {
       collectionId: genuine,
       merchantReference: reference,
       source: 'manual',
@@ -282,6 +286,7 @@ describe('a new desk started from the team snapshot, before it re-checked the si
     const stoppedAfterOne = await runSignatureCheck({
       pool: team.owner,
       db,
+      ledger,
       now: () => Date.now(),
       keys: evidenceKeys,
       page: 3,
@@ -298,9 +303,9 @@ describe('a new desk started from the team snapshot, before it re-checked the si
     expect(db.prepare('SELECT count(*) FROM reconciliation').pluck().get()).toBe(0);
 
     // As after a restart: the same file, a new run.
-    expect(await runSignatureCheck({ pool: team.owner, db, now: () => Date.now(), keys: evidenceKeys, page: 3 })).toBe(
-      'done',
-    );
+    expect(
+      await runSignatureCheck({ pool: team.owner, db, ledger, now: () => Date.now(), keys: evidenceKeys, page: 3 }),
+    ).toBe('done');
     expect(signatureCheckProgress(db)).toBeNull();
     const collections = db.prepare('SELECT count(*) FROM collections').pluck().get();
     expect(db.prepare('SELECT count(*) FROM reconciliation').pluck().get()).toBe(collections);

@@ -23,6 +23,9 @@ import { downloadSnapshot, storeSnapshot, type SnapshotInfo } from '../../main/t
 import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { history, record } from './new-desk.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let team: TeamFixture;
 let publisher: pg.Pool;
@@ -52,6 +55,7 @@ async function newDesk(
   const sync = startTeamSync({
     pool: team.owner,
     db,
+    ledger,
     clock: systemClock,
     logger: { info() {}, warn: (o: object) => void warnings.push(String((o as { reason?: string }).reason ?? '')) },
     pollEveryMs: 600_000,

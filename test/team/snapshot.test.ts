@@ -20,6 +20,9 @@ import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { history, record, schema } from './new-desk.js';
 import type pg from 'pg';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let team: TeamFixture;
 let publisher: pg.Pool;
@@ -60,6 +63,7 @@ async function newDesk(over: Partial<TeamSyncOptions> = {}): Promise<Started> {
   const sync = startTeamSync({
     pool: team.owner,
     db,
+    ledger,
     clock: systemClock,
     logger: { info() {}, warn: (o: object) => void warnings.push(String((o as { reason?: string }).reason ?? '')) },
     pollEveryMs: 600_000,

@@ -7,6 +7,9 @@ import type { TeamEvent } from '../../main/team/events.js';
 import { applyEvents } from '../../main/team/sync/apply.js';
 import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
 import { tempDir } from '../support/tmp.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let db: Db | undefined;
 afterEach(() => db?.close());
@@ -43,16 +46,16 @@ describe('applyEvents', () => {
     db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON collection_events WHEN NEW.dedupe_key = 'intent:MD-APPLY-2'
              BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`);
     const batch = [teamEvent(1), teamEvent(2)];
-    expect(() => applyEvents(db!, batch, 2, 1)).toThrow(/disk trouble/);
+    expect(() => applyEvents(db!, batch, 2, 1, { ledger })).toThrow(/disk trouble/);
     expect(lastSeq(db, 'events')).toBe(0);
     expect([count('collections'), count('collection_events'), count('reconciliation')]).toEqual([0, 0, 0]);
 
     db.exec('DROP TRIGGER refuse');
-    expect(applyEvents(db, batch, 2, 1).applied).toBe(2);
+    expect(applyEvents(db, batch, 2, 1, { ledger }).applied).toBe(2);
     expect(lastSeq(db, 'events')).toBe(2);
     expect([count('collections'), count('collection_events'), count('reconciliation')]).toEqual([2, 2, 2]);
     // The same batch again (a pull repeated after a lost answer) stores nothing.
-    expect(applyEvents(db, batch, 2, 1)).toEqual({ applied: 0, changed: [], orphans: 0 });
+    expect(applyEvents(db, batch, 2, 1, { ledger })).toEqual({ applied: 0, changed: [], orphans: 0 });
     expect(count('collection_events')).toBe(2);
   });
 
@@ -74,6 +77,7 @@ describe('applyEvents', () => {
       ],
       2,
       1,
+      { ledger },
     );
     expect(r.changed).toEqual([{ id: expect.any(Number), reference: 'MD-APPLY-1', status: 'INTENT' }]);
     expect(db.prepare('SELECT created_at, operator, amount_minor, currency FROM collections').get()).toEqual({

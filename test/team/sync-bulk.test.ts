@@ -15,6 +15,9 @@ import { wantsBulkStart } from '../../main/team/sync/bulk.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { quietLogger } from './sync-desk.js';
 import { history, record, schema } from './new-desk.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let team: TeamFixture;
 const dirs: string[] = [];
@@ -47,6 +50,7 @@ function desktop(over: Partial<TeamSyncOptions> = {}, file?: string): Desktop {
   const sync = startTeamSync({
     pool: team.owner,
     db,
+    ledger,
     clock: systemClock,
     logger: quietLogger,
     pollEveryMs: 600_000,

@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import type { NewEvent } from '../../main/collections/event-rules.js';
-import { appendEvent } from '../../main/collections/ledger.js';
 import { systemClock } from '../../main/clock.js';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import type { NewTeamEvent } from '../../main/team/events.js';
@@ -13,6 +12,9 @@ import { recordEvents, recordIntent, withTeamKey, type TeamIntent } from '../../
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { startTeamSync, type TeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
 import { poolLogin } from '../../main/team/pool.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 export const quietLogger = { info() {}, warn() {} };
 
@@ -26,7 +28,15 @@ export interface Desk {
 export function openDesk(pool: pg.Pool, over: Partial<TeamSyncOptions> = {}): Desk {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-teamsync-'));
   const db = openDatabase(path.join(dir, 'merchant-desk.sqlite'));
-  const sync = startTeamSync({ pool, db, clock: systemClock, logger: quietLogger, pollEveryMs: 60_000, ...over });
+  const sync = startTeamSync({
+    pool,
+    db,
+    ledger,
+    clock: systemClock,
+    logger: quietLogger,
+    pollEveryMs: 60_000,
+    ...over,
+  });
   return {
     db,
     pool,
@@ -67,7 +77,7 @@ export async function chargeOn(desk: Desk, given = newIntent()): Promise<{ id: n
   const intent = { ...given, operator: poolLogin(desk.pool)! };
   await recordIntent(desk.pool, intent);
   const ref = intent.merchantReference;
-  const id = saveIntentCollection(desk.db, intent);
+  const id = saveIntentCollection(ledger, desk.db, intent);
   await writeLocal(desk, {
     collectionId: id,
     merchantReference: ref,
@@ -87,7 +97,7 @@ export async function chargeOn(desk: Desk, given = newIntent()): Promise<{ id: n
 export async function writeLocal(desk: Desk, ev: NewEvent): Promise<void> {
   const keyed = withTeamKey(ev);
   await recordEvents(desk.pool, [keyed]);
-  appendEvent(desk.db, keyed);
+  ledger.append(desk.db, keyed);
 }
 
 /** A callback as `serve` writes it: straight into team.events, by another login. */

@@ -18,11 +18,13 @@ import { startTeamSession } from '../../main/team/session.js';
 import { systemClock } from '../../main/clock.js';
 import { recordIntent } from '../../main/team/record.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
-import { appendEvent } from '../../main/collections/ledger.js';
 import { outboxCounts } from '../../main/collections/outbox.js';
 import { chargeOn, newIntent, openDesk, quietLogger, waitFor, type Desk } from './sync-desk.js';
 import { history } from './new-desk.js';
 import { forgetTeamKeys } from '../app/team-keychain.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 // This file's keychain entries (the desk process's offline check) stay apart from every other test file's.
 process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-drain-${process.pid}`;
@@ -167,6 +169,7 @@ describe("a charge's events go to the team while the desk drains", () => {
         login: support,
         role: 'support',
         db,
+        ledger,
         clock: systemClock,
         logger: quietLogger,
         syncEveryMs: 60_000,
@@ -188,8 +191,8 @@ describe("a charge's events go to the team while the desk drains", () => {
       // A charge meanwhile: its intent in the team first, then its answer stored with an outbox row.
       const intent = { ...newIntent(), operator: support };
       await recordIntent(s.pool, intent);
-      const id = saveIntentCollection(db, intent);
-      appendEvent(
+      const id = saveIntentCollection(ledger, db, intent);
+      ledger.append(
         db,
         {
           collectionId: id,

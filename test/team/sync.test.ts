@@ -29,6 +29,9 @@ import {
   writeLocal,
   type Desk,
 } from './sync-desk.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 let team: TeamFixture;
 let support: string;
@@ -250,6 +253,7 @@ describe('a desk pointed at another team database', () => {
       const wrong = startTeamSync({
         pool: other.signIn(stranger),
         db: a.db,
+        ledger,
         clock: systemClock,
         logger: { info() {}, warn() {} },
         pollEveryMs: 60_000,
@@ -272,7 +276,7 @@ describe('a desk pointed at another team database', () => {
 });
 
 describe('the team copy of an event', () => {
-  it('keeps every field appendEvent needs, local -> team -> local', async () => {
+  it('keeps every field Ledger.append needs, local -> team -> local', async () => {
     const ev: NewEvent = {
       collectionId: 7,
       merchantReference: 'MD-ROUND-TRIP-1',

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { appendEvent } from '../../main/collections/ledger.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { outboxCounts } from '../../main/collections/outbox.js';
 import { systemClock } from '../../main/clock.js';
@@ -19,6 +18,9 @@ import { startTeamSession, type TeamSession } from '../../main/team/session.js';
 import type { TeamSyncStatus } from '../../main/team/sync/pull.js';
 import type { SignatureKeys } from '../../main/service/verify-callback.js';
 import { newIntent, quietLogger } from './sync-desk.js';
+import { testLedger } from '../support/ledger.js';
+
+const { ledger } = testLedger();
 
 export interface WitnessDesk {
   login: string;
@@ -69,6 +71,7 @@ export function witnessDesk(o: {
         login: o.login,
         role: o.role,
         db,
+        ledger,
         clock: systemClock,
         logger: quietLogger,
         syncEveryMs: o.pollEveryMs ?? 1_000,
@@ -86,9 +89,9 @@ export function witnessDesk(o: {
       const s = live();
       const intent = { ...newIntent({ currency: 'NGN', amountMinor: 150_050, ...over }), operator: o.login };
       await recordIntent(s.pool, intent);
-      const id = saveIntentCollection(db, intent);
+      const id = saveIntentCollection(ledger, db, intent);
       const ref = intent.merchantReference;
-      appendEvent(
+      ledger.append(
         db,
         {
           collectionId: id,
@@ -113,7 +116,7 @@ export function witnessDesk(o: {
         .prepare('SELECT id FROM collections WHERE merchant_reference = ?')
         .pluck()
         .get(intent.merchantReference) as number;
-      appendEvent(
+      ledger.append(
         db,
         {
           collectionId: id,
@@ -143,7 +146,7 @@ export function witnessDesk(o: {
         actor: o.login,
       });
       await recordEvents(live().pool, [ev]);
-      appendEvent(db, ev);
+      ledger.append(db, ev);
     },
     async close() {
       await desk.shut();

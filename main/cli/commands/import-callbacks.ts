@@ -98,14 +98,14 @@ export const importCallbacksCommand: Command = {
         `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
       );
     }
-    return withWorkspace(ctx, async ({ db, settings, clock }) => {
+    return withWorkspace(ctx, async ({ db, settings, clock, ledger }) => {
       // This command has no sign-in: on a team profile there is no session to record the import with.
       const team: ImportCallbacksDeps['team'] = settings.profile === 'team' ? 'not signed in' : null;
       const s = await asUsage(async () => {
         checkImport({ team });
         const { keys, notes } = await signatureKeys(db, ctx.dataDir);
         for (const n of notes) ctx.io.stderr.write(`merchant-desk: note: ${n}\n`);
-        return importCallbacks({ db, clock, keys, team }, { file });
+        return importCallbacks({ db, clock, ledger, keys, team }, { file });
       });
       if (values.json) {
         ctx.io.stdout.write(JSON.stringify(s) + '\n');

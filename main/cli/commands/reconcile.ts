@@ -1,4 +1,4 @@
-// merchant-desk reconcile: brings reconciliation up to date (reconcileDue: pending collections whose
+// merchant-desk reconcile: brings reconciliation up to date (the reconciler's due: pending collections whose
 // stale time has passed, the one thing no event drives; --full recomputes every collection) and prints
 // the summary and the open exceptions. --json for scripts.
 import { withWorkspace } from '../workspace.js';
@@ -110,8 +110,8 @@ export const reconcileCommand: Command = {
     const limit = values.limit === undefined ? 50 : Number(values.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
       throw new UsageError(`--limit must be a whole number from 1 to 1000, got "${values.limit}"`);
-    return withWorkspace(ctx, async ({ db, settings, clock }) => {
-      const deps = { db, clock, stalePendingAfterMs: () => settings.stalePendingAfterMs };
+    return withWorkspace(ctx, async ({ db, settings, clock, reconciler }) => {
+      const deps = { db, clock, reconciler, stalePendingAfterMs: () => settings.stalePendingAfterMs };
       if (values.full) {
         let shown = -1;
         await recomputeAll(deps, {

@@ -21,6 +21,7 @@ export function chargeContext(deps: ChargeServiceDeps): ChargeContext {
     // database is locked); on a team profile with an outbox row, pushed to the team from there, with
     // the operator (the desk's login) as its actor.
     events: chargeEvents(db, {
+      ledger: deps.ledger,
       team: () => deps.team?.() ?? null,
       now: () => clock.now(),
       logger: deps.logger,

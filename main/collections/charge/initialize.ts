@@ -18,7 +18,7 @@ import { saveIntentCollection, type CollectionIntent } from '../intent-row.js';
 import { formField } from './card-data.js';
 import type { NewEvent } from '../event-rules.js';
 import type { ChargeContext, ChargeOutcome, PreparedCharge } from './types.js';
-import { collectionAsStored } from '../../store/sqlite/read/collection-detail.js';
+import { collectionAsStored, type StoredCollection } from '../../store/sqlite/read/collection-detail.js';
 
 /** "MD-20261121-7K3Q9XPA": date for people, 40 random bits so two desks never collide. */
 export function newMerchantReference(now: number): string {
@@ -52,7 +52,7 @@ export function intentOf(ctx: ChargeContext, p: PreparedCharge, reference: strin
 
 /** Saves the intent (status INTENT) with its intent_saved event; its collection id. */
 export function saveIntent(ctx: ChargeContext, intent: CollectionIntent): number {
-  const id = saveIntentCollection(ctx.db, intent);
+  const id = saveIntentCollection(ctx.deps.ledger, ctx.db, intent);
   const { merchantReference: reference, currency, amountMinor } = intent;
   ctx.deps.logger?.info({ reference, currency, amountMinor }, 'card charge: intent saved, sending initialize');
   return id;
@@ -62,18 +62,18 @@ export function saveIntent(ctx: ChargeContext, intent: CollectionIntent): number
 type SendBase = Pick<NewEvent, 'collectionId' | 'merchantReference' | 'source' | 'signature'>;
 
 /** The initialize request of a saved intent (its stored row), with the card's cipher. */
-function initializeRequest(row: Record<string, unknown>, reference: string, cipher: string): InitializeRequest {
+function initializeRequest(row: StoredCollection, reference: string, cipher: string): InitializeRequest {
   return {
     merchantReference: reference,
-    currency: String(row.currency),
-    amountMinor: Number(row.amount_minor),
-    description: String(row.description),
+    currency: row.currency,
+    amountMinor: row.amount_minor,
+    description: row.description,
     cardCipher: cipher,
-    redirectUrl: String(row.redirect_url),
-    ...(row.customer_name ? { customerName: String(row.customer_name) } : {}),
-    ...(row.customer_email ? { customerEmail: String(row.customer_email) } : {}),
-    chargeCustomer: !!row.charge_customer,
-    allowFinalStatusChange: !!row.allow_final_status_change,
+    redirectUrl: row.redirect_url,
+    ...(row.customer_name ? { customerName: row.customer_name } : {}),
+    ...(row.customer_email ? { customerEmail: row.customer_email } : {}),
+    chargeCustomer: row.charge_customer !== 0,
+    allowFinalStatusChange: row.allow_final_status_change !== 0,
   };
 }
 
@@ -130,10 +130,10 @@ export async function sendInitialize(
 async function recordExists(
   ctx: ChargeContext,
   base: SendBase,
-  row: Record<string, unknown>,
+  row: StoredCollection,
   e: DuplicateReferenceError,
 ): Promise<ChargeOutcome> {
-  const known = e.paymentUrl ?? (row.payment_url as string | null) ?? null;
+  const known = e.paymentUrl ?? row.payment_url ?? null;
   await ctx.events.append({
     ...base,
     kind: 'initialize_exists',

@@ -10,7 +10,8 @@
 // service closes while it still waits, the charge fails with the answer's reference, kind and page in
 // the log and in the error: a person can still act on it (the service's callback settles it anyway).
 import Database from 'better-sqlite3';
-import { appendEvent } from '../ledger.js';
+import type { Ledger } from '../ledger.js';
+import type { Db } from '../../store/sqlite/connection.js';
 import { PaymentError } from '../errors.js';
 import type { ChargeEvents, ChargeLogger, TeamChargeSeam } from './types.js';
 
@@ -25,8 +26,10 @@ function isTransient(e: unknown): boolean {
 }
 
 export function chargeEvents(
-  db: Parameters<typeof appendEvent>[0],
+  db: Db,
   o: {
+    /** The process's ledger: the events are stored through it. */
+    ledger: Pick<Ledger, 'append'>;
     team: () => TeamChargeSeam | null;
     now: () => number;
     logger?: ChargeLogger | undefined;
@@ -57,7 +60,7 @@ export function chargeEvents(
       let warnedAt = 0;
       for (;;) {
         try {
-          const r = appendEvent(db, ev, team ? { outbox: true, now: o.now() } : {});
+          const r = o.ledger.append(db, ev, team ? { outbox: true, now: o.now() } : {});
           if (warnedAt)
             o.logger?.info({ reference: ev.merchantReference, kind: ev.kind }, 'the waiting event is stored');
           if (team && r.inserted) team.outboxAdded();

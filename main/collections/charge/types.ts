@@ -4,6 +4,7 @@ import type { Db } from '../../store/sqlite/connection.js';
 import type { Clock } from '../../clock.js';
 import type { PaymentOption, ServiceClient } from '../../service/types.js';
 import type { AppendResult, NewEvent } from '../event-rules.js';
+import type { Ledger } from '../ledger.js';
 import type { PaymentWindowOpener } from '../payment-window.js';
 import type { CollectionRow } from '../query.js';
 import type { CollectionIntent } from '../intent-row.js';
@@ -17,6 +18,8 @@ export interface ChargeLogger {
 
 export interface ChargeServiceDeps {
   db: Db;
+  /** The process's ledger: every event a charge stores goes through it. */
+  ledger: Ledger;
   getClient: () => MaybePromise<ServiceClient | null>;
   getServicePublicKeyPem: () => MaybePromise<string | null>;
   /** The merchant signing key (HMAC of redirects); RSA alone is enough when absent. */

@@ -1,6 +1,7 @@
 // team.balance_snapshots (team migrations 1 and 8): serve's poller writes a wallet's balance when it
 // changes; desks pull them in seq order. seq, recorded_at and actor are the database's.
 import type { Queryable } from './connection.js';
+import { date, rowMapper, text } from '../columns.js';
 
 /** A wallet's balance to store; amounts integer minor units as text (int8). */
 export interface NewBalanceRow {
@@ -63,16 +64,27 @@ export interface BalanceSnapshotRow {
   reserve_minor: string;
 }
 
+const balanceSnapshotRowOf = rowMapper<BalanceSnapshotRow>((r) => ({
+  seq: text(r, 'seq'),
+  observed_at: date(r, 'observed_at'),
+  currency: text(r, 'currency'),
+  wallet_type: text(r, 'wallet_type'),
+  available_minor: text(r, 'available_minor'),
+  actual_minor: text(r, 'actual_minor'),
+  uncleared_minor: text(r, 'uncleared_minor'),
+  reserve_minor: text(r, 'reserve_minor'),
+}));
+
 /** Up to `count` balances after `afterSeq`, in seq order. */
 export async function selectBalanceSnapshotsAfter(
   db: Queryable,
   afterSeq: number,
   count: number,
 ): Promise<BalanceSnapshotRow[]> {
-  const r = await db.query<BalanceSnapshotRow>(
+  const r = await db.query(
     `SELECT seq, observed_at, currency, wallet_type, available_minor, actual_minor, uncleared_minor, reserve_minor
      FROM team.balance_snapshots WHERE seq > $1 ORDER BY seq LIMIT $2`,
     [afterSeq, count],
   );
-  return r.rows;
+  return r.rows.map(balanceSnapshotRowOf);
 }

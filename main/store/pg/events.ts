@@ -4,6 +4,19 @@
 // (main/team/events.ts); values come and go as pg gives them (int8 as text).
 import type pg from 'pg';
 import type { Queryable } from './connection.js';
+import { boolList, bytes, date, maybe, onlyRow, rowMapper, text, textList, textOrNull } from '../columns.js';
+
+const seqKeyOf = rowMapper((r) => ({ seq: text(r, 'seq'), event_key: text(r, 'event_key') }));
+const storedSeqsOf = rowMapper((r) => ({ stored: boolList(r, 'stored'), seqs: textList(r, 'seqs') }));
+const storedOf = rowMapper((r) => boolList(r, 'stored'));
+const maxOf = rowMapper((r) => textOrNull(r, 'max'));
+const seqOf = rowMapper((r) => text(r, 'seq'));
+const eventBySeqOf = rowMapper((r) => ({
+  merchant_reference: text(r, 'merchant_reference'),
+  actor: text(r, 'actor'),
+  occurred_at: date(r, 'occurred_at'),
+  note: textOrNull(r, 'note'),
+}));
 
 /** The channel a commit to team.events notifies with the highest new seq (migration 1's trigger). */
 export const EVENTS_CHANNEL = 'team_events';
@@ -65,7 +78,7 @@ export async function insertEvents(
   db: Queryable,
   rows: readonly EventInsertRow[],
 ): Promise<{ seq: string; event_key: string }[]> {
-  return (await db.query<{ seq: string; event_key: string }>(INSERT_EVENTS, [JSON.stringify(rows)])).rows;
+  return (await db.query(INSERT_EVENTS, [JSON.stringify(rows)])).rows.map(seqKeyOf);
 }
 
 /**
@@ -98,14 +111,14 @@ export async function insertUnstoredEvents(
   rows: readonly EventInsertRow[],
   keys: readonly string[],
 ): Promise<{ stored: boolean[]; seqs: string[] }> {
-  const r = await db.query<{ stored: boolean[]; seqs: string[] }>(INSERT_UNSTORED_EVENTS, [JSON.stringify(rows), keys]);
-  return r.rows[0]!;
+  const r = await db.query(INSERT_UNSTORED_EVENTS, [JSON.stringify(rows), keys]);
+  return onlyRow(r.rows, storedSeqsOf);
 }
 
 /** For each key, whether an event of that key is stored (team.events_stored, migration 8: serve may ask it). */
 export async function eventsStored(db: Queryable, keys: readonly string[]): Promise<boolean[]> {
-  const r = await db.query<{ stored: boolean[] }>('SELECT team.events_stored($1::text[]) AS stored', [keys]);
-  return r.rows[0]!.stored;
+  const r = await db.query('SELECT team.events_stored($1::text[]) AS stored', [keys]);
+  return onlyRow(r.rows, storedOf);
 }
 
 /** An event as stored, with its chain's columns. */
@@ -132,16 +145,39 @@ export interface EventRow {
   hash: Buffer;
 }
 
+const eventRowOf = rowMapper<EventRow>((r) => ({
+  seq: text(r, 'seq'),
+  event_key: text(r, 'event_key'),
+  merchant_reference: text(r, 'merchant_reference'),
+  internal_reference: textOrNull(r, 'internal_reference'),
+  source: text(r, 'source'),
+  kind: text(r, 'kind'),
+  status: textOrNull(r, 'status'),
+  amount_minor: textOrNull(r, 'amount_minor'),
+  currency: textOrNull(r, 'currency'),
+  signature: text(r, 'signature'),
+  payload: textOrNull(r, 'payload'),
+  evidence: textOrNull(r, 'evidence'),
+  note: textOrNull(r, 'note'),
+  payment_url: textOrNull(r, 'payment_url'),
+  status_message: textOrNull(r, 'status_message'),
+  occurred_at: date(r, 'occurred_at'),
+  recorded_at: date(r, 'recorded_at'),
+  actor: text(r, 'actor'),
+  prev_hash: bytes(r, 'prev_hash'),
+  hash: bytes(r, 'hash'),
+}));
+
 /** Up to `count` events after `afterSeq`, in seq order. */
 export async function selectEventsAfter(db: Queryable, afterSeq: number, count: number): Promise<EventRow[]> {
-  const r = await db.query<EventRow>(
+  const r = await db.query(
     `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
             signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, prev_hash, hash,
             evidence
      FROM team.events WHERE seq > $1 ORDER BY seq LIMIT $2`,
     [afterSeq, count],
   );
-  return r.rows;
+  return r.rows.map(eventRowOf);
 }
 
 /**
@@ -202,9 +238,9 @@ export async function selectEventsAfterRaw(
 export async function newestEventSeq(db: Queryable, uptoSeq?: number): Promise<string | null> {
   const r =
     uptoSeq === undefined
-      ? await db.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events')
-      : await db.query<{ max: string | null }>('SELECT max(seq) AS max FROM team.events WHERE seq <= $1', [uptoSeq]);
-  return r.rows[0]?.max ?? null;
+      ? await db.query('SELECT max(seq) AS max FROM team.events')
+      : await db.query('SELECT max(seq) AS max FROM team.events WHERE seq <= $1', [uptoSeq]);
+  return onlyRow(r.rows, maxOf);
 }
 
 /** The chain hash team.events holds at each of `seqs` that it has, in seq order (bytea as '\x' and hex). */
@@ -223,11 +259,10 @@ export async function selectEventBySeq(
   db: Queryable,
   seq: string | number,
 ): Promise<{ merchant_reference: string; actor: string; occurred_at: Date; note: string | null } | undefined> {
-  const r = await db.query<{ merchant_reference: string; actor: string; occurred_at: Date; note: string | null }>(
-    'SELECT merchant_reference, actor, occurred_at, note FROM team.events WHERE seq = $1',
-    [seq],
-  );
-  return r.rows[0];
+  const r = await db.query('SELECT merchant_reference, actor, occurred_at, note FROM team.events WHERE seq = $1', [
+    seq,
+  ]);
+  return maybe(r.rows[0], eventBySeqOf);
 }
 
 /** One merchant reference's events up to `uptoSeq`, in seq order, with their chain columns. */
@@ -236,20 +271,20 @@ export async function selectEventsOfReference(
   merchantReference: string,
   uptoSeq: number,
 ): Promise<EventRow[]> {
-  const r = await db.query<EventRow>(
+  const r = await db.query(
     `SELECT seq, event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
             signature, payload, note, payment_url, status_message, occurred_at, recorded_at, actor, prev_hash, hash,
             evidence
      FROM team.events WHERE merchant_reference = $1 AND seq <= $2 ORDER BY seq`,
     [merchantReference, uptoSeq],
   );
-  return r.rows;
+  return r.rows.map(eventRowOf);
 }
 
 /** The seqs of one merchant reference's events, in order. */
 export async function eventSeqsOfReference(db: Queryable, merchantReference: string): Promise<string[]> {
-  const r = await db.query<{ seq: string }>('SELECT seq FROM team.events WHERE merchant_reference = $1 ORDER BY seq', [
+  const r = await db.query('SELECT seq FROM team.events WHERE merchant_reference = $1 ORDER BY seq', [
     merchantReference,
   ]);
-  return r.rows.map((x) => x.seq);
+  return r.rows.map(seqOf);
 }

@@ -3,6 +3,7 @@
 // may read it. Passwords reach the server as SCRAM verifiers only, never in plain text.
 import type pg from 'pg';
 import type { Queryable } from './connection.js';
+import { date, dateOrNull, intOrNull, maybe, onlyRow, rowMapper, text } from '../columns.js';
 
 /** Where team migration 14 announces a change to an operator's row; the payload is their login. */
 export const OPERATORS_CHANNEL = 'team_operators';
@@ -24,6 +25,19 @@ export interface OperatorRow {
   changed_at: Date;
   changed_by: string;
 }
+
+const operatorRowOf = rowMapper<OperatorRow>((r) => ({
+  login: text(r, 'login'),
+  role: text(r, 'role'),
+  display_name: text(r, 'display_name'),
+  disabled_at: dateOrNull(r, 'disabled_at'),
+  created_at: date(r, 'created_at'),
+  created_by: text(r, 'created_by'),
+  changed_at: date(r, 'changed_at'),
+  changed_by: text(r, 'changed_by'),
+}));
+const standingOf = rowMapper((r) => ({ role: text(r, 'role'), disabled_at: dateOrNull(r, 'disabled_at') }));
+const stillOf = rowMapper((r) => intOrNull(r, 'still'));
 
 /** Creates the operator's login in its role's group, and their row. */
 export async function createOperatorLogin(
@@ -58,8 +72,8 @@ export async function setOperatorLoginPassword(db: Queryable, login: string, scr
  * end sessions (no pg_signal_backend).
  */
 export async function endOperatorSessions(db: Queryable, login: string): Promise<number | null> {
-  const r = await db.query<{ still: number | null }>('SELECT team.end_operator_sessions($1) AS still', [login]);
-  return r.rows[0]!.still;
+  const r = await db.query('SELECT team.end_operator_sessions($1) AS still', [login]);
+  return onlyRow(r.rows, stillOf);
 }
 
 /**
@@ -72,12 +86,12 @@ export async function setOwnPassword(db: Queryable, scramVerifier: string): Prom
 }
 
 export async function selectOperators(db: Queryable): Promise<OperatorRow[]> {
-  return (await db.query<OperatorRow>('SELECT * FROM team.operators ORDER BY login')).rows;
+  return (await db.query('SELECT * FROM team.operators ORDER BY login')).rows.map(operatorRowOf);
 }
 
 /** The signed-in login's row; undefined for a login that is not an operator (the schema owner). */
 export async function selectSignedInOperator(db: Queryable): Promise<OperatorRow | undefined> {
-  return (await db.query<OperatorRow>('SELECT * FROM team.operators WHERE login = session_user')).rows[0];
+  return maybe((await db.query('SELECT * FROM team.operators WHERE login = session_user')).rows[0], operatorRowOf);
 }
 
 /** One operator's role and whether they are disabled; undefined when `login` is not an operator. */
@@ -85,9 +99,6 @@ export async function selectOperatorStanding(
   db: Queryable,
   login: string,
 ): Promise<{ role: string; disabled_at: Date | null } | undefined> {
-  const r = await db.query<{ role: string; disabled_at: Date | null }>(
-    'SELECT role, disabled_at FROM team.operators WHERE login = $1',
-    [login],
-  );
-  return r.rows[0];
+  const r = await db.query('SELECT role, disabled_at FROM team.operators WHERE login = $1', [login]);
+  return maybe(r.rows[0], standingOf);
 }

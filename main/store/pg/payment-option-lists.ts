@@ -1,8 +1,8 @@
 // team.payment_option_lists (team migrations 1 and 8): each successful poll's whole list of payment
 // options (the client's PaymentOption objects, a JSON array), written by serve when it changes; the
 // newest row is the list. seq, recorded_at and actor are the database's.
-import type { PaymentOption } from '../../service/types.js';
 import type { Queryable } from './connection.js';
+import { date, maybe, rowMapper, text } from '../columns.js';
 import { HOLDS_POLLER_LEASE, type PollerLeaseFence } from './balance-snapshots.js';
 
 /**
@@ -33,17 +33,23 @@ export async function insertPaymentOptionList(
 export interface PaymentOptionListRow {
   seq: string;
   fetched_at: Date;
-  options: PaymentOption[];
+  /** The JSON array as written (PaymentOption objects); the desk checks each before it keeps them. */
+  options: unknown;
 }
+const paymentOptionListRowOf = rowMapper<PaymentOptionListRow>((r) => ({
+  seq: text(r, 'seq'),
+  fetched_at: date(r, 'fetched_at'),
+  options: r.options,
+}));
 
 /** The newest list stored after `afterSeq`; undefined when none is. */
 export async function selectNewestPaymentOptionList(
   db: Queryable,
   afterSeq: number,
 ): Promise<PaymentOptionListRow | undefined> {
-  const r = await db.query<PaymentOptionListRow>(
+  const r = await db.query(
     `SELECT seq, fetched_at, options FROM team.payment_option_lists WHERE seq > $1 ORDER BY seq DESC LIMIT 1`,
     [afterSeq],
   );
-  return r.rows[0];
+  return maybe(r.rows[0], paymentOptionListRowOf);
 }

@@ -3,6 +3,7 @@
 // itself (team.restore_events, team migration 15). Values come back as pg gives them (int8 as text).
 import type { Queryable } from './connection.js';
 import type { RawEventRow } from './events.js';
+import { bytes, onlyRow, oneOf, rowMapper, text, textOrNull } from '../columns.js';
 
 /** The record's events at some seqs: what a desk compares with the points of the chain it verified. */
 export interface ChainPointRow {
@@ -13,13 +14,25 @@ export interface ChainPointRow {
   evidence: string | null;
 }
 
+const chainPointRowOf = rowMapper<ChainPointRow>((r) => ({
+  seq: text(r, 'seq'),
+  hash: bytes(r, 'hash'),
+  event_key: text(r, 'event_key'),
+  evidence: textOrNull(r, 'evidence'),
+}));
+const keySeqOf = rowMapper((r) => ({ event_key: text(r, 'event_key'), seq: text(r, 'seq') }));
+const pollSeqsOf = rowMapper((r) => ({
+  balance_snapshots: textOrNull(r, 'balance_snapshots'),
+  payment_option_lists: textOrNull(r, 'payment_option_lists'),
+}));
+
 /** The record's events at `seqs` (those it has), in seq order. */
 export async function selectChainPoints(db: Queryable, seqs: readonly number[]): Promise<ChainPointRow[]> {
-  const r = await db.query<ChainPointRow>(
+  const r = await db.query(
     'SELECT seq, hash, event_key, evidence FROM team.events WHERE seq = ANY($1::bigint[]) ORDER BY seq',
     [seqs],
   );
-  return r.rows;
+  return r.rows.map(chainPointRowOf);
 }
 
 /** The seq of each of `keys` the record holds (a key it does not hold is left out). */
@@ -27,11 +40,8 @@ export async function selectSeqsOfKeys(
   db: Queryable,
   keys: readonly string[],
 ): Promise<{ event_key: string; seq: string }[]> {
-  const r = await db.query<{ event_key: string; seq: string }>(
-    'SELECT event_key, seq FROM team.events WHERE event_key = ANY($1::text[])',
-    [keys],
-  );
-  return r.rows;
+  const r = await db.query('SELECT event_key, seq FROM team.events WHERE event_key = ANY($1::text[])', [keys]);
+  return r.rows.map(keySeqOf);
 }
 
 /** Every value as PostgreSQL's text, as events.ts selectEventsAfterRaw reads them. */
@@ -63,11 +73,11 @@ export async function selectEventsOfReferences(
 export async function selectNewestPollSeqs(
   db: Queryable,
 ): Promise<{ balance_snapshots: string | null; payment_option_lists: string | null }> {
-  const r = await db.query<{ balance_snapshots: string | null; payment_option_lists: string | null }>(
+  const r = await db.query(
     `SELECT (SELECT max(seq) FROM team.balance_snapshots) AS balance_snapshots,
             (SELECT max(seq) FROM team.payment_option_lists) AS payment_option_lists`,
   );
-  return r.rows[0]!;
+  return onlyRow(r.rows, pollSeqsOf);
 }
 
 /** An event as a witness puts it back: the columns a writer sends, and what the witness says it was. */
@@ -104,11 +114,18 @@ export interface RestoreOutcomeRow {
   reason: string | null;
 }
 
+const OUTCOMES: readonly RestoreOutcomeRow['outcome'][] = ['restored', 'present', 'refused'];
+const restoreOutcomeRowOf = rowMapper<RestoreOutcomeRow>((r) => ({
+  event_key: text(r, 'event_key'),
+  seq: textOrNull(r, 'seq'),
+  outcome: oneOf(r, 'outcome', OUTCOMES),
+  reason: textOrNull(r, 'reason'),
+}));
+
 /** team.restore_events: each row restored (with its new seq), present already, or refused (why). */
 export async function restoreEvents(db: Queryable, rows: readonly RestoreRow[]): Promise<RestoreOutcomeRow[]> {
-  const r = await db.query<RestoreOutcomeRow>(
-    'SELECT event_key, seq, outcome, reason FROM team.restore_events($1::jsonb)',
-    [JSON.stringify(rows)],
-  );
-  return r.rows;
+  const r = await db.query('SELECT event_key, seq, outcome, reason FROM team.restore_events($1::jsonb)', [
+    JSON.stringify(rows),
+  ]);
+  return r.rows.map(restoreOutcomeRowOf);
 }

@@ -3,6 +3,7 @@
 // ON DELETE CASCADE).
 import type pg from 'pg';
 import type { Queryable } from './connection.js';
+import { bytes, date, int, maybe, onlyRow, rowMapper, text } from '../columns.js';
 
 /** A snapshot's row as stored (bigints as text). */
 export interface SnapshotRow {
@@ -19,14 +20,29 @@ export interface SnapshotRow {
   made_at: Date;
 }
 
+const snapshotRowOf = rowMapper<SnapshotRow>((r) => ({
+  id: text(r, 'id'),
+  upto_seq: text(r, 'upto_seq'),
+  schema_version: int(r, 'schema_version'),
+  events: text(r, 'events'),
+  collections: text(r, 'collections'),
+  bytes: text(r, 'bytes'),
+  block_bytes: int(r, 'block_bytes'),
+  sha256: bytes(r, 'sha256'),
+  parts: int(r, 'parts'),
+  made_by: text(r, 'made_by'),
+  made_at: date(r, 'made_at'),
+}));
+const madeOf = rowMapper((r) => ({ id: text(r, 'id'), made_by: text(r, 'made_by'), made_at: date(r, 'made_at') }));
+
 /** The newest snapshot of this SQLite schema version; undefined when there is none. */
 export async function selectNewestSnapshot(db: Queryable, schemaVersion: number): Promise<SnapshotRow | undefined> {
-  const r = await db.query<SnapshotRow>(
+  const r = await db.query(
     `SELECT id, upto_seq, schema_version, events, collections, bytes, block_bytes, sha256, parts, made_by, made_at
      FROM team.snapshots WHERE schema_version = $1 ORDER BY upto_seq DESC, id DESC LIMIT 1`,
     [schemaVersion],
   );
-  return r.rows[0];
+  return maybe(r.rows[0], snapshotRowOf);
 }
 
 /**
@@ -66,12 +82,12 @@ export async function insertSnapshot(
   client: pg.PoolClient,
   s: NewSnapshotRow,
 ): Promise<{ id: string; made_by: string; made_at: Date }> {
-  const r = await client.query<{ id: string; made_by: string; made_at: Date }>(
+  const r = await client.query(
     `INSERT INTO team.snapshots (upto_seq, schema_version, events, collections, bytes, block_bytes, sha256, parts)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id, made_by, made_at`,
     [s.uptoSeq, s.schemaVersion, s.events, s.collections, s.bytes, s.blockBytes, s.sha256, s.parts],
   );
-  return r.rows[0]!;
+  return onlyRow(r.rows, madeOf);
 }
 
 export async function insertSnapshotPart(

@@ -1,7 +1,8 @@
 // Wallet balances cache: balance_snapshots is append-only, one row when a wallet's values change or it
 // is first seen; poll_runs says when values were (re)confirmed. A failed or malformed poll changes nothing
 // but the poll log.
-import type { Db } from './connection.js';
+import type { ReadDb, WriteDb } from './connection.js';
+import { int, num, rowMapper, text } from '../columns.js';
 import { writeTransaction } from './transaction.js';
 import type { WalletBalance } from '../../service/types.js';
 import { CURRENCY_CODE } from '../../money/index.js';
@@ -44,6 +45,16 @@ interface SnapshotRow {
   reserve_minor: number;
   observed_at: number;
 }
+
+const snapshotRowOf = rowMapper<SnapshotRow>((r) => ({
+  currency: text(r, 'currency'),
+  wallet_type: text(r, 'wallet_type'),
+  available_minor: int(r, 'available_minor'),
+  actual_minor: int(r, 'actual_minor'),
+  uncleared_minor: int(r, 'uncleared_minor'),
+  reserve_minor: int(r, 'reserve_minor'),
+  observed_at: num(r, 'observed_at'),
+}));
 
 function toRow(r: SnapshotRow): BalanceRow {
   return {
@@ -96,7 +107,7 @@ export function checkBalances(balances: readonly WalletBalance[]): void {
  * failed run is recorded. Returns the run id and how many snapshots were written.
  */
 export function recordBalanceRun(
-  db: Db,
+  db: WriteDb,
   run: { startedAt: number; finishedAt: number; result: RunResult<readonly WalletBalance[]> },
 ): { runId: number; changed: number; error: PollError | null } {
   const { startedAt, finishedAt, result } = run;
@@ -118,7 +129,7 @@ export function recordBalanceRun(
   }
   return writeTransaction(db, () => {
     const latest = new Map<string, SnapshotRow>();
-    for (const r of db.prepare(LATEST_SQL).all() as SnapshotRow[]) latest.set(`${r.currency}/${r.wallet_type}`, r);
+    for (const r of db.prepare(LATEST_SQL).all().map(snapshotRowOf)) latest.set(`${r.currency}/${r.wallet_type}`, r);
     const changedWallets = result.value.filter((b) => {
       const prev = latest.get(`${b.currency}/${b.walletType}`);
       return (
@@ -162,8 +173,11 @@ export function recordBalanceRun(
 }
 
 /** The cached balances (latest snapshot per wallet), with as-of, the last error and the stale flag. */
-export function latestBalances(db: Db, opts: { now: number; staleAfterMs: number; currency?: string }): LatestBalances {
-  let rows = (db.prepare(LATEST_SQL).all() as SnapshotRow[]).map(toRow);
+export function latestBalances(
+  db: ReadDb,
+  opts: { now: number; staleAfterMs: number; currency?: string },
+): LatestBalances {
+  let rows = db.prepare(LATEST_SQL).all().map(snapshotRowOf).map(toRow);
   if (opts.currency) rows = rows.filter((r) => r.currency === opts.currency);
   return { rows, ...cacheState(db, 'balances', opts.now, opts.staleAfterMs) };
 }
@@ -183,7 +197,7 @@ export interface BalancePoint {
  * `from` (its last snapshot before, shown at `from`) followed by every change inside the range, in time order.
  */
 export function balanceHistory(
-  db: Db,
+  db: ReadDb,
   q: { currency: string; walletType?: string; from: number; to: number },
 ): BalancePoint[] {
   const wt = q.walletType ?? null;
@@ -193,14 +207,16 @@ export function balanceHistory(
        JOIN (SELECT wallet_type, MAX(id) AS id FROM balance_snapshots
              WHERE currency = ? AND observed_at < ? AND (? IS NULL OR wallet_type = ?) GROUP BY wallet_type) m ON m.id = s.id`,
     )
-    .all(q.currency, q.from, wt, wt) as SnapshotRow[];
+    .all(q.currency, q.from, wt, wt)
+    .map(snapshotRowOf);
   const inside = db
     .prepare(
       `SELECT * FROM balance_snapshots
        WHERE currency = ? AND observed_at >= ? AND observed_at <= ? AND (? IS NULL OR wallet_type = ?)
        ORDER BY observed_at, id`,
     )
-    .all(q.currency, q.from, q.to, wt, wt) as SnapshotRow[];
+    .all(q.currency, q.from, q.to, wt, wt)
+    .map(snapshotRowOf);
   const point = (r: SnapshotRow, at: number): BalancePoint => ({
     at,
     currency: r.currency,

@@ -4,8 +4,12 @@ import path from 'node:path';
 import { migrations as allMigrations, type Migration } from './migrations/index.js';
 import { writeTransaction } from './transaction.js';
 import { ensurePrivateDir, ensurePrivateFile } from './private-files.js';
-import { DeskError } from '../../errors.shared.js';
+import { StoreError } from '../store-error.js';
+import { intValue } from '../columns.js';
 
+export { StoreError };
+
+/** The whole connection: what opens, closes, sets pragmas and migrates. Read and write through ReadDb and WriteDb. */
 export type Db = Database.Database;
 
 /**
@@ -27,10 +31,16 @@ export interface ReadDb {
   readonly inTransaction: boolean;
 }
 
-export class StoreError extends DeskError {
-  constructor(message: string, opts: { cause?: unknown } = {}) {
-    super('store', message, opts);
-  }
+/**
+ * A handle that may write: any statement, a script, a transaction (transaction.ts). Store modules that
+ * write (ledger/, callbacks/, team/, settings, balances, payment options, poll runs, reconcile rows)
+ * take this type, and those that only read take a ReadDb, so a signature says whether a function
+ * writes. Opening, closing, pragmas and checkpoints stay on the whole connection (`Db`). Any `Db` is one.
+ */
+export interface WriteDb extends ReadDb {
+  prepare(sql: string): Database.Statement;
+  exec(sql: string): unknown;
+  transaction: Database.Database['transaction'];
 }
 
 /**
@@ -95,7 +105,7 @@ export function openConnection(file: string, profile: ConnectionProfile): Db {
 
 export function migrate(db: Db, migrations: Migration[] = allMigrations): void {
   const latest = migrations.reduce((m, x) => Math.max(m, x.version), 0);
-  const version = () => db.pragma('user_version', { simple: true }) as number;
+  const version = () => intValue(db.pragma('user_version', { simple: true }), 'user_version');
   const refuseNewer = (current: number) => {
     if (current > latest) {
       throw new StoreError(

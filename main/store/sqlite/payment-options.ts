@@ -1,6 +1,8 @@
 // Payment options cache: the latest successful list, replaced whole per successful poll (one
 // transaction with its poll_runs row). A failed or malformed poll leaves the cached list as it was.
-import type { Db } from './connection.js';
+import type { ReadDb, WriteDb } from './connection.js';
+import { readStatement } from './statements.js';
+import { int, num, rowMapper, text } from '../columns.js';
 import { writeTransaction } from './transaction.js';
 import type { PaymentOption } from '../../service/types.js';
 import { CURRENCY_CODE } from '../../money/index.js';
@@ -24,44 +26,31 @@ export interface PaymentOptionsList extends CacheState {
   rows: PaymentOptionRow[];
 }
 
-interface Row {
-  provider_code: string;
-  currency: string;
-  transaction_type: string;
-  provider_name: string;
-  transaction_method: string;
-  transaction_method_name: string;
-  min_minor: number;
-  max_minor: number;
-  max_daily_minor: number;
-  is_active: number;
-  option_prefixes: string;
-  fetched_at: number;
-}
-
-function toRow(r: Row): PaymentOptionRow {
+/** A payment_options row (option_prefixes is a JSON array of texts). */
+const paymentOptionRowOf = rowMapper<PaymentOptionRow>((r) => {
+  const stored = text(r, 'option_prefixes');
   let prefixes: string[] = [];
   try {
-    const p: unknown = JSON.parse(r.option_prefixes);
+    const p: unknown = JSON.parse(stored);
     if (Array.isArray(p)) prefixes = p.filter((x): x is string => typeof x === 'string');
   } catch {
     /* written by us as JSON; an unreadable value shows as no prefixes */
   }
   return {
-    providerName: r.provider_name,
-    providerCode: r.provider_code,
-    transactionMethod: r.transaction_method,
-    transactionMethodName: r.transaction_method_name,
-    transactionType: r.transaction_type,
-    currency: r.currency,
-    minMinor: r.min_minor,
-    maxMinor: r.max_minor,
-    maxDailyMinor: r.max_daily_minor,
-    isActive: r.is_active === 1,
+    providerName: text(r, 'provider_name'),
+    providerCode: text(r, 'provider_code'),
+    transactionMethod: text(r, 'transaction_method'),
+    transactionMethodName: text(r, 'transaction_method_name'),
+    transactionType: text(r, 'transaction_type'),
+    currency: text(r, 'currency'),
+    minMinor: int(r, 'min_minor'),
+    maxMinor: int(r, 'max_minor'),
+    maxDailyMinor: int(r, 'max_daily_minor'),
+    isActive: int(r, 'is_active') === 1,
     optionPrefixes: prefixes,
-    fetchedAt: r.fetched_at,
+    fetchedAt: num(r, 'fetched_at'),
   };
-}
+});
 
 export function checkPaymentOptions(options: readonly PaymentOption[]): void {
   if (!Array.isArray(options)) throw new MalformedAnswerError('payment_providers is not a list');
@@ -95,7 +84,7 @@ export function checkPaymentOptions(options: readonly PaymentOption[]): void {
  * the poll_runs row); on an error result or a malformed answer only the failed run is recorded.
  */
 export function recordProvidersRun(
-  db: Db,
+  db: WriteDb,
   run: { startedAt: number; finishedAt: number; result: RunResult<readonly PaymentOption[]> },
 ): { runId: number; changed: number; error: PollError | null } {
   const { startedAt, finishedAt, result } = run;
@@ -152,7 +141,7 @@ export function recordProvidersRun(
 }
 
 /** The cached options, filtered, ordered by currency, method and name. */
-export function listPaymentOptions(db: Db, filter: PaymentOptionsFilter = {}): PaymentOptionRow[] {
+export function listPaymentOptions(db: ReadDb, filter: PaymentOptionsFilter = {}): PaymentOptionRow[] {
   const where: string[] = [];
   const args: unknown[] = [];
   if (filter.currency) {
@@ -173,12 +162,14 @@ export function listPaymentOptions(db: Db, filter: PaymentOptionsFilter = {}): P
   }
   const sql = `SELECT * FROM payment_options ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
                ORDER BY currency, transaction_method, provider_name, provider_code`;
-  return (db.prepare(sql).all(...args) as Row[]).map(toRow);
+  return readStatement(db, sql)
+    .all(...args)
+    .map(paymentOptionRowOf);
 }
 
 /** The cached options with as-of, last error and stale flag. */
 export function paymentOptionsList(
-  db: Db,
+  db: ReadDb,
   opts: PaymentOptionsFilter & { now: number; staleAfterMs: number },
 ): PaymentOptionsList {
   const { now, staleAfterMs, ...filter } = opts;

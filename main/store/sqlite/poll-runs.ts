@@ -1,5 +1,6 @@
 // The log of every poll run (poll_runs): when, outcome, and for a failure its error kind and message.
-import type { Db } from './connection.js';
+import type { ReadDb, WriteDb } from './connection.js';
+import { int, intOrNull, maybe, num, numOrNull, oneOf, rowMapper, textOrNull } from '../columns.js';
 
 export type PollKind = 'balances' | 'providers';
 
@@ -22,35 +23,24 @@ export interface PollRun {
   changedRows: number;
 }
 
-interface Row {
-  id: number;
-  kind: PollKind;
-  started_at: number;
-  finished_at: number | null;
-  outcome: 'running' | 'ok' | 'error';
-  error_kind: string | null;
-  error_message: string | null;
-  http_status: number | null;
-  changed_rows: number;
-}
+const POLL_KINDS: readonly PollKind[] = ['balances', 'providers'];
+const OUTCOMES: readonly PollRun['outcome'][] = ['running', 'ok', 'error'];
 
-function toRun(r: Row): PollRun {
-  return {
-    id: r.id,
-    kind: r.kind,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
-    outcome: r.outcome,
-    errorKind: r.error_kind,
-    errorMessage: r.error_message,
-    httpStatus: r.http_status,
-    changedRows: r.changed_rows,
-  };
-}
+const pollRunOf = rowMapper<PollRun>((r) => ({
+  id: int(r, 'id'),
+  kind: oneOf(r, 'kind', POLL_KINDS),
+  startedAt: num(r, 'started_at'),
+  finishedAt: numOrNull(r, 'finished_at'),
+  outcome: oneOf(r, 'outcome', OUTCOMES),
+  errorKind: textOrNull(r, 'error_kind'),
+  errorMessage: textOrNull(r, 'error_message'),
+  httpStatus: intOrNull(r, 'http_status'),
+  changedRows: int(r, 'changed_rows'),
+}));
 
 /** Inserts a finished run (call inside the transaction that also writes its data). Returns its id. */
 export function insertPollRun(
-  db: Db,
+  db: WriteDb,
   run: { kind: PollKind; startedAt: number; finishedAt: number } & (
     { outcome: 'ok'; changedRows: number } | { outcome: 'error'; error: PollError }
   ),
@@ -76,7 +66,7 @@ export function insertPollRun(
 
 /** Records a failed run; the cache is not touched. */
 export function recordFailedRun(
-  db: Db,
+  db: WriteDb,
   kind: PollKind,
   startedAt: number,
   finishedAt: number,
@@ -85,26 +75,22 @@ export function recordFailedRun(
   return insertPollRun(db, { kind, startedAt, finishedAt, outcome: 'error', error });
 }
 
-export function lastRun(db: Db, kind: PollKind): PollRun | null {
-  const r = db.prepare('SELECT * FROM poll_runs WHERE kind = ? ORDER BY id DESC LIMIT 1').get(kind) as Row | undefined;
-  return r ? toRun(r) : null;
+export function lastRun(db: ReadDb, kind: PollKind): PollRun | null {
+  const r = db.prepare('SELECT * FROM poll_runs WHERE kind = ? ORDER BY id DESC LIMIT 1').get(kind);
+  return maybe(r, pollRunOf) ?? null;
 }
 
-export function lastSuccessfulRun(db: Db, kind: PollKind): PollRun | null {
-  const r = db
-    .prepare("SELECT * FROM poll_runs WHERE kind = ? AND outcome = 'ok' ORDER BY id DESC LIMIT 1")
-    .get(kind) as Row | undefined;
-  return r ? toRun(r) : null;
+export function lastSuccessfulRun(db: ReadDb, kind: PollKind): PollRun | null {
+  const r = db.prepare("SELECT * FROM poll_runs WHERE kind = ? AND outcome = 'ok' ORDER BY id DESC LIMIT 1").get(kind);
+  return maybe(r, pollRunOf) ?? null;
 }
 
-export function listPollRuns(db: Db, opts: { kind?: PollKind; limit?: number } = {}): PollRun[] {
+export function listPollRuns(db: ReadDb, opts: { kind?: PollKind; limit?: number } = {}): PollRun[] {
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 1000);
-  const rows = (
-    opts.kind
-      ? db.prepare('SELECT * FROM poll_runs WHERE kind = ? ORDER BY id DESC LIMIT ?').all(opts.kind, limit)
-      : db.prepare('SELECT * FROM poll_runs ORDER BY id DESC LIMIT ?').all(limit)
-  ) as Row[];
-  return rows.map(toRun);
+  const rows = opts.kind
+    ? db.prepare('SELECT * FROM poll_runs WHERE kind = ? ORDER BY id DESC LIMIT ?').all(opts.kind, limit)
+    : db.prepare('SELECT * FROM poll_runs ORDER BY id DESC LIMIT ?').all(limit);
+  return rows.map(pollRunOf);
 }
 
 /** What a cached list shows beside its rows: when it was last confirmed, and the failure since, if any. */
@@ -117,7 +103,7 @@ export interface CacheState {
   stale: boolean;
 }
 
-export function cacheState(db: Db, kind: PollKind, now: number, staleAfterMs: number): CacheState {
+export function cacheState(db: ReadDb, kind: PollKind, now: number, staleAfterMs: number): CacheState {
   const ok = lastSuccessfulRun(db, kind);
   const last = lastRun(db, kind);
   const lastError =

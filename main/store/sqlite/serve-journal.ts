@@ -2,10 +2,11 @@
 // file in serve's data folder, with its own schema (not the desk's migrations), kept for a number of days
 // and pruned. Each row is the team event serve stored (or found stored) for a verified delivery, as it
 // would write it again, evidence included.
-import type { Db, ReadDb } from './connection.js';
+import type { Db, ReadDb, WriteDb } from './connection.js';
 import { openDatabase } from './connection.js';
 import type { Migration } from './migrations/index.js';
 import { readStatement, statement } from './statements.js';
+import { intOrNull, intValue, num, rowMapper, text, textOrNull, textValue } from '../columns.js';
 import { writeTransaction } from './transaction.js';
 
 /** The journal's own schema, numbered apart from the desk's. */
@@ -66,9 +67,17 @@ export interface AcknowledgedRow {
   evidence: string | null;
   acknowledged_at: number;
 }
+const acknowledgedRowOf = rowMapper<AcknowledgedRow>((r) => ({
+  event_key: text(r, 'event_key'),
+  seq: intOrNull(r, 'seq'),
+  event: text(r, 'event'),
+  payload: textOrNull(r, 'payload'),
+  evidence: textOrNull(r, 'evidence'),
+  acknowledged_at: num(r, 'acknowledged_at'),
+}));
 
 /** Keeps the callbacks just acknowledged; a key kept before keeps its seq when this one has none. */
-export function keepAcknowledged(db: Db, rows: readonly AcknowledgedRow[]): void {
+export function keepAcknowledged(db: WriteDb, rows: readonly AcknowledgedRow[]): void {
   if (!rows.length) return;
   writeTransaction(db, () => {
     const st = statement(
@@ -93,16 +102,20 @@ export function acknowledgedBefore(
       db,
       `SELECT event_key, seq, event, payload, evidence, acknowledged_at FROM acknowledged WHERE acknowledged_at <= ?
        ORDER BY acknowledged_at DESC, event_key DESC LIMIT ?`,
-    ).all(atOrBefore, limit) as AcknowledgedRow[];
+    )
+      .all(atOrBefore, limit)
+      .map(acknowledgedRowOf);
   return readStatement(
     db,
     `SELECT event_key, seq, event, payload, evidence, acknowledged_at FROM acknowledged
      WHERE acknowledged_at <= ? AND (acknowledged_at < ? OR (acknowledged_at = ? AND event_key < ?))
      ORDER BY acknowledged_at DESC, event_key DESC LIMIT ?`,
-  ).all(atOrBefore, after.at, after.at, after.key, limit) as AcknowledgedRow[];
+  )
+    .all(atOrBefore, after.at, after.at, after.key, limit)
+    .map(acknowledgedRowOf);
 }
 
-export function markRestored(db: Db, keys: readonly string[], at: number): void {
+export function markRestored(db: WriteDb, keys: readonly string[], at: number): void {
   writeTransaction(db, () => {
     const st = statement(db, 'UPDATE acknowledged SET restored_at = ? WHERE event_key = ?');
     for (const k of keys) st.run(at, k);
@@ -113,7 +126,7 @@ export function markRestored(db: Db, keys: readonly string[], at: number): void 
  * Forgets what was acknowledged before `before`; how many rows went. With `limit`, at most that many (the
  * oldest), so a large prune is done in short transactions between which callbacks are kept.
  */
-export function pruneAcknowledged(db: Db, before: number, limit?: number): number {
+export function pruneAcknowledged(db: WriteDb, before: number, limit?: number): number {
   return writeTransaction(db, () =>
     limit === undefined
       ? statement(db, 'DELETE FROM acknowledged WHERE acknowledged_at < ?').run(before).changes
@@ -126,15 +139,16 @@ export function pruneAcknowledged(db: Db, before: number, limit?: number): numbe
 }
 
 export function journalSize(db: ReadDb): number {
-  return readStatement(db, 'SELECT count(*) FROM acknowledged', 'pluck').get() as number;
+  return intValue(readStatement(db, 'SELECT count(*) FROM acknowledged', 'pluck').get(), 'count(*)');
 }
 
 /** The last report of a record that went back (JSON), kept across restarts; undefined when none. */
 export function keptReport(db: ReadDb): string | undefined {
-  return readStatement(db, 'SELECT report FROM record_report WHERE one_row = 1', 'pluck').get() as string | undefined;
+  const report = readStatement(db, 'SELECT report FROM record_report WHERE one_row = 1', 'pluck').get();
+  return report === undefined ? undefined : textValue(report, 'report');
 }
 
-export function keepReport(db: Db, report: string, now: number): void {
+export function keepReport(db: WriteDb, report: string, now: number): void {
   writeTransaction(db, () =>
     statement(
       db,

@@ -4,7 +4,7 @@
 // keeps every statement it has prepared, keyed by its text. Before this, 13 WeakMap registries in 5 files
 // each kept their own.
 import type Database from 'better-sqlite3';
-import type { Db, ReadDb, ReadStatement } from './connection.js';
+import type { ReadDb, ReadStatement, WriteDb } from './connection.js';
 
 /**
  * How rows come back. better-sqlite3's `pluck()` and `raw()` change the statement object itself, so a
@@ -29,7 +29,7 @@ function cachedFor(db: { prepare(sql: string): unknown }, sql: string, mode: Row
 }
 
 /** The connection's prepared statement for `sql`, prepared on first use. Never call pluck/raw on it. */
-export function statement(db: Db, sql: string, mode: RowMode = 'object'): Database.Statement {
+export function statement(db: WriteDb, sql: string, mode: RowMode = 'object'): Database.Statement {
   return cachedFor(db, sql, mode);
 }
 

@@ -49,7 +49,7 @@ export async function publishSnapshot(o: PublishOptions): Promise<SnapshotInfo> 
         db,
         now: o.now,
         uptoSeq: upto,
-        reconcile: false,
+        ledger: null,
         ...(o.keys ? { verify: teamEventVerifier(o.keys) } : {}),
         ...(o.onProgress ? { onProgress: o.onProgress } : {}),
         // Each event is the row after the ones before it: a fresh file, and the record's event keys unique.

@@ -3,10 +3,13 @@
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
+import type { Ledger } from '../../collections/ledger.js';
 
 export interface SnapshotStartOptions {
   pool: pg.Pool;
   db: Db;
+  /** Reconciles the copy once it is shown (unless its signatures are re-checked first: deferSignatures). */
+  ledger: Pick<Ledger, 'reconcileHistory'>;
   now: () => number;
   chunk?: number;
   /** How far the verification is, by seq, against the snapshot's seq. */

@@ -29,7 +29,6 @@ import { SnapshotRejectedError } from './rejected.js';
 import { downloadSnapshot, newestSnapshot, type SnapshotInfo } from './store.js';
 import { snapshotSchemaVersion } from './file-schema.js';
 import type { ChainHead } from '../chain.js';
-import { reconcileHistory } from '../../collections/ledger.js';
 
 export type SnapshotStart =
   | {
@@ -80,7 +79,7 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     // Deferred, nothing is reconciled until the signatures are checked: no collection counts as matched
     // on a signature this desk has not checked (sync/signature-check.ts reconciles when it is done).
     if (!deferred) {
-      await reconcileHistory(db, { now: o.now() });
+      await o.ledger.reconcileHistory(db, { now: o.now() });
       o.onPhase?.('reconcile');
     }
     return {

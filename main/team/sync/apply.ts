@@ -6,7 +6,7 @@
 // reached, so a crash never skips nor repeats a row.
 import type { Db } from '../../store/sqlite/connection.js';
 import { writeTransaction } from '../../store/sqlite/transaction.js';
-import { appendBatch, appendSet } from '../../collections/ledger.js';
+import type { Ledger } from '../../collections/ledger.js';
 import { insertIntentCollection } from '../../collections/intent-row.js';
 import { collectionIdsIn } from '../../store/sqlite/ledger/intent-rows.js';
 import type { NewEvent } from '../../collections/event-rules.js';
@@ -39,6 +39,8 @@ export interface AppliedBatch {
 }
 
 export interface ApplyOptions {
+  /** The ledger the events are appended through (each touched collection reconciled once per batch). */
+  ledger: Ledger;
   /** A team desk's own check of each signed event (team/evidence.ts); none: the writers' word (tests). */
   verify?: EventVerifier | undefined;
   /** Journal each event as a witness (witness.ts), for this login's own events too; absent: no journal. */
@@ -74,16 +76,16 @@ export function applyEvents(
   events: readonly ChainedEvent[] | readonly TeamEvent[],
   upToSeq: number,
   now: number,
-  o: ApplyOptions = {},
+  o: ApplyOptions,
 ): AppliedBatch {
   const touched = new Set<number>();
   let applied = 0;
   let orphans = 0;
-  // appendBatch opens the write transaction itself (outside any other, the touched collections are then
-  // reconciled by the set-based group route: reconcile/incremental.ts reconcileOnceAfter).
-  appendBatch(db, () => {
+  // The ledger's batch opens the write transaction itself (outside any other, the touched collections are
+  // then reconciled by the set-based group route: reconcile/incremental.ts Reconciler.onceAfter).
+  o.ledger.batch(db, () => {
     const evs = withCollections(db, events, o.verify);
-    const r = appendSet(db, evs);
+    const r = o.ledger.appendSet(db, evs);
     for (const id of r.touched) touched.add(id);
     evs.forEach((ev, i) => {
       if (r.ids[i] !== null) {

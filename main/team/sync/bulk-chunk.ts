@@ -67,7 +67,7 @@ export function copyChunk(
         }
       }
       const ev = fromTeamEvent(tev, verify);
-      // appendEvent's projection rules, applied to the row in memory once the event is stored.
+      // the ledger's projection rules, applied to the row in memory once the event is stored.
       let p: CollectionProjectionRow | undefined;
       let r: Projected | undefined;
       if (id !== undefined) {
@@ -77,7 +77,7 @@ export function copyChunk(
       const kind = r ? r.kind : ev.kind;
       const info = insertCopiedEvent(db, eventValues(id ?? null, ev, kind));
       // Not stored: this desktop already had it (its own write, e.g. a charge saved during the copy), as
-      // appendEvent's dedupe would find; the row keeps the projection it had.
+      // the ledger's dedupe would find; the row keeps the projection it had.
       n += info.changes;
       if (p && r && info.changes > 0) {
         Object.assign(p, r.next);

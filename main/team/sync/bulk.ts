@@ -4,7 +4,7 @@
 // reconciled once per batch) is a fold of the same rules over the events in seq order; a new desktop has nothing to
 // fold into, so it runs the fold once over the whole history, the way the full recompute
 // (reconcileAll) classifies every collection at once instead of one at a time. The collection rows come
-// from insertIntentCollection (the intent mapping, reused), the projection from appendEvent's own rules
+// from insertIntentCollection (the intent mapping, reused), the projection from the ledger's own rules
 // (collections/event-rules.ts projectEvent) applied in memory, each collection's row written once per chunk,
 // and reconciliation from ONE reconcileAll at the end. test/team/sync-bulk.test.ts proves the result
 // equal, row for row, to the incremental path's over a generated history with every kind of event.
@@ -17,7 +17,7 @@
 //
 // Crash safety: each chunk (up to 50,000 events) commits whole, in seq order, WITHOUT the seq, so an
 // interrupted copy starts over from seq 0 at the next start (the rule above): the events it already
-// stored are found by their dedupe keys and skipped, exactly as appendEvent skips them, and so are
+// stored are found by their dedupe keys and skipped, exactly as the ledger skips them, and so are
 // this desktop's own writes made during the copy. (Resuming after the last stored event is not safe:
 // that event may be this desktop's own charge, recorded in PostgreSQL far beyond the copied seq.)
 // The indexes and triggers come back and the seq is recorded in ONE transaction; then reconcileAll. A crash
@@ -38,7 +38,7 @@ import { lastSeq, setLastSeq } from '../../store/sqlite/team/sync-state.js';
 import { newestSeq, pullPageRaw, type ChainedEvent, type PullResult } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
 import { checkChain, START, type ChainHead } from '../chain.js';
-import { reconcileHistory } from '../../collections/ledger.js';
+import type { Ledger } from '../../collections/ledger.js';
 import { copyChunk } from './bulk-chunk.js';
 
 /** Whether the next pull is a bulk start (see the rule at the top). */
@@ -68,8 +68,11 @@ export interface BulkOptions {
   onPhase?: (phase: 'copy' | 'indexes' | 'reconcile', detail?: { waitMs: number }) => void;
   /** Copy only the events up to this seq (a snapshot's, team/snapshot/publish.ts); default all. */
   uptoSeq?: number;
-  /** false: leave the reconciliation to whoever uses the copy (a snapshot is reconciled by the desk that takes it). */
-  reconcile?: boolean;
+  /**
+   * Reconciles the copy once it is made; null: leave the reconciliation to whoever uses the copy (a snapshot
+   * is reconciled by the desk that takes it).
+   */
+  ledger: Pick<Ledger, 'reconcileHistory'> | null;
   /** This desk's own check of each signed event (team/evidence.ts), as applyEvents takes it. */
   verify?: EventVerifier;
   /**
@@ -147,8 +150,8 @@ async function copyAll(
     setLastSeq(db, 'events', after, o.now());
   });
   o.onPhase?.('indexes');
-  if (o.reconcile !== false) {
-    await reconcileHistory(db, { now: o.now() });
+  if (o.ledger) {
+    await o.ledger.reconcileHistory(db, { now: o.now() });
     o.onPhase?.('reconcile');
   }
   return { applied, lastSeq: after, head, marks };

@@ -9,6 +9,7 @@
 // makes a backlog's drain much slower (docs/benchmarks.md, "Following a busy team").
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
+import type { Ledger } from '../../collections/ledger.js';
 import { lastSeq } from '../../store/sqlite/team/sync-state.js';
 import { newestSeq, pullPageRaw, type ChainedEvent, type PullResult } from '../events.js';
 import type { EventVerifier } from '../evidence.js';
@@ -54,6 +55,8 @@ const yieldToEventLoop = (): Promise<void> => new Promise((r) => setImmediate(r)
 export interface PullLoopOptions {
   pool: pg.Pool;
   db: Db;
+  /** What the pulled batches are appended through. */
+  ledger: Ledger;
   now: () => number;
   /** This desk's login: the witness journal keeps its own events whole. */
   login: string | null;
@@ -78,6 +81,7 @@ async function applyBatch(o: PullLoopOptions, events: readonly ChainedEvent[]): 
   const checked: CheckedBatch = await o.chain.checkPulled(events, lastSeq(o.db, 'events'));
   const started = process.cpuUsage();
   const r = applyEvents(o.db, events, events[events.length - 1]!.seq, o.now(), {
+    ledger: o.ledger,
     verify: o.verifier(),
     witness: { login: o.login },
     alsoWrite: () => o.chain.keep(checked),

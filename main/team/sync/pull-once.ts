@@ -59,6 +59,7 @@ export function createPull(o: PullOptions): Pull {
       const r = await startDesk({
         pool,
         db,
+        ledger: o.ledger,
         clock,
         logger: o.logger,
         ...o.start,
@@ -107,7 +108,13 @@ export function createPull(o: PullOptions): Pull {
       pruneWitness(db, prunedAt, o.witnessDays);
     }
     // This desk's own events the record placed or keeps otherwise: folded again in the record's order.
-    const refolded = await refoldMarked({ pool, db, verify: o.verifier(), uptoSeq: lastSeq(db, 'events') });
+    const refolded = await refoldMarked({
+      pool,
+      db,
+      ledger: o.ledger,
+      verify: o.verifier(),
+      uptoSeq: lastSeq(db, 'events'),
+    });
     if (refolded.length) o.notices.applied(collectionStatuses(db, refolded), 0);
     o.notices.flush();
     if (o.stopped()) return;

@@ -64,6 +64,7 @@ function watches(b: Base) {
   const rollback = startRollbackWatch({
     pool,
     db,
+    ledger: b.o.ledger,
     clock,
     logger,
     login: b.login,
@@ -81,6 +82,7 @@ function watches(b: Base) {
   const signatures = createSignatureWatch({
     pool,
     db,
+    ledger: b.o.ledger,
     now: b.now,
     keys,
     status: b.status,
@@ -154,6 +156,7 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     ...b,
     pool,
     db,
+    ledger: o.ledger,
     clock,
     logger,
     chain,

@@ -8,7 +8,7 @@
 // desk's order, the projection (which final status is newest, whether it "changed after final") and the
 // reconciliation would then differ from every other desk's.
 //
-// So when a pulled event is one this desk already holds (appendEvent stores nothing), the apply compares
+// So when a pulled event is one this desk already holds (the ledger's append stores nothing), the apply compares
 // the two (noteComeback): other values, or an event applied since that the record placed before it, mark
 // the reference (SQLite team_refold, in the apply's transaction). After the pull, each marked reference is
 // folded again from the record (refoldMarked): its events as the record has them, in seq order, stored
@@ -37,7 +37,7 @@ import {
   type LocalEventRow,
 } from '../../store/sqlite/team/refold.js';
 import { projectEvent, type NewEvent } from '../../collections/event-rules.js';
-import { afterRewrite, eventRow } from '../../collections/ledger.js';
+import { eventRow, type Ledger } from '../../collections/ledger.js';
 import { eventsOfReference, type ChainedEvent } from '../events.js';
 import { eventHash } from '../chain.js';
 import type { EventVerifier } from '../evidence.js';
@@ -108,6 +108,7 @@ function ownEvent(r: LocalEventRow): NewEvent {
  * in one write transaction. Returns the collection's id, or null for an orphan's reference.
  */
 function refoldReference(
+  ledger: Pick<Ledger, 'afterRewrite'>,
   db: Db,
   reference: string,
   record: readonly ChainedEvent[],
@@ -156,7 +157,7 @@ function refoldReference(
         if (f.inFold) last = ids[i]!;
       });
       writeProjection(db, collectionId, { ...projection, last_event_id: last });
-      afterRewrite(db, collectionId);
+      ledger.afterRewrite(db, collectionId);
     }
     clearRefold(db, reference);
     return collectionId;
@@ -166,6 +167,8 @@ function refoldReference(
 export interface RefoldOptions {
   pool: pg.Pool;
   db: Db;
+  /** Runs what every append runs (its reconciliation) for each collection folded again. */
+  ledger: Pick<Ledger, 'afterRewrite'>;
   /** The desk's own check of each signed event (as the pull applies them). */
   verify: EventVerifier | undefined;
   /** The last seq this desk applied: the record is read up to there (later events come through the pull). */
@@ -188,7 +191,7 @@ export async function refoldMarked(o: RefoldOptions): Promise<number[]> {
   const done: number[] = [];
   for (const reference of refoldQueue(o.db, o.limit ?? 200)) {
     const record = await recordOf(o.pool, reference, o.uptoSeq);
-    const id = refoldReference(o.db, reference, record, o.verify);
+    const id = refoldReference(o.ledger, o.db, reference, record, o.verify);
     if (id !== null) done.push(id);
   }
   return done;

@@ -79,11 +79,11 @@ function ownIntent(ctx: RollbackContext, r: HeldEventRow): NewTeamEvent | null {
     source: 'intent',
     kind: 'intent',
     status: 'INTENT',
-    amountMinor: amount_minor as number,
-    currency: currency as string,
+    amountMinor: amount_minor,
+    currency,
     signature: 'not_applicable',
     payload: JSON.stringify({ description, ...details }),
-    occurredAt: rest.created_at as number,
+    occurredAt: rest.created_at,
   };
 }
 /** The candidates: witnessed after the common point, this desk's own sent or written within the horizon, and every local event after the common one. */

@@ -2,6 +2,7 @@
 // how it asks the team database, and how it says its state changed.
 import type pg from 'pg';
 import type { NewEvent } from '../../collections/event-rules.js';
+import type { Ledger } from '../../collections/ledger.js';
 import type { EventKind, EventSource, SignatureState } from '../../collections/model.js';
 import type { HeldEventRow, OwnOutboxRow } from '../../store/sqlite/team/rollback.js';
 import type { Clock } from '../../clock.js';
@@ -15,6 +16,7 @@ import type { ChainCheck } from './chain-check.js';
 export interface RollbackContext {
   pool: pg.Pool;
   db: Db;
+  ledger: Ledger;
   clock: Clock;
   logger: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   /** The login this desk signed in as: its own events are the ones it may put back unsigned. */

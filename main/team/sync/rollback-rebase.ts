@@ -22,7 +22,6 @@ import {
   type WitnessRow,
 } from '../../store/sqlite/team/rollback.js';
 import { selectEventsOfReferences, selectNewestPollSeqs } from '../../store/pg/rollback.js';
-import { appendEvent } from '../../collections/ledger.js';
 import { collectionIdOf } from '../../store/sqlite/ledger/intent-rows.js';
 import { markRefold } from '../../store/sqlite/team/refold.js';
 import { checkChain, GENESIS } from '../chain.js';
@@ -93,7 +92,7 @@ export async function rebase(
   lost: readonly Candidate[],
   found: RollbackRow,
 ): Promise<number> {
-  const { db, logger } = ctx;
+  const { db, logger, ledger } = ctx;
   const read = await readRecordAfter(ctx, w, lost);
   if (!read) return 0;
   const { at, list, history, marks, witnessed, polls } = read;
@@ -126,10 +125,10 @@ export async function rebase(
       }),
     );
     removeReferences(db, list);
-    const r = applyEvents(db, history, at.seq, now, { verify });
+    const r = applyEvents(db, history, at.seq, now, { ledger, verify });
     for (const k of keep) {
       const collectionId = collectionIdOf(db, k.merchant_reference) ?? null;
-      const again = appendEvent(
+      const again = ledger.append(
         db,
         localEvent(k, k.kind, {
           collectionId,

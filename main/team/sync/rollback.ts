@@ -51,6 +51,7 @@ import { type EventVerifier } from '../evidence.js';
 import { queryableLogin } from '../pool.js';
 import type { ChainCheck } from './chain-check.js';
 import { WITNESS_DAYS } from './witness.js';
+import type { Ledger } from '../../collections/ledger.js';
 import type { RollbackContext } from './rollback-context.js';
 import { looker } from './rollback-find.js';
 import { handle } from './rollback-restore.js';
@@ -60,6 +61,8 @@ export type { TeamRollbackState };
 export interface RollbackWatchOptions {
   pool: pg.Pool;
   db: Db;
+  /** What a re-base stores the record's events and this desk's unsent ones through. */
+  ledger: Ledger;
   clock: Clock;
   logger: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   /** The login this desk signed in as: its own events are the ones it may put back unsigned. */

@@ -35,7 +35,7 @@ import { pullPageRaw } from '../events.js';
 import { SIGNED_SOURCES, teamEventVerifier, unverifiedNote } from '../evidence.js';
 import { fetchRecord, foldAgain, type Fetched } from './signature-fold.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
-import { reconcileHistory } from '../../collections/ledger.js';
+import type { Ledger } from '../../collections/ledger.js';
 
 /** How far the re-check is: signed events checked of those taken from the snapshot, and how many did not verify. */
 export interface SignatureCheckProgress {
@@ -53,6 +53,8 @@ export function signatureCheckProgress(db: Db): SignatureCheckProgress | null {
 export interface SignatureCheckOptions {
   pool: pg.Pool;
   db: Db;
+  /** Reconciles the history once every signature is checked (nothing is reconciled before). */
+  ledger: Pick<Ledger, 'reconcileHistory'>;
   now: () => number;
   /** The keys to check with, read when the check starts. */
   keys: () => SignatureKeys;
@@ -133,7 +135,7 @@ export async function runSignatureCheck(o: SignatureCheckOptions): Promise<'done
     await nextTurn();
   }
   if (o.stopped?.()) return 'stopped';
-  await reconcileHistory(db, { now: o.now() });
+  await o.ledger.reconcileHistory(db, { now: o.now() });
   endSignatureCheck(db);
   o.onProgress?.(null);
   return 'done';

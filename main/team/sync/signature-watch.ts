@@ -3,6 +3,7 @@
 // it resumes at the next pull), its progress in the sync's status.
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
+import type { Ledger } from '../../collections/ledger.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { runSignatureCheck, signatureCheckProgress } from './signature-check.js';
 import type { SyncStatus } from './status.js';
@@ -21,6 +22,7 @@ export interface SignatureWatch {
 export function createSignatureWatch(o: {
   pool: pg.Pool;
   db: Db;
+  ledger: Ledger;
   now: () => number;
   keys: (() => SignatureKeys) | undefined;
   status: SyncStatus;
@@ -34,6 +36,7 @@ export function createSignatureWatch(o: {
     run ??= runSignatureCheck({
       pool: o.pool,
       db: o.db,
+      ledger: o.ledger,
       now: o.now,
       keys,
       onProgress: (p) => o.status.set({ signatures: p }),

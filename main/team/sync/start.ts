@@ -11,11 +11,13 @@ import type { ChainHead } from '../chain.js';
 import type { EventVerifier } from '../evidence.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { signatureCheckProgress } from './signature-check.js';
-import { reconcileHistory } from '../../collections/ledger.js';
+import type { Ledger } from '../../collections/ledger.js';
 
 export interface DeskStartOptions {
   pool: pg.Pool;
   db: Db;
+  /** Reconciles what a start copied, or what a start cut short left unreconciled. */
+  ledger: Ledger;
   clock: Clock;
   logger: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   /** false: an empty desktop catches up through the incremental path too (the equality test's reference). */
@@ -50,6 +52,7 @@ export async function startDesk(o: DeskStartOptions): Promise<DeskStarted | null
     const start = {
       pool: o.pool,
       db,
+      ledger: o.ledger,
       now: () => o.clock.now(),
       ...(o.bulkChunk ? { chunk: o.bulkChunk } : {}),
       onProgress: o.onProgress,
@@ -81,6 +84,7 @@ export async function startDesk(o: DeskStartOptions): Promise<DeskStarted | null
   }
   // While signatures taken from a snapshot wait for their re-check, nothing is reconciled: that check
   // reconciles once done (signature-check.ts).
-  if (needsFullReconcile(db) && !signatureCheckProgress(db)) await reconcileHistory(db, { now: o.clock.now() });
+  if (needsFullReconcile(db) && !signatureCheckProgress(db))
+    await o.ledger.reconcileHistory(db, { now: o.clock.now() });
   return { applied: 0, lastSeq: null, from: 'replay' };
 }

@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../store/sqlite/connection.js';
+import type { Ledger } from '../../collections/ledger.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import type { ChangedCollection } from './apply.js';
 import type { ChainState } from './chain-check.js';
@@ -27,6 +28,8 @@ export interface Logger {
 export interface TeamSyncOptions {
   pool: pg.Pool;
   db: Db;
+  /** The process's ledger (its composition root's): every pulled event is stored through it. */
+  ledger: Ledger;
   clock: Clock;
   logger: Logger;
   onApplied?: (changed: ChangedCollection[]) => void;

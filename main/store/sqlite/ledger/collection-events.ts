@@ -1,7 +1,8 @@
 // The event log's rows (collection_events): the one insert every appended event goes through
-// (collections/ledger.ts appendEvent decides what is stored and why) and the look-up by dedupe key.
-import type { Db } from '../connection.js';
-import { statement } from '../statements.js';
+// (collections/ledger.ts Ledger.append decides what is stored and why) and the look-up by dedupe key.
+import type { ReadDb, WriteDb } from '../connection.js';
+import { readStatement, statement } from '../statements.js';
+import { int, intOrNull, maybe, num, rowMapper, text, textOrNull, texts, type RawRow } from '../../columns.js';
 
 /**
  * A collection_events row as SQLite returns it: the one definition the read models and the rules pick
@@ -24,6 +25,42 @@ export interface CollectionEventRow {
   note: string | null;
   actor: string | null;
 }
+
+/** The columns of a collection_events row but its id, collection, reference and key (every reader's part). */
+export function eventColumnsOf(
+  r: RawRow,
+): Omit<CollectionEventRow, 'id' | 'collection_id' | 'merchant_reference' | 'dedupe_key'> {
+  return {
+    internal_reference: textOrNull(r, 'internal_reference'),
+    source: text(r, 'source'),
+    kind: text(r, 'kind'),
+    status: textOrNull(r, 'status'),
+    received_at: num(r, 'received_at'),
+    signature: text(r, 'signature'),
+    amount_minor: intOrNull(r, 'amount_minor'),
+    currency: textOrNull(r, 'currency'),
+    payload: textOrNull(r, 'payload'),
+    note: textOrNull(r, 'note'),
+    actor: textOrNull(r, 'actor'),
+  };
+}
+
+/** A collection_events row with every column but its dedupe key (SELECT * reads it; nothing shows it). */
+export const storedEventOf = rowMapper<Omit<CollectionEventRow, 'dedupe_key'>>((r) => ({
+  id: int(r, 'id'),
+  collection_id: intOrNull(r, 'collection_id'),
+  merchant_reference: text(r, 'merchant_reference'),
+  ...eventColumnsOf(r),
+}));
+
+/** A collection_events row with every column (SELECT *). */
+export const collectionEventRowOf = rowMapper<CollectionEventRow>((r) => ({
+  id: int(r, 'id'),
+  collection_id: intOrNull(r, 'collection_id'),
+  merchant_reference: text(r, 'merchant_reference'),
+  ...eventColumnsOf(r),
+  dedupe_key: textOrNull(r, 'dedupe_key'),
+}));
 
 /** One event as its collection_events row holds it (every column given; null where there is none). */
 export interface EventInsert {
@@ -53,22 +90,28 @@ const INSERT = `INSERT INTO collection_events (collection_id, merchant_reference
  * Inserts the event; its id, or null when its dedupe key is stored already (ON CONFLICT DO NOTHING, and
  * the no_replace_key trigger): the caller reads the stored one with eventByKey.
  */
-export function insertEvent(db: Db, row: EventInsert): number | null {
+export function insertEvent(db: WriteDb, row: EventInsert): number | null {
   const info = statement(db, INSERT).run(row);
   return info.changes === 0 ? null : Number(info.lastInsertRowid);
 }
 
 /** The stored event with this dedupe key: its id and the kind it was stored with. */
-export function eventByKey(db: Db, dedupeKey: string): { id: number; kind: string } | undefined {
-  return statement(db, `SELECT id, kind FROM collection_events WHERE dedupe_key = ?`).get(dedupeKey) as
-    { id: number; kind: string } | undefined;
+export function eventByKey(db: ReadDb, dedupeKey: string): { id: number; kind: string } | undefined {
+  return maybe(
+    readStatement(db, `SELECT id, kind FROM collection_events WHERE dedupe_key = ?`).get(dedupeKey),
+    eventKeyOf,
+  );
 }
+const eventKeyOf = rowMapper((r) => ({ id: int(r, 'id'), kind: text(r, 'kind') }));
 
 /** Which of the dedupe keys of a JSON array of texts are stored already (one statement for a whole set). */
-export function storedKeysIn(db: Db, keysJson: string): string[] {
-  return statement(
-    db,
-    'SELECT dedupe_key FROM collection_events WHERE dedupe_key IN (SELECT value FROM json_each(?))',
-    'pluck',
-  ).all(keysJson) as string[];
+export function storedKeysIn(db: ReadDb, keysJson: string): string[] {
+  return texts(
+    readStatement(
+      db,
+      'SELECT dedupe_key FROM collection_events WHERE dedupe_key IN (SELECT value FROM json_each(?))',
+      'pluck',
+    ).all(keysJson),
+    'dedupe_key',
+  );
 }

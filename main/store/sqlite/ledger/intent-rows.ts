@@ -1,8 +1,9 @@
 // The row a charge's intent creates in `collections` (status INTENT), and the look-up of a collection by
 // its merchant reference: the charge path, team sync and the callback ingestion all find a collection so.
 import type Database from 'better-sqlite3';
-import type { Db } from '../connection.js';
-import { statement } from '../statements.js';
+import type { ReadDb, WriteDb } from '../connection.js';
+import { readStatement, statement } from '../statements.js';
+import { asValues, intValue, textValue } from '../../columns.js';
 
 /**
  * Everything a collection starts with (status INTENT): its intent columns, and where the hosted page
@@ -50,7 +51,7 @@ export function intentValues(c: IntentColumns): unknown[] {
 }
 
 /** Inserts the collection (status INTENT) and returns its id. Call inside the caller's write transaction. */
-export function insertIntentCollection(db: Db, c: IntentColumns): number {
+export function insertIntentCollection(db: WriteDb, c: IntentColumns): number {
   const info = statement(
     db,
     `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
@@ -63,24 +64,30 @@ export function insertIntentCollection(db: Db, c: IntentColumns): number {
 const ID_BY_REFERENCE = 'SELECT id FROM collections WHERE merchant_reference = ?';
 
 /** The id of the collection with this merchant reference, if there is one. */
-export function collectionIdOf(db: Db, merchantReference: string): number | undefined {
-  return statement(db, ID_BY_REFERENCE, 'pluck').get(merchantReference) as number | undefined;
+export function collectionIdOf(db: ReadDb, merchantReference: string): number | undefined {
+  const id = readStatement(db, ID_BY_REFERENCE, 'pluck').get(merchantReference);
+  return id === undefined ? undefined : intValue(id, 'id');
 }
 
 /**
  * The same look-up as a statement (its rows plucked to the id), for a loop over many references (team
  * sync's apply and bulk copy hold it). Never call pluck/raw on it.
  */
-export function collectionIdByReference(db: Db): Database.Statement {
+export function collectionIdByReference(db: WriteDb): Database.Statement {
   return statement(db, ID_BY_REFERENCE, 'pluck');
 }
 
 /** The collections of the merchant references of a JSON array (those that exist): one statement for a set. */
-export function collectionIdsIn(db: Db, referencesJson: string): Map<string, number> {
-  const rows = statement(
+export function collectionIdsIn(db: ReadDb, referencesJson: string): Map<string, number> {
+  const rows = readStatement(
     db,
     'SELECT merchant_reference, id FROM collections WHERE merchant_reference IN (SELECT value FROM json_each(?))',
     'raw',
-  ).all(referencesJson) as [string, number][];
-  return new Map(rows);
+  ).all(referencesJson);
+  const ids = new Map<string, number>();
+  for (const row of rows) {
+    const [reference, id] = asValues(row);
+    ids.set(textValue(reference, 'merchant_reference'), intValue(id, 'id'));
+  }
+  return ids;
 }

@@ -1,7 +1,8 @@
 // A collection's projection columns (collections): what its events made of it, read and written by the
 // ledger's append in its transaction. The rules that decide the values are collections/event-rules.ts's.
-import type { Db } from '../connection.js';
-import { statement } from '../statements.js';
+import type { ReadDb, WriteDb } from '../connection.js';
+import { readStatement, statement } from '../statements.js';
+import { int, maybe, num, rowMapper, text, textOrNull } from '../../columns.js';
 
 /**
  * A collection's projection columns, the one definition: what the projection rules read and decide
@@ -27,18 +28,35 @@ export interface ProjectionRow extends ProjectionColumns {
   id: number;
 }
 
+/** A row of PROJECTION_SELECT: read for every appended event, so a plain mapper. */
+const projectionRowOf = rowMapper<ProjectionRow>((r) => ({
+  id: int(r, 'id'),
+  status: text(r, 'status'),
+  status_changed_at: num(r, 'status_changed_at'),
+  status_message: textOrNull(r, 'status_message'),
+  redirect_signature: textOrNull(r, 'redirect_signature'),
+  amount_minor: int(r, 'amount_minor'),
+  currency: text(r, 'currency'),
+  internal_reference: textOrNull(r, 'internal_reference'),
+  payment_url: textOrNull(r, 'payment_url'),
+  redirect_status: textOrNull(r, 'redirect_status'),
+  callback_status: textOrNull(r, 'callback_status'),
+  flags: int(r, 'flags'),
+  final_changes: int(r, 'final_changes'),
+}));
+
 const PROJECTION_SELECT = `SELECT id, status, status_changed_at, status_message, redirect_signature, amount_minor, currency,
          internal_reference, payment_url, redirect_status, callback_status, flags, final_changes FROM collections`;
 
-export function projectionOf(db: Db, collectionId: number): ProjectionRow | undefined {
-  return statement(db, `${PROJECTION_SELECT} WHERE id = ?`).get(collectionId) as ProjectionRow | undefined;
+export function projectionOf(db: ReadDb, collectionId: number): ProjectionRow | undefined {
+  return maybe(readStatement(db, `${PROJECTION_SELECT} WHERE id = ?`).get(collectionId), projectionRowOf);
 }
 
 /** The projections of the collections of a JSON array of ids (those that exist), one statement for a set. */
-export function projectionsIn(db: Db, idsJson: string): ProjectionRow[] {
-  return statement(db, `${PROJECTION_SELECT} WHERE id IN (SELECT value FROM json_each(?))`).all(
-    idsJson,
-  ) as ProjectionRow[];
+export function projectionsIn(db: ReadDb, idsJson: string): ProjectionRow[] {
+  return readStatement(db, `${PROJECTION_SELECT} WHERE id IN (SELECT value FROM json_each(?))`)
+    .all(idsJson)
+    .map(projectionRowOf);
 }
 
 /** UPDATE texts by the set of columns that change (their names joined by ','). */
@@ -50,7 +68,7 @@ const updateTexts = new Map<string, string>();
  * come from the code (collections/event-rules.ts PROJECTION_COLUMNS), never from input.
  */
 export function updateProjection(
-  db: Db,
+  db: WriteDb,
   id: number,
   columns: readonly string[],
   values: Readonly<Record<string, unknown>>,

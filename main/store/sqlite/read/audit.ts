@@ -1,7 +1,8 @@
 // The audit list: every stored event and resolution, newest first, filtered.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
-import type { CollectionEventRow } from '../ledger/collection-events.js';
+import { storedEventOf, type CollectionEventRow } from '../ledger/collection-events.js';
+import { intValue } from '../../columns.js';
 import { addRange, newTerms, whereOf } from './filters.js';
 
 export interface AuditQuery {
@@ -39,14 +40,16 @@ export function auditPage(db: ReadDb, q: AuditQuery = {}): { rows: StoredEventRe
   }
   addRange(t, 'received_at', q);
   const w = whereOf(t.where);
-  const total = readStatement(db, `SELECT COUNT(*) FROM collection_events ${w}`, 'pluck').get(t.params) as number;
-  const rows = readStatement(
-    db,
-    `SELECT * FROM collection_events ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`,
-  ).all({
-    ...t.params,
-    limit: Math.min(Math.max(q.limit ?? 100, 1), 1000),
-    offset: Math.max(q.offset ?? 0, 0),
-  }) as StoredEventRecord[];
+  const total = intValue(
+    readStatement(db, `SELECT COUNT(*) FROM collection_events ${w}`, 'pluck').get(t.params),
+    'count(*)',
+  );
+  const rows = readStatement(db, `SELECT * FROM collection_events ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`)
+    .all({
+      ...t.params,
+      limit: Math.min(Math.max(q.limit ?? 100, 1), 1000),
+      offset: Math.max(q.offset ?? 0, 0),
+    })
+    .map(storedEventOf);
   return { rows, total };
 }

@@ -2,17 +2,30 @@
 // order, and for each wallet the snapshot in effect when the range starts.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
+import { int, intValue, maybe, rowMapper, text } from '../../columns.js';
+
+type SnapshotBefore = [number, number, number, number, number];
+const snapshotBeforeOf = rowMapper((r): SnapshotBefore => [
+  int(r, 'observed_at'),
+  int(r, 'available_minor'),
+  int(r, 'uncleared_minor'),
+  int(r, 'reserve_minor'),
+  int(r, 'actual_minor'),
+]);
+const walletOf = rowMapper((r) => ({ currency: text(r, 'currency'), wallet_type: text(r, 'wallet_type') }));
 
 /** A snapshot row: observed_at, currency, wallet_type, available, uncleared, reserve, actual, id, poll_run_id. */
 export type SnapshotRow = [number, string, string, number, number, number, number, number, number | null];
 
 /** How many snapshots were observed in [from, to). */
 export function snapshotCount(db: ReadDb, from: number, to: number): number {
-  return readStatement(
-    db,
-    'SELECT COUNT(*) FROM balance_snapshots WHERE observed_at >= ? AND observed_at < ?',
-    'pluck',
-  ).get(from, to) as number;
+  return intValue(
+    readStatement(db, 'SELECT COUNT(*) FROM balance_snapshots WHERE observed_at >= ? AND observed_at < ?', 'pluck').get(
+      from,
+      to,
+    ),
+    'count(*)',
+  );
 }
 
 /** Every wallet (currency, wallet type) with a snapshot observed before `to`, sorted. */
@@ -20,7 +33,9 @@ export function walletsObservedBefore(db: ReadDb, to: number): { currency: strin
   return readStatement(
     db,
     'SELECT DISTINCT currency, wallet_type FROM balance_snapshots WHERE observed_at < ? ORDER BY currency, wallet_type',
-  ).all(to) as { currency: string; wallet_type: string }[];
+  )
+    .all(to)
+    .map(walletOf);
 }
 
 /** The wallet's last snapshot observed before `at`: [observed_at, available, uncleared, reserve, actual]. */
@@ -29,13 +44,13 @@ export function snapshotBefore(
   currency: string,
   walletType: string,
   at: number,
-): [number, number, number, number, number] | undefined {
-  return readStatement(
+): SnapshotBefore | undefined {
+  const row = readStatement(
     db,
     `SELECT observed_at, available_minor, uncleared_minor, reserve_minor, actual_minor FROM balance_snapshots
       WHERE currency = ? AND wallet_type = ? AND observed_at < ? ORDER BY observed_at DESC, id DESC LIMIT 1`,
-    'raw',
-  ).get(currency, walletType, at) as [number, number, number, number, number] | undefined;
+  ).get(currency, walletType, at);
+  return maybe(row, snapshotBeforeOf);
 }
 
 /** The snapshots observed in [from, to), in order. */

@@ -3,15 +3,33 @@
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import type { PaymentOption } from '../../../service/types.js';
+import { int, maybe, rowMapper, text, texts } from '../../columns.js';
+
+/** A cached option as the payment form uses it (its prefixes are not read here). */
+const cardOptionOf = rowMapper<PaymentOption>((r) => ({
+  providerName: text(r, 'provider_name'),
+  providerCode: text(r, 'provider_code'),
+  transactionMethod: text(r, 'transaction_method'),
+  transactionMethodName: text(r, 'transaction_method_name'),
+  transactionType: text(r, 'transaction_type'),
+  currency: text(r, 'currency'),
+  minMinor: int(r, 'min_minor'),
+  maxMinor: int(r, 'max_minor'),
+  maxDailyMinor: int(r, 'max_daily_minor'),
+  isActive: int(r, 'is_active') !== 0,
+  optionPrefixes: [],
+}));
 
 /** Currencies with an active card collection option (one row per cached option). */
 export function cardOptionCurrencies(db: ReadDb): string[] {
-  return (
+  return texts(
     readStatement(
       db,
       `SELECT currency FROM payment_options WHERE upper(transaction_method) = 'CARD' AND is_active = 1 AND upper(transaction_type) = 'COLLECTION'`,
-    ).all() as { currency: string }[]
-  ).map((r) => r.currency);
+      'pluck',
+    ).all(),
+    'currency',
+  );
 }
 
 /** The cached active card option of a currency (the first by provider code), or null. */
@@ -20,19 +38,6 @@ export function cachedCardOption(db: ReadDb, currency: string): PaymentOption | 
     db,
     `SELECT * FROM payment_options WHERE currency = ? AND upper(transaction_method) = 'CARD' AND is_active = 1
          AND upper(transaction_type) = 'COLLECTION' ORDER BY provider_code LIMIT 1`,
-  ).get(currency) as Record<string, unknown> | undefined;
-  if (!r) return null;
-  return {
-    providerName: String(r.provider_name),
-    providerCode: String(r.provider_code),
-    transactionMethod: String(r.transaction_method),
-    transactionMethodName: String(r.transaction_method_name),
-    transactionType: String(r.transaction_type),
-    currency: String(r.currency),
-    minMinor: Number(r.min_minor),
-    maxMinor: Number(r.max_minor),
-    maxDailyMinor: Number(r.max_daily_minor),
-    isActive: !!r.is_active,
-    optionPrefixes: [],
-  };
+  ).get(currency);
+  return maybe(r, cardOptionOf) ?? null;
 }

@@ -3,6 +3,7 @@
 // collections/query.ts turns them into what the screen shows.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
+import { int, intValue, num, rowMapper, text, textOrNull } from '../../columns.js';
 import { addCurrency, addRange, newTerms, prefixBounds, prefixTerm, whereOf, type Params } from './filters.js';
 
 export type SortColumn = 'created_at' | 'amount' | 'currency' | 'status' | 'reference' | 'customer';
@@ -23,7 +24,7 @@ export interface ListQuery {
 }
 
 /** A collections row as stored (the page's and the detail's columns). */
-export interface CollectionRecord {
+export type CollectionRecord = {
   id: number;
   merchant_reference: string;
   internal_reference: string | null;
@@ -48,7 +49,35 @@ export interface CollectionRecord {
   callback_status: string | null;
   flags: number;
   final_changes: number;
-}
+};
+
+/** A row of COLLECTION_COLUMNS. */
+export const collectionRecordOf = rowMapper<CollectionRecord>((r) => ({
+  id: int(r, 'id'),
+  merchant_reference: text(r, 'merchant_reference'),
+  internal_reference: textOrNull(r, 'internal_reference'),
+  created_at: num(r, 'created_at'),
+  amount_minor: int(r, 'amount_minor'),
+  currency: text(r, 'currency'),
+  description: text(r, 'description'),
+  customer_name: textOrNull(r, 'customer_name'),
+  customer_email: textOrNull(r, 'customer_email'),
+  charge_customer: int(r, 'charge_customer'),
+  allow_final_status_change: int(r, 'allow_final_status_change'),
+  operator: text(r, 'operator'),
+  provider_code: textOrNull(r, 'provider_code'),
+  card_brand: textOrNull(r, 'card_brand'),
+  card_last4: textOrNull(r, 'card_last4'),
+  status: text(r, 'status'),
+  status_changed_at: num(r, 'status_changed_at'),
+  status_message: textOrNull(r, 'status_message'),
+  payment_url: textOrNull(r, 'payment_url'),
+  redirect_status: textOrNull(r, 'redirect_status'),
+  redirect_signature: textOrNull(r, 'redirect_signature'),
+  callback_status: textOrNull(r, 'callback_status'),
+  flags: int(r, 'flags'),
+  final_changes: int(r, 'final_changes'),
+}));
 
 export const COLLECTION_COLUMNS = `id, merchant_reference, internal_reference, created_at, amount_minor, currency, description, customer_name,
   customer_email, charge_customer, allow_final_status_change, operator, provider_code, card_brand, card_last4, status,
@@ -72,8 +101,8 @@ const ORDER: Record<SortColumn, readonly string[]> = {
 // connection (total_changes) or a commit by another one (data_version) counts again.
 const totalCache = new WeakMap<ReadDb, Map<string, { version: string; total: number }>>();
 function dataVersion(db: ReadDb): string {
-  const changes = readStatement(db, 'SELECT total_changes()', 'pluck').get() as number;
-  const other = readStatement(db, 'PRAGMA data_version', 'pluck').get() as number;
+  const changes = intValue(readStatement(db, 'SELECT total_changes()', 'pluck').get(), 'total_changes()');
+  const other = intValue(readStatement(db, 'PRAGMA data_version', 'pluck').get(), 'data_version');
   return `${changes}:${other}`;
 }
 
@@ -101,8 +130,8 @@ const DAY_INDEXES: Partial<Record<(typeof TEXT_COLUMNS)[number], string>> = {
 function dayRange(db: ReadDb, q: ListQuery): { dlo: number; dhi: number } | null {
   // Each an index's first or last entry (collections_created). A REAL time's day has a fraction: the
   // range is rounded outwards, and an empty day costs one seek.
-  const first = readStatement(db, 'SELECT min(created_at) / 86400000 FROM collections', 'pluck').get() as unknown;
-  const last = readStatement(db, 'SELECT max(created_at) / 86400000 FROM collections', 'pluck').get() as unknown;
+  const first = readStatement(db, 'SELECT min(created_at) / 86400000 FROM collections', 'pluck').get();
+  const last = readStatement(db, 'SELECT max(created_at) / 86400000 FROM collections', 'pluck').get();
   if (typeof first !== 'number' || typeof last !== 'number') return null;
   let dlo = Math.floor(first);
   let dhi = Math.ceil(last);
@@ -171,12 +200,12 @@ function countCollections(db: ReadDb, f: Arms): number {
     const k = textCount ? i % textCount : 0;
     // coalesce: a NULL column is "not matched by the earlier arm", not "unknown".
     const notEarlier = f.excl.slice(0, k).map((c) => `NOT coalesce(${c}, 0)`);
-    total +=
-      (readStatement(
-        db,
-        `SELECT count(*) FROM collections ${whereOf([...f.base, ...arm, ...notEarlier])}`,
-        'pluck',
-      ).get(f.params) as number) ?? 0;
+    total += intValue(
+      readStatement(db, `SELECT count(*) FROM collections ${whereOf([...f.base, ...arm, ...notEarlier])}`, 'pluck').get(
+        f.params,
+      ),
+      'count(*)',
+    );
   });
   if (cache.size >= 64) cache.delete(cache.keys().next().value!);
   cache.set(f.signature, { version, total });
@@ -231,7 +260,9 @@ export function collectionsPage(db: ReadDb, q: ListQuery = {}): { rows: Collecti
     const where = whereOf([...onSortIndex, `+id IN (SELECT id FROM collections ${inner})`]);
     sql = `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE id IN (SELECT id FROM collections ${where} ${order} LIMIT ${limit} OFFSET @pageOffset) ${order}`;
     return {
-      rows: readStatement(db, sql).all({ ...counted.params, pageOffset: offset }) as CollectionRecord[],
+      rows: readStatement(db, sql)
+        .all({ ...counted.params, pageOffset: offset })
+        .map(collectionRecordOf),
       total,
     };
   }
@@ -278,5 +309,10 @@ export function collectionsPage(db: ReadDb, q: ListQuery = {}): { rows: Collecti
     const union = f.arms.map(armSql).join(' UNION ALL ');
     sql = `SELECT ${COLLECTION_COLUMNS} FROM collections WHERE id IN (${union}) ${order} LIMIT ${limit} OFFSET @pageOffset`;
   }
-  return { rows: readStatement(db, sql).all({ ...f.params, pageOffset: offset }) as CollectionRecord[], total };
+  return {
+    rows: readStatement(db, sql)
+      .all({ ...f.params, pageOffset: offset })
+      .map(collectionRecordOf),
+    total,
+  };
 }

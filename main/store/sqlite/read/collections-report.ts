@@ -3,6 +3,7 @@
 // created_at order, as raw rows (statement.iterate) so a million rows stream without an object each.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
+import { intValue } from '../../columns.js';
 import { addRange, newTerms, whereOf, type Params } from './filters.js';
 
 /** created_at range in ms: from inclusive, to exclusive. */
@@ -157,7 +158,10 @@ export function reportRowById(db: ReadDb): (id: number) => ReportRow {
 /** How many rows the report of `p` has. */
 export function reportRowCount(db: ReadDb, p: CreatedRange): number {
   const w = rangeWhere(p);
-  return readStatement(db, `SELECT COUNT(*) FROM collections c ${w.where}`, 'pluck').get(w.params) as number;
+  return intValue(
+    readStatement(db, `SELECT COUNT(*) FROM collections c ${w.where}`, 'pluck').get(w.params),
+    'count(*)',
+  );
 }
 
 /**

@@ -2,13 +2,15 @@
 // form, the card options view, the charge's checks).
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
+import { intValue } from '../../columns.js';
 
 /** Sum (minor units) of COMPLETED and PENDING collections in `currency` created at or after `from` (ms). */
 export function collectedSince(db: ReadDb, currency: string, from: number): number {
-  const r = readStatement(
+  const total = readStatement(
     db,
     `SELECT coalesce(sum(amount_minor), 0) AS total FROM collections
        WHERE currency = ? AND created_at >= ? AND status IN ('COMPLETED', 'PENDING')`,
-  ).get(currency.toUpperCase(), from) as { total: number };
-  return r.total;
+    'pluck',
+  ).get(currency.toUpperCase(), from);
+  return intValue(total, 'total');
 }

@@ -3,8 +3,10 @@
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import type { StoredEventRecord } from './audit.js';
-import { collectionAsStored } from './collection-detail.js';
-import { RECONCILIATION_COLUMNS, type ReconciliationRecord } from './exceptions.js';
+import { collectionAsStored, type StoredCollection } from './collection-detail.js';
+import { RECONCILIATION_COLUMNS, reconciliationRecordOf, type ReconciliationRecord } from './exceptions.js';
+import { storedEventOf } from '../ledger/collection-events.js';
+import { int, maybe, num, rowMapper, text, textOrNull } from '../../columns.js';
 
 /** The resolution a reconciliation row names: who, when (ms), the note. */
 export interface ResolutionRecord {
@@ -14,25 +16,40 @@ export interface ResolutionRecord {
   note: string | null;
 }
 
+const resolutionOf = rowMapper<ResolutionRecord>((r) => ({
+  event_id: int(r, 'event_id'),
+  actor: textOrNull(r, 'actor'),
+  at: num(r, 'at'),
+  note: textOrNull(r, 'note'),
+}));
+const newestEventOf = rowMapper((r) => ({
+  ...resolutionOf(r),
+  kind: text(r, 'kind'),
+  merchant_reference: text(r, 'merchant_reference'),
+}));
+
 export function exceptionDetail(
   db: ReadDb,
   collectionId: number,
 ): {
-  collection: Record<string, unknown> | undefined;
+  collection: StoredCollection | undefined;
   reconciliation: ReconciliationRecord | undefined;
   events: StoredEventRecord[];
   resolution: ResolutionRecord | undefined;
 } {
-  const reconciliation = readStatement(
-    db,
-    `SELECT ${RECONCILIATION_COLUMNS} FROM collections c JOIN reconciliation r ON r.collection_id = c.id WHERE c.id = ?`,
-  ).get(collectionId) as ReconciliationRecord | undefined;
+  const reconciliation = maybe(
+    readStatement(
+      db,
+      `SELECT ${RECONCILIATION_COLUMNS} FROM collections c JOIN reconciliation r ON r.collection_id = c.id WHERE c.id = ?`,
+    ).get(collectionId),
+    reconciliationRecordOf,
+  );
   return {
     collection: collectionAsStored(db, collectionId),
     reconciliation,
-    events: readStatement(db, 'SELECT * FROM collection_events WHERE collection_id = ? ORDER BY id').all(
-      collectionId,
-    ) as StoredEventRecord[],
+    events: readStatement(db, 'SELECT * FROM collection_events WHERE collection_id = ? ORDER BY id')
+      .all(collectionId)
+      .map(storedEventOf),
     resolution:
       reconciliation?.resolved_by_event_id == null
         ? undefined
@@ -42,10 +59,12 @@ export function exceptionDetail(
 
 /** A resolution event's who, when and note. */
 function resolutionRecord(db: ReadDb, eventId: number): ResolutionRecord | undefined {
-  return readStatement(
-    db,
-    'SELECT id AS event_id, actor, received_at AS at, note FROM collection_events WHERE id = ?',
-  ).get(eventId) as ResolutionRecord | undefined;
+  return maybe(
+    readStatement(db, 'SELECT id AS event_id, actor, received_at AS at, note FROM collection_events WHERE id = ?').get(
+      eventId,
+    ),
+    resolutionOf,
+  );
 }
 
 /**
@@ -56,11 +75,14 @@ export function standingResolutionOf(
   db: ReadDb,
   reference: string,
 ): (ResolutionRecord & { merchant_reference: string }) | undefined {
-  const r = readStatement(
-    db,
-    `SELECT id AS event_id, kind, actor, received_at AS at, note, merchant_reference FROM collection_events
+  const r = maybe(
+    readStatement(
+      db,
+      `SELECT id AS event_id, kind, actor, received_at AS at, note, merchant_reference FROM collection_events
      WHERE merchant_reference = ? ORDER BY id DESC LIMIT 1`,
-  ).get(reference) as (ResolutionRecord & { merchant_reference: string; kind: string }) | undefined;
+    ).get(reference),
+    newestEventOf,
+  );
   if (!r || r.kind !== 'resolution') return undefined;
   const { kind: _kind, ...rest } = r;
   return rest;

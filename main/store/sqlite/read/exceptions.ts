@@ -6,7 +6,8 @@ import { readStatement } from '../statements.js';
 import { EXCEPTION_KINDS } from '../reconcile/kinds.shared.js';
 import { addCurrency, addPrefix, addRange, newTerms, NOT_MATCHED } from './filters.js';
 import type { CollectionRecord } from './collections-page.js';
-import type { ReconciliationRow } from '../reconcile/reconciliation-rows.js';
+import { isExceptionOf, reconciliationShownOf, type ReconciliationShown } from '../reconcile/reconciliation-rows.js';
+import { int, intValue, num, rowMapper, text, textOrNull } from '../../columns.js';
 
 export interface ExceptionQuery {
   /** An exception kind; 'orphan_callback' is listed by the orphans read model. */
@@ -31,10 +32,26 @@ export interface ReconciliationRecord
       CollectionRecord,
       'id' | 'merchant_reference' | 'internal_reference' | 'created_at' | 'amount_minor' | 'currency' | 'customer_name'
     >,
-    Omit<ReconciliationRow, 'collection_id' | 'is_exception' | 'last_event_id' | 'stale_at' | 'completed_at'> {
+    ReconciliationShown {
   status: string;
   is_exception: number;
 }
+
+/** A row of RECONCILIATION_COLUMNS. */
+export const reconciliationRecordOf = rowMapper<ReconciliationRecord>((r) => ({
+  id: int(r, 'id'),
+  merchant_reference: text(r, 'merchant_reference'),
+  internal_reference: textOrNull(r, 'internal_reference'),
+  created_at: num(r, 'created_at'),
+  amount_minor: int(r, 'amount_minor'),
+  currency: text(r, 'currency'),
+  status: text(r, 'status'),
+  customer_name: textOrNull(r, 'customer_name'),
+  ...reconciliationShownOf(r),
+  is_exception: isExceptionOf(r),
+}));
+
+const kindCountOf = rowMapper((r) => ({ kind: text(r, 'kind'), n: int(r, 'n') }));
 
 export const RECONCILIATION_COLUMNS = `c.id, c.merchant_reference, c.internal_reference, c.created_at, c.amount_minor, c.currency, c.status,
   c.customer_name, r.outcome, r.kinds, r.open_kinds, r.is_exception, r.resolved_by_event_id, r.resolution_note,
@@ -46,7 +63,9 @@ export function openCountsByKind(db: ReadDb): { kind: string; n: number }[] {
     db,
     `SELECT j.value AS kind, COUNT(*) AS n FROM reconciliation r, json_each(r.open_kinds) j
         WHERE r.is_exception = 1 GROUP BY j.value`,
-  ).all() as { kind: string; n: number }[];
+  )
+    .all()
+    .map(kindCountOf);
 }
 
 /**
@@ -77,15 +96,17 @@ export function exceptionsPage(db: ReadDb, q: ExceptionQuery): { rows: Reconcili
         ? 'c.amount_minor DESC, c.id DESC'
         : 'c.created_at DESC, c.id DESC';
   const from = `FROM reconciliation r JOIN collections c ON c.id = r.collection_id WHERE ${t.where.join(' AND ')}`;
-  const total = readStatement(db, `SELECT COUNT(*) ${from}`, 'pluck').get(t.params) as number;
+  const total = intValue(readStatement(db, `SELECT COUNT(*) ${from}`, 'pluck').get(t.params), 'count(*)');
   const limit = Math.min(Math.max(q.limit ?? 100, 1), 1000);
   const rows = readStatement(
     db,
     `SELECT ${RECONCILIATION_COLUMNS} ${from} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
-  ).all({
-    ...t.params,
-    limit,
-    offset: Math.max(q.offset ?? 0, 0),
-  }) as ReconciliationRecord[];
+  )
+    .all({
+      ...t.params,
+      limit,
+      offset: Math.max(q.offset ?? 0, 0),
+    })
+    .map(reconciliationRecordOf);
   return { rows, total };
 }

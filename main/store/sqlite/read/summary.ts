@@ -4,6 +4,9 @@ import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import { EXCEPTION_KINDS } from '../reconcile/kinds.shared.js';
 import { NOT_MATCHED } from './filters.js';
+import { int, intValue, rowMapper, text } from '../../columns.js';
+
+const outcomeCountOf = rowMapper((r) => ({ outcome: text(r, 'outcome'), n: int(r, 'n') }));
 
 export interface ReconciliationCounts {
   /** Every reconciled collection. */
@@ -18,21 +21,25 @@ export interface ReconciliationCounts {
 
 export function reconciliationCounts(db: ReadDb): ReconciliationCounts {
   // Every outcome but 'matched' from its partial index (migration 011); matched are the rest.
-  const collections = readStatement(db, 'SELECT COUNT(*) FROM reconciliation', 'pluck').get() as number;
+  const collections = intValue(readStatement(db, 'SELECT COUNT(*) FROM reconciliation', 'pluck').get(), 'count(*)');
   const notMatched = readStatement(
     db,
     `SELECT outcome, COUNT(*) AS n FROM reconciliation WHERE ${NOT_MATCHED} GROUP BY outcome`,
-  ).all() as { outcome: string; n: number }[];
-  const openExceptions = readStatement(
-    db,
-    'SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1',
-    'pluck',
-  ).get() as number;
-  const resolved = readStatement(
-    db,
-    `SELECT COUNT(*) FROM reconciliation WHERE ${NOT_MATCHED} AND is_exception = 0 AND resolved_by_event_id IS NOT NULL
+  )
+    .all()
+    .map(outcomeCountOf);
+  const openExceptions = intValue(
+    readStatement(db, 'SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1', 'pluck').get(),
+    'count(*)',
+  );
+  const resolved = intValue(
+    readStatement(
+      db,
+      `SELECT COUNT(*) FROM reconciliation WHERE ${NOT_MATCHED} AND is_exception = 0 AND resolved_by_event_id IS NOT NULL
          AND outcome IN (${EXCEPTION_KINDS.map(() => '?').join(',')})`,
-    'pluck',
-  ).get(...EXCEPTION_KINDS) as number;
+      'pluck',
+    ).get(...EXCEPTION_KINDS),
+    'count(*)',
+  );
   return { collections, notMatched, openExceptions, resolved };
 }

@@ -4,6 +4,10 @@
 // stays the index's.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
+import { int, ints, maybe, rowMapper } from '../../columns.js';
+
+const countByIdOf = rowMapper((r): [number, number] => [int(r, 'id'), int(r, 'n')]);
+const rangeOf = rowMapper((r) => ({ lo: int(r, 'lo'), hi: int(r, 'hi') }));
 
 /** The sources whose events carry a signature the desk checks. */
 export const SIGNED_SOURCES = ['callback', 'import', 'redirect'] as const;
@@ -18,16 +22,19 @@ export function refusedByCollection(db: ReadDb): Map<number, number> {
     db,
     `SELECT e.collection_id AS id, COUNT(*) AS n FROM team_outbox o JOIN collection_events e ON e.id = o.event_id
      WHERE o.state = 'refused' AND e.collection_id IS NOT NULL GROUP BY e.collection_id`,
-  ).all({}) as { id: number; n: number }[];
-  return new Map(rows.map((r) => [r.id, r.n]));
+  ).all({});
+  return new Map(rows.map(countByIdOf));
 }
 
 /** The events a new team desk took from a snapshot and has not re-checked (ids lo < id <= hi), or null. */
 export function uncheckedRange(db: ReadDb): { lo: number; hi: number } | null {
-  const r = readStatement(
-    db,
-    'SELECT checked_event_id AS lo, upto_event_id AS hi FROM team_signature_check WHERE one_row = 1',
-  ).get({}) as { lo: number; hi: number } | undefined;
+  const r = maybe(
+    readStatement(
+      db,
+      'SELECT checked_event_id AS lo, upto_event_id AS hi FROM team_signature_check WHERE one_row = 1',
+    ).get({}),
+    rangeOf,
+  );
   return r && r.lo < r.hi ? r : null;
 }
 
@@ -52,6 +59,6 @@ export function checkingSignatures(db: ReadDb, ids: readonly number[]): Set<numb
     `SELECT DISTINCT collection_id FROM collection_events
        WHERE collection_id IN (SELECT value FROM json_each(?)) AND id > ? AND id <= ? AND source IN ${SIGNED}`,
     'pluck',
-  ).all(JSON.stringify(ids), range.lo, range.hi) as number[];
-  return new Set(rows);
+  ).all(JSON.stringify(ids), range.lo, range.hi);
+  return new Set(ints(rows, 'collection_id'));
 }

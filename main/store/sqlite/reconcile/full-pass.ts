@@ -3,9 +3,10 @@
 // merged in, what each range leaves to the rules, and the run's end. The orchestration (which range,
 // when, in which transaction, the rules for what is left) is main/reconcile/reconcile.ts (and, on several
 // threads, reconcile-on-threads.ts).
-import type { Db } from '../connection.js';
+import type { Db, ReadDb, WriteDb } from '../connection.js';
 import { openConnection } from '../connection.js';
-import { statement } from '../statements.js';
+import { readStatement, statement } from '../statements.js';
+import { intOrNull, intValue, ints, rowMapper } from '../../columns.js';
 import { writeTransaction } from '../transaction.js';
 import {
   IDS_LEFT_TO_RULES_SQL,
@@ -54,34 +55,33 @@ export function checkpointPassive(db: Db): void {
  * Fills the connection's temporary table of kind sets the classifying statements join (idempotent).
  * Outside a transaction: a temporary table created inside one would go with its rollback.
  */
-export function installKindSets(db: Db): void {
+export function installKindSets(db: WriteDb): void {
   for (const sql of kindSetsSql()) db.exec(sql);
 }
 
 /** The lowest and highest collection id (two rowid lookups), null when there is none. */
-export function collectionIdBounds(db: Db): { lo: number | null; hi: number | null } {
-  return statement(db, 'SELECT MIN(id) AS lo, MAX(id) AS hi FROM collections').get() as {
-    lo: number | null;
-    hi: number | null;
-  };
+const boundsOf = rowMapper((r) => ({ lo: intOrNull(r, 'lo'), hi: intOrNull(r, 'hi') }));
+
+export function collectionIdBounds(db: ReadDb): { lo: number | null; hi: number | null } {
+  return boundsOf(readStatement(db, 'SELECT MIN(id) AS lo, MAX(id) AS hi FROM collections').get());
 }
 
 /** Every collection (walks a million index entries at a million: take it once). */
-export function collectionCount(db: Db): number {
-  return statement(db, 'SELECT COUNT(*) FROM collections', 'pluck').get() as number;
+export function collectionCount(db: ReadDb): number {
+  return intValue(readStatement(db, 'SELECT COUNT(*) FROM collections', 'pluck').get(), 'count(*)');
 }
 
 /** How many collections have lo <= id <= hi. */
-export function collectionsInRange(db: Db, lo: number, hi: number): number {
-  return statement(db, 'SELECT COUNT(*) FROM collections WHERE id BETWEEN @lo AND @hi', 'pluck').get({
-    lo,
-    hi,
-  }) as number;
+export function collectionsInRange(db: ReadDb, lo: number, hi: number): number {
+  return intValue(
+    readStatement(db, 'SELECT COUNT(*) FROM collections WHERE id BETWEEN @lo AND @hi', 'pluck').get({ lo, hi }),
+    'count(*)',
+  );
 }
 
 /** The newest event's id (0 for none): what a run has seen when it starts. */
-export function lastEventId(db: Db): number {
-  return statement(db, 'SELECT COALESCE(MAX(id), 0) FROM collection_events', 'pluck').get() as number;
+export function lastEventId(db: ReadDb): number {
+  return intValue(readStatement(db, 'SELECT COALESCE(MAX(id), 0) FROM collection_events', 'pluck').get(), 'max(id)');
 }
 
 /**
@@ -89,39 +89,42 @@ export function lastEventId(db: Db): number {
  * collections undecidedIn and payloadOnlyIn list must then be classified by the rules, in the same
  * transaction.
  */
-export function classifyRange(db: Db, p: RangeParams): void {
+export function classifyRange(db: WriteDb, p: RangeParams): void {
   statement(db, RECONCILE_RANGE_SQL).run(p);
 }
 
 /** The range's rows classifyRange (or a merged scratch file) left to the rules. */
-export function undecidedIn(db: Db, lo: number, hi: number): number[] {
-  return statement(db, UNDECIDED_SQL, 'pluck').all({ lo, hi }) as number[];
+export function undecidedIn(db: ReadDb, lo: number, hi: number): number[] {
+  return ints(readStatement(db, UNDECIDED_SQL, 'pluck').all({ lo, hi }), 'collection_id');
 }
 
 /** The range's collections that need the rules anyway: a callback-side amount only in its payload. */
-export function payloadOnlyIn(db: Db, lo: number, hi: number): number[] {
-  return statement(db, NEEDS_JS_SQL, 'pluck').all({ lo, hi }) as number[];
+export function payloadOnlyIn(db: ReadDb, lo: number, hi: number): number[] {
+  return ints(readStatement(db, NEEDS_JS_SQL, 'pluck').all({ lo, hi }), 'collection_id');
 }
 
 /**
  * classifyRange for the collections of a JSON array of ids (a group of the incremental path), then the
  * ones of them left to the rules. installKindSets first, outside any transaction.
  */
-export function classifyIdsLeavingRest(db: Db, idsJson: string, now: number, stale: number): number[] {
+export function classifyIdsLeavingRest(db: WriteDb, idsJson: string, now: number, stale: number): number[] {
   statement(db, RECONCILE_IDS_SQL).run({ ids: idsJson, now, stale });
-  return statement(db, IDS_LEFT_TO_RULES_SQL, 'pluck').all({ ids: idsJson }) as number[];
+  return ints(statement(db, IDS_LEFT_TO_RULES_SQL, 'pluck').all({ ids: idsJson }), 'collection_id');
 }
 
 /**
  * Collections of lo..hi that gained an event after `since` (a helper's snapshot). NOT INDEXED: a rowid
  * range from the snapshot on (nearly always empty), never a scan of the range's events.
  */
-export function changedSince(db: Db, since: number, lo: number, hi: number): number[] {
-  return statement(
-    db,
-    'SELECT DISTINCT collection_id FROM collection_events NOT INDEXED WHERE id > @since AND collection_id BETWEEN @lo AND @hi',
-    'pluck',
-  ).all({ since, lo, hi }) as number[];
+export function changedSince(db: ReadDb, since: number, lo: number, hi: number): number[] {
+  return ints(
+    readStatement(
+      db,
+      'SELECT DISTINCT collection_id FROM collection_events NOT INDEXED WHERE id > @since AND collection_id BETWEEN @lo AND @hi',
+      'pluck',
+    ).all({ since, lo, hi }),
+    'collection_id',
+  );
 }
 
 /**
@@ -131,7 +134,7 @@ export function changedSince(db: Db, since: number, lo: number, hi: number): num
  * upserted; then the rows that replace stored ones. The scratch statements are prepared per file: each
  * names the database attached for it.
  */
-export function mergeScratch(db: Db): void {
+export function mergeScratch(db: WriteDb): void {
   try {
     db.prepare(STORE_NEW_SQL).run();
   } catch (e) {
@@ -142,7 +145,7 @@ export function mergeScratch(db: Db): void {
 }
 
 /** Attaches a scratch file as `scratch` for `fn`, then detaches it (the file is the caller's to remove). */
-export function withScratchAttached<T>(db: Db, file: string, fn: () => T): T {
+export function withScratchAttached<T>(db: WriteDb, file: string, fn: () => T): T {
   db.prepare('ATTACH ? AS scratch').run(file);
   try {
     return fn();
@@ -157,7 +160,7 @@ export function withScratchAttached<T>(db: Db, file: string, fn: () => T): T {
  * syncs every range committed before it.
  */
 export function finishFullPass(db: Db, startEvent: number): void {
-  const sync = db.pragma('synchronous', { simple: true }) as number;
+  const sync = intValue(db.pragma('synchronous', { simple: true }), 'synchronous');
   if (sync < 2) db.pragma('synchronous = FULL');
   try {
     writeTransaction(db, () =>
@@ -169,6 +172,9 @@ export function finishFullPass(db: Db, startEvent: number): void {
 }
 
 /** Collections with an open exception. */
-export function exceptionCount(db: Db): number {
-  return statement(db, 'SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1', 'pluck').get() as number;
+export function exceptionCount(db: ReadDb): number {
+  return intValue(
+    readStatement(db, 'SELECT COUNT(*) FROM reconciliation WHERE is_exception = 1', 'pluck').get(),
+    'count(*)',
+  );
 }

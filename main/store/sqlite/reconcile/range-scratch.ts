@@ -11,6 +11,7 @@ import {
   SCRATCH_SQL,
   scratchTablesSql,
 } from './scratch-sql.js';
+import { rowMapper, text } from '../../columns.js';
 import { collectionsInRange, installKindSets, lastEventId, type RangeParams } from './full-pass.js';
 
 export interface RangeHelper {
@@ -23,6 +24,8 @@ export interface RangeHelper {
   close(): void;
 }
 
+const ddlOf = rowMapper((r) => ({ type: text(r, 'type'), sql: text(r, 'sql') }));
+
 /** Opens the helper's connection (bulk profile: it writes only its scratch files, keyed by ids it has just read). */
 export function openRangeHelper(dbFile: string): RangeHelper {
   const db: Db = openConnection(dbFile, 'bulk');
@@ -30,7 +33,7 @@ export function openRangeHelper(dbFile: string): RangeHelper {
   try {
     installKindSets(db);
     // The scratch tables take reconciliation's own shape (its table and index statements).
-    tables = scratchTablesSql(statement(db, RECONCILIATION_DDL_SQL).all() as { type: string; sql: string }[]);
+    tables = scratchTablesSql(statement(db, RECONCILIATION_DDL_SQL).all().map(ddlOf));
   } catch (e) {
     db.close();
     throw e;

@@ -1,8 +1,9 @@
 // A new desk's bulk copy of the team history (team/sync/bulk.ts): the events inserted as the copy
 // works them out, the page cache it runs with, and the questions its start rule asks of the desk.
 import type Database from 'better-sqlite3';
-import type { Db, ReadDb } from '../connection.js';
+import type { Db, ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
+import { intValue } from '../../columns.js';
 
 /** Whether the desk has neither a collection nor an event. */
 export function isEmpty(db: ReadDb): boolean {
@@ -27,7 +28,7 @@ export function needsFullReconcile(db: ReadDb): boolean {
  * Inserts one copied event; `values` are its columns from collection_id to actor, in that order
  * (team/sync/bulk-chunk.ts eventValues). An event whose dedupe key is stored already is skipped (0 changes).
  */
-export function insertCopiedEvent(db: Db, values: readonly unknown[]): Database.RunResult {
+export function insertCopiedEvent(db: WriteDb, values: readonly unknown[]): Database.RunResult {
   return statement(
     db,
     `INSERT INTO collection_events (collection_id, merchant_reference, internal_reference, source, kind, status, received_at,
@@ -43,9 +44,9 @@ export function insertCopiedEvent(db: Db, values: readonly unknown[]): Database.
  * both restored after.
  */
 export async function withBulkCache<T>(db: Db, fn: () => Promise<T>): Promise<T> {
-  const cacheSize = db.pragma('cache_size', { simple: true }) as number;
+  const cacheSize = intValue(db.pragma('cache_size', { simple: true }), 'cache_size');
   db.pragma('cache_size = -262144');
-  const threads = db.pragma('threads', { simple: true }) as number;
+  const threads = intValue(db.pragma('threads', { simple: true }), 'threads');
   db.pragma('threads = 2');
   try {
     return await fn();

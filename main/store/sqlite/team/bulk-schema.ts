@@ -2,9 +2,10 @@
 // team/sync/bulk.ts, or a snapshot's copy, snapshot-copy.ts) drops while its tables fill and makes again
 // after, each from the migrations' own SQL: building an index once after the load is much cheaper than
 // keeping it up to date row by row.
-import type { Db, ReadDb } from '../connection.js';
+import type { ReadDb, WriteDb } from '../connection.js';
 import { migrations } from '../migrations/index.js';
 import { readStatement } from '../statements.js';
+import { texts } from '../../columns.js';
 import { writeTransaction } from '../transaction.js';
 
 /** Tables whose secondary indexes the bulk copy drops while they are empty, and builds after. */
@@ -31,7 +32,7 @@ export function bulkIndexes(): Map<string, string> {
  * Triggers the migrations leave on BULK_TABLES, with their own SQL, replayed in order. `insertOnly`: the
  * BEFORE INSERT ones of collection_events (migration 7). They refuse an INSERT OR REPLACE over a stored
  * event at the price of two EXISTS lookups per insert; the copy's insert replaces nothing and skips a
- * stored dedupe key by ON CONFLICT (as appendEvent does), so on an empty desk the copy drops them and
+ * stored dedupe key by ON CONFLICT (as the ledger's append does), so on an empty desk the copy drops them and
  * makes them again, from the same SQL, in the transaction that builds the indexes. All of them: a
  * snapshot start (snapshot-copy.ts) copies whole tables with SQLite's transfer optimisation, which
  * SQLite uses only for a table without triggers, and makes them again in the same transaction.
@@ -52,12 +53,15 @@ export function bulkTriggers(insertOnly = true): Map<string, string> {
 /** The names of the indexes and triggers the database has now. */
 export function presentSchema(db: ReadDb): Set<string> {
   return new Set(
-    readStatement(db, "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger')", 'pluck').all() as string[],
+    texts(
+      readStatement(db, "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger')", 'pluck').all(),
+      'name',
+    ),
   );
 }
 
 /** Drops, in one transaction, those of the named indexes and triggers that are present. */
-export function dropForBulk(db: Db, indexes: Iterable<string>, triggers: Iterable<string>): void {
+export function dropForBulk(db: WriteDb, indexes: Iterable<string>, triggers: Iterable<string>): void {
   const present = presentSchema(db);
   writeTransaction(db, () => {
     for (const name of indexes) if (present.has(name)) db.exec(`DROP INDEX ${name}`);
@@ -66,7 +70,7 @@ export function dropForBulk(db: Db, indexes: Iterable<string>, triggers: Iterabl
 }
 
 /** Makes those of `wanted` (name to its migration's SQL) that are missing; call inside a write transaction. */
-export function makeMissing(db: Db, wanted: ReadonlyMap<string, string>): void {
+export function makeMissing(db: WriteDb, wanted: ReadonlyMap<string, string>): void {
   const present = presentSchema(db);
   for (const [name, sql] of wanted) if (!present.has(name)) db.exec(sql);
 }

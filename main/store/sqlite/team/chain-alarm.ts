@@ -1,7 +1,8 @@
 // The hash chain's alarm, kept so a restarted desk shows it at once (team_chain_alarm, migration 18):
 // one row per way it was found, each cleared only by a check of the same kind.
-import type { Db, ReadDb } from '../connection.js';
+import type { ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
+import { int, oneOf, rowMapper, text } from '../../columns.js';
 
 /** How the break was found: a pull whose events do not continue the chain, or a re-check of the record. */
 export type ChainAlarmFinder = 'pull' | 'recheck';
@@ -12,20 +13,23 @@ export interface ChainAlarm {
   reason: string;
 }
 
+const FINDERS: readonly ChainAlarmFinder[] = ['pull', 'recheck'];
+const alarmRowOf = rowMapper((r) => ({
+  found_by: oneOf(r, 'found_by', FINDERS),
+  seq: int(r, 'seq'),
+  reason: text(r, 'reason'),
+}));
+
 /** The alarms kept by an earlier run of this desk, by how they were found. */
 export function keptAlarms(db: ReadDb): Record<ChainAlarmFinder, ChainAlarm | null> {
-  const rows = readStatement(db, 'SELECT found_by, seq, reason FROM team_chain_alarm').all() as {
-    found_by: ChainAlarmFinder;
-    seq: number;
-    reason: string;
-  }[];
+  const rows = readStatement(db, 'SELECT found_by, seq, reason FROM team_chain_alarm').all().map(alarmRowOf);
   const kept: Record<ChainAlarmFinder, ChainAlarm | null> = { pull: null, recheck: null };
   for (const r of rows) kept[r.found_by] = { seq: r.seq, reason: r.reason };
   return kept;
 }
 
 /** Keeps (or, with null, clears) the alarm found one way. */
-export function keepAlarm(db: Db, by: ChainAlarmFinder, alarm: ChainAlarm | null, now: number): void {
+export function keepAlarm(db: WriteDb, by: ChainAlarmFinder, alarm: ChainAlarm | null, now: number): void {
   if (alarm)
     statement(
       db,

@@ -1,8 +1,9 @@
 // The head of the team events' hash chain this desk verified, and the marks passed on the way
 // (team_chain, team_chain_marks: migration 17). team/chain.ts computes them; this keeps them.
-import type { Db, ReadDb } from '../connection.js';
+import type { ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
 import { writeTransaction } from '../transaction.js';
+import { bytes, int, maybe, rowMapper } from '../../columns.js';
 
 /** A point of the chain: an event's seq and its hash (the chain's head, or a mark). */
 export interface ChainHead {
@@ -10,15 +11,16 @@ export interface ChainHead {
   hash: Buffer;
 }
 
+/** A row of (seq, hash): the head, a mark, a witnessed point. */
+export const chainHeadOf = rowMapper<ChainHead>((r) => ({ seq: int(r, 'seq'), hash: bytes(r, 'hash') }));
+
 /** The head this desk kept, or null before it verified any event. */
 export function keptHead(db: ReadDb): ChainHead | null {
-  const r = readStatement(db, 'SELECT seq, hash FROM team_chain WHERE one_row = 1').get() as
-    { seq: number; hash: Buffer } | undefined;
-  return r ? { seq: r.seq, hash: r.hash } : null;
+  return maybe(readStatement(db, 'SELECT seq, hash FROM team_chain WHERE one_row = 1').get(), chainHeadOf) ?? null;
 }
 
 /** Keeps the head and the marks passed on the way to it, in one transaction. */
-export function keepHead(db: Db, head: ChainHead, marks: readonly ChainHead[], now: number): void {
+export function keepHead(db: WriteDb, head: ChainHead, marks: readonly ChainHead[], now: number): void {
   writeTransaction(db, () => {
     statement(
       db,
@@ -32,7 +34,7 @@ export function keepHead(db: Db, head: ChainHead, marks: readonly ChainHead[], n
 
 /** The marks kept up to `uptoSeq`, in seq order. */
 export function keptMarks(db: ReadDb, uptoSeq: number): ChainHead[] {
-  return readStatement(db, 'SELECT seq, hash FROM team_chain_marks WHERE seq <= ? ORDER BY seq').all(
-    uptoSeq,
-  ) as ChainHead[];
+  return readStatement(db, 'SELECT seq, hash FROM team_chain_marks WHERE seq <= ? ORDER BY seq')
+    .all(uptoSeq)
+    .map(chainHeadOf);
 }

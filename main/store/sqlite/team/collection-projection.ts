@@ -1,8 +1,9 @@
 // A collection's projection columns (the ones its events maintain) as the team's bulk copy, a snapshot's
 // check and the signature re-check read and write them: folded in memory from the events, written once.
-// (The local path, collections/ledger.ts appendEvent, writes only the columns an event changed.)
-import type { Db, ReadDb } from '../connection.js';
+// (The local path, collections/ledger.ts Ledger.append, writes only the columns an event changed.)
+import type { ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
+import { int, intOrNull, maybe, num, rowMapper, text, textOrNull } from '../../columns.js';
 import type { ProjectionColumns } from '../ledger/projection.js';
 
 /** A collection's projection row: the columns the projection rules read, and the last event id written with them. */
@@ -50,17 +51,34 @@ export function projectionValues(p: CollectionProjectionRow): unknown[] {
   ];
 }
 
+const collectionProjectionRowOf = rowMapper<CollectionProjectionRow>((r) => ({
+  status: text(r, 'status'),
+  status_changed_at: num(r, 'status_changed_at'),
+  status_message: textOrNull(r, 'status_message'),
+  redirect_signature: textOrNull(r, 'redirect_signature'),
+  amount_minor: int(r, 'amount_minor'),
+  currency: text(r, 'currency'),
+  internal_reference: textOrNull(r, 'internal_reference'),
+  payment_url: textOrNull(r, 'payment_url'),
+  redirect_status: textOrNull(r, 'redirect_status'),
+  callback_status: textOrNull(r, 'callback_status'),
+  flags: int(r, 'flags'),
+  final_changes: int(r, 'final_changes'),
+  last_event_id: intOrNull(r, 'last_event_id'),
+}));
+
 /** The stored projection of collection `id`, or undefined when there is no such collection. */
 export function storedProjection(db: ReadDb, id: number): CollectionProjectionRow | undefined {
-  return readStatement(
+  const r = readStatement(
     db,
     `SELECT status, status_changed_at, status_message, redirect_signature, amount_minor, currency, internal_reference,
          payment_url, redirect_status, callback_status, flags, final_changes, last_event_id FROM collections WHERE id = ?`,
-  ).get(id) as CollectionProjectionRow | undefined;
+  ).get(id);
+  return maybe(r, collectionProjectionRowOf);
 }
 
 /** Writes collection `id`'s whole projection (call inside the write transaction of its events). */
-export function writeProjection(db: Db, id: number, p: CollectionProjectionRow): void {
+export function writeProjection(db: WriteDb, id: number, p: CollectionProjectionRow): void {
   statement(
     db,
     `UPDATE collections SET status = ?, status_changed_at = ?, internal_reference = ?, payment_url = ?, status_message = ?,

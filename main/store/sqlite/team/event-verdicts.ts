@@ -2,11 +2,13 @@
 // stored verdicts beside the record, and, where one is not this desk's own, rewriting the event and its
 // collection's projection. collection_events is append-only (migration 1's trigger); these are the only
 // writes that lift that trigger, and only inside their own transaction.
-import type { Db, ReadDb } from '../connection.js';
+import type { ReadDb, WriteDb } from '../connection.js';
 import { collectionEventsNoUpdate } from '../migrations/001-initial.js';
 import { readStatement, statement } from '../statements.js';
 import { writeTransaction } from '../transaction.js';
 import { writeProjection, type CollectionProjectionRow } from './collection-projection.js';
+import { eventIdKeyOf } from './refold.js';
+import { int, intOrNull, maybe, num, rowMapper, text, textOrNull } from '../../columns.js';
 
 /** A stored event's verdict, as the re-check compares it with its own. */
 export interface StoredVerdictRow {
@@ -16,13 +18,22 @@ export interface StoredVerdictRow {
   signature: string;
   note: string | null;
 }
+const storedVerdictRowOf = rowMapper<StoredVerdictRow>((r) => ({
+  id: int(r, 'id'),
+  collection_id: intOrNull(r, 'collection_id'),
+  dedupe_key: textOrNull(r, 'dedupe_key'),
+  signature: text(r, 'signature'),
+  note: textOrNull(r, 'note'),
+}));
 
 /** The stored verdicts of events `afterId` + 1 .. `uptoId`, in id order. */
 export function storedVerdicts(db: ReadDb, afterId: number, uptoId: number): StoredVerdictRow[] {
   return readStatement(
     db,
     'SELECT id, collection_id, dedupe_key, signature, note FROM collection_events WHERE id > ? AND id <= ? ORDER BY id',
-  ).all(afterId, uptoId) as StoredVerdictRow[];
+  )
+    .all(afterId, uptoId)
+    .map(storedVerdictRowOf);
 }
 
 /**
@@ -30,7 +41,7 @@ export function storedVerdicts(db: ReadDb, afterId: number, uptoId: number): Sto
  * transaction: the trigger is made again, from migration 1's own text, before the transaction commits,
  * and a failure rolls both back with it.
  */
-export function withAppendOnlyLifted(db: Db, fn: () => void): void {
+export function withAppendOnlyLifted(db: WriteDb, fn: () => void): void {
   if (!db.inTransaction) throw new Error('the append-only trigger is lifted only inside a write transaction');
   db.exec('DROP TRIGGER collection_events_no_update');
   fn();
@@ -38,7 +49,7 @@ export function withAppendOnlyLifted(db: Db, fn: () => void): void {
 }
 
 /** Rewrites an orphan event's verdict (no collection rests on it), in a transaction of its own. */
-export function correctOrphanVerdict(db: Db, id: number, signature: string, note: string | null): void {
+export function correctOrphanVerdict(db: WriteDb, id: number, signature: string, note: string | null): void {
   writeTransaction(db, () =>
     withAppendOnlyLifted(db, () => {
       statement(db, 'UPDATE collection_events SET signature = ?, note = ? WHERE id = ?').run(signature, note, id);
@@ -54,18 +65,26 @@ export interface FoldBasisRow {
   currency: string;
 }
 
+const foldBasisRowOf = rowMapper<FoldBasisRow>((r) => ({
+  merchant_reference: text(r, 'merchant_reference'),
+  created_at: num(r, 'created_at'),
+  amount_minor: int(r, 'amount_minor'),
+  currency: text(r, 'currency'),
+}));
+
 export function foldBasis(db: ReadDb, collectionId: number): FoldBasisRow | undefined {
-  return readStatement(
+  const r = readStatement(
     db,
     'SELECT merchant_reference, created_at, amount_minor, currency FROM collections WHERE id = ?',
-  ).get(collectionId) as FoldBasisRow | undefined;
+  ).get(collectionId);
+  return maybe(r, foldBasisRowOf);
 }
 
 /** A collection's stored events, in the order it stored them: each one's id and dedupe key. */
 export function collectionEventKeys(db: ReadDb, collectionId: number): { id: number; dedupe_key: string | null }[] {
-  return readStatement(db, 'SELECT id, dedupe_key FROM collection_events WHERE collection_id = ? ORDER BY id').all(
-    collectionId,
-  ) as { id: number; dedupe_key: string | null }[];
+  return readStatement(db, 'SELECT id, dedupe_key FROM collection_events WHERE collection_id = ? ORDER BY id')
+    .all(collectionId)
+    .map(eventIdKeyOf);
 }
 
 /** A collection folded again with this desk's verdicts: each event's kind and verdict, and the projection. */
@@ -76,7 +95,7 @@ export interface Refolded {
 }
 
 /** Writes collections folded again, inside the caller's write transaction. */
-export function rewriteVerdicts(db: Db, fixes: readonly Refolded[]): void {
+export function rewriteVerdicts(db: WriteDb, fixes: readonly Refolded[]): void {
   const event = statement(db, 'UPDATE collection_events SET kind = ?, signature = ?, note = ? WHERE id = ?');
   withAppendOnlyLifted(db, () => {
     for (const f of fixes) {

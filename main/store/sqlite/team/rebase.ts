@@ -2,7 +2,7 @@
 // when and why): this desk's copy of some references removed, to be applied again from the record, inside
 // one write transaction with foreign keys deferred; the outbox rows that must survive it pointed at their
 // events' new ids; the chain's head, marks and alarms as the new record has them.
-import type { Db } from '../connection.js';
+import type { Db, WriteDb } from '../connection.js';
 import { statement } from '../statements.js';
 import { bulkTriggers } from './bulk-schema.js';
 import type { ChainHead } from './chain-head.js';
@@ -22,7 +22,7 @@ export function deferForeignKeys(db: Db): void {
  * transaction, with foreign keys deferred; the append-only trigger on delete is lifted for this alone and
  * made again, from its migration's own text, before the transaction ends.
  */
-export function removeReferences(db: Db, refs: readonly string[]): { events: number; collections: number } {
+export function removeReferences(db: WriteDb, refs: readonly string[]): { events: number; collections: number } {
   if (!db.inTransaction) throw new Error('a re-base removes references only inside its write transaction');
   const noDelete = bulkTriggers(false).get('collection_events_no_delete');
   if (!noDelete) throw new Error('the append-only trigger on delete is missing from the migrations');
@@ -56,18 +56,18 @@ export function removeReferences(db: Db, refs: readonly string[]): { events: num
 }
 
 /** An outbox row now belongs to its event's new id (the same event, appended again by the re-base). */
-export function repointOutbox(db: Db, outboxId: number, eventId: number): void {
+export function repointOutbox(db: WriteDb, outboxId: number, eventId: number): void {
   statement(db, 'UPDATE team_outbox SET event_id = ? WHERE id = ?').run(eventId, outboxId);
 }
 
 /** Forgets the marks after `seq` and what was witnessed after it: the record from there is a new one. */
-export function forgetAfter(db: Db, seq: number): void {
+export function forgetAfter(db: WriteDb, seq: number): void {
   statement(db, 'DELETE FROM team_chain_marks WHERE seq > ?').run(seq);
   statement(db, 'DELETE FROM team_witness WHERE seq > ?').run(seq);
 }
 
 /** Keeps the new head and its marks (inside the re-base's transaction). */
-export function keepRebasedHead(db: Db, head: ChainHead, marks: readonly ChainHead[], now: number): void {
+export function keepRebasedHead(db: WriteDb, head: ChainHead, marks: readonly ChainHead[], now: number): void {
   statement(
     db,
     `INSERT INTO team_chain (one_row, seq, hash, updated_at) VALUES (1, ?, ?, ?)
@@ -78,6 +78,6 @@ export function keepRebasedHead(db: Db, head: ChainHead, marks: readonly ChainHe
 }
 
 /** The alarms of the chain, cleared with the re-base (the record it named is the new one now). */
-export function clearChainAlarms(db: Db): void {
+export function clearChainAlarms(db: WriteDb): void {
   statement(db, 'DELETE FROM team_chain_alarm').run();
 }

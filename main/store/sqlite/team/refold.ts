@@ -3,14 +3,20 @@
 // in the record's order. collection_events is append-only (migration 1's triggers): the rewrite is the one
 // other write, besides a snapshot's verdict correction (event-verdicts.ts), that lifts them, and only inside
 // its own write transaction.
-import type { Db, ReadDb } from '../connection.js';
+import type { Db, ReadDb, WriteDb } from '../connection.js';
 import { collectionEventsNoDelete, collectionEventsNoUpdate } from '../migrations/001-initial.js';
 import { readStatement, statement } from '../statements.js';
-import { insertEvent, type CollectionEventRow, type EventInsert } from '../ledger/collection-events.js';
+import {
+  collectionEventRowOf,
+  insertEvent,
+  type CollectionEventRow,
+  type EventInsert,
+} from '../ledger/collection-events.js';
+import { int, maybe, rowMapper, textOrNull, texts } from '../../columns.js';
 import type { IntentColumns } from '../ledger/intent-rows.js';
 
 /** Marks `reference` to be folded again (inside the caller's write transaction). */
-export function markRefold(db: Db, reference: string, now: number): void {
+export function markRefold(db: WriteDb, reference: string, now: number): void {
   statement(db, 'INSERT INTO team_refold (merchant_reference, marked_at) VALUES (?, ?) ON CONFLICT DO NOTHING').run(
     reference,
     now,
@@ -19,21 +25,26 @@ export function markRefold(db: Db, reference: string, now: number): void {
 
 /** Up to `limit` references waiting to be folded again, oldest mark first. */
 export function refoldQueue(db: ReadDb, limit: number): string[] {
-  return readStatement(
-    db,
-    'SELECT merchant_reference FROM team_refold ORDER BY marked_at, merchant_reference LIMIT ?',
-    'pluck',
-  ).all(limit) as string[];
+  return texts(
+    readStatement(
+      db,
+      'SELECT merchant_reference FROM team_refold ORDER BY marked_at, merchant_reference LIMIT ?',
+      'pluck',
+    ).all(limit),
+    'merchant_reference',
+  );
 }
 
-export function clearRefold(db: Db, reference: string): void {
+export function clearRefold(db: WriteDb, reference: string): void {
   statement(db, 'DELETE FROM team_refold WHERE merchant_reference = ?').run(reference);
 }
 
 /** The stored event with this dedupe key, every column. */
 export function storedEventByKey(db: ReadDb, dedupeKey: string): CollectionEventRow | undefined {
-  return readStatement(db, 'SELECT * FROM collection_events WHERE dedupe_key = ?').get(dedupeKey) as
-    CollectionEventRow | undefined;
+  return maybe(
+    readStatement(db, 'SELECT * FROM collection_events WHERE dedupe_key = ?').get(dedupeKey),
+    collectionEventRowOf,
+  );
 }
 
 /**
@@ -59,6 +70,16 @@ export interface LocalEventRow extends CollectionEventRow {
   outbox_status_message: string | null;
 }
 
+const localEventRowOf = rowMapper<LocalEventRow>((r) => ({
+  ...collectionEventRowOf(r),
+  outbox_state: textOrNull(r, 'outbox_state'),
+  outbox_payment_url: textOrNull(r, 'outbox_payment_url'),
+  outbox_status_message: textOrNull(r, 'outbox_status_message'),
+}));
+
+/** A stored event's id and key (what a rewrite keeps of the rows it replaces). */
+export const eventIdKeyOf = rowMapper((r) => ({ id: int(r, 'id'), dedupe_key: textOrNull(r, 'dedupe_key') }));
+
 /** Every stored event of the reference, in the order stored, with its outbox row's state and projection fields. */
 export function localEventsOf(db: ReadDb, reference: string): LocalEventRow[] {
   return readStatement(
@@ -66,7 +87,9 @@ export function localEventsOf(db: ReadDb, reference: string): LocalEventRow[] {
     `SELECT e.*, o.state AS outbox_state, o.payment_url AS outbox_payment_url, o.status_message AS outbox_status_message
      FROM collection_events e LEFT JOIN team_outbox o ON o.event_id = e.id
      WHERE e.merchant_reference = ? ORDER BY e.id`,
-  ).all(reference) as LocalEventRow[];
+  )
+    .all(reference)
+    .map(localEventRowOf);
 }
 
 /**
@@ -76,9 +99,9 @@ export function localEventsOf(db: ReadDb, reference: string): LocalEventRow[] {
  */
 export function rewriteEventsOf(db: Db, reference: string, rows: readonly EventInsert[]): number[] {
   if (!db.inTransaction) throw new Error('a reference is rewritten only inside a write transaction');
-  const before = readStatement(db, 'SELECT id, dedupe_key FROM collection_events WHERE merchant_reference = ?').all(
-    reference,
-  ) as { id: number; dedupe_key: string | null }[];
+  const before = readStatement(db, 'SELECT id, dedupe_key FROM collection_events WHERE merchant_reference = ?')
+    .all(reference)
+    .map(eventIdKeyOf);
   const ids: number[] = [];
   // The outbox points at the events being stored anew: checked at commit, when each points at its new id.
   db.pragma('defer_foreign_keys = ON');
@@ -87,7 +110,8 @@ export function rewriteEventsOf(db: Db, reference: string, rows: readonly EventI
   try {
     statement(db, 'DELETE FROM collection_events WHERE merchant_reference = ?').run(reference);
     const outbox = statement(db, 'UPDATE team_outbox SET event_id = ? WHERE event_id = ?');
-    const oldIdOf = new Map(before.filter((b) => b.dedupe_key !== null).map((b) => [b.dedupe_key!, b.id]));
+    const oldIdOf = new Map<string, number>();
+    for (const b of before) if (b.dedupe_key !== null) oldIdOf.set(b.dedupe_key, b.id);
     for (const row of rows) {
       const id = insertEvent(db, row);
       if (id === null) throw new Error(`the event ${row.dedupeKey ?? '(no key)'} of ${reference} is stored twice`);
@@ -103,7 +127,7 @@ export function rewriteEventsOf(db: Db, reference: string, rows: readonly EventI
 }
 
 /** Sets a collection's intent columns (as the team record's intent event has them), inside the caller's transaction. */
-export function writeIntentColumns(db: Db, id: number, c: IntentColumns): void {
+export function writeIntentColumns(db: WriteDb, id: number, c: IntentColumns): void {
   statement(
     db,
     `UPDATE collections SET created_at = ?, amount_minor = ?, currency = ?, description = ?, customer_name = ?,

@@ -1,8 +1,9 @@
 // The re-check a new desk owes of the signatures it took from a snapshot (team_signature_check,
 // migration 18): at most one row, written by the snapshot copy's transaction, advanced page by page
 // with each page's corrections, removed once the check and the reconciliation after it are done.
-import type { Db, ReadDb } from '../connection.js';
+import type { ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
+import { int, maybe, rowMapper } from '../../columns.js';
 
 export interface SignatureCheckRow {
   /** The snapshot's events are ids 1..upto_event_id, the record's up to upto_seq. */
@@ -16,18 +17,29 @@ export interface SignatureCheckRow {
   failed: number;
 }
 
+const signatureCheckRowOf = rowMapper<SignatureCheckRow>((r) => ({
+  upto_event_id: int(r, 'upto_event_id'),
+  upto_seq: int(r, 'upto_seq'),
+  signed_total: int(r, 'signed_total'),
+  checked_event_id: int(r, 'checked_event_id'),
+  checked_seq: int(r, 'checked_seq'),
+  checked_signed: int(r, 'checked_signed'),
+  failed: int(r, 'failed'),
+}));
+
 /** The re-check this desk owes, or undefined when there is none. */
 export function signatureCheckRow(db: ReadDb): SignatureCheckRow | undefined {
-  return readStatement(
+  const r = readStatement(
     db,
     `SELECT upto_event_id, upto_seq, signed_total, checked_event_id, checked_seq, checked_signed, failed
        FROM team_signature_check WHERE one_row = 1`,
-  ).get() as SignatureCheckRow | undefined;
+  ).get();
+  return maybe(r, signatureCheckRowOf);
 }
 
 /** Records, inside the snapshot copy's transaction, that its `signedTotal` signed events are to be re-checked. */
 export function owesSignatureCheck(
-  db: Db,
+  db: WriteDb,
   o: { uptoEventId: number; uptoSeq: number; signedTotal: number; startedAt: number },
 ): void {
   statement(
@@ -38,7 +50,7 @@ export function owesSignatureCheck(
 }
 
 /** A page re-checked: up to `eventId` (`seq`), with how many signed events it held and how many failed. */
-export function advanceSignatureCheck(db: Db, eventId: number, seq: number, signed: number, failed: number): void {
+export function advanceSignatureCheck(db: WriteDb, eventId: number, seq: number, signed: number, failed: number): void {
   statement(
     db,
     `UPDATE team_signature_check SET checked_event_id = ?, checked_seq = ?, checked_signed = checked_signed + ?,
@@ -47,6 +59,6 @@ export function advanceSignatureCheck(db: Db, eventId: number, seq: number, sign
 }
 
 /** The re-check is done (and the desk reconciled): nothing is owed any more. */
-export function endSignatureCheck(db: Db): void {
+export function endSignatureCheck(db: WriteDb): void {
   statement(db, 'DELETE FROM team_signature_check').run();
 }

@@ -7,8 +7,9 @@
 // migration 10) is put together from the file alone, and the file's events are checked against the
 // chain: each block's hashes from its mark to the next, the last to the hash team.events holds at the
 // snapshot's seq. Only the publisher writes this table (team/snapshot/publish.ts); a desk never copies it.
-import type { Db, ReadDb } from '../connection.js';
+import type { ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
+import { asValues, bytesValue, intOrNullValue, intValue, textValue } from '../../columns.js';
 import { writeTransaction } from '../transaction.js';
 
 /** The table, as a snapshot file has it (its schema is checked against this text, snapshot-file.ts). */
@@ -47,11 +48,11 @@ export interface ChainRow {
   mark: Buffer | null;
 }
 
-export function createSnapshotChain(db: Db): void {
+export function createSnapshotChain(db: WriteDb): void {
   db.exec(SNAPSHOT_CHAIN_SQL);
 }
 
-export function insertChainRows(db: Db, rows: readonly ChainRow[]): void {
+export function insertChainRows(db: WriteDb, rows: readonly ChainRow[]): void {
   const ins = statement(db, 'INSERT INTO snapshot_chain VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   writeTransaction(db, () => {
     for (const r of rows)
@@ -142,7 +143,7 @@ export function canonicalContents(
  * unless they are integers (or a NULL collection_id). Throws when a column read holds a BLOB.
  */
 export function derivationPage(db: ReadDb, afterId: number, uptoId: number): string {
-  return readStatement(
+  const page = readStatement(
     db,
     `SELECT json_group_array(json_array(s.id,
          CASE WHEN typeof(d.collection_id) IN ('integer', 'null') THEN d.collection_id ELSE 'x' END,
@@ -154,16 +155,20 @@ export function derivationPage(db: ReadDb, afterId: number, uptoId: number): str
        FROM snapshot_chain s JOIN collection_events d ON d.id = s.id
       WHERE s.id > ? AND s.id <= ?`,
     'pluck',
-  ).get(afterId, uptoId) as string;
+  ).get(afterId, uptoId);
+  return textValue(page, 'json_group_array');
 }
 
 /** An event row's payload and its snapshot_chain row's evidence, for a signature checked again here. */
 export function payloadAndEvidence(db: ReadDb, id: number): [unknown, unknown] | undefined {
-  return readStatement(
+  const row = readStatement(
     db,
     'SELECT d.payload, s.evidence FROM collection_events d JOIN snapshot_chain s ON s.id = d.id WHERE d.id = ?',
     'raw',
-  ).get(id) as [unknown, unknown] | undefined;
+  ).get(id);
+  if (row === undefined) return undefined;
+  const [payload, evidence] = asValues(row);
+  return [payload, evidence];
 }
 
 /** The snapshot_chain columns a desk derives its rows from, in this order (after the id). */
@@ -183,16 +188,20 @@ export const CHAIN_COLUMNS = [
 
 /** The lowest and highest id of snapshot_chain (each one seek), null for an empty table. */
 export function chainExtent(db: ReadDb): { first: number | null; last: number | null } {
-  const first = readStatement(db, 'SELECT min(id) FROM snapshot_chain', 'pluck').get() as number | null;
-  const last = readStatement(db, 'SELECT max(id) FROM snapshot_chain', 'pluck').get() as number | null;
+  const first = intOrNullValue(readStatement(db, 'SELECT min(id) FROM snapshot_chain', 'pluck').get(), 'min(id)');
+  const last = intOrNullValue(readStatement(db, 'SELECT max(id) FROM snapshot_chain', 'pluck').get(), 'max(id)');
   return { first, last };
 }
 
 /** The marks, in id order: [id, seq, hash]. */
 export function chainMarks(db: ReadDb): [number, number, Buffer][] {
-  return readStatement(
+  const rows = readStatement(
     db,
     'SELECT id, seq, mark FROM snapshot_chain WHERE mark IS NOT NULL ORDER BY id',
     'raw',
-  ).all() as [number, number, Buffer][];
+  ).all();
+  return rows.map((row): [number, number, Buffer] => {
+    const [id, seq, mark] = asValues(row);
+    return [intValue(id, 'id'), intValue(seq, 'seq'), bytesValue(mark, 'mark')];
+  });
 }

@@ -4,7 +4,7 @@
 // INSERT INTO t SELECT * FROM other.t), so the triggers are dropped and made again inside the same
 // transaction; foreign keys are off on this connection (the rows are the snapshot's, whose every
 // collection id the check confirms).
-import type { Db, ReadDb } from '../connection.js';
+import type { Db, ReadDb, WriteDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import { bulkIndexes, bulkTriggers, presentSchema } from './bulk-schema.js';
 
@@ -28,7 +28,7 @@ export function endCopy(db: Db, how: 'commit' | 'rollback'): void {
 }
 
 /** Copies both tables into the (empty) desk, inside the copy's transaction. */
-export function copySnapshotTables(db: Db): void {
+export function copySnapshotTables(db: WriteDb): void {
   const triggers = bulkTriggers(false);
   const present = presentSchema(db);
   for (const name of triggers.keys()) if (present.has(name)) db.exec(`DROP TRIGGER main.${name}`);
@@ -45,7 +45,7 @@ export function copySnapshotTables(db: Db): void {
 }
 
 /** Rebuilds every index of `table` in the desk from its rows (inside the copy's transaction). */
-export function rebuildIndexes(db: Db, table: 'collections' | 'collection_events'): void {
+export function rebuildIndexes(db: WriteDb, table: 'collections' | 'collection_events'): void {
   db.exec(`REINDEX main.${table}`);
 }
 

@@ -3,11 +3,12 @@
 import type { Db, ReadDb } from '../connection.js';
 import { migrate, openConnection } from '../connection.js';
 import { readStatement } from '../statements.js';
+import { intValue } from '../../columns.js';
 import { SNAPSHOT_CHAIN_SQL } from './snapshot-chain.js';
 
 /** The schema version a file's migrations reached. */
 export function schemaVersionOf(db: Db): number {
-  return db.pragma('user_version', { simple: true }) as number;
+  return intValue(db.pragma('user_version', { simple: true }), 'user_version');
 }
 
 /** The schema a database has: tables, indexes and triggers, by name, as one comparable text. */
@@ -118,15 +119,15 @@ export function tableJsonCursor(
 
 /** The lowest id of `table` outside 1..n, or undefined when every id is inside. */
 export function firstIdOutside(db: ReadDb, table: string, n: number): number | undefined {
-  return readStatement(db, `SELECT id FROM ${table} WHERE id < 1 OR id > ? ORDER BY id LIMIT 1`, 'pluck').get(n) as
-    number | undefined;
+  const id = readStatement(db, `SELECT id FROM ${table} WHERE id < 1 OR id > ? ORDER BY id LIMIT 1`, 'pluck').get(n);
+  return id === undefined ? undefined : intValue(id, 'id');
 }
 
 /** How many events and collections a database holds. */
 export function recordCounts(db: ReadDb): { events: number; collections: number } {
   return {
-    events: readStatement(db, 'SELECT count(*) FROM collection_events', 'pluck').get() as number,
-    collections: readStatement(db, 'SELECT count(*) FROM collections', 'pluck').get() as number,
+    events: intValue(readStatement(db, 'SELECT count(*) FROM collection_events', 'pluck').get(), 'count(*)'),
+    collections: intValue(readStatement(db, 'SELECT count(*) FROM collections', 'pluck').get(), 'count(*)'),
   };
 }
 

@@ -1,20 +1,20 @@
 // How far this desk has applied each stream of the team record (team_sync, migration 12). Written in the
 // write transaction of the rows it covers, so a crash never skips nor repeats a batch.
-import type { Db, ReadDb } from '../connection.js';
+import type { ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
+import { intValue, numberOrNullValue } from '../../columns.js';
 
 /** The team tables a desk pulls, each with a seq of its own. */
 export type SyncStream = 'events' | 'balance_snapshots' | 'payment_option_lists';
 
 /** The last seq of `stream` applied to this database (0 before the first pull). */
 export function lastSeq(db: ReadDb, stream: SyncStream): number {
-  const v = readStatement(db, 'SELECT last_seq FROM team_sync WHERE stream = ?', 'pluck').get(stream) as
-    number | undefined;
-  return v ?? 0;
+  const v = readStatement(db, 'SELECT last_seq FROM team_sync WHERE stream = ?', 'pluck').get(stream);
+  return v === undefined ? 0 : intValue(v, 'last_seq');
 }
 
 /** Records how far `stream` is applied; call inside the write transaction of the rows it covers. */
-export function setLastSeq(db: Db, stream: SyncStream, seq: number, now: number): void {
+export function setLastSeq(db: WriteDb, stream: SyncStream, seq: number, now: number): void {
   statement(
     db,
     `INSERT INTO team_sync (stream, last_seq, updated_at) VALUES (?, ?, ?)
@@ -24,5 +24,8 @@ export function setLastSeq(db: Db, stream: SyncStream, seq: number, now: number)
 
 /** When the local copy last took rows from the team database (any stream), or null if it never did. */
 export function lastSyncedAt(db: ReadDb): number | null {
-  return (readStatement(db, 'SELECT max(updated_at) FROM team_sync', 'pluck').get() as number | null) ?? null;
+  return numberOrNullValue(
+    readStatement(db, 'SELECT max(updated_at) FROM team_sync', 'pluck').get(),
+    'max(updated_at)',
+  );
 }
