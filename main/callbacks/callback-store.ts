@@ -17,13 +17,20 @@ export interface CallbackStore {
   /**
    * Verifies and stores a group in one commit; the outcomes in the group's order. Throws when that
    * commit failed: then nothing of the group is stored (the receiver retries each delivery alone).
+   * `written`, when the store calls it, says the commit is made and what is left before the outcomes
+   * (serve's journal) holds no commit slot: the receiver may send its next group meanwhile.
    */
-  commitGroup(group: readonly Delivery[], keys: SignatureKeys): IngestOutcome[] | Promise<IngestOutcome[]>;
+  commitGroup(
+    group: readonly Delivery[],
+    keys: SignatureKeys,
+    written?: () => void,
+  ): IngestOutcome[] | Promise<IngestOutcome[]>;
   /** True for an error that means the store cannot be reached now: answered 503, so the sender retries. */
   isUnavailable?(err: unknown): boolean;
   /**
-   * Most groups committing at once (default: no bound). For a store whose commits serialise anyway:
-   * deliveries that arrive meanwhile gather into the next group rather than queueing commits of their own.
+   * Most groups committing at once (default: no bound), from the group's start to its outcomes or to
+   * its `written`. For a store whose commits serialise anyway: deliveries that arrive meanwhile gather
+   * into the next group rather than queueing commits of their own.
    */
   maxCommitsInFlight?: number;
 }

@@ -17,7 +17,7 @@ import { openServeSecurityLog } from '../store/sqlite/serve-security-log.js';
 import { openTeamPool } from '../team/pool.js';
 import type { TeamTls } from '../team/tls.js';
 import { systemClock, type Clock } from '../clock.js';
-import { teamCallbackStore } from './team-callback-store.js';
+import { teamCallbackStore, type TeamStoreStats } from './team-callback-store.js';
 import { teamPollSink } from './poll-to-team.js';
 import { startPollLease, type PollLease } from './poll-lease.js';
 import { callbackVerifier, defaultVerifyThreads, type CallbackVerifier } from '../callbacks/verify-pool.js';
@@ -79,6 +79,8 @@ export interface RunningServe {
   verifier: CallbackVerifier;
   /** The watch over the callbacks serve acknowledged (record-watch.ts). */
   record: RecordWatch;
+  /** Where the callback groups' time went (team-callback-store.ts). */
+  storeStats(): TeamStoreStats;
   /** Stops taking requests, commits (and answers) what is in flight, stops polling, closes the pool. */
   close(): Promise<void>;
 }
@@ -168,9 +170,10 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
       ...(o.recordCheckEveryMs !== undefined ? { checkEveryMs: o.recordCheckEveryMs } : {}),
     });
     const verification = o.verification;
+    const store = teamCallbackStore(pool, { journal, verifier });
     const receiver = await startCallbackReceiver({
       db,
-      store: teamCallbackStore(pool, { journal, verifier }),
+      store,
       // A line per commit, not per callback (receiver.ts says why).
       logStored: 'group',
       host: o.host,
@@ -203,6 +206,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServe> {
       pollLease: openLease,
       verifier,
       record: watch,
+      storeStats: () => store.stats(),
       close: () =>
         (closing ??= (async () => {
           await receiver.close();

@@ -1,5 +1,6 @@
 // serve's callback store: the receiver's groups go to the team's PostgreSQL as 'callback' events, the
 // whole group in ONE statement (one commit, durable before any delivery is answered).
+//
 // Each event is the one a desktop's own receiver stores (callbacks/callback-event.ts), field for field,
 // under the same dedupe key, so a desktop applying the pulled event gets the same row; a callback
 // delivered twice (or by a desktop's own receiver too) is stored once.
@@ -10,6 +11,9 @@
 // insertUnstoredEvents: one round trip and one commit a group).
 //
 // Verification runs before, in memory, with the RSA checks on worker threads (callbacks/verify-pool.ts).
+// After the commit, the group's journal entries are written and its deliveries answered while the next
+// group is already at PostgreSQL: the group gives its commit slot back once its statement returns
+// (CallbackStore's `written`), so a slow journal does not hold the commits behind it (issue 31).
 import type pg from 'pg';
 import type { CallbackStore } from '../callbacks/callback-store.js';
 import { teamCallbackCopy, type VerifiedCallback } from '../callbacks/callback-event.js';
@@ -57,6 +61,40 @@ async function storeNew(pool: pg.Pool, events: NewTeamEvent[]): Promise<Map<stri
   }
 }
 
+/**
+ * Where a group's time goes, summed over the groups (ms), and how the statements overlapped: the
+ * wall time with at least one group's statement at PostgreSQL, and with two or more (one holds the
+ * events' write turn, the others wait for it). Read by the serve bench.
+ */
+export interface TeamStoreStats {
+  groups: number;
+  rows: number;
+  verifyMs: number;
+  /** The group's statement, from sent to answered: waiting for the events' write turn included. */
+  statementMs: number;
+  journalMs: number;
+  statementBusyMs: number;
+  statementOverlapMs: number;
+}
+
+/** Counts the statements outstanding over time (TeamStoreStats' busy and overlap). */
+function outstandingClock(stats: TeamStoreStats) {
+  let outstanding = 0;
+  let since = 0;
+  const move = (by: number) => {
+    const now = performance.now();
+    if (outstanding >= 1) stats.statementBusyMs += now - since;
+    if (outstanding >= 2) stats.statementOverlapMs += now - since;
+    outstanding += by;
+    since = now;
+  };
+  return { start: () => move(1), end: () => move(-1) };
+}
+
+export interface TeamCallbackStore extends CallbackStore {
+  stats(): TeamStoreStats;
+}
+
 export interface TeamCallbackStoreOptions {
   /**
    * serve's journal of acknowledged callbacks (journal.ts): every verified callback of a group is kept
@@ -67,10 +105,22 @@ export interface TeamCallbackStoreOptions {
   verifier?: CallbackVerifier;
 }
 
-export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {}): CallbackStore {
+export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {}): TeamCallbackStore {
   const { journal, verifier } = o;
+  const stats: TeamStoreStats = {
+    groups: 0,
+    rows: 0,
+    verifyMs: 0,
+    statementMs: 0,
+    journalMs: 0,
+    statementBusyMs: 0,
+    statementOverlapMs: 0,
+  };
+  const clock = outstandingClock(stats);
   return {
-    async commitGroup(group, keys): Promise<IngestOutcome[]> {
+    stats: () => ({ ...stats }),
+    async commitGroup(group, keys, written): Promise<IngestOutcome[]> {
+      const t0 = performance.now();
       // Verified first, in memory: a delivery that does not verify never reaches PostgreSQL.
       const verified: Verification[] = verifier
         ? await verifier.verify(
@@ -84,11 +134,28 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
       for (const { d, v } of checked)
         if (v.result === 'verified' && !byKey.has(v.callback.dedupeKey))
           byKey.set(v.callback.dedupeKey, teamCallbackEvent(v.callback, d.now));
-      const seqOf = await storeNew(pool, [...byKey.values()]);
+      const events = [...byKey.values()];
+      const t1 = performance.now();
+      clock.start();
+      let seqOf: Map<string, number>;
+      try {
+        seqOf = await storeNew(pool, events);
+      } finally {
+        clock.end();
+      }
+      // Committed (durable) and the write turn passed on: the next group may go to PostgreSQL now,
+      // while this one is journalled and answered.
+      written?.();
+      const t2 = performance.now();
       await journal?.keep(
-        [...byKey.values()].map((event) => ({ event, seq: seqOf.get(event.eventKey) ?? null })),
+        events.map((event) => ({ event, seq: seqOf.get(event.eventKey) ?? null })),
         Date.now(),
       );
+      stats.groups += 1;
+      stats.rows += byKey.size;
+      stats.verifyMs += t1 - t0;
+      stats.statementMs += t2 - t1;
+      stats.journalMs += performance.now() - t2;
       return checked.map(({ v }): IngestOutcome => {
         if (v.result !== 'verified') return v;
         const cb = v.callback;
@@ -109,8 +176,10 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
       });
     },
     isUnavailable: isTeamUnavailable,
-    // Events commit in seq order, one write turn at a time (team migrations 1 and 8): one group commits while
-    // the next, already verified and sent, waits for the turn; more would only split the deliveries into smaller commits.
+    // Events commit in seq order, one write turn at a time (team migrations 1 and 8): one group's statement
+    // runs while the next, already verified and sent, waits for the turn; more would only split the
+    // deliveries into smaller commits. A group's slot is free once its statement returns (`written`):
+    // its journal and answers do not hold the next group.
     maxCommitsInFlight: 2,
   };
 }

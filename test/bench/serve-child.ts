@@ -5,6 +5,7 @@
 // listening; SIGTERM closes it (in-flight deliveries committed) and exits.
 //   node --import tsx test/bench/serve-child.ts <tree> <json options>
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
 type ServerModule = typeof import('../../main/serve/server.js');
@@ -35,10 +36,33 @@ const serve = await startServe({
   logger: createLogger({ level: 'info', destination: pino.default.destination({ dest: '/dev/null', sync: true }) }),
 });
 process.stdout.write(JSON.stringify({ url: serve.url, pid: process.pid }) + '\n');
+// SIGUSR2: the measured callbacks start; what is printed at the end counts from here (the warm-up's left out).
+// An older tree's serve has no storeStats: only the event loop's figures then.
+const storeStats = () => (typeof serve.storeStats === 'function' ? serve.storeStats() : null);
+let mark = { elu: performance.eventLoopUtilization(), receiver: serve.receiver.stats(), store: storeStats() };
+process.on('SIGUSR2', () => {
+  mark = { elu: performance.eventLoopUtilization(), receiver: serve.receiver.stats(), store: storeStats() };
+  process.stdout.write(JSON.stringify({ marked: true }) + '\n');
+});
+/** b - a for each numeric field. */
+const minus = <T extends object>(b: T, a: T | null): T =>
+  Object.fromEntries(
+    Object.entries(b).map(([k, v]) => [k, typeof v === 'number' && a ? v - (a as Record<string, number>)[k]! : v]),
+  ) as T;
 process.once('SIGTERM', () => {
+  // The event loop's share of busy time over the measured callbacks (before the close's drain).
+  const elu = performance.eventLoopUtilization(mark.elu);
+  const receiver = minus(serve.receiver.stats(), mark.receiver);
+  const store = storeStats();
   void serve.close().then(() => {
     const stats = serve.receiver.stats();
-    process.stdout.write(JSON.stringify({ closed: true, stats }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        closed: true,
+        stats,
+        measured: { loopBusy: elu.utilization, receiver, store: store ? minus(store, mark.store) : null },
+      }) + '\n',
+    );
     process.exit(0);
   });
 });

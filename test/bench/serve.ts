@@ -97,10 +97,17 @@ function serverCpuMs(dataDir: string): number {
   return ms;
 }
 
-/** The trees to compare: this one, and the one of --before (exported) or those of --impl. */
-function trees(tmp: string): { name: string; root: string }[] {
+/**
+ * The trees to compare: this one, and the one of --before (exported) or those of --impl. An --impl entry
+ * may end in `?NAME=VALUE&...`: environment for that entry's instances (one tree under two settings).
+ */
+function trees(tmp: string): { name: string; root: string; env?: Record<string, string> }[] {
   if (opt.impl)
-    return opt.impl.split(',').map((d) => ({ name: path.basename(path.resolve(d)), root: path.resolve(d) }));
+    return opt.impl.split(',').map((entry) => {
+      const [d, query] = entry.split('?') as [string, string | undefined];
+      const name = path.basename(path.resolve(d)) + (query ? `?${query}` : '');
+      return { name, root: path.resolve(d), ...(query ? { env: Object.fromEntries(new URLSearchParams(query)) } : {}) };
+    });
   const list = [{ name: 'this tree', root: thisTree }];
   if (opt.before) {
     const root = path.join(tmp, 'before');
@@ -115,38 +122,73 @@ function trees(tmp: string): { name: string; root: string }[] {
   return list;
 }
 
+/** What an instance says of the measured callbacks when it closes (serve-child.ts). */
+interface Measured {
+  /** Its event loop's busy share. */
+  loopBusy: number;
+  receiver: { commits: number; deliveries: number };
+  /** Where its groups' time went (team-callback-store.ts TeamStoreStats); null from an older tree. */
+  store: {
+    groups: number;
+    rows: number;
+    verifyMs: number;
+    statementMs: number;
+    journalMs: number;
+    statementBusyMs: number;
+    statementOverlapMs: number;
+  } | null;
+}
+interface Closed {
+  stats?: { commits: number; deliveries: number; largestGroup: number };
+  measured?: Measured;
+}
+
 interface Instance {
   child: ChildProcess;
   pid: number;
   url: string;
-  closed: Promise<{ stats?: { commits: number; deliveries: number; largestGroup: number } }>;
+  /** Tells the instance the measured callbacks start now; resolves once it noted it. */
+  mark(): Promise<void>;
+  closed: Promise<Closed>;
 }
 
-function startInstance(root: string, o: object): Promise<Instance> {
+function startInstance(root: string, o: object, env?: Record<string, string>): Promise<Instance> {
   const flags = process.env.SERVE_BENCH_NODE_FLAGS ? process.env.SERVE_BENCH_NODE_FLAGS.split(' ') : [];
   const child = spawn(
     process.execPath,
     [...flags, '--import', 'tsx', path.join(here, 'serve-child.ts'), root, JSON.stringify(o)],
     {
       cwd: root,
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
   let out = '';
-  let resolveClosed: (v: { stats?: { commits: number; deliveries: number; largestGroup: number } }) => void;
-  const closed = new Promise<{ stats?: { commits: number; deliveries: number; largestGroup: number } }>(
-    (r) => (resolveClosed = r),
-  );
+  let resolveClosed: (v: Closed) => void;
+  const closed = new Promise<Closed>((r) => (resolveClosed = r));
+  let marked: (() => void) | null = null;
+  const mark = () =>
+    new Promise<void>((r) => {
+      marked = r;
+      child.kill('SIGUSR2');
+    });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       for (;;) {
         const nl = out.indexOf('\n');
         if (nl < 0) break;
-        const m = JSON.parse(out.slice(0, nl)) as { url?: string; pid?: number; closed?: boolean; stats?: never };
+        const m = JSON.parse(out.slice(0, nl)) as {
+          url?: string;
+          pid?: number;
+          closed?: boolean;
+          marked?: boolean;
+        } & Closed;
         out = out.slice(nl + 1);
-        if (m.url) resolve({ child, pid: m.pid!, url: m.url, closed });
-        if (m.closed) resolveClosed(m.stats ? { stats: m.stats } : {});
+        if (m.url) resolve({ child, pid: m.pid!, url: m.url, mark, closed });
+        if (m.marked) marked?.();
+        if (m.closed)
+          resolveClosed({ ...(m.stats ? { stats: m.stats } : {}), ...(m.measured ? { measured: m.measured } : {}) });
       }
     });
     child.once('exit', (code) => {
@@ -165,6 +207,8 @@ try {
   await admin.query('ALTER SYSTEM SET fsync = on');
   await admin.query('ALTER SYSTEM SET synchronous_commit = on');
   await admin.query('ALTER SYSTEM SET full_page_writes = on');
+  // How long each WAL flush (a commit's fsync) takes: pg_stat_wal's times (PostgreSQL 14 and later).
+  await admin.query('ALTER SYSTEM SET track_wal_io_timing = on');
   await admin.query('SELECT pg_reload_conf()');
   await new Promise((r) => setTimeout(r, 500));
   const settings = (
@@ -178,7 +222,7 @@ try {
 
   // Each tree migrates a database of its own with its own migrations, and adds its receiver login.
   const impls = await Promise.all(
-    trees(tmp).map(async ({ name, root }, i) => {
+    trees(tmp).map(async ({ name, root, env }, i) => {
       const load = async <T>(rel: string) => (await import(pathToFileURL(path.join(root, rel)).href)) as T;
       const dbName = `team_${i}`;
       await admin.query(`CREATE DATABASE ${dbName}`);
@@ -190,10 +234,16 @@ try {
       await (
         await load<OperatorsModule>('main/operations/operators.ts')
       ).addOperator({ pool: owner }, { login, role: 'receiver', password, displayName: 'serve bench' });
-      return { name, root, owner, url: serverUrl(server, dbName, login, password) };
+      return { name, root, env, owner, url: serverUrl(server, dbName, login, password) };
     }),
   );
-  await admin.end();
+  /** pg_stat_wal's counters (cluster-wide: only the measured run writes meanwhile). */
+  const walStats = async () =>
+    (
+      await admin.query<{ wal_sync: string; wal_sync_time: number; wal_write: string; wal_bytes: string }>(
+        'SELECT wal_sync, wal_sync_time, wal_write, wal_bytes FROM pg_stat_wal',
+      )
+    ).rows[0]!;
 
   const signingKey = crypto.randomBytes(32).toString('hex');
   const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 4096 });
@@ -234,13 +284,17 @@ try {
       const warm = signed('WARM', Number(opt.warmup));
       const instances = await Promise.all(
         Array.from({ length: n }, (_, k) =>
-          startInstance(impl.root, {
-            databaseUrl: impl.url,
-            dataDir: path.join(tmp, `serve-${batch}-${k}`),
-            signingKey,
-            servicePublicKey,
-            ...(opt['verify-threads'] !== undefined ? { verifyThreads: Number(opt['verify-threads']) } : {}),
-          }),
+          startInstance(
+            impl.root,
+            {
+              databaseUrl: impl.url,
+              dataDir: path.join(tmp, `serve-${batch}-${k}`),
+              signingKey,
+              servicePublicKey,
+              ...(opt['verify-threads'] !== undefined ? { verifyThreads: Number(opt['verify-threads']) } : {}),
+            },
+            impl.env,
+          ),
         ),
       );
       // Not measured: the instances' first callbacks, while V8 compiles the hot path (a server runs warm).
@@ -251,6 +305,8 @@ try {
           warm.headers,
           Number(opt.concurrency),
         );
+      await Promise.all(instances.map((x) => x.mark()));
+      const wal0 = await walStats();
       const load = os.loadavg()[0]!;
       const serve0 = instances.map((x) => [cpuMs(x.pid), cpuMs(x.pid, x.pid)] as const);
       const threads0 = instances.map((x) => threadCpuMs(x.pid));
@@ -263,6 +319,7 @@ try {
         Number(opt.concurrency),
       );
       const me = process.cpuUsage(me0);
+      const wal1 = await walStats();
       const perCb = (ms: number) => Math.round((ms * 1000) / CB);
       const serveUs = instances.map((x, k) => perCb(cpuMs(x.pid) - serve0[k]![0]));
       const serveMainUs = instances.map((x, k) => perCb(cpuMs(x.pid, x.pid) - serve0[k]![1]));
@@ -302,17 +359,41 @@ try {
         busy,
         load,
       });
+      const syncs = Number(wal1.wal_sync) - Number(wal0.wal_sync);
+      const walLine =
+        `PostgreSQL: ${syncs} WAL flushes (${((syncs / posted.ms) * 1000).toFixed(0)}/s), ` +
+        `${((wal1.wal_sync_time - wal0.wal_sync_time) / Math.max(1, syncs)).toFixed(2)} ms each, ` +
+        `${((Number(wal1.wal_bytes) - Number(wal0.wal_bytes)) / CB).toFixed(0)} B of WAL a callback`;
+      const measuredLine = closed
+        .map((c, k) => {
+          const m = c.measured;
+          if (!m) return `instance ${k + 1}: -`;
+          const g = m.receiver.commits || 1;
+          const st = m.store;
+          const storeLine = st
+            ? `; per group: verify ${(st.verifyMs / st.groups).toFixed(2)} ms, statement ${(st.statementMs / st.groups).toFixed(2)} ms, ` +
+              `journal ${(st.journalMs / st.groups).toFixed(2)} ms; a statement at PostgreSQL ${((st.statementBusyMs / posted.ms) * 100).toFixed(0)}% ` +
+              `of the time, two or more ${((st.statementOverlapMs / posted.ms) * 100).toFixed(0)}%`
+            : '';
+          return (
+            `instance ${k + 1}: event loop busy ${(m.loopBusy * 100).toFixed(0)}%, ${m.receiver.commits} groups of ` +
+            `${(m.receiver.deliveries / g).toFixed(1)}${storeLine}`
+          );
+        })
+        .join('; ');
       log(
         `round ${round + 1}, ${impl.name}, ${n} instance${n > 1 ? 's' : ''}: ${CB} callbacks in ${(posted.ms / 1000).toFixed(2)} s = ` +
           `${perSecond}/s; stored ${stored}, failed ${posted.failed} ${JSON.stringify(posted.statuses)}; commits ${commits}, ` +
           `mean group ${(deliveries / Math.max(1, commits)).toFixed(1)}; CPU per callback: serve ${serveUs.join(' + ')} µs ` +
           `(main threads ${serveMainUs.join(' + ')}), PostgreSQL ${pgUs} µs, poster ${posterUs} µs, total ${totalUs} µs ` +
-          `= ${(busy * 100).toFixed(0)}% of ${CORES} cores; load ${load.toFixed(2)}; first instance's threads (µs): ${threads}`,
+          `= ${(busy * 100).toFixed(0)}% of ${CORES} cores; load ${load.toFixed(2)}; first instance's threads (µs): ${threads}\n` +
+          `    ${measuredLine}\n    ${walLine}`,
       );
       if (stored !== CB || posted.failed) throw new Error('not every callback was stored exactly once');
     }
   }
   await Promise.all(impls.map((i) => i.owner.end()));
+  await admin.end();
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const summary = impls.flatMap((impl) =>
