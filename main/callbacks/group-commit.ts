@@ -97,6 +97,56 @@ function logGroup(logger: GroupCommitOptions['logger'], results: readonly Delive
     logger?.info({ stored: references.length, duplicates, references }, 'callbacks stored');
 }
 
+// How many deliveries a group takes. With a bound on commits in flight, a group takes its share of the
+// deliveries in the receiver, not all of them: a sender that keeps a fixed number of deliveries in flight
+// (the service, a proxy's connections) would otherwise put them all in one group, and while that group
+// commits, is journalled and answered, no other would be ready for the store (serve: the events' write turn
+// idle half the time, measured). Shared out, one group commits while the other is verified and answered.
+// Only into groups of SHARED_GROUP_MIN or more: under that, a group's own costs (its round trip, its fsync,
+// its journal transaction) outweigh what the overlap gains (serve: 250-325 µs of CPU a callback in groups
+// of 26-47 against 193-221 in groups of 51-100), and two serve instances share a burst already.
+function groupShare(inReceiver: number, maxInFlight: number): number {
+  return Number.isFinite(maxInFlight) && inReceiver >= SHARED_GROUP_MIN * maxInFlight
+    ? Math.ceil(inReceiver / maxInFlight)
+    : Infinity;
+}
+
+/**
+ * Stores one group in one commit and answers each delivery with its outcome (nothing before the commit
+ * returns); a group whose commit failed goes to afterFailedGroup. Returns the whole commit's time (serve's
+ * journal included: the gathering's measure, groupCommitter's schedule), or null when it did not commit.
+ */
+async function commitGroup(
+  opts: GroupCommitOptions,
+  store: CallbackStore,
+  stats: CommitStats,
+  group: Pending[],
+  written: () => void,
+): Promise<number | null> {
+  let keys: SignatureKeys;
+  try {
+    keys = await opts.getKeys();
+  } catch (error) {
+    for (const p of group) p.resolve({ error });
+    return null;
+  }
+  stats.deliveries += group.length;
+  let results: Delivered[];
+  let ms: number | null = null;
+  try {
+    const t0 = performance.now();
+    results = (await store.commitGroup(group, keys, written)).map((outcome) => ({ outcome }));
+    ms = performance.now() - t0;
+    stats.commits += 1;
+    stats.largestGroup = Math.max(stats.largestGroup, group.length);
+  } catch (groupError) {
+    results = await afterFailedGroup(store, group, keys, groupError, stats);
+  }
+  if (opts.logStored === 'group') logGroup(opts.logger, results);
+  group.forEach((p, i) => p.resolve(results[i]!));
+  return ms;
+}
+
 /** Collects deliveries and stores each group in one transaction (see the top of this file). */
 export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, stats: CommitStats): GroupCommitter {
   const maxGroup = Math.max(1, opts.maxGroup ?? 256);
@@ -111,20 +161,7 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
   const maxInFlight = store.maxCommitsInFlight ?? Infinity;
   // Deliveries in groups not answered yet.
   let inGroups = 0;
-  // With a bound on commits in flight, a group takes its share of the deliveries in the receiver, not all
-  // of them: a sender that keeps a fixed number of deliveries in flight (the service, a proxy's
-  // connections) would otherwise put them all in one group, and while that group commits, is journalled
-  // and answered, no other would be ready for the store (serve: the events' write turn idle half the
-  // time, measured). Shared out, one group commits while the other is verified and answered. Only into
-  // groups of SHARED_GROUP_MIN or more: under that, a group's own costs (its round trip, its fsync, its
-  // journal transaction) outweigh what the overlap gains (serve: 250-325 µs of CPU a callback in groups
-  // of 26-47 against 193-221 in groups of 51-100), and two serve instances share a burst already.
-  const share = () => {
-    const inReceiver = queue.length + inGroups;
-    return Number.isFinite(maxInFlight) && inReceiver >= SHARED_GROUP_MIN * maxInFlight
-      ? Math.ceil(inReceiver / maxInFlight)
-      : Infinity;
-  };
+  const share = () => groupShare(queue.length + inGroups, maxInFlight);
 
   const atNextTurn = () => {
     const t = setImmediate(() => void flush());
@@ -178,37 +215,13 @@ export function groupCommitter(opts: GroupCommitOptions, store: CallbackStore, s
     };
     if (queue.length && committing < maxInFlight) schedule();
     try {
-      await commit(group, release);
+      const ms = await commitGroup(opts, store, stats, group, release);
+      if (ms !== null) lastCommitMs = ms;
     } finally {
       unanswered -= 1;
       inGroups -= group.length;
       release();
     }
-  }
-
-  async function commit(group: Pending[], written: () => void): Promise<void> {
-    let keys: SignatureKeys;
-    try {
-      keys = await opts.getKeys();
-    } catch (error) {
-      for (const p of group) p.resolve({ error });
-      return;
-    }
-    stats.deliveries += group.length;
-    let results: Delivered[];
-    try {
-      // One commit for the group; nothing is answered before it returns.
-      const t0 = performance.now();
-      results = (await store.commitGroup(group, keys, written)).map((outcome) => ({ outcome }));
-      // The whole commit's time (serve's journal included), as the gathering's measure (schedule above).
-      lastCommitMs = performance.now() - t0;
-      stats.commits += 1;
-      stats.largestGroup = Math.max(stats.largestGroup, group.length);
-    } catch (groupError) {
-      results = await afterFailedGroup(store, group, keys, groupError, stats);
-    }
-    if (opts.logStored === 'group') logGroup(opts.logger, results);
-    group.forEach((p, i) => p.resolve(results[i]!));
   }
 
   return {
