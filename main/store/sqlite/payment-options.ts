@@ -27,7 +27,8 @@ export interface PaymentOptionsList extends CacheState {
 }
 
 /** A payment_options row (option_prefixes is a JSON array of texts). */
-const paymentOptionRowOf = rowMapper<PaymentOptionRow>((r) => {
+/** A payment_options row as the app uses it (the cache's readers and the card form's option). */
+export const paymentOptionRowOf = rowMapper<PaymentOptionRow>((r) => {
   const stored = text(r, 'option_prefixes');
   let prefixes: string[] = [];
   try {

@@ -14,10 +14,13 @@ import {
   keepRollback,
   keepWitnessed,
   keptRollback,
+  parkOutbox,
   removeReferences,
   repointOutbox,
   unsentOutboxOf,
   clearChainAlarms,
+  type HeldEventRow,
+  type LostEventRow,
   type RollbackRow,
   type WitnessRow,
 } from '../../store/sqlite/team/rollback.js';
@@ -43,6 +46,22 @@ interface RecordAfter {
   list: string[];
   history: ChainedEvent[];
   polls: Awaited<ReturnType<typeof selectNewestPollSeqs>>;
+}
+
+/** What the desk keeps of an event the record lost and nobody could put back: its own copy, else the witness's. */
+function lostEventRow(c: Candidate, held: HeldEventRow | null, foundAt: number): LostEventRow {
+  const putBack = c.putBack;
+  return {
+    event_key: c.key,
+    seq: c.seq,
+    merchant_reference: c.reference || held?.merchant_reference || '',
+    source: held?.source ?? ('event' in putBack ? putBack.event.source : 'unknown'),
+    kind: held?.kind ?? ('event' in putBack ? putBack.event.kind : 'unknown'),
+    status: held?.status ?? ('event' in putBack ? (putBack.event.status ?? null) : null),
+    reason: 'why' in putBack ? putBack.why : 'not back in the team record yet',
+    event: JSON.stringify(held ?? ('event' in putBack ? putBack.event : { key: c.key })),
+    found_at: foundAt,
+  };
 }
 
 /** Reads the record after the common point, checked as a chain from there; null when the desk closed meanwhile. */
@@ -108,23 +127,13 @@ export async function rebase(
     const keep = unsentOutboxOf(db, list);
     keepLostEvents(
       db,
-      lost.map((c) => {
-        const held = heldByKey.get(c.key) ?? null;
-        const putBack = c.putBack;
-        return {
-          event_key: c.key,
-          seq: c.seq,
-          merchant_reference: c.reference || held?.merchant_reference || '',
-          source: held?.source ?? ('event' in putBack ? putBack.event.source : 'unknown'),
-          kind: held?.kind ?? ('event' in putBack ? putBack.event.kind : 'unknown'),
-          status: held?.status ?? ('event' in putBack ? (putBack.event.status ?? null) : null),
-          reason: 'why' in putBack ? putBack.why : 'not back in the team record yet',
-          event: JSON.stringify(held ?? ('event' in putBack ? putBack.event : { key: c.key })),
-          found_at: found.found_at,
-        };
-      }),
+      lost.map((c) => lostEventRow(c, heldByKey.get(c.key) ?? null, found.found_at)),
     );
     removeReferences(db, list);
+    parkOutbox(
+      db,
+      keep.map((k) => k.outbox_id),
+    );
     const r = applyEvents(db, history, at.seq, now, { ledger, verify });
     for (const k of keep) {
       const collectionId = collectionIdOf(db, k.merchant_reference) ?? null;

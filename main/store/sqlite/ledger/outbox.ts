@@ -4,7 +4,7 @@
 import type { ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
 import { eventColumnsOf, type CollectionEventRow } from './collection-events.js';
-import { int, intOrNull, rowMapper, text, textOrNull } from '../../columns.js';
+import { int, intOrNull, rowMapper, text, textOrNull, type RawRow } from '../../columns.js';
 import { writeTransaction } from '../transaction.js';
 
 /** What the team copy needs besides the event's own row. */
@@ -38,19 +38,23 @@ export interface PendingOutboxRow extends Omit<CollectionEventRow, 'id' | 'kind'
   attempts: number;
 }
 
-const pendingOutboxRowOf = rowMapper<PendingOutboxRow>((r) => ({
-  ...eventColumnsOf(r),
-  id: int(r, 'id'),
-  event_id: int(r, 'event_id'),
-  event_key: text(r, 'event_key'),
-  kind: text(r, 'kind'),
-  payment_url: textOrNull(r, 'payment_url'),
-  status_message: textOrNull(r, 'status_message'),
-  evidence: textOrNull(r, 'evidence'),
-  attempts: int(r, 'attempts'),
-  collection_id: intOrNull(r, 'collection_id'),
-  merchant_reference: text(r, 'merchant_reference'),
-}));
+/** An outbox row's columns with its event's, but the row's own id (each reader names it): every outbox reader's part. */
+export function outboxEntryColumnsOf(r: RawRow): Omit<PendingOutboxRow, 'id'> {
+  return {
+    ...eventColumnsOf(r),
+    event_id: int(r, 'event_id'),
+    event_key: text(r, 'event_key'),
+    kind: text(r, 'kind'),
+    payment_url: textOrNull(r, 'payment_url'),
+    status_message: textOrNull(r, 'status_message'),
+    evidence: textOrNull(r, 'evidence'),
+    attempts: int(r, 'attempts'),
+    collection_id: intOrNull(r, 'collection_id'),
+    merchant_reference: text(r, 'merchant_reference'),
+  };
+}
+
+const pendingOutboxRowOf = rowMapper<PendingOutboxRow>((r) => ({ ...outboxEntryColumnsOf(r), id: int(r, 'id') }));
 
 /** The oldest `limit` entries still to send, in the order they were written. */
 export function pendingOutboxRows(db: ReadDb, limit: number): PendingOutboxRow[] {

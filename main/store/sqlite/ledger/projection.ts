@@ -2,7 +2,7 @@
 // ledger's append in its transaction. The rules that decide the values are collections/event-rules.ts's.
 import type { ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
-import { int, maybe, num, rowMapper, text, textOrNull } from '../../columns.js';
+import { int, maybe, num, rowMapper, text, textOrNull, type RawRow } from '../../columns.js';
 
 /**
  * A collection's projection columns, the one definition: what the projection rules read and decide
@@ -28,22 +28,26 @@ export interface ProjectionRow extends ProjectionColumns {
   id: number;
 }
 
+/** A collection's projection columns from a row that has them: every projection reader's part. */
+export function projectionColumnsOf(r: RawRow): ProjectionColumns {
+  return {
+    status: text(r, 'status'),
+    status_changed_at: num(r, 'status_changed_at'),
+    status_message: textOrNull(r, 'status_message'),
+    redirect_signature: textOrNull(r, 'redirect_signature'),
+    amount_minor: int(r, 'amount_minor'),
+    currency: text(r, 'currency'),
+    internal_reference: textOrNull(r, 'internal_reference'),
+    payment_url: textOrNull(r, 'payment_url'),
+    redirect_status: textOrNull(r, 'redirect_status'),
+    callback_status: textOrNull(r, 'callback_status'),
+    flags: int(r, 'flags'),
+    final_changes: int(r, 'final_changes'),
+  };
+}
+
 /** A row of PROJECTION_SELECT: read for every appended event, so a plain mapper. */
-const projectionRowOf = rowMapper<ProjectionRow>((r) => ({
-  id: int(r, 'id'),
-  status: text(r, 'status'),
-  status_changed_at: num(r, 'status_changed_at'),
-  status_message: textOrNull(r, 'status_message'),
-  redirect_signature: textOrNull(r, 'redirect_signature'),
-  amount_minor: int(r, 'amount_minor'),
-  currency: text(r, 'currency'),
-  internal_reference: textOrNull(r, 'internal_reference'),
-  payment_url: textOrNull(r, 'payment_url'),
-  redirect_status: textOrNull(r, 'redirect_status'),
-  callback_status: textOrNull(r, 'callback_status'),
-  flags: int(r, 'flags'),
-  final_changes: int(r, 'final_changes'),
-}));
+const projectionRowOf = rowMapper<ProjectionRow>((r) => ({ id: int(r, 'id'), ...projectionColumnsOf(r) }));
 
 const PROJECTION_SELECT = `SELECT id, status, status_changed_at, status_message, redirect_signature, amount_minor, currency,
          internal_reference, payment_url, redirect_status, callback_status, flags, final_changes FROM collections`;

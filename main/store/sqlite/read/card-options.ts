@@ -3,22 +3,8 @@
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import type { PaymentOption } from '../../../service/types.js';
-import { int, maybe, rowMapper, text, texts } from '../../columns.js';
-
-/** A cached option as the payment form uses it (its prefixes are not read here). */
-const cardOptionOf = rowMapper<PaymentOption>((r) => ({
-  providerName: text(r, 'provider_name'),
-  providerCode: text(r, 'provider_code'),
-  transactionMethod: text(r, 'transaction_method'),
-  transactionMethodName: text(r, 'transaction_method_name'),
-  transactionType: text(r, 'transaction_type'),
-  currency: text(r, 'currency'),
-  minMinor: int(r, 'min_minor'),
-  maxMinor: int(r, 'max_minor'),
-  maxDailyMinor: int(r, 'max_daily_minor'),
-  isActive: int(r, 'is_active') !== 0,
-  optionPrefixes: [],
-}));
+import { maybe, texts } from '../../columns.js';
+import { paymentOptionRowOf } from '../payment-options.js';
 
 /** Currencies with an active card collection option (one row per cached option). */
 export function cardOptionCurrencies(db: ReadDb): string[] {
@@ -39,5 +25,5 @@ export function cachedCardOption(db: ReadDb, currency: string): PaymentOption | 
     `SELECT * FROM payment_options WHERE currency = ? AND upper(transaction_method) = 'CARD' AND is_active = 1
          AND upper(transaction_type) = 'COLLECTION' ORDER BY provider_code LIMIT 1`,
   ).get(currency);
-  return maybe(r, cardOptionOf) ?? null;
+  return maybe(r, paymentOptionRowOf) ?? null;
 }

@@ -3,8 +3,8 @@
 // (The local path, collections/ledger.ts Ledger.append, writes only the columns an event changed.)
 import type { ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
-import { int, intOrNull, maybe, num, rowMapper, text, textOrNull } from '../../columns.js';
-import type { ProjectionColumns } from '../ledger/projection.js';
+import { intOrNull, maybe, rowMapper } from '../../columns.js';
+import { projectionColumnsOf, type ProjectionColumns } from '../ledger/projection.js';
 
 /** A collection's projection row: the columns the projection rules read, and the last event id written with them. */
 export interface CollectionProjectionRow extends ProjectionColumns {
@@ -52,18 +52,7 @@ export function projectionValues(p: CollectionProjectionRow): unknown[] {
 }
 
 const collectionProjectionRowOf = rowMapper<CollectionProjectionRow>((r) => ({
-  status: text(r, 'status'),
-  status_changed_at: num(r, 'status_changed_at'),
-  status_message: textOrNull(r, 'status_message'),
-  redirect_signature: textOrNull(r, 'redirect_signature'),
-  amount_minor: int(r, 'amount_minor'),
-  currency: text(r, 'currency'),
-  internal_reference: textOrNull(r, 'internal_reference'),
-  payment_url: textOrNull(r, 'payment_url'),
-  redirect_status: textOrNull(r, 'redirect_status'),
-  callback_status: textOrNull(r, 'callback_status'),
-  flags: int(r, 'flags'),
-  final_changes: int(r, 'final_changes'),
+  ...projectionColumnsOf(r),
   last_event_id: intOrNull(r, 'last_event_id'),
 }));
 

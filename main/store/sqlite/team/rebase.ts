@@ -55,6 +55,17 @@ export function removeReferences(db: WriteDb, refs: readonly string[]): { events
   return { events, collections };
 }
 
+/**
+ * Parks outbox rows kept across a re-base on the negative of their own id before each is repointed to its
+ * event's new id (repointOutbox): the re-applied events may take ids the removal freed, so a new id may be
+ * another kept row's old one, and team_outbox.event_id is unique (checked at each row). The refold moves
+ * its rows in two steps for the same reason (refold.ts rewriteEventsOf). Foreign keys are deferred then.
+ */
+export function parkOutbox(db: WriteDb, outboxIds: readonly number[]): void {
+  const park = statement(db, 'UPDATE team_outbox SET event_id = -id WHERE id = ?');
+  for (const id of outboxIds) park.run(id);
+}
+
 /** An outbox row now belongs to its event's new id (the same event, appended again by the re-base). */
 export function repointOutbox(db: WriteDb, outboxId: number, eventId: number): void {
   statement(db, 'UPDATE team_outbox SET event_id = ? WHERE id = ?').run(eventId, outboxId);

@@ -3,8 +3,9 @@
 // rows that must survive a re-base, and a collection's intent columns as stored. Exported from rollback.ts.
 import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
-import { collectionEventRowOf, eventColumnsOf, type CollectionEventRow } from '../ledger/collection-events.js';
-import { int, intOrNull, intValue, maybe, num, oneOf, rowMapper, text, textOrNull, texts } from '../../columns.js';
+import { outboxEntryColumnsOf } from '../ledger/outbox.js';
+import { collectionEventRowOf, type CollectionEventRow } from '../ledger/collection-events.js';
+import { int, intValue, maybe, num, oneOf, rowMapper, text, textOrNull, texts } from '../../columns.js';
 
 // --- What a desk holds, as candidates for what the record lost --------------------------------------
 
@@ -77,21 +78,12 @@ export interface OwnOutboxRow extends Omit<CollectionEventRow, 'id' | 'kind' | '
 
 const OUTBOX_STATES: readonly OwnOutboxRow['state'][] = ['pending', 'sent', 'refused'];
 const ownOutboxRowOf = rowMapper<OwnOutboxRow>((r) => ({
-  ...eventColumnsOf(r),
+  ...outboxEntryColumnsOf(r),
   outbox_id: int(r, 'outbox_id'),
-  event_id: int(r, 'event_id'),
-  event_key: text(r, 'event_key'),
-  kind: text(r, 'kind'),
-  payment_url: textOrNull(r, 'payment_url'),
-  status_message: textOrNull(r, 'status_message'),
-  evidence: textOrNull(r, 'evidence'),
   state: oneOf(r, 'state', OUTBOX_STATES),
   reason: textOrNull(r, 'reason'),
-  attempts: int(r, 'attempts'),
   created_at: num(r, 'created_at'),
   updated_at: num(r, 'updated_at'),
-  collection_id: intOrNull(r, 'collection_id'),
-  merchant_reference: text(r, 'merchant_reference'),
 }));
 
 const OUTBOX_ROWS = `SELECT o.id AS outbox_id, o.event_id, o.event_key, o.kind, o.payment_url, o.status_message, o.evidence,

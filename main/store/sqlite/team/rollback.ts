@@ -25,6 +25,7 @@ export {
   deferForeignKeys,
   forgetAfter,
   keepRebasedHead,
+  parkOutbox,
   removeReferences,
   repointOutbox,
 } from './rebase.js';
