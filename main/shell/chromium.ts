@@ -16,6 +16,7 @@ import { ChromiumPaymentWindow } from './chromium-payment-window.js';
 import { PaymentPages } from './payment-pages.js';
 import { launchChromium, type LaunchedChromium, type LaunchOptions } from './chromium-launch.js';
 import { serveRendererFile } from './serve.js';
+import { asWireText } from './wire.js';
 
 export { serveRendererFile } from './serve.js';
 export {
@@ -68,7 +69,8 @@ const DESK_INIT_SCRIPT = `(() => {
     invoke(channel, request) {
       const fn = window.__deskInvoke;
       if (typeof fn !== 'function') return Promise.resolve({ ok: false, error: { kind: 'internal', message: 'the app bridge is not ready' } });
-      return fn(String(channel), request === undefined ? {} : request);
+      // An answer comes as JSON text when it is plain data (wire.ts), else as a value Playwright serialised.
+      return fn(String(channel), request === undefined ? {} : request).then((r) => (typeof r === 'string' ? JSON.parse(r) : r));
     },
     on(event, listener) {
       let set = listeners.get(event);
@@ -94,8 +96,9 @@ const DESK_INIT_SCRIPT = `(() => {
 // page and a task of its own there.
 const PUSH = new Function(
   'list',
-  'const f = window.__deskEmit; if (typeof f === "function") for (const [name, payload] of list) f(name, payload);',
-) as (list: readonly (readonly [string, unknown])[]) => void;
+  'const f = window.__deskEmit; if (typeof list === "string") list = JSON.parse(list); ' +
+    'if (typeof f === "function") for (const [name, payload] of list) f(name, payload);',
+) as (list: string | readonly (readonly [string, unknown])[]) => void;
 
 export async function startChromiumShell(opts: ChromiumShellOptions): Promise<ChromiumShell> {
   const { core } = opts;
@@ -141,7 +144,7 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
           core.logger.warn({ url: source.frame.url().slice(0, 200) }, 'refused an IPC call from outside the app');
           return { ok: false, error: { kind: 'forbidden', message: 'not allowed from this page' } };
         }
-        return dispatch(channel, request);
+        return asWireText(await dispatch(channel, request));
       }),
       context.addInitScript({ content: DESK_INIT_SCRIPT }),
     ]);
@@ -159,7 +162,7 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
       setImmediate(() => {
         const list = pushes;
         pushes = [];
-        if (!page.isClosed()) page.evaluate(PUSH, list).catch(() => {});
+        if (!page.isClosed()) page.evaluate(PUSH, asWireText(list)).catch(() => {});
       });
     });
 
