@@ -116,11 +116,14 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
       (sync.status().rollback?.phase === 'restoring' ? 'the team record is being put right after it went back' : null),
     ...(o.onRefused ? { onRefused: o.onRefused } : {}),
   });
+  // The status changes with every pull of a busy team; the push is kicked when it may send again (checked,
+  // back online, the record put right), not on each of them: a kick reads the outbox.
+  let couldSend = false;
   sync.onStatus((s) => {
-    if (s.online && !s.wrongDatabase) {
-      checked = true;
-      push.kick(); // checked, or back: what waited goes now, not at the next retry
-    }
+    if (s.online && !s.wrongDatabase) checked = true;
+    const canSend = checked && s.online && !s.wrongDatabase && s.rollback?.phase !== 'restoring';
+    if (canSend && !couldSend) push.kick(); // checked, or back: what waited goes now, not at the next retry
+    couldSend = canSend;
     o.onStatus?.(s);
   });
   return {
