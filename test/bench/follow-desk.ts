@@ -21,6 +21,8 @@ export interface DeskOptions {
   password: string;
   /** The keychain service name of this desk (MERCHANT_DESK_KEYCHAIN_SERVICE), one per desk. */
   keychainService: string;
+  /** Start the main process with the inspector on this port (127.0.0.1), for --profile. */
+  inspectPort?: number | undefined;
 }
 
 /** CPU in clock ticks: the desk's main (Node) process, and everything under it (Chromium and its helpers). */
@@ -191,6 +193,7 @@ export class Desk {
     const child = spawn(
       process.execPath,
       [
+        ...(this.o.inspectPort ? [`--inspect=127.0.0.1:${this.o.inspectPort}`] : []),
         path.join(this.o.root, 'bin', 'merchant-desk.js'),
         '--data-dir',
         this.dataDir,

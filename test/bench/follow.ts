@@ -15,7 +15,9 @@
 //     main process's memory (VmRSS sampled every 200 ms, and VmHWM) until the backlog is applied.
 // Prints a table with the issue's goals beside the figures, then one JSON object.
 // Options: --desks N (8) --seconds S (20) --rate R (300 callbacks/s) --backlog N (50000) --settle S (5)
-// --phases single,many,backlog (all) --quick (2 desks, 5 s at 50/s, a 5,000-event backlog) --keep.
+// --phases single,many,backlog (all) --quick (2 desks, 5 s at 50/s, a 5,000-event backlog) --keep
+// --profile DIR (one desk's main and window under V8's profiler, follow-profile.ts; run the bench with
+// node --experimental-websocket).
 // Runs under scripts/with-keyring.sh (npm run bench:follow does): the desks keep their keys in the
 // keychain of that private D-Bus session, each under its own service name.
 import crypto from 'node:crypto';
@@ -33,6 +35,7 @@ import { recordIntent } from '../../main/team/record.js';
 import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
 import { freePort } from '../e2e/support/app.js';
 import { postCallbacksPaced, signCallbacks } from './post-callbacks.js';
+import { DeskProfile } from './follow-profile.js';
 import { Desk, memoryMiB, ticksToSeconds, treeCpu, type TreeCpu } from './follow-desk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -50,6 +53,7 @@ const { values: opt } = parseArgs({
     phases: { type: 'string', default: 'single,many,backlog' },
     quick: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
   strict: true,
 });
@@ -215,6 +219,7 @@ async function connectDesk(team: Team, work: string, i: number): Promise<Desk> {
     login,
     password: deskPassword(login),
     keychainService: `merchant-desk-bench-follow-${process.pid}-${i}`,
+    inspectPort: opt.profile && i === 1 ? await freePort() : undefined,
   });
   const pem = path.join(work, 'service-public-key.pem');
   if (!fs.existsSync(pem)) fs.writeFileSync(pem, team.sb.servicePublicKeyPem);
@@ -315,6 +320,10 @@ async function load(team: Team, desks: Desk[], targets: Target[], label: string)
   const idle = await waitQuiet(desks, label);
   for (const d of desks) d.watch.poll();
   const signed = signCallbacks(targets, team.sb.signingKey, team.rsaKey);
+  const profile =
+    opt.profile && desks.length === 1 && desks[0]!.o.inspectPort
+      ? await DeskProfile.start(desks[0]!.o.inspectPort, desks[0]!.page!)
+      : null;
   const cpu0 = desks.map((d) => treeCpu(d.pid));
   const serve0 = allTicks(team.serve.child.pid!);
   const pg0 = allTicks(team.postmasterPid);
@@ -374,6 +383,7 @@ async function load(team: Team, desks: Desk[], targets: Target[], label: string)
     await pause(100);
   }
   clearInterval(poller);
+  if (profile) await profile.stop(opt.profile!, label);
   missingAtSettle ??= desks.map(missing);
   const perDesk: DeskLoad[] = desks.map((d, i) => {
     const lags = ok.filter((a) => d.watch.seen.has(a.ref)).map((a) => (d.watch.seen.get(a.ref)! - a.at) / 1000);
