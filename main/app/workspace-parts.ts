@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
-import { loadSettings, teamTlsOf, type Settings, type VerificationKeys } from '../settings/index.js';
+import { loadSettings, teamTlsOf, type Settings, type Profile, type VerificationKeys } from '../settings/index.js';
 import { createPoller, type Poller } from '../poller/index.js';
 import { lastSuccessfulRun } from '../store/sqlite/poll-runs.js';
 import type { ServiceClient } from '../service/types.js';
@@ -107,6 +107,8 @@ export interface RunState {
 
 export function statusOf(
   db: Db,
+  /** The workspace's profile: a database's own, fixed while it is open (a switch opens another workspace). */
+  profile: Profile,
   run: RunState,
   connection: ServiceConnection,
   sandboxRunning: boolean,
@@ -114,7 +116,7 @@ export function statusOf(
 ): AppStatus {
   const conn = connection.current();
   return statusFrom({
-    profile: loadSettings(db).profile,
+    profile,
     keychain: connection.keychain(),
     started: run.started,
     sandboxRunning,

@@ -171,7 +171,7 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
       startPoller();
     }
   }
-  const appStatus = () => statusOf(db, run, connection, embedded.running() !== null, team);
+  const appStatus = () => statusOf(db, settingsAtOpen.profile, run, connection, embedded.running() !== null, team);
   const pushStatus = () => events.emit('status.changed', appStatus());
   function startPoller(): void {
     if (!opts.poll || run.poller || team) return;
