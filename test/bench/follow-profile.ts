@@ -1,9 +1,15 @@
-// `npm run bench:follow -- --profile DIR`: where one desk's CPU goes while it follows the load. The desk's
-// main process is started with the inspector on a port of its own (--inspect, 127.0.0.1), its window is
-// the page the bench drives over CDP; V8's sampling profiler runs in both from the load's start until the
-// desk is quiet again, and each profile is written as DIR/<label>.<main|window>.cpuprofile (open it in
-// Chromium's DevTools, Performance) with a summary of self time by function and by file beside it.
-// The profiler costs CPU of its own: a profiled round measures where the time goes, not how much there is.
+// bench:follow --profile DIR: where one desk's CPU goes while it follows the load. The desk's main process
+// is started with the inspector on a port of its own (--inspect, 127.0.0.1), its window is the page the
+// bench drives over CDP; V8's sampling profiler runs in both from the load's start until the desk holds
+// every callback and a second more (the profiler's own CPU would keep it from being quiet), and each
+// profile is written as DIR/<label>.<main|window>.cpuprofile (open it in Chromium's DevTools,
+// Performance) with a summary of self time by function and by file beside it. Run the bench with node
+// --experimental-websocket (Node 20: the inspector is reached over a WebSocket):
+//   npm run build && bash scripts/with-keyring.sh node --experimental-websocket dist/test/bench/follow.js \
+//     --phases single --profile /tmp/follow-profile
+// The profiler costs CPU of its own, and it samples the wall clock (a thread waiting on fsync or
+// descheduled by a busy machine is counted where it waits): a profiled round says where the time goes,
+// not how much there is.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
@@ -35,7 +41,9 @@ class InspectorSession {
   static async open(port: number): Promise<InspectorSession> {
     const WS = (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
     if (!WS) throw new Error('--profile needs a WebSocket: run the bench with node --experimental-websocket');
-    const list = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+    const list = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+      webSocketDebuggerUrl: string;
+    }[];
     const ws = new WS(list[0]!.webSocketDebuggerUrl);
     await new Promise((resolve, reject) => {
       ws.addEventListener('open', resolve, { once: true });
@@ -83,7 +91,9 @@ export function summarize(p: CpuProfile, n = 40): string {
     [...m]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([k, us]) => `${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`)
+      .map(
+        ([k, us]) => `${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`,
+      )
       .join('\n');
   return `busy ${(total / 1000).toFixed(1)} ms of ${((p.endTime - p.startTime) / 1000).toFixed(0)} ms\n\nby function (self)\n${top(fn)}\n\nby file (self)\n${top(file)}\n`;
 }
@@ -98,11 +108,12 @@ export class DeskProfile {
   static async start(inspectPort: number, page: Page): Promise<DeskProfile> {
     const main = await InspectorSession.open(inspectPort);
     const window = await page.context().newCDPSession(page);
-    for (const s of [main, window] as const) {
-      await (s as InspectorSession).send('Profiler.enable');
-      await (s as InspectorSession).send('Profiler.setSamplingInterval', { interval: 200 });
-      await (s as InspectorSession).send('Profiler.start');
-    }
+    await main.send('Profiler.enable');
+    await main.send('Profiler.setSamplingInterval', { interval: 200 });
+    await main.send('Profiler.start');
+    await window.send('Profiler.enable');
+    await window.send('Profiler.setSamplingInterval', { interval: 200 });
+    await window.send('Profiler.start');
     return new DeskProfile(main, window);
   }
 

@@ -324,6 +324,7 @@ async function load(team: Team, desks: Desk[], targets: Target[], label: string)
     opt.profile && desks.length === 1 && desks[0]!.o.inspectPort
       ? await DeskProfile.start(desks[0]!.o.inspectPort, desks[0]!.page!)
       : null;
+  let profileStopped = false;
   const cpu0 = desks.map((d) => treeCpu(d.pid));
   const serve0 = allTicks(team.serve.child.pid!);
   const pg0 = allTicks(team.postmasterPid);
@@ -378,12 +379,17 @@ async function load(team: Team, desks: Desk[], targets: Target[], label: string)
         } else last[i] = { t: now, cpu: c };
       }
     });
+    // The profiler's own CPU would keep the desk from being quiet: stopped a second after it holds every callback.
+    if (profile && !profileStopped && (doneAt[0] ?? Infinity) <= now - 1000) {
+      profileStopped = true;
+      await profile.stop(opt.profile!, label);
+    }
     if (missingAtSettle === null && now >= settleAt) missingAtSettle = desks.map(missing);
     if ((missingAtSettle && cpuDone.every((c) => c !== null)) || now >= endAt) break;
     await pause(100);
   }
   clearInterval(poller);
-  if (profile) await profile.stop(opt.profile!, label);
+  if (profile && !profileStopped) await profile.stop(opt.profile!, label);
   missingAtSettle ??= desks.map(missing);
   const perDesk: DeskLoad[] = desks.map((d, i) => {
     const lags = ok.filter((a) => d.watch.seen.has(a.ref)).map((a) => (d.watch.seen.get(a.ref)! - a.at) / 1000);
