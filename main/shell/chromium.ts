@@ -4,7 +4,7 @@
 // The payment window is a separate browser context with no bridge (see ChromiumPaymentWindow).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page, Route } from 'playwright-core';
 import type { Core } from '../app/core.js';
 import { rendererDir as defaultRendererDir } from '../app/paths.js';
 import { createDispatcher, type Dispatch } from '../ipc/dispatch.js';
@@ -17,6 +17,7 @@ import { PaymentPages } from './payment-pages.js';
 import { launchChromium, type LaunchedChromium, type LaunchOptions } from './chromium-launch.js';
 import { serveRendererFile } from './serve.js';
 import { asWireText } from './wire.js';
+import { heardPushes } from './heard-pushes.js';
 
 export { serveRendererFile } from './serve.js';
 export {
@@ -65,6 +66,22 @@ export interface ChromiumShell {
  */
 const DESK_INIT_SCRIPT = `(() => {
   const listeners = new Map();
+  // Main holds back a push nobody listens for (heard-pushes.ts): it is told which events have listeners,
+  // once per turn when that changed. Before the binding is there main sends everything, as before.
+  let told = '';
+  let telling = false;
+  const tell = () => {
+    if (telling) return;
+    telling = true;
+    queueMicrotask(() => {
+      telling = false;
+      const names = JSON.stringify([...listeners].filter(([, set]) => set.size > 0).map(([name]) => name).sort());
+      const fn = window.__deskHear;
+      if (names === told || typeof fn !== 'function') return;
+      told = names;
+      fn(names).catch(() => {});
+    });
+  };
   const desk = {
     invoke(channel, request) {
       const fn = window.__deskInvoke;
@@ -76,7 +93,8 @@ const DESK_INIT_SCRIPT = `(() => {
       let set = listeners.get(event);
       if (!set) { set = new Set(); listeners.set(event, set); }
       set.add(listener);
-      return () => { set.delete(listener); };
+      if (set.size === 1) tell();
+      return () => { if (set.delete(listener) && set.size === 0) tell(); };
     },
   };
   Object.defineProperty(window, 'desk', { value: Object.freeze(desk), writable: false, configurable: false });
@@ -118,6 +136,21 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
     });
     const dispatch = createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock));
     const page = firstPage ?? (await context.newPage());
+    // Only the app's own main frame may call main.
+    const fromApp = (source: { page: Page; frame: Frame }) =>
+      source.page === page && source.frame === page.mainFrame() && source.frame.url().startsWith(APP_ORIGIN + '/');
+    const heard = heardPushes();
+    let pushes: (readonly [string, unknown])[] = [];
+    const queuePush = (name: string, payload: unknown) => {
+      if (page.isClosed()) return;
+      pushes.push([name, payload] as const);
+      if (pushes.length > 1) return;
+      setImmediate(() => {
+        const list = pushes;
+        pushes = [];
+        if (!page.isClosed()) page.evaluate(PUSH, asWireText(list)).catch(() => {});
+      });
+    };
     // Independent of each other (none applies before the page navigates): one round trip, not three.
     await Promise.all([
       context.route('**/*', async (route: Route) => {
@@ -135,16 +168,14 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
         }
       }),
       context.exposeBinding('__deskInvoke', async (source, channel: unknown, request: unknown) => {
-        // Only the app's own main frame may call main.
-        if (
-          source.page !== page ||
-          source.frame !== page.mainFrame() ||
-          !source.frame.url().startsWith(APP_ORIGIN + '/')
-        ) {
+        if (!fromApp(source)) {
           core.logger.warn({ url: source.frame.url().slice(0, 200) }, 'refused an IPC call from outside the app');
           return { ok: false, error: { kind: 'forbidden', message: 'not allowed from this page' } };
         }
         return asWireText(await dispatch(channel, request));
+      }),
+      context.exposeBinding('__deskHear', (source, names: unknown) => {
+        if (fromApp(source)) for (const [name, payload] of heard.heard(names)) queuePush(name, payload);
       }),
       context.addInitScript({ content: DESK_INIT_SCRIPT }),
     ]);
@@ -154,16 +185,8 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
     });
     page.on('dialog', (d) => void d.dismiss());
 
-    let pushes: (readonly [string, unknown])[] = [];
     const unsubscribe = pushToRenderer(core.events, (name, payload) => {
-      if (page.isClosed()) return;
-      pushes.push([name, payload] as const);
-      if (pushes.length > 1) return;
-      setImmediate(() => {
-        const list = pushes;
-        pushes = [];
-        if (!page.isClosed()) page.evaluate(PUSH, asWireText(list)).catch(() => {});
-      });
+      if (heard.admit(name)) queuePush(name, payload);
     });
 
     let resolveClosed!: () => void;

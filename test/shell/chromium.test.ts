@@ -137,6 +137,44 @@ describe('Chromium shell main window', () => {
       .toEqual([{ level: 'info', message: 'hello from main' }]);
   });
 
+  it("holds back a pulled batch's notice while no screen listens, and tells a screen that starts listening that many changed", async () => {
+    type W = {
+      desk: {
+        on(e: string, l: (p: unknown) => void): () => void;
+        invoke(c: string, r: unknown): Promise<unknown>;
+      };
+      __updates: unknown[];
+      __notices: unknown[];
+    };
+    // The window listens for notices only; once it has called main after that, main knows it.
+    await shell.page.evaluate(async () => {
+      const w = window as unknown as W;
+      w.__updates = [];
+      w.__notices = [];
+      w.desk.on('app.notice', (p) => w.__notices.push(p));
+      await w.desk.invoke('app.info', {});
+    });
+    const batch = (status: string) => ({ changed: [{ id: 1, reference: 'MD-HELD-1', status }], many: false });
+    core.events.emit('collections.changed', batch('paid'));
+    core.events.emit('notice', { level: 'info', message: 'after the batch' });
+    await expect
+      .poll(() => shell.page.evaluate(() => (window as unknown as W).__notices))
+      .toContainEqual({ level: 'info', message: 'after the batch' });
+    // A screen opens and listens: the change it may have missed is told as "many changed" (read again).
+    await shell.page.evaluate(() => {
+      const w = window as unknown as W;
+      w.desk.on('collections.updated', (p) => w.__updates.push(p));
+    });
+    await expect
+      .poll(() => shell.page.evaluate(() => (window as unknown as W).__updates))
+      .toEqual([{ changed: [], many: true }]);
+    // From now on it hears each batch as it is.
+    core.events.emit('collections.changed', batch('failed'));
+    await expect
+      .poll(() => shell.page.evaluate(() => (window as unknown as W).__updates))
+      .toEqual([{ changed: [], many: true }, batch('failed')]);
+  });
+
   it('window.desk cannot be replaced by page script', async () => {
     const r = await shell.page.evaluate(() => {
       try {
