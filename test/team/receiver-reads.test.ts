@@ -129,7 +129,8 @@ describe("serve's receiver login", () => {
       if (raced || !sqlOf(args[0])?.includes('INSERT INTO team.events')) return query(...args);
       raced = true;
       // The group's columns, each a binary text[] parameter: $1 the keys, $2 the references.
-      const [keysSent, referencesSent] = (args[0] as { values: Buffer[] }).values.map(binaryTextArrayValues);
+      const params = (typeof args[0] === 'string' ? args[1] : (args[0] as { values: unknown }).values) as Buffer[];
+      const [keysSent, referencesSent] = params.map(binaryTextArrayValues);
       const theirs = { event_key: keysSent![referencesSent!.indexOf('MD-RX-RACE-2')]! };
       const desk = await backOffice.connect();
       try {

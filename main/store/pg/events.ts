@@ -91,8 +91,11 @@ function eventParams(rows: readonly EventInsertRow[]): Buffer[] {
  * The insert of a batch of rows, in their order: the one insert into team.events. A desk's writes
  * (team/record.ts recordEvents, team/intents.ts createIntent) and serve's callback store all go through
  * EVENT_ROWS and EVENT_VALUES, by one of the two statements below, so their columns cannot drift apart.
- * Two statements because the writers' logins differ: a desk reads event keys back, serve may not. Both
- * are named (prepared once per connection: planned once, not at every batch).
+ * Two statements because the writers' logins differ: a desk reads event keys back, serve may not.
+ * Neither is a named (prepared) statement, though that would spare planning each batch: PostgreSQL keeps
+ * a prepared plan with the row-level security policies of the roles the login had when it was planned,
+ * and does not plan again when an admin changes the login's role, so a desk made back office would go on
+ * inserting as support on that connection (test/team/own-events-order.test.ts found it).
  */
 const INSERT_EVENTS = `
 INSERT INTO team.events (${EVENT_COLUMNS})
@@ -110,7 +113,7 @@ export async function insertEvents(
   db: Queryable,
   rows: readonly EventInsertRow[],
 ): Promise<{ seq: string; event_key: string }[]> {
-  const r = await db.query({ name: 'team-insert-events', text: INSERT_EVENTS, values: eventParams(rows) });
+  const r = await db.query(INSERT_EVENTS, eventParams(rows));
   return r.rows.map(seqKeyOf);
 }
 
@@ -143,11 +146,7 @@ export async function insertUnstoredEvents(
   db: Queryable,
   rows: readonly EventInsertRow[],
 ): Promise<{ stored: boolean[]; seqs: string[] }> {
-  const r = await db.query({
-    name: 'team-insert-unstored-events',
-    text: INSERT_UNSTORED_EVENTS,
-    values: eventParams(rows),
-  });
+  const r = await db.query(INSERT_UNSTORED_EVENTS, eventParams(rows));
   return onlyRow(r.rows, storedSeqsOf);
 }
 
