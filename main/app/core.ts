@@ -38,7 +38,7 @@ import type { IdleLock, Unlocker } from '../lock/index.js';
 import { createLock, signInRemembered } from './lock-sign-in.js';
 import type { TeamSession } from '../team/session.js';
 import type { NewEvent } from '../collections/event-rules.js';
-import type { TeamFirstWhat } from './team.js';
+import type { TeamFirstRecord, TeamFirstWhat } from './team.js';
 import { deskOperations, type Operations } from './desk-operations.js';
 import { deskQueries, type Queries } from './desk-queries.js';
 import type { MainConfirm, OpenPathChooser, SavePathChooser, ShellKind } from './shell-offers.js';
@@ -123,11 +123,11 @@ export interface Core {
   team(): TeamSession | null;
   /**
    * A person's facts (a resolution, an import's callbacks) as they will be stored locally: on a team profile
-   * they are recorded in the team database first and come back with the keys both copies share; a solo
-   * profile returns them as they are.
+   * they are recorded in the team database first and come back with the keys both copies share (and those
+   * this write stored); a solo profile returns them as they are.
    * Offline, signed out or not allowed: throws an AppError saying so, and nothing must be stored.
    */
-  recordTeamFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
+  recordTeamFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<TeamFirstRecord>;
   /** What the screens ask this desk to do, bound to it once (desk-operations.ts); the IPC handlers take these. */
   readonly operations: Operations;
   /** What the screens read from this desk, at call time (desk-queries.ts). */
@@ -274,7 +274,7 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     team: () => ws.team()?.session() ?? null,
     recordTeamFirst: async (evs, what) => {
       const link = ws.team();
-      return link ? link.recordFirst(evs, what) : [...evs];
+      return link ? link.recordFirst(evs, what) : { events: [...evs], stored: new Set<string>() };
     },
     onClose: (fn) => void closers.push(fn),
     close: () => (closed ??= closeAll(switcher, closers, () => ws, logger)),

@@ -12,7 +12,7 @@ import type { Profile, Settings, SettingsPatch, VerificationKeys } from '../sett
 import type { Poller } from '../poller/index.js';
 import type { IdleLock } from '../lock/index.js';
 import type { TeamSession } from '../team/session.js';
-import type { TeamFirstWhat } from '../team/record.js';
+import type { TeamFirstRecord, TeamFirstWhat } from '../team/record.js';
 import type { AppEventBus } from './event-bus.js';
 import type { AppStatus } from './status.js';
 import type { EmbeddedSandbox } from './workspace.js';
@@ -43,7 +43,7 @@ export interface DeskParts {
   embedded(): EmbeddedSandbox | null;
   callbackReceiverUrl(): string | null;
   team(): TeamSession | null;
-  recordTeamFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
+  recordTeamFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<TeamFirstRecord>;
   onClose(fn: () => void | Promise<void>): void;
   /** Set by the shell after composeCore; null where it has no such dialog. */
   readonly chooseOpenPath: OpenPathChooser | null;

@@ -14,7 +14,7 @@ import type { Ledger } from '../collections/ledger.js';
 import type { TeamChargeSeam } from '../collections/charge/types.js';
 import { TeamError, TeamPermissionError, TeamUnavailableError, translatePgError } from '../team/errors.js';
 import { roleWords, type TeamRole } from '../team/roles.shared.js';
-import { recordTeamFirst, type TeamFirstWhat } from '../team/record.js';
+import { recordTeamFirst, type TeamFirstRecord, type TeamFirstWhat } from '../team/record.js';
 import type { TeamSession } from '../team/session.js';
 import { rememberedPasswordName, TeamUnlocker } from '../team/unlocker.js';
 import { offlineCheckName } from '../team/offline-check.js';
@@ -38,15 +38,15 @@ export interface TeamLink {
   readonly charges: TeamChargeSeam;
   /**
    * Records a person's fact (a resolution, an import) in the team database BEFORE it is stored locally;
-   * returns it with the key both copies share. Offline or not allowed: an AppError
+   * returns it with the key both copies share, and the keys it stored. Offline or not allowed: an AppError
    * saying so, nothing stored; a resolution another one already stands for: team/resolutions.ts
    * ResolutionTakenError, as the database said it.
    */
-  recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
+  recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<TeamFirstRecord>;
   close(): Promise<void>;
 }
 
-export type { TeamFirstWhat };
+export type { TeamFirstRecord, TeamFirstWhat };
 
 export interface TeamLinkOptions {
   db: Db;
@@ -95,7 +95,7 @@ async function recordFirstOn(
   login: string,
   evs: readonly NewEvent[],
   what: TeamFirstWhat,
-): Promise<NewEvent[]> {
+): Promise<TeamFirstRecord> {
   if (!s) throw new AppError('unavailable', `Sign in as ${login} to the team database first.`);
   const wrong = s.wrongDatabase();
   if (wrong) throw new AppError('unavailable', wrong);

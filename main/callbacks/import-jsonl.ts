@@ -43,9 +43,16 @@ export interface ImportOptions {
   onLine?: (r: LineResult) => void;
   /** Longest accepted line in characters (the receiver's body limit plus room for headers). */
   maxLineChars?: number;
+  /**
+   * The keys this import's team-first write stored (a team desk). The desk's sync may pull that write back
+   * and store a callback before this import reaches its line: it is still this import's, not a duplicate.
+   */
+  storedFirst?: ReadonlySet<string>;
 }
 
-function lineResult(line: number, o: IngestOutcome): LineResult {
+function lineResult(line: number, o: IngestOutcome, storedFirst: ReadonlySet<string> | undefined): LineResult {
+  if (o.result === 'duplicate' && storedFirst?.has(o.dedupeKey))
+    return { line, result: 'imported', reference: o.reference, status: o.status, orphan: o.orphan };
   switch (o.result) {
     case 'imported':
       return { line, result: 'imported', reference: o.reference, status: o.status, orphan: o.orphan };
@@ -162,7 +169,7 @@ function importLine(db: Db, n: number, text: string, opts: ImportOptions, log: S
     const { reason, sample } = securityRecord(o, read.input.body);
     log.record(reason, 'import', now, `line ${n}: ${sample}`);
   }
-  const r = lineResult(n, o);
+  const r = lineResult(n, o, opts.storedFirst);
   if (r.result === 'malformed') return { ...r, message: `line ${n}: ${r.message}` };
   return r;
 }

@@ -45,7 +45,7 @@ export type IngestOutcome =
       kind: string;
       warning?: string;
     }
-  | { result: 'duplicate'; reference: string; eventId: number }
+  | { result: 'duplicate'; reference: string; eventId: number; dedupeKey: string; status: string; orphan: boolean }
   | { result: 'bad_signature'; reference: string | null; signature: 'invalid' | 'missing'; reason: string }
   | { result: 'malformed'; message: string };
 
@@ -68,9 +68,23 @@ export function canonicalJson(v: unknown): string {
   const o = v as Record<string, unknown>;
   const keys = Object.keys(o).sort();
   let out = '{';
-  for (let i = 0; i < keys.length; i++)
-    out += (i ? ',' : '') + JSON.stringify(keys[i]) + ':' + canonicalJson(o[keys[i]!]);
+  for (let i = 0; i < keys.length; i++) out += (i ? ',' : '') + keyJson(keys[i]!) + ':' + canonicalJson(o[keys[i]!]);
   return out + '}';
+}
+
+/**
+ * A key's JSON text, remembered: every callback has the same few dozen keys, written again for each
+ * one. Bounded, as a body's keys are the sender's to choose.
+ */
+const keyTexts = new Map<string, string>();
+const KEY_TEXTS_MAX = 2048;
+function keyJson(k: string): string {
+  let t = keyTexts.get(k);
+  if (t === undefined) {
+    t = JSON.stringify(k);
+    if (keyTexts.size < KEY_TEXTS_MAX) keyTexts.set(k, t);
+  }
+  return t;
 }
 
 const sha256 = (s: string | Buffer) => crypto.createHash('sha256').update(s).digest('hex');
@@ -201,6 +215,11 @@ export function readSignedCallback(input: IngestInput, keys: SignatureKeys): Sig
   };
 }
 
+/** A callback already stored (as `eventId`; 0 where the store does not say). */
+export function duplicateOf(cb: VerifiedCallback, eventId: number, orphan: boolean): IngestOutcome {
+  return { result: 'duplicate', reference: cb.reference, eventId, dedupeKey: cb.dedupeKey, status: cb.status, orphan };
+}
+
 export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): IngestOutcome {
   const v = verifyCallback(input, ctx.keys);
   if (v.result !== 'verified') return v;
@@ -224,14 +243,15 @@ export function storeVerifiedCallback(
   const collectionId = collectionIdOf(db, reference);
   // Keys stored before were 'callback:<digest>': a retry of one of those is still a duplicate.
   const earlier = eventByKey(db, 'callback:' + cb.digest);
-  if (earlier) return { result: 'duplicate', reference, eventId: earlier.id };
+  const orphan = collectionId === undefined;
+  if (earlier) return duplicateOf(cb, earlier.id, orphan);
   const r = ledger.append(db, callbackEvent(cb, source, now, collectionId ?? null), { transaction });
-  if (!r.inserted) return { result: 'duplicate', reference, eventId: r.eventId };
+  if (!r.inserted) return duplicateOf(cb, r.eventId, orphan);
   return {
     result: 'imported',
     reference,
     status: cb.status,
-    orphan: collectionId === undefined,
+    orphan,
     eventId: r.eventId,
     kind: r.kind,
     ...(warning ? { warning } : {}),

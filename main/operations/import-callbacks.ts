@@ -70,8 +70,10 @@ export async function importCallbacks(
   const stream = () =>
     'file' in source ? fs.createReadStream(source.file, { encoding: 'utf8' }) : Readable.from([source.text]);
   const team = deps.team === 'not signed in' ? null : deps.team; // refused above
-  if (team) await team.recordFirst(await eventsOfImport(stream(), opts), IMPORT_WHAT);
+  // What the team stored for this import counts as imported here even when the sync stored it first.
+  const storedFirst = team ? (await team.recordFirst(await eventsOfImport(stream(), opts), IMPORT_WHAT)).stored : null;
+  const local = storedFirst ? { ...opts, storedFirst } : opts;
   return 'file' in source
-    ? await importCallbacksJsonl(deps.db, source.file, opts)
-    : await importCallbacksText(deps.db, source.text, opts);
+    ? await importCallbacksJsonl(deps.db, source.file, local)
+    : await importCallbacksText(deps.db, source.text, local);
 }

@@ -14,7 +14,7 @@ import type { Db } from '../store/sqlite/connection.js';
 import type { NewEvent } from '../collections/event-rules.js';
 import type { Ledger } from '../collections/ledger.js';
 import { prepareResolution, resolveException, ReconcileError, type ReconcileOptions } from '../reconcile/index.js';
-import type { TeamFirstWhat } from '../team/record.js';
+import type { TeamFirstRecord, TeamFirstWhat } from '../team/record.js';
 import { ResolutionTakenError, type StandingResolution } from '../team/resolutions.js';
 import { standingResolutionOf } from '../store/sqlite/read/exception-detail.js';
 import { collectionReference } from '../store/sqlite/reconcile/histories.js';
@@ -25,7 +25,7 @@ export interface TeamFirstRecorder {
   /** The signed-in login: who resolves (PostgreSQL records it as the actor). */
   login: string;
   /** Records the events in the team database; an AppError in words when offline or not allowed. */
-  recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<NewEvent[]>;
+  recordFirst(evs: readonly NewEvent[], what: TeamFirstWhat): Promise<TeamFirstRecord>;
   /** Pulls the team record now (the desk's copy is behind it). */
   pullNow(): void;
 }
@@ -110,7 +110,7 @@ export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{
     if (standing) throw alreadyResolved(standing, req.collectionId !== undefined ? 'collectionId' : 'orphanEventId');
     throw e;
   }
-  let recorded: NewEvent[];
+  let recorded: TeamFirstRecord;
   try {
     recorded = await deps.team.recordFirst([ev], RESOLVE_WHAT);
   } catch (e) {
@@ -123,7 +123,7 @@ export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{
   return resolveException(
     deps.ledger,
     deps.db,
-    { ...input, dedupeKey: recorded[0]!.dedupeKey! },
+    { ...input, dedupeKey: recorded.events[0]!.dedupeKey! },
     deps.reconcileOptions,
   );
 }

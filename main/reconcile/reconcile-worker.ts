@@ -3,7 +3,7 @@
 // the ranges (reconcileAllOnThreads). Progress and the result go back as messages; its memory is
 // released when it ends.
 import { parentPort, workerData } from 'node:worker_threads';
-import { checkpointPassive, openFullPassWriter } from '../store/sqlite/reconcile/full-pass.js';
+import { checkpointPassive, openFullPassWriter, releaseMemory } from '../store/sqlite/reconcile/full-pass.js';
 import { reconcileAllOnThreads } from './reconcile-on-threads.js';
 
 const job = workerData as { dbFile: string; now: number; stalePendingAfterMs: number; batchSize?: number };
@@ -22,9 +22,10 @@ try {
       }
     },
   });
-  // The result is final and durable (the last commit is synced): report it, then copy the WAL back in
-  // one checkpoint for the whole run (no automatic checkpoint on this connection), which the caller
-  // need not wait for.
+  // The result is final and durable (the last commit is synced): unmap the file first (the caller may go
+  // on with memory-hungry work at once), report it, then copy the WAL back in one checkpoint for the whole
+  // run (no automatic checkpoint on this connection), which the caller need not wait for.
+  releaseMemory(db);
   parentPort!.postMessage({ type: 'done', ...r });
   checkpointPassive(db);
 } catch (e) {

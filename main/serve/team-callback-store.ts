@@ -17,7 +17,7 @@
 import type pg from 'pg';
 import type { CallbackStore } from '../callbacks/callback-store.js';
 import { teamCallbackCopy, type VerifiedCallback } from '../callbacks/callback-event.js';
-import { verifyCallback, type IngestOutcome, type Verification } from '../callbacks/ingest.js';
+import { duplicateOf, verifyCallback, type IngestOutcome, type Verification } from '../callbacks/ingest.js';
 import type { CallbackVerifier } from '../callbacks/verify-pool.js';
 import { appendUnstoredEvents, type NewTeamEvent } from '../team/events.js';
 import { toTeamEvent } from '../team/record.js';
@@ -161,7 +161,7 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
         const cb = v.callback;
         const seq = seqOf.get(cb.dedupeKey);
         // Stored earlier (or twice in this group): the earlier row's seq is not asked for (no need).
-        if (seq === undefined) return { result: 'duplicate', reference: cb.reference, eventId: 0 };
+        if (seq === undefined) return duplicateOf(cb, 0, false);
         seqOf.delete(cb.dedupeKey);
         return {
           result: 'imported',

@@ -156,15 +156,29 @@ export async function recordEvents(pool: pg.Pool, events: readonly NewEvent[]): 
   }
 }
 
+/** What a team-first write recorded: the events keyed as the local copies will be, and the keys it stored. */
+export interface TeamFirstRecord {
+  events: NewEvent[];
+  /**
+   * The keys this call stored (the others the record held already). The desk's sync may pull these back
+   * and store them before the caller does: they are still this call's, not duplicates.
+   */
+  stored: ReadonlySet<string>;
+}
+
 /**
  * A person's facts (a resolution, an import's callbacks) recorded in the team database before the desk
- * stores them; returns them keyed as the local copies will be. 1,000 a statement: a retry after a partial
- * failure stores nothing twice (the log is idempotent by key). Throws what recordEvents throws.
+ * stores them. 1,000 a statement: a retry after a partial failure stores nothing twice (the log is
+ * idempotent by key). Throws what recordEvents throws.
  */
-export async function recordTeamFirst(pool: pg.Pool, evs: readonly NewEvent[]): Promise<NewEvent[]> {
+export async function recordTeamFirst(pool: pg.Pool, evs: readonly NewEvent[]): Promise<TeamFirstRecord> {
   const keyed = evs.map(withTeamKey);
-  for (let i = 0; i < keyed.length; i += 1000) await recordEvents(pool, keyed.slice(i, i + 1000));
-  return keyed;
+  const stored = new Set<string>();
+  for (let i = 0; i < keyed.length; i += 1000) {
+    const r = await recordEvents(pool, keyed.slice(i, i + 1000));
+    for (const s of r.stored) stored.add(s.eventKey);
+  }
+  return { events: keyed, stored };
 }
 
 /** What is recorded team-first, in words for the refusal ("may not resolve exceptions"). */

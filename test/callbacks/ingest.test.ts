@@ -32,7 +32,7 @@ describe('ingestCallback dedupe keys', () => {
       { body: JSON.stringify(body, null, 1), headers: { 'hmac-signature': hmacHeader(body) }, source: 'callback' },
       ctx,
     );
-    expect(again).toEqual({ result: 'duplicate', reference: 'MD-L-00000001', eventId: old.eventId });
+    expect(again).toMatchObject({ result: 'duplicate', reference: 'MD-L-00000001', eventId: old.eventId });
     expect(getCollection(db, id)!.events).toHaveLength(1);
     // A different callback for the same collection is new, and its own retry a duplicate.
     const failed = callbackBody('MD-L-00000001', 'FAILED');

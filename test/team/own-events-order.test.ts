@@ -78,6 +78,28 @@ function shown(d: Desk, reference: string) {
   };
 }
 
+/** As the superuser, triggers off: sets the intent's note of `reference` in the record; returns the old one. */
+async function rewriteIntentNote(reference: string, note: string | null): Promise<string | null> {
+  const c = await team.owner.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query('ALTER TABLE team.events DISABLE TRIGGER USER');
+    const r = await c.query<{ note: string | null }>(
+      "SELECT note FROM team.events WHERE merchant_reference = $1 AND source = 'intent'",
+      [reference],
+    );
+    await c.query("UPDATE team.events SET note = $2 WHERE merchant_reference = $1 AND source = 'intent'", [
+      reference,
+      note,
+    ]);
+    await c.query('ALTER TABLE team.events ENABLE TRIGGER USER');
+    await c.query('COMMIT');
+    return r.rows[0]!.note;
+  } finally {
+    c.release();
+  }
+}
+
 describe("a desk's own events, once the team record has them", () => {
   it("are folded in the record's order: serve's callback committed while the redirect waited in the outbox", async () => {
     const own = desk(samPool);
@@ -267,5 +289,42 @@ describe("a desk's own events, once the team record has them", () => {
     expect(reconciliationView(own.db).filter((r) => r.merchant_reference === reference)).toEqual(
       reconciliationView(other.db).filter((r) => r.merchant_reference === reference),
     );
+  });
+  it('are folded for every other reference when one cannot be: its record row was altered', async () => {
+    const operator = await team.addOperator('support', 'kim');
+    const kimPool = team.signIn(operator);
+    const own = desk(kimPool);
+    const other = desk(team.owner);
+    const charges = [await chargeOn(own), await chargeOn(own)];
+    // The queue folds references in mark order, then by name: the altered one is first of the two.
+    charges.sort((a, b) => a.intent.merchantReference.localeCompare(b.intent.merchantReference));
+    const [altered, intact] = charges.map((c) => c.intent.merchantReference) as [string, string];
+    await own.sync.pullNow();
+    for (const { id, intent } of charges) captureRedirect(own, id, intent.merchantReference, 'CANCELLED');
+    await appendUnstoredEvents(
+      serve,
+      charges.map(({ intent }) => callbackEvent(intent, 'FAILED')),
+    );
+    await own.sync.pullNow();
+    // A superuser rewrites the first reference's intent in the record (its hash no longer matches it).
+    const note = await rewriteIntentNote(altered, 'rewritten');
+    try {
+      const push = startOutboxPush({ pool: kimPool, db: own.db, clock: systemClock, logger: quietLogger });
+      await push.drain();
+      await push.close();
+      // The pull says why it failed, and the altered reference waits for the next one.
+      await expect(own.sync.pullNow()).rejects.toThrow(new RegExp(`${altered} does not match its hash`));
+      expect(own.db.prepare('SELECT merchant_reference FROM team_refold ORDER BY 1').pluck().all()).toEqual([altered]);
+    } finally {
+      // Put back: the record's chain is shared by every test of this file.
+      await rewriteIntentNote(altered, note);
+    }
+    await other.sync.pullNow();
+    // The other reference was folded all the same: this desk shows what the others show.
+    expect(shown(own, intact)).toEqual(shown(other, intact));
+    expect(collectionView(own.db, intact)).toMatchObject({ status: 'CANCELLED', callback_status: 'FAILED' });
+    // With the record right again, the next pull folds the one left.
+    await own.sync.pullNow();
+    expect(shown(own, altered)).toEqual(shown(other, altered));
   });
 });

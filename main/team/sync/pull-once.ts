@@ -115,10 +115,13 @@ export function createPull(o: PullOptions): Pull {
       verify: o.verifier(),
       uptoSeq: lastSeq(db, 'events'),
     });
-    if (refolded.length) o.notices.applied(collectionStatuses(db, refolded), 0);
+    if (refolded.ids.length) o.notices.applied(collectionStatuses(db, refolded.ids), 0);
     o.notices.flush();
     if (o.stopped()) return;
     await pullPolls(o, pool, db, clock.now);
+    // Loud, once the rest of the pull is done: the pull fails with the first one's error as it would have
+    // (its status says so; an unreachable database stays "offline"), and each is tried on the next pull.
+    if (refolded.failed[0]) throw refolded.failed[0].error;
   }
 
   return { run, lookFirst: () => void (lookFirst = true) };

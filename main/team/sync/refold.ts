@@ -186,13 +186,27 @@ async function recordOf(pool: pg.Pool, reference: string, uptoSeq: number): Prom
   return events;
 }
 
-/** Folds the marked references again; returns the ids of the collections folded (for the screens). */
-export async function refoldMarked(o: RefoldOptions): Promise<number[]> {
-  const done: number[] = [];
+/** What one call folded: the collections' ids (for the screens), and the references it could not fold. */
+export interface Refolded {
+  ids: number[];
+  failed: { reference: string; error: unknown }[];
+}
+
+/**
+ * Folds the marked references again. One that cannot be folded (its record altered, a read that failed)
+ * stays marked and is tried again on the next pull; it does not hold back the others, nor the rest of
+ * the pull: the caller reports it once that is done.
+ */
+export async function refoldMarked(o: RefoldOptions): Promise<Refolded> {
+  const out: Refolded = { ids: [], failed: [] };
   for (const reference of refoldQueue(o.db, o.limit ?? 200)) {
-    const record = await recordOf(o.pool, reference, o.uptoSeq);
-    const id = refoldReference(o.ledger, o.db, reference, record, o.verify);
-    if (id !== null) done.push(id);
+    try {
+      const record = await recordOf(o.pool, reference, o.uptoSeq);
+      const id = refoldReference(o.ledger, o.db, reference, record, o.verify);
+      if (id !== null) out.ids.push(id);
+    } catch (error) {
+      out.failed.push({ reference, error });
+    }
   }
-  return done;
+  return out;
 }
