@@ -68,9 +68,23 @@ export function canonicalJson(v: unknown): string {
   const o = v as Record<string, unknown>;
   const keys = Object.keys(o).sort();
   let out = '{';
-  for (let i = 0; i < keys.length; i++)
-    out += (i ? ',' : '') + JSON.stringify(keys[i]) + ':' + canonicalJson(o[keys[i]!]);
+  for (let i = 0; i < keys.length; i++) out += (i ? ',' : '') + keyJson(keys[i]!) + ':' + canonicalJson(o[keys[i]!]);
   return out + '}';
+}
+
+/**
+ * A key's JSON text, remembered: every callback has the same few dozen keys, written again for each
+ * one. Bounded, as a body's keys are the sender's to choose.
+ */
+const keyTexts = new Map<string, string>();
+const KEY_TEXTS_MAX = 2048;
+function keyJson(k: string): string {
+  let t = keyTexts.get(k);
+  if (t === undefined) {
+    t = JSON.stringify(k);
+    if (keyTexts.size < KEY_TEXTS_MAX) keyTexts.set(k, t);
+  }
+  return t;
 }
 
 const sha256 = (s: string | Buffer) => crypto.createHash('sha256').update(s).digest('hex');

@@ -136,11 +136,7 @@ export async function appendUnstoredEvents(db: Queryable, events: readonly NewTe
   if (rows.length === 0) return [];
   let r: { stored: boolean[]; seqs: string[] };
   try {
-    r = await insertUnstoredEvents(
-      db,
-      rows,
-      rows.map((row) => row.event_key!),
-    );
+    r = await insertUnstoredEvents(db, rows);
   } catch (e) {
     throw translatePgError(e, 'append events', queryableLogin(db));
   }

@@ -6,7 +6,7 @@
 // default 5000), --keep (leave the temp folders), --replay (the new desktop replays the events instead of
 // starting from the team snapshot), --phases (the catch-up calls the snapshot start, or with --replay
 // the bulk start, itself, as the sync's first pull does, and reports wall and CPU time per phase:
-// download, verify, copy, checkpoint, reconcile; or copy, indexes, reconcile). Without --replay the
+// download, verify, copy, reconcile; or copy, indexes, reconcile). Without --replay the
 // snapshot is published first (timed, reported apart: it is a nightly job's work, not the new desktop's).
 // --behind N (default 5000): after the catch-up, N signed callbacks are written to the team record and
 // the desk, that far behind, pulls and applies them (the incremental path), timed.

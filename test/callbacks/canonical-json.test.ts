@@ -30,6 +30,13 @@ describe('canonicalJson', () => {
   ])('writes the same text as before: %s', (_name, v) => {
     expect(canonicalJson(v)).toBe(original(v));
   });
+  it('writes the same text for keys seen before, and for more distinct keys than it remembers', () => {
+    const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k"${i}\n`, { [`inner ${i}`]: i }]));
+    expect(canonicalJson(many)).toBe(original(many));
+    expect(canonicalJson(many)).toBe(original(many));
+    const body = { payload: { b: 1, a: 'x' }, event: 'e' };
+    for (let i = 0; i < 3; i++) expect(canonicalJson(body)).toBe('{"event":"e","payload":{"a":"x","b":1}}');
+  });
   it('sorts keys at every level', () => {
     expect(canonicalJson({ b: { d: 1, c: 2 }, a: [{ f: 1, e: 2 }] })).toBe('{"a":[{"e":2,"f":1}],"b":{"c":2,"d":1}}');
   });

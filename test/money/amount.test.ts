@@ -17,6 +17,17 @@ describe('money', () => {
     expect(() => toMinor(Infinity, 'USD')).toThrow(/finite/);
     expect(() => toMinor('1', 'XYZ')).toThrow(/unknown currency/);
   });
+  it('parses every size exactly up to the largest safe amount, negatives and zero included', () => {
+    expect(toMinor('9999999999999.99', 'USD')).toBe(999999999999999); // 15 digits
+    expect(toMinor('-9999999999999.99', 'USD')).toBe(-999999999999999);
+    expect(toMinor('90071992547409.91', 'USD')).toBe(9007199254740991); // 16 digits: the largest safe integer
+    expect(toMinor('-90071992547409.91', 'USD')).toBe(-9007199254740991);
+    expect(() => toMinor('90071992547409.92', 'USD')).toThrow(/too large/);
+    expect(toMinor('000012.30', 'KES')).toBe(1230);
+    expect(Object.is(toMinor('-0.00', 'USD'), 0)).toBe(true);
+    expect(Object.is(toMinor(-0, 'USD'), 0)).toBe(true);
+    expect(toMinor('-0.01', 'USD')).toBe(-1);
+  });
   it('formats minor units back without floats', () => {
     expect(formatMinor(150050, 'KES')).toBe('1500.50');
     expect(formatMinor(5, 'USD')).toBe('0.05');

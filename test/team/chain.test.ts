@@ -227,6 +227,31 @@ describe('the canonical content', () => {
     ).rejects.toThrow(/append-only/);
   });
 
+  it('links each event to the one before it across a gap in seq (an insert rolled back, a seq drawn and not used)', async () => {
+    const before = await write([event(), event()]);
+    const c = await team.owner.connect();
+    try {
+      await c.query('BEGIN');
+      await appendEvents(c, [event()]);
+      await c.query('ROLLBACK');
+    } finally {
+      c.release();
+    }
+    await team.owner.query(`SELECT nextval('team.events_seq')`);
+    const after = await write([event(), event()]);
+    expect(after[0]).toBe(before[1]! + 3);
+    const rows = (
+      await team.owner.query<{ hash: Buffer; prev_hash: Buffer }>(
+        'SELECT hash, prev_hash FROM team.events ORDER BY seq',
+      )
+    ).rows;
+    expect(rows).toHaveLength(4);
+    for (let i = 1; i < rows.length; i++) expect(rows[i]!.prev_hash).toEqual(rows[i - 1]!.hash);
+    // A desk pulling them finds the chain whole, to the newest event.
+    const pulled = await pullSince(team.owner, 0, 100);
+    expect(checkChain(START, pulled.events)).toEqual({ seq: after[1], hash: rows[3]!.hash });
+  });
+
   it('a database migrating from version 7 gets its existing events chained in seq order', async () => {
     const db = await createTestDatabase();
     const pool = openTeamPool(db.adminUrl);

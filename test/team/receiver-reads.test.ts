@@ -24,6 +24,23 @@ afterAll(async () => {
   await team?.close();
 });
 
+/** The SQL of a pool.query call: its text, given alone or in a query config. */
+const sqlOf = (q: unknown): string | undefined =>
+  typeof q === 'string' ? q : typeof q === 'object' && q !== null && 'text' in q ? String(q.text) : undefined;
+
+/** The elements of a one-dimensional text[] in PostgreSQL's binary format (store/pg/text-arrays.ts). */
+function binaryTextArrayValues(b: Buffer): (string | null)[] {
+  const count = b.readInt32BE(12);
+  const out: (string | null)[] = [];
+  for (let i = 0, at = 20; i < count; i++) {
+    const n = b.readInt32BE(at);
+    at += 4;
+    out.push(n < 0 ? null : b.toString('utf8', at, at + n));
+    at += Math.max(n, 0);
+  }
+  return out;
+}
+
 const delivery = (reference: string, status = 'COMPLETED'): Delivery => {
   const body = callbackBody(reference, status);
   return {
@@ -83,7 +100,8 @@ describe("serve's receiver login", () => {
     const sent: string[] = [];
     const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
     (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args) => {
-      if (typeof args[0] === 'string') sent.push(args[0]);
+      const text = sqlOf(args[0]);
+      if (text !== undefined) sent.push(text);
       return query(...args);
     };
     await store.commitGroup([delivery('MD-RX-ONE-1')], { signingKey: SIGNING_KEY });
@@ -108,10 +126,12 @@ describe("serve's receiver login", () => {
     const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
     let raced = false;
     (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args) => {
-      if (raced || typeof args[0] !== 'string' || !args[0].includes('INSERT INTO team.events')) return query(...args);
+      if (raced || !sqlOf(args[0])?.includes('INSERT INTO team.events')) return query(...args);
       raced = true;
-      const sent = JSON.parse((args[1] as string[])[0]!) as { event_key: string; merchant_reference: string }[];
-      const theirs = sent.find((e) => e.merchant_reference === 'MD-RX-RACE-2')!;
+      // The group's columns, each a binary text[] parameter: $1 the keys, $2 the references.
+      const params = (typeof args[0] === 'string' ? args[1] : (args[0] as { values: unknown }).values) as Buffer[];
+      const [keysSent, referencesSent] = params.map(binaryTextArrayValues);
+      const theirs = { event_key: keysSent![referencesSent!.indexOf('MD-RX-RACE-2')]! };
       const desk = await backOffice.connect();
       try {
         await desk.query('BEGIN');

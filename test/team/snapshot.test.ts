@@ -257,6 +257,28 @@ describe('a new desk started from the team snapshot', () => {
       /collection_events row \d+ \(seq \d+\): payload is \d+ bytes \(not text\), the record says "\{/,
     ],
     [
+      "a reference stored as JSONB bytes, which SQLite's JSON functions write as the record's text",
+      (db: Database.Database) => {
+        db.exec('DROP TRIGGER collection_events_no_update');
+        db.exec(
+          'UPDATE collection_events SET merchant_reference = jsonb(json_quote(merchant_reference)) WHERE id = 40',
+        );
+        db.exec(
+          "CREATE TRIGGER collection_events_no_update BEFORE UPDATE ON collection_events\nBEGIN SELECT RAISE(ABORT, 'collection_events is append-only'); END",
+        );
+      },
+      /collection_events row 40: merchant_reference holds bytes, the record has text/,
+    ],
+    [
+      "a customer's name stored as JSONB bytes, which SQLite's JSON functions write as the record's text",
+      (db: Database.Database) => {
+        db.exec(
+          'UPDATE collections SET customer_name = jsonb(json_quote(customer_name)) WHERE id = (SELECT min(id) FROM collections WHERE customer_name IS NOT NULL)',
+        );
+      },
+      /collections row \d+: customer_name holds bytes, the record has text/,
+    ],
+    [
       'an event the record does not have',
       (db: Database.Database) => {
         db.exec(`INSERT INTO collection_events (collection_id, merchant_reference, source, kind, status, received_at, signature, dedupe_key)

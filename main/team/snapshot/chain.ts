@@ -14,7 +14,7 @@
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import type { Db } from '../../store/sqlite/connection.js';
-import { canonicalContents, chainExtent, chainMarks } from '../../store/sqlite/team/snapshot-chain.js';
+import { canonicalContents, canonicalPage, chainExtent, chainMarks } from '../../store/sqlite/team/snapshot-chain.js';
 import { pullPageRaw } from '../events.js';
 import { GENESIS, type ChainHead } from '../chain.js';
 import { SnapshotRejectedError } from './rejected.js';
@@ -77,48 +77,36 @@ export async function checkSnapshotChain(o: ChainCheckOptions): Promise<ChainPar
   const start = part === 0 ? undefined : cuts[part - 1]!;
   const end = last ? o.events : cuts[part]![0];
 
-  let prev = start ? start[2] : GENESIS;
-  let prevSeq = start ? start[1] : 0;
-  let expectId = (start ? start[0] : 0) + 1;
-  const marks: ChainHead[] = [];
+  // Where the walk is: the hash and seq of the last event linked, the id it expects next, the marks passed.
+  const at: Walk = {
+    prev: start ? start[2] : GENESIS,
+    prevSeq: start ? start[1] : 0,
+    expectId: (start ? start[0] : 0) + 1,
+    marks: [],
+  };
+  const markOf = new Map<number, Buffer>(kept.map(([id, , hash]) => [id, hash]));
   const page = 50_000;
-  for (let after = expectId - 1; after < end; after += page) {
+  for (let after = at.expectId - 1; after < end; after += page) {
     const upto = Math.min(end, after + page);
     let failed: string | undefined;
-    try {
-      for (const [id, seq, content, mark] of canonicalContents(snap, after, upto)) {
-        if (id !== expectId || !(seq > prevSeq)) {
-          failed = `its event ${id} is not the one after seq ${prevSeq} in order`;
-          break;
-        }
-        // The content comes with room for the hash before it: sha256(prev || content) in one call.
-        prev.copy(content, 0);
-        const hash = crypto.hash('sha256', content, 'buffer') as Buffer;
-        if (startsBlock(prevSeq, seq)) {
-          if (!Buffer.isBuffer(mark) || !mark.equals(hash)) {
-            failed = `its events up to seq ${seq} do not hash to the mark it keeps there`;
-            break;
-          }
-          marks.push({ seq, hash });
-        } else if (mark !== null) {
-          failed = `it keeps a mark at seq ${seq}, which starts no block`;
-          break;
-        }
-        prev = hash;
-        prevSeq = seq;
-        expectId++;
-      }
-    } catch (e) {
-      // A BLOB where the event has text (SQLite will not write it as JSON): not the record's content.
-      failed = `its event ${expectId} holds bytes where the record has text (${(e as Error).message})`;
+    for (let from = after; from < upto && failed === undefined; from += BLOB_PAGE) {
+      const to = Math.min(upto, from + BLOB_PAGE);
+      // The page as one blob; anything it does not say plainly (a value SQLite will not write, a
+      // failure) is read again event by event from where it started, which says where and what.
+      const { prev, prevSeq, expectId } = at;
+      const marksBefore = at.marks.length;
+      if (linkPage(snap, from, to, at, markOf)) continue;
+      Object.assign(at, { prev, prevSeq, expectId });
+      at.marks.length = marksBefore;
+      failed = linkRows(snap, from, to, at);
     }
-    if (failed === undefined && expectId !== upto + 1) failed = `its event ${expectId} has no chain row`;
-    if (failed !== undefined) return explain(o, expectId, failed);
-    o.onProgress?.(prevSeq);
+    if (failed !== undefined) return explain(o, at.expectId, failed);
+    o.onProgress?.(at.prevSeq);
     if (o.stopped?.()) return null;
     // Lets the worker's messages through between pages.
     await new Promise<void>((r) => setImmediate(r));
   }
+  const { marks, prev, prevSeq } = at;
   if (!last) return { marks, head: null };
   // The record's own head at the snapshot's seq: the one thing read from PostgreSQL when all is well.
   const recorded = (await pullPageRaw(o.pool, Math.max(0, o.uptoSeq - 1), 1, o.uptoSeq)).events[0];
@@ -131,4 +119,90 @@ export async function checkSnapshotChain(o: ChainCheckOptions): Promise<ChainPar
       `its events end at seq ${prevSeq}, not at the record's seq ${o.uptoSeq} with its hash`,
     );
   return { marks, head: { seq: prevSeq, hash: prev } };
+}
+
+/** Events read as one blob at a time (canonicalPage): small enough to stay in the CPU's caches. */
+const BLOB_PAGE = 5_000;
+
+interface Walk {
+  prev: Buffer;
+  prevSeq: number;
+  expectId: number;
+  marks: ChainHead[];
+}
+
+/**
+ * Links one event onto the walk: `content` is the event's canonical content after 32 bytes of room for
+ * the hash before it (sha256(prev || content) in one call). Returns what is wrong, or undefined.
+ */
+function link(at: Walk, id: number, seq: number, content: Buffer, mark: unknown): string | undefined {
+  if (id !== at.expectId || !(seq > at.prevSeq))
+    return `its event ${id} is not the one after seq ${at.prevSeq} in order`;
+  at.prev.copy(content, 0);
+  const hash = crypto.hash('sha256', content, 'buffer') as Buffer;
+  if (startsBlock(at.prevSeq, seq)) {
+    if (!Buffer.isBuffer(mark) || !mark.equals(hash))
+      return `its events up to seq ${seq} do not hash to the mark it keeps there`;
+    at.marks.push({ seq, hash });
+  } else if (mark !== null && mark !== undefined) return `it keeps a mark at seq ${seq}, which starts no block`;
+  at.prev = hash;
+  at.prevSeq = seq;
+  at.expectId++;
+  return undefined;
+}
+
+/**
+ * Events `from` + 1 .. `to` read as one blob (canonicalPage) and linked: true when every one of them
+ * linked, false on anything else (the caller reads the page again event by event to say what).
+ */
+function linkPage(snap: Db, from: number, to: number, at: Walk, markOf: Map<number, Buffer>): boolean {
+  let blob: Buffer | null;
+  try {
+    blob = canonicalPage(snap, from, to);
+  } catch {
+    return false;
+  }
+  if (blob === null) return false;
+  let room = Buffer.allocUnsafe(4096);
+  let pos = 0;
+  while (pos < blob.length) {
+    const afterId = blob.indexOf(32, pos);
+    const afterSeq = afterId < 0 ? -1 : blob.indexOf(32, afterId + 1);
+    const eol = afterSeq < 0 ? -1 : blob.indexOf(10, afterSeq + 1);
+    if (eol < 0) return false;
+    const length = eol - afterSeq - 1;
+    if (room.length < 32 + length) room = Buffer.allocUnsafe(2 * (32 + length));
+    blob.copy(room, 32, afterSeq + 1, eol);
+    const id = digits(blob, pos, afterId);
+    if (link(at, id, digits(blob, afterId + 1, afterSeq), room.subarray(0, 32 + length), markOf.get(id) ?? null))
+      return false;
+    pos = eol + 1;
+  }
+  return at.expectId === to + 1;
+}
+
+/** The number written in decimal digits at blob[from..to), NaN when it is anything else (or nothing). */
+function digits(blob: Buffer, from: number, to: number): number {
+  if (from >= to || to - from > 15) return NaN;
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = blob[i]! - 48;
+    if (d < 0 || d > 9) return NaN;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/** Events `from` + 1 .. `to` read and linked one by one (canonicalContents): what is wrong, or undefined. */
+function linkRows(snap: Db, from: number, to: number, at: Walk): string | undefined {
+  try {
+    for (const [id, seq, content, mark] of canonicalContents(snap, from, to)) {
+      const failed = link(at, id, seq, content, mark);
+      if (failed !== undefined) return failed;
+    }
+  } catch (e) {
+    // A BLOB where the event has text (SQLite will not write it as JSON): not the record's content.
+    return `its event ${at.expectId} holds bytes where the record has text (${(e as Error).message})`;
+  }
+  return at.expectId === to + 1 ? undefined : `its event ${at.expectId} has no chain row`;
 }

@@ -14,6 +14,7 @@ import {
   copySnapshotTables,
   detachSnapshot,
   endCopy,
+  foldCopiedWal,
   rebuildIndexes,
 } from '../../store/sqlite/team/snapshot-copy.js';
 
@@ -77,8 +78,16 @@ parentPort!.on('message', (m: CopyCommand) => {
         startedAt: job.now,
       });
     if (open) endCopy(db, m.what);
+    const committed = open && m.what === 'commit';
     open = false;
     post({ type: m.what === 'commit' ? 'committed' : 'rolled-back' });
+    // The desk shows the copy now; its WAL is folded into the database here, off the desk's thread.
+    if (committed)
+      try {
+        foldCopiedWal(db);
+      } catch {
+        // Folded by the desk's own checkpoints later: the WAL is synced, the copy committed.
+      }
   } catch (e) {
     post({ type: 'error', message: (e as Error).message });
   } finally {

@@ -16,7 +16,7 @@ export interface SnapshotStartOptions {
   onProgress?: (p: { copiedSeq: number; totalSeq: number }) => void;
   stopped?: () => boolean;
   /** Told as each phase ends (the bench measures them apart). */
-  onPhase?: (phase: 'download' | 'verify' | 'copy' | 'checkpoint' | 'reconcile') => void;
+  onPhase?: (phase: 'download' | 'verify' | 'copy' | 'reconcile') => void;
   /** The keys this desk checks signed events with (verify.ts); read once, when the check starts. */
   keys?: () => SignatureKeys;
   /**

@@ -21,7 +21,7 @@
 // Any refusal (no snapshot of this schema version, damaged, not the record, the desk no longer empty)
 // leaves the desk as it was, and the caller replays instead.
 import fs from 'node:fs';
-import { checkpointWal, type Db } from '../../store/sqlite/connection.js';
+import type { Db } from '../../store/sqlite/connection.js';
 import { startCopy, type CopyRun } from './copy-run.js';
 import { runChecks } from './run-checks.js';
 import type { SnapshotStartOptions } from './start-options.js';
@@ -73,9 +73,8 @@ export async function snapshotStart(o: SnapshotStartOptions): Promise<SnapshotSt
     await copy.commit(deferred ? { signed: verified.signed, events: verified.events } : undefined, checked.reindex);
     copy = undefined;
     o.onPhase?.('copy');
-    // The copy went through the WAL: folded into the database now rather than at some later commit.
-    checkpointWal(db);
-    o.onPhase?.('checkpoint');
+    // The copy went through the WAL: the copy's thread folds it into the database once it has committed
+    // (copy-worker.ts), while the desk goes on, rather than the desk's thread or some later commit.
     // Deferred, nothing is reconciled until the signatures are checked: no collection counts as matched
     // on a signature this desk has not checked (sync/signature-check.ts reconciles when it is done).
     if (!deferred) {

@@ -11,6 +11,8 @@ import type { TeamTls } from '../tls.js';
 import { verifySnapshot } from './verify.js';
 import { checkSnapshotChain } from './chain.js';
 import { indexesMatchRows } from '../../store/sqlite/team/snapshot-copy.js';
+import { firstBytesInText } from '../../store/sqlite/team/snapshot-file.js';
+import { SnapshotRejectedError } from './rejected.js';
 
 export interface VerifyJob {
   /** rows: verify.ts; chain: chain.ts; indexes: the file's indexes of `table` against its rows. */
@@ -62,6 +64,11 @@ const snap = openConnection(job.file, 'snapshot');
 try {
   if (job.part === 'indexes') {
     const table = job.table!;
+    // Bytes in a text column pass every check that reads values through SQLite's JSON functions
+    // (firstBytesInText says why): refused here, on the thread that proves the table's indexes.
+    const bytes = firstBytesInText(snap, table);
+    if (bytes)
+      throw new SnapshotRejectedError(`${table} row ${bytes[0]}: ${bytes[1]} holds bytes, the record has text`);
     post({ type: 'indexes', table, match: indexesMatchRows(snap, table) });
   } else if (job.part === 'chain') {
     const r = await checkSnapshotChain({

@@ -9,7 +9,7 @@
 // snapshot's seq. Only the publisher writes this table (team/snapshot/publish.ts); a desk never copies it.
 import type { ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
-import { asValues, bytesValue, intOrNullValue, intValue, textValue } from '../../columns.js';
+import { asValues, bytesOrNullValue, bytesValue, intOrNullValue, intValue, textValue } from '../../columns.js';
 import { writeTransaction } from '../transaction.js';
 
 /** The table, as a snapshot file has it (its schema is checked against this text, snapshot-file.ts). */
@@ -129,6 +129,29 @@ export function canonicalContents(
       WHERE s.id > ? AND s.id <= ? ORDER BY s.id`,
     'raw',
   ).iterate(afterId, uptoId) as IterableIterator<[number, number, Buffer, Buffer | null]>;
+}
+
+/**
+ * Events `afterId` + 1 .. `uptoId` of a snapshot file as ONE blob: for each event, its id and its seq as
+ * digits (the seq as canonicalContents writes it: digits only when it is an integer), a space after
+ * each, its canonical content as canonicalContents gives it (without the room for the hash), and a
+ * newline. json_array never writes a raw newline (it escapes every control character), so each event ends
+ * at the first one after its header. A blob of bytes, not text: the content is hashed as SQLite wrote it,
+ * byte for byte. Events come in the order SQLite scans them (the caller checks each id in turn); an event
+ * without its snapshot_chain row is not given. One value for a page instead of a Buffer per event: the
+ * per-event Buffer was about a third of the chain check's CPU (5.5 against 3.8 µs an event, measured on a
+ * 100,000-collection file). Throws when a text column holds a BLOB, or the page is too big for one value:
+ * the caller then reads the page event by event (canonicalContents) to say which.
+ */
+export function canonicalPage(db: ReadDb, afterId: number, uptoId: number): Buffer | null {
+  const page = readStatement(
+    db,
+    `SELECT CAST(group_concat(printf('%d %s ', s.id, ${INT('s.seq')}) || ${CANONICAL} || char(10), '') AS BLOB)
+       FROM snapshot_chain s JOIN collection_events d ON d.id = s.id
+      WHERE s.id > ? AND s.id <= ?`,
+    'pluck',
+  ).get(afterId, uptoId);
+  return bytesOrNullValue(page, 'canonical page');
 }
 
 /**

@@ -18,9 +18,28 @@ export function detachSnapshot(db: Db): void {
   db.exec('DETACH DATABASE snap');
 }
 
-/** Opens the copy's write transaction, held across the worker's messages until endCopy. */
+/**
+ * Opens the copy's write transaction, held across the worker's messages until endCopy. Without the
+ * automatic checkpoint: the copy is the whole snapshot in the WAL (about 200 MB at 100,000 collections,
+ * GBs for a year), which the commit would otherwise fold into the database before it returns, while the
+ * desk waits (about two thirds of the commit: 385 ms of CPU against 161 ms without it, at 100,000
+ * collections). foldCopiedWal does it after the commit instead.
+ */
 export function beginCopy(db: Db): void {
+  db.pragma('wal_autocheckpoint = 0');
   db.exec('BEGIN IMMEDIATE');
+}
+
+/**
+ * After the copy committed, on the copy's own thread while the desk goes on: its WAL folded into the
+ * database (PASSIVE never waits for a reader or blocks a writer), then emptied if no other connection is
+ * using it at that moment (TRUNCATE without waiting: it blocks writers while it waits). A WAL left long
+ * is folded by the desk's own checkpoints later; it is synced already, so nothing is at risk meanwhile.
+ */
+export function foldCopiedWal(db: Db): void {
+  db.pragma('wal_checkpoint(PASSIVE)');
+  db.pragma('busy_timeout = 0');
+  db.pragma('wal_checkpoint(TRUNCATE)');
 }
 
 export function endCopy(db: Db, how: 'commit' | 'rollback'): void {

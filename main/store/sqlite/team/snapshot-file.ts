@@ -123,6 +123,28 @@ export function firstIdOutside(db: ReadDb, table: string, n: number): number | u
   return id === undefined ? undefined : intValue(id, 'id');
 }
 
+/**
+ * The first row of `table` (in id order) that holds bytes in a TEXT column, as [id, column], or undefined.
+ * SQLite's JSON functions take a BLOB argument as JSONB and write the JSON value it holds: a reference
+ * stored as jsonb('"MD-1"') is written as "MD-1", so the chain's content and the rows' JSON pages read it
+ * as the record's text, while the desk would hold bytes that no text lookup finds (a later callback for
+ * it an orphan, a second collection with the same reference). No TEXT column of the record holds bytes.
+ * typeof() reads only each record's header: one pass over the table, about what reading its ids costs.
+ */
+export function firstBytesInText(db: ReadDb, table: 'collections' | 'collection_events'): [number, string] | undefined {
+  const columns = (readStatement(db, `PRAGMA table_info(${table})`, 'raw').all() as unknown[][])
+    .filter((c) => String(c[2]).toUpperCase() === 'TEXT')
+    .map((c) => String(c[1]));
+  if (!columns.length) return undefined;
+  const row = readStatement(
+    db,
+    `SELECT id, CASE ${columns.map((c) => `WHEN typeof(${c}) = 'blob' THEN '${c}'`).join(' ')} END FROM ${table}
+      WHERE ${columns.map((c) => `typeof(${c}) = 'blob'`).join(' OR ')} ORDER BY id LIMIT 1`,
+    'raw',
+  ).get() as unknown[] | undefined;
+  return row === undefined ? undefined : [intValue(row[0], 'id'), String(row[1])];
+}
+
 /** How many events and collections a database holds. */
 export function recordCounts(db: ReadDb): { events: number; collections: number } {
   return {
