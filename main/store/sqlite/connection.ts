@@ -41,13 +41,18 @@ export function openDatabase(file: string, migrations: Migration[] = allMigratio
  * - `reader`: a worker that reads an already migrated database (an export segment). A small page cache:
  *   a segment reads its rows once, in index order; better-sqlite3's 16 MB default per connection was
  *   paid once per worker (two workers reading 300,000 rows each peaked 122 MB with it, 99 MB without).
- * - `bulk`: a worker that writes its own rows in bulk (a reconcile range's scratch sets, the snapshot
- *   copy). Foreign keys off: its rows are keyed by ids it has just read. A large cache and a memory map.
+ * - `bulk`: a worker that writes its own rows in bulk (the snapshot copy). Foreign keys off: its rows are
+ *   keyed by ids it has just read. A large cache and a memory map.
+ * - `pass`: a full reconciliation's connections (its writer and the range helpers' scratch sets): as
+ *   `bulk`, with an 8 MB page cache. The memory map serves its reads; three 64 MB caches, freed when the
+ *   pass ends, stayed resident in the process as malloc's free memory (an export right after a year's
+ *   full reconciliation peaked at 165-183 MB of RSS with them, 115-118 MB without; the pass took
+ *   1.92-1.97 s either way: `npm run bench`, 27 Nov).
  * - `snapshot`: a downloaded snapshot file, read once, in order, read only, through a memory map.
  * - `scratch`: an in-memory database for a throwaway comparison (the fresh schema a snapshot is held to).
  * The app's own connection (`openDatabase`) is the fifth: WAL, FULL sync, foreign keys, migrations.
  */
-export type ConnectionProfile = 'reader' | 'bulk' | 'snapshot' | 'scratch';
+export type ConnectionProfile = 'reader' | 'bulk' | 'pass' | 'snapshot' | 'scratch';
 
 /** Opens a connection to an existing database (or `:memory:` for `scratch`) set up for `profile`. */
 export function openConnection(file: string, profile: ConnectionProfile): Db {
@@ -66,7 +71,7 @@ export function openConnection(file: string, profile: ConnectionProfile): Db {
   } else {
     db.pragma('foreign_keys = OFF');
     db.pragma('temp_store = MEMORY');
-    db.pragma('cache_size = -65536');
+    db.pragma(profile === 'pass' ? 'cache_size = -8192' : 'cache_size = -65536');
     db.pragma('mmap_size = 4294967296');
   }
   return db;

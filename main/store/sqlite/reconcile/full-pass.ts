@@ -29,7 +29,7 @@ export interface RangeParams {
 
 /**
  * The connection a full pass runs on, off the app's thread (main/reconcile/reconcile-worker.ts): the
- * bulk profile (a range's aggregates materialized in memory, the million-row index read through a
+ * `pass` profile (a range's aggregates materialized in memory, the million-row index read through a
  * memory map; foreign keys off, since every row it writes is keyed by an id it has just read from
  * collections), and two settings of its own:
  * - synchronous NORMAL: the table is a projection that a re-run rebuilds, so a range's commit need not
@@ -40,14 +40,14 @@ export interface RangeParams {
  *   at the end.
  */
 export function openFullPassWriter(file: string): Db {
-  const db = openConnection(file, 'bulk');
+  const db = openConnection(file, 'pass');
   db.pragma('synchronous = NORMAL');
   db.pragma('wal_autocheckpoint = 0');
   return db;
 }
 
 /**
- * Lets go of what a bulk connection holds once its writes are done: the memory map (every page of the
+ * Lets go of what a pass connection holds once its writes are done: the memory map (every page of the
  * database the run touched, counted in the process's resident memory until unmapped: about 800 MB of a
  * year's file) and the page cache. The checkpoint that follows reads and writes through plain I/O, so a
  * caller that goes on at once (an export right after a full reconciliation) does not carry the map.

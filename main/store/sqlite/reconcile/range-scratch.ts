@@ -26,9 +26,9 @@ export interface RangeHelper {
 
 const ddlOf = rowMapper((r) => ({ type: text(r, 'type'), sql: text(r, 'sql') }));
 
-/** Opens the helper's connection (bulk profile: it writes only its scratch files, keyed by ids it has just read). */
+/** Opens the helper's connection (the `pass` profile: it writes only its scratch files, keyed by ids it has just read). */
 export function openRangeHelper(dbFile: string): RangeHelper {
-  const db: Db = openConnection(dbFile, 'bulk');
+  const db: Db = openConnection(dbFile, 'pass');
   let tables: string[];
   try {
     installKindSets(db);
