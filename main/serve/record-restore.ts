@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { acknowledgedBefore, markRestored, type AcknowledgedRow } from '../store/sqlite/serve-journal.js';
-import { eventsStored } from '../store/pg/events.js';
+import { eventsStored } from '../store/pg/event-inserts.js';
 import { restoreEvents, type RestoreRow } from '../store/pg/rollback.js';
 import type { NewTeamEvent } from '../team/events.js';
 import { journalEvent, type ServeJournal } from './journal.js';

@@ -1,7 +1,7 @@
 // Writing to the team's event log (events.ts reads it): each event checked, field by field, before one
 // statement stores the batch, idempotent by event key. seq, actor and recorded_at come from the database
 // (migration 1), never from here; the statements are store/pg/events.ts.
-import { insertEvents, insertUnstoredEvents, type EventInsertRow } from '../store/pg/events.js';
+import { insertEvents, insertUnstoredEvents, type EventInsertRow } from '../store/pg/event-inserts.js';
 import { EVENT_SOURCES, SIGNATURE_STATES, type EventSource, type SignatureState } from '../collections/model.js';
 import { TeamError, TeamFieldError, translatePgError } from './errors.js';
 import { queryableLogin, toSafeInteger, type Queryable } from './pool.js';

@@ -13,7 +13,7 @@ import { serverUrl, startServer, stopServerSync } from '../support/postgres-serv
 import { migrate } from '../../main/team/migrate.js';
 import { addOperator } from '../../main/operations/operators.js';
 import { openTeamPool } from '../../main/team/pool.js';
-import { insertUnstoredEvents, type EventInsertRow } from '../../main/store/pg/events.js';
+import { insertUnstoredEvents, type EventInsertRow } from '../../main/store/pg/event-inserts.js';
 
 const { values: opt } = parseArgs({
   options: {

@@ -1,15 +1,10 @@
-// team.events, the append-only log every desk pulls from (team migrations 1, 7, 8, 11): its inserts,
-// its reads by seq, and the notice a commit sends. seq, actor, recorded_at and the hash chain are the
-// database's (migration 1), never sent from here. The checks of what is written are the team's
-// (main/team/events.ts); values come and go as pg gives them (int8 as text).
+// team.events, the append-only log every desk pulls from (team migrations 1, 7, 8, 11): its reads by
+// seq, and the notice a commit sends; its writes are in event-inserts.ts. Values come and go as pg
+// gives them (int8 as text).
 import type pg from 'pg';
 import type { Queryable } from './connection.js';
-import { boolList, bytes, date, maybe, onlyRow, rowMapper, text, textList, textOrNull } from '../columns.js';
-import { binaryTextArray } from './text-arrays.js';
+import { bytes, date, maybe, onlyRow, rowMapper, text, textOrNull } from '../columns.js';
 
-const seqKeyOf = rowMapper((r) => ({ seq: text(r, 'seq'), event_key: text(r, 'event_key') }));
-const storedSeqsOf = rowMapper((r) => ({ stored: boolList(r, 'stored'), seqs: textList(r, 'seqs') }));
-const storedOf = rowMapper((r) => boolList(r, 'stored'));
 const maxOf = rowMapper((r) => textOrNull(r, 'max'));
 const seqOf = rowMapper((r) => text(r, 'seq'));
 const eventBySeqOf = rowMapper((r) => ({
@@ -25,135 +20,6 @@ export const EVENTS_CHANNEL = 'team_events';
 /** Subscribes `client` (a connection of its own: a pooled one would lose it) to EVENTS_CHANNEL. */
 export async function listenForEvents(client: pg.Client): Promise<void> {
   await client.query(`LISTEN ${EVENTS_CHANNEL}`);
-}
-
-/** An event row as the inserts take it (checked by the team before): text, or null, as PostgreSQL reads it. */
-export interface EventInsertRow {
-  event_key: string | null;
-  merchant_reference: string | null;
-  internal_reference: string | null;
-  source: string;
-  kind: string | null;
-  status: string | null;
-  /** int8 as text. */
-  amount_minor: string | null;
-  currency: string | null;
-  signature: string;
-  payload: string | null;
-  evidence: string | null;
-  note: string | null;
-  payment_url: string | null;
-  status_message: string | null;
-  /** ISO 8601. */
-  occurred_at: string;
-}
-
-/** team.events' written columns, in the order the inserts below take them (each one parameter). */
-const EVENT_FIELDS = [
-  'event_key',
-  'merchant_reference',
-  'internal_reference',
-  'source',
-  'kind',
-  'status',
-  'amount_minor',
-  'currency',
-  'signature',
-  'payload',
-  'note',
-  'payment_url',
-  'status_message',
-  'occurred_at',
-  'evidence',
-] as const satisfies readonly (keyof EventInsertRow)[];
-
-const EVENT_COLUMNS = EVENT_FIELDS.join(', ');
-
-/**
- * The rows as a set `e` with one column per field and their order `n`: each field comes as one text[]
- * parameter ($1 the keys, $2 the references, ...) in PostgreSQL's binary format (text-arrays.ts), so
- * the server copies the values rather than parsing a JSON document of the whole batch.
- */
-const EVENT_ROWS = `unnest(${EVENT_FIELDS.map((_, i) => `$${i + 1}::text[]`).join(', ')})
-  WITH ORDINALITY AS e(${EVENT_COLUMNS}, n)`;
-
-/** Each column's value from `e`, in EVENT_COLUMNS' order. */
-const EVENT_VALUES = EVENT_FIELDS.map((f) =>
-  f === 'amount_minor' ? 'e.amount_minor::bigint' : f === 'occurred_at' ? 'e.occurred_at::timestamptz' : `e.${f}`,
-).join(', ');
-
-/** The parameters of EVENT_ROWS for `rows`. */
-function eventParams(rows: readonly EventInsertRow[]): Buffer[] {
-  return EVENT_FIELDS.map((f) => binaryTextArray(rows.map((r) => r[f])));
-}
-
-/**
- * The insert of a batch of rows, in their order: the one insert into team.events. A desk's writes
- * (team/record.ts recordEvents, team/intents.ts createIntent) and serve's callback store all go through
- * EVENT_ROWS and EVENT_VALUES, by one of the two statements below, so their columns cannot drift apart.
- * Two statements because the writers' logins differ: a desk reads event keys back, serve may not.
- * Neither is a named (prepared) statement, though that would spare planning each batch: PostgreSQL keeps
- * a prepared plan with the row-level security policies of the roles the login had when it was planned,
- * and does not plan again when an admin changes the login's role, so a desk made back office would go on
- * inserting as support on that connection (test/team/own-events-order.test.ts found it).
- */
-const INSERT_EVENTS = `
-INSERT INTO team.events (${EVENT_COLUMNS})
-SELECT ${EVENT_VALUES}
-FROM ${EVENT_ROWS}
-ORDER BY n
-ON CONFLICT (event_key) DO NOTHING
-RETURNING seq, event_key`;
-
-/**
- * Inserts the rows in one statement, skipping each key already stored (earlier, by anyone, or before in
- * this batch); the rows stored, with their seqs. Needs SELECT on event_key (a desk's login: migration 4).
- */
-export async function insertEvents(
-  db: Queryable,
-  rows: readonly EventInsertRow[],
-): Promise<{ seq: string; event_key: string }[]> {
-  const r = await db.query(INSERT_EVENTS, eventParams(rows));
-  return r.rows.map(seqKeyOf);
-}
-
-/**
- * The same insert for a writer that may not read event_key (serve's login, migration 8), in ONE statement
- * (one round trip, one commit): it asks team.events_stored which keys are stored (it may ask that, yes or
- * no, for keys it holds: $1, the rows' keys), inserts the others in the order given, and reads back only
- * their seqs. It names no conflict target (that would need SELECT on event_key) and skips no conflict: a
- * key another writer stores after this statement's snapshot and before its write turn fails the statement
- * whole (23505), and the caller asks again. The keys must be distinct (the caller leaves out a repeat).
- */
-const INSERT_UNSTORED_EVENTS = `
-WITH stored AS (SELECT team.events_stored($1::text[]) AS s),
-added AS (
-  INSERT INTO team.events (${EVENT_COLUMNS})
-  SELECT ${EVENT_VALUES}
-  FROM ${EVENT_ROWS}, stored
-  WHERE NOT stored.s[n]
-  ORDER BY n
-  RETURNING seq
-)
-SELECT (SELECT s FROM stored) AS stored, ARRAY(SELECT seq FROM added ORDER BY seq) AS seqs`;
-
-/**
- * Inserts the rows whose keys are not stored yet; for each row whether it was stored already, and the seqs
- * of those inserted now, ascending: drawn one row at a time in the order given, under one write turn, so
- * the i-th seq is the i-th row not stored before.
- */
-export async function insertUnstoredEvents(
-  db: Queryable,
-  rows: readonly EventInsertRow[],
-): Promise<{ stored: boolean[]; seqs: string[] }> {
-  const r = await db.query(INSERT_UNSTORED_EVENTS, eventParams(rows));
-  return onlyRow(r.rows, storedSeqsOf);
-}
-
-/** For each key, whether an event of that key is stored (team.events_stored, migration 8: serve may ask it). */
-export async function eventsStored(db: Queryable, keys: readonly string[]): Promise<boolean[]> {
-  const r = await db.query('SELECT team.events_stored($1::text[]) AS stored', [keys]);
-  return onlyRow(r.rows, storedOf);
 }
 
 /** An event as stored, with its chain's columns. */
