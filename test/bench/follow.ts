@@ -17,7 +17,8 @@
 // Options: --desks N (8) --seconds S (20) --rate R (300 callbacks/s) --backlog N (50000) --settle S (5)
 // --phases single,many,backlog (all) --quick (2 desks, 5 s at 50/s, a 5,000-event backlog) --keep
 // --profile DIR (one desk's main and window under V8's profiler, follow-profile.ts; run the bench with
-// node --experimental-websocket).
+// node --experimental-websocket) --idle S (before each load, once the desks are quiet: S seconds more of
+// nothing arriving, the desks' main and window CPU in ms per second: what a desk spends doing nothing).
 // Runs under scripts/with-keyring.sh (npm run bench:follow does): the desks keep their keys in the
 // keychain of that private D-Bus session, each under its own service name.
 import crypto from 'node:crypto';
@@ -54,6 +55,7 @@ const { values: opt } = parseArgs({
     quick: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    idle: { type: 'string', default: '0' },
   },
   strict: true,
 });
@@ -67,6 +69,7 @@ const seconds = num('seconds', opt.seconds, 20, 5);
 const rate = num('rate', opt.rate, 300, 50);
 const backlog = num('backlog', opt.backlog, 50_000, 5_000, 2);
 const settle = num('settle', opt.settle, 5, 5, 0);
+const idleSeconds = num('idle', opt.idle, 0, 0, 0);
 const phases = new Set(opt.phases.split(',').map((s) => s.trim()));
 for (const p of phases)
   if (!['single', 'many', 'backlog'].includes(p))
@@ -308,6 +311,8 @@ interface DeskLoad {
   /** CPU per applied event, from the load's start until all were applied and the desk was quiet again, or the wait ended. */
   msPerEvent: { main: number; window: number; total: number } | null;
   idleCores: number;
+  /** With --idle S: CPU ms per second over S quiet seconds before the load (the same screen, nothing arriving). */
+  idleMsPerSecond: { main: number; window: number; seconds: number } | null;
   /** Seconds after the load's end that its cost was counted to: quiet again, or cut at the end of the wait. */
   costCountedTo: { secondsAfterLoad: number; until: 'quiet' | 'the end of the wait' };
 }
@@ -318,6 +323,7 @@ interface DeskLoad {
  */
 async function load(team: Team, desks: Desk[], targets: Target[], label: string) {
   const idle = await waitQuiet(desks, label);
+  const idleMs = await idleBaseline(desks, label);
   for (const d of desks) d.watch.poll();
   const signed = signCallbacks(targets, team.sb.signingKey, team.rsaKey);
   const profile =
@@ -425,6 +431,7 @@ async function load(team: Team, desks: Desk[], targets: Target[], label: string)
           }
         : null,
       idleCores: r2(idle[i]!),
+      idleMsPerSecond: idleMs[i] ?? null,
       costCountedTo: {
         secondsAfterLoad: r1((countedTo - loadEnd) / 1000),
         until: quietAt[i] === null ? 'the end of the wait' : 'quiet',
@@ -468,6 +475,25 @@ async function waitQuiet(desks: Desk[], label: string): Promise<number[]> {
       return cores;
     }
   }
+}
+
+/** --idle S: each desk's main and window CPU in ms per second over S seconds with nothing arriving. */
+async function idleBaseline(desks: Desk[], label: string) {
+  if (idleSeconds === 0) return desks.map(() => null);
+  const before = desks.map((d) => treeCpu(d.pid));
+  const t = performance.now();
+  await pause(idleSeconds * 1000);
+  const s = (performance.now() - t) / 1000;
+  return desks.map((d, i) => {
+    const c = treeCpu(d.pid);
+    const r = {
+      main: r1((ticksToSeconds(c.mainTicks - before[i]!.mainTicks) * 1000) / s),
+      window: r1((ticksToSeconds(c.windowTicks - before[i]!.windowTicks) * 1000) / s),
+      seconds: r1(s),
+    };
+    log(`${label}: ${d.login} idle for ${r.seconds} s: ${r.main} ms/s main, ${r.window} ms/s window`);
+    return r;
+  });
 }
 
 /**
