@@ -5,7 +5,7 @@
 // caller also pulls, and re-reads its operator, on a timer; behind a pool in transaction mode none
 // arrives at all, which the caller finds out by a probe (sync/notify-probe.ts).
 import pg from 'pg';
-import { EVENTS_CHANNEL, listenForEvents } from '../store/pg/events.js';
+import { EVENTS_CHANNEL, listenForEvents, unlistenForEvents } from '../store/pg/events.js';
 import { listenForOperatorChanges, OPERATORS_CHANNEL } from '../store/pg/operators.js';
 import { listenForProbe } from '../store/pg/notify-probe.js';
 import { translatePgError } from './errors.js';
@@ -13,6 +13,13 @@ import { loginOf } from './pool.js';
 import { DEFAULT_TLS, pgConnectionConfig, type TeamTls } from './tls.js';
 
 export interface Listener {
+  /**
+   * Stops hearing about new events until resume() (operators and the probe are still heard): while a pull
+   * is already due, each notification is work for nothing (sync/scheduler.ts says when).
+   */
+  hold(): void;
+  /** Hears about new events again; resolves once PostgreSQL listens (at once when not held). */
+  resume(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,7 +69,19 @@ export async function listen(
     await client.end().catch(() => undefined);
     throw translatePgError(e, 'listen for new events', loginOf(url));
   }
+  // A failed UNLISTEN or LISTEN is the connection failing: its 'error' says so (onError), not this.
+  let held = false;
   return {
+    hold() {
+      if (held || closing) return;
+      held = true;
+      unlistenForEvents(client).catch(() => undefined);
+    },
+    async resume() {
+      if (!held || closing) return;
+      held = false;
+      await listenForEvents(client).catch(() => undefined);
+    },
     async close() {
       closing = true;
       await client.end().catch(() => undefined);

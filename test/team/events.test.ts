@@ -169,6 +169,30 @@ describe('listen', () => {
   });
 });
 
+describe('listen, held while a pull is due', () => {
+  it('hears no new events while held, and the next commit once resumed', async () => {
+    const seqs: number[] = [];
+    let wake: (() => void) | undefined;
+    const listener = await listen(team.db.urlFor(backOffice, team.password(backOffice)), (seq) => {
+      seqs.push(seq);
+      wake?.();
+    });
+    try {
+      listener.hold();
+      await appendEvents(team.signIn(support), [event()]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(seqs).toEqual([]); // the pull that is due reads it
+      await listener.resume();
+      const woken = new Promise<void>((resolve) => (wake = resolve));
+      const { stored } = await appendEvents(team.signIn(support), [event()]);
+      await woken;
+      expect(seqs).toEqual([stored[0]!.seq]);
+    } finally {
+      await listener.close();
+    }
+  });
+});
+
 describe('listen, when the connection drops', () => {
   it('reports it through onError so the caller listens again and pulls', async () => {
     const errors: Error[] = [];

@@ -93,12 +93,16 @@ describe('the scheduler', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] }));
   afterEach(() => vi.useRealTimers());
 
-  function scheduler(pull: () => Promise<number>) {
+  function scheduler(
+    pull: (why: { woken: boolean }) => Promise<number>,
+    listening?: { hold(): void; resume(): Promise<void> },
+  ) {
     const status = createSyncStatus(initialStatus(0, null, 5_000), quiet);
     return {
       status,
       s: createScheduler({
         pull,
+        ...(listening ? { listening } : {}),
         status,
         now: () => Date.now(),
         logger: quiet,
@@ -146,6 +150,65 @@ describe('the scheduler', () => {
     release();
     expect(await a).toBe(2);
     expect(pulls).toBe(2);
+    await s.close();
+  });
+
+  it('tells a pull whether only notifications asked for it: one a caller or the timer asked for, or joined, is not', async () => {
+    const asked: boolean[] = [];
+    const { s } = scheduler(async (why) => {
+      asked.push(why.woken);
+      return 0;
+    });
+    s.wake(); // after a quiet spell: at once
+    await vi.advanceTimersByTimeAsync(0);
+    s.wake(); // within the beat: the next one
+    await vi.advanceTimersByTimeAsync(250);
+    expect(asked).toEqual([true, true]);
+    await vi.advanceTimersByTimeAsync(1_000); // a quiet spell
+    s.wake();
+    void s.pullNow(); // joins the pull the notification asked for: it is the caller's too
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked).toEqual([true, true, false]);
+    await s.pullNow();
+    await s.trigger();
+    expect(asked).toEqual([true, true, false, false, false]);
+    await s.close();
+  });
+
+  it('stops hearing notifications while a pull waits for the beat, and hears again before that pull reads', async () => {
+    const log: string[] = [];
+    const { s } = scheduler(
+      async () => {
+        log.push('pull');
+        return 0;
+      },
+      {
+        hold: () => void log.push('hold'),
+        resume: async () => void log.push('resume'),
+      },
+    );
+    s.wake(); // after a quiet spell: pulls at once, nothing to hold
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log).toEqual(['resume', 'pull']);
+    s.wake(); // within the beat: the next pull waits for it, so the notifications meanwhile tell nothing new
+    s.wake();
+    expect(log).toEqual(['resume', 'pull', 'hold']);
+    await vi.advanceTimersByTimeAsync(250);
+    expect(log).toEqual(['resume', 'pull', 'hold', 'resume', 'pull']);
+    await s.close();
+  });
+
+  it('does not wait for a listener that never answers: the pull reads a second later', async () => {
+    let pulls = 0;
+    const { s } = scheduler(async () => ++pulls, {
+      hold: () => undefined,
+      resume: () => new Promise<void>(() => undefined),
+    });
+    void s.pullNow();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(pulls).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(pulls).toBe(1);
     await s.close();
   });
 

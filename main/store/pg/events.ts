@@ -22,6 +22,11 @@ export async function listenForEvents(client: pg.Client): Promise<void> {
   await client.query(`LISTEN ${EVENTS_CHANNEL}`);
 }
 
+/** Stops hearing EVENTS_CHANNEL on `client` (listenForEvents again to hear it). */
+export async function unlistenForEvents(client: pg.Client): Promise<void> {
+  await client.query(`UNLISTEN ${EVENTS_CHANNEL}`);
+}
+
 /** An event as stored, with its chain's columns. */
 export interface EventRow {
   seq: string;

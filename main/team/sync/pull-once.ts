@@ -2,7 +2,12 @@
 // loaded, the database this desk's team's, the desk started from the record: start.ts; the record not gone
 // back in time: rollback.ts), the events (pull-loop.ts), then what follows them: the lost list, the
 // witness journal's horizon, this desk's own events folded again in the record's order (refold.ts), and
-// the balance snapshots and payment options pulled.
+// the balance snapshots and payment options pulled: by every pull but one only notifications asked for,
+// which reads them at most once a POLLS_EVERY_MS. No notification says a snapshot or a list is new (serve's
+// poller writes them every few minutes), so a pull woken by new events has no reason of its own to read
+// them, and a desk following a busy team pulls four times a second: two round trips to PostgreSQL each
+// time, for nothing new (bench:follow, docs/benchmarks.md). An idle desk reads them with its periodic
+// pull, as before; a busy one at least once a second.
 import type pg from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../store/sqlite/connection.js';
@@ -23,6 +28,10 @@ import type { SignatureWatch } from './signature-watch.js';
 import { startDesk } from './start.js';
 import { pruneWitness } from './witness.js';
 import { checkWorkspace } from './workspace.js';
+import type { PullReason } from './scheduler.js';
+
+/** A pull woken by notifications reads the balance snapshots and payment options at most this often. */
+export const POLLS_EVERY_MS = 1_000;
 
 export interface PullOptions extends Omit<PullLoopOptions, 'rollback' | 'now'> {
   clock: Clock;
@@ -41,7 +50,8 @@ export interface PullOptions extends Omit<PullLoopOptions, 'rollback' | 'now'> {
 }
 
 export interface Pull {
-  run(): Promise<number>;
+  /** One full pull; `why.woken`: only notifications asked for it (the polls may wait, POLLS_EVERY_MS). */
+  run(why?: PullReason): Promise<number>;
   /** Look at the record first at the next pull, whatever the time (back from an outage: a failover?). */
   lookFirst(): void;
 }
@@ -52,6 +62,8 @@ export function createPull(o: PullOptions): Pull {
   let startChecked = false;
   let lookFirst = true;
   let prunedAt = -Infinity;
+  /** When the polls were last read (performance.now(): the beat's clock, never a test's fake one). */
+  let polledAt = -Infinity;
 
   /** The desk's start (start.ts) before its first incremental pull; what it copied is told. */
   async function start(): Promise<number> {
@@ -78,7 +90,7 @@ export function createPull(o: PullOptions): Pull {
     }
   }
 
-  async function run(): Promise<number> {
+  async function run(why: PullReason = { woken: false }): Promise<number> {
     // A close does not wait for the keys (the workspace's first connection attempt may take a while).
     if (!keysLoaded && o.evidenceReady) await Promise.race([o.evidenceReady(), o.closing]);
     if (o.stopped()) return 0;
@@ -97,11 +109,11 @@ export function createPull(o: PullOptions): Pull {
     o.signatures.resumeIfOwed();
     total += await pullEvents({ ...o, now: () => clock.now() });
     if (o.stopped()) return total;
-    await after(total);
+    await after(total, why);
     return total;
   }
 
-  async function after(applied: number): Promise<void> {
+  async function after(applied: number, why: PullReason): Promise<void> {
     if (applied) o.rollback.applied(); // the lost list drops what came back through another witness
     if (clock.now() - prunedAt > 3_600_000) {
       prunedAt = clock.now();
@@ -118,7 +130,10 @@ export function createPull(o: PullOptions): Pull {
     if (refolded.ids.length) o.notices.applied(collectionStatuses(db, refolded.ids), 0);
     o.notices.flush();
     if (o.stopped()) return;
-    await pullPolls(o, pool, db, clock.now);
+    if (!why.woken || performance.now() - polledAt >= POLLS_EVERY_MS) {
+      polledAt = performance.now();
+      await pullPolls(o, pool, db, clock.now);
+    }
     // Loud, once the rest of the pull is done: the pull fails with the first one's error as it would have
     // (its status says so; an unreachable database stays "offline"), and each is tried on the next pull.
     if (refolded.failed[0]) throw refolded.failed[0].error;

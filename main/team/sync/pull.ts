@@ -110,6 +110,7 @@ function scheduling(b: Base, pull: Pull, chain: ChainWatch) {
     onFailed: (err) => {
       if (err instanceof TeamUnavailableError) pull.lookFirst();
     },
+    listening: { hold: () => listener.hold(), resume: () => listener.resume() },
   });
   const listener = createSyncListener({
     pool,

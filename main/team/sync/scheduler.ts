@@ -6,7 +6,9 @@
 // The beat is the one pacing between a pulled batch and the screens. A notification after a quiet spell
 // pulls at once (an intent recorded at another desk shows here in milliseconds); those within the beat of
 // that pull's start share the next pull, so a busy team costs a few pulls a second, each one batch, one
-// transaction and one notice to the screens (notices.ts), and each adds at most a beat to the lag.
+// transaction and one notice to the screens (notices.ts), and each adds at most a beat to the lag. While
+// that next pull waits for the beat, more notifications would tell nothing new: the listener is held
+// (it stops hearing about new events) and resumed before the pull reads (listener.ts).
 import { doublingDelay } from '../../clock.js';
 import { TeamUnavailableError } from '../errors.js';
 import { isSilence, PROBE_EVERY_MS, reachabilityWatch } from '../reconnect.js';
@@ -17,9 +19,14 @@ export const BEAT_MS = 250;
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 15_000;
 
+/** Why a pull runs: `woken` when only notifications of new events asked for it (wake), not a person, a test or the timer. */
+export interface PullReason {
+  woken: boolean;
+}
+
 export interface SchedulerOptions {
   /** One full pull; resolves with how many events it applied. */
-  pull: () => Promise<number>;
+  pull: (why: PullReason) => Promise<number>;
   status: SyncStatus;
   now: () => number;
   logger: { info(obj: object, msg?: string): void };
@@ -32,7 +39,12 @@ export interface SchedulerOptions {
   onPulled?: () => void;
   /** A pull failed (before the status says so). */
   onFailed?: (err: Error) => void;
+  /** Hears notifications (listener.ts): held while a pull waits for the beat, resumed before it reads. */
+  listening?: { hold(): void; resume(): Promise<void> };
 }
+
+/** The longest a pull waits for the listener to listen again: a connection that does not answer is the probe's to find. */
+const RESUME_WAIT_MS = 1_000;
 
 export interface Scheduler {
   /** Pulls now, or joins the pull waiting to run; resolves with how many events it applied. */
@@ -46,6 +58,20 @@ export interface Scheduler {
   close(): Promise<void>;
 }
 
+/** A pull's outcome handled elsewhere (a failure is retried by the scheduler, never thrown). */
+const settled = (p: Promise<number>): Promise<void> =>
+  p.then(
+    () => undefined,
+    () => undefined,
+  );
+
+/** The listener's resume, waited for at most RESUME_WAIT_MS (the periodic pull covers a listener that never answers). */
+async function resumeListening(l: { resume(): Promise<void> }): Promise<void> {
+  let t: NodeJS.Timeout | undefined;
+  await Promise.race([l.resume(), new Promise<void>((r) => (t = setTimeout(r, RESUME_WAIT_MS)))]);
+  clearTimeout(t);
+}
+
 export function createScheduler(o: SchedulerOptions): Scheduler {
   const beatMs = o.beatMs ?? BEAT_MS;
   const back = reachabilityWatch(o.url);
@@ -54,6 +80,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   let failures = 0;
   let tail: Promise<unknown> = Promise.resolve();
   let waiting: Promise<number> | null = null;
+  /** Whether only notifications asked for the waiting pull (one asked by pullNow or the timer is not). */
+  let waitingWoken = true;
   let beat: NodeJS.Timeout | null = null;
   let pulledAt = -Infinity;
 
@@ -64,10 +92,10 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     timer.unref?.();
   }
 
-  async function guarded(): Promise<number> {
+  async function guarded(why: PullReason): Promise<number> {
     try {
       const wasOnline = o.status.get().online && !o.status.get().error;
-      const n = await o.pull();
+      const n = await o.pull(why);
       if (!wasOnline)
         o.logger.info({ lastSeq: o.status.get().lastSeq }, 'team sync: up to date with the team database');
       failures = 0;
@@ -91,24 +119,29 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     }
   }
 
-  function pullNow(): Promise<number> {
+  function ask(woken: boolean): Promise<number> {
     if (closed) return Promise.reject(new Error('team sync is closed'));
-    if (waiting) return waiting;
-    const p = tail.then(() => {
+    if (waiting) {
+      waitingWoken &&= woken;
+      return waiting;
+    }
+    waitingWoken = woken;
+    const p = tail.then(async () => {
+      const why = { woken: waitingWoken };
       waiting = null;
+      // Listening again before the pull reads: what is committed after this is heard, what before, pulled.
+      if (o.listening && !closed) await resumeListening(o.listening);
       pulledAt = performance.now();
-      return closed ? 0 : guarded();
+      return closed ? 0 : guarded(why);
     });
     waiting = p;
     tail = p.catch(() => undefined);
     return p;
   }
 
-  const trigger = (): Promise<void> =>
-    pullNow().then(
-      () => undefined,
-      () => undefined,
-    );
+  const pullNow = (): Promise<number> => ask(false);
+  const trigger = (): Promise<void> => settled(ask(false));
+  const woken = (): Promise<void> => settled(ask(true));
 
   return {
     pullNow,
@@ -117,12 +150,13 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     wake() {
       if (closed || beat) return;
       const wait = pulledAt + beatMs - performance.now();
-      if (wait <= 0) return void trigger();
+      if (wait <= 0) return void woken();
       beat = setTimeout(() => {
         beat = null;
-        void trigger();
+        void woken();
       }, wait);
       beat.unref?.();
+      o.listening?.hold(); // the pull on the beat reads whatever is committed until then
     },
     async close() {
       closed = true;
