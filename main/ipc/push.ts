@@ -50,6 +50,14 @@ export const PUSH_EVERY_MS = 250;
  * at once, as before.
  */
 export const STATUS_EVERY_MS = 1_000;
+/**
+ * The last status change waits this much longer than the pace asks before it goes on its own. While a team
+ * is busy, the status changes with each pull, four a second: the change of the first pull once a second
+ * has passed then goes at once, in the same turn as that pull's notice (the Chromium shell sends one
+ * turn's pushes as one message), instead of alone a moment before it. Each message costs the window about
+ * 3 ms of CPU (bench:follow, docs/benchmarks.md).
+ */
+export const STATUS_LAST_WAITS_MS = PUSH_EVERY_MS;
 
 /** The payloads of one event waiting for a window, merged as they come; take() gives the one to send. */
 interface Waiting<E extends DeskEventName> {
@@ -123,7 +131,7 @@ export interface PushPacing {
  */
 export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: PushPacing = {}): () => void {
   const events = pacer(send, pacing, pacing.everyMs ?? PUSH_EVERY_MS);
-  const status = pacer(send, pacing, STATUS_EVERY_MS);
+  const status = pacer(send, pacing, STATUS_EVERY_MS, STATUS_LAST_WAITS_MS);
   const pace: DeskEventSender = (event, payload) =>
     (event === 'app.status' ? status.pace : events.pace)(event, payload);
   const off = bus.subscribe((event, payload) =>
@@ -136,8 +144,12 @@ export function pushToRenderer(bus: AppEventBus, send: DeskEventSender, pacing: 
   };
 }
 
-/** Paces sends at most `everyMs` apart, merging what waits per event; stop() drops what waits. */
-function pacer(send: DeskEventSender, pacing: PushPacing, everyMs: number) {
+/**
+ * Paces sends at most `everyMs` apart, merging what waits per event; stop() drops what waits. What waits
+ * goes with the first send the pace allows; when nothing comes then, the timer sends it `lastWaitsMs` after
+ * the pace allowed it.
+ */
+function pacer(send: DeskEventSender, pacing: PushPacing, everyMs: number, lastWaitsMs = 0) {
   const clock = pacing.clock ?? systemClock;
   const sleep = pacing.sleep ?? realSleep;
   const waiting = new Map<DeskEventName, Waiting<DeskEventName>>();
@@ -167,12 +179,15 @@ function pacer(send: DeskEventSender, pacing: PushPacing, everyMs: number) {
     let w = waiting.get(event) as Waiting<typeof event> | undefined;
     if (!w) waiting.set(event, (w = make()) as Waiting<DeskEventName>);
     w.add(payload);
-    if (timer) return;
     const wait = lastSentAt + everyMs - clock.now();
-    if (wait <= 0) return flush();
+    if (wait <= 0) {
+      timer?.abort();
+      return flush();
+    }
+    if (timer) return;
     const t = new AbortController();
     timer = t;
-    sleep(wait, t.signal)
+    sleep(wait + lastWaitsMs, t.signal)
       .then(
         () => {
           if (timer === t) flush();

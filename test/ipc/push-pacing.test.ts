@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEventBus, type ChangedCollection } from '../../main/app/event-bus.js';
 import type { AppStatus } from '../../main/app/status.js';
-import { PUSH_EVERY_MS, pushToRenderer, STATUS_EVERY_MS } from '../../main/ipc/push.js';
+import { PUSH_EVERY_MS, pushToRenderer, STATUS_EVERY_MS, STATUS_LAST_WAITS_MS } from '../../main/ipc/push.js';
 import type { DeskEvents } from '../../main/ipc/contract/index.js';
 import { FakeTime } from '../poller/fake-time.js';
 
@@ -132,6 +132,34 @@ describe('the renderer push paces changes per window', () => {
     expect(got.length).toBeLessThanOrEqual(1 + 2);
     for (let i = 1; i < got.length; i++) expect(got[i]!.at - got[i - 1]!.at).toBeGreaterThanOrEqual(STATUS_EVERY_MS);
     expect(got.at(-1)!.payload).toEqual({ behind: 0 });
+    w.off();
+  });
+
+  it("a desk following a busy team sends a pull's status with that pull's notice, in the same turn, not alone a moment before", async () => {
+    const w = window();
+    const status = (n: number) => ({ lastSeq: n }) as unknown as AppStatus;
+    const turn = () => w.seen.splice(0).map((s) => s.event);
+    // A pull every 250 ms: its notice, then its status, in one turn of main's loop.
+    const pull = async (n: number) => {
+      w.bus.emit('collections.changed', { changed: [col(n)], many: false });
+      w.bus.emit('status.changed', status(n));
+      const sent = turn();
+      w.time.advance(250);
+      await settle();
+      return [sent, turn()];
+    };
+    expect(await pull(0)).toEqual([['collections.updated', 'app.status'], []]);
+    for (const n of [1, 2, 3]) expect(await pull(n)).toEqual([['collections.updated'], []]); // the status waits
+    // A second after the last status sent: the pull's status goes with its notice, not by a timer before it.
+    expect(await pull(4)).toEqual([['collections.updated', 'app.status'], []]);
+    // Alone, the last change still arrives: a beat after the pace allowed it.
+    w.bus.emit('status.changed', status(5));
+    w.time.advance(STATUS_EVERY_MS - 250);
+    await settle();
+    expect(turn()).toEqual([]);
+    w.time.advance(STATUS_LAST_WAITS_MS);
+    await settle();
+    expect(w.seen.map((s) => s.payload)).toEqual([status(5)]);
     w.off();
   });
 

@@ -107,13 +107,22 @@ export function createPull(o: PullOptions): Pull {
     if (o.status.get().lastSeq !== lastSeq(db, 'events')) o.status.set({ lastSeq: lastSeq(db, 'events') }); // re-based
     if (o.stopped()) return total;
     o.signatures.resumeIfOwed();
+    // The polls are read beside the events (their own round trips, on other connections of the pool), and
+    // waited for after them: the batch's notice and the status that ends the pull then leave in one turn
+    // of main's loop, one message to the window (ipc/push.ts STATUS_LAST_WAITS_MS).
+    let polls: Promise<void> | null = null;
+    if (!why.woken || performance.now() - polledAt >= POLLS_EVERY_MS) {
+      polledAt = performance.now();
+      polls = pullPolls(o, pool, db, clock.now);
+      polls.catch(() => undefined); // awaited in after(); a pull that fails first leaves it unheard
+    }
     total += await pullEvents({ ...o, now: () => clock.now() });
     if (o.stopped()) return total;
-    await after(total, why);
+    await after(total, polls);
     return total;
   }
 
-  async function after(applied: number, why: PullReason): Promise<void> {
+  async function after(applied: number, polls: Promise<void> | null): Promise<void> {
     if (applied) o.rollback.applied(); // the lost list drops what came back through another witness
     if (clock.now() - prunedAt > 3_600_000) {
       prunedAt = clock.now();
@@ -130,10 +139,7 @@ export function createPull(o: PullOptions): Pull {
     if (refolded.ids.length) o.notices.applied(collectionStatuses(db, refolded.ids), 0);
     o.notices.flush();
     if (o.stopped()) return;
-    if (!why.woken || performance.now() - polledAt >= POLLS_EVERY_MS) {
-      polledAt = performance.now();
-      await pullPolls(o, pool, db, clock.now);
-    }
+    await polls;
     // Loud, once the rest of the pull is done: the pull fails with the first one's error as it would have
     // (its status says so; an unreachable database stays "offline"), and each is tried on the next pull.
     if (refolded.failed[0]) throw refolded.failed[0].error;
