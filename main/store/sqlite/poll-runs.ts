@@ -1,6 +1,7 @@
 // The log of every poll run (poll_runs): when, outcome, and for a failure its error kind and message.
 import type { ReadDb, WriteDb } from './connection.js';
 import { int, intOrNull, maybe, num, numOrNull, oneOf, rowMapper, textOrNull } from '../columns.js';
+import { readStatement } from './statements.js';
 
 export type PollKind = 'balances' | 'providers';
 
@@ -76,12 +77,15 @@ export function recordFailedRun(
 }
 
 export function lastRun(db: ReadDb, kind: PollKind): PollRun | null {
-  const r = db.prepare('SELECT * FROM poll_runs WHERE kind = ? ORDER BY id DESC LIMIT 1').get(kind);
+  // Cached statements: the status reads these with every change (a following team desk: each pull).
+  const r = readStatement(db, 'SELECT * FROM poll_runs WHERE kind = ? ORDER BY id DESC LIMIT 1').get(kind);
   return maybe(r, pollRunOf) ?? null;
 }
 
 export function lastSuccessfulRun(db: ReadDb, kind: PollKind): PollRun | null {
-  const r = db.prepare("SELECT * FROM poll_runs WHERE kind = ? AND outcome = 'ok' ORDER BY id DESC LIMIT 1").get(kind);
+  const r = readStatement(db, "SELECT * FROM poll_runs WHERE kind = ? AND outcome = 'ok' ORDER BY id DESC LIMIT 1").get(
+    kind,
+  );
   return maybe(r, pollRunOf) ?? null;
 }
 
