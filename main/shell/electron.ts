@@ -16,6 +16,7 @@ import {
   protocol,
   session,
   shell,
+  type IpcMainEvent,
   type IpcMainInvokeEvent,
   type MenuItemConstructorOptions,
   type Session,
@@ -32,6 +33,7 @@ import { isVettedExternalUrl } from './payment-url.js';
 import { denyAllPermissions, ElectronPaymentWindow } from './electron-payment-window.js';
 import { PaymentPages } from './payment-pages.js';
 import { serveRendererFile } from './serve.js';
+import { heardPushes } from './heard-pushes.js';
 import { closeWithin, leaveSoon, onStopSignals } from '../app/shutdown.js';
 
 const APP_SCHEME = 'app';
@@ -40,6 +42,8 @@ const APP_BASE = `${APP_SCHEME}://${APP_HOST}/`;
 /** Bridge channel names; preload/index.ts uses the same. */
 export const INVOKE = 'desk:invoke';
 export const EVENT = 'desk:event';
+/** The window says which events it has listeners for (heard-pushes.ts). */
+export const HEAR = 'desk:hear';
 
 /** Must run before app 'ready'. */
 export function registerAppScheme(): void {
@@ -167,12 +171,24 @@ function bridgeIpc(win: BrowserWindow, core: Core): void {
     }
     return dispatch(channel, request);
   });
-  const unsubscribe = pushToRenderer(core.events, (name, payload) => {
+  // A push nobody in the window listens for is held back, as in the Chromium shell (heard-pushes.ts).
+  const heard = heardPushes();
+  const send = (name: string, payload: unknown) => {
     if (!wc.isDestroyed()) wc.send(EVENT, name, payload);
+  };
+  const hear = (event: IpcMainEvent, names: unknown) => {
+    const frame = event.senderFrame;
+    if (event.sender !== wc || !frame || frame.parent !== null || !frame.url.startsWith(APP_BASE)) return;
+    for (const [name, payload] of heard.heard(names)) send(name, payload);
+  };
+  ipcMain.on(HEAR, hear);
+  const unsubscribe = pushToRenderer(core.events, (name, payload) => {
+    if (heard.admit(name)) send(name, payload);
   });
   win.on('closed', () => {
     unsubscribe();
     ipcMain.removeHandler(INVOKE);
+    ipcMain.removeListener(HEAR, hear);
   });
 }
 

@@ -1,4 +1,5 @@
-// Which of the beat's pushes the Chromium shell's window listens to. A pulled batch's `collections.updated`
+// Which of the beat's pushes a shell's window listens to (the Chromium shell's init script and the Electron
+// preload both say it). A pulled batch's `collections.updated`
 // goes four times a second while a team is busy, and each message to the page costs Chromium about 3 ms of
 // CPU even when no screen listens for it (Balances, Take payment): bench:follow, docs/benchmarks.md. The
 // window says which events it has listeners for (the init script, whenever the first listener of one is
