@@ -101,6 +101,7 @@ const fake = vi.hoisted(() => {
     protocolHandlers: new Map<string, Handler>(),
     privileged: [] as unknown[],
     ipcHandlers: new Map<string, Handler>(),
+    ipcListeners: new Map<string, Handler>(),
     menus: [] as unknown[],
     openExternal: [] as string[],
     app: { isPackaged: true, emitter: new Emitter() },
@@ -138,6 +139,9 @@ vi.mock('electron', () => {
     ipcMain: {
       handle: (channel: string, fn: Handler) => state.ipcHandlers.set(channel, fn),
       removeHandler: (channel: string) => state.ipcHandlers.delete(channel),
+      on: (channel: string, fn: Handler) => state.ipcListeners.set(channel, fn),
+      removeListener: (channel: string, fn: Handler) =>
+        state.ipcListeners.get(channel) === fn && state.ipcListeners.delete(channel),
     },
     shell: { openExternal: (url: string) => (state.openExternal.push(url), Promise.resolve()) },
     dialog: {
@@ -151,7 +155,7 @@ vi.mock('electron', () => {
   };
 });
 
-const { appMenuTemplate, registerAppScheme, runElectronApp, showsCardEntry, startElectronShell, INVOKE } =
+const { appMenuTemplate, registerAppScheme, runElectronApp, showsCardEntry, startElectronShell, INVOKE, EVENT, HEAR } =
   await import('../../main/shell/electron.js');
 type Win = InstanceType<typeof fake.FakeBrowserWindow>;
 
@@ -331,6 +335,32 @@ describe('main window', () => {
       await call(new fake.FakeWebContents(), { parent: null, url: 'app://merchant-desk/index.html' }),
     ).toMatchObject(refused); // another window
     expect(await call(win.webContents, null)).toMatchObject(refused);
+  });
+
+  it("holds back a pulled batch's notice while no screen listens for it, and tells a screen that starts listening that it missed some", () => {
+    const hear = fake.state.ipcListeners.get(HEAR)!;
+    const app = { sender: win.webContents, senderFrame: { parent: null, url: 'app://merchant-desk/index.html' } };
+    const told = () =>
+      win.webContents.sent
+        .splice(0)
+        .filter((m) => m[0] === EVENT)
+        .map((m) => [m[1], m[2]]);
+    const batch = { changed: [{ id: 1, reference: 'MD-1', status: 'COMPLETED' }], many: false };
+    told();
+    core.events.emit('collections.changed', batch);
+    expect(told()).toEqual([['collections.updated', batch]]); // until the window says who listens: everything
+    hear(app, JSON.stringify(['app.status'])); // Balances: nothing listens for collections
+    core.events.emit('collections.changed', batch);
+    expect(told()).toEqual([]);
+    hear(
+      { ...app, senderFrame: { parent: null, url: 'https://evil.example/' } },
+      JSON.stringify(['collections.updated']),
+    );
+    expect(told()).toEqual([]); // only the app's own top frame says it
+    hear(app, JSON.stringify(['app.status', 'collections.updated'])); // Collections opens
+    expect(told()).toEqual([['collections.updated', { changed: [], many: true }]]);
+    core.events.emit('collections.changed', batch);
+    expect(told()).toEqual([['collections.updated', batch]]);
   });
 
   it('hides the window from screen capture while Take payment is shown, and only then', () => {
