@@ -7,16 +7,8 @@
 // worker threads (verify-worker.ts, the same verifyCallback), so the receiver keeps reading, answering
 // and committing meanwhile, and a flood of forgeries costs the workers' time, not the receiver's.
 //
-// A busy serve also sends its HMAC checks there: a group of OFF_THREAD_GROUP deliveries or more is
-// verified whole on the workers (JSON parse, HMAC, the canonical digest: about 20 µs a callback, a third
-// of what the event loop spends on one). At thousands a second the event loop is the one serial part of
-// every delivery's round trip (it reads, commits and answers them), so each microsecond taken off it
-// shortens them all; the workers run beside it on the other core (issue 31: the event loop's CPU a
-// callback 72-85 -> 50-54 µs, serve's in all unchanged). A small group (a quiet team's lone callback) is
-// checked here, with no hop to a thread and back.
-//
-// Workers start on the first delivery that needs one (a team whose service signs with HMAC and sends
-// a few callbacks at a time, as the sandbox does, never starts them) and are shared round robin. A worker that fails is replaced and
+// Workers start on the first delivery that needs one (a team whose service signs with HMAC, as the
+// sandbox's does, never starts them) and are shared round robin. A worker that fails is replaced and
 // the deliveries it held are verified on the receiver's thread instead: never an outcome lost.
 import crypto from 'node:crypto';
 import os from 'node:os';
@@ -28,7 +20,7 @@ import { verifyCallback, type IngestInput, type Verification } from './ingest.js
 export interface VerifierStats {
   /** Deliveries verified on the receiver's thread (HMAC, or nothing to check with RSA). */
   inline: number;
-  /** Deliveries verified on a worker thread (an RSA check, or a large group's HMAC checks). */
+  /** Deliveries whose RSA check ran on a worker thread. */
   offThread: number;
   /** Worker threads started so far (0 until a delivery needs one). */
   threads: number;
@@ -41,13 +33,10 @@ export interface CallbackVerifier {
   close(): Promise<void>;
 }
 
-/** Default workers: a core left for the receiver's thread, at most 4 (the checks are the only work). */
+/** Default workers: a core left for the receiver's thread, at most 4 (the RSA checks are the only work). */
 export function defaultVerifyThreads(): number {
   return Math.max(1, Math.min(4, os.availableParallelism() - 1));
 }
-
-/** The smallest group verified whole on the workers when there are any (the top of this file says why). */
-export const OFF_THREAD_GROUP = 16;
 
 /** What a worker is sent: deliveries to verify whole with these keys (a PEM public key, not a KeyObject). */
 export interface VerifyJob {
@@ -164,45 +153,12 @@ export function callbackVerifier(o: { threads: number }): CallbackVerifier {
     });
   }
 
-  /** Verifies inputs[i] for each i of `which` on the workers, into results[i]. */
-  async function onWorkers(
-    which: number[],
-    inputs: readonly IngestInput[],
-    keys: SignatureKeys,
-    results: Verification[],
-  ): Promise<void> {
-    // Split across the workers there are (or may be), so a large group uses each.
-    const parts = Math.min(o.threads, which.length);
-    const size = Math.ceil(which.length / parts);
-    const chunks: number[][] = [];
-    for (let k = 0; k < which.length; k += size) chunks.push(which.slice(k, k + size));
-    const answers = await Promise.all(
-      chunks.map((idx) =>
-        offThread(
-          idx.map((i) => inputs[i]!),
-          keys,
-        ),
-      ),
-    );
-    chunks.forEach((idx, c) => idx.forEach((i, k) => (results[i] = answers[c]![k]!)));
-  }
-
   return {
     async verify(inputs, keys) {
       const canRsa = o.threads > 0 && !closed && !!keys.servicePublicKey;
       const hmacOnly: SignatureKeys = { signingKey: keys.signingKey ?? null, servicePublicKey: null };
       const results: Verification[] = new Array<Verification>(inputs.length);
       const rsa: number[] = [];
-      if (o.threads > 0 && !closed && inputs.length >= OFF_THREAD_GROUP) {
-        // A busy receiver: the whole group on the workers, HMAC checks included.
-        await onWorkers(
-          inputs.map((_, i) => i),
-          inputs,
-          keys,
-          results,
-        );
-        return results;
-      }
       inputs.forEach((input, i) => {
         // An rsa-signature that could decide it goes to a worker unless the HMAC verifies here.
         if (canRsa && header(input.headers, 'rsa-signature')) {
@@ -216,7 +172,22 @@ export function callbackVerifier(o: { threads: number }): CallbackVerifier {
         stats.inline += 1;
         results[i] = verifyCallback(input, keys);
       });
-      if (rsa.length) await onWorkers(rsa, inputs, keys, results);
+      if (rsa.length) {
+        // Split across the workers there are (or may be), so a large group uses each.
+        const parts = Math.min(o.threads, rsa.length);
+        const size = Math.ceil(rsa.length / parts);
+        const chunks: number[][] = [];
+        for (let k = 0; k < rsa.length; k += size) chunks.push(rsa.slice(k, k + size));
+        const answers = await Promise.all(
+          chunks.map((idx) =>
+            offThread(
+              idx.map((i) => inputs[i]!),
+              keys,
+            ),
+          ),
+        );
+        chunks.forEach((idx, c) => idx.forEach((i, k) => (results[i] = answers[c]![k]!)));
+      }
       return results;
     },
     stats: () => ({ ...stats }),
