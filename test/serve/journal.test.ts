@@ -1,6 +1,7 @@
 // serve's journal of the callbacks it acknowledged (issue 29): its own SQLite file and schema, kept for
 // its days and pruned, read newest first a page at a time (record-watch.ts looks for what the team record
-// lost there), and its setting refused with a message naming it. Written by a thread of its own (issue 31).
+// lost there), and its setting refused with a message naming it. A group is kept on serve's own connection
+// before keep() returns, and the WAL folded into the file by the journal's thread (issue 31).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,6 +61,27 @@ describe("serve's journal", () => {
       { event_key: 'v1', seq: 3, event: JSON.stringify(ev('v1')), payload: null, evidence: null, acknowledged_at: 1 },
     ]);
     expect(journalEvent(acknowledgedBefore(j.db, Infinity, 10, null)[0]!)).toEqual(ev('v1'));
+  });
+
+  it('keeps a group before keep() returns, with no wait for its thread, which folds the WAL into the file', async () => {
+    const { j, dir } = journal();
+    const kept = j.keep([{ event: ev('at-once'), seq: 1 }], 0);
+    // Written already: a delivery's answer waits for no thread.
+    expect(journalSize(j.db)).toBe(1);
+    await kept;
+    // Past 2,000 rows the journal's thread checkpoints: the rows move from the WAL into the file itself.
+    const file = path.join(dir, JOURNAL_FILE);
+    const before = fs.statSync(file).size;
+    for (let g = 0; g < 25; g++)
+      await j.keep(
+        Array.from({ length: 100 }, (_, i) => ({ event: ev(`wal-${g}-${i}`), seq: 2 + g * 100 + i })),
+        1,
+      );
+    expect(journalSize(j.db)).toBe(2_501);
+    const deadline = Date.now() + 10_000;
+    while (fs.statSync(file).size < before + 500_000 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(fs.statSync(file).size).toBeGreaterThan(before + 500_000);
   });
 
   it('is pruned after its days (default 14)', async () => {
