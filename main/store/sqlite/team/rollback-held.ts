@@ -5,6 +5,7 @@ import type { ReadDb } from '../connection.js';
 import { readStatement } from '../statements.js';
 import { outboxEntryColumnsOf } from '../ledger/outbox.js';
 import { collectionEventRowOf, type CollectionEventRow } from '../ledger/collection-events.js';
+import type { CollectionRecord } from '../read/collection-record.js';
 import { int, intValue, maybe, num, oneOf, rowMapper, text, textOrNull, texts } from '../../columns.js';
 
 // --- What a desk holds, as candidates for what the record lost --------------------------------------
@@ -122,23 +123,26 @@ export function unsentOutboxOf(db: ReadDb, refs: readonly string[]): OwnOutboxRo
   return out;
 }
 
-/** A collection's intent columns as stored (the order of the SELECT, which the event's payload keeps). */
-export type StoredIntentColumns = {
-  merchant_reference: string;
-  created_at: number;
-  amount_minor: number;
-  currency: string;
-  description: string;
-  customer_name: string | null;
-  customer_email: string | null;
-  charge_customer: number;
-  allow_final_status_change: number;
-  operator: string;
-  provider_code: string | null;
-  redirect_url: string;
-  card_brand: string | null;
-  card_last4: string | null;
-};
+/**
+ * A collection's intent columns as stored: the screens' row type's intent columns and the redirect URL. The
+ * mapper below builds them in the SELECT's order, which the event's payload keeps (a type cannot say that).
+ */
+export type StoredIntentColumns = Pick<
+  CollectionRecord,
+  | 'merchant_reference'
+  | 'created_at'
+  | 'amount_minor'
+  | 'currency'
+  | 'description'
+  | 'customer_name'
+  | 'customer_email'
+  | 'charge_customer'
+  | 'allow_final_status_change'
+  | 'operator'
+  | 'provider_code'
+  | 'card_brand'
+  | 'card_last4'
+> & { redirect_url: string };
 const storedIntentColumnsOf = rowMapper<StoredIntentColumns>((r) => ({
   merchant_reference: text(r, 'merchant_reference'),
   created_at: num(r, 'created_at'),
