@@ -15,10 +15,11 @@
 // thread, its answer and the event loop (2-3 ms a group at 8,000 callbacks/s on 2 cores, against
 // about 0.6 ms to insert them here; issue 31). What would hold the event loop is on the journal's thread
 // (journal-worker.ts, its own connection to the file): this connection never checkpoints (each fold of
-// the WAL into the file is an fsync), the thread does, every CHECKPOINT_ROWS rows, without waiting for
-// readers or writers; and it prunes, in short transactions. This connection is also what the record
-// watch reads and writes its marks on. With several serve instances, each has its own data folder, so
-// its own journal of what it acknowledged.
+// the WAL into the file is an fsync); the thread does, every CHECKPOINT_ROWS rows, while the groups kept
+// meanwhile wait for it (as they waited for a checkpoint inside a commit before): a row written during
+// it would keep the WAL from starting over, and the WAL would grow for good. It also prunes, in short
+// transactions. This connection is what the record watch reads and writes its marks on too. With
+// several serve instances, each has its own data folder, so its own journal of what it acknowledged.
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { launchWorker } from '../platform/launch-worker.js';
@@ -90,6 +91,8 @@ export function openJournal(dataDir: string, days = DEFAULT_JOURNAL_DAYS): Serve
   const db = openServeJournal(file);
   neverCheckpoint(db);
   let sinceCheckpoint = 0;
+  /** The thread's checkpoint under way, if any. */
+  let checkpointing: Promise<void> | null = null;
   let writer: Worker | null = null;
   const pending = new Map<number, { resolve(a: JournalAnswer): void; reject(e: Error): void }>();
   let nextId = 0;
@@ -133,6 +136,9 @@ export function openJournal(dataDir: string, days = DEFAULT_JOURNAL_DAYS): Serve
     days,
     async keep(entries, now) {
       if (!entries.length) return;
+      // Not while the thread checkpoints: a row written meanwhile would keep the WAL from starting over
+      // (SQLite restarts it only when a write finds every frame folded), and it would grow for good.
+      while (checkpointing) await checkpointing;
       try {
         keepAcknowledged(
           db,
@@ -146,8 +152,12 @@ export function openJournal(dataDir: string, days = DEFAULT_JOURNAL_DAYS): Serve
       sinceCheckpoint += entries.length;
       if (sinceCheckpoint >= CHECKPOINT_ROWS) {
         sinceCheckpoint = 0;
-        // Not waited for: a checkpoint that fails leaves the WAL to the next one.
-        ask({ type: 'checkpoint', id: nextId++ }).catch(() => undefined);
+        // The groups kept from now wait for it (as they waited for the checkpoint inside a commit before);
+        // one that fails leaves the WAL to the next.
+        checkpointing = ask({ type: 'checkpoint', id: nextId++ })
+          .then(() => undefined)
+          .catch(() => undefined)
+          .finally(() => (checkpointing = null));
       }
     },
     prune: async (now) => (await ask({ type: 'prune', id: nextId++, before: now - days * 86_400_000 })).pruned ?? 0,

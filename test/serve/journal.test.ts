@@ -84,6 +84,22 @@ describe("serve's journal", () => {
     expect(fs.statSync(file).size).toBeGreaterThan(before + 500_000);
   });
 
+  it('keeps its WAL to about what 2,000 rows take while groups keep coming', async () => {
+    const { j, dir } = journal();
+    // Rows the size of a real callback's (its body and both signature headers), in groups of 60.
+    const big = (key: string): NewTeamEvent => ({ ...ev(key), payload: 'p'.repeat(1_300), evidence: 'e'.repeat(800) });
+    for (let g = 0; g < 200; g++) {
+      await j.keep(
+        Array.from({ length: 60 }, (_, i) => ({ event: big(`big-${g}-${i}`), seq: g * 60 + i })),
+        1,
+      );
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(journalSize(j.db)).toBe(12_000);
+    // 12,000 such rows are about 30 MB of WAL if it never starts over.
+    expect(fs.statSync(path.join(dir, `${JOURNAL_FILE}-wal`)).size).toBeLessThan(15_000_000);
+  });
+
   it('is pruned after its days (default 14)', async () => {
     const { j } = journal();
     expect(j.days).toBe(14);
