@@ -298,6 +298,15 @@ describe('a new desk started from the team snapshot', () => {
       /collections row 0, which no intent of the record makes/,
     ],
     [
+      'its last collection moved to id 100,000, past a gap wider than the range of ids the check reads at once',
+      (db: Database.Database) => {
+        // Its events keep their collection_id: the id alone moves (a forger's edit, past the keys' check).
+        db.pragma('foreign_keys = OFF');
+        db.exec('UPDATE collections SET id = 100000 WHERE id = (SELECT max(id) FROM collections)');
+      },
+      /it has no collections row \d+ \(the intent of seq \d+\)/,
+    ],
+    [
       'a resolution (id -5) attributed to the admin that the record never had',
       (db: Database.Database) => {
         db.exec(`INSERT INTO collection_events (id, collection_id, merchant_reference, source, kind, status, received_at, signature, dedupe_key, actor)

@@ -3,15 +3,13 @@
 // keeps answering and the copy (copy-worker.ts) runs beside it. Several run at once: the file's events
 // against the hash chain (part 'chain', in parts), every row the desk takes against what the replay makes
 // of those events (part 'rows'), and each table's indexes in the file against its rows (part 'indexes').
-// Progress and the outcome go back as messages.
+// Progress and the outcome go back as messages. Each part imports only what it runs: the rows' and the
+// chain's modules (the team's rules, the PostgreSQL client) cost a thread about 130 ms of CPU to load,
+// which an index check, reading nothing but the file, has no use for.
 import { parentPort, workerData } from 'node:worker_threads';
+import type pg from 'pg';
 import { openConnection } from '../../store/sqlite/connection.js';
-import { openTeamPool } from '../pool.js';
 import type { TeamTls } from '../tls.js';
-import { verifySnapshot } from './verify.js';
-import { checkSnapshotChain } from './chain.js';
-import { indexesMatchRows } from '../../store/sqlite/team/snapshot-copy.js';
-import { firstBytesInText } from '../../store/sqlite/team/snapshot-file.js';
 import { SnapshotRejectedError } from './rejected.js';
 
 export interface VerifyJob {
@@ -58,12 +56,19 @@ export type VerifyMessage =
 
 const job = workerData as VerifyJob;
 const post = (m: VerifyMessage) => parentPort!.postMessage(m);
-const pool = openTeamPool(job.databaseUrl, { max: 2, tls: job.tls });
+let pool: pg.Pool | undefined;
+const teamPool = async (): Promise<pg.Pool> => {
+  const { openTeamPool } = await import('../pool.js');
+  pool = openTeamPool(job.databaseUrl, { max: 2, tls: job.tls });
+  return pool;
+};
 // Read through a memory map rather than copying every page of a file this size into the cache.
 const snap = openConnection(job.file, 'snapshot');
 try {
   if (job.part === 'indexes') {
     const table = job.table!;
+    const { indexesMatchRows } = await import('../../store/sqlite/team/snapshot-copy.js');
+    const { firstBytesInText } = await import('../../store/sqlite/team/snapshot-file.js');
     // Bytes in a text column pass every check that reads values through SQLite's JSON functions
     // (firstBytesInText says why): refused here, on the thread that proves the table's indexes.
     const bytes = firstBytesInText(snap, table);
@@ -71,8 +76,9 @@ try {
       throw new SnapshotRejectedError(`${table} row ${bytes[0]}: ${bytes[1]} holds bytes, the record has text`);
     post({ type: 'indexes', table, match: indexesMatchRows(snap, table) });
   } else if (job.part === 'chain') {
+    const { checkSnapshotChain } = await import('./chain.js');
     const r = await checkSnapshotChain({
-      pool,
+      pool: await teamPool(),
       snap,
       uptoSeq: job.uptoSeq,
       events: job.events,
@@ -87,8 +93,9 @@ try {
         marks: r.marks.map((m) => [m.seq, m.hash.toString('hex')]),
       });
   } else {
+    const { verifySnapshot } = await import('./verify.js');
     const r = await verifySnapshot({
-      pool,
+      pool: await teamPool(),
       snap,
       uptoSeq: job.uptoSeq,
       events: job.events,
@@ -105,5 +112,5 @@ try {
   post({ type: 'error', name: err.name, message: err.message, ...(err.code ? { code: err.code } : {}) });
 } finally {
   snap.close();
-  await pool.end().catch(() => undefined);
+  await pool?.end().catch(() => undefined);
 }

@@ -31,6 +31,14 @@ import { SnapshotRejectedError } from './rejected.js';
 import { recordRowBroken } from './chain-explain.js';
 import { differs, RowReplay, same, type Row } from './row-replay.js';
 
+/**
+ * Events read from the file at a time: a page's JSON text (about 300 bytes an event) and the arrays
+ * parsed from it stay small enough for the CPU's caches and the young generation, as the chain's blob
+ * pages do (chain.ts). Pages of 50,000 (a 15 MB text) cost the row check 12% more CPU in all, measured in
+ * fresh processes on a 100,000-collection file (5.8-6.2 against 5.1-5.2 µs an event).
+ */
+const ROW_PAGE = 5_000;
+
 /** The projection columns the events maintain, in projectionValues' order. */
 const PROJECTION = ['id', ...PROJECTION_COLUMNS] as const;
 const PROJECTION_INTEGERS = new Set(['id', 'status_changed_at', 'last_event_id', 'flags', 'final_changes']);
@@ -44,7 +52,7 @@ export interface VerifyOptions {
   uptoSeq: number;
   /** The events the file holds, by its publisher's word (ids 1..events; the chain check holds it to them). */
   events: number;
-  /** Events read from the file at a time (default and most 50,000). */
+  /** Events read from the file at a time (default and most ROW_PAGE). */
   chunk?: number;
   onProgress?: (verifiedSeq: number) => void;
   stopped?: () => boolean;
@@ -74,7 +82,7 @@ export async function verifySnapshot(
   checkSnapshotSchema(snap);
   const events = o.events;
 
-  const chunk = Math.min(o.chunk ?? 50_000, 50_000);
+  const chunk = Math.min(o.chunk ?? ROW_PAGE, ROW_PAGE);
   const replay = new RowReplay(snap, o);
 
   while (replay.eventId < events) {
