@@ -55,6 +55,16 @@ function header(h: IngestInput['headers'], name: string): string | undefined {
   return typeof v === 'string' ? v : Array.isArray(v) ? v[0] : undefined;
 }
 
+/** The headers a check reads (ingest.ts readSignedCallback), as the receiver has them. */
+function signatureHeaders(h: IngestInput['headers']): IngestInput['headers'] {
+  const out: IngestInput['headers'] = {};
+  for (const name of ['hmac-signature', 'rsa-signature']) {
+    const v = header(h, name) ?? Object.entries(h).find(([k]) => k.toLowerCase() === name)?.[1];
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
+
 /** The service public key as PEM text, for a worker (a KeyObject cannot be posted); null when there is none. */
 function pemOf(k: SignatureKeys['servicePublicKey']): string | null {
   if (!k) return null;
@@ -120,7 +130,8 @@ export function callbackVerifier(o: { threads: number }): CallbackVerifier {
   function offThread(inputs: IngestInput[], keys: SignatureKeys): Promise<Verification[]> {
     const job: VerifyJob = {
       id: nextId++,
-      inputs: inputs.map((i) => ({ body: i.body, headers: i.headers, source: i.source })),
+      // Only the signature headers: the rest of a request's headers would be copied to the thread for nothing.
+      inputs: inputs.map((i) => ({ body: i.body, headers: signatureHeaders(i.headers), source: i.source })),
       keys: { signingKey: keys.signingKey ?? null, servicePublicKey: pemOf(keys.servicePublicKey) },
     };
     const entry = worker();

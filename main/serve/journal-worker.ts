@@ -1,9 +1,10 @@
-// The journal's writer thread (journal.ts): its own connection to serve-journal.sqlite, where it keeps
-// each group of acknowledged callbacks in one transaction and says when they are written, and forgets
-// what is older than the journal's days in short transactions, with groups kept between them.
+// The journal's thread (journal.ts): its own connection to serve-journal.sqlite, where it folds the WAL
+// into the file (the event loop's connection never does: an fsync each), and forgets what is older than
+// the journal's days in short transactions, with a pause between them in which the event loop keeps
+// its groups.
 import { parentPort, workerData } from 'node:worker_threads';
-import { keepAcknowledged, openServeJournal, pruneAcknowledged } from '../store/sqlite/serve-journal.js';
-import { journalRow, type JournalAnswer, type JournalRequest } from './journal.js';
+import { checkpointPassive, openServeJournal, pruneAcknowledged } from '../store/sqlite/serve-journal.js';
+import type { JournalAnswer, JournalRequest } from './journal.js';
 
 const db = openServeJournal((workerData as { file: string }).file);
 
@@ -19,17 +20,18 @@ function prune(id: number, before: number, pruned: number): void {
     return;
   }
   if (gone < PRUNE_CHUNK) parentPort!.postMessage({ id, pruned: pruned + gone } satisfies JournalAnswer);
-  else setImmediate(() => prune(id, before, pruned + gone));
+  // A pause, so the event loop's connection, waiting for the write lock, takes it between two.
+  else setTimeout(() => prune(id, before, pruned + gone), PRUNE_PAUSE_MS);
 }
+
+/** The pause between two prune transactions. */
+const PRUNE_PAUSE_MS = 5;
 
 parentPort!.on('message', (m: JournalRequest) => {
   if (m.type === 'prune') return prune(m.id, m.before, 0);
   let answer: JournalAnswer;
   try {
-    keepAcknowledged(
-      db,
-      m.entries.map((e) => journalRow(e, m.now)),
-    );
+    checkpointPassive(db);
     answer = { id: m.id };
   } catch (e) {
     answer = { id: m.id, error: e instanceof Error ? e.message : String(e) };

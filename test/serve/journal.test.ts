@@ -1,6 +1,7 @@
 // serve's journal of the callbacks it acknowledged (issue 29): its own SQLite file and schema, kept for
 // its days and pruned, read newest first a page at a time (record-watch.ts looks for what the team record
-// lost there), and its setting refused with a message naming it. Written by a thread of its own (issue 31).
+// lost there), and its setting refused with a message naming it. A group is kept on serve's own connection
+// before keep() returns, and the WAL folded into the file by the journal's thread (issue 31).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,6 +61,43 @@ describe("serve's journal", () => {
       { event_key: 'v1', seq: 3, event: JSON.stringify(ev('v1')), payload: null, evidence: null, acknowledged_at: 1 },
     ]);
     expect(journalEvent(acknowledgedBefore(j.db, Infinity, 10, null)[0]!)).toEqual(ev('v1'));
+  });
+
+  it('keeps a group before keep() returns, with no wait for its thread, which folds the WAL into the file', async () => {
+    const { j, dir } = journal();
+    const kept = j.keep([{ event: ev('at-once'), seq: 1 }], 0);
+    // Written already: a delivery's answer waits for no thread.
+    expect(journalSize(j.db)).toBe(1);
+    await kept;
+    // Past 2,000 rows the journal's thread checkpoints: the rows move from the WAL into the file itself.
+    const file = path.join(dir, JOURNAL_FILE);
+    const before = fs.statSync(file).size;
+    for (let g = 0; g < 25; g++)
+      await j.keep(
+        Array.from({ length: 100 }, (_, i) => ({ event: ev(`wal-${g}-${i}`), seq: 2 + g * 100 + i })),
+        1,
+      );
+    expect(journalSize(j.db)).toBe(2_501);
+    const deadline = Date.now() + 10_000;
+    while (fs.statSync(file).size < before + 500_000 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(fs.statSync(file).size).toBeGreaterThan(before + 500_000);
+  });
+
+  it('keeps its WAL to about what 2,000 rows take while groups keep coming', async () => {
+    const { j, dir } = journal();
+    // Rows the size of a real callback's (its body and both signature headers), in groups of 60.
+    const big = (key: string): NewTeamEvent => ({ ...ev(key), payload: 'p'.repeat(1_300), evidence: 'e'.repeat(800) });
+    for (let g = 0; g < 200; g++) {
+      await j.keep(
+        Array.from({ length: 60 }, (_, i) => ({ event: big(`big-${g}-${i}`), seq: g * 60 + i })),
+        1,
+      );
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(journalSize(j.db)).toBe(12_000);
+    // 12,000 such rows are about 30 MB of WAL if it never starts over.
+    expect(fs.statSync(path.join(dir, `${JOURNAL_FILE}-wal`)).size).toBeLessThan(15_000_000);
   });
 
   it('is pruned after its days (default 14)', async () => {

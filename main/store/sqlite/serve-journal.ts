@@ -138,6 +138,19 @@ export function pruneAcknowledged(db: WriteDb, before: number, limit?: number): 
   );
 }
 
+/**
+ * Folds what the WAL holds into the file as far as it can without waiting for a reader or the writer
+ * (PASSIVE): the journal's thread does it for the connection that keeps the rows, which never does.
+ */
+export function checkpointPassive(db: Db): void {
+  db.pragma('wal_checkpoint(PASSIVE)');
+}
+
+/** This connection's commits never checkpoint (another connection does: checkpointPassive). */
+export function neverCheckpoint(db: Db): void {
+  db.pragma('wal_autocheckpoint = 0');
+}
+
 export function journalSize(db: ReadDb): number {
   return intValue(readStatement(db, 'SELECT count(*) FROM acknowledged', 'pluck').get(), 'count(*)');
 }
