@@ -67,14 +67,16 @@ export async function runChecks(
     (seq) => o.onProgress?.({ copiedSeq: seq, totalSeq: info.uptoSeq }),
     o.stopped,
   );
-  // Each table's indexes in the file against its rows, beside the copy that takes them as they are: each
-  // started when a part of the chain is done, in the thread that part leaves. Started at once, six threads
-  // shared the two cores, and the rows' check, the longest (CPU measured at 100,000 collections: rows
-  // 2.0 s, a part of the chain 0.75 s, the indexes 1.24 and 0.8 s, the copy 0.7 s), was left to run alone
-  // at the end with the other core idle; a part of the chain and then an index check last about as long.
-  const indexes = (['collection_events', 'collections'] as const).map((table, k) =>
-    afterPart(chains[k % parts]!, () => verifyInWorker({ ...job, part: 'indexes', table }, () => {}, o.stopped)),
-  );
+  // Each table's indexes in the file against its rows, beside the copy that takes them as they are. Six
+  // threads at once on two cores left the rows' check, the longest, alone at the end with a core idle;
+  // both index checks after a part of the chain left the proof of collection_events, longer than a part
+  // of the chain and the collections' proof together, alone at the end instead (a year: the last 5 s at
+  // one core, docs/benchmarks.md). So that proof starts at once, beside the rows' check it lasts about as
+  // long as, and the collections' proof in the thread the first part of the chain leaves.
+  const indexes = [
+    verifyInWorker({ ...job, part: 'indexes', table: 'collection_events' }, () => {}, o.stopped),
+    afterPart(chains[0]!, () => verifyInWorker({ ...job, part: 'indexes', table: 'collections' }, () => {}, o.stopped)),
+  ];
   // Awaited below, one after the other: a part that fails (or is stopped) while an earlier one is still
   // awaited, or after another part's failure ended the start, must not be an unhandled rejection.
   for (const w of [...chains, ...indexes]) w.promise.catch(() => undefined);
