@@ -137,16 +137,23 @@ describe('pullSince', () => {
   });
 });
 
+/** Back office listening for new events: the seqs it heard, and next() resolves at the next one heard. */
+async function backOfficeListening() {
+  const seqs: number[] = [];
+  let wake: (() => void) | undefined;
+  const listener = await listen(team.db.urlFor(backOffice, team.password(backOffice)), (seq) => {
+    seqs.push(seq);
+    wake?.();
+  });
+  const next = () => new Promise<void>((resolve) => (wake = resolve));
+  return { seqs, listener, next };
+}
+
 describe('listen', () => {
   it('wakes a listener with the new seq when another desktop commits', async () => {
-    const seqs: number[] = [];
-    let wake: (() => void) | undefined;
-    const listener = await listen(team.db.urlFor(backOffice, team.password(backOffice)), (seq) => {
-      seqs.push(seq);
-      wake?.();
-    });
+    const { seqs, listener, next } = await backOfficeListening();
     try {
-      const woken = new Promise<void>((resolve) => (wake = resolve));
+      const woken = next();
       const { stored } = await appendEvents(team.signIn(support), [event(), event()]);
       await woken;
       // One notification per statement, carrying its highest seq.
@@ -171,19 +178,14 @@ describe('listen', () => {
 
 describe('listen, held while a pull is due', () => {
   it('hears no new events while held, and the next commit once resumed', async () => {
-    const seqs: number[] = [];
-    let wake: (() => void) | undefined;
-    const listener = await listen(team.db.urlFor(backOffice, team.password(backOffice)), (seq) => {
-      seqs.push(seq);
-      wake?.();
-    });
+    const { seqs, listener, next } = await backOfficeListening();
     try {
       listener.hold();
       await appendEvents(team.signIn(support), [event()]);
       await new Promise((r) => setTimeout(r, 300));
       expect(seqs).toEqual([]); // the pull that is due reads it
       await listener.resume();
-      const woken = new Promise<void>((resolve) => (wake = resolve));
+      const woken = next();
       const { stored } = await appendEvents(team.signIn(support), [event()]);
       await woken;
       expect(seqs).toEqual([stored[0]!.seq]);
