@@ -117,18 +117,29 @@ function useRefetchAfterUnlock(reload: () => unknown, enabled = true): void {
   }, [reload, enabled]);
 }
 
+/** What one call of an action may add. */
+export interface RunOptions {
+  /**
+   * Told of this call's failure even when the component that made it is gone by the answer (its error
+   * state then shows nowhere): e.g. a form the team's change removed while its call was on the way.
+   */
+  onError?: (e: DeskError) => void;
+}
+
 /** A call that changes something (a form submit, a refresh button). */
 export function useDeskAction<K extends ChannelName>(channel: K) {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<DeskError>();
   const run = useCallback(
-    async (request: RequestOf<K>): Promise<ResponseOf<K> | undefined> => {
+    async (request: RequestOf<K>, o: RunOptions = {}): Promise<ResponseOf<K> | undefined> => {
       setPending(true);
       setError(undefined);
       try {
         return await invoke(channel, request);
       } catch (e) {
-        setError(toDeskError(e));
+        const err = toDeskError(e);
+        setError(err);
+        o.onError?.(err);
         return undefined;
       } finally {
         setPending(false);

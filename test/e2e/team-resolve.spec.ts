@@ -4,7 +4,9 @@
 // app, each on its own data folder): kofi, amina and dina. kofi and amina press "Resolve with note" on
 // the same exception at about the same moment: the team record keeps one resolution, the other desk is
 // told who resolved it, when and with what note, and both then show that one. dina's detail, open all
-// along, follows: it says who resolved it and no longer offers Resolve. A signed callback for a
+// along, follows: it says who resolved it and no longer offers Resolve. When amina's press is slower to
+// reach her desk than kofi's resolution is to reach her screen, her form is gone before her answer comes:
+// she is still told hers was not recorded (a CI run lost that refusal). A signed callback for a
 // reference nobody charged, posted to serve, appears in dina's open "Unknown references" tab.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -77,6 +79,63 @@ async function postCallback(reference: string, status: string, amount = 15000): 
   expect(r.status, await r.text()).toBe(200);
 }
 
+/**
+ * ann's charge of `reference`, recorded in the team record as her desk records one; the service then
+ * answers twice (COMPLETED, then FAILED): a final-status change, an exception on every desk.
+ */
+async function anException(reference: string): Promise<void> {
+  const ann = new pg.Pool({
+    host: team.server.host,
+    port: team.server.port,
+    database: team.database,
+    user: ANN.login,
+    password: ANN.password,
+    max: 1,
+  });
+  try {
+    await recordIntent(ann, {
+      merchantReference: reference,
+      createdAt: Date.now(),
+      amountMinor: 15000,
+      currency: 'UGX',
+      description: 'Phone order, two answers',
+      customerName: 'Amina N',
+      customerEmail: null,
+      chargeCustomer: false,
+      allowFinalStatusChange: true,
+      operator: ANN.login,
+      providerCode: 'CARD_UGX',
+      redirectUrl: 'https://merchant-desk.invalid/return',
+      cardBrand: 'visa',
+      cardLast4: '4242',
+    });
+  } finally {
+    await ann.end();
+  }
+  await postCallback(reference, 'COMPLETED');
+  await postCallback(reference, 'FAILED');
+}
+
+/**
+ * Holds the page's resolve calls on their way from its window to its desk's main process (a delay
+ * injected in the Chromium shell's bridge, nothing else changed) until the returned function lets them go.
+ */
+async function holdResolveCalls(p: Page): Promise<() => Promise<void>> {
+  await p.evaluate(() => {
+    const w = window as unknown as Record<string, unknown>;
+    const real = w.__deskInvoke as (channel: string, request: unknown) => Promise<unknown>;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = (channel: string, request: unknown) =>
+      channel === 'reconcile.resolve'
+        ? gate.then(() => Reflect.apply(real, window, [channel, request]))
+        : Reflect.apply(real, window, [channel, request]);
+    Object.defineProperty(window, '__deskInvoke', { value: held, configurable: true, writable: true });
+    w.__deskLetGo = release;
+  });
+  return () => p.evaluate(() => (window as unknown as { __deskLetGo: () => void }).__deskLetGo());
+}
+
 async function teamEvents(ref: string, source: string) {
   const r = await team.owner.query<{ actor: string; note: string | null; recorded_at: Date }>(
     'SELECT actor, note, recorded_at FROM team.events WHERE merchant_reference = $1 AND source = $2 ORDER BY seq',
@@ -116,39 +175,8 @@ test('three back-office desks, serve and an exception every desk shows', async (
     },
   );
 
-  // ann's charge, recorded in the team record as her desk records one; the service then answers twice
-  // (COMPLETED, then FAILED): a final-status change, an exception on every desk.
   ref = `MD-RESOLVE-${Date.now().toString(36).toUpperCase()}`;
-  const ann = new pg.Pool({
-    host: team.server.host,
-    port: team.server.port,
-    database: team.database,
-    user: ANN.login,
-    password: ANN.password,
-    max: 1,
-  });
-  try {
-    await recordIntent(ann, {
-      merchantReference: ref,
-      createdAt: Date.now(),
-      amountMinor: 15000,
-      currency: 'UGX',
-      description: 'Phone order, two answers',
-      customerName: 'Amina N',
-      customerEmail: null,
-      chargeCustomer: false,
-      allowFinalStatusChange: true,
-      operator: ANN.login,
-      providerCode: 'CARD_UGX',
-      redirectUrl: 'https://merchant-desk.invalid/return',
-      cardBrand: 'visa',
-      cardLast4: '4242',
-    });
-  } finally {
-    await ann.end();
-  }
-  await postCallback(ref, 'COMPLETED');
-  await postCallback(ref, 'FAILED');
+  await anException(ref);
 
   const started = await Promise.all(
     [KOFI, AMINA, DINA].map(async (op) => {
@@ -210,6 +238,44 @@ test('kofi and amina resolve it at the same moment: one stands, the other is tol
   await expect(followed).toContainText(note);
   await expect(dina.getByRole('form', { name: `Resolve ${ref}` })).toHaveCount(0);
   await dina.screenshot({ path: path.join(SHOTS, 'followed.png'), fullPage: true });
+});
+
+test("amina presses Resolve as kofi's resolution reaches her screen: her form goes, and she is still told hers was not recorded", async () => {
+  const [kofi, amina] = [KOFI, AMINA].map((op) => desks.get(op.login)!.page) as [Page, Page];
+  const late = `MD-LATE-${Date.now().toString(36).toUpperCase()}`;
+  await anException(late);
+  for (const p of [kofi, amina]) {
+    await expect(exceptionsRow(p, late)).toContainText('Changed after final', { timeout: 30_000 });
+    await exceptionsRow(p, late).click();
+    await expect(p.getByRole('form', { name: `Resolve ${late}` })).toBeVisible();
+  }
+  const notes = { kofi: 'Reversed by the issuer on the phone.', amina: 'Refunded at the counter, receipt 0042.' };
+
+  // amina presses first, but her call is slow to reach her desk's main process...
+  const letGo = await holdResolveCalls(amina);
+  const aminaForm = amina.getByRole('form', { name: `Resolve ${late}` });
+  await aminaForm.getByLabel('Resolution note').fill(notes.amina);
+  await aminaForm.getByRole('button', { name: 'Resolve with note' }).click();
+  await expect(aminaForm.getByRole('button', { name: 'Resolving…' })).toBeVisible();
+  // ...so kofi's resolution is recorded first, and reaches amina's screen while hers is on its way: the
+  // exception is no longer open there, and her form goes.
+  const kofiForm = kofi.getByRole('form', { name: `Resolve ${late}` });
+  await kofiForm.getByLabel('Resolution note').fill(notes.kofi);
+  await kofiForm.getByRole('button', { name: 'Resolve with note' }).click();
+  const followed = amina.getByRole('status').filter({ hasText: 'Resolved by' });
+  await expect(followed).toContainText(`Resolved by ${KOFI.login} at `, { timeout: 10_000 });
+  await expect(aminaForm).toHaveCount(0);
+
+  // Her answer then comes: she pressed Resolve, so she is told hers was not recorded, whose stands, and her note.
+  await letGo();
+  const refusal = amina.getByRole('alert').filter({ hasText: 'Your resolution was not recorded' });
+  await expect(refusal).toContainText(`${KOFI.login} already resolved ${late} at `);
+  await expect(refusal).toContainText(notes.kofi);
+  await expect(refusal).toContainText(notes.amina);
+  await expect(followed).toContainText(notes.kofi);
+  const stood = await teamEvents(late, 'manual');
+  expect(stood.map((e) => [e.actor, e.note])).toEqual([[KOFI.login, notes.kofi]]);
+  await amina.screenshot({ path: path.join(SHOTS, 'refused-after-form-gone.png'), fullPage: true });
 });
 
 test("a callback for a reference nobody charged, posted to serve, appears in dina's open Unknown references tab", async () => {

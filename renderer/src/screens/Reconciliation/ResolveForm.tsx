@@ -42,10 +42,8 @@ export function ResolveForm({
 }) {
   const resolve = useDeskAction('reconcile.resolve');
   const [note, setNote] = useState('');
-  const noteRef = useRef(note);
   const onRefusedRef = useRef(onRefused);
   useEffect(() => {
-    noteRef.current = note;
     onRefusedRef.current = onRefused;
   });
   const [touched, setTouched] = useState(false);
@@ -61,17 +59,23 @@ export function ResolveForm({
   const submit = async () => {
     setTouched(true);
     if (empty) return;
-    const r = await resolve.run({ ...target, note });
+    const r = await resolve.run(
+      { ...target, note },
+      {
+        // Told from the call, not from this form's state: the other desk's resolution can reach this
+        // screen before the answer does, and then the form is gone (the exception is no longer open).
+        // The note stays in the field while the form is there (a refusal wipes nothing typed).
+        onError: (e) => {
+          if (e.kind === 'conflict') onRefusedRef.current?.(e.message, note);
+        },
+      },
+    );
     if (r) {
       setNote('');
       setTouched(false);
       onResolved(note);
     }
   };
-  // The note stays in the field (a refusal wipes nothing the person typed); the screen says why.
-  useEffect(() => {
-    if (resolve.error?.kind === 'conflict') onRefusedRef.current?.(resolve.error.message, noteRef.current);
-  }, [resolve.error]);
 
   if (!may) return <WhoMay action="resolveExceptions" />;
   return (
