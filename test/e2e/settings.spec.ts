@@ -88,8 +88,11 @@ test('keys are set and cleared without ever being shown again; the service key s
   await secretRow.getByRole('button', { name: 'Clear' }).click();
   await expect(secretRow.getByText('not set')).toBeVisible();
   await expect(page.getByTestId('status-connection')).toHaveText(/Not configured/);
-  await page.getByRole('form', { name: 'Public key' }).getByRole('button', { name: 'Clear' }).click();
-  await page.getByRole('form', { name: 'Signing key' }).getByRole('button', { name: 'Clear' }).click();
+  for (const label of ['Public key', 'Signing key']) {
+    const row = page.getByRole('form', { name: label });
+    await row.getByRole('button', { name: 'Clear' }).click();
+    await expect(row.getByText('not set')).toBeVisible();
+  }
 
   // A base URL on another host: the keys saved for this one are forgotten and asked for again, for it.
   const pkRow = page.getByRole('form', { name: 'Public key' });

@@ -100,6 +100,27 @@ describe('keys are bound to the origin they were saved for', () => {
     expect(await store.get('secret-key')).toBeNull();
   });
 
+  it('a key set while the host changes lands before that host change forgets the keys, never after it', async () => {
+    core = await composeCore({ dataDir: tempDir(), logger: silentLogger(), poll: false });
+    const d = typedInvoke(createDispatcher(buildHandlers(core)));
+    const sb = await startSandbox({ stateDir: tempDir() });
+    onTestFinished(() => sb.close());
+    value(await d('settings.update', { profile: 'sandbox', baseUrl: sb.baseUrl }));
+    value(await d('settings.setKey', { name: 'secretKey', value: sb.secretKey }));
+
+    // The window sends both at once (Set pressed, then Save connection before the first answered): the
+    // key is for the old host, so once both are done it is forgotten with the others, as the view says.
+    const [set, moved] = await Promise.all([
+      d('settings.setKey', { name: 'publicKey', value: sb.publicKey }),
+      d('settings.update', { baseUrl: 'http://127.0.0.1:9' }),
+    ]);
+    expect(value(set).keys.publicKey).toBe('set');
+    expect(value(moved).keys).toMatchObject({ publicKey: 'unset', secretKey: 'unset', enterFor: 'http://127.0.0.1:9' });
+    const store = new KeyringSecretStore('sandbox');
+    expect(await store.get('public-key')).toBeNull();
+    expect(value(await d('settings.get', {})).keys.publicKey).toBe('unset');
+  });
+
   it('a new path on the same host keeps the keys', async () => {
     core = await composeCore({ dataDir: tempDir(), logger: silentLogger(), poll: false });
     const d = typedInvoke(createDispatcher(buildHandlers(core)));

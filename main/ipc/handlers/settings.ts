@@ -173,13 +173,27 @@ async function confirmTeamTransport(ops: SettingsOperations, q: SettingsQueries,
   }
 }
 
+/**
+ * Runs changes one after another, in the order they came. Each change awaits the keychain and the
+ * reconnect, so two sent together would interleave: a key set just before the base URL moved to another
+ * host was stored after that move had forgotten the keys (a CI run's settings failure), and stayed, unusable.
+ */
+function inTurn(): <T>(change: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (change) => {
+    const p = tail.then(change);
+    tail = p.catch(() => undefined);
+    return p;
+  };
+}
+
 export const settingsHandlers = (ops: SettingsOperations, q: SettingsQueries): HandlersFor<typeof settingsChannels> => {
   const changed = async () => {
     await ops.settingsChanged();
     return settingsView(ops, q);
   };
-  return {
-    'settings.get': () => settingsView(ops, q),
+  const turn = inTurn();
+  const changes = {
     'settings.update': async (patch) => {
       const p = patch as SettingsPatch;
       await confirmListenAddress(ops, q, p);
@@ -242,5 +256,13 @@ export const settingsHandlers = (ops: SettingsOperations, q: SettingsQueries): H
       ops.importServicePublicKey(pem);
       return changed();
     },
+  } satisfies Omit<HandlersFor<typeof settingsChannels>, 'settings.get'>;
+  return {
+    'settings.get': () => settingsView(ops, q),
+    'settings.update': (r) => turn(() => changes['settings.update'](r)),
+    'settings.setKey': (r) => turn(() => changes['settings.setKey'](r)),
+    'settings.clearKey': (r) => turn(() => changes['settings.clearKey'](r)),
+    'settings.setTeamCa': (r) => turn(() => changes['settings.setTeamCa'](r)),
+    'settings.importServiceKey': (r) => turn(() => changes['settings.importServiceKey'](r)),
   };
 };
