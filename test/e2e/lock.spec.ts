@@ -128,9 +128,20 @@ test('locks after the idle time, refuses every call but unlocking, and unlocks w
   await expect(page.getByRole('heading', { level: 1, name: 'Balances' })).toBeVisible();
   expect(await call(page, 'balances.latest')).toBe('ok');
 
-  // Ctrl+Shift+L locks at once; unlock with the keyboard alone.
+  // Ctrl+Shift+L locks at once; unlock with the keyboard alone. The field has focus as the lock screen
+  // appears, not a moment after: keys typed at once all land in it (a CI run typed the passphrase as the
+  // screen showed, its first keys went nowhere, and it was told "Wrong passphrase.").
+  await page.evaluate(() => {
+    const seen = new MutationObserver(() => {
+      if (!document.getElementById('lock-secret')) return;
+      (window as unknown as { focusAtLock: string }).focusAtLock = document.activeElement?.id ?? '';
+      seen.disconnect();
+    });
+    seen.observe(document.body, { childList: true, subtree: true });
+  });
   await page.keyboard.press('Control+Shift+L');
   await expect(page.getByRole('heading', LOCKED)).toBeVisible();
+  expect(await page.evaluate(() => (window as unknown as { focusAtLock?: string }).focusAtLock)).toBe('lock-secret');
   await page.keyboard.type('lock e2e passphrase');
   await page.keyboard.press('Enter');
   await expect(page.getByRole('heading', { level: 1, name: 'Balances' })).toBeVisible();

@@ -1,6 +1,6 @@
 // All the renderer shows while main is locked. The screens stay mounted but hidden behind it (a payment
 // in progress keeps its state and shows its result after unlock); their calls are refused meanwhile.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useLayoutEffect, useState, type FormEvent } from 'react';
 import type { LockStatus } from '../../../main/ipc/contract/lock.js';
 import { DeskError, invoke } from '../desk.js';
 import './lock.css';
@@ -44,7 +44,9 @@ function useLockedWindow(setup: boolean): void {
       setTimeout(() => document.getElementById('screen-title')?.focus({ preventScroll: true }), 0);
     };
   }, []);
-  useEffect(() => {
+  // Before the screen is painted (a layout effect), not after: keys typed as soon as it shows land in
+  // the field, none on the hidden screen behind it.
+  useLayoutEffect(() => {
     document.title = 'Locked · Merchant Desk';
     // The field first; the heading is read out with the form.
     document.getElementById('lock-secret')?.focus();
