@@ -48,14 +48,21 @@ async function recordingServer(): Promise<{ url: string; requests: Recorded[] }>
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
 }
 
+/** A desk (its IPC dispatcher, as the window calls it) and a sandbox of its own to point it at. */
+async function deskBesideSandbox(o: { poll: boolean }) {
+  const desk = await composeCore({ dataDir: tempDir(), logger: silentLogger(), poll: o.poll });
+  core = desk; // closed after the test
+  const d = typedInvoke(createDispatcher(buildHandlers(desk)));
+  const sb = await startSandbox({ stateDir: tempDir() });
+  onTestFinished(() => sb.close());
+  return { desk, d, sb };
+}
+
 const carriesKey = (r: Recorded) => 'public-key' in r.headers || 'secret-key' in r.headers;
 
 describe('keys are bound to the origin they were saved for', () => {
   it('settings.update to another host forgets the keys; polls send no key there; the view asks for keys for the new host', async () => {
-    core = await composeCore({ dataDir: tempDir(), logger: silentLogger(), poll: true });
-    const d = typedInvoke(createDispatcher(buildHandlers(core)));
-    const sb = await startSandbox({ stateDir: tempDir() });
-    onTestFinished(() => sb.close());
+    const { desk, d, sb } = await deskBesideSandbox({ poll: true });
     const other = await recordingServer();
 
     value(await d('settings.update', { profile: 'sandbox', baseUrl: sb.baseUrl }));
@@ -78,7 +85,7 @@ describe('keys are bound to the origin they were saved for', () => {
     expect(await store.get('secret-key')).toBeNull();
 
     await d('balances.refresh', {});
-    await core.poller!.refresh();
+    await desk.poller!.refresh();
     expect(other.requests.filter(carriesKey)).toEqual([]);
     expect(value(await d('app.status', {}))).toMatchObject({
       connection: 'not_configured',
@@ -89,9 +96,9 @@ describe('keys are bound to the origin they were saved for', () => {
     // sandbox's) are not sent to the new host either.
     await store.set('public-key', sb.publicKey);
     await store.set('secret-key', sb.secretKey);
-    await core.reconnect();
-    expect(core.getClient()).toBeNull();
-    await core.poller!.refresh();
+    await desk.reconnect();
+    expect(desk.getClient()).toBeNull();
+    await desk.poller!.refresh();
     expect(other.requests.filter(carriesKey)).toEqual([]);
 
     // Entering keys for the new host binds them to it; the old ones are not mixed in.
@@ -101,10 +108,7 @@ describe('keys are bound to the origin they were saved for', () => {
   });
 
   it('a key set while the host changes lands before that host change forgets the keys, never after it', async () => {
-    core = await composeCore({ dataDir: tempDir(), logger: silentLogger(), poll: false });
-    const d = typedInvoke(createDispatcher(buildHandlers(core)));
-    const sb = await startSandbox({ stateDir: tempDir() });
-    onTestFinished(() => sb.close());
+    const { d, sb } = await deskBesideSandbox({ poll: false });
     value(await d('settings.update', { profile: 'sandbox', baseUrl: sb.baseUrl }));
     value(await d('settings.setKey', { name: 'secretKey', value: sb.secretKey }));
 
@@ -122,10 +126,7 @@ describe('keys are bound to the origin they were saved for', () => {
   });
 
   it('a new path on the same host keeps the keys', async () => {
-    core = await composeCore({ dataDir: tempDir(), logger: silentLogger(), poll: false });
-    const d = typedInvoke(createDispatcher(buildHandlers(core)));
-    const sb = await startSandbox({ stateDir: tempDir() });
-    onTestFinished(() => sb.close());
+    const { d, sb } = await deskBesideSandbox({ poll: false });
     value(await d('settings.update', { profile: 'sandbox', baseUrl: sb.baseUrl }));
     value(await d('settings.setKey', { name: 'publicKey', value: sb.publicKey }));
     value(await d('settings.setKey', { name: 'secretKey', value: sb.secretKey }));

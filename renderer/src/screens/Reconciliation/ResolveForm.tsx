@@ -3,7 +3,7 @@
 // back office and admins are offered it; others see who can. A refusal because it is resolved already
 // (by another desk: the team database decides) goes to onRefused, with the note, so the screen can keep
 // saying it once the form is gone (the exception is no longer open).
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { useDeskAction } from '../../hooks.js';
 import { ErrorBanner, Field } from '../../ui/index.js';
 import { useMay, WhoMay } from '../../role.js';
@@ -42,10 +42,6 @@ export function ResolveForm({
 }) {
   const resolve = useDeskAction('reconcile.resolve');
   const [note, setNote] = useState('');
-  const onRefusedRef = useRef(onRefused);
-  useEffect(() => {
-    onRefusedRef.current = onRefused;
-  });
   const [touched, setTouched] = useState(false);
   const formId = useId();
   const may = useMay('resolveExceptions');
@@ -64,9 +60,10 @@ export function ResolveForm({
       {
         // Told from the call, not from this form's state: the other desk's resolution can reach this
         // screen before the answer does, and then the form is gone (the exception is no longer open).
+        // The screen is told as it was when this was pressed (its collection, not one chosen since).
         // The note stays in the field while the form is there (a refusal wipes nothing typed).
         onError: (e) => {
-          if (e.kind === 'conflict') onRefusedRef.current?.(e.message, note);
+          if (e.kind === 'conflict') onRefused?.(e.message, note);
         },
       },
     );
