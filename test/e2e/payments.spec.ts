@@ -93,7 +93,12 @@ export function scanForCardData(dirs: string[], secrets: { numbers: string[]; cv
       for (const c of secrets.cvvs) {
         const ctx = new RegExp(`(cvv|cvc|card_cvv|security.?code)["'\\s:=]{1,6}${c}(?!\\d)`, 'i');
         if (ctx.test(latin)) hits.push(`${file}: CVV in a key/value`);
-        const textual = /\.(log|txt|json|jsonl|ndjson|csv)$/i.test(file) || !buf.subarray(0, 4096).includes(0);
+        // Chromium's own "Local State" (browser-wide settings; no page can write to it) holds counters and
+        // ids such as -105: a 3-digit CVV matched one of them as a token by chance once. The card number
+        // and the CVV as a key/value are still looked for in it.
+        const textual =
+          path.basename(file) !== 'Local State' &&
+          (/\.(log|txt|json|jsonl|ndjson|csv)$/i.test(file) || !buf.subarray(0, 4096).includes(0));
         // A token on its own (not inside a longer number, word or base64 run such as a PEM key).
         if (textual && new RegExp(`(?<![A-Za-z0-9.+/])${c}(?![A-Za-z0-9.])`).test(buf.toString('utf8')))
           hits.push(`${file}: CVV as a token in a text file`);
