@@ -185,7 +185,7 @@ function settingsOperations(
       return d.db;
     },
     clock: d.clock,
-    events: d.events,
+    notify: (notice) => d.events.emit('notice', notice),
     settings: () => d.settings(),
     switchProfile: (profile, patch) => d.switchProfile(profile, patch),
     reopenWorkspace: () => d.reopenWorkspace(),

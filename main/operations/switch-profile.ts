@@ -9,13 +9,13 @@
 // desks see nothing of it (the operator's sign-in is their own).
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
-import type { AppEventBus } from '../app/event-bus.js';
 import { updateSettings, type Profile, type Settings, type SettingsPatch } from '../settings/index.js';
 
 export interface SwitchProfileDeps {
   db: Db;
   clock: Clock;
-  events: AppEventBus;
+  /** Tells the person at the desk (given by whoever composes the operation: it knows no event bus). */
+  notify(notice: { level: 'info' | 'warning' | 'error'; message: string }): void;
   settings(): Settings;
   /** Closes the running workspace and opens `profile`'s, with `patch` saved to it first. */
   switchProfile(profile: Profile, patch: SettingsPatch): Promise<void>;
@@ -58,7 +58,7 @@ export async function saveSettingsChange(
   if (teamConnectionChanged(was, next)) {
     await deps.reopenWorkspace();
     const who = next.teamLogin;
-    deps.events.emit('notice', {
+    deps.notify({
       level: 'info',
       message: who
         ? `${why ?? 'The team connection changed'}: ${who} signs in to go on.`
