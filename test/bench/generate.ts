@@ -111,7 +111,12 @@ function rng(seed: number): () => number {
 export function generate(o: GenerateOptions): Generated {
   (o.open ?? openDatabase)(o.file).close(); // schema and migrations, as the app makes them
   const db = new Database(o.file);
-  db.pragma('journal_mode = OFF');
+  // A rollback journal, not the app's WAL: the whole history is one transaction, and in a WAL every page
+  // read searches the WAL's index from its newest part back, so a page cost more the more was written
+  // before it, and the WAL (as large as the database) was then copied into the file a second time. A
+  // rollback journal keeps only the few pages that existed before the transaction (the empty schema's).
+  // (journal_mode OFF would skip even those, but better-sqlite3's defensive mode refuses it, silently.)
+  db.pragma('journal_mode = DELETE');
   db.pragma('foreign_keys = OFF'); // events are written before their collection row (ids are known)
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -262144');
