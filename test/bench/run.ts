@@ -82,11 +82,12 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** The process's CPU (every thread: the pass's and the export's workers, the poster) in seconds since `from`. */
-function cpuSince(from: NodeJS.CpuUsage): number {
+/** The process's CPU (every thread: the pass's and the export's workers, the poster) in ms since `from`. */
+function cpuMsSince(from: NodeJS.CpuUsage): number {
   const d = process.cpuUsage(from);
-  return round((d.user + d.system) / 1e6, 2);
+  return (d.user + d.system) / 1000;
 }
+const cpuSince = (from: NodeJS.CpuUsage) => round(cpuMsSince(from) / 1000, 2);
 
 const load1 = () => round(os.loadavg()[0]!, 2);
 
@@ -227,7 +228,7 @@ async function benchAt(N: number): Promise<SizeRun> {
     cpu = process.cpuUsage();
     const page = listCollections(db, q);
     samples.push(performance.now() - t);
-    cpuSamples.push(cpuSince(cpu) * 1000);
+    cpuSamples.push(cpuMsSince(cpu));
     if (page.rows.length === 0 && i < pageQueries.length) log(`note: page query ${i} returned no rows`);
   }
   samples.sort((a, b) => a - b);
@@ -256,7 +257,7 @@ async function benchAt(N: number): Promise<SizeRun> {
   loads.ingestion = load1();
   cpu = process.cpuUsage();
   const posted = await postCallbacks(receiver.url, bodies, headers, 32);
-  const ingestCpu = cpuSince(cpu);
+  const ingestCpuMs = cpuMsSince(cpu);
   const receiverStats = receiver.stats();
   await receiver.close();
   const reconciledAfter = db
@@ -333,7 +334,7 @@ async function benchAt(N: number): Promise<SizeRun> {
       http_statuses: posted.statuses,
       seconds: round(posted.ms / 1000, 2),
       per_second: Math.round(perSecond),
-      cpu_us_per_callback: Math.round((ingestCpu * 1e6) / targets.length),
+      cpu_us_per_callback: Math.round((ingestCpuMs * 1000) / targets.length),
       commits: receiverStats.commits,
       largest_group: receiverStats.largestGroup,
       mean_group: round(receiverStats.deliveries / Math.max(1, receiverStats.commits)),
