@@ -8,7 +8,7 @@
 /** What the growth table reads of one size's bench result (run.ts). */
 export interface SizeRun {
   load_average_1m: { by_phase: Record<string, number> };
-  data: { collections: number; database_mb: number; generate_s: number; generate_cpu_s: number };
+  data: { collections: number; years: number; database_mb: number; generate_s: number; generate_cpu_s: number };
   export: { collections_csv_s: number; sqlite3_csv_s: number | null; ratio: number | null; cpu_s: number };
   reconciliation: { full_s: number; full_cpu_s: number; again_of_reconciled_s: number; again_cpu_s: number };
   ingestion: { per_second: number; cpu_us_per_callback: number };
@@ -33,6 +33,14 @@ interface Figure {
 }
 
 const FIGURES: Figure[] = [
+  // One year at every size (a busier merchant) or N/1M years (a longer history: --years-per-million 1).
+  {
+    figure: 'the history spans (years)',
+    phase: 'generate',
+    grows: 'linear',
+    informative: true,
+    get: (r) => r.data.years,
+  },
   {
     figure: 'callback ingestion, durable (callbacks/s)',
     phase: 'ingestion',

@@ -43,6 +43,9 @@ const { values: opt } = parseArgs({
     // bigger in every table.
     snapshots: { type: 'string' },
     callbacks: { type: 'string', default: '10000' },
+    // The history's span: by default a year whatever its size (a busier merchant: a month of 3M holds
+    // 3x a month of 1M); `--years-per-million 1` spans N/1M years (a longer history: every month the same).
+    'years-per-million': { type: 'string' },
     generate: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
@@ -103,7 +106,8 @@ async function benchAt(N: number): Promise<SizeRun> {
   log(`temp folder ${dir}; generating ${N} collections, ${S} balance snapshots`);
   let t = performance.now();
   loads.generate = load1();
-  const gen = await generateInChild({ file, collections: N, snapshots: S, ingestTargets: CB, now });
+  const years = opt['years-per-million'] === undefined ? 1 : (Number(opt['years-per-million']) * N) / 1_000_000;
+  const gen = await generateInChild({ file, collections: N, snapshots: S, ingestTargets: CB, now, years });
   const generateMs = performance.now() - t;
   const generatedBytes = fs.statSync(file).size;
   log(`generated ${gen.events} events in ${round(generateMs / 1000)} s (${mb(generatedBytes)} MB)`);
@@ -293,6 +297,7 @@ async function benchAt(N: number): Promise<SizeRun> {
       database_mb_generated: mb(generatedBytes),
       generate_s: round(generateMs / 1000),
       generate_cpu_s: round(gen.cpuS),
+      years: round(years, 2),
       // What the file spends its bytes on at the end of the run (dbstat), per collection; the larger ones.
       bytes_per_collection: Object.fromEntries(
         bytes.objects.filter((o) => o.perCollection >= 1).map((o) => [o.name, o.perCollection]),
