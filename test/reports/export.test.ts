@@ -19,46 +19,8 @@ import { resolveException } from '../../main/reconcile/index.js';
 import { History, testDb, ledger, reconciler } from '../reconcile/fixtures.js';
 
 import type { Db } from '../../main/store/sqlite/connection.js';
+import { records } from '../support/csv.js';
 const UTC3 = { offsetMinutes: 180 };
-
-/** Minimal RFC 4180 reader for assertions (quoted fields, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let q = false;
-  const endCell = () => {
-    row.push(cell);
-    cell = '';
-  };
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (q) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') q = false;
-      else cell += ch;
-    } else if (ch === '"') q = true;
-    else if (ch === ',') endCell();
-    else if (ch === '\r' && text[i + 1] === '\n') {
-      endCell();
-      rows.push(row);
-      row = [];
-      i++;
-    } else cell += ch;
-  }
-  if (cell || row.length) {
-    endCell();
-    rows.push(row);
-  }
-  return rows;
-}
-
-function records(file: string): Record<string, string>[] {
-  const [head, ...rest] = parseCsv(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
-  return rest.map((r) => Object.fromEntries(head!.map((h, i) => [h, r[i]!])));
-}
 
 function bulk(db: Db, n: number, t0: number): void {
   const ins = db.prepare(
