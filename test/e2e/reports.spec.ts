@@ -8,6 +8,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
 import { bulkCollections, seeder, type Seeder } from './reconcile-seed.js';
 import { readXlsx, recordsOf } from '../support/xlsx.js';
+import { parseCsv } from '../support/csv.js';
 
 let app: RunningApp | undefined;
 let seed: Seeder | undefined;
@@ -19,39 +20,6 @@ test.afterEach(async () => {
   if (app) fs.rmSync(app.dataDir, { recursive: true, force: true });
   app = undefined;
 });
-
-/** RFC 4180 reader (quotes, doubled quotes, commas and newlines inside quotes). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += ch;
-  }
-  if (cell !== '' || row.length) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows;
-}
 
 function record(rows: string[][], key: string, value: string): Record<string, string> | undefined {
   const [header, ...body] = rows;
@@ -69,22 +37,22 @@ async function savedPath(page: Page, form: string): Promise<string> {
   );
 }
 
-test('collections CSV and balance report are exported with their content, quoting and BOM; errors name the field', async () => {
+/** The app on the Reports screen with one approved KES 1,500.50 collection (its reference), whose customer is a formula. */
+async function reportsWithOneCharge(description: string): Promise<{ page: Page; ref: string; dataDir: string }> {
   app = await startApp();
   const { page } = app;
   seed = seeder(app);
   const s = seed;
-  const ref = await s.charge({
-    amount: '1500.50',
-    currency: 'KES',
-    description: 'Mug "blue", large',
-    customerName: '=1+2 Okello',
-  });
+  const ref = await s.charge({ amount: '1500.50', currency: 'KES', description, customerName: '=1+2 Okello' });
   await app.sandbox!.complete(ref, 'approve');
   await expect.poll(() => s.statusOf(ref)).toBe('COMPLETED');
-
   await openScreen(page, 'Reports');
-  const exportsDir = path.join(app.dataDir, 'exports');
+  return { page, ref, dataDir: app.dataDir };
+}
+
+test('collections CSV and balance report are exported with their content, quoting and BOM; errors name the field', async () => {
+  const { page, ref, dataDir } = await reportsWithOneCharge('Mug "blue", large');
+  const exportsDir = path.join(dataDir, 'exports');
   await expect(page.getByText("Files are saved in the app's exports folder")).toContainText(exportsDir);
 
   // Collections, no BOM, all dates.
@@ -147,7 +115,7 @@ test('collections CSV and balance report are exported with their content, quotin
   await coll.getByRole('button', { name: 'Export collections' }).click();
   await expect(coll.getByText('Enter a file name ending in .csv.')).toBeVisible();
   await expect(saveTo).toHaveAttribute('aria-invalid', 'true');
-  for (const notAName of ['../report.csv', path.join(app.dataDir, 'report.csv')]) {
+  for (const notAName of ['../report.csv', path.join(dataDir, 'report.csv')]) {
     await saveTo.fill(notAName);
     await coll.getByRole('button', { name: 'Export collections' }).click();
     await expect(coll.getByText('must be a plain file name')).toBeVisible();
@@ -189,19 +157,7 @@ test('an export of a large history shows progress and can be cancelled; the part
 });
 
 test('both reports as Excel workbooks: typed cells a spreadsheet opens as numbers and dates', async () => {
-  app = await startApp();
-  const { page } = app;
-  seed = seeder(app);
-  const s = seed;
-  const ref = await s.charge({
-    amount: '1500.50',
-    currency: 'KES',
-    description: 'Mug blue large',
-    customerName: '=1+2 Okello',
-  });
-  await app.sandbox!.complete(ref, 'approve');
-  await expect.poll(() => s.statusOf(ref)).toBe('COMPLETED');
-  await openScreen(page, 'Reports');
+  const { page, ref, dataDir } = await reportsWithOneCharge('Mug blue large');
 
   const coll = page.getByRole('form', { name: 'Collections report' });
   const name = coll.getByLabel('File name');
@@ -213,7 +169,7 @@ test('both reports as Excel workbooks: typed cells a spreadsheet opens as number
   await expect(coll.getByText('A name only, ending in .xlsx')).toBeVisible();
   await coll.getByRole('button', { name: 'Export collections' }).click();
   const result = page.getByRole('status', { name: 'Collections report result' });
-  const collPath = path.join(app.dataDir, 'exports', 'june.xlsx');
+  const collPath = path.join(dataDir, 'exports', 'june.xlsx');
   await expect(result).toContainText('Exported 1 row.');
   await expect(result).toContainText(collPath);
   await page.screenshot({ path: screenshotPath('reports-xlsx-done'), fullPage: true });
@@ -231,7 +187,7 @@ test('both reports as Excel workbooks: typed cells a spreadsheet opens as number
   expect(balName).toMatch(/^balances-.*\.xlsx$/);
   await bal.getByRole('button', { name: 'Export balance report' }).click();
   const balResult = page.getByRole('status', { name: 'Balance report result' });
-  const balPath = path.join(app.dataDir, 'exports', balName);
+  const balPath = path.join(dataDir, 'exports', balName);
   await expect(balResult).toContainText(balPath);
   await expect(balResult.getByRole('listitem')).toHaveCount(1);
   const sheets = await readXlsx(balPath);
