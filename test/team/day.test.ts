@@ -120,7 +120,7 @@ async function day(groups: Op[][], faults: { afterMs: number; fault: Fault }[]):
     const expected = await replay.view();
     const views = new Map(await Promise.all(w.desks.map(async (d) => [d.name, await d.view()] as const)));
 
-    const problems: string[] = [];
+    const problems: string[] = [...w.crashes];
     for (const [name, v] of [...views, ['replay', expected] as const]) problems.push(...checkCollections(service, name, v));
     problems.push(...checkScreens(service, log));
     problems.push(...(await checkCharges(w, service, log, byName)));
@@ -167,6 +167,8 @@ describe('a team day judged by the service', () => {
           verbose: 1,
           interruptAfterTimeLimit: TIME_MS,
           markInterruptAsFailure: false,
+          // DAY_SHRINK=0: stop at the first failing day (while debugging one seed, a shrink is another day).
+          ...(process.env.DAY_SHRINK === '0' ? { endOnFailure: true } : {}),
         },
       );
     },

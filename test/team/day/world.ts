@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { startSandbox, type Sandbox } from '../../../sandbox/index.js';
 import { migrate } from '../../../main/team/migrate.js';
+import { TeamUnavailableError } from '../../../main/team/errors.js';
 import { addOperator } from '../../../main/operations/operators.js';
 import { openTeamPool } from '../../../main/team/pool.js';
 import type { TeamRole } from '../../../main/team/operators.js';
@@ -34,6 +35,16 @@ export async function until(what: string, ok: () => boolean | Promise<boolean>, 
     if (await ok()) return;
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting until ${what}`);
   }
+}
+
+/** The database is stopped, restarting or unreachable for a moment (not a refusal of what was asked). */
+export function databaseAway(e: unknown): boolean {
+  if (e instanceof TeamUnavailableError) return true;
+  const code = (e as { code?: string }).code ?? '';
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03', '08006', '08003', '08001'].includes(code) ||
+    /Connection terminated|connection timeout|the database system is/i.test((e as Error).message)
+  );
 }
 
 /** A call to a desk that was killed before it answered: what the person saw is the window going dark. */
@@ -86,12 +97,19 @@ export interface DayServe {
 
 export interface DayWorld {
   root: string;
+  /** Processes that ended on their own (a crash of the app or serve): each is a defect the day found. */
+  crashes: string[];
   pg: PgServerInfo;
   owner: pg.Pool;
   sb: Sandbox;
   serve: DayServe;
   desks: DayDesk[];
   password(login: string): string;
+  /**
+   * The test's own query as the database's owner (the day's bookkeeping, an admin's change), waiting out a
+   * fault of the database itself (stopped, starting up) as the person behind it would, then asking again.
+   */
+  ownerQuery<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<T>>;
   /** PostgreSQL stopped as by a crash (pg_ctl -m immediate), then started again after `downMs`. */
   restartPostgres(downMs: number): Promise<void>;
   /** A desk that was never used, signed in now (its copy is a fresh replay of team.events). */
@@ -172,12 +190,23 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
   const sb = await startSandbox({ stateDir: sbDir, timeScale: 1000 });
   await storeTeamKeys(sb);
 
+  const crashes: string[] = [];
+  /** Notes a process that ended without the day ending it, with the last of what it wrote to stderr. */
+  // The person opens the app again (the administrator starts serve again), so the day goes on.
+  const watchExit = (name: string, p: ChildProcess, expected: () => boolean, stderr: () => string, again: () => Promise<void>) =>
+    p.once('exit', (code, signal) => {
+      if (expected()) return;
+      crashes.push(`${name} ended on its own (${code ?? signal}): ${stderr().slice(-1500)}`);
+      setTimeout(() => void again().catch((e: Error) => crashes.push(`${name} did not start again: ${e.message}`)), 200);
+    });
+
   // serve, in a process of its own, through a line of its own.
   const receiver = await operator('receiver', 'serve');
   const serveLine = await startLine(server.host, server.port);
   const serveDir = path.join(root, 'serve');
   fs.mkdirSync(serveDir);
   let serveProc: ChildProcess | null = null;
+  let serveEnding = false;
   let servePort = 0;
   const serve: DayServe = {
     url: '',
@@ -204,9 +233,11 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       serveProc = child;
+      serveEnding = false;
       let out = '';
       let err = '';
       child.stderr.on('data', (d) => (err += String(d)));
+      watchExit('serve', child, () => serveEnding, () => err, () => serve.start());
       await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (d) => {
           out += String(d);
@@ -224,6 +255,7 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
     async kill() {
       const p = serveProc;
       if (!p || p.exitCode !== null) return;
+      serveEnding = true;
       const gone = new Promise((r) => p.once('exit', r));
       p.kill('SIGKILL');
       await gone;
@@ -231,6 +263,7 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
     async close() {
       const p = serveProc;
       if (!p || p.exitCode !== null || p.signalCode !== null) return;
+      serveEnding = true;
       const gone = new Promise((r) => p.once('exit', r));
       p.kill('SIGTERM');
       await Promise.race([gone, sleep(10_000)]);
@@ -256,6 +289,7 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
     }
     writeActiveProfile(dataDir, 'team');
     let child: ChildProcess | null = null;
+    let ending = false;
     let call: ((m: Record<string, unknown>) => Promise<unknown>) | null = null;
     const desk: DayDesk = {
       name,
@@ -274,6 +308,7 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
       async kill() {
         const p = child;
         if (!p || p.exitCode !== null || p.signalCode !== null) return;
+        ending = true;
         const gone = new Promise((r) => p.once('exit', r));
         p.kill('SIGKILL');
         await gone;
@@ -288,9 +323,16 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
             MD_DAY_SANDBOX: sb.baseUrl,
             MD_DAY_CLOCK_OFFSET_MS: String(d.clockOffsetMs ?? 0),
           },
-          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+          stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
         });
         child = p;
+        ending = false;
+        let err = '';
+        p.stderr!.on('data', (x) => {
+          err += String(x);
+          if (err.length > 20_000) err = err.slice(-10_000);
+        });
+        watchExit(name, p, () => ending, () => err, () => desk.start());
         desk.starts++;
         const ready = new Promise<void>((resolve, reject) => {
           p.once('exit', (code, signal) => reject(new Error(`${name} exited (${code ?? signal}) before it was ready`)));
@@ -309,6 +351,7 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
       async close() {
         if (!desk.alive()) return;
         const p = child!;
+        ending = true;
         const gone = new Promise((r) => p.once('exit', r));
         await call!({ op: 'close' }).catch(() => undefined);
         await Promise.race([gone, sleep(10_000)]);
@@ -325,12 +368,22 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
 
   return {
     root,
+    crashes,
     pg: server,
     owner,
     sb,
     serve,
     desks,
     password: (login) => passwords.get(login)!,
+    async ownerQuery<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) {
+      for (const end = Date.now() + 90_000; ; await sleep(200)) {
+        try {
+          return await owner.query<T>(sql, params);
+        } catch (e) {
+          if (!databaseAway(e) || Date.now() > end) throw e;
+        }
+      }
+    },
     openDesk,
     async restartPostgres(downMs) {
       await pgCtl(server, '-m', 'immediate', 'stop');
