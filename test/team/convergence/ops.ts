@@ -119,7 +119,13 @@ async function references(w: World): Promise<{ ref: string; amount: number; curr
 }
 
 /** A signed callback as the service sends it, as one line of an import file (signed with `signingKey`). */
-export function callbackLine(signingKey: string, ref: string, status: FinalStatus, amountMinor: number, currency: string): string {
+export function callbackLine(
+  signingKey: string,
+  ref: string,
+  status: FinalStatus,
+  amountMinor: number,
+  currency: string,
+): string {
   const event = {
     COMPLETED: 'transaction.completed',
     FAILED: 'transaction.failed',
@@ -233,7 +239,13 @@ export async function runOp(w: World, op: Op, log: string[]): Promise<void> {
       const line =
         op.unknown || !known
           ? callbackLine(w.sb.signingKey, `MD-UNKNOWN-${op.pick}`, op.status, 1000, 'UGX')
-          : callbackLine(w.sb.signingKey, known.ref, op.status, known.amount + (op.wrongAmount ? 100 : 0), known.currency);
+          : callbackLine(
+              w.sb.signingKey,
+              known.ref,
+              op.status,
+              known.amount + (op.wrongAmount ? 100 : 0),
+              known.currency,
+            );
       expectedRefusal(await d.invoke('callbacks.import', { content: line + '\n' }), `${d.name} import`, log);
       return;
     }

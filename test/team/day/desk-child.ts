@@ -36,7 +36,6 @@ const offset = Number(process.env.MD_DAY_CLOCK_OFFSET_MS ?? 0);
 const send = (m: unknown) => process.send?.(m);
 
 let plan: WindowPlan = { action: 'close' };
-let core: Core;
 
 /** The customer's page: finished through the sandbox's controls, as their browser would, or closed. */
 const window: PaymentWindowOpener = {
@@ -60,7 +59,7 @@ const window: PaymentWindowOpener = {
   },
 };
 
-core = await composeCore({
+const core: Core = await composeCore({
   dataDir,
   clock: { now: () => Date.now() + offset },
   logger: process.env.MD_DAY_DEBUG ? createLogger({ dataDir, level: 'debug' }) : silentLogger(),

@@ -80,7 +80,15 @@ export function opArbitrary(desks: number): fc.Arbitrary<Op> {
         desk,
         card,
         amount,
-        window: fc.constantFrom<'close' | CompleteOutcome>('approve', 'approve', 'approve', 'approve', 'decline', 'cancel', 'close'),
+        window: fc.constantFrom<'close' | CompleteOutcome>(
+          'approve',
+          'approve',
+          'approve',
+          'approve',
+          'decline',
+          'cancel',
+          'close',
+        ),
         // Mostly yes: the caller meant to pay twice.
         confirm: fc.constantFrom(true, true, true, false),
         handOver: fc.nat({ max: 3 }),
@@ -168,7 +176,13 @@ export function groupsArbitrary(desks: number, groups: number): fc.Arbitrary<Op[
   const card = fc.constantFrom<Card>('approve', 'decline');
   const amount = fc.constantFrom(...AMOUNTS);
   const sure = fc.tuple(
-    fc.record({ t: fc.constant('chargeKilled' as const), desk, card, amount, killAfterMs: fc.integer({ min: 0, max: 900 }) }),
+    fc.record({
+      t: fc.constant('chargeKilled' as const),
+      desk,
+      card,
+      amount,
+      killAfterMs: fc.integer({ min: 0, max: 900 }),
+    }),
     fc.record({ t: fc.constant('chargeSlow' as const), desk, card, amount }),
   );
   return fc
@@ -202,7 +216,9 @@ export function faultsArbitrary(desks: number, extra: number): fc.Arbitrary<{ af
     .tuple(each, fc.array(any, { minLength: extra, maxLength: extra }))
     .chain(([sure, more]) => fc.shuffledSubarray<Fault>([...sure, ...more], { minLength: sure.length + more.length }))
     .chain((list) =>
-      fc.tuple(...list.map((fault) => fc.record({ afterMs: fc.integer({ min: 300, max: 6000 }), fault: fc.constant(fault) }))),
+      fc.tuple(
+        ...list.map((fault) => fc.record({ afterMs: fc.integer({ min: 300, max: 6000 }), fault: fc.constant(fault) })),
+      ),
     );
 }
 
@@ -350,7 +366,11 @@ async function charge(
   }
   let r = outcome(first, `${d.name} charge`, log);
   if (refused(r)) return rec;
-  rec.shown.push({ word: shownWord(r), reference: r.collection?.merchantReference ?? null, status: r.collection?.status ?? null });
+  rec.shown.push({
+    word: shownWord(r),
+    reference: r.collection?.merchantReference ?? null,
+    status: r.collection?.status ?? null,
+  });
   if (r.outcome.kind === 'needs_confirmation') {
     rec.asked = true;
     rec.confirmed = o.confirm;
@@ -367,7 +387,11 @@ async function charge(
     }
     r = outcome(second, `${d.name} confirm`, log) as typeof r;
     if (refused(r)) return rec;
-    rec.shown.push({ word: shownWord(r), reference: r.collection?.merchantReference ?? null, status: r.collection?.status ?? null });
+    rec.shown.push({
+      word: shownWord(r),
+      reference: r.collection?.merchantReference ?? null,
+      status: r.collection?.status ?? null,
+    });
   }
   const ref = r.collection?.merchantReference;
   if (ref) log.cardOf.set(ref, { card: o.card, amountMinor: o.amount });
@@ -390,7 +414,9 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
       const plan: WindowPlan = op.window === 'close' ? { action: 'close' } : { action: 'complete', outcome: op.window };
       const rec = await charge(w, log, i, d, { card: op.card, amount: op.amount, plan, confirm: op.confirm });
       const last = rec.shown.at(-1);
-      line(`${d.name} charge ${op.card} ${op.amount}: ${rec.killed ? 'killed' : (last?.word ?? 'refused')} ${last?.reference ?? ''}`);
+      line(
+        `${d.name} charge ${op.card} ${op.amount}: ${rec.killed ? 'killed' : (last?.word ?? 'refused')} ${last?.reference ?? ''}`,
+      );
       if (last) count(log, `charge ${last.word}`);
       return;
     }
@@ -421,7 +447,9 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
       });
       // The intent is recorded (the window says "sending"), initialize goes at once after it.
       const sent = await Promise.race([
-        until('the charge is on its way', () => (d.progress.get(rec.operationId) ?? []).length > 0, 30_000).then(() => true),
+        until('the charge is on its way', () => (d.progress.get(rec.operationId) ?? []).length > 0, 30_000).then(
+          () => true,
+        ),
         answer.then(() => false),
       ]);
       if (sent) {
@@ -439,7 +467,11 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
       } else {
         const v = outcome(r, `${d.name} charge`, log);
         if (!refused(v))
-          rec.shown.push({ word: shownWord(v), reference: v.collection?.merchantReference ?? null, status: v.collection?.status ?? null });
+          rec.shown.push({
+            word: shownWord(v),
+            reference: v.collection?.merchantReference ?? null,
+            status: v.collection?.status ?? null,
+          });
         line(`${d.name} charge answered before the kill: ${refused(v) ? v.refused : shownWord(v)}`);
         if (!d.alive()) await d.start();
       }
@@ -451,19 +483,27 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
       // Past the client's 20 s: the charge's outcome is unknown, and the person sends it again.
       w.sb.controls.addFault({ route: 'initialize', kind: 'latency', latency_ms: 21_000, times: 1 });
       log.faults.chargeSlow++;
-      const rec = await charge(w, log, i, d, { card: op.card, amount: op.amount, plan: { action: 'complete', outcome: 'approve' }, confirm: true });
+      const rec = await charge(w, log, i, d, {
+        card: op.card,
+        amount: op.amount,
+        plan: { action: 'complete', outcome: 'approve' },
+        confirm: true,
+      });
       const last = rec.shown.at(-1);
       line(`${d.name} slow charge: ${rec.killed ? 'killed' : (last?.word ?? 'refused')} ${last?.reference ?? ''}`);
       if (last) count(log, `charge ${last.word}`);
-      if (last?.word === 'Unknown' && last.reference) await resend(w, log, i, d, last.reference, { action: 'complete', outcome: 'approve' });
+      if (last?.word === 'Unknown' && last.reference)
+        await resend(w, log, i, d, last.reference, { action: 'complete', outcome: 'approve' });
       return;
     }
     case 'resend': {
       const d = desk(op.desk);
       await up(d);
-      const unknown = await d.read<{ merchant_reference: string }>(
-        "SELECT merchant_reference FROM collections WHERE status IN ('UNKNOWN', 'INTENT') ORDER BY merchant_reference",
-      ).catch((e: unknown) => (e instanceof DeskKilled ? [] : Promise.reject(e)));
+      const unknown = await d
+        .read<{ merchant_reference: string }>(
+          "SELECT merchant_reference FROM collections WHERE status IN ('UNKNOWN', 'INTENT') ORDER BY merchant_reference",
+        )
+        .catch((e: unknown) => (e instanceof DeskKilled ? [] : Promise.reject(e)));
       const known = unknown.filter((u) => log.cardOf.has(u.merchant_reference));
       const row = known[op.pick % Math.max(1, known.length)];
       if (!row) return void line(`${d.name} resend: nothing unknown`);
@@ -487,7 +527,9 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
           controlRefused(e, `complete ${c.merchant_reference}`, log);
         }
       } else {
-        const done = inService.filter((c) => c.status !== 'PENDING' && c.status !== op.status && c.allow_final_status_change);
+        const done = inService.filter(
+          (c) => c.status !== 'PENDING' && c.status !== op.status && c.allow_final_status_change,
+        );
         const c = done[op.pick % Math.max(1, done.length)];
         if (!c) return void line('flip: nothing final to change');
         try {
@@ -521,18 +563,19 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
     }
     case 'resolveOrphan': {
       const d = desk(op.desk);
-      const list = await call<{ rows: { eventId: number; merchantReference: string; resolvedByEventId: number | null }[] }>(
-        d,
-        'reconcile.orphans',
-        { limit: 1000 },
-      );
+      const list = await call<{
+        rows: { eventId: number; merchantReference: string; resolvedByEventId: number | null }[];
+      }>(d, 'reconcile.orphans', { limit: 1000 });
       if (list === 'killed') return;
       const v = outcome(list, `${d.name} orphans`, log);
       if (refused(v)) return;
       const open = v.rows.filter((o) => o.resolvedByEventId === null);
       const row = open[op.pick % Math.max(1, open.length)];
       if (!row) return void line(`${d.name} resolve orphan: none open`);
-      const r = await call(d, 'reconcile.resolve', { orphanEventId: row.eventId, note: `orphan checked by ${d.login}` });
+      const r = await call(d, 'reconcile.resolve', {
+        orphanEventId: row.eventId,
+        note: `orphan checked by ${d.login}`,
+      });
       if (r === 'killed') return;
       const x = outcome(r, `${d.name} resolve orphan ${row.merchantReference}`, log);
       if (!refused(x)) count(log, 'orphan resolved');
@@ -552,8 +595,15 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
         what = 'an unknown reference';
       } else {
         const c = serviceView(w, known.ref);
-        if (!c || c.status === 'PENDING') return void line(`${d.name} import: nothing final at the service for ${known.ref}`);
-        l = callbackLine(w.sb.signingKey, known.ref, c.status, known.amount + (op.wrongAmount ? 100 : 0), known.currency);
+        if (!c || c.status === 'PENDING')
+          return void line(`${d.name} import: nothing final at the service for ${known.ref}`);
+        l = callbackLine(
+          w.sb.signingKey,
+          known.ref,
+          c.status,
+          known.amount + (op.wrongAmount ? 100 : 0),
+          known.currency,
+        );
         what = `${known.ref} (${c.status}${op.wrongAmount ? ', amount altered' : ''})`;
       }
       const r = await call(d, 'callbacks.import', { content: l + '\n' });
@@ -566,15 +616,19 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
     case 'role': {
       const d = desk(op.desk);
       try {
-        await until('the database is back for the admin', async () => {
-          try {
-            await setOperatorRole({ pool: w.owner }, d.login, op.role);
-            return true;
-          } catch (e) {
-            if (databaseAway(e)) return false;
-            throw e;
-          }
-        }, 90_000);
+        await until(
+          'the database is back for the admin',
+          async () => {
+            try {
+              await setOperatorRole({ pool: w.owner }, d.login, op.role);
+              return true;
+            } catch (e) {
+              if (databaseAway(e)) return false;
+              throw e;
+            }
+          },
+          90_000,
+        );
         d.role = op.role;
         log.roles.push({ login: d.login, role: op.role, at: Date.now() });
         count(log, 'role changed');
@@ -630,14 +684,23 @@ async function resend(w: DayWorld, log: DayLog, i: number, d: DayDesk, ref: stri
   };
   log.charges.push(rec);
   const form = cardForm(CARDS[card.card]);
-  const r = await call<ChargeResponse>(d, 'payments.resend', { reference: ref, card: form.card, operationId: rec.operationId }, plan);
+  const r = await call<ChargeResponse>(
+    d,
+    'payments.resend',
+    { reference: ref, card: form.card, operationId: rec.operationId },
+    plan,
+  );
   if (r === 'killed') {
     rec.killed = true;
     return;
   }
   const v = outcome(r, `${d.name} resend ${ref}`, log);
   if (refused(v)) return void log.lines.push(`#${i} ${d.name} resend ${ref}: ${v.refused}`);
-  rec.shown.push({ word: shownWord(v), reference: v.collection?.merchantReference ?? ref, status: v.collection?.status ?? null });
+  rec.shown.push({
+    word: shownWord(v),
+    reference: v.collection?.merchantReference ?? ref,
+    status: v.collection?.status ?? null,
+  });
   count(log, `resend ${shownWord(v)}`);
   log.lines.push(`#${i} ${d.name} resend ${ref}: ${shownWord(v)}`);
 }
@@ -672,7 +735,9 @@ export async function runFault(w: DayWorld, fault: Fault, log: DayLog): Promise<
     }
     case 'serveKill': {
       // During a group commit: as soon as the service has a callback on its way to serve.
-      await until('a callback is on its way', () => w.sb.controls.state().pending_callbacks > 0, 5_000).catch(() => undefined);
+      await until('a callback is on its way', () => w.sb.controls.state().pending_callbacks > 0, 5_000).catch(
+        () => undefined,
+      );
       line(`serve killed (SIGKILL) with ${w.sb.controls.state().pending_callbacks} callbacks on their way`);
       log.faults.serveKill++;
       await w.serve.kill();

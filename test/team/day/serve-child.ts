@@ -32,3 +32,6 @@ const serve = await startServe({
 });
 process.stdout.write(`listening ${serve.port}\n`);
 process.on('SIGTERM', () => void serve.close().then(() => process.exit(0)));
+// The test went away (killed, crashed): so does this serve, never left behind.
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();

@@ -49,7 +49,9 @@ export function checkCollections(service: Map<string, CollectionView>, name: str
     }
     if (c.status !== s.status) out.push(`${name} shows ${ref} as ${String(c.status)}; the service has it ${s.status}`);
     if (c.amount_minor !== minor(s) || c.currency !== s.currency)
-      out.push(`${name} shows ${ref} as ${String(c.amount_minor)} ${String(c.currency)}; the service has ${s.amount} ${s.currency}`);
+      out.push(
+        `${name} shows ${ref} as ${String(c.amount_minor)} ${String(c.currency)}; the service has ${s.amount} ${s.currency}`,
+      );
     const finals = s.history.filter((h) => FINAL.has(h.status)).map((h) => h.status);
     const changed = finals.some((f, i) => i > 0 && f !== finals[i - 1]);
     const kinds = JSON.parse(String(rec.get(ref)?.kinds ?? '[]')) as string[];
@@ -105,7 +107,9 @@ export async function checkCharges(
   for (const [ref, c] of service) {
     const by = owner.get(ref) ?? [];
     if (by.length !== 1)
-      out.push(`the service has ${ref} (${c.status}), made by ${by.length} charge operations (${by.map((b) => `#${b.op}`).join(', ')})`);
+      out.push(
+        `the service has ${ref} (${c.status}), made by ${by.length} charge operations (${by.map((b) => `#${b.op}`).join(', ')})`,
+      );
   }
   // The repeat question: each intent against the intents before it, by the team database's own time.
   const intents = (
@@ -121,9 +125,13 @@ export async function checkCharges(
     const at = i.created_at.getTime();
     const card = CARDS[what.card];
     // Within the window by a clear margin (the guard reads its own clock_timestamp, not created_at).
-    const twin = seen.find((s) => s.card === card && s.amount === what.amountMinor && at - s.at < REPEAT_WINDOW_MS - 5_000);
+    const twin = seen.find(
+      (s) => s.card === card && s.amount === what.amountMinor && at - s.at < REPEAT_WINDOW_MS - 5_000,
+    );
     if (twin && !recs[0]!.asked)
-      out.push(`op #${recs[0]!.op} charged ${card} ${what.amountMinor} (${i.merchant_reference}) ${Math.round((at - twin.at) / 1000)} s after ${twin.ref} without asking`);
+      out.push(
+        `op #${recs[0]!.op} charged ${card} ${what.amountMinor} (${i.merchant_reference}) ${Math.round((at - twin.at) / 1000)} s after ${twin.ref} without asking`,
+      );
     seen.push({ card, amount: what.amountMinor, at, ref: i.merchant_reference });
   }
   return out;
@@ -139,27 +147,32 @@ export async function checkCallbacks(w: DayWorld, service: Map<string, Collectio
     )
   ).rows;
   const stored = new Map<string, number>();
-  for (const r of rows) stored.set(`${r.merchant_reference} ${r.status}`, (stored.get(`${r.merchant_reference} ${r.status}`) ?? 0) + 1);
+  for (const r of rows)
+    stored.set(`${r.merchant_reference} ${r.status}`, (stored.get(`${r.merchant_reference} ${r.status}`) ?? 0) + 1);
   for (const d of new Set(delivered.map((e) => `${e.merchant_reference} ${e.transaction_status}`))) {
     const n = stored.get(d) ?? 0;
     const [ref, status] = d.split(' ') as [string, string];
     // Once per time the service reached that status (a status it came back to is a callback of its own).
     const times = service.get(ref)?.history.filter((h) => h.status === status).length ?? 1;
     if (n < 1) out.push(`the service's callback ${d} got a 2xx and is not in team.events`);
-    else if (n > times) out.push(`the service's callback ${d} is in team.events ${n} times (the service sent it for ${times})`);
+    else if (n > times)
+      out.push(`the service's callback ${d} is in team.events ${n} times (the service sent it for ${times})`);
   }
   const journal = new Database(path.join(w.serve.dataDir, JOURNAL_FILE), { readonly: true, fileMustExist: true });
   try {
     const kept = new Set(journal.prepare('SELECT event_key FROM acknowledged').pluck().all() as string[]);
     const keys = new Set(rows.map((r) => r.event_key));
-    for (const k of kept) if (!keys.has(k)) out.push(`serve's journal acknowledged ${k}, which team.events does not hold`);
+    for (const k of kept)
+      if (!keys.has(k)) out.push(`serve's journal acknowledged ${k}, which team.events does not hold`);
     // What serve wrote is in its journal (an imported callback is a desk's, not serve's).
     const serveRows = (
       await w.owner.query<{ event_key: string }>(
         "SELECT event_key FROM team.events WHERE source = 'callback' AND actor NOT IN (SELECT login FROM team.operators WHERE role <> 'receiver')",
       )
     ).rows;
-    for (const r of serveRows) if (!kept.has(r.event_key)) out.push(`team.events holds serve's callback ${r.event_key}, missing from serve's journal`);
+    for (const r of serveRows)
+      if (!kept.has(r.event_key))
+        out.push(`team.events holds serve's callback ${r.event_key}, missing from serve's journal`);
   } finally {
     journal.close();
   }
@@ -182,7 +195,14 @@ export async function explainRefusals(
   const listed: RefusedEntry[] = [];
   const problems: string[] = [];
   for (const d of desks) {
-    const rows = await d.read<{ event_key: string; kind: string; reason: string; created_at: number; updated_at: number; reference: string }>(
+    const rows = await d.read<{
+      event_key: string;
+      kind: string;
+      reason: string;
+      created_at: number;
+      updated_at: number;
+      reference: string;
+    }>(
       `SELECT o.event_key, o.kind, o.reason, o.created_at, o.updated_at, c.merchant_reference AS reference
          FROM team_outbox o JOIN collection_events e ON e.id = o.event_id LEFT JOIN collections c ON c.id = e.collection_id
         WHERE o.state = 'refused'`,
@@ -196,7 +216,10 @@ export async function explainRefusals(
         : /resolv|claim/i.test(r.reason)
           ? 'another desk held it first'
           : '';
-      if (!because) problems.push(`${d.name}: the team database refused ${r.kind} of ${r.reference} (${r.reason}) and nothing in the record explains it`);
+      if (!because)
+        problems.push(
+          `${d.name}: the team database refused ${r.kind} of ${r.reference} (${r.reason}) and nothing in the record explains it`,
+        );
       listed.push({ desk: d.name, reference: r.reference, kind: r.kind, reason: r.reason, because });
     }
   }
@@ -221,7 +244,8 @@ export function liveness(log: DayLog): { got: Liveness; problems: string[] } {
   };
   const problems: string[] = [];
   if (got.approved < 20) problems.push(`only ${got.approved} approved charges (at least 20)`);
-  if (got.declinedOrCancelled < 5) problems.push(`only ${got.declinedOrCancelled} declined or cancelled charges (at least 5)`);
+  if (got.declinedOrCancelled < 5)
+    problems.push(`only ${got.declinedOrCancelled} declined or cancelled charges (at least 5)`);
   if (got.resolutions < 5) problems.push(`only ${got.resolutions} accepted resolutions (at least 5)`);
   if (got.resolutionsRefused < 3)
     problems.push(`only ${got.resolutionsRefused} resolutions refused because another desk's came first (at least 3)`);

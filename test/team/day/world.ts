@@ -19,7 +19,13 @@ import { openTeamPool } from '../../../main/team/pool.js';
 import type { TeamRole } from '../../../main/team/operators.js';
 import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../../main/settings/index.js';
 import { importServicePublicKey } from '../../../main/settings/service-key.js';
-import { asServerUser, serverUrl, startServer, stopServerSync, type PgServerInfo } from '../../support/postgres-server.js';
+import {
+  asServerUser,
+  serverUrl,
+  startServer,
+  stopServerSync,
+  type PgServerInfo,
+} from '../../support/postgres-server.js';
 import { forgetTeamKeys, storeTeamKeys } from '../../app/team-keychain.js';
 import type { IpcResult } from '../../../main/ipc/contract/index.js';
 import type { WindowPlan } from '../convergence/world.js';
@@ -193,11 +199,20 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
   const crashes: string[] = [];
   /** Notes a process that ended without the day ending it, with the last of what it wrote to stderr. */
   // The person opens the app again (the administrator starts serve again), so the day goes on.
-  const watchExit = (name: string, p: ChildProcess, expected: () => boolean, stderr: () => string, again: () => Promise<void>) =>
+  const watchExit = (
+    name: string,
+    p: ChildProcess,
+    expected: () => boolean,
+    stderr: () => string,
+    again: () => Promise<void>,
+  ) =>
     p.once('exit', (code, signal) => {
       if (expected()) return;
       crashes.push(`${name} ended on its own (${code ?? signal}): ${stderr().slice(-1500)}`);
-      setTimeout(() => void again().catch((e: Error) => crashes.push(`${name} did not start again: ${e.message}`)), 200);
+      setTimeout(
+        () => void again().catch((e: Error) => crashes.push(`${name} did not start again: ${e.message}`)),
+        200,
+      );
     });
 
   // serve, in a process of its own, through a line of its own.
@@ -230,14 +245,21 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
       };
       const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'serve-child.ts')], {
         env,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its stdin is its tie to this process: it ends when the test goes away.
+        stdio: ['pipe', 'pipe', 'pipe'],
       });
       serveProc = child;
       serveEnding = false;
       let out = '';
       let err = '';
       child.stderr.on('data', (d) => (err += String(d)));
-      watchExit('serve', child, () => serveEnding, () => err, () => serve.start());
+      watchExit(
+        'serve',
+        child,
+        () => serveEnding,
+        () => err,
+        () => serve.start(),
+      );
       await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (d) => {
           out += String(d);
@@ -300,8 +322,7 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
       progress: new Map(),
       starts: 0,
       alive: () => child !== null && child.exitCode === null && child.signalCode === null,
-      invoke: (channel, request, plan) =>
-        call!({ op: 'invoke', channel, request, ...(plan ? { plan } : {}) }) as never,
+      invoke: (channel, request, plan) => call!({ op: 'invoke', channel, request, ...(plan ? { plan } : {}) }) as never,
       read: (sql, params) => call!({ op: 'read', sql, params: params ?? [] }) as never,
       view: () => call!({ op: 'view' }) as never,
       settle: () => call!({ op: 'settle' }) as never,
@@ -332,7 +353,13 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
           err += String(x);
           if (err.length > 20_000) err = err.slice(-10_000);
         });
-        watchExit(name, p, () => ending, () => err, () => desk.start());
+        watchExit(
+          name,
+          p,
+          () => ending,
+          () => err,
+          () => desk.start(),
+        );
         desk.starts++;
         const ready = new Promise<void>((resolve, reject) => {
           p.once('exit', (code, signal) => reject(new Error(`${name} exited (${code ?? signal}) before it was ready`)));
