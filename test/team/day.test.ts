@@ -162,7 +162,29 @@ async function day(groups: Op[][], faults: { afterMs: number; fault: Fault }[]):
         `team.events ${events.rows.map((r) => `${r.source} ${r.n}`).join(', ')}; ` +
         `refused outbox entries: ${refusals.listed.length ? refusals.listed.map((r) => `${r.desk} ${r.kind} ${r.reference}: ${r.reason} (${r.because || 'unexplained'})`).join('; ') : 'none'}`,
     );
-    return problems.length ? `${problems.join('\n')}\n${tail()}` : null;
+    if (!problems.length) return null;
+    // The record of the first references named: what a person debugging the day reads next.
+    const refs = [...new Set(problems.join('\n').match(/MD-\d{8}-[A-Z0-9]+/g) ?? [])].slice(0, 3);
+    const record = await w.owner.query<Record<string, unknown>>(
+      `SELECT seq, merchant_reference AS ref, source, kind, status, actor, recorded_at,
+              evidence::text LIKE '%"restored"%' AS restored
+         FROM team.events WHERE merchant_reference = ANY($1) ORDER BY seq`,
+      [refs],
+    );
+    const history = refs.map((r) => `${r} at the service: ${JSON.stringify(service.get(r)?.history ?? null)}`);
+    const deliveries = w.sb.controls
+      .callbackLog()
+      .filter((e) => refs.includes(e.merchant_reference))
+      .map((e) => `${e.merchant_reference} ${e.transaction_status} attempt ${e.attempt}: ${e.status} at ${e.at}`);
+    return [
+      ...problems,
+      'team.events of those references:',
+      ...record.rows.map((r) => JSON.stringify(r)),
+      ...history,
+      "the service's deliveries of their callbacks:",
+      ...deliveries,
+      tail(),
+    ].join('\n');
   } catch (e) {
     return `the day failed: ${(e as Error).stack ?? String(e)}\n${tail()}`;
   } finally {

@@ -123,7 +123,7 @@ export function opArbitrary(desks: number): fc.Arbitrary<Op> {
     },
     { weight: 2, arbitrary: fc.record({ t: fc.constant('flip' as const), pick, status: final }) },
     { weight: 3, arbitrary: fc.record({ t: fc.constant('resolve' as const), desk, pick }) },
-    { weight: 3, arbitrary: fc.record({ t: fc.constant('resolveRace' as const), pick }) },
+    { weight: 6, arbitrary: fc.record({ t: fc.constant('resolveRace' as const), pick }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant('resolveOrphan' as const), desk, pick }) },
     {
       weight: 2,
