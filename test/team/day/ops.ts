@@ -132,7 +132,7 @@ export function opArbitrary(desks: number): fc.Arbitrary<Op> {
         outcome: fc.constantFrom<CompleteOutcome>('approve', 'decline', 'cancel'),
       }),
     },
-    { weight: 2, arbitrary: fc.record({ t: fc.constant('flip' as const), pick, status: final }) },
+    { weight: 4, arbitrary: fc.record({ t: fc.constant('flip' as const), pick, status: final }) },
     { weight: 3, arbitrary: fc.record({ t: fc.constant('resolve' as const), desk, pick }) },
     { weight: 6, arbitrary: fc.record({ t: fc.constant('resolveRace' as const), pick }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant('resolveOrphan' as const), desk, pick }) },
@@ -277,7 +277,7 @@ export function newDayLog(): DayLog {
   };
 }
 
-const count = (log: DayLog, what: string) => (log.counts[what] = (log.counts[what] ?? 0) + 1);
+const count = (log: DayLog | undefined, what: string) => log && (log.counts[what] = (log.counts[what] ?? 0) + 1);
 
 /** Refusals a person reads and goes on from; anything else is a defect. */
 const DOCUMENTED = new Set(['forbidden', 'unavailable', 'conflict', 'not_found', 'validation', 'expired', 'rejected']);
@@ -313,16 +313,35 @@ async function up(d: DayDesk): Promise<void> {
   await until(`${d.name} is running again`, () => d.alive(), 120_000);
 }
 
-/** A call that may meet the desk's death (a kill from the fault track): then it ends as 'killed'. */
-async function call<T>(d: DayDesk, channel: string, req: unknown, plan?: WindowPlan): Promise<IpcResult<T> | 'killed'> {
-  await up(d);
-  try {
-    return await d.invoke<T>(channel, req, plan);
-  } catch (e) {
-    if (e instanceof DeskKilled) return 'killed';
-    throw e;
+/**
+ * A call that may meet the desk's death (a kill from the fault track): then it ends as 'killed'. Refused
+ * because the team database cannot be reached, the person tries again a little later, twice, as the
+ * refusal tells them to (what they read each time is in the day's lines).
+ */
+async function call<T>(
+  d: DayDesk,
+  channel: string,
+  req: unknown,
+  plan?: WindowPlan,
+  log?: DayLog,
+): Promise<IpcResult<T> | 'killed'> {
+  for (let attempt = 0; ; attempt++) {
+    await up(d);
+    let r: IpcResult<T>;
+    try {
+      r = await d.invoke<T>(channel, req, plan);
+    } catch (e) {
+      if (e instanceof DeskKilled) return 'killed';
+      throw e;
+    }
+    if (r.ok || r.error.kind !== 'unavailable' || attempt >= 2 || !RETRIED.has(channel)) return r;
+    log?.lines.push(`${d.name} ${channel}: refused (unavailable), tries again: ${r.error.message}`);
+    count(log, 'tried again after unavailable');
+    await sleep(1500);
   }
 }
+/** What a person tries again after "the team database cannot be reached" (a card is typed in again). */
+const RETRIED = new Set(['payments.charge', 'reconcile.resolve', 'payments.resend']);
 
 /** The service's own record of a reference, or null when it never reached the service. */
 export function serviceView(w: DayWorld, ref: string): CollectionView | null {
@@ -370,7 +389,7 @@ async function charge(
   };
   log.charges.push(rec);
   const form = { ...cardForm(CARDS[o.card], { amount: String(o.amount) }), operationId: rec.operationId };
-  const first = await call<ChargeResponse>(d, 'payments.charge', form, o.plan);
+  const first = await call<ChargeResponse>(d, 'payments.charge', form, o.plan, log);
   if (first === 'killed') {
     rec.killed = true;
     return rec;
@@ -409,6 +428,79 @@ async function charge(
   return rec;
 }
 
+/**
+ * A charge whose desk is killed (SIGKILL) after initialize was sent and before its answer: the service
+ * takes its time to answer the next initialize (whichever desk sends it), so the kill lands in between.
+ * True when it did.
+ */
+async function chargeKilled(
+  w: DayWorld,
+  log: DayLog,
+  i: number,
+  d: DayDesk,
+  op: { card: Card; amount: number; killAfterMs: number },
+): Promise<boolean> {
+  w.sb.controls.addFault({ route: 'initialize', kind: 'latency', latency_ms: 1500, times: 1 });
+  const rec: ChargeRecord = {
+    op: i,
+    desk: d.name,
+    operationId: opId(),
+    card: op.card,
+    amountMinor: op.amount,
+    asked: false,
+    confirmed: false,
+    shown: [],
+    killed: false,
+    resend: false,
+  };
+  log.charges.push(rec);
+  await up(d);
+  const form = { ...cardForm(CARDS[op.card], { amount: String(op.amount) }), operationId: rec.operationId };
+  const answer = d.invoke<ChargeResponse>('payments.charge', form, { action: 'close' }).catch((e: unknown) => {
+    if (e instanceof DeskKilled) return 'killed' as const;
+    throw e;
+  });
+  // The intent is recorded (the window says "sending"), and initialize goes at once after it.
+  let sent = await Promise.race([
+    until('the charge is on its way', () => (d.progress.get(rec.operationId) ?? []).length > 0, 30_000).then(
+      () => true,
+    ),
+    answer.then(() => false),
+  ]);
+  if (sent) {
+    await sleep(op.killAfterMs);
+    if (d.alive()) {
+      await d.kill();
+      log.faults.chargeKilled++;
+    } else sent = false;
+  }
+  const r = await answer;
+  const ref = (d.progress.get(rec.operationId) ?? [])[0]?.reference;
+  if (ref) log.cardOf.set(ref, { card: op.card, amountMinor: op.amount });
+  if (r === 'killed') {
+    rec.killed = true;
+    log.lines.push(`#${i} ${d.name} killed ${op.killAfterMs} ms into its charge of ${ref ?? '(no reference yet)'}`);
+  } else {
+    const v = outcome(r, `${d.name} charge`, log);
+    if (!refused(v)) {
+      rec.shown.push({
+        word: shownWord(v),
+        reference: v.collection?.merchantReference ?? null,
+        status: v.collection?.status ?? null,
+      });
+      count(log, `charge ${shownWord(v)}`);
+      if (v.outcome.kind === 'needs_confirmation') {
+        rec.asked = true;
+        const c = await call<null>(d, 'payments.cancelRepeat', { token: v.outcome.token });
+        if (c !== 'killed') outcome(c, `${d.name} cancel repeat`, log);
+      }
+    }
+    log.lines.push(`#${i} ${d.name} charge answered before the kill: ${refused(v) ? v.refused : shownWord(v)}`);
+  }
+  await d.start();
+  return sent && r === 'killed';
+}
+
 /** The reference(s) an operation's own progress named (what its window followed). */
 export function referencesOf(d: DayDesk, rec: ChargeRecord): string[] {
   return [...new Set((d.progress.get(rec.operationId) ?? []).map((p) => p.reference))];
@@ -435,59 +527,12 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
       return;
     }
     case 'chargeKilled': {
-      const d = charger(desk(op.desk));
-      if (!d) return void line('nobody may charge: nothing to kill');
-      // The service takes its time to answer (the next initialize, whichever desk sends it), so the
-      // kill lands between the request and its answer.
-      w.sb.controls.addFault({ route: 'initialize', kind: 'latency', latency_ms: 1500, times: 1 });
-      const rec = {
-        op: i,
-        desk: d.name,
-        operationId: opId(),
-        card: op.card,
-        amountMinor: op.amount,
-        asked: false,
-        confirmed: false,
-        shown: [],
-        killed: false,
-        resend: false,
-      } as ChargeRecord;
-      log.charges.push(rec);
-      await up(d);
-      const form = { ...cardForm(CARDS[op.card], { amount: String(op.amount) }), operationId: rec.operationId };
-      const answer = d.invoke<ChargeResponse>('payments.charge', form, { action: 'close' }).catch((e: unknown) => {
-        if (e instanceof DeskKilled) return 'killed' as const;
-        throw e;
-      });
-      // The intent is recorded (the window says "sending"), initialize goes at once after it.
-      const sent = await Promise.race([
-        until('the charge is on its way', () => (d.progress.get(rec.operationId) ?? []).length > 0, 30_000).then(
-          () => true,
-        ),
-        answer.then(() => false),
-      ]);
-      if (sent) {
-        await sleep(op.killAfterMs);
-        await d.kill();
-        log.faults.chargeKilled++;
-      }
-      const r = await answer;
-      const ref = (d.progress.get(rec.operationId) ?? [])[0]?.reference;
-      if (ref) log.cardOf.set(ref, { card: op.card, amountMinor: op.amount });
-      if (r === 'killed') {
-        rec.killed = true;
-        line(`${d.name} killed ${op.killAfterMs} ms into its charge of ${ref ?? '(no reference)'}`);
-        await d.start();
-      } else {
-        const v = outcome(r, `${d.name} charge`, log);
-        if (!refused(v))
-          rec.shown.push({
-            word: shownWord(v),
-            reference: v.collection?.merchantReference ?? null,
-            status: v.collection?.status ?? null,
-          });
-        line(`${d.name} charge answered before the kill: ${refused(v) ? v.refused : shownWord(v)}`);
-        if (!d.alive()) await d.start();
+      // Up to three tries at landing the kill between the request and its answer (a repeat question, a
+      // refusal or another fault's kill can come first); each try is a charge of its own.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const d = charger(desk(op.desk));
+        if (!d) return void line('nobody may charge: nothing to kill');
+        if (await chargeKilled(w, log, i, d, { ...op, amount: op.amount + 7 * i + attempt })) return;
       }
       return;
     }
@@ -672,7 +717,13 @@ async function resolveOne(d: DayDesk, ref: string, log: DayLog, i: number): Prom
   const ex = await exceptions(d, log);
   const row = ex.find((e) => e.merchantReference === ref);
   if (!row) return void log.lines.push(`#${i} ${d.name} resolve ${ref}: no longer open here`);
-  const r = await call(d, 'reconcile.resolve', { collectionId: row.collectionId, note: `checked by ${d.login}` });
+  const r = await call(
+    d,
+    'reconcile.resolve',
+    { collectionId: row.collectionId, note: `checked by ${d.login}` },
+    undefined,
+    log,
+  );
   if (r === 'killed') return;
   const x = outcome(r, `${d.name} resolve ${ref}`, log);
   if (!refused(x)) count(log, 'resolution accepted');

@@ -313,6 +313,54 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
     let child: ChildProcess | null = null;
     let ending = false;
     let call: ((m: Record<string, unknown>) => Promise<unknown>) | null = null;
+    let starting: Promise<void> | null = null;
+    /** Signed in and answering (messages sent before it would find nobody listening). */
+    let ready = false;
+    const launch = async (): Promise<void> => {
+      ready = false;
+      const p = fork(path.join(here, 'desk-child.ts'), [dataDir], {
+        execArgv: ['--import', 'tsx'],
+        env: {
+          ...process.env,
+          // The operator's password in the environment, never an argument.
+          MD_DAY_PASSWORD: passwords.get(login)!,
+          MD_DAY_SANDBOX: sb.baseUrl,
+          MD_DAY_CLOCK_OFFSET_MS: String(d.clockOffsetMs ?? 0),
+        },
+        stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+      });
+      child = p;
+      ending = false;
+      let err = '';
+      p.stderr!.on('data', (x) => {
+        err += String(x);
+        if (err.length > 20_000) err = err.slice(-10_000);
+      });
+      watchExit(
+        name,
+        p,
+        () => ending,
+        () => err,
+        () => desk.start(),
+      );
+      desk.starts++;
+      const signedIn = new Promise<void>((resolve, reject) => {
+        p.once('exit', (code, signal) => reject(new Error(`${name} exited (${code ?? signal}) before it was ready`)));
+        call = messenger(p, (m) => {
+          if (m.type === 'ready') {
+            ready = true;
+            resolve();
+          }
+          if (m.type === 'progress') {
+            const pr = m as unknown as Progress;
+            const list = desk.progress.get(pr.operationId) ?? [];
+            list.push({ operationId: pr.operationId, reference: pr.reference, status: pr.status });
+            desk.progress.set(pr.operationId, list);
+          }
+        });
+      });
+      await signedIn;
+    };
     const desk: DayDesk = {
       name,
       login,
@@ -321,7 +369,7 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
       line,
       progress: new Map(),
       starts: 0,
-      alive: () => child !== null && child.exitCode === null && child.signalCode === null,
+      alive: () => ready && child !== null && child.exitCode === null && child.signalCode === null,
       invoke: (channel, request, plan) => call!({ op: 'invoke', channel, request, ...(plan ? { plan } : {}) }) as never,
       read: (sql, params) => call!({ op: 'read', sql, params: params ?? [] }) as never,
       view: () => call!({ op: 'view' }) as never,
@@ -334,46 +382,11 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
         p.kill('SIGKILL');
         await gone;
       },
-      async start() {
-        const p = fork(path.join(here, 'desk-child.ts'), [dataDir], {
-          execArgv: ['--import', 'tsx'],
-          env: {
-            ...process.env,
-            // The operator's password in the environment, never an argument.
-            MD_DAY_PASSWORD: passwords.get(login)!,
-            MD_DAY_SANDBOX: sb.baseUrl,
-            MD_DAY_CLOCK_OFFSET_MS: String(d.clockOffsetMs ?? 0),
-          },
-          stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-        });
-        child = p;
-        ending = false;
-        let err = '';
-        p.stderr!.on('data', (x) => {
-          err += String(x);
-          if (err.length > 20_000) err = err.slice(-10_000);
-        });
-        watchExit(
-          name,
-          p,
-          () => ending,
-          () => err,
-          () => desk.start(),
-        );
-        desk.starts++;
-        const ready = new Promise<void>((resolve, reject) => {
-          p.once('exit', (code, signal) => reject(new Error(`${name} exited (${code ?? signal}) before it was ready`)));
-          call = messenger(p, (m) => {
-            if (m.type === 'ready') resolve();
-            if (m.type === 'progress') {
-              const pr = m as unknown as Progress;
-              const list = desk.progress.get(pr.operationId) ?? [];
-              list.push({ operationId: pr.operationId, reference: pr.reference, status: pr.status });
-              desk.progress.set(pr.operationId, list);
-            }
-          });
-        });
-        await ready;
+      start() {
+        // One process per data folder: a start under way (another fault's, a crash's) is the one.
+        if (desk.alive()) return Promise.resolve();
+        starting ??= launch().finally(() => (starting = null));
+        return starting;
       },
       async close() {
         if (!desk.alive()) return;
