@@ -149,14 +149,17 @@ export async function checkCallbacks(w: DayWorld, service: Map<string, Collectio
   const stored = new Map<string, number>();
   for (const r of rows)
     stored.set(`${r.merchant_reference} ${r.status}`, (stored.get(`${r.merchant_reference} ${r.status}`) ?? 0) + 1);
+  // Once per time the service reached that status: each time is a callback of its own, and a retry of one
+  // is that one again.
   for (const d of new Set(delivered.map((e) => `${e.merchant_reference} ${e.transaction_status}`))) {
     const n = stored.get(d) ?? 0;
     const [ref, status] = d.split(' ') as [string, string];
-    // Once per time the service reached that status (a status it came back to is a callback of its own).
     const times = service.get(ref)?.history.filter((h) => h.status === status).length ?? 1;
     if (n < 1) out.push(`the service's callback ${d} got a 2xx and is not in team.events`);
-    else if (n > times)
-      out.push(`the service's callback ${d} is in team.events ${n} times (the service sent it for ${times})`);
+    else if (n !== times)
+      out.push(
+        `the service's callback ${d} is in team.events ${n} times; the service reached ${status} ${times} times`,
+      );
   }
   const journal = new Database(path.join(w.serve.dataDir, JOURNAL_FILE), { readonly: true, fileMustExist: true });
   try {
