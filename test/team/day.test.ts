@@ -15,7 +15,7 @@
 //
 // fast-check generates the day, so a failing run prints its seed and the last 30 operations, and shrinks:
 //   DAY_SEED=123 npx vitest run test/team/day.test.ts      (inside scripts/with-keyring.sh)
-// DAY_RUNS (default 1), DAY_GROUPS (default 80), DAY_FAULTS (default 8 beside one of each kind), DAY_TIME_MS
+// DAY_RUNS (default 1), DAY_GROUPS (default 90), DAY_FAULTS (default 8 beside one of each kind), DAY_TIME_MS
 // (default 9 minutes: past it no new day starts, and fast-check reports what it found), DAY_SHRINK=0 (stop at
 // the first failing day), DAY_VERBOSE=1 (each operation and fault as it happens). MD_DAY_DEBUG=1 keeps the
 // day's folder (each desk's SQLite and log, serve's) and prints where it is.
@@ -48,7 +48,7 @@ import {
 process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-day-${process.pid}`;
 
 const RUNS = Number(process.env.DAY_RUNS ?? 1);
-const GROUPS = Number(process.env.DAY_GROUPS ?? 80);
+const GROUPS = Number(process.env.DAY_GROUPS ?? 90);
 const FAULTS = Number(process.env.DAY_FAULTS ?? 8);
 const SEED = process.env.DAY_SEED === undefined ? undefined : Number(process.env.DAY_SEED);
 const TIME_MS = Number(process.env.DAY_TIME_MS ?? 9 * 60_000);
