@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import fc from 'fast-check';
 import type { CollectionView, CompleteOutcome, FinalStatus } from '../../../sandbox/index.js';
 import { setOperatorRole } from '../../../main/operations/operators.js';
+import { publishSnapshot } from '../../../main/team/snapshot/publish.js';
 import type { TeamRole } from '../../../main/team/operators.js';
 import type { IpcResult } from '../../../main/ipc/contract/index.js';
 import type { ChargeResponse } from '../../../main/ipc/contract/collections.js';
@@ -49,7 +50,9 @@ export type Fault =
   | { f: 'stall'; who: number | 'serve'; ms: number }
   | { f: 'pgRestart'; downMs: number }
   | { f: 'serveKill' }
-  | { f: 'deskKill'; desk: number };
+  | { f: 'deskKill'; desk: number }
+  /** Fault (i): a new desk joins in the middle of the day, from the newest snapshot, published just now. */
+  | { f: 'join' };
 
 export const FAULT_KINDS = [
   'chargeKilled',
@@ -60,6 +63,7 @@ export const FAULT_KINDS = [
   'pgRestart',
   'serveKill',
   'deskKill',
+  'join',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -222,7 +226,8 @@ export function faultsArbitrary(desks: number, extra: number): fc.Arbitrary<{ af
     { weight: 1, arbitrary: serveKill },
     { weight: 2, arbitrary: deskKill },
   );
-  const each = fc.tuple(cut, stall(desk), stall(fc.constant('serve' as const)), pgRestart, serveKill, deskKill);
+  const join = fc.constant({ f: 'join' as const });
+  const each = fc.tuple(cut, stall(desk), stall(fc.constant('serve' as const)), pgRestart, serveKill, deskKill, join);
   return fc
     .tuple(each, fc.array(any, { minLength: extra, maxLength: extra }))
     .chain(([sure, more]) => fc.shuffledSubarray<Fault>([...sure, ...more], { minLength: sure.length + more.length }))
@@ -606,7 +611,8 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
       return;
     }
     case 'resolve': {
-      const d = desk(op.desk);
+      const mine = desk(op.desk);
+      const d = RESOLVERS.has(mine.role) ? mine : (w.desks.find((x) => RESOLVERS.has(x.role)) ?? mine);
       const ex = await exceptions(d, log);
       const row = ex[op.pick % Math.max(1, ex.length)];
       if (!row) return void line(`${d.name} resolve: no open exception`);
@@ -678,6 +684,10 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
     }
     case 'role': {
       const d = desk(op.desk);
+      // The admin keeps the team staffed: two who may resolve (a race needs two) and one who may charge.
+      const after = w.desks.map((x) => (x === d ? op.role : x.role));
+      if (after.filter((r) => RESOLVERS.has(r)).length < 2 || !after.some((r) => CHARGERS.has(r)))
+        return void line(`${d.login} stays ${d.role}: the team would be left without enough people for the day`);
       try {
         await until(
           'the database is back for the admin',
@@ -812,6 +822,33 @@ export async function runFault(w: DayWorld, fault: Fault, log: DayLog): Promise<
       await w.serve.kill();
       await sleep(300);
       await w.serve.start();
+      return;
+    }
+    case 'join': {
+      // Published as the team's back office does it nightly, with the keys a desk checks signatures with.
+      let info: Awaited<ReturnType<typeof publishSnapshot>> | null = null;
+      await until(
+        'the snapshot is published',
+        async () => {
+          try {
+            info = await publishSnapshot({
+              pool: w.owner,
+              now: () => Date.now(),
+              scratchDir: w.root,
+              keys: { servicePublicKey: w.sb.servicePublicKeyPem, signingKey: w.sb.signingKey },
+            });
+            return true;
+          } catch (e) {
+            if (databaseAway(e)) return false;
+            throw e;
+          }
+        },
+        120_000,
+      );
+      const d = await w.openDesk(`desk${w.desks.length}`, 'back_office');
+      w.desks.push(d);
+      log.faults.join++;
+      line(`${d.name} joined the team from the snapshot up to seq ${info!.uptoSeq}`);
       return;
     }
     case 'deskKill': {
