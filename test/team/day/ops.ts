@@ -100,6 +100,7 @@ export function opArbitrary(desks: number): fc.Arbitrary<Op> {
           'approve',
           'approve',
           'approve',
+          'approve',
           'decline',
           'cancel',
           'close',
