@@ -19,6 +19,7 @@ import type { z } from 'zod';
 import type { RawResponse } from './transport.js';
 import { envelopeSchema, errorDataSchema } from './wire.js';
 import { parseWire } from './wire-values.js';
+import { readWireJson, type WireJson } from './wire-json.js';
 import { describeBody, excerpt, type Redact } from './answer-text.js';
 
 export type Op = 'balances' | 'providers' | 'initialize';
@@ -57,7 +58,7 @@ export function errorFor(
   redact: Redact,
   sentReference?: string,
 ): ServiceError {
-  const parsed = tryJson(raw.text);
+  const parsed = readWireJson(raw.text);
   const env = parsed.ok ? envelopeSchema.safeParse(parsed.value) : undefined;
   const envelope = env?.success ? env.data : undefined;
   const status = effectiveStatus(raw.status, envelope);
@@ -167,12 +168,23 @@ export function successData(
   redact: Redact,
   sentReference?: string,
 ): unknown {
+  return successEnvelope(ctx, op, raw, redact, sentReference).data;
+}
+
+/** successData, with the envelope's message beside its `data`. */
+export function successEnvelope(
+  ctx: AnswerContext,
+  op: Op,
+  raw: RawResponse,
+  redact: Redact,
+  sentReference?: string,
+): { data: unknown; message: string | undefined } {
   const what = opName(op);
   if (raw.status < 200 || raw.status > 299) throw errorFor(ctx, op, raw, redact, sentReference);
-  const parsed = tryJson(raw.text);
+  const parsed = readWireJson(raw.text);
   if (!parsed.ok) {
     throw new UnreadableResponseError(
-      `The service answered ${what} (HTTP ${raw.status}) with ${describeBody(raw, redact)}.`,
+      `The service answered ${what} (HTTP ${raw.status}) with ${unreadableBody(raw, parsed, redact)}.`,
       excerpt(raw.text, redact),
       {
         status: raw.status,
@@ -199,7 +211,7 @@ export function successData(
       { status: raw.status },
     );
   }
-  return env.data.data;
+  return { data: env.data.data, message: env.data.message ?? undefined };
 }
 
 /** `data` checked against the operation's wire schema; a bad value is an unreadable answer. */
@@ -252,13 +264,10 @@ function effectiveStatus(
   return http;
 }
 
-/** The body as JSON, or not JSON. */
-export function tryJson(text: string): { ok: true; value: unknown } | { ok: false; value: undefined } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false, value: undefined };
-  }
+/** What a body that could not be read was: past the limits the desk reads JSON within, or not JSON. */
+function unreadableBody(raw: RawResponse, parsed: Exclude<WireJson, { ok: true }>, redact: Redact): string {
+  if (parsed.reason === 'not_json') return describeBody(raw, redact);
+  return `a body the desk does not read (${parsed.message})`;
 }
 
 /** Retry-After: delta seconds, or an HTTP date. */

@@ -4,9 +4,9 @@
 import { UnknownOutcomeError, UnreadableResponseError, WireFormatError } from './errors.js';
 import type { RawResponse } from './transport.js';
 import type { InitializeAccepted } from './types.js';
-import { envelopeSchema, initializeDataSchema } from './wire.js';
+import { initializeDataSchema } from './wire.js';
 import { parseWire } from './wire-values.js';
-import { successData, tryJson, type AnswerContext } from './answers.js';
+import { successEnvelope, type AnswerContext } from './answers.js';
 import type { Redact } from './answer-text.js';
 
 /**
@@ -20,8 +20,9 @@ export function initializeAnswer(
   sentReference: string,
 ): InitializeAccepted {
   let data: unknown;
+  let message: string | undefined;
   try {
-    data = successData(ctx, 'initialize', raw, redact, sentReference);
+    ({ data, message } = successEnvelope(ctx, 'initialize', raw, redact, sentReference));
   } catch (e) {
     if (e instanceof UnreadableResponseError) {
       throw new UnknownOutcomeError(
@@ -63,12 +64,11 @@ export function initializeAnswer(
       { status: raw.status, reason: 'unreadable' },
     );
   }
-  const envMessage = envelopeSchema.safeParse(tryJson(raw.text).value);
   return {
     httpStatus: raw.status,
     merchantReference,
     internalReference: d.internal_reference ?? undefined,
     paymentUrl: d.payment_url,
-    message: envMessage.success ? (envMessage.data.message ?? undefined) : undefined,
+    message,
   };
 }
