@@ -14,6 +14,7 @@ export const FAULT_KINDS: FaultKind[] = [
   'rate_limit',
   'drop_after_commit',
   'reset',
+  'answer',
 ];
 
 export class Faults {
@@ -40,6 +41,13 @@ export class Faults {
     if (!Number.isInteger(retryAfter) || retryAfter < 0) {
       throw new ApiError(422, 'retry_after_s must be a whole number of seconds', { field: 'retry_after_s' });
     }
+    const httpStatus = s.http_status ?? 200;
+    if (!Number.isInteger(httpStatus) || httpStatus < 200 || httpStatus > 599) {
+      throw new ApiError(422, 'http_status must be an HTTP status from 200 to 599', { field: 'http_status' });
+    }
+    if (s.kind === 'answer' && typeof s.body !== 'string') {
+      throw new ApiError(422, 'body must be the text to answer with (kind answer)', { field: 'body' });
+    }
     const f: ActiveFault = {
       id: ++this.seq,
       route: s.route as FaultRoute,
@@ -47,6 +55,8 @@ export class Faults {
       remaining: times === 0 ? null : times,
       latency_ms: latency,
       retry_after_s: retryAfter,
+      http_status: httpStatus,
+      body: typeof s.body === 'string' ? s.body : null,
     };
     this.list.push(f);
     return { ...f };

@@ -260,6 +260,12 @@ async function service(
       reply.hijack();
       req.raw.socket.destroy();
       return;
+    case 'answer':
+      // A misbehaving service's answer, sent as the test wrote it (every digit of its numbers as given).
+      return reply
+        .code(fault.http_status)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(fault.body ?? '');
     default:
       break;
   }

@@ -40,7 +40,16 @@ export interface SandboxInfo {
 
 export type FaultRoute = 'balances' | 'providers' | 'initialize' | '*';
 export type FaultKind =
-  'latency' | '500' | '503' | 'html' | 'truncated_json' | 'wrong_types' | 'rate_limit' | 'drop_after_commit' | 'reset';
+  | 'latency'
+  | '500'
+  | '503'
+  | 'html'
+  | 'truncated_json'
+  | 'wrong_types'
+  | 'rate_limit'
+  | 'drop_after_commit'
+  | 'reset'
+  | 'answer';
 
 export interface FaultSpec {
   route: FaultRoute;
@@ -49,6 +58,9 @@ export interface FaultSpec {
   times?: number;
   latency_ms?: number;
   retry_after_s?: number;
+  /** kind answer: the HTTP status (default 200) and the body text sent as it is, as application/json. */
+  http_status?: number;
+  body?: string;
 }
 
 export interface ActiveFault {
@@ -59,6 +71,8 @@ export interface ActiveFault {
   remaining: number | null;
   latency_ms: number;
   retry_after_s: number;
+  http_status: number;
+  body: string | null;
 }
 
 export type CallbackMode = 'normal' | 'duplicate' | 'delay' | 'reorder' | 'hold';

@@ -4,6 +4,7 @@
 // any echo, answer-text.ts).
 import {
   AuthenticationError,
+  DeclinedError,
   DuplicateReferenceError,
   ForbiddenError,
   NotFoundError,
@@ -160,6 +161,16 @@ function refusedRequest(
   });
 }
 
+/**
+ * The status words of a success (the contract: code 200 and status success; DESIGN.md: initialize's 202
+ * accepted). An envelope without a status is judged by its code and the HTTP status alone.
+ */
+const SUCCESS_WORDS: Record<Op, readonly string[]> = {
+  balances: ['success'],
+  providers: ['success'],
+  initialize: ['success', 'accepted'],
+};
+
 /** A 2xx with the success envelope: returns `data`; otherwise throws the matching error. */
 export function successData(
   ctx: AnswerContext,
@@ -202,8 +213,19 @@ export function successEnvelope(
     );
   }
   const status = effectiveStatus(raw.status, env.data);
-  if (status < 200 || status > 299 || env.data.status?.toLowerCase() === 'error')
+  if (status < 200 || status > 299 || env.data.status?.trim().toLowerCase() === 'error')
     throw errorFor(ctx, op, raw, redact, sentReference);
+  const word = env.data.status?.trim();
+  if (word !== undefined && !SUCCESS_WORDS[op].includes(word.toLowerCase())) {
+    const serviceMessage = env.data.message ? redact(env.data.message) : undefined;
+    const said = `The service answered ${what} with status ${JSON.stringify(excerpt(word, redact))}${serviceMessage ? `: ${serviceMessage}` : ''}.`;
+    if (op === 'initialize')
+      throw new UnknownOutcomeError(
+        `${said} Whether it created the collection is unknown: check it before charging again, and only re-send the same merchant_reference.`,
+        { status: raw.status, serviceMessage, reason: 'unreadable' },
+      );
+    throw new DeclinedError(said, { status: raw.status, serviceMessage });
+  }
   if (env.data.data === undefined || env.data.data === null) {
     throw new UnreadableResponseError(
       `The service answered ${what} (HTTP ${raw.status}) without data.`,

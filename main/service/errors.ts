@@ -12,6 +12,7 @@ export type ServiceErrorKind =
   | 'unavailable'
   | 'network'
   | 'unreadable'
+  | 'declined'
   | 'unknown_outcome';
 
 export abstract class ServiceError extends DeskError {
@@ -82,6 +83,14 @@ export class UnavailableError extends ServiceError {
 /** No HTTP response: refused, reset, DNS, TLS, timeout. */
 export class NetworkError extends ServiceError {
   override readonly kind = 'network' as const;
+}
+
+/**
+ * A 2xx answer whose status says it did not succeed ("declined", "failed": HTTP 200 and code 200 are not
+ * enough, the contract's success is code 200 and status success). `serviceMessage` is what it said.
+ */
+export class DeclinedError extends ServiceError {
+  override readonly kind = 'declined' as const;
 }
 
 /** A response that is not the JSON we expect: an HTML error page, truncated JSON, wrong types. */

@@ -172,7 +172,15 @@ export class SandboxControl {
     return this.#call('GET', '/state');
   }
   /** e.g. { route: 'balances', kind: '503', times: 0 } (times 0 = until cleared). */
-  fault(spec: { route: string; kind: string; times?: number; latency_ms?: number; retry_after_s?: number }) {
+  fault(spec: {
+    route: string;
+    kind: string;
+    times?: number;
+    latency_ms?: number;
+    retry_after_s?: number;
+    http_status?: number;
+    body?: string;
+  }) {
     return this.#call('POST', '/faults', spec);
   }
   clearFaults() {
