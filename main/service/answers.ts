@@ -22,6 +22,7 @@ import { envelopeSchema, errorDataSchema } from './wire.js';
 import { parseWire } from './wire-values.js';
 import { readWireJson, type WireJson } from './wire-json.js';
 import { describeBody, excerpt, type Redact } from './answer-text.js';
+import { refusedUrlText, serviceUrlProblem } from './service-url.js';
 
 export type Op = 'balances' | 'providers' | 'initialize';
 
@@ -105,7 +106,7 @@ export function errorFor(
       serviceMessage,
     });
   }
-  if (status >= 400 && status <= 499) return refusedRequest(op, status, serviceMessage, data, said, sentReference);
+  if (status >= 400 && status <= 499) return refusedRequest(ctx, op, status, serviceMessage, data, said, sentReference);
   // 1xx/3xx or a 2xx whose body is an error without a usable code.
   if (op === 'initialize') {
     return new UnknownOutcomeError(
@@ -132,6 +133,7 @@ export function errorFor(
  * the request field its message names.
  */
 function refusedRequest(
+  ctx: AnswerContext,
   op: Op,
   status: number,
   serviceMessage: string | undefined,
@@ -146,12 +148,19 @@ function refusedRequest(
   const duplicate = (status === 422 && /duplicate|already exists/i.test(serviceMessage ?? '')) || status === 409;
   if (op === 'initialize' && duplicate && (field === undefined || field === 'merchant_reference')) {
     const ref = data?.merchant_reference ?? sentReference ?? '';
+    // The page of the collection that exists, checked as the success path's is: a refused one is not kept.
+    const url = data?.payment_url ?? undefined;
+    const problem = url === undefined ? null : serviceUrlProblem(url, ctx.origin);
     return new DuplicateReferenceError(
-      `The service already has a collection with this merchant_reference (HTTP 422)${said}.`,
+      `The service already has a collection with this merchant_reference (HTTP ${status})${said}.`,
       ref,
       data?.internal_reference ?? undefined,
-      data?.payment_url ?? undefined,
-      { status, serviceMessage },
+      problem ? undefined : url,
+      {
+        status,
+        serviceMessage,
+        ...(problem ? { refusedPaymentUrl: refusedUrlText('payment_url', url!, problem) } : {}),
+      },
     );
   }
   const subject = field ? `${field}` : `the ${opName(op)} request`;

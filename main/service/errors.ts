@@ -137,14 +137,17 @@ export type UnknownOutcomeReason = 'timeout' | 'connection' | 'server_error' | '
  */
 export class DuplicateReferenceError extends ValidationError {
   readonly duplicate = true as const;
+  /** When the service named a page the desk will not open (service-url.ts): what it was and why, in words. */
+  readonly refusedPaymentUrl: string | undefined;
   constructor(
     message: string,
     readonly merchantReference: string,
     readonly internalReference: string | undefined,
     readonly paymentUrl: string | undefined,
-    opts: { status?: number | undefined; serviceMessage?: string | undefined } = {},
+    opts: { status?: number | undefined; serviceMessage?: string | undefined; refusedPaymentUrl?: string } = {},
   ) {
     super(message, 'merchant_reference', opts);
+    this.refusedPaymentUrl = opts.refusedPaymentUrl;
   }
 }
 

@@ -8,6 +8,7 @@ import { initializeDataSchema } from './wire.js';
 import { parseWire } from './wire-values.js';
 import { successEnvelope, type AnswerContext } from './answers.js';
 import type { Redact } from './answer-text.js';
+import { refusedUrlText, serviceUrlProblem } from './service-url.js';
 
 /**
  * The answer to a charge -> what was accepted. Anything the desk cannot read after the request was
@@ -52,6 +53,13 @@ export function initializeAnswer(
         cause: e,
         reason: 'unreadable',
       },
+    );
+  }
+  const urlProblem = serviceUrlProblem(d.payment_url, ctx.origin);
+  if (urlProblem) {
+    throw new UnknownOutcomeError(
+      `The service accepted the charge (HTTP ${raw.status}) but ${refusedUrlText('payment_url', d.payment_url, urlProblem)}; the outcome is unknown.`,
+      { status: raw.status, reason: 'unreadable' },
     );
   }
   const sentAuto = sentReference === 'auto';
