@@ -2,7 +2,7 @@
 // with the service's words. The sandbox answers what each test writes (its `answer` fault: a test control).
 import fs from 'node:fs';
 import { test, expect } from '@playwright/test';
-import { screenshotPath, startApp, type RunningApp } from './support/app.js';
+import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
 import { expectAccessible } from './support/a11y.js';
 
 let app: RunningApp | undefined;
@@ -67,4 +67,33 @@ test('a balance answer that says it was declined is not taken: stale, with what 
   );
   await page.screenshot({ path: screenshotPath('balances-declined') });
   await expectAccessible(page, 'Balances: a declined answer');
+});
+
+test('payment options are asked per currency; the screen names the currency whose options could not be read', async () => {
+  app = await startApp();
+  const { page } = app;
+  // A service that refuses the options request without currency and transaction_type (the contract leaves
+  // it open), and that cannot answer for KES.
+  await app.sandbox!.config({ strict_options: true });
+  await openScreen(page, 'Payment options');
+  const table = page.getByRole('table', { name: 'Payment options' });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await expect(table.getByRole('row', { name: /Visa \/ Mastercard \(KES\)/ })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByText(/The last update failed/)).toHaveCount(0);
+
+  await app.sandbox!.fault({ route: 'providers', kind: '503', currency: 'KES', times: 0 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  const stale = page.getByText(/The last update failed/);
+  await expect(stale).toContainText('the payment options for KES could not be read: The service is unavailable', {
+    timeout: 60_000,
+  });
+  await expect(stale).toContainText('(TZS, UGX and USD were read)');
+  // KES's options are still the ones read before; the others are there too.
+  await expect(table.getByRole('row', { name: /Visa \/ Mastercard \(KES\)/ })).toBeVisible();
+  await expect(table.getByRole('row', { name: /Visa \/ Mastercard \(UGX\)/ })).toBeVisible();
+  const status = page.getByTestId('status-connection');
+  await expect(status).toHaveText(/Service error/);
+  await expect(status).toHaveAttribute('title', /the payment options for KES could not be read/);
+  await page.screenshot({ path: screenshotPath('payment-options-one-currency-unread') });
+  await expectAccessible(page, 'Payment options: one currency not read');
 });

@@ -180,11 +180,16 @@ export class SandboxControl {
     retry_after_s?: number;
     http_status?: number;
     body?: string;
+    currency?: string;
   }) {
     return this.#call('POST', '/faults', spec);
   }
   clearFaults() {
     return this.#call('DELETE', '/faults');
+  }
+  /** e.g. { strict_options: true }: the payment options refused without currency and transaction_type. */
+  config(cfg: { callback_url?: string | null; rate_limit_per_s?: number; strict_options?: boolean }) {
+    return this.#call('POST', '/config', cfg);
   }
   advanceClock(ms: number) {
     return this.#call('POST', '/clock/advance', { ms });
