@@ -75,7 +75,10 @@ export function createOptionLimits(
     if (opts.length) return opts;
     const client = await deps.getClient();
     if (!client) return [];
-    const all = (await collectionOptions(client, currency === undefined ? undefined : [currency])).options;
+    const read = await collectionOptions(client, currency === undefined ? undefined : [currency]);
+    // Not one currency answered: the service could not be asked, which is said as it is (not "no option").
+    if (read.read.length === 0 && read.unread[0]) throw read.unread[0].error;
+    const all = read.options;
     const seen = new Set<string>();
     return all.filter((o) => {
       const ok = o.isActive && o.transactionMethod.toUpperCase() === 'CARD' && !seen.has(o.currency);
