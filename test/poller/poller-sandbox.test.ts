@@ -88,5 +88,6 @@ describe('poller against the sandbox', () => {
       { timeout: 10_000 },
     );
     expect(poller.status().connection).toEqual({ state: 'online' });
-  });
+    // Each options run asks four currencies: twice the requests of a bare list, on a busy machine.
+  }, 60_000);
 });
