@@ -147,7 +147,9 @@ async function recordExists(
       internal_reference: e.internalReference ?? null,
       payment_url: e.paymentUrl ?? null,
     }),
-    note: 'the service already has this merchant_reference: the collection exists',
+    note: e.refusedPaymentUrl
+      ? `the service already has this merchant_reference: the collection exists; ${e.refusedPaymentUrl}`
+      : 'the service already has this merchant_reference: the collection exists',
   });
   return known
     ? {
@@ -157,7 +159,9 @@ async function recordExists(
       }
     : {
         kind: 'unknown',
-        message: 'The service already has this payment but did not say where its page is; wait for its callback.',
+        message: e.refusedPaymentUrl
+          ? `The service already has this payment, but ${e.refusedPaymentUrl}; wait for its callback.`
+          : 'The service already has this payment but did not say where its page is; wait for its callback.',
       };
 }
 
