@@ -107,6 +107,24 @@ describe('profile workspaces', () => {
     db.close();
   });
 
+  // Issue 39: the file is read whole, and parsed, only within what {"profile": "..."} could ever be.
+  it('an active-profile.json nested deep or larger than it could be means embedded, with a warning', () => {
+    const dir = tempDir();
+    const warned: string[] = [];
+    const logger = { info: () => undefined, warn: (_o: object, msg: string) => void warned.push(msg) };
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(
+      dataPaths(dir).activeProfile,
+      `{"profile": "sandbox", "x": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+    );
+    expect(readActiveProfile(dir, logger)).toBe('embedded');
+    fs.writeFileSync(dataPaths(dir).activeProfile, `{"profile": "sandbox", "x": "${'y'.repeat(10_000)}"}`);
+    expect(readActiveProfile(dir, logger)).toBe('embedded');
+    expect(warned).toHaveLength(2);
+    writeActiveProfile(dir, 'sandbox');
+    expect(readActiveProfile(dir, logger)).toBe('sandbox');
+  });
+
   it('the running app follows a profile chosen outside it (merchant-desk connect)', async () => {
     const dir = tempDir();
     const core = await composeCore({ dataDir: dir, logger: silentLogger(), poll: false, receiver: false });
