@@ -8,7 +8,14 @@
 // applied, up to its last pull (the status bar says when that was).
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
-import { runExport, ReportError, type ExportJob, type ExportProgress, type ExportResult } from '../reports/index.js';
+import {
+  checkExportTarget,
+  runExport,
+  ReportError,
+  type ExportJob,
+  type ExportProgress,
+  type ExportResult,
+} from '../reports/index.js';
 
 export type { ExportJob, ExportProgress, ExportResult };
 
@@ -42,6 +49,11 @@ export interface ExportDeps {
   clock: Clock;
   /** The stale-pending setting the collections report's reconciliation column uses. */
   stalePendingAfterMs: () => number;
+}
+
+/** Throws (kind validation, field 'out') when no report can be written at `out`: checked again as it is written. */
+export function checkExportOut(out: string): void {
+  checkExportTarget(out, 'out');
 }
 
 /** Writes the report to `out` (the file appears only when complete); cancelled by `signal`. */
