@@ -7,6 +7,7 @@ import path from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
 import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { dataPaths } from '../../main/settings/paths.js';
+import { logFilePath } from '../../main/log/logger.js';
 import { newDataDir, openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
 import { expectAccessible } from './support/a11y.js';
 
@@ -412,4 +413,27 @@ test('Import callbacks: a line nested past the limit is named with its reason, a
   await expect(result).not.toContainText(/Import failed|went wrong|call stack/);
   await page.screenshot({ path: screenshotPath('collections-import-nested') });
   await expect(row).toContainText('Approved');
+});
+
+// Issue 39, item 5: a read that fails in a way nobody wrote words for said only "Something went wrong
+// inside Merchant Desk; the details are in the log." Now it says what failed, that nothing was changed and
+// which file the detail is in; never the error's own text. The fault: a row a hand-edited database holds
+// with text where the amount goes.
+test('a read that fails unexpectedly says what failed, that nothing was changed and where the log is', async () => {
+  const dataDir = newDataDir();
+  seedHistory(dataDir, 5);
+  const db = openDatabase(dataPaths(dataDir).db);
+  db.prepare(`UPDATE collections SET amount_minor = 'lots' WHERE merchant_reference = 'MD-SEED-0000002'`).run();
+  db.close();
+  app = await startApp({ dataDir });
+  const { page } = app;
+  await openScreen(page, 'Collections');
+  const alert = page.getByRole('alert');
+  await expect(alert).toContainText(
+    `Reading the collections failed unexpectedly; nothing was changed. The details are in ${logFilePath(dataDir)}.`,
+  );
+  await expect(alert).not.toContainText(/StoreError|amount_minor|call stack|Error:| at /);
+  // The table does not claim there are none (it said "No collections yet. Take a payment to see it here.").
+  await expect(table(page)).toContainText('The collections could not be read.');
+  await page.screenshot({ path: screenshotPath('collections-unexpected-failure') });
 });
