@@ -1,6 +1,8 @@
 // Each profile has its own database; the active one is recorded in active-profile.json.
 // Real SQLite files in a temp data folder; the app's composition root for adoption and following the CLI.
 import fs from 'node:fs';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../support/tmp.js';
@@ -111,7 +113,15 @@ describe('profile workspaces', () => {
   it('an active-profile.json nested deep or larger than it could be means embedded, with a warning', () => {
     const dir = tempDir();
     const warned: string[] = [];
-    const logger = { info: () => undefined, warn: (_o: object, msg: string) => void warned.push(msg) };
+    const logger = pino(
+      { level: 'warn' },
+      new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          warned.push(String(chunk));
+          cb();
+        },
+      }),
+    );
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(
       dataPaths(dir).activeProfile,
