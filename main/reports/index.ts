@@ -2,6 +2,7 @@ export {
   checkExportTarget,
   runExport,
   snapshotsPathFor,
+  type ExportFormat,
   type ExportJob,
   type ExportOptions,
   type ExportProgress,
