@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
+import { captureIo } from '../support/cli-here.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { importCallbacksJsonl } from '../../main/callbacks/import-jsonl.js';
@@ -106,15 +106,7 @@ describe('merchant-desk import-callbacks', () => {
     sb = undefined;
   });
 
-  function io() {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (d) => (out += d));
-    stderr.on('data', (d) => (err += d));
-    return { io: { stdout, stderr, stdin: new PassThrough() }, out: () => out, err: () => err };
-  }
+  const io = () => captureIo();
 
   it('prints a summary and each bad line, exit 1 when a line failed (embedded profile keys from its sandbox)', async () => {
     const dataDir = tempDir();

@@ -4,7 +4,6 @@
 // detail is; the detail is in that log. The real CLI entry (runCli, runCommand) in this process.
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli, runCommand } from '../../main/cli/index.js';
 import { UsageError, type Command } from '../../main/cli/command.js';
@@ -12,18 +11,7 @@ import { openDataFolder } from '../../main/settings/data-folder.js';
 import { dataPaths } from '../../main/settings/paths.js';
 import { logFilePath } from '../../main/log/logger.js';
 import { tempDir } from '../support/tmp.js';
-
-function io() {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => (err += d));
-  const stdin = new PassThrough();
-  stdin.end();
-  return { io: { stdout, stderr, stdin }, out: () => out, err: () => err };
-}
+import { captureIo } from '../support/cli-here.js';
 
 /** What a person must never read: the error's own text, its class, a stack frame. */
 const INTERNAL = /Maximum call stack|RangeError|TypeError|SqliteError|Error:|\bat .*\(.*:\d+:\d+\)|not a database$/m;
@@ -42,7 +30,7 @@ describe('a command that fails unexpectedly', () => {
         return Promise.resolve(deep(1e7));
       },
     };
-    const t = io();
+    const t = captureIo();
     const code = await runCommand(failing, [], { io: t.io, dataDir, env: process.env });
     expect(code).toBe(1);
     expect(t.err()).toBe(
@@ -59,7 +47,7 @@ describe('a command that fails unexpectedly', () => {
     const dataDir = tempDir();
     openDataFolder(dataDir).close();
     fs.writeFileSync(dataPaths(dataDir, 'embedded').db, Buffer.alloc(8192, 7));
-    const t = io();
+    const t = captureIo();
     expect(await runCli(['--data-dir', dataDir, 'balances'], t.io)).toBe(1);
     expect(t.err()).toBe(
       'merchant-desk: balances failed: the database file is not a Merchant Desk database, or it is damaged; nothing was changed.\n' +
@@ -77,7 +65,7 @@ describe('a command that fails unexpectedly', () => {
       usage: 'merchant-desk export collections --out FILE',
       run: () => Promise.reject(new UsageError('--out FILE is required: where to write the CSV')),
     };
-    const t = io();
+    const t = captureIo();
     expect(await runCommand(refusing, [], { io: t.io, dataDir, env: process.env })).toBe(2);
     expect(t.err()).toBe(
       'merchant-desk: --out FILE is required: where to write the CSV\nusage: merchant-desk export collections --out FILE\n',

@@ -5,57 +5,23 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import os from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../main/cli/index.js';
 import { openProfileDatabase, writeActiveProfile } from '../../main/settings/profile-database.js';
 import { updateSettings } from '../../main/settings/settings.js';
 import type { Profile } from '../../main/settings/settings.js';
 import { tempDir } from '../support/tmp.js';
 import { runCli as spawnCli } from '../support/cli.js';
-
-/** Every file and folder under `dir` with its mode and, for a file, its bytes' hash; null when `dir` is missing. */
-function folderState(dir: string): Record<string, string> | null {
-  if (!fs.existsSync(dir)) return null;
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      const st = fs.statSync(p);
-      const rel = path.relative(dir, p);
-      if (e.isDirectory()) {
-        out[rel + '/'] = (st.mode & 0o777).toString(8);
-        walk(p);
-      } else {
-        out[rel] =
-          `${(st.mode & 0o777).toString(8)} ${crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`;
-      }
-    }
-  };
-  walk(dir);
-  return out;
-}
+import { runCliHere } from '../support/cli-here.js';
+import { folderState } from '../support/folder-state.js';
 
 /**
  * The CLI's entry in this process; with `env`, the real CLI in a process of its own (the keychain reads
  * its D-Bus address from the process's environment).
  */
 async function cli(args: string[], stdin = '', env?: NodeJS.ProcessEnv) {
-  if (env) {
-    const r = await spawnCli(args, { stdin, env });
-    return { code: r.code, out: r.stdout, err: r.stderr };
-  }
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const input = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => (err += d));
-  input.end(stdin);
-  const code = await runCli(args, { stdout, stderr, stdin: input });
-  return { code, out, err };
+  const r = env ? await spawnCli(args, { stdin, env }) : await runCliHere(args, stdin);
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 /** A data folder whose active profile is `profile` (sandbox: a base URL and nothing else set). */

@@ -9,10 +9,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../main/cli/index.js';
+import { runCliHere } from '../support/cli-here.js';
+import { folderState } from '../support/folder-state.js';
 import { openProfileDatabase, writeActiveProfile } from '../../main/settings/profile-database.js';
 import { updateSettings } from '../../main/settings/settings.js';
 import { fuzzBudget, INTERNAL_TEXT, unhandledRejections } from './budget.js';
@@ -22,25 +22,6 @@ const rejections = unhandledRejections();
 let root: string;
 let inUse: string;
 let files: string;
-
-/** Every file and folder under `dir` with its mode and, for a file, its bytes' hash; null when missing. */
-function folderState(dir: string): Record<string, string> | null {
-  if (!fs.existsSync(dir)) return null;
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      const rel = path.relative(dir, p);
-      const mode = (fs.statSync(p).mode & 0o777).toString(8);
-      if (e.isDirectory()) {
-        out[rel + '/'] = mode;
-        walk(p);
-      } else out[rel] = `${mode} ${crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`;
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 beforeAll(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'md-fuzz-cli-'));
@@ -63,16 +44,8 @@ afterAll(() => {
 });
 
 async function cli(args: string[], stdin: string) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const input = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => (err += d));
-  input.end(stdin);
-  const code = await runCli(args, { stdout, stderr, stdin: input });
-  return { code, out, err };
+  const r = await runCliHere(args, stdin);
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 // Commands that run until stopped (start, sandbox, serve) or reach a team database (team) are always given
