@@ -7,14 +7,19 @@ import type { IpcError, IpcResult } from './contract/define.js';
 import type { CallContext, HandlerTable } from './handlers/types.js';
 import { DeskError } from '../errors.shared.js';
 import type { IpcGate } from './lock-gate.js';
+import { unexpectedFailure } from './failure-words.js';
 
 export type Dispatch = (channel: unknown, request: unknown, ctx?: CallContext) => Promise<IpcResult<unknown>>;
 
-/** `gate` (the idle lock) sees every call to a known channel first and may refuse it. */
+/**
+ * `gate` (the idle lock) sees every call to a known channel first and may refuse it. `logFile` is where
+ * `logger` writes: an unexpected failure names it (failure-words.ts), never its own text.
+ */
 export function createDispatcher(
   handlers: HandlerTable,
   logger?: Pick<Logger, 'error' | 'warn'>,
   gate?: IpcGate,
+  logFile?: string,
 ): Dispatch {
   const known = channels as Record<string, { request: z.ZodType }>;
   return async (channel, request, ctx = {}) => {
@@ -33,6 +38,7 @@ export function createDispatcher(
       if (error.kind === 'internal') {
         // The request is NOT logged: it may hold card data or keys.
         logger?.error({ channel, err: e }, 'IPC handler failed');
+        error.message = unexpectedFailure(channel, logFile);
       }
       return { ok: false, error };
     }

@@ -10,6 +10,7 @@ import { recordOperatorNameChange } from './audit.js';
 import { isLoopbackHost } from '../service/loopback.js';
 import { DeskError } from '../errors.shared.js';
 import { tlsSettingsProblem } from '../team/database-url.js';
+import { readJson, SETTING_VALUE_LIMITS } from './json-limits.js';
 import {
   defaultSettings,
   settingSchemas,
@@ -51,14 +52,14 @@ export function readSettings(db: ReadDb): { settings: Settings; problems: Settin
   for (const row of settingRows(db)) {
     if (!Object.prototype.hasOwnProperty.call(settingSchemas, row.key)) continue; // another capability's key
     const name = row.key as SettingName;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(row.value);
-    } catch {
-      problems.push({ field: name, message: `${name}: the stored value is not valid JSON; using the default` });
+    const read = readJson(row.value, SETTING_VALUE_LIMITS);
+    if ('problem' in read) {
+      const why =
+        read.problem === 'it is not valid JSON' ? 'is not valid JSON' : read.problem.replace(/^the JSON /, '');
+      problems.push({ field: name, message: `${name}: the stored value ${why}; using the default` });
       continue;
     }
-    const r = settingSchemas[name].safeParse(parsed);
+    const r = settingSchemas[name].safeParse(read.value);
     if (!r.success) {
       const issue = r.error.issues[0];
       const field = [name, ...(issue?.path ?? []).map(String)].join('.');

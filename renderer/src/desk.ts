@@ -45,7 +45,11 @@ export async function invoke<K extends ChannelName>(channel: K, request: Request
     result = await api().invoke(channel, request);
   } catch (e) {
     if (e instanceof DeskError) throw e;
-    throw new DeskError({ kind: 'internal', message: `The app did not answer (${channel}).` });
+    throw new DeskError({
+      kind: 'internal',
+      message:
+        'Merchant Desk did not answer; if you were saving something, look whether it was saved before trying again.',
+    });
   }
   if (!result.ok) throw new DeskError(result.error);
   return result.value;
@@ -57,8 +61,20 @@ export function on<E extends DeskEventName>(event: E, listener: (payload: DeskEv
   return window.desk.on(event, listener);
 }
 
-/** A message fit to show: DeskError messages are written for people; anything else is generic. */
+/**
+ * A fault of this window's own code (main's answers are always a DeskError, its words already chosen):
+ * what failed and what that left changed, never the error's own text ("Maximum call stack size exceeded",
+ * a class name). The window has no log of its own to point to, so it says how to start again.
+ */
+export function windowFault(doing: string, changes: string): DeskError {
+  return new DeskError({
+    kind: 'internal',
+    message: `${doing} failed in this window; ${changes}. Reload the window (Ctrl+R) and try again.`,
+  });
+}
+
+/** A message fit to show: DeskError messages are written for people; anything else says only what failed. */
 export function errorMessage(e: unknown): string {
   if (e instanceof DeskError) return e.message;
-  return 'Something went wrong; the details are in the log.';
+  return windowFault('This action', 'nothing was changed').message;
 }

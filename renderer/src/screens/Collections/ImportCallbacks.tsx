@@ -14,7 +14,8 @@ const MAX_BYTES = 64 * 1024 * 1024;
 function lineText(r: ImportSummary['results'][number]): string | null {
   switch (r.result) {
     case 'malformed':
-      return `line ${r.line}: ${r.message}`;
+      // Main's message already names its line ("line 5 is not valid JSON", "line 7: ...").
+      return r.message;
     case 'bad_signature':
       return `line ${r.line}: signature did not verify${r.reference ? ` (${r.reference})` : ''}: ${r.reason}`;
     default:

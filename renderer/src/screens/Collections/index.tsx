@@ -108,9 +108,12 @@ export function CollectionsScreen() {
             onRowClick={(c) => setSelected(c.id)}
             onNearEnd={pages.more}
             empty={
-              list.filtered
-                ? 'No collection matches these filters.'
-                : 'No collections yet. Take a payment to see it here.'
+              // A read that failed found nothing to say about what there is (the banner above says why).
+              pages.error && pages.total === undefined
+                ? 'The collections could not be read.'
+                : list.filtered
+                  ? 'No collection matches these filters.'
+                  : 'No collections yet. Take a payment to see it here.'
             }
           />
         )}

@@ -11,6 +11,7 @@ const REASON_LABEL: Record<string, string> = {
   missing_signature: 'No signature',
   malformed: 'Malformed',
   too_large: 'Too large',
+  too_deep: 'Nested too deep',
   unsupported_type: 'Not JSON',
   rate_limited: 'Rate limited',
 };

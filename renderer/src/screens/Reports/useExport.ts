@@ -4,7 +4,7 @@
 import { useState } from 'react';
 import type { ExportOutcome, ExportTarget } from '../../../../main/ipc/contract/reports.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
-import { DeskError, invoke } from '../../desk.js';
+import { DeskError, invoke, windowFault } from '../../desk.js';
 import { useDeskEvent } from '../../hooks.js';
 import { dayEnd, dayStart } from '../../ui/dates.js';
 
@@ -104,10 +104,7 @@ export function useExport(o: {
         setAt(stamp());
       } else setNotice('No file was chosen; nothing was exported.');
     } catch (e) {
-      const de =
-        e instanceof DeskError
-          ? e
-          : new DeskError({ kind: 'internal', message: 'The export failed; the details are in the log.' });
+      const de = e instanceof DeskError ? e : windowFault('The export', 'no report was written');
       if (de.kind === 'cancelled') setNotice('Export cancelled; the partial file was removed.');
       else setError(de);
     } finally {
