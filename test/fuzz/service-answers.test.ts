@@ -4,7 +4,7 @@
 // client, the real poller and a real SQLite file. Each answer: no crash and no unhandled rejection; a
 // documented error whose message is plain words (naming the field when a value was wrong); nothing stored
 // from a refused answer; and the valid answer after it is taken, to the cent.
-// FUZZ_RUNS / FUZZ_SECONDS / FUZZ_SEED size the run (test/fuzz/fuzz-env.ts).
+// FUZZ_RUNS / FUZZ_SECONDS / FUZZ_SEED size the run, as for every boundary (test/fuzz/budget.ts).
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -18,10 +18,10 @@ import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { latestBalances } from '../../main/store/sqlite/balances.js';
 import { formatMinor } from '../../main/money/index.js';
 import { tempDir } from '../support/tmp.js';
-import { fuzzBudget } from './fuzz-env.js';
+import { fuzzBudget } from './budget.js';
 
 /** A property's time: its budget (FUZZ_SECONDS) and a margin for the answers in flight, or two minutes. */
-const PROPERTY_TIMEOUT_MS = (Number(process.env.FUZZ_SECONDS) || 60) * 1000 + 60_000;
+const budget = fuzzBudget('service-answers', 2);
 
 const KEYS = { publicKey: 'pk_fuzz_PUBLIC_1234567', secretKey: 'sk_fuzz_SECRET_7654321' };
 const TIMEOUT_MS = 400;
@@ -256,7 +256,8 @@ describe('the service answers what fast-check draws', () => {
     'balances: a refused answer is a documented error and stores nothing; the valid answer after it is taken',
     async () => {
       let runs = 0;
-      await fc.assert(
+      await budget.check(
+        'balances',
         fc.asyncProperty(broken, wallets, async (bad, good) => {
           runs += 1;
           const before = latestBalances(db, { now, staleAfterMs: 600_000 }).rows;
@@ -290,12 +291,12 @@ describe('the service answers what fast-check draws', () => {
             });
           }
         }),
-        fuzzBudget(60),
+        60,
       );
       expect(unhandled).toEqual([]);
       console.log(`service answers fuzz (balances): ${runs} hostile answers, each followed by a valid one`);
     },
-    PROPERTY_TIMEOUT_MS,
+    budget.timeoutMs,
   );
 
   it(
@@ -332,7 +333,8 @@ describe('the service answers what fast-check draws', () => {
           })),
       );
       let runs = 0;
-      await fc.assert(
+      await budget.check(
+        'initialize',
         fc.asyncProperty(answer, async (a) => {
           runs += 1;
           plan = a;
@@ -352,11 +354,11 @@ describe('the service answers what fast-check draws', () => {
             expect(serviceUrlProblem(e.paymentUrl, service.url)).toBeNull();
           expect(elsewhere.seen).toBe(0);
         }),
-        fuzzBudget(60),
+        60,
       );
       expect(unhandled).toEqual([]);
       console.log(`service answers fuzz (initialize): ${runs} answers`);
     },
-    PROPERTY_TIMEOUT_MS,
+    budget.timeoutMs,
   );
 });

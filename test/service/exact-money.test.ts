@@ -8,7 +8,7 @@ import { UnreadableResponseError } from '../../main/service/errors.js';
 import { formatMinor } from '../../main/money/index.js';
 import { readWireJson } from '../../main/service/wire-json.js';
 import { startStub, type Stub } from './stub.js';
-import { fuzzBudget } from '../fuzz/fuzz-env.js';
+import { fuzzBudget } from '../fuzz/budget.js';
 
 const KEYS = { publicKey: 'pk_test_PUBLIC_1234567', secretKey: 'sk_test_SECRET_7654321' };
 
@@ -103,7 +103,8 @@ function exactMinor(text: string, exp: number): number | null {
 
 describe('property: any decimal of up to 18 significant digits is stored exactly or refused, never altered', () => {
   it('as a JSON number and as a string, in currencies of 0, 2 and 3 decimals', async () => {
-    await fc.assert(
+    await fuzzBudget('exact-money', 1).check(
+      'balance amounts',
       fc.asyncProperty(decimalText, fc.constantFrom('UGX', 'USD', 'KWD'), fc.boolean(), async (text, cur, quoted) => {
         const exp = cur === 'UGX' ? 0 : cur === 'USD' ? 2 : 3;
         const sent = quoted ? `"${text}"` : text;
@@ -120,7 +121,7 @@ describe('property: any decimal of up to 18 significant digits is stored exactly
           expect((got as Error).message).toContain('available_balance');
         } else expect(got).toBe(want);
       }),
-      fuzzBudget(300),
+      300,
     );
   });
 });
