@@ -33,6 +33,8 @@ import { fullRuns, type ReconcileDeps } from '../operations/reconcile.js';
 import { resolve, type ResolveRequest } from '../operations/resolve.js';
 import { saveSettingsChange, type SwitchProfileDeps } from '../operations/switch-profile.js';
 import type { DeskParts } from './desk-parts.js';
+import { writeLanguage } from '../settings/language.js';
+import type { LanguageChoice } from '../words/words.shared.js';
 
 /** The window that asked may go away: its signal aborts the work (best effort). */
 interface Signal {
@@ -214,6 +216,8 @@ function settingsOperations(
     storeKey: (baseUrl: string, name: SecretName, value: string) => storeKeyFor(d.secrets(), baseUrl, name, value),
     deleteKey: (name: SecretName) => d.secrets().delete(name),
     importServicePublicKey: (pem: string) => importServicePublicKey(d.db, d.dataDir, pem, d.clock),
+    /** The desk's language, for every profile of this data folder. */
+    setLanguage: (choice: LanguageChoice) => writeLanguage(d.dataDir, choice),
   };
 }
 

@@ -3,6 +3,7 @@
 // outbox push), what they tell the screens (app events), and the seams that make the desk's charges
 // (operations/charge.ts) and a person's decisions team-wide. The sync engine itself is main/team/sync/. Solo profiles have none of this.
 import type pg from 'pg';
+import type { Words } from '../words/words.shared.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
@@ -130,7 +131,11 @@ function countOutbox(db: Db): { pending: number; refused: number } | null {
 }
 
 /** The link's state for the status bar (status.ts). */
-function linkState(o: TeamLinkOptions, session: TeamSession | null, transportWarning: string | null): TeamLinkState {
+function linkState(
+  o: TeamLinkOptions,
+  session: TeamSession | null,
+  transport: { warning: string | null; warningWords: Words | null },
+): TeamLinkState {
   const s = session?.sync.status();
   return {
     login: o.login,
@@ -141,7 +146,8 @@ function linkState(o: TeamLinkOptions, session: TeamSession | null, transportWar
     reached: (s?.lastPullAt ?? null) !== null,
     error: s?.error ?? null,
     catchingUp: s?.catchingUp ?? null,
-    transportWarning,
+    transportWarning: transport.warning,
+    transportWarningWords: transport.warningWords,
     outbox: countOutbox(o.db),
     chain: s?.chain ?? null,
     signatures: s?.signatures ?? null,
@@ -157,7 +163,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   let closed = false;
   const tls = o.tls ?? DEFAULT_TLS;
   // Chosen in Settings, and said at every start: in the log, and in the status bar for as long as it holds.
-  const { warning: transportWarning, host, mode } = transportOf(o.databaseUrl, tls);
+  const transport = transportOf(o.databaseUrl, tls);
+  const { warning: transportWarning, host, mode } = transport;
   if (transportWarning) logger.warn({ host, sslmode: mode }, transportWarning);
   const notices = teamNotices(events, o.db);
   const statusNotices = syncStatusNotices(events);
@@ -227,7 +234,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     session: () => session,
     rememberedPassword: () => remembered.get(),
     forgetPassword: () => remembered.delete(),
-    state: () => linkState(o, session, transportWarning),
+    state: () => linkState(o, session, transport),
     charges,
     async close() {
       closed = true;

@@ -1,0 +1,49 @@
+// The one catalogue of what a person reads, for main and the window alike: one module per area
+// (./<area>.shared.ts), each with its English texts (the source of the ids) and their French. Texts are
+// ICU messages (placeholders, plurals and selects by ICU's rules, formatted by FormatJS). An area's ids
+// start with its name, so two areas never share an id (test/words/catalogue.test.ts).
+import * as app from './app.shared.js';
+import * as ui from './ui.shared.js';
+import * as errors from './errors.shared.js';
+import * as lock from './lock.shared.js';
+import * as team from './team.shared.js';
+import * as status from './status.shared.js';
+import * as balances from './balances.shared.js';
+
+export const en = {
+  ...app.en,
+  ...ui.en,
+  ...errors.en,
+  ...lock.en,
+  ...team.en,
+  ...status.en,
+  ...balances.en,
+};
+
+export type MessageId = keyof typeof en;
+
+export const fr: { readonly [K in MessageId]: string } = {
+  ...app.fr,
+  ...ui.fr,
+  ...errors.fr,
+  ...lock.fr,
+  ...team.fr,
+  ...status.fr,
+  ...balances.fr,
+};
+
+export const LANGUAGES = ['en', 'fr'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export const catalogue: { readonly [L in Language]: { readonly [K in MessageId]: string } } = { en, fr };
+
+/** Each area's texts, by the prefix its ids start with (the catalogue's test checks them). */
+export const areas: Record<string, { en: Record<string, string>; fr: Record<string, string> }> = {
+  app,
+  ui,
+  errors,
+  lock,
+  team,
+  status,
+  balances,
+};
