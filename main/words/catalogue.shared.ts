@@ -9,6 +9,7 @@ import * as lock from './lock.shared.js';
 import * as team from './team.shared.js';
 import * as status from './status.shared.js';
 import * as balances from './balances.shared.js';
+import * as options from './options.shared.js';
 
 export const en = {
   ...app.en,
@@ -18,6 +19,7 @@ export const en = {
   ...team.en,
   ...status.en,
   ...balances.en,
+  ...options.en,
 };
 
 export type MessageId = keyof typeof en;
@@ -30,6 +32,7 @@ export const fr: { readonly [K in MessageId]: string } = {
   ...team.fr,
   ...status.fr,
   ...balances.fr,
+  ...options.fr,
 };
 
 export const LANGUAGES = ['en', 'fr'] as const;
@@ -46,4 +49,5 @@ export const areas: Record<string, { en: Record<string, string>; fr: Record<stri
   team,
   status,
   balances,
+  options,
 };

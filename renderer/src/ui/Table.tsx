@@ -137,6 +137,14 @@ function useVirtualRows(
   return { items, padTop, padBottom };
 }
 
+/**
+ * A column of data as it came (references, names, codes: `meta.data`): its cells are marked
+ * translate="no", so neither a translator nor the catalogue's test takes them for words.
+ */
+function isData(column: { columnDef: { meta?: unknown } }): boolean {
+  return (column.columnDef.meta as { data?: boolean } | undefined)?.data === true;
+}
+
 /** A column's own class (`meta.className`), on its header and its cells. */
 function columnClass<T>(column: Column<T, unknown>): string | undefined {
   return (column.columnDef.meta as { className?: string } | undefined)?.className;
@@ -192,7 +200,7 @@ function BodyRow<T>({
       tabIndex={onClick ? 0 : undefined}
     >
       {row.getVisibleCells().map((cell) => (
-        <td key={cell.id} className={columnClass(cell.column)}>
+        <td key={cell.id} className={columnClass(cell.column)} translate={isData(cell.column) ? 'no' : undefined}>
           {flexRender(cell.column.columnDef.cell, cell.getContext())}
         </td>
       ))}
