@@ -10,6 +10,7 @@ import * as team from './team.shared.js';
 import * as status from './status.shared.js';
 import * as balances from './balances.shared.js';
 import * as options from './options.shared.js';
+import * as payment from './payment.shared.js';
 
 export const en = {
   ...app.en,
@@ -20,6 +21,7 @@ export const en = {
   ...status.en,
   ...balances.en,
   ...options.en,
+  ...payment.en,
 };
 
 export type MessageId = keyof typeof en;
@@ -33,6 +35,7 @@ export const fr: { readonly [K in MessageId]: string } = {
   ...status.fr,
   ...balances.fr,
   ...options.fr,
+  ...payment.fr,
 };
 
 export const LANGUAGES = ['en', 'fr'] as const;
@@ -50,4 +53,5 @@ export const areas: Record<string, { en: Record<string, string>; fr: Record<stri
   status,
   balances,
   options,
+  payment,
 };

@@ -5,6 +5,7 @@ import type { FrenchOf } from './french.shared.js';
 
 export const en = {
   'errors.internal': 'Something went wrong inside Merchant Desk; the details are in the log.',
+  'errors.asIs': '{text}',
   'errors.cancelled': 'Cancelled.',
   'errors.unknownChannel': 'The window asked for something this version of Merchant Desk does not do.',
   'errors.zod.invalid': 'This value is not valid.',
@@ -42,6 +43,7 @@ export const en = {
 
 export const fr: FrenchOf<typeof en> = {
   'errors.internal': 'Un problème est survenu dans Merchant Desk ; le détail est dans le journal.',
+  'errors.asIs': '{text}',
   'errors.cancelled': 'Annulé.',
   'errors.unknownChannel': 'La fenêtre a demandé une opération que cette version de Merchant Desk ne connaît pas.',
   'errors.zod.invalid': 'Cette valeur n’est pas valide.',

@@ -40,6 +40,14 @@ export function words(id: MessageId, values?: WordValues): Words {
   return values === undefined ? { id } : { id, values };
 }
 
+/**
+ * Words inside words: `w` fills the placeholder `{key}` of the outer message (its id under `<key>Id`, its
+ * values beside the outer ones); without words, the text as it is (a library's or the service's own).
+ */
+export function nest(key: string, w: Words | null | undefined, fallback: string): WordValues {
+  return w ? { ...w.values, [`${key}Id`]: w.id } : { [key]: fallback };
+}
+
 export function isMessageId(x: unknown): x is MessageId {
   return typeof x === 'string' && Object.hasOwn(catalogue.en, x);
 }

@@ -83,6 +83,15 @@ export function errorText(say: (w: unknown, fallback?: string) => string, e: unk
   return say(words('ui.error.generic'));
 }
 
+/** A problem main or a form check found: words (said in the person's language), or a text as it came. */
+export function problemText(
+  say: (w: unknown, fallback?: string) => string,
+  p: Words | string | undefined,
+): string | undefined {
+  if (p === undefined) return undefined;
+  return typeof p === 'string' ? p : say(p);
+}
+
 /** A field's message of an error (`fields[name]`), in the person's language; undefined when it has none. */
 export function fieldErrorText(
   say: (w: unknown, fallback?: string) => string,

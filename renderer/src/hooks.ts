@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ChannelName, DeskEventName, DeskEvents, RequestOf, ResponseOf } from '../../main/ipc/contract/index.js';
 import type { AppStatus } from '../../main/ipc/contract/app.js';
 import { DeskError, invoke, on } from './desk.js';
+import { words } from '../../main/words/words.shared.js';
 import { concerns, createRereadGate, personIsBusy, type Shows } from './reread.js';
 
 /** What makes a screen read its data again after main says something changed. */
@@ -31,7 +32,11 @@ export interface QueryState<T> {
 function toDeskError(e: unknown): DeskError {
   return e instanceof DeskError
     ? e
-    : new DeskError({ kind: 'internal', message: 'Something went wrong; the details are in the log.' });
+    : new DeskError({
+        kind: 'internal',
+        message: 'Something went wrong; the details are in the log.',
+        words: words('ui.error.generic'),
+      });
 }
 
 /**

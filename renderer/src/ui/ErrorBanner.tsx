@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { errorText } from '../desk.js';
+import { asWords } from '../../../main/words/words.shared.js';
 import { useWords } from '../words/index.js';
 import type { MessageId } from '../../../main/words/words.shared.js';
 
@@ -16,7 +17,7 @@ const HINTS: Record<string, MessageId> = {
 
 /**
  * A readable error, announced to screen readers, with an optional action (e.g. Retry). `error` is a
- * DeskError (its words are said in the person's language) or a text already in it.
+ * DeskError or words (said in the person's language), or a text already in it.
  */
 export function ErrorBanner({ error, title, action }: { error: unknown; title?: string; action?: ReactNode }) {
   const { t, say } = useWords();
@@ -27,7 +28,7 @@ export function ErrorBanner({ error, title, action }: { error: unknown; title?: 
     <div className="banner error" role="alert">
       <div>
         {title && <strong>{t('ui.error.titled', { title })} </strong>}
-        {typeof error === 'string' ? error : errorText(say, error)}
+        {typeof error === 'string' ? error : asWords(error) ? say(error) : errorText(say, error)}
         {hint && <span className="hint"> {t(hint)}</span>}
       </div>
       {action}

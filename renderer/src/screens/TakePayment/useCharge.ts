@@ -2,6 +2,7 @@
 // confirmation, each with an operation id of its own, and main's payments.progress of that operation
 // (its reference once the intent is recorded, PENDING once the payment window is open). Pushes about
 // other collections (collections.updated: another desk's payment, a pulled batch) never move a charge.
+import { words } from '../../../../main/words/words.shared.js';
 import { useCallback, useReducer, useRef } from 'react';
 import type { ChargeResponse } from '../../../../main/ipc/contract/collections.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
@@ -13,7 +14,11 @@ import { INITIAL_CHARGE, chargeReducer } from './charge-machine.js';
 function asDeskError(e: unknown): DeskError {
   return e instanceof DeskError
     ? e
-    : new DeskError({ kind: 'internal', message: 'Something went wrong; the details are in the log.' });
+    : new DeskError({
+        kind: 'internal',
+        message: 'Something went wrong; the details are in the log.',
+        words: words('ui.error.generic'),
+      });
 }
 
 /** A new operation's id: 32 hex digits, random (getRandomValues works in any context, unlike randomUUID). */
