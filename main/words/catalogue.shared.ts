@@ -11,6 +11,7 @@ import * as status from './status.shared.js';
 import * as balances from './balances.shared.js';
 import * as options from './options.shared.js';
 import * as payment from './payment.shared.js';
+import * as collections from './collections.shared.js';
 
 export const en = {
   ...app.en,
@@ -22,6 +23,7 @@ export const en = {
   ...balances.en,
   ...options.en,
   ...payment.en,
+  ...collections.en,
 };
 
 export type MessageId = keyof typeof en;
@@ -36,6 +38,7 @@ export const fr: { readonly [K in MessageId]: string } = {
   ...balances.fr,
   ...options.fr,
   ...payment.fr,
+  ...collections.fr,
 };
 
 export const LANGUAGES = ['en', 'fr'] as const;
@@ -54,4 +57,5 @@ export const areas: Record<string, { en: Record<string, string>; fr: Record<stri
   balances,
   options,
   payment,
+  collections,
 };
