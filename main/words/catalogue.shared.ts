@@ -12,6 +12,7 @@ import * as balances from './balances.shared.js';
 import * as options from './options.shared.js';
 import * as payment from './payment.shared.js';
 import * as collections from './collections.shared.js';
+import * as recon from './recon.shared.js';
 
 export const en = {
   ...app.en,
@@ -24,6 +25,7 @@ export const en = {
   ...options.en,
   ...payment.en,
   ...collections.en,
+  ...recon.en,
 };
 
 export type MessageId = keyof typeof en;
@@ -39,6 +41,7 @@ export const fr: { readonly [K in MessageId]: string } = {
   ...options.fr,
   ...payment.fr,
   ...collections.fr,
+  ...recon.fr,
 };
 
 export const LANGUAGES = ['en', 'fr'] as const;
@@ -58,4 +61,5 @@ export const areas: Record<string, { en: Record<string, string>; fr: Record<stri
   options,
   payment,
   collections,
+  recon,
 };
