@@ -13,6 +13,7 @@ import * as options from './options.shared.js';
 import * as payment from './payment.shared.js';
 import * as collections from './collections.shared.js';
 import * as recon from './recon.shared.js';
+import * as reports from './reports.shared.js';
 
 export const en = {
   ...app.en,
@@ -26,6 +27,7 @@ export const en = {
   ...payment.en,
   ...collections.en,
   ...recon.en,
+  ...reports.en,
 };
 
 export type MessageId = keyof typeof en;
@@ -42,6 +44,7 @@ export const fr: { readonly [K in MessageId]: string } = {
   ...payment.fr,
   ...collections.fr,
   ...recon.fr,
+  ...reports.fr,
 };
 
 export const LANGUAGES = ['en', 'fr'] as const;
@@ -62,4 +65,5 @@ export const areas: Record<string, { en: Record<string, string>; fr: Record<stri
   payment,
   collections,
   recon,
+  reports,
 };

@@ -7,6 +7,9 @@ import type { RequestOf } from '../../../../main/ipc/contract/index.js';
 import { DeskError, invoke } from '../../desk.js';
 import { useDeskEvent } from '../../hooks.js';
 import { dayEnd, dayStart } from '../../ui/dates.js';
+import { fieldErrorText } from '../../desk.js';
+import { useWords } from '../../words/index.js';
+import { words, type Words } from '../../../../main/words/words.shared.js';
 
 export type ExportKind = 'balances' | 'collections';
 export type Progress = { phase: 'starting' | 'reconciling' | 'writing'; done: number; total: number };
@@ -26,14 +29,14 @@ function defaultFileName(kind: ExportKind, from: string, to: string, at: string)
 function checkExport(
   o: { kind: ExportKind; from: string; to: string; bom: boolean; rangeRequired: boolean; fileName: string | null },
   exportId: string,
-): { errors: Record<string, string>; request: RequestOf<'reports.export'> } {
+): { errors: Record<string, Words>; request: RequestOf<'reports.export'> } {
   const f = dayStart(o.from);
   const t = dayEnd(o.to);
-  const errors: Record<string, string> = {};
-  if (o.rangeRequired && f === undefined) errors.from = 'Choose the first day of the report.';
-  if (o.rangeRequired && t === undefined) errors.to = 'Choose the last day of the report.';
-  if (f !== undefined && t !== undefined && t <= f) errors.to = 'The last day must be on or after the first day.';
-  if (o.fileName !== null && !o.fileName.trim()) errors.fileName = 'Enter a file name ending in .csv.';
+  const errors: Record<string, Words> = {};
+  if (o.rangeRequired && f === undefined) errors.from = words('reports.chooseFirst');
+  if (o.rangeRequired && t === undefined) errors.to = words('reports.chooseLast');
+  if (f !== undefined && t !== undefined && t <= f) errors.to = words('reports.lastAfterFirst');
+  if (o.fileName !== null && !o.fileName.trim()) errors.fileName = words('reports.nameNeeded');
   const request: RequestOf<'reports.export'> = { exportId, kind: o.kind, bom: o.bom };
   if (f !== undefined) request.from = f;
   if (t !== undefined) request.to = t;
@@ -56,9 +59,10 @@ export function useExport(o: {
   const [running, setRunning] = useState<string | null>(null);
   const [progress, setProgress] = useState<Progress | null>(null);
   const [result, setResult] = useState<ExportDone | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<Words | null>(null);
   const [error, setError] = useState<DeskError | null>(null);
-  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  const [localErrors, setLocalErrors] = useState<Record<string, Words>>({});
+  const { say } = useWords();
   /** A file name is typed (not chosen in the shell's dialog). */
   const typed = o.target !== undefined && !o.target.canChoose;
   // The default name follows the dates until the user types their own.
@@ -86,13 +90,17 @@ export function useExport(o: {
       if (r.status === 'done') {
         setResult(r);
         setAt(stamp());
-      } else setNotice('No file was chosen; nothing was exported.');
+      } else setNotice(words('reports.notChosen'));
     } catch (e) {
       const de =
         e instanceof DeskError
           ? e
-          : new DeskError({ kind: 'internal', message: 'The export failed; the details are in the log.' });
-      if (de.kind === 'cancelled') setNotice('Export cancelled; the partial file was removed.');
+          : new DeskError({
+              kind: 'internal',
+              message: 'The export failed; the details are in the log.',
+              words: words('reports.failedLog'),
+            });
+      if (de.kind === 'cancelled') setNotice(words('reports.cancelled'));
       else setError(de);
     } finally {
       setRunning(null);
@@ -100,8 +108,8 @@ export function useExport(o: {
     }
   };
 
-  const fieldError = (name: string) =>
-    localErrors[name] ?? error?.fields?.[name] ?? (error?.field === name ? error.message : undefined);
+  const fieldError = (name: string): string | undefined =>
+    localErrors[name] ? say(localErrors[name]) : fieldErrorText(say, error, name);
   return {
     values: { from, to, bom, fileName },
     set: { from: setFrom, to: setTo, bom: setBom, fileName: setTypedName },
