@@ -49,10 +49,11 @@ export function createDispatcher(
 
 /**
  * A zod issue's words: the contract's schemas give a catalogue id as their message (e.g.
- * 'errors.zod.wholeNumber'); zod's own English is replaced by words that say the value is not valid.
+ * 'errors.zod.wholeNumber'), so English and French read as the catalogue says.
  */
 function zodWords(message: string): Words {
-  return isMessageId(message) ? words(message) : words('errors.zod.invalid');
+  // zod's own English (a request no screen of this version sends) keeps its text, said as a value.
+  return isMessageId(message) ? words(message) : words('errors.zod.other', { text: message });
 }
 
 /** zod issues -> the first field's message, and every field's message for a form. */

@@ -14,6 +14,7 @@ import * as payment from './payment.shared.js';
 import * as collections from './collections.shared.js';
 import * as recon from './recon.shared.js';
 import * as reports from './reports.shared.js';
+import * as settings from './settings.shared.js';
 
 export const en = {
   ...app.en,
@@ -28,6 +29,7 @@ export const en = {
   ...collections.en,
   ...recon.en,
   ...reports.en,
+  ...settings.en,
 };
 
 export type MessageId = keyof typeof en;
@@ -45,6 +47,7 @@ export const fr: { readonly [K in MessageId]: string } = {
   ...collections.fr,
   ...recon.fr,
   ...reports.fr,
+  ...settings.fr,
 };
 
 export const LANGUAGES = ['en', 'fr'] as const;
@@ -66,4 +69,5 @@ export const areas: Record<string, { en: Record<string, string>; fr: Record<stri
   collections,
   recon,
   reports,
+  settings,
 };

@@ -19,7 +19,7 @@ export const en = {
   'errors.zod.profile': 'must be embedded, sandbox, live or team',
   'errors.zod.keyName': 'must be publicKey, secretKey or signingKey',
   'errors.zod.sslMode': 'must be one of disable, require, verify-ca, verify-full',
-  'errors.zod.role': 'must be one of support, finance, back_office, admin',
+  'errors.zod.role': 'must be one of support, finance, back_office, admin, receiver',
   'errors.zod.pemEmpty': 'is empty: paste the PEM or choose the file',
   'errors.zod.pemTooLarge': 'is too large to be a public key',
   'errors.zod.caEmpty': 'is empty: choose the CA certificate file',
@@ -38,7 +38,9 @@ export const en = {
   'errors.zod.idOrReference': 'give id or reference',
   'errors.zod.nameOrContent': 'give either name or content',
   'errors.zod.collectionOrOrphan': 'give collectionId or orphanEventId (one of them)',
-  'errors.zod.login': 'must be 1 to 63 lowercase letters, digits or underscores, starting with a letter',
+  'errors.zod.login': 'must be 2 to 63 lower-case letters, digits or _, starting with a letter and not with pg_',
+  'errors.zod.currencyCode': 'currency must be a 3-letter code',
+  'errors.zod.other': '{text}',
 } satisfies Record<string, string>;
 
 export const fr: FrenchOf<typeof en> = {
@@ -57,7 +59,7 @@ export const fr: FrenchOf<typeof en> = {
   'errors.zod.profile': 'doit être embedded, sandbox, live ou team',
   'errors.zod.keyName': 'doit être publicKey, secretKey ou signingKey',
   'errors.zod.sslMode': 'doit être disable, require, verify-ca ou verify-full',
-  'errors.zod.role': 'doit être support, finance, back_office ou admin',
+  'errors.zod.role': 'doit être support, finance, back_office, admin ou receiver',
   'errors.zod.pemEmpty': 'est vide : collez le PEM ou choisissez le fichier',
   'errors.zod.pemTooLarge': 'est trop volumineux pour une clé publique',
   'errors.zod.caEmpty': 'est vide : choisissez le fichier du certificat de l’AC',
@@ -78,5 +80,7 @@ export const fr: FrenchOf<typeof en> = {
   'errors.zod.nameOrContent': 'donnez name ou content, pas les deux',
   'errors.zod.collectionOrOrphan': 'donnez collectionId ou orphanEventId (l’un des deux)',
   'errors.zod.login':
-    'doit compter de 1 à 63 lettres minuscules, chiffres ou traits de soulignement, et commencer par une lettre',
+    'doit compter de 2 à 63 lettres minuscules, chiffres ou _, commencer par une lettre et pas par pg_',
+  'errors.zod.currencyCode': 'la devise doit être un code de 3 lettres',
+  'errors.zod.other': 'cette valeur n’est pas valide ({text})',
 };

@@ -27,7 +27,11 @@ describe('dispatch', () => {
     const d = createDispatcher({ ...ok, 'secret.dump': () => 'x' });
     expect(await d('secret.dump', {})).toEqual({
       ok: false,
-      error: { kind: 'validation', message: 'unknown channel "secret.dump"' },
+      error: {
+        kind: 'validation',
+        message: 'unknown channel "secret.dump"',
+        words: { id: 'errors.unknownChannel' },
+      },
     });
     expect(await d('__proto__', {})).toMatchObject({ ok: false, error: { kind: 'validation' } });
     expect(await d(42, {})).toMatchObject({ ok: false, error: { kind: 'validation' } });
@@ -109,7 +113,11 @@ describe('dispatch', () => {
     const r = await d('balances.history', { currency: 'UGX', from: 4242424242424242 });
     expect(r).toEqual({
       ok: false,
-      error: { kind: 'internal', message: 'Something went wrong inside Merchant Desk; the details are in the log.' },
+      error: {
+        kind: 'internal',
+        message: 'Something went wrong inside Merchant Desk; the details are in the log.',
+        words: { id: 'errors.internal' },
+      },
     });
     expect(text()).toContain('cannot read properties of undefined');
     expect(text()).toContain('balances.history');

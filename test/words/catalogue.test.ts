@@ -11,6 +11,7 @@ function argumentsOf(els: MessageFormatElement[], out = new Set<string>()): Set<
   for (const el of els) {
     if (el.type === TYPE.literal || el.type === TYPE.pound) continue;
     if (el.type === TYPE.tag) {
+      out.add(`<${el.value}>`);
       argumentsOf(el.children, out);
       continue;
     }
@@ -42,7 +43,7 @@ describe('the catalogue', () => {
     expect(total).toBe(ids.length);
   });
 
-  it('has the same placeholders in English and French, and both parse as ICU messages', () => {
+  it('has the same placeholders and tags in English and French, and both parse as ICU messages', () => {
     const mismatched: string[] = [];
     for (const id of ids) {
       const en = [...argumentsOf(parse(catalogue.en[id]))].sort();
@@ -55,7 +56,11 @@ describe('the catalogue', () => {
   it('formats every message in both languages with a value for each placeholder', () => {
     const failed: string[] = [];
     for (const id of ids) {
-      const values = Object.fromEntries([...argumentsOf(parse(catalogue.en[id]))].map((a) => [a, 2]));
+      const values = Object.fromEntries(
+        [...argumentsOf(parse(catalogue.en[id]))].map((a) =>
+          a.startsWith('<') ? [a.slice(1, -1), (chunks: string[]) => chunks.join('')] : [a, 2],
+        ),
+      );
       for (const lang of ['en', 'fr'] as const) {
         try {
           const out = String(new IntlMessageFormat(catalogue[lang][id], lang).format(values));

@@ -19,21 +19,21 @@ const reportsExportRequest = z
     to: ms.optional(),
     bom: z.boolean().optional(),
     /** Only when the shell has no save dialog: a plain name ending in .csv, saved in the exports folder. Default: from the dates. */
-    fileName: plainFileName.refine((n) => n.toLowerCase().endsWith('.csv'), { message: 'must end in .csv' }).optional(),
+    fileName: plainFileName.refine((n) => n.toLowerCase().endsWith('.csv'), { message: 'errors.zod.csvName' }).optional(),
     out: noPath,
     path: noPath,
   })
   .strict()
   .refine((r) => r.kind !== 'balances' || r.from !== undefined, {
-    message: 'the balance report needs a start date',
+    message: 'errors.zod.balanceFrom',
     path: ['from'],
   })
   .refine((r) => r.kind !== 'balances' || r.to !== undefined, {
-    message: 'the balance report needs an end date',
+    message: 'errors.zod.balanceTo',
     path: ['to'],
   })
   .refine((r) => r.from === undefined || r.to === undefined || r.to > r.from, {
-    message: 'must be after the start date',
+    message: 'errors.zod.afterStart',
     path: ['to'],
   });
 

@@ -96,7 +96,7 @@ function transportView(s: Settings): SettingsView['teamTransport'] {
   if (s.profile !== 'team' || !s.teamDatabaseUrl) return null;
   try {
     const t = transportOf(s.teamDatabaseUrl, teamTlsOf(s));
-    return { mode: t.mode, warning: t.warning };
+    return { mode: t.mode, warning: t.warning, warningWords: t.warningWords };
   } catch {
     return null;
   }
