@@ -86,8 +86,7 @@ export function parseAmount(text: string, exponent: number): { minor: number } |
   const f = frac.replace(/0+$/, '');
   if (f.length > exponent)
     return {
-      error:
-        exponent === 0 ? words('payment.err.amountNoDecimals') : words('payment.err.amountDecimals', { exponent }),
+      error: exponent === 0 ? words('payment.err.amountNoDecimals') : words('payment.err.amountDecimals', { exponent }),
     };
   const digits = (whole + f.padEnd(exponent, '0')).replace(/^0+(?=\d)/, '');
   if (digits.length > 15) return { error: words('payment.err.amountTooLarge') };
@@ -124,7 +123,9 @@ function shapeErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors {
   for (const issue of issues) {
     const key = issue.path.join('.') || 'form';
     if (!errors[key])
-      errors[key] = words(issue.code === 'invalid_type' ? 'payment.err.required' : 'payment.err.invalid', { field: key });
+      errors[key] = words(issue.code === 'invalid_type' ? 'payment.err.required' : 'payment.err.invalid', {
+        field: key,
+      });
   }
   return errors;
 }

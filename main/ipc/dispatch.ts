@@ -101,7 +101,8 @@ export function toIpcError(e: unknown): IpcError {
       words: asWords(x.words) ?? undefined,
       field: typeof x.field === 'string' ? x.field : undefined,
       fields: x.fields && typeof x.fields === 'object' ? (x.fields as Record<string, string>) : undefined,
-      fieldWords: x.fieldWords && typeof x.fieldWords === 'object' ? (x.fieldWords as Record<string, Words>) : undefined,
+      fieldWords:
+        x.fieldWords && typeof x.fieldWords === 'object' ? (x.fieldWords as Record<string, Words>) : undefined,
     });
   }
   if (e instanceof Error && e.name === 'AbortError')

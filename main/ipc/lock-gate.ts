@@ -47,7 +47,9 @@ export function lockGate(lock: IdleLock): IpcGate {
     admit(channel) {
       // check() first: a call arriving after the idle time is refused, not counted as activity.
       if (lock.check()) {
-        return OPEN_WHILE_LOCKED.has(channel as ChannelName) ? null : { kind: 'locked', message: LOCKED_MESSAGE, words: LOCKED_WORDS };
+        return OPEN_WHILE_LOCKED.has(channel as ChannelName)
+          ? null
+          : { kind: 'locked', message: LOCKED_MESSAGE, words: LOCKED_WORDS };
       }
       if (!PASSIVE_READS.has(channel as ChannelName)) lock.activity();
       return null;

@@ -100,11 +100,7 @@ export function createIdleLock(opts: IdleLockOptions): IdleLock {
   function refuseWhileBackingOff(): void {
     const wait = nextTryAt - clock.now();
     if (wait > 0) {
-      throw new LockError(
-        'rate_limited',
-        words('lock.tooManyTries', { seconds: Math.ceil(wait / 1000) }),
-        'secret',
-      );
+      throw new LockError('rate_limited', words('lock.tooManyTries', { seconds: Math.ceil(wait / 1000) }), 'secret');
     }
   }
 
@@ -121,8 +117,7 @@ export function createIdleLock(opts: IdleLockOptions): IdleLock {
       if (!locked) return status();
       refuseWhileBackingOff();
       const u = opts.unlocker();
-      if (await u.needsSetup())
-        throw new LockError('conflict', words('lock.noPassphraseYet'), 'secret');
+      if (await u.needsSetup()) throw new LockError('conflict', words('lock.noPassphraseYet'), 'secret');
       if (!(await u.verify(secret, o))) {
         failures += 1;
         if (failures >= freeTries)

@@ -153,7 +153,11 @@ export function teamCharges(d: TeamChargeDeps): TeamChargeSeam {
     }
     if (t instanceof DailyLimitError) {
       const left = Math.max(0, t.maxDailyMinor - t.collectedMinor);
-      const w = words('payment.team.dailyLimit', { leftMinor: left, dailyMinor: t.maxDailyMinor, currency: t.currency });
+      const w = words('payment.team.dailyLimit', {
+        leftMinor: left,
+        dailyMinor: t.maxDailyMinor,
+        currency: t.currency,
+      });
       return new PaymentError('validation', w, 'amount', { amount: w });
     }
     if (t instanceof TeamPermissionError) {

@@ -68,7 +68,9 @@ export function rollbackWords(r: TeamRollbackState): { text: string; short: stri
     if (r.present) parts.push('team.rollback.part.present');
     if (r.unrestoredCount) parts.push('team.rollback.part.unrestored');
     if (!parts.length) parts.push('team.rollback.part.allBack');
-    const id = (['team.rollback.rebased1', 'team.rollback.rebased2', 'team.rollback.rebased3'] as const)[parts.length - 1]!;
+    const id = (['team.rollback.rebased1', 'team.rollback.rebased2', 'team.rollback.rebased3'] as const)[
+      parts.length - 1
+    ]!;
     w = words(id, {
       ...lost,
       restored: r.restored,

@@ -50,11 +50,7 @@ export function rememberedPasswordName(databaseUrl: string, login: string): stri
 
 /** What the lock screen says to a disabled operator who gave the right password. */
 function disabled(login: string): LockError {
-  return new LockError(
-    'disabled',
-    words('lock.disabled', { login }),
-    'secret',
-  );
+  return new LockError('disabled', words('lock.disabled', { login }), 'secret');
 }
 
 export class TeamUnlocker implements Unlocker {

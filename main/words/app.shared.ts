@@ -53,7 +53,8 @@ export const en = {
   'app.lock.introTeam':
     'Enter your team password. It is checked by the team database; after the idle time you sign in again the same way.',
   'app.lock.why': 'Locked after {minutes, plural, one {# minute} other {# minutes}} without input, or by Lock now.',
-  'app.lock.whySeconds': 'Locked after {seconds, plural, one {# second} other {# seconds}} without input, or by Lock now.',
+  'app.lock.whySeconds':
+    'Locked after {seconds, plural, one {# second} other {# seconds}} without input, or by Lock now.',
   'app.lock.introSetup':
     'Choose a passphrase of at least 8 characters to unlock it, now and next time. It is kept only as a hash in the OS keychain.',
   'app.lock.introPassphrase':

@@ -95,7 +95,8 @@ export const en = {
   'collections.d.no': 'no',
   'collections.d.flags': 'Flags',
   'collections.flagsMean': 'What the flags mean',
-  'collections.refused': '<b>{kind}</b> ({source}): {reason}. It is kept on this desk only; the other desks do not see it.',
+  'collections.refused':
+    '<b>{kind}</b> ({source}): {reason}. It is kept on this desk only; the other desks do not see it.',
   'collections.import.tooLarge':
     '{name} is {mb, number} MB; the import takes at most 64 MB. Split the file or use "merchant-desk import-callbacks FILE".',
   'collections.import.cannotRead': 'Could not read {name}.',
@@ -140,8 +141,7 @@ export const fr: FrenchOf<typeof en> = {
   'collections.noMatch': 'Aucun encaissement ne correspond à ces filtres.',
   'collections.none': 'Pas encore d’encaissement. Encaissez un paiement pour le voir ici.',
   'collections.count': '{total, plural, one {# encaissement} other {# encaissements}}',
-  'collections.countMatch':
-    '{total, plural, one {# encaissement correspond} other {# encaissements correspondent}}',
+  'collections.countMatch': '{total, plural, one {# encaissement correspond} other {# encaissements correspondent}}',
   'collections.countLoaded': '({loaded, number} chargés)',
   'collections.amountSortNote': '· trié par devise, puis par montant',
   'collections.loadingMore': '· chargement…',

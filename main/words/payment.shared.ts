@@ -23,8 +23,7 @@ export const en = {
   'payment.err.cardIncomplete': 'the card details are incomplete',
   'payment.err.numberRequired': 'card number is required',
   'payment.err.numberDigits': 'card number may contain only digits',
-  'payment.err.numberLength':
-    'card number has {length, number} digits; a {brand} number has {lengths}',
+  'payment.err.numberLength': 'card number has {length, number} digits; a {brand} number has {lengths}',
   'payment.err.numberLuhn': 'card number is not valid (check digit); check for a typo',
   'payment.err.expiryMonth': 'expiry: month must be 01 to 12',
   'payment.err.expiryYear': 'expiry: year must be 2 or 4 digits',
@@ -241,7 +240,8 @@ export const fr: FrenchOf<typeof en> = {
   'payment.field.billingZip': 'code postal de facturation',
   'payment.field.billingState': 'région de facturation',
   'payment.field.billingCountry': 'pays de facturation',
-  'payment.repeatTeam': 'Cette carte a été débitée de {amountMinor} par {chargedBy} à {chargedTime}. La débiter à nouveau ?',
+  'payment.repeatTeam':
+    'Cette carte a été débitée de {amountMinor} par {chargedBy} à {chargedTime}. La débiter à nouveau ?',
   'payment.repeat': 'Cette carte a été débitée de {amountMinor} il y a quelques minutes. La débiter à nouveau ?',
   'payment.accepted': 'Accepté : en attente de la page de paiement.',
   'payment.exists': 'Le service a déjà ce paiement : ouvrez sa page pour le terminer.',
@@ -316,9 +316,9 @@ export const fr: FrenchOf<typeof en> = {
   'payment.allowChange': 'Autoriser le statut final à changer plus tard',
   'payment.card': 'Carte',
   'payment.billing': 'Adresse de facturation',
-  'payment.billingRequiredFor': 'Obligatoire : les cartes facturées en {country} demandent l’adresse de facturation complète.',
-  'payment.billingWhen':
-    'Obligatoire quand le pays de facturation est les États-Unis, le Canada ou un pays européen.',
+  'payment.billingRequiredFor':
+    'Obligatoire : les cartes facturées en {country} demandent l’adresse de facturation complète.',
+  'payment.billingWhen': 'Obligatoire quand le pays de facturation est les États-Unis, le Canada ou un pays européen.',
   'payment.required': '{label} (obligatoire)',
   'payment.label.number': 'Numéro de carte',
   'payment.label.expMonth': 'Mois d’expiration',
@@ -355,8 +355,7 @@ export const fr: FrenchOf<typeof en> = {
   'payment.closedPending':
     'La fenêtre de paiement a été fermée avant la fin du paiement. Il reste en attente ; cet écran se met à jour tout seul à l’arrivée du rappel du service.',
   'payment.callbackConfirmed': 'Le rappel l’a confirmé.',
-  'payment.changed':
-    'Le statut final a changé après avoir été annoncé. Il est signalé pour examen dans Encaissements.',
+  'payment.changed': 'Le statut final a changé après avoir été annoncé. Il est signalé pour examen dans Encaissements.',
   'payment.changedFrom':
     'Le statut final a changé après avoir été annoncé : il était {was}, il est maintenant {now}. Il est signalé pour examen dans Encaissements.',
   'payment.then': '{first}, puis {next}',

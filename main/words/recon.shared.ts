@@ -343,8 +343,7 @@ export const fr: FrenchOf<typeof en> = {
   'recon.sources.events': 'Événements',
   'recon.notRecorded': 'Votre résolution n’a pas été enregistrée :',
   'recon.yourNote': 'Votre note (non enregistrée) :',
-  'recon.noteRequired':
-    'La note de résolution est obligatoire : dites ce qui a été vérifié et pourquoi c’est résolu.',
+  'recon.noteRequired': 'La note de résolution est obligatoire : dites ce qui a été vérifié et pourquoi c’est résolu.',
   'recon.note': 'Note de résolution',
   'recon.noteHint': 'Obligatoire. Enregistrée avec votre nom d’opérateur ; l’historique n’est jamais modifié.',
   'recon.notResolved': 'Non résolu',

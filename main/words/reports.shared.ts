@@ -65,8 +65,7 @@ export const fr: FrenchOf<typeof en> = {
   'reports.toOptional': 'Au (facultatif)',
   'reports.bom': 'Ajouter une marque d’ordre des octets (pour Excel)',
   'reports.fileName': 'Nom du fichier',
-  'reports.fileNameHint':
-    'Enregistré dans {folder}. Un nom seulement, se terminant par .csv ; rien n’est écrasé.',
+  'reports.fileNameHint': 'Enregistré dans {folder}. Un nom seulement, se terminant par .csv ; rien n’est écrasé.',
   'reports.result': 'Résultat : {title}',
   'reports.rows': '{rows, plural, one {# ligne exportée} other {# lignes exportées}}.',
   'reports.file': '{path} ({size})',

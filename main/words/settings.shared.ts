@@ -49,7 +49,8 @@ export const en = {
     'The OS keychain is not available. Keys cannot be stored, and they are never stored in plain text instead.',
   'settings.keys.noKeychainWhy':
     'The OS keychain is not available: {reason}. Keys cannot be stored, and they are never stored in plain text instead.',
-  'settings.keys.stored': 'Keys are stored in the OS keychain for the {profile} profile. They are never shown again once set.',
+  'settings.keys.stored':
+    'Keys are stored in the OS keychain for the {profile} profile. They are never shown again once set.',
   'settings.keys.storedFor':
     'Keys are stored in the OS keychain for the {profile} profile and are only sent to {host}. They are never shown again once set.',
   'settings.keys.enterFor': 'Keys must be entered for {host}.',
@@ -350,8 +351,7 @@ export const fr: FrenchOf<typeof en> = {
   'settings.ca.subject': 'Sujet',
   'settings.ca.fingerprint': 'Empreinte SHA-256',
   'settings.ca.validUntil': 'Valide jusqu’au',
-  'settings.ca.none':
-    'Pas de certificat d’AC : le certificat du serveur est vérifié auprès des AC publiques.',
+  'settings.ca.none': 'Pas de certificat d’AC : le certificat du serveur est vérifié auprès des AC publiques.',
   'settings.ca.remove': 'Retirer le certificat d’AC',
   'settings.record.rechecked': '(registre entier revérifié le {at})',
   'settings.record.wentBack': 'Le registre de l’équipe est revenu en arrière',

@@ -55,8 +55,7 @@ export const fr: FrenchOf<typeof en> = {
   'status.poll.not_configured': '{reason}',
   'status.poll.other': '{reason}',
   'status.pollUnusable': 'la réponse du service était inutilisable : {reason}',
-  'status.catchingUp':
-    'Rattrapage de l’équipe : {behind, plural, one {# événement} other {# événements}} de retard',
+  'status.catchingUp': 'Rattrapage de l’équipe : {behind, plural, one {# événement} other {# événements}} de retard',
   'status.signInToReach': 'Connectez-vous en tant que {login} pour joindre la base de l’équipe.',
   'status.checkingSignatures': 'Vérification des signatures : {checked, number} sur {total, number}',
   'status.checkingSignaturesFailed':

@@ -160,9 +160,7 @@ describe('card input rules', () => {
     ]);
     expect(errs['card.billingZip']).toMatch(/required for cards billed in CA/);
     expect(check(form({}, { billingCountry: 'KE' }), { now: NOW, limits })).toEqual({});
-    expect(check(form({}, { billingCountry: 'USA' }), { now: NOW, limits })['card.billingCountry']).toMatch(
-      /2-letter/,
-    );
+    expect(check(form({}, { billingCountry: 'USA' }), { now: NOW, limits })['card.billingCountry']).toMatch(/2-letter/);
   });
 
   it('accepts an optional PIN of 4 to 6 digits', () => {

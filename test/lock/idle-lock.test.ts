@@ -143,7 +143,12 @@ describe('idle lock', () => {
     const wrong = await dispatch('lock.unlock', { secret: 'a bad passphrase' });
     expect(wrong).toEqual({
       ok: false,
-      error: { kind: 'wrong_passphrase', message: 'Wrong passphrase.', words: { id: 'lock.wrongPassphrase' }, field: 'secret' },
+      error: {
+        kind: 'wrong_passphrase',
+        message: 'Wrong passphrase.',
+        words: { id: 'lock.wrongPassphrase' },
+        field: 'secret',
+      },
     });
     expect((await dispatch('balances.latest', {})).ok).toBe(false);
     expect(await dispatch('lock.unlock', { secret: 'a good passphrase' })).toMatchObject({

@@ -33,7 +33,9 @@ describe('dates', () => {
     expect(en.dateTime(new Date(at).toISOString())).toBe(text);
     expect(en.dateTime(new Date(at))).toBe(text);
     expect(text).toBe(new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'medium' }).format(at));
-    expect(fr.dateTime(at)).toBe(new Intl.DateTimeFormat('fr', { dateStyle: 'medium', timeStyle: 'medium' }).format(at));
+    expect(fr.dateTime(at)).toBe(
+      new Intl.DateTimeFormat('fr', { dateStyle: 'medium', timeStyle: 'medium' }).format(at),
+    );
     expect(en.dateTime(null)).toBe('—');
     expect(en.dateTime('not a time')).toBe('not a time');
   });

@@ -99,7 +99,12 @@ describe('charge state machine', () => {
         outcome: { kind: 'needs_confirmation', token: 't1', message: 'Same card a minute ago.' },
       }),
     ]);
-    expect(confirm.phase).toEqual({ kind: 'confirm', token: 't1', message: 'Same card a minute ago.', words: undefined });
+    expect(confirm.phase).toEqual({
+      kind: 'confirm',
+      token: 't1',
+      message: 'Same card a minute ago.',
+      words: undefined,
+    });
     expect(isBusy(confirm.phase)).toBe(true);
     expect(chargeReducer(confirm, { type: 'confirmed', operationId: 'c'.repeat(32) }).phase).toEqual({
       kind: 'sending',

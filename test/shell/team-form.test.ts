@@ -28,12 +28,7 @@ describe('checkNewOperator', () => {
   });
 
   it('names every missing field of an empty form', () => {
-    expect(Object.keys(check(EMPTY_OPERATOR_FORM)).sort()).toEqual([
-      'displayName',
-      'login',
-      'password',
-      'role',
-    ]);
+    expect(Object.keys(check(EMPTY_OPERATOR_FORM)).sort()).toEqual(['displayName', 'login', 'password', 'role']);
   });
 
   it('refuses logins PostgreSQL would: capitals, spaces, a leading digit, pg_, one letter', () => {

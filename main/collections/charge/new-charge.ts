@@ -20,7 +20,10 @@ import type { ChargeCallOptions, ChargeContext, ChargeResult, PreparedCharge } f
 /** Holds a charge for the agent's answer to "Charge this card again?". */
 function askFirst(guard: RepeatGuard, p: PreparedCharge, question: Words): ChargeResult {
   const { token } = guard.hold(p);
-  return { collection: null, outcome: { kind: 'needs_confirmation', token, message: english(question), words: question } };
+  return {
+    collection: null,
+    outcome: { kind: 'needs_confirmation', token, message: english(question), words: question },
+  };
 }
 
 /**
@@ -142,11 +145,7 @@ export async function charge(
     wipeCard(form.card);
 
     if (repeat)
-      return askFirst(
-        guard,
-        prepared,
-        words('payment.repeat', { amountMinor: f.amountMinor, currency: f.currency }),
-      );
+      return askFirst(guard, prepared, words('payment.repeat', { amountMinor: f.amountMinor, currency: f.currency }));
     return await submit(ctx, guard, prepared, client, { ...opts, confirmedRepeat: false });
   } finally {
     wipeCard(card);

@@ -25,11 +25,7 @@ export async function resend(
     if (!found) throw new PaymentError('not_found', `No payment with reference ${reference}.`, 'reference');
     const c = found.collection;
     if (c.status !== 'UNKNOWN' && c.status !== 'INTENT') {
-      throw new PaymentError(
-        'conflict',
-        words('payment.notUnknown', { reference, status: c.status }),
-        'reference',
-      );
+      throw new PaymentError('conflict', words('payment.notUnknown', { reference, status: c.status }), 'reference');
     }
     const parsed = parseCard(card, ctx.clock.now());
     if (!parsed.ok) throw fieldErrors(parsed.errors);

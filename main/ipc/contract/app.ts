@@ -23,9 +23,10 @@ export const appChannels = {
   'app.status': channel<typeof noRequest, AppStatus>(noRequest),
   /** The desk's language (kept per desk, not per profile: a profile switch keeps it). Answered while locked. */
   'app.language': channel<typeof noRequest, { choice: LanguageChoice }>(noRequest),
-  'app.setLanguage': channel<z.ZodObject<{ choice: z.ZodEnum<{ system: 'system'; en: 'en'; fr: 'fr' }> }>, { choice: LanguageChoice }>(
-    z.object({ choice: z.enum(LANGUAGE_CHOICES, { message: 'errors.zod.language' }) }),
-  ),
+  'app.setLanguage': channel<
+    z.ZodObject<{ choice: z.ZodEnum<{ system: 'system'; en: 'en'; fr: 'fr' }> }>,
+    { choice: LanguageChoice }
+  >(z.object({ choice: z.enum(LANGUAGE_CHOICES, { message: 'errors.zod.language' }) })),
 };
 
 export type appEvents = {

@@ -21,6 +21,4 @@ export const plainFileName = z
  * A field that used to carry a path (or looks like one would): refused with its own field error, so a
  * renderer sending a path learns which field and why, and main never sees the value.
  */
-export const noPath = z
-  .never({ message: 'errors.zod.noPath' })
-  .optional();
+export const noPath = z.never({ message: 'errors.zod.noPath' }).optional();

@@ -19,7 +19,9 @@ const reportsExportRequest = z
     to: ms.optional(),
     bom: z.boolean().optional(),
     /** Only when the shell has no save dialog: a plain name ending in .csv, saved in the exports folder. Default: from the dates. */
-    fileName: plainFileName.refine((n) => n.toLowerCase().endsWith('.csv'), { message: 'errors.zod.csvName' }).optional(),
+    fileName: plainFileName
+      .refine((n) => n.toLowerCase().endsWith('.csv'), { message: 'errors.zod.csvName' })
+      .optional(),
     out: noPath,
     path: noPath,
   })

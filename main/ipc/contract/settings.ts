@@ -97,10 +97,7 @@ export const settingsChannels = {
   /** Checks PEM text is an RSA public key, copies it into the data folder, shows size and fingerprint. */
   'settings.importServiceKey': channel<z.ZodObject<{ pem: z.ZodString }>, SettingsView>(
     z.object({
-      pem: z
-        .string()
-        .min(1, 'errors.zod.pemEmpty')
-        .max(65536, 'errors.zod.pemTooLarge'),
+      pem: z.string().min(1, 'errors.zod.pemEmpty').max(65536, 'errors.zod.pemTooLarge'),
     }),
   ),
   /**
@@ -113,11 +110,7 @@ export const settingsChannels = {
   >(
     z
       .object({
-        pem: z
-          .string()
-          .min(1, 'errors.zod.caEmpty')
-          .max(65536, 'errors.zod.caTooLarge')
-          .optional(),
+        pem: z.string().min(1, 'errors.zod.caEmpty').max(65536, 'errors.zod.caTooLarge').optional(),
         clear: z.boolean().optional(),
       })
       .strict(),

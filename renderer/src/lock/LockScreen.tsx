@@ -30,8 +30,7 @@ function lockIntro(t: Say['t'], status: LockStatus | undefined): string {
   if (login) return t('app.lock.introTeam');
   const why = status ? `${lockWhy(t, status.idleLockMs)} ` : '';
   return (
-    why +
-    t(setup ? 'app.lock.introSetup' : word === 'password' ? 'app.lock.introPassword' : 'app.lock.introPassphrase')
+    why + t(setup ? 'app.lock.introSetup' : word === 'password' ? 'app.lock.introPassword' : 'app.lock.introPassphrase')
   );
 }
 
@@ -127,7 +126,9 @@ export function LockScreen({
         <SecretField
           id="lock-secret"
           name="secret"
-          label={t(setup ? 'app.lock.newPassphrase' : word === 'password' ? 'app.lock.password' : 'app.lock.passphrase')}
+          label={t(
+            setup ? 'app.lock.newPassphrase' : word === 'password' ? 'app.lock.password' : 'app.lock.passphrase',
+          )}
           autoComplete={setup ? 'new-password' : 'current-password'}
           value={f.secret}
           onChange={f.setSecret}

@@ -27,7 +27,13 @@ export interface ScreenDef {
 export const screens: ScreenDef[] = [
   { path: 'balances', title: 'app.screen.balances', key: '1', component: BalancesScreen },
   { path: 'payment-options', title: 'app.screen.paymentOptions', key: '2', component: PaymentOptionsScreen },
-  { path: 'take-payment', title: 'app.screen.takePayment', key: '3', component: TakePaymentScreen, for: 'takePayments' },
+  {
+    path: 'take-payment',
+    title: 'app.screen.takePayment',
+    key: '3',
+    component: TakePaymentScreen,
+    for: 'takePayments',
+  },
   { path: 'collections', title: 'app.screen.collections', key: '4', component: CollectionsScreen },
   { path: 'reconciliation', title: 'app.screen.reconciliation', key: '5', component: ReconciliationScreen },
   { path: 'reports', title: 'app.screen.reports', key: '6', component: ReportsScreen },

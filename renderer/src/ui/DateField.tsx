@@ -1,7 +1,7 @@
 // A day typed in the person's order ("12/02/2026" in en-US, "02/12/2026" in fr and en-GB), never in a
 // fixed US order: Chromium draws <input type="date"> in its own language, not the window's. The value in
 // and out is "YYYY-MM-DD" (the person's calendar day), as before; ISO typed as such is taken too.
-import { useEffect, useId, useState, type InputHTMLAttributes } from 'react';
+import { useId, useState, type InputHTMLAttributes } from 'react';
 import { useWords } from '../words/index.js';
 
 type Rest = Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange' | 'type' | 'placeholder'>;
@@ -17,14 +17,16 @@ export function DateField({
   onChange: (value: string) => void;
 }) {
   const { t, f } = useWords();
-  const [text, setText] = useState(() => f.dayText(value));
+  // What is typed, with the value and formats it was typed against. A value changed from outside (Clear
+  // filters, a default) or another order of the day (the language changed) shows anew, set while
+  // rendering as React advises for state derived from props.
+  const [typed, setTyped] = useState(() => ({ text: f.dayText(value), value, f }));
+  let text = typed.text;
+  if (typed.value !== value || typed.f !== f) {
+    text = typed.f === f && f.dayValue(typed.text) === value ? typed.text : f.dayText(value);
+    setTyped({ text, value, f });
+  }
   const hintId = useId();
-  // The value changed from outside (Clear filters, a default), or the person's order did: show it anew.
-  useEffect(() => {
-    if (f.dayValue(text) !== value) setText(f.dayText(value));
-    // Only an outside change of the value (or the format) re-writes what is typed.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [value, f]);
   const pattern = f.dayOrder
     .map((p) => t(p === 'day' ? 'ui.dateField.day' : p === 'month' ? 'ui.dateField.month' : 'ui.dateField.year'))
     .join(f.daySeparator);
@@ -42,13 +44,13 @@ export function DateField({
         aria-invalid={invalid || rest['aria-invalid'] ? true : undefined}
         aria-describedby={[rest['aria-describedby'], invalid ? hintId : ''].filter(Boolean).join(' ') || undefined}
         onChange={(e) => {
-          setText(e.target.value);
           const v = f.dayValue(e.target.value);
+          setTyped({ text: e.target.value, value: v ?? value, f });
           if (v !== undefined) onChange(v);
         }}
         onBlur={(e) => {
           // A day typed in any accepted form is shown back in the person's order.
-          if (parsed) setText(f.dayText(parsed));
+          if (parsed) setTyped({ text: f.dayText(parsed), value, f });
           rest.onBlur?.(e);
         }}
       />

@@ -88,14 +88,26 @@ export function formatsFor(locale: string, mark: (s: string) => string = (s) => 
   };
   const sizeF = {
     bytes: new Intl.NumberFormat(locale, { style: 'unit', unit: 'byte', unitDisplay: 'long' }),
-    kB: new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilobyte', maximumFractionDigits: 1, minimumFractionDigits: 1 }),
-    MB: new Intl.NumberFormat(locale, { style: 'unit', unit: 'megabyte', maximumFractionDigits: 1, minimumFractionDigits: 1 }),
+    kB: new Intl.NumberFormat(locale, {
+      style: 'unit',
+      unit: 'kilobyte',
+      maximumFractionDigits: 1,
+      minimumFractionDigits: 1,
+    }),
+    MB: new Intl.NumberFormat(locale, {
+      style: 'unit',
+      unit: 'megabyte',
+      maximumFractionDigits: 1,
+      minimumFractionDigits: 1,
+    }),
   };
   // The order the locale writes a numeric day in, read from Intl itself (a sample day's parts).
   const parts = new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', year: 'numeric' }).formatToParts(
     new Date(2026, 11, 31),
   );
-  const dayOrder = parts.filter((p) => p.type === 'day' || p.type === 'month' || p.type === 'year').map((p) => p.type as DayPart);
+  const dayOrder = parts
+    .filter((p) => p.type === 'day' || p.type === 'month' || p.type === 'year')
+    .map((p) => p.type as DayPart);
   const daySeparator = parts.find((p) => p.type === 'literal')?.value.trim() || '/';
   const when = (f: Intl.DateTimeFormat) => (at: Moment) => {
     const d = toDate(at);
@@ -112,7 +124,9 @@ export function formatsFor(locale: string, mark: (s: string) => string = (s) => 
     amount(minor, currency, opts = {}) {
       if (!isKnownCurrency(currency) || !Number.isSafeInteger(minor)) return `${minor} (minor units) ${currency}`;
       // Intl takes the exact decimal text (ES2023), never a float made of it.
-      return mark(amountF(currency, opts.code ?? true, opts.sign ?? false).format(formatMinor(minor, currency) as `${number}`));
+      return mark(
+        amountF(currency, opts.code ?? true, opts.sign ?? false).format(formatMinor(minor, currency) as `${number}`),
+      );
     },
     fileSize(bytes) {
       if (bytes < 1024) return mark(sizeF.bytes.format(bytes));

@@ -30,7 +30,7 @@ export function resolveLanguage(choice: LanguageChoice, system: readonly string[
   const language = choice === 'system' ? languageOf(first) : choice;
   // The system's own locale when it is of this language (its region's formats), else the language alone.
   const locale = system.find((l) => languageOf(l) === language && l.toLowerCase().startsWith(language)) ?? language;
-  let checked = locale;
+  let checked: string;
   try {
     checked = Intl.getCanonicalLocales(locale)[0] ?? language;
   } catch {

@@ -12,8 +12,22 @@ export const VALUE_OPEN = '⟨';
 export const VALUE_CLOSE = '⟩';
 
 const ACCENTS: Record<string, string> = {
-  a: 'á', e: 'é', i: 'í', o: 'ó', u: 'ú', y: 'ý', c: 'ç', n: 'ñ',
-  A: 'Á', E: 'É', I: 'Í', O: 'Ó', U: 'Ú', Y: 'Ý', C: 'Ç', N: 'Ñ',
+  a: 'á',
+  e: 'é',
+  i: 'í',
+  o: 'ó',
+  u: 'ú',
+  y: 'ý',
+  c: 'ç',
+  n: 'ñ',
+  A: 'Á',
+  E: 'É',
+  I: 'Í',
+  O: 'Ó',
+  U: 'Ú',
+  Y: 'Ý',
+  C: 'Ç',
+  N: 'Ñ',
 };
 
 const accent = (s: string) => s.replace(/[aeiouycnAEIOUYCN]/g, (c) => ACCENTS[c]!);
@@ -23,7 +37,8 @@ export const markValue = (s: string): string => `${VALUE_OPEN}${s}${VALUE_CLOSE}
 /** Each literal piece of a message (also inside plural and select branches and tags) accented and marked. */
 function pseudoElements(els: MessageFormatElement[]): MessageFormatElement[] {
   return els.map((el) => {
-    if (el.type === TYPE.literal) return el.value.trim() ? { ...el, value: `${TEXT_OPEN}${accent(el.value)}${TEXT_CLOSE}` } : el;
+    if (el.type === TYPE.literal)
+      return el.value.trim() ? { ...el, value: `${TEXT_OPEN}${accent(el.value)}${TEXT_CLOSE}` } : el;
     if (el.type === TYPE.plural || el.type === TYPE.select) {
       const options = Object.fromEntries(
         Object.entries(el.options).map(([k, o]) => [k, { ...o, value: pseudoElements(o.value) }]),
@@ -41,7 +56,8 @@ let pseudo: Record<MessageId, MessageFormatElement[]> | null = null;
 export function pseudoMessages(): Record<MessageId, MessageFormatElement[]> {
   if (!pseudo) {
     const out = {} as Record<MessageId, MessageFormatElement[]>;
-    for (const [id, text] of Object.entries(catalogue.en) as [MessageId, string][]) out[id] = pseudoElements(parse(text));
+    for (const [id, text] of Object.entries(catalogue.en) as [MessageId, string][])
+      out[id] = pseudoElements(parse(text));
     pseudo = out;
   }
   return pseudo;

@@ -10,12 +10,13 @@ import type { MessageId } from '../../../../main/words/words.shared.js';
 // recharts is loaded only once there is a history to draw: the balance rows do not wait for it.
 const BalanceChart = lazy(() => import('./BalanceChart.js').then((m) => ({ default: m.BalanceChart })));
 
-const AMOUNTS: readonly (readonly [MessageId, 'availableMinor' | 'unclearedMinor' | 'reserveMinor' | 'actualMinor'])[] = [
-  ['balances.row.available', 'availableMinor'],
-  ['balances.row.uncleared', 'unclearedMinor'],
-  ['balances.row.reserve', 'reserveMinor'],
-  ['balances.row.actual', 'actualMinor'],
-];
+const AMOUNTS: readonly (readonly [MessageId, 'availableMinor' | 'unclearedMinor' | 'reserveMinor' | 'actualMinor'])[] =
+  [
+    ['balances.row.available', 'availableMinor'],
+    ['balances.row.uncleared', 'unclearedMinor'],
+    ['balances.row.reserve', 'reserveMinor'],
+    ['balances.row.actual', 'actualMinor'],
+  ];
 
 const b = (chunks: ReactNode[]) => <strong>{chunks}</strong>;
 
@@ -58,9 +59,7 @@ export function BalancesScreen() {
       {data?.stale && data.rows.length > 0 && (
         <WarningBanner>
           <span data-testid="stale-notice">
-            {data.asOf
-              ? rich('balances.staleFrom', { asOfAt: data.asOf, b })
-              : rich('balances.stale', { b })}{' '}
+            {data.asOf ? rich('balances.staleFrom', { asOfAt: data.asOf, b }) : rich('balances.stale', { b })}{' '}
             {data.lastError
               ? t('balances.lastFailed', { reason: say(pollErrorWords(data.lastError)) })
               : t('balances.notRecent')}
@@ -71,9 +70,7 @@ export function BalancesScreen() {
       {data && data.rows.length === 0 && (
         <EmptyState title={t('balances.none')}>
           {data.lastError ? (
-            <span role="alert">
-              {t('balances.couldNotAsk', { reason: say(pollErrorWords(data.lastError)) })}
-            </span>
+            <span role="alert">{t('balances.couldNotAsk', { reason: say(pollErrorWords(data.lastError)) })}</span>
           ) : starting ? (
             <span data-testid="balances-starting">{t('balances.startingThen', { starting })}</span>
           ) : (
@@ -130,8 +127,7 @@ function CurrencyCard({ currency, rows, stale }: { currency: string; rows: Walle
       data-testid={`balances-${currency}`}
     >
       <h2>
-        <span translate="no">{currency}</span>{' '}
-        {stale && <span className="badge warn">{t('balances.staleBadge')}</span>}
+        <span translate="no">{currency}</span> {stale && <span className="badge warn">{t('balances.staleBadge')}</span>}
       </h2>
       {inconsistent.map((r) => (
         <div key={r.walletType} className="banner error" role="alert">
@@ -140,7 +136,9 @@ function CurrencyCard({ currency, rows, stale }: { currency: string; rows: Walle
               b,
               wallet: walletLabel(t, r.walletType),
               actual: <Money minor={r.actualMinor} currency={currency} code={false} />,
-              sum: <Money minor={r.availableMinor + r.unclearedMinor + r.reserveMinor} currency={currency} code={false} />,
+              sum: (
+                <Money minor={r.availableMinor + r.unclearedMinor + r.reserveMinor} currency={currency} code={false} />
+              ),
               difference: (
                 <Money
                   minor={r.actualMinor - (r.availableMinor + r.unclearedMinor + r.reserveMinor)}
@@ -170,7 +168,9 @@ function CurrencyCard({ currency, rows, stale }: { currency: string; rows: Walle
               {rows.map((r) => (
                 <td key={r.walletType} className={key === 'actualMinor' && !r.consistent ? 'num mismatch' : 'num'}>
                   <Money minor={r[key]} currency={currency} code={false} />
-                  {key === 'actualMinor' && !r.consistent && <span className="sr-only"> {t('balances.notAddingUp')}</span>}
+                  {key === 'actualMinor' && !r.consistent && (
+                    <span className="sr-only"> {t('balances.notAddingUp')}</span>
+                  )}
                 </td>
               ))}
             </tr>

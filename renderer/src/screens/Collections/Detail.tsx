@@ -86,7 +86,9 @@ function TimelineItem({ e }: { e: EventRow }) {
       )}
       {e.payload && (
         <details>
-          <summary>{t(e.source === 'callback' || e.source === 'import' ? 'collections.rawCallback' : 'collections.raw')}</summary>
+          <summary>
+            {t(e.source === 'callback' || e.source === 'import' ? 'collections.rawCallback' : 'collections.raw')}
+          </summary>
           {/* Exactly as received: it is evidence, so it is never parsed and re-serialised. */}
           <pre
             className="payload mono"
@@ -148,8 +150,7 @@ export function CollectionDetail({ id, onBack }: { id: number; onBack: () => voi
               <span className="mono" translate="no">
                 {c.merchantReference}
               </span>{' '}
-              <StatusBadge status={c.status} />{' '}
-              <SignatureBeingChecked checking={c.signatureBeingChecked} />
+              <StatusBadge status={c.status} /> <SignatureBeingChecked checking={c.signatureBeingChecked} />
             </h2>
             <CollectionFacts c={c} />
             <FlagHelp c={c} />

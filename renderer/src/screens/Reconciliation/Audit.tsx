@@ -69,7 +69,11 @@ function AuditFilters({
       </label>
       <label>
         {t('recon.audit.kind')}
-        <select aria-label={t('recon.audit.kind')} value={values.kind} onChange={(e) => onChange({ kind: e.target.value })}>
+        <select
+          aria-label={t('recon.audit.kind')}
+          value={values.kind}
+          onChange={(e) => onChange({ kind: e.target.value })}
+        >
           <option value="">{t('recon.f.all')}</option>
           <option value="resolution">{t('recon.audit.resolutions')}</option>
         </select>

@@ -26,9 +26,7 @@ export function resolvedText(
   // The note is as its writer typed it: said as it is.
   const note = r.note ? <q translate="no">{r.note}</q> : undefined;
   if (last)
-    return note
-      ? rich('recon.lastResolvedByNote', { b, by, at, note })
-      : rich('recon.lastResolvedBy', { b, by, at });
+    return note ? rich('recon.lastResolvedByNote', { b, by, at, note }) : rich('recon.lastResolvedBy', { b, by, at });
   return note ? rich('recon.resolvedByNote', { b, by, at, note }) : rich('recon.resolvedBy', { b, by, at });
 }
 

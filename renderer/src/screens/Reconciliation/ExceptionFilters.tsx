@@ -106,7 +106,12 @@ export function QueueFilterForm({ filters, counts }: { filters: QueueFilters; co
         </label>
         <label>
           {t('recon.f.to')}
-          <DateField aria-label={t('recon.f.to')} value={values.to} onChange={(to) => set({ to })} aria-invalid={invalid} />
+          <DateField
+            aria-label={t('recon.f.to')}
+            value={values.to}
+            onChange={(to) => set({ to })}
+            aria-invalid={invalid}
+          />
         </label>
         <label>
           {t('recon.f.search')}

@@ -39,9 +39,7 @@ export function OutcomeChart({ summary }: { summary: ReconcileSummary }) {
           </Bar>
         </BarChart>
       </ResponsiveContainer>
-      <figcaption className="as-of">
-        {t('recon.chart.caption', { n: summary.collections })}
-      </figcaption>
+      <figcaption className="as-of">{t('recon.chart.caption', { n: summary.collections })}</figcaption>
     </figure>
   );
 }

@@ -87,11 +87,7 @@ export function ResolveForm({
         void submit();
       }}
     >
-      <Field
-        label={t('recon.note')}
-        error={fieldError ?? localError}
-        hint={t('recon.noteHint')}
-      >
+      <Field label={t('recon.note')} error={fieldError ?? localError} hint={t('recon.noteHint')}>
         <textarea
           name="note"
           className="note-box"

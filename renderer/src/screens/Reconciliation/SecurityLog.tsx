@@ -8,7 +8,14 @@ import { timeColumn } from './columns.js';
 import { useWords, type Say } from '../../words/index.js';
 import { useMemo } from 'react';
 
-const REASONS = ['bad_signature', 'missing_signature', 'malformed', 'too_large', 'unsupported_type', 'rate_limited'] as const;
+const REASONS = [
+  'bad_signature',
+  'missing_signature',
+  'malformed',
+  'too_large',
+  'unsupported_type',
+  'rate_limited',
+] as const;
 
 const reasonLabel = (t: Say['t'], r: string): string =>
   (REASONS as readonly string[]).includes(r) ? t(`recon.sec.${r as (typeof REASONS)[number]}`) : r;

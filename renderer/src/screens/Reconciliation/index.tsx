@@ -83,8 +83,24 @@ export function ReconciliationScreen() {
         selected={tab}
         onSelect={setTab}
         tabs={[
-          { id: 'exceptions', label: <>{t('recon.tab.exceptions')}{count(s?.openExceptions)}</> },
-          { id: 'orphans', label: <>{t('recon.tab.orphans')}{count(s?.orphans.open)}</> },
+          {
+            id: 'exceptions',
+            label: (
+              <>
+                {t('recon.tab.exceptions')}
+                {count(s?.openExceptions)}
+              </>
+            ),
+          },
+          {
+            id: 'orphans',
+            label: (
+              <>
+                {t('recon.tab.orphans')}
+                {count(s?.orphans.open)}
+              </>
+            ),
+          },
           { id: 'audit', label: t('recon.tab.audit'), name: t('recon.tab.audit') },
           { id: 'movement', label: t('recon.tab.movement'), name: t('recon.tab.movement') },
           { id: 'refused', label: t('recon.tab.refused'), name: t('recon.tab.refused') },

@@ -36,8 +36,7 @@ const SIGNATURES = ['verified', 'invalid', 'missing', 'not_applicable'] as const
 
 const known = <K extends string>(list: readonly K[], x: string): x is K => (list as readonly string[]).includes(x);
 
-export const kindLabel = (t: T, k: string): string =>
-  known(KINDS, k) ? t(`recon.kind.${k}`) : k.replace(/_/g, ' ');
+export const kindLabel = (t: T, k: string): string => (known(KINDS, k) ? t(`recon.kind.${k}`) : k.replace(/_/g, ' '));
 
 export const sourceLabel = (t: T, s: string): string => (known(SOURCES, s) ? t(`recon.source.${s}`) : s);
 

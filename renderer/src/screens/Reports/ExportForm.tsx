@@ -114,7 +114,11 @@ function ExportFields({
         {t('reports.bom')}
       </label>
       {folder !== undefined && (
-        <Field label={t('reports.fileName')} error={x.fieldError('fileName')} hint={t('reports.fileNameHint', { folder })}>
+        <Field
+          label={t('reports.fileName')}
+          error={x.fieldError('fileName')}
+          hint={t('reports.fileNameHint', { folder })}
+        >
           <input
             type="text"
             name="fileName"

@@ -86,10 +86,7 @@ export function AddOperatorForm({ reload }: { reload: () => Promise<void> }) {
           />
         </Field>
       </div>
-      <ErrorBanner
-        error={add.error && !add.error.field ? add.error : undefined}
-        title={t('settings.team.addFailed')}
-      />
+      <ErrorBanner error={add.error && !add.error.field ? add.error : undefined} title={t('settings.team.addFailed')} />
       <div className="row save-row">
         <button type="submit" className="primary" disabled={add.pending}>
           {t('settings.team.add')}

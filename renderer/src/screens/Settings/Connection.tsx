@@ -49,7 +49,11 @@ export function ConnectionSection({ view, reload }: SectionProps) {
   return (
     <Section title={t('settings.connection')}>
       <form onSubmit={submit} aria-label={t('settings.connection')}>
-        <Field label={t('settings.profile')} error={fieldError(say, s.error, 'profile')} hint={t('settings.profileHint')}>
+        <Field
+          label={t('settings.profile')}
+          error={fieldError(say, s.error, 'profile')}
+          hint={t('settings.profileHint')}
+        >
           <select
             name="profile"
             value={profile}

@@ -29,7 +29,9 @@ export function LanguageSection() {
           value={language.choice === 'pseudo' ? 'system' : language.choice}
           onChange={(e) => onChange(e.target.value as Exclude<LanguageChoice, 'pseudo'>)}
         >
-          <option value="system">{t('settings.language.system', { language: t(`settings.language.${system}`) })}</option>
+          <option value="system">
+            {t('settings.language.system', { language: t(`settings.language.${system}`) })}
+          </option>
           <option value="en" lang="en">
             {t('settings.language.en')}
           </option>

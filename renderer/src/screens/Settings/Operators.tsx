@@ -41,7 +41,9 @@ function useOperatorChanges(reload: () => Promise<void>) {
     },
     setRole: (login: string, role: TeamRole) => {
       clearMessages();
-      void setRole.run({ login, role }).then((r) => after(r, words('settings.team.roleSet', { login, roleId: `team.role.${role}` })));
+      void setRole
+        .run({ login, role })
+        .then((r) => after(r, words('settings.team.roleSet', { login, roleId: `team.role.${role}` })));
     },
   };
 }
@@ -250,9 +252,7 @@ function DisableDialog({
         else onCancel();
       }}
     >
-      {operator && (
-        <p>{t('settings.team.disableWhat', { name: operator.displayName, login: operator.login })}</p>
-      )}
+      {operator && <p>{t('settings.team.disableWhat', { name: operator.displayName, login: operator.login })}</p>}
     </ConfirmDialog>
   );
 }

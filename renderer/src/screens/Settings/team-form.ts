@@ -2,12 +2,7 @@
 // check again), and how an operator's status reads.
 import { words, type Words } from '../../../../main/words/words.shared.js';
 import type { TeamOperatorRow } from '../../../../main/ipc/contract/team.js';
-import {
-  isTeamRole,
-  isValidLogin,
-  MIN_PASSWORD_LENGTH,
-  type TeamRole,
-} from '../../../../main/team/roles.shared.js';
+import { isTeamRole, isValidLogin, MIN_PASSWORD_LENGTH, type TeamRole } from '../../../../main/team/roles.shared.js';
 
 export interface NewOperatorForm {
   login: string;

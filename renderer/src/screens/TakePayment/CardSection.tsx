@@ -147,7 +147,13 @@ const BILLING_ROWS: CardFieldDef[][] = [
   ],
   [
     { key: 'billingCity', label: 'payment.label.billingCity', input: { kind: 'text' }, optional: true, billing: true },
-    { key: 'billingState', label: 'payment.label.billingState', input: { kind: 'text' }, optional: true, billing: true },
+    {
+      key: 'billingState',
+      label: 'payment.label.billingState',
+      input: { kind: 'text' },
+      optional: true,
+      billing: true,
+    },
     {
       key: 'billingZip',
       label: 'payment.label.billingZip',

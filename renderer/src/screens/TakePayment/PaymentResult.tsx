@@ -39,7 +39,8 @@ function finalHistory(events: EventRow[]): string[] {
 function outcomeTitle(t: Say['t'], c: CollectionRow, outcome: ChargeOutcome): string {
   const final = finalHeadline(t, c.status);
   if (final) return final;
-  if (c.status === 'PENDING') return t(outcome.kind === 'window_closed' ? 'payment.awaiting' : 'payment.waitingCustomer');
+  if (c.status === 'PENDING')
+    return t(outcome.kind === 'window_closed' ? 'payment.awaiting' : 'payment.waitingCustomer');
   return c.status === 'UNKNOWN' || c.status === 'INTENT' ? t('payment.outcomeUnknown') : statusLabel(t, c.status);
 }
 
@@ -111,9 +112,7 @@ export function PaymentResult({
             {t('payment.new')}
           </button>
         )}
-        {inFlight && final && (
-          <span className="as-of">{t('payment.windowOpen')}</span>
-        )}
+        {inFlight && final && <span className="as-of">{t('payment.windowOpen')}</span>}
       </div>
     </div>
   );
