@@ -3,7 +3,8 @@
 // outbox push), what they tell the screens (app events), and the seams that make the desk's charges
 // (operations/charge.ts) and a person's decisions team-wide. The sync engine itself is main/team/sync/. Solo profiles have none of this.
 import type pg from 'pg';
-import type { Words } from '../words/words.shared.js';
+import { noticeOf } from './event-bus.js';
+import { words, type Words } from '../words/words.shared.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
@@ -203,13 +204,13 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     if (!s) return;
     session = null;
     logger.warn({ login: o.login, why }, 'the team database ended the sign-in of an open session: locking');
-    events.emit('notice', {
-      level: 'error',
-      message:
-        why === 'disabled'
-          ? `An admin disabled the login ${o.login}: this desk signed out, and ${o.login} cannot sign in until an admin enables the login again.`
-          : `The team database no longer accepts ${o.login}'s password (it was changed): sign in again.`,
-    });
+    events.emit(
+      'notice',
+      noticeOf(
+        'error',
+        words(why === 'disabled' ? 'app.notice.disabled' : 'app.notice.passwordChanged', { login: o.login }),
+      ),
+    );
     events.emit('team.signedOut', { login: o.login });
     o.onChange();
     await s.close();

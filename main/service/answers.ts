@@ -2,6 +2,7 @@
 // on (no answer at all: no-answer.ts; the answer to a charge: initialize-answer.ts). Pure apart from reading the clock for a Retry-After given as a
 // date; no I/O. Messages say what to do, and never contain the keys or the card cipher (`redact` blanks
 // any echo, answer-text.ts).
+import { words, type MessageId } from '../words/words.shared.js';
 import {
   AuthenticationError,
   DuplicateReferenceError,
@@ -63,42 +64,36 @@ export function errorFor(
   const status = effectiveStatus(raw.status, envelope);
   const serviceMessage = envelope?.message ? redact(envelope.message) : undefined;
   const data = envelope ? errorDataSchema.parse(envelope.data) : null;
+  // The service's own message, or what its body was: detail said as it came, in every language.
   const said = serviceMessage ? `: ${serviceMessage}` : envelope ? '' : ` (${describeBody(raw, redact)})`;
-  const what = opName(op);
+  const what = { whatId: opWords(op), said };
 
   if (status === 401) {
-    return new AuthenticationError(
-      `The service refused the merchant keys for ${what} (HTTP 401)${said}. Check the public and secret key in Settings.`,
-      { status, serviceMessage },
-    );
+    return new AuthenticationError(words('service.keysRefused', what), { status, serviceMessage });
   }
-  if (status === 403)
-    return new ForbiddenError(`The service does not allow ${what} for this merchant account (HTTP 403)${said}.`, {
-      status,
-      serviceMessage,
-    });
+  if (status === 403) return new ForbiddenError(words('service.forbidden', what), { status, serviceMessage });
   if (status === 404) {
-    return new NotFoundError(
-      `The service has no ${what} at ${ctx.origin} (HTTP 404)${said}. Check the base URL in Settings.`,
-      { status, serviceMessage },
-    );
+    return new NotFoundError(words('service.notFound', { ...what, origin: ctx.origin }), { status, serviceMessage });
   }
   if (status === 429) {
     const retryAfterMs = parseRetryAfter(raw.headers.get('retry-after'), ctx.now());
-    const wait = retryAfterMs === undefined ? '' : `; retry after ${Math.ceil(retryAfterMs / 1000)} s`;
-    return new RateLimitedError(`The service is limiting the rate of requests (HTTP 429)${wait}.`, retryAfterMs, {
-      status,
-      serviceMessage,
-    });
+    return new RateLimitedError(
+      retryAfterMs === undefined
+        ? words('service.rateLimited')
+        : words('service.rateLimitedWait', { seconds: Math.ceil(retryAfterMs / 1000) }),
+      retryAfterMs,
+      { status, serviceMessage },
+    );
   }
   if (status >= 500 && status <= 599) {
     if (op === 'initialize') {
-      return new UnknownOutcomeError(
-        `The service failed while handling the charge (HTTP ${status})${said}. It may or may not have created the collection: check it before charging again, and only re-send the same merchant_reference.`,
-        { status, serviceMessage, reason: 'server_error' },
-      );
+      return new UnknownOutcomeError(words('service.chargeFailed', { status: String(status), said }), {
+        status,
+        serviceMessage,
+        reason: 'server_error',
+      });
     }
-    return new UnavailableError(`The service is unavailable (HTTP ${status})${said}. Try again later.`, {
+    return new UnavailableError(words('service.unavailable', { status: String(status), said }), {
       status,
       serviceMessage,
     });
@@ -106,17 +101,14 @@ export function errorFor(
   if (status >= 400 && status <= 499) return refusedRequest(op, status, serviceMessage, data, said, sentReference);
   // 1xx/3xx or a 2xx whose body is an error without a usable code.
   if (op === 'initialize') {
-    return new UnknownOutcomeError(
-      `The service answered the charge with an unexpected HTTP ${raw.status}${said}; the outcome is unknown.`,
-      {
-        status: raw.status,
-        serviceMessage,
-        reason: 'unreadable',
-      },
-    );
+    return new UnknownOutcomeError(words('service.chargeUnexpected', { status: String(raw.status), said }), {
+      status: raw.status,
+      serviceMessage,
+      reason: 'unreadable',
+    });
   }
   return new UnreadableResponseError(
-    `The service answered ${what} with an unexpected HTTP ${raw.status}${said}.`,
+    words('service.unexpected', { ...what, status: String(raw.status) }),
     excerpt(raw.text, redact),
     {
       status: raw.status,
@@ -145,18 +137,20 @@ function refusedRequest(
   if (op === 'initialize' && duplicate && (field === undefined || field === 'merchant_reference')) {
     const ref = data?.merchant_reference ?? sentReference ?? '';
     return new DuplicateReferenceError(
-      `The service already has a collection with this merchant_reference (HTTP 422)${said}.`,
+      words('service.duplicate', { said }),
       ref,
       data?.internal_reference ?? undefined,
       data?.payment_url ?? undefined,
       { status, serviceMessage },
     );
   }
-  const subject = field ? `${field}` : `the ${opName(op)} request`;
-  return new ValidationError(`The service rejected ${subject} (HTTP ${status})${said}.`, field, {
-    status,
-    serviceMessage,
-  });
+  return new ValidationError(
+    field
+      ? words('service.rejected', { subject: field, status: String(status), said })
+      : words('service.rejectedRequest', { whatId: opWords(op), status: String(status), said }),
+    field,
+    { status, serviceMessage },
+  );
 }
 
 /** A 2xx with the success envelope: returns `data`; otherwise throws the matching error. */
@@ -167,12 +161,12 @@ export function successData(
   redact: Redact,
   sentReference?: string,
 ): unknown {
-  const what = opName(op);
+  const what = { whatId: opWords(op), status: String(raw.status) };
   if (raw.status < 200 || raw.status > 299) throw errorFor(ctx, op, raw, redact, sentReference);
   const parsed = tryJson(raw.text);
   if (!parsed.ok) {
     throw new UnreadableResponseError(
-      `The service answered ${what} (HTTP ${raw.status}) with ${describeBody(raw, redact)}.`,
+      words('service.notJson', { ...what, body: describeBody(raw, redact) }),
       excerpt(raw.text, redact),
       {
         status: raw.status,
@@ -182,7 +176,7 @@ export function successData(
   const env = envelopeSchema.safeParse(parsed.value);
   if (!env.success) {
     throw new UnreadableResponseError(
-      `The service answered ${what} (HTTP ${raw.status}) with JSON that is not its response envelope.`,
+      words('service.notEnvelope', what),
       excerpt(raw.text, redact),
       {
         status: raw.status,
@@ -194,7 +188,7 @@ export function successData(
     throw errorFor(ctx, op, raw, redact, sentReference);
   if (env.data.data === undefined || env.data.data === null) {
     throw new UnreadableResponseError(
-      `The service answered ${what} (HTTP ${raw.status}) without data.`,
+      words('service.noData', what),
       excerpt(raw.text, redact),
       { status: raw.status },
     );
@@ -215,7 +209,7 @@ export function shape<T>(
   } catch (e) {
     if (e instanceof WireFormatError) {
       throw new UnreadableResponseError(
-        `The service's answer to ${opName(op)} has a bad value at ${e.message}.`,
+        words('service.badValue', { whatId: opWords(op), where: e.message }),
         excerpt(raw.text, redact),
         {
           status: raw.status,
@@ -225,6 +219,11 @@ export function shape<T>(
     }
     throw e;
   }
+}
+
+/** An operation's name in a sentence, as words ("the balance inquiry"). */
+export function opWords(op: Op): MessageId {
+  return op === 'balances' ? 'service.op.balances' : op === 'providers' ? 'service.op.providers' : 'service.op.initialize';
 }
 
 export function opName(op: Op): string {

@@ -18,6 +18,30 @@ export const en = {
   'app.screen.reports': 'Reports',
   'app.screen.settings': 'Settings',
   'app.notice.dismiss': 'Dismiss notice',
+  'app.notice.keysForHost':
+    'The base URL now points at {host}: enter the keys for it in Settings (keys are only sent to the host they were entered for).',
+  'app.notice.keysNoHost':
+    'The base URL now points at no host: enter the keys for it in Settings (keys are only sent to the host they were entered for).',
+  'app.notice.teamBack': 'The team database is reachable again: the local copy is up to date.',
+  'app.notice.caRemoved': "The team database's CA certificate was removed",
+  'app.notice.caChanged': "The team database's CA certificate changed",
+  'app.notice.roleChanged':
+    '{by} changed your role from {was} to {next}: this desk now offers what {next} may do.',
+  'app.notice.roleChangedAdmin':
+    'An admin changed your role from {was} to {next}: this desk now offers what {next} may do.',
+  'app.notice.receiverFailed': 'The callback receiver could not start on {host}:{port}: {reason}',
+  'app.notice.couldNotConnect': 'The app could not connect: {reason}',
+  'app.notice.switchFailed': 'Could not switch to the {profile} profile: {reason}',
+  'app.notice.switched': 'Now on the {profile} profile: its own settings, balances and collections are shown.',
+  'app.notice.refused':
+    "{reference}: this desk's {kind} was not accepted by the team database ({reason}). It is kept on this desk only.",
+  'app.notice.disabled':
+    'An admin disabled the login {login}: this desk signed out, and {login} cannot sign in until an admin enables the login again.',
+  'app.notice.passwordChanged': "The team database no longer accepts {login}'s password (it was changed): sign in again.",
+  'app.notice.teamChanged': 'The team connection changed: {login} signs in to go on.',
+  'app.notice.teamChangedWhy': '{why}: {login} signs in to go on.',
+  'app.notice.teamChangedNoLogin': 'The team connection changed: name the team login to sign in.',
+  'app.notice.teamChangedWhyNoLogin': '{why}: name the team login to sign in.',
   'app.profile.embedded': 'embedded',
   'app.profile.sandbox': 'sandbox',
   'app.profile.live': 'live',
@@ -91,6 +115,33 @@ export const fr: FrenchOf<typeof en> = {
   'app.screen.reports': 'Rapports',
   'app.screen.settings': 'Paramètres',
   'app.notice.dismiss': 'Fermer l’avis',
+  'app.notice.keysForHost':
+    'L’URL de base désigne maintenant {host} : saisissez ses clés dans Paramètres (les clés ne sont envoyées qu’à l’hôte pour lequel elles ont été saisies).',
+  'app.notice.keysNoHost':
+    'L’URL de base ne désigne plus aucun hôte : saisissez les clés dans Paramètres (les clés ne sont envoyées qu’à l’hôte pour lequel elles ont été saisies).',
+  'app.notice.teamBack': 'La base de l’équipe est de nouveau joignable : la copie locale est à jour.',
+  'app.notice.caRemoved': 'Le certificat d’AC de la base de l’équipe a été retiré',
+  'app.notice.caChanged': 'Le certificat d’AC de la base de l’équipe a changé',
+  'app.notice.roleChanged':
+    '{by} a changé votre rôle de {was} en {next} : ce poste propose maintenant ce que permet le rôle {next}.',
+  'app.notice.roleChangedAdmin':
+    'Un administrateur a changé votre rôle de {was} en {next} : ce poste propose maintenant ce que permet le rôle {next}.',
+  'app.notice.receiverFailed': 'Le récepteur de rappels n’a pas pu démarrer sur {host}:{port} : {reason}',
+  'app.notice.couldNotConnect': 'L’application n’a pas pu se connecter : {reason}',
+  'app.notice.switchFailed': 'Impossible de passer au profil {profile} : {reason}',
+  'app.notice.switched':
+    'Vous êtes maintenant sur le profil {profile} : ses propres paramètres, soldes et encaissements sont affichés.',
+  'app.notice.refused':
+    '{reference} : l’événement « {kind} » de ce poste n’a pas été accepté par la base de l’équipe ({reason}). Il est conservé sur ce poste seulement.',
+  'app.notice.disabled':
+    'Un administrateur a désactivé l’identifiant {login} : ce poste s’est déconnecté, et {login} ne pourra plus se connecter tant qu’un administrateur ne l’aura pas réactivé.',
+  'app.notice.passwordChanged':
+    'La base de l’équipe n’accepte plus le mot de passe de {login} (il a été changé) : connectez-vous à nouveau.',
+  'app.notice.teamChanged': 'La connexion d’équipe a changé : {login} se connecte pour continuer.',
+  'app.notice.teamChangedWhy': '{why} : {login} se connecte pour continuer.',
+  'app.notice.teamChangedNoLogin':
+    'La connexion d’équipe a changé : indiquez l’identifiant d’équipe pour vous connecter.',
+  'app.notice.teamChangedWhyNoLogin': '{why} : indiquez l’identifiant d’équipe pour vous connecter.',
   'app.profile.embedded': 'intégré',
   'app.profile.sandbox': 'bac à sable',
   'app.profile.live': 'production',

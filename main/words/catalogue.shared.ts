@@ -15,6 +15,7 @@ import * as collections from './collections.shared.js';
 import * as recon from './recon.shared.js';
 import * as reports from './reports.shared.js';
 import * as settings from './settings.shared.js';
+import * as service from './service.shared.js';
 
 export const en = {
   ...app.en,
@@ -30,6 +31,7 @@ export const en = {
   ...recon.en,
   ...reports.en,
   ...settings.en,
+  ...service.en,
 };
 
 export type MessageId = keyof typeof en;
@@ -48,6 +50,7 @@ export const fr: { readonly [K in MessageId]: string } = {
   ...recon.fr,
   ...reports.fr,
   ...settings.fr,
+  ...service.fr,
 };
 
 export const LANGUAGES = ['en', 'fr'] as const;
@@ -70,4 +73,5 @@ export const areas: Record<string, { en: Record<string, string>; fr: Record<stri
   recon,
   reports,
   settings,
+  service,
 };

@@ -12,6 +12,7 @@
 // placeholder named without `Id` (words inside words: `whyId` fills `{why}`, e.g. why a sign-in failed
 // inside the lock's sentence, with the values of both in one object).
 import { IntlMessageFormat } from 'intl-messageformat';
+import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { codeAmountText } from '../money/minor-units.shared.js';
 import { catalogue, type Language, type MessageId } from './catalogue.shared.js';
 
@@ -86,10 +87,12 @@ export interface ValueShow {
  * The values with moments, amounts and inner messages turned into text by the given functions; anything
  * else as it is. Both renderings (English here, the person's language in the window) follow this one rule.
  */
-export function prepareValues(values: WordValues | undefined, show: ValueShow): WordValues {
+export function prepareValues(values: WordValues | undefined, show: ValueShow, used?: ReadonlySet<string>): WordValues {
   const out: WordValues = {};
   if (!values) return out;
   for (const [k, v] of Object.entries(values)) {
+    // A message inside is rendered only where this message says it: its siblings are for other levels.
+    if (used && isMessageKey(k) && !used.has(k.slice(0, -2))) continue;
     if (typeof v === 'number' && isMomentKey(k)) out[k] = show.moment(v);
     else if (typeof v === 'number' && isTimeKey(k)) out[k] = show.time(v);
     else if (typeof v === 'number' && isAmountKey(k) && typeof values.currency === 'string')
@@ -102,6 +105,32 @@ export function prepareValues(values: WordValues | undefined, show: ValueShow): 
     else out[k] = v;
   }
   return out;
+}
+
+function collectArguments(els: MessageFormatElement[], out: Set<string>): Set<string> {
+  for (const el of els) {
+    if (el.type === TYPE.literal || el.type === TYPE.pound) continue;
+    if (el.type === TYPE.tag) {
+      collectArguments(el.children, out);
+      continue;
+    }
+    out.add(el.value);
+    if (el.type === TYPE.plural || el.type === TYPE.select)
+      for (const o of Object.values(el.options)) collectArguments(o.value, out);
+  }
+  return out;
+}
+
+const argumentCache = new Map<string, ReadonlySet<string>>();
+
+/** The placeholders a message of the catalogue uses (the same in every language: the catalogue's test). */
+export function argumentsOf(id: MessageId): ReadonlySet<string> {
+  let set = argumentCache.get(id);
+  if (!set) {
+    set = collectArguments(parse(catalogue.en[id]), new Set());
+    argumentCache.set(id, set);
+  }
+  return set;
 }
 
 const englishFormats = new Map<MessageId, IntlMessageFormat>();
@@ -123,5 +152,5 @@ export function english(w: Words): string {
     f = new IntlMessageFormat(catalogue.en[w.id], 'en');
     englishFormats.set(w.id, f);
   }
-  return String(f.format(prepareValues(w.values, englishShow)));
+  return String(f.format(prepareValues(w.values, englishShow, argumentsOf(w.id))));
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { channel, noRequest } from './define.js';
-import { LANGUAGE_CHOICES, type LanguageChoice } from '../../words/words.shared.js';
+import { LANGUAGE_CHOICES, type LanguageChoice, type Words } from '../../words/words.shared.js';
 
 import type { AppStatus } from '../../app/status.js';
 
@@ -30,7 +30,8 @@ export const appChannels = {
 };
 
 export type appEvents = {
-  'app.notice': { level: 'info' | 'warning' | 'error'; message: string };
+  /** A notice: its words (said in the person's language) and their English. */
+  'app.notice': { level: 'info' | 'warning' | 'error'; message: string; words?: Words };
   'app.status': AppStatus;
   /** The active profile (workspace) changed: every screen reloads its data from the new profile's database. */
   'app.profileChanged': { profile: ProfileName };

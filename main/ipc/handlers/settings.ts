@@ -1,5 +1,6 @@
 import type { Operations } from '../../app/desk-operations.js';
 import type { Queries } from '../../app/desk-queries.js';
+import { words } from '../../words/words.shared.js';
 import type { KeyName, SettingsView, settingsChannels, TeamSslMode } from '../contract/settings.js';
 import type { HandlersFor } from './types.js';
 import { AppError } from '../../app/errors.js';
@@ -247,7 +248,7 @@ export const settingsHandlers = (ops: SettingsOperations, q: SettingsQueries): H
       }
       await ops.saveSettings(
         { teamSslCa: text },
-        `The team database's CA certificate ${text === null ? 'was removed' : 'changed'}`,
+        words(text === null ? 'app.notice.caRemoved' : 'app.notice.caChanged'),
       );
       return changed();
     },

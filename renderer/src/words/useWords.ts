@@ -4,6 +4,7 @@
 import { createElement, Fragment, useContext, useMemo, type ReactNode } from 'react';
 import { useIntl } from 'react-intl';
 import {
+  argumentsOf,
   asWords,
   prepareValues,
   type MessageId,
@@ -46,7 +47,7 @@ export function useWords(): Say {
       ...(resolved.pseudo ? { text: markValue } : {}),
     };
     const t = (id: MessageId, values?: WordValues): string =>
-      intl.formatMessage({ id }, values ? prepareValues(values, show) : undefined) as string;
+      intl.formatMessage({ id }, values ? prepareValues(values, show, argumentsOf(id)) : undefined) as string;
     const rich = (id: MessageId, values: Record<string, RichValue>): ReactNode => {
       const plain: WordValues = {};
       const other: Record<string, RichValue> = {};
@@ -54,7 +55,7 @@ export function useWords(): Say {
         if (typeof v === 'string' || typeof v === 'number') plain[k] = v;
         else other[k] = v;
       }
-      const out = intl.formatMessage({ id }, { ...prepareValues(plain, show), ...other } as never) as ReactNode;
+      const out = intl.formatMessage({ id }, { ...prepareValues(plain, show, argumentsOf(id)), ...other } as never) as ReactNode;
       // Children of one fragment, as FormattedMessage renders them (no key warnings for the pieces).
       return Array.isArray(out) ? createElement(Fragment, null, ...(out as ReactNode[])) : out;
     };
