@@ -209,6 +209,18 @@ export const en = {
   'recon.sec.noneTitle': 'No refused callbacks',
   'recon.sec.none': 'Every delivery so far was signed and readable.',
   'recon.sec.table': 'Refused callbacks',
+  'recon.err.alreadyResolved':
+    '{by} already resolved {reference} at {resolvedStamp}. Nothing has happened to it since, so that resolution stands and yours was not recorded; this desk shows theirs as soon as it has it.',
+  'recon.err.alreadyResolvedNote':
+    '{by} already resolved {reference} at {resolvedStamp}: "{note}". Nothing has happened to it since, so that resolution stands and yours was not recorded; this desk shows theirs as soon as it has it.',
+  'recon.err.noOperator': 'set the operator name in Settings first: a resolution records who made it',
+  'recon.err.note': 'note is required: say what was checked and why this is resolved (at least 3 characters)',
+  'recon.err.noteLong': 'note must be at most 2,000 characters',
+  'recon.err.actor': 'actor is required: the name of the person resolving',
+  'recon.err.noException': 'collection {reference} has no open exception to resolve',
+  'recon.err.noOrphan': 'no orphan callback with event id {id}',
+  'recon.err.orphanResolved': 'orphan callback {reference} is already resolved',
+  'recon.err.which': 'collectionId or orphanEventId is required',
 } satisfies Record<string, string>;
 
 export const fr: FrenchOf<typeof en> = {
@@ -419,4 +431,18 @@ export const fr: FrenchOf<typeof en> = {
   'recon.sec.noneTitle': 'Aucun rappel refusé',
   'recon.sec.none': 'Chaque livraison jusqu’ici était signée et lisible.',
   'recon.sec.table': 'Rappels refusés',
+  'recon.err.alreadyResolved':
+    '{by} a déjà résolu {reference} le {resolvedStamp}. Rien ne s’est passé depuis : cette résolution reste valable et la vôtre n’a pas été enregistrée ; ce poste affiche la sienne dès qu’il l’a.',
+  'recon.err.alreadyResolvedNote':
+    '{by} a déjà résolu {reference} le {resolvedStamp} : « {note} ». Rien ne s’est passé depuis : cette résolution reste valable et la vôtre n’a pas été enregistrée ; ce poste affiche la sienne dès qu’il l’a.',
+  'recon.err.noOperator':
+    'saisissez d’abord le nom de l’opérateur dans Paramètres : une résolution enregistre qui l’a faite',
+  'recon.err.note':
+    'la note est obligatoire : dites ce qui a été vérifié et pourquoi c’est résolu (au moins 3 caractères)',
+  'recon.err.noteLong': 'la note doit faire au plus 2 000 caractères',
+  'recon.err.actor': 'l’auteur est obligatoire : le nom de la personne qui résout',
+  'recon.err.noException': 'l’encaissement {reference} n’a pas d’exception ouverte à résoudre',
+  'recon.err.noOrphan': 'aucun rappel orphelin avec l’identifiant d’événement {id}',
+  'recon.err.orphanResolved': 'le rappel orphelin {reference} est déjà résolu',
+  'recon.err.which': 'collectionId ou orphanEventId est obligatoire',
 };

@@ -6,7 +6,8 @@
 // A parameter is JSON (a string or a number). Three kinds are named by their key so that each side can
 // format them in its own way: a key ending in `At` is a moment in ms since the epoch (the window shows it
 // in the person's date-time format, English here as ISO 8601), one ending in `Time` the same moment as a
-// time of day ("14:05"); a key ending in `Minor` is an amount in
+// time of day ("14:05"), one ending in `Stamp` the same moment as the desk's local "2026-12-02 14:05" in
+// English (the window shows it as any moment); a key ending in `Minor` is an amount in
 // integer minor units of the currency in the `currency` parameter (never a float, never parsed back); a
 // key ending in `Id` holding a message id is that message, rendered with the same values, for the
 // placeholder named without `Id` (words inside words: `whyId` fills `{why}`, e.g. why a sign-in failed
@@ -68,6 +69,8 @@ export function asWords(x: unknown): Words | null {
 export const isMomentKey = (key: string): boolean => /[a-z]At$/.test(key) || key === 'at';
 /** A key of the `Time` kind (a moment in ms since the epoch shown as a time of day: "14:05"). */
 export const isTimeKey = (key: string): boolean => /[a-z]Time$/.test(key);
+/** A key of the `Stamp` kind (a moment shown in English as the desk's local "YYYY-MM-DD HH:MM"). */
+export const isStampKey = (key: string): boolean => /[a-z]Stamp$/.test(key);
 /** A key of the `Minor` kind (integer minor units of `values.currency`). */
 export const isAmountKey = (key: string): boolean => /[a-z]Minor$/.test(key) || key === 'minor';
 /** A key of the `Id` kind (a message of the catalogue, rendered with the same values). */
@@ -76,6 +79,8 @@ export const isMessageKey = (key: string): boolean => /[a-z0-9]Id$/.test(key);
 export interface ValueShow {
   moment(ms: number): string;
   time(ms: number): string;
+  /** A `Stamp` moment; the window shows it as any moment. */
+  stamp?(ms: number): string;
   amount(minor: number, currency: string): string;
   /** A message inside the message (a key of the `Id` kind), with the same values. */
   message(id: MessageId, values: WordValues): string;
@@ -95,6 +100,7 @@ export function prepareValues(values: WordValues | undefined, show: ValueShow, u
     if (used && isMessageKey(k) && !used.has(k.slice(0, -2))) continue;
     if (typeof v === 'number' && isMomentKey(k)) out[k] = show.moment(v);
     else if (typeof v === 'number' && isTimeKey(k)) out[k] = show.time(v);
+    else if (typeof v === 'number' && isStampKey(k)) out[k] = (show.stamp ?? show.moment)(v);
     else if (typeof v === 'number' && isAmountKey(k) && typeof values.currency === 'string')
       out[k] = show.amount(v, values.currency);
     else if (typeof v === 'string' && isMessageKey(k) && isMessageId(v)) {
@@ -141,6 +147,10 @@ const englishShow: ValueShow = {
   moment: (ms) => (Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms)),
   // HH:MM in this computer's time zone (main and the window share it).
   time: (ms) => `${pad2(new Date(ms).getHours())}:${pad2(new Date(ms).getMinutes())}`,
+  stamp: (ms) => {
+    const d = new Date(ms);
+    return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+  },
   amount: (minor, currency) => codeAmountText(minor, currency) ?? `${minor} (minor units) ${currency}`,
   message: (id, values) => english({ id, values }),
 };
