@@ -25,8 +25,7 @@ export const en = {
   'app.notice.teamBack': 'The team database is reachable again: the local copy is up to date.',
   'app.notice.caRemoved': "The team database's CA certificate was removed",
   'app.notice.caChanged': "The team database's CA certificate changed",
-  'app.notice.roleChanged':
-    '{by} changed your role from {was} to {next}: this desk now offers what {next} may do.',
+  'app.notice.roleChanged': '{by} changed your role from {was} to {next}: this desk now offers what {next} may do.',
   'app.notice.roleChangedAdmin':
     'An admin changed your role from {was} to {next}: this desk now offers what {next} may do.',
   'app.notice.receiverFailed': 'The callback receiver could not start on {host}:{port}: {reason}',
@@ -37,7 +36,8 @@ export const en = {
     "{reference}: this desk's {kind} was not accepted by the team database ({reason}). It is kept on this desk only.",
   'app.notice.disabled':
     'An admin disabled the login {login}: this desk signed out, and {login} cannot sign in until an admin enables the login again.',
-  'app.notice.passwordChanged': "The team database no longer accepts {login}'s password (it was changed): sign in again.",
+  'app.notice.passwordChanged':
+    "The team database no longer accepts {login}'s password (it was changed): sign in again.",
   'app.notice.teamChanged': 'The team connection changed: {login} signs in to go on.',
   'app.notice.teamChangedWhy': '{why}: {login} signs in to go on.',
   'app.notice.teamChangedNoLogin': 'The team connection changed: name the team login to sign in.',

@@ -12,11 +12,13 @@ export const en = {
   'service.forbidden': 'The service does not allow {what} for this merchant account (HTTP 403){said}.',
   'service.notFound': 'The service has no {what} at {origin} (HTTP 404){said}. Check the base URL in Settings.',
   'service.rateLimited': 'The service is limiting the rate of requests (HTTP 429).',
-  'service.rateLimitedWait': 'The service is limiting the rate of requests (HTTP 429); retry after {seconds, number} s.',
+  'service.rateLimitedWait':
+    'The service is limiting the rate of requests (HTTP 429); retry after {seconds, number} s.',
   'service.chargeFailed':
     'The service failed while handling the charge (HTTP {status}){said}. It may or may not have created the collection: check it before charging again, and only re-send the same merchant_reference.',
   'service.unavailable': 'The service is unavailable (HTTP {status}){said}. Try again later.',
-  'service.chargeUnexpected': 'The service answered the charge with an unexpected HTTP {status}{said}; the outcome is unknown.',
+  'service.chargeUnexpected':
+    'The service answered the charge with an unexpected HTTP {status}{said}; the outcome is unknown.',
   'service.unexpected': 'The service answered {what} with an unexpected HTTP {status}{said}.',
   'service.duplicate': 'The service already has a collection with this merchant_reference (HTTP 422){said}.',
   'service.rejected': 'The service rejected {subject} (HTTP {status}){said}.',
@@ -41,7 +43,8 @@ export const en = {
     'The service accepted the charge (HTTP {status}) for a different merchant_reference than was sent; the outcome is unknown.',
   'service.badBaseUrl': 'The service base URL "{url}" is not an http(s) URL without user:password.',
   'service.noPublicKey': 'No merchant public key is set: enter the keys in Settings.',
-  'service.noSecretBalances': 'No merchant secret key is set: the balance inquiry needs it. Enter the keys in Settings.',
+  'service.noSecretBalances':
+    'No merchant secret key is set: the balance inquiry needs it. Enter the keys in Settings.',
   'service.noSecretCharge': 'No merchant secret key is set: charging needs it. Enter the keys in Settings.',
   'service.transactionType': 'transaction_type must be a word such as COLLECTION.',
   'service.amount': 'amount must be a positive whole number of minor units.',

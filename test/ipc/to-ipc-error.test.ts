@@ -71,7 +71,8 @@ describe('toIpcError', () => {
   });
 
   it('maps settings, secrets and money errors as before: validation with the field, keychain_unavailable', () => {
-    expect(toIpcError(new SettingsError('callbackReceiver.port', 'must be 0 to 65535'))).toEqual({
+    // A reason given as text (not words) keeps its English; the window says it inside "valeur refusée (…)".
+    expect(toIpcError(new SettingsError('callbackReceiver.port', 'must be 0 to 65535'))).toMatchObject({
       kind: 'validation',
       message: 'callbackReceiver.port must be 0 to 65535',
       field: 'callbackReceiver.port',
@@ -154,13 +155,13 @@ describe('toIpcError', () => {
 
   it('maps a zod error, an abort, and an unknown error marked expose', () => {
     const zod = z.object({ currency: z.string().length(3, 'must be 3 letters') }).safeParse({ currency: 'UGXX' });
-    expect(toIpcError(zod.error)).toEqual({
+    expect(toIpcError(zod.error)).toMatchObject({
       kind: 'validation',
       message: 'currency: must be 3 letters',
       field: 'currency',
       fields: { currency: 'must be 3 letters' },
     });
-    expect(toIpcError(Object.assign(new Error('aborted'), { name: 'AbortError' }))).toEqual({
+    expect(toIpcError(Object.assign(new Error('aborted'), { name: 'AbortError' }))).toMatchObject({
       kind: 'cancelled',
       message: 'cancelled',
     });

@@ -30,7 +30,8 @@ const ACCENTS: Record<string, string> = {
   N: 'Ñ',
 };
 
-const accent = (s: string) => s.replace(/[aeiouycnAEIOUYCN]/g, (c) => ACCENTS[c]!);
+/** A text as the pseudo-locale writes its letters (tests find controls by their pseudo names with it). */
+export const accent = (s: string) => s.replace(/[aeiouycnAEIOUYCN]/g, (c) => ACCENTS[c]!);
 
 export const markValue = (s: string): string => `${VALUE_OPEN}${s}${VALUE_CLOSE}`;
 
