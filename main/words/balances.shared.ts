@@ -24,6 +24,7 @@ export const en = {
   'balances.doesNotAddUp':
     '<b>Does not add up:</b> {wallet} actual {actual} is not available + uncleared + reserve ({sum}), a difference of {difference}.',
   'balances.wallets': '{currency} wallets',
+  'balances.walletCode': 'The service calls it {code}',
   'balances.row.available': 'Available',
   'balances.row.uncleared': 'Uncleared',
   'balances.row.reserve': 'Reserve',
@@ -43,7 +44,7 @@ export const en = {
 } satisfies Record<string, string>;
 
 export const fr: FrenchOf<typeof en> = {
-  'balances.asOf': 'Au',
+  'balances.asOf': 'Mis à jour',
   'balances.refresh': 'Actualiser',
   'balances.refreshing': 'Actualisation…',
   'balances.readFailed': 'Impossible de lire les soldes en cache',
@@ -66,12 +67,13 @@ export const fr: FrenchOf<typeof en> = {
   'balances.doesNotAddUp':
     '<b>Le compte n’y est pas :</b> le solde réel du {wallet}, {actual}, n’est pas égal à disponible + non compensé + réserve ({sum}), soit un écart de {difference}.',
   'balances.wallets': 'Portefeuilles en {currency}',
+  'balances.walletCode': 'Le service l’appelle {code}',
   'balances.row.available': 'Disponible',
   'balances.row.uncleared': 'Non compensé',
   'balances.row.reserve': 'Réserve',
   'balances.row.actual': 'Réel',
   'balances.notAddingUp': '(le compte n’y est pas)',
-  'balances.valuesSince': 'valeurs depuis',
+  'balances.valuesSince': 'valeurs relevées',
   'balances.wallet.MERCHANT_COLLECTION': 'Portefeuille d’encaissement',
   'balances.wallet.MERCHANT_PAYOUT': 'Portefeuille de décaissement',
   'balances.chart.loading': 'Chargement de l’historique des soldes…',

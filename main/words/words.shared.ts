@@ -113,10 +113,12 @@ export function prepareValues(values: WordValues | undefined, show: ValueShow, u
   return out;
 }
 
-function collectArguments(els: MessageFormatElement[], out: Set<string>): Set<string> {
+/** The placeholders of parsed ICU text, nested ones included, and its tags as "<b>". */
+export function collectArguments(els: MessageFormatElement[], out: Set<string> = new Set()): Set<string> {
   for (const el of els) {
     if (el.type === TYPE.literal || el.type === TYPE.pound) continue;
     if (el.type === TYPE.tag) {
+      out.add(`<${el.value}>`);
       collectArguments(el.children, out);
       continue;
     }

@@ -2,25 +2,12 @@
 // both languages' texts are ICU messages with the same placeholders (a French text that drops or renames
 // one would show the raw {name} or lose a value), plurals included.
 import { describe, expect, it } from 'vitest';
-import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
+import { parse, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { areas, catalogue, type MessageId } from '../../main/words/catalogue.shared.js';
+import { collectArguments } from '../../main/words/words.shared.js';
 
-/** The argument names a message uses (plural, select, number, date... and plain), nested ones included. */
-function argumentsOf(els: MessageFormatElement[], out = new Set<string>()): Set<string> {
-  for (const el of els) {
-    if (el.type === TYPE.literal || el.type === TYPE.pound) continue;
-    if (el.type === TYPE.tag) {
-      out.add(`<${el.value}>`);
-      argumentsOf(el.children, out);
-      continue;
-    }
-    out.add(el.value);
-    if (el.type === TYPE.plural || el.type === TYPE.select)
-      for (const o of Object.values(el.options)) argumentsOf(o.value, out);
-  }
-  return out;
-}
+const argumentsOf = (els: MessageFormatElement[]) => collectArguments(els);
 
 const ids = Object.keys(catalogue.en) as MessageId[];
 

@@ -44,8 +44,9 @@ export async function unmarkedWords(page: Page): Promise<string[]> {
     const ATTRS = ['aria-label', 'title', 'placeholder', 'alt', 'aria-valuetext', 'aria-roledescription'];
     for (const el of document.body.querySelectorAll('*')) {
       for (const a of ATTRS) {
-        // A tooltip on data (a provider's code over its name) is data too; names and labels never are.
-        if (a === 'title' && isData(el)) continue;
+        // A tooltip or an example on data (a provider's code over its name, a masked key in a key's field)
+        // is data too; names and labels never are.
+        if ((a === 'title' || a === 'placeholder') && isData(el)) continue;
         const v = el.getAttribute(a);
         if (v && /\p{L}/u.test(left(v))) bad.push(`${where(el)} [${a}]: "${v.slice(0, 120)}"`);
       }

@@ -93,7 +93,9 @@ export function BalancesScreen() {
               {t('balances.currency')}{' '}
               <select value={shownChart} onChange={(e) => setChartCurrency(e.target.value)}>
                 {currencies.map((c) => (
-                  <option key={c}>{c}</option>
+                  <option key={c} translate="no">
+                    {c}
+                  </option>
                 ))}
               </select>
             </label>
@@ -155,7 +157,12 @@ function CurrencyCard({ currency, rows, stale }: { currency: string; rows: Walle
           <tr>
             <td />
             {rows.map((r) => (
-              <th key={r.walletType} scope="col" className="num" title={r.walletType}>
+              <th
+                key={r.walletType}
+                scope="col"
+                className="num"
+                title={t('balances.walletCode', { code: r.walletType })}
+              >
                 {walletLabel(t, r.walletType)}
               </th>
             ))}

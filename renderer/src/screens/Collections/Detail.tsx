@@ -30,7 +30,7 @@ function kindWord(t: Say['t'], kind: string): string {
   return (KINDS as readonly string[]).includes(kind) ? t(`collections.kind.${kind as (typeof KINDS)[number]}`) : kind;
 }
 
-const SOURCES = ['initiate', 'redirect', 'callback', 'import', 'manual'] as const;
+const SOURCES = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual'] as const;
 function sourceWord(t: Say['t'], source: string): string {
   return (SOURCES as readonly string[]).includes(source)
     ? t(`collections.source.${source as (typeof SOURCES)[number]}`)

@@ -1,22 +1,12 @@
 // Words for reconciliation outcomes, sources and signatures, shared by the screen's parts (the catalogue's
 // recon.kind.*, recon.source.*, recon.sig.*); a value this version has no words for is shown as it came.
 import type { MessageId } from '../../../../main/words/words.shared.js';
+import { RECON_KINDS } from '../../../../main/store/sqlite/reconcile/kinds.shared.js';
 
 type T = (id: MessageId) => string;
 
-const KINDS = [
-  'currency_mismatch',
-  'amount_mismatch',
-  'bad_signature',
-  'redirect_callback_disagree',
-  'final_status_changed',
-  'unknown_outcome',
-  'stale_pending',
-  'rejected',
-  'pending',
-  'matched',
-  'orphan_callback',
-] as const;
+/** Every outcome a reconciliation stores, and the unknown-reference callbacks the summary counts beside them. */
+const KINDS = [...RECON_KINDS, 'orphan_callback'] as const;
 
 /** Exception kinds, in the order the queue filter lists them (the contract's enum). */
 export const EXCEPTION_KINDS = [

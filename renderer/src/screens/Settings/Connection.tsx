@@ -83,6 +83,7 @@ export function ConnectionSection({ view, reload }: SectionProps) {
             onChange={(e) => setBaseUrl(e.target.value)}
             placeholder="https://…"
             spellCheck={false}
+            translate="no"
           />
         </Field>
         {profile === 'team' && (
@@ -128,6 +129,7 @@ function TeamConnectionFields({
           onChange={(e) => onChange({ teamDatabaseUrl: e.target.value })}
           placeholder="postgres://…"
           spellCheck={false}
+          translate="no"
         />
       </Field>
       <Field

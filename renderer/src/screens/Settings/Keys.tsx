@@ -112,6 +112,8 @@ function KeyRow({
               : t('settings.key.replace')
             : t('settings.key.paste')
         }
+        // The masked public key shown as the example is the key itself (its ends): data, not words.
+        translate={isSet && name === 'publicKey' && view.keys.maskedPublicKey ? 'no' : undefined}
         onChange={(e) => setValue(e.target.value)}
         aria-invalid={error ? true : undefined}
       />

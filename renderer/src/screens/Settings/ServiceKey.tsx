@@ -63,6 +63,7 @@ export function ServiceKeySection({ view, reload }: SectionProps) {
               value={pem}
               onChange={(e) => setPem(e.target.value)}
               placeholder="-----BEGIN PUBLIC KEY-----"
+              translate="no"
               spellCheck={false}
             />
           </Field>
