@@ -209,6 +209,12 @@ export const en = {
   'settings.err.teamDatabaseRequired': 'is required for the team profile (postgres://HOST:PORT/DATABASE)',
   'settings.err.teamLoginRequired': 'is required for the team profile: the operator who signs in on this desktop',
   'settings.err.host': 'is not a host name or IP address (e.g. 127.0.0.1)',
+  'settings.err.embeddedKeys':
+    "The embedded profile uses its local sandbox's keys; switch the profile to sandbox or live first.",
+  'settings.err.embeddedServiceKey':
+    "The embedded profile uses its local sandbox's service public key; switch the profile to sandbox or live first.",
+  'settings.err.baseUrlFirst': 'Set the base URL first: keys are saved for the host they are used with.',
+  'settings.err.caTeamOnly': 'The CA certificate is for the team profile: switch to it first.',
 } satisfies Record<string, string>;
 
 export const fr: FrenchOf<typeof en> = {
@@ -421,4 +427,11 @@ export const fr: FrenchOf<typeof en> = {
   'settings.err.teamDatabaseRequired': 'est obligatoire pour le profil équipe (postgres://HÔTE:PORT/BASE)',
   'settings.err.teamLoginRequired': 'est obligatoire pour le profil équipe : l’opérateur qui se connecte sur ce poste',
   'settings.err.host': 'n’est pas un nom d’hôte ni une adresse IP (par exemple 127.0.0.1)',
+  'settings.err.embeddedKeys':
+    'Le profil intégré utilise les clés de son bac à sable local ; passez d’abord au profil bac à sable ou production.',
+  'settings.err.embeddedServiceKey':
+    'Le profil intégré utilise la clé publique du service de son bac à sable local ; passez d’abord au profil bac à sable ou production.',
+  'settings.err.baseUrlFirst':
+    'Saisissez d’abord l’URL de base : les clés sont enregistrées pour l’hôte avec lequel elles servent.',
+  'settings.err.caTeamOnly': 'Le certificat d’AC concerne le profil équipe : passez d’abord à ce profil.',
 };
