@@ -11,7 +11,18 @@
 // keys or paths of others). An error that is not exposed is reported as 'internal' with a generic
 // message; its detail goes to the log only.
 
-import { english, type Words } from './words/words.shared.js';
+import type { Words } from './words/words.shared.js';
+
+/**
+ * The English rendering of words, given by main/words/words.shared.ts as it loads: this module imports
+ * nothing at run time, so the many modules (and worker threads) that only need the error classes do not
+ * load the catalogue and the message formatter. Whoever makes words has loaded it.
+ */
+let englishOfWords: ((w: Words) => string) | null = null;
+export function setEnglish(render: (w: Words) => string): void {
+  englishOfWords = render;
+}
+const english = (w: Words): string => (englishOfWords ? englishOfWords(w) : w.id);
 
 export interface DeskErrorOptions {
   /** The input field at fault (form fields and settings paths are named the same as over IPC). */

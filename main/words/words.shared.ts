@@ -15,6 +15,7 @@
 import { IntlMessageFormat } from 'intl-messageformat';
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { codeAmountText } from '../money/minor-units.shared.js';
+import { setEnglish } from '../errors.shared.js';
 import { catalogue, type Language, type MessageId } from './catalogue.shared.js';
 
 export type { Language, MessageId };
@@ -166,3 +167,6 @@ export function english(w: Words): string {
   }
   return String(f.format(prepareValues(w.values, englishShow, argumentsOf(w.id))));
 }
+
+// DeskError's message is this English (main/errors.shared.ts takes it from here, importing nothing).
+setEnglish(english);

@@ -281,7 +281,7 @@ test("the finance officer's day in French: language chosen in Settings at once, 
   await form.getByLabel('Année d’expiration').fill(FUTURE_YEAR);
   await form.getByLabel('CVV').fill('918');
   await form.getByLabel('Prénom du titulaire').fill('Awa');
-  await form.getByLabel('Nom du titulaire').fill('Diop');
+  await form.getByLabel('Nom du titulaire', { exact: true }).fill('Diop');
   await expect(form.getByRole('button', { name: 'Débiter 15\u202f000\u00a0UGX' })).toBeVisible();
   await form.getByRole('button', { name: /^Débiter 15/ }).click();
   const pay = await paymentWindow(app);
