@@ -311,7 +311,10 @@ test("the finance officer's day in French: language chosen in Settings at once, 
   await expect(sources.getByRole('row', { name: /^Statut/ })).toContainText('Approuvé');
   await p2.getByLabel('Note de résolution').fill('Vérifié auprès du service : 45 000 débités, écart remboursé.');
   await p2.getByRole('button', { name: 'Résoudre avec la note' }).click();
-  await expect(p2.getByText('Résolution enregistrée.')).toBeVisible({ timeout: 60_000 });
+  // Who resolved it, when (in the French date-time format) and with what note, once the desk has it.
+  await expect(p2.getByRole('status').filter({ hasText: /^Résolu par \S+ le \d{1,2} \S+ \d{4}/ })).toBeVisible({
+    timeout: 60_000,
+  });
   await p2.screenshot({ path: screenshotPath('words-fr-reconciliation'), fullPage: true });
   await expectAccessible(p2, 'Rapprochement');
 
