@@ -212,6 +212,11 @@ export function validateCardForm(form: CardForm, opts: { now: number; limits: Am
   return r.ok ? {} : r.errors;
 }
 
+/** A brand in a sentence: its own name ("JCB"), or the word for a card when the number says none yet. */
+function brandValue(brand: ReturnType<typeof detectBrand>) {
+  return brand === 'unknown' ? { brandId: 'payment.brand.unknown' as const } : { brand: BRAND_NAMES[brand] };
+}
+
 /** Each card field's name in a sentence ("billing city is required ..."). */
 const CARD_LABELS: Record<keyof CardFields, MessageId> = {
   number: 'payment.field.number',
@@ -241,7 +246,7 @@ function cardErrors(c: CardFields, now: number): FieldErrors {
   else if (!numberLengths(brand).includes(compact.length))
     errors['card.number'] = words('payment.err.numberLength', {
       length: compact.length,
-      brand: BRAND_NAMES[brand],
+      ...brandValue(brand),
       lengths: numberLengths(brand).join(' / '),
     });
   else if (!luhnValid(compact)) errors['card.number'] = words('payment.err.numberLuhn');
@@ -252,7 +257,7 @@ function cardErrors(c: CardFields, now: number): FieldErrors {
   const cvv = c.cvv.trim();
   const want = cvvLength(brand);
   if (!/^\d+$/.test(cvv) || cvv.length !== want)
-    errors['card.cvv'] = words('payment.err.cvv', { digits: want, brand: BRAND_NAMES[brand] });
+    errors['card.cvv'] = words('payment.err.cvv', { digits: want, ...brandValue(brand) });
 
   if (!c.firstName.trim()) errors['card.firstName'] = words('payment.err.firstName');
   else if (c.firstName.trim().length > 50) errors['card.firstName'] = words('payment.err.firstNameLong');
