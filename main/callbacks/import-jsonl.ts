@@ -12,6 +12,7 @@ import type { NewEvent } from '../collections/event-rules.js';
 import type { Ledger } from '../collections/ledger.js';
 import { SecurityLog } from './security-log.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
+import { readWireJson } from '../service/wire-json.js';
 
 export type LineResult =
   | { line: number; result: 'imported'; reference: string; status: string; orphan: boolean }
@@ -133,12 +134,15 @@ async function importCallbacksFrom(db: Db, stream: Readable, opts: ImportOptions
 
 /** One line read as a delivery ({"headers", "body"}), or why it is malformed. */
 function readLine(n: number, text: string): { input: IngestInput } | Extract<LineResult, { result: 'malformed' }> {
-  let rec: unknown;
-  try {
-    rec = JSON.parse(text);
-  } catch {
-    return { line: n, result: 'malformed', message: `line ${n} is not valid JSON` };
-  }
+  // Read as the service's JSON is: a body given as an object keeps every digit of its amounts.
+  const read = readWireJson(text);
+  if (!read.ok)
+    return {
+      line: n,
+      result: 'malformed',
+      message: read.reason === 'not_json' ? `line ${n} is not valid JSON` : `line ${n}: ${read.message}`,
+    };
+  const rec = read.value;
   if (!rec || typeof rec !== 'object' || Array.isArray(rec)) {
     return { line: n, result: 'malformed', message: `line ${n} must be an object {"headers": {...}, "body": ...}` };
   }

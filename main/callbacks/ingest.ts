@@ -14,6 +14,7 @@ import { collectionIdOf } from '../store/sqlite/ledger/intent-rows.js';
 import { callbackEvent, type CallbackSource, type VerifiedCallback } from './callback-event.js';
 import { callbackEvidence } from '../collections/evidence.js';
 import { parseCallbackBody } from '../service/callback-wire.js';
+import { readWireJson } from '../service/wire-json.js';
 import { WireFormatError } from '../service/errors.js';
 import type { SignedFields } from '../service/types.js';
 import { checkSignatures, type SignatureKeys } from '../service/verify-callback.js';
@@ -131,11 +132,11 @@ export function readSignedCallback(input: IngestInput, keys: SignatureKeys): Sig
   let body: unknown;
   if (Buffer.isBuffer(input.body) || typeof input.body === 'string') {
     text = Buffer.isBuffer(input.body) ? input.body.toString('utf8') : input.body;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return { result: 'malformed', message: 'the body is not valid JSON' };
-    }
+    // Every digit of the amounts as sent (a double would round 74912820901925.32), the shape bounded first.
+    const read = readWireJson(text);
+    if (!read.ok)
+      return { result: 'malformed', message: read.reason === 'not_json' ? 'the body is not valid JSON' : read.message };
+    body = read.value;
   } else {
     body = input.body;
     text = JSON.stringify(body);

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import { doublingDelay } from '../clock.js';
 import type { PaymentOption, ServiceClient, WalletBalance } from '../service/types.js';
 import { isServiceError, RateLimitedError } from '../service/errors.js';
+import { collectionOptions, unreadOptionsText, type CollectionOptions } from '../service/collection-options.js';
 import type { RunResult } from '../store/sqlite/balances.js';
 import type { PollError, PollKind } from '../store/sqlite/poll-runs.js';
 import type { PollSink, RecordedRun } from './sink.js';
@@ -82,6 +83,7 @@ function backoffDelay(p: PollerParts, kind: PollKind, error: unknown): number {
 
 /** The service's answer for `kind` as a run's result, and what was thrown when it failed. */
 async function ask(
+  p: PollerParts,
   kind: PollKind,
   client: ServiceClient | null,
 ): Promise<{ result: RunResult<unknown>; thrown: unknown }> {
@@ -99,11 +101,37 @@ async function ask(
     };
   }
   try {
-    const value = kind === 'balances' ? await client.getBalances() : await client.getPaymentOptions();
-    return { result: { ok: true, value }, thrown: null };
+    if (kind === 'balances') return { result: { ok: true, value: await client.getBalances() }, thrown: null };
+    return optionsResult(await collectionOptions(client, await heldCurrencies(p)));
   } catch (e) {
     return { result: { ok: false, error: toPollError(e) }, thrown: e };
   }
+}
+
+/**
+ * The currencies the options are asked for: those of the balances recorded last, once a balances run in
+ * flight (the first of a start) has ended, so one start asks the balance inquiry once. None known: undefined,
+ * and collectionOptions asks the balance inquiry itself.
+ */
+async function heldCurrencies(p: PollerParts): Promise<string[] | undefined> {
+  await p.state.balances.inFlight;
+  const held = p.sink.heldCurrencies?.() ?? [];
+  return held.length > 0 ? held : undefined;
+}
+
+/**
+ * The options of every currency read, or a failure that names each currency not read (with what was read
+ * as its `partial`, stored all the same). The first currency's error decides the kind and the back-off.
+ */
+function optionsResult(r: CollectionOptions): { result: RunResult<unknown>; thrown: unknown } {
+  const first = r.unread[0];
+  if (!first) return { result: { ok: true, value: r.options }, thrown: null };
+  const error: PollError = {
+    ...toPollError(first.error),
+    message: unreadOptionsText(r),
+  };
+  const partial = r.read.length > 0 ? { partial: { value: r.options, currencies: r.read } } : {};
+  return { result: { ok: false, error, ...partial }, thrown: first.error };
 }
 
 /** The kind's state after a recorded run: its failures or success, and its next wait. */
@@ -135,7 +163,7 @@ function noteRun(p: PollerParts, kind: PollKind, recorded: RecordedRun, thrown: 
 
 async function runOnce(p: PollerParts, kind: PollKind): Promise<void> {
   const startedAt = p.clock.now();
-  const { result, thrown } = await ask(kind, p.getClient());
+  const { result, thrown } = await ask(p, kind, p.getClient());
   const finishedAt = p.clock.now();
   // One transaction: the poll_runs row and (on a usable answer) the cache. A malformed answer is an error here.
   const recorded =

@@ -22,6 +22,7 @@ import { createExchange, isTransportFailure, parseBaseUrl, type Exchange, type R
 import { parseRetryAfter, shape, successData, type AnswerContext, type Op } from './answers.js';
 import { initializeAnswer } from './initialize-answer.js';
 import { redactor, type Redact } from './answer-text.js';
+import { SERVICE_JSON_LIMITS } from './wire-json.js';
 import { initializeTransportError, transportError } from './no-answer.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, shouldRetry, type RetryPolicy } from './retry-policy.js';
 
@@ -66,7 +67,12 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
   const clock = opts.clock ?? systemClock;
   const c: Connection = {
     keys: () => opts.keys(),
-    exchange: createExchange({ base, timeoutMs, fetch: opts.fetch ?? fetch }),
+    exchange: createExchange({
+      base,
+      timeoutMs,
+      fetch: opts.fetch ?? fetch,
+      maxBodyBytes: SERVICE_JSON_LIMITS.maxBytes,
+    }),
     ctx: { origin, timeoutMs, now: () => clock.now() },
     policy: {
       retries: opts.retries ?? DEFAULT_RETRY_POLICY.retries,

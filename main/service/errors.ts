@@ -13,6 +13,7 @@ export type ServiceErrorKind =
   | 'unavailable'
   | 'network'
   | 'unreadable'
+  | 'declined'
   | 'unknown_outcome';
 
 export abstract class ServiceError extends DeskError {
@@ -85,6 +86,14 @@ export class NetworkError extends ServiceError {
   override readonly kind = 'network' as const;
 }
 
+/**
+ * A 2xx answer whose status says it did not succeed ("declined", "failed": HTTP 200 and code 200 are not
+ * enough, the contract's success is code 200 and status success). `serviceMessage` is what it said.
+ */
+export class DeclinedError extends ServiceError {
+  override readonly kind = 'declined' as const;
+}
+
 /** A response that is not the JSON we expect: an HTML error page, truncated JSON, wrong types. */
 export class UnreadableResponseError extends ServiceError {
   override readonly kind = 'unreadable' as const;
@@ -129,14 +138,17 @@ export type UnknownOutcomeReason = 'timeout' | 'connection' | 'server_error' | '
  */
 export class DuplicateReferenceError extends ValidationError {
   readonly duplicate = true as const;
+  /** When the service named a page the desk will not open (service-url.ts): what it was and why, in words. */
+  readonly refusedPaymentUrl: string | undefined;
   constructor(
     message: string | Words,
     readonly merchantReference: string,
     readonly internalReference: string | undefined,
     readonly paymentUrl: string | undefined,
-    opts: { status?: number | undefined; serviceMessage?: string | undefined } = {},
+    opts: { status?: number | undefined; serviceMessage?: string | undefined; refusedPaymentUrl?: string } = {},
   ) {
     super(message, 'merchant_reference', opts);
+    this.refusedPaymentUrl = opts.refusedPaymentUrl;
   }
 }
 

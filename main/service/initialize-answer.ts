@@ -5,10 +5,11 @@ import { nest, words } from '../words/words.shared.js';
 import { UnknownOutcomeError, UnreadableResponseError, WireFormatError } from './errors.js';
 import type { RawResponse } from './transport.js';
 import type { InitializeAccepted } from './types.js';
-import { envelopeSchema, initializeDataSchema } from './wire.js';
+import { initializeDataSchema } from './wire.js';
 import { parseWire } from './wire-values.js';
-import { successData, tryJson, type AnswerContext } from './answers.js';
+import { successEnvelope, type AnswerContext } from './answers.js';
 import type { Redact } from './answer-text.js';
+import { refusedUrlText, serviceUrlProblem } from './service-url.js';
 
 /**
  * The answer to a charge -> what was accepted. Anything the desk cannot read after the request was
@@ -21,8 +22,9 @@ export function initializeAnswer(
   sentReference: string,
 ): InitializeAccepted {
   let data: unknown;
+  let message: string | undefined;
   try {
-    data = successData(ctx, 'initialize', raw, redact, sentReference);
+    ({ data, message } = successEnvelope(ctx, 'initialize', raw, redact, sentReference));
   } catch (e) {
     if (e instanceof UnreadableResponseError) {
       throw new UnknownOutcomeError(
@@ -54,6 +56,13 @@ export function initializeAnswer(
       },
     );
   }
+  const urlProblem = serviceUrlProblem(d.payment_url, ctx.origin);
+  if (urlProblem) {
+    throw new UnknownOutcomeError(
+      `The service accepted the charge (HTTP ${raw.status}) but ${refusedUrlText('payment_url', d.payment_url, urlProblem)}; the outcome is unknown.`,
+      { status: raw.status, reason: 'unreadable' },
+    );
+  }
   const sentAuto = sentReference === 'auto';
   const merchantReference = d.merchant_reference ?? (sentAuto ? undefined : sentReference);
   if (merchantReference === undefined || (!sentAuto && merchantReference !== sentReference)) {
@@ -64,12 +73,11 @@ export function initializeAnswer(
       { status: raw.status, reason: 'unreadable' },
     );
   }
-  const envMessage = envelopeSchema.safeParse(tryJson(raw.text).value);
   return {
     httpStatus: raw.status,
     merchantReference,
     internalReference: d.internal_reference ?? undefined,
     paymentUrl: d.payment_url,
-    message: envMessage.success ? (envMessage.data.message ?? undefined) : undefined,
+    message,
   };
 }

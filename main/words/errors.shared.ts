@@ -25,6 +25,8 @@ export const en = {
   'errors.zod.caTooLarge': 'is too large to be a CA certificate',
   'errors.zod.currency': 'must be a 3-letter currency code, e.g. UGX',
   'errors.zod.csvName': 'must end in .csv',
+  'errors.zod.xlsxName': 'must end in .xlsx',
+  'errors.zod.bomCsvOnly': 'a byte-order mark is for CSV files only',
   'errors.zod.noPath': 'is not accepted: the app chooses the file (a dialog, or a folder of its own)',
   'errors.zod.balanceFrom': 'the balance report needs a start date',
   'errors.zod.balanceTo': 'the balance report needs an end date',
@@ -64,6 +66,8 @@ export const fr: FrenchOf<typeof en> = {
   'errors.zod.caTooLarge': 'est trop volumineux pour un certificat d’AC',
   'errors.zod.currency': 'doit être un code de devise de 3 lettres, par exemple XAF',
   'errors.zod.csvName': 'doit se terminer par .csv',
+  'errors.zod.xlsxName': 'doit se terminer par .xlsx',
+  'errors.zod.bomCsvOnly': 'une marque d’ordre des octets ne concerne que les fichiers CSV',
   'errors.zod.noPath':
     'n’est pas accepté : l’application choisit le fichier (une boîte de dialogue, ou un dossier à elle)',
   'errors.zod.balanceFrom': 'le rapport des soldes demande une date de début',

@@ -60,6 +60,7 @@ export const en = {
   'payment.exists': 'The service already has this payment: open its page to finish it.',
   'payment.existsNoPage':
     'The service already has this payment but did not say where its page is; wait for its callback.',
+  'payment.existsRefusedPage': 'The service already has this payment, but {why}; wait for its callback.',
   'payment.unknown':
     'We cannot tell whether the service created this payment ({reason}). Send it again with the same reference; do not start a new payment.',
   'payment.unexpected': 'the request failed in an unexpected way',
@@ -211,8 +212,7 @@ export const fr: FrenchOf<typeof en> = {
   'payment.err.cardIncomplete': 'les données de la carte sont incomplètes',
   'payment.err.numberRequired': 'le numéro de carte est obligatoire',
   'payment.err.numberDigits': 'le numéro de carte ne doit contenir que des chiffres',
-  'payment.err.numberLength':
-    'le numéro de carte compte {length, number} chiffres ; attendu pour {brand} : {lengths}',
+  'payment.err.numberLength': 'le numéro de carte compte {length, number} chiffres ; attendu pour {brand} : {lengths}',
   'payment.err.numberLuhn': 'le numéro de carte n’est pas valide (chiffre de contrôle) ; vérifiez la saisie',
   'payment.err.expiryMonth': 'expiration : le mois doit être entre 01 et 12',
   'payment.err.expiryYear': 'expiration : l’année doit compter 2 ou 4 chiffres',
@@ -249,6 +249,7 @@ export const fr: FrenchOf<typeof en> = {
   'payment.exists': 'Le service a déjà ce paiement : ouvrez sa page pour le terminer.',
   'payment.existsNoPage':
     'Le service a déjà ce paiement mais n’a pas indiqué où se trouve sa page ; attendez son rappel.',
+  'payment.existsRefusedPage': 'Le service a déjà ce paiement, mais {why} ; attendez son rappel.',
   'payment.unknown':
     'Impossible de savoir si le service a créé ce paiement ({reason}). Renvoyez-le avec la même référence ; ne commencez pas un nouveau paiement.',
   'payment.unexpected': 'la demande a échoué de façon inattendue',

@@ -20,13 +20,16 @@ export const en = {
   'service.chargeUnexpected':
     'The service answered the charge with an unexpected HTTP {status}{said}; the outcome is unknown.',
   'service.unexpected': 'The service answered {what} with an unexpected HTTP {status}{said}.',
-  'service.duplicate': 'The service already has a collection with this merchant_reference (HTTP 422){said}.',
+  'service.duplicate': 'The service already has a collection with this merchant_reference (HTTP {status}){said}.',
   'service.rejected': 'The service rejected {subject} (HTTP {status}){said}.',
   'service.rejectedRequest': 'The service rejected {what} request (HTTP {status}){said}.',
   'service.notJson': 'The service answered {what} (HTTP {status}) with {body}.',
   'service.notEnvelope': 'The service answered {what} (HTTP {status}) with JSON that is not its response envelope.',
   'service.noData': 'The service answered {what} (HTTP {status}) without data.',
   'service.badValue': "The service's answer to {what} has a bad value at {where}.",
+  'service.statusWord': 'The service answered {what} with status {word}{said}.',
+  'service.statusWordUnknown':
+    '{first} Whether it created the collection is unknown: check it before charging again, and only re-send the same merchant_reference.',
   'service.noAnswer': 'No answer from the service at {origin} for {what} within {duration}.',
   'service.unreachable': 'Could not reach the service at {origin} for {what}: {why}.',
   'service.notSent': '{first} Nothing was sent: it is safe to try again with the same merchant_reference.',
@@ -81,7 +84,7 @@ export const fr: FrenchOf<typeof en> = {
   'service.chargeUnexpected':
     'Le service a répondu au débit par un code HTTP {status} inattendu{said} ; le résultat est inconnu.',
   'service.unexpected': 'Le service a répondu à {what} par un code HTTP {status} inattendu{said}.',
-  'service.duplicate': 'Le service a déjà un encaissement avec cette merchant_reference (HTTP 422){said}.',
+  'service.duplicate': 'Le service a déjà un encaissement avec cette merchant_reference (HTTP {status}){said}.',
   'service.rejected': 'Le service a rejeté {subject} (HTTP {status}){said}.',
   'service.rejectedRequest': 'Le service a rejeté la demande pour {what} (HTTP {status}){said}.',
   'service.notJson': 'Le service a répondu à {what} (HTTP {status}) par {body}.',
@@ -89,6 +92,9 @@ export const fr: FrenchOf<typeof en> = {
     'Le service a répondu à {what} (HTTP {status}) par du JSON qui n’est pas son enveloppe de réponse.',
   'service.noData': 'Le service a répondu à {what} (HTTP {status}) sans données.',
   'service.badValue': 'La réponse du service à {what} contient une valeur incorrecte à {where}.',
+  'service.statusWord': 'Le service a répondu à {what} avec le statut {word}{said}.',
+  'service.statusWordUnknown':
+    '{first} Impossible de savoir s’il a créé l’encaissement : vérifiez-le avant de débiter à nouveau, et ne renvoyez que la même merchant_reference.',
   'service.noAnswer': 'Pas de réponse du service à {origin} pour {what} en {duration}.',
   'service.unreachable': 'Impossible de joindre le service à {origin} pour {what} : {why}.',
   'service.notSent': '{first} Rien n’a été envoyé : vous pouvez réessayer sans risque avec la même merchant_reference.',

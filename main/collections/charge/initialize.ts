@@ -151,11 +151,21 @@ async function recordExists(
       internal_reference: e.internalReference ?? null,
       payment_url: e.paymentUrl ?? null,
     }),
-    note: 'the service already has this merchant_reference: the collection exists',
+    note: e.refusedPaymentUrl
+      ? `the service already has this merchant_reference: the collection exists; ${e.refusedPaymentUrl}`
+      : 'the service already has this merchant_reference: the collection exists',
   });
   return known
     ? { kind: 'pending', ...said(words('payment.exists')), paymentUrl: known }
-    : { kind: 'unknown', ...said(words('payment.existsNoPage')) };
+    : {
+        kind: 'unknown',
+        // Why the page it named was refused is the URL check's own text: said as it is.
+        ...said(
+          e.refusedPaymentUrl
+            ? words('payment.existsRefusedPage', { why: e.refusedPaymentUrl })
+            : words('payment.existsNoPage'),
+        ),
+      };
 }
 
 /** A refusal the service answered (a bad value, the keys, the account, the rate): nothing was created. */

@@ -1,4 +1,4 @@
-// One export: date range, BOM option, where to save (the shell's dialog, or a file name in the app's
+// One export: date range, format (CSV or Excel), BOM option (CSV), where to save (the shell's dialog, or a file name in the app's
 // exports folder: the window never names a path), a progress bar with Cancel while it runs, the result
 // (path, rows, size, the folder to open) when done, and errors named on their fields. Its state is
 // useExport's.
@@ -8,7 +8,7 @@ import { ErrorBanner, Field, ProgressBar } from '../../ui/index.js';
 import { DateField } from '../../ui/DateField.js';
 import { useWords } from '../../words/index.js';
 import type { MessageId } from '../../../../main/words/words.shared.js';
-import { useExport, type ExportDone, type ExportKind, type Progress } from './useExport.js';
+import { useExport, type ExportDone, type ExportFormat, type ExportKind, type Progress } from './useExport.js';
 
 const PHASE: Record<Progress['phase'], MessageId> = {
   starting: 'reports.phase.starting',
@@ -82,7 +82,7 @@ export function ExportForm({
   );
 }
 
-/** The dates (optional unless the report needs them), the BOM and, when typed, the file name in `folder`. */
+/** The dates (optional unless the report needs them), the format, the BOM (CSV) and, when typed, the file name in `folder`. */
 function ExportFields({
   x,
   rangeRequired,
@@ -102,22 +102,35 @@ function ExportFields({
         <Field label={t(rangeRequired ? 'reports.to' : 'reports.toOptional')} error={x.fieldError('to')}>
           <DateField name="to" value={x.values.to} onChange={x.set.to} disabled={x.running} />
         </Field>
+        <Field label={t('reports.format')} error={x.fieldError('format')}>
+          <select
+            name="format"
+            value={x.values.format}
+            onChange={(e) => x.set.format(e.target.value as ExportFormat)}
+            disabled={x.running}
+          >
+            <option value="csv">{t('reports.format.csv')}</option>
+            <option value="xlsx">{t('reports.format.xlsx')}</option>
+          </select>
+        </Field>
       </div>
-      <label className="check">
-        <input
-          type="checkbox"
-          name="bom"
-          checked={x.values.bom}
-          onChange={(e) => x.set.bom(e.target.checked)}
-          disabled={x.running}
-        />
-        {t('reports.bom')}
-      </label>
+      {x.values.format === 'csv' && (
+        <label className="check">
+          <input
+            type="checkbox"
+            name="bom"
+            checked={x.values.bom}
+            onChange={(e) => x.set.bom(e.target.checked)}
+            disabled={x.running}
+          />
+          {t('reports.bom')}
+        </label>
+      )}
       {folder !== undefined && (
         <Field
           label={t('reports.fileName')}
           error={x.fieldError('fileName')}
-          hint={t('reports.fileNameHint', { folder })}
+          hint={t('reports.fileNameHint', { folder, format: x.values.format })}
         >
           <input
             type="text"

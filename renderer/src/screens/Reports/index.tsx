@@ -1,6 +1,6 @@
-// Reports for finance: the balance report (summary + snapshots files) for a date range, and the
-// collections CSV (optionally for a date range), each with a BOM option, a file name, progress with
-// Cancel, and the result.
+// Reports for finance: the balance report (summary + snapshots) for a date range, and the collections
+// report (optionally for a date range), each as CSV or an Excel workbook, with a BOM option (CSV), a
+// file name, progress with Cancel, and the result.
 import '../../ui/extra.css';
 import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Screen } from '../../ui/index.js';
