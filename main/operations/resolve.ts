@@ -81,8 +81,7 @@ function standingOnThisDesk(db: Db, req: ResolveRequest): StandingResolution | n
 /** Resolves with the note; returns the resolution event's id on this desk. */
 export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{ eventId: number }> {
   const actor = (deps.team ? deps.team.login : deps.operatorName).trim();
-  if (!actor)
-    throw new ReconcileError('validation', words('recon.err.noOperator'), 'operator');
+  if (!actor) throw new ReconcileError('validation', words('recon.err.noOperator'), 'operator');
   const input = {
     ...(req.collectionId !== undefined ? { collectionId: req.collectionId } : {}),
     ...(req.orphanEventId !== undefined ? { orphanEventId: req.orphanEventId } : {}),

@@ -24,8 +24,7 @@ export interface ResolveInput {
 
 function checkedNoteAndActor(input: ResolveInput): { note: string; actor: string } {
   const note = typeof input.note === 'string' ? input.note.trim() : '';
-  if (note.length < 3)
-    throw new ReconcileError('validation', words('recon.err.note'), 'note');
+  if (note.length < 3) throw new ReconcileError('validation', words('recon.err.note'), 'note');
   if (note.length > 2000) throw new ReconcileError('validation', words('recon.err.noteLong'), 'note');
   const actor = typeof input.actor === 'string' ? input.actor.trim() : '';
   if (!actor) throw new ReconcileError('validation', words('recon.err.actor'), 'actor');

@@ -134,8 +134,7 @@ async function getWithRetry(
 
 async function getBalances(c: Connection, currency?: string): Promise<WalletBalance[]> {
   const keys = await getKeys(c);
-  if (!keys.secretKey)
-    throw new AuthenticationError(words('service.noSecretBalances'));
+  if (!keys.secretKey) throw new AuthenticationError(words('service.noSecretBalances'));
   const q = currency === undefined || currency === '' ? '' : `?currency=${encodeURIComponent(checkCurrency(currency))}`;
   const headers = { ...baseHeaders(), 'public-key': keys.publicKey, 'secret-key': keys.secretKey };
   const redact = redactor([keys.publicKey, keys.secretKey]);
@@ -150,8 +149,7 @@ async function getPaymentOptions(c: Connection, query: PaymentOptionsQuery): Pro
   if (query.currency) params.set('currency', checkCurrency(query.currency));
   if (query.transactionType) {
     const t = query.transactionType.trim().toUpperCase();
-    if (!/^[A-Z_]{1,40}$/.test(t))
-      throw new ValidationError(words('service.transactionType'), 'transaction_type');
+    if (!/^[A-Z_]{1,40}$/.test(t)) throw new ValidationError(words('service.transactionType'), 'transaction_type');
     params.set('transaction_type', t);
   }
   const q = params.toString() === '' ? '' : `?${params.toString()}`;
@@ -167,8 +165,7 @@ async function getPaymentOptions(c: Connection, query: PaymentOptionsQuery): Pro
 async function initialize(c: Connection, req: InitializeRequest): Promise<InitializeAccepted> {
   const { clock, log } = c;
   const keys = await getKeys(c);
-  if (!keys.secretKey)
-    throw new AuthenticationError(words('service.noSecretCharge'));
+  if (!keys.secretKey) throw new AuthenticationError(words('service.noSecretCharge'));
   const body = initializeBody(req);
   const headers = {
     ...baseHeaders(),
@@ -235,9 +232,7 @@ function baseHeaders(): Record<string, string> {
 
 function checkCurrency(c: string): string {
   const u = c.trim().toUpperCase();
-  if (!CURRENCY_CODE.test(u))
-    throw new ValidationError(words('service.currency'), 'currency');
-  if (!isKnownCurrency(u))
-    throw new ValidationError(words('service.currencyUnknown', { currency: u }), 'currency');
+  if (!CURRENCY_CODE.test(u)) throw new ValidationError(words('service.currency'), 'currency');
+  if (!isKnownCurrency(u)) throw new ValidationError(words('service.currencyUnknown', { currency: u }), 'currency');
   return u;
 }

@@ -27,14 +27,11 @@ export function initializeAnswer(
     ({ data, message } = successEnvelope(ctx, 'initialize', raw, redact, sentReference));
   } catch (e) {
     if (e instanceof UnreadableResponseError) {
-      throw new UnknownOutcomeError(
-        words('service.chargeUnknown', nest('first', e.words, e.message)),
-        {
-          status: e.status,
-          cause: e,
-          reason: 'unreadable',
-        },
-      );
+      throw new UnknownOutcomeError(words('service.chargeUnknown', nest('first', e.words, e.message)), {
+        status: e.status,
+        cause: e,
+        reason: 'unreadable',
+      });
     }
     throw e;
   }
@@ -47,14 +44,11 @@ export function initializeAnswer(
     d = parseWire(initializeDataSchema, data);
   } catch (e) {
     const msg = e instanceof WireFormatError ? e.message : String(e);
-    throw new UnknownOutcomeError(
-      words('service.acceptedBadValue', { status: String(raw.status), where: msg }),
-      {
-        status: raw.status,
-        cause: e,
-        reason: 'unreadable',
-      },
-    );
+    throw new UnknownOutcomeError(words('service.acceptedBadValue', { status: String(raw.status), where: msg }), {
+      status: raw.status,
+      cause: e,
+      reason: 'unreadable',
+    });
   }
   const urlProblem = serviceUrlProblem(d.payment_url, ctx.origin);
   if (urlProblem) {

@@ -57,4 +57,3 @@ function codeWords(code: string) {
   if (/CERT|TLS|SSL/i.test(code)) return { whyId: 'service.code.tls', code } as const;
   return { whyId: 'service.code.other', code } as const;
 }
-

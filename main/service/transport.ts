@@ -45,10 +45,7 @@ export function parseBaseUrl(baseUrl: string): { base: string; origin: string } 
     if (u.username || u.password) throw new Error('credentials');
     return { base, origin: u.origin };
   } catch {
-    throw new ValidationError(
-      words('service.badBaseUrl', { url: baseUrl }),
-      'baseUrl',
-    );
+    throw new ValidationError(words('service.badBaseUrl', { url: baseUrl }), 'baseUrl');
   }
 }
 

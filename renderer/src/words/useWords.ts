@@ -55,7 +55,10 @@ export function useWords(): Say {
         if (typeof v === 'string' || typeof v === 'number') plain[k] = v;
         else other[k] = v;
       }
-      const out = intl.formatMessage({ id }, { ...prepareValues(plain, show, argumentsOf(id)), ...other } as never) as ReactNode;
+      const out = intl.formatMessage({ id }, {
+        ...prepareValues(plain, show, argumentsOf(id)),
+        ...other,
+      } as never) as ReactNode;
       // Children of one fragment, as FormattedMessage renders them (no key warnings for the pieces).
       return Array.isArray(out) ? createElement(Fragment, null, ...(out as ReactNode[])) : out;
     };
