@@ -3,6 +3,7 @@
 // a doubling back-off after a failure, at least a 429's Retry-After. A run of a kind already in flight
 // is joined, never started twice.
 import type { Logger } from 'pino';
+import { words } from '../words/words.shared.js';
 import type { Clock } from '../clock.js';
 import { doublingDelay } from '../clock.js';
 import type { PaymentOption, ServiceClient, WalletBalance } from '../service/types.js';
@@ -43,7 +44,12 @@ export interface PollerParts {
 
 function toPollError(e: unknown): PollError {
   if (isServiceError(e)) {
-    return { kind: e.kind, message: e.message, ...(e.status !== undefined ? { httpStatus: e.status } : {}) };
+    return {
+      kind: e.kind,
+      message: e.message,
+      ...(e.status !== undefined ? { httpStatus: e.status } : {}),
+      ...(e.words ? { words: e.words } : {}),
+    };
   }
   if (
     e instanceof Error &&
@@ -52,7 +58,11 @@ function toPollError(e: unknown): PollError {
       e.name === 'WireFormatError' ||
       e.name === 'MalformedAnswerError')
   ) {
-    return { kind: 'unreadable', message: `the service's answer was not usable: ${e.message}` };
+    return {
+      kind: 'unreadable',
+      message: `the service's answer was not usable: ${e.message}`,
+      words: words('status.pollUnusable', { reason: e.message }),
+    };
   }
   return { kind: 'internal', message: `unexpected error while polling: ${e instanceof Error ? e.message : String(e)}` };
 }
@@ -81,7 +91,11 @@ async function ask(
     return {
       result: {
         ok: false,
-        error: { kind: 'not_configured', message: 'no service connection: set the base URL and keys in Settings' },
+        error: {
+          kind: 'not_configured',
+          message: 'no service connection: set the base URL and keys in Settings',
+          words: words('status.noConnection'),
+        },
       },
       thrown: null,
     };

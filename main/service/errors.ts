@@ -2,6 +2,7 @@
 // these; `kind` is stable and safe to show, send over IPC, and store in a poll log. They belong to
 // the one error family of main (DeskError), exposed: their messages are written for the user.
 import { DeskError } from '../errors.shared.js';
+import type { Words } from '../words/words.shared.js';
 
 export type ServiceErrorKind =
   | 'authentication'
@@ -24,7 +25,7 @@ export abstract class ServiceError extends DeskError {
   /** The service's own message from the error envelope, when it sent one. */
   readonly serviceMessage: string | undefined;
   constructor(
-    message: string,
+    message: string | Words,
     opts: {
       status?: number | undefined;
       serviceMessage?: string | undefined;
@@ -47,7 +48,7 @@ export class AuthenticationError extends ServiceError {
 export class ValidationError extends ServiceError {
   override readonly kind = 'validation' as const;
   constructor(
-    message: string,
+    message: string | Words,
     field: string | undefined,
     opts: { status?: number | undefined; serviceMessage?: string | undefined } = {},
   ) {
@@ -67,7 +68,7 @@ export class NotFoundError extends ServiceError {
 export class RateLimitedError extends ServiceError {
   override readonly kind = 'rate_limited' as const;
   constructor(
-    message: string,
+    message: string | Words,
     readonly retryAfterMs: number | undefined,
     opts: { status?: number | undefined; serviceMessage?: string | undefined } = {},
   ) {
@@ -97,7 +98,7 @@ export class DeclinedError extends ServiceError {
 export class UnreadableResponseError extends ServiceError {
   override readonly kind = 'unreadable' as const;
   constructor(
-    message: string,
+    message: string | Words,
     readonly excerpt: string,
     opts: { status?: number; cause?: unknown } = {},
   ) {
@@ -115,7 +116,7 @@ export class UnknownOutcomeError extends ServiceError {
   /** What made the outcome unknowable: no answer in time, the connection broke, a 5xx, or an answer we could not read. */
   readonly reason: UnknownOutcomeReason;
   constructor(
-    message: string,
+    message: string | Words,
     opts: {
       status?: number | undefined;
       serviceMessage?: string | undefined;
@@ -140,7 +141,7 @@ export class DuplicateReferenceError extends ValidationError {
   /** When the service named a page the desk will not open (service-url.ts): what it was and why, in words. */
   readonly refusedPaymentUrl: string | undefined;
   constructor(
-    message: string,
+    message: string | Words,
     readonly merchantReference: string,
     readonly internalReference: string | undefined,
     readonly paymentUrl: string | undefined,
@@ -168,7 +169,7 @@ export class CardDataError extends DeskError {
 
 /** The service public key (PEM) cannot be used: not a key, a private key, a certificate, not RSA, too short. */
 export class ServiceKeyError extends DeskError {
-  constructor(message: string, opts: { cause?: unknown } = {}) {
+  constructor(message: string | Words, opts: { cause?: unknown } = {}) {
     super('validation', message, opts);
   }
 }

@@ -1,6 +1,7 @@
 // The HTTP exchange with the service: fetch, one time-out from connecting to the last body byte, and
 // a failure that says whether anything can have reached the service. It knows nothing of the
 // service's answers (./answers.ts) or of retrying (./retry-policy.ts).
+import { words } from '../words/words.shared.js';
 import { ValidationError } from './errors.js';
 
 export interface RawResponse {
@@ -44,10 +45,7 @@ export function parseBaseUrl(baseUrl: string): { base: string; origin: string } 
     if (u.username || u.password) throw new Error('credentials');
     return { base, origin: u.origin };
   } catch {
-    throw new ValidationError(
-      `The service base URL "${baseUrl}" is not an http(s) URL without user:password.`,
-      'baseUrl',
-    );
+    throw new ValidationError(words('service.badBaseUrl', { url: baseUrl }), 'baseUrl');
   }
 }
 

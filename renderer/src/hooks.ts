@@ -29,7 +29,7 @@ export interface QueryState<T> {
 }
 
 function toDeskError(e: unknown): DeskError {
-  return e instanceof DeskError ? e : windowFault('Reading', 'nothing was changed');
+  return e instanceof DeskError ? e : windowFault('reading');
 }
 
 /**

@@ -27,7 +27,11 @@ describe('dispatch', () => {
     const d = createDispatcher({ ...ok, 'secret.dump': () => 'x' });
     expect(await d('secret.dump', {})).toEqual({
       ok: false,
-      error: { kind: 'validation', message: 'unknown channel "secret.dump"' },
+      error: {
+        kind: 'validation',
+        message: 'unknown channel "secret.dump"',
+        words: { id: 'errors.unknownChannel' },
+      },
     });
     expect(await d('__proto__', {})).toMatchObject({ ok: false, error: { kind: 'validation' } });
     expect(await d(42, {})).toMatchObject({ ok: false, error: { kind: 'validation' } });
@@ -120,6 +124,14 @@ describe('dispatch', () => {
         kind: 'internal',
         message:
           'Reading the balance history failed unexpectedly; nothing was changed. The details are in /data/logs/merchant-desk.log.',
+        words: {
+          id: 'failure.unexpected',
+          values: {
+            doingId: 'failure.doing.balances.history',
+            changesId: 'failure.nothingChanged',
+            log: '/data/logs/merchant-desk.log',
+          },
+        },
       },
     });
     expect(await d('callbacks.import', { content: '{}' })).toEqual({
@@ -128,6 +140,7 @@ describe('dispatch', () => {
         kind: 'internal',
         message:
           'Importing callbacks failed unexpectedly; the callbacks stored before it stopped are kept, and importing the file again is safe: each callback is stored once. The details are in /data/logs/merchant-desk.log.',
+        words: expect.objectContaining({ id: 'failure.unexpected' }) as unknown,
       },
     });
     expect(text()).toContain('Maximum call stack size exceeded');

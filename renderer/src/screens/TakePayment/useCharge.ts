@@ -11,12 +11,7 @@ import { wipe } from './CardSection.js';
 import { INITIAL_CHARGE, chargeReducer } from './charge-machine.js';
 
 function asDeskError(e: unknown): DeskError {
-  return e instanceof DeskError
-    ? e
-    : windowFault(
-        'Charging the card',
-        'the payment may have been sent; look it up in Collections before charging again',
-      );
+  return e instanceof DeskError ? e : windowFault('payments.charge');
 }
 
 /** A new operation's id: 32 hex digits, random (getRandomValues works in any context, unlike randomUUID). */
