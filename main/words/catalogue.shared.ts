@@ -77,4 +77,5 @@ export const areas: Record<string, { en: Record<string, string>; fr: Record<stri
   reports,
   settings,
   service,
+  failure,
 };
