@@ -8,7 +8,12 @@ import type { Clock } from '../clock.js';
 import { doublingDelay } from '../clock.js';
 import type { PaymentOption, ServiceClient, WalletBalance } from '../service/types.js';
 import { isServiceError, RateLimitedError } from '../service/errors.js';
-import { collectionOptions, unreadOptionsText, type CollectionOptions } from '../service/collection-options.js';
+import {
+  collectionOptions,
+  unreadOptionsText,
+  unreadOptionsWords,
+  type CollectionOptions,
+} from '../service/collection-options.js';
 import type { RunResult } from '../store/sqlite/balances.js';
 import type { PollError, PollKind } from '../store/sqlite/poll-runs.js';
 import type { PollSink, RecordedRun } from './sink.js';
@@ -129,6 +134,7 @@ function optionsResult(r: CollectionOptions): { result: RunResult<unknown>; thro
   const error: PollError = {
     ...toPollError(first.error),
     message: unreadOptionsText(r),
+    words: unreadOptionsWords(r),
   };
   const partial = r.read.length > 0 ? { partial: { value: r.options, currencies: r.read } } : {};
   return { result: { ok: false, error, ...partial }, thrown: first.error };

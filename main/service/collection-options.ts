@@ -5,6 +5,7 @@
 // the others are still read.
 import { isServiceError, type ServiceError } from './errors.js';
 import type { PaymentOption, ServiceClient } from './types.js';
+import { nest, words, type Words } from '../words/words.shared.js';
 
 export interface CollectionOptions {
   /** The options of every currency that was read. */
@@ -46,6 +47,20 @@ export function unreadOptionsText(r: CollectionOptions): string {
   const each = r.unread.map((u) => `the payment options for ${u.currency} could not be read: ${u.error.message}`);
   const read = r.read.length === 0 ? '' : ` (${listText(r.read)} ${r.read.length === 1 ? 'was' : 'were'} read)`;
   return each.join('; ') + read;
+}
+
+/**
+ * The same as words for the window: the currencies not read, why the first was not (in the person's
+ * language when the service error had words), and those that were read.
+ */
+export function unreadOptionsWords(r: CollectionOptions): Words {
+  const first = r.unread[0];
+  return words('service.optionsUnread', {
+    currencies: r.unread.map((u) => u.currency).join(', '),
+    ...nest('why', first?.error.words, first?.error.message ?? ''),
+    read: r.read.join(', '),
+    readCount: r.read.length,
+  });
 }
 
 function listText(items: readonly string[]): string {

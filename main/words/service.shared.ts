@@ -64,6 +64,8 @@ export const en = {
   'service.code.UND_ERR_CONNECT_TIMEOUT': 'connecting timed out ({code})',
   'service.code.tls': 'the TLS certificate was not accepted ({code})',
   'service.code.other': 'the connection failed ({code})',
+  'service.optionsUnread':
+    'the payment options for {currencies} could not be read: {why}{readCount, plural, =0 {} one { ({read} was read)} other { ({read} were read)}}',
 } satisfies Record<string, string>;
 
 export const fr: FrenchOf<typeof en> = {
@@ -130,4 +132,6 @@ export const fr: FrenchOf<typeof en> = {
   'service.code.UND_ERR_CONNECT_TIMEOUT': 'la connexion a expiré ({code})',
   'service.code.tls': 'le certificat TLS n’a pas été accepté ({code})',
   'service.code.other': 'la connexion a échoué ({code})',
+  'service.optionsUnread':
+    'les moyens de paiement pour {currencies} n’ont pas pu être lus : {why}{readCount, plural, =0 {} one { ({read} a été lu)} other { ({read} ont été lus)}}',
 };

@@ -328,7 +328,7 @@ test('Import callbacks: a saved file completes a pending collection; orphans, ba
   const result = page.getByRole('status', { name: 'Import result' });
   await expect(result).toContainText('4 lines');
   await expect(result).toContainText('1 for unknown references');
-  await expect(result).toContainText('1 bad signatures');
+  await expect(result).toContainText('1 bad signature');
   await expect(result).toContainText('1 malformed');
   await expect(result).toContainText('line 4 is not valid JSON');
   await expect(result).toContainText(/line 3: signature did not verify/);
