@@ -159,6 +159,7 @@ test('a payment in progress when the app locks finishes in main, and its result 
   await expect(page.getByRole('heading', { level: 1, name: 'Take payment' })).toBeFocused();
   await expect(page.getByTestId('card-limits')).toBeVisible();
   const form = page.getByRole('form', { name: 'Take payment' });
+  await form.getByLabel('Currency').selectOption('UGX');
   await form.getByLabel('Amount').fill('15000');
   await form.getByLabel('Description').fill('Phone order 2042');
   await form.getByLabel('Card number').fill('4242 4242 4242 4242');

@@ -156,7 +156,8 @@ async function fillCard(scope: ReturnType<Page['locator']> | Page, card: CardInp
 
 async function fillPayment(page: Page, p: PaymentInput) {
   const form = page.getByRole('form', { name: 'Take payment' });
-  if (p.currency) await form.getByLabel('Currency').selectOption(p.currency);
+  // The sandbox's merchant holds four currencies; the form starts on the first card option (KES).
+  await form.getByLabel('Currency').selectOption(p.currency ?? 'UGX');
   await form.getByLabel('Amount').fill(p.amount);
   await form.getByLabel('Description').fill(p.description);
   if (p.customer) await form.getByLabel('Customer name').fill(p.customer);
@@ -233,7 +234,9 @@ test('approve, typed with the keyboard only: waiting while the page is open, the
   // Keyboard only: Ctrl+Shift+3 opened Take payment; Tab through the form in order. Currency comes first:
   // the amount's limits and decimals depend on it.
   await page.keyboard.press('Tab');
-  await expect(page.getByLabel('Currency')).toBeFocused(); // UGX, the first card option
+  await expect(page.getByLabel('Currency')).toBeFocused();
+  await page.keyboard.type('U'); // a select takes the option its letters begin: UGX
+  await expect(page.getByLabel('Currency')).toHaveValue('UGX');
   await page.keyboard.press('Tab');
   await expect(page.getByLabel('Amount')).toBeFocused();
   await page.keyboard.type('15000');

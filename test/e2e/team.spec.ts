@@ -198,6 +198,7 @@ test('two desktops sign in at their lock screens; a card payment on A shows on B
   await a.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Take payment' }).click();
   const form = a.getByRole('form', { name: 'Take payment' });
   await expect(a.getByTestId('card-limits')).toBeVisible();
+  await form.getByLabel('Currency').selectOption('UGX');
   await form.getByLabel('Amount').fill('25000');
   await form.getByLabel('Description').fill('Phone order team e2e');
   await form.getByLabel('Customer name').fill('Sam Okello');
