@@ -296,6 +296,33 @@ describe('charge', () => {
     expect(getCollection(h.db, ref)!.events.filter((e) => e.source === 'callback')).toHaveLength(4);
   });
 
+  it('callbacks that arrive in another order than the service sent them (its CANCELLED, then the COMPLETED before it): the desk shows the last to arrive and flags it "changed after final" for a person', async () => {
+    // The team day's failure: the COMPLETED callback failed 22 times, the CANCELLED after it was delivered, then
+    // COMPLETED's 23rd attempt. Nothing in a callback orders it, so the desk cannot know which is the service's
+    // last word; it must not look settled.
+    h = await startHarness();
+    h.sandbox.controls.setCallbackMode('reorder');
+    const r = await h.charges.charge(form(CARDS.approve));
+    expect(r.outcome).toMatchObject({ kind: 'completed', message: 'Approved' });
+    const ref = r.collection!.merchantReference;
+    await h.sandbox.controls.flip(ref, 'CANCELLED');
+    expect(await h.sandbox.controls.releaseCallbacks()).toBe(2); // newest first
+    await settle(h);
+    const c = getCollection(h.db, ref)!;
+    expect(
+      c.events.filter((e) => e.source !== 'intent' && e.source !== 'initiate').map((e) => `${e.source}:${e.status}`),
+    ).toEqual(['redirect:COMPLETED', 'callback:CANCELLED', 'callback:COMPLETED']);
+    expect(h.sandbox.controls.collection(ref).status).toBe('CANCELLED');
+    expect(c.collection).toMatchObject({ status: 'COMPLETED' });
+    expect(c.collection.flags).toContain('final_status_changed');
+    expect(
+      listExceptions(h.db)
+        .rows.filter((x) => x.merchantReference === ref)
+        .flatMap((x) => x.kinds),
+    ).toContain('final_status_changed');
+    expect(listCollections(h.db, { flagged: true }).rows.map((x) => x.merchantReference)).toEqual([ref]);
+  });
+
   it('duplicate callbacks are stored once', async () => {
     h = await startHarness();
     h.sandbox.controls.setCallbackMode('duplicate');
