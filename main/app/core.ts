@@ -274,7 +274,9 @@ export async function composeCore(opts: ComposeOptions): Promise<Core> {
     team: () => ws.team()?.session() ?? null,
     recordTeamFirst: async (evs, what) => {
       const link = ws.team();
-      return link ? link.recordFirst(evs, what) : { events: [...evs], stored: new Set<string>() };
+      return link
+        ? link.recordFirst(evs, what)
+        : { events: [...evs], stored: new Set<string>(), keys: evs.map((e) => e.dedupeKey ?? null) };
     },
     onClose: (fn) => void closers.push(fn),
     close: () => (closed ??= closeAll(switcher, closers, () => ws, logger)),

@@ -52,6 +52,11 @@ export interface ImportOptions {
    * and store a callback before this import reaches its line: it is still this import's, not a duplicate.
    */
   storedFirst?: ReadonlySet<string>;
+  /**
+   * A team desk: by line number, the key the team stored that line's callback under, or null when the team
+   * found it a repeat (eventsOfImport's lines, recorded team-first). The desk stores exactly that.
+   */
+  teamKeys?: ReadonlyMap<number, string | null>;
 }
 
 function lineResult(line: number, o: IngestOutcome, storedFirst: ReadonlySet<string> | undefined): LineResult {
@@ -177,7 +182,13 @@ function importLine(db: Db, n: number, text: string, opts: ImportOptions, log: S
     return r;
   }
   const now = opts.clock.now();
-  const o = ingestCallback(db, read.input, { keys: opts.keys, now, ledger: opts.ledger });
+  const teamKey = opts.teamKeys ? (opts.teamKeys.get(n) ?? null) : undefined;
+  const o = ingestCallback(db, read.input, {
+    keys: opts.keys,
+    now,
+    ledger: opts.ledger,
+    ...(teamKey !== undefined ? { teamKey } : {}),
+  });
   if (o.result === 'bad_signature' || (o.result === 'malformed' && o.refusal)) {
     const { reason, sample } = securityRecord(o, read.input.body);
     log.record(reason, 'import', now, `line ${n}: ${sample}`);
@@ -187,18 +198,25 @@ function importLine(db: Db, n: number, text: string, opts: ImportOptions, log: S
   return r;
 }
 
+/** A verified line of an import and the event it is, as the team keeps it. */
+export interface ImportLineEvent {
+  line: number;
+  event: NewEvent;
+}
+
 /**
- * The events an import of `stream` would store, without storing anything: each line read and verified
- * as the import does, a callback repeated in the file once. A team desk records these in the team
- * database before it imports the file, as the team keeps them (teamCallbackCopy: the same copy serve
- * stores); they carry the same dedupe keys as the local copies, so the sync recognises them.
+ * The events an import of `stream` would store, without storing anything: each verified line, read and
+ * verified as the import does, in file order (a callback repeated in the file too: whether a repeat is one
+ * or the service saying it again after another status is the team's to judge, team.callback_keys). A team
+ * desk records these in the team database before it imports the file, as the team keeps them
+ * (teamCallbackCopy: the same copy serve stores), then stores each line under the key the team answered.
  */
 export async function eventsOfImport(
   stream: Readable,
   opts: Pick<ImportOptions, 'keys' | 'clock' | 'maxLineChars'>,
-): Promise<NewEvent[]> {
+): Promise<ImportLineEvent[]> {
   const maxLine = opts.maxLineChars ?? IMPORT_LINE_MAX_CHARS;
-  const out = new Map<string, NewEvent>();
+  const out: ImportLineEvent[] = [];
   const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
   let n = 0;
   try {
@@ -209,12 +227,12 @@ export async function eventsOfImport(
       const read = readLine(n, text);
       if (!('input' in read)) continue;
       const v = verifyCallback(read.input, opts.keys);
-      if (v.result !== 'verified' || out.has(v.callback.dedupeKey)) continue;
-      out.set(v.callback.dedupeKey, teamCallbackCopy(v.callback, 'import', opts.clock.now()));
+      if (v.result !== 'verified') continue;
+      out.push({ line: n, event: teamCallbackCopy(v.callback, 'import', opts.clock.now()) });
     }
   } finally {
     rl.close();
     stream.destroy();
   }
-  return [...out.values()];
+  return out;
 }

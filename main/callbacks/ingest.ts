@@ -5,13 +5,17 @@
 // only then look up the collection and interpret the rest of the payload. The exact bytes are stored as
 // the event payload. An unverified or malformed delivery stores nothing (see securityRecord).
 // Idempotent: the dedupe key is the reference and a hash of the body's canonical JSON, so a retried,
-// duplicated or re-imported callback is recognised whatever its whitespace or signature timestamp.
+// duplicated or re-imported callback is recognised whatever its whitespace or signature timestamp, while
+// the latest status it holds is that callback's; after another status, the same body is the service
+// saying it again, stored once more and flagged (callback-key.ts).
 import crypto from 'node:crypto';
 import type { Db } from '../store/sqlite/connection.js';
 import type { AppendOptions, Ledger } from '../collections/ledger.js';
 import { eventByKey } from '../store/sqlite/ledger/collection-events.js';
 import { collectionIdOf } from '../store/sqlite/ledger/intent-rows.js';
 import { callbackEvent, type CallbackSource, type VerifiedCallback } from './callback-event.js';
+import { callbackKeying, type CallbackKeying } from './callback-key.js';
+import { writeTransaction } from '../store/sqlite/transaction.js';
 import { callbackEvidence } from '../collections/evidence.js';
 import { parseCallbackBody } from '../service/callback-wire.js';
 import { readWireJson } from '../service/wire-json.js';
@@ -35,6 +39,8 @@ export interface IngestContext {
   now: number;
   /** What a verified callback is stored through. */
   ledger: Ledger;
+  /** A team desk's import: the key the team stored this callback under, or null for a repeat (see storeVerifiedCallback). */
+  teamKey?: string | null;
 }
 
 export type IngestOutcome =
@@ -237,13 +243,16 @@ export function duplicateOf(cb: VerifiedCallback, eventId: number, orphan: boole
 export function ingestCallback(db: Db, input: IngestInput, ctx: IngestContext): IngestOutcome {
   const v = verifyCallback(input, ctx.keys);
   if (v.result !== 'verified') return v;
-  return storeVerifiedCallback(ctx.ledger, db, v.callback, input.source, ctx.now);
+  return storeVerifiedCallback(ctx.ledger, db, v.callback, input.source, ctx.now, 'own', ctx.teamKey);
 }
 
 /**
- * The SQLite half: the local collection_events row (and its projection), idempotent by dedupe key.
- * In an append transaction of its own unless `transaction` is 'caller': a caller whose transaction is
- * rolled back whole on a throw (the group commit; see collections/ledger.ts Ledger.append).
+ * The SQLite half: the local collection_events row (and its projection), idempotent by dedupe key, and a
+ * body this desk holds judged a repeat or said again (callback-key.ts). In a write transaction of its own
+ * unless `transaction` is 'caller': a caller whose transaction is rolled back whole on a throw (the group
+ * commit; see collections/ledger.ts Ledger.append). `teamKey` (a team desk's import, recorded team-first):
+ * the key the team stored this callback under, or null when the team found it a repeat; the desk stores
+ * that and judges nothing itself, since its copy may be behind the record.
  */
 export function storeVerifiedCallback(
   ledger: Ledger,
@@ -252,24 +261,39 @@ export function storeVerifiedCallback(
   source: IngestInput['source'],
   now: number,
   transaction: AppendOptions['transaction'] = 'own',
+  teamKey?: string | null,
 ): IngestOutcome {
-  const { reference, warning } = cb;
-  const collectionId = collectionIdOf(db, reference);
-  // Keys stored before were 'callback:<digest>': a retry of one of those is still a duplicate.
-  const earlier = eventByKey(db, 'callback:' + cb.digest);
-  const orphan = collectionId === undefined;
-  if (earlier) return duplicateOf(cb, earlier.id, orphan);
-  const r = ledger.append(db, callbackEvent(cb, source, now, collectionId ?? null), { transaction });
-  if (!r.inserted) return duplicateOf(cb, r.eventId, orphan);
-  return {
-    result: 'imported',
-    reference,
-    status: cb.status,
-    orphan,
-    eventId: r.eventId,
-    kind: r.kind,
-    ...(warning ? { warning } : {}),
+  const store = (): IngestOutcome => {
+    const { reference, warning } = cb;
+    const collectionId = collectionIdOf(db, reference);
+    const orphan = collectionId === undefined;
+    const keying: CallbackKeying =
+      teamKey === undefined
+        ? callbackKeying(db, cb)
+        : teamKey === null
+          ? { repeats: eventByKey(db, cb.dedupeKey)?.id ?? 0 }
+          : { key: teamKey };
+    if ('repeats' in keying) return duplicateOf(cb, keying.repeats, orphan);
+    const keyed = { ...cb, dedupeKey: keying.key };
+    const r = ledger.append(db, callbackEvent(keyed, source, now, collectionId ?? null), { transaction: 'caller' });
+    if (!r.inserted) return duplicateOf(keyed, r.eventId, orphan);
+    return {
+      result: 'imported',
+      reference,
+      status: cb.status,
+      orphan,
+      eventId: r.eventId,
+      kind: r.kind,
+      ...(warning ? { warning } : {}),
+    };
   };
+  // The judgement reads what the append then writes: one transaction, whoever else writes the file.
+  if (transaction === 'caller') {
+    if (!db.inTransaction)
+      throw new Error("storeVerifiedCallback with transaction 'caller' must run inside a write transaction");
+    return store();
+  }
+  return writeTransaction(db, store);
 }
 
 /** How a refused delivery is counted in the security log, with a short sample (never the whole body). */

@@ -4,9 +4,10 @@
 //
 // - Keys: without the signing key or the service public key no callback could be verified: refused.
 // - Where first: a team desk records what the import stores (the verified callbacks, as the team keeps
-//   them: callbacks/import-jsonl.ts eventsOfImport) in the team database before it stores them, under the
-//   same keys, as the signed-in login (refused offline or for a role that may not import: nothing is
-//   stored). A team profile with no signed-in session (the CLI) imports nothing: a local-only copy would
+//   them: callbacks/import-jsonl.ts eventsOfImport) in the team database before it stores them, as the
+//   signed-in login (refused offline or for a role that may not import: nothing is stored); the team
+//   answers the key each line is stored under (a body it holds is a repeat, or said again after another
+//   status: team migration 18), and the desk stores each line under that key. A team profile with no signed-in session (the CLI) imports nothing: a local-only copy would
 //   never reach the other desks.
 // - Then the same ingestion as the local receiver: verified, idempotent, unknown references kept as orphans.
 import fs from 'node:fs';
@@ -70,9 +71,18 @@ export async function importCallbacks(
   const stream = () =>
     'file' in source ? fs.createReadStream(source.file, { encoding: 'utf8' }) : Readable.from([source.text]);
   const team = deps.team === 'not signed in' ? null : deps.team; // refused above
-  // What the team stored for this import counts as imported here even when the sync stored it first.
-  const storedFirst = team ? (await team.recordFirst(await eventsOfImport(stream(), opts), IMPORT_WHAT)).stored : null;
-  const local = storedFirst ? { ...opts, storedFirst } : opts;
+  let local: typeof opts & { storedFirst?: ReadonlySet<string>; teamKeys?: ReadonlyMap<number, string | null> } = opts;
+  if (team) {
+    // The team judges each line (new, a repeat, or said again after another status: team migration 18) and
+    // this desk stores what it answered. What the team stored counts as imported here even when the sync
+    // stored it first.
+    const lines = await eventsOfImport(stream(), opts);
+    const r = await team.recordFirst(
+      lines.map((l) => l.event),
+      IMPORT_WHAT,
+    );
+    local = { ...opts, storedFirst: r.stored, teamKeys: new Map(lines.map((l, i) => [l.line, r.keys[i] ?? null])) };
+  }
   return 'file' in source
     ? await importCallbacksJsonl(deps.db, source.file, local)
     : await importCallbacksText(deps.db, source.text, local);

@@ -97,6 +97,8 @@ interface Reading {
   hasConfirmedOutcome: boolean;
   /** The callback side's final statuses: distinct, in arrival order. */
   callbackStatuses: string[];
+  /** The callback side's last final status, in event order. */
+  lastCallbackStatus: string | null;
   lastCallbackOutcomeId: number;
   redirectOutcomes: ReconEvent[];
 }
@@ -122,10 +124,11 @@ function readCallbackOutcome(r: Reading, c: ReconCollection, e: ReconEvent, stat
   else r.sources.import = status;
   r.hasConfirmedOutcome = true;
   r.lastCallbackOutcomeId = Math.max(r.lastCallbackOutcomeId, e.id);
-  if (!r.callbackStatuses.includes(status)) {
-    r.callbackStatuses.push(status);
-    if (r.callbackStatuses.length > 1) raise(r, 'final_status_changed', e.id);
-  }
+  // Every change of the callback side's answer raises it at that event: a change back to an earlier status
+  // (the service said it again, callbacks/callback-key.ts) is open for review again after a resolution.
+  if (r.lastCallbackStatus !== null && r.lastCallbackStatus !== status) raise(r, 'final_status_changed', e.id);
+  r.lastCallbackStatus = status;
+  if (!r.callbackStatuses.includes(status)) r.callbackStatuses.push(status);
   if (status === 'COMPLETED' && r.completedAt === null) r.completedAt = e.received_at;
   const reported = reportedAmount(e, c.currency);
   if (reported.currency !== null && reported.currency !== c.currency) raise(r, 'currency_mismatch', e.id);
@@ -147,6 +150,7 @@ function readEvents(c: ReconCollection, events: readonly ReconEvent[]): Reading 
     completedAt: null,
     hasConfirmedOutcome: false,
     callbackStatuses: [],
+    lastCallbackStatus: null,
     lastCallbackOutcomeId: 0,
     redirectOutcomes: [],
   };

@@ -7,8 +7,10 @@
 //
 // serve's login reads no event key (keys hold the merchant reference; team migration 8), so it cannot
 // learn which keys an insert skipped from the insert itself: the group's one statement asks
-// team.events_stored yes or no for its keys and inserts only the new ones (store/pg/events.ts
-// insertUnstoredEvents: one round trip and one commit a group).
+// team.callback_keys (team migration 18) under which key each callback is stored, if at all, and inserts
+// those (store/pg/event-inserts.ts insertJudgedEvents: one round trip and one commit a group). A body
+// the record holds is a repeat while the reference's latest callback status is its own, and said again,
+// under `<key>:<n>`, after another (docs/team.md, "The service said it again").
 //
 // Verification runs before, in memory, with the RSA checks on worker threads (callbacks/verify-pool.ts).
 // After the commit, the group's journal entries are written and its deliveries answered while the next
@@ -19,7 +21,7 @@ import type { CallbackStore } from '../callbacks/callback-store.js';
 import { teamCallbackCopy, type VerifiedCallback } from '../callbacks/callback-event.js';
 import { duplicateOf, verifyCallback, type IngestOutcome, type Verification } from '../callbacks/ingest.js';
 import type { CallbackVerifier } from '../callbacks/verify-pool.js';
-import { appendUnstoredEvents, type NewTeamEvent } from '../team/events.js';
+import { appendJudgedEvents, type NewTeamEvent } from '../team/events.js';
 import { toTeamEvent } from '../team/record.js';
 import { TeamError, TeamUnavailableError } from '../team/errors.js';
 import type { ServeJournal } from './journal.js';
@@ -42,18 +44,21 @@ function isTeamUnavailable(err: unknown): boolean {
 /** Tries of a group when another writer stores one of its keys between the question and the insert. */
 const RACE_TRIES = 3;
 
-/** Stores the events whose keys are not stored yet; the seq of each stored now. */
-async function storeNew(pool: pg.Pool, events: NewTeamEvent[]): Promise<Map<string, number>> {
+/** What the record made of each event: stored now (its key, maybe said again, and seq), or not (undefined). */
+type Stored = Map<string, { key: string; seq: number }>;
+
+/** Stores the events the record judges new or said again; by each event's own key, what it was stored as. */
+async function storeNew(pool: pg.Pool, events: NewTeamEvent[]): Promise<Stored> {
   if (events.length === 0) return new Map();
   for (let attempt = 1; ; attempt++) {
     try {
-      const seqs = await appendUnstoredEvents(pool, events);
-      const seqOf = new Map<string, number>();
+      const judged = await appendJudgedEvents(pool, events);
+      const stored: Stored = new Map();
       events.forEach((e, i) => {
-        const seq = seqs[i];
-        if (seq !== null && seq !== undefined) seqOf.set(e.eventKey, seq);
+        const { key, seq } = judged[i]!;
+        if (key !== null && seq !== null) stored.set(e.eventKey, { key, seq });
       });
-      return seqOf;
+      return stored;
     } catch (e) {
       // unique_violation: stored meanwhile by another writer, and nothing of this try was; ask again.
       if (!(e instanceof TeamError && e.code === '23505') || attempt >= RACE_TRIES) throw e;
@@ -137,9 +142,9 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
       const events = [...byKey.values()];
       const t1 = performance.now();
       clock.start();
-      let seqOf: Map<string, number>;
+      let stored: Stored;
       try {
-        seqOf = await storeNew(pool, events);
+        stored = await storeNew(pool, events);
       } finally {
         clock.end();
       }
@@ -147,8 +152,12 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
       // while this one is journalled and answered.
       written?.();
       const t2 = performance.now();
+      // Journalled under the key the record holds it by (said again: `<key>:<n>`), so a rollback puts back that one.
       await journal?.keep(
-        events.map((event) => ({ event, seq: seqOf.get(event.eventKey) ?? null })),
+        events.map((event) => {
+          const s = stored.get(event.eventKey);
+          return s ? { event: { ...event, eventKey: s.key }, seq: s.seq } : { event, seq: null };
+        }),
         Date.now(),
       );
       stats.groups += 1;
@@ -159,10 +168,11 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
       return checked.map(({ v }): IngestOutcome => {
         if (v.result !== 'verified') return v;
         const cb = v.callback;
-        const seq = seqOf.get(cb.dedupeKey);
-        // Stored earlier (or twice in this group): the earlier row's seq is not asked for (no need).
-        if (seq === undefined) return duplicateOf(cb, 0, false);
-        seqOf.delete(cb.dedupeKey);
+        const s = stored.get(cb.dedupeKey);
+        // Stored earlier, a repeat (or twice in this group): the earlier row's seq is not asked for (no need).
+        if (s === undefined) return duplicateOf(cb, 0, false);
+        stored.delete(cb.dedupeKey);
+        const seq = s.seq;
         return {
           result: 'imported',
           reference: cb.reference,

@@ -107,6 +107,12 @@ export function textList(r: RawRow, column: string): string[] {
   const v = r[column];
   return Array.isArray(v) ? texts(v, column) : wrong(column, 'an array', v);
 }
+/** An array column of texts and NULLs (PostgreSQL's text[] with NULL elements). */
+export function textOrNullList(r: RawRow, column: string): (string | null)[] {
+  const v = r[column];
+  if (!Array.isArray(v)) return wrong(column, 'an array', v);
+  return v.map((x: unknown) => textOrNullValue(x, column));
+}
 /** An array column of booleans (PostgreSQL's boolean[]). */
 export function boolList(r: RawRow, column: string): boolean[] {
   const v = r[column];

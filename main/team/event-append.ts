@@ -1,7 +1,7 @@
 // Writing to the team's event log (events.ts reads it): each event checked, field by field, before one
 // statement stores the batch, idempotent by event key. seq, actor and recorded_at come from the database
-// (migration 1), never from here; the statements are store/pg/events.ts.
-import { insertEvents, insertUnstoredEvents, type EventInsertRow } from '../store/pg/event-inserts.js';
+// (migration 1), never from here; the statements are store/pg/event-inserts.ts.
+import { insertEvents, insertJudgedEvents, type EventInsertRow } from '../store/pg/event-inserts.js';
 import { EVENT_SOURCES, SIGNATURE_STATES, type EventSource, type SignatureState } from '../collections/model.js';
 import { TeamError, TeamFieldError, translatePgError } from './errors.js';
 import { queryableLogin, toSafeInteger, type Queryable } from './pool.js';
@@ -123,27 +123,36 @@ export async function appendEvents(db: Queryable, events: readonly NewTeamEvent[
   return { stored, duplicates };
 }
 
+/** What the record made of one event given to appendJudgedEvents. */
+export interface JudgedEvent {
+  /** The key it was stored under now (its own, or said again: `<key>:<n>`); null when nothing was stored. */
+  key: string | null;
+  /** The seq it was stored at now; null when nothing was stored. */
+  seq: number | null;
+}
+
 /**
- * appendEvents for a writer that may not read event keys back (serve's receiver, team migration 8), in one
- * statement: the keys must be distinct (leave out a repeat). For each event, in the order given, the seq
- * it was stored at now, or null when its key was stored already (earlier, by anyone). A key stored
- * meanwhile by another writer, after the statement's snapshot, fails the whole statement (a TeamError
- * with code 23505, nothing stored): ask again and retry.
+ * appendEvents for the writers whose callbacks the database judges (team migration 18: serve's receiver,
+ * which may not read event keys back, and a desk's import recorded team-first), in one statement: the keys
+ * must be distinct (leave out a repeat). For each event, in the order given, the key and seq it was stored
+ * under now, or nulls when nothing was stored: its key was stored already (earlier, by anyone), or it is a
+ * callback whose body the record holds while the reference's latest callback status is its own (a repeat).
+ * A callback whose body the record holds after another status is stored under `<key>:<n>` (said again).
  */
-export async function appendUnstoredEvents(db: Queryable, events: readonly NewTeamEvent[]): Promise<(number | null)[]> {
+export async function appendJudgedEvents(db: Queryable, events: readonly NewTeamEvent[]): Promise<JudgedEvent[]> {
   if (!Array.isArray(events)) throw new TeamFieldError('events', 'must be a list');
   const rows = events.map((e, i) => checkEvent(e, `events[${i}]`));
   if (rows.length === 0) return [];
-  let r: { stored: boolean[]; seqs: string[] };
+  let r: { keys: (string | null)[]; seqs: string[] };
   try {
-    r = await insertUnstoredEvents(db, rows);
+    r = await insertJudgedEvents(db, rows);
   } catch (e) {
     throw translatePgError(e, 'append events', queryableLogin(db));
   }
   // Drawn one row at a time in the order given (ORDER BY n), under one write turn: ascending is that order.
   let next = 0;
-  const seqs = r.stored.map((stored) => (stored ? null : toSafeInteger(r.seqs[next++]!, 'seq')));
-  if (seqs.length !== rows.length || next !== r.seqs.length)
-    throw new TeamError(`append events: ${rows.length} events sent, ${seqs.length} answered, ${r.seqs.length} stored`);
-  return seqs;
+  const out = r.keys.map((key) => ({ key, seq: key === null ? null : toSafeInteger(r.seqs[next++]!, 'seq') }));
+  if (out.length !== rows.length || next !== r.seqs.length)
+    throw new TeamError(`append events: ${rows.length} events sent, ${out.length} answered, ${r.seqs.length} stored`);
+  return out;
 }

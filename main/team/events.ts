@@ -1,7 +1,7 @@
 // The append-only event log every desktop pulls from: write (idempotent by event key) and read by
 // server sequence. seq, actor and recorded_at come from the database (migration 1), never from here.
 // This module shapes what is read; the statements are store/pg/events.ts. Writing (appendEvents,
-// appendUnstoredEvents, and the event a writer hands over, checked) is event-append.ts, exported from here
+// appendJudgedEvents, and the event a writer hands over, checked) is event-append.ts, exported from here
 // too, where every writer imports it.
 import {
   newestEventSeq,
@@ -16,7 +16,13 @@ import type { EventSource, SignatureState } from '../collections/model.js';
 import { TeamFieldError, translatePgError } from './errors.js';
 import { queryableLogin, toSafeInteger, type Queryable } from './pool.js';
 
-export { appendEvents, appendUnstoredEvents, type NewTeamEvent, type TeamAppendResult } from './event-append.js';
+export {
+  appendEvents,
+  appendJudgedEvents,
+  type JudgedEvent,
+  type NewTeamEvent,
+  type TeamAppendResult,
+} from './event-append.js';
 
 /** An event as stored. */
 export interface TeamEvent {

@@ -12,7 +12,8 @@
 // the table (SELECT for ACCESS SHARE; UPDATE, DELETE or TRUNCATE for the others), and only its owner,
 // the login that migrates, has one.
 import type pg from 'pg';
-import { TeamError, translatePgError } from './errors.js';
+import { withPooledClient } from '../store/pg/transaction.js';
+import { TeamError, TeamUnavailableError, translatePgError } from './errors.js';
 import { poolLogin } from './pool.js';
 import { teamMigrations, type TeamMigration } from './migrations/index.js';
 
@@ -27,11 +28,22 @@ export interface MigrateResult {
 }
 
 export async function migrate(pool: pg.Pool, migrations: TeamMigration[] = teamMigrations): Promise<MigrateResult> {
-  const latest = migrations.reduce((m, x) => Math.max(m, x.version), 0);
-  const client = await pool.connect().catch((e: unknown) => {
+  try {
+    // One connection for every step, listened to while it is out of the pool: PostgreSQL stopped hard in the
+    // middle of a step failed the step and, its 'error' heard by nobody, ended the process (a desk or serve
+    // at its start).
+    return await withPooledClient(pool, (client, markBroken) => migrateOn(client, markBroken, migrations));
+  } catch (e) {
     throw translatePgError(e, 'migrate the team database', poolLogin(pool));
-  });
-  let broken: Error | undefined;
+  }
+}
+
+async function migrateOn(
+  client: pg.PoolClient,
+  markBroken: (e: Error) => void,
+  migrations: TeamMigration[],
+): Promise<MigrateResult> {
+  const latest = migrations.reduce((m, x) => Math.max(m, x.version), 0);
   const step = async <T>(fn: () => Promise<T>, lock = true): Promise<T> => {
     await client.query('BEGIN');
     try {
@@ -40,9 +52,7 @@ export async function migrate(pool: pg.Pool, migrations: TeamMigration[] = teamM
       await client.query('COMMIT');
       return result;
     } catch (e) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
+      await client.query('ROLLBACK').catch(markBroken);
       throw e;
     }
   };
@@ -58,53 +68,49 @@ export async function migrate(pool: pg.Pool, migrations: TeamMigration[] = teamM
     }
     return current;
   };
-  try {
-    // The schema, the version table and the lock itself, before there is a lock to take: sessions
-    // racing to create them may collide (the loser's insert into the catalog fails once the winner
-    // commits), and the loser then finds them made.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await step(async () => {
-          await client.query('CREATE SCHEMA IF NOT EXISTS team');
-          await client.query(`CREATE TABLE IF NOT EXISTS team.schema_migrations (
-            version integer PRIMARY KEY,
-            name text NOT NULL,
-            applied_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-            applied_by name NOT NULL DEFAULT session_user
-          )`);
-          await client.query('CREATE TABLE IF NOT EXISTS team.migration_turn ()');
-          await client.query('REVOKE ALL ON team.migration_turn FROM PUBLIC');
-        }, false);
-        break;
-      } catch (e) {
-        if (attempt >= 5 || !CREATED_MEANWHILE.has((e as { code?: string }).code ?? '')) throw e;
-      }
-    }
-    const from = await step(version);
-    const applied: number[] = [];
-    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
-      if (m.version <= from) continue;
+  // The schema, the version table and the lock itself, before there is a lock to take: sessions
+  // racing to create them may collide (the loser's insert into the catalog fails once the winner
+  // commits), and the loser then finds them made.
+  for (let attempt = 1; ; attempt++) {
+    try {
       await step(async () => {
-        if (m.version <= (await version())) return; // applied meanwhile by another process
-        try {
-          await client.query(m.sql);
-        } catch (e) {
-          throw new TeamError(
-            `team migration ${m.version} (${m.name}) failed: ${(e as Error).message}`,
-            (e as { code?: string }).code,
-            {
-              cause: e,
-            },
-          );
-        }
-        await client.query('INSERT INTO team.schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
-        applied.push(m.version);
-      });
+        await client.query('CREATE SCHEMA IF NOT EXISTS team');
+        await client.query(`CREATE TABLE IF NOT EXISTS team.schema_migrations (
+          version integer PRIMARY KEY,
+          name text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+          applied_by name NOT NULL DEFAULT session_user
+        )`);
+        await client.query('CREATE TABLE IF NOT EXISTS team.migration_turn ()');
+        await client.query('REVOKE ALL ON team.migration_turn FROM PUBLIC');
+      }, false);
+      break;
+    } catch (e) {
+      if (attempt >= 5 || !CREATED_MEANWHILE.has((e as { code?: string }).code ?? '')) throw e;
     }
-    return { from, to: Math.max(from, latest), applied };
-  } catch (e) {
-    throw translatePgError(e, 'migrate the team database', poolLogin(pool));
-  } finally {
-    client.release(broken);
   }
+  const from = await step(version);
+  const applied: number[] = [];
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (m.version <= from) continue;
+    await step(async () => {
+      if (m.version <= (await version())) return; // applied meanwhile by another process
+      try {
+        await client.query(m.sql);
+      } catch (e) {
+        // The line lost in the middle of it is an outage (said as such by migrate's caller), not a failed migration.
+        if (translatePgError(e, 'migrate') instanceof TeamUnavailableError) throw e;
+        throw new TeamError(
+          `team migration ${m.version} (${m.name}) failed: ${(e as Error).message}`,
+          (e as { code?: string }).code,
+          {
+            cause: e,
+          },
+        );
+      }
+      await client.query('INSERT INTO team.schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      applied.push(m.version);
+    });
+  }
+  return { from, to: Math.max(from, latest), applied };
 }

@@ -6,7 +6,14 @@ import type { CollectionIntent } from '../collections/intent-row.js';
 import { teamEventKey, withTeamKey } from '../collections/event-key.js';
 export { intentEventKey, teamEventKey, withTeamKey } from '../collections/event-key.js';
 import type { EventKind } from '../collections/model.js';
-import { appendEvents, type TeamAppendResult, type NewTeamEvent, type TeamEvent } from './events.js';
+import {
+  appendEvents,
+  appendJudgedEvents,
+  type JudgedEvent,
+  type TeamAppendResult,
+  type NewTeamEvent,
+  type TeamEvent,
+} from './events.js';
 import { createIntent, type IntentGuards } from './intents.js';
 import { unverifiedNote, type EventVerifier } from './evidence.js';
 import { explainResolutionRefusal } from './resolutions.js';
@@ -162,21 +169,69 @@ export interface TeamFirstRecord {
    * and store them before the caller does: they are still this call's, not duplicates.
    */
   stored: ReadonlySet<string>;
+  /**
+   * For each event, in the order given, the key the record holds it under: its own, or for a callback the
+   * database judged said again, `<key>:<n>`; null for a callback it judged a repeat (nothing to store).
+   */
+  keys: (string | null)[];
 }
+
+/** A callback's body, whose key the database judges (team migration 18): serve's and an import's events. */
+const isCallback = (ev: NewEvent) => ev.source === 'callback' || ev.source === 'import';
 
 /**
  * A person's facts (a resolution, an import's callbacks) recorded in the team database before the desk
  * stores them. 1,000 a statement: a retry after a partial failure stores nothing twice (the log is
- * idempotent by key). Throws what recordEvents throws.
+ * idempotent by key). Callbacks are judged by the database, in the order given (new, a repeat, or said
+ * again after another status: team.callback_keys), as serve's are. Throws what recordEvents throws.
  */
 export async function recordTeamFirst(pool: pg.Pool, evs: readonly NewEvent[]): Promise<TeamFirstRecord> {
   const keyed = evs.map(withTeamKey);
   const stored = new Set<string>();
+  const keys: (string | null)[] = [];
+  const judged = keyed.length > 0 && keyed.every(isCallback);
   for (let i = 0; i < keyed.length; i += 1000) {
-    const r = await recordEvents(pool, keyed.slice(i, i + 1000));
+    const part = keyed.slice(i, i + 1000);
+    if (judged) {
+      for (const j of await recordJudged(pool, part)) {
+        keys.push(j.key);
+        if (j.key !== null) stored.add(j.key);
+      }
+      continue;
+    }
+    const r = await recordEvents(pool, part);
     for (const s of r.stored) stored.add(s.eventKey);
+    keys.push(...part.map((e) => e.dedupeKey ?? null));
   }
-  return { events: keyed, stored };
+  return { events: keyed, stored, keys };
+}
+
+/** Callbacks recorded under the keys the database judges them (appendJudgedEvents); repeats within `evs` are judged too. */
+async function recordJudged(pool: pg.Pool, evs: readonly NewEvent[]): Promise<JudgedEvent[]> {
+  // The statement takes distinct keys: a body repeated within the batch goes in the next statement, judged
+  // against what the first stored (a retry in the file is a repeat; after another status, said again).
+  const out: JudgedEvent[] = [];
+  let rest = [...evs];
+  while (rest.length) {
+    const seen = new Set<string>();
+    const now: NewEvent[] = [];
+    const later: NewEvent[] = [];
+    for (const e of rest) {
+      const k = e.dedupeKey ?? '';
+      if (seen.has(k) || later.length) later.push(e);
+      else {
+        seen.add(k);
+        now.push(e);
+      }
+    }
+    try {
+      out.push(...(await appendJudgedEvents(pool, now.map(toTeamEvent))));
+    } catch (e) {
+      throw await explainResolutionRefusal(pool, e);
+    }
+    rest = later;
+  }
+  return out;
 }
 
 /** What is recorded team-first, in words for the refusal ("may not resolve exceptions"). */

@@ -92,7 +92,7 @@ export const en = {
   'payment.team.claimed':
     'Payment {reference} is being sent by {heldBy} since {claimedAt}: only one desk sends a payment at a time. Their claim ends when its outcome is recorded, or at {expiresAt}. Nothing was sent.',
   'payment.team.claimedSelf':
-    'Payment {reference} is being sent by {heldBy} (this login, at another desk or window) since {claimedAt}: only one desk sends a payment at a time. Their claim ends when its outcome is recorded, or at {expiresAt}. Nothing was sent.',
+    'Payment {reference} is being sent by {heldBy}, this login, since {claimedAt}: at another desk or window, or at this desk before it was closed or lost power. Only one desk sends a payment at a time, so it can be sent again when that claim ends: as soon as its outcome is recorded, or at {expiresAt} at the latest. Nothing was sent.',
   // The screen.
   'payment.waiting':
     'The payment page is open in its own window: go through it with the customer. Closing it leaves the payment pending.',
@@ -282,7 +282,7 @@ export const fr: FrenchOf<typeof en> = {
   'payment.team.claimed':
     'Le paiement {reference} est en cours d’envoi par {heldBy} depuis le {claimedAt} : un seul poste envoie un paiement à la fois. Sa réservation prend fin quand le résultat est enregistré, ou le {expiresAt}. Rien n’a été envoyé.',
   'payment.team.claimedSelf':
-    'Le paiement {reference} est en cours d’envoi par {heldBy} (cet identifiant, à un autre poste ou dans une autre fenêtre) depuis le {claimedAt} : un seul poste envoie un paiement à la fois. Sa réservation prend fin quand le résultat est enregistré, ou le {expiresAt}. Rien n’a été envoyé.',
+    'Le paiement {reference} est en cours d’envoi par {heldBy}, cet identifiant, depuis le {claimedAt} : à un autre poste ou dans une autre fenêtre, ou à ce poste avant qu’il soit fermé ou privé de courant. Un seul poste envoie un paiement à la fois : il pourra être envoyé de nouveau quand cette réservation prendra fin, dès que son résultat sera enregistré, ou au plus tard le {expiresAt}. Rien n’a été envoyé.',
   'payment.waiting':
     'La page de paiement est ouverte dans sa propre fenêtre : parcourez-la avec le client. La fermer laisse le paiement en attente.',
   'payment.notForRole': 'Pas pour votre rôle',

@@ -227,6 +227,27 @@ describe('a re-send needs the team database claim', () => {
     expect(sent()).toBe(0);
     expect(windowsOpened).toBe(opened);
     expect(localCopy(deskA.core, ref3)).toEqual(before);
+
+    // The creator's own claim, held from before (this desk's process killed mid-send, or another window): the
+    // refusal says it may be this desk before it stopped, and when the payment can be sent again.
+    const ref4 = await unknownPaymentOn(deskA.core);
+    const own = await claimIntent(team.signIn(a), ref4);
+    sent = countInitialize();
+    const r4 = await deskA.d('payments.resend', { reference: ref4, card: card('558') });
+    const iso = '\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z';
+    expect(r4).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'conflict',
+        message: expect.stringMatching(
+          new RegExp(
+            `^Payment ${ref4} is being sent by ${a}, this login, since ${iso}: at another desk or window, or at this desk before it was closed or lost power\\. ` +
+              `Only one desk sends a payment at a time, so it can be sent again when that claim ends: as soon as its outcome is recorded, or at ${new Date(own.expiresAt).toISOString()} at the latest\\. Nothing was sent\\.$`,
+          ),
+        ),
+      },
+    });
+    expect(sent()).toBe(0);
     sb.controls.clearFaults();
   });
 });

@@ -1,6 +1,6 @@
 // What PostgreSQL spends per callback row of serve's group statement (issue 31), without serve: groups
 // of serve-like callback rows (payload and evidence as the bench's callbacks carry them) inserted as a
-// receiver login by the statement serve sends (store/pg/events.ts insertUnstoredEvents), durable, and
+// receiver login by the statement serve sends (store/pg/event-inserts.ts insertJudgedEvents), durable, and
 // the backend's own CPU per row read from /proc. `--hold` keeps the server afterwards and prints its URL,
 // for a closer look with psql (EXPLAIN ANALYZE of an insert names each trigger's time).
 //   npx tsx test/bench/serve-rows.ts [--groups N] [--group N] [--preload N] [--hold]
@@ -13,7 +13,7 @@ import { serverUrl, startServer, stopServerSync } from '../support/postgres-serv
 import { migrate } from '../../main/team/migrate.js';
 import { addOperator } from '../../main/operations/operators.js';
 import { openTeamPool } from '../../main/team/pool.js';
-import { insertUnstoredEvents, type EventInsertRow } from '../../main/store/pg/event-inserts.js';
+import { insertJudgedEvents, type EventInsertRow } from '../../main/store/pg/event-inserts.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -100,12 +100,12 @@ try {
   await client.connect();
   const pid = Number((await client.query('SELECT pg_backend_pid() AS p')).rows[0].p);
   const group = (size: number) => Array.from({ length: size }, callbackRow);
-  for (let done = 0; done < Number(opt.preload); done += 500) await insertUnstoredEvents(client, group(500));
-  for (let i = 0; i < 50; i++) await insertUnstoredEvents(client, group(GROUP)); // warm the plans
+  for (let done = 0; done < Number(opt.preload); done += 500) await insertJudgedEvents(client, group(500));
+  for (let i = 0; i < 50; i++) await insertJudgedEvents(client, group(GROUP)); // warm the plans
   const groups = Array.from({ length: GROUPS }, () => group(GROUP));
   const c0 = cpuMs(pid);
   const t0 = performance.now();
-  for (const g of groups) await insertUnstoredEvents(client, g);
+  for (const g of groups) await insertJudgedEvents(client, g);
   const wall = performance.now() - t0;
   const cpu = cpuMs(pid) - c0;
   const rows = GROUPS * GROUP;

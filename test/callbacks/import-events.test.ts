@@ -22,7 +22,7 @@ function file(): string {
   return (
     [
       { headers: { 'HMAC-Signature': hmacHeader(known, SIGNING_KEY) }, body: known },
-      // the same callback again, as its raw text: one event
+      // the same callback again, as its raw text: a line of its own (the team judges it a repeat)
       { headers: { 'hmac-signature': hmacHeader(known, SIGNING_KEY) }, body: JSON.stringify(known, null, 2) },
       { headers: { 'hmac-signature': hmacHeader(orphan, SIGNING_KEY) }, body: orphan },
       { headers: { 'hmac-signature': hmacHeader(forged, 'not-the-key') }, body: forged },
@@ -41,12 +41,19 @@ describe('eventsOfImport', () => {
       const count = () => db.prepare('SELECT COUNT(*) FROM collection_events').pluck().get() as number;
       const before = count();
 
-      const evs = await eventsOfImport(Readable.from([file()]), { keys: { signingKey: SIGNING_KEY }, clock });
+      const lines = await eventsOfImport(Readable.from([file()]), { keys: { signingKey: SIGNING_KEY }, clock });
       expect(count()).toBe(before);
-      expect(evs.map((e) => [e.merchantReference, e.status, e.signature, e.source])).toEqual([
-        ['MD-E-00000001', 'COMPLETED', 'verified', 'import'],
-        ['NOT-OURS-0002', 'FAILED', 'verified', 'import'],
+      expect(
+        lines.map((l) => [l.line, l.event.merchantReference, l.event.status, l.event.signature, l.event.source]),
+      ).toEqual([
+        [1, 'MD-E-00000001', 'COMPLETED', 'verified', 'import'],
+        [2, 'MD-E-00000001', 'COMPLETED', 'verified', 'import'],
+        [3, 'NOT-OURS-0002', 'FAILED', 'verified', 'import'],
       ]);
+      // The same body twice is one key: what the import stores is each key once.
+      const evs = lines
+        .map((l) => l.event)
+        .filter((e, i, all) => all.findIndex((x) => x.dedupeKey === e.dedupeKey) === i);
 
       const summary = await importCallbacksText(db, file(), { keys: { signingKey: SIGNING_KEY }, clock, ledger });
       expect(summary).toMatchObject({ imported: 2, duplicates: 1, badSignatures: 1, malformed: 1 });

@@ -5,6 +5,8 @@ import { startCallbackReceiver } from '../../main/callbacks/receiver.js';
 import { systemClock } from '../../main/clock.js';
 import { allFileBytes, CARDS, cardForm, leakNeedles, REDIRECT_URL, startHarness, type Harness } from './harness.js';
 import { sqliteCallbackStore } from '../../main/callbacks/callback-store.js';
+import { listExceptions } from '../../main/reconcile/exceptions.js';
+import { resolveException } from '../../main/reconcile/resolve.js';
 
 let h: Harness | undefined;
 const usedNumbers = new Set<string>();
@@ -256,6 +258,68 @@ describe('charge', () => {
       'outcome:COMPLETED',
       'final_status_changed:FAILED',
     ]);
+    expect(listCollections(h.db, { flagged: true }).rows.map((x) => x.merchantReference)).toEqual([ref]);
+  });
+
+  it('a final status changed back to one the service held before is a new flagged event, open for review again; its retry is a duplicate', async () => {
+    h = await startHarness();
+    const r = await h.charges.charge(form(CARDS.flip));
+    expect(r.outcome.kind).toBe('completed');
+    const ref = r.collection!.merchantReference;
+    const id = r.collection!.id;
+    await settle(h);
+    await h.sandbox.controls.flip(ref, 'FAILED');
+    await settle(h);
+    await h.sandbox.controls.flip(ref, 'COMPLETED');
+    await settle(h);
+    const open = () => listExceptions(h!.db).rows.filter((x) => x.merchantReference === ref);
+    expect(open().map((x) => x.kinds)).toEqual([['final_status_changed']]);
+    resolveException(h.ledger, h.db, { collectionId: id, note: 'issuer confirmed the payment', actor: 'kofi' });
+    expect(open()).toEqual([]);
+    // The issuer reverses it again: the service's callback is byte for byte the first FAILED one.
+    await h.sandbox.controls.flip(ref, 'FAILED');
+    await settle(h);
+    const c = getCollection(h.db, ref)!;
+    expect(c.events.filter((e) => e.source === 'callback').map((e) => `${e.kind}:${e.status}`)).toEqual([
+      'outcome:COMPLETED',
+      'final_status_changed:FAILED',
+      'final_status_changed:COMPLETED',
+      'final_status_changed:FAILED',
+    ]);
+    expect(c.collection).toMatchObject({ status: 'FAILED', flags: ['final_status_changed'], finalChanges: 3 });
+    // Open for review again, although a person resolved the change before.
+    expect(open().map((x) => x.kinds)).toEqual([['final_status_changed']]);
+    // The service sends the same callback once more while FAILED is what the desk holds: a repeat.
+    h.sandbox.controls.resendCallback(ref);
+    await settle(h);
+    expect(h.ingested.at(-1)).toMatchObject({ result: 'duplicate', reference: ref, status: 'FAILED' });
+    expect(getCollection(h.db, ref)!.events.filter((e) => e.source === 'callback')).toHaveLength(4);
+  });
+
+  it('callbacks that arrive in another order than the service sent them (its CANCELLED, then the COMPLETED before it): the desk shows the last to arrive and flags it "changed after final" for a person', async () => {
+    // The team day's failure: the COMPLETED callback failed 22 times, the CANCELLED after it was delivered, then
+    // COMPLETED's 23rd attempt. Nothing in a callback orders it, so the desk cannot know which is the service's
+    // last word; it must not look settled.
+    h = await startHarness();
+    h.sandbox.controls.setCallbackMode('reorder');
+    const r = await h.charges.charge(form(CARDS.approve));
+    expect(r.outcome).toMatchObject({ kind: 'completed', message: 'Approved' });
+    const ref = r.collection!.merchantReference;
+    await h.sandbox.controls.flip(ref, 'CANCELLED');
+    expect(await h.sandbox.controls.releaseCallbacks()).toBe(2); // newest first
+    await settle(h);
+    const c = getCollection(h.db, ref)!;
+    expect(
+      c.events.filter((e) => e.source !== 'intent' && e.source !== 'initiate').map((e) => `${e.source}:${e.status}`),
+    ).toEqual(['redirect:COMPLETED', 'callback:CANCELLED', 'callback:COMPLETED']);
+    expect(h.sandbox.controls.collection(ref).status).toBe('CANCELLED');
+    expect(c.collection).toMatchObject({ status: 'COMPLETED' });
+    expect(c.collection.flags).toContain('final_status_changed');
+    expect(
+      listExceptions(h.db)
+        .rows.filter((x) => x.merchantReference === ref)
+        .flatMap((x) => x.kinds),
+    ).toContain('final_status_changed');
     expect(listCollections(h.db, { flagged: true }).rows.map((x) => x.merchantReference)).toEqual([ref]);
   });
 

@@ -171,6 +171,49 @@ describe('two serve instances on one team database', () => {
     expect(bothSeqs.filter((s) => s === null)).toHaveLength(1);
   });
 
+  it('a callback said again after another status is stored once more, as said again, whichever instance answers it; a repeat while it is the latest is not', async () => {
+    const [a, b] = serves.map((s) => s.serve) as [Serve, Serve];
+    const completed = signedCallback(sb.signingKey);
+    const failed = signedCallback(sb.signingKey, { ref: completed.ref, status: 'FAILED' });
+    const result = async (r: Response) =>
+      r.status === 200 ? ((await r.json()) as { result: string }).result : r.status;
+    expect(await result(await post(a, completed))).toBe('stored');
+    expect(await result(await post(b, failed))).toBe('stored');
+    // The service goes back to COMPLETED: its callback is byte for byte the first one. Both instances get it.
+    const answers = await Promise.all([post(a, completed), post(b, completed)]);
+    expect((await Promise.all(answers.map(result))).sort()).toEqual(['duplicate', 'stored']);
+    // Delivered once more while COMPLETED is the latest: a repeat.
+    expect(await result(await post(b, completed))).toBe('duplicate');
+    const rows = await team.owner.query<{ status: string; event_key: string }>(
+      'SELECT status, event_key FROM team.events WHERE merchant_reference = $1 ORDER BY seq',
+      [completed.ref],
+    );
+    const base = rows.rows[0]!.event_key;
+    expect(rows.rows).toEqual([
+      { status: 'COMPLETED', event_key: base },
+      { status: 'FAILED', event_key: expect.stringMatching(/^callback:/) as unknown as string },
+      { status: 'COMPLETED', event_key: `${base}:2` },
+    ]);
+    // The instance that stored it journalled the key it was stored under (what it would put back after a rollback).
+    const kept = ['a', 'b'].flatMap((name) => {
+      const db = new Database(path.join(dir, `serve-${name}`, JOURNAL_FILE), { readonly: true });
+      try {
+        return db.prepare('SELECT event_key, seq FROM acknowledged WHERE event_key LIKE ?').all(`${base}%`) as {
+          event_key: string;
+          seq: number | null;
+        }[];
+      } finally {
+        db.close();
+      }
+    });
+    expect(
+      kept
+        .filter((k) => k.seq !== null)
+        .map((k) => k.event_key)
+        .sort(),
+    ).toEqual([base, `${base}:2`]);
+  });
+
   it(`the other takes over within the lease and a third of it (${LEASE_SECONDS} s) when the poller is killed`, async () => {
     const roles = await Promise.all(serves.map(async (s) => (await health(s.serve)).poller?.role));
     const active = serves[roles.indexOf('active')]!;

@@ -37,11 +37,14 @@ describe("an import's events in the team database", () => {
     const evs = await eventsOfImport(Readable.from([JSON.stringify({ headers, body }) + '\n']), { keys, clock });
     expect(evs).toHaveLength(1);
 
-    await recordEvents(pool, evs);
+    await recordEvents(
+      pool,
+      evs.map((l) => l.event),
+    );
 
     const stored = (
       await team.owner.query('SELECT status, amount_minor, currency, note FROM team.events WHERE event_key = $1', [
-        evs[0]!.dedupeKey,
+        evs[0]!.event.dedupeKey,
       ])
     ).rows;
     const v = verifyCallback({ body, headers, source: 'callback' }, keys);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
 import { withTeamKey } from '../../main/collections/event-key.js';
 import type { NewEvent } from '../../main/collections/event-rules.js';
-import { appendUnstoredEvents } from '../../main/team/events.js';
+import { appendJudgedEvents } from '../../main/team/events.js';
 import { recordEvents } from '../../main/team/record.js';
 import { pendingOutbox } from '../../main/collections/outbox.js';
 import { startOutboxPush } from '../../main/team/sync/push.js';
@@ -111,7 +111,7 @@ describe("a desk's own events, once the team record has them", () => {
     captureRedirect(own, id, reference, 'CANCELLED');
     // ...while serve's callback (the service's own later word: FAILED) reaches the record first, and this
     // desk applies it.
-    await appendUnstoredEvents(serve, [callbackEvent(intent, 'FAILED')]);
+    await appendJudgedEvents(serve, [callbackEvent(intent, 'FAILED')]);
     await own.sync.pullNow();
     // Only then does the outbox send the redirect: the record has it after the callback.
     const push = startOutboxPush({ pool: samPool, db: own.db, clock: systemClock, logger: quietLogger });
@@ -210,7 +210,7 @@ describe("a desk's own events, once the team record has them", () => {
       );
     answer({});
     answer({ source: 'redirect', kind: 'outcome', status: 'COMPLETED', signature: 'verified', paymentUrl: null });
-    await appendUnstoredEvents(serve, [callbackEvent(intent, 'COMPLETED')]);
+    await appendJudgedEvents(serve, [callbackEvent(intent, 'COMPLETED')]);
     await own.sync.pullNow();
     // An admin made the operator back office before the outbox sent them: both are refused.
     await setOperatorRole({ pool: team.owner }, operator, 'back_office');
@@ -301,7 +301,7 @@ describe("a desk's own events, once the team record has them", () => {
     const [altered, intact] = charges.map((c) => c.intent.merchantReference) as [string, string];
     await own.sync.pullNow();
     for (const { id, intent } of charges) captureRedirect(own, id, intent.merchantReference, 'CANCELLED');
-    await appendUnstoredEvents(
+    await appendJudgedEvents(
       serve,
       charges.map(({ intent }) => callbackEvent(intent, 'FAILED')),
     );

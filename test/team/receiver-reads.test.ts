@@ -112,17 +112,18 @@ describe("serve's receiver login", () => {
     );
     expect(outcomes.map((o) => o.result)).toEqual(['duplicate', 'imported', 'imported']);
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatch(/team\.events_stored[\s\S]*INSERT INTO team\.events/);
+    expect(sent[0]).toMatch(/team\.callback_keys[\s\S]*INSERT INTO team\.events/);
   });
 
-  it('a key another writer stores after its statement began and before its write turn: asked again, stored once', async () => {
+  it('a key another writer stores after its statement began and before its write turn: judged after it, stored once', async () => {
     const pool = team.signIn(receiver);
     const store = teamCallbackStore(pool);
     const keys = { signingKey: SIGNING_KEY };
     const backOffice = team.signIn(await team.addOperator('back_office'));
-    // Injected race: a desk's transaction holds the events' write turn with MD-RX-RACE-2's callback in it
-    // when the receiver's statement starts, and commits once that statement waits for the turn. The
-    // statement's own question (events_stored) could not see it: it fails on the key, and is asked again.
+    // Injected race: a desk's transaction holds the events' write turn with MD-RX-RACE-2's callback in it (the
+    // same callback, imported) when the receiver's statement starts, and commits once that statement waits
+    // for the turn. The statement's question (team.callback_keys) takes the turn first and then reads what
+    // committed: the desk's row, whose status is the delivery's own, so a repeat (team migration 18).
     const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
     let raced = false;
     (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args) => {
@@ -139,7 +140,8 @@ describe("serve's receiver login", () => {
           event({
             eventKey: theirs.event_key,
             merchantReference: 'MD-RX-RACE-2',
-            source: 'callback',
+            source: 'import',
+            status: 'COMPLETED',
             signature: 'verified',
           }),
         ]);

@@ -1,13 +1,13 @@
 // team.events' writes: the events a desk records (insertEvents) and the callbacks serve stores
-// (insertUnstoredEvents), each column sent as one binary text[] (text-arrays.ts), and whether keys are
+// (insertJudgedEvents), each column sent as one binary text[] (text-arrays.ts), and whether keys are
 // stored. seq, actor, recorded_at and the hash chain are the database's (migration 1), never sent from
 // here; the checks of what is written are the team's (main/team/events.ts). The reads are in events.ts.
 import type { Queryable } from './connection.js';
-import { boolList, onlyRow, rowMapper, text, textList } from '../columns.js';
+import { boolList, onlyRow, rowMapper, text, textList, textOrNullList } from '../columns.js';
 import { binaryTextArray } from './text-arrays.js';
 
 const seqKeyOf = rowMapper((r) => ({ seq: text(r, 'seq'), event_key: text(r, 'event_key') }));
-const storedSeqsOf = rowMapper((r) => ({ stored: boolList(r, 'stored'), seqs: textList(r, 'seqs') }));
+const judgedSeqsOf = rowMapper((r) => ({ keys: textOrNullList(r, 'keys'), seqs: textList(r, 'seqs') }));
 const storedOf = rowMapper((r) => boolList(r, 'stored'));
 
 /** An event row as the inserts take it (checked by the team before): text, or null, as PostgreSQL reads it. */
@@ -101,36 +101,39 @@ export async function insertEvents(
 }
 
 /**
- * The same insert for a writer that may not read event_key (serve's login, migration 8), in ONE statement
- * (one round trip, one commit): it asks team.events_stored which keys are stored (it may ask that, yes or
- * no, for keys it holds: $1, the rows' keys), inserts the others in the order given, and reads back only
- * their seqs. It names no conflict target (that would need SELECT on event_key) and skips no conflict: a
- * key another writer stores after this statement's snapshot and before its write turn fails the statement
- * whole (23505), and the caller asks again. The keys must be distinct (the caller leaves out a repeat).
+ * The insert of the writers whose keys the database judges (team migration 18): serve's groups of callbacks,
+ * and a desk's import recorded team-first. In ONE statement (one round trip, one commit): team.callback_keys
+ * takes the events' write turn and answers, for each row in the order given, the key to store it under or
+ * NULL (a key stored already; for a callback body, a repeat of what the record's latest callback says; one
+ * said again after another status gets its number); the rows with a key are inserted under it, in that
+ * order, and only their seqs are read back. A writer that may not read event_key (serve's login, migration
+ * 8) learns nothing but those answers. It names no conflict target (that would need SELECT on event_key):
+ * the turn is held from the question to the commit, so no writer stores a key in between. The keys must be
+ * distinct (the caller leaves out a repeat).
  */
-const INSERT_UNSTORED_EVENTS = `
-WITH stored AS (SELECT team.events_stored($1::text[]) AS s),
+const INSERT_JUDGED_EVENTS = `
+WITH judged AS (SELECT team.callback_keys($1::text[], $2::text[], $4::text[], $6::text[]) AS k),
 added AS (
   INSERT INTO team.events (${EVENT_COLUMNS})
-  SELECT ${EVENT_VALUES}
-  FROM ${EVENT_ROWS}, stored
-  WHERE NOT stored.s[n]
+  SELECT ${EVENT_VALUES.replace('e.event_key', 'judged.k[n]')}
+  FROM ${EVENT_ROWS}, judged
+  WHERE judged.k[n] IS NOT NULL
   ORDER BY n
   RETURNING seq
 )
-SELECT (SELECT s FROM stored) AS stored, ARRAY(SELECT seq FROM added ORDER BY seq) AS seqs`;
+SELECT (SELECT k FROM judged) AS keys, ARRAY(SELECT seq FROM added ORDER BY seq) AS seqs`;
 
 /**
- * Inserts the rows whose keys are not stored yet; for each row whether it was stored already, and the seqs
- * of those inserted now, ascending: drawn one row at a time in the order given, under one write turn, so
- * the i-th seq is the i-th row not stored before.
+ * Inserts the rows under the keys the database judges them (INSERT_JUDGED_EVENTS): for each row the key it
+ * was stored under now, or null when nothing was stored, and the seqs of those stored, ascending: drawn one
+ * row at a time in the order given, under one write turn, so the i-th seq is the i-th row with a key.
  */
-export async function insertUnstoredEvents(
+export async function insertJudgedEvents(
   db: Queryable,
   rows: readonly EventInsertRow[],
-): Promise<{ stored: boolean[]; seqs: string[] }> {
-  const r = await db.query(INSERT_UNSTORED_EVENTS, eventParams(rows));
-  return onlyRow(r.rows, storedSeqsOf);
+): Promise<{ keys: (string | null)[]; seqs: string[] }> {
+  const r = await db.query(INSERT_JUDGED_EVENTS, eventParams(rows));
+  return onlyRow(r.rows, judgedSeqsOf);
 }
 
 /** For each key, whether an event of that key is stored (team.events_stored, migration 8: serve may ask it). */

@@ -17,6 +17,7 @@ import { sql as m014 } from './014-operator-notify.js';
 import { sql as m015 } from './015-restore-events.js';
 import { sql as m016 } from './016-serve-scale.js';
 import { sql as m017 } from './017-cheaper-row-triggers.js';
+import { sql as m018 } from './018-callback-said-again.js';
 
 export interface TeamMigration {
   version: number;
@@ -42,4 +43,5 @@ export const teamMigrations: TeamMigration[] = [
   { version: 15, name: 'restore-events', sql: m015 },
   { version: 16, name: 'serve-scale', sql: m016 },
   { version: 17, name: 'cheaper-row-triggers', sql: m017 },
+  { version: 18, name: 'callback-said-again', sql: m018 },
 ];

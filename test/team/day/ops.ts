@@ -592,12 +592,10 @@ export async function runOp(w: DayWorld, op: Op, i: number, log: DayLog): Promis
           controlRefused(e, `complete ${c.merchant_reference}`, log);
         }
       } else {
-        // Never back to a final status the service held before: that callback is the same bytes as the first
-        // one, which serve and the desks store once, as a repeated delivery (the day found it: the desks then
-        // show the status the service left; docs/team.md, "The team day", says what is not covered).
+        // Back to a final status the service held before too: that callback is byte for byte the earlier one,
+        // stored again as "said again" and flagged (docs/team.md, "The service said it again").
         const done = inService.filter(
-          (c) =>
-            c.status !== 'PENDING' && c.allow_final_status_change && !c.history.some((h) => h.status === op.status),
+          (c) => c.status !== 'PENDING' && c.status !== op.status && c.allow_final_status_change,
         );
         const c = done[op.pick % Math.max(1, done.length)];
         if (!c) return void line('flip: nothing final to change');

@@ -2,7 +2,18 @@
 // (collections/ledger.ts Ledger.append decides what is stored and why) and the look-up by dedupe key.
 import type { ReadDb, WriteDb } from '../connection.js';
 import { readStatement, statement } from '../statements.js';
-import { int, intOrNull, maybe, num, rowMapper, text, textOrNull, texts, type RawRow } from '../../columns.js';
+import {
+  int,
+  intOrNull,
+  maybe,
+  num,
+  rowMapper,
+  text,
+  textOrNull,
+  textValue,
+  texts,
+  type RawRow,
+} from '../../columns.js';
 
 /**
  * A collection_events row as SQLite returns it: the one definition the read models and the rules pick
@@ -103,6 +114,21 @@ export function eventByKey(db: ReadDb, dedupeKey: string): { id: number; kind: s
   );
 }
 const eventKeyOf = rowMapper((r) => ({ id: int(r, 'id'), kind: text(r, 'kind') }));
+
+/**
+ * The status of a reference's newest callback-side event (source callback or import, with a status), by this
+ * desk's order; undefined when it has none. What callbacks/callback-key.ts judges a callback said again by.
+ */
+export function latestCallbackStatus(db: ReadDb, reference: string): string | undefined {
+  const v: unknown = readStatement(
+    db,
+    `SELECT status FROM collection_events
+      WHERE merchant_reference = ? AND source IN ('callback', 'import') AND status IS NOT NULL
+      ORDER BY id DESC LIMIT 1`,
+    'pluck',
+  ).get(reference);
+  return v === undefined ? undefined : textValue(v, 'status');
+}
 
 /** Which of the dedupe keys of a JSON array of texts are stored already (one statement for a whole set). */
 export function storedKeysIn(db: ReadDb, keysJson: string): string[] {
