@@ -231,6 +231,17 @@ async function shoot(name: string, ...ops: Operator[]) {
 
 // ---- the verdict ---------------------------------------------------------------------------------
 
+/** What the team's intents of `currency` add up to at the service, failed and cancelled ones left out (whole units). */
+async function collectedTodayAtTheService(currency: string): Promise<number> {
+  const r = await team.owner.query<{ merchant_reference: string; amount_minor: string }>(
+    'SELECT merchant_reference, amount_minor FROM team.intents WHERE currency = $1',
+    [currency],
+  );
+  return r.rows
+    .filter((i) => !['FAILED', 'CANCELLED'].includes(sb.controls.collection(i.merchant_reference).status))
+    .reduce((sum, i) => sum + Number(i.amount_minor), 0);
+}
+
 /** The team record and the service's own record, as they stand now. */
 async function truthNow(): Promise<Truth> {
   const intents = await team.owner.query<{
@@ -397,6 +408,12 @@ test('round 2: ann and carl press Charge at the same instant; each window and re
   await Promise.all([expectAnnounced(ANN, 'Approved', 'COMPLETED'), expectAnnounced(CARL, 'Declined', 'FAILED')]);
   await expect(a.getByRole('region', { name: 'Receipt' })).toContainText(ugx(annPay.amount));
   await expect(c.getByRole('region', { name: 'Receipt' })).toContainText(ugx(carlPay.amount));
+
+  // ada's Payment options, open all along, follows the team's day: the UGX card option's "Collected today"
+  // is what the service collected for the whole team (declined and reversed payments not counted).
+  const collected = (await collectedTodayAtTheService('UGX')).toLocaleString('en');
+  const ugxCard = ad.getByRole('table', { name: 'Payment options' }).getByRole('row', { name: /\(UGX\)/ });
+  await expect(ugxCard.first()).toContainText(new RegExp(`[^\\d,]${collected} UGX \\(`));
 
   // kofi's detail, open all along, follows the change: declined now, changed after final.
   await expect(detail).toContainText('Declined', { timeout: 20_000 });
