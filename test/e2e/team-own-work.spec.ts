@@ -26,7 +26,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { test, expect, type Page } from '@playwright/test';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
-import { startServe, type Serve } from '../serve/harness.js';
+import { startServe, stopServe, type Serve } from '../serve/harness.js';
 import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
 import {
   connectTeamDesk,
@@ -132,11 +132,7 @@ test.afterAll(async () => {
     const log = path.join(d.app.dataDir, 'logs', 'merchant-desk.log');
     stopped.push([d, code, fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-3000) : d.app.stderr()]);
   }
-  let serveCode: number | null | undefined;
-  if (serve && serve.child.exitCode === null) {
-    serve.child.kill('SIGTERM');
-    serveCode = await serve.exited;
-  }
+  const serveCode = await stopServe(serve);
   await sb?.close();
   await team?.stop();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
