@@ -28,7 +28,13 @@ import {
   type ImportCallbacksDeps,
   type ImportSource,
 } from '../operations/import-callbacks.js';
-import { exportReport, runningExports, type ExportDeps, type ExportJob } from '../operations/export.js';
+import {
+  exportReport,
+  runningExports,
+  type ExportDeps,
+  type ExportFormat,
+  type ExportJob,
+} from '../operations/export.js';
 import { fullRuns, type ReconcileDeps } from '../operations/reconcile.js';
 import { resolve, type ResolveRequest } from '../operations/resolve.js';
 import { saveSettingsChange, type SwitchProfileDeps } from '../operations/switch-profile.js';
@@ -103,10 +109,11 @@ function exportOperations(d: Pick<DeskParts, 'clock' | 'db' | 'events' | 'onClos
     /** Throws when export `exportId` is running (asked before a save dialog opens). */
     checkExportFree: (exportId: string) => running.checkFree(exportId),
     /** Writes `job` to `file` as export `exportId`; its progress goes out as 'reports.progress'. */
-    exportReport: (exportId: string, job: ExportJob, file: string, o: { bom: boolean }) =>
+    exportReport: (exportId: string, job: ExportJob, file: string, o: { format: ExportFormat; bom: boolean }) =>
       // run() checks the id again: a second request with it may have started while a dialog was open.
       running.run(exportId, (signal) =>
         exportReport(deps(), job, file, {
+          format: o.format,
           bom: o.bom,
           signal,
           onProgress: (p) => d.events.emit('reports.progress', { exportId, ...p }),

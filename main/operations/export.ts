@@ -1,5 +1,5 @@
-// Exporting a report, in one place (issue 28): the balance report or the collections CSV for a date range,
-// written on a worker thread (reports/). Reports (the IPC handlers in ipc/handlers/reports.ts) and
+// Exporting a report, in one place (issue 28): the balance report or the collections report for a date
+// range, as CSV or as an .xlsx workbook (issue 42), written on a worker thread (reports/). Reports (the IPC handlers in ipc/handlers/reports.ts) and
 // `merchant-desk export` (cli/commands/export.ts) are thin adapters over it: each says where the file goes
 // (the save dialog, the exports folder, --out) and how progress is shown.
 //
@@ -8,9 +8,22 @@
 // applied, up to its last pull (the status bar says when that was).
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
-import { runExport, ReportError, type ExportJob, type ExportProgress, type ExportResult } from '../reports/index.js';
+import path from 'node:path';
+import {
+  runExport,
+  ReportError,
+  type ExportFormat,
+  type ExportJob,
+  type ExportProgress,
+  type ExportResult,
+} from '../reports/index.js';
 
-export type { ExportJob, ExportProgress, ExportResult };
+export type { ExportFormat, ExportJob, ExportProgress, ExportResult };
+
+/** The format a file's name asks for: a workbook for .xlsx, CSV for any other name (as before there was a choice). */
+export function formatOfFile(file: string): ExportFormat {
+  return path.extname(file).toLowerCase() === '.xlsx' ? 'xlsx' : 'csv';
+}
 
 /** The report asked for, as a person gives it: the kind and the range (the balance report needs both ends). */
 export interface ExportRequest {
@@ -49,12 +62,13 @@ export function exportReport(
   deps: ExportDeps,
   job: ExportJob,
   out: string,
-  o: { bom?: boolean; signal?: AbortSignal; onProgress?: (p: ExportProgress) => void } = {},
+  o: { format?: ExportFormat; bom?: boolean; signal?: AbortSignal; onProgress?: (p: ExportProgress) => void } = {},
 ): Promise<ExportResult> {
   return runExport({
     dbFile: deps.db.name,
     job,
     out,
+    format: o.format ?? 'csv',
     bom: o.bom ?? false,
     now: deps.clock.now(),
     stalePendingAfterMs: deps.stalePendingAfterMs(),

@@ -6,6 +6,7 @@ import {
   snapshotCount,
   snapshotsInRange,
   walletsObservedBefore,
+  type SnapshotRow,
 } from '../store/sqlite/read/balances-report.js';
 import {
   amountCell,
@@ -66,19 +67,31 @@ interface WalletStats {
   count: number;
 }
 
+/** One line of the balance report's summary: a balance of a wallet over the range. */
+export interface BalanceSummaryLine {
+  currency: string;
+  walletType: string;
+  balance: (typeof MEASURES)[number];
+  opening: number;
+  closing: number;
+  lowest: number;
+  highest: number;
+  openingAt: number | null;
+  closingAt: number | null;
+  snapshots: number;
+}
+
 /**
- * Balance report: the summary (per currency and wallet type, for each balance: opening = the value in
- * effect at `from`, or the first one in range; closing; lowest; highest; change) to `writeSummary`, and
- * every snapshot in range to `writeSnapshots`.
+ * The balance report, whatever its format: every snapshot in range to `onSnapshot` as it is read, then
+ * the summary (per currency and wallet type, for each balance: opening = the value in effect at `from`,
+ * or the first one in range; closing; lowest; highest) from what was read.
  */
-export function writeBalancesCsv(
+export function walkBalances(
   db: ReadDb,
   params: BalancesReportParams,
-  summary: LineSink,
-  snaps: LineSink,
+  onSnapshot: (r: SnapshotRow) => void,
   progress?: ProgressFn,
-): { rows: number; wallets: number } {
-  const time = timeFormatter(params.tz);
+): { rows: number; summary: BalanceSummaryLine[] } {
   const total = snapshotCount(db, params.from, params.to);
   progress?.(0, total);
   const stats = new Map<string, WalletStats>();
@@ -99,27 +112,12 @@ export function writeBalancesCsv(
     });
   }
 
-  snaps.push(BALANCE_SNAPSHOT_COLUMNS.map(plainCell).join(',') + EOL);
   let n = 0;
-  const it = snapshotsInRange(db, params.from, params.to);
-  for (const r of it) {
-    const [at, cur, wt] = r;
+  for (const r of snapshotsInRange(db, params.from, params.to)) {
+    onSnapshot(r);
+    const at = r[0];
     const values = [r[3], r[4], r[5], r[6]];
-    snaps.push(
-      time(at) +
-        ',' +
-        textCell(cur) +
-        ',' +
-        textCell(wt) +
-        ',' +
-        values.map((v) => amountCell(v, cur)).join(',') +
-        ',' +
-        r[7] +
-        ',' +
-        numberCell(r[8]) +
-        EOL,
-    );
-    const s = stats.get(`${cur}\u0000${wt}`);
+    const s = stats.get(`${r[1]}\u0000${r[2]}`);
     if (s) {
       if (!s.opening) {
         s.opening = values;
@@ -137,31 +135,91 @@ export function writeBalancesCsv(
     }
     if (++n % 10_000 === 0) progress?.(n, total);
   }
-  snaps.flush();
 
-  summary.push(BALANCE_SUMMARY_COLUMNS.map(plainCell).join(',') + EOL);
+  const summary: BalanceSummaryLine[] = [];
   for (const s of stats.values()) {
     if (!s.opening || !s.closing) continue;
     for (let i = 0; i < 4; i++) {
-      const c = s.currency;
-      summary.push(
-        [
-          textCell(c),
-          textCell(s.walletType),
-          MEASURES[i]!,
-          amountCell(s.opening[i], c),
-          amountCell(s.closing[i], c),
-          amountCell(s.low[i], c),
-          amountCell(s.high[i], c),
-          amountCell(s.closing[i]! - s.opening[i]!, c),
-          time(s.openingAt),
-          time(s.closingAt),
-          String(s.count),
-        ].join(',') + EOL,
-      );
+      summary.push({
+        currency: s.currency,
+        walletType: s.walletType,
+        balance: MEASURES[i]!,
+        opening: s.opening[i]!,
+        closing: s.closing[i]!,
+        lowest: s.low[i]!,
+        highest: s.high[i]!,
+        openingAt: s.openingAt,
+        closingAt: s.closingAt,
+        snapshots: s.count,
+      });
     }
   }
+  return { rows: n, summary };
+}
+
+/**
+ * Balance report as CSV: the summary (walkBalances; change = closing - opening) to `summary`, and every
+ * snapshot in range to `snaps`.
+ */
+export function writeBalancesCsv(
+  db: ReadDb,
+  params: BalancesReportParams,
+  summary: LineSink,
+  snaps: LineSink,
+  progress?: ProgressFn,
+): { rows: number; wallets: number } {
+  const time = timeFormatter(params.tz);
+  snaps.push(BALANCE_SNAPSHOT_COLUMNS.map(plainCell).join(',') + EOL);
+  const r = walkBalances(
+    db,
+    params,
+    (s) => {
+      const cur = s[1];
+      snaps.push(
+        time(s[0]) +
+          ',' +
+          textCell(cur) +
+          ',' +
+          textCell(s[2]) +
+          ',' +
+          amountCell(s[3], cur) +
+          ',' +
+          amountCell(s[4], cur) +
+          ',' +
+          amountCell(s[5], cur) +
+          ',' +
+          amountCell(s[6], cur) +
+          ',' +
+          s[7] +
+          ',' +
+          numberCell(s[8]) +
+          EOL,
+      );
+    },
+    progress,
+  );
+  snaps.flush();
+
+  summary.push(BALANCE_SUMMARY_COLUMNS.map(plainCell).join(',') + EOL);
+  for (const l of r.summary) {
+    const c = l.currency;
+    summary.push(
+      [
+        textCell(c),
+        textCell(l.walletType),
+        l.balance,
+        amountCell(l.opening, c),
+        amountCell(l.closing, c),
+        amountCell(l.lowest, c),
+        amountCell(l.highest, c),
+        amountCell(l.closing - l.opening, c),
+        time(l.openingAt),
+        time(l.closingAt),
+        String(l.snapshots),
+      ].join(',') + EOL,
+    );
+  }
   summary.flush();
-  progress?.(n, total);
-  return { rows: n, wallets: [...stats.values()].filter((s) => s.opening).length };
+  progress?.(r.rows, r.rows);
+  return { rows: r.rows, wallets: r.summary.length / 4 };
 }

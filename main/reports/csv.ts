@@ -11,12 +11,19 @@ export const EOL = '\r\n';
 
 const NEEDS_QUOTES = /[",\r\n]/;
 
-/** A text cell: guarded against formula injection (a leading ' when it starts with = + - @ tab CR), then quoted if needed. */
+/**
+ * The formula-injection guard of every report's text cells, CSV and .xlsx alike: a leading ' when the
+ * text starts with = + - @ TAB CR (the same set as csv-stringify's escape_formulas).
+ */
+export function guardFormula(v: string): string {
+  const c = v.charCodeAt(0);
+  return c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13 ? "'" + v : v;
+}
+
+/** A text cell: guarded against formula injection (guardFormula), then quoted if needed. */
 export function textCell(v: string | null | undefined): string {
   if (v === null || v === undefined || v === '') return '';
-  const c = v.charCodeAt(0);
-  // = + - @ TAB CR (the same set as csv-stringify's escape_formulas)
-  const s = c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13 ? "'" + v : v;
+  const s = guardFormula(v);
   return NEEDS_QUOTES.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
 }
 
@@ -55,22 +62,31 @@ const p2 = (n: number) => (n < 10 ? '0' + n : String(n));
 const p3 = (n: number) => (n < 10 ? '00' + n : n < 100 ? '0' + n : String(n));
 
 /**
+ * The offset from UTC in minutes in effect at a moment, in `tz`: the one a report's times are written in
+ * (timeFormatter's text, the .xlsx report's serial dates). Looked up once per quarter hour (offsets change
+ * on quarter hours at the finest): rows come in time order.
+ */
+export function offsetFinder(tz: TimeZoneOption = 'local'): (ms: number) => number {
+  if (tz !== 'local') return () => tz.offsetMinutes;
+  let lastQuarter = NaN;
+  let lastOffset = 0;
+  return (ms) => {
+    const quarter = Math.floor(ms / 900_000);
+    if (quarter !== lastQuarter) {
+      lastQuarter = quarter;
+      lastOffset = -new Date(ms).getTimezoneOffset();
+    }
+    return lastOffset;
+  };
+}
+
+/**
  * Formats ms since the epoch as ISO 8601 with the offset in effect ("2026-11-21T22:20:48.000+03:00").
  * 'local' uses the machine's time zone (with its daylight saving changes); tests pass a fixed offset.
  */
 export function timeFormatter(tz: TimeZoneOption = 'local'): (ms: number | null | undefined) => string {
   const days = new Map<number, string>();
-  let lastHour = NaN;
-  let lastOffset = 0;
-  const offsetAt = (ms: number): number => {
-    if (tz !== 'local') return tz.offsetMinutes;
-    const hour = Math.floor(ms / 900_000); // offsets change on quarter hours at the finest
-    if (hour !== lastHour) {
-      lastHour = hour;
-      lastOffset = -new Date(ms).getTimezoneOffset();
-    }
-    return lastOffset;
-  };
+  const offsetAt = offsetFinder(tz);
   const offsets = new Map<number, string>();
   // The text up to the minute ("2026-11-21T22:20:") and the offset, for the last minute seen: rows come
   // in time order, so most calls format only the seconds (one formatter per column keeps that true).

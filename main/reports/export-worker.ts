@@ -3,6 +3,7 @@
 //                in the file (export-parts.ts); the first worker counts the rows first, for progress
 //                (an export only reads: appending an event and the minute sweep keep reconciliation current)
 //   balances:    write the balance report's two files
+//   xlsx:        either report as one workbook (xlsx-writers.ts), written by this worker alone
 // Messages: {type:'total', total} | {type:'progress', done, total} (balances) | {type:'rows', rows} (a
 // part's rows, collections) | {type:'done', rows} | {type:'error', message}.
 import fs from 'node:fs';
@@ -13,6 +14,8 @@ import { BOM, FileSink, MemorySink } from './csv.js';
 import { partEnd, reportRowCount } from '../store/sqlite/read/collections-report.js';
 import { collectionRowsWriter } from './collection-rows.js';
 import { writeBalancesCsv } from './balances-writer.js';
+import { XlsxBook } from './xlsx-book.js';
+import { writeBalancesXlsx, writeCollectionsXlsx } from './xlsx-writers.js';
 import type { WorkerJob } from './export.js';
 import {
   claimPart,
@@ -54,7 +57,26 @@ function run(): void {
     }
   };
   try {
-    if (job.kind === 'collections') {
+    if (job.format === 'xlsx') {
+      const fd = fs.openSync(job.out, 'w');
+      try {
+        const book = new XlsxBook(fd);
+        const range = {
+          ...(job.from !== undefined ? { from: job.from } : {}),
+          ...(job.to !== undefined ? { to: job.to } : {}),
+        };
+        const tz = job.tz ? { tz: job.tz } : {};
+        const r =
+          job.kind === 'collections'
+            ? writeCollectionsXlsx(db, { ...range, ...tz }, book, progress)
+            : readTransaction(db, () => writeBalancesXlsx(db, { from: job.from!, to: job.to!, ...tz }, book, progress));
+        book.close();
+        fs.fsyncSync(fd);
+        post({ type: 'done', rows: r.rows });
+      } finally {
+        fs.closeSync(fd);
+      }
+    } else if (job.kind === 'collections') {
       const state = partsState(job.parts!);
       const range = {
         ...(job.from !== undefined ? { from: job.from } : {}),

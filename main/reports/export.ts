@@ -1,5 +1,7 @@
 // Runs a report export on a worker_thread: progress messages, cancel (AbortSignal -> the worker is
-// terminated and the partial FILE.part removed), and FILE appears only when complete (rename).
+// terminated and the partial FILE.part removed), and FILE appears only when complete (rename). As CSV
+// (the collections report's parts formatted by up to four workers) or as an .xlsx workbook (one worker:
+// its worksheet is one deflate stream, xlsx-book.ts).
 // The worker entry is export-worker.js next to this file in dist; under vitest/tsx (TypeScript source)
 // the .ts entry is loaded through tsx's ESM loader registered inside the worker.
 import fs from 'node:fs';
@@ -18,6 +20,9 @@ import { newPartsState, partsState, stopParts } from './export-parts.js';
 export type ExportJob =
   { kind: 'collections'; from?: number; to?: number } | { kind: 'balances'; from: number; to: number };
 
+/** CSV (stable columns for machines) or an .xlsx workbook of typed cells (for people's spreadsheets). */
+export type ExportFormat = 'csv' | 'xlsx';
+
 export interface ExportProgress {
   phase: 'starting' | 'reconciling' | 'writing';
   done: number;
@@ -28,8 +33,11 @@ export interface ExportOptions {
   /** The SQLite file (db.name of an open handle). */
   dbFile: string;
   job: ExportJob;
-  /** Destination CSV. The balance report also writes `snapshotsPathFor(out)`. */
+  /** Destination file. The balance report as CSV also writes `snapshotsPathFor(out)`. */
   out: string;
+  /** Default 'csv'. */
+  format?: ExportFormat;
+  /** CSV only: a UTF-8 byte-order mark first. */
   bom?: boolean;
   tz?: TimeZoneOption;
   now?: number;
@@ -46,6 +54,7 @@ export interface ExportResult {
 /** What a worker receives (workerData). */
 export interface WorkerJob {
   kind: 'collections' | 'balances';
+  format: ExportFormat;
   dbFile: string;
   out: string;
   snapshotsOut?: string;
@@ -160,8 +169,12 @@ export async function runExport(opts: ExportOptions): Promise<ExportResult> {
   }
   checkRange(job.from, job.to);
   if (opts.signal?.aborted) throw new ReportError('cancelled', 'export cancelled');
+  const format = opts.format ?? 'csv';
+  if (format === 'xlsx' && opts.bom)
+    throw new ReportError('validation', 'bom: a byte-order mark is for CSV files only', 'bom');
   const base: WorkerJob = {
     kind: 'collections',
+    format,
     dbFile: opts.dbFile,
     out: out + '.part',
     bom: opts.bom ?? false,
@@ -178,6 +191,15 @@ export async function runExport(opts: ExportOptions): Promise<ExportResult> {
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   opts.onProgress?.({ phase: 'starting', done: 0, total: 0 });
   try {
+    if (format === 'xlsx') {
+      // One worker writes the whole workbook; its progress comes as the balance report's does.
+      const r = await crew.run({ ...base, kind: job.kind }, (m) =>
+        opts.onProgress?.({ phase: 'writing', done: m.done ?? 0, total: m.total ?? 0 }),
+      );
+      if (crew.cancelled) throw new ReportError('cancelled', 'export cancelled; the partial file was removed');
+      fs.renameSync(base.out, out);
+      return { files: [out], rows: r.rows ?? 0 };
+    }
     if (job.kind === 'balances') {
       const snapshotsOut = snapshotsPathFor(out);
       temp.add(snapshotsOut + '.part');

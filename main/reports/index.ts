@@ -1,6 +1,7 @@
 export {
   runExport,
   snapshotsPathFor,
+  type ExportFormat,
   type ExportJob,
   type ExportOptions,
   type ExportProgress,

@@ -1,5 +1,6 @@
 // Which URLs the payment window may load (both shells): https, or plain http on a loopback address
 // when the profile talks to a local sandbox. No credentials in URLs, nothing else.
+import { getDomain } from 'tldts';
 import { isLoopbackHost } from '../service/loopback.js';
 
 export function isAllowedPaymentUrl(candidate: string, opts: { allowLoopbackHttp: boolean }): boolean {
@@ -29,42 +30,22 @@ export function isVettedExternalUrl(candidate: string): boolean {
 }
 
 /**
- * Second-level labels under a country code that are public suffixes (co.uk, co.ke, com.ng, ...): the
- * registrable domain is one label deeper there. Not the whole Public Suffix List; a name we do not
- * know is treated as registrable at two labels, which only matters for hosts under such a suffix.
+ * The registrable domain by the Public Suffix List (tldts, which ships the list): a host under a public
+ * suffix of the list's ICANN section ("co.ke", "nom.za", "*.ck") or of its private section (a shared
+ * host such as "github.io" or "herokuapp.com", where each customer's subdomain is someone else's site)
+ * is registrable one label below that suffix. Before the list replaced a hand-kept set of country-code
+ * second levels, "nom.za", "web.za", "us.com" and "github.io" were taken for registrable domains: a base
+ * URL under one let every other customer's host there through.
  */
-const CC_SECOND_LEVEL = new Set([
-  'ac',
-  'co',
-  'com',
-  'edu',
-  'go',
-  'gov',
-  'govt',
-  'info',
-  'ltd',
-  'me',
-  'mil',
-  'ne',
-  'net',
-  'nic',
-  'or',
-  'org',
-  'plc',
-  'sc',
-]);
+const PSL = { allowPrivateDomains: true, extractHostname: false } as const;
 
-/** "api.pay.example.co.ke" -> "example.co.ke"; null for IP addresses, single labels and trailing dots. */
+/** "api.pay.example.co.ke" -> "example.co.ke"; null for IP addresses, public suffixes, single labels and trailing dots. */
 export function registrableDomain(hostname: string): string | null {
   const h = hostname.toLowerCase();
   if (!h || h.endsWith('.') || h.includes(':') || h.startsWith('[') || /^\d{1,3}(\.\d{1,3}){3}$/.test(h)) return null;
   const labels = h.split('.');
   if (labels.length < 2 || labels.some((l) => l === '')) return null;
-  const tld = labels[labels.length - 1]!;
-  const sld = labels[labels.length - 2]!;
-  const depth = tld.length === 2 && CC_SECOND_LEVEL.has(sld) ? 3 : 2;
-  if (labels.length < depth) return null;
-  return labels.slice(-depth).join('.');
+  return getDomain(h, PSL);
 }
 
 /** Where the active profile's payment pages may live. */

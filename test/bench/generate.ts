@@ -16,6 +16,11 @@ export interface GenerateOptions {
   /** The last `ingestTargets` collections are left PENDING for the ingestion benchmark. */
   ingestTargets: number;
   now: number;
+  /**
+   * How many years the history spans, ending at `now` (default 1: the bench's year). A bigger history in
+   * one year is a busier merchant (each day and month holds more); over more years, a longer one.
+   */
+  years?: number;
   /** Makes the schema (default: this tree's openDatabase); ingest.ts passes an older tree's to compare. */
   open?: (file: string) => { close(): void };
 }
@@ -111,7 +116,12 @@ function rng(seed: number): () => number {
 export function generate(o: GenerateOptions): Generated {
   (o.open ?? openDatabase)(o.file).close(); // schema and migrations, as the app makes them
   const db = new Database(o.file);
-  db.pragma('journal_mode = OFF');
+  // A rollback journal, not the app's WAL: the whole history is one transaction, and in the WAL it was
+  // written twice (the WAL, as large as the database, then copied into the file on close: 3.3 GB written
+  // for a 1.77 GB year). A rollback journal keeps only the few pages that existed before the transaction
+  // (the empty schema's). journal_mode OFF, asked here before, is refused without an error: SQLite does
+  // not leave WAL for OFF in one step, and better-sqlite3's defensive mode refuses OFF anyway.
+  db.pragma('journal_mode = DELETE');
   db.pragma('foreign_keys = OFF'); // events are written before their collection row (ids are known)
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -262144');
@@ -144,8 +154,9 @@ export function generate(o: GenerateOptions): Generated {
   );
 
   const rand = rng(42);
-  const start = o.now - YEAR;
-  const step = Math.floor(YEAR / o.collections);
+  const span = Math.round(YEAR * (o.years ?? 1));
+  const start = o.now - span;
+  const step = Math.floor(span / o.collections);
   let eventId = 0;
   const targets: Generated['targets'] = [];
   const operators = ['Ann', 'Ben', 'Chloe'];
@@ -286,7 +297,7 @@ export function generate(o: GenerateOptions): Generated {
       for (const type of ['MERCHANT_COLLECTION', 'MERCHANT_PAYOUT'])
         wallets.push({ cur, type, avail: 50_000_000, unc: 1_000_000, res: 200_000 });
     const polls = Math.ceil(o.snapshots / 2);
-    const pstep = Math.floor(YEAR / polls);
+    const pstep = Math.floor(span / polls);
     let snaps = 0;
     for (let p = 1; p <= polls && snaps < o.snapshots; p++) {
       const at = start + p * pstep;

@@ -1,11 +1,14 @@
-// Reports screen end to end: export the collections CSV and the balance report from the window (in the
-// Chromium shell a file name only, saved in the data folder's exports/), check the files' content, see
-// errors named on their fields (a path is refused), and cancel an export of a large history.
+// Reports screen end to end: export the collections report and the balance report from the window, as
+// CSV and as Excel workbooks (in the Chromium shell a file name only, saved in the data folder's
+// exports/), check the files' content, see errors named on their fields (a path is refused), and cancel
+// an export of a large history.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
 import { openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
 import { bulkCollections, seeder, type Seeder } from './reconcile-seed.js';
+import { readXlsx, recordsOf } from '../support/xlsx.js';
+import { parseCsv } from '../support/csv.js';
 
 let app: RunningApp | undefined;
 let seed: Seeder | undefined;
@@ -17,39 +20,6 @@ test.afterEach(async () => {
   if (app) fs.rmSync(app.dataDir, { recursive: true, force: true });
   app = undefined;
 });
-
-/** RFC 4180 reader (quotes, doubled quotes, commas and newlines inside quotes). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += ch;
-  }
-  if (cell !== '' || row.length) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows;
-}
 
 function record(rows: string[][], key: string, value: string): Record<string, string> | undefined {
   const [header, ...body] = rows;
@@ -67,30 +37,30 @@ async function savedPath(page: Page, form: string): Promise<string> {
   );
 }
 
-test('collections CSV and balance report are exported with their content, quoting and BOM; errors name the field', async () => {
+/** The app on the Reports screen with one approved KES 1,500.50 collection (its reference), whose customer is a formula. */
+async function reportsWithOneCharge(description: string): Promise<{ page: Page; ref: string; dataDir: string }> {
   app = await startApp();
   const { page } = app;
   seed = seeder(app);
   const s = seed;
-  const ref = await s.charge({
-    amount: '1500.50',
-    currency: 'KES',
-    description: 'Mug "blue", large',
-    customerName: '=1+2 Okello',
-  });
+  const ref = await s.charge({ amount: '1500.50', currency: 'KES', description, customerName: '=1+2 Okello' });
   await app.sandbox!.complete(ref, 'approve');
   await expect.poll(() => s.statusOf(ref)).toBe('COMPLETED');
-
   await openScreen(page, 'Reports');
-  const exportsDir = path.join(app.dataDir, 'exports');
+  return { page, ref, dataDir: app.dataDir };
+}
+
+test('collections CSV and balance report are exported with their content, quoting and BOM; errors name the field', async () => {
+  const { page, ref, dataDir } = await reportsWithOneCharge('Mug "blue", large');
+  const exportsDir = path.join(dataDir, 'exports');
   await expect(page.getByText("Files are saved in the app's exports folder")).toContainText(exportsDir);
 
   // Collections, no BOM, all dates.
-  const coll = page.getByRole('form', { name: 'Collections CSV' });
-  const collPath = await savedPath(page, 'Collections CSV');
+  const coll = page.getByRole('form', { name: 'Collections report' });
+  const collPath = await savedPath(page, 'Collections report');
   expect(collPath.startsWith(exportsDir + path.sep)).toBe(true);
   await coll.getByRole('button', { name: 'Export collections' }).click();
-  const collResult = page.getByRole('status', { name: 'Collections CSV result' });
+  const collResult = page.getByRole('status', { name: 'Collections report result' });
   await expect(collResult).toContainText('Exported 1 row.');
   await expect(collResult).toContainText(collPath);
   await expect(collResult).toContainText(`Open ${exportsDir} in your file manager`);
@@ -145,7 +115,7 @@ test('collections CSV and balance report are exported with their content, quotin
   await coll.getByRole('button', { name: 'Export collections' }).click();
   await expect(coll.getByText('Enter a file name ending in .csv.')).toBeVisible();
   await expect(saveTo).toHaveAttribute('aria-invalid', 'true');
-  for (const notAName of ['../report.csv', path.join(app.dataDir, 'report.csv')]) {
+  for (const notAName of ['../report.csv', path.join(dataDir, 'report.csv')]) {
     await saveTo.fill(notAName);
     await coll.getByRole('button', { name: 'Export collections' }).click();
     await expect(coll.getByText('must be a plain file name')).toBeVisible();
@@ -169,8 +139,8 @@ test('an export of a large history shows progress and can be cancelled; the part
   seed = seeder(app);
   bulkCollections(seed.db, 400_000);
   await openScreen(page, 'Reports');
-  const coll = page.getByRole('form', { name: 'Collections CSV' });
-  const out = await savedPath(page, 'Collections CSV');
+  const coll = page.getByRole('form', { name: 'Collections report' });
+  const out = await savedPath(page, 'Collections report');
   await coll.getByRole('button', { name: 'Export collections' }).click();
   const bar = coll.getByRole('progressbar');
   await expect(bar).toBeVisible();
@@ -184,4 +154,46 @@ test('an export of a large history shows progress and can be cancelled; the part
   expect(fs.existsSync(dir) ? fs.readdirSync(dir) : []).toEqual([]);
   // It can run again afterwards (and the form is usable).
   await expect(coll.getByRole('button', { name: 'Export collections' })).toBeEnabled();
+});
+
+test('both reports as Excel workbooks: typed cells a spreadsheet opens as numbers and dates', async () => {
+  const { page, ref, dataDir } = await reportsWithOneCharge('Mug blue large');
+
+  const coll = page.getByRole('form', { name: 'Collections report' });
+  const name = coll.getByLabel('File name');
+  // A name typed for a CSV follows the format; the byte-order mark is for CSV only.
+  await name.fill('june.csv');
+  await coll.getByLabel('Format').selectOption({ label: 'Excel workbook (.xlsx)' });
+  await expect(name).toHaveValue('june.xlsx');
+  await expect(coll.getByLabel('Add a byte-order mark (for Excel)')).toHaveCount(0);
+  await expect(coll.getByText('A name only, ending in .xlsx')).toBeVisible();
+  await coll.getByRole('button', { name: 'Export collections' }).click();
+  const result = page.getByRole('status', { name: 'Collections report result' });
+  const collPath = path.join(dataDir, 'exports', 'june.xlsx');
+  await expect(result).toContainText('Exported 1 row.');
+  await expect(result).toContainText(collPath);
+  await page.screenshot({ path: screenshotPath('reports-xlsx-done'), fullPage: true });
+  const [sheet] = await readXlsx(collPath);
+  const row = recordsOf(sheet!).records.find((r) => r.merchant_reference!.value === ref)!;
+  expect(row.amount).toMatchObject({ type: 'number', value: 1500.5, numFmt: '#,##0.00' });
+  expect(row.created_at).toMatchObject({ type: 'date', numFmt: 'yyyy-mm-dd hh:mm:ss' });
+  expect(row.customer_name).toMatchObject({ type: 'text', value: "'=1+2 Okello" }); // the CSV's formula guard
+  expect(row.open_exception!.type).toBe('boolean');
+
+  // The balance report: one workbook, its summary and its snapshots on two sheets; a default name.
+  const bal = page.getByRole('form', { name: 'Balance report' });
+  await bal.getByLabel('Format').selectOption('xlsx');
+  const balName = await bal.getByLabel('File name').inputValue();
+  expect(balName).toMatch(/^balances-.*\.xlsx$/);
+  await bal.getByRole('button', { name: 'Export balance report' }).click();
+  const balResult = page.getByRole('status', { name: 'Balance report result' });
+  const balPath = path.join(dataDir, 'exports', balName);
+  await expect(balResult).toContainText(balPath);
+  await expect(balResult.getByRole('listitem')).toHaveCount(1);
+  const sheets = await readXlsx(balPath);
+  expect(sheets.map((x) => x.name)).toEqual(['Summary', 'Snapshots']);
+  const ugx = recordsOf(sheets[0]!).records.find((r) => r.currency!.value === 'UGX')!;
+  expect(ugx.opening).toMatchObject({ type: 'number', numFmt: '#,##0' }); // UGX: no decimals
+  expect(recordsOf(sheets[1]!).records[0]!.observed_at!.type).toBe('date');
+  await page.screenshot({ path: screenshotPath('reports-xlsx-balance-done'), fullPage: true });
 });

@@ -6,6 +6,7 @@ import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { dataPaths } from '../../main/settings/paths.js';
 import { History } from '../reconcile/fixtures.js';
 import { tempDir } from '../support/tmp.js';
+import { readXlsx, recordsOf } from '../support/xlsx.js';
 
 function cli(dataDir: string, ...args: string[]) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'main/cli/main.ts', '--data-dir', dataDir, ...args], {
@@ -110,4 +111,32 @@ describe('merchant-desk reconcile and export (end to end on a temp data folder)'
       stderr: expect.stringMatching(/"balances" or "collections"/),
     });
   }, 120_000); // a dozen CLI processes, each started through tsx: slow on a busy machine, not a timing check
+
+  it('--out FILE.xlsx writes a workbook of typed cells; --bom is for CSV only', async () => {
+    const { dataDir, refs } = prepare();
+    const out = path.join(dataDir, 'collections.xlsx');
+    const r = cli(dataDir, 'export', 'collections', '--out', out);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(out);
+    const [sheet] = await readXlsx(out);
+    const rows = recordsOf(sheet!).records;
+    expect(rows.map((x) => x.merchant_reference!.value)).toEqual(refs);
+    expect(rows.map((x) => [x.amount!.type, x.amount!.value, x.amount!.numFmt])).toEqual([
+      ['number', 50_000, '#,##0'],
+      ['number', 123.45, '#,##0.00'],
+    ]);
+    expect(rows[0]!.created_at).toMatchObject({ type: 'date', value: new Date(Date.UTC(2026, 10, 5, 10, 0, 1)) });
+    expect(rows[0]!.description!.value).toBe("'=2+3 cash order");
+
+    const bal = path.join(dataDir, 'balances.xlsx');
+    const b = cli(dataDir, 'export', 'balances', '--from', '2026-11-05', '--to', '2026-11-05', '--out', bal);
+    expect(b.code).toBe(0);
+    expect(b.stdout.trim().split('\n')).toEqual([bal]);
+    expect((await readXlsx(bal)).map((x) => x.name)).toEqual(['Summary', 'Snapshots']);
+
+    expect(cli(dataDir, 'export', 'collections', '--out', out, '--bom')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--bom is for CSV files/),
+    });
+  }, 120_000);
 });

@@ -15,86 +15,16 @@ import {
 import { StringSink } from '../../main/reports/csv.js';
 import { collectionsBaselineQuery, partEnd } from '../../main/store/sqlite/read/collections-report.js';
 import { claimPart, newPartsState, partsState } from '../../main/reports/export-parts.js';
-import { resolveException } from '../../main/reconcile/index.js';
-import { History, testDb, ledger, reconciler } from '../reconcile/fixtures.js';
+import { testDb, reconciler } from '../reconcile/fixtures.js';
+import { balanceDay, bulk, threeCollections } from './histories.js';
 
-import type { Db } from '../../main/store/sqlite/connection.js';
+import { records } from '../support/csv.js';
 const UTC3 = { offsetMinutes: 180 };
-
-/** Minimal RFC 4180 reader for assertions (quoted fields, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let q = false;
-  const endCell = () => {
-    row.push(cell);
-    cell = '';
-  };
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (q) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') q = false;
-      else cell += ch;
-    } else if (ch === '"') q = true;
-    else if (ch === ',') endCell();
-    else if (ch === '\r' && text[i + 1] === '\n') {
-      endCell();
-      rows.push(row);
-      row = [];
-      i++;
-    } else cell += ch;
-  }
-  if (cell || row.length) {
-    endCell();
-    rows.push(row);
-  }
-  return rows;
-}
-
-function records(file: string): Record<string, string>[] {
-  const [head, ...rest] = parseCsv(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
-  return rest.map((r) => Object.fromEntries(head!.map((h, i) => [h, r[i]!])));
-}
-
-function bulk(db: Db, n: number, t0: number): void {
-  const ins = db.prepare(
-    `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, operator, redirect_url, status, status_changed_at)
-     VALUES (?, ?, ?, 'KES', 'Bulk order number', 'Bulk, "Customer"', 'op', 'https://merchant-desk.invalid/return', 'PENDING', ?)`,
-  );
-  db.transaction(() => {
-    for (let i = 0; i < n; i++) ins.run(`MD-BULK-${i}`, t0 + i * 1000, 1000 + i, t0 + i * 1000);
-  })();
-}
 
 describe('collections CSV export', () => {
   it('writes every field, each source status, the reconciliation outcome and the resolution note', async () => {
     const { db, file, dir } = testDb();
-    const h = new History(db, Date.UTC(2026, 10, 3, 21, 30, 0));
-    const a = h.collection({
-      amountMinor: 150_000,
-      currency: 'UGX',
-      description: '=cmd|calc!A1 order',
-      customerName: '+256 Jane, "JJ"',
-    });
-    h.accepted(a);
-    h.redirect(a, 'COMPLETED');
-    h.callback(a, 'COMPLETED');
-    const b = h.collection({ amountMinor: 2_550, currency: 'USD', customerName: '@admin', customerEmail: null });
-    h.accepted(b);
-    h.callback(b, 'COMPLETED', { amountMinor: 2_500 });
-    const c = h.collection({ amountMinor: 1_234, currency: 'BHD', customerName: 'Ünïcødé Ltd' });
-    h.rejected(c);
-    reconciler.due(db, { now: h.t });
-    resolveException(
-      ledger,
-      db,
-      { collectionId: b, note: 'Short by 0.50,\nrefund "agreed"', actor: 'Ann' },
-      { now: h.t },
-    );
+    const { h } = threeCollections(db);
 
     const out = path.join(dir, 'collections.csv');
     const res = await runExport({ dbFile: file, job: { kind: 'collections' }, out, bom: true, tz: UTC3, now: h.t });
@@ -539,19 +469,7 @@ describe('collections CSV export', () => {
 describe('balance report CSV', () => {
   it('opening, closing, lowest, highest and change per currency and wallet type, plus every snapshot', async () => {
     const { db, file, dir } = testDb();
-    const h = new History(db);
-    const day = Date.UTC(2026, 10, 10);
-    h.poll(day - 3600_000, [{ currency: 'KES', actualMinor: 10_000 }]); // before the range: the opening
-    h.poll(day + 1000, [
-      { currency: 'KES', actualMinor: 5_000 },
-      { currency: 'UGX', actualMinor: 700_000 },
-    ]);
-    h.poll(day + 2000, [{ currency: 'KES', actualMinor: 25_000 }]);
-    h.poll(day + 3000, [
-      { currency: 'KES', actualMinor: 20_000 },
-      { currency: 'UGX', actualMinor: 650_000, walletType: 'MERCHANT_PAYOUT' },
-    ]);
-    h.poll(day + 86_400_000 + 5, [{ currency: 'KES', actualMinor: 1 }]); // after the range
+    const { day } = balanceDay(db);
     const out = path.join(dir, 'balances.csv');
     const res = await runExport({
       dbFile: file,

@@ -142,6 +142,50 @@ describe('reports over IPC, without a save dialog', () => {
     close();
   });
 
+  it('an .xlsx workbook: its name ends in .xlsx, the balance report is one file, a byte-order mark is refused', async () => {
+    const { db, dataDir, call, close } = setup();
+    addCollections(db, 3);
+    const exportsDir = path.join(dataDir, 'exports');
+    const base = { exportId: 'x1', kind: 'collections', format: 'xlsx' };
+    expect(await call('reports.export', { ...base, fileName: 'report.csv' })).toMatchObject({
+      ok: false,
+      error: { field: 'fileName', message: /end in \.xlsx/ },
+    });
+    expect(await call('reports.export', { ...base, fileName: 'report.xlsx', bom: true })).toMatchObject({
+      ok: false,
+      error: { field: 'bom' },
+    });
+    expect(await call('reports.export', { ...base, format: 'ods', fileName: 'report.ods' })).toMatchObject({
+      ok: false,
+      error: { field: 'format' },
+    });
+    const out = path.join(exportsDir, 'report.xlsx');
+    expect(await call('reports.export', { ...base, fileName: 'report.xlsx' })).toMatchObject({
+      ok: true,
+      value: { status: 'done', rows: 3, files: [{ path: out, bytes: fs.statSync(out).size }] },
+    });
+    expect(fs.readFileSync(out).subarray(0, 2).toString()).toBe('PK'); // a ZIP package
+    expect(await call('reports.export', { ...base, exportId: 'x2' })).toMatchObject({
+      ok: true,
+      value: { files: [{ path: path.join(exportsDir, 'collections.xlsx') }] },
+    });
+    // One workbook for the balance report: a CSV's "-snapshots" file beside it is no clash.
+    fs.writeFileSync(path.join(exportsDir, 'bal-snapshots.csv'), 'keep me');
+    const bal = path.join(exportsDir, 'bal.xlsx');
+    expect(
+      await call('reports.export', {
+        ...base,
+        exportId: 'b',
+        kind: 'balances',
+        from: 0,
+        to: Date.now(),
+        fileName: 'bal.xlsx',
+      }),
+    ).toMatchObject({ ok: true, value: { status: 'done', files: [{ path: bal }] } });
+    expect(fs.readFileSync(path.join(exportsDir, 'bal-snapshots.csv'), 'utf8')).toBe('keep me');
+    close();
+  });
+
   it('refuses any path from the renderer with a field error, and writes nothing anywhere', async () => {
     const { db, dataDir, call, seen, close } = setup();
     addCollections(db, 3);
@@ -240,6 +284,23 @@ describe('reports over IPC, with the shell save dialog', () => {
       error: { field: 'to' },
     });
     expect(asked).toHaveLength(3);
+    close();
+  });
+
+  it('an .xlsx workbook: the dialog offers one, and the chosen name ends in .xlsx', async () => {
+    const dir = tempDir();
+    const asked: { defaultName: string; filters: unknown }[] = [];
+    const { db, call, close } = setup({
+      chooser: async (o) => (asked.push({ defaultName: o.defaultName, filters: o.filters }), path.join(dir, 'chosen')),
+    });
+    addCollections(db, 2);
+    const r = await call('reports.export', { exportId: 'x', kind: 'collections', format: 'xlsx' });
+    const file = path.join(dir, 'chosen.xlsx');
+    expect(r).toMatchObject({ ok: true, value: { status: 'done', rows: 2, files: [{ path: file }] } });
+    expect(asked).toEqual([
+      { defaultName: 'collections.xlsx', filters: [{ name: 'Excel workbook', extensions: ['xlsx'] }] },
+    ]);
+    expect(fs.readdirSync(dir)).toEqual(['chosen.xlsx']);
     close();
   });
 

@@ -73,6 +73,27 @@ describe('registrableDomain', () => {
     expect(registrableDomain('[::1]')).toBeNull();
     expect(registrableDomain('example.com.')).toBeNull();
   });
+  it('follows the Public Suffix List: suffixes a hand-kept list missed, wildcard rules, shared hosts', () => {
+    // Country-code second levels beyond the usual co/com/org, and generic ones under a gTLD.
+    expect(registrableDomain('api.shop.nom.za')).toBe('shop.nom.za');
+    expect(registrableDomain('pay.merchant.web.za')).toBe('merchant.web.za');
+    expect(registrableDomain('pay.merchant.us.com')).toBe('merchant.us.com');
+    expect(registrableDomain('api.example.com.ng')).toBe('example.com.ng');
+    expect(registrableDomain('api.merchant.gov.rw')).toBe('merchant.gov.rw');
+    // A wildcard rule (*.ck): every second level is a public suffix.
+    expect(registrableDomain('pay.example.co.ck')).toBe('example.co.ck');
+    // Shared hosts from the list's private section: each customer's subdomain is its own site.
+    expect(registrableDomain('merchant.github.io')).toBe('merchant.github.io');
+    expect(registrableDomain('pay.merchant.herokuapp.com')).toBe('merchant.herokuapp.com');
+    // A public suffix alone is no one's domain.
+    for (const suffix of ['co.ke', 'nom.za', 'us.com', 'github.io', 'herokuapp.com', 'com', 'example.ck']) {
+      expect(registrableDomain(suffix), suffix).toBeNull();
+    }
+    // Empty labels, IPs and bracketed hosts are never a domain.
+    expect(registrableDomain('a..example.com')).toBeNull();
+    expect(registrableDomain('.example.com')).toBeNull();
+    expect(registrableDomain('10.0.0.1')).toBeNull();
+  });
 });
 
 describe('isPaymentPageUrl (openExternal and the payment window)', () => {
@@ -114,6 +135,40 @@ describe('isPaymentPageUrl (openExternal and the payment window)', () => {
       '',
     ]) {
       expect(isPaymentPageUrl(u, live), u).toBe(false);
+    }
+  });
+  it("refuses another customer's host under a public suffix the base URL shares", () => {
+    const cases: [string, string[], string[]][] = [
+      [
+        'https://api.shop.nom.za/v1',
+        ['https://checkout.shop.nom.za/pay', 'https://shop.nom.za/pay'],
+        ['https://evil.nom.za/pay', 'https://nom.za/pay'],
+      ],
+      ['https://pay.merchant.us.com/v1', ['https://checkout.merchant.us.com/pay'], ['https://evil.us.com/pay']],
+      [
+        'https://merchant.github.io/pay',
+        ['https://merchant.github.io/other'],
+        ['https://evil.github.io/pay', 'https://github.io/pay'],
+      ],
+      [
+        'https://api.merchant.herokuapp.com',
+        ['https://pay.merchant.herokuapp.com/p'],
+        ['https://evil.herokuapp.com/p', 'https://herokuapp.com/p'],
+      ],
+      ['https://api.example.co.ck', ['https://pay.example.co.ck/p'], ['https://evil.co.ck/p', 'https://co.ck/p']],
+      ['https://api.example.com.ng', ['https://pay.example.com.ng/p'], ['https://evil.com.ng/p']],
+    ];
+    for (const [baseUrl, allowed, refused] of cases) {
+      const scope = { baseUrl, allowLoopbackHttp: false };
+      for (const u of allowed) expect(isPaymentPageUrl(u, scope), `${u} under ${baseUrl}`).toBe(true);
+      for (const u of refused) expect(isPaymentPageUrl(u, scope), `${u} under ${baseUrl}`).toBe(false);
+    }
+  });
+  it('a base URL that is a public suffix or an IP address allows its own origin only', () => {
+    for (const baseUrl of ['https://github.io', 'https://co.ke', 'https://10.1.2.3']) {
+      const scope = { baseUrl, allowLoopbackHttp: false };
+      expect(isPaymentPageUrl(`${baseUrl}/pay`, scope), baseUrl).toBe(true);
+      expect(isPaymentPageUrl(`https://evil.${new URL(baseUrl).hostname}/pay`, scope), baseUrl).toBe(false);
     }
   });
   it('allows the exact origin of a payment URL initialize returned, and nothing else on that host', () => {

@@ -1,14 +1,17 @@
-// merchant-desk export balances|collections: the same CSV reports as the app, streamed on a worker
-// thread; progress on stderr; Ctrl-C stops and removes the partial file. FILE appears only when complete.
+// merchant-desk export balances|collections: the same reports as the app, streamed on a worker thread,
+// as CSV or, when --out names an .xlsx file, as a workbook; progress on stderr; Ctrl-C stops and removes
+// the partial file. FILE appears only when complete.
 import { withWorkspace } from '../workspace.js';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { parseDateBound, ReportError } from '../../reports/index.js';
-import { exportJob, exportReport } from '../../operations/export.js';
+import { exportJob, exportReport, formatOfFile } from '../../operations/export.js';
 
 const USAGE =
   'merchant-desk [--data-dir DIR] export balances --from DATE --to DATE --out FILE [--bom]\n' +
   '       merchant-desk [--data-dir DIR] export collections [--from DATE] [--to DATE] --out FILE [--bom]\n' +
-  '       DATE is YYYY-MM-DD (a whole local day; --to is inclusive) or an ISO 8601 time with offset';
+  '       DATE is YYYY-MM-DD (a whole local day; --to is inclusive) or an ISO 8601 time with offset\n' +
+  '       FILE ending in .xlsx is an Excel workbook (typed cells; the balance report on two sheets), any\n' +
+  '       other name CSV (--bom: a byte-order mark first; the balance report in two files)';
 
 function bound(v: string | undefined, flag: string, edge: 'start' | 'end'): number | undefined {
   if (v === undefined) return undefined;
@@ -21,7 +24,7 @@ function bound(v: string | undefined, flag: string, edge: 'start' | 'end'): numb
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'export the balance or collections report as CSV',
+  summary: 'export the balance or collections report as CSV or .xlsx',
   usage: USAGE,
   async run(args, ctx) {
     const { values, positionals } = parseCommandArgs({
@@ -39,7 +42,10 @@ export const exportCommand: Command = {
     if (what !== 'balances' && what !== 'collections')
       throw new UsageError('say what to export: "balances" or "collections"');
     if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
-    if (!values.out) throw new UsageError('--out FILE is required: where to write the CSV');
+    if (!values.out) throw new UsageError('--out FILE is required: where to write the report (.csv or .xlsx)');
+    const format = formatOfFile(values.out);
+    if (format === 'xlsx' && values.bom)
+      throw new UsageError('--bom is for CSV files: an .xlsx workbook has no byte-order mark');
     const from = bound(values.from, '--from', 'start');
     const to = bound(values.to, '--to', 'end');
     if (from !== undefined && to !== undefined && to <= from) throw new UsageError('--to must not be before --from');
@@ -62,6 +68,7 @@ export const exportCommand: Command = {
           job,
           values.out!,
           {
+            format,
             bom: values.bom,
             signal: ac.signal,
             onProgress: (p) => {

@@ -1,4 +1,4 @@
-// CSV exports (balance report, collections). The destination is the shell's save dialog when it has one
+// Report exports (balance report, collections) as CSV or as an .xlsx workbook. The destination is the shell's save dialog when it has one
 // (Electron); otherwise (the Chromium shell) a file in <data folder>/exports, named by the renderer with a
 // plain file name only (field 'fileName'; nothing overwritten) or by main from the dates. The renderer
 // never sends a path. 'reports.target' says which, and the folder.
@@ -17,9 +17,12 @@ const reportsExportRequest = z
     kind: z.enum(['balances', 'collections']),
     from: ms.optional(),
     to: ms.optional(),
+    /** Default 'csv'. */
+    format: z.enum(['csv', 'xlsx']).optional(),
+    /** CSV only. */
     bom: z.boolean().optional(),
-    /** Only when the shell has no save dialog: a plain name ending in .csv, saved in the exports folder. Default: from the dates. */
-    fileName: plainFileName.refine((n) => n.toLowerCase().endsWith('.csv'), { message: 'must end in .csv' }).optional(),
+    /** Only when the shell has no save dialog: a plain name ending in .csv (.xlsx for a workbook), saved in the exports folder. Default: from the dates. */
+    fileName: plainFileName.optional(),
     out: noPath,
     path: noPath,
   })
@@ -35,6 +38,15 @@ const reportsExportRequest = z
   .refine((r) => r.from === undefined || r.to === undefined || r.to > r.from, {
     message: 'must be after the start date',
     path: ['to'],
+  })
+  .superRefine((r, ctx) => {
+    const ext = `.${r.format ?? 'csv'}`;
+    if (r.fileName !== undefined && !r.fileName.toLowerCase().endsWith(ext))
+      ctx.addIssue({ code: 'custom', message: `must end in ${ext}`, path: ['fileName'] });
+  })
+  .refine((r) => r.format !== 'xlsx' || !r.bom, {
+    message: 'a byte-order mark is for CSV files only',
+    path: ['bom'],
   });
 
 const cancelRequest = z.object({ exportId });

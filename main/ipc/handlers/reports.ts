@@ -9,7 +9,7 @@ import type { Operations } from '../../app/desk-operations.js';
 import type { Queries } from '../../app/desk-queries.js';
 import type { ExportOutcome, reportsChannels } from '../contract/reports.js';
 import type { HandlersFor } from './types.js';
-import { snapshotsPathFor, ReportError, type ExportJob } from '../../reports/index.js';
+import { snapshotsPathFor, ReportError, type ExportFormat, type ExportJob } from '../../reports/index.js';
 import { exportJob } from '../../operations/export.js';
 import { isPlainFileName } from '../contract/file-name.js';
 
@@ -22,17 +22,19 @@ const taken = (file: string) => fs.lstatSync(file, { throwIfNoEntry: false }) !=
  * what keeps writes inside the folder). A name the person gave is never overwritten (field 'fileName');
  * a generated one gets "-2", "-3"... when taken.
  */
-function exportFileIn(folder: string, name: string, job: ExportJob, given: boolean): string {
-  if (!isPlainFileName(name) || path.extname(name).toLowerCase() !== '.csv') {
-    throw new ReportError('validation', 'must be a plain file name ending in .csv', 'fileName');
+function exportFileIn(folder: string, name: string, job: ExportJob, format: ExportFormat, given: boolean): string {
+  const ext = `.${format}`;
+  if (!isPlainFileName(name) || path.extname(name).toLowerCase() !== ext) {
+    throw new ReportError('validation', `must be a plain file name ending in ${ext}`, 'fileName');
   }
   fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-  const base = name.slice(0, -4);
+  const base = name.slice(0, -ext.length);
   for (let n = 1; n < 1000; n++) {
-    const file = path.join(folder, n === 1 ? name : `${base}-${n}.csv`);
+    const file = path.join(folder, n === 1 ? name : `${base}-${n}${ext}`);
     if (path.dirname(file) !== path.resolve(folder))
-      throw new ReportError('validation', 'must be a plain file name ending in .csv', 'fileName');
-    const clash = (job.kind === 'balances' ? [file, snapshotsPathFor(file)] : [file]).find(taken);
+      throw new ReportError('validation', `must be a plain file name ending in ${ext}`, 'fileName');
+    // The balance report as CSV writes a second file beside the first.
+    const clash = (job.kind === 'balances' && format === 'csv' ? [file, snapshotsPathFor(file)] : [file]).find(taken);
     if (!clash) return file;
     if (given)
       throw new ReportError(
@@ -43,17 +45,22 @@ function exportFileIn(folder: string, name: string, job: ExportJob, given: boole
   }
   throw new ReportError(
     'validation',
-    `too many files named ${base}-N.csv in ${folder}; choose a file name`,
+    `too many files named ${base}-N${ext} in ${folder}; choose a file name`,
     'fileName',
   );
 }
 
-function defaultName(job: ExportJob): string {
-  if (job.kind === 'balances') return `balances-${day(job.from)}-to-${day(job.to - 1)}.csv`;
+function defaultName(job: ExportJob, format: ExportFormat): string {
+  if (job.kind === 'balances') return `balances-${day(job.from)}-to-${day(job.to - 1)}.${format}`;
   return job.from !== undefined && job.to !== undefined
-    ? `collections-${day(job.from)}-to-${day(job.to - 1)}.csv`
-    : 'collections.csv';
+    ? `collections-${day(job.from)}-to-${day(job.to - 1)}.${format}`
+    : `collections.${format}`;
 }
+
+const FILTERS: Record<ExportFormat, { name: string; extensions: string[] }> = {
+  csv: { name: 'CSV', extensions: ['csv'] },
+  xlsx: { name: 'Excel workbook', extensions: ['xlsx'] },
+};
 
 /** What these handlers call on the desk. */
 export type ReportsOperations = Pick<Operations, 'cancelExport' | 'checkExportFree' | 'exportReport' | 'saveDialog'>;
@@ -61,7 +68,7 @@ export type ReportsQueries = Pick<Queries, 'exportsFolder'>;
 
 export const reportsHandlers = (ops: ReportsOperations, q: ReportsQueries): HandlersFor<typeof reportsChannels> => ({
   'reports.target': () => ({ canChoose: Boolean(ops.saveDialog()), folder: q.exportsFolder() }),
-  'reports.export': async ({ exportId, kind, from, to, bom, fileName }): Promise<ExportOutcome> => {
+  'reports.export': async ({ exportId, kind, from, to, format = 'csv', bom, fileName }): Promise<ExportOutcome> => {
     ops.checkExportFree(exportId);
     const job = exportJob({ kind, from, to });
     const choose = ops.saveDialog();
@@ -69,15 +76,16 @@ export const reportsHandlers = (ops: ReportsOperations, q: ReportsQueries): Hand
     if (choose) {
       const chosen = await choose({
         title: 'Save report as',
-        defaultName: defaultName(job),
-        filters: [{ name: 'CSV', extensions: ['csv'] }],
+        defaultName: defaultName(job, format),
+        filters: [FILTERS[format]],
       });
       if (!chosen) return { status: 'no_file_chosen' };
-      file = chosen;
+      // A workbook's name ends in .xlsx, whatever was typed in the dialog (a spreadsheet opens it by that).
+      file = format === 'xlsx' && path.extname(chosen).toLowerCase() !== '.xlsx' ? chosen + '.xlsx' : chosen;
     } else {
-      file = exportFileIn(q.exportsFolder(), fileName ?? defaultName(job), job, fileName !== undefined);
+      file = exportFileIn(q.exportsFolder(), fileName ?? defaultName(job, format), job, format, fileName !== undefined);
     }
-    const r = await ops.exportReport(exportId, job, file, { bom: bom ?? false });
+    const r = await ops.exportReport(exportId, job, file, { format, bom: bom ?? false });
     return { status: 'done', rows: r.rows, files: r.files.map((f) => ({ path: f, bytes: fs.statSync(f).size })) };
   },
   'reports.cancel': ({ exportId }) => ({ cancelled: ops.cancelExport(exportId) }),

@@ -118,8 +118,14 @@ async function references(w: World): Promise<{ ref: string; amount: number; curr
   return r.rows.map((x) => ({ ref: x.merchant_reference, amount: Number(x.amount_minor), currency: x.currency }));
 }
 
-/** A signed callback as the service sends it, as one line of an import file. */
-function callbackLine(w: World, ref: string, status: FinalStatus, amountMinor: number, currency: string): string {
+/** A signed callback as the service sends it, as one line of an import file (signed with `signingKey`). */
+export function callbackLine(
+  signingKey: string,
+  ref: string,
+  status: FinalStatus,
+  amountMinor: number,
+  currency: string,
+): string {
   const event = {
     COMPLETED: 'transaction.completed',
     FAILED: 'transaction.failed',
@@ -149,7 +155,7 @@ function callbackLine(w: World, ref: string, status: FinalStatus, amountMinor: n
   };
   const signed = [event, ref, `INT-${ref}`, 'Collection', status].join(':');
   const t = Math.floor(Date.now() / 1000);
-  const s = crypto.createHmac('sha256', w.sb.signingKey).update(signed).digest('hex');
+  const s = crypto.createHmac('sha256', signingKey).update(signed).digest('hex');
   return JSON.stringify({ headers: { 'hmac-signature': `t=${t},s=${s}` }, body });
 }
 
@@ -232,8 +238,14 @@ export async function runOp(w: World, op: Op, log: string[]): Promise<void> {
       const known = refs[op.pick % Math.max(1, refs.length)];
       const line =
         op.unknown || !known
-          ? callbackLine(w, `MD-UNKNOWN-${op.pick}`, op.status, 1000, 'UGX')
-          : callbackLine(w, known.ref, op.status, known.amount + (op.wrongAmount ? 100 : 0), known.currency);
+          ? callbackLine(w.sb.signingKey, `MD-UNKNOWN-${op.pick}`, op.status, 1000, 'UGX')
+          : callbackLine(
+              w.sb.signingKey,
+              known.ref,
+              op.status,
+              known.amount + (op.wrongAmount ? 100 : 0),
+              known.currency,
+            );
       expectedRefusal(await d.invoke('callbacks.import', { content: line + '\n' }), `${d.name} import`, log);
       return;
     }

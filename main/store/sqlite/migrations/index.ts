@@ -21,6 +21,7 @@ import { sql as m018 } from './018-team-trust-state.js';
 import { sql as m019 } from './019-team-refold.js';
 import { sql as m020 } from './020-team-rollback.js';
 import { sql as m021 } from './021-collections-day-text-indexes.js';
+import { sql as m022 } from './022-drop-unused-indexes.js';
 
 export interface Migration {
   version: number;
@@ -50,4 +51,5 @@ export const migrations: Migration[] = [
   { version: 19, name: 'team-refold', sql: m019 },
   { version: 20, name: 'team-rollback', sql: m020 },
   { version: 21, name: 'collections-day-text-indexes', sql: m021 },
+  { version: 22, name: 'drop-unused-indexes', sql: m022 },
 ];

@@ -148,6 +148,12 @@ export function reportLines(db: ReadDb, p: CreatedRange): IterableIterator<strin
   return readStatement(db, q.sql, 'pluck').iterate(q.params) as IterableIterator<string>;
 }
 
+/** The report's rows in created_at order, one value per column (ReportRow): the .xlsx report's typed cells. */
+export function reportRows(db: ReadDb, p: CreatedRange): IterableIterator<ReportRow> {
+  const q = collectionsQuery(p);
+  return readStatement(db, q.sql, 'raw').iterate(q.params) as IterableIterator<ReportRow>;
+}
+
 /** Reads one report row by collection id, one value per column (ReportRow). */
 export function reportRowById(db: ReadDb): (id: number) => ReportRow {
   const one = collectionsQuery({});

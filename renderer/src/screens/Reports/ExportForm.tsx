@@ -1,4 +1,4 @@
-// One export: date range, BOM option, where to save (the shell's dialog, or a file name in the app's
+// One export: date range, format (CSV or Excel), BOM option (CSV), where to save (the shell's dialog, or a file name in the app's
 // exports folder: the window never names a path), a progress bar with Cancel while it runs, the result
 // (path, rows, size, the folder to open) when done, and errors named on their fields. Its state is
 // useExport's.
@@ -6,7 +6,7 @@ import { useId } from 'react';
 import type { ExportTarget } from '../../../../main/ipc/contract/reports.js';
 import { ErrorBanner, Field, ProgressBar } from '../../ui/index.js';
 import { fileSize } from '../../ui/format.js';
-import { useExport, type ExportDone, type ExportKind, type Progress } from './useExport.js';
+import { useExport, type ExportDone, type ExportFormat, type ExportKind, type Progress } from './useExport.js';
 
 const PHASE: Record<Progress['phase'], string> = {
   starting: 'Starting',
@@ -72,7 +72,7 @@ export function ExportForm({
   );
 }
 
-/** The dates (optional unless the report needs them), the BOM and, when typed, the file name in `folder`. */
+/** The dates (optional unless the report needs them), the format, the BOM (CSV) and, when typed, the file name in `folder`. */
 function ExportFields({
   x,
   rangeRequired,
@@ -103,22 +103,35 @@ function ExportFields({
             disabled={x.running}
           />
         </Field>
+        <Field label="Format" error={x.fieldError('format')}>
+          <select
+            name="format"
+            value={x.values.format}
+            onChange={(e) => x.set.format(e.target.value as ExportFormat)}
+            disabled={x.running}
+          >
+            <option value="csv">CSV</option>
+            <option value="xlsx">Excel workbook (.xlsx)</option>
+          </select>
+        </Field>
       </div>
-      <label className="check">
-        <input
-          type="checkbox"
-          name="bom"
-          checked={x.values.bom}
-          onChange={(e) => x.set.bom(e.target.checked)}
-          disabled={x.running}
-        />
-        Add a byte-order mark (for Excel)
-      </label>
+      {x.values.format === 'csv' && (
+        <label className="check">
+          <input
+            type="checkbox"
+            name="bom"
+            checked={x.values.bom}
+            onChange={(e) => x.set.bom(e.target.checked)}
+            disabled={x.running}
+          />
+          Add a byte-order mark (for Excel)
+        </label>
+      )}
       {folder !== undefined && (
         <Field
           label="File name"
           error={x.fieldError('fileName')}
-          hint={`Saved in ${folder}. A name only, ending in .csv; nothing is overwritten.`}
+          hint={`Saved in ${folder}. A name only, ending in .${x.values.format}; nothing is overwritten.`}
         >
           <input
             type="text"

@@ -1,6 +1,6 @@
-// Reports for finance: the balance report (summary + snapshots files) for a date range, and the
-// collections CSV (optionally for a date range), each with a BOM option, a file name, progress with
-// Cancel, and the result.
+// Reports for finance: the balance report (summary + snapshots) for a date range, and the collections
+// report (optionally for a date range), each as CSV or an Excel workbook, with a BOM option (CSV), a
+// file name, progress with Cancel, and the result.
 import '../../ui/extra.css';
 import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Screen } from '../../ui/index.js';
@@ -33,11 +33,11 @@ export function ReportsScreen() {
         rangeRequired
         initialFrom={monthStart}
         initialTo={today}
-        description="Per currency and wallet type: opening, closing, lowest, highest and change over the days chosen, plus a second file with every snapshot."
+        description="Per currency and wallet type: opening, closing, lowest, highest and change over the days chosen, plus every snapshot (a second file, or a second sheet in Excel)."
       />
       <ExportForm
         kind="collections"
-        title="Collections CSV"
+        title="Collections report"
         target={target.data}
         rangeRequired={false}
         description="Every collection with each source's status, the reconciliation outcome and any resolution note. Leave the dates empty for all of them."

@@ -1,5 +1,5 @@
-// One export's state: its dates, BOM and file name (a default that follows the dates until the user types
-// their own), the checks before it is asked for, main's progress while it runs (reports.progress), Cancel,
+// One export's state: its dates, format (CSV or an .xlsx workbook), BOM (CSV) and file name (a default
+// that follows the dates and the format until the user types their own; a typed name follows the format), the checks before it is asked for, main's progress while it runs (reports.progress), Cancel,
 // and how it ended (the files, nothing chosen, cancelled, or an error named on its field).
 import { useState } from 'react';
 import type { ExportOutcome, ExportTarget } from '../../../../main/ipc/contract/reports.js';
@@ -9,6 +9,7 @@ import { useDeskEvent } from '../../hooks.js';
 import { dayEnd, dayStart } from '../../ui/dates.js';
 
 export type ExportKind = 'balances' | 'collections';
+export type ExportFormat = 'csv' | 'xlsx';
 export type Progress = { phase: 'starting' | 'reconciling' | 'writing'; done: number; total: number };
 export type ExportDone = Extract<ExportOutcome, { status: 'done' }>;
 
@@ -17,14 +18,27 @@ function stamp(d = new Date()): string {
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-function defaultFileName(kind: ExportKind, from: string, to: string, at: string): string {
+function defaultFileName(kind: ExportKind, from: string, to: string, at: string, format: ExportFormat): string {
   const range = from && to ? `-${from}-to-${to}` : from ? `-from-${from}` : to ? `-to-${to}` : '';
-  return `${kind}${range}-${at}.csv`;
+  return `${kind}${range}-${at}.${format}`;
+}
+
+/** A typed name with the other format's extension takes this one's ("june.csv" -> "june.xlsx"). */
+function withExtension(name: string, format: ExportFormat): string {
+  return name.replace(/\.(csv|xlsx)$/i, `.${format}`);
 }
 
 /** The problems to fix before asking main, by field; none: the request to send. */
 function checkExport(
-  o: { kind: ExportKind; from: string; to: string; bom: boolean; rangeRequired: boolean; fileName: string | null },
+  o: {
+    kind: ExportKind;
+    from: string;
+    to: string;
+    format: ExportFormat;
+    bom: boolean;
+    rangeRequired: boolean;
+    fileName: string | null;
+  },
   exportId: string,
 ): { errors: Record<string, string>; request: RequestOf<'reports.export'> } {
   const f = dayStart(o.from);
@@ -33,8 +47,9 @@ function checkExport(
   if (o.rangeRequired && f === undefined) errors.from = 'Choose the first day of the report.';
   if (o.rangeRequired && t === undefined) errors.to = 'Choose the last day of the report.';
   if (f !== undefined && t !== undefined && t <= f) errors.to = 'The last day must be on or after the first day.';
-  if (o.fileName !== null && !o.fileName.trim()) errors.fileName = 'Enter a file name ending in .csv.';
-  const request: RequestOf<'reports.export'> = { exportId, kind: o.kind, bom: o.bom };
+  if (o.fileName !== null && !o.fileName.trim()) errors.fileName = `Enter a file name ending in .${o.format}.`;
+  const request: RequestOf<'reports.export'> = { exportId, kind: o.kind, format: o.format };
+  if (o.format === 'csv') request.bom = o.bom;
   if (f !== undefined) request.from = f;
   if (t !== undefined) request.to = t;
   if (o.fileName !== null) request.fileName = o.fileName.trim();
@@ -50,6 +65,7 @@ export function useExport(o: {
 }) {
   const [from, setFrom] = useState(o.initialFrom);
   const [to, setTo] = useState(o.initialTo);
+  const [format, setFormat] = useState<ExportFormat>('csv');
   const [bom, setBom] = useState(false);
   const [typedName, setTypedName] = useState<string | null>(null);
   const [at, setAt] = useState(() => stamp());
@@ -62,7 +78,7 @@ export function useExport(o: {
   /** A file name is typed (not chosen in the shell's dialog). */
   const typed = o.target !== undefined && !o.target.canChoose;
   // The default name follows the dates until the user types their own.
-  const fileName = typedName ?? (typed ? defaultFileName(o.kind, from, to, at) : '');
+  const fileName = typedName ?? (typed ? defaultFileName(o.kind, from, to, at, format) : '');
 
   useDeskEvent('reports.progress', (p) => {
     if (running && p.exportId === running) setProgress({ phase: p.phase, done: p.done, total: p.total });
@@ -74,7 +90,7 @@ export function useExport(o: {
     setError(null);
     const exportId = `${o.kind}-${Date.now().toString(36)}`;
     const { errors, request } = checkExport(
-      { kind: o.kind, from, to, bom, rangeRequired: o.rangeRequired, fileName: typed ? fileName : null },
+      { kind: o.kind, from, to, format, bom, rangeRequired: o.rangeRequired, fileName: typed ? fileName : null },
       exportId,
     );
     setLocalErrors(errors);
@@ -103,15 +119,24 @@ export function useExport(o: {
   const fieldError = (name: string) =>
     localErrors[name] ?? error?.fields?.[name] ?? (error?.field === name ? error.message : undefined);
   return {
-    values: { from, to, bom, fileName },
-    set: { from: setFrom, to: setTo, bom: setBom, fileName: setTypedName },
+    values: { from, to, format, bom, fileName },
+    set: {
+      from: setFrom,
+      to: setTo,
+      format: (f: ExportFormat) => {
+        setFormat(f);
+        if (typedName !== null) setTypedName(withExtension(typedName, f));
+      },
+      bom: setBom,
+      fileName: setTypedName,
+    },
     typed,
     running: running !== null,
     progress,
     result,
     notice,
     /** The error when it names none of the form's fields. */
-    unnamedError: error && !['from', 'to', 'fileName'].some((n) => fieldError(n)) ? error : null,
+    unnamedError: error && !['from', 'to', 'format', 'bom', 'fileName'].some((n) => fieldError(n)) ? error : null,
     fieldError,
     start,
     cancel: () => {
