@@ -3,15 +3,34 @@
 // without knowing each class. This module imports nothing, so every layer (money, store, service,
 // settings, collections, app) may import it without an arrow pointing back up.
 //
+// An error a person reads is made from Words (main/words/): `message` stays their English rendering (logs,
+// the CLI and tests read it), and `words` (with `fieldWords` beside `fields`) travel to the window, which
+// renders them in the person's language.
+//
 // `expose` says whether the message is written for the user and safe to show as it is (no card data,
 // keys or paths of others). An error that is not exposed is reported as 'internal' with a generic
 // message; its detail goes to the log only.
 
+import type { Words } from './words/words.shared.js';
+
+/**
+ * The English rendering of words, given by main/words/words.shared.ts as it loads: this module imports
+ * nothing at run time, so the many modules (and worker threads) that only need the error classes do not
+ * load the catalogue and the message formatter. Whoever makes words has loaded it.
+ */
+let englishOfWords: ((w: Words) => string) | null = null;
+export function setEnglish(render: (w: Words) => string): void {
+  englishOfWords = render;
+}
+const english = (w: Words): string => (englishOfWords ? englishOfWords(w) : w.id);
+
 export interface DeskErrorOptions {
   /** The input field at fault (form fields and settings paths are named the same as over IPC). */
   field?: string | undefined;
-  /** Per-field messages for a form with several wrong fields. */
+  /** Per-field messages for a form with several wrong fields (made from fieldWords when only those are given). */
   fields?: Record<string, string> | undefined;
+  /** Per-field words: each field's message for the window to render in the person's language. */
+  fieldWords?: Record<string, Words> | undefined;
   /** True when the message may be shown to the user as it is. Default false. */
   expose?: boolean;
   cause?: unknown;
@@ -23,13 +42,25 @@ export class DeskError extends Error {
   readonly field: string | undefined;
   readonly fields: Record<string, string> | undefined;
   readonly expose: boolean;
-  constructor(kind: string, message: string, opts: DeskErrorOptions = {}) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+  /** What a person reads, when the error was made from words (the window renders these, not `message`). */
+  readonly words: Words | undefined;
+  readonly fieldWords: Record<string, Words> | undefined;
+  constructor(kind: string, message: string | Words, opts: DeskErrorOptions = {}) {
+    super(
+      typeof message === 'string' ? message : english(message),
+      opts.cause === undefined ? undefined : { cause: opts.cause },
+    );
+    this.words = typeof message === 'string' ? undefined : message;
+    this.fieldWords = opts.fieldWords;
     // The class's own name ('SettingsError', 'MoneyError', ...): logs and the poller go by it.
     this.name = new.target.name;
     this.kind = kind;
     this.field = opts.field;
-    this.fields = opts.fields;
+    this.fields =
+      opts.fields ??
+      (opts.fieldWords
+        ? Object.fromEntries(Object.entries(opts.fieldWords).map(([k, w]) => [k, english(w)]))
+        : undefined);
     this.expose = opts.expose ?? false;
   }
 }

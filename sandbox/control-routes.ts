@@ -13,7 +13,9 @@ export function registerControlRoutes(app: FastifyInstance, core: SandboxCore): 
   const ref = (req: FastifyRequest) => (req.params as { ref: string }).ref;
 
   app.get('/__sandbox/state', async () => c.state());
-  app.post('/__sandbox/config', async (req) => c.config(body(req) as { callback_url?: string | null }));
+  app.post('/__sandbox/config', async (req) =>
+    c.config(body(req) as { callback_url?: string | null; strict_options?: boolean }),
+  );
   app.post('/__sandbox/clock/advance', async (req) => c.advanceClock(body(req).ms as number));
   app.post('/__sandbox/faults', async (req) => c.addFault(body(req) as unknown as FaultSpec));
   app.delete('/__sandbox/faults', async () => {

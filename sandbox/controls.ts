@@ -35,10 +35,11 @@ export class Controls implements SandboxControls {
       pending_callbacks: pending,
       held_callbacks: held,
       rate_limit_per_s: this.core.rateLimitPerSecond,
+      strict_options: this.core.strictOptions,
     };
   }
 
-  config(cfg: { callback_url?: string | null; rate_limit_per_s?: number }): SandboxStateView {
+  config(cfg: { callback_url?: string | null; rate_limit_per_s?: number; strict_options?: boolean }): SandboxStateView {
     if (typeof cfg !== 'object' || cfg === null)
       throw new ApiError(400, 'send a JSON object, e.g. {"callback_url": "http://127.0.0.1:9000/cb"}');
     if (cfg.callback_url !== undefined) {
@@ -63,6 +64,11 @@ export class Controls implements SandboxControls {
         });
       }
       this.core.rateLimitPerSecond = cfg.rate_limit_per_s;
+    }
+    if (cfg.strict_options !== undefined) {
+      if (typeof cfg.strict_options !== 'boolean')
+        throw new ApiError(422, 'strict_options must be true or false', { field: 'strict_options' });
+      this.core.strictOptions = cfg.strict_options;
     }
     return this.state();
   }

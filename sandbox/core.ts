@@ -13,6 +13,11 @@ export class SandboxCore {
   baseUrl = '';
   readonly faults = new Faults();
   rateLimitPerSecond: number;
+  /**
+   * The payment options request refused without currency and transaction_type (a test control, off by
+   * default): the contract shows both and leaves open whether a service requires them.
+   */
+  strictOptions = false;
   private windows = new Map<string, { start: number; count: number }>();
   private held: Set<string> | undefined;
 

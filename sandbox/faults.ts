@@ -14,6 +14,7 @@ export const FAULT_KINDS: FaultKind[] = [
   'rate_limit',
   'drop_after_commit',
   'reset',
+  'answer',
 ];
 
 export class Faults {
@@ -40,6 +41,18 @@ export class Faults {
     if (!Number.isInteger(retryAfter) || retryAfter < 0) {
       throw new ApiError(422, 'retry_after_s must be a whole number of seconds', { field: 'retry_after_s' });
     }
+    const httpStatus = s.http_status ?? 200;
+    if (!Number.isInteger(httpStatus) || httpStatus < 200 || httpStatus > 599) {
+      throw new ApiError(422, 'http_status must be an HTTP status from 200 to 599', { field: 'http_status' });
+    }
+    if (s.currency !== undefined && (typeof s.currency !== 'string' || !/^[A-Za-z]{3}$/.test(s.currency))) {
+      throw new ApiError(422, 'currency must be a 3-letter code (the fault hits only requests for it)', {
+        field: 'currency',
+      });
+    }
+    if (s.kind === 'answer' && typeof s.body !== 'string') {
+      throw new ApiError(422, 'body must be the text to answer with (kind answer)', { field: 'body' });
+    }
     const f: ActiveFault = {
       id: ++this.seq,
       route: s.route as FaultRoute,
@@ -47,6 +60,9 @@ export class Faults {
       remaining: times === 0 ? null : times,
       latency_ms: latency,
       retry_after_s: retryAfter,
+      http_status: httpStatus,
+      body: typeof s.body === 'string' ? s.body : null,
+      currency: typeof s.currency === 'string' ? s.currency.toUpperCase() : null,
     };
     this.list.push(f);
     return { ...f };
@@ -60,9 +76,11 @@ export class Faults {
     return this.list.map((f) => ({ ...f }));
   }
 
-  /** Takes the next fault for this route (if any), counting it down. */
-  take(route: Exclude<FaultRoute, '*'>): ActiveFault | undefined {
-    const f = this.list.find((x) => x.route === route || x.route === '*');
+  /** Takes the next fault for this route and currency query (if any), counting it down. */
+  take(route: Exclude<FaultRoute, '*'>, currency?: string): ActiveFault | undefined {
+    const f = this.list.find(
+      (x) => (x.route === route || x.route === '*') && (x.currency === null || x.currency === currency?.toUpperCase()),
+    );
     if (!f) return undefined;
     if (f.remaining !== null) {
       f.remaining -= 1;

@@ -68,6 +68,10 @@ export function buildServer(core: SandboxCore): FastifyInstance {
     service(core, 'providers', req, reply, 'public', () => {
       const currency = queryString(req, 'currency');
       const type = queryString(req, 'transaction_type');
+      if (core.strictOptions) {
+        if (!currency) throw new ApiError(400, 'currency is required', { field: 'currency' });
+        if (!type) throw new ApiError(400, 'transaction_type is required', { field: 'transaction_type' });
+      }
       if (type !== undefined && type !== '' && !(TRANSACTION_TYPES as readonly string[]).includes(type)) {
         throw new ApiError(422, `transaction_type must be one of ${TRANSACTION_TYPES.join(', ')} (upper case)`, {
           field: 'transaction_type',
@@ -236,7 +240,7 @@ async function service(
   auth: 'both' | 'public',
   handler: () => { status: number; body: Envelope },
 ): Promise<unknown> {
-  const fault: ActiveFault | undefined = core.faults.take(route);
+  const fault: ActiveFault | undefined = core.faults.take(route, queryString(req, 'currency'));
   switch (fault?.kind) {
     case 'latency':
       await sleep(fault.latency_ms);
@@ -260,6 +264,12 @@ async function service(
       reply.hijack();
       req.raw.socket.destroy();
       return;
+    case 'answer':
+      // A misbehaving service's answer, sent as the test wrote it (every digit of its numbers as given).
+      return reply
+        .code(fault.http_status)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(fault.body ?? '');
     default:
       break;
   }

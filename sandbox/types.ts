@@ -40,7 +40,16 @@ export interface SandboxInfo {
 
 export type FaultRoute = 'balances' | 'providers' | 'initialize' | '*';
 export type FaultKind =
-  'latency' | '500' | '503' | 'html' | 'truncated_json' | 'wrong_types' | 'rate_limit' | 'drop_after_commit' | 'reset';
+  | 'latency'
+  | '500'
+  | '503'
+  | 'html'
+  | 'truncated_json'
+  | 'wrong_types'
+  | 'rate_limit'
+  | 'drop_after_commit'
+  | 'reset'
+  | 'answer';
 
 export interface FaultSpec {
   route: FaultRoute;
@@ -49,6 +58,11 @@ export interface FaultSpec {
   times?: number;
   latency_ms?: number;
   retry_after_s?: number;
+  /** kind answer: the HTTP status (default 200) and the body text sent as it is, as application/json. */
+  http_status?: number;
+  body?: string;
+  /** Only requests whose currency query is this one (e.g. the payment options of KES). */
+  currency?: string;
 }
 
 export interface ActiveFault {
@@ -59,6 +73,9 @@ export interface ActiveFault {
   remaining: number | null;
   latency_ms: number;
   retry_after_s: number;
+  http_status: number;
+  body: string | null;
+  currency: string | null;
 }
 
 export type CallbackMode = 'normal' | 'duplicate' | 'delay' | 'reorder' | 'hold';
@@ -76,6 +93,8 @@ export interface SandboxStateView {
   pending_callbacks: number;
   held_callbacks: number;
   rate_limit_per_s: number;
+  /** The payment options request refused without currency and transaction_type. */
+  strict_options: boolean;
 }
 
 export type CollectionStatus = 'PENDING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
@@ -138,7 +157,7 @@ export type CompleteOutcome = 'approve' | 'decline' | 'insufficient_funds' | 'ca
 /** The same operations as the /__sandbox HTTP controls, in process. */
 export interface SandboxControls {
   state(): SandboxStateView;
-  config(cfg: { callback_url?: string | null; rate_limit_per_s?: number }): SandboxStateView;
+  config(cfg: { callback_url?: string | null; rate_limit_per_s?: number; strict_options?: boolean }): SandboxStateView;
   advanceClock(ms: number): Promise<SandboxStateView>;
   addFault(f: FaultSpec): ActiveFault;
   clearFaults(): void;

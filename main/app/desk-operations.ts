@@ -39,6 +39,9 @@ import { fullRuns, type ReconcileDeps } from '../operations/reconcile.js';
 import { resolve, type ResolveRequest } from '../operations/resolve.js';
 import { saveSettingsChange, type SwitchProfileDeps } from '../operations/switch-profile.js';
 import type { DeskParts } from './desk-parts.js';
+import { writeLanguage } from '../settings/language.js';
+import { words, type LanguageChoice, type Words } from '../words/words.shared.js';
+import { noticeOf } from './event-bus.js';
 
 /** The window that asked may go away: its signal aborts the work (best effort). */
 interface Signal {
@@ -198,7 +201,7 @@ function settingsOperations(
     reopenWorkspace: () => d.reopenWorkspace(),
   };
   return {
-    saveSettings: (patch: SettingsPatch, why?: string) => saveSettingsChange(switching, patch, why),
+    saveSettings: (patch: SettingsPatch, why?: Words) => saveSettingsChange(switching, patch, why),
     /** After a change: the connection rebuilt, the screens told, the cache refreshed in the background. */
     settingsChanged: async () => {
       await d.reconnect();
@@ -213,14 +216,19 @@ function settingsOperations(
         { from: before && originOf(before), to: after && originOf(after) },
         'base URL moved to another host; its keys were forgotten',
       );
-      d.events.emit('notice', {
-        level: 'warning',
-        message: `The base URL now points at ${after ? originOf(after) : 'no host'}: enter the keys for it in Settings (keys are only sent to the host they were entered for).`,
-      });
+      d.events.emit(
+        'notice',
+        noticeOf(
+          'warning',
+          after ? words('app.notice.keysForHost', { host: originOf(after) }) : words('app.notice.keysNoHost'),
+        ),
+      );
     },
     storeKey: (baseUrl: string, name: SecretName, value: string) => storeKeyFor(d.secrets(), baseUrl, name, value),
     deleteKey: (name: SecretName) => d.secrets().delete(name),
     importServicePublicKey: (pem: string) => importServicePublicKey(d.db, d.dataDir, pem, d.clock),
+    /** The desk's language, for every profile of this data folder. */
+    setLanguage: (choice: LanguageChoice) => writeLanguage(d.dataDir, choice),
   };
 }
 

@@ -21,6 +21,7 @@ import { listSecurityLog } from '../callbacks/security-log.js';
 import { dataPaths, operatorNameChanges, readSettings } from '../settings/index.js';
 import { secretStatus } from '../secrets/index.js';
 import type { DeskParts } from './desk-parts.js';
+import { readLanguage } from '../settings/language.js';
 
 const DAY = 86_400_000;
 
@@ -32,6 +33,8 @@ function appQueries(d: Pick<DeskParts, 'appStatus' | 'dataDir' | 'settings' | 's
     appInfo: () => ({ version: d.version, profile: d.settings().profile, shell: d.shell, dataDir: d.dataDir }),
     /** Profile, connection state and last successful poll, for the status bar. */
     appStatus: () => d.appStatus(),
+    /** The desk's language (language.json in the data folder, not the profile's database). */
+    language: () => readLanguage(d.dataDir),
   };
 }
 

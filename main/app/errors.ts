@@ -2,6 +2,7 @@
 // a handler is reported over IPC as 'internal' with a generic message (the detail goes to the log).
 // Every capability's errors share one base, DeskError (main/errors.shared.ts); this is the general one.
 import { DeskError } from '../errors.shared.js';
+import type { Words } from '../words/words.shared.js';
 
 export type AppErrorKind =
   | 'validation' // the request or a value in it is wrong; `field` names it
@@ -17,7 +18,7 @@ export class AppError extends DeskError {
   declare readonly expose: true;
   constructor(
     kind: AppErrorKind | (string & {}),
-    message: string,
+    message: string | Words,
     opts: { field?: string; fields?: Record<string, string>; cause?: unknown } = {},
   ) {
     super(kind, message, { ...opts, expose: true });

@@ -3,6 +3,18 @@
 // may be others. Typed here, not by the renderer's contract, so what the window is told can change
 // without changing what main says to itself.
 import type { Profile } from '../settings/index.js';
+import { english, type Words } from '../words/words.shared.js';
+
+export interface Notice {
+  level: 'info' | 'warning' | 'error';
+  message: string;
+  words?: Words;
+}
+
+/** A notice made from words: the window says them in the person's language; `message` is their English. */
+export function noticeOf(level: Notice['level'], w: Words): Notice {
+  return { level, message: english(w), words: w };
+}
 import type { ExportProgress } from '../reports/index.js';
 import type { Progress } from '../reconcile/index.js';
 import type { AppStatus } from './status.js';
@@ -77,7 +89,8 @@ export interface AppEvents {
   /** The idle lock engaged or was released. */
   'lock.changed': { locked: boolean };
   /** Something the person at the desk should read. */
-  notice: { level: 'info' | 'warning' | 'error'; message: string };
+  /** What a person is told: its words for the window, their English for logs and tests. */
+  notice: Notice;
   /** An export in progress. */
   'reports.progress': ExportProgress & { exportId: string };
   /** A full reconciliation in progress. */

@@ -1,6 +1,8 @@
 // The local callback receiver of a solo profile: started when its settings enable it, and moved (closed
 // and started again) when they change. A team desk has none: serve receives the team's callbacks.
 import type { Logger } from 'pino';
+import { noticeOf } from './event-bus.js';
+import { words } from '../words/words.shared.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
 import { loadSettings } from '../settings/index.js';
@@ -64,10 +66,14 @@ export function localReceiver(o: {
       logger.info({ url: receiver.url }, 'callback receiver listening');
     } catch (e) {
       logger.error({ err: e }, 'callback receiver did not start');
-      events.emit('notice', {
-        level: 'warning',
-        message: `The callback receiver could not start on ${s.host}:${s.port}: ${(e as Error).message}`,
-      });
+      // Why it could not listen is the system's own text (EADDRINUSE...): said as it is.
+      events.emit(
+        'notice',
+        noticeOf(
+          'warning',
+          words('app.notice.receiverFailed', { host: s.host, port: String(s.port), reason: (e as Error).message }),
+        ),
+      );
     }
   }
 

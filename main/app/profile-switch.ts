@@ -2,6 +2,9 @@
 // profile's, record it as active and say so. Also follows `merchant-desk connect --profile` run in
 // another process (it rewrites active-profile.json). One switch at a time: a second waits for the first.
 import fs from 'node:fs';
+import { DeskError } from '../errors.shared.js';
+import { noticeOf } from './event-bus.js';
+import { nest, words } from '../words/words.shared.js';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -103,10 +106,16 @@ function followActiveProfile(o: {
     logger.info({ profile: wanted }, 'the active profile was changed outside the app; switching');
     o.switchTo(wanted).catch((e: unknown) => {
       logger.error({ err: e }, 'could not switch to the profile chosen outside the app');
-      o.events.emit('notice', {
-        level: 'error',
-        message: `Could not switch to the ${wanted} profile: ${(e as Error).message}`,
-      });
+      o.events.emit(
+        'notice',
+        noticeOf(
+          'error',
+          words('app.notice.switchFailed', {
+            profileId: `app.profile.${wanted}`,
+            ...nest('reason', e instanceof DeskError ? e.words : undefined, (e as Error).message),
+          }),
+        ),
+      );
     });
   };
   try {
@@ -157,10 +166,7 @@ export function createProfileSwitcher(opts: ProfileSwitchOptions): ProfileSwitch
       writeActiveProfile(dataDir, profile);
       logger.info({ from, to: profile }, 'switched profile');
       events.emit('profile.switched', { profile });
-      events.emit('notice', {
-        level: 'info',
-        message: `Now on the ${profile} profile: its own settings, balances and collections are shown.`,
-      });
+      events.emit('notice', noticeOf('info', words('app.notice.switched', { profileId: `app.profile.${profile}` })));
       events.emit('status.changed', opts.current().appStatus());
     });
   }

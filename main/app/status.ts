@@ -5,7 +5,9 @@ import type { Profile } from '../settings/index.js';
 import type { PollerStatus } from '../poller/index.js';
 import type { TeamRole } from '../team/roles.shared.js';
 import { chainWords, rollbackWords, type TeamChainState, type TeamRollbackState } from '../team/chain-words.shared.js';
-import { notificationsWarning, type TeamNotificationsState } from '../team/notify-words.shared.js';
+import { notificationsWarningWords, type TeamNotificationsState } from '../team/notify-words.shared.js';
+import { english, words, type Words } from '../words/words.shared.js';
+import { pollErrorWords } from '../poller/poll-words.shared.js';
 
 /** What the status bar needs of the team link. */
 export interface TeamLinkState {
@@ -28,6 +30,7 @@ export interface TeamLinkState {
   catchingUp?: { copiedSeq: number; totalSeq: number } | null;
   /** Set when the connection to the team database is not protected (plain text or unchecked TLS off loopback). */
   transportWarning?: string | null;
+  transportWarningWords?: Words | null;
   /** This desk's outbox (team/sync/push.ts): events waiting for the team database, and those it refused. */
   outbox?: { pending: number; refused: number } | null;
   /** The team events' hash chain as this desk checked it: verified through a seq, or the alarm. */
@@ -51,8 +54,9 @@ export interface AppStatus {
   profile: Profile;
   /** online: the last poll worked; offline: no answer (network); error: the service answered badly. */
   connection: 'starting' | 'online' | 'offline' | 'error' | 'not_configured';
-  /** A readable reason when connection is not online. */
+  /** A readable reason when connection is not online (English), and its words for the window. */
   message: string | null;
+  words: Words | null;
   lastSuccessfulPoll: number | null;
   /** Whether keys persist in the OS keychain, are held in memory (embedded), or the keychain failed. */
   keychain: 'available' | 'memory' | 'unavailable';
@@ -70,7 +74,7 @@ export interface StatusState {
   /** Why the first start failed, when it did. */
   startError: string | null;
   /** The connection: null before the first attempt, else whether it is usable and why not. */
-  connection: { ok: true } | { ok: false; message: string } | null;
+  connection: { ok: true } | { ok: false; message: string; words?: Words | undefined } | null;
   /** The poller's status, when a poller runs. */
   poller: PollerStatus | null;
   /** The last successful poll the poll log remembers (used until this session's poller has one). */
@@ -85,55 +89,68 @@ export function clockTime(ms: number): string {
   return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }
 
+type Said = Pick<AppStatus, 'connection' | 'message' | 'words'>;
+
+/** A connection state with its words (and their English, which logs and tests read). */
+function said(connection: AppStatus['connection'], w: Words | null): Said {
+  return { connection, message: w && english(w), words: w };
+}
+
 /** "Catching up with the team: N events behind" (by seq: what the desk has not applied yet). */
-function catchingUpWords(c: { copiedSeq: number; totalSeq: number }): string {
-  const behind = Math.max(0, c.totalSeq - c.copiedSeq);
-  return `Catching up with the team: ${behind.toLocaleString('en')} event${behind === 1 ? '' : 's'} behind`;
+function catchingUpWords(c: { copiedSeq: number; totalSeq: number }): Words {
+  return words('status.catchingUp', { behind: Math.max(0, c.totalSeq - c.copiedSeq) });
 }
 
 /** The team profile's connection is the team database's (its service calls are charges only). */
-function teamConnection(t: TeamLinkState): Pick<AppStatus, 'connection' | 'message'> {
-  if (!t.signedIn) return { connection: 'starting', message: `Sign in as ${t.login} to reach the team database.` };
+function teamConnection(t: TeamLinkState): Said {
+  if (!t.signedIn) return said('starting', words('status.signInToReach', { login: t.login }));
   // The record no longer matching its hash chain outranks everything else a signed-in desk could say.
-  if (t.chain?.broken) return { connection: 'error', message: chainWords(t.chain).text };
+  if (t.chain?.broken) return said('error', chainWords(t.chain).words);
   // A record that went back in time is said in its own words while the desk puts it right, and for as
   // long as events it held are not back (never silently).
   if (t.online && t.rollback && (t.rollback.phase === 'restoring' || t.rollback.unrestoredCount > 0))
-    return { connection: 'online', message: rollbackWords(t.rollback).text };
+    return said('online', rollbackWords(t.rollback).words);
   if (t.catchingUp) {
     // A desk that reached the team database and drains what it missed is online (its screens and its
     // charges work meanwhile); one that has not finished its first pull is still starting.
-    return { connection: t.online ? 'online' : 'starting', message: catchingUpWords(t.catchingUp) };
+    return said(t.online ? 'online' : 'starting', catchingUpWords(t.catchingUp));
   }
   const refused = t.outbox?.refused ?? 0;
   const pending = t.outbox?.pending ?? 0;
   const checking = t.signatures
-    ? `Checking signatures: ${t.signatures.checked.toLocaleString('en')} of ${t.signatures.total.toLocaleString('en')}${
-        t.signatures.failed ? ` (${t.signatures.failed.toLocaleString('en')} did not verify)` : ''
-      }`
+    ? words(t.signatures.failed ? 'status.checkingSignaturesFailed' : 'status.checkingSignatures', {
+        checked: t.signatures.checked,
+        total: t.signatures.total,
+        failed: t.signatures.failed,
+      })
     : null;
   // Notifications that do not arrive are said for as long as it holds: "Online" alone would promise too much.
-  const notArriving = t.notifications ? notificationsWarning(t.notifications) : null;
-  if (t.online && (checking || notArriving) && !refused)
-    return { connection: 'online', message: notArriving ?? checking };
-  if (t.online)
-    return {
-      connection: 'online',
-      // A refusal is never silent: the status bar says it until the events are dealt with.
-      message: refused
-        ? refused === 1
-          ? "1 of this desk's events was not accepted by the team database: its collection says why"
-          : `${refused} of this desk's events were not accepted by the team database: their collections say why`
-        : null,
-    };
-  if (t.error === null && !t.reached) return { connection: 'starting', message: 'Connecting to the team database…' };
-  const waiting = pending
-    ? `; ${pending} event${pending === 1 ? '' : 's'} of this desk wait${pending === 1 ? 's' : ''} to be sent, none is lost`
-    : '';
-  return {
-    connection: 'offline',
-    message: `Team database unreachable — showing the local copy, ${t.lastSyncAt === null ? 'not synced yet' : `last synced ${clockTime(t.lastSyncAt)}`}${waiting}`,
-  };
+  const notArriving = t.notifications ? notificationsWarningWords(t.notifications) : null;
+  if (t.online && (checking || notArriving) && !refused) return said('online', notArriving ?? checking);
+  // A refusal is never silent: the status bar says it until the events are dealt with.
+  if (t.online) return said('online', refused ? words('status.refused', { refused }) : null);
+  if (t.error === null && !t.reached) return said('starting', words('status.connectingTeam'));
+  return said(
+    'offline',
+    words(
+      t.lastSyncAt === null
+        ? pending
+          ? 'status.teamUnreachableNeverWaiting'
+          : 'status.teamUnreachableNever'
+        : pending
+          ? 'status.teamUnreachableWaiting'
+          : 'status.teamUnreachable',
+      { ...(t.lastSyncAt === null ? {} : { lastSyncTime: t.lastSyncAt }), pending },
+    ),
+  );
+}
+
+/** A poll's failure in the status bar: its own words when this session saw it, else its English. */
+function pollSaid(
+  connection: 'offline' | 'error',
+  e: { message: string; kind?: string; words?: Words | undefined },
+): Said {
+  return said(connection, pollErrorWords({ kind: connection === 'offline' ? 'network' : 'other', ...e }));
 }
 
 export function statusFrom(s: StatusState): AppStatus {
@@ -142,29 +159,31 @@ export function statusFrom(s: StatusState): AppStatus {
   // Before this session's first poll, the last success is the one the poll log remembers.
   const lastSuccessfulPoll = ps ? (ps.balances.lastSuccessAt ?? ps.providers.lastSuccessAt) : s.lastSuccessFromLog;
   if (!s.started) {
-    const message = s.profile === 'embedded' && !s.sandboxRunning ? 'Starting the sandbox…' : 'Connecting…';
-    return { ...base, connection: 'starting', message, lastSuccessfulPoll };
+    const w = words(s.profile === 'embedded' && !s.sandboxRunning ? 'status.startingSandbox' : 'status.connecting');
+    return { ...base, ...said('starting', w), lastSuccessfulPoll };
   }
   if (s.startError !== null)
-    return { ...base, connection: 'error', message: `Start-up failed: ${s.startError}`, lastSuccessfulPoll };
-  if (!s.connection || !s.connection.ok) {
     return {
       ...base,
-      connection: 'not_configured',
-      message: s.connection ? s.connection.message : 'starting',
+      ...said('error', words('status.startFailed', { reason: s.startError })),
       lastSuccessfulPoll,
     };
+  if (!s.connection || !s.connection.ok) {
+    const w = s.connection
+      ? (s.connection.words ?? words('status.notConfigured', { reason: s.connection.message }))
+      : words('status.startingShort');
+    return { ...base, ...said('not_configured', w), lastSuccessfulPoll };
   }
   if (s.team) return { ...base, ...teamConnection(s.team), lastSuccessfulPoll };
   const c = ps?.connection ?? { state: 'idle' as const };
   switch (c.state) {
     case 'idle':
-      return { ...base, connection: 'starting', message: null, lastSuccessfulPoll };
+      return { ...base, ...said('starting', null), lastSuccessfulPoll };
     case 'online':
-      return { ...base, connection: 'online', message: null, lastSuccessfulPoll };
+      return { ...base, ...said('online', null), lastSuccessfulPoll };
     case 'offline':
-      return { ...base, connection: 'offline', message: c.message, lastSuccessfulPoll };
+      return { ...base, ...pollSaid('offline', c), lastSuccessfulPoll };
     case 'error':
-      return { ...base, connection: 'error', message: c.message, lastSuccessfulPoll };
+      return { ...base, ...pollSaid('error', c), lastSuccessfulPoll };
   }
 }

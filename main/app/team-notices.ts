@@ -3,6 +3,8 @@
 // catching up applies thousands of events a second), one per refusal. The window hears them through the
 // renderer push (ipc/push.ts), which also paces them.
 import type { Db } from '../store/sqlite/connection.js';
+import { noticeOf } from './event-bus.js';
+import { words } from '../words/words.shared.js';
 import { collectionStatus } from '../store/sqlite/team/applied-events.js';
 import type { OutboxEntry } from '../collections/outbox.js';
 import { changedCollections, type AppEventBus, type ChangedCollection } from './event-bus.js';
@@ -28,10 +30,18 @@ export function teamNotices(events: AppEventBus, db: Db): TeamNotices {
     onRefused: (entries, reason) => {
       // Never silent: one message per refused event, as the person at the desk reads them.
       for (const x of entries)
-        events.emit('notice', {
-          level: 'error',
-          message: `${x.event.merchantReference}: this desk's ${x.event.kind.replace(/_/g, ' ')} was not accepted by the team database (${reason}). It is kept on this desk only.`,
-        });
+        // The event's kind as the record names it, and the database's reason as it gave it.
+        events.emit(
+          'notice',
+          noticeOf(
+            'error',
+            words('app.notice.refused', {
+              reference: x.event.merchantReference,
+              kind: x.event.kind.replace(/_/g, ' '),
+              reason,
+            }),
+          ),
+        );
       // The collections now say "not accepted by the team database": screens showing them read them again.
       const changed: ChangedCollection[] = [];
       for (const x of entries) {

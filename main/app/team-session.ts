@@ -2,11 +2,13 @@
 // session's hooks into the screens (what the sync wrote, the operator's role, a sign-out) and the notices
 // the sync's status gives, each told once.
 import type pg from 'pg';
-import { roleWords, type TeamRole } from '../team/roles.shared.js';
+import type { TeamRole } from '../team/roles.shared.js';
 import { startTeamSession, type TeamSession } from '../team/session.js';
 import { rollbackWords } from '../team/chain-words.shared.js';
 import type { TeamSyncStatus } from '../team/sync/pull.js';
-import { notificationsExplained } from '../team/notify-words.shared.js';
+import { notificationsExplainedWords } from '../team/notify-words.shared.js';
+import { words } from '../words/words.shared.js';
+import { noticeOf } from './event-bus.js';
 import type { AppEventBus } from './event-bus.js';
 import type { teamNotices } from './team-notices.js';
 import { heapWhileCatchingUp } from './heap.js';
@@ -48,21 +50,18 @@ export function syncStatusNotices(events: AppEventBus): (s: TeamSyncStatus) => v
     if (rb && rb !== toldRollback && s.rollback) {
       const first = toldRollback === null && s.rollback.phase === 'rebased';
       toldRollback = rb;
-      if (!first) events.emit('notice', { level: 'warning', message: rollbackWords(s.rollback).text });
+      if (!first) events.emit('notice', noticeOf('warning', rollbackWords(s.rollback).words));
     }
     // Notifications that do not arrive (a transaction-mode pool) are said once as a notice naming the fix,
     // and for as long as it holds in the status bar (status.ts).
     if (s.notifications.arriving === false && !toldNotArriving) {
       toldNotArriving = true;
-      events.emit('notice', { level: 'warning', message: notificationsExplained(s.notifications) });
+      events.emit('notice', noticeOf('warning', notificationsExplainedWords(s.notifications)));
     } else if (s.notifications.arriving === true) toldNotArriving = false;
     if (!s.online && s.error) wasOffline = true;
     else if (s.online && !s.error && wasOffline) {
       wasOffline = false;
-      events.emit('notice', {
-        level: 'info',
-        message: 'The team database is reachable again: the local copy is up to date.',
-      });
+      events.emit('notice', noticeOf('info', words('app.notice.teamBack')));
     }
   };
 }
@@ -102,10 +101,14 @@ export function startSession(
     // screens' controls (they follow the status's role) and a notice that says who changed it.
     onRoleChanged: (next, was, by) => {
       logger.info({ login: o.login, role: next, was, by }, 'the team database holds another role for this login');
-      events.emit('notice', {
-        level: 'info',
-        message: `${by ?? 'An admin'} changed your role from ${roleWords(was)} to ${roleWords(next)}: this desk now offers what ${roleWords(next)} may do.`,
-      });
+      const roles = { wasId: `app.role.${was}`, nextId: `app.role.${next}` } as const;
+      events.emit(
+        'notice',
+        noticeOf(
+          'info',
+          by ? words('app.notice.roleChanged', { by, ...roles }) : words('app.notice.roleChangedAdmin', roles),
+        ),
+      );
       o.onChange();
     },
     onDisabled: () => hooks.signOut('disabled'),

@@ -3,6 +3,8 @@
 // outbox push), what they tell the screens (app events), and the seams that make the desk's charges
 // (operations/charge.ts) and a person's decisions team-wide. The sync engine itself is main/team/sync/. Solo profiles have none of this.
 import type pg from 'pg';
+import { noticeOf } from './event-bus.js';
+import { words, type Words } from '../words/words.shared.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
@@ -130,7 +132,11 @@ function countOutbox(db: Db): { pending: number; refused: number } | null {
 }
 
 /** The link's state for the status bar (status.ts). */
-function linkState(o: TeamLinkOptions, session: TeamSession | null, transportWarning: string | null): TeamLinkState {
+function linkState(
+  o: TeamLinkOptions,
+  session: TeamSession | null,
+  transport: { warning: string | null; warningWords: Words | null },
+): TeamLinkState {
   const s = session?.sync.status();
   return {
     login: o.login,
@@ -141,7 +147,8 @@ function linkState(o: TeamLinkOptions, session: TeamSession | null, transportWar
     reached: (s?.lastPullAt ?? null) !== null,
     error: s?.error ?? null,
     catchingUp: s?.catchingUp ?? null,
-    transportWarning,
+    transportWarning: transport.warning,
+    transportWarningWords: transport.warningWords,
     outbox: countOutbox(o.db),
     chain: s?.chain ?? null,
     signatures: s?.signatures ?? null,
@@ -157,7 +164,8 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
   let closed = false;
   const tls = o.tls ?? DEFAULT_TLS;
   // Chosen in Settings, and said at every start: in the log, and in the status bar for as long as it holds.
-  const { warning: transportWarning, host, mode } = transportOf(o.databaseUrl, tls);
+  const transport = transportOf(o.databaseUrl, tls);
+  const { warning: transportWarning, host, mode } = transport;
   if (transportWarning) logger.warn({ host, sslmode: mode }, transportWarning);
   const notices = teamNotices(events, o.db);
   const statusNotices = syncStatusNotices(events);
@@ -196,13 +204,13 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     if (!s) return;
     session = null;
     logger.warn({ login: o.login, why }, 'the team database ended the sign-in of an open session: locking');
-    events.emit('notice', {
-      level: 'error',
-      message:
-        why === 'disabled'
-          ? `An admin disabled the login ${o.login}: this desk signed out, and ${o.login} cannot sign in until an admin enables the login again.`
-          : `The team database no longer accepts ${o.login}'s password (it was changed): sign in again.`,
-    });
+    events.emit(
+      'notice',
+      noticeOf(
+        'error',
+        words(why === 'disabled' ? 'app.notice.disabled' : 'app.notice.passwordChanged', { login: o.login }),
+      ),
+    );
     events.emit('team.signedOut', { login: o.login });
     o.onChange();
     await s.close();
@@ -227,7 +235,7 @@ export function createTeamLink(o: TeamLinkOptions): TeamLink {
     session: () => session,
     rememberedPassword: () => remembered.get(),
     forgetPassword: () => remembered.delete(),
-    state: () => linkState(o, session, transportWarning),
+    state: () => linkState(o, session, transport),
     charges,
     async close() {
       closed = true;

@@ -4,6 +4,9 @@
 // charge service. Closing it stops all of them; a profile switch (profile-switch.ts) closes one workspace
 // and opens another. Nothing here outlives its workspace.
 import type { Logger } from 'pino';
+import { DeskError } from '../errors.shared.js';
+import { noticeOf } from './event-bus.js';
+import { nest, words } from '../words/words.shared.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
 import {
@@ -195,7 +198,14 @@ export async function openWorkspace(opts: WorkspaceOptions): Promise<Workspace> 
   const ready = firstStart.then((failed) => {
     if (failed === undefined || !opts.background || run.closing) return;
     logger.error({ err: failed }, 'start-up failed');
-    events.emit('notice', { level: 'error', message: `The app could not connect: ${run.startError!.message}` });
+    const e = run.startError!;
+    events.emit(
+      'notice',
+      noticeOf(
+        'error',
+        words('app.notice.couldNotConnect', nest('reason', e instanceof DeskError ? e.words : undefined, e.message)),
+      ),
+    );
     pushStatus();
   });
 

@@ -1,6 +1,8 @@
 // Import callbacks saved as JSON lines: each line {"headers": {...}, "body": <callback JSON or its raw
 // string>}. Streams the file (readline), one ingestion (one transaction) per line, through the same
-// ingestCallback as the receiver, so a callback received live and imported later is a duplicate.
+// ingestCallback as the receiver, so a callback received live and imported later is a duplicate. A line
+// longer or deeper than a saved callback ever is (shape-limits.ts) is refused by its number, before it is
+// parsed, and the rest of the file is imported.
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { Readable } from 'node:stream';
@@ -12,6 +14,8 @@ import type { NewEvent } from '../collections/event-rules.js';
 import type { Ledger } from '../collections/ledger.js';
 import { SecurityLog } from './security-log.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
+import { readWireJson } from '../service/wire-json.js';
+import { CALLBACK_MAX_DEPTH, IMPORT_LINE_MAX_CHARS, importLineRefusal } from './shape-limits.js';
 
 export type LineResult =
   | { line: number; result: 'imported'; reference: string; status: string; orphan: boolean }
@@ -76,7 +80,7 @@ export function importCallbacksText(db: Db, text: string, opts: ImportOptions): 
 }
 
 async function importCallbacksFrom(db: Db, stream: Readable, opts: ImportOptions): Promise<ImportSummary> {
-  const maxLine = opts.maxLineChars ?? 256 * 1024;
+  const maxLine = opts.maxLineChars ?? IMPORT_LINE_MAX_CHARS;
   const summary: ImportSummary = {
     lines: 0,
     imported: 0,
@@ -131,14 +135,18 @@ async function importCallbacksFrom(db: Db, stream: Readable, opts: ImportOptions
   return summary;
 }
 
-/** One line read as a delivery ({"headers", "body"}), or why it is malformed. */
-function readLine(n: number, text: string): { input: IngestInput } | Extract<LineResult, { result: 'malformed' }> {
-  let rec: unknown;
-  try {
-    rec = JSON.parse(text);
-  } catch {
-    return { line: n, result: 'malformed', message: `line ${n} is not valid JSON` };
-  }
+type Malformed = Extract<LineResult, { result: 'malformed' }>;
+
+/** One line read as a delivery ({"headers", "body"}), or why it is malformed (`refusal`: refused on its shape). */
+function readLine(n: number, text: string): { input: IngestInput } | (Malformed & { refusal?: 'too_deep' }) {
+  const refused = importLineRefusal(text);
+  if (refused)
+    return { line: n, result: 'malformed', message: `line ${n} ${refused.message}`, refusal: refused.reason };
+  // Read as the service's JSON is: a body given as an object keeps every digit of its amounts. The line's
+  // shape was held to its limits just above, so the reader's own check never refuses here.
+  const read = readWireJson(text, { maxDepth: CALLBACK_MAX_DEPTH + 1 });
+  if (!read.ok) return { line: n, result: 'malformed', message: `line ${n} is not valid JSON` };
+  const rec = read.value;
   if (!rec || typeof rec !== 'object' || Array.isArray(rec)) {
     return { line: n, result: 'malformed', message: `line ${n} must be an object {"headers": {...}, "body": ...}` };
   }
@@ -162,10 +170,15 @@ function readLine(n: number, text: string): { input: IngestInput } | Extract<Lin
 
 function importLine(db: Db, n: number, text: string, opts: ImportOptions, log: SecurityLog): LineResult {
   const read = readLine(n, text);
-  if (!('input' in read)) return read;
+  if (!('input' in read)) {
+    // Kept among the refused callbacks like the receiver's, with the line's start as its sample.
+    if (read.refusal) log.record(read.refusal, 'import', opts.clock.now(), `${read.message}; ${text.slice(0, 200)}`);
+    const { refusal: _, ...r } = read;
+    return r;
+  }
   const now = opts.clock.now();
   const o = ingestCallback(db, read.input, { keys: opts.keys, now, ledger: opts.ledger });
-  if (o.result === 'bad_signature') {
+  if (o.result === 'bad_signature' || (o.result === 'malformed' && o.refusal)) {
     const { reason, sample } = securityRecord(o, read.input.body);
     log.record(reason, 'import', now, `line ${n}: ${sample}`);
   }
@@ -184,7 +197,7 @@ export async function eventsOfImport(
   stream: Readable,
   opts: Pick<ImportOptions, 'keys' | 'clock' | 'maxLineChars'>,
 ): Promise<NewEvent[]> {
-  const maxLine = opts.maxLineChars ?? 256 * 1024;
+  const maxLine = opts.maxLineChars ?? IMPORT_LINE_MAX_CHARS;
   const out = new Map<string, NewEvent>();
   const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
   let n = 0;

@@ -14,10 +14,12 @@ import { collectionIdOf } from '../store/sqlite/ledger/intent-rows.js';
 import { callbackEvent, type CallbackSource, type VerifiedCallback } from './callback-event.js';
 import { callbackEvidence } from '../collections/evidence.js';
 import { parseCallbackBody } from '../service/callback-wire.js';
+import { readWireJson } from '../service/wire-json.js';
 import { WireFormatError } from '../service/errors.js';
 import type { SignedFields } from '../service/types.js';
 import { checkSignatures, type SignatureKeys } from '../service/verify-callback.js';
 import type { SecurityReason } from './security-log.js';
+import { CALLBACK_MAX_DEPTH, callbackBodyRefusal, type ShapeRefusal } from './shape-limits.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -47,7 +49,12 @@ export type IngestOutcome =
     }
   | { result: 'duplicate'; reference: string; eventId: number; dedupeKey: string; status: string; orphan: boolean }
   | { result: 'bad_signature'; reference: string | null; signature: 'invalid' | 'missing'; reason: string }
-  | { result: 'malformed'; message: string };
+  | {
+      result: 'malformed';
+      message: string;
+      /** Refused on its shape before it was read (shape-limits.ts): its own reason in the security log. */
+      refusal?: ShapeRefusal['reason'];
+    };
 
 function header(h: Headers, name: string): string | undefined {
   const direct = h[name];
@@ -55,7 +62,10 @@ function header(h: Headers, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** JSON with object keys sorted at every level: the same callback always has the same text. */
+/**
+ * JSON with object keys sorted at every level: the same callback always has the same text. Recursive: it
+ * only ever sees a body within the shape limits (shape-limits.ts), checked where it came in.
+ */
 // Written with loops rather than map/join: it runs for every callback, and the text must never change
 // (it is hashed into the dedupe keys already stored).
 export function canonicalJson(v: unknown): string {
@@ -131,12 +141,16 @@ export function readSignedCallback(input: IngestInput, keys: SignatureKeys): Sig
   let body: unknown;
   if (Buffer.isBuffer(input.body) || typeof input.body === 'string') {
     text = Buffer.isBuffer(input.body) ? input.body.toString('utf8') : input.body;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return { result: 'malformed', message: 'the body is not valid JSON' };
-    }
+    // Before any parser: everything that reads a body after recurses once per level of it.
+    const refused = callbackBodyRefusal(text);
+    if (refused) return { result: 'malformed', message: refused.message, refusal: refused.reason };
+    // Every digit of the amounts as sent (a double would round 74912820901925.32). The shape was held to the
+    // callback's limits just above, so the reader's own check (the same limits) never refuses here.
+    const read = readWireJson(text, { maxDepth: CALLBACK_MAX_DEPTH });
+    if (!read.ok) return { result: 'malformed', message: 'the body is not valid JSON' };
+    body = read.value;
   } else {
+    // A decoded body (an import line's object): its line was held to the limits before it was parsed.
     body = input.body;
     text = JSON.stringify(body);
   }
@@ -268,7 +282,7 @@ export function securityRecord(
     : typeof body === 'string'
       ? body.slice(0, 200)
       : JSON.stringify(body).slice(0, 200);
-  if (o.result === 'malformed') return { reason: 'malformed', sample: `${o.message}; body: ${text}` };
+  if (o.result === 'malformed') return { reason: o.refusal ?? 'malformed', sample: `${o.message}; body: ${text}` };
   return {
     reason: o.signature === 'missing' ? 'missing_signature' : 'bad_signature',
     sample: `${o.reference ?? '?'}: ${o.reason}; body: ${text}`,

@@ -1,8 +1,10 @@
 // The local callback receiver (DESIGN.md "callbacks on a desktop"): POST /callbacks/collections only.
 // The body is taken as raw bytes (no JSON parser runs before the signature check), limited to 64 KiB
 // (413), and must be application/json (415). 2xx only after the event is durably stored; a bad
-// signature is 401. Refused deliveries (bad or missing signature, malformed, too large, wrong type, over
-// the rate limit) are only counted in the bounded security log (security-log.ts), never stored whole.
+// signature is 401; a body nested deeper than a callback ever is, 422 (shape-limits.ts: it will never be
+// stored, so it is no 5xx, which the service would retry forever). Refused deliveries (bad or missing
+// signature, malformed, too large, too deep, wrong type, over the rate limit) are only counted in the
+// bounded security log (security-log.ts), never stored whole.
 // Fastify's own request logging is off: bodies are not logged.
 //
 // Abuse limits: a token bucket per remote address (rate-limit.ts; 429 + Retry-After), and server
@@ -22,9 +24,10 @@ import type { SignatureKeys } from '../service/verify-callback.js';
 import { SecurityLog, type SecurityReason } from './security-log.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { groupCommitter, type CommitStats, type GroupCommitter } from './group-commit.js';
+import { CALLBACK_BODY_LIMIT, refusalLogLine, type ShapeRefusal } from './shape-limits.js';
 
 const CALLBACK_PATH = '/callbacks/collections';
-const CALLBACK_BODY_LIMIT = 64 * 1024;
+const HOUR_MS = 3_600_000;
 
 export interface ReceiverLogger {
   info(obj: object, msg?: string): void;
@@ -163,6 +166,21 @@ interface Route {
   store: CallbackStore;
   committer: GroupCommitter;
   count: Count;
+  logRefusal: (refusal: ShapeRefusal, source: string, bytes: number) => void;
+}
+
+/**
+ * Logs the first shape refusal of each reason in an hour, and only counts the rest (the security log has
+ * them all): one line tells whoever reads the log, and a sender repeating it cannot fill the log.
+ */
+function refusalLogger(opts: ReceiverOptions): Route['logRefusal'] {
+  const logged = new Map<ShapeRefusal['reason'], number>();
+  return (refusal, source, bytes) => {
+    const hour = Math.floor(opts.clock.now() / HOUR_MS);
+    if (logged.get(refusal.reason) === hour) return;
+    logged.set(refusal.reason, hour);
+    opts.logger?.warn({ reason: refusal.reason, source, bytes }, refusalLogLine(refusal));
+  };
 }
 
 /** POST /callbacks/collections: the raw body into the next group, answered once that group is committed. */
@@ -195,6 +213,8 @@ async function receive(route: Route, req: FastifyRequest, reply: FastifyReply): 
   if (outcome.result === 'bad_signature' || outcome.result === 'malformed') {
     const { reason, sample } = securityRecord(outcome, req.body);
     count(reason, req.ip, sample);
+    if (outcome.result === 'malformed' && outcome.refusal)
+      route.logRefusal({ reason: outcome.refusal, message: outcome.message }, req.ip, req.body.length);
   }
   try {
     opts.onIngest?.(outcome);
@@ -204,7 +224,10 @@ async function receive(route: Route, req: FastifyRequest, reply: FastifyReply): 
   return answer(opts, reply, outcome);
 }
 
-/** The answer to a delivery its group committed: 200 stored (or a repeat), 401 bad signature, 400 malformed. */
+/**
+ * The answer to a delivery its group committed: 200 stored (or a repeat), 401 bad signature, 400 malformed,
+ * 422 past the shape limits (well-formed, but never to be stored).
+ */
 function answer(opts: ReceiverOptions, reply: FastifyReply, outcome: IngestOutcome): FastifyReply {
   switch (outcome.result) {
     case 'imported':
@@ -220,7 +243,7 @@ function answer(opts: ReceiverOptions, reply: FastifyReply, outcome: IngestOutco
       // Counted in the security log, not logged one by one: a flood must not fill the log either.
       return reply.code(401).send({ status: 'error', message: `signature ${outcome.signature}` });
     case 'malformed':
-      return reply.code(400).send({ status: 'error', message: outcome.message });
+      return reply.code(outcome.refusal ? 422 : 400).send({ status: 'error', message: outcome.message });
   }
 }
 
@@ -261,7 +284,7 @@ export async function startCallbackReceiver(opts: ReceiverOptions): Promise<Call
     { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT },
     (_req, body, done) => done(null, body),
   );
-  const route: Route = { opts, store: opts.store, committer, count };
+  const route: Route = { opts, store: opts.store, committer, count, logRefusal: refusalLogger(opts) };
   app.post(CALLBACK_PATH, (req, reply) => receive(route, req, reply));
   opts.routes?.(app);
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ status: 'error', message: 'not found' }));

@@ -1,6 +1,13 @@
 // The security log's shapes, without Node imports, so the renderer can share them through the contract.
 export type SecurityReason =
-  'bad_signature' | 'missing_signature' | 'malformed' | 'too_large' | 'unsupported_type' | 'rate_limited';
+  | 'bad_signature'
+  | 'missing_signature'
+  | 'malformed'
+  | 'too_large'
+  /** Nested deeper than a callback ever is (callbacks/shape-limits.ts). */
+  | 'too_deep'
+  | 'unsupported_type'
+  | 'rate_limited';
 
 /** One hour's count for one reason and source (remote address, 'import', or 'other'). */
 export interface SecurityLogRow {

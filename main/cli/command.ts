@@ -20,6 +20,16 @@ export interface Command {
   /** One line for `merchant-desk help`. */
   summary: string;
   usage: string;
+  /**
+   * What an unexpected failure of this command may have left changed, said after "<name> failed
+   * unexpectedly; " (cli/failure.ts). Without it: "nothing was changed".
+   */
+  onFailure?: string;
+  /**
+   * Where the command logs, and so the detail of its failure: the data folder's log (default), or standard
+   * error as JSON lines (serve, for journald).
+   */
+  logsTo?: 'data folder' | 'standard error';
   run(args: string[], ctx: CliContext): Promise<number>;
 }
 

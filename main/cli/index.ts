@@ -1,5 +1,6 @@
 import { commands } from './commands/index.js';
-import { UsageError, type CliContext, type CliIo } from './command.js';
+import { UsageError, type CliContext, type CliIo, type Command } from './command.js';
+import { failureLines } from './failure.js';
 import { defaultDataDir } from '../settings/paths.js';
 
 /**
@@ -41,7 +42,7 @@ export async function runCli(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
     args = g.args;
     if (g.dataDir !== undefined) dataDir = g.dataDir;
   } catch (e) {
-    return fail(io, e);
+    return fail(io, e, undefined, dataDir);
   }
   if (args[0] === '--help') args[0] = 'help';
   // Other leading flags belong to the default command (start), e.g. `merchant-desk --headless`.
@@ -55,19 +56,23 @@ export async function runCli(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
     return 0;
   }
   const cmd = commands.find((c) => c.name === name);
-  if (!cmd) return fail(io, new UsageError(`unknown command "${name}"; run "merchant-desk help"`));
+  if (!cmd) return fail(io, new UsageError(`unknown command "${name}"; run "merchant-desk help"`), undefined, dataDir);
+  return runCommand(cmd, args, ctx);
+}
+
+/** Runs one command; whatever it throws is said as failure.ts says it (exit 2 for a usage error, else 1). */
+export async function runCommand(cmd: Command, args: string[], ctx: CliContext): Promise<number> {
   try {
     return await cmd.run(args, ctx);
   } catch (e) {
-    return fail(io, e, cmd.usage);
+    return fail(ctx.io, e, cmd, ctx.dataDir);
   }
 }
 
-function fail(io: CliIo, e: unknown, usage?: string): number {
-  const msg = e instanceof Error ? e.message : String(e);
-  io.stderr.write(`merchant-desk: ${msg}\n`);
+function fail(io: CliIo, e: unknown, cmd: Command | undefined, dataDir: string): number {
+  for (const line of failureLines(e, cmd, dataDir)) io.stderr.write(`merchant-desk: ${line}\n`);
   if (e instanceof UsageError) {
-    if (usage) io.stderr.write(`usage: ${usage}\n`);
+    if (cmd) io.stderr.write(`usage: ${cmd.usage}\n`);
     return 2;
   }
   return 1;

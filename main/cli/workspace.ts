@@ -8,7 +8,11 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { createLogger } from '../log/logger.js';
 import type { Db } from '../store/sqlite/connection.js';
+import fs from 'node:fs';
 import { openDataFolder } from '../settings/data-folder.js';
+import { dataPaths } from '../settings/paths.js';
+import { readActiveProfile } from '../settings/profile-database.js';
+import type { Profile } from '../settings/settings.js';
 import { loadSettings, type Settings } from '../settings/settings.js';
 import { loadConnection } from '../settings/connection.js';
 import { secretStoreFor } from '../secrets/index.js';
@@ -30,6 +34,16 @@ export interface CliWorkspace {
   logger(): Logger;
   /** The service connection of the active profile, from its settings and keys. */
   connection(): ReturnType<typeof loadConnection>;
+}
+
+/**
+ * The profile a command would work on, read without creating or changing anything (a command refuses what
+ * the profile cannot do before it opens the folder). Null when an old single-file database is there: which
+ * profile it belongs to is known once it is adopted, which opening the folder does.
+ */
+export function activeProfileBeforeOpening(ctx: CliContext): Profile | null {
+  if (fs.existsSync(dataPaths(ctx.dataDir).legacyDb)) return null;
+  return readActiveProfile(ctx.dataDir);
 }
 
 /** Runs `fn` on the data folder's active profile; the database is closed afterwards. */

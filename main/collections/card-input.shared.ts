@@ -2,10 +2,12 @@
 // is saved or sent: parseCharge and parseCard are the only makers of a ValidCard). Pure: no node imports,
 // no clock of its own (the caller passes `now`). What a card number is (brand, lengths, check digit) is
 // card-number.shared.ts's.
-// Error messages never contain the value typed (card data must not land in a message).
+// Error messages never contain the value typed (card data must not land in a message). They are words
+// (main/words/payment.shared.ts): the window says them in the person's language, main in English.
 import { z } from 'zod';
 import { BILLING_REQUIRED_COUNTRIES } from './billing-countries.shared.js';
 import { BRAND_NAMES, cvvLength, detectBrand, luhnValid, numberLengths } from './card-number.shared.js';
+import { words, type MessageId, type Words } from '../words/words.shared.js';
 
 /** Whether a card billed in `country` needs its billing address. */
 export function billingRequired(country: string | undefined | null): boolean {
@@ -13,15 +15,20 @@ export function billingRequired(country: string | undefined | null): boolean {
 }
 
 /** Expiry is valid through the last day of its month (in UTC). Year: 2 or 4 digits. */
-export function expiryProblem(month: string, year: string, now: number): string | null {
+export function expiryProblem(
+  month: string,
+  year: string,
+  now: number,
+): { field: 'month' | 'year'; words: Words } | null {
   const m = month.trim();
   const y = year.trim();
-  if (!/^\d{1,2}$/.test(m) || Number(m) < 1 || Number(m) > 12) return 'month must be 01 to 12';
-  if (!/^(\d{2}|\d{4})$/.test(y)) return 'year must be 2 or 4 digits';
+  if (!/^\d{1,2}$/.test(m) || Number(m) < 1 || Number(m) > 12)
+    return { field: 'month', words: words('payment.err.expiryMonth') };
+  if (!/^(\d{2}|\d{4})$/.test(y)) return { field: 'year', words: words('payment.err.expiryYear') };
   const fullYear = y.length === 2 ? 2000 + Number(y) : Number(y);
   const endOfMonth = Date.UTC(fullYear, Number(m), 1); // first instant of the following month
-  if (endOfMonth <= now) return 'the card has expired';
-  if (fullYear > new Date(now).getUTCFullYear() + 25) return 'year is too far in the future';
+  if (endOfMonth <= now) return { field: 'month', words: words('payment.err.expired') };
+  if (fullYear > new Date(now).getUTCFullYear() + 25) return { field: 'year', words: words('payment.err.expiryFar') };
   return null;
 }
 
@@ -67,31 +74,25 @@ export interface AmountLimits {
   exponent: number;
 }
 
-/** Field name -> message. Names match the form (and the IPC request): "card.number", "amount", ... */
-export type FieldErrors = Record<string, string>;
+/** Field name -> its problem in words. Names match the form (and the IPC request): "card.number", "amount", ... */
+export type FieldErrors = Record<string, Words>;
 
 /** Parses a decimal amount into minor units without float maths; null with a reason when it is not valid. */
-export function parseAmount(text: string, exponent: number): { minor: number } | { error: string } {
+export function parseAmount(text: string, exponent: number): { minor: number } | { error: Words } {
   const t = text.trim().replace(/,/g, '');
-  if (!t) return { error: 'amount is required' };
-  if (!DECIMAL.test(t)) return { error: 'amount must be a plain number, e.g. 1500 or 1500.50' };
+  if (!t) return { error: words('payment.err.amountRequired') };
+  if (!DECIMAL.test(t)) return { error: words('payment.err.amountPlain') };
   const [whole = '0', frac = ''] = t.split('.');
   const f = frac.replace(/0+$/, '');
   if (f.length > exponent)
     return {
-      error: exponent === 0 ? 'amount takes no decimals in this currency' : `amount takes at most ${exponent} decimals`,
+      error: exponent === 0 ? words('payment.err.amountNoDecimals') : words('payment.err.amountDecimals', { exponent }),
     };
   const digits = (whole + f.padEnd(exponent, '0')).replace(/^0+(?=\d)/, '');
-  if (digits.length > 15) return { error: 'amount is too large' };
+  if (digits.length > 15) return { error: words('payment.err.amountTooLarge') };
   const minor = Number(digits);
-  if (minor <= 0) return { error: 'amount must be more than zero' };
+  if (minor <= 0) return { error: words('payment.err.amountZero') };
   return { minor };
-}
-
-function fmt(minor: number, exponent: number): string {
-  const s = String(minor).padStart(exponent + 1, '0');
-  const whole = exponent ? s.slice(0, -exponent) : s;
-  return whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',') + (exponent ? '.' + s.slice(-exponent) : '');
 }
 
 /** The result of parsing: the validated value, or per-field messages (never empty when not ok). */
@@ -121,7 +122,10 @@ function shapeErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of issues) {
     const key = issue.path.join('.') || 'form';
-    if (!errors[key]) errors[key] = `${key} ${issue.code === 'invalid_type' ? 'is required' : 'is not valid'}`;
+    if (!errors[key])
+      errors[key] = words(issue.code === 'invalid_type' ? 'payment.err.required' : 'payment.err.invalid', {
+        field: key,
+      });
   }
   return errors;
 }
@@ -145,25 +149,30 @@ export function parseCharge(form: CardForm, opts: { now: number; limits: AmountL
 
   // amount and currency
   let amountMinor = 0;
-  if (!/^[A-Z]{3}$/.test(f.currency)) errors.currency = 'currency must be a 3-letter code';
-  else if (!opts.limits) errors.currency = `no active card option for ${f.currency}`;
+  if (!/^[A-Z]{3}$/.test(f.currency)) errors.currency = words('payment.err.currency');
+  else if (!opts.limits) errors.currency = words('payment.err.noOption', { currency: f.currency });
   if (opts.limits) {
     const a = parseAmount(f.amount, opts.limits.exponent);
     if ('error' in a) errors.amount = a.error;
     else {
-      const { minMinor, maxMinor, maxDailyMinor, collectedTodayMinor, exponent } = opts.limits;
+      const { minMinor, maxMinor, maxDailyMinor, collectedTodayMinor } = opts.limits;
       const remaining = Math.max(0, maxDailyMinor - collectedTodayMinor);
-      if (a.minor < minMinor) errors.amount = `amount must be at least ${fmt(minMinor, exponent)}`;
-      else if (a.minor > maxMinor) errors.amount = `amount must be at most ${fmt(maxMinor, exponent)}`;
+      const currency = f.currency;
+      if (a.minor < minMinor) errors.amount = words('payment.err.amountMin', { minMinor, currency });
+      else if (a.minor > maxMinor) errors.amount = words('payment.err.amountMax', { maxMinor, currency });
       else if (a.minor > remaining)
-        errors.amount = `amount exceeds what remains of today's limit (${fmt(remaining, exponent)} of ${fmt(maxDailyMinor, exponent)})`;
+        errors.amount = words('payment.err.amountDaily', {
+          remainingMinor: remaining,
+          dailyMinor: maxDailyMinor,
+          currency,
+        });
       amountMinor = a.minor;
     }
   }
 
   const dlen = f.description.trim().length;
-  if (dlen < 10 || dlen > 30) errors.description = `description must be 10 to 30 characters (now ${dlen})`;
-  if (f.customerEmail && !EMAIL.test(f.customerEmail)) errors.customerEmail = 'customer e-mail is not a valid address';
+  if (dlen < 10 || dlen > 30) errors.description = words('payment.err.description', { length: dlen });
+  if (f.customerEmail && !EMAIL.test(f.customerEmail)) errors.customerEmail = words('payment.err.email');
 
   Object.assign(errors, cardErrors(f.card, opts.now));
   if (Object.keys(errors).length) {
@@ -188,7 +197,7 @@ export function parseCharge(form: CardForm, opts: { now: number; limits: AmountL
 /** The check of a card typed again on its own (re-sending a payment): the card rules of parseCharge. */
 export function parseCard(card: CardFields, now: number): Parsed<ValidCard> {
   const parsed = cardFormSchema.shape.card.safeParse(card);
-  if (!parsed.success) return { ok: false, errors: { card: 'the card details are incomplete' } };
+  if (!parsed.success) return { ok: false, errors: { card: words('payment.err.cardIncomplete') } };
   const errors = cardErrors(parsed.data, now);
   if (Object.keys(errors).length) {
     forget(parsed.data);
@@ -203,19 +212,25 @@ export function validateCardForm(form: CardForm, opts: { now: number; limits: Am
   return r.ok ? {} : r.errors;
 }
 
-const CARD_LABELS: Record<keyof CardFields, string> = {
-  number: 'card number',
-  expMonth: 'expiry month',
-  expYear: 'expiry year',
-  cvv: 'CVV',
-  firstName: 'cardholder first name',
-  lastName: 'cardholder last name',
-  pin: 'PIN',
-  billingAddress: 'billing address',
-  billingCity: 'billing city',
-  billingZip: 'billing zip or postal code',
-  billingState: 'billing state',
-  billingCountry: 'billing country',
+/** A brand in a sentence: its own name ("JCB"), or the word for a card when the number says none yet. */
+function brandValue(brand: ReturnType<typeof detectBrand>) {
+  return brand === 'unknown' ? { brandId: 'payment.brand.unknown' as const } : { brand: BRAND_NAMES[brand] };
+}
+
+/** Each card field's name in a sentence ("billing city is required ..."). */
+const CARD_LABELS: Record<keyof CardFields, MessageId> = {
+  number: 'payment.field.number',
+  expMonth: 'payment.field.expMonth',
+  expYear: 'payment.field.expYear',
+  cvv: 'payment.field.cvv',
+  firstName: 'payment.field.firstName',
+  lastName: 'payment.field.lastName',
+  pin: 'payment.field.pin',
+  billingAddress: 'payment.field.billingAddress',
+  billingCity: 'payment.field.billingCity',
+  billingZip: 'payment.field.billingZip',
+  billingState: 'payment.field.billingState',
+  billingCountry: 'payment.field.billingCountry',
 };
 
 // eslint-disable-next-line no-control-regex
@@ -226,48 +241,54 @@ function cardErrors(c: CardFields, now: number): FieldErrors {
   const errors: FieldErrors = {};
   const compact = c.number.replace(/[\s-]/g, '');
   const brand = detectBrand(compact);
-  if (!compact) errors['card.number'] = 'card number is required';
-  else if (!/^\d+$/.test(compact)) errors['card.number'] = 'card number may contain only digits';
+  if (!compact) errors['card.number'] = words('payment.err.numberRequired');
+  else if (!/^\d+$/.test(compact)) errors['card.number'] = words('payment.err.numberDigits');
   else if (!numberLengths(brand).includes(compact.length))
-    errors['card.number'] =
-      `card number has ${compact.length} digits; a ${BRAND_NAMES[brand]} number has ${numberLengths(brand).join(' or ')}`;
-  else if (!luhnValid(compact)) errors['card.number'] = 'card number is not valid (check digit); check for a typo';
+    errors['card.number'] = words('payment.err.numberLength', {
+      length: compact.length,
+      ...brandValue(brand),
+      lengths: numberLengths(brand).join(' / '),
+    });
+  else if (!luhnValid(compact)) errors['card.number'] = words('payment.err.numberLuhn');
 
   const exp = expiryProblem(c.expMonth, c.expYear, now);
-  if (exp) errors[exp.startsWith('year') ? 'card.expYear' : 'card.expMonth'] = `expiry: ${exp}`;
+  if (exp) errors[exp.field === 'year' ? 'card.expYear' : 'card.expMonth'] = exp.words;
 
   const cvv = c.cvv.trim();
   const want = cvvLength(brand);
   if (!/^\d+$/.test(cvv) || cvv.length !== want)
-    errors['card.cvv'] = `CVV must be ${want} digits for ${BRAND_NAMES[brand]}`;
+    errors['card.cvv'] = words('payment.err.cvv', { digits: want, ...brandValue(brand) });
 
-  if (!c.firstName.trim()) errors['card.firstName'] = 'cardholder first name is required';
-  else if (c.firstName.trim().length > 50) errors['card.firstName'] = 'cardholder first name is too long (50 at most)';
-  if (!c.lastName.trim()) errors['card.lastName'] = 'cardholder last name is required';
-  else if (c.lastName.trim().length > 50) errors['card.lastName'] = 'cardholder last name is too long (50 at most)';
+  if (!c.firstName.trim()) errors['card.firstName'] = words('payment.err.firstName');
+  else if (c.firstName.trim().length > 50) errors['card.firstName'] = words('payment.err.firstNameLong');
+  if (!c.lastName.trim()) errors['card.lastName'] = words('payment.err.lastName');
+  else if (c.lastName.trim().length > 50) errors['card.lastName'] = words('payment.err.lastNameLong');
 
-  if (c.pin !== undefined && c.pin !== '' && !/^\d{4,6}$/.test(c.pin))
-    errors['card.pin'] = 'PIN must be 4 to 6 digits (or empty)';
+  if (c.pin !== undefined && c.pin !== '' && !/^\d{4,6}$/.test(c.pin)) errors['card.pin'] = words('payment.err.pin');
 
   const country = (c.billingCountry ?? '').trim();
-  if (country && !/^[A-Za-z]{2}$/.test(country))
-    errors['card.billingCountry'] = 'billing country must be a 2-letter ISO code, e.g. US';
+  if (country && !/^[A-Za-z]{2}$/.test(country)) errors['card.billingCountry'] = words('payment.err.country');
   if (billingRequired(country)) {
     const need: (keyof CardFields)[] = ['billingAddress', 'billingCity', 'billingZip', 'billingState'];
     for (const k of need) {
       const v = (c[k] as string | undefined)?.trim() ?? '';
-      if (!v) errors[`card.${k}`] = `${CARD_LABELS[k]} is required for cards billed in ${country.toUpperCase()}`;
+      if (!v)
+        errors[`card.${k}`] = words('payment.err.billingRequired', {
+          fieldId: CARD_LABELS[k],
+          country: country.toUpperCase(),
+        });
     }
   }
   for (const k of ['billingAddress', 'billingCity', 'billingZip', 'billingState'] as const) {
     const v = c[k];
-    if (v && v.length > 100 && !errors[`card.${k}`]) errors[`card.${k}`] = `${k} is too long (100 at most)`;
+    if (v && v.length > 100 && !errors[`card.${k}`])
+      errors[`card.${k}`] = words('payment.err.billingLong', { fieldId: CARD_LABELS[k] });
   }
   // A line break or other control character inside a name or address would reach the service as-is.
   for (const k of Object.keys(CARD_LABELS) as (keyof CardFields)[]) {
     const v = c[k];
     if (v && CONTROL.test(v.trim()) && !errors[`card.${k}`])
-      errors[`card.${k}`] = `${CARD_LABELS[k]} contains control characters`;
+      errors[`card.${k}`] = words('payment.err.control', { fieldId: CARD_LABELS[k] });
   }
   return errors;
 }

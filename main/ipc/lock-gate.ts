@@ -4,7 +4,7 @@
 // each poll, lists after a callback): counting those would keep an unattended app open forever.
 import type { ChannelName, IpcError } from './contract/index.js';
 import type { IdleLock } from '../lock/idle-lock.js';
-import { LOCKED_MESSAGE } from '../lock/errors.js';
+import { LOCKED_MESSAGE, LOCKED_WORDS } from '../lock/errors.js';
 
 export interface IpcGate {
   /** null lets the call through; an IpcError refuses it. */
@@ -15,6 +15,8 @@ const OPEN_WHILE_LOCKED: ReadonlySet<ChannelName> = new Set<ChannelName>([
   'lock.status',
   'lock.unlock',
   'lock.setPassphrase',
+  // The lock screen speaks the desk's language too.
+  'app.language',
 ]);
 
 /** Reads that screens make on their own after a push (useDeskQuery refreshOn, status bar): not activity. */
@@ -22,6 +24,7 @@ export const PASSIVE_READS: ReadonlySet<ChannelName> = new Set<ChannelName>([
   'lock.status',
   'app.status',
   'app.info',
+  'app.language',
   'balances.latest',
   'balances.history',
   'options.list',
@@ -44,7 +47,9 @@ export function lockGate(lock: IdleLock): IpcGate {
     admit(channel) {
       // check() first: a call arriving after the idle time is refused, not counted as activity.
       if (lock.check()) {
-        return OPEN_WHILE_LOCKED.has(channel as ChannelName) ? null : { kind: 'locked', message: LOCKED_MESSAGE };
+        return OPEN_WHILE_LOCKED.has(channel as ChannelName)
+          ? null
+          : { kind: 'locked', message: LOCKED_MESSAGE, words: LOCKED_WORDS };
       }
       if (!PASSIVE_READS.has(channel as ChannelName)) lock.activity();
       return null;

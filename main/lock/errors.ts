@@ -1,4 +1,6 @@
-// Errors the lock shows as they are (dispatch passes on any Error with `expose: true`, a kind and a field).
+// Errors the lock shows (dispatch passes on any Error with `expose: true`, a kind, a field and words).
+import { english, words, type Words } from '../words/words.shared.js';
+
 export type LockErrorKind =
   | 'locked'
   | 'wrong_passphrase'
@@ -14,12 +16,13 @@ export class LockError extends Error {
   readonly expose = true;
   constructor(
     readonly kind: LockErrorKind,
-    message: string,
+    readonly words: Words,
     readonly field?: string,
   ) {
-    super(message);
+    super(english(words));
   }
 }
 
 /** What every refused call answers while the app is locked. */
-export const LOCKED_MESSAGE = 'Merchant Desk is locked: unlock it to continue.';
+export const LOCKED_WORDS = words('lock.locked');
+export const LOCKED_MESSAGE = english(LOCKED_WORDS);

@@ -5,6 +5,8 @@
 import { doublingDelay, type Clock } from '../clock.js';
 import type { Unlocker } from './unlocker.js';
 import { LockError } from './errors.js';
+import { words, type Words } from '../words/words.shared.js';
+import { DeskError } from '../errors.shared.js';
 
 export const MAX_IDLE_MINUTES = 15;
 
@@ -21,7 +23,7 @@ export interface LockStatus {
    * Why the passphrase cannot be read or stored (e.g. the keychain is unavailable), or why the last
    * sign-in was refused other than as wrong (team: the operator is disabled), or null.
    */
-  problem: string | null;
+  problem: Words | null;
   /** Team: the operator who signs in ("Sign in as LOGIN"); null for the solo passphrase. */
   login: string | null;
 }
@@ -85,11 +87,11 @@ export function createIdleLock(opts: IdleLockOptions): IdleLock {
   async function status(): Promise<LockStatus> {
     const u = opts.unlocker();
     let needsSetup = false;
-    let problem: string | null = null;
+    let problem: Words | null = null;
     try {
       needsSetup = await u.needsSetup();
     } catch (e) {
-      problem = e instanceof Error ? e.message : String(e);
+      problem = e instanceof DeskError && e.words ? e.words : words('lock.keychain');
     }
     problem ??= u.problem?.() ?? null;
     return { locked, method: u.method, needsSetup, idleLockMs: opts.idleMs(), problem, login: u.login ?? null };
@@ -98,11 +100,7 @@ export function createIdleLock(opts: IdleLockOptions): IdleLock {
   function refuseWhileBackingOff(): void {
     const wait = nextTryAt - clock.now();
     if (wait > 0) {
-      throw new LockError(
-        'rate_limited',
-        `Too many wrong tries: wait ${Math.ceil(wait / 1000)} s and try again.`,
-        'secret',
-      );
+      throw new LockError('rate_limited', words('lock.tooManyTries', { seconds: Math.ceil(wait / 1000) }), 'secret');
     }
   }
 
@@ -119,15 +117,14 @@ export function createIdleLock(opts: IdleLockOptions): IdleLock {
       if (!locked) return status();
       refuseWhileBackingOff();
       const u = opts.unlocker();
-      if (await u.needsSetup())
-        throw new LockError('conflict', 'No lock passphrase is set yet: choose one first.', 'secret');
+      if (await u.needsSetup()) throw new LockError('conflict', words('lock.noPassphraseYet'), 'secret');
       if (!(await u.verify(secret, o))) {
         failures += 1;
         if (failures >= freeTries)
           nextTryAt = clock.now() + doublingDelay(failures - freeTries + 1, backoffMs, backoffMs * 2 ** 8);
         throw new LockError(
           'wrong_passphrase',
-          u.method === 'password' ? 'Wrong password.' : 'Wrong passphrase.',
+          words(u.method === 'password' ? 'lock.wrongPassword' : 'lock.wrongPassphrase'),
           'secret',
         );
       }

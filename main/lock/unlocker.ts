@@ -4,6 +4,7 @@
 import type { AppSecret } from '../secrets/index.js';
 import { hashPassphrase, verifyPassphrase, type ScryptParams } from './passphrase-hash.js';
 import { LockError } from './errors.js';
+import { words, type Words } from '../words/words.shared.js';
 
 export interface Unlocker {
   /** What the lock screen asks for: the local passphrase (solo profiles) or the operator's password (team). */
@@ -24,7 +25,7 @@ export interface Unlocker {
    * disabled, the database cannot be reached), or null. The lock screen shows it: a sign-in the app made
    * by itself (a remembered password at start) has nobody else to tell.
    */
-  problem?(): string | null;
+  problem?(): Words | null;
 }
 
 export const MIN_PASSPHRASE = 8;
@@ -44,13 +45,13 @@ export class PassphraseUnlocker implements Unlocker {
 
   async setUp(secret: string): Promise<void> {
     if (typeof secret !== 'string' || secret.length < MIN_PASSPHRASE) {
-      throw new LockError('validation', `passphrase must be at least ${MIN_PASSPHRASE} characters`, 'passphrase');
+      throw new LockError('validation', words('lock.passphraseTooShort', { min: MIN_PASSPHRASE }), 'passphrase');
     }
     if (secret.length > MAX_PASSPHRASE) {
-      throw new LockError('validation', `passphrase must be at most ${MAX_PASSPHRASE} characters`, 'passphrase');
+      throw new LockError('validation', words('lock.passphraseTooLong', { max: MAX_PASSPHRASE }), 'passphrase');
     }
     if (!(await this.needsSetup())) {
-      throw new LockError('conflict', 'A lock passphrase is already set; unlock with it.', 'passphrase');
+      throw new LockError('conflict', words('lock.passphraseAlreadySet'), 'passphrase');
     }
     await this.store.set(await hashPassphrase(secret, this.params));
   }

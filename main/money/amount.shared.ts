@@ -1,4 +1,5 @@
 import { currencyExponent, MoneyError } from './currency.shared.js';
+import { codeAmountText, decimalText } from './minor-units.shared.js';
 
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 
@@ -43,20 +44,14 @@ export function toMinor(value: unknown, currency: string, field = 'amount'): num
 /** Formats integer minor units as a plain decimal string with exactly the currency's decimals ("1500.50"). */
 export function formatMinor(minor: number, currency: string): string {
   if (!Number.isSafeInteger(minor)) throw new MoneyError('amount', `${minor} is not an integer amount in minor units`);
-  const exp = currencyExponent(currency);
-  const neg = minor < 0;
-  const digits = String(Math.abs(minor)).padStart(exp + 1, '0');
-  const whole = exp === 0 ? digits : digits.slice(0, -exp);
-  const frac = exp === 0 ? '' : '.' + digits.slice(-exp);
-  return (neg ? '-' : '') + whole + frac;
+  return decimalText(minor, currencyExponent(currency));
 }
 
 /** Formats for people: thousands separators, currency code ("UGX 1,500,000", "KES 1,234.50"). */
 export function displayMinor(minor: number, currency: string): string {
-  const plain = formatMinor(minor, currency);
-  const [whole = '', frac] = plain.replace('-', '').split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${currency} ${minor < 0 ? '-' : ''}${grouped}${frac !== undefined ? '.' + frac : ''}`;
+  if (!Number.isSafeInteger(minor)) throw new MoneyError('amount', `${minor} is not an integer amount in minor units`);
+  currencyExponent(currency); // an unknown code is the same error as formatMinor's
+  return codeAmountText(minor, currency)!;
 }
 
 function truncate(s: string): string {

@@ -14,10 +14,10 @@
 //
 // IPC handlers (ipc/handlers/collections.ts) are thin adapters over these functions.
 import type { ChargeService, ChargeResult } from '../collections/charge/service.js';
+import { words } from '../words/words.shared.js';
 import type { ChargeProgress, TeamChargeSeam } from '../collections/charge/types.js';
 import type { CardFields, CardForm } from '../collections/card-input.shared.js';
 import { PaymentError } from '../collections/errors.js';
-import { displayMinor } from '../money/index.js';
 import {
   ReferenceTakenError,
   TeamError,
@@ -27,7 +27,7 @@ import {
 } from '../team/errors.js';
 import { claimIntent, ClaimRefusedError } from '../team/claims.js';
 import { collectedSince, DailyLimitError, RepeatChargeError } from '../team/intents.js';
-import { roleWords, type TeamRole } from '../team/roles.shared.js';
+import type { TeamRole } from '../team/roles.shared.js';
 import { recordIntent } from '../team/record.js';
 import type { TeamSession } from '../team/session.js';
 
@@ -107,9 +107,10 @@ export interface TeamChargeDeps {
   session(): TeamSession | null;
 }
 
-const OFFLINE_CHARGE =
-  'The team database cannot be reached, so no new charge can be taken: every charge is recorded there first, ' +
-  'so that two desks never charge the same payment. The local copy stays readable; try again when the status bar says the team database is back.';
+const OFFLINE_CHARGE = words('payment.team.offline');
+
+/** A role as a sentence names it ("back office"). */
+const roleId = (role: TeamRole) => `app.role.${role}` as const;
 
 /**
  * The role the team database holds for this login now (an admin may have changed it since the desk last
@@ -128,35 +129,42 @@ async function roleNow(s: TeamSession): Promise<TeamRole> {
 export function teamCharges(d: TeamChargeDeps): TeamChargeSeam {
   function requireSession(): TeamSession {
     const s = d.session();
-    if (!s) throw new PaymentError('unavailable', `Sign in as ${d.login} to the team database first.`);
+    if (!s) throw new PaymentError('unavailable', words('payment.team.signIn', { login: d.login }));
     const wrong = s.wrongDatabase();
-    if (wrong) throw new PaymentError('unavailable', wrong);
+    if (wrong) throw new PaymentError('unavailable', words('errors.asIs', { text: wrong }));
     return s;
   }
 
   async function refusal(e: unknown, doing: string, s: TeamSession): Promise<Error> {
     const t = e instanceof TeamError ? e : translatePgError(e, doing, d.login);
     if (t instanceof ReferenceTakenError) {
-      const who = t.createdBy ? ` by ${t.createdBy}` : '';
-      const when = t.createdAt ? ` at ${t.createdAt.toISOString()}` : '';
+      const reference = t.merchantReference;
       return new PaymentError(
         'conflict',
-        `Payment reference ${t.merchantReference} was already taken${who}${when}: that payment is being charged at another desk. Open it instead of charging again.`,
+        t.createdBy
+          ? words(t.createdAt ? 'payment.team.referenceTakenBy' : 'payment.team.referenceTakenByOnly', {
+              reference,
+              by: t.createdBy,
+              ...(t.createdAt ? { createdAt: t.createdAt.getTime() } : {}),
+            })
+          : words('payment.team.referenceTaken', { reference }),
         'reference',
       );
     }
     if (t instanceof DailyLimitError) {
       const left = Math.max(0, t.maxDailyMinor - t.collectedMinor);
-      const message =
-        `amount exceeds what remains of today's limit across the team (${displayMinor(left, t.currency)} of ` +
-        `${displayMinor(t.maxDailyMinor, t.currency)}): the team database refused it, nothing was sent`;
-      return new PaymentError('validation', message, 'amount', { amount: message });
+      const w = words('payment.team.dailyLimit', {
+        leftMinor: left,
+        dailyMinor: t.maxDailyMinor,
+        currency: t.currency,
+      });
+      return new PaymentError('validation', w, 'amount', { amount: w });
     }
     if (t instanceof TeamPermissionError) {
       // Named as the database holds it now, not as this desk signed in.
       return new PaymentError(
         'forbidden',
-        `${d.login} (${roleWords(await roleNow(s))}) may not take payments: the team database refused the intent. Ask an admin for the support role.`,
+        words('payment.team.mayNot', { login: d.login, roleId: roleId(await roleNow(s)) }),
       );
     }
     if (t instanceof TeamUnavailableError) return new PaymentError('unavailable', OFFLINE_CHARGE);
@@ -168,18 +176,26 @@ export function teamCharges(d: TeamChargeDeps): TeamChargeSeam {
     const ref = e.merchantReference;
     const r = e.refusal;
     if (r.reason === 'no_intent')
-      return new PaymentError('not_found', `The team record has no payment ${ref}: nothing was sent.`, 'reference');
+      return new PaymentError('not_found', words('payment.team.noPayment', { reference: ref }), 'reference');
     if (r.reason === 'not_allowed')
       return new PaymentError(
         'forbidden',
-        `Only ${r.createdBy}, who created payment ${ref}, or an admin may send it again; ${d.login} (${roleWords(await roleNow(s))}) may not. Nothing was sent.`,
+        words('payment.team.onlyCreator', {
+          creator: r.createdBy,
+          reference: ref,
+          login: d.login,
+          roleId: roleId(await roleNow(s)),
+        }),
         'reference',
       );
-    const who = r.heldBy === d.login ? `${r.heldBy} (this login, at another desk or window)` : r.heldBy;
     return new PaymentError(
       'conflict',
-      `Payment ${ref} is being sent by ${who} since ${new Date(r.claimedAt).toISOString()}: only one desk sends a payment at a time. ` +
-        `Their claim ends when its outcome is recorded, or at ${new Date(r.expiresAt).toISOString()}. Nothing was sent.`,
+      words(r.heldBy === d.login ? 'payment.team.claimedSelf' : 'payment.team.claimed', {
+        reference: ref,
+        heldBy: r.heldBy,
+        claimedAt: r.claimedAt,
+        expiresAt: r.expiresAt,
+      }),
       'reference',
     );
   }

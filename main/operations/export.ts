@@ -10,6 +10,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../store/sqlite/connection.js';
 import path from 'node:path';
 import {
+  checkExportTarget,
   runExport,
   ReportError,
   type ExportFormat,
@@ -55,6 +56,11 @@ export interface ExportDeps {
   clock: Clock;
   /** The stale-pending setting the collections report's reconciliation column uses. */
   stalePendingAfterMs: () => number;
+}
+
+/** Throws (kind validation, field 'out') when no report can be written at `out`: checked again as it is written. */
+export function checkExportOut(out: string): void {
+  checkExportTarget(out, 'out');
 }
 
 /** Writes the report to `out` (the file appears only when complete); cancelled by `signal`. */

@@ -10,6 +10,7 @@
 //   is already a resolution is refused. The desk is then told who resolved it, when and their note, and
 //   pulls at once, so the screen shows that resolution instead.
 // - What "open" means stays the desk's check on its own copy (the reconciliation rules are the desks').
+import { words } from '../words/words.shared.js';
 import type { Db } from '../store/sqlite/connection.js';
 import type { NewEvent } from '../collections/event-rules.js';
 import type { Ledger } from '../collections/ledger.js';
@@ -51,20 +52,15 @@ export interface ResolveRequest {
 /** How a refusal's words name what was resolved, in each case. */
 const RESOLVE_WHAT: TeamFirstWhat = { action: 'resolve exceptions', noun: 'resolution' };
 
-/** A time as the desk's clock shows it: YYYY-MM-DD HH:MM, local. */
-function localTime(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
-}
-
 /** The database's refusal in the words the person at the desk reads. */
 function alreadyResolved(s: StandingResolution, field: 'collectionId' | 'orphanEventId'): ReconcileError {
+  // When, as the window shows every moment (the English of logs and the CLI: the desk's local time).
+  const said = { by: s.resolvedBy, reference: s.merchantReference, resolvedStamp: s.resolvedAt };
   return new ReconcileError(
     'conflict',
-    `${s.resolvedBy} already resolved ${s.merchantReference} at ${localTime(s.resolvedAt)}` +
-      (s.note ? `: "${s.note}"` : '') +
-      '. Nothing has happened to it since, so that resolution stands and yours was not recorded; this desk shows theirs as soon as it has it.',
+    s.note
+      ? words('recon.err.alreadyResolvedNote', { ...said, note: s.note })
+      : words('recon.err.alreadyResolved', said),
     field,
   );
 }
@@ -85,12 +81,7 @@ function standingOnThisDesk(db: Db, req: ResolveRequest): StandingResolution | n
 /** Resolves with the note; returns the resolution event's id on this desk. */
 export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{ eventId: number }> {
   const actor = (deps.team ? deps.team.login : deps.operatorName).trim();
-  if (!actor)
-    throw new ReconcileError(
-      'validation',
-      'set the operator name in Settings first: a resolution records who made it',
-      'operator',
-    );
+  if (!actor) throw new ReconcileError('validation', words('recon.err.noOperator'), 'operator');
   const input = {
     ...(req.collectionId !== undefined ? { collectionId: req.collectionId } : {}),
     ...(req.orphanEventId !== undefined ? { orphanEventId: req.orphanEventId } : {}),

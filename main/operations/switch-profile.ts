@@ -8,6 +8,7 @@
 // copy, locked until the operator named now signs in. The team database decides nothing here; the other
 // desks see nothing of it (the operator's sign-in is their own).
 import type { Clock } from '../clock.js';
+import { english, nest, words, type Words } from '../words/words.shared.js';
 import type { Db } from '../store/sqlite/connection.js';
 import { updateSettings, type Profile, type Settings, type SettingsPatch } from '../settings/index.js';
 
@@ -15,7 +16,7 @@ export interface SwitchProfileDeps {
   db: Db;
   clock: Clock;
   /** Tells the person at the desk (given by whoever composes the operation: it knows no event bus). */
-  notify(notice: { level: 'info' | 'warning' | 'error'; message: string }): void;
+  notify(notice: { level: 'info' | 'warning' | 'error'; message: string; words?: Words }): void;
   settings(): Settings;
   /** Closes the running workspace and opens `profile`'s, with `patch` saved to it first. */
   switchProfile(profile: Profile, patch: SettingsPatch): Promise<void>;
@@ -43,7 +44,7 @@ function teamConnectionChanged(was: Settings, next: Settings): boolean {
 export async function saveSettingsChange(
   deps: SwitchProfileDeps,
   patch: SettingsPatch,
-  why?: string,
+  why?: Words,
 ): Promise<{ was: Settings; next: Settings; switched: boolean }> {
   const was = deps.settings();
   if (patch.profile !== undefined && patch.profile !== was.profile) {
@@ -57,13 +58,16 @@ export async function saveSettingsChange(
   const next = updateSettings(deps.db, patch, deps.clock);
   if (teamConnectionChanged(was, next)) {
     await deps.reopenWorkspace();
-    const who = next.teamLogin;
-    deps.notify({
-      level: 'info',
-      message: who
-        ? `${why ?? 'The team connection changed'}: ${who} signs in to go on.`
-        : `${why ?? 'The team connection changed'}: name the team login to sign in.`,
-    });
+    const login = next.teamLogin;
+    const w = why
+      ? words(login ? 'app.notice.teamChangedWhy' : 'app.notice.teamChangedWhyNoLogin', {
+          ...nest('why', why, english(why)),
+          ...(login ? { login } : {}),
+        })
+      : login
+        ? words('app.notice.teamChanged', { login })
+        : words('app.notice.teamChangedNoLogin');
+    deps.notify({ level: 'info', message: english(w), words: w });
   }
   return { was, next, switched: false };
 }

@@ -3,10 +3,12 @@
 // a doubling back-off after a failure, at least a 429's Retry-After. A run of a kind already in flight
 // is joined, never started twice.
 import type { Logger } from 'pino';
+import { words } from '../words/words.shared.js';
 import type { Clock } from '../clock.js';
 import { doublingDelay } from '../clock.js';
 import type { PaymentOption, ServiceClient, WalletBalance } from '../service/types.js';
 import { isServiceError, RateLimitedError } from '../service/errors.js';
+import { collectionOptions, unreadOptionsText, type CollectionOptions } from '../service/collection-options.js';
 import type { RunResult } from '../store/sqlite/balances.js';
 import type { PollError, PollKind } from '../store/sqlite/poll-runs.js';
 import type { PollSink, RecordedRun } from './sink.js';
@@ -42,7 +44,12 @@ export interface PollerParts {
 
 function toPollError(e: unknown): PollError {
   if (isServiceError(e)) {
-    return { kind: e.kind, message: e.message, ...(e.status !== undefined ? { httpStatus: e.status } : {}) };
+    return {
+      kind: e.kind,
+      message: e.message,
+      ...(e.status !== undefined ? { httpStatus: e.status } : {}),
+      ...(e.words ? { words: e.words } : {}),
+    };
   }
   if (
     e instanceof Error &&
@@ -51,7 +58,11 @@ function toPollError(e: unknown): PollError {
       e.name === 'WireFormatError' ||
       e.name === 'MalformedAnswerError')
   ) {
-    return { kind: 'unreadable', message: `the service's answer was not usable: ${e.message}` };
+    return {
+      kind: 'unreadable',
+      message: `the service's answer was not usable: ${e.message}`,
+      words: words('status.pollUnusable', { reason: e.message }),
+    };
   }
   return { kind: 'internal', message: `unexpected error while polling: ${e instanceof Error ? e.message : String(e)}` };
 }
@@ -72,6 +83,7 @@ function backoffDelay(p: PollerParts, kind: PollKind, error: unknown): number {
 
 /** The service's answer for `kind` as a run's result, and what was thrown when it failed. */
 async function ask(
+  p: PollerParts,
   kind: PollKind,
   client: ServiceClient | null,
 ): Promise<{ result: RunResult<unknown>; thrown: unknown }> {
@@ -79,17 +91,47 @@ async function ask(
     return {
       result: {
         ok: false,
-        error: { kind: 'not_configured', message: 'no service connection: set the base URL and keys in Settings' },
+        error: {
+          kind: 'not_configured',
+          message: 'no service connection: set the base URL and keys in Settings',
+          words: words('status.noConnection'),
+        },
       },
       thrown: null,
     };
   }
   try {
-    const value = kind === 'balances' ? await client.getBalances() : await client.getPaymentOptions();
-    return { result: { ok: true, value }, thrown: null };
+    if (kind === 'balances') return { result: { ok: true, value: await client.getBalances() }, thrown: null };
+    return optionsResult(await collectionOptions(client, await heldCurrencies(p)));
   } catch (e) {
     return { result: { ok: false, error: toPollError(e) }, thrown: e };
   }
+}
+
+/**
+ * The currencies the options are asked for: those of the balances recorded last, once a balances run in
+ * flight (the first of a start) has ended, so one start asks the balance inquiry once. None known: undefined,
+ * and collectionOptions asks the balance inquiry itself.
+ */
+async function heldCurrencies(p: PollerParts): Promise<string[] | undefined> {
+  await p.state.balances.inFlight;
+  const held = p.sink.heldCurrencies?.() ?? [];
+  return held.length > 0 ? held : undefined;
+}
+
+/**
+ * The options of every currency read, or a failure that names each currency not read (with what was read
+ * as its `partial`, stored all the same). The first currency's error decides the kind and the back-off.
+ */
+function optionsResult(r: CollectionOptions): { result: RunResult<unknown>; thrown: unknown } {
+  const first = r.unread[0];
+  if (!first) return { result: { ok: true, value: r.options }, thrown: null };
+  const error: PollError = {
+    ...toPollError(first.error),
+    message: unreadOptionsText(r),
+  };
+  const partial = r.read.length > 0 ? { partial: { value: r.options, currencies: r.read } } : {};
+  return { result: { ok: false, error, ...partial }, thrown: first.error };
 }
 
 /** The kind's state after a recorded run: its failures or success, and its next wait. */
@@ -121,7 +163,7 @@ function noteRun(p: PollerParts, kind: PollKind, recorded: RecordedRun, thrown: 
 
 async function runOnce(p: PollerParts, kind: PollKind): Promise<void> {
   const startedAt = p.clock.now();
-  const { result, thrown } = await ask(kind, p.getClient());
+  const { result, thrown } = await ask(p, kind, p.getClient());
   const finishedAt = p.clock.now();
   // One transaction: the poll_runs row and (on a usable answer) the cache. A malformed answer is an error here.
   const recorded =

@@ -3,7 +3,7 @@
 // run); `serve` gives one that writes the team's PostgreSQL (main/serve/poll-to-team.ts).
 import type { WriteDb } from '../store/sqlite/connection.js';
 import type { PaymentOption, WalletBalance } from '../service/types.js';
-import { recordBalanceRun, type RunResult } from '../store/sqlite/balances.js';
+import { latestBalances, recordBalanceRun, type RunResult } from '../store/sqlite/balances.js';
 import { recordProvidersRun } from '../store/sqlite/payment-options.js';
 import { lastRun, lastSuccessfulRun, type PollError, type PollKind, type PollRun } from '../store/sqlite/poll-runs.js';
 
@@ -26,6 +26,11 @@ export interface PollSink {
   /** Records a run; an error result (or an unusable answer) changes no data. Throws only when it cannot record. */
   recordBalances(run: PollRunInput<WalletBalance>): RecordedRun | Promise<RecordedRun>;
   recordProviders(run: PollRunInput<PaymentOption>): RecordedRun | Promise<RecordedRun>;
+  /**
+   * The currencies of the balances recorded last: the payment options are asked per currency the merchant
+   * holds. Without it (or with none recorded yet) the options run asks the balance inquiry itself.
+   */
+  heldCurrencies?(): string[];
 }
 
 export function sqlitePollSink(db: WriteDb): PollSink {
@@ -34,5 +39,8 @@ export function sqlitePollSink(db: WriteDb): PollSink {
     lastSuccessfulRun: (kind) => lastSuccessfulRun(db, kind),
     recordBalances: (run) => recordBalanceRun(db, run),
     recordProviders: (run) => recordProvidersRun(db, run),
+    heldCurrencies: () => [
+      ...new Set(latestBalances(db, { now: 0, staleAfterMs: Infinity }).rows.map((r) => r.currency)),
+    ],
   };
 }

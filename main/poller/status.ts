@@ -2,13 +2,14 @@
 // each kind's last run, failures and next run, and the connection as online, offline or in error.
 // A kind's last run and last success start from the poll log (the sink), so they survive restarts.
 import type { PollError, PollKind } from '../store/sqlite/poll-runs.js';
+import type { Words } from '../words/words.shared.js';
 import type { PollSink } from './sink.js';
 
 export type ConnectionState =
   | { state: 'idle' } // nothing has run yet in this session
   | { state: 'online' }
-  | { state: 'offline'; message: string } // no answer from the service (network, timeout, refused)
-  | { state: 'error'; kind: string; message: string }; // an answer, but not a usable one (or not configured)
+  | { state: 'offline'; message: string; words?: Words | undefined } // no answer from the service (network, timeout, refused)
+  | { state: 'error'; kind: string; message: string; words?: Words | undefined }; // an answer, but not a usable one (or not configured)
 
 export interface KindStatus {
   running: boolean;
@@ -111,8 +112,8 @@ function connectionState(state: KindStates): ConnectionState {
   const e = failing[0];
   if (!e) return { state: 'online' };
   return e.kind === 'network'
-    ? { state: 'offline', message: e.message }
-    : { state: 'error', kind: e.kind, message: e.message };
+    ? { state: 'offline', message: e.message, words: e.words }
+    : { state: 'error', kind: e.kind, message: e.message, words: e.words };
 }
 
 export function pollerStatus(state: KindStates, started: boolean, now: number): PollerStatus {

@@ -2,6 +2,7 @@
 // appends a 'resolution' event (source manual) through the ledger and never changes an earlier event;
 // the checks (a note, who, an open exception or an unresolved orphan) are here, the statements in the
 // store (store/sqlite/exceptions-resolve.ts, read/orphans.ts).
+import { words } from '../words/words.shared.js';
 import type { Db } from '../store/sqlite/connection.js';
 import { writeTransaction } from '../store/sqlite/transaction.js';
 import { eventIdByDedupeKey, internalReferenceOf } from '../store/sqlite/exceptions-resolve.js';
@@ -23,15 +24,10 @@ export interface ResolveInput {
 
 function checkedNoteAndActor(input: ResolveInput): { note: string; actor: string } {
   const note = typeof input.note === 'string' ? input.note.trim() : '';
-  if (note.length < 3)
-    throw new ReconcileError(
-      'validation',
-      'note is required: say what was checked and why this is resolved (at least 3 characters)',
-      'note',
-    );
-  if (note.length > 2000) throw new ReconcileError('validation', 'note must be at most 2,000 characters', 'note');
+  if (note.length < 3) throw new ReconcileError('validation', words('recon.err.note'), 'note');
+  if (note.length > 2000) throw new ReconcileError('validation', words('recon.err.noteLong'), 'note');
   const actor = typeof input.actor === 'string' ? input.actor.trim() : '';
-  if (!actor) throw new ReconcileError('validation', 'actor is required: the name of the person resolving', 'actor');
+  if (!actor) throw new ReconcileError('validation', words('recon.err.actor'), 'actor');
   return { note, actor };
 }
 
@@ -54,7 +50,7 @@ function resolutionEvent(db: Db, input: ResolveInput, options: ReconcileOptions,
     if (!current?.isException) {
       throw new ReconcileError(
         'conflict',
-        `collection ${c.merchant_reference} has no open exception to resolve`,
+        words('recon.err.noException', { reference: c.merchant_reference }),
         'collectionId',
       );
     }
@@ -68,11 +64,15 @@ function resolutionEvent(db: Db, input: ResolveInput, options: ReconcileOptions,
   if (input.orphanEventId !== undefined) {
     const o = orphanByEventId(db, input.orphanEventId);
     if (!o)
-      throw new ReconcileError('not_found', `no orphan callback with event id ${input.orphanEventId}`, 'orphanEventId');
+      throw new ReconcileError(
+        'not_found',
+        words('recon.err.noOrphan', { id: String(input.orphanEventId) }),
+        'orphanEventId',
+      );
     if (o.resolved_by_event_id !== null) {
       throw new ReconcileError(
         'conflict',
-        `orphan callback ${o.merchant_reference} is already resolved`,
+        words('recon.err.orphanResolved', { reference: o.merchant_reference }),
         'orphanEventId',
       );
     }
@@ -83,7 +83,7 @@ function resolutionEvent(db: Db, input: ResolveInput, options: ReconcileOptions,
       internalReference: o.internal_reference,
     };
   }
-  throw new ReconcileError('validation', 'collectionId or orphanEventId is required', 'collectionId');
+  throw new ReconcileError('validation', words('recon.err.which'), 'collectionId');
 }
 
 /**

@@ -88,7 +88,8 @@ function startWorker(data: WorkerJob): Worker {
   return launchWorker(import.meta.url, 'export-worker', data, WORKER_LIMITS);
 }
 
-function checkOut(out: string, field: string): string {
+/** The absolute path of `out`, or why a report cannot be written there (its folder missing, a folder itself). */
+export function checkExportTarget(out: string, field: string): string {
   if (!out || typeof out !== 'string') throw new ReportError('validation', `${field}: a file path is required`, field);
   const abs = path.resolve(out);
   const dir = path.dirname(abs);
@@ -159,7 +160,7 @@ class Crew {
 const MORE_WORKERS_FROM = 100_000;
 
 export async function runExport(opts: ExportOptions): Promise<ExportResult> {
-  const out = checkOut(opts.out, 'out');
+  const out = checkExportTarget(opts.out, 'out');
   const job = opts.job;
   if (job.kind === 'balances') {
     if (!Number.isFinite(job.from))

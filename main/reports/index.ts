@@ -1,4 +1,5 @@
 export {
+  checkExportTarget,
   runExport,
   snapshotsPathFor,
   type ExportFormat,

@@ -2,8 +2,10 @@
 // on (no answer at all: no-answer.ts; the answer to a charge: initialize-answer.ts). Pure apart from reading the clock for a Retry-After given as a
 // date; no I/O. Messages say what to do, and never contain the keys or the card cipher (`redact` blanks
 // any echo, answer-text.ts).
+import { nest, words, type MessageId } from '../words/words.shared.js';
 import {
   AuthenticationError,
+  DeclinedError,
   DuplicateReferenceError,
   ForbiddenError,
   NotFoundError,
@@ -19,7 +21,9 @@ import type { z } from 'zod';
 import type { RawResponse } from './transport.js';
 import { envelopeSchema, errorDataSchema } from './wire.js';
 import { parseWire } from './wire-values.js';
+import { readWireJson, type WireJson } from './wire-json.js';
 import { describeBody, excerpt, type Redact } from './answer-text.js';
+import { refusedUrlText, serviceUrlProblem } from './service-url.js';
 
 export type Op = 'balances' | 'providers' | 'initialize';
 
@@ -57,66 +61,57 @@ export function errorFor(
   redact: Redact,
   sentReference?: string,
 ): ServiceError {
-  const parsed = tryJson(raw.text);
+  const parsed = readWireJson(raw.text);
   const env = parsed.ok ? envelopeSchema.safeParse(parsed.value) : undefined;
   const envelope = env?.success ? env.data : undefined;
   const status = effectiveStatus(raw.status, envelope);
   const serviceMessage = envelope?.message ? redact(envelope.message) : undefined;
   const data = envelope ? errorDataSchema.parse(envelope.data) : null;
+  // The service's own message, or what its body was: detail said as it came, in every language.
   const said = serviceMessage ? `: ${serviceMessage}` : envelope ? '' : ` (${describeBody(raw, redact)})`;
-  const what = opName(op);
+  const what = { whatId: opWords(op), said };
 
   if (status === 401) {
-    return new AuthenticationError(
-      `The service refused the merchant keys for ${what} (HTTP 401)${said}. Check the public and secret key in Settings.`,
-      { status, serviceMessage },
-    );
+    return new AuthenticationError(words('service.keysRefused', what), { status, serviceMessage });
   }
-  if (status === 403)
-    return new ForbiddenError(`The service does not allow ${what} for this merchant account (HTTP 403)${said}.`, {
-      status,
-      serviceMessage,
-    });
+  if (status === 403) return new ForbiddenError(words('service.forbidden', what), { status, serviceMessage });
   if (status === 404) {
-    return new NotFoundError(
-      `The service has no ${what} at ${ctx.origin} (HTTP 404)${said}. Check the base URL in Settings.`,
-      { status, serviceMessage },
-    );
+    return new NotFoundError(words('service.notFound', { ...what, origin: ctx.origin }), { status, serviceMessage });
   }
   if (status === 429) {
     const retryAfterMs = parseRetryAfter(raw.headers.get('retry-after'), ctx.now());
-    const wait = retryAfterMs === undefined ? '' : `; retry after ${Math.ceil(retryAfterMs / 1000)} s`;
-    return new RateLimitedError(`The service is limiting the rate of requests (HTTP 429)${wait}.`, retryAfterMs, {
-      status,
-      serviceMessage,
-    });
+    return new RateLimitedError(
+      retryAfterMs === undefined
+        ? words('service.rateLimited')
+        : words('service.rateLimitedWait', { seconds: Math.ceil(retryAfterMs / 1000) }),
+      retryAfterMs,
+      { status, serviceMessage },
+    );
   }
   if (status >= 500 && status <= 599) {
     if (op === 'initialize') {
-      return new UnknownOutcomeError(
-        `The service failed while handling the charge (HTTP ${status})${said}. It may or may not have created the collection: check it before charging again, and only re-send the same merchant_reference.`,
-        { status, serviceMessage, reason: 'server_error' },
-      );
+      return new UnknownOutcomeError(words('service.chargeFailed', { status: String(status), said }), {
+        status,
+        serviceMessage,
+        reason: 'server_error',
+      });
     }
-    return new UnavailableError(`The service is unavailable (HTTP ${status})${said}. Try again later.`, {
+    return new UnavailableError(words('service.unavailable', { status: String(status), said }), {
       status,
       serviceMessage,
     });
   }
-  if (status >= 400 && status <= 499) return refusedRequest(op, status, serviceMessage, data, said, sentReference);
+  if (status >= 400 && status <= 499) return refusedRequest(ctx, op, status, serviceMessage, data, said, sentReference);
   // 1xx/3xx or a 2xx whose body is an error without a usable code.
   if (op === 'initialize') {
-    return new UnknownOutcomeError(
-      `The service answered the charge with an unexpected HTTP ${raw.status}${said}; the outcome is unknown.`,
-      {
-        status: raw.status,
-        serviceMessage,
-        reason: 'unreadable',
-      },
-    );
+    return new UnknownOutcomeError(words('service.chargeUnexpected', { status: String(raw.status), said }), {
+      status: raw.status,
+      serviceMessage,
+      reason: 'unreadable',
+    });
   }
   return new UnreadableResponseError(
-    `The service answered ${what} with an unexpected HTTP ${raw.status}${said}.`,
+    words('service.unexpected', { ...what, status: String(raw.status) }),
     excerpt(raw.text, redact),
     {
       status: raw.status,
@@ -130,6 +125,7 @@ export function errorFor(
  * the request field its message names.
  */
 function refusedRequest(
+  ctx: AnswerContext,
   op: Op,
   status: number,
   serviceMessage: string | undefined,
@@ -144,20 +140,39 @@ function refusedRequest(
   const duplicate = (status === 422 && /duplicate|already exists/i.test(serviceMessage ?? '')) || status === 409;
   if (op === 'initialize' && duplicate && (field === undefined || field === 'merchant_reference')) {
     const ref = data?.merchant_reference ?? sentReference ?? '';
+    // The page of the collection that exists, checked as the success path's is: a refused one is not kept.
+    const url = data?.payment_url ?? undefined;
+    const problem = url === undefined ? null : serviceUrlProblem(url, ctx.origin);
     return new DuplicateReferenceError(
-      `The service already has a collection with this merchant_reference (HTTP 422)${said}.`,
+      words('service.duplicate', { status: String(status), said }),
       ref,
       data?.internal_reference ?? undefined,
-      data?.payment_url ?? undefined,
-      { status, serviceMessage },
+      problem ? undefined : url,
+      {
+        status,
+        serviceMessage,
+        ...(problem ? { refusedPaymentUrl: refusedUrlText('payment_url', url!, problem) } : {}),
+      },
     );
   }
-  const subject = field ? `${field}` : `the ${opName(op)} request`;
-  return new ValidationError(`The service rejected ${subject} (HTTP ${status})${said}.`, field, {
-    status,
-    serviceMessage,
-  });
+  return new ValidationError(
+    field
+      ? words('service.rejected', { subject: field, status: String(status), said })
+      : words('service.rejectedRequest', { whatId: opWords(op), status: String(status), said }),
+    field,
+    { status, serviceMessage },
+  );
 }
+
+/**
+ * The status words of a success (the contract: code 200 and status success; DESIGN.md: initialize's 202
+ * accepted). An envelope without a status is judged by its code and the HTTP status alone.
+ */
+const SUCCESS_WORDS: Record<Op, readonly string[]> = {
+  balances: ['success'],
+  providers: ['success'],
+  initialize: ['success', 'accepted'],
+};
 
 /** A 2xx with the success envelope: returns `data`; otherwise throws the matching error. */
 export function successData(
@@ -167,12 +182,23 @@ export function successData(
   redact: Redact,
   sentReference?: string,
 ): unknown {
-  const what = opName(op);
+  return successEnvelope(ctx, op, raw, redact, sentReference).data;
+}
+
+/** successData, with the envelope's message beside its `data`. */
+export function successEnvelope(
+  ctx: AnswerContext,
+  op: Op,
+  raw: RawResponse,
+  redact: Redact,
+  sentReference?: string,
+): { data: unknown; message: string | undefined } {
+  const what = { whatId: opWords(op), status: String(raw.status) };
   if (raw.status < 200 || raw.status > 299) throw errorFor(ctx, op, raw, redact, sentReference);
-  const parsed = tryJson(raw.text);
+  const parsed = readWireJson(raw.text);
   if (!parsed.ok) {
     throw new UnreadableResponseError(
-      `The service answered ${what} (HTTP ${raw.status}) with ${describeBody(raw, redact)}.`,
+      words('service.notJson', { ...what, body: unreadableBody(raw, parsed, redact) }),
       excerpt(raw.text, redact),
       {
         status: raw.status,
@@ -181,25 +207,34 @@ export function successData(
   }
   const env = envelopeSchema.safeParse(parsed.value);
   if (!env.success) {
-    throw new UnreadableResponseError(
-      `The service answered ${what} (HTTP ${raw.status}) with JSON that is not its response envelope.`,
-      excerpt(raw.text, redact),
-      {
-        status: raw.status,
-      },
-    );
+    throw new UnreadableResponseError(words('service.notEnvelope', what), excerpt(raw.text, redact), {
+      status: raw.status,
+    });
   }
   const status = effectiveStatus(raw.status, env.data);
-  if (status < 200 || status > 299 || env.data.status?.toLowerCase() === 'error')
+  if (status < 200 || status > 299 || env.data.status?.trim().toLowerCase() === 'error')
     throw errorFor(ctx, op, raw, redact, sentReference);
-  if (env.data.data === undefined || env.data.data === null) {
-    throw new UnreadableResponseError(
-      `The service answered ${what} (HTTP ${raw.status}) without data.`,
-      excerpt(raw.text, redact),
-      { status: raw.status },
-    );
+  const word = env.data.status?.trim();
+  if (word !== undefined && !SUCCESS_WORDS[op].includes(word.toLowerCase())) {
+    const serviceMessage = env.data.message ? redact(env.data.message) : undefined;
+    // The status word and the message are the service's own: said as they came.
+    const said = words('service.statusWord', {
+      whatId: opWords(op),
+      word: JSON.stringify(excerpt(word, redact)),
+      said: serviceMessage ? `: ${serviceMessage}` : '',
+    });
+    if (op === 'initialize')
+      throw new UnknownOutcomeError(words('service.statusWordUnknown', nest('first', said, '')), {
+        status: raw.status,
+        serviceMessage,
+        reason: 'unreadable',
+      });
+    throw new DeclinedError(said, { status: raw.status, serviceMessage });
   }
-  return env.data.data;
+  if (env.data.data === undefined || env.data.data === null) {
+    throw new UnreadableResponseError(words('service.noData', what), excerpt(raw.text, redact), { status: raw.status });
+  }
+  return { data: env.data.data, message: env.data.message ?? undefined };
 }
 
 /** `data` checked against the operation's wire schema; a bad value is an unreadable answer. */
@@ -215,7 +250,7 @@ export function shape<T>(
   } catch (e) {
     if (e instanceof WireFormatError) {
       throw new UnreadableResponseError(
-        `The service's answer to ${opName(op)} has a bad value at ${e.message}.`,
+        words('service.badValue', { whatId: opWords(op), where: e.message }),
         excerpt(raw.text, redact),
         {
           status: raw.status,
@@ -225,6 +260,15 @@ export function shape<T>(
     }
     throw e;
   }
+}
+
+/** An operation's name in a sentence, as words ("the balance inquiry"). */
+export function opWords(op: Op): MessageId {
+  return op === 'balances'
+    ? 'service.op.balances'
+    : op === 'providers'
+      ? 'service.op.providers'
+      : 'service.op.initialize';
 }
 
 export function opName(op: Op): string {
@@ -252,13 +296,10 @@ function effectiveStatus(
   return http;
 }
 
-/** The body as JSON, or not JSON. */
-export function tryJson(text: string): { ok: true; value: unknown } | { ok: false; value: undefined } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false, value: undefined };
-  }
+/** What a body that could not be read was: past the limits the desk reads JSON within, or not JSON. */
+function unreadableBody(raw: RawResponse, parsed: Exclude<WireJson, { ok: true }>, redact: Redact): string {
+  if (parsed.reason === 'not_json') return describeBody(raw, redact);
+  return `a body the desk does not read (${parsed.message})`;
 }
 
 /** Retry-After: delta seconds, or an HTTP date. */

@@ -3,6 +3,7 @@
 // wire answer -> typed result or ServiceError; initialize-answer.ts: a charge's answer; no-answer.ts: no
 // answer -> the ServiceError that says why) and the retry policy (retry-policy.ts: the two GETs only).
 // Secrets (keys, card_cipher) never reach a message or a log.
+import { words } from '../words/words.shared.js';
 import type { Logger } from 'pino';
 import { realSleep, systemClock, type Clock, type Sleep } from '../clock.js';
 import { CURRENCY_CODE, formatMinor, isKnownCurrency } from '../money/index.js';
@@ -21,6 +22,7 @@ import { createExchange, isTransportFailure, parseBaseUrl, type Exchange, type R
 import { parseRetryAfter, shape, successData, type AnswerContext, type Op } from './answers.js';
 import { initializeAnswer } from './initialize-answer.js';
 import { redactor, type Redact } from './answer-text.js';
+import { SERVICE_JSON_LIMITS } from './wire-json.js';
 import { initializeTransportError, transportError } from './no-answer.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, shouldRetry, type RetryPolicy } from './retry-policy.js';
 
@@ -65,7 +67,12 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
   const clock = opts.clock ?? systemClock;
   const c: Connection = {
     keys: () => opts.keys(),
-    exchange: createExchange({ base, timeoutMs, fetch: opts.fetch ?? fetch }),
+    exchange: createExchange({
+      base,
+      timeoutMs,
+      fetch: opts.fetch ?? fetch,
+      maxBodyBytes: SERVICE_JSON_LIMITS.maxBytes,
+    }),
     ctx: { origin, timeoutMs, now: () => clock.now() },
     policy: {
       retries: opts.retries ?? DEFAULT_RETRY_POLICY.retries,
@@ -87,7 +94,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
 
 async function getKeys(c: Connection): Promise<MerchantKeys> {
   const k = await c.keys();
-  if (!k || !k.publicKey) throw new AuthenticationError('No merchant public key is set: enter the keys in Settings.');
+  if (!k || !k.publicKey) throw new AuthenticationError(words('service.noPublicKey'));
   return k;
 }
 
@@ -127,10 +134,7 @@ async function getWithRetry(
 
 async function getBalances(c: Connection, currency?: string): Promise<WalletBalance[]> {
   const keys = await getKeys(c);
-  if (!keys.secretKey)
-    throw new AuthenticationError(
-      'No merchant secret key is set: the balance inquiry needs it. Enter the keys in Settings.',
-    );
+  if (!keys.secretKey) throw new AuthenticationError(words('service.noSecretBalances'));
   const q = currency === undefined || currency === '' ? '' : `?currency=${encodeURIComponent(checkCurrency(currency))}`;
   const headers = { ...baseHeaders(), 'public-key': keys.publicKey, 'secret-key': keys.secretKey };
   const redact = redactor([keys.publicKey, keys.secretKey]);
@@ -145,8 +149,7 @@ async function getPaymentOptions(c: Connection, query: PaymentOptionsQuery): Pro
   if (query.currency) params.set('currency', checkCurrency(query.currency));
   if (query.transactionType) {
     const t = query.transactionType.trim().toUpperCase();
-    if (!/^[A-Z_]{1,40}$/.test(t))
-      throw new ValidationError('transaction_type must be a word such as COLLECTION.', 'transaction_type');
+    if (!/^[A-Z_]{1,40}$/.test(t)) throw new ValidationError(words('service.transactionType'), 'transaction_type');
     params.set('transaction_type', t);
   }
   const q = params.toString() === '' ? '' : `?${params.toString()}`;
@@ -162,8 +165,7 @@ async function getPaymentOptions(c: Connection, query: PaymentOptionsQuery): Pro
 async function initialize(c: Connection, req: InitializeRequest): Promise<InitializeAccepted> {
   const { clock, log } = c;
   const keys = await getKeys(c);
-  if (!keys.secretKey)
-    throw new AuthenticationError('No merchant secret key is set: charging needs it. Enter the keys in Settings.');
+  if (!keys.secretKey) throw new AuthenticationError(words('service.noSecretCharge'));
   const body = initializeBody(req);
   const headers = {
     ...baseHeaders(),
@@ -199,7 +201,7 @@ async function initialize(c: Connection, req: InitializeRequest): Promise<Initia
 export function initializeBody(req: InitializeRequest): string {
   const currency = checkCurrency(req.currency);
   if (!Number.isSafeInteger(req.amountMinor) || req.amountMinor <= 0) {
-    throw new ValidationError('amount must be a positive whole number of minor units.', 'amount');
+    throw new ValidationError(words('service.amount'), 'amount');
   }
   const amountText = formatMinor(req.amountMinor, currency);
   const fields: [string, unknown][] = [
@@ -230,9 +232,7 @@ function baseHeaders(): Record<string, string> {
 
 function checkCurrency(c: string): string {
   const u = c.trim().toUpperCase();
-  if (!CURRENCY_CODE.test(u))
-    throw new ValidationError('currency must be a 3-letter ISO code such as UGX.', 'currency');
-  if (!isKnownCurrency(u))
-    throw new ValidationError(`currency ${u} is not one Merchant Desk knows the decimals of.`, 'currency');
+  if (!CURRENCY_CODE.test(u)) throw new ValidationError(words('service.currency'), 'currency');
+  if (!isKnownCurrency(u)) throw new ValidationError(words('service.currencyUnknown', { currency: u }), 'currency');
   return u;
 }

@@ -2,6 +2,7 @@
 // these; `kind` is stable and safe to show, send over IPC, and store in a poll log. They belong to
 // the one error family of main (DeskError), exposed: their messages are written for the user.
 import { DeskError } from '../errors.shared.js';
+import type { Words } from '../words/words.shared.js';
 
 export type ServiceErrorKind =
   | 'authentication'
@@ -12,6 +13,7 @@ export type ServiceErrorKind =
   | 'unavailable'
   | 'network'
   | 'unreadable'
+  | 'declined'
   | 'unknown_outcome';
 
 export abstract class ServiceError extends DeskError {
@@ -23,7 +25,7 @@ export abstract class ServiceError extends DeskError {
   /** The service's own message from the error envelope, when it sent one. */
   readonly serviceMessage: string | undefined;
   constructor(
-    message: string,
+    message: string | Words,
     opts: {
       status?: number | undefined;
       serviceMessage?: string | undefined;
@@ -46,7 +48,7 @@ export class AuthenticationError extends ServiceError {
 export class ValidationError extends ServiceError {
   override readonly kind = 'validation' as const;
   constructor(
-    message: string,
+    message: string | Words,
     field: string | undefined,
     opts: { status?: number | undefined; serviceMessage?: string | undefined } = {},
   ) {
@@ -66,7 +68,7 @@ export class NotFoundError extends ServiceError {
 export class RateLimitedError extends ServiceError {
   override readonly kind = 'rate_limited' as const;
   constructor(
-    message: string,
+    message: string | Words,
     readonly retryAfterMs: number | undefined,
     opts: { status?: number | undefined; serviceMessage?: string | undefined } = {},
   ) {
@@ -84,11 +86,19 @@ export class NetworkError extends ServiceError {
   override readonly kind = 'network' as const;
 }
 
+/**
+ * A 2xx answer whose status says it did not succeed ("declined", "failed": HTTP 200 and code 200 are not
+ * enough, the contract's success is code 200 and status success). `serviceMessage` is what it said.
+ */
+export class DeclinedError extends ServiceError {
+  override readonly kind = 'declined' as const;
+}
+
 /** A response that is not the JSON we expect: an HTML error page, truncated JSON, wrong types. */
 export class UnreadableResponseError extends ServiceError {
   override readonly kind = 'unreadable' as const;
   constructor(
-    message: string,
+    message: string | Words,
     readonly excerpt: string,
     opts: { status?: number; cause?: unknown } = {},
   ) {
@@ -106,7 +116,7 @@ export class UnknownOutcomeError extends ServiceError {
   /** What made the outcome unknowable: no answer in time, the connection broke, a 5xx, or an answer we could not read. */
   readonly reason: UnknownOutcomeReason;
   constructor(
-    message: string,
+    message: string | Words,
     opts: {
       status?: number | undefined;
       serviceMessage?: string | undefined;
@@ -128,14 +138,17 @@ export type UnknownOutcomeReason = 'timeout' | 'connection' | 'server_error' | '
  */
 export class DuplicateReferenceError extends ValidationError {
   readonly duplicate = true as const;
+  /** When the service named a page the desk will not open (service-url.ts): what it was and why, in words. */
+  readonly refusedPaymentUrl: string | undefined;
   constructor(
-    message: string,
+    message: string | Words,
     readonly merchantReference: string,
     readonly internalReference: string | undefined,
     readonly paymentUrl: string | undefined,
-    opts: { status?: number | undefined; serviceMessage?: string | undefined } = {},
+    opts: { status?: number | undefined; serviceMessage?: string | undefined; refusedPaymentUrl?: string } = {},
   ) {
     super(message, 'merchant_reference', opts);
+    this.refusedPaymentUrl = opts.refusedPaymentUrl;
   }
 }
 
@@ -156,7 +169,7 @@ export class CardDataError extends DeskError {
 
 /** The service public key (PEM) cannot be used: not a key, a private key, a certificate, not RSA, too short. */
 export class ServiceKeyError extends DeskError {
-  constructor(message: string, opts: { cause?: unknown } = {}) {
+  constructor(message: string | Words, opts: { cause?: unknown } = {}) {
     super('validation', message, opts);
   }
 }

@@ -1,13 +1,15 @@
 // The answer to a charge (initialize): what the service accepted, checked against what was sent. Once the
 // request was sent, anything the desk cannot read is an unknown outcome, never a failure: the collection
 // may exist, and only the same merchant_reference may be sent again.
+import { nest, words } from '../words/words.shared.js';
 import { UnknownOutcomeError, UnreadableResponseError, WireFormatError } from './errors.js';
 import type { RawResponse } from './transport.js';
 import type { InitializeAccepted } from './types.js';
-import { envelopeSchema, initializeDataSchema } from './wire.js';
+import { initializeDataSchema } from './wire.js';
 import { parseWire } from './wire-values.js';
-import { successData, tryJson, type AnswerContext } from './answers.js';
+import { successEnvelope, type AnswerContext } from './answers.js';
 import type { Redact } from './answer-text.js';
+import { refusedUrlText, serviceUrlProblem } from './service-url.js';
 
 /**
  * The answer to a charge -> what was accepted. Anything the desk cannot read after the request was
@@ -20,18 +22,16 @@ export function initializeAnswer(
   sentReference: string,
 ): InitializeAccepted {
   let data: unknown;
+  let message: string | undefined;
   try {
-    data = successData(ctx, 'initialize', raw, redact, sentReference);
+    ({ data, message } = successEnvelope(ctx, 'initialize', raw, redact, sentReference));
   } catch (e) {
     if (e instanceof UnreadableResponseError) {
-      throw new UnknownOutcomeError(
-        `${e.message} The outcome of the charge is unknown: check it before charging again.`,
-        {
-          status: e.status,
-          cause: e,
-          reason: 'unreadable',
-        },
-      );
+      throw new UnknownOutcomeError(words('service.chargeUnknown', nest('first', e.words, e.message)), {
+        status: e.status,
+        cause: e,
+        reason: 'unreadable',
+      });
     }
     throw e;
   }
@@ -44,31 +44,34 @@ export function initializeAnswer(
     d = parseWire(initializeDataSchema, data);
   } catch (e) {
     const msg = e instanceof WireFormatError ? e.message : String(e);
+    throw new UnknownOutcomeError(words('service.acceptedBadValue', { status: String(raw.status), where: msg }), {
+      status: raw.status,
+      cause: e,
+      reason: 'unreadable',
+    });
+  }
+  const urlProblem = serviceUrlProblem(d.payment_url, ctx.origin);
+  if (urlProblem) {
     throw new UnknownOutcomeError(
-      `The service accepted the charge (HTTP ${raw.status}) but its answer has a bad value at ${msg}; the outcome is unknown.`,
-      {
-        status: raw.status,
-        cause: e,
-        reason: 'unreadable',
-      },
+      `The service accepted the charge (HTTP ${raw.status}) but ${refusedUrlText('payment_url', d.payment_url, urlProblem)}; the outcome is unknown.`,
+      { status: raw.status, reason: 'unreadable' },
     );
   }
   const sentAuto = sentReference === 'auto';
   const merchantReference = d.merchant_reference ?? (sentAuto ? undefined : sentReference);
   if (merchantReference === undefined || (!sentAuto && merchantReference !== sentReference)) {
     throw new UnknownOutcomeError(
-      merchantReference === undefined
-        ? `The service accepted the charge (HTTP ${raw.status}) but did not say which merchant_reference it made; the outcome is unknown.`
-        : `The service accepted the charge (HTTP ${raw.status}) for a different merchant_reference than was sent; the outcome is unknown.`,
+      words(merchantReference === undefined ? 'service.acceptedNoReference' : 'service.acceptedOtherReference', {
+        status: String(raw.status),
+      }),
       { status: raw.status, reason: 'unreadable' },
     );
   }
-  const envMessage = envelopeSchema.safeParse(tryJson(raw.text).value);
   return {
     httpStatus: raw.status,
     merchantReference,
     internalReference: d.internal_reference ?? undefined,
     paymentUrl: d.payment_url,
-    message: envMessage.success ? (envMessage.data.message ?? undefined) : undefined,
+    message,
   };
 }

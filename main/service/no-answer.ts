@@ -3,19 +3,17 @@
 // desk, otherwise its outcome is unknown.
 import { NetworkError, ServiceError, UnknownOutcomeError, type UnknownOutcomeReason } from './errors.js';
 import type { TransportFailure } from './transport.js';
-import { opName, type AnswerContext, type Op } from './answers.js';
+import { opWords, type AnswerContext, type Op } from './answers.js';
+import { nest, words } from '../words/words.shared.js';
 
 /** No answer to a GET: a NetworkError that says why. */
 export function transportError(ctx: AnswerContext, op: Op, f: TransportFailure): ServiceError {
-  const what = opName(op);
+  const what = { origin: ctx.origin, whatId: opWords(op) };
   if (f.timeout)
-    return new NetworkError(
-      `No answer from the service at ${ctx.origin} for ${what} within ${duration(ctx.timeoutMs)}.`,
-      { cause: f.cause },
-    );
-  return new NetworkError(`Could not reach the service at ${ctx.origin} for ${what}: ${describeCode(f.code)}.`, {
-    cause: f.cause,
-  });
+    return new NetworkError(words('service.noAnswer', { ...what, duration: duration(ctx.timeoutMs) }), {
+      cause: f.cause,
+    });
+  return new NetworkError(words('service.unreachable', { ...what, ...codeWords(f.code) }), { cause: f.cause });
 }
 
 /**
@@ -25,16 +23,13 @@ export function transportError(ctx: AnswerContext, op: Op, f: TransportFailure):
 export function initializeTransportError(ctx: AnswerContext, f: TransportFailure): ServiceError {
   if (f.notSent) {
     const e = transportError(ctx, 'initialize', f);
-    return new NetworkError(
-      `${e.message} Nothing was sent: it is safe to try again with the same merchant_reference.`,
-      { cause: f.cause },
-    );
+    return new NetworkError(words('service.notSent', nest('first', e.words, e.message)), { cause: f.cause });
   }
   const reason: UnknownOutcomeReason = f.timeout ? 'timeout' : 'connection';
   return new UnknownOutcomeError(
     f.timeout
-      ? `The charge was sent but no answer came within ${duration(ctx.timeoutMs)}: the outcome is unknown. Check it before charging again, and only re-send the same merchant_reference.`
-      : `The charge was sent but ${describeCode(f.code)} before an answer: the outcome is unknown. Check it before charging again, and only re-send the same merchant_reference.`,
+      ? words('service.sentNoAnswer', { duration: duration(ctx.timeoutMs) })
+      : words('service.sentBroken', codeWords(f.code)),
     { cause: f.cause, reason },
   );
 }
@@ -43,21 +38,22 @@ function duration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }
 
-const CODE_TEXT: Record<string, string> = {
-  ECONNREFUSED: 'the connection was refused',
-  ECONNRESET: 'the connection was reset',
-  UND_ERR_SOCKET: 'the connection was closed',
-  EPIPE: 'the connection was closed',
-  ENOTFOUND: 'the host name was not found',
-  EAI_AGAIN: 'the host name could not be looked up',
-  ENETUNREACH: 'the network is unreachable',
-  EHOSTUNREACH: 'the host is unreachable',
-  UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
-};
+const CODES = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'UND_ERR_SOCKET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+] as const;
 
-function describeCode(code: string): string {
-  const text = CODE_TEXT[code];
-  if (text) return `${text} (${code})`;
-  if (/CERT|TLS|SSL/i.test(code)) return `the TLS certificate was not accepted (${code})`;
-  return `the connection failed (${code})`;
+/** What broke, in words: `{why}` of the outer message (the code said as it is). */
+function codeWords(code: string) {
+  if ((CODES as readonly string[]).includes(code))
+    return { whyId: `service.code.${code as (typeof CODES)[number]}`, code } as const;
+  if (/CERT|TLS|SSL/i.test(code)) return { whyId: 'service.code.tls', code } as const;
+  return { whyId: 'service.code.other', code } as const;
 }

@@ -1,6 +1,7 @@
 // The HTTP exchange with the service: fetch, one time-out from connecting to the last body byte, and
 // a failure that says whether anything can have reached the service. It knows nothing of the
 // service's answers (./answers.ts) or of retrying (./retry-policy.ts).
+import { words } from '../words/words.shared.js';
 import { ValidationError } from './errors.js';
 
 export interface RawResponse {
@@ -31,6 +32,8 @@ export interface TransportOptions {
   /** Per request, connection to last body byte. */
   timeoutMs: number;
   fetch: typeof fetch;
+  /** A body is read up to one byte past this, then let go: the answer's reader refuses it as too large. */
+  maxBodyBytes: number;
 }
 
 /** The base URL without trailing slashes (a path prefix is kept), and its origin for messages. */
@@ -42,10 +45,7 @@ export function parseBaseUrl(baseUrl: string): { base: string; origin: string } 
     if (u.username || u.password) throw new Error('credentials');
     return { base, origin: u.origin };
   } catch {
-    throw new ValidationError(
-      `The service base URL "${baseUrl}" is not an http(s) URL without user:password.`,
-      'baseUrl',
-    );
+    throw new ValidationError(words('service.badBaseUrl', { url: baseUrl }), 'baseUrl');
   }
 }
 
@@ -66,7 +66,7 @@ export function createExchange(opts: TransportOptions): Exchange {
         signal,
         redirect: 'manual',
       });
-      const text = await res.text();
+      const text = await bodyText(res, opts.maxBodyBytes);
       return { status: res.status, headers: res.headers, text };
     } catch (e) {
       const timeout = signal.aborted || (e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError'));
@@ -74,6 +74,26 @@ export function createExchange(opts: TransportOptions): Exchange {
       return { timeout, notSent: !timeout && NOT_SENT_CODES.has(code), code, cause: e };
     }
   };
+}
+
+/** The body as text, read no further than one byte past `max` (a hostile service may send without end). */
+async function bodyText(res: Response, max: number): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      break;
+    }
+  }
+  // As res.text() decodes: UTF-8, a leading byte order mark dropped.
+  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
 }
 
 const NOT_SENT_CODES = new Set([

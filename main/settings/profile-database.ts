@@ -11,6 +11,7 @@ import { checkpointWal, openDatabase, type Db } from '../store/sqlite/connection
 import { putSetting, settingValue } from '../store/sqlite/settings.js';
 import { dataPaths } from './paths.js';
 import { PROFILES, readSettings, type Profile } from './settings.js';
+import { ACTIVE_PROFILE_LIMITS, readJsonFile } from './json-limits.js';
 import { DeskError } from '../errors.shared.js';
 
 /** The data folder or a profile's database cannot be used. Not exposed: the detail names local paths. */
@@ -26,19 +27,18 @@ type Log = Pick<Logger, 'info' | 'warn'> | undefined;
 /** The active profile recorded in active-profile.json; embedded when the file is missing. */
 export function readActiveProfile(dataDir: string, logger?: Log): Profile {
   const file = dataPaths(dataDir).activeProfile;
-  let text: string;
+  let read: ReturnType<typeof readJsonFile>;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    read = readJsonFile(file, ACTIVE_PROFILE_LIMITS);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'embedded';
     throw new ProfileDatabaseError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  try {
-    const p = (JSON.parse(text) as { profile?: unknown }).profile;
-    if (typeof p === 'string' && (PROFILES as readonly string[]).includes(p)) return p as Profile;
-  } catch {
-    /* reported below */
-  }
+  const p =
+    'value' in read && read.value && typeof read.value === 'object'
+      ? (read.value as { profile?: unknown }).profile
+      : null;
+  if (typeof p === 'string' && (PROFILES as readonly string[]).includes(p)) return p as Profile;
   logger?.warn(
     { file },
     'active-profile.json does not name embedded, sandbox, live or team; using the embedded profile',

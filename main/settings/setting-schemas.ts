@@ -26,7 +26,7 @@ const httpUrl = z
         return false;
       }
     },
-    { message: 'must be an http(s) URL without user, password, query or fragment, e.g. https://api.example.com' },
+    { message: 'settings.err.httpUrl' },
   );
 
 const httpsUrl = z
@@ -41,7 +41,7 @@ const httpsUrl = z
         return false;
       }
     },
-    { message: 'must be an https:// URL, e.g. https://shop.example.com/return' },
+    { message: 'settings.err.httpsUrl' },
   );
 
 // The team database: the operator's password is asked at sign-in (and kept only in the OS keychain, when
@@ -61,7 +61,7 @@ const teamDatabaseUrl = z
 /** The CA certificate (PEM text, stored with the profile: the renderer never names a file). */
 const teamSslCa = z
   .string()
-  .max(65536, 'is too large to be a CA certificate')
+  .max(65536, 'errors.zod.caTooLarge')
   .superRefine((s, ctx) => {
     const problem = caCertificateProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -71,20 +71,16 @@ const teamSslCa = z
 const teamLogin = z
   .string()
   .trim()
-  .regex(/^[a-z][a-z0-9_]{1,62}$/, 'must be 2 to 63 lower-case letters, digits or _, starting with a letter');
+  .regex(/^[a-z][a-z0-9_]{1,62}$/, 'settings.err.login');
 
 const ms = (min: number, max: number) =>
-  z
-    .number()
-    .int('must be a whole number of milliseconds')
-    .min(min, `must be at least ${min} ms`)
-    .max(max, `must be at most ${max} ms`);
+  z.number().int('settings.err.wholeMs').min(min, 'settings.err.atLeastMs').max(max, 'settings.err.atMostMs');
 
 export const callbackReceiverSchema = z.object({
   enabled: z.boolean(),
-  host: z.string().trim().min(1, 'must not be empty'),
+  host: z.string().trim().min(1, 'settings.err.empty'),
   /** 0 = pick a free port at start. */
-  port: z.number().int('must be a whole number').min(0, 'must be 0 to 65535').max(65535, 'must be 0 to 65535'),
+  port: z.number().int('settings.err.whole').min(0, 'settings.err.port').max(65535, 'settings.err.port'),
 });
 
 export const pollIntervalsSchema = z.object({
@@ -95,17 +91,17 @@ export const pollIntervalsSchema = z.object({
 // At most 15 minutes (PCI DSS 8.2.8). Whole minutes, except under NODE_ENV=test where a fraction down
 // to one second lets an end-to-end test watch the app lock without waiting minutes.
 const idleLockMinutes = z
-  .number({ message: 'must be a number of minutes' })
-  .max(15, 'must be at most 15 minutes')
+  .number({ message: 'settings.err.minutes' })
+  .max(15, 'settings.err.atMost15')
   .pipe(
     process.env.NODE_ENV === 'test'
-      ? z.number().min(1 / 60, 'must be at least 1 minute')
-      : z.number().int('must be a whole number of minutes').min(1, 'must be at least 1 minute'),
+      ? z.number().min(1 / 60, 'settings.err.atLeast1')
+      : z.number().int('settings.err.wholeMinutes').min(1, 'settings.err.atLeast1'),
   );
 
 /** One schema per top-level setting, so each is validated (and falls back) on its own. */
 export const settingSchemas = {
-  profile: z.enum(PROFILES, { message: 'must be embedded, sandbox, live or team' }),
+  profile: z.enum(PROFILES, { message: 'settings.err.profile' }),
   /** The service's base URL (sandbox and live). The embedded profile learns it from its sandbox. */
   baseUrl: httpUrl.nullable(),
   redirectUrl: httpsUrl,
@@ -116,7 +112,7 @@ export const settingSchemas = {
   /** A PENDING collection older than this is flagged "stale pending" by reconciliation. */
   stalePendingAfterMs: ms(STALE_PENDING_AFTER_MS.min, STALE_PENDING_AFTER_MS.max),
   /** Who is using the app; recorded on collections and resolutions. */
-  operatorName: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  operatorName: z.string().trim().min(1, 'settings.err.empty').max(64, 'settings.err.atMost64'),
   /** Absolute path of the imported service public key PEM (a copy inside the data folder), or null. */
   servicePublicKeyPath: z.string().min(1).nullable(),
   /** Minutes without input before the app locks itself (main/lock). */
@@ -126,7 +122,7 @@ export const settingSchemas = {
   /** The operator who signs in on this desktop (team profile), or null. */
   teamLogin: teamLogin.nullable(),
   /** TLS to the team database; null: by host (loopback: plain, any other host: verify-full). */
-  teamSslMode: z.enum(SSL_MODES, { message: `must be one of ${SSL_MODES.join(', ')}` }).nullable(),
+  teamSslMode: z.enum(SSL_MODES, { message: 'errors.zod.sslMode' }).nullable(),
   /** The CA certificate (PEM) that signed the team database's certificate; null: the public CAs. */
   teamSslCa: teamSslCa.nullable(),
 } as const;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DeskError } from '../errors.shared.js';
 
 // Loaded with require, not import: the ESM loader lexes playwright-core's 3.6 MB CommonJS bundle for
 // named exports first, which doubles its load time (about 0.4 s of every start).
@@ -110,7 +111,13 @@ export function chromiumExecutable(env: NodeJS.ProcessEnv = process.env): string
   ].filter((x): x is string => !!x);
   const found = candidates.find((p) => fs.existsSync(p));
   if (!found) {
-    throw new Error(`no Chromium found (looked at ${candidates.join(', ')}); install chromium or set CHROMIUM_PATH`);
+    throw new DeskError(
+      'unavailable',
+      `no Chromium found (looked at ${candidates.join(', ')}); install chromium or set CHROMIUM_PATH`,
+      {
+        expose: true,
+      },
+    );
   }
   return found;
 }

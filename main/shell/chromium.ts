@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Frame, Page, Route } from 'playwright-cor
 import type { Core } from '../app/core.js';
 import { rendererDir as defaultRendererDir } from '../app/paths.js';
 import { createDispatcher, type Dispatch } from '../ipc/dispatch.js';
+import { logFilePath } from '../log/logger.js';
 import { lockGate } from '../ipc/lock-gate.js';
 import { buildHandlers } from '../ipc/handlers/index.js';
 import { pushToRenderer } from '../ipc/push.js';
@@ -18,6 +19,7 @@ import { launchChromium, type LaunchedChromium, type LaunchOptions } from './chr
 import { serveRendererFile } from './serve.js';
 import { asWireText } from './wire.js';
 import { heardPushes } from './heard-pushes.js';
+import { DeskError } from '../errors.shared.js';
 
 export { serveRendererFile } from './serve.js';
 export {
@@ -123,7 +125,13 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
   const root = path.resolve(opts.rendererDir ?? defaultRendererDir());
   if (!fs.existsSync(path.join(root, 'index.html'))) {
     await opts.launched?.close(core.logger);
-    throw new Error(`the renderer is not built (${path.join(root, 'index.html')} is missing); run "npm run build"`);
+    throw new DeskError(
+      'unavailable',
+      `the renderer is not built (${path.join(root, 'index.html')} is missing); run "npm run build"`,
+      {
+        expose: true,
+      },
+    );
   }
   const launched = opts.launched ?? (await launchChromium({ logger: core.logger, ...opts }));
   const { browser, context, firstPage } = launched;
@@ -134,7 +142,7 @@ export async function startChromiumShell(opts: ChromiumShellOptions): Promise<Ch
       logger: core.logger,
       pages: new PaymentPages(core.queries),
     });
-    const dispatch = createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock));
+    const dispatch = createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock), logFilePath(core.dataDir));
     const page = firstPage ?? (await context.newPage());
     // Only the app's own main frame may call main.
     const fromApp = (source: { page: Page; frame: Frame }) =>

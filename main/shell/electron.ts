@@ -25,6 +25,7 @@ import {
 import type { Core } from '../app/core.js';
 import { appRoot, rendererDir } from '../app/paths.js';
 import { createDispatcher } from '../ipc/dispatch.js';
+import { logFilePath } from '../log/logger.js';
 import { lockGate } from '../ipc/lock-gate.js';
 import { buildHandlers } from '../ipc/handlers/index.js';
 import { pushToRenderer } from '../ipc/push.js';
@@ -161,7 +162,7 @@ function guardMainWindow(win: BrowserWindow, pages: PaymentPages, logger: Core['
 /** IPC to the one dispatch, from the app's own top frame only, and the Core's events pushed to the window. */
 function bridgeIpc(win: BrowserWindow, core: Core): void {
   const wc = win.webContents;
-  const dispatch = createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock));
+  const dispatch = createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock), logFilePath(core.dataDir));
   ipcMain.handle(INVOKE, (event: IpcMainInvokeEvent, channel: unknown, request: unknown) => {
     // Only the app's own top frame in our window may call main.
     const frame = event.senderFrame;

@@ -1,5 +1,6 @@
 // What a desk says about the team events' hash chain (team/sync/chain-check.ts), in one place for the
-// status bar (main/app/status.ts) and Settings, Team (renderer): no imports, so both sides can use it.
+// status bar (main/app/status.ts) and Settings, Team (renderer), as words both sides render.
+import { english, words, type MessageId, type Words } from '../words/words.shared.js';
 
 /** The chain as the desk checked it: verified through a seq, or the first seq that does not match. */
 export interface TeamChainState {
@@ -10,14 +11,13 @@ export interface TeamChainState {
 }
 
 /** "Team record verified through seq N", or the alarm naming the first seq that does not match. */
-export function chainWords(c: TeamChainState): { alarm: boolean; text: string } {
-  if (c.broken)
-    return {
-      alarm: true,
-      text: `Team record altered: seq ${c.broken.seq.toLocaleString('en')} does not match its hash chain (${c.broken.reason}). This desk shows what it verified, through seq ${c.verifiedSeq.toLocaleString('en')}.`,
-    };
-  if (c.verifiedSeq === 0) return { alarm: false, text: 'Team record: nothing verified yet' };
-  return { alarm: false, text: `Team record verified through seq ${c.verifiedSeq.toLocaleString('en')}` };
+export function chainWords(c: TeamChainState): { alarm: boolean; text: string; words: Words } {
+  const w = c.broken
+    ? words('team.chain.altered', { seq: c.broken.seq, reason: c.broken.reason, verifiedSeq: c.verifiedSeq })
+    : c.verifiedSeq === 0
+      ? words('team.chain.nothingYet')
+      : words('team.chain.verified', { seq: c.verifiedSeq });
+  return { alarm: c.broken !== null, text: english(w), words: w };
 }
 
 /**
@@ -54,27 +54,34 @@ export interface TeamRollbackState {
   unrestoredCount: number;
 }
 
-const seqText = (n: number) => n.toLocaleString('en');
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
-
 /** What a desk says of a record that went back: never the tamper alarm's words. */
-export function rollbackWords(r: TeamRollbackState): { text: string; short: string } {
-  const lost = `The team database lost events ${seqText(r.lostFrom)}–${seqText(r.lostTo)}, probably a failover or a restore from backup; this desk holds them`;
-  if (r.phase === 'restoring')
-    return {
-      text: `${lost} and is putting back what it can. It shows what it verified, through seq ${seqText(r.previousHead.seq)}.`,
-      short: `Team database went back: lost seq ${seqText(r.lostFrom)}–${seqText(r.lostTo)}, restoring`,
-    };
-  const parts: string[] = [];
-  if (r.restored) parts.push(`it put back ${plural(r.restored, 'event')}`);
-  if (r.present) parts.push(`${r.present.toLocaleString('en')} ${r.present === 1 ? 'was' : 'were'} back already`);
-  if (r.unrestoredCount)
-    parts.push(`${plural(r.unrestoredCount, 'event')} could not be put back by this desk (listed in Settings, Team)`);
-  if (!parts.length) parts.push('all of them are back in the team record (put back by other desks or serve)');
-  return {
-    text: `${lost}: ${parts.join('; ')}. It follows the team record again from seq ${seqText(r.rebasedSeq ?? r.commonSeq)}.`,
-    short: r.unrestoredCount
-      ? `Team database went back: ${plural(r.unrestoredCount, 'lost event')} not put back`
-      : `Team database went back: lost events put back`,
-  };
+export function rollbackWords(r: TeamRollbackState): { text: string; short: string; words: Words; shortWords: Words } {
+  const lost = { lostFrom: r.lostFrom, lostTo: r.lostTo };
+  let w: Words;
+  let short: Words;
+  if (r.phase === 'restoring') {
+    w = words('team.rollback.restoring', { ...lost, seq: r.previousHead.seq });
+    short = words('team.rollback.shortRestoring', lost);
+  } else {
+    const parts: MessageId[] = [];
+    if (r.restored) parts.push('team.rollback.part.restored');
+    if (r.present) parts.push('team.rollback.part.present');
+    if (r.unrestoredCount) parts.push('team.rollback.part.unrestored');
+    if (!parts.length) parts.push('team.rollback.part.allBack');
+    const id = (['team.rollback.rebased1', 'team.rollback.rebased2', 'team.rollback.rebased3'] as const)[
+      parts.length - 1
+    ]!;
+    w = words(id, {
+      ...lost,
+      restored: r.restored,
+      present: r.present,
+      unrestored: r.unrestoredCount,
+      seq: r.rebasedSeq ?? r.commonSeq,
+      ...Object.fromEntries(parts.map((p, i) => [`part${i + 1}Id`, p])),
+    });
+    short = r.unrestoredCount
+      ? words('team.rollback.shortUnrestored', { unrestored: r.unrestoredCount })
+      : words('team.rollback.shortBack');
+  }
+  return { text: english(w), short: english(short), words: w, shortWords: short };
 }

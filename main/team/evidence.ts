@@ -22,6 +22,7 @@ import { readSignedCallback } from '../callbacks/ingest.js';
 import type { SignatureKeys } from '../service/verify-callback.js';
 import type { SignatureState } from '../collections/model.js';
 import type { TeamEvent } from './events.js';
+import { EVIDENCE_LIMITS, teamJson } from './json-limits.js';
 
 /** The columns of a team event the check reads. */
 export type EvidenceEvent = Pick<
@@ -50,12 +51,8 @@ export type EventVerifier = (ev: EvidenceEvent) => Verdict;
 
 function parsed(evidence: string | null): Record<string, unknown> | null {
   if (!evidence) return null;
-  try {
-    const v: unknown = JSON.parse(evidence);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+  const v = teamJson(evidence, EVIDENCE_LIMITS);
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);

@@ -1,6 +1,7 @@
 // What a desk says about the team database's notifications (team/sync/notify-probe.ts), in one place for
 // the status bar (main/app/status.ts), the notice at sign-in (main/app/team.ts), Settings, Team (renderer)
-// and `connect` (main/cli/commands/connect.ts): no imports, so every side can use it.
+// and `connect` (main/cli/commands/connect.ts), as words every side renders.
+import { english, words, type Words } from '../words/words.shared.js';
 
 /** Whether notifications were proven to reach this desk, and how often it pulls meanwhile. */
 export interface TeamNotificationsState {
@@ -18,25 +19,26 @@ export interface TeamNotificationsState {
 /** How often a desk pulls while notifications do not arrive: events still reach it within about 2 s. */
 export const PULL_WITHOUT_NOTIFICATIONS_MS = 1_000;
 
-/** The fix, for a person who runs the team database (docs/operations.md, "Poolers and notifications"). */
-const NOTIFICATIONS_FIX =
-  'connect this desk directly to PostgreSQL or through a session-mode pool (PgBouncer pool_mode = session)';
-
-const seconds = (ms: number) => `${Math.max(1, Math.round(ms / 1000))} s`;
+const seconds = (ms: number) => Math.max(1, Math.round(ms / 1000));
 
 /** The status bar's words while notifications do not arrive, or null while they do (or are not checked yet). */
-export function notificationsWarning(n: TeamNotificationsState): string | null {
+export function notificationsWarningWords(n: TeamNotificationsState): Words | null {
   if (n.arriving !== false) return null;
-  return `Notifications are not arriving: a transaction-mode pool? This desk catches up every ${seconds(n.pullEveryMs)}`;
+  return words('team.notify.warning', { seconds: seconds(n.pullEveryMs) });
+}
+
+export function notificationsWarning(n: TeamNotificationsState): string | null {
+  const w = notificationsWarningWords(n);
+  return w && english(w);
 }
 
 /** The whole story, with the fix: the notice at sign-in, Settings, Team and `connect`. */
+export function notificationsExplainedWords(n: TeamNotificationsState): Words {
+  if (n.arriving === null) return words('team.notify.notChecked');
+  if (n.arriving) return words('team.notify.arriving');
+  return words('team.notify.notArriving', { seconds: seconds(n.pullEveryMs) });
+}
+
 export function notificationsExplained(n: TeamNotificationsState): string {
-  if (n.arriving === null) return 'Notifications from the team database: not checked yet.';
-  if (n.arriving) return 'Notifications from the team database arrive: other desks’ work shows here at once.';
-  return (
-    'Notifications from the team database do not reach this desk: a pool in transaction mode (PgBouncer with ' +
-    'pool_mode = transaction) hands the connection a desk listens on to other clients between transactions. ' +
-    `This desk catches up every ${seconds(n.pullEveryMs)} instead. To fix it, ${NOTIFICATIONS_FIX}.`
-  );
+  return english(notificationsExplainedWords(n));
 }

@@ -10,6 +10,7 @@ import { appendEvents, type TeamAppendResult, type NewTeamEvent, type TeamEvent 
 import { createIntent, type IntentGuards } from './intents.js';
 import { unverifiedNote, type EventVerifier } from './evidence.js';
 import { explainResolutionRefusal } from './resolutions.js';
+import { INTENT_PAYLOAD_LIMITS, teamJson } from './json-limits.js';
 
 /** A charge's intent as the team records it: everything its collection row starts with. */
 export type TeamIntent = CollectionIntent;
@@ -50,12 +51,9 @@ let parsed: Partial<IntentPayload> | null = null;
 function intentPayload(ev: TeamEvent): Partial<IntentPayload> | null {
   if (ev.source !== 'intent' || ev.kind !== TEAM_INTENT_KIND || !ev.payload) return null;
   if (ev === parsedFor) return parsed;
-  let p: unknown = null;
-  try {
-    p = JSON.parse(ev.payload);
-  } catch {
-    // not an intent this app can read: the event is applied as it is, with no collection row
-  }
+  // Not JSON, or past the limits: not an intent this app can read; the event is applied as it is, with no
+  // collection row.
+  const p = teamJson(ev.payload, INTENT_PAYLOAD_LIMITS);
   parsedFor = ev;
   parsed = p && typeof p === 'object' ? (p as Partial<IntentPayload>) : null;
   return parsed;

@@ -5,6 +5,7 @@
 // host with verify-full.
 // Weaker than that off loopback only when chosen, and then with a warning at every start.
 import tls from 'node:tls';
+import { english, words, type Words } from '../words/words.shared.js';
 import { isLoopbackHost } from '../service/loopback.js';
 import { TeamFieldError } from './errors.js';
 import { parseDatabaseUrl, tlsSettingsProblem, type SslMode } from './database-url.js';
@@ -32,6 +33,7 @@ export interface Transport {
   explicit: boolean;
   /** Set when the network path is not protected: logged at every start and shown in the status bar. */
   warning: string | null;
+  warningWords: Words | null;
 }
 
 /** The host a URL reaches: its own, else PGHOST, else localhost (what node-postgres does). */
@@ -49,12 +51,13 @@ export function transportOf(url: string | URL, t: TeamTls, env: NodeJS.ProcessEn
   // PostgreSQL offers no TLS over a Unix socket (libpq ignores sslmode there too): the kernel carries it.
   // A CA given without a mode means: check the server with it.
   const mode: SslMode = socket ? 'disable' : (t.sslmode ?? (loopback && t.ca === null ? 'disable' : 'verify-full'));
-  let warning: string | null = null;
-  if (!loopback && mode === 'disable')
-    warning = `the team database at ${host} is reached in plain text (sslmode disable): references, amounts and e-mails cross the network unencrypted`;
-  else if (!loopback && mode === 'require')
-    warning = `the team database at ${host} is encrypted but its certificate is not checked (sslmode require): anyone on the network path could pose as it`;
-  return { host, loopback, mode, explicit, warning };
+  const warningWords =
+    !loopback && mode === 'disable'
+      ? words('team.tls.plainText', { host })
+      : !loopback && mode === 'require'
+        ? words('team.tls.unchecked', { host })
+        : null;
+  return { host, loopback, mode, explicit, warning: warningWords && english(warningWords), warningWords };
 }
 
 /** node-postgres' `ssl` option for a mode. */

@@ -5,6 +5,7 @@
 // password was right; an unreachable database is a clear error, never a wrong password.
 import type pg from 'pg';
 import { LockError, type Unlocker } from '../lock/index.js';
+import { words, type WordValues, type Words } from '../words/words.shared.js';
 import type { AppSecret } from '../secrets/index.js';
 import { TeamDisabledError, TeamError, TeamSignInError, TeamTlsError, TeamUnavailableError } from './errors.js';
 import { checkOffline, keepOfflineCheck } from './offline-check.js';
@@ -49,20 +50,16 @@ export function rememberedPasswordName(databaseUrl: string, login: string): stri
 
 /** What the lock screen says to a disabled operator who gave the right password. */
 function disabled(login: string): LockError {
-  return new LockError(
-    'disabled',
-    `An admin disabled the login ${login}: it cannot sign in until an admin enables it again.`,
-    'secret',
-  );
+  return new LockError('disabled', words('lock.disabled', { login }), 'secret');
 }
 
 export class TeamUnlocker implements Unlocker {
   readonly method = 'password' as const;
   /** Why the last sign-in was refused other than as a wrong password (Unlocker.problem). */
-  private refused: string | null = null;
+  private refused: Words | null = null;
   constructor(private readonly o: TeamUnlockerOptions) {}
 
-  problem(): string | null {
+  problem(): Words | null {
     return this.refused;
   }
 
@@ -75,7 +72,7 @@ export class TeamUnlocker implements Unlocker {
   }
 
   async setUp(): Promise<void> {
-    throw new LockError('conflict', 'An operator signs in with their own team password; an admin sets it.', 'secret');
+    throw new LockError('conflict', words('lock.ownPassword'), 'secret');
   }
 
   async verify(secret: string, opts: { remember?: boolean } = {}): Promise<boolean> {
@@ -84,7 +81,7 @@ export class TeamUnlocker implements Unlocker {
       this.refused = null;
       return ok;
     } catch (e) {
-      this.refused = e instanceof LockError ? e.message : null;
+      this.refused = e instanceof LockError ? e.words : null;
       throw e;
     }
   }
@@ -118,7 +115,9 @@ export class TeamUnlocker implements Unlocker {
         await pool.end().catch(() => undefined);
         return false;
       }
-      const why = e instanceof TeamError ? e.message : (e as Error).message;
+      // Why, as words inside the lock's words (the team error's own, or the failure's text as it is).
+      const why: WordValues =
+        e instanceof TeamError && e.words ? { ...e.words.values, whyId: e.words.id } : { why: (e as Error).message };
       const check =
         e instanceof TeamUnavailableError && this.o.offlineCheck
           ? await checkOffline(this.o.offlineCheck, secret)
@@ -127,11 +126,14 @@ export class TeamUnlocker implements Unlocker {
         await pool.end().catch(() => undefined);
         throw new LockError(
           'unavailable',
-          check?.reason === 'mismatch'
-            ? `Cannot reach the team database (${why}), and this is not the password last used at this desk, so it cannot be checked offline. Check the network and try again.`
-            : e instanceof TeamTlsError
-              ? `Cannot sign in: ${why}. Check the TLS settings of the team connection (Settings, Connection) with whoever runs the database.`
-              : `Cannot sign in: ${why}. Check the network and try again.`,
+          words(
+            check?.reason === 'mismatch'
+              ? 'lock.offlineMismatch'
+              : e instanceof TeamTlsError
+                ? 'lock.tls'
+                : 'lock.cannotSignIn',
+            why,
+          ),
           'secret',
         );
       }

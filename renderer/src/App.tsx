@@ -4,7 +4,8 @@ import { StatusBar } from './StatusBar.js';
 import { useDeskEvent } from './hooks.js';
 import { LockScreen, useLock } from './lock/index.js';
 import { useMay } from './role.js';
-import { TEAM_ACTIONS } from '../../main/team/roles.shared.js';
+import { useWords, type Say } from './words/index.js';
+import type { Words } from '../../main/words/words.shared.js';
 
 function currentPath(): string {
   const p = window.location.hash.replace(/^#\/?/, '');
@@ -16,9 +17,9 @@ function navigate(path: string): void {
   window.location.hash = `#/${path}`;
 }
 
-/** The navigation shortcut as shown to the user. */
-function shortcutText(key: string): string {
-  return `Ctrl+Shift+${key}`;
+/** The navigation shortcut as shown to the user ("Ctrl+Shift+1", "Ctrl+Maj+1"). */
+function shortcutText(t: Say['t'], key: string): string {
+  return t('app.nav.shortcut', { key });
 }
 
 /**
@@ -27,27 +28,42 @@ function shortcutText(key: string): string {
  */
 function NavItem({ screen: s, current }: { screen: ScreenDef; current: boolean }) {
   const offered = useMay(s.for);
+  const { t } = useWords();
+  const screen = t(s.title);
+  const shortcut = shortcutText(t, s.key);
   return (
     <li className={offered ? undefined : 'not-offered'}>
       <a
         href={`#/${s.path}`}
         aria-current={current ? 'page' : undefined}
         aria-keyshortcuts={`Control+Shift+${s.key}`}
-        title={`${s.title} (${shortcutText(s.key)})${offered || !s.for ? '' : `: ${TEAM_ACTIONS[s.for].who}`}`}
+        title={
+          offered || !s.for
+            ? t('app.nav.title', { screen, shortcut })
+            : t('app.nav.titleWho', { screen, shortcut, who: t(`team.who.${s.for}`) })
+        }
       >
         <span>
-          {s.title}
-          {!offered && <small className="nav-note">not for your role</small>}
+          {screen}
+          {!offered && <small className="nav-note">{t('app.nav.notForRole')}</small>}
         </span>
-        <kbd aria-hidden="true">{shortcutText(s.key)}</kbd>
+        <kbd aria-hidden="true">{shortcut}</kbd>
       </a>
     </li>
   );
 }
 
+/** A notice from main: its words (rendered in the person's language) and its English text. */
+export interface Notice {
+  level: string;
+  message: string;
+  words?: Words;
+}
+
 export function App() {
   const [path, setPath] = useState(currentPath);
-  const [notice, setNotice] = useState<{ level: string; message: string }>();
+  const [notice, setNotice] = useState<Notice>();
+  const { t, say } = useWords();
 
   useEffect(() => {
     const onHash = () => setPath(currentPath());
@@ -73,9 +89,12 @@ export function App() {
   // Move focus to the new screen's heading so keyboard and screen-reader users land on it.
   useEffect(() => {
     document.getElementById('screen-title')?.focus({ preventScroll: true });
-    const s = screens.find((x) => x.path === path);
-    document.title = s ? `${s.title} · Merchant Desk` : 'Merchant Desk';
   }, [path]);
+  // The window's title names the screen, in the person's language (again when it changes).
+  useEffect(() => {
+    const s = screens.find((x) => x.path === path);
+    document.title = s ? t('app.windowTitle', { screen: t(s.title) }) : t('app.name');
+  }, [path, t]);
 
   useDeskEvent('app.notice', setNotice);
   // Another profile is another workspace: remount the screen so everything it shows is refetched.
@@ -92,8 +111,8 @@ export function App() {
     <>
       {lock.locked && <LockScreen status={lock.status} notice={notice} onUnlocked={lock.setStatus} />}
       <div className="app" style={lock.locked ? { display: 'none' } : undefined}>
-        <nav className="nav" aria-label="Main">
-          <div className="brand">Merchant Desk</div>
+        <nav className="nav" aria-label={t('app.nav.label')}>
+          <div className="brand">{t('app.name')}</div>
           <ul>
             {screens.map((s) => (
               <NavItem key={s.path} screen={s} current={s.path === active.path} />
@@ -106,8 +125,8 @@ export function App() {
               className={`banner ${notice.level === 'error' ? 'error' : notice.level === 'warning' ? 'warning' : 'info'}`}
               role="status"
             >
-              <span>{notice.message}</span>
-              <button type="button" onClick={() => setNotice(undefined)} aria-label="Dismiss notice">
+              <span>{say(notice.words, notice.message)}</span>
+              <button type="button" onClick={() => setNotice(undefined)} aria-label={t('app.notice.dismiss')}>
                 ×
               </button>
             </div>

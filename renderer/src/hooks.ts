@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ChannelName, DeskEventName, DeskEvents, RequestOf, ResponseOf } from '../../main/ipc/contract/index.js';
 import type { AppStatus } from '../../main/ipc/contract/app.js';
-import { DeskError, invoke, on } from './desk.js';
+import { DeskError, invoke, on, windowFault } from './desk.js';
 import { concerns, createRereadGate, personIsBusy, type Shows } from './reread.js';
 
 /** What makes a screen read its data again after main says something changed. */
@@ -29,9 +29,7 @@ export interface QueryState<T> {
 }
 
 function toDeskError(e: unknown): DeskError {
-  return e instanceof DeskError
-    ? e
-    : new DeskError({ kind: 'internal', message: 'Something went wrong; the details are in the log.' });
+  return e instanceof DeskError ? e : windowFault('reading');
 }
 
 /**

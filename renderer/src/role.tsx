@@ -1,8 +1,9 @@
 // What the signed-in operator's role lets them do at this desk (TEAM_ACTIONS in team/roles.shared.ts).
 // A control a role may not use is not offered, and where it helps a line says who can. This is a
 // courtesy to the person at the desk: PostgreSQL refuses what a role may not do whatever a screen shows.
-import { roleMay, TEAM_ACTIONS, type TeamAction } from '../../main/team/roles.shared.js';
+import { roleMay, type TeamAction } from '../../main/team/roles.shared.js';
 import { useAppStatusSelect } from './hooks.js';
+import { useWords } from './words/index.js';
 
 /**
  * Whether `action` is offered (no action: nothing to decide, so yes). A solo profile has no roles:
@@ -18,9 +19,10 @@ export function useMay(action: TeamAction | undefined): boolean {
 
 /** The line saying who can, in place of a control this role is not offered. */
 export function WhoMay({ action }: { action: TeamAction }) {
+  const { t } = useWords();
   return (
     <p className="as-of who-may" data-testid="who-may">
-      {TEAM_ACTIONS[action].who}
+      {t(`team.who.${action}`)}
     </p>
   );
 }

@@ -45,6 +45,7 @@ describe('statusFrom', () => {
       keychain: 'memory',
       connection: 'starting',
       message: 'Starting the sandbox…',
+      words: { id: 'status.startingSandbox' },
       lastSuccessfulPoll: 42,
     });
     expect(
@@ -78,6 +79,7 @@ describe('statusFrom', () => {
       keychain: 'available',
       connection: 'not_configured',
       message: 'the secret key is not set; enter it in Settings',
+      words: { id: 'status.notConfigured', values: { reason: 'the secret key is not set; enter it in Settings' } },
       lastSuccessfulPoll: 9,
     });
     expect(statusFrom(state({ connection: null, poller: null }))).toMatchObject({
@@ -97,6 +99,7 @@ describe('statusFrom', () => {
       keychain: 'available',
       connection: 'online',
       message: null,
+      words: null,
       lastSuccessfulPoll: 5,
     });
     expect(statusFrom(state({ poller: poller({ state: 'offline', message: 'no answer' }) }))).toMatchObject({

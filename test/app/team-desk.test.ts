@@ -3,6 +3,7 @@
 // with operators), real SQLite. The desk reaches PostgreSQL through a TCP relay the test can cut, so
 // "the team database is unreachable" is a real refused connection without stopping the server the
 // other test files share.
+import { english } from '../../main/words/words.shared.js';
 import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -285,7 +286,8 @@ describe('a team desktop', () => {
     expect(next.lock.isLocked()).toBe(true);
     expect(next.team()).toBeNull();
     const status = await next.lock.status();
-    expect(status.problem).toBe(
+    // Words the lock screen says in the person's language; in English:
+    expect(status.problem && english(status.problem)).toBe(
       `An admin disabled the login ${login}: it cannot sign in until an admin enables it again.`,
     );
 

@@ -116,7 +116,10 @@ describe('statusFrom on a team desk', () => {
   it('the team record not matching its hash chain is an alarm naming the first seq that does not match', () => {
     const fine = statusFrom(state(team({ chain: { verifiedSeq: 1_204, recheckedAt: 1, broken: null } })));
     expect(fine).toMatchObject({ connection: 'online', message: null });
-    expect(chainWords(fine.team!.chain!)).toEqual({ alarm: false, text: 'Team record verified through seq 1,204' });
+    expect(chainWords(fine.team!.chain!)).toMatchObject({
+      alarm: false,
+      text: 'Team record verified through seq 1,204',
+    });
     const broken = { seq: 77, reason: 'its content is not what was recorded (rewritten after it was written)' };
     expect(statusFrom(state(team({ chain: { verifiedSeq: 1_204, recheckedAt: 1, broken } })))).toMatchObject({
       connection: 'error',

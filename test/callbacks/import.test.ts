@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
+import { captureIo } from '../support/cli-here.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { importCallbacksJsonl } from '../../main/callbacks/import-jsonl.js';
@@ -14,7 +14,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { listSecurityLog } from '../../main/callbacks/security-log.js';
 import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';
-import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
+import { callbackBody, deeplyNested, hmacHeader, SIGNING_KEY } from './support.js';
 import { testLedger } from '../support/ledger.js';
 
 const { ledger } = testLedger();
@@ -106,15 +106,7 @@ describe('merchant-desk import-callbacks', () => {
     sb = undefined;
   });
 
-  function io() {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (d) => (out += d));
-    stderr.on('data', (d) => (err += d));
-    return { io: { stdout, stderr, stdin: new PassThrough() }, out: () => out, err: () => err };
-  }
+  const io = () => captureIo();
 
   it('prints a summary and each bad line, exit 1 when a line failed (embedded profile keys from its sandbox)', async () => {
     const dataDir = tempDir();
@@ -141,6 +133,49 @@ describe('merchant-desk import-callbacks', () => {
     const t2 = io();
     expect(await runCli(['--data-dir', dataDir, 'import-callbacks', good, '--json'], t2.io)).toBe(0);
     expect(JSON.parse(t2.out())).toMatchObject({ lines: 3, imported: 0, duplicates: 3 });
+  });
+
+  // Issue 39: a line whose body held an array nested 8,000 deep printed "merchant-desk: Maximum call stack
+  // size exceeded", exit 1, and imported nothing, not even the good lines; the bad line was not named.
+  it('a line nested past the limit is named with its reason and the rest of the file is imported', async () => {
+    const dataDir = tempDir();
+    sb = await startSandbox({ stateDir: dataPaths(dataDir).sandbox });
+    const db = openDataFolder(dataDir);
+    const first = insertCollection(db, { reference: 'MD-I-00000011' });
+    const last = insertCollection(db, { reference: 'MD-I-00000012' });
+    db.close();
+    const a = callbackBody('MD-I-00000011');
+    const b = callbackBody('MD-I-00000012', 'FAILED');
+    const deep = callbackBody('MD-I-00000013');
+    const h = (body: ReturnType<typeof callbackBody>) => ({ 'hmac-signature': hmacHeader(body, sb!.signingKey) });
+    const file = path.join(dataDir, 'in.jsonl');
+    fs.writeFileSync(
+      file,
+      [
+        JSON.stringify({ headers: h(a), body: a }),
+        // The body as a decoded object, and as its raw text.
+        `{"headers":${JSON.stringify(h(deep))},"body":${deeplyNested(deep)}}`,
+        JSON.stringify({ headers: h(deep), body: deeplyNested(deep) }),
+        JSON.stringify({ headers: h(b), body: b }),
+      ].join('\n') + '\n',
+    );
+    const t = io();
+    const code = await runCli(['--data-dir', dataDir, 'import-callbacks', file], t.io);
+    expect(t.err()).toBe('');
+    expect(code).toBe(1);
+    expect(t.out()).toBe(
+      '4 lines: 2 imported (0 for unknown references, kept for review), 0 duplicate, 0 bad signature, 2 malformed\n' +
+        '  malformed line 2 is nested more than 33 levels deep; a saved callback never is\n' +
+        '  malformed line 3: the body is nested more than 32 levels deep; a callback never is\n',
+    );
+    const after = openDataFolder(dataDir);
+    try {
+      expect(getCollection(after, first)!.collection.status).toBe('COMPLETED');
+      expect(getCollection(after, last)!.collection.status).toBe('FAILED');
+      expect(listSecurityLog(after).totals).toEqual({ too_deep: 2 });
+    } finally {
+      after.close();
+    }
   });
 
   it('says what to fix for a missing file or argument', async () => {

@@ -9,7 +9,7 @@ import { createServiceClient } from '../../main/service/client.js';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { tempDir } from '../support/tmp.js';
 import { insertCollection } from '../collections/helpers.js';
-import { callbackBody, hmacHeader, SIGNING_KEY } from './support.js';
+import { callbackBody, deeplyNested, hmacHeader, SIGNING_KEY } from './support.js';
 import { buildCardCipher } from '../../main/service/card-cipher.js';
 import { validCardData } from '../support/card.js';
 import { listSecurityLog } from '../../main/callbacks/security-log.js';
@@ -135,6 +135,50 @@ describe('callback receiver', () => {
     });
     expect(broken.status).toBe(400);
     expect(db.prepare('SELECT count(*) AS n FROM collection_events').get()).toEqual({ n: 0 });
+  });
+
+  // Issue 39: a correctly signed body with an array nested 8,000 deep (17 KB) was answered 500 ("could not
+  // store the callback; retry later"), so the service would retry it forever, and logged as "Maximum call
+  // stack size exceeded".
+  it('a correctly signed delivery nested past the limit: 422 with a reason, counted once as too deep, logged once; the next is stored', async () => {
+    const lines: { level: string; obj: object; msg: string | undefined }[] = [];
+    const logger = {
+      info: (obj: object, msg?: string) => lines.push({ level: 'info', obj, msg }),
+      warn: (obj: object, msg?: string) => lines.push({ level: 'warn', obj, msg }),
+      error: (obj: object, msg?: string) => lines.push({ level: 'error', obj, msg }),
+    };
+    await start(undefined, { logger });
+    const id = insertCollection(db, { reference: 'MD-R-00000009' });
+    const body = callbackBody('MD-R-00000009');
+    const deep = deeplyNested(body);
+    const headers = { 'content-type': 'application/json', 'hmac-signature': hmacHeader(body) };
+    const res = await post(deep, headers);
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({
+      status: 'error',
+      message: 'the body is nested more than 32 levels deep; a callback never is',
+    });
+    // The service retries what it is refused, now as then: the second is counted, not logged again.
+    expect((await post(deep, headers)).status).toBe(422);
+    expect(getCollection(db, id)!.events).toEqual([]);
+    expect(lines.filter((l) => l.level !== 'info')).toEqual([
+      {
+        level: 'warn',
+        obj: { reason: 'too_deep', source: '127.0.0.1', bytes: Buffer.byteLength(deep) },
+        msg: 'callback refused: the body is nested more than 32 levels deep; a callback never is (later refusals for this reason are counted in the security log, not logged, until the hour ends)',
+      },
+    ]);
+    // The same callback as the service documents it is stored.
+    const good = await post(JSON.stringify(body), headers);
+    expect(good.status).toBe(200);
+    expect(getCollection(db, id)!.collection.status).toBe('COMPLETED');
+    await rx!.close();
+    rx = undefined;
+    const log = listSecurityLog(db);
+    expect(log.totals).toEqual({ too_deep: 2 });
+    expect(log.rows[0]!.samples[0]).toMatch(
+      /^the body is nested more than 32 levels deep; a callback never is; body: \{"event"/,
+    );
   });
 
   it('unknown reference: kept as an orphan and answered 200', async () => {

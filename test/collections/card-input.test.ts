@@ -12,6 +12,16 @@ import {
   type CardForm,
 } from '../../main/collections/card-input.shared.js';
 import { toCardData } from '../../main/collections/charge/card-data.js';
+import { english, type Words } from '../../main/words/words.shared.js';
+
+/** The form's problems as main says them in English (the window says the same words in the person's language). */
+const said = (errors: Record<string, Words>): Record<string, string> =>
+  Object.fromEntries(Object.entries(errors).map(([k, w]) => [k, english(w)]));
+const check = (f: CardForm, o: { now: number; limits: AmountLimits | null }) => said(validateCardForm(f, o));
+const expiry = (m: string, y: string, now: number) => {
+  const p = expiryProblem(m, y, now);
+  return p && english(p.words);
+};
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0); // 21 Nov 2026
 const limits: AmountLimits = {
@@ -78,20 +88,20 @@ describe('card input rules', () => {
   });
 
   it('refuses an expiry in the past but accepts the current month', () => {
-    expect(expiryProblem('11', '2026', NOW)).toBeNull();
-    expect(expiryProblem('10', '2026', NOW)).toMatch(/expired/);
-    expect(expiryProblem('10', '26', NOW)).toMatch(/expired/);
-    expect(expiryProblem('13', '2030', NOW)).toMatch(/month/);
-    expect(expiryProblem('1', '2030', NOW)).toBeNull();
-    expect(expiryProblem('01', '230', NOW)).toMatch(/year/);
+    expect(expiry('11', '2026', NOW)).toBeNull();
+    expect(expiry('10', '2026', NOW)).toMatch(/expired/);
+    expect(expiry('10', '26', NOW)).toMatch(/expired/);
+    expect(expiry('13', '2030', NOW)).toMatch(/month/);
+    expect(expiry('1', '2030', NOW)).toBeNull();
+    expect(expiry('01', '230', NOW)).toMatch(/year/);
   });
 
   it('accepts a good form', () => {
-    expect(validateCardForm(form(), { now: NOW, limits })).toEqual({});
+    expect(check(form(), { now: NOW, limits })).toEqual({});
   });
 
   it('names each wrong field, without echoing card data', () => {
-    const errs = validateCardForm(
+    const errs = check(
       form(
         { description: 'short', customerEmail: 'not-an-email', amount: '10.5' },
         { number: '4242424242424241', cvv: '12', expMonth: '01', expYear: '2020', firstName: ' ' },
@@ -117,19 +127,19 @@ describe('card input rules', () => {
   });
 
   it('wants 4 CVV digits for American Express', () => {
-    const errs = validateCardForm(form({}, { number: '378282246310005', cvv: '123' }), { now: NOW, limits });
+    const errs = check(form({}, { number: '378282246310005', cvv: '123' }), { now: NOW, limits });
     expect(errs['card.cvv']).toMatch(/4 digits for American Express/);
-    expect(validateCardForm(form({}, { number: '378282246310005', cvv: '1234' }), { now: NOW, limits })).toEqual({});
+    expect(check(form({}, { number: '378282246310005', cvv: '1234' }), { now: NOW, limits })).toEqual({});
   });
 
   it('checks the amount against min, max and what remains today', () => {
-    expect(validateCardForm(form({ amount: '999' }), { now: NOW, limits }).amount).toMatch(/at least 1,000/);
-    expect(validateCardForm(form({ amount: '5000001' }), { now: NOW, limits }).amount).toMatch(/at most 5,000,000/);
+    expect(check(form({ amount: '999' }), { now: NOW, limits }).amount).toMatch(/at least UGX 1,000/);
+    expect(check(form({ amount: '5000001' }), { now: NOW, limits }).amount).toMatch(/at most UGX 5,000,000/);
     const nearlyFull = { ...limits, collectedTodayMinor: 9_990_000 };
-    expect(validateCardForm(form({ amount: '15000' }), { now: NOW, limits: nearlyFull }).amount).toMatch(
-      /remains of today's limit \(10,000 of 10,000,000\)/,
+    expect(check(form({ amount: '15000' }), { now: NOW, limits: nearlyFull }).amount).toMatch(
+      /remains of today's limit \(UGX 10,000 of UGX 10,000,000\)/,
     );
-    expect(validateCardForm(form(), { now: NOW, limits: null }).currency).toMatch(/no active card option for UGX/);
+    expect(check(form(), { now: NOW, limits: null }).currency).toMatch(/no active card option for UGX/);
     expect(parseAmount('1500.50', 2)).toEqual({ minor: 150050 });
     expect(parseAmount('1,500', 0)).toEqual({ minor: 1500 });
     expect(parseAmount('1e3', 0)).toHaveProperty('error');
@@ -141,7 +151,7 @@ describe('card input rules', () => {
     expect(billingRequired('DE')).toBe(true);
     expect(billingRequired('GB')).toBe(true);
     expect(billingRequired('UG')).toBe(false);
-    const errs = validateCardForm(form({}, { billingCountry: 'CA' }), { now: NOW, limits });
+    const errs = check(form({}, { billingCountry: 'CA' }), { now: NOW, limits });
     expect(Object.keys(errs).sort()).toEqual([
       'card.billingAddress',
       'card.billingCity',
@@ -149,16 +159,14 @@ describe('card input rules', () => {
       'card.billingZip',
     ]);
     expect(errs['card.billingZip']).toMatch(/required for cards billed in CA/);
-    expect(validateCardForm(form({}, { billingCountry: 'KE' }), { now: NOW, limits })).toEqual({});
-    expect(validateCardForm(form({}, { billingCountry: 'USA' }), { now: NOW, limits })['card.billingCountry']).toMatch(
-      /2-letter/,
-    );
+    expect(check(form({}, { billingCountry: 'KE' }), { now: NOW, limits })).toEqual({});
+    expect(check(form({}, { billingCountry: 'USA' }), { now: NOW, limits })['card.billingCountry']).toMatch(/2-letter/);
   });
 
   it('accepts an optional PIN of 4 to 6 digits', () => {
-    expect(validateCardForm(form({}, { pin: '1234' }), { now: NOW, limits })).toEqual({});
-    expect(validateCardForm(form({}, { pin: '' }), { now: NOW, limits })).toEqual({});
-    expect(validateCardForm(form({}, { pin: '12a4' }), { now: NOW, limits })['card.pin']).toMatch(/PIN/);
+    expect(check(form({}, { pin: '1234' }), { now: NOW, limits })).toEqual({});
+    expect(check(form({}, { pin: '' }), { now: NOW, limits })).toEqual({});
+    expect(check(form({}, { pin: '12a4' }), { now: NOW, limits })['card.pin']).toMatch(/PIN/);
   });
 
   it('parseCard: the one check of a card names the field at fault and never shows its value', () => {
@@ -191,10 +199,12 @@ describe('card input rules', () => {
       expect(r.ok, JSON.stringify(patch)).toBe(false);
       if (r.ok) continue;
       expect(Object.keys(r.errors), JSON.stringify(patch)).toEqual([field]);
-      expect(r.errors[field]).toMatch(message);
+      const text = english(r.errors[field]!);
+      expect(text).toMatch(message);
       for (const v of Object.values(patch))
-        if (typeof v === 'string' && v.trim().length > 2) expect(r.errors[field]).not.toContain(v.trim());
-      expect(r.errors[field]).not.toContain('4242');
+        if (typeof v === 'string' && v.trim().length > 2) expect(text).not.toContain(v.trim());
+      expect(text).not.toContain('4242');
+      expect(JSON.stringify(r.errors[field])).not.toContain('4242');
     }
     // A field the card does not have is not carried into the card object the cipher takes.
     const extra = parseCard({ ...good, extra: '4242424242424242' } as CardFields, NOW);
@@ -213,7 +223,7 @@ describe('card input rules', () => {
   it('parseCard lists every problem at once, and refuses an expired card', () => {
     const r = parseCard({ number: '1', expMonth: '10', expYear: '2026', cvv: 'x', firstName: 'A', lastName: 'N' }, NOW);
     expect(r.ok ? [] : Object.keys(r.errors)).toEqual(['card.number', 'card.expMonth', 'card.cvv']);
-    expect(r.ok ? '' : r.errors['card.expMonth']).toMatch(/expired/);
+    expect(r.ok ? '' : english(r.errors['card.expMonth']!)).toMatch(/expired/);
     expect(
       parseCard(
         { number: '4242424242424242', expMonth: '11', expYear: '26', cvv: '123', firstName: 'A', lastName: 'N' },
@@ -239,8 +249,8 @@ describe('card input rules', () => {
     });
     const bad = form({ description: 'short' }, { number: '4242424242424241' });
     const p = parseCharge(bad, { now: NOW, limits });
-    expect(p.ok ? {} : p.errors).toEqual(validateCardForm(bad, { now: NOW, limits }));
-    expect(Object.keys(validateCardForm(bad, { now: NOW, limits }))).toEqual(['description', 'card.number']);
+    expect(p.ok ? {} : said(p.errors)).toEqual(check(bad, { now: NOW, limits }));
+    expect(Object.keys(check(bad, { now: NOW, limits }))).toEqual(['description', 'card.number']);
     // The renderer checks its live form state: only parseCharge's own copy of the card is ever overwritten.
     expect(bad.card.number).toBe('4242424242424241');
   });

@@ -321,7 +321,7 @@ describe('charge', () => {
       fields: {
         'card.number': expect.any(String),
         description: expect.any(String),
-        amount: expect.stringMatching(/at least 1,000/),
+        amount: expect.stringMatching(/at least UGX 1,000/),
       },
     });
     expect(f.card.number).toBe('');

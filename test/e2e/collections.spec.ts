@@ -7,6 +7,7 @@ import path from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
 import { openDatabase } from '../../main/store/sqlite/connection.js';
 import { dataPaths } from '../../main/settings/paths.js';
+import { logFilePath } from '../../main/log/logger.js';
 import { newDataDir, openScreen, screenshotPath, startApp, type RunningApp } from './support/app.js';
 import { expectAccessible } from './support/a11y.js';
 
@@ -240,6 +241,7 @@ function callbackLine(
   signingKey: string,
   o: { ref: string; internal: string; status: string; amount: number; currency: string },
   tamper = false,
+  nested = 0,
 ): string {
   const event =
     o.status === 'COMPLETED'
@@ -271,9 +273,13 @@ function callbackLine(
     },
   };
   const sig = tamper ? s.replace(/^./, (c) => (c === '0' ? '1' : '0')) : s;
+  // `nested`: an array that deep beside the signed fields (issue 39), which the signature does not cover.
+  const text = nested
+    ? JSON.stringify(body).replace('"id":1', `"id":1,"extra":${'['.repeat(nested)}${']'.repeat(nested)}`)
+    : JSON.stringify(body);
   return JSON.stringify({
     headers: { 'content-type': 'application/json', 'hmac-signature': `t=${t},s=${sig}` },
-    body: JSON.stringify(body),
+    body: text,
   });
 }
 
@@ -324,7 +330,7 @@ test('Import callbacks: a saved file completes a pending collection; orphans, ba
   await expect(result).toContainText('1 for unknown references');
   await expect(result).toContainText('1 bad signatures');
   await expect(result).toContainText('1 malformed');
-  await expect(result).toContainText(/line 4: /);
+  await expect(result).toContainText('line 4 is not valid JSON');
   await expect(result).toContainText(/line 3: signature did not verify/);
   await page.screenshot({ path: screenshotPath('collections-import') });
   await expect(row).toContainText('Approved');
@@ -366,4 +372,68 @@ test('Import callbacks: a saved file completes a pending collection; orphans, ba
   await expect(result).toContainText(/0 imported · 2 duplicates/);
   await row.click();
   await expect(items.filter({ hasText: 'import' }).filter({ hasText: 'Outcome reported' })).toHaveCount(1);
+});
+
+// Issue 39: a line whose body held an array nested 8,000 deep failed the whole import with the internal
+// error ("Maximum call stack size exceeded" in the log, "Something went wrong" on the screen): the good
+// lines were not imported and the bad line was not named.
+test('Import callbacks: a line nested past the limit is named with its reason, and the rest of the file is imported', async () => {
+  const dataDir = newDataDir();
+  const seeded = seedHistory(dataDir, 10);
+  app = await startApp({ dataDir });
+  const { page } = app;
+  const signingKey = (
+    JSON.parse(fs.readFileSync(path.join(dataPaths(dataDir).sandbox, 'sandbox.json'), 'utf8')) as {
+      signing_key: string;
+    }
+  ).signing_key;
+  const p = seeded.pending;
+  const file = path.join(dataDir, 'nested-callbacks.jsonl');
+  const line = (ref: string, internal: string, nested = 0) =>
+    callbackLine(signingKey, { ref, internal, status: 'COMPLETED', amount: 45_000, currency: 'UGX' }, false, nested);
+  fs.writeFileSync(
+    file,
+    [
+      line('MD-NOT-OURS-0002', 'SBXELSEWHERE2'),
+      line('MD-NOT-OURS-0003', 'SBXDEEP', 8000),
+      line(p.ref, p.internal),
+    ].join('\n') + '\n',
+  );
+  await openScreen(page, 'Collections');
+  const row = table(page).getByRole('row', { name: new RegExp(p.ref) });
+  await expect(row).toContainText('Pending');
+  await page.getByLabel('Callbacks file (JSON lines)').setInputFiles(file);
+  const result = page.getByRole('status', { name: 'Import result' });
+  await expect(result).toContainText('3 lines · 2 imported');
+  await expect(result).toContainText('1 malformed');
+  // Named once, by its number (the screen used to say "line 2: line 2: ...").
+  await expect(result.getByRole('listitem')).toHaveText([
+    'line 2: the body is nested more than 32 levels deep; a callback never is',
+  ]);
+  await expect(result).not.toContainText(/Import failed|went wrong|call stack/);
+  await page.screenshot({ path: screenshotPath('collections-import-nested') });
+  await expect(row).toContainText('Approved');
+});
+
+// Issue 39, item 5: a read that fails in a way nobody wrote words for said only "Something went wrong
+// inside Merchant Desk; the details are in the log." Now it says what failed, that nothing was changed and
+// which file the detail is in; never the error's own text. The fault: a row a hand-edited database holds
+// with text where the amount goes.
+test('a read that fails unexpectedly says what failed, that nothing was changed and where the log is', async () => {
+  const dataDir = newDataDir();
+  seedHistory(dataDir, 5);
+  const db = openDatabase(dataPaths(dataDir).db);
+  db.prepare(`UPDATE collections SET amount_minor = 'lots' WHERE merchant_reference = 'MD-SEED-0000002'`).run();
+  db.close();
+  app = await startApp({ dataDir });
+  const { page } = app;
+  await openScreen(page, 'Collections');
+  const alert = page.getByRole('alert');
+  await expect(alert).toContainText(
+    `Reading the collections failed unexpectedly; nothing was changed. The details are in ${logFilePath(dataDir)}.`,
+  );
+  await expect(alert).not.toContainText(/StoreError|amount_minor|call stack|Error:| at /);
+  // The table does not claim there are none (it said "No collections yet. Take a payment to see it here.").
+  await expect(table(page)).toContainText('The collections could not be read.');
+  await page.screenshot({ path: screenshotPath('collections-unexpected-failure') });
 });

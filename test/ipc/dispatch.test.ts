@@ -27,7 +27,11 @@ describe('dispatch', () => {
     const d = createDispatcher({ ...ok, 'secret.dump': () => 'x' });
     expect(await d('secret.dump', {})).toEqual({
       ok: false,
-      error: { kind: 'validation', message: 'unknown channel "secret.dump"' },
+      error: {
+        kind: 'validation',
+        message: 'unknown channel "secret.dump"',
+        words: { id: 'errors.unknownChannel' },
+      },
     });
     expect(await d('__proto__', {})).toMatchObject({ ok: false, error: { kind: 'validation' } });
     expect(await d(42, {})).toMatchObject({ ok: false, error: { kind: 'validation' } });
@@ -96,21 +100,50 @@ describe('dispatch', () => {
     });
   });
 
-  it('hides an unexpected error behind a generic message, logs its detail, and never logs the request', async () => {
+  // Issue 39, item 5: the words say what failed, what it left changed and where the log is (they said
+  // only "Something went wrong inside Merchant Desk; the details are in the log.").
+  it('hides an unexpected error behind what failed, what it changed and where the log is; logs its detail, never the request', async () => {
     const { logger, text } = capturingLogger();
     const d = createDispatcher(
       {
         'balances.history': () => {
           throw new TypeError('cannot read properties of undefined (reading "rows") at /work/main/x.ts');
         },
+        'callbacks.import': () => {
+          throw new RangeError('Maximum call stack size exceeded');
+        },
       },
       logger,
+      undefined,
+      '/data/logs/merchant-desk.log',
     );
     const r = await d('balances.history', { currency: 'UGX', from: 4242424242424242 });
     expect(r).toEqual({
       ok: false,
-      error: { kind: 'internal', message: 'Something went wrong inside Merchant Desk; the details are in the log.' },
+      error: {
+        kind: 'internal',
+        message:
+          'Reading the balance history failed unexpectedly; nothing was changed. The details are in /data/logs/merchant-desk.log.',
+        words: {
+          id: 'failure.unexpected',
+          values: {
+            doingId: 'failure.doing.balances.history',
+            changesId: 'failure.nothingChanged',
+            log: '/data/logs/merchant-desk.log',
+          },
+        },
+      },
     });
+    expect(await d('callbacks.import', { content: '{}' })).toEqual({
+      ok: false,
+      error: {
+        kind: 'internal',
+        message:
+          'Importing callbacks failed unexpectedly; the callbacks stored before it stopped are kept, and importing the file again is safe: each callback is stored once. The details are in /data/logs/merchant-desk.log.',
+        words: expect.objectContaining({ id: 'failure.unexpected' }) as unknown,
+      },
+    });
+    expect(text()).toContain('Maximum call stack size exceeded');
     expect(text()).toContain('cannot read properties of undefined');
     expect(text()).toContain('balances.history');
     expect(text()).not.toContain('4242424242424242');

@@ -1,5 +1,6 @@
 // The one mapper from a thrown value to what the renderer sees: each error family keeps its kind,
 // message and fields; anything else is 'internal' with no detail.
+import { words } from '../../main/words/words.shared.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toIpcError } from '../../main/ipc/dispatch.js';
@@ -31,6 +32,7 @@ import {
 const INTERNAL = {
   kind: 'internal',
   message: 'Something went wrong inside Merchant Desk; the details are in the log.',
+  words: { id: 'errors.internal' },
 };
 
 describe('toIpcError', () => {
@@ -44,11 +46,18 @@ describe('toIpcError', () => {
       kind: 'expired',
       message: 'the payment page expired',
     });
-    expect(toIpcError(fieldErrors({ card_no: 'fails the Luhn check', cvv: 'must be 3 or 4 digits' }))).toEqual({
+    const luhn = words('payment.err.numberLuhn');
+    const cvv = words('payment.err.cvv', { digits: 3, brand: 'Visa' });
+    expect(toIpcError(fieldErrors({ card_no: luhn, cvv }))).toEqual({
       kind: 'validation',
-      message: 'fails the Luhn check (and 1 more)',
+      message: 'card number is not valid (check digit); check for a typo (and 1 more)',
+      words: { id: 'payment.err.andMore', values: { firstId: 'payment.err.numberLuhn', more: 1 } },
       field: 'card_no',
-      fields: { card_no: 'fails the Luhn check', cvv: 'must be 3 or 4 digits' },
+      fields: {
+        card_no: 'card number is not valid (check digit); check for a typo',
+        cvv: 'CVV must be 3 digits for Visa',
+      },
+      fieldWords: { card_no: luhn, cvv },
     });
     expect(toIpcError(new ReconcileError('not_found', 'no such exception', 'id'))).toEqual({
       kind: 'not_found',
@@ -62,7 +71,8 @@ describe('toIpcError', () => {
   });
 
   it('maps settings, secrets and money errors as before: validation with the field, keychain_unavailable', () => {
-    expect(toIpcError(new SettingsError('callbackReceiver.port', 'must be 0 to 65535'))).toEqual({
+    // A reason given as text (not words) keeps its English; the window says it inside "valeur refusée (…)".
+    expect(toIpcError(new SettingsError('callbackReceiver.port', 'must be 0 to 65535'))).toMatchObject({
       kind: 'validation',
       message: 'callbackReceiver.port must be 0 to 65535',
       field: 'callbackReceiver.port',
@@ -145,13 +155,13 @@ describe('toIpcError', () => {
 
   it('maps a zod error, an abort, and an unknown error marked expose', () => {
     const zod = z.object({ currency: z.string().length(3, 'must be 3 letters') }).safeParse({ currency: 'UGXX' });
-    expect(toIpcError(zod.error)).toEqual({
+    expect(toIpcError(zod.error)).toMatchObject({
       kind: 'validation',
       message: 'currency: must be 3 letters',
       field: 'currency',
       fields: { currency: 'must be 3 letters' },
     });
-    expect(toIpcError(Object.assign(new Error('aborted'), { name: 'AbortError' }))).toEqual({
+    expect(toIpcError(Object.assign(new Error('aborted'), { name: 'AbortError' }))).toMatchObject({
       kind: 'cancelled',
       message: 'cancelled',
     });

@@ -1,6 +1,8 @@
 // Each profile has its own database; the active one is recorded in active-profile.json.
 // Real SQLite files in a temp data folder; the app's composition root for adoption and following the CLI.
 import fs from 'node:fs';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { tempDir } from '../support/tmp.js';
@@ -105,6 +107,32 @@ describe('profile workspaces', () => {
     const db = openDataFolder(dir);
     expect(references(db)).toEqual(['MD-SB-0001']);
     db.close();
+  });
+
+  // Issue 39: the file is read whole, and parsed, only within what {"profile": "..."} could ever be.
+  it('an active-profile.json nested deep or larger than it could be means embedded, with a warning', () => {
+    const dir = tempDir();
+    const warned: string[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          warned.push(String(chunk));
+          cb();
+        },
+      }),
+    );
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(
+      dataPaths(dir).activeProfile,
+      `{"profile": "sandbox", "x": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+    );
+    expect(readActiveProfile(dir, logger)).toBe('embedded');
+    fs.writeFileSync(dataPaths(dir).activeProfile, `{"profile": "sandbox", "x": "${'y'.repeat(10_000)}"}`);
+    expect(readActiveProfile(dir, logger)).toBe('embedded');
+    expect(warned).toHaveLength(2);
+    writeActiveProfile(dir, 'sandbox');
+    expect(readActiveProfile(dir, logger)).toBe('sandbox');
   });
 
   it('the running app follows a profile chosen outside it (merchant-desk connect)', async () => {

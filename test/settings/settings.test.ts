@@ -94,6 +94,32 @@ describe('settings', () => {
   });
 });
 
+describe('stored settings from outside (issue 39)', () => {
+  // Anyone with the data folder can write a setting's row: a value nested past what any setting needs, or
+  // larger, is read as the damaged value it is, before a parser or a schema runs on it.
+  it('a value nested or sized past the limits falls back to its default, named, and the others still load', () => {
+    const { db } = setup();
+    updateSettings(db, { operatorName: 'ann', staleAfterMs: 120_000, idleLockMinutes: 10 });
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    db.prepare("UPDATE settings SET value = ? WHERE key = 'staleAfterMs'").run(deep);
+    db.prepare("UPDATE settings SET value = ? WHERE key = 'idleLockMinutes'").run(JSON.stringify('x'.repeat(300_000)));
+    const { settings, problems } = readSettings(db);
+    expect(settings.operatorName).toBe('ann');
+    expect(settings.staleAfterMs).toBe(180_000);
+    expect(settings.idleLockMinutes).toBe(15);
+    expect(problems).toEqual([
+      {
+        field: 'staleAfterMs',
+        message: 'staleAfterMs: the stored value is nested more than 8 levels deep; using the default',
+      },
+      {
+        field: 'idleLockMinutes',
+        message: 'idleLockMinutes: the stored value is 300002 bytes, more than the 262144 allowed; using the default',
+      },
+    ]);
+  });
+});
+
 describe('service public key import', () => {
   function openssl(args: string[], cwd: string) {
     execFileSync('openssl', args, { cwd, stdio: 'pipe' });

@@ -9,6 +9,10 @@ import {
   toRows,
   yTicks,
 } from '../../renderer/src/screens/Balances/scale.js';
+import { formatsFor } from '../../renderer/src/ui/format.js';
+
+const en = formatsFor('en-US');
+const fr = formatsFor('fr');
 
 describe('yTicks', () => {
   it('spans the wallet’s own low and high, not zero, so a 1% move is visible', () => {
@@ -18,7 +22,7 @@ describe('yTicks', () => {
     expect(ticks[0]).toBeGreaterThan(40_000_000);
     expect(ticks.length).toBeGreaterThanOrEqual(3);
     expect(ticks.every((t) => Number.isSafeInteger(t))).toBe(true);
-    expect(tickFormatter(ticks, 'KES')(ticks[0]!)).toMatch(/^\d{3},000$/); // whole units: no ".00"
+    expect(tickFormatter(ticks, 'KES', en)(ticks[0]!)).toMatch(/^\d{3},000$/); // whole units: no ".00"
   });
 
   it('puts a flat series between two ticks, and keeps decimals when a step is under one unit', () => {
@@ -26,7 +30,7 @@ describe('yTicks', () => {
     const small = yTicks(101, 104, 'USD'); // 1.01 .. 1.04
     expect(small[0]).toBeLessThanOrEqual(101);
     expect(small[small.length - 1]).toBeGreaterThanOrEqual(104);
-    expect(small.map(tickFormatter(small, 'USD'))).toContain('1.02');
+    expect(small.map(tickFormatter(small, 'USD', en))).toContain('1.02');
     expect(yTicks(5, 5, 'UGX')).toEqual([4, 5, 6]);
   });
 
@@ -34,15 +38,18 @@ describe('yTicks', () => {
     const ticks = yTicks(-15_000, 2_500, 'UGX');
     expect(ticks[0]).toBeLessThanOrEqual(-15_000);
     expect(ticks[ticks.length - 1]).toBeGreaterThanOrEqual(2_500);
-    expect(tickFormatter(ticks, 'UGX')(-15_000)).toBe('-15,000');
+    expect(tickFormatter(ticks, 'UGX', en)(-15_000)).toBe('-15,000');
   });
 });
 
 describe('signedChange', () => {
   it('says the direction with the currency’s decimals', () => {
-    expect(signedChange(4_636_816, 'KES')).toBe('+46,368.16');
-    expect(signedChange(-18_609, 'KES')).toBe('-186.09');
-    expect(signedChange(0, 'UGX')).toBe('0');
+    expect(signedChange(4_636_816, 'KES', en)).toBe('+46,368.16');
+    expect(signedChange(-18_609, 'KES', en)).toBe('-186.09');
+    expect(signedChange(0, 'UGX', en)).toBe('0');
+    // In French: a decimal comma and a narrow no-break space between thousands.
+    expect(signedChange(4_636_816, 'KES', fr)).toBe('+46\u202f368,16');
+    expect(tickFormatter([100_000, 200_000], 'KES', fr)(100_000)).toBe('1\u202f000');
   });
 });
 

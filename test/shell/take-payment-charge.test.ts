@@ -1,6 +1,7 @@
 // Take payment's charge state machine (renderer/src/screens/TakePayment/charge-machine.ts) without React:
 // form -> sending -> waiting / confirm / tracking / back to the form, with what the agent is told. The
 // charge in flight moves only with main's progress of its own operation (issue 28, problem 1).
+import { english, type Words } from '../../main/words/words.shared.js';
 import { describe, expect, it } from 'vitest';
 import type { ChargeResponse, CollectionRow } from '../../main/ipc/contract/collections.js';
 import {
@@ -67,7 +68,8 @@ describe('charge state machine', () => {
   it('a refusal returns to the form saying nothing was charged', () => {
     const s = run([send, answer({ collection: null, outcome: { kind: 'rejected', message: 'Card declined' } })]);
     expect(s.phase).toEqual({ kind: 'form' });
-    expect(s.banner).toBe(
+    // Words the window says in the person's language; in English:
+    expect(english(s.banner as Words)).toBe(
       'The service refused the payment: Card declined. Nothing was charged; the card details were cleared, type them again.',
     );
   });
@@ -97,7 +99,12 @@ describe('charge state machine', () => {
         outcome: { kind: 'needs_confirmation', token: 't1', message: 'Same card a minute ago.' },
       }),
     ]);
-    expect(confirm.phase).toEqual({ kind: 'confirm', token: 't1', message: 'Same card a minute ago.' });
+    expect(confirm.phase).toEqual({
+      kind: 'confirm',
+      token: 't1',
+      message: 'Same card a minute ago.',
+      words: undefined,
+    });
     expect(isBusy(confirm.phase)).toBe(true);
     expect(chargeReducer(confirm, { type: 'confirmed', operationId: 'c'.repeat(32) }).phase).toEqual({
       kind: 'sending',
@@ -106,7 +113,7 @@ describe('charge state machine', () => {
     });
     const declined = chargeReducer(confirm, { type: 'declined' });
     expect(declined.phase).toEqual({ kind: 'form' });
-    expect(declined.banner).toBe('Not charged again.');
+    expect(english(declined.banner as Words)).toBe('Not charged again.');
     expect(run([{ type: 'confirmed', operationId: OP }, { type: 'declined' }])).toBe(INITIAL_CHARGE);
   });
 

@@ -7,6 +7,11 @@ import {
   isTeamProfile,
   operatorStatus,
 } from '../../renderer/src/screens/Settings/team-form.js';
+import { english, type Words } from '../../main/words/words.shared.js';
+
+/** The form's problems in English (the window says the same words in the person's language). */
+const check = (f: Parameters<typeof checkNewOperator>[0]) =>
+  Object.fromEntries(Object.entries(checkNewOperator(f)).map(([k, w]) => [k, english(w as Words)]));
 
 const good = {
   login: 'amina_k',
@@ -18,37 +23,32 @@ const good = {
 
 describe('checkNewOperator', () => {
   it('accepts a complete form', () => {
-    expect(checkNewOperator(good)).toEqual({});
-    expect(checkNewOperator({ ...good, login: '  amina_k ' })).toEqual({}); // trimmed, as main does
+    expect(check(good)).toEqual({});
+    expect(check({ ...good, login: '  amina_k ' })).toEqual({}); // trimmed, as main does
   });
 
   it('names every missing field of an empty form', () => {
-    expect(Object.keys(checkNewOperator(EMPTY_OPERATOR_FORM)).sort()).toEqual([
-      'displayName',
-      'login',
-      'password',
-      'role',
-    ]);
+    expect(Object.keys(check(EMPTY_OPERATOR_FORM)).sort()).toEqual(['displayName', 'login', 'password', 'role']);
   });
 
   it('refuses logins PostgreSQL would: capitals, spaces, a leading digit, pg_, one letter', () => {
     for (const login of ['Amina', 'amina k', '1amina', 'pg_amina', 'a', 'amina-k']) {
-      expect(checkNewOperator({ ...good, login }).login).toMatch(/lower-case letters, digits or _/);
+      expect(check({ ...good, login }).login).toMatch(/lower-case letters, digits or _/);
     }
   });
 
   it('asks for 12 characters and the same password twice', () => {
-    expect(checkNewOperator({ ...good, password: 'short', passwordAgain: 'short' }).password).toBe(
+    expect(check({ ...good, password: 'short', passwordAgain: 'short' }).password).toBe(
       'At least 12 characters (5 so far).',
     );
-    expect(checkNewOperator({ ...good, passwordAgain: 'twelve chars!' })).toEqual({
+    expect(check({ ...good, passwordAgain: 'twelve chars!' })).toEqual({
       passwordAgain: 'The two passwords differ.',
     });
   });
 
   it('refuses a role that is not a team role and a blank name', () => {
-    expect(checkNewOperator({ ...good, role: '' }).role).toBe('Choose a role.');
-    expect(checkNewOperator({ ...good, displayName: '   ' }).displayName).toMatch(/Enter the name/);
+    expect(check({ ...good, role: '' }).role).toBe('Choose a role.');
+    expect(check({ ...good, displayName: '   ' }).displayName).toMatch(/Enter the name/);
   });
 });
 

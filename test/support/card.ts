@@ -1,5 +1,6 @@
 // A card object for the card cipher, made the only way the app makes one: the form's card rules
 // (parseCard), then the mapping to the service's fields (toCardData). Throws on a card the form refuses.
+import { english } from '../../main/words/words.shared.js';
 import { parseCard, type CardFields } from '../../main/collections/card-input.shared.js';
 import { toCardData } from '../../main/collections/charge/card-data.js';
 import type { ValidCardData } from '../../main/service/card-cipher.js';
@@ -21,6 +22,6 @@ export function validCardData(c: CardData, now = Date.now()): ValidCardData {
     ...(c.billing_country !== undefined ? { billingCountry: c.billing_country } : {}),
   };
   const r = parseCard(fields, now);
-  if (!r.ok) throw new Error(`the card rules refuse this card: ${Object.values(r.errors).join('; ')}`);
+  if (!r.ok) throw new Error(`the card rules refuse this card: ${Object.values(r.errors).map(english).join('; ')}`);
   return toCardData(r.value);
 }

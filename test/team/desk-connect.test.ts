@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
+import { captureIo } from '../support/cli-here.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { connectCommand } from '../../main/cli/commands/connect.js';
@@ -44,12 +44,7 @@ afterAll(async () => {
 });
 
 async function connect(dataDir: string, args: string[], stdin: string) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const t = captureIo(stdin);
   const code = await connectCommand.run(
     [
       '--profile',
@@ -64,9 +59,9 @@ async function connect(dataDir: string, args: string[], stdin: string) {
       '--no-verify',
       ...args,
     ],
-    { dataDir, env: process.env, io: { stdout, stderr, stdin: Readable.from([stdin]) } },
+    { dataDir, env: process.env, io: t.io },
   );
-  return { code, out, err };
+  return { code, out: t.out(), err: t.err() };
 }
 
 describe('connect --profile team', () => {

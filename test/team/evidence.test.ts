@@ -17,10 +17,10 @@ import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.j
 import { startOutboxPush } from '../../main/team/sync/push.js';
 import { createChargeService } from '../../main/collections/charge/service.js';
 import { verifyCallback } from '../../main/callbacks/ingest.js';
-import { redirectEvidence } from '../../main/collections/evidence.js';
+import { callbackEvidence, redirectEvidence } from '../../main/collections/evidence.js';
 import { teamCallbackStore } from '../../main/serve/team-callback-store.js';
 import type { SignatureKeys } from '../../main/service/verify-callback.js';
-import { callbackBody, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
+import { callbackBody, deeplyNested, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
 import { event, teamFixture, type TeamFixture } from './fixture.js';
 import { newIntent, openDesk, quietLogger, type Desk } from './sync-desk.js';
 import { testLedger } from '../support/ledger.js';
@@ -273,6 +273,44 @@ describe('what happened, on a team desk', () => {
     check();
     replay.db.close();
     fromSnapshot.db.close();
+  });
+
+  // Issue 39: a callback body nested 8,000 deep, with the service's real signatures (they cover the signed
+  // fields, not the body), written by a teammate straight into team.events: each desk reads the body only
+  // within the callback's shape limits, so it is kept as unverified with the reason, never believed.
+  it('a stored callback body nested past the limit is not believed: unverified, with the reason; the sync goes on', async () => {
+    const desk: Desk = openDesk(team.owner, { evidenceKeys });
+    desks.push(desk);
+    const [deep, after] = [await charged(), await charged()];
+    const real = signedCallback(deep, 'COMPLETED');
+    await backOfficePool.query(
+      `INSERT INTO team.events (event_key, merchant_reference, internal_reference, source, kind, status, amount_minor, currency,
+         signature, payload, evidence, occurred_at)
+       VALUES ($1, $2, $3, 'callback', 'outcome', 'COMPLETED', 15000, 'UGX', 'verified', $4, $5, now())`,
+      [
+        `callback:${deep}:deep`,
+        deep,
+        `INT-${deep}`,
+        deeplyNested(JSON.parse(real.body) as ReturnType<typeof callbackBody>),
+        callbackEvidence({ hmac: real.headers['hmac-signature'], rsa: real.headers['rsa-signature'] }),
+      ],
+    );
+    const fine = signedCallback(after, 'COMPLETED');
+    await teamCallbackStore(team.signIn(await team.addOperator('receiver', 'servedeep'))).commitGroup(
+      [{ input: { body: Buffer.from(fine.body), headers: fine.headers, source: 'callback' }, now: Date.now() }],
+      deskKeys,
+    );
+    await desk.sync.pullNow();
+    const s = shown(desk.db, deep);
+    expect(s.status).toBe('PENDING');
+    expect(s.events.find((e) => e.source === 'callback')).toMatchObject({
+      signature: 'invalid',
+      actor: backOffice,
+      note: 'not verified by this desk: its body cannot be checked: the body is nested more than 32 levels deep; a callback never is',
+    });
+    expect(s.reconciliation.open_kinds).toContain('bad_signature');
+    // The events after it are applied as ever.
+    expect(shown(desk.db, after).status).toBe('COMPLETED');
   });
 
   it('a redirect is believed from the query its desk captured: signed, it settles; its columns changed, it does not', async () => {

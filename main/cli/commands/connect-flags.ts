@@ -123,7 +123,16 @@ export function checkPublicKey(given: string): string {
   }
 }
 
+/** A PEM file's text; a file larger than any public key PEM (64 KiB, as Settings takes) is not read. */
 function readPem(file: string): string {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch (e) {
+    throw new UsageError(`--service-key: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (!st.isFile()) throw new UsageError(`--service-key: ${file} is not a file`);
+  if (st.size > 64 * 1024) throw new UsageError(`--service-key: ${file} is too large to be a public key PEM`);
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (e) {

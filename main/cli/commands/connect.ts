@@ -9,7 +9,7 @@ import { UsageError, type CliContext, type Command } from '../command.js';
 import { dataPaths } from '../../settings/paths.js';
 import { adoptLegacyDatabase, openProfileDatabase, writeActiveProfile } from '../../settings/profile-database.js';
 import { importServicePublicKeyFile } from '../../settings/service-key.js';
-import { loadSettings, updateSettings } from '../../settings/settings.js';
+import { defaultSettings, loadSettings, updateSettings } from '../../settings/settings.js';
 import { loadConnection } from '../../settings/connection.js';
 import { storeKeyFor } from '../../settings/key-binding.js';
 import {
@@ -78,24 +78,16 @@ async function readKeys(
 
 /**
  * Stores the keys in the OS keychain (for this base URL's host only: main/settings/key-binding.ts), then
- * the profile's settings and service key, and makes the profile the active one. Null when the keychain
- * is unavailable: nothing is stored then.
+ * the profile's settings and service key, and makes the profile the active one.
  */
 async function save(
   ctx: CliContext,
   db: Db,
+  store: KeyringSecretStore,
   r: ConnectRequest,
   publicKey: string,
   secrets: [SecretName, string][],
-): Promise<KeyringSecretStore | null> {
-  const store = new KeyringSecretStore(r.profile);
-  const probe = await store.probe();
-  if (!probe.available) {
-    ctx.io.stderr.write(
-      `merchant-desk: ${probe.reason}\nNothing was saved: keys are only ever stored in the OS keychain.\n`,
-    );
-    return null;
-  }
+): Promise<void> {
   await storeKeyFor(store, r.baseUrl, 'public-key', publicKey);
   for (const [name, value] of secrets) await storeKeyFor(store, r.baseUrl, name, value);
   if (!r.signingKey) await store.delete('signing-key');
@@ -115,7 +107,17 @@ async function save(
       'note: no signing key was given; callbacks and redirects can then only be verified by their RSA signature\n',
     );
   }
-  return store;
+}
+
+/** The OS keychain the keys will go to, or null (said on stderr) when it does not answer: nothing is saved then. */
+async function keychainFor(ctx: CliContext, r: ConnectRequest): Promise<KeyringSecretStore | null> {
+  const store = new KeyringSecretStore(r.profile);
+  const probe = await store.probe();
+  if (probe.available) return store;
+  ctx.io.stderr.write(
+    `merchant-desk: ${probe.reason}\nNothing was saved: keys are only ever stored in the OS keychain.\n`,
+  );
+  return null;
 }
 
 /** Asks the service for the balances with the saved connection, and caches them as the poller would. */
@@ -154,10 +156,19 @@ export const connectCommand: Command = {
   name: 'connect',
   summary: 'save a sandbox or live connection; secret and signing keys are read from standard input',
   usage: USAGE,
+  onFailure: 'the connection may be partly saved; run connect again',
   async run(args, ctx) {
     const r = connectRequest(args);
-    // Check everything before storing anything. The profile is a workspace of its own (its database,
-    // settings and data); connecting to it makes it the active one.
+    // Everything the command was given (flags, the key file, the keys on standard input, the keychain they
+    // go to) is checked before the data folder is touched: a refusal leaves it as it was, or not made.
+    // The settings are checked as a new profile would hold them, and again below with what it holds.
+    checkSettings(defaultSettings(), r);
+    const publicKey = checkPublicKey(r.publicKey);
+    const { secrets, teamPassword } = await readKeys(ctx, r);
+    const store = await keychainFor(ctx, r);
+    if (!store) return 1;
+    // The profile is a workspace of its own (its database, settings and data); connecting to it makes
+    // it the active one.
     const adopted = fs.existsSync(dataPaths(ctx.dataDir).legacyDb)
       ? adoptLegacyDatabase(ctx.dataDir, createLogger({ dataDir: ctx.dataDir }))
       : null;
@@ -168,11 +179,7 @@ export const connectCommand: Command = {
     const db = openProfileDatabase(ctx.dataDir, r.profile);
     try {
       checkSettings(loadSettings(db), r);
-      const publicKey = checkPublicKey(r.publicKey);
-      const { secrets, teamPassword } = await readKeys(ctx, r);
-
-      const store = await save(ctx, db, r, publicKey, secrets);
-      if (!store) return 1;
+      await save(ctx, db, store, r, publicKey, secrets);
       const team = r.team;
       const warning = team ? transportOf(team.settings.teamDatabaseUrl, team.tls, ctx.env).warning : null;
       if (warning) ctx.io.stderr.write(`merchant-desk: warning: ${warning}\n`);

@@ -4,7 +4,7 @@
 import { withWorkspace } from '../workspace.js';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { parseDateBound, ReportError } from '../../reports/index.js';
-import { exportJob, exportReport, formatOfFile } from '../../operations/export.js';
+import { checkExportOut, exportJob, exportReport, formatOfFile } from '../../operations/export.js';
 
 const USAGE =
   'merchant-desk [--data-dir DIR] export balances --from DATE --to DATE --out FILE [--bom]\n' +
@@ -26,6 +26,7 @@ export const exportCommand: Command = {
   name: 'export',
   summary: 'export the balance or collections report as CSV or .xlsx',
   usage: USAGE,
+  onFailure: 'no report was written (the file appears only when it is complete)',
   async run(args, ctx) {
     const { values, positionals } = parseCommandArgs({
       args,
@@ -55,6 +56,12 @@ export const exportCommand: Command = {
     } catch (e) {
       // The range's order was checked above: what is left is a balance report without both dates.
       if (e instanceof ReportError) throw new UsageError('the balance report needs --from DATE and --to DATE');
+      throw e;
+    }
+    try {
+      checkExportOut(values.out); // before the data folder is opened
+    } catch (e) {
+      if (e instanceof ReportError) throw new UsageError(e.message.replace(/^out:/, '--out:'));
       throw e;
     }
     const ac = new AbortController();

@@ -5,9 +5,10 @@
 // are operations/import-callbacks.ts; this loads the keys the way the app does and prints the answer.
 import fs from 'node:fs';
 import path from 'node:path';
-import { withWorkspace } from '../workspace.js';
+import { activeProfileBeforeOpening, withWorkspace } from '../workspace.js';
 import { parseCommandArgs, UsageError, type Command } from '../command.js';
 import { dataPaths } from '../../settings/paths.js';
+import { readJsonFile, SANDBOX_INFO_LIMITS } from '../../settings/json-limits.js';
 import { loadSettings } from '../../settings/settings.js';
 import { loadConnection, verificationKeys, type VerificationKeys } from '../../settings/connection.js';
 import { MemorySecretStore, secretStoreFor } from '../../secrets/secret-store.js';
@@ -15,6 +16,27 @@ import { checkImport, importCallbacks, type ImportCallbacksDeps } from '../../op
 import { DeskError } from '../../errors.shared.js';
 import type { SandboxInfo } from '../../../sandbox/index.js';
 import type { Db } from '../../store/sqlite/connection.js';
+
+/**
+ * The embedded sandbox's keys, which it keeps in its state folder across restarts (the app holds them in
+ * memory); refused when it has never run. Read before the data folder is opened.
+ */
+function embeddedSandboxInfo(dataDir: string): Partial<SandboxInfo> {
+  const file = path.join(dataPaths(dataDir).sandbox, 'sandbox.json');
+  let read: ReturnType<typeof readJsonFile>;
+  try {
+    read = readJsonFile(file, SANDBOX_INFO_LIMITS);
+  } catch {
+    throw new UsageError(
+      `this data folder uses the embedded profile and its sandbox has never run (${file} is missing); start the app once, or run "merchant-desk connect"`,
+    );
+  }
+  if ('problem' in read || !read.value || typeof read.value !== 'object')
+    throw new UsageError(
+      `${file} cannot be read (${'problem' in read ? read.problem : 'it is not a JSON object'}); start the app once to write it again`,
+    );
+  return read.value as Partial<SandboxInfo>;
+}
 
 /**
  * The keys that verify callbacks for this data folder's profile: from the profile's connection, loaded
@@ -25,16 +47,7 @@ async function signatureKeys(db: Db, dataDir: string): Promise<{ keys: Verificat
   const notes: string[] = [];
   let conn: Awaited<ReturnType<typeof loadConnection>>;
   if (settings.profile === 'embedded') {
-    // The embedded sandbox keeps its keys in its state folder across restarts; the app holds them in memory.
-    const file = path.join(dataPaths(dataDir).sandbox, 'sandbox.json');
-    let info: Partial<SandboxInfo>;
-    try {
-      info = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof info;
-    } catch {
-      throw new UsageError(
-        `this data folder uses the embedded profile and its sandbox has never run (${file} is missing); start the app once, or run "merchant-desk connect"`,
-      );
-    }
+    const info = embeddedSandboxInfo(dataDir);
     const secrets = new MemorySecretStore({
       'public-key': info.public_key,
       'secret-key': info.secret_key,
@@ -81,6 +94,8 @@ export const importCallbacksCommand: Command = {
   name: 'import-callbacks',
   summary: 'import callbacks saved as JSON lines (verified, idempotent, orphans kept)',
   usage: 'merchant-desk [--data-dir DIR] import-callbacks FILE [--json]',
+  onFailure:
+    'the callbacks stored before it stopped are kept, and importing the file again is safe: each callback is stored once',
   async run(args, ctx) {
     const { values, positionals } = parseCommandArgs({
       args,
@@ -98,6 +113,10 @@ export const importCallbacksCommand: Command = {
         `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
       );
     }
+    // What the profile cannot import is refused before the data folder is opened (or made).
+    const profile = activeProfileBeforeOpening(ctx);
+    if (profile === 'team') await asUsage(async () => checkImport({ team: 'not signed in' }));
+    if (profile === 'embedded') embeddedSandboxInfo(ctx.dataDir);
     return withWorkspace(ctx, async ({ db, settings, clock, ledger }) => {
       // This command has no sign-in: on a team profile there is no session to record the import with.
       const team: ImportCallbacksDeps['team'] = settings.profile === 'team' ? 'not signed in' : null;

@@ -1,7 +1,7 @@
 // merchant-desk poll --once: one balances poll and one payment-options poll into the local cache, with
 // the configured connection (same data folder and keychain as the app). Exit 1 when either fails.
-import { withWorkspace } from '../workspace.js';
-import { parseCommandArgs, UsageError, type Command } from '../command.js';
+import { activeProfileBeforeOpening, withWorkspace } from '../workspace.js';
+import { parseCommandArgs, UsageError, type CliContext, type Command } from '../command.js';
 import { createPoller, type PollKind } from '../../poller/poller.js';
 import { iso } from './balances.js';
 
@@ -9,6 +9,7 @@ export const pollCommand: Command = {
   name: 'poll',
   summary: 'poll balances and payment options once into the local cache',
   usage: 'merchant-desk [--data-dir DIR] poll --once [--balances | --providers]',
+  onFailure: 'what was polled before it stopped is kept',
   async run(args, ctx) {
     const { values } = parseCommandArgs({
       args,
@@ -27,14 +28,10 @@ export const pollCommand: Command = {
         : values.providers && !values.balances
           ? 'providers'
           : undefined;
+    // Refused before the folder is opened (a new folder is not made for nothing).
+    if (activeProfileBeforeOpening(ctx) === 'embedded') return embeddedRefusal(ctx);
     return withWorkspace(ctx, async ({ db, settings, clock, logger, connection }) => {
-      if (settings.profile === 'embedded') {
-        ctx.io.stderr.write(
-          'merchant-desk: this data folder uses the embedded profile, whose sandbox and keys exist only while the app runs; ' +
-            'start the app (merchant-desk start), or run "merchant-desk connect" for a sandbox or live service\n',
-        );
-        return 1;
-      }
+      if (settings.profile === 'embedded') return embeddedRefusal(ctx);
       const conn = await connection();
       if (!conn.ok) {
         ctx.io.stderr.write(`merchant-desk: ${conn.error.message}\n`);
@@ -63,3 +60,12 @@ export const pollCommand: Command = {
     });
   },
 };
+
+/** The embedded profile's sandbox and keys exist only while the app runs: nothing to poll here. */
+function embeddedRefusal(ctx: CliContext): number {
+  ctx.io.stderr.write(
+    'merchant-desk: this data folder uses the embedded profile, whose sandbox and keys exist only while the app runs; ' +
+      'start the app (merchant-desk start), or run "merchant-desk connect" for a sandbox or live service\n',
+  );
+  return 1;
+}

@@ -97,6 +97,7 @@ export const reconcileCommand: Command = {
   name: 'reconcile',
   summary: 'reconcile collections and print the summary and the open exceptions',
   usage: 'merchant-desk [--data-dir DIR] reconcile [--full] [--limit N] [--json]',
+  onFailure: 'the collections and their events were not changed; run it again',
   async run(args, ctx) {
     const { values } = parseCommandArgs({
       args,

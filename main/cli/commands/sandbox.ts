@@ -8,6 +8,7 @@ export const sandboxCommand: Command = {
   name: 'sandbox',
   summary: 'run the local payments sandbox (test cards, callbacks, /__sandbox controls)',
   usage: 'merchant-desk sandbox [--port N] [--state-dir DIR] [--callback-url URL] [--host 127.0.0.1] [--time-scale N]',
+  onFailure: "the sandbox's state is as it last saved it",
   async run(args, ctx) {
     const { values } = parseCommandArgs({
       args,

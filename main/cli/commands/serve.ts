@@ -12,6 +12,8 @@ export const serveCommand: Command = {
     '[--service-url URL | --no-poll] [--credentials DIR] [--trust-proxy ADDRESSES] ' +
     '[--journal-days N] [--restore-wait-seconds S] [--record-check-seconds S] [--rate-limit N] ' +
     '[--verify-threads N] [--poll-lease-seconds S]',
+  onFailure: 'every callback answered 2xx before it stopped is stored',
+  logsTo: 'standard error',
   async run(args, ctx) {
     // Loaded on use: the other commands start without the PostgreSQL driver and the server.
     const { runServe } = await import('./serve-run.js');

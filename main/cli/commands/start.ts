@@ -31,6 +31,7 @@ export const startCommand: Command = {
   name: 'start',
   summary: 'open the app (Electron if present, else the Chromium shell); the default command',
   usage: 'merchant-desk [--data-dir DIR] start [--headless] [--cdp-port N] [--chromium]',
+  onFailure: 'what was stored before it stopped is kept',
   async run(args, ctx) {
     const { values } = parseCommandArgs({
       args,

@@ -10,6 +10,7 @@ import { tlsFromFlags } from '../team-tls.js';
 import { TeamFieldError, translatePgError } from '../../team/errors.js';
 import { isValidLogin, LOGIN_RULE } from '../../team/roles.shared.js';
 import { SIGN_IN_PASSWORD_ENV } from './team-passwords.js';
+import { DeskError } from '../../errors.shared.js';
 
 export const DB = '--database postgres://LOGIN@HOST:PORT/DATABASE';
 
@@ -76,5 +77,5 @@ export function withFlagNames(e: unknown, loginFlagName = '--login'): unknown {
   };
   const name = flag[e.field];
   if (!name) return e;
-  return new Error(`${name}: ${e.message.slice(e.field.length + 2)}`, { cause: e });
+  return new DeskError(e.kind, `${name}: ${e.message.slice(e.field.length + 2)}`, { expose: true, cause: e });
 }

@@ -34,6 +34,7 @@ export const teamCommand: Command = {
   name: 'team',
   summary: 'set up a team database (init), manage its operators, publish a snapshot for new desks',
   usage: USAGE,
+  onFailure: 'what the team database committed before it stopped is kept',
   async run(args, ctx) {
     refusePasswordsInArgs(args);
     const [sub, ...rest] = args;

@@ -2,6 +2,7 @@
 // Card data lives only in the objects passed here; every one is overwritten as soon as the cipher is
 // built (the cipher's plaintext Buffer is zeroed by buildCardCipher).
 import type { CardData } from '../../service/types.js';
+import { nest, words } from '../../words/words.shared.js';
 import { buildCardCipher, type ValidCardData } from '../../service/card-cipher.js';
 import { CardDataError, ServiceKeyError } from '../../service/errors.js';
 import { PaymentError } from '../errors.js';
@@ -84,10 +85,12 @@ export function cipherFor(card: ValidCard, pem: string): string {
   } catch (e) {
     if (e instanceof CardDataError) {
       const f = formField(e.field) ?? 'card';
-      throw new PaymentError('validation', e.message, f, { [f]: e.message });
+      // The sizes and field names of the service's own card object: said as they are.
+      const w = words('errors.asIs', { text: e.message });
+      throw new PaymentError('validation', w, f, { [f]: w });
     }
     if (e instanceof ServiceKeyError)
-      throw new PaymentError('not_configured', `${e.message} (Settings, service public key)`);
+      throw new PaymentError('not_configured', words('payment.serviceKey', nest('problem', e.words, e.message)));
     throw e;
   } finally {
     wipeCard(data);

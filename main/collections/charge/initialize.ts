@@ -4,6 +4,10 @@
 // A timeout, reset or unreadable answer leaves the collection UNKNOWN; it is re-sent with the SAME
 // merchant_reference, and "duplicate reference" then proves it exists.
 import crypto from 'node:crypto';
+import { english, nest, words, type Words } from '../../words/words.shared.js';
+
+/** An outcome's words and their English. */
+const said = (w: Words) => ({ message: english(w), words: w });
 import type { InitializeAccepted, InitializeRequest, ServiceClient } from '../../service/types.js';
 import {
   AuthenticationError,
@@ -123,7 +127,7 @@ export async function sendInitialize(
       message: r.message ?? null,
     }),
   });
-  return { kind: 'pending', message: 'Accepted: waiting for the payment page.', paymentUrl: r.paymentUrl };
+  return { kind: 'pending', ...said(words('payment.accepted')), paymentUrl: r.paymentUrl };
 }
 
 /** "Duplicate reference": the service has this payment, so it exists (with its page, when the service says). */
@@ -147,17 +151,20 @@ async function recordExists(
       internal_reference: e.internalReference ?? null,
       payment_url: e.paymentUrl ?? null,
     }),
-    note: 'the service already has this merchant_reference: the collection exists',
+    note: e.refusedPaymentUrl
+      ? `the service already has this merchant_reference: the collection exists; ${e.refusedPaymentUrl}`
+      : 'the service already has this merchant_reference: the collection exists',
   });
   return known
-    ? {
-        kind: 'pending',
-        message: 'The service already has this payment: open its page to finish it.',
-        paymentUrl: known,
-      }
+    ? { kind: 'pending', ...said(words('payment.exists')), paymentUrl: known }
     : {
         kind: 'unknown',
-        message: 'The service already has this payment but did not say where its page is; wait for its callback.',
+        // Why the page it named was refused is the URL check's own text: said as it is.
+        ...said(
+          e.refusedPaymentUrl
+            ? words('payment.existsRefusedPage', { why: e.refusedPaymentUrl })
+            : words('payment.existsNoPage'),
+        ),
       };
 }
 
@@ -186,7 +193,9 @@ async function recordRejected(
     statusMessage: message,
     note: isResend ? 'refused on re-send; the first send may still have created it' : null,
   });
-  return field ? { kind: 'rejected', message, field } : { kind: 'rejected', message };
+  // The service's own words are said as they are; ours in the person's language.
+  const w = e.serviceMessage ? words('errors.asIs', { text: e.serviceMessage }) : e.words;
+  return { kind: 'rejected', message, ...(w ? { words: w } : {}), ...(field ? { field } : {}) };
 }
 
 /** No answer, or one that cannot be read: the service may have created the payment. */
@@ -211,6 +220,11 @@ async function recordUnknown(ctx: ChargeContext, base: SendBase, e: unknown): Pr
   );
   return {
     kind: 'unknown',
-    message: `We cannot tell whether the service created this payment (${message}). Send it again with the same reference; do not start a new payment.`,
+    ...said(
+      words(
+        'payment.unknown',
+        isServiceError(e) ? nest('reason', e.words, message) : { reasonId: 'payment.unexpected' },
+      ),
+    ),
   };
 }

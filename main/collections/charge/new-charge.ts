@@ -2,7 +2,7 @@
 // wiped, then either the agent is asked first (the same card and amount charged within minutes) or
 // the intent is saved and sent (submit). A confirmed repeat is submitted from the charge held for it.
 import type { ServiceClient } from '../../service/types.js';
-import { displayMinor } from '../../money/index.js';
+import { english, words, type Words } from '../../words/words.shared.js';
 import { getCollection, startOfDay } from '../query.js';
 import { PaymentError, fieldErrors } from '../errors.js';
 import { parseCharge, type CardFields, type CardForm, type ValidCharge } from '../card-input.shared.js';
@@ -17,16 +17,13 @@ import { followPaymentPage } from './payment-page.js';
 import { following, serviceKeys } from './context.js';
 import type { ChargeCallOptions, ChargeContext, ChargeResult, PreparedCharge } from './types.js';
 
-/** "14:03:07": a time of today in the desk's own clock, for a question the person answers now. */
-function clockTime(ms: number): string {
-  const d = new Date(ms);
-  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
-}
-
 /** Holds a charge for the agent's answer to "Charge this card again?". */
-function askFirst(guard: RepeatGuard, p: PreparedCharge, message: string): ChargeResult {
+function askFirst(guard: RepeatGuard, p: PreparedCharge, question: Words): ChargeResult {
   const { token } = guard.hold(p);
-  return { collection: null, outcome: { kind: 'needs_confirmation', token, message } };
+  return {
+    collection: null,
+    outcome: { kind: 'needs_confirmation', token, message: english(question), words: question },
+  };
 }
 
 /**
@@ -59,7 +56,12 @@ async function submit(
       return askFirst(
         guard,
         p,
-        `This card was charged ${displayMinor(p.amountMinor, p.currency)} by ${recorded.chargedBy} at ${clockTime(recorded.chargedAt)}. Charge it again?`,
+        words('payment.repeatTeam', {
+          amountMinor: p.amountMinor,
+          currency: p.currency,
+          chargedBy: recorded.chargedBy,
+          chargedTime: recorded.chargedAt,
+        }),
       );
   }
   const id = saveIntent(ctx, intent);
@@ -137,17 +139,13 @@ export async function charge(
     const f = parsed.value;
     card = f.card;
     // parseCharge refuses a currency without an option; this only tells the type checker.
-    if (!opt) throw fieldErrors({ currency: `no active card option for ${currency}` });
+    if (!opt) throw fieldErrors({ currency: words('payment.err.noOption', { currency }) });
     const { prepared, client, repeat } = await prepare(ctx, guard, f, opt);
     wipeCard(f.card);
     wipeCard(form.card);
 
     if (repeat)
-      return askFirst(
-        guard,
-        prepared,
-        `This card was charged ${displayMinor(f.amountMinor, f.currency)} a few minutes ago. Charge it again?`,
-      );
+      return askFirst(guard, prepared, words('payment.repeat', { amountMinor: f.amountMinor, currency: f.currency }));
     return await submit(ctx, guard, prepared, client, { ...opts, confirmedRepeat: false });
   } finally {
     wipeCard(card);

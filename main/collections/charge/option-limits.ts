@@ -6,6 +6,7 @@ import type { ReadDb } from '../../store/sqlite/connection.js';
 import { cachedCardOption, cardOptionCurrencies } from '../../store/sqlite/read/card-options.js';
 import type { Clock } from '../../clock.js';
 import type { PaymentOption } from '../../service/types.js';
+import { collectionOptions } from '../../service/collection-options.js';
 import { currencyExponent, isKnownCurrency } from '../../money/index.js';
 import { collectedToday, startOfDay } from '../query.js';
 import type { AmountLimits } from '../card-input.shared.js';
@@ -58,8 +59,11 @@ export function createOptionLimits(
     return collectedToday(db, currency, now);
   }
 
-  /** One active card option per currency: from the cache, else (nothing cached yet) from the service. */
-  async function cardOptions(): Promise<PaymentOption[]> {
+  /**
+   * One active card option per currency: from the cache, else (nothing cached yet) from the service, for
+   * `currency` or for every currency the merchant holds.
+   */
+  async function cardOptions(currency?: string): Promise<PaymentOption[]> {
     let opts: PaymentOption[];
     try {
       opts = cardOptionCurrencies(db)
@@ -71,7 +75,10 @@ export function createOptionLimits(
     if (opts.length) return opts;
     const client = await deps.getClient();
     if (!client) return [];
-    const all = await client.getPaymentOptions({ transactionType: 'COLLECTION' });
+    const read = await collectionOptions(client, currency === undefined ? undefined : [currency]);
+    // Not one currency answered: the service could not be asked, which is said as it is (not "no option").
+    if (read.read.length === 0 && read.unread[0]) throw read.unread[0].error;
+    const all = read.options;
     const seen = new Set<string>();
     return all.filter((o) => {
       const ok = o.isActive && o.transactionMethod.toUpperCase() === 'CARD' && !seen.has(o.currency);
@@ -83,7 +90,7 @@ export function createOptionLimits(
   return {
     async option(currency) {
       if (deps.getCardOption) return deps.getCardOption(currency);
-      return readOption(db, currency) ?? (await cardOptions()).find((o) => o.currency === currency) ?? null;
+      return readOption(db, currency) ?? (await cardOptions(currency)).find((o) => o.currency === currency) ?? null;
     },
     async limitsFor(o, currency) {
       if (!o || !isKnownCurrency(currency)) return null;

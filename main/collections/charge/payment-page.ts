@@ -1,6 +1,7 @@
 // After initialize: a PENDING collection's hosted payment page opens in the payment window; the captured
 // redirect goes to redirect.ts, and a window closed (or failed) first is recorded as such.
 import { displayMinor } from '../../money/index.js';
+import { english, words } from '../../words/words.shared.js';
 import type { PaymentWindowResult } from '../payment-window.js';
 import { isRedirectUrl } from '../redirect-url.js';
 import { handleRedirect } from './redirect.js';
@@ -53,9 +54,6 @@ export async function followPaymentPage(
           : 'closed by the agent before the payment finished',
   });
   ctx.emit(collectionId);
-  return {
-    kind: 'window_closed',
-    message:
-      'The payment window was closed before the payment finished; the payment stays pending until its callback arrives.',
-  };
+  const w = words('payment.windowClosed');
+  return { kind: 'window_closed', message: english(w), words: w };
 }

@@ -1,6 +1,9 @@
 // A redirect URL captured by the payment window -> a recorded redirect event and an outcome the agent
 // may tell the customer only when its signatures verify and its status is final.
 import crypto from 'node:crypto';
+import { english, words, type Words } from '../../words/words.shared.js';
+
+const said = (w: Words) => ({ message: english(w), words: w });
 import { PaymentError } from '../errors.js';
 import { isFinal } from '../model.js';
 import { isRedirectUrl, redirectParams, redirectSignatureCheck } from '../redirect-url.js';
@@ -50,18 +53,18 @@ export async function handleRedirect(ctx: ChargeContext, url: string): Promise<R
     outcome = {
       kind: 'unverified',
       status,
-      message: `The payment page reported ${status ?? 'no status'}, but its signature did not verify (${check.state}); wait for the callback before telling the customer.`,
+      ...said(
+        words('payment.unverified', {
+          ...(status ? { status } : { statusId: 'payment.noStatus' }),
+          state: check.state,
+        }),
+      ),
     };
   } else if (isFinal(status)) {
     const k = status.toLowerCase() as 'completed' | 'failed' | 'cancelled';
-    const words = { completed: 'Approved', failed: 'Declined', cancelled: 'Cancelled' } as const;
-    outcome = { kind: k, verified: true, message: words[k] };
+    outcome = { kind: k, verified: true, ...said(words(`ui.status.${status}`)) };
   } else {
-    outcome = {
-      kind: 'unverified',
-      status,
-      message: `The payment page reported "${status ?? ''}", which is not a final status.`,
-    };
+    outcome = { kind: 'unverified', status, ...said(words('payment.notFinal', { status: status ?? '' })) };
   }
   return { collection, status, signature: check.state, outcome };
 }

@@ -2,6 +2,7 @@
 // again and must be the payment's card (brand and last four), and a team desk needs the team
 // database's claim on the intent first. "Duplicate reference" from the service then proves it exists.
 import { getCollection } from '../query.js';
+import { words } from '../../words/words.shared.js';
 import { PaymentError, fieldErrors } from '../errors.js';
 import { parseCard, type CardFields, type ValidCard } from '../card-input.shared.js';
 import { detectBrand, last4 } from '../card-number.shared.js';
@@ -24,18 +25,14 @@ export async function resend(
     if (!found) throw new PaymentError('not_found', `No payment with reference ${reference}.`, 'reference');
     const c = found.collection;
     if (c.status !== 'UNKNOWN' && c.status !== 'INTENT') {
-      throw new PaymentError(
-        'conflict',
-        `Payment ${reference} is ${c.status}; only a payment whose outcome is unknown can be sent again.`,
-        'reference',
-      );
+      throw new PaymentError('conflict', words('payment.notUnknown', { reference, status: c.status }), 'reference');
     }
     const parsed = parseCard(card, ctx.clock.now());
     if (!parsed.ok) throw fieldErrors(parsed.errors);
     valid = parsed.value;
     if (c.cardLast4 && (last4(valid.number) !== c.cardLast4 || detectBrand(valid.number) !== c.cardBrand)) {
       throw fieldErrors({
-        'card.number': `this is not the card of payment ${reference} (•••• ${c.cardLast4}); type the same card`,
+        'card.number': words('payment.notThisCard', { reference, last4: c.cardLast4 }),
       });
     }
     const { client, pem } = await serviceKeys(deps);

@@ -1,6 +1,7 @@
 // The charge service's vocabulary, shared by its steps (initialize, repeat guard, page, redirect) and
 // by the IPC contract, which answers with these shapes.
 import type { Db } from '../../store/sqlite/connection.js';
+import type { Words } from '../../words/words.shared.js';
 import type { Clock } from '../../clock.js';
 import type { PaymentOption, ServiceClient } from '../../service/types.js';
 import type { AppendResult, NewEvent } from '../event-rules.js';
@@ -106,14 +107,16 @@ export interface ChargeCallOptions {
   onProgress?: (p: ChargeProgress) => void;
 }
 
-export type ChargeOutcome =
-  | { kind: 'needs_confirmation'; token: string; message: string }
-  | { kind: 'pending'; message: string; paymentUrl: string }
-  | { kind: 'window_closed'; message: string }
-  | { kind: 'completed' | 'failed' | 'cancelled'; message: string; verified: boolean }
-  | { kind: 'unverified'; message: string; status: string | null }
-  | { kind: 'rejected'; message: string; field?: string }
-  | { kind: 'unknown'; message: string };
+/** What the charge came to: `message` in English (logs, the CLI), `words` for the window. */
+export type ChargeOutcome = { message: string; words?: Words } & (
+  | { kind: 'needs_confirmation'; token: string }
+  | { kind: 'pending'; paymentUrl: string }
+  | { kind: 'window_closed' }
+  | { kind: 'completed' | 'failed' | 'cancelled'; verified: boolean }
+  | { kind: 'unverified'; status: string | null }
+  | { kind: 'rejected'; field?: string }
+  | { kind: 'unknown' }
+);
 
 export interface ChargeResult {
   collection: CollectionRow | null;

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { channel, noRequest } from './define.js';
+import { LANGUAGE_CHOICES, type LanguageChoice, type Words } from '../../words/words.shared.js';
 
 import type { AppStatus } from '../../app/status.js';
 
@@ -14,13 +16,22 @@ export interface AppInfo {
   dataDir: string;
 }
 
+export { LANGUAGE_CHOICES, type LanguageChoice };
+
 export const appChannels = {
   'app.info': channel<typeof noRequest, AppInfo>(noRequest),
   'app.status': channel<typeof noRequest, AppStatus>(noRequest),
+  /** The desk's language (kept per desk, not per profile: a profile switch keeps it). Answered while locked. */
+  'app.language': channel<typeof noRequest, { choice: LanguageChoice }>(noRequest),
+  'app.setLanguage': channel<
+    z.ZodObject<{ choice: z.ZodEnum<{ system: 'system'; en: 'en'; fr: 'fr' }> }>,
+    { choice: LanguageChoice }
+  >(z.object({ choice: z.enum(LANGUAGE_CHOICES, { message: 'errors.zod.language' }) })),
 };
 
 export type appEvents = {
-  'app.notice': { level: 'info' | 'warning' | 'error'; message: string };
+  /** A notice: its words (said in the person's language) and their English. */
+  'app.notice': { level: 'info' | 'warning' | 'error'; message: string; words?: Words };
   'app.status': AppStatus;
   /** The active profile (workspace) changed: every screen reloads its data from the new profile's database. */
   'app.profileChanged': { profile: ProfileName };

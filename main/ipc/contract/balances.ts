@@ -5,7 +5,7 @@ const currency = z
   .string()
   .trim()
   .toUpperCase()
-  .regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code, e.g. UGX');
+  .regex(/^[A-Z]{3}$/, 'errors.zod.currency');
 
 /** A poll failure as the cache remembers it. */
 export interface CacheError {

@@ -27,7 +27,7 @@ const collectionsListRequest = z.object({
     .string()
     .trim()
     .toUpperCase()
-    .regex(/^[A-Z]{3}$/, 'currency must be a 3-letter code')
+    .regex(/^[A-Z]{3}$/, 'errors.zod.currencyCode')
     .optional(),
   from: ms.optional(),
   to: ms.optional(),
@@ -43,7 +43,7 @@ const collectionsListRequest = z.object({
 const collectionsGetRequest = z
   .object({ id: z.number().int().positive().optional(), reference: z.string().trim().min(1).max(100).optional() })
   .refine((r) => r.id !== undefined || r.reference !== undefined, {
-    message: 'give id or reference',
+    message: 'errors.zod.idOrReference',
     path: ['reference'],
   });
 
@@ -51,7 +51,7 @@ const collectionsGetRequest = z
  * The window's id for one operation (a charge, its confirmed repeat, a re-send): what main tells it about
  * that operation (payments.progress) carries it, so a screen follows its own payment and no other.
  */
-const operationId = z.string().regex(/^[0-9a-f]{32}$/, 'operationId must be 32 hexadecimal digits');
+const operationId = z.string().regex(/^[0-9a-f]{32}$/, 'errors.zod.operationId');
 const chargeRequest = cardFormSchema.extend({ operationId: operationId.optional() });
 const resendRequest = z.object({
   reference: z.string().trim().min(8).max(100),
@@ -73,7 +73,7 @@ const importRequest = z
   })
   .strict()
   .refine((r) => r.name === undefined || r.content === undefined, {
-    message: 'give either name or content',
+    message: 'errors.zod.nameOrContent',
     path: ['name'],
   });
 
@@ -84,7 +84,7 @@ export interface ImportFolder {
   folder: string;
   files: { name: string; bytes: number; modifiedAt: number }[];
 }
-const token = z.object({ token: z.string().regex(/^[0-9a-f]{32}$/, 'token is not valid') });
+const token = z.object({ token: z.string().regex(/^[0-9a-f]{32}$/, 'errors.zod.token') });
 const confirmRequest = token.extend({ operationId: operationId.optional() });
 
 export const collectionsChannels = {

@@ -14,13 +14,11 @@ export function isPlainFileName(s: string): boolean {
 
 export const plainFileName = z
   .string()
-  .max(200, 'is too long (200 characters at most)')
+  .max(200, 'errors.zod.noteTooLong')
   .refine(isPlainFileName, { message: PLAIN_NAME_MESSAGE });
 
 /**
  * A field that used to carry a path (or looks like one would): refused with its own field error, so a
  * renderer sending a path learns which field and why, and main never sees the value.
  */
-export const noPath = z
-  .never({ message: 'is not accepted: the app chooses the file (a dialog, or a folder of its own)' })
-  .optional();
+export const noPath = z.never({ message: 'errors.zod.noPath' }).optional();

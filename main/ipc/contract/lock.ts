@@ -7,7 +7,7 @@ import type { LockStatus } from '../../lock/idle-lock.js';
 
 export type { LockStatus };
 
-const secret = z.string().min(1, 'is empty').max(1024, 'is too long');
+const secret = z.string().min(1, 'errors.zod.empty').max(1024, 'errors.zod.tooLong');
 
 export const lockChannels = {
   'lock.status': channel<typeof noRequest, LockStatus>(noRequest),

@@ -31,7 +31,7 @@ const reconcileExceptionsRequest = z.object({
     .string()
     .trim()
     .toUpperCase()
-    .regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code, e.g. UGX')
+    .regex(/^[A-Z]{3}$/, 'errors.zod.currency')
     .optional(),
   from: ms.optional(),
   to: ms.optional(),
@@ -45,10 +45,10 @@ const reconcileResolveRequest = z
   .object({
     collectionId: z.number().int().positive().optional(),
     orphanEventId: z.number().int().positive().optional(),
-    note: z.string().trim().min(3, 'a note is required: say what was checked and why this is resolved').max(2000),
+    note: z.string().trim().min(3, 'errors.zod.noteRequired').max(2000),
   })
   .refine((r) => (r.collectionId === undefined) !== (r.orphanEventId === undefined), {
-    message: 'give collectionId or orphanEventId (one of them)',
+    message: 'errors.zod.collectionOrOrphan',
     path: ['collectionId'],
   });
 
@@ -67,7 +67,7 @@ const reconcileMovementRequest = z.object({
     .string()
     .trim()
     .toUpperCase()
-    .regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code, e.g. UGX')
+    .regex(/^[A-Z]{3}$/, 'errors.zod.currency')
     .optional(),
   from: ms.optional(),
   to: ms.optional(),

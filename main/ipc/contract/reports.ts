@@ -28,24 +28,28 @@ const reportsExportRequest = z
   })
   .strict()
   .refine((r) => r.kind !== 'balances' || r.from !== undefined, {
-    message: 'the balance report needs a start date',
+    message: 'errors.zod.balanceFrom',
     path: ['from'],
   })
   .refine((r) => r.kind !== 'balances' || r.to !== undefined, {
-    message: 'the balance report needs an end date',
+    message: 'errors.zod.balanceTo',
     path: ['to'],
   })
   .refine((r) => r.from === undefined || r.to === undefined || r.to > r.from, {
-    message: 'must be after the start date',
+    message: 'errors.zod.afterStart',
     path: ['to'],
   })
   .superRefine((r, ctx) => {
     const ext = `.${r.format ?? 'csv'}`;
     if (r.fileName !== undefined && !r.fileName.toLowerCase().endsWith(ext))
-      ctx.addIssue({ code: 'custom', message: `must end in ${ext}`, path: ['fileName'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: r.format === 'xlsx' ? 'errors.zod.xlsxName' : 'errors.zod.csvName',
+        path: ['fileName'],
+      });
   })
   .refine((r) => r.format !== 'xlsx' || !r.bom, {
-    message: 'a byte-order mark is for CSV files only',
+    message: 'errors.zod.bomCsvOnly',
     path: ['bom'],
   });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { channel, noRequest } from './define.js';
 import type { ProfileName } from './app.js';
+import type { Words } from '../../words/words.shared.js';
 
 export type KeyName = 'publicKey' | 'secretKey' | 'signingKey';
 
@@ -46,7 +47,7 @@ export interface SettingsView {
   /** The CA certificate the team database's certificate is checked against (its PEM stays in main). */
   teamSslCa: { subject: string; fingerprintSha256: string; validTo: string } | null;
   /** What the team connection does with these settings, and the warning when it is not protected. */
-  teamTransport: { mode: TeamSslMode; warning: string | null } | null;
+  teamTransport: { mode: TeamSslMode; warning: string | null; warningWords: Words | null } | null;
   /** Whether main can open a file dialog for the CA certificate (else the file is read in the window). */
   teamCaDialog: boolean;
   /** Stored settings that were invalid and fell back to defaults. */
@@ -57,29 +58,29 @@ export const TEAM_SSL_MODES = ['disable', 'require', 'verify-ca', 'verify-full']
 export type TeamSslMode = (typeof TEAM_SSL_MODES)[number];
 
 const keyName = z.enum(['publicKey', 'secretKey', 'signingKey'], {
-  message: 'must be publicKey, secretKey or signingKey',
+  message: 'errors.zod.keyName',
 });
 
 const settingsPatchSchema = z
   .object({
-    profile: z.enum(['embedded', 'sandbox', 'live', 'team'], { message: 'must be embedded, sandbox, live or team' }),
+    profile: z.enum(['embedded', 'sandbox', 'live', 'team'], { message: 'errors.zod.profile' }),
     baseUrl: z.string().max(2048).nullable(),
     redirectUrl: z.string().max(2048),
     callbackReceiver: z
-      .object({ enabled: z.boolean(), host: z.string().max(255), port: z.number().int('must be a whole number') })
+      .object({ enabled: z.boolean(), host: z.string().max(255), port: z.number().int('errors.zod.wholeNumber') })
       .partial(),
     pollIntervals: z
       .object({
-        balancesMs: z.number().int('must be a whole number'),
-        providersMs: z.number().int('must be a whole number'),
+        balancesMs: z.number().int('errors.zod.wholeNumber'),
+        providersMs: z.number().int('errors.zod.wholeNumber'),
       })
       .partial(),
-    staleAfterMs: z.number().int('must be a whole number'),
+    staleAfterMs: z.number().int('errors.zod.wholeNumber'),
     operatorName: z.string().max(200),
-    idleLockMinutes: z.number({ message: 'must be a number of minutes' }),
+    idleLockMinutes: z.number({ message: 'errors.zod.minutes' }),
     teamDatabaseUrl: z.string().max(2048).nullable(),
     teamLogin: z.string().max(63).nullable(),
-    teamSslMode: z.enum(TEAM_SSL_MODES, { message: `must be one of ${TEAM_SSL_MODES.join(', ')}` }).nullable(),
+    teamSslMode: z.enum(TEAM_SSL_MODES, { message: 'errors.zod.sslMode' }).nullable(),
   })
   .partial()
   .strict();
@@ -90,16 +91,13 @@ export const settingsChannels = {
   'settings.update': channel<typeof settingsPatchSchema, SettingsView>(settingsPatchSchema),
   /** Stores a key of the current profile in the OS keychain. The value is never sent back. */
   'settings.setKey': channel<z.ZodObject<{ name: typeof keyName; value: z.ZodString }>, SettingsView>(
-    z.object({ name: keyName, value: z.string().min(1, 'is empty').max(4096, 'is too long') }),
+    z.object({ name: keyName, value: z.string().min(1, 'errors.zod.empty').max(4096, 'errors.zod.tooLong') }),
   ),
   'settings.clearKey': channel<z.ZodObject<{ name: typeof keyName }>, SettingsView>(z.object({ name: keyName })),
   /** Checks PEM text is an RSA public key, copies it into the data folder, shows size and fingerprint. */
   'settings.importServiceKey': channel<z.ZodObject<{ pem: z.ZodString }>, SettingsView>(
     z.object({
-      pem: z
-        .string()
-        .min(1, 'is empty: paste the PEM or choose the file')
-        .max(65536, 'is too large to be a public key'),
+      pem: z.string().min(1, 'errors.zod.pemEmpty').max(65536, 'errors.zod.pemTooLarge'),
     }),
   ),
   /**
@@ -112,11 +110,7 @@ export const settingsChannels = {
   >(
     z
       .object({
-        pem: z
-          .string()
-          .min(1, 'is empty: choose the CA certificate file')
-          .max(65536, 'is too large to be a CA certificate')
-          .optional(),
+        pem: z.string().min(1, 'errors.zod.caEmpty').max(65536, 'errors.zod.caTooLarge').optional(),
         clear: z.boolean().optional(),
       })
       .strict(),

@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { channel, noRequest } from './define.js';
 import {
   isValidLogin,
-  LOGIN_RULE,
   MIN_PASSWORD_LENGTH,
   TEAM_ROLES,
   type Operator,
@@ -29,13 +28,13 @@ export interface TeamMe {
 const login = z
   .string()
   .trim()
-  .refine((v) => isValidLogin(v), { message: `must be ${LOGIN_RULE}` });
-const role = z.enum(TEAM_ROLES, { message: `must be one of ${TEAM_ROLES.join(', ')}` });
-const displayName = z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters');
+  .refine((v) => isValidLogin(v), { message: 'errors.zod.login' });
+const role = z.enum(TEAM_ROLES, { message: 'errors.zod.role' });
+const displayName = z.string().trim().min(1, 'errors.zod.required').max(200, 'errors.zod.atMost200');
 const password = z
   .string()
   .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
-  .max(1024, 'is too long');
+  .max(1024, 'errors.zod.tooLong');
 
 /** Pushed when the team database announces a change to an operator: an open operator list re-reads. */
 export type teamEvents = {

@@ -24,7 +24,7 @@ export interface DeskCalls {
 
 export function buildHandlers({ operations, queries }: DeskCalls): HandlersFor<Channels> & HandlerTable {
   const table: HandlersFor<Channels> = {
-    ...appHandlers(queries),
+    ...appHandlers(operations, queries),
     ...balancesHandlers(operations, queries),
     ...optionsHandlers(operations, queries),
     ...settingsHandlers(operations, queries),

@@ -1,5 +1,6 @@
 import type { Operations } from '../../app/desk-operations.js';
 import type { Queries } from '../../app/desk-queries.js';
+import { words } from '../../words/words.shared.js';
 import type { KeyName, SettingsView, settingsChannels, TeamSslMode } from '../contract/settings.js';
 import type { HandlersFor } from './types.js';
 import { AppError } from '../../app/errors.js';
@@ -96,17 +97,17 @@ function transportView(s: Settings): SettingsView['teamTransport'] {
   if (s.profile !== 'team' || !s.teamDatabaseUrl) return null;
   try {
     const t = transportOf(s.teamDatabaseUrl, teamTlsOf(s));
-    return { mode: t.mode, warning: t.warning };
+    return { mode: t.mode, warning: t.warning, warningWords: t.warningWords };
   } catch {
     return null;
   }
 }
 
-function refuseOnEmbedded(q: SettingsQueries, what: string): void {
+function refuseOnEmbedded(q: SettingsQueries, what: 'keys' | 'service public key'): void {
   if (q.settings().profile === 'embedded') {
     throw new AppError(
       'validation',
-      `The embedded profile uses its local sandbox's ${what}; switch the profile to sandbox or live first.`,
+      words(what === 'keys' ? 'settings.err.embeddedKeys' : 'settings.err.embeddedServiceKey'),
       { field: 'profile' },
     );
   }
@@ -205,10 +206,7 @@ export const settingsHandlers = (ops: SettingsOperations, q: SettingsQueries): H
     'settings.setKey': async ({ name, value }) => {
       refuseOnEmbedded(q, 'keys');
       const baseUrl = q.settings().baseUrl;
-      if (!baseUrl)
-        throw new AppError('validation', 'Set the base URL first: keys are saved for the host they are used with.', {
-          field: 'baseUrl',
-        });
+      if (!baseUrl) throw new AppError('validation', words('settings.err.baseUrlFirst'), { field: 'baseUrl' });
       await ops.storeKey(baseUrl, SECRET[name], value);
       return changed();
     },
@@ -219,9 +217,7 @@ export const settingsHandlers = (ops: SettingsOperations, q: SettingsQueries): H
     },
     'settings.setTeamCa': async ({ pem, clear }) => {
       if (q.settings().profile !== 'team')
-        throw new AppError('validation', 'The CA certificate is for the team profile: switch to it first.', {
-          field: 'profile',
-        });
+        throw new AppError('validation', words('settings.err.caTeamOnly'), { field: 'profile' });
       let text: string | null = null;
       if (!clear) {
         // Whom the desk trusts is chosen in main's dialog where there is one; the window's text only
@@ -247,7 +243,7 @@ export const settingsHandlers = (ops: SettingsOperations, q: SettingsQueries): H
       }
       await ops.saveSettings(
         { teamSslCa: text },
-        `The team database's CA certificate ${text === null ? 'was removed' : 'changed'}`,
+        words(text === null ? 'app.notice.caRemoved' : 'app.notice.caChanged'),
       );
       return changed();
     },

@@ -34,7 +34,12 @@ export class MalformedAnswerError extends DeskError {
   }
 }
 
-export type RunResult<T> = { ok: true; value: T } | { ok: false; error: PollError };
+/**
+ * A run's answer, or why there is none. `partial`: a failed run that still read part of its answer (the
+ * payment options of some currencies, not of others): that part is stored, the rest stays as cached.
+ */
+export type RunResult<T> =
+  { ok: true; value: T } | { ok: false; error: PollError; partial?: { value: T; currencies: readonly string[] } };
 
 interface SnapshotRow {
   currency: string;

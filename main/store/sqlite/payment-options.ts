@@ -82,22 +82,22 @@ export function checkPaymentOptions(options: readonly PaymentOption[]): void {
 
 /**
  * Records one payment-options poll. On success the cached list is replaced whole (same transaction as
- * the poll_runs row); on an error result or a malformed answer only the failed run is recorded.
+ * the poll_runs row); on an error result or a malformed answer only the failed run is recorded, except
+ * that a partial answer (some currencies read) replaces the options of those currencies, in the same
+ * transaction as the failed run that names the others.
  */
 export function recordProvidersRun(
   db: WriteDb,
   run: { startedAt: number; finishedAt: number; result: RunResult<readonly PaymentOption[]> },
 ): { runId: number; changed: number; error: PollError | null } {
   const { startedAt, finishedAt, result } = run;
-  if (!result.ok) {
-    return {
-      runId: recordFailedRun(db, 'providers', startedAt, finishedAt, result.error),
-      changed: 0,
-      error: result.error,
-    };
+  const value = result.ok ? result.value : result.partial?.value;
+  if (value === undefined) {
+    const error = (result as { error: PollError }).error;
+    return { runId: recordFailedRun(db, 'providers', startedAt, finishedAt, error), changed: 0, error };
   }
   try {
-    checkPaymentOptions(result.value);
+    checkPaymentOptions(value);
   } catch (e) {
     const error: PollError = {
       kind: 'unreadable',
@@ -106,39 +106,50 @@ export function recordProvidersRun(
     return { runId: recordFailedRun(db, 'providers', startedAt, finishedAt, error), changed: 0, error };
   }
   return writeTransaction(db, () => {
-    const runId = insertPollRun(db, {
-      kind: 'providers',
-      startedAt,
-      finishedAt,
-      outcome: 'ok',
-      changedRows: result.value.length,
-    });
-    db.prepare('DELETE FROM payment_options').run();
-    // A repeated (code, currency, type) keeps the last record the service sent.
-    const ins = db.prepare(
-      `INSERT OR REPLACE INTO payment_options (provider_code, currency, transaction_type, provider_name, transaction_method,
-         transaction_method_name, min_minor, max_minor, max_daily_minor, is_active, option_prefixes, fetched_at, poll_run_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    for (const o of result.value) {
-      ins.run(
-        o.providerCode,
-        o.currency,
-        o.transactionType,
-        o.providerName,
-        o.transactionMethod,
-        o.transactionMethodName ?? '',
-        o.minMinor,
-        o.maxMinor,
-        o.maxDailyMinor,
-        o.isActive ? 1 : 0,
-        JSON.stringify(o.optionPrefixes),
+    if (result.ok) {
+      const runId = insertPollRun(db, {
+        kind: 'providers',
+        startedAt,
         finishedAt,
-        runId,
-      );
+        outcome: 'ok',
+        changedRows: value.length,
+      });
+      db.prepare('DELETE FROM payment_options').run();
+      insertOptions(db, value, finishedAt, runId);
+      return { runId, changed: value.length, error: null };
     }
-    return { runId, changed: result.value.length, error: null };
+    const runId = recordFailedRun(db, 'providers', startedAt, finishedAt, result.error);
+    const del = db.prepare('DELETE FROM payment_options WHERE currency = ?');
+    for (const c of result.partial!.currencies) del.run(c);
+    insertOptions(db, value, finishedAt, runId);
+    return { runId, changed: value.length, error: result.error };
   });
+}
+
+function insertOptions(db: WriteDb, options: readonly PaymentOption[], fetchedAt: number, runId: number): void {
+  // A repeated (code, currency, type) keeps the last record the service sent.
+  const ins = db.prepare(
+    `INSERT OR REPLACE INTO payment_options (provider_code, currency, transaction_type, provider_name, transaction_method,
+       transaction_method_name, min_minor, max_minor, max_daily_minor, is_active, option_prefixes, fetched_at, poll_run_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const o of options) {
+    ins.run(
+      o.providerCode,
+      o.currency,
+      o.transactionType,
+      o.providerName,
+      o.transactionMethod,
+      o.transactionMethodName ?? '',
+      o.minMinor,
+      o.maxMinor,
+      o.maxDailyMinor,
+      o.isActive ? 1 : 0,
+      JSON.stringify(o.optionPrefixes),
+      fetchedAt,
+      runId,
+    );
+  }
 }
 
 /** The cached options, filtered, ordered by currency, method and name. */

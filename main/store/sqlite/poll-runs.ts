@@ -1,5 +1,6 @@
 // The log of every poll run (poll_runs): when, outcome, and for a failure its error kind and message.
 import type { ReadDb, WriteDb } from './connection.js';
+import type { Words } from '../../words/words.shared.js';
 import { int, intOrNull, maybe, num, numOrNull, oneOf, rowMapper, textOrNull } from '../columns.js';
 import { readStatement } from './statements.js';
 
@@ -10,6 +11,8 @@ export interface PollError {
   kind: string;
   message: string;
   httpStatus?: number;
+  /** What a person reads, when the failure had words (not stored: a restored run has its message only). */
+  words?: Words;
 }
 
 export interface PollRun {

@@ -14,6 +14,7 @@ import { pointsAt } from './rollback-context.js';
 import type { ChainPointRow } from '../../store/pg/rollback.js';
 import type { RollbackContext } from './rollback-context.js';
 import { KEYS_PAGE, PAGE, POINTS_PAGE } from './rollback-context.js';
+import { EVIDENCE_LIMITS, teamJson } from '../json-limits.js';
 
 /** What a desk found when the record no longer reaches its head. */
 export interface WentBack {
@@ -48,12 +49,8 @@ function differsFromHeld(e: TeamEvent, held: HeldEventRow): string | null {
 /** Whether a record event carries team.restore_events' mark (only that function may write it, migration 15). */
 function isRestoration(evidence: string | null): boolean {
   if (!evidence || !evidence.includes('"restored"')) return false;
-  try {
-    const v = JSON.parse(evidence) as unknown;
-    return !!v && typeof v === 'object' && !Array.isArray(v) && 'restored' in v;
-  } catch {
-    return false;
-  }
+  const v = teamJson(evidence, EVIDENCE_LIMITS);
+  return !!v && typeof v === 'object' && !Array.isArray(v) && 'restored' in v;
 }
 /**
  * Compares the record with what this desk verified: null when the record still holds the head; the

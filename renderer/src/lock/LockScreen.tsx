@@ -2,14 +2,10 @@
 // in progress keeps its state and shows its result after unlock); their calls are refused meanwhile.
 import { useEffect, useLayoutEffect, useState, type FormEvent } from 'react';
 import type { LockStatus } from '../../../main/ipc/contract/lock.js';
-import { DeskError, invoke } from '../desk.js';
+import { DeskError, errorText, invoke } from '../desk.js';
+import { useWords, type Say } from '../words/index.js';
+import type { Notice } from '../App.js';
 import './lock.css';
-
-function minutes(ms: number): string {
-  const m = ms / 60_000;
-  if (m >= 1 && Number.isInteger(m)) return m === 1 ? '1 minute' : `${m} minutes`;
-  return `${Math.round(ms / 1000)} seconds`;
-}
 
 /** What the lock asks for: a new passphrase (first use), the passphrase, or (a team desk) the operator's password. */
 function lockMode(status: LockStatus | undefined) {
@@ -20,22 +16,26 @@ function lockMode(status: LockStatus | undefined) {
   return { setup, word, login };
 }
 
+/** Why it locked: after so many minutes (seconds in tests) without input, or by Lock now. */
+function lockWhy(t: Say['t'], ms: number): string {
+  const m = ms / 60_000;
+  return m >= 1 && Number.isInteger(m)
+    ? t('app.lock.why', { minutes: m })
+    : t('app.lock.whySeconds', { seconds: Math.round(ms / 1000) });
+}
+
 /** The line under the heading: why it is locked and what to type. */
-function lockIntro(status: LockStatus | undefined): string {
+function lockIntro(t: Say['t'], status: LockStatus | undefined): string {
   const { setup, word, login } = lockMode(status);
-  if (login)
-    return 'Enter your team password. It is checked by the team database; after the idle time you sign in again the same way.';
-  const why = status ? `Locked after ${minutes(status.idleLockMs)} without input, or by Lock now. ` : '';
+  if (login) return t('app.lock.introTeam');
+  const why = status ? `${lockWhy(t, status.idleLockMs)} ` : '';
   return (
-    why +
-    (setup
-      ? 'Choose a passphrase of at least 8 characters to unlock it, now and next time. It is kept only as a hash in the OS keychain.'
-      : `Enter your ${word} to continue. Work in progress, such as a payment being taken, carried on while locked.`)
+    why + t(setup ? 'app.lock.introSetup' : word === 'password' ? 'app.lock.introPassword' : 'app.lock.introPassphrase')
   );
 }
 
 /** The window's title while locked, focus in the field (the person at the desk types at once), and back after. */
-function useLockedWindow(setup: boolean): void {
+function useLockedWindow(setup: boolean, title: string): void {
   // Leaving: the screen's own title back, and focus on its heading (as after navigating).
   useEffect(() => {
     const before = document.title;
@@ -47,10 +47,10 @@ function useLockedWindow(setup: boolean): void {
   // Before the screen is painted (a layout effect), not after: keys typed as soon as it shows land in
   // the field, none on the hidden screen behind it.
   useLayoutEffect(() => {
-    document.title = 'Locked · Merchant Desk';
+    document.title = title;
     // The field first; the heading is read out with the form.
     document.getElementById('lock-secret')?.focus();
-  }, [setup]);
+  }, [setup, title]);
 }
 
 /** The form's state and its submit: set the passphrase (first use), unlock, or sign in (remembered or not). */
@@ -61,12 +61,13 @@ function useUnlock(status: LockStatus | undefined, onUnlocked: (s: LockStatus) =
   const [pending, setPending] = useState(false);
   const [remember, setRemember] = useState(false);
   const { setup, login } = lockMode(status);
+  const { t, say } = useWords();
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (pending) return;
     if (setup && secret !== repeat) {
-      setError({ field: 'repeat', message: 'The two passphrases are not the same.' });
+      setError({ field: 'repeat', message: t('app.lock.notSame') });
       return;
     }
     setPending(true);
@@ -79,7 +80,7 @@ function useUnlock(status: LockStatus | undefined, onUnlocked: (s: LockStatus) =
       setRepeat('');
       onUnlocked(s);
     } catch (err) {
-      const message = err instanceof DeskError ? err.message : 'Could not unlock; the details are in the log.';
+      const message = err instanceof DeskError ? errorText(say, err) : t('app.lock.couldNotUnlock');
       setError({ field: 'secret', message });
       // A wrong answer is cleared so the next try starts from an empty field.
       if (err instanceof DeskError && err.kind === 'wrong_passphrase') setSecret('');
@@ -98,33 +99,36 @@ export function LockScreen({
 }: {
   status: LockStatus | undefined;
   /** The app's last error notice (e.g. why a team session ended): the screens behind the lock cannot show it. */
-  notice?: { level: string; message: string } | undefined;
+  notice?: Notice | undefined;
   onUnlocked: (s: LockStatus) => void;
 }) {
   const { setup, word, login } = lockMode(status);
+  const { t, say } = useWords();
   const f = useUnlock(status, onUnlocked);
-  useLockedWindow(setup);
+  useLockedWindow(setup, t('app.windowTitle.locked'));
   return (
     <main className="lock-screen">
       <form className="lock-card" aria-labelledby="lock-title" onSubmit={(e) => void f.submit(e)} noValidate>
         <h1 id="lock-title" tabIndex={-1}>
-          {login ? `Sign in as ${login}` : 'Merchant Desk is locked'}
+          {login ? t('app.lock.signInAs', { login }) : t('app.lock.title')}
         </h1>
-        <p>{lockIntro(status)}</p>
+        <p>{lockIntro(t, status)}</p>
         {notice?.level === 'error' && (
           <p className="lock-problem" role="status">
-            {notice.message}
+            {say(notice.words, notice.message)}
           </p>
         )}
         {status?.problem && (
           <p className="lock-problem" role="status">
-            {status.problem}
+            {say(status.problem)}
           </p>
         )}
         <SecretField
           id="lock-secret"
           name="secret"
-          label={setup ? 'New passphrase' : word === 'password' ? 'Password' : 'Passphrase'}
+          label={t(
+            setup ? 'app.lock.newPassphrase' : word === 'password' ? 'app.lock.password' : 'app.lock.passphrase',
+          )}
           autoComplete={setup ? 'new-password' : 'current-password'}
           value={f.secret}
           onChange={f.setSecret}
@@ -134,7 +138,7 @@ export function LockScreen({
           <SecretField
             id="lock-repeat"
             name="repeat"
-            label="Repeat passphrase"
+            label={t('app.lock.repeatPassphrase')}
             autoComplete="new-password"
             value={f.repeat}
             onChange={f.setRepeat}
@@ -147,7 +151,7 @@ export function LockScreen({
         </div>
         {login && <RememberMe checked={f.remember} onChange={f.setRemember} />}
         <button type="submit" className="primary" disabled={f.pending}>
-          {setup ? 'Set passphrase and unlock' : login ? 'Sign in' : 'Unlock'}
+          {t(setup ? 'app.lock.setAndUnlock' : login ? 'app.lock.signIn' : 'app.lock.unlock')}
         </button>
       </form>
     </main>
@@ -191,13 +195,14 @@ function SecretField({
 }
 
 function RememberMe({ checked, onChange }: { checked: boolean; onChange: (v: boolean) => void }) {
+  const { t } = useWords();
   return (
     <div className="field lock-remember">
       <label>
         <input type="checkbox" name="remember" checked={checked} onChange={(e) => onChange(e.target.checked)} />{' '}
-        Remember me on this computer
+        {t('app.lock.remember')}
       </label>
-      <small>The password is then kept in the OS keychain and this desktop signs in by itself.</small>
+      <small>{t('app.lock.rememberHint')}</small>
     </div>
   );
 }

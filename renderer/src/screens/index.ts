@@ -2,6 +2,7 @@
 // component, and add a line here. `key` is the Ctrl+Shift+<key> shortcut; `path` is the #/path route.
 import type { ComponentType } from 'react';
 import type { TeamAction } from '../../../main/team/roles.shared.js';
+import type { MessageId } from '../../../main/words/words.shared.js';
 import { BalancesScreen } from './Balances/index.js';
 import { PaymentOptionsScreen } from './PaymentOptions/index.js';
 import { TakePaymentScreen } from './TakePayment/index.js';
@@ -12,7 +13,8 @@ import { SettingsScreen } from './Settings/index.js';
 
 export interface ScreenDef {
   path: string;
-  title: string;
+  /** The screen's name in the catalogue (its heading and its link). */
+  title: MessageId;
   key: string;
   component: ComponentType;
   /**
@@ -23,11 +25,17 @@ export interface ScreenDef {
 }
 
 export const screens: ScreenDef[] = [
-  { path: 'balances', title: 'Balances', key: '1', component: BalancesScreen },
-  { path: 'payment-options', title: 'Payment options', key: '2', component: PaymentOptionsScreen },
-  { path: 'take-payment', title: 'Take payment', key: '3', component: TakePaymentScreen, for: 'takePayments' },
-  { path: 'collections', title: 'Collections', key: '4', component: CollectionsScreen },
-  { path: 'reconciliation', title: 'Reconciliation', key: '5', component: ReconciliationScreen },
-  { path: 'reports', title: 'Reports', key: '6', component: ReportsScreen },
-  { path: 'settings', title: 'Settings', key: '7', component: SettingsScreen },
+  { path: 'balances', title: 'app.screen.balances', key: '1', component: BalancesScreen },
+  { path: 'payment-options', title: 'app.screen.paymentOptions', key: '2', component: PaymentOptionsScreen },
+  {
+    path: 'take-payment',
+    title: 'app.screen.takePayment',
+    key: '3',
+    component: TakePaymentScreen,
+    for: 'takePayments',
+  },
+  { path: 'collections', title: 'app.screen.collections', key: '4', component: CollectionsScreen },
+  { path: 'reconciliation', title: 'app.screen.reconciliation', key: '5', component: ReconciliationScreen },
+  { path: 'reports', title: 'app.screen.reports', key: '6', component: ReportsScreen },
+  { path: 'settings', title: 'app.screen.settings', key: '7', component: SettingsScreen },
 ];

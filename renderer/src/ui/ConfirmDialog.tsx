@@ -1,13 +1,14 @@
 // A modal question with two answers, on the native <dialog> (focus is trapped and returned, Escape
 // answers "no"). Shared by screens that must ask before doing something costly.
 import { useEffect, useRef, type ReactNode } from 'react';
+import { useWords } from '../words/index.js';
 
 export function ConfirmDialog({
   open,
   title,
   children,
   confirmLabel,
-  cancelLabel = 'Cancel',
+  cancelLabel,
   onConfirm,
   onCancel,
 }: {
@@ -19,6 +20,7 @@ export function ConfirmDialog({
   onConfirm: () => void;
   onCancel: () => void;
 }) {
+  const { t } = useWords();
   const ref = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -47,7 +49,7 @@ export function ConfirmDialog({
           {confirmLabel}
         </button>
         <button type="button" ref={cancel} onClick={onCancel}>
-          {cancelLabel}
+          {cancelLabel ?? t('ui.cancel')}
         </button>
       </div>
     </dialog>

@@ -9,10 +9,11 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
-export function Loading({ what }: { what: string }) {
+/** What is being loaded, said whole by the caller ("Loading balances…", "Chargement des soldes…"). */
+export function Loading({ text }: { text: string }) {
   return (
     <div className="loading" role="status" aria-live="polite">
-      Loading {what}…
+      {text}
     </div>
   );
 }

@@ -1,27 +1,35 @@
 import type { ReactNode } from 'react';
-import { errorMessage } from '../desk.js';
+import { errorText } from '../desk.js';
+import { asWords } from '../../../main/words/words.shared.js';
+import { useWords } from '../words/index.js';
+import type { MessageId } from '../../../main/words/words.shared.js';
 
-const HINTS: Record<string, string> = {
-  authentication: 'Check the keys in Settings.',
-  not_configured: 'Set up the connection in Settings.',
-  network: 'Check the network connection; the app keeps trying.',
-  unavailable: 'The service is unavailable; the app keeps trying.',
-  rate_limited: 'The service asked us to slow down; the app waits and tries again.',
-  unreadable: 'The service sent an answer the app could not read; cached data is kept.',
-  keychain_unavailable: 'The OS keychain is not available.',
+/** The kinds of error that come with a hint of what to do. */
+const HINTS: Record<string, MessageId> = {
+  authentication: 'ui.hint.authentication',
+  not_configured: 'ui.hint.not_configured',
+  network: 'ui.hint.network',
+  unavailable: 'ui.hint.unavailable',
+  rate_limited: 'ui.hint.rate_limited',
+  unreadable: 'ui.hint.unreadable',
+  keychain_unavailable: 'ui.hint.keychain_unavailable',
 };
 
-/** A readable error, announced to screen readers, with an optional action (e.g. Retry). */
+/**
+ * A readable error, announced to screen readers, with an optional action (e.g. Retry). `error` is a
+ * DeskError or words (said in the person's language), or a text already in it.
+ */
 export function ErrorBanner({ error, title, action }: { error: unknown; title?: string; action?: ReactNode }) {
+  const { t, say } = useWords();
   if (!error) return null;
   const kind = (error as { kind?: string }).kind;
-  const hint = kind ? HINTS[kind] : undefined;
+  const hint = kind && Object.hasOwn(HINTS, kind) ? HINTS[kind] : undefined;
   return (
     <div className="banner error" role="alert">
       <div>
-        {title && <strong>{title}: </strong>}
-        {typeof error === 'string' ? error : errorMessage(error)}
-        {hint && <span className="hint"> {hint}</span>}
+        {title && <strong>{t('ui.error.titled', { title })} </strong>}
+        {typeof error === 'string' ? error : asWords(error) ? say(error) : errorText(say, error)}
+        {hint && <span className="hint"> {t(hint)}</span>}
       </div>
       {action}
     </div>

@@ -1,9 +1,8 @@
-import { displayMinor, formatMinor } from '../../../main/money/amount.shared.js';
-import { groupDigits } from './format.js';
+import { useWords } from '../words/index.js';
 
 /**
- * An amount in integer minor units, shown with the currency's decimals (no float maths). `code={false}`
- * leaves out the currency code where a column or heading already says it.
+ * An amount in integer minor units, shown with the currency's decimals in the person's format (no float
+ * maths). `code={false}` leaves out the currency code where a column or heading already says it.
  */
 export function Money({
   minor,
@@ -16,18 +15,18 @@ export function Money({
   className?: string;
   code?: boolean;
 }) {
+  const { f } = useWords();
   if (minor === null || minor === undefined) return <span className={className}>—</span>;
-  let text: string;
-  try {
-    text = code ? displayMinor(minor, currency) : groupDigits(formatMinor(minor, currency));
-  } catch {
-    text = `${minor} (minor units) ${currency}`;
-  }
   return (
     <span className={['money', minor < 0 ? 'negative' : '', className ?? ''].join(' ').trim()}>
-      {text}
+      {f.amount(minor, currency, { code })}
       {/* A span has no role, so an aria-label would be ignored: the code is read from hidden text instead. */}
-      {!code && <span className="sr-only"> {currency}</span>}
+      {!code && (
+        <span className="sr-only" translate="no">
+          {' '}
+          {currency}
+        </span>
+      )}
     </span>
   );
 }

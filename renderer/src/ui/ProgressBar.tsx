@@ -1,3 +1,5 @@
+import { useWords } from '../words/index.js';
+
 /** Progress of long work (exports, reconciliation); `value` of `max`, or indeterminate when max is unknown. */
 export function ProgressBar({
   label,
@@ -10,6 +12,7 @@ export function ProgressBar({
   max?: number;
   onCancel?: () => void;
 }) {
+  const { t, f } = useWords();
   const pct = max ? Math.min(100, Math.round((value / max) * 100)) : undefined;
   return (
     <div className="progress">
@@ -19,7 +22,7 @@ export function ProgressBar({
         aria-valuemin={0}
         aria-valuemax={max ?? undefined}
         aria-valuenow={max ? value : undefined}
-        aria-valuetext={max ? `${pct}%` : `${value}`}
+        aria-valuetext={max ? f.percent((pct ?? 0) / 100) : f.number(value)}
         className="progress-track"
       >
         <div
@@ -28,11 +31,13 @@ export function ProgressBar({
         />
       </div>
       <span className="progress-text">
-        {label}: {max ? `${value.toLocaleString()} of ${max.toLocaleString()} (${pct}%)` : value.toLocaleString()}
+        {max
+          ? t('ui.progress.of', { label, value, max, pct: (pct ?? 0) / 100 })
+          : t('ui.progress.count', { label, value })}
       </span>
       {onCancel && (
         <button type="button" onClick={onCancel}>
-          Cancel
+          {t('ui.cancel')}
         </button>
       )}
     </div>

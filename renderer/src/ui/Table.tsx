@@ -15,6 +15,7 @@ import {
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { useWords } from '../words/index.js';
 
 export type { ColumnDef, SortingState } from '@tanstack/react-table';
 
@@ -42,6 +43,7 @@ export interface TableProps<T> {
 
 export function Table<T>(props: TableProps<T>) {
   const { columns, data, label, rowHeight = 34, height = 480 } = props;
+  const { t } = useWords();
   const [localSorting, setLocalSorting] = useState<SortingState>([]);
   const sorting = props.sorting ?? localSorting;
   // TanStack Table returns functions the React Compiler cannot memoise; that is expected.
@@ -68,7 +70,7 @@ export function Table<T>(props: TableProps<T>) {
       style={{ maxHeight: height }}
       tabIndex={0}
       role="region"
-      aria-label={`${label} (scrollable)`}
+      aria-label={t('ui.table.scrollable', { label })}
     >
       <table
         className={props.className ? `table ${props.className}` : 'table'}
@@ -88,7 +90,7 @@ export function Table<T>(props: TableProps<T>) {
           {rows.length === 0 ? (
             <tr>
               <td colSpan={colCount} className="table-empty">
-                {props.empty ?? 'Nothing to show.'}
+                {props.empty ?? t('ui.table.empty')}
               </td>
             </tr>
           ) : (
@@ -133,6 +135,14 @@ function useVirtualRows(
   const last = items[items.length - 1];
   if (onNearEnd && last && last.index >= count - 20) queueMicrotask(onNearEnd);
   return { items, padTop, padBottom };
+}
+
+/**
+ * A column of data as it came (references, names, codes: `meta.data`): its cells are marked
+ * translate="no", so neither a translator nor the catalogue's test takes them for words.
+ */
+function isData(column: { columnDef: { meta?: unknown } }): boolean {
+  return (column.columnDef.meta as { data?: boolean } | undefined)?.data === true;
 }
 
 /** A column's own class (`meta.className`), on its header and its cells. */
@@ -190,7 +200,7 @@ function BodyRow<T>({
       tabIndex={onClick ? 0 : undefined}
     >
       {row.getVisibleCells().map((cell) => (
-        <td key={cell.id} className={columnClass(cell.column)}>
+        <td key={cell.id} className={columnClass(cell.column)} translate={isData(cell.column) ? 'no' : undefined}>
           {flexRender(cell.column.columnDef.cell, cell.getContext())}
         </td>
       ))}

@@ -172,11 +172,24 @@ export class SandboxControl {
     return this.#call('GET', '/state');
   }
   /** e.g. { route: 'balances', kind: '503', times: 0 } (times 0 = until cleared). */
-  fault(spec: { route: string; kind: string; times?: number; latency_ms?: number; retry_after_s?: number }) {
+  fault(spec: {
+    route: string;
+    kind: string;
+    times?: number;
+    latency_ms?: number;
+    retry_after_s?: number;
+    http_status?: number;
+    body?: string;
+    currency?: string;
+  }) {
     return this.#call('POST', '/faults', spec);
   }
   clearFaults() {
     return this.#call('DELETE', '/faults');
+  }
+  /** e.g. { strict_options: true }: the payment options refused without currency and transaction_type. */
+  config(cfg: { callback_url?: string | null; rate_limit_per_s?: number; strict_options?: boolean }) {
+    return this.#call('POST', '/config', cfg);
   }
   advanceClock(ms: number) {
     return this.#call('POST', '/clock/advance', { ms });

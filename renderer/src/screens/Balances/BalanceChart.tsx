@@ -1,30 +1,30 @@
+import type React from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { displayMinor, formatMinor } from '../../../../main/money/amount.shared.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, Loading } from '../../ui/index.js';
-import { groupDigits } from '../../ui/format.js';
+import { useWords } from '../../words/index.js';
 import { walletLabel } from './labels.js';
 import { chartDomain, dayTicks, signedChange, tickFormatter, toRows, yTicks } from './scale.js';
-import { formatDateTime } from '../../ui/format.js';
 
 const COLORS: Record<string, string> = { MERCHANT_COLLECTION: '#1f5fbf', MERCHANT_PAYOUT: '#17804a' };
 const OTHER_COLORS = ['#9a6200', '#8a3ab9'];
 
-const dateTime = (v: number) => formatDateTime(v);
+const b = (chunks: React.ReactNode[]) => <strong>{chunks}</strong>;
 
 export function BalanceChart({ currency }: { currency: string }) {
   const q = useDeskQuery('balances.history', { currency }, { refreshOn: ['balances.updated'] });
-  if (q.loading) return <Loading what="balance history" />;
-  if (q.error && !q.data) return <ErrorBanner error={q.error} title="Could not read the balance history" />;
+  const { t, rich, f } = useWords();
+  if (q.loading) return <Loading text={t('balances.chart.loading')} />;
+  if (q.error && !q.data) return <ErrorBanner error={q.error} title={t('balances.chart.readFailed')} />;
   if (!q.data) return null;
   const { from, to } = q.data;
   const { rows, wallets } = toRows(q.data.points, to);
-  if (rows.length === 0) return <EmptyState title={`No ${currency} history in the last 7 days`} />;
+  if (rows.length === 0) return <EmptyState title={t('balances.chart.none', { currency })} />;
   const startsLate = rows[0]!.at > from;
   const [start, end] = chartDomain(from, to, rows[0]!.at);
   const xTicks = dayTicks(start, end);
   return (
-    <figure className="chart" aria-label={`${currency} actual balance per wallet over the last 7 days`}>
+    <figure className="chart" aria-label={t('balances.chart.label', { currency })}>
       {wallets.map((w, i) => {
         const values = rows.map((r) => r[w]).filter((v): v is number => typeof v === 'number');
         const lo = Math.min(...values);
@@ -37,11 +37,15 @@ export function BalanceChart({ currency }: { currency: string }) {
           <div key={w} className="chart-wallet">
             <h3 className="chart-title">
               <span className="swatch" style={{ background: color }} aria-hidden="true" />
-              {walletLabel(w)}
+              {walletLabel(t, w)}
               <span className="chart-stats">
-                now <strong>{displayMinor(now, currency)}</strong> · change{' '}
-                <strong>{signedChange(now - firstValue, currency)}</strong> · low{' '}
-                {groupDigits(formatMinor(lo, currency))} · high {groupDigits(formatMinor(hi, currency))}
+                {rich('balances.chart.stats', {
+                  now: f.amount(now, currency),
+                  change: signedChange(now - firstValue, currency, f),
+                  low: f.amount(lo, currency, { code: false }),
+                  high: f.amount(hi, currency, { code: false }),
+                  b,
+                })}
               </span>
             </h3>
             <ResponsiveContainer width="100%" height={150}>
@@ -54,9 +58,7 @@ export function BalanceChart({ currency }: { currency: string }) {
                   domain={[start, end]}
                   ticks={xTicks}
                   tick={{ fill: '#4a5261', fontSize: 12 }}
-                  tickFormatter={(v: number) =>
-                    `${new Date(v).toLocaleDateString(undefined, { weekday: 'short' })} ${new Date(v).getDate()}`
-                  }
+                  tickFormatter={(v: number) => f.axisDay(v)}
                 />
                 <YAxis
                   width={96}
@@ -65,16 +67,16 @@ export function BalanceChart({ currency }: { currency: string }) {
                   allowDecimals={false}
                   allowDataOverflow
                   tick={{ fill: '#4a5261', fontSize: 12 }}
-                  tickFormatter={tickFormatter(ticks, currency)}
+                  tickFormatter={tickFormatter(ticks, currency, f)}
                 />
                 <Tooltip
-                  labelFormatter={(v) => dateTime(Number(v))}
-                  formatter={(v) => (Number.isSafeInteger(Number(v)) ? displayMinor(Number(v), currency) : String(v))}
+                  labelFormatter={(v) => f.dateTime(Number(v))}
+                  formatter={(v) => (Number.isSafeInteger(Number(v)) ? f.amount(Number(v), currency) : String(v))}
                 />
                 <Line
                   type="stepAfter"
                   dataKey={w}
-                  name={walletLabel(w)}
+                  name={walletLabel(t, w)}
                   stroke={color}
                   strokeWidth={2}
                   dot={rows.length <= 2 ? { r: 3, fill: color } : false}
@@ -86,12 +88,14 @@ export function BalanceChart({ currency }: { currency: string }) {
         );
       })}
       <figcaption className="as-of">
-        Actual balance per wallet ({currency}), last 7 days; each wallet on its own scale.
+        {t('balances.chart.caption', { currency })}
         {startsLate && (
           <>
             {' '}
-            <strong data-testid="history-starts">History starts {dateTime(rows[0]!.at)}</strong>, when this desk first
-            read the balances; the week fills in as they are polled.
+            {rich('balances.chart.startsLate', {
+              firstAt: f.dateTime(rows[0]!.at),
+              b: (chunks: React.ReactNode[]) => <strong data-testid="history-starts">{chunks}</strong>,
+            })}
           </>
         )}
       </figcaption>

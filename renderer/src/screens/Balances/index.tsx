@@ -1,19 +1,24 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import type { WalletBalanceView } from '../../../../main/ipc/contract/balances.js';
 import { useAppStatusSelect, useDeskAction, useDeskQuery } from '../../hooks.js';
 import { AsOf, EmptyState, ErrorBanner, Loading, Money, Screen, WarningBanner } from '../../ui/index.js';
 import { walletLabel } from './labels.js';
-import { formatDateTime } from '../../ui/format.js';
+import { useWords } from '../../words/index.js';
+import { pollErrorWords } from '../../../../main/poller/poll-words.shared.js';
+import type { MessageId } from '../../../../main/words/words.shared.js';
 
 // recharts is loaded only once there is a history to draw: the balance rows do not wait for it.
 const BalanceChart = lazy(() => import('./BalanceChart.js').then((m) => ({ default: m.BalanceChart })));
 
-const AMOUNTS = [
-  ['Available', 'availableMinor'],
-  ['Uncleared', 'unclearedMinor'],
-  ['Reserve', 'reserveMinor'],
-  ['Actual', 'actualMinor'],
-] as const;
+const AMOUNTS: readonly (readonly [MessageId, 'availableMinor' | 'unclearedMinor' | 'reserveMinor' | 'actualMinor'])[] =
+  [
+    ['balances.row.available', 'availableMinor'],
+    ['balances.row.uncleared', 'unclearedMinor'],
+    ['balances.row.reserve', 'reserveMinor'],
+    ['balances.row.actual', 'actualMinor'],
+  ];
+
+const b = (chunks: ReactNode[]) => <strong>{chunks}</strong>;
 
 function byCurrency(rows: WalletBalanceView[]): [string, WalletBalanceView[]][] {
   const m = new Map<string, WalletBalanceView[]>();
@@ -27,6 +32,7 @@ export function BalancesScreen() {
   const [chartCurrency, setChartCurrency] = useState<string>();
   const data = q.data;
   const starting = useStartingMessage();
+  const { t, rich, say } = useWords();
   const groups = data ? byCurrency(data.rows) : [];
   const currencies = groups.map(([c]) => c);
   const shownChart = chartCurrency && currencies.includes(chartCurrency) ? chartCurrency : currencies[0];
@@ -38,38 +44,37 @@ export function BalancesScreen() {
 
   return (
     <Screen
-      title="Balances"
+      title={t('app.screen.balances')}
       actions={
         <>
-          {data && <AsOf at={data.asOf} stale={data.stale} prefix="As of" />}
+          {data && <AsOf at={data.asOf} stale={data.stale} prefix={t('balances.asOf')} />}
           <button type="button" onClick={() => void onRefresh()} disabled={refresh.pending}>
-            {refresh.pending ? 'Refreshing…' : 'Refresh'}
+            {t(refresh.pending ? 'balances.refreshing' : 'balances.refresh')}
           </button>
         </>
       }
     >
-      <ErrorBanner error={q.error} title="Could not read the cached balances" />
-      <ErrorBanner error={refresh.error} title="Refresh failed" />
+      <ErrorBanner error={q.error} title={t('balances.readFailed')} />
+      <ErrorBanner error={refresh.error} title={t('balances.refreshFailed')} />
       {data?.stale && data.rows.length > 0 && (
         <WarningBanner>
           <span data-testid="stale-notice">
-            <strong>Stale:</strong> these are the cached balances
-            {data.asOf ? ` from ${formatDateTime(data.asOf)}` : ''}.
+            {data.asOf ? rich('balances.staleFrom', { asOfAt: data.asOf, b }) : rich('balances.stale', { b })}{' '}
             {data.lastError
-              ? ` The last update failed: ${data.lastError.message}`
-              : ' They have not been updated recently.'}
+              ? t('balances.lastFailed', { reason: say(pollErrorWords(data.lastError)) })
+              : t('balances.notRecent')}
           </span>
         </WarningBanner>
       )}
-      {q.loading && <Loading what="balances" />}
+      {q.loading && <Loading text={t('balances.loading')} />}
       {data && data.rows.length === 0 && (
-        <EmptyState title="No balances yet">
+        <EmptyState title={t('balances.none')}>
           {data.lastError ? (
-            <span role="alert">The service could not be asked: {data.lastError.message}</span>
+            <span role="alert">{t('balances.couldNotAsk', { reason: say(pollErrorWords(data.lastError)) })}</span>
           ) : starting ? (
-            <span data-testid="balances-starting">{starting} Balances appear here as soon as it answers.</span>
+            <span data-testid="balances-starting">{t('balances.startingThen', { starting })}</span>
           ) : (
-            'The first update is on its way; balances appear here as soon as the service answers.'
+            t('balances.firstOnItsWay')
           )}
         </EmptyState>
       )}
@@ -83,18 +88,20 @@ export function BalancesScreen() {
       {currencies.length > 0 && (
         <section className="panel" aria-labelledby="history-title">
           <div className="screen-header">
-            <h2 id="history-title">Balance history</h2>
+            <h2 id="history-title">{t('balances.history')}</h2>
             <label>
-              Currency{' '}
+              {t('balances.currency')}{' '}
               <select value={shownChart} onChange={(e) => setChartCurrency(e.target.value)}>
                 {currencies.map((c) => (
-                  <option key={c}>{c}</option>
+                  <option key={c} translate="no">
+                    {c}
+                  </option>
                 ))}
               </select>
             </label>
           </div>
           {shownChart && (
-            <Suspense fallback={<Loading what="the chart" />}>
+            <Suspense fallback={<Loading text={t('balances.loadingChart')} />}>
               <BalanceChart currency={shownChart} />
             </Suspense>
           )}
@@ -106,43 +113,57 @@ export function BalancesScreen() {
 
 /** "Starting the sandbox…" while the app is still connecting (its first start makes a key), else null. */
 function useStartingMessage(): string | null {
-  return useAppStatusSelect((s) => (s?.connection === 'starting' ? (s.message ?? 'Connecting…') : null));
+  const { t, say } = useWords();
+  const s = useAppStatusSelect((x) => (x?.connection === 'starting' ? { message: x.message, words: x.words } : null));
+  if (!s) return null;
+  return s.message ? say(s.words, s.message) : t('status.connecting');
 }
 
 function CurrencyCard({ currency, rows, stale }: { currency: string; rows: WalletBalanceView[]; stale: boolean }) {
+  const { t, rich } = useWords();
   const inconsistent = rows.filter((r) => !r.consistent);
   return (
     <section
       className={stale ? 'panel stale-panel' : 'panel'}
-      aria-label={`${currency} balances`}
+      aria-label={t('balances.card', { currency })}
       data-testid={`balances-${currency}`}
     >
       <h2>
-        {currency} {stale && <span className="badge warn">stale</span>}
+        <span translate="no">{currency}</span> {stale && <span className="badge warn">{t('balances.staleBadge')}</span>}
       </h2>
       {inconsistent.map((r) => (
         <div key={r.walletType} className="banner error" role="alert">
           <span>
-            <strong>Does not add up:</strong> {walletLabel(r.walletType)} actual{' '}
-            <Money minor={r.actualMinor} currency={currency} code={false} /> is not available + uncleared + reserve (
-            <Money minor={r.availableMinor + r.unclearedMinor + r.reserveMinor} currency={currency} code={false} />
-            ), a difference of{' '}
-            <Money
-              minor={r.actualMinor - (r.availableMinor + r.unclearedMinor + r.reserveMinor)}
-              currency={currency}
-              code={false}
-            />
-            .
+            {rich('balances.doesNotAddUp', {
+              b,
+              wallet: walletLabel(t, r.walletType),
+              actual: <Money minor={r.actualMinor} currency={currency} code={false} />,
+              sum: (
+                <Money minor={r.availableMinor + r.unclearedMinor + r.reserveMinor} currency={currency} code={false} />
+              ),
+              difference: (
+                <Money
+                  minor={r.actualMinor - (r.availableMinor + r.unclearedMinor + r.reserveMinor)}
+                  currency={currency}
+                  code={false}
+                />
+              ),
+            })}
           </span>
         </div>
       ))}
-      <table className="table wallets" aria-label={`${currency} wallets`}>
+      <table className="table wallets" aria-label={t('balances.wallets', { currency })}>
         <thead>
           <tr>
             <td />
             {rows.map((r) => (
-              <th key={r.walletType} scope="col" className="num" title={r.walletType}>
-                {walletLabel(r.walletType)}
+              <th
+                key={r.walletType}
+                scope="col"
+                className="num"
+                title={t('balances.walletCode', { code: r.walletType })}
+              >
+                {walletLabel(t, r.walletType)}
               </th>
             ))}
           </tr>
@@ -150,11 +171,13 @@ function CurrencyCard({ currency, rows, stale }: { currency: string; rows: Walle
         <tbody>
           {AMOUNTS.map(([label, key]) => (
             <tr key={key} className={key === 'actualMinor' ? 'total' : undefined}>
-              <th scope="row">{label}</th>
+              <th scope="row">{t(label)}</th>
               {rows.map((r) => (
                 <td key={r.walletType} className={key === 'actualMinor' && !r.consistent ? 'num mismatch' : 'num'}>
                   <Money minor={r[key]} currency={currency} code={false} />
-                  {key === 'actualMinor' && !r.consistent && <span className="sr-only"> (does not add up)</span>}
+                  {key === 'actualMinor' && !r.consistent && (
+                    <span className="sr-only"> {t('balances.notAddingUp')}</span>
+                  )}
                 </td>
               ))}
             </tr>
@@ -162,7 +185,7 @@ function CurrencyCard({ currency, rows, stale }: { currency: string; rows: Walle
         </tbody>
       </table>
       <div className="card-foot">
-        <AsOf at={Math.max(...rows.map((r) => r.observedAt))} prefix="values since" />
+        <AsOf at={Math.max(...rows.map((r) => r.observedAt))} prefix={t('balances.valuesSince')} />
       </div>
     </section>
   );

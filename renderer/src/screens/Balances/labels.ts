@@ -1,9 +1,11 @@
-/** What a person calls each wallet type (the service's enum names are shown only as a tooltip). */
-export const WALLET_LABEL: Record<string, string> = {
-  MERCHANT_COLLECTION: 'Collection wallet',
-  MERCHANT_PAYOUT: 'Payout wallet',
-};
+import type { MessageId } from '../../../../main/words/words.shared.js';
 
-export function walletLabel(walletType: string): string {
-  return WALLET_LABEL[walletType] ?? walletType;
+/** The wallet types a person has words for (the service's enum names are shown only as a tooltip). */
+export const WALLET_TYPES = ['MERCHANT_COLLECTION', 'MERCHANT_PAYOUT'] as const;
+
+/** What a person calls each wallet type; an unknown type is named as the service sent it. */
+export function walletLabel(t: (id: MessageId) => string, walletType: string): string {
+  return (WALLET_TYPES as readonly string[]).includes(walletType)
+    ? t(`balances.wallet.${walletType as (typeof WALLET_TYPES)[number]}`)
+    : walletType;
 }

@@ -1,10 +1,9 @@
 // Pure helpers of the balance history chart (no React, so plain tests can import them). Amounts stay
 // integer minor units; floats are used only to place ticks.
 import { currencyExponent } from '../../../../main/money/currency.shared.js';
-import { formatMinor } from '../../../../main/money/amount.shared.js';
 import type { BalancePointView } from '../../../../main/ipc/contract/balances.js';
-import { groupDigits } from '../../ui/format.js';
-import { WALLET_LABEL } from './labels.js';
+import type { Formats } from '../../ui/format.js';
+import { WALLET_TYPES } from './labels.js';
 
 const DAY = 86_400_000;
 
@@ -15,7 +14,7 @@ export interface Row {
 
 /** Step series: at every change, every wallet's actual balance as of then (carried forward to `to`). */
 export function toRows(points: BalancePointView[], to: number): { rows: Row[]; wallets: string[] } {
-  const known = Object.keys(WALLET_LABEL);
+  const known: readonly string[] = WALLET_TYPES;
   const rank = (w: string) => (known.includes(w) ? known.indexOf(w) : known.length);
   const wallets = [...new Set(points.map((p) => p.walletType))].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   const current: Record<string, number> = {};
@@ -53,19 +52,18 @@ export function yTicks(lo: number, hi: number, currency: string): number[] {
   return ticks;
 }
 
-/** Tick labels: "480,000" when every tick is a whole unit, else with the currency's decimals. */
-export function tickFormatter(ticks: number[], currency: string): (minor: number) => string {
+/** Tick labels: "480,000" when every tick is a whole unit, else with the currency's decimals (the person's format). */
+export function tickFormatter(ticks: number[], currency: string, f: Formats): (minor: number) => string {
   const exponent = currencyExponent(currency);
-  const whole = exponent > 0 && ticks.every((t) => t % 10 ** exponent === 0);
-  return (minor) => {
-    const text = groupDigits(formatMinor(minor, currency));
-    return whole ? text.slice(0, -(exponent + 1)) : text;
-  };
+  const unit = 10 ** exponent;
+  const whole = exponent > 0 && ticks.every((t) => t % unit === 0);
+  // A whole number of units is an exact integer division: no float maths on an amount.
+  return (minor) => (whole ? f.number(minor / unit) : f.amount(minor, currency, { code: false }));
 }
 
 /** "+1,234.50" / "-186.09" / "0.00": a change, without the code (the amount beside it has it). */
-export function signedChange(minor: number, currency: string): string {
-  return (minor > 0 ? '+' : '') + groupDigits(formatMinor(minor, currency));
+export function signedChange(minor: number, currency: string, f: Formats): string {
+  return f.amount(minor, currency, { code: false, sign: true });
 }
 
 /** Local midnights inside [from, to], for day ticks on the time axis. */

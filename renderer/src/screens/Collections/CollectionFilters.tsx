@@ -3,56 +3,58 @@
 import { FilterForm } from '../../ui/FilterForm.js';
 import { STATUS_CODES, statusLabel } from '../../ui/status.js';
 import type { useCollectionList } from './useCollectionList.js';
+import { DateField } from '../../ui/DateField.js';
+import { useWords } from '../../words/index.js';
 
 export function CollectionFilters({ list }: { list: ReturnType<typeof useCollectionList> }) {
   const { filters, setFilters, text, setText, dateError, currencies } = list;
+  const { t } = useWords();
   return (
-    <FilterForm label="Filter collections" className="filters panel">
+    <FilterForm label={t('collections.filters')} className="filters panel">
       <label>
-        Status
+        {t('collections.f.status')}
         <select
           value={filters.status}
           onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as typeof filters.status }))}
         >
-          <option value="">Any</option>
+          <option value="">{t('collections.f.any')}</option>
           {STATUS_CODES.map((s) => (
             <option key={s} value={s}>
-              {statusLabel(s)}
+              {statusLabel(t, s)}
             </option>
           ))}
         </select>
       </label>
       <label>
-        Currency
+        {t('collections.f.currency')}
         <select value={filters.currency} onChange={(e) => setFilters((f) => ({ ...f, currency: e.target.value }))}>
-          <option value="">Any</option>
+          <option value="">{t('collections.f.any')}</option>
           {currencies.map((c) => (
-            <option key={c} value={c}>
+            <option key={c} value={c} translate="no">
               {c}
             </option>
           ))}
         </select>
       </label>
       <label>
-        From
-        <input type="date" value={filters.from} onChange={(e) => setFilters((f) => ({ ...f, from: e.target.value }))} />
+        {t('collections.f.from')}
+        <DateField value={filters.from} onChange={(from) => setFilters((f) => ({ ...f, from }))} />
       </label>
       <label>
-        To
-        <input
-          type="date"
+        {t('collections.f.to')}
+        <DateField
           value={filters.to}
           aria-invalid={dateError ? true : undefined}
           aria-describedby={dateError ? 'date-error' : undefined}
-          onChange={(e) => setFilters((f) => ({ ...f, to: e.target.value }))}
+          onChange={(to) => setFilters((f) => ({ ...f, to }))}
         />
       </label>
       <label>
-        Search
+        {t('collections.f.search')}
         <input
           type="search"
           value={text}
-          placeholder="Reference or customer"
+          placeholder={t('collections.f.searchPlaceholder')}
           onChange={(e) => setText(e.target.value)}
         />
       </label>
@@ -63,17 +65,17 @@ export function CollectionFilters({ list }: { list: ReturnType<typeof useCollect
             checked={filters.flagged}
             onChange={(e) => setFilters((f) => ({ ...f, flagged: e.target.checked }))}
           />{' '}
-          Flagged only
+          {t('collections.f.flagged')}
         </span>
       </label>
       {list.filtered && (
         <button type="button" onClick={list.clear}>
-          Clear filters
+          {t('collections.f.clear')}
         </button>
       )}
       {dateError && (
         <span className="field-error" id="date-error" role="alert">
-          {dateError}
+          {t(dateError)}
         </span>
       )}
     </FilterForm>

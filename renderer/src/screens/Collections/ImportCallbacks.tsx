@@ -7,16 +7,21 @@ import type { ImportFolder, ImportSummary } from '../../../../main/ipc/contract/
 import { DeskError, invoke } from '../../desk.js';
 import { ErrorBanner } from '../../ui/index.js';
 import { useMay } from '../../role.js';
-import { fileSize, formatDateTime } from '../../ui/format.js';
+import { useWords, type Say } from '../../words/index.js';
+import { words, type Words } from '../../../../main/words/words.shared.js';
 
 const MAX_BYTES = 64 * 1024 * 1024;
 
-function lineText(r: ImportSummary['results'][number]): string | null {
+function lineText(t: Say['t'], r: ImportSummary['results'][number]): string | null {
+  // What the line held wrong, and why its signature did not verify, are the check's own words: said as they are.
   switch (r.result) {
     case 'malformed':
-      return `line ${r.line}: ${r.message}`;
+      // Main's message already names its line ("line 5 is not valid JSON", "line 7: ...").
+      return r.message;
     case 'bad_signature':
-      return `line ${r.line}: signature did not verify${r.reference ? ` (${r.reference})` : ''}: ${r.reason}`;
+      return r.reference
+        ? t('collections.import.lineSignatureRef', { line: r.line, reference: r.reference, reason: r.reason })
+        : t('collections.import.lineSignature', { line: r.line, reason: r.reason });
     default:
       return null;
   }
@@ -26,7 +31,7 @@ function lineText(r: ImportSummary['results'][number]): string | null {
 function useImports(inputRef: RefObject<HTMLInputElement | null>) {
   const [busy, setBusy] = useState(false);
   const [summary, setSummary] = useState<{ file: string; s: ImportSummary }>();
-  const [error, setError] = useState<DeskError | string>();
+  const [error, setError] = useState<DeskError | Words>();
   const [folder, setFolder] = useState<ImportFolder>();
 
   const onFile = async (file: File | undefined) => {
@@ -34,9 +39,7 @@ function useImports(inputRef: RefObject<HTMLInputElement | null>) {
     setError(undefined);
     setSummary(undefined);
     if (file.size > MAX_BYTES) {
-      setError(
-        `${file.name} is ${Math.ceil(file.size / 1048576)} MB; the import takes at most 64 MB. Split the file or use "merchant-desk import-callbacks FILE".`,
-      );
+      setError(words('collections.import.tooLarge', { name: file.name, mb: Math.ceil(file.size / 1048576) }));
       return;
     }
     setBusy(true);
@@ -45,7 +48,7 @@ function useImports(inputRef: RefObject<HTMLInputElement | null>) {
       const s = await invoke('callbacks.import', { content });
       if (!('chosen' in s)) setSummary({ file: file.name, s });
     } catch (e) {
-      setError(e instanceof DeskError ? e : `Could not read ${file.name}.`);
+      setError(e instanceof DeskError ? e : words('collections.import.cannotRead', { name: file.name }));
     } finally {
       setBusy(false);
       if (inputRef.current) inputRef.current.value = '';
@@ -59,7 +62,7 @@ function useImports(inputRef: RefObject<HTMLInputElement | null>) {
     try {
       setFolder(await invoke('callbacks.importFolder', {}));
     } catch (e) {
-      setError(e instanceof DeskError ? e : 'Could not list the imports folder.');
+      setError(e instanceof DeskError ? e : words('collections.import.cannotList'));
     }
   };
   const importNamed = async (name: string) => {
@@ -72,7 +75,7 @@ function useImports(inputRef: RefObject<HTMLInputElement | null>) {
         setFolder(undefined);
       }
     } catch (e) {
-      setError(e instanceof DeskError ? e : `Could not import ${name}.`);
+      setError(e instanceof DeskError ? e : words('collections.import.cannotImport', { name }));
     } finally {
       setBusy(false);
     }
@@ -94,15 +97,16 @@ export function useCallbackImport(): { button: ReactElement | null; result: Reac
   const may = useMay('importCallbacks');
   const inputRef = useRef<HTMLInputElement>(null);
   const imports = useImports(inputRef);
+  const { t } = useWords();
   if (!may) return { button: null, result: null };
   const { busy, summary, error, folder } = imports;
   const button = (
     <div className="import-callbacks">
       <button type="button" onClick={() => inputRef.current?.click()} disabled={busy}>
-        {busy ? 'Importing…' : 'Import callbacks…'}
+        {t(busy ? 'collections.import.importing' : 'collections.import.button')}
       </button>{' '}
       <button type="button" onClick={() => void imports.openFolder()} disabled={busy}>
-        From imports folder…
+        {t('collections.import.fromFolder')}
       </button>
       <input
         ref={inputRef}
@@ -111,7 +115,7 @@ export function useCallbackImport(): { button: ReactElement | null; result: Reac
         accept=".jsonl,.json,.ndjson,.txt,application/json,text/plain"
         className="sr-only"
         tabIndex={-1}
-        aria-label="Callbacks file (JSON lines)"
+        aria-label={t('collections.import.fileLabel')}
         onChange={(e) => void imports.onFile(e.target.files?.[0])}
       />
     </div>
@@ -142,41 +146,56 @@ function FolderPanel({
 }: {
   folder: ImportFolder;
   busy: boolean;
-  error: DeskError | string | undefined;
+  error: DeskError | Words | undefined;
   onImport: (name: string) => void;
   onRefresh: () => void;
   onClose: () => void;
 }) {
+  const { t, rich, f: fmt } = useWords();
   return (
     <div
       className="import-result panel"
       role="region"
-      aria-label="Imports folder"
+      aria-label={t('collections.import.folder')}
       onKeyDown={(e) => e.key === 'Escape' && onClose()}
     >
       <p>
-        Save callbacks files (JSON lines) in <span className="mono">{folder.folder}</span>, then pick one here.
+        {rich('collections.import.saveIn', {
+          folder: (
+            <span className="mono" translate="no">
+              {folder.folder}
+            </span>
+          ),
+        })}
       </p>
       {folder.files.length === 0 ? (
-        <p className="as-of">The folder is empty.</p>
+        <p className="as-of">{t('collections.import.empty')}</p>
       ) : (
         <ul className="import-files">
           {folder.files.map((f) => (
             <li key={f.name}>
-              <button type="button" onClick={() => onImport(f.name)} disabled={busy} aria-label={`Import ${f.name}`}>
-                Import
+              <button
+                type="button"
+                onClick={() => onImport(f.name)}
+                disabled={busy}
+                aria-label={t('collections.import.importName', { name: f.name })}
+              >
+                {t('collections.import.import')}
               </button>{' '}
-              <span className="mono">{f.name}</span> ({fileSize(f.bytes)}, {formatDateTime(f.modifiedAt)})
+              <span className="mono" translate="no">
+                {f.name}
+              </span>{' '}
+              {t('collections.import.fileFacts', { size: fmt.fileSize(f.bytes), modifiedAt: f.modifiedAt })}
             </li>
           ))}
         </ul>
       )}
-      <ErrorBanner error={error} title="Import failed" />
+      <ErrorBanner error={error} title={t('collections.import.failed')} />
       <button type="button" onClick={onRefresh} disabled={busy}>
-        Refresh
+        {t('collections.import.refresh')}
       </button>{' '}
       <button type="button" onClick={onClose}>
-        Close
+        {t('collections.import.close')}
       </button>
     </div>
   );
@@ -189,39 +208,46 @@ function ResultPanel({
   onDismiss,
 }: {
   summary: { file: string; s: ImportSummary } | undefined;
-  error: DeskError | string | undefined;
+  error: DeskError | Words | undefined;
   onDismiss: () => void;
 }) {
-  const problems = summary ? summary.s.results.map(lineText).filter((x): x is string => !!x) : [];
+  const { t } = useWords();
+  const problems = summary ? summary.s.results.map((r) => lineText(t, r)).filter((x): x is string => !!x) : [];
   return (
     <div
       className="import-result panel"
       role="status"
-      aria-label="Import result"
+      aria-label={t('collections.import.result')}
       onKeyDown={(e) => {
         if (e.key === 'Escape') onDismiss();
       }}
     >
-      <ErrorBanner error={error} title="Import failed" />
+      <ErrorBanner error={error} title={t('collections.import.failed')} />
       {summary && (
         <>
           <p>
-            <strong>{summary.file}</strong>: {summary.s.lines} lines · {summary.s.imported} imported ·{' '}
-            {summary.s.duplicates} duplicates · {summary.s.orphans} for unknown references · {summary.s.badSignatures}{' '}
-            bad signatures · {summary.s.malformed} malformed
+            <strong translate="no">{summary.file}</strong>:{' '}
+            {t('collections.import.summary', {
+              lines: summary.s.lines,
+              imported: summary.s.imported,
+              duplicates: summary.s.duplicates,
+              orphans: summary.s.orphans,
+              bad: summary.s.badSignatures,
+              malformed: summary.s.malformed,
+            })}
           </p>
           {problems.length > 0 && (
             <ul className="import-problems">
               {problems.slice(0, 20).map((p) => (
                 <li key={p}>{p}</li>
               ))}
-              {problems.length > 20 && <li>…and {problems.length - 20} more</li>}
+              {problems.length > 20 && <li>{t('collections.import.more', { n: problems.length - 20 })}</li>}
             </ul>
           )}
         </>
       )}
       <button type="button" onClick={onDismiss}>
-        Dismiss
+        {t('collections.import.dismiss')}
       </button>
     </div>
   );

@@ -1,11 +1,11 @@
 // Collections: every card collection with what each source said, filtered and sorted in main (server-side
 // pages through collections.list, so a year of history stays fast), a virtualised table, a detail view
 // with the event timeline, and the "Import callbacks" button.
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { CollectionRow } from '../../../../main/ipc/contract/collections.js';
 import { ErrorBanner, Loading, Money, Screen, Table, type ColumnDef } from '../../ui/index.js';
 import { Flags, SignatureBeingChecked, StatusBadge } from '../../ui/StatusBadge.js';
-import { formatDateTime } from '../../ui/format.js';
+import { useWords, type Say } from '../../words/index.js';
 import { CollectionDetail } from './Detail.js';
 import { CollectionFilters } from './CollectionFilters.js';
 import { useCallbackImport } from './ImportCallbacks.js';
@@ -13,39 +13,41 @@ import { SourcesAgree } from './Sources.js';
 import { useCollectionList } from './useCollectionList.js';
 import './collections.css';
 
-const columns: ColumnDef<CollectionRow>[] = [
+const columnsFor = ({ t, f }: Pick<Say, 't' | 'f'>): ColumnDef<CollectionRow>[] => [
   {
     id: 'reference',
-    header: 'Reference',
+    header: t('collections.col.reference'),
     accessorFn: (c) => c.merchantReference,
+    meta: { data: true },
     cell: ({ row: { original: c } }) => <span className="mono">{c.merchantReference}</span>,
   },
   {
     id: 'created_at',
-    header: 'Created',
+    header: t('collections.col.created'),
     accessorFn: (c) => c.createdAt,
     cell: ({ row: { original: c } }) => (
-      <time dateTime={new Date(c.createdAt).toISOString()}>{formatDateTime(c.createdAt)}</time>
+      <time dateTime={new Date(c.createdAt).toISOString()}>{f.dateTime(c.createdAt)}</time>
     ),
   },
   {
     id: 'amount',
     // Amounts of different currencies are not comparable: main sorts them within each currency.
-    header: () => <span title="Sorted within each currency: by currency, then amount">Amount</span>,
+    header: () => <span title={t('collections.col.amountSort')}>{t('collections.col.amount')}</span>,
     accessorFn: (c) => c.amountMinor,
     meta: { className: 'num' },
     cell: ({ row: { original: c } }) => <Money minor={c.amountMinor} currency={c.currency} code={false} />,
   },
-  { id: 'currency', header: 'Currency', accessorFn: (c) => c.currency },
+  { id: 'currency', header: t('collections.col.currency'), accessorFn: (c) => c.currency, meta: { data: true } },
   {
     id: 'customer',
-    header: 'Customer',
+    header: t('collections.col.customer'),
     accessorFn: (c) => c.customerName ?? '',
+    meta: { data: true },
     cell: ({ row: { original: c } }) => c.customerName ?? <span className="as-of">—</span>,
   },
   {
     id: 'status',
-    header: 'Status',
+    header: t('collections.col.status'),
     accessorFn: (c) => c.status,
     cell: ({ row: { original: c } }) => (
       <>
@@ -55,13 +57,13 @@ const columns: ColumnDef<CollectionRow>[] = [
   },
   {
     id: 'sources',
-    header: 'Sources agree',
+    header: t('collections.col.sources'),
     enableSorting: false,
     cell: ({ row: { original: c } }) => <SourcesAgree c={c} />,
   },
   {
     id: 'flags',
-    header: 'Flags',
+    header: t('collections.col.flags'),
     enableSorting: false,
     // An event the team database refused is kept on this desk only: the list says so (the detail says why).
     cell: ({ row: { original: c } }) => (
@@ -75,9 +77,11 @@ export function CollectionsScreen() {
   const { pages, sorting } = list;
   const [selected, setSelected] = useState<number | null>(null);
   const imports = useCallbackImport();
+  const { t, f } = useWords();
+  const columns = useMemo(() => columnsFor({ t, f }), [t, f]);
 
   return (
-    <Screen title="Collections" actions={imports.button}>
+    <Screen title={t('app.screen.collections')} actions={imports.button}>
       {imports.result}
       <div hidden={selected !== null}>
         <CollectionFilters list={list} />
@@ -90,14 +94,14 @@ export function CollectionsScreen() {
         />
         <ErrorBanner
           error={pages.error}
-          title="Could not read the collections"
-          action={<button onClick={pages.refresh}>Retry</button>}
+          title={t('collections.readFailed')}
+          action={<button onClick={pages.refresh}>{t('ui.retry')}</button>}
         />
         {pages.total === undefined && pages.busy ? (
-          <Loading what="collections" />
+          <Loading text={t('collections.loading')} />
         ) : (
           <Table
-            label="Collections"
+            label={t('collections.table')}
             columns={columns}
             data={pages.rows}
             getRowId={(c) => String(c.id)}
@@ -107,11 +111,14 @@ export function CollectionsScreen() {
             height={560}
             onRowClick={(c) => setSelected(c.id)}
             onNearEnd={pages.more}
-            empty={
-              list.filtered
-                ? 'No collection matches these filters.'
-                : 'No collections yet. Take a payment to see it here.'
-            }
+            empty={t(
+              // A read that failed found nothing to say about what there is (the banner above says why).
+              pages.error && pages.total === undefined
+                ? 'collections.unreadable'
+                : list.filtered
+                  ? 'collections.noMatch'
+                  : 'collections.none',
+            )}
           />
         )}
       </div>
@@ -143,15 +150,15 @@ function ListCount({
   amountSortNote: boolean;
   busy: boolean;
 }) {
+  const { t } = useWords();
   return (
     <p className="count" role="status" aria-live="polite" data-testid="collections-count">
       {total === undefined
         ? ''
-        : `${total.toLocaleString()} ${total === 1 ? 'collection' : 'collections'}${filtered ? ' match' : ''}${
-            loaded < total ? ` (${loaded.toLocaleString()} loaded)` : ''
-          }`}
-      {amountSortNote && <span data-testid="amount-sort-note"> · sorted by currency, then amount</span>}
-      {busy && <span className="as-of"> · loading…</span>}
+        : t(filtered ? 'collections.countMatch' : 'collections.count', { total }) +
+          (loaded < total ? ` ${t('collections.countLoaded', { loaded })}` : '')}
+      {amountSortNote && <span data-testid="amount-sort-note"> {t('collections.amountSortNote')}</span>}
+      {busy && <span className="as-of"> {t('collections.loadingMore')}</span>}
     </p>
   );
 }

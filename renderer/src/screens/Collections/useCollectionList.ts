@@ -75,7 +75,7 @@ export function useCollectionList() {
   }, [text]);
 
   const dateError =
-    filters.from && filters.to && filters.to < filters.from ? 'the "to" date is before the "from" date' : undefined;
+    filters.from && filters.to && filters.to < filters.from ? ('collections.dateOrder' as const) : undefined;
   const request = useMemo(() => listRequest(filters, sorting, dateError), [filters, sorting, dateError]);
   // What the list holds, for deciding which pushed changes concern it (list-shows.ts); with the highest
   // collection id it has seen, since a push naming a higher one may add a row.

@@ -1,10 +1,11 @@
 // Payment options: the service's collection options as this desk last read them (the poller, or Refresh),
 // marked stale when the last update failed, filterable by currency, transaction type and method.
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import type { PaymentOptionView } from '../../../../main/ipc/contract/options.js';
 import { useDeskAction, useDeskQuery } from '../../hooks.js';
 import { methodLabel } from '../../ui/status.js';
-import { formatDateTime } from '../../ui/format.js';
+import { useWords, type Say } from '../../words/index.js';
+import { pollErrorWords } from '../../../../main/poller/poll-words.shared.js';
 import {
   AsOf,
   EmptyState,
@@ -17,18 +18,21 @@ import {
   type ColumnDef,
 } from '../../ui/index.js';
 
+const b = (chunks: ReactNode[]) => <strong>{chunks}</strong>;
+
 function DailyUse({ o }: { o: PaymentOptionView }) {
+  const { t, f } = useWords();
   if (o.collectedTodayMinor === null) return <span className="as-of">—</span>;
   const pct = o.maxDailyMinor > 0 ? Math.min(100, Math.round((o.collectedTodayMinor / o.maxDailyMinor) * 100)) : 0;
   return (
     <div
       className="meter"
       role="group"
-      title={`${pct}% of the daily maximum`}
-      aria-label={`collected today: ${pct}% of the daily maximum`}
+      title={t('options.dailyUse', { pct: pct / 100 })}
+      aria-label={t('options.dailyUseLabel', { pct: pct / 100 })}
     >
       <span>
-        <Money minor={o.collectedTodayMinor} currency={o.currency} code={false} /> ({pct}%)
+        <Money minor={o.collectedTodayMinor} currency={o.currency} code={false} /> ({f.percent(pct / 100)})
       </span>
       <div className="meter-track" aria-hidden="true">
         <div
@@ -40,57 +44,61 @@ function DailyUse({ o }: { o: PaymentOptionView }) {
   );
 }
 
-const columns: ColumnDef<PaymentOptionView>[] = [
+const columnsFor = (t: Say['t']): ColumnDef<PaymentOptionView>[] => [
   {
     id: 'provider',
-    header: 'Payment option',
+    header: t('options.col.provider'),
     accessorFn: (o) => o.providerName,
-    meta: { className: 'wrap name' },
+    meta: { className: 'wrap name', data: true },
     cell: ({ row: { original: o } }) => <span title={o.providerCode}>{o.providerName}</span>,
   },
-  { id: 'method', header: 'Method', accessorFn: (o) => methodLabel(o.transactionMethod) },
-  { id: 'type', header: 'Type', accessorFn: (o) => o.transactionType },
-  { id: 'currency', header: 'Currency', accessorFn: (o) => o.currency },
+  { id: 'method', header: t('options.col.method'), accessorFn: (o) => methodLabel(t, o.transactionMethod) },
+  { id: 'type', header: t('options.col.type'), accessorFn: (o) => o.transactionType, meta: { data: true } },
+  { id: 'currency', header: t('options.col.currency'), accessorFn: (o) => o.currency, meta: { data: true } },
   {
     id: 'min',
-    header: 'Min',
+    header: t('options.col.min'),
     accessorFn: (o) => o.minMinor,
     meta: { className: 'num' },
     cell: ({ row: { original: o } }) => <Money minor={o.minMinor} currency={o.currency} code={false} />,
   },
   {
     id: 'max',
-    header: 'Max',
+    header: t('options.col.max'),
     accessorFn: (o) => o.maxMinor,
     meta: { className: 'num' },
     cell: ({ row: { original: o } }) => <Money minor={o.maxMinor} currency={o.currency} code={false} />,
   },
   {
     id: 'daily',
-    header: 'Daily max',
+    header: t('options.col.daily'),
     accessorFn: (o) => o.maxDailyMinor,
     meta: { className: 'num' },
     cell: ({ row: { original: o } }) => <Money minor={o.maxDailyMinor} currency={o.currency} code={false} />,
   },
   {
     id: 'today',
-    header: 'Collected today',
+    header: t('options.col.today'),
     meta: { className: 'wrap' },
     enableSorting: false,
     cell: ({ row: { original: o } }) => <DailyUse o={o} />,
   },
   {
     id: 'active',
-    header: 'Active',
+    header: t('options.col.active'),
     accessorFn: (o) => (o.isActive ? 1 : 0),
     cell: ({ row: { original: o } }) =>
-      o.isActive ? <span className="badge ok">Active</span> : <span className="badge off">Inactive</span>,
+      o.isActive ? (
+        <span className="badge ok">{t('options.active')}</span>
+      ) : (
+        <span className="badge off">{t('options.inactive')}</span>
+      ),
   },
   {
     id: 'prefixes',
-    header: 'Prefixes',
+    header: t('options.col.prefixes'),
     enableSorting: false,
-    meta: { className: 'wrap' },
+    meta: { className: 'wrap', data: true },
     accessorFn: (o) => o.optionPrefixes.join(' ') || '—',
     // Phone number prefixes wrap, two to a line, so the column does not push the table past the window.
     cell: ({ row: { original: o } }) =>
@@ -131,25 +139,27 @@ export function PaymentOptionsScreen() {
   });
   const refresh = useDeskAction('options.refresh');
   const data = q.data;
+  const { t, rich, say } = useWords();
+  const columns = useMemo(() => columnsFor(t), [t]);
 
   return (
     <Screen
-      title="Payment options"
+      title={t('app.screen.paymentOptions')}
       actions={
         <>
-          {data && <AsOf at={data.asOf} stale={data.stale} prefix="As of" />}
+          {data && <AsOf at={data.asOf} stale={data.stale} prefix={t('balances.asOf')} />}
           <button type="button" disabled={refresh.pending} onClick={() => void refresh.run({}).then(() => q.reload())}>
-            {refresh.pending ? 'Refreshing…' : 'Refresh'}
+            {t(refresh.pending ? 'balances.refreshing' : 'balances.refresh')}
           </button>
         </>
       }
     >
-      <ErrorBanner error={q.error} title="Could not read the cached payment options" />
-      <ErrorBanner error={refresh.error} title="Refresh failed" />
+      <ErrorBanner error={q.error} title={t('options.readFailed')} />
+      <ErrorBanner error={refresh.error} title={t('balances.refreshFailed')} />
       {data?.stale && data.asOf && (
         <WarningBanner>
-          <strong>Stale:</strong> cached list from {formatDateTime(data.asOf)}.
-          {data.lastError ? ` The last update failed: ${data.lastError.message}` : ''}
+          {rich('options.staleFrom', { asOfAt: data.asOf, b })}
+          {data.lastError ? ` ${t('balances.lastFailed', { reason: say(pollErrorWords(data.lastError)) })}` : ''}
         </WarningBanner>
       )}
       <OptionFilters
@@ -157,24 +167,24 @@ export function PaymentOptionsScreen() {
         facets={data?.facets ?? { currencies: [], transactionTypes: [], methods: [] }}
         onChange={(patch) => setFilters((f) => ({ ...f, ...patch }))}
       />
-      {q.loading && <Loading what="payment options" />}
+      {q.loading && <Loading text={t('options.loading')} />}
       {data && data.asOf === null && data.rows.length === 0 ? (
-        <EmptyState title="No payment options yet">
+        <EmptyState title={t('options.none')}>
           {data.lastError ? (
-            <span role="alert">The service could not be asked: {data.lastError.message}</span>
+            <span role="alert">{t('balances.couldNotAsk', { reason: say(pollErrorWords(data.lastError)) })}</span>
           ) : (
-            'The list arrives with the first update.'
+            t('options.arrives')
           )}
         </EmptyState>
       ) : (
         data && (
           <Table
-            label="Payment options"
+            label={t('options.table')}
             className="options-table"
             columns={columns}
             data={data.rows}
             getRowId={(o) => `${o.currency}/${o.transactionType}/${o.providerCode}`}
-            empty="No payment option matches these filters."
+            empty={t('options.noMatch')}
             height={560}
           />
         )
@@ -193,40 +203,45 @@ function OptionFilters({
   facets: { currencies: string[]; transactionTypes: string[]; methods: string[] };
   onChange: (patch: Partial<OptionFilterValues>) => void;
 }) {
+  const { t } = useWords();
   return (
-    <div className="filters" role="group" aria-label="Filters">
+    <div className="filters" role="group" aria-label={t('options.filters')}>
       <label>
-        Currency
+        {t('options.filter.currency')}
         <select value={values.currency} onChange={(e) => onChange({ currency: e.target.value })}>
-          <option value="">All</option>
+          <option value="">{t('options.filter.all')}</option>
           {facets.currencies.map((c) => (
-            <option key={c}>{c}</option>
+            <option key={c} translate="no">
+              {c}
+            </option>
           ))}
         </select>
       </label>
       <label>
-        Transaction type
+        {t('options.filter.type')}
         <select value={values.transactionType} onChange={(e) => onChange({ transactionType: e.target.value })}>
-          <option value="">All</option>
+          <option value="">{t('options.filter.all')}</option>
           {facets.transactionTypes.map((c) => (
-            <option key={c}>{c}</option>
+            <option key={c} translate="no">
+              {c}
+            </option>
           ))}
         </select>
       </label>
       <label>
-        Method
+        {t('options.filter.method')}
         <select value={values.method} onChange={(e) => onChange({ method: e.target.value })}>
-          <option value="">All</option>
+          <option value="">{t('options.filter.all')}</option>
           {facets.methods.map((c) => (
             <option key={c} value={c}>
-              {methodLabel(c)}
+              {methodLabel(t, c)}
             </option>
           ))}
         </select>
       </label>
       {!!(values.currency || values.transactionType || values.method) && (
         <button type="button" onClick={() => onChange(NO_FILTERS)}>
-          Clear filters
+          {t('options.clearFilters')}
         </button>
       )}
     </div>

@@ -5,11 +5,11 @@ import { useDeskQuery } from '../../hooks.js';
 import { EmptyState } from '../../ui/index.js';
 import { FilterForm } from '../../ui/FilterForm.js';
 import { dayEnd, dayStart } from '../../ui/dates.js';
-import { SOURCE_LABEL } from './labels.js';
+import { SOURCES, sourceLabel } from './labels.js';
 import { ReconTable, queryRead } from './ReconTable.js';
-import { eventsTable } from './EventsTable.js';
-
-const SOURCES = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'] as const;
+import { useEventsTable } from './EventsTable.js';
+import { DateField } from '../../ui/DateField.js';
+import { useWords } from '../../words/index.js';
 
 interface AuditFilterValues {
   reference: string;
@@ -40,42 +40,51 @@ function AuditFilters({
   values: AuditFilterValues;
   onChange: (patch: Partial<AuditFilterValues>) => void;
 }) {
+  const { t } = useWords();
   return (
-    <FilterForm label="Audit filters">
+    <FilterForm label={t('recon.audit.label')}>
       <label>
-        Reference
+        {t('recon.audit.reference')}
         <input
-          aria-label="Reference"
+          aria-label={t('recon.audit.reference')}
           type="search"
           value={values.reference}
           onChange={(e) => onChange({ reference: e.target.value })}
         />
       </label>
       <label>
-        Source
-        <select aria-label="Source" value={values.source} onChange={(e) => onChange({ source: e.target.value })}>
-          <option value="">All</option>
+        {t('recon.audit.source')}
+        <select
+          aria-label={t('recon.audit.source')}
+          value={values.source}
+          onChange={(e) => onChange({ source: e.target.value })}
+        >
+          <option value="">{t('recon.f.all')}</option>
           {SOURCES.map((s) => (
             <option key={s} value={s}>
-              {SOURCE_LABEL[s]}
+              {sourceLabel(t, s)}
             </option>
           ))}
         </select>
       </label>
       <label>
-        Event kind
-        <select aria-label="Event kind" value={values.kind} onChange={(e) => onChange({ kind: e.target.value })}>
-          <option value="">All</option>
-          <option value="resolution">Resolutions only</option>
+        {t('recon.audit.kind')}
+        <select
+          aria-label={t('recon.audit.kind')}
+          value={values.kind}
+          onChange={(e) => onChange({ kind: e.target.value })}
+        >
+          <option value="">{t('recon.f.all')}</option>
+          <option value="resolution">{t('recon.audit.resolutions')}</option>
         </select>
       </label>
       <label>
-        From
-        <input aria-label="From" type="date" value={values.from} onChange={(e) => onChange({ from: e.target.value })} />
+        {t('recon.f.from')}
+        <DateField aria-label={t('recon.f.from')} value={values.from} onChange={(from) => onChange({ from })} />
       </label>
       <label>
-        To
-        <input aria-label="To" type="date" value={values.to} onChange={(e) => onChange({ to: e.target.value })} />
+        {t('recon.f.to')}
+        <DateField aria-label={t('recon.f.to')} value={values.to} onChange={(to) => onChange({ to })} />
       </label>
     </FilterForm>
   );
@@ -88,28 +97,28 @@ export function Audit() {
     refreshOn: ['callbacks.ingested', 'collections.updated', 'orphans.updated'],
   });
   const d = q.data;
+  const { t } = useWords();
+  const table = useEventsTable(t('recon.audit.table'));
   return (
     <ReconTable
       titleId="audit-title"
-      title="Audit: every event and resolution"
+      title={t('recon.audit.title')}
       filters={<AuditFilters values={filters} onChange={(patch) => setFilters((f) => ({ ...f, ...patch }))} />}
       read={queryRead(q)}
-      errorTitle="Could not load the audit"
-      loadingWhat="events"
+      errorTitle={t('recon.audit.failed')}
+      loadingText={t('recon.audit.loading')}
       rows={d?.rows}
-      empty={
-        <EmptyState title="No events match">Events appear here as payments are made and callbacks arrive.</EmptyState>
-      }
+      empty={<EmptyState title={t('recon.audit.noneTitle')}>{t('recon.audit.none')}</EmptyState>}
       count={
         d && (
           <p className="as-of">
             {d.total > d.rows.length
-              ? `Showing the newest ${d.rows.length.toLocaleString()} of ${d.total.toLocaleString()} events.`
-              : `${d.total.toLocaleString()} event${d.total === 1 ? '' : 's'}.`}
+              ? t('recon.audit.newest', { shown: d.rows.length, total: d.total })
+              : t('recon.audit.count', { total: d.total })}
           </p>
         )
       }
-      table={eventsTable('Audit events')}
+      table={table}
     />
   );
 }

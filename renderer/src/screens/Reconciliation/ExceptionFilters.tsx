@@ -7,6 +7,8 @@ import { useDeskQuery, useSessionState } from '../../hooks.js';
 import { FilterForm } from '../../ui/FilterForm.js';
 import { dayEnd, dayStart } from '../../ui/dates.js';
 import { EXCEPTION_KINDS, kindLabel } from './labels.js';
+import { DateField } from '../../ui/DateField.js';
+import { useWords } from '../../words/index.js';
 
 interface QueueFilterValues {
   kind: string;
@@ -61,59 +63,64 @@ export function QueueFilterForm({ filters, counts }: { filters: QueueFilters; co
     { refreshOn: ['collections.updated', 'balances.updated'] },
   );
   const invalid = badRange ? true : undefined;
+  const { t } = useWords();
   return (
     <>
-      <FilterForm label="Exception filters">
+      <FilterForm label={t('recon.f.label')}>
         <label>
-          Kind
-          <select aria-label="Kind" value={values.kind} onChange={(e) => set({ kind: e.target.value })}>
-            <option value="">All kinds</option>
+          {t('recon.f.kind')}
+          <select aria-label={t('recon.f.kind')} value={values.kind} onChange={(e) => set({ kind: e.target.value })}>
+            <option value="">{t('recon.f.allKinds')}</option>
             {EXCEPTION_KINDS.map((k) => (
               <option key={k} value={k}>
-                {kindLabel(k)} ({counts[k] ?? 0})
+                {t('recon.f.kindCount', { kind: kindLabel(t, k), n: counts[k] ?? 0 })}
               </option>
             ))}
           </select>
         </label>
         <label>
-          Currency
-          <select aria-label="Currency" value={values.currency} onChange={(e) => set({ currency: e.target.value })}>
-            <option value="">All</option>
+          {t('recon.f.currency')}
+          <select
+            aria-label={t('recon.f.currency')}
+            value={values.currency}
+            onChange={(e) => set({ currency: e.target.value })}
+          >
+            <option value="">{t('recon.f.all')}</option>
             {[...new Set([...(currencies.data ?? []), ...(values.currency ? [values.currency] : [])])]
               .sort()
               .map((c) => (
-                <option key={c}>{c}</option>
+                <option key={c} translate="no">
+                  {c}
+                </option>
               ))}
           </select>
         </label>
         <label>
-          From
-          <input
-            aria-label="From"
-            type="date"
+          {t('recon.f.from')}
+          <DateField
+            aria-label={t('recon.f.from')}
             value={values.from}
-            onChange={(e) => set({ from: e.target.value })}
+            onChange={(from) => set({ from })}
             aria-invalid={invalid}
           />
         </label>
         <label>
-          To
-          <input
-            aria-label="To"
-            type="date"
+          {t('recon.f.to')}
+          <DateField
+            aria-label={t('recon.f.to')}
             value={values.to}
-            onChange={(e) => set({ to: e.target.value })}
+            onChange={(to) => set({ to })}
             aria-invalid={invalid}
           />
         </label>
         <label>
-          Search
+          {t('recon.f.search')}
           <input
-            aria-label="Search"
+            aria-label={t('recon.f.search')}
             type="search"
             value={values.text}
             onChange={(e) => set({ text: e.target.value })}
-            placeholder="Reference or customer"
+            placeholder={t('recon.f.searchPlaceholder')}
           />
         </label>
         <label className="check">
@@ -122,12 +129,12 @@ export function QueueFilterForm({ filters, counts }: { filters: QueueFilters; co
             checked={values.includeResolved}
             onChange={(e) => set({ includeResolved: e.target.checked })}
           />
-          Show resolved
+          {t('recon.f.showResolved')}
         </label>
       </FilterForm>
       {badRange && (
         <p className="field-error" role="alert">
-          To must be on or after From.
+          {t('recon.f.badRange')}
         </p>
       )}
     </>

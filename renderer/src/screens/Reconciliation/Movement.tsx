@@ -6,7 +6,7 @@ import type { RequestOf } from '../../../../main/ipc/contract/index.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, Money } from '../../ui/index.js';
 import { FilterForm } from '../../ui/FilterForm.js';
-import { formatDateTime } from '../../ui/format.js';
+import { useWords } from '../../words/index.js';
 import { ReconTable, queryRead } from './ReconTable.js';
 
 const CURRENCIES = ['UGX', 'KES', 'TZS', 'USD'];
@@ -22,31 +22,34 @@ export function Movement() {
   const q = useDeskQuery('reconcile.balanceMovement', request, {
     refreshOn: ['balances.updated', 'callbacks.ingested'],
   });
+  const { t } = useWords();
   return (
     <ReconTable
       titleId="movement-title"
-      title="Balance movement per polling interval"
-      intro="For each currency, the change in the actual balance between two polls against what completed collections credited in between. A non-zero unexplained amount is highlighted."
+      title={t('recon.mv.title')}
+      intro={t('recon.mv.intro')}
       filters={
-        <FilterForm label="Movement filters">
+        <FilterForm label={t('recon.mv.filters')}>
           <label>
-            Currency
-            <select aria-label="Currency" value={currency} onChange={(e) => setCurrency(e.target.value)}>
-              <option value="">All</option>
+            {t('recon.mv.currency')}
+            <select aria-label={t('recon.mv.currency')} value={currency} onChange={(e) => setCurrency(e.target.value)}>
+              <option value="">{t('recon.f.all')}</option>
               {CURRENCIES.map((c) => (
-                <option key={c}>{c}</option>
+                <option key={c} translate="no">
+                  {c}
+                </option>
               ))}
             </select>
           </label>
           <label className="check">
             <input type="checkbox" checked={onlyUnexplained} onChange={(e) => setOnlyUnexplained(e.target.checked)} />
-            Only unexplained intervals
+            {t('recon.mv.onlyUnexplained')}
           </label>
         </FilterForm>
       }
       read={queryRead(q)}
-      errorTitle="Could not compute the balance movement"
-      loadingWhat="balance movement"
+      errorTitle={t('recon.mv.failed')}
+      loadingText={t('recon.mv.loading')}
     >
       {q.data && <MovementShown d={q.data} />}
     </ReconTable>
@@ -55,66 +58,64 @@ export function Movement() {
 
 /** The totals per currency, each interval, and what was left out. */
 function MovementShown({ d }: { d: MovementResult }) {
+  const { t } = useWords();
   return (
     <>
       {d.totals.length === 0 && d.intervals.length === 0 && (
-        <EmptyState title="No balance movement yet">It appears after two or more balance polls.</EmptyState>
+        <EmptyState title={t('recon.mv.noneTitle')}>{t('recon.mv.none')}</EmptyState>
       )}
       {d.totals.length > 0 && <Totals rows={d.totals} />}
       {d.intervals.length > 0 && <Intervals rows={d.intervals} />}
       <p className="as-of">
-        {d.polls.toLocaleString()} polls; {d.quietIntervals.toLocaleString()} quiet intervals (no change, no credit) not
-        listed.
+        {t('recon.mv.polls', { polls: d.polls, quiet: d.quietIntervals })}
         {d.unreadableCredits > 0 && (
-          <span className="warn-text">
-            {' '}
-            {d.unreadableCredits} completed callbacks had an unreadable total_credit (counted as 0).
-          </span>
+          <span className="warn-text"> {t('recon.mv.unreadable', { n: d.unreadableCredits })}</span>
         )}
-        {d.truncated && (
-          <span className="warn-text"> Only the newest intervals are shown; choose a currency to see more.</span>
-        )}
+        {d.truncated && <span className="warn-text"> {t('recon.mv.truncated')}</span>}
       </p>
     </>
   );
 }
 
 function Totals({ rows }: { rows: MovementTotals[] }) {
+  const { t } = useWords();
   return (
-    <div className="table-scroll" tabIndex={0} role="region" aria-label="Movement totals per currency (scrollable)">
-      <table className="table" aria-label="Movement totals per currency">
+    <div className="table-scroll" tabIndex={0} role="region" aria-label={t('recon.mv.totalsScroll')}>
+      <table className="table" aria-label={t('recon.mv.totals')}>
         <thead>
           <tr>
-            <th scope="col">Currency</th>
+            <th scope="col">{t('recon.mv.currency')}</th>
             <th scope="col" className="num">
-              Change
+              {t('recon.mv.change')}
             </th>
             <th scope="col" className="num">
-              Credited by collections
+              {t('recon.mv.creditedBy')}
             </th>
             <th scope="col" className="num">
-              Unexplained
+              {t('recon.mv.unexplained')}
             </th>
             <th scope="col" className="num">
-              Intervals (unexplained)
+              {t('recon.mv.intervals')}
             </th>
           </tr>
         </thead>
         <tbody>
-          {rows.map((t) => (
-            <tr key={t.currency} className={t.unexplainedMinor !== 0 ? 'unexplained' : undefined}>
-              <th scope="row">{t.currency}</th>
+          {rows.map((r) => (
+            <tr key={r.currency} className={r.unexplainedMinor !== 0 ? 'unexplained' : undefined}>
+              <th scope="row" translate="no">
+                {r.currency}
+              </th>
               <td className="num">
-                <Money minor={t.changeMinor} currency={t.currency} code={false} />
+                <Money minor={r.changeMinor} currency={r.currency} code={false} />
               </td>
               <td className="num">
-                <Money minor={t.creditedMinor} currency={t.currency} code={false} />
+                <Money minor={r.creditedMinor} currency={r.currency} code={false} />
               </td>
               <td className="num">
-                <Money minor={t.unexplainedMinor} currency={t.currency} code={false} />
+                <Money minor={r.unexplainedMinor} currency={r.currency} code={false} />
               </td>
               <td className="num">
-                {t.intervals} ({t.unexplainedIntervals})
+                {t('recon.mv.intervalsCount', { n: r.intervals, unexplained: r.unexplainedIntervals })}
               </td>
             </tr>
           ))}
@@ -125,37 +126,38 @@ function Totals({ rows }: { rows: MovementTotals[] }) {
 }
 
 function Intervals({ rows }: { rows: MovementInterval[] }) {
+  const { t, f } = useWords();
   return (
     <div
       className="table-scroll"
       style={{ maxHeight: 420 }}
       tabIndex={0}
       role="region"
-      aria-label="Movement per interval (scrollable)"
+      aria-label={t('recon.mv.perScroll')}
     >
-      <table className="table" aria-label="Movement per interval">
+      <table className="table" aria-label={t('recon.mv.per')}>
         <thead>
           <tr>
-            <th scope="col">Currency</th>
-            <th scope="col">From</th>
-            <th scope="col">To</th>
+            <th scope="col">{t('recon.mv.currency')}</th>
+            <th scope="col">{t('recon.mv.from')}</th>
+            <th scope="col">{t('recon.mv.to')}</th>
             <th scope="col" className="num">
-              Opening
+              {t('recon.mv.opening')}
             </th>
             <th scope="col" className="num">
-              Closing
+              {t('recon.mv.closing')}
             </th>
             <th scope="col" className="num">
-              Change
+              {t('recon.mv.change')}
             </th>
             <th scope="col" className="num">
-              Credited
+              {t('recon.mv.credited')}
             </th>
             <th scope="col" className="num">
-              Unexplained
+              {t('recon.mv.unexplained')}
             </th>
             <th scope="col" className="num">
-              Collections
+              {t('recon.mv.collections')}
             </th>
           </tr>
         </thead>
@@ -165,9 +167,9 @@ function Intervals({ rows }: { rows: MovementInterval[] }) {
               key={`${r.currency}-${r.fromPollId}-${r.toPollId}`}
               className={r.unexplainedMinor !== 0 ? 'unexplained' : undefined}
             >
-              <td>{r.currency}</td>
-              <td>{formatDateTime(r.fromAt)}</td>
-              <td>{formatDateTime(r.toAt)}</td>
+              <td translate="no">{r.currency}</td>
+              <td>{f.dateTime(r.fromAt)}</td>
+              <td>{f.dateTime(r.toAt)}</td>
               <td className="num">
                 <Money minor={r.openingActualMinor} currency={r.currency} code={false} />
               </td>
@@ -181,10 +183,10 @@ function Intervals({ rows }: { rows: MovementInterval[] }) {
                 <Money minor={r.creditedMinor} currency={r.currency} code={false} />
               </td>
               <td className="num">
-                {r.unexplainedMinor !== 0 && <span className="sr-only">Unexplained: </span>}
+                {r.unexplainedMinor !== 0 && <span className="sr-only">{t('recon.mv.unexplainedSr')} </span>}
                 <Money minor={r.unexplainedMinor} currency={r.currency} code={false} />
               </td>
-              <td className="num">{r.collections}</td>
+              <td className="num">{f.number(r.collections)}</td>
             </tr>
           ))}
         </tbody>

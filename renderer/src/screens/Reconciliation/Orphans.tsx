@@ -1,46 +1,48 @@
 // Callbacks for references this desk does not know: listed, and resolvable with a note. The list and an
 // open callback's panel follow the team: an orphan stored by a pulled batch (a callback serve received),
 // or another desk's resolution, is read again as soon as main says so ('orphans.updated').
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { OrphanRow } from '../../../../main/reconcile/types.shared.js';
 import type { DeskError } from '../../desk.js';
 import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, ErrorBanner, type ColumnDef } from '../../ui/index.js';
-import { formatDateTime } from '../../ui/format.js';
-import { SIGNATURE_LABEL } from './labels.js';
+import { signatureLabel } from './labels.js';
+import { useWords, type Say } from '../../words/index.js';
+import { resolvedText } from './Detail.js';
 import { RefusedResolution, ResolveForm, type Refusal } from './ResolveForm.js';
 import { ReconTable, queryRead } from './ReconTable.js';
 import { amountColumn, referenceColumn, sourceColumn, statusColumn, timeColumn } from './columns.js';
 
 const FOLLOW = { refreshOn: ['callbacks.ingested' as const, 'orphans.updated' as const] };
 
-const columns: ColumnDef<OrphanRow, unknown>[] = [
-  timeColumn('at', 'Received', (r) => r.receivedAt),
-  referenceColumn(),
+const columnsFor = (w: Pick<Say, 't' | 'f'>): ColumnDef<OrphanRow, unknown>[] => [
+  timeColumn(w, 'at', w.t('recon.col.received'), (r) => r.receivedAt),
+  referenceColumn(w),
   {
     id: 'internal',
-    header: 'Internal reference',
+    header: w.t('recon.col.internal'),
     accessorKey: 'internalReference',
+    meta: { data: true },
     cell: (c) => <span className="mono">{c.row.original.internalReference ?? '—'}</span>,
   },
-  sourceColumn(),
-  statusColumn(),
-  amountColumn(),
+  sourceColumn(w),
+  statusColumn(w),
+  amountColumn(w),
   {
     id: 'signature',
-    header: 'Signature',
+    header: w.t('recon.col.signature'),
     accessorKey: 'signature',
-    cell: (c) => SIGNATURE_LABEL[c.row.original.signature] ?? c.row.original.signature,
+    cell: (c) => signatureLabel(w.t, c.row.original.signature),
   },
   {
     id: 'state',
-    header: 'State',
+    header: w.t('recon.col.state'),
     enableSorting: false,
     cell: (c) =>
       c.row.original.resolvedByEventId !== null ? (
-        <span className="badge ok">Resolved</span>
+        <span className="badge ok">{w.t('recon.resolved')}</span>
       ) : (
-        <span className="badge err">Open</span>
+        <span className="badge err">{w.t('recon.open')}</span>
       ),
   },
 ];
@@ -60,28 +62,26 @@ export function Orphans({ onChanged }: { onChanged: () => void }) {
     setSelectedId(id);
     setRefusal(null);
   };
+  const { t, f } = useWords();
+  const columns = useMemo(() => columnsFor({ t, f }), [t, f]);
   return (
     <ReconTable
       titleId="orphans-title"
-      title="Callbacks for unknown references"
-      intro="Deliveries that name a reference this desk never created. Check them with the service, then resolve with a note."
+      title={t('recon.orphans.title')}
+      intro={t('recon.orphans.intro')}
       filters={
         <label className="check">
           <input type="checkbox" checked={includeResolved} onChange={(e) => setIncludeResolved(e.target.checked)} />
-          Show resolved
+          {t('recon.f.showResolved')}
         </label>
       }
       read={queryRead(q)}
-      errorTitle="Could not load the orphan callbacks"
-      loadingWhat="orphan callbacks"
+      errorTitle={t('recon.orphans.failed')}
+      loadingText={t('recon.orphans.loading')}
       rows={q.data?.rows}
-      empty={
-        <EmptyState title="No callbacks for unknown references">
-          Every callback received so far matches a collection made here.
-        </EmptyState>
-      }
+      empty={<EmptyState title={t('recon.orphans.noneTitle')}>{t('recon.orphans.none')}</EmptyState>}
       table={{
-        label: 'Orphan callbacks',
+        label: t('recon.orphans.table'),
         columns,
         height: 300,
         getRowId: (r) => String(r.eventId),
@@ -129,30 +129,38 @@ function OrphanPanel({
   onResolved: () => void;
   onRefused: (r: Refusal) => void;
 }) {
+  const w = useWords();
+  const { t, rich } = w;
   return (
     <div className="panel">
       <div className="screen-header">
         <h3>
-          Callback <span className="mono">{orphan?.merchantReference ?? ''}</span> (event #{eventId})
+          {rich('recon.orphans.callback', {
+            reference: (
+              <span className="mono" translate="no">
+                {orphan?.merchantReference ?? ''}
+              </span>
+            ),
+            id: eventId,
+          })}
         </h3>
         <button type="button" onClick={onClose}>
-          Close
+          {t('recon.close')}
         </button>
       </div>
-      <ErrorBanner error={error} title="Could not load this callback" />
+      <ErrorBanner error={error} title={t('recon.orphans.loadFailed')} />
       {refusal && <RefusedResolution refusal={refusal} />}
       {orphan &&
         (orphan.resolvedByEventId !== null ? (
           <p role="status">
-            <strong>Resolved by</strong> {orphan.resolvedBy ?? 'someone'} at {formatDateTime(orphan.resolvedAt)}
-            {orphan.resolutionNote ? `: ${orphan.resolutionNote}` : ''}
+            {resolvedText(w, { by: orphan.resolvedBy, at: orphan.resolvedAt, note: orphan.resolutionNote })}
           </p>
         ) : (
           <ResolveForm
             target={{ orphanEventId: orphan.eventId }}
-            label={`Resolve callback ${orphan.merchantReference}`}
+            label={t('recon.orphans.resolve', { reference: orphan.merchantReference })}
             onResolved={onResolved}
-            onRefused={(message, note) => onRefused({ message, note })}
+            onRefused={(error, note) => onRefused({ error, note })}
           />
         ))}
     </div>

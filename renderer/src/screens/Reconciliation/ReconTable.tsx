@@ -5,6 +5,7 @@
 import type { ReactNode } from 'react';
 import type { DeskError } from '../../desk.js';
 import { ErrorBanner, Loading, Table, type TableProps } from '../../ui/index.js';
+import { useWords } from '../../words/index.js';
 
 /** Where a view's read stands. */
 export interface ReadState {
@@ -30,7 +31,7 @@ export function ReconTable<T>({
   filters,
   read,
   errorTitle,
-  loadingWhat,
+  loadingText,
   rows,
   empty,
   count,
@@ -45,7 +46,8 @@ export function ReconTable<T>({
   filters?: ReactNode;
   read: ReadState;
   errorTitle: string;
-  loadingWhat: string;
+  /** "Loading exceptions…", said whole. */
+  loadingText: string;
   /** The rows read; undefined until the first answer. */
   rows?: T[] | undefined;
   /** Shown instead of the count and the table when no row was read (without it, the table says so). */
@@ -55,13 +57,18 @@ export function ReconTable<T>({
   table?: Omit<TableProps<T>, 'data'>;
   children?: ReactNode;
 }) {
+  const { t } = useWords();
   return (
     <section aria-labelledby={titleId}>
       <h2 id={titleId}>{title}</h2>
       {intro && <p className="as-of">{intro}</p>}
       {filters}
-      <ErrorBanner error={read.error} title={errorTitle} action={<button onClick={read.retry}>Retry</button>} />
-      {read.loading && <Loading what={loadingWhat} />}
+      <ErrorBanner
+        error={read.error}
+        title={errorTitle}
+        action={<button onClick={read.retry}>{t('recon.retry')}</button>}
+      />
+      {read.loading && <Loading text={loadingText} />}
       {rows &&
         table &&
         (rows.length === 0 && empty ? (

@@ -7,21 +7,24 @@ import { useId, useState } from 'react';
 import { useDeskAction } from '../../hooks.js';
 import { ErrorBanner, Field } from '../../ui/index.js';
 import { useMay, WhoMay } from '../../role.js';
+import { errorText, fieldErrorText, type DeskError } from '../../desk.js';
+import { useWords } from '../../words/index.js';
 
-/** The database refused this desk's resolution: what it said, and the note that was not recorded. */
+/** The database refused this desk's resolution: what it said (its words), and the note that was not recorded. */
 export interface Refusal {
-  message: string;
+  error: DeskError;
   note: string;
 }
 
 export function RefusedResolution({ refusal }: { refusal: Refusal }) {
+  const { t, say } = useWords();
   return (
     <div className="banner error" role="alert">
       <div>
-        <strong>Your resolution was not recorded: </strong>
-        {refusal.message}
+        <strong>{t('recon.notRecorded')} </strong>
+        {errorText(say, refusal.error)}
         <div className="cell-note">
-          Your note (not recorded): <q>{refusal.note}</q>
+          {t('recon.yourNote')} <q translate="no">{refusal.note}</q>
         </div>
       </div>
     </div>
@@ -37,8 +40,8 @@ export function ResolveForm({
   target: { collectionId: number } | { orphanEventId: number };
   label: string;
   onResolved: (note: string) => void;
-  /** Not recorded because it is no longer open (resolved meanwhile): the message and the note typed. */
-  onRefused?: (message: string, note: string) => void;
+  /** Not recorded because it is no longer open (resolved meanwhile): the refusal and the note typed. */
+  onRefused?: (error: DeskError, note: string) => void;
 }) {
   const resolve = useDeskAction('reconcile.resolve');
   const [note, setNote] = useState('');
@@ -46,10 +49,9 @@ export function ResolveForm({
   const formId = useId();
   const may = useMay('resolveExceptions');
   const empty = note.trim().length === 0;
-  const fieldError =
-    resolve.error?.fields?.note ?? (resolve.error?.field === 'note' ? resolve.error.message : undefined);
-  const localError =
-    touched && empty ? 'Resolution note is required: say what was checked and why this is resolved.' : undefined;
+  const { t, say } = useWords();
+  const fieldError = fieldErrorText(say, resolve.error, 'note');
+  const localError = touched && empty ? t('recon.noteRequired') : undefined;
   const otherError = resolve.error && !fieldError ? resolve.error : undefined;
 
   const submit = async () => {
@@ -63,7 +65,7 @@ export function ResolveForm({
         // The screen is told as it was when this was pressed (its collection, not one chosen since).
         // The note stays in the field while the form is there (a refusal wipes nothing typed).
         onError: (e) => {
-          if (e.kind === 'conflict') onRefused?.(e.message, note);
+          if (e.kind === 'conflict') onRefused?.(e, note);
         },
       },
     );
@@ -85,11 +87,7 @@ export function ResolveForm({
         void submit();
       }}
     >
-      <Field
-        label="Resolution note"
-        error={fieldError ?? localError}
-        hint="Required. Recorded with your operator name; history is never changed."
-      >
+      <Field label={t('recon.note')} error={fieldError ?? localError} hint={t('recon.noteHint')}>
         <textarea
           name="note"
           className="note-box"
@@ -103,10 +101,10 @@ export function ResolveForm({
           onBlur={() => setTouched(true)}
         />
       </Field>
-      <ErrorBanner error={otherError} title="Not resolved" />
+      <ErrorBanner error={otherError} title={t('recon.notResolved')} />
       <div className="form-actions">
         <button type="submit" className="primary" disabled={empty || resolve.pending}>
-          {resolve.pending ? 'Resolving…' : 'Resolve with note'}
+          {t(resolve.pending ? 'recon.resolving' : 'recon.resolveWithNote')}
         </button>
       </div>
     </form>

@@ -5,54 +5,64 @@ import { useDeskQuery } from '../../hooks.js';
 import { EmptyState, type ColumnDef } from '../../ui/index.js';
 import { ReconTable, queryRead } from './ReconTable.js';
 import { timeColumn } from './columns.js';
+import { useWords, type Say } from '../../words/index.js';
+import { useMemo } from 'react';
 
-const REASON_LABEL: Record<string, string> = {
-  bad_signature: 'Bad signature',
-  missing_signature: 'No signature',
-  malformed: 'Malformed',
-  too_large: 'Too large',
-  unsupported_type: 'Not JSON',
-  rate_limited: 'Rate limited',
-};
+const REASONS = [
+  'bad_signature',
+  'missing_signature',
+  'malformed',
+  'too_large',
+  'too_deep',
+  'unsupported_type',
+  'rate_limited',
+] as const;
 
-const columns: ColumnDef<SecurityLogRow, unknown>[] = [
-  timeColumn('hour', 'Hour', (r) => r.bucketStart),
+const reasonLabel = (t: Say['t'], r: string): string =>
+  (REASONS as readonly string[]).includes(r) ? t(`recon.sec.${r as (typeof REASONS)[number]}`) : r;
+
+const columnsFor = (w: Pick<Say, 't' | 'f'>): ColumnDef<SecurityLogRow, unknown>[] => [
+  timeColumn(w, 'hour', w.t('recon.col.hour'), (r) => r.bucketStart),
   {
     id: 'reason',
-    header: 'Reason',
+    header: w.t('recon.col.reason'),
     accessorKey: 'reason',
-    cell: (c) => REASON_LABEL[c.row.original.reason] ?? c.row.original.reason,
+    cell: (c) => reasonLabel(w.t, c.row.original.reason),
   },
   {
     id: 'source',
-    header: 'Source',
+    header: w.t('recon.col.source'),
     accessorKey: 'source',
+    meta: { data: true },
     cell: (c) => <span className="mono">{c.row.original.source}</span>,
   },
-  { id: 'count', header: 'Count', accessorKey: 'count', meta: { className: 'num' } },
-  timeColumn('last', 'Last', (r) => r.lastAt),
+  { id: 'count', header: w.t('recon.col.count'), accessorKey: 'count', meta: { className: 'num' } },
+  timeColumn(w, 'last', w.t('recon.col.last'), (r) => r.lastAt),
   {
     id: 'sample',
-    header: 'Sample',
+    header: w.t('recon.col.sample'),
     enableSorting: false,
+    meta: { data: true },
     cell: (c) => <span className="mono">{c.row.original.samples[0] ?? '—'}</span>,
   },
 ];
 
 export function SecurityLog() {
   const q = useDeskQuery('reconcile.securityLog', { limit: 500 }, { refreshOn: ['callbacks.ingested'] });
+  const { t, f } = useWords();
+  const columns = useMemo(() => columnsFor({ t, f }), [t, f]);
   return (
     <ReconTable
       titleId="security-log-title"
-      title="Refused callbacks"
-      intro="Deliveries refused by the callback receiver or an import, counted per hour. They never change a collection."
+      title={t('recon.sec.title')}
+      intro={t('recon.sec.intro')}
       read={queryRead(q)}
-      errorTitle="Could not load the refused callbacks"
-      loadingWhat="refused callbacks"
+      errorTitle={t('recon.sec.failed')}
+      loadingText={t('recon.sec.loading')}
       rows={q.data?.rows}
-      empty={<EmptyState title="No refused callbacks">Every delivery so far was signed and readable.</EmptyState>}
+      empty={<EmptyState title={t('recon.sec.noneTitle')}>{t('recon.sec.none')}</EmptyState>}
       table={{
-        label: 'Refused callbacks',
+        label: t('recon.sec.table'),
         columns,
         height: 300,
         getRowId: (r) => `${r.bucketStart}-${r.reason}-${r.source}`,

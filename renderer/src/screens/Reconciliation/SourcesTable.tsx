@@ -3,9 +3,9 @@
 import type { ReactNode } from 'react';
 import type { ExceptionDetail, SourceColumn } from '../../../../main/reconcile/types.shared.js';
 import { Money } from '../../ui/index.js';
-import { formatDateTime } from '../../ui/format.js';
 import { isFinalStatus as finalOf, statusLabel } from '../../ui/status.js';
-import { SIGNATURE_LABEL, SOURCE_LABEL } from './labels.js';
+import { signatureLabel, sourceLabel } from './labels.js';
+import { useWords } from '../../words/index.js';
 
 export function SourcesTable({ detail }: { detail: ExceptionDetail }) {
   const cols = detail.sources.filter((s) => s.source !== 'security' || s.events > 0);
@@ -21,33 +21,34 @@ export function SourcesTable({ detail }: { detail: ExceptionDetail }) {
   const currencyOff = (s: SourceColumn) =>
     s.source !== 'intent' && s.currency !== null && intent && s.currency !== intent.currency;
   const sigOff = (s: SourceColumn) => s.signature === 'invalid';
+  const { t, f } = useWords();
   return (
-    <div className="table-scroll" tabIndex={0} role="region" aria-label="Sources side by side (scrollable)">
-      <table className="table sources-table" aria-label="Sources side by side">
+    <div className="table-scroll" tabIndex={0} role="region" aria-label={t('recon.sources.scroll')}>
+      <table className="table sources-table" aria-label={t('recon.sources.label')}>
         <thead>
           <tr>
             <th scope="col">
-              <span className="sr-only">Field</span>
+              <span className="sr-only">{t('recon.sources.field')}</span>
             </th>
             {cols.map((s) => (
               <th scope="col" key={s.source}>
-                {SOURCE_LABEL[s.source] ?? s.source}
+                {sourceLabel(t, s.source)}
               </th>
             ))}
           </tr>
         </thead>
         <tbody>
           <tr>
-            <th scope="row">Status</th>
+            <th scope="row">{t('recon.sources.status')}</th>
             {cols.map((s) => (
               <td key={s.source} className={statusOff(s) ? (changedAfterFinal ? 'changed' : 'disagree') : undefined}>
-                {statusLabel(s.status)}
-                {statusOff(s) && changedAfterFinal && <span className="cell-note"> (changed after final)</span>}
+                {statusLabel(t, s.status)}
+                {statusOff(s) && changedAfterFinal && <span className="cell-note"> {t('recon.sources.changed')}</span>}
               </td>
             ))}
           </tr>
           <tr>
-            <th scope="row">Amount</th>
+            <th scope="row">{t('recon.sources.amount')}</th>
             {cols.map((s) => (
               <Cell key={s.source} off={amountOff(s)}>
                 {s.amountMinor === null ? (
@@ -59,31 +60,31 @@ export function SourcesTable({ detail }: { detail: ExceptionDetail }) {
             ))}
           </tr>
           <tr>
-            <th scope="row">Currency</th>
+            <th scope="row">{t('recon.sources.currency')}</th>
             {cols.map((s) => (
               <Cell key={s.source} off={currencyOff(s)}>
-                {s.currency ?? '—'}
+                <span translate="no">{s.currency ?? '—'}</span>
               </Cell>
             ))}
           </tr>
           <tr>
-            <th scope="row">Time</th>
+            <th scope="row">{t('recon.sources.time')}</th>
             {cols.map((s) => (
-              <Cell key={s.source}>{formatDateTime(s.receivedAt)}</Cell>
+              <Cell key={s.source}>{f.dateTime(s.receivedAt)}</Cell>
             ))}
           </tr>
           <tr>
-            <th scope="row">Signature</th>
+            <th scope="row">{t('recon.sources.signature')}</th>
             {cols.map((s) => (
               <Cell key={s.source} off={sigOff(s)}>
-                {s.signature ? (SIGNATURE_LABEL[s.signature] ?? s.signature) : '—'}
+                {s.signature ? signatureLabel(t, s.signature) : '—'}
               </Cell>
             ))}
           </tr>
           <tr>
-            <th scope="row">Events</th>
+            <th scope="row">{t('recon.sources.events')}</th>
             {cols.map((s) => (
-              <Cell key={s.source}>{s.events}</Cell>
+              <Cell key={s.source}>{f.number(s.events)}</Cell>
             ))}
           </tr>
         </tbody>

@@ -4,7 +4,7 @@ import type { ReconcileSummary } from '../../../../main/reconcile/types.shared.j
 import { useDeskAction, useDeskEvent } from '../../hooks.js';
 import { ErrorBanner, ProgressBar } from '../../ui/index.js';
 import { EXCEPTION_KINDS, kindLabel } from './labels.js';
-import { formatDateTime } from '../../ui/format.js';
+import { useWords } from '../../words/index.js';
 
 /** What needs a person: open exceptions plus callbacks for references this desk does not know. */
 function needsAttention(summary: Pick<ReconcileSummary, 'openExceptions' | 'orphans'>): number {
@@ -12,31 +12,34 @@ function needsAttention(summary: Pick<ReconcileSummary, 'openExceptions' | 'orph
 }
 
 export function OpenCounts({ summary }: { summary: ReconcileSummary }) {
+  const { t, rich, f } = useWords();
   const kinds = [...EXCEPTION_KINDS, 'orphan_callback'];
   return (
     <section className="panel" aria-labelledby="open-title">
       <h2 id="open-title">
-        Needs attention: <span data-testid="needs-attention">{needsAttention(summary).toLocaleString()}</span>{' '}
+        {t('recon.needsAttention')} <span data-testid="needs-attention">{f.number(needsAttention(summary))}</span>{' '}
         <span className="headline-parts">
-          (<span data-testid="open-exceptions">{summary.openExceptions.toLocaleString()}</span> exception
-          {summary.openExceptions === 1 ? '' : 's'},{' '}
-          <span data-testid="open-orphans">{summary.orphans.open.toLocaleString()}</span> unknown-reference callback
-          {summary.orphans.open === 1 ? '' : 's'})
+          {rich('recon.parts', {
+            exceptions: summary.openExceptions,
+            orphans: summary.orphans.open,
+            exceptionsShown: <span data-testid="open-exceptions">{f.number(summary.openExceptions)}</span>,
+            orphansShown: <span data-testid="open-orphans">{f.number(summary.orphans.open)}</span>,
+          })}
         </span>
       </h2>
-      <ul className="stat-list" aria-label="Open exceptions by kind">
+      <ul className="stat-list" aria-label={t('recon.openByKind')}>
         {kinds.map((k) => {
           const n = k === 'orphan_callback' ? summary.orphans.open : (summary.openByKind[k] ?? 0);
           return (
             <li key={k} className={n > 0 ? (k === 'final_status_changed' ? 'review' : 'alert') : undefined}>
-              <span>{kindLabel(k)}</span>
-              <span className="n">{n.toLocaleString()}</span>
+              <span>{kindLabel(t, k)}</span>
+              <span className="n">{f.number(n)}</span>
             </li>
           );
         })}
       </ul>
       <p className="as-of">
-        {summary.resolved.toLocaleString()} resolved · computed {formatDateTime(summary.computedAt)}
+        {t('recon.resolvedComputed', { resolved: summary.resolved, computedAt: summary.computedAt })}
       </p>
     </section>
   );
@@ -48,7 +51,8 @@ export function FullRun({ onDone }: { onDone: () => void }) {
   const cancel = useDeskAction('reconcile.cancelRun');
   const [runId, setRunId] = useState<string | null>(null);
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
-  const [result, setResult] = useState<string | null>(null);
+  const [result, setResult] = useState<{ collections: number; exceptions: number } | null>(null);
+  const { t } = useWords();
   useDeskEvent('reconcile.progress', (p) => {
     if (runId) setProgress(p);
   });
@@ -60,10 +64,7 @@ export function FullRun({ onDone }: { onDone: () => void }) {
     const r = await run.run({ runId: id });
     setRunId(null);
     setProgress(null);
-    if (r)
-      setResult(
-        `Reconciled ${r.collections.toLocaleString()} collections: ${r.exceptions.toLocaleString()} with exceptions.`,
-      );
+    if (r) setResult({ collections: r.collections, exceptions: r.exceptions });
     onDone();
   };
   const cancelled = run.error?.kind === 'cancelled';
@@ -71,11 +72,11 @@ export function FullRun({ onDone }: { onDone: () => void }) {
     <div className="full-run">
       <div className="form-actions">
         <button type="button" className="primary" onClick={() => void start()} disabled={runId !== null}>
-          Run full reconciliation
+          {t('recon.run')}
         </button>
         {runId && progress && (
           <ProgressBar
-            label="Reconciling"
+            label={t('recon.reconciling')}
             value={progress.done}
             {...(progress.total > 0 ? { max: progress.total } : {})}
             onCancel={() => void cancel.run({ runId })}
@@ -84,15 +85,15 @@ export function FullRun({ onDone }: { onDone: () => void }) {
       </div>
       {result && (
         <p role="status" className="as-of">
-          {result}
+          {t('recon.reconciled', result)}
         </p>
       )}
       {cancelled ? (
         <p role="status" className="warn-text">
-          Full reconciliation cancelled; results already computed are kept.
+          {t('recon.runCancelled')}
         </p>
       ) : (
-        <ErrorBanner error={run.error} title="Full reconciliation failed" />
+        <ErrorBanner error={run.error} title={t('recon.runFailed')} />
       )}
     </div>
   );

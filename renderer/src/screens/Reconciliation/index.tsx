@@ -6,6 +6,7 @@ import '../../ui/extra.css';
 import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Screen } from '../../ui/index.js';
 import { Tabs } from '../../ui/Tabs.js';
+import { useWords } from '../../words/index.js';
 import { FullRun, OpenCounts } from './Summary.js';
 import { Exceptions } from './Exceptions.js';
 import { Orphans } from './Orphans.js';
@@ -25,6 +26,7 @@ export function ReconciliationScreen() {
   );
   const [tab, setTab] = useState('exceptions');
   const [version, setVersion] = useState(0);
+  const { t, f } = useWords();
   const s = summary.data;
   // A resolution reloads the summary (the lists reload themselves); a full run reloads everything.
   const changed = () => void summary.reload();
@@ -39,36 +41,36 @@ export function ReconciliationScreen() {
       <>
         {' '}
         <span className="badge err count">
-          {n.toLocaleString()}
-          <span className="sr-only"> open</span>
+          {f.number(n)}
+          <span className="sr-only"> {t('recon.openSr')}</span>
         </span>
       </>
     ) : null;
 
   return (
     <Screen
-      title="Reconciliation"
+      title={t('app.screen.reconciliation')}
       actions={
         <button type="button" onClick={() => void summary.reload()} disabled={summary.busy}>
-          {summary.busy ? 'Refreshing…' : 'Refresh'}
+          {t(summary.busy ? 'recon.refreshing' : 'recon.refresh')}
         </button>
       }
     >
       <ErrorBanner
         error={summary.error}
-        title="Could not compute the summary"
-        action={<button onClick={() => void summary.reload()}>Retry</button>}
+        title={t('recon.summaryFailed')}
+        action={<button onClick={() => void summary.reload()}>{t('recon.retry')}</button>}
       />
-      {summary.loading && <Loading what="the reconciliation summary" />}
+      {summary.loading && <Loading text={t('recon.summaryLoading')} />}
       {s && (
         <div className="recon-top">
           <OpenCounts summary={s} />
           <section className="panel" aria-labelledby="outcome-title">
-            <h2 id="outcome-title">Collections by outcome</h2>
+            <h2 id="outcome-title">{t('recon.byOutcome')}</h2>
             {s.collections === 0 ? (
-              <p className="as-of">No collections yet: outcomes appear once payments are taken.</p>
+              <p className="as-of">{t('recon.noCollections')}</p>
             ) : (
-              <Suspense fallback={<Loading what="the chart" />}>
+              <Suspense fallback={<Loading text={t('recon.chartLoading')} />}>
                 <OutcomeChart summary={s} />
               </Suspense>
             )}
@@ -77,15 +79,31 @@ export function ReconciliationScreen() {
       )}
       <FullRun onDone={afterRun} />
       <Tabs
-        label="Reconciliation views"
+        label={t('recon.views')}
         selected={tab}
         onSelect={setTab}
         tabs={[
-          { id: 'exceptions', label: <>Exceptions{count(s?.openExceptions)}</> },
-          { id: 'orphans', label: <>Unknown references{count(s?.orphans.open)}</> },
-          { id: 'audit', label: 'Audit', name: 'Audit' },
-          { id: 'movement', label: 'Balance movement', name: 'Balance movement' },
-          { id: 'refused', label: 'Refused callbacks', name: 'Refused callbacks' },
+          {
+            id: 'exceptions',
+            label: (
+              <>
+                {t('recon.tab.exceptions')}
+                {count(s?.openExceptions)}
+              </>
+            ),
+          },
+          {
+            id: 'orphans',
+            label: (
+              <>
+                {t('recon.tab.orphans')}
+                {count(s?.orphans.open)}
+              </>
+            ),
+          },
+          { id: 'audit', label: t('recon.tab.audit'), name: t('recon.tab.audit') },
+          { id: 'movement', label: t('recon.tab.movement'), name: t('recon.tab.movement') },
+          { id: 'refused', label: t('recon.tab.refused'), name: t('recon.tab.refused') },
         ]}
       >
         {tab === 'exceptions' && <Exceptions key={version} onChanged={changed} />}

@@ -1,17 +1,12 @@
-// Words for reconciliation outcomes and sources, shared by the screen's parts.
-const KIND_LABEL: Record<string, string> = {
-  currency_mismatch: 'Currency mismatch',
-  amount_mismatch: 'Amount mismatch',
-  bad_signature: 'Bad signature',
-  redirect_callback_disagree: 'Redirect and callback disagree',
-  final_status_changed: 'Changed after final',
-  unknown_outcome: 'Unknown outcome',
-  stale_pending: 'Stale pending',
-  rejected: 'Rejected',
-  pending: 'Pending',
-  matched: 'Matched',
-  orphan_callback: 'Callback for unknown reference',
-};
+// Words for reconciliation outcomes, sources and signatures, shared by the screen's parts (the catalogue's
+// recon.kind.*, recon.source.*, recon.sig.*); a value this version has no words for is shown as it came.
+import type { MessageId } from '../../../../main/words/words.shared.js';
+import { RECON_KINDS } from '../../../../main/store/sqlite/reconcile/kinds.shared.js';
+
+type T = (id: MessageId) => string;
+
+/** Every outcome a reconciliation stores, and the unknown-reference callbacks the summary counts beside them. */
+const KINDS = [...RECON_KINDS, 'orphan_callback'] as const;
 
 /** Exception kinds, in the order the queue filter lists them (the contract's enum). */
 export const EXCEPTION_KINDS = [
@@ -26,24 +21,16 @@ export const EXCEPTION_KINDS = [
 
 export const OUTCOME_ORDER = ['matched', 'pending', 'rejected', ...EXCEPTION_KINDS] as const;
 
-export const SOURCE_LABEL: Record<string, string> = {
-  intent: 'Intent',
-  initiate: 'Initiate',
-  redirect: 'Redirect',
-  callback: 'Callback',
-  import: 'Import',
-  manual: 'Manual',
-  security: 'Security',
-};
+export const SOURCES = ['intent', 'initiate', 'redirect', 'callback', 'import', 'manual', 'security'] as const;
+const SIGNATURES = ['verified', 'invalid', 'missing', 'not_applicable'] as const;
 
-export const SIGNATURE_LABEL: Record<string, string> = {
-  verified: 'verified',
-  invalid: 'INVALID',
-  missing: 'missing',
-  not_applicable: 'n/a',
-};
+const known = <K extends string>(list: readonly K[], x: string): x is K => (list as readonly string[]).includes(x);
 
-export const kindLabel = (k: string) => KIND_LABEL[k] ?? k.replace(/_/g, ' ');
+export const kindLabel = (t: T, k: string): string => (known(KINDS, k) ? t(`recon.kind.${k}`) : k.replace(/_/g, ' '));
+
+export const sourceLabel = (t: T, s: string): string => (known(SOURCES, s) ? t(`recon.source.${s}`) : s);
+
+export const signatureLabel = (t: T, s: string): string => (known(SIGNATURES, s) ? t(`recon.sig.${s}`) : s);
 
 export function kindBadgeClass(k: string): string {
   if (k === 'matched') return 'badge ok';

@@ -5,13 +5,15 @@
 import { useId } from 'react';
 import type { ExportTarget } from '../../../../main/ipc/contract/reports.js';
 import { ErrorBanner, Field, ProgressBar } from '../../ui/index.js';
-import { fileSize } from '../../ui/format.js';
+import { DateField } from '../../ui/DateField.js';
+import { useWords } from '../../words/index.js';
+import type { MessageId } from '../../../../main/words/words.shared.js';
 import { useExport, type ExportDone, type ExportFormat, type ExportKind, type Progress } from './useExport.js';
 
-const PHASE: Record<Progress['phase'], string> = {
-  starting: 'Starting',
-  reconciling: 'Reconciling before export',
-  writing: 'Writing rows',
+const PHASE: Record<Progress['phase'], MessageId> = {
+  starting: 'reports.phase.starting',
+  reconciling: 'reports.phase.reconciling',
+  writing: 'reports.phase.writing',
 };
 
 export function ExportForm({
@@ -33,7 +35,15 @@ export function ExportForm({
 }) {
   const headingId = useId();
   const x = useExport({ kind, target, rangeRequired, initialFrom, initialTo });
-  const what = kind === 'balances' ? 'balance report' : 'collections';
+  const { t, say } = useWords();
+  const exportLabel: MessageId =
+    kind === 'balances'
+      ? target?.canChoose
+        ? 'reports.exportBalancesChoose'
+        : 'reports.exportBalances'
+      : target?.canChoose
+        ? 'reports.exportCollectionsChoose'
+        : 'reports.exportCollections';
   return (
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>{title}</h2>
@@ -49,11 +59,11 @@ export function ExportForm({
         <ExportFields x={x} rangeRequired={rangeRequired} folder={x.typed ? target?.folder : undefined} />
         <div className="form-actions">
           <button type="submit" className="primary" disabled={x.running || target === undefined}>
-            {target?.canChoose ? `Export ${what}…` : `Export ${what}`}
+            {t(exportLabel)}
           </button>
           {x.running && x.progress && (
             <ProgressBar
-              label={PHASE[x.progress.phase]}
+              label={t(PHASE[x.progress.phase])}
               value={x.progress.done}
               {...(x.progress.total > 0 ? { max: x.progress.total } : {})}
               onCancel={x.cancel}
@@ -61,10 +71,10 @@ export function ExportForm({
           )}
         </div>
       </form>
-      {x.unnamedError && <ErrorBanner error={x.unnamedError} title="Export failed" />}
+      {x.unnamedError && <ErrorBanner error={x.unnamedError} title={t('reports.failed')} />}
       {x.notice && (
         <p role="status" className="warn-text">
-          {x.notice}
+          {say(x.notice)}
         </p>
       )}
       {x.result && <ExportResult title={title} result={x.result} folder={x.typed ? target?.folder : undefined} />}
@@ -82,36 +92,25 @@ function ExportFields({
   rangeRequired: boolean;
   folder: string | undefined;
 }) {
+  const { t } = useWords();
   return (
     <>
       <div className="row">
-        <Field label={rangeRequired ? 'From' : 'From (optional)'} error={x.fieldError('from')}>
-          <input
-            type="date"
-            name="from"
-            value={x.values.from}
-            onChange={(e) => x.set.from(e.target.value)}
-            disabled={x.running}
-          />
+        <Field label={t(rangeRequired ? 'reports.from' : 'reports.fromOptional')} error={x.fieldError('from')}>
+          <DateField name="from" value={x.values.from} onChange={x.set.from} disabled={x.running} />
         </Field>
-        <Field label={rangeRequired ? 'To' : 'To (optional)'} error={x.fieldError('to')}>
-          <input
-            type="date"
-            name="to"
-            value={x.values.to}
-            onChange={(e) => x.set.to(e.target.value)}
-            disabled={x.running}
-          />
+        <Field label={t(rangeRequired ? 'reports.to' : 'reports.toOptional')} error={x.fieldError('to')}>
+          <DateField name="to" value={x.values.to} onChange={x.set.to} disabled={x.running} />
         </Field>
-        <Field label="Format" error={x.fieldError('format')}>
+        <Field label={t('reports.format')} error={x.fieldError('format')}>
           <select
             name="format"
             value={x.values.format}
             onChange={(e) => x.set.format(e.target.value as ExportFormat)}
             disabled={x.running}
           >
-            <option value="csv">CSV</option>
-            <option value="xlsx">Excel workbook (.xlsx)</option>
+            <option value="csv">{t('reports.format.csv')}</option>
+            <option value="xlsx">{t('reports.format.xlsx')}</option>
           </select>
         </Field>
       </div>
@@ -124,14 +123,14 @@ function ExportFields({
             onChange={(e) => x.set.bom(e.target.checked)}
             disabled={x.running}
           />
-          Add a byte-order mark (for Excel)
+          {t('reports.bom')}
         </label>
       )}
       {folder !== undefined && (
         <Field
-          label="File name"
+          label={t('reports.fileName')}
           error={x.fieldError('fileName')}
-          hint={`Saved in ${folder}. A name only, ending in .${x.values.format}; nothing is overwritten.`}
+          hint={t('reports.fileNameHint', { folder, format: x.values.format })}
         >
           <input
             type="text"
@@ -150,23 +149,35 @@ function ExportFields({
 
 /** The rows written, each file's path and size, and (files in the exports folder) where to find them. */
 function ExportResult({ title, result, folder }: { title: string; result: ExportDone; folder: string | undefined }) {
+  const { t, rich, f: fmt } = useWords();
   return (
-    <div className="banner info result" role="status" aria-label={`${title} result`}>
+    <div className="banner info result" role="status" aria-label={t('reports.result', { title })}>
       <div>
-        <strong>
-          Exported {result.rows.toLocaleString()} row{result.rows === 1 ? '' : 's'}.
-        </strong>
+        <strong>{t('reports.rows', { rows: result.rows })}</strong>
         <ul>
           {result.files.map((f) => (
             <li key={f.path}>
-              <span className="mono">{f.path}</span> ({fileSize(f.bytes)})
+              {rich('reports.file', {
+                path: (
+                  <span className="mono" translate="no">
+                    {f.path}
+                  </span>
+                ),
+                size: fmt.fileSize(f.bytes),
+              })}
             </li>
           ))}
         </ul>
         {folder !== undefined && (
           <p className="as-of">
-            Open <span className="mono">{folder}</span> in your file manager to find{' '}
-            {result.files.length === 1 ? 'it' : 'them'}.
+            {rich('reports.openFolder', {
+              folder: (
+                <span className="mono" translate="no">
+                  {folder}
+                </span>
+              ),
+              files: result.files.length,
+            })}
           </p>
         )}
       </div>

@@ -6,41 +6,48 @@ import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Screen } from '../../ui/index.js';
 import { dayValue } from '../../ui/dates.js';
 import { ExportForm } from './ExportForm.js';
+import { useWords } from '../../words/index.js';
 
 export function ReportsScreen() {
   const target = useDeskQuery('reports.target', {});
   const now = new Date();
   const monthStart = dayValue(new Date(now.getFullYear(), now.getMonth(), 1).getTime());
   const today = dayValue(now.getTime());
+  const { t, rich } = useWords();
   return (
-    <Screen title="Reports">
+    <Screen title={t('app.screen.reports')}>
       <ErrorBanner
         error={target.error}
-        title="Could not prepare the exports"
-        action={<button onClick={() => void target.reload()}>Retry</button>}
+        title={t('reports.prepareFailed')}
+        action={<button onClick={() => void target.reload()}>{t('ui.retry')}</button>}
       />
-      {target.loading && <Loading what="export settings" />}
+      {target.loading && <Loading text={t('reports.loading')} />}
       {target.data && !target.data.canChoose && (
         <p className="as-of">
-          Files are saved in the app's exports folder, <span className="mono">{target.data.folder}</span> (open it in
-          your file manager to find them); you choose the file name.
+          {rich('reports.folder', {
+            folder: (
+              <span className="mono" translate="no">
+                {target.data.folder}
+              </span>
+            ),
+          })}
         </p>
       )}
       <ExportForm
         kind="balances"
-        title="Balance report"
+        title={t('reports.balances')}
         target={target.data}
         rangeRequired
         initialFrom={monthStart}
         initialTo={today}
-        description="Per currency and wallet type: opening, closing, lowest, highest and change over the days chosen, plus every snapshot (a second file, or a second sheet in Excel)."
+        description={t('reports.balancesAbout')}
       />
       <ExportForm
         kind="collections"
-        title="Collections report"
+        title={t('reports.collections')}
         target={target.data}
         rangeRequired={false}
-        description="Every collection with each source's status, the reconciliation outcome and any resolution note. Leave the dates empty for all of them."
+        description={t('reports.collectionsAbout')}
       />
     </Screen>
   );

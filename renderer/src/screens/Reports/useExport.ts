@@ -4,9 +4,12 @@
 import { useState } from 'react';
 import type { ExportOutcome, ExportTarget } from '../../../../main/ipc/contract/reports.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
-import { DeskError, invoke } from '../../desk.js';
+import { DeskError, invoke, windowFault } from '../../desk.js';
 import { useDeskEvent } from '../../hooks.js';
 import { dayEnd, dayStart } from '../../ui/dates.js';
+import { fieldErrorText } from '../../desk.js';
+import { useWords } from '../../words/index.js';
+import { words, type Words } from '../../../../main/words/words.shared.js';
 
 export type ExportKind = 'balances' | 'collections';
 export type ExportFormat = 'csv' | 'xlsx';
@@ -40,14 +43,14 @@ function checkExport(
     fileName: string | null;
   },
   exportId: string,
-): { errors: Record<string, string>; request: RequestOf<'reports.export'> } {
+): { errors: Record<string, Words>; request: RequestOf<'reports.export'> } {
   const f = dayStart(o.from);
   const t = dayEnd(o.to);
-  const errors: Record<string, string> = {};
-  if (o.rangeRequired && f === undefined) errors.from = 'Choose the first day of the report.';
-  if (o.rangeRequired && t === undefined) errors.to = 'Choose the last day of the report.';
-  if (f !== undefined && t !== undefined && t <= f) errors.to = 'The last day must be on or after the first day.';
-  if (o.fileName !== null && !o.fileName.trim()) errors.fileName = `Enter a file name ending in .${o.format}.`;
+  const errors: Record<string, Words> = {};
+  if (o.rangeRequired && f === undefined) errors.from = words('reports.chooseFirst');
+  if (o.rangeRequired && t === undefined) errors.to = words('reports.chooseLast');
+  if (f !== undefined && t !== undefined && t <= f) errors.to = words('reports.lastAfterFirst');
+  if (o.fileName !== null && !o.fileName.trim()) errors.fileName = words('reports.nameNeeded', { format: o.format });
   const request: RequestOf<'reports.export'> = { exportId, kind: o.kind, format: o.format };
   if (o.format === 'csv') request.bom = o.bom;
   if (f !== undefined) request.from = f;
@@ -72,9 +75,10 @@ export function useExport(o: {
   const [running, setRunning] = useState<string | null>(null);
   const [progress, setProgress] = useState<Progress | null>(null);
   const [result, setResult] = useState<ExportDone | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<Words | null>(null);
   const [error, setError] = useState<DeskError | null>(null);
-  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  const [localErrors, setLocalErrors] = useState<Record<string, Words>>({});
+  const { say } = useWords();
   /** A file name is typed (not chosen in the shell's dialog). */
   const typed = o.target !== undefined && !o.target.canChoose;
   // The default name follows the dates until the user types their own.
@@ -102,13 +106,10 @@ export function useExport(o: {
       if (r.status === 'done') {
         setResult(r);
         setAt(stamp());
-      } else setNotice('No file was chosen; nothing was exported.');
+      } else setNotice(words('reports.notChosen'));
     } catch (e) {
-      const de =
-        e instanceof DeskError
-          ? e
-          : new DeskError({ kind: 'internal', message: 'The export failed; the details are in the log.' });
-      if (de.kind === 'cancelled') setNotice('Export cancelled; the partial file was removed.');
+      const de = e instanceof DeskError ? e : windowFault('reports.export');
+      if (de.kind === 'cancelled') setNotice(words('reports.cancelled'));
       else setError(de);
     } finally {
       setRunning(null);
@@ -116,8 +117,8 @@ export function useExport(o: {
     }
   };
 
-  const fieldError = (name: string) =>
-    localErrors[name] ?? error?.fields?.[name] ?? (error?.field === name ? error.message : undefined);
+  const fieldError = (name: string): string | undefined =>
+    localErrors[name] ? say(localErrors[name]) : fieldErrorText(say, error, name);
   return {
     values: { from, to, format, bom, fileName },
     set: {

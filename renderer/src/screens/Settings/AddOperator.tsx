@@ -1,7 +1,9 @@
 // Adding an operator (admins only): login, name, role and an initial password typed twice, checked here
 // first (team-form.ts) and again by main and PostgreSQL, whose refusal lands on the field it names.
 import { useState, type FormEvent } from 'react';
-import { ROLE_LABEL, TEAM_ROLES, type TeamRole } from '../../../../main/team/roles.shared.js';
+import { TEAM_ROLES, type TeamRole } from '../../../../main/team/roles.shared.js';
+import { useWords } from '../../words/index.js';
+import type { Words } from '../../../../main/words/words.shared.js';
 import { useDeskAction } from '../../hooks.js';
 import { ErrorBanner, Field } from '../../ui/index.js';
 import { fieldError } from './Section.js';
@@ -9,14 +11,15 @@ import { checkNewOperator, EMPTY_OPERATOR_FORM, type NewOperatorForm } from './t
 
 export function AddOperatorForm({ reload }: { reload: () => Promise<void> }) {
   const [form, setForm] = useState<NewOperatorForm>(EMPTY_OPERATOR_FORM);
-  const [shown, setShown] = useState<Partial<Record<keyof NewOperatorForm, string>>>({});
+  const [shown, setShown] = useState<Partial<Record<keyof NewOperatorForm, Words>>>({});
   const [added, setAdded] = useState<string | null>(null);
   const add = useDeskAction('team.operators.add');
+  const { t, say } = useWords();
   const set = (k: keyof NewOperatorForm) => (e: { target: { value: string } }) => {
     setForm({ ...form, [k]: e.target.value });
     setAdded(null);
   };
-  const error = (k: keyof NewOperatorForm) => shown[k] ?? fieldError(add.error, k);
+  const error = (k: keyof NewOperatorForm) => (shown[k] ? say(shown[k]) : fieldError(say, add.error, k));
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setAdded(null);
@@ -32,14 +35,14 @@ export function AddOperatorForm({ reload }: { reload: () => Promise<void> }) {
     });
     if (r === undefined) return;
     setForm(EMPTY_OPERATOR_FORM); // the password leaves the page as soon as it is sent
-    setAdded(`Added ${login}. Give them their password in person; they can change it after signing in.`);
+    setAdded(login);
     await reload();
   };
   return (
-    <form aria-label="Add operator" onSubmit={(e) => void submit(e)} noValidate>
-      <h3>Add operator</h3>
+    <form aria-label={t('settings.team.add')} onSubmit={(e) => void submit(e)} noValidate>
+      <h3>{t('settings.team.add')}</h3>
       <div className="row" style={{ alignItems: 'flex-start' }}>
-        <Field label="Login" error={error('login')} hint="Their PostgreSQL login, e.g. amina_k">
+        <Field label={t('settings.team.login')} error={error('login')} hint={t('settings.team.loginHint')}>
           <input
             name="login"
             value={form.login}
@@ -49,22 +52,22 @@ export function AddOperatorForm({ reload }: { reload: () => Promise<void> }) {
             autoCapitalize="none"
           />
         </Field>
-        <Field label="Name" error={error('displayName')}>
+        <Field label={t('settings.team.name')} error={error('displayName')}>
           <input name="displayName" value={form.displayName} onChange={set('displayName')} autoComplete="off" />
         </Field>
-        <Field label="Role" error={error('role')}>
+        <Field label={t('settings.team.role')} error={error('role')}>
           <select name="role" value={form.role} onChange={set('role')}>
-            <option value="">Choose…</option>
+            <option value="">{t('settings.team.choose')}</option>
             {TEAM_ROLES.map((r) => (
               <option key={r} value={r}>
-                {ROLE_LABEL[r]}
+                {t(`team.role.${r}`)}
               </option>
             ))}
           </select>
         </Field>
       </div>
       <div className="row" style={{ alignItems: 'flex-start' }}>
-        <Field label="Initial password" error={error('password')} hint="At least 12 characters.">
+        <Field label={t('settings.team.password')} error={error('password')} hint={t('settings.team.passwordHint')}>
           <input
             name="password"
             type="password"
@@ -73,7 +76,7 @@ export function AddOperatorForm({ reload }: { reload: () => Promise<void> }) {
             autoComplete="new-password"
           />
         </Field>
-        <Field label="Initial password again" error={error('passwordAgain')}>
+        <Field label={t('settings.team.passwordAgain')} error={error('passwordAgain')}>
           <input
             name="passwordAgain"
             type="password"
@@ -83,14 +86,14 @@ export function AddOperatorForm({ reload }: { reload: () => Promise<void> }) {
           />
         </Field>
       </div>
-      <ErrorBanner error={add.error && !add.error.field ? add.error : undefined} title="Could not add the operator" />
+      <ErrorBanner error={add.error && !add.error.field ? add.error : undefined} title={t('settings.team.addFailed')} />
       <div className="row save-row">
         <button type="submit" className="primary" disabled={add.pending}>
-          Add operator
+          {t('settings.team.add')}
         </button>
         {added && (
           <span role="status" className="badge ok">
-            {added}
+            {t('settings.team.added', { login: added })}
           </span>
         )}
       </div>

@@ -8,6 +8,7 @@ import { ErrorBanner, Field } from '../../ui/index.js';
 import { SaveRow, Section, fieldError, useSave, type SectionProps } from './Section.js';
 import { SSL_MODE_CHOICES, sslModeSetting } from './team-tls.js';
 import { TeamCa } from './TeamCa.js';
+import { useWords } from '../../words/index.js';
 
 /** A team desk's connection as typed: the database, the operator who signs in, the TLS mode ('' by host). */
 interface TeamConnection {
@@ -27,6 +28,7 @@ export function ConnectionSection({ view, reload }: SectionProps) {
     teamSslMode: view.teamSslMode ?? '',
   });
   const s = useSave();
+  const { t, say } = useWords();
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void s.save(
@@ -45,31 +47,33 @@ export function ConnectionSection({ view, reload }: SectionProps) {
     );
   };
   return (
-    <Section title="Connection">
-      <form onSubmit={submit} aria-label="Connection">
+    <Section title={t('settings.connection')}>
+      <form onSubmit={submit} aria-label={t('settings.connection')}>
         <Field
-          label="Profile"
-          error={fieldError(s.error, 'profile')}
-          hint="Embedded runs a local sandbox with its own keys; sandbox, live and team use the keys below. A team desk shares one record with the others through the team database."
+          label={t('settings.profile')}
+          error={fieldError(say, s.error, 'profile')}
+          hint={t('settings.profileHint')}
         >
           <select
             name="profile"
             value={profile}
             onChange={(e) => setProfile(e.target.value as SettingsView['profile'])}
           >
-            <option value="embedded">embedded (local sandbox)</option>
-            <option value="sandbox">sandbox</option>
-            <option value="live">live</option>
-            <option value="team">team (shared team database)</option>
+            <option value="embedded">{t('settings.profile.embedded')}</option>
+            <option value="sandbox">{t('settings.profile.sandbox')}</option>
+            <option value="live">{t('settings.profile.live')}</option>
+            <option value="team">{t('settings.profile.team')}</option>
           </select>
         </Field>
         <Field
-          label="Base URL"
-          error={fieldError(s.error, 'baseUrl')}
+          label={t('settings.baseUrl')}
+          error={fieldError(say, s.error, 'baseUrl')}
           hint={
             profile === 'embedded'
-              ? `Not used by the embedded profile${view.embeddedBaseUrl ? ` (its sandbox runs at ${view.embeddedBaseUrl})` : ''}.`
-              : 'e.g. https://api.example.com'
+              ? view.embeddedBaseUrl
+                ? t('settings.baseUrlEmbeddedAt', { url: view.embeddedBaseUrl })
+                : t('settings.baseUrlEmbedded')
+              : t('settings.baseUrlExample')
           }
         >
           <input
@@ -79,6 +83,7 @@ export function ConnectionSection({ view, reload }: SectionProps) {
             onChange={(e) => setBaseUrl(e.target.value)}
             placeholder="https://…"
             spellCheck={false}
+            translate="no"
           />
         </Field>
         {profile === 'team' && (
@@ -90,7 +95,7 @@ export function ConnectionSection({ view, reload }: SectionProps) {
           />
         )}
         <ErrorBanner error={s.error && !s.error.fields ? s.error : undefined} />
-        <SaveRow label="Save connection" save={s} />
+        <SaveRow label={t('settings.saveConnection')} save={s} />
       </form>
       {view.profile === 'team' && <TeamCa view={view} reload={reload} />}
     </Section>
@@ -109,12 +114,13 @@ function TeamConnectionFields({
   error: DeskError | undefined;
   transport: SettingsView['teamTransport'];
 }) {
+  const { t, say } = useWords();
   return (
     <>
       <Field
-        label="Team database"
-        error={fieldError(error, 'teamDatabaseUrl')}
-        hint="postgres://HOST:PORT/DATABASE, without a password: each operator signs in with their own. Saving another database signs this desktop out; the operator signs in to the new one."
+        label={t('settings.teamDatabase')}
+        error={fieldError(say, error, 'teamDatabaseUrl')}
+        hint={t('settings.teamDatabaseHint')}
       >
         <input
           name="teamDatabaseUrl"
@@ -123,12 +129,13 @@ function TeamConnectionFields({
           onChange={(e) => onChange({ teamDatabaseUrl: e.target.value })}
           placeholder="postgres://…"
           spellCheck={false}
+          translate="no"
         />
       </Field>
       <Field
-        label="Operator login"
-        error={fieldError(error, 'teamLogin')}
-        hint="Who signs in on this desktop; the app asks for their password when it starts. Saving another login signs this desktop out until that operator signs in."
+        label={t('settings.operatorLogin')}
+        error={fieldError(say, error, 'teamLogin')}
+        hint={t('settings.operatorLoginHint')}
       >
         <input
           name="teamLogin"
@@ -139,13 +146,15 @@ function TeamConnectionFields({
         />
       </Field>
       <Field
-        label="TLS to the team database"
-        error={fieldError(error, 'teamSslMode') ?? fieldError(error, 'teamSslCa')}
+        label={t('settings.tls')}
+        error={fieldError(say, error, 'teamSslMode') ?? fieldError(say, error, 'teamSslCa')}
         hint={
           transport?.warning ? (
-            <span className="warn-text">Now: {transport.warning}.</span>
+            <span className="warn-text">
+              {t('settings.tlsNowWarning', { warning: say(transport.warningWords, transport.warning) })}
+            </span>
           ) : transport ? (
-            `Now: ${transport.mode}.`
+            t('settings.tlsNow', { mode: transport.mode })
           ) : undefined
         }
       >
@@ -156,7 +165,7 @@ function TeamConnectionFields({
         >
           {SSL_MODE_CHOICES.map((c) => (
             <option key={c.value} value={c.value}>
-              {c.label}
+              {t(c.label)}
             </option>
           ))}
         </select>

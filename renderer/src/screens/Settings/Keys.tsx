@@ -3,37 +3,42 @@ import { useState, type FormEvent } from 'react';
 import type { KeyName, SettingsView } from '../../../../main/ipc/contract/settings.js';
 import { useDeskAction } from '../../hooks.js';
 import { Section, type SectionProps } from './Section.js';
+import { errorText } from '../../desk.js';
+import { useWords } from '../../words/index.js';
+import type { MessageId } from '../../../../main/words/words.shared.js';
 
-const KEY_LABEL: Record<KeyName, string> = {
-  publicKey: 'Public key',
-  secretKey: 'Secret key',
-  signingKey: 'Signing key',
+const KEY_LABEL: Record<KeyName, MessageId> = {
+  publicKey: 'settings.key.publicKey',
+  secretKey: 'settings.key.secretKey',
+  signingKey: 'settings.key.signingKey',
 };
+
+const host = (h: string) => (
+  <span className="mono" translate="no">
+    {h}
+  </span>
+);
 
 export function KeysSection({ view, reload }: SectionProps) {
   const embedded = view.profile === 'embedded';
+  const { t, rich } = useWords();
+  const profile = t(`app.profile.${view.profile}`);
   return (
-    <Section title="Keys">
+    <Section title={t('settings.keys')}>
       {embedded ? (
-        <p className="as-of">
-          The embedded profile uses its local sandbox's keys, held in memory. Switch the profile to sandbox or live to
-          enter keys.
-        </p>
+        <p className="as-of">{t('settings.keys.embedded')}</p>
       ) : !view.keys.available ? (
         <div className="banner error" role="alert">
-          The OS keychain is not available{view.keys.reason ? `: ${view.keys.reason}` : ''}. Keys cannot be stored, and
-          they are never stored in plain text instead.
+          {/* The keychain's own reason (from the OS) is said as it came. */}
+          {view.keys.reason
+            ? t('settings.keys.noKeychainWhy', { reason: view.keys.reason })
+            : t('settings.keys.noKeychain')}
         </div>
       ) : (
         <p className="as-of">
-          Keys are stored in the OS keychain for the {view.profile} profile
-          {view.keys.boundTo && (!view.keys.enterFor || view.keys.enterFor === view.keys.boundTo) ? (
-            <>
-              {' '}
-              and are only sent to <span className="mono">{view.keys.boundTo}</span>
-            </>
-          ) : null}
-          . They are never shown again once set.
+          {view.keys.boundTo && (!view.keys.enterFor || view.keys.enterFor === view.keys.boundTo)
+            ? rich('settings.keys.storedFor', { profile, host: host(view.keys.boundTo) })
+            : t('settings.keys.stored', { profile })}
         </p>
       )}
       {!embedded && view.keys.available && view.keys.enterFor ? (
@@ -49,17 +54,13 @@ export function KeysSection({ view, reload }: SectionProps) {
 /** Keys are sent only to the host they were entered for: a new base URL host needs its own. */
 function EnterKeysBanner({ boundTo, enterFor }: { boundTo: string | null; enterFor: string }) {
   const again = boundTo !== null && boundTo !== enterFor;
+  const { rich } = useWords();
   return (
     <div className="banner warning" role="status">
       <span>
-        Keys must be entered {again ? 'again ' : ''}for <span className="mono">{enterFor}</span>
-        {again ? (
-          <>
-            {' '}
-            (the keys were saved for <span className="mono">{boundTo}</span> and are never sent to another host)
-          </>
-        ) : null}
-        .
+        {again
+          ? rich('settings.keys.enterAgain', { host: host(enterFor), before: host(boundTo) })
+          : rich('settings.keys.enterFor', { host: host(enterFor) })}
       </span>
     </div>
   );
@@ -90,11 +91,12 @@ function KeyRow({
     }
   };
   const error = set.error ?? clear.error;
+  const { t, say } = useWords();
   return (
-    <form className="key-row" onSubmit={(e) => void submit(e)} aria-label={KEY_LABEL[name]}>
-      <label htmlFor={inputId}>{KEY_LABEL[name]}</label>
+    <form className="key-row" onSubmit={(e) => void submit(e)} aria-label={t(KEY_LABEL[name])}>
+      <label htmlFor={inputId}>{t(KEY_LABEL[name])}</label>
       <span className={isSet ? 'badge ok' : 'badge off'} data-testid={`key-status-${name}`}>
-        {isSet ? 'set' : 'not set'}
+        {t(isSet ? 'settings.key.set' : 'settings.key.notSet')}
       </span>
       <input
         id={inputId}
@@ -107,14 +109,16 @@ function KeyRow({
           isSet
             ? name === 'publicKey' && view.keys.maskedPublicKey
               ? view.keys.maskedPublicKey
-              : 'replace…'
-            : 'paste the key'
+              : t('settings.key.replace')
+            : t('settings.key.paste')
         }
+        // The masked public key shown as the example is the key itself (its ends): data, not words.
+        translate={isSet && name === 'publicKey' && view.keys.maskedPublicKey ? 'no' : undefined}
         onChange={(e) => setValue(e.target.value)}
         aria-invalid={error ? true : undefined}
       />
       <button type="submit" disabled={disabled || !value || set.pending}>
-        Set
+        {t('settings.key.setButton')}
       </button>
       <button
         type="button"
@@ -122,11 +126,11 @@ function KeyRow({
         disabled={disabled || !isSet || clear.pending}
         onClick={() => void clear.run({ name }).then((r) => (r ? reload() : undefined))}
       >
-        Clear
+        {t('settings.key.clear')}
       </button>
       {error && (
         <div className="field-error" role="alert" style={{ gridColumn: '1 / -1' }}>
-          {error.message}
+          {errorText(say, error)}
         </div>
       )}
     </form>

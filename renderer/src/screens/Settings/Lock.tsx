@@ -3,14 +3,16 @@
 import { useState } from 'react';
 import { Field } from '../../ui/index.js';
 import { SaveRow, Section, fieldError, useSave, type SectionProps } from './Section.js';
+import { useWords } from '../../words/index.js';
 
 export function LockSection({ view, reload }: SectionProps) {
   const [minutes, setMinutes] = useState(String(view.idleLockMinutes));
   const s = useSave();
+  const { t, say } = useWords();
   return (
-    <Section title="Idle lock">
+    <Section title={t('settings.lock')}>
       <form
-        aria-label="Idle lock"
+        aria-label={t('settings.lock')}
         onSubmit={(e) => {
           e.preventDefault();
           void s.save({ idleLockMinutes: Number(minutes.replace(',', '.')) }, reload);
@@ -18,9 +20,9 @@ export function LockSection({ view, reload }: SectionProps) {
       >
         <div className="row">
           <Field
-            label="Lock after idle (minutes)"
-            hint="At most 15. A payment in progress finishes; its result shows after unlock."
-            error={fieldError(s.error, 'idleLockMinutes')}
+            label={t('settings.lock.after')}
+            hint={t('settings.lock.hint')}
+            error={fieldError(say, s.error, 'idleLockMinutes')}
           >
             <input
               name="idleLockMinutes"
@@ -30,7 +32,7 @@ export function LockSection({ view, reload }: SectionProps) {
             />
           </Field>
         </div>
-        <SaveRow label="Save idle lock" save={s} />
+        <SaveRow label={t('settings.lock.save')} save={s} />
       </form>
     </Section>
   );

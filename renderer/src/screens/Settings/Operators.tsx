@@ -3,10 +3,11 @@
 // shows, and that refusal is shown as it comes back.
 import { useState } from 'react';
 import type { TeamMe, TeamOperatorRow } from '../../../../main/ipc/contract/team.js';
-import { ROLE_LABEL, TEAM_ROLES, type TeamRole } from '../../../../main/team/roles.shared.js';
+import { TEAM_ROLES, type TeamRole } from '../../../../main/team/roles.shared.js';
+import { useWords } from '../../words/index.js';
+import { words, type Words } from '../../../../main/words/words.shared.js';
 import { useDeskAction } from '../../hooks.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
-import { formatDateTime } from '../../ui/format.js';
 import { EmptyState, ErrorBanner } from '../../ui/index.js';
 import { operatorStatus } from './team-form.js';
 
@@ -15,8 +16,8 @@ function useOperatorChanges(reload: () => Promise<void>) {
   const disable = useDeskAction('team.operators.disable');
   const enable = useDeskAction('team.operators.enable');
   const setRole = useDeskAction('team.operators.setRole');
-  const [done, setDone] = useState<string | null>(null);
-  const after = async (r: unknown, message: string) => {
+  const [done, setDone] = useState<Words | null>(null);
+  const after = async (r: unknown, message: Words) => {
     if (r === undefined) return; // the action's error is shown
     setDone(message);
     await reload();
@@ -33,14 +34,16 @@ function useOperatorChanges(reload: () => Promise<void>) {
     pending: { disable: disable.pending, enable: enable.pending, setRole: setRole.pending },
     clearMessages,
     disable: (login: string) =>
-      void disable.run({ login }).then((r) => after(r, `${login} is disabled and was signed out everywhere.`)),
+      void disable.run({ login }).then((r) => after(r, words('settings.team.disabled', { login }))),
     enable: (login: string) => {
       clearMessages();
-      void enable.run({ login }).then((r) => after(r, `${login} can sign in again.`));
+      void enable.run({ login }).then((r) => after(r, words('settings.team.enabled', { login })));
     },
     setRole: (login: string, role: TeamRole) => {
       clearMessages();
-      void setRole.run({ login, role }).then((r) => after(r, `${login} is now ${ROLE_LABEL[role]}.`));
+      void setRole
+        .run({ login, role })
+        .then((r) => after(r, words('settings.team.roleSet', { login, roleId: `team.role.${role}` })));
     },
   };
 }
@@ -59,25 +62,28 @@ export function OperatorsTable({
   const changes = useOperatorChanges(reload);
   const [confirming, setConfirming] = useState<TeamOperatorRow | null>(null);
   const admin = me?.isAdmin ?? false;
+  const { t, say } = useWords();
 
   if (rows.length === 0)
-    return <EmptyState title="No operators yet">{admin ? 'Add the first one below.' : null}</EmptyState>;
+    return (
+      <EmptyState title={t('settings.team.noOperatorsTitle')}>{admin ? t('settings.team.addFirst') : null}</EmptyState>
+    );
   return (
     <>
-      <ErrorBanner error={changes.error} title="The change was not made" />
+      <ErrorBanner error={changes.error} title={t('settings.team.notMade')} />
       {changes.done && (
         <p role="status" className="badge ok">
-          {changes.done}
+          {say(changes.done)}
         </p>
       )}
-      <table className="table team-operators" aria-label="Operators">
+      <table className="table team-operators" aria-label={t('settings.team.operators')}>
         <thead>
           <tr>
-            <th scope="col">Login</th>
-            <th scope="col">Name</th>
-            <th scope="col">Role</th>
-            <th scope="col">Status</th>
-            {admin && <th scope="col">Actions</th>}
+            <th scope="col">{t('settings.team.col.login')}</th>
+            <th scope="col">{t('settings.team.col.name')}</th>
+            <th scope="col">{t('settings.team.col.role')}</th>
+            <th scope="col">{t('settings.team.col.status')}</th>
+            {admin && <th scope="col">{t('settings.team.col.actions')}</th>}
           </tr>
         </thead>
         <tbody>
@@ -123,13 +129,14 @@ function OperatorRow({
   onDisable: () => void;
 }) {
   const enabled = operatorStatus(row) === 'enabled';
+  const { t } = useWords();
   return (
     <tr>
       <td className="mono">
-        {row.login}
-        {self ? ' (you)' : ''}
+        <span translate="no">{row.login}</span>
+        {self ? ` ${t('settings.team.you')}` : ''}
       </td>
-      <td>{row.displayName}</td>
+      <td translate="no">{row.displayName}</td>
       <td>
         {admin && !self ? (
           <RoleChanger
@@ -140,35 +147,39 @@ function OperatorRow({
             onChange={(role) => changes.setRole(row.login, role)}
           />
         ) : (
-          ROLE_LABEL[row.role]
+          t(`team.role.${row.role}`)
         )}
       </td>
       <td>
-        <span className={enabled ? 'badge ok' : 'badge off'}>{enabled ? 'Enabled' : 'Disabled'}</span>
-        {!enabled && <span className="as-of"> since {formatDateTime(row.disabledAt)}</span>}
+        <span className={enabled ? 'badge ok' : 'badge off'}>
+          {t(enabled ? 'settings.team.statusEnabled' : 'settings.team.statusDisabled')}
+        </span>
+        {!enabled && row.disabledAt !== null && (
+          <span className="as-of"> {t('settings.team.since', { at: row.disabledAt })}</span>
+        )}
       </td>
       {admin && (
         <td>
           {self ? (
-            <span className="as-of">You cannot disable yourself here.</span>
+            <span className="as-of">{t('settings.team.notYourself')}</span>
           ) : enabled ? (
             <button
               type="button"
               className="danger"
-              aria-label={`Disable ${row.login}`}
+              aria-label={t('settings.team.disableLogin', { login: row.login })}
               disabled={changes.pending.disable}
               onClick={onDisable}
             >
-              Disable
+              {t('settings.team.disable')}
             </button>
           ) : (
             <button
               type="button"
-              aria-label={`Enable ${row.login}`}
+              aria-label={t('settings.team.enableLogin', { login: row.login })}
               disabled={changes.pending.enable}
               onClick={() => changes.enable(row.login)}
             >
-              Enable
+              {t('settings.team.enable')}
             </button>
           )}
         </td>
@@ -188,6 +199,7 @@ function RoleChanger({
   onChange: (role: TeamRole) => void;
 }) {
   const [role, setRole] = useState<TeamRole>(row.role);
+  const { t } = useWords();
   return (
     <form
       className="row"
@@ -196,15 +208,23 @@ function RoleChanger({
         if (role !== row.role) onChange(role);
       }}
     >
-      <select aria-label={`Role of ${row.login}`} value={role} onChange={(e) => setRole(e.target.value as TeamRole)}>
+      <select
+        aria-label={t('settings.team.roleOf', { login: row.login })}
+        value={role}
+        onChange={(e) => setRole(e.target.value as TeamRole)}
+      >
         {TEAM_ROLES.map((r) => (
           <option key={r} value={r}>
-            {ROLE_LABEL[r]}
+            {t(`team.role.${r}`)}
           </option>
         ))}
       </select>
-      <button type="submit" aria-label={`Change the role of ${row.login}`} disabled={pending || role === row.role}>
-        Change role
+      <button
+        type="submit"
+        aria-label={t('settings.team.changeRoleOf', { login: row.login })}
+        disabled={pending || role === row.role}
+      >
+        {t('settings.team.changeRole')}
       </button>
     </form>
   );
@@ -220,23 +240,19 @@ function DisableDialog({
   onCancel: () => void;
   onConfirm: (row: TeamOperatorRow) => void;
 }) {
+  const { t } = useWords();
   return (
     <ConfirmDialog
       open={operator !== null}
-      title={`Disable ${operator?.login ?? ''}?`}
-      confirmLabel="Disable"
+      title={t('settings.team.disableTitle', { login: operator?.login ?? '' })}
+      confirmLabel={t('settings.team.disable')}
       onCancel={onCancel}
       onConfirm={() => {
         if (operator) onConfirm(operator);
         else onCancel();
       }}
     >
-      {operator && (
-        <p>
-          {operator.displayName} ({operator.login}) will not be able to sign in, and their open sessions end now. You
-          can enable them again later.
-        </p>
-      )}
+      {operator && <p>{t('settings.team.disableWhat', { name: operator.displayName, login: operator.login })}</p>}
     </ConfirmDialog>
   );
 }

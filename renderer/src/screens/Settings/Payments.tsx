@@ -3,25 +3,26 @@ import { useState } from 'react';
 import type { SettingsView } from '../../../../main/ipc/contract/settings.js';
 import { Field } from '../../ui/index.js';
 import { SaveRow, Section, fieldError, useSave, type SectionProps } from './Section.js';
-import { formatDateTime } from '../../ui/format.js';
+import { useWords } from '../../words/index.js';
 
 export function PaymentsSection({ view, reload }: SectionProps) {
   const [redirectUrl, setRedirectUrl] = useState(view.redirectUrl);
   const [operatorName, setOperatorName] = useState(view.operatorName);
   const s = useSave();
+  const { t, say } = useWords();
   return (
-    <Section title="Payments">
+    <Section title={t('settings.payments')}>
       <form
-        aria-label="Payments"
+        aria-label={t('settings.payments')}
         onSubmit={(e) => {
           e.preventDefault();
           void s.save({ redirectUrl, operatorName }, reload);
         }}
       >
         <Field
-          label="Redirect URL"
-          error={fieldError(s.error, 'redirectUrl')}
-          hint="Where the payment page sends the customer; the app captures it before it loads."
+          label={t('settings.redirectUrl')}
+          error={fieldError(say, s.error, 'redirectUrl')}
+          hint={t('settings.redirectUrlHint')}
         >
           <input
             name="redirectUrl"
@@ -32,13 +33,13 @@ export function PaymentsSection({ view, reload }: SectionProps) {
           />
         </Field>
         <Field
-          label="Operator name"
-          error={fieldError(s.error, 'operatorName')}
-          hint="Recorded on every payment you take and every exception you resolve."
+          label={t('settings.operatorName')}
+          error={fieldError(say, s.error, 'operatorName')}
+          hint={t('settings.operatorNameHint')}
         >
           <input name="operatorName" value={operatorName} onChange={(e) => setOperatorName(e.target.value)} />
         </Field>
-        <SaveRow label="Save payments" save={s} />
+        <SaveRow label={t('settings.savePayments')} save={s} />
       </form>
       <OperatorNameChanges changes={view.operatorNameChanges} />
     </Section>
@@ -47,14 +48,17 @@ export function PaymentsSection({ view, reload }: SectionProps) {
 
 /** The main process's record of who the operator was before and after each change of the name. */
 function OperatorNameChanges({ changes }: { changes: SettingsView['operatorNameChanges'] }) {
+  const { t } = useWords();
   if (changes.length === 0) return null;
   return (
     <div className="field">
-      <h3>Operator name changes</h3>
-      <ul aria-label="Operator name changes" className="as-of">
+      <h3>{t('settings.nameChanges')}</h3>
+      <ul aria-label={t('settings.nameChanges')} className="as-of">
         {changes.map((c, i) => (
           <li key={`${c.at}-${i}`}>
-            Operator name changed {c.from !== null ? `from ${c.from} ` : ''}to {c.to} at {formatDateTime(c.at)}
+            {c.from !== null
+              ? t('settings.nameChanged', { from: c.from, to: c.to, at: Date.parse(c.at) })
+              : t('settings.nameSet', { to: c.to, at: Date.parse(c.at) })}
           </li>
         ))}
       </ul>

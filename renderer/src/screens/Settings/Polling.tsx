@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import { Field } from '../../ui/index.js';
 import { SaveRow, Section, fieldError, useSave, type SectionProps } from './Section.js';
+import { useWords } from '../../words/index.js';
 
 export function PollingSection({ view, reload }: SectionProps) {
   const [balancesS, setBalancesS] = useState(String(view.pollIntervals.balancesMs / 1000));
@@ -9,10 +10,11 @@ export function PollingSection({ view, reload }: SectionProps) {
   const [staleMin, setStaleMin] = useState(String(view.staleAfterMs / 60000));
   const s = useSave();
   const num = (v: string, mult: number) => Math.round(Number(v.replace(',', '.')) * mult);
+  const { t, say } = useWords();
   return (
-    <Section title="Polling">
+    <Section title={t('settings.polling')}>
       <form
-        aria-label="Polling"
+        aria-label={t('settings.polling')}
         onSubmit={(e) => {
           e.preventDefault();
           void s.save(
@@ -25,7 +27,7 @@ export function PollingSection({ view, reload }: SectionProps) {
         }}
       >
         <div className="row">
-          <Field label="Balances every (seconds)" error={fieldError(s.error, 'pollIntervals.balancesMs')}>
+          <Field label={t('settings.polling.balances')} error={fieldError(say, s.error, 'pollIntervals.balancesMs')}>
             <input
               name="balancesSeconds"
               inputMode="decimal"
@@ -33,7 +35,7 @@ export function PollingSection({ view, reload }: SectionProps) {
               onChange={(e) => setBalancesS(e.target.value)}
             />
           </Field>
-          <Field label="Payment options every (minutes)" error={fieldError(s.error, 'pollIntervals.providersMs')}>
+          <Field label={t('settings.polling.options')} error={fieldError(say, s.error, 'pollIntervals.providersMs')}>
             <input
               name="providersMinutes"
               inputMode="decimal"
@@ -41,7 +43,7 @@ export function PollingSection({ view, reload }: SectionProps) {
               onChange={(e) => setProvidersMin(e.target.value)}
             />
           </Field>
-          <Field label="Stale after (minutes)" error={fieldError(s.error, 'staleAfterMs')}>
+          <Field label={t('settings.polling.stale')} error={fieldError(say, s.error, 'staleAfterMs')}>
             <input
               name="staleMinutes"
               inputMode="decimal"
@@ -50,7 +52,7 @@ export function PollingSection({ view, reload }: SectionProps) {
             />
           </Field>
         </div>
-        <SaveRow label="Save polling" save={s} />
+        <SaveRow label={t('settings.polling.save')} save={s} />
       </form>
     </Section>
   );

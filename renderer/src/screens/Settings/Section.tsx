@@ -3,17 +3,19 @@ import { useState, type ReactNode } from 'react';
 import type { SettingsView } from '../../../../main/ipc/contract/settings.js';
 import type { DeskError } from '../../desk.js';
 import { useDeskAction } from '../../hooks.js';
+import { fieldErrorText } from '../../desk.js';
+import { useWords, type Say } from '../../words/index.js';
 
 export type SectionProps = { view: SettingsView; reload: () => Promise<void> };
 
 /** Field errors of a failed save: error.fields keyed by the setting path (e.g. "pollIntervals.balancesMs"). */
-export function fieldError(error: DeskError | undefined, name: string): string | undefined {
-  if (!error) return undefined;
-  return error.fields?.[name] ?? (error.field === name ? error.message : undefined);
+export function fieldError(say: Say['say'], error: DeskError | undefined, name: string): string | undefined {
+  return fieldErrorText(say, error, name);
 }
 
 /** Every section ends the same way: its Save button, and "Saved" once the change is stored. */
 export function SaveRow({ label, save }: { label: string; save: { pending: boolean; saved: boolean } }) {
+  const { t } = useWords();
   return (
     <div className="row save-row">
       <button type="submit" className="primary" disabled={save.pending}>
@@ -21,7 +23,7 @@ export function SaveRow({ label, save }: { label: string; save: { pending: boole
       </button>
       {save.saved && (
         <span role="status" className="badge ok">
-          Saved
+          {t('settings.saved')}
         </span>
       )}
     </div>

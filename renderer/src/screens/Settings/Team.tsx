@@ -3,7 +3,8 @@
 // operator's change, made at this desk or another (or the CLI), is pushed as team.operatorsChanged and the
 // list and "signed in as" read again.
 import type { TeamMe } from '../../../../main/ipc/contract/team.js';
-import { ROLE_LABEL } from '../../../../main/team/roles.shared.js';
+import type { ReactNode } from 'react';
+import { useWords } from '../../words/index.js';
 import { WhoMay } from '../../role.js';
 import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading } from '../../ui/index.js';
@@ -20,34 +21,45 @@ export function TeamSection() {
   const reload = async () => {
     await Promise.all([me.reload(), list.reload()]);
   };
+  const { t } = useWords();
   return (
-    <Section title="Team">
-      <ErrorBanner error={me.error} title="Could not read who is signed in" />
-      {me.loading && <Loading what="your operator" />}
+    <Section title={t('settings.team')}>
+      <ErrorBanner error={me.error} title={t('settings.team.meFailed')} />
+      {me.loading && <Loading text={t('settings.team.meLoading')} />}
       {me.data && <WhoAmI me={me.data} />}
       <RecordCheck />
       <NotificationsCheck />
       <ErrorBanner
         error={list.error}
-        title="Could not read the operators"
+        title={t('settings.team.listFailed')}
         action={
           <button type="button" onClick={() => void list.reload()}>
-            Retry
+            {t('settings.team.retry')}
           </button>
         }
       />
-      {list.loading && <Loading what="operators" />}
+      {list.loading && <Loading text={t('settings.team.listLoading')} />}
       {list.data && <OperatorsTable rows={list.data} me={me.data} reload={reload} />}
       {me.data?.isAdmin ? <AddOperatorForm reload={reload} /> : me.data ? <WhoMay action="manageOperators" /> : null}
     </Section>
   );
 }
 
+const b = (chunks: ReactNode[]) => <strong>{chunks}</strong>;
+
 function WhoAmI({ me }: { me: TeamMe }) {
+  const { t, rich } = useWords();
+  const login = (
+    <span className="mono" translate="no">
+      {me.login}
+    </span>
+  );
+  const role = t(`team.role.${me.role}`);
   return (
-    <p aria-label="Signed in as">
-      Signed in as <span className="mono">{me.login}</span>
-      {me.displayName ? ` (${me.displayName})` : ''}, role <strong>{ROLE_LABEL[me.role]}</strong>
+    <p aria-label={t('settings.team.signedInAs')}>
+      {me.displayName
+        ? rich('settings.team.whoAmIName', { login, name: me.displayName, role, b })
+        : rich('settings.team.whoAmI', { login, role, b })}
     </p>
   );
 }

@@ -5,6 +5,8 @@ import { useState } from 'react';
 import { useDeskAction } from '../../hooks.js';
 import { Field } from '../../ui/index.js';
 import type { SectionProps } from './Section.js';
+import { errorText } from '../../desk.js';
+import { useWords } from '../../words/index.js';
 
 const MAX_PEM = 65536;
 
@@ -21,16 +23,17 @@ export function TeamCa({ view, reload }: SectionProps) {
     await run({ pem: await file.text() });
   };
   const ca = view.teamSslCa;
+  const { t, say, f } = useWords();
   return (
-    <div aria-label="Team database CA certificate" role="group">
+    <div aria-label={t('settings.ca.group')} role="group">
       <Field
-        label="CA certificate of the team database"
-        error={tooLarge ? 'The file is too large to be a CA certificate.' : set.error?.message}
-        hint="The certificate of the authority that signed the database server's certificate (PEM). It is kept with this profile."
+        label={t('settings.ca.label')}
+        error={tooLarge ? t('settings.ca.tooLarge') : set.error ? errorText(say, set.error) : undefined}
+        hint={t('settings.ca.hint')}
       >
         {view.teamCaDialog ? (
           <button type="button" disabled={set.pending} onClick={() => void run({})}>
-            Choose CA certificate…
+            {t('settings.ca.choose')}
           </button>
         ) : (
           <input
@@ -42,19 +45,21 @@ export function TeamCa({ view, reload }: SectionProps) {
       </Field>
       {ca ? (
         <dl className="kv" data-testid="team-ca-info">
-          <dt>Subject</dt>
-          <dd>{ca.subject}</dd>
-          <dt>SHA-256 fingerprint</dt>
-          <dd className="mono">{ca.fingerprintSha256}</dd>
-          <dt>Valid until</dt>
-          <dd>{ca.validTo.slice(0, 10)}</dd>
+          <dt>{t('settings.ca.subject')}</dt>
+          <dd translate="no">{ca.subject}</dd>
+          <dt>{t('settings.ca.fingerprint')}</dt>
+          <dd className="mono" translate="no">
+            {ca.fingerprintSha256}
+          </dd>
+          <dt>{t('settings.ca.validUntil')}</dt>
+          <dd>{f.date(ca.validTo)}</dd>
         </dl>
       ) : (
-        <p className="as-of">No CA certificate: the server&apos;s certificate is checked against the public CAs.</p>
+        <p className="as-of">{t('settings.ca.none')}</p>
       )}
       {ca && (
         <button type="button" disabled={set.pending} onClick={() => void run({ clear: true })}>
-          Remove CA certificate
+          {t('settings.ca.remove')}
         </button>
       )}
     </div>

@@ -3,13 +3,14 @@
 // from the team database reach this desk.
 import type { TeamRollbackState } from '../../../../main/team/chain-words.shared.js';
 import { chainWords, rollbackWords } from '../../../../main/team/chain-words.shared.js';
-import { notificationsExplained } from '../../../../main/team/notify-words.shared.js';
+import { notificationsExplainedWords } from '../../../../main/team/notify-words.shared.js';
 import { useAppStatus } from '../../hooks.js';
-import { formatDateTime } from '../../ui/format.js';
+import { useWords } from '../../words/index.js';
 
 /** The team record's hash chain as this desk checked it: verified through seq N, or the alarm. */
 export function RecordCheck() {
   const team = useAppStatus().status?.team;
+  const { t, say } = useWords();
   const chain = team?.chain;
   if (!chain) return null;
   const words = chainWords(chain);
@@ -17,12 +18,12 @@ export function RecordCheck() {
     <>
       {words.alarm ? (
         <p role="alert" className="badge err" data-testid="team-record-check">
-          {words.text}
+          {say(words.words)}
         </p>
       ) : (
         <p className="as-of" data-testid="team-record-check">
-          {words.text}
-          {chain.recheckedAt !== null ? ` (whole record re-checked ${formatDateTime(chain.recheckedAt)})` : ''}
+          {say(words.words)}
+          {chain.recheckedAt !== null ? ` ${t('settings.record.rechecked', { at: chain.recheckedAt })}` : ''}
         </p>
       )}
       {team.rollback && <RecordWentBack rollback={team.rollback} />}
@@ -37,17 +38,26 @@ export function RecordCheck() {
  */
 function RecordWentBack({ rollback: r }: { rollback: TeamRollbackState }) {
   const words = rollbackWords(r);
+  const { t, rich, say } = useWords();
+  const head = {
+    foundAt: r.foundAt,
+    seq: r.previousHead.seq,
+    hash: (
+      <span className="mono" translate="no">
+        {r.previousHead.hash.slice(0, 16)}…
+      </span>
+    ),
+  };
   return (
     <section className="team-rollback" aria-labelledby="team-rollback-title" data-testid="team-rollback">
-      <h3 id="team-rollback-title">Team record went back</h3>
+      <h3 id="team-rollback-title">{t('settings.record.wentBack')}</h3>
       <p role="status" className={r.phase === 'restoring' || r.unrestoredCount ? 'badge warn' : undefined}>
-        {words.text}
+        {say(words.words)}
       </p>
       <p className="as-of">
-        Found {formatDateTime(r.foundAt)}. The head this desk had verified, kept as evidence: seq{' '}
-        {r.previousHead.seq.toLocaleString('en')}, hash{' '}
-        <span className="mono">{r.previousHead.hash.slice(0, 16)}…</span>
-        {r.rebasedAt !== null ? `; following the record again since ${formatDateTime(r.rebasedAt)}.` : '.'}
+        {r.rebasedAt !== null
+          ? rich('settings.record.foundRebased', { ...head, rebasedAt: r.rebasedAt })
+          : rich('settings.record.found', head)}
       </p>
       {r.unrestoredCount > 0 && <NotPutBack rollback={r} />}
     </section>
@@ -56,33 +66,35 @@ function RecordWentBack({ rollback: r }: { rollback: TeamRollbackState }) {
 
 /** The lost events nobody put back, by reference and seq (the first ones, when there are many). */
 function NotPutBack({ rollback: r }: { rollback: TeamRollbackState }) {
+  const { t, f } = useWords();
   return (
-    <table className="table" aria-label="Lost events not put back">
+    <table className="table" aria-label={t('settings.record.lost')}>
       <caption>
-        {r.unrestoredCount === 1
-          ? 'One event the team database lost that this desk could not put back'
-          : `${r.unrestoredCount.toLocaleString('en')} events the team database lost that this desk could not put back`}
+        {t('settings.record.lostCaption', { n: r.unrestoredCount })}
         {r.unrestoredCount > r.unrestored.length
-          ? ` (the first ${r.unrestored.length} shown; the log has them all)`
+          ? ` ${t('settings.record.firstShown', { shown: r.unrestored.length })}`
           : ''}
       </caption>
       <thead>
         <tr>
-          <th scope="col">Reference</th>
-          <th scope="col">Seq</th>
-          <th scope="col">Event</th>
-          <th scope="col">Why</th>
+          <th scope="col">{t('settings.record.col.reference')}</th>
+          <th scope="col">{t('settings.record.col.seq')}</th>
+          <th scope="col">{t('settings.record.col.event')}</th>
+          <th scope="col">{t('settings.record.col.why')}</th>
         </tr>
       </thead>
       <tbody>
         {r.unrestored.map((x) => (
           <tr key={x.eventKey}>
-            <td className="mono">{x.reference}</td>
-            <td>{x.seq === null ? 'not known' : x.seq.toLocaleString('en')}</td>
-            <td>
+            <td className="mono" translate="no">
+              {x.reference}
+            </td>
+            <td>{x.seq === null ? t('settings.record.notKnown') : f.number(x.seq)}</td>
+            {/* The event as the record names it, and why it could not be put back, as the sync said it. */}
+            <td translate="no">
               {x.source} · {x.kind.replace(/_/g, ' ')}
             </td>
-            <td>{x.reason}</td>
+            <td translate="no">{x.reason}</td>
           </tr>
         ))}
       </tbody>
@@ -93,11 +105,12 @@ function NotPutBack({ rollback: r }: { rollback: TeamRollbackState }) {
 /** Whether notifications from the team database were proven to reach this desk; if not, the fix. */
 export function NotificationsCheck() {
   const n = useAppStatus().status?.team?.notifications;
+  const { t, say } = useWords();
   if (!n) return null;
   return (
     <p className={n.arriving === false ? 'badge warn' : 'as-of'} data-testid="team-notifications-check">
-      {notificationsExplained(n)}
-      {n.arriving !== null && n.checkedAt !== null ? ` (checked ${formatDateTime(n.checkedAt)})` : ''}
+      {say(notificationsExplainedWords(n))}
+      {n.arriving !== null && n.checkedAt !== null ? ` ${t('settings.record.checked', { at: n.checkedAt })}` : ''}
     </p>
   );
 }

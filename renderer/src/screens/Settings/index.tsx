@@ -11,25 +11,31 @@ import { ReceiverSection } from './Receiver.js';
 import { ServiceKeySection } from './ServiceKey.js';
 import { TeamSection } from './Team.js';
 import { isTeamProfile } from './team-form.js';
+import { LanguageSection } from './Language.js';
+import { useWords } from '../../words/index.js';
 
 export function SettingsScreen() {
   const q = useDeskQuery('settings.get', {}, { refreshOn: ['settings.changed'] });
+  const { t } = useWords();
   return (
-    <Screen title="Settings">
-      <ErrorBanner error={q.error} title="Could not read the settings" />
-      {q.loading && <Loading what="settings" />}
+    <Screen title={t('app.screen.settings')}>
+      <ErrorBanner error={q.error} title={t('settings.readFailed')} />
+      {q.loading && <Loading text={t('settings.loading')} />}
+      {/* The language is the desk's: it can be changed even when the profile's settings cannot be read. */}
+      <LanguageSection />
       {q.data && <SettingsForms view={q.data} reload={q.reload} />}
     </Screen>
   );
 }
 
 function SettingsForms({ view, reload }: { view: SettingsView; reload: () => Promise<void> }) {
+  const { t } = useWords();
   return (
     <>
       {view.problems.length > 0 && (
         <WarningBanner>
-          Some stored settings were not valid and their defaults are used:{' '}
-          {view.problems.map((p) => p.message).join('; ')}
+          {/* Each problem names the stored setting and what was wrong with its value, as main checked it. */}
+          {t('settings.problems', { problems: view.problems.map((p) => p.message).join('; ') })}
         </WarningBanner>
       )}
       <ConnectionSection view={view} reload={reload} />

@@ -1,13 +1,8 @@
 // The Team section's pure parts: checking the Add operator form before it is sent (main and PostgreSQL
 // check again), and how an operator's status reads.
+import { words, type Words } from '../../../../main/words/words.shared.js';
 import type { TeamOperatorRow } from '../../../../main/ipc/contract/team.js';
-import {
-  isTeamRole,
-  isValidLogin,
-  LOGIN_RULE,
-  MIN_PASSWORD_LENGTH,
-  type TeamRole,
-} from '../../../../main/team/roles.shared.js';
+import { isTeamRole, isValidLogin, MIN_PASSWORD_LENGTH, type TeamRole } from '../../../../main/team/roles.shared.js';
 
 export interface NewOperatorForm {
   login: string;
@@ -25,18 +20,18 @@ export const EMPTY_OPERATOR_FORM: NewOperatorForm = {
   passwordAgain: '',
 };
 
-/** Field -> message for what is wrong (named like the IPC request, plus passwordAgain); empty when it may be sent. */
-export function checkNewOperator(form: NewOperatorForm): Partial<Record<keyof NewOperatorForm, string>> {
-  const errors: Partial<Record<keyof NewOperatorForm, string>> = {};
+/** Field -> words for what is wrong (named like the IPC request, plus passwordAgain); empty when it may be sent. */
+export function checkNewOperator(form: NewOperatorForm): Partial<Record<keyof NewOperatorForm, Words>> {
+  const errors: Partial<Record<keyof NewOperatorForm, Words>> = {};
   const login = form.login.trim();
-  if (!login) errors.login = 'Enter a login.';
-  else if (!isValidLogin(login)) errors.login = `A login is ${LOGIN_RULE}.`;
-  if (!form.displayName.trim()) errors.displayName = 'Enter the name others will see.';
-  else if (form.displayName.trim().length > 200) errors.displayName = 'At most 200 characters.';
-  if (!isTeamRole(form.role)) errors.role = 'Choose a role.';
+  if (!login) errors.login = words('settings.team.err.login');
+  else if (!isValidLogin(login)) errors.login = words('settings.team.err.loginRule');
+  if (!form.displayName.trim()) errors.displayName = words('settings.team.err.name');
+  else if (form.displayName.trim().length > 200) errors.displayName = words('settings.team.err.nameLong');
+  if (!isTeamRole(form.role)) errors.role = words('settings.team.err.role');
   if (form.password.length < MIN_PASSWORD_LENGTH)
-    errors.password = `At least ${MIN_PASSWORD_LENGTH} characters (${form.password.length} so far).`;
-  if (form.passwordAgain !== form.password) errors.passwordAgain = 'The two passwords differ.';
+    errors.password = words('settings.team.err.password', { min: MIN_PASSWORD_LENGTH, length: form.password.length });
+  if (form.passwordAgain !== form.password) errors.passwordAgain = words('settings.team.err.again');
   return errors;
 }
 

@@ -13,6 +13,8 @@ import {
 } from '../../../../main/collections/card-number.shared.js';
 import type { ChangeEvent, ReactNode } from 'react';
 import { Field } from '../../ui/index.js';
+import { useWords, type Say } from '../../words/index.js';
+import type { MessageId } from '../../../../main/words/words.shared.js';
 
 /** Where the field's value comes from as the agent types it. */
 type Input =
@@ -38,7 +40,7 @@ interface FieldContext {
  */
 interface CardFieldDef {
   key: keyof typeof EMPTY_CARD;
-  label: string;
+  label: MessageId;
   input: Input;
   /** Optional in the request (left out when empty). */
   optional?: boolean;
@@ -46,8 +48,8 @@ interface CardFieldDef {
   billing?: boolean;
   className?: string;
   maxLength?: number;
-  placeholder?: string;
-  hint?: (c: FieldContext) => ReactNode;
+  placeholder?: MessageId;
+  hint?: (c: FieldContext, t: Say['t']) => ReactNode;
 }
 
 export const EMPTY_CARD = {
@@ -71,13 +73,13 @@ const CARD_ROWS: CardFieldDef[][] = [
   [
     {
       key: 'number',
-      label: 'Card number',
+      label: 'payment.label.number',
       input: { kind: 'card-number' },
       className: 'card-number secret-ish',
       maxLength: 23,
-      hint: ({ brand, brandName }) => (
+      hint: ({ brand, brandName }, t) => (
         <span aria-live="polite" className={brandName ? `brand-tag brand-${brand}` : undefined}>
-          {brandName ? `Brand: ${brandName}` : 'Brand shows as you type'}
+          {brandName ? t('payment.hint.brand', { brand: brandName }) : t('payment.hint.brandLater')}
         </span>
       ),
     },
@@ -85,39 +87,42 @@ const CARD_ROWS: CardFieldDef[][] = [
   [
     {
       key: 'expMonth',
-      label: 'Expiry month',
+      label: 'payment.label.expMonth',
       input: { kind: 'digits', max: 2 },
       className: 'short',
-      placeholder: 'MM',
-      hint: () => 'MM',
+      placeholder: 'payment.placeholder.month',
+      hint: (_, t) => t('payment.hint.month'),
     },
     {
       key: 'expYear',
-      label: 'Expiry year',
+      label: 'payment.label.expYear',
       input: { kind: 'digits', max: 4 },
       className: 'short',
-      placeholder: 'YY',
-      hint: () => 'YY or YYYY',
+      placeholder: 'payment.placeholder.year',
+      hint: (_, t) => t('payment.hint.year'),
     },
     {
       key: 'cvv',
-      label: 'CVV',
+      label: 'payment.label.cvv',
       input: { kind: 'digits', max: 4 },
       className: 'short masked',
-      hint: ({ brand, brandName }) => `${cvvLength(brand)} digits${brandName ? ` for ${brandName}` : ''}`,
+      hint: ({ brand, brandName }, t) =>
+        brandName
+          ? t('payment.hint.cvvFor', { digits: cvvLength(brand), brand: brandName })
+          : t('payment.hint.cvv', { digits: cvvLength(brand) }),
     },
     {
       key: 'pin',
-      label: 'PIN (optional)',
+      label: 'payment.label.pin',
       input: { kind: 'digits', max: 6 },
       optional: true,
       className: 'short masked',
-      hint: () => "4 to 6 digits, only if the customer's card needs one",
+      hint: (_, t) => t('payment.hint.pin'),
     },
   ],
   [
-    { key: 'firstName', label: 'Cardholder first name', input: { kind: 'text' } },
-    { key: 'lastName', label: 'Cardholder last name', input: { kind: 'text' } },
+    { key: 'firstName', label: 'payment.label.firstName', input: { kind: 'text' } },
+    { key: 'lastName', label: 'payment.label.lastName', input: { kind: 'text' } },
   ],
 ];
 
@@ -125,21 +130,33 @@ const BILLING_ROWS: CardFieldDef[][] = [
   [
     {
       key: 'billingCountry',
-      label: 'Billing country',
+      label: 'payment.label.billingCountry',
       input: { kind: 'country' },
       optional: true,
       className: 'short',
       maxLength: 2,
-      hint: () => '2-letter code, e.g. US, CA, DE, UG',
+      hint: (_, t) => t('payment.hint.country'),
     },
-    { key: 'billingAddress', label: 'Billing street address', input: { kind: 'text' }, optional: true, billing: true },
+    {
+      key: 'billingAddress',
+      label: 'payment.label.billingAddress',
+      input: { kind: 'text' },
+      optional: true,
+      billing: true,
+    },
   ],
   [
-    { key: 'billingCity', label: 'Billing city', input: { kind: 'text' }, optional: true, billing: true },
-    { key: 'billingState', label: 'Billing state', input: { kind: 'text' }, optional: true, billing: true },
+    { key: 'billingCity', label: 'payment.label.billingCity', input: { kind: 'text' }, optional: true, billing: true },
+    {
+      key: 'billingState',
+      label: 'payment.label.billingState',
+      input: { kind: 'text' },
+      optional: true,
+      billing: true,
+    },
     {
       key: 'billingZip',
-      label: 'Billing zip or postal code',
+      label: 'payment.label.billingZip',
       input: { kind: 'text' },
       optional: true,
       billing: true,
@@ -206,6 +223,7 @@ export function CardSection({
   errorFor: (name: string) => string | undefined;
   disabled?: boolean;
 }) {
+  const { t } = useWords();
   const brand = detectBrand(card.number);
   const ctx: FieldContext = {
     brand,
@@ -218,9 +236,9 @@ export function CardSection({
     return (
       <Field
         key={def.key}
-        label={required ? `${def.label} (required)` : def.label}
+        label={required ? t('payment.required', { label: t(def.label) }) : t(def.label)}
         error={errorFor(name)}
-        hint={def.hint?.(ctx)}
+        hint={def.hint?.(ctx, t)}
       >
         <input
           name={name}
@@ -229,7 +247,7 @@ export function CardSection({
           autoComplete="off"
           spellCheck={def.input.kind === 'card-number' ? false : undefined}
           maxLength={def.maxLength}
-          placeholder={def.placeholder}
+          placeholder={def.placeholder && t(def.placeholder)}
           required={def.billing ? ctx.needBilling : undefined}
           value={card[def.key]}
           onChange={(e: ChangeEvent<HTMLInputElement>) => onChange({ [def.key]: typed(def, e.target.value) }, name)}
@@ -246,14 +264,14 @@ export function CardSection({
 
   return (
     <fieldset className="form-group" disabled={disabled}>
-      <legend>Card</legend>
+      <legend>{t('payment.card')}</legend>
       {rows(CARD_ROWS)}
       <fieldset className="form-group nested">
-        <legend>Billing address</legend>
+        <legend>{t('payment.billing')}</legend>
         <p className="field-hint" id="billing-note" aria-live="polite">
           {ctx.needBilling
-            ? `Required: cards billed in ${card.billingCountry.trim().toUpperCase()} need the full billing address.`
-            : 'Required when the billing country is the USA, Canada or a European country.'}
+            ? t('payment.billingRequiredFor', { country: card.billingCountry.trim().toUpperCase() })
+            : t('payment.billingWhen')}
         </p>
         {rows(BILLING_ROWS)}
       </fieldset>

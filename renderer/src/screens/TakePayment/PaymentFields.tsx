@@ -1,22 +1,27 @@
 // The payment part of the Take payment form: currency (first: the amount's limits and decimals depend on
 // it), amount with the option's limits, description with its length, the customer, and the two choices.
 import type { CardOptionView } from '../../../../main/ipc/contract/collections.js';
-import { displayMinor } from '../../../../main/money/amount.shared.js';
+import type { ReactNode } from 'react';
 import { Field } from '../../ui/index.js';
+import { useWords } from '../../words/index.js';
 import type { Details } from './usePaymentForm.js';
 
+const b = (chunks: ReactNode[]) => <strong>{chunks}</strong>;
+
 function LimitsLine({ o }: { o: CardOptionView }) {
+  const { rich } = useWords();
+  const currency = o.currency;
   return (
     <p className="limits" data-testid="card-limits">
+      <span>{rich('payment.limitMin', { minMinor: o.minMinor, currency, b })}</span>
+      <span>{rich('payment.limitMax', { maxMinor: o.maxMinor, currency, b })}</span>
       <span>
-        Min <strong>{displayMinor(o.minMinor, o.currency)}</strong>
-      </span>
-      <span>
-        Max <strong>{displayMinor(o.maxMinor, o.currency)}</strong>
-      </span>
-      <span>
-        Remaining today <strong>{displayMinor(o.remainingTodayMinor, o.currency)}</strong> of{' '}
-        {displayMinor(o.maxDailyMinor, o.currency)}
+        {rich('payment.limitToday', {
+          remainingMinor: o.remainingTodayMinor,
+          dailyMinor: o.maxDailyMinor,
+          currency,
+          b,
+        })}
       </span>
     </p>
   );
@@ -24,12 +29,13 @@ function LimitsLine({ o }: { o: CardOptionView }) {
 
 /** "12 of 10–30 characters", marked when outside that. */
 function DescriptionCounter({ length }: { length: number }) {
+  const { t } = useWords();
   return (
     <span
       className={length > 30 || (length > 0 && length < 10) ? 'counter over' : 'counter'}
       data-testid="description-counter"
     >
-      {length} of 10–30 characters
+      {t('payment.counter', { length })}
     </span>
   );
 }
@@ -52,20 +58,21 @@ export function PaymentFields({
   onEdit: (patch: Partial<Details>, field: keyof Details) => void;
   disabled: boolean;
 }) {
+  const { t } = useWords();
   return (
     <fieldset className="form-group" disabled={disabled}>
-      <legend>Payment</legend>
+      <legend>{t('payment.legend')}</legend>
       <div className="row">
-        <Field label="Currency" error={errorFor('currency')}>
+        <Field label={t('payment.currency')} error={errorFor('currency')}>
           <select name="currency" value={currency} onChange={(e) => onEdit({ currency: e.target.value }, 'currency')}>
             {options.map((o) => (
-              <option key={o.currency} value={o.currency}>
+              <option key={o.currency} value={o.currency} translate="no">
                 {o.currency}
               </option>
             ))}
           </select>
         </Field>
-        <Field label="Amount" error={errorFor('amount')}>
+        <Field label={t('payment.amount')} error={errorFor('amount')}>
           <input
             name="amount"
             inputMode="decimal"
@@ -77,7 +84,7 @@ export function PaymentFields({
       </div>
       {option && <LimitsLine o={option} />}
       <Field
-        label="Description"
+        label={t('payment.description')}
         error={errorFor('description')}
         hint={<DescriptionCounter length={details.description.trim().length} />}
       >
@@ -89,7 +96,7 @@ export function PaymentFields({
         />
       </Field>
       <div className="row">
-        <Field label="Customer name" error={errorFor('customerName')}>
+        <Field label={t('payment.customerName')} error={errorFor('customerName')}>
           <input
             name="customerName"
             autoComplete="off"
@@ -97,7 +104,7 @@ export function PaymentFields({
             onChange={(e) => onEdit({ customerName: e.target.value }, 'customerName')}
           />
         </Field>
-        <Field label="Customer e-mail" error={errorFor('customerEmail')}>
+        <Field label={t('payment.customerEmail')} error={errorFor('customerEmail')}>
           <input
             name="customerEmail"
             type="email"
@@ -115,7 +122,7 @@ export function PaymentFields({
             checked={details.chargeCustomer}
             onChange={(e) => onEdit({ chargeCustomer: e.target.checked }, 'chargeCustomer')}
           />{' '}
-          Customer pays the card charge
+          {t('payment.chargeCustomer')}
         </label>
         <label>
           <input
@@ -124,7 +131,7 @@ export function PaymentFields({
             checked={details.allowFinalStatusChange}
             onChange={(e) => onEdit({ allowFinalStatusChange: e.target.checked }, 'allowFinalStatusChange')}
           />{' '}
-          Allow the final status to change later
+          {t('payment.allowChange')}
         </label>
       </div>
     </fieldset>

@@ -14,6 +14,7 @@ import { useDeskQuery } from '../../hooks.js';
 import { ErrorBanner, Loading, Money } from '../../ui/index.js';
 import { StatusBadge } from '../../ui/StatusBadge.js';
 import { statusLabel } from '../../ui/status.js';
+import { useWords, type Say } from '../../words/index.js';
 import { Receipt, finalHeadline } from './Receipt.js';
 import { Resend } from './Resend.js';
 
@@ -35,12 +36,12 @@ function finalHistory(events: EventRow[]): string[] {
 }
 
 /** The outcome's heading: the final word, or what the payment is waiting for. */
-function outcomeTitle(c: CollectionRow, outcome: ChargeOutcome): string {
-  const final = finalHeadline(c.status);
+function outcomeTitle(t: Say['t'], c: CollectionRow, outcome: ChargeOutcome): string {
+  const final = finalHeadline(t, c.status);
   if (final) return final;
   if (c.status === 'PENDING')
-    return outcome.kind === 'window_closed' ? 'Awaiting outcome' : "Waiting for the customer's payment";
-  return c.status === 'UNKNOWN' || c.status === 'INTENT' ? 'Outcome unknown' : statusLabel(c.status);
+    return t(outcome.kind === 'window_closed' ? 'payment.awaiting' : 'payment.waitingCustomer');
+  return c.status === 'UNKNOWN' || c.status === 'INTENT' ? t('payment.outcomeUnknown') : statusLabel(t, c.status);
 }
 
 export function PaymentResult({
@@ -71,6 +72,7 @@ export function PaymentResult({
   const history = useMemo(() => finalHistory(events), [events]);
   // After Charge the form is gone; without this, focus falls to the page body. Land on the result heading.
   const title = useRef<HTMLHeadingElement>(null);
+  const { t, say } = useWords();
   const shown = c !== undefined && c !== null;
   useEffect(() => {
     if (shown) title.current?.focus({ preventScroll: true });
@@ -79,21 +81,21 @@ export function PaymentResult({
   if (!c) {
     return (
       <>
-        <ErrorBanner error={q.error} title="Could not read the payment" />
-        {q.loading && <Loading what="the payment" />}
+        <ErrorBanner error={q.error} title={t('payment.readFailed')} />
+        {q.loading && <Loading text={t('payment.loading')} />}
       </>
     );
   }
 
-  const final = finalHeadline(c.status) !== undefined;
+  const final = finalHeadline(t, c.status) !== undefined;
   return (
     <div className="payment-result">
-      <ErrorBanner error={q.error} title="Could not refresh the payment" />
+      <ErrorBanner error={q.error} title={t('payment.refreshFailed')} />
       <OutcomePanel c={c} outcome={outcome} history={history} inFlight={inFlight} title={title} />
       {(c.status === 'UNKNOWN' || c.status === 'INTENT') && !inFlight && onSettled && onError && (
         <Resend
           c={c}
-          message={outcome.kind === 'unknown' ? outcome.message : null}
+          message={outcome.kind === 'unknown' ? say(outcome.words, outcome.message) : null}
           onSettled={onSettled}
           onError={onError}
         />
@@ -102,17 +104,15 @@ export function PaymentResult({
       <div className="row no-print">
         {final && (
           <button type="button" onClick={() => window.print()}>
-            Print receipt
+            {t('payment.print')}
           </button>
         )}
         {!inFlight && onNew && (
           <button type="button" className={final ? 'primary' : undefined} onClick={onNew}>
-            New payment
+            {t('payment.new')}
           </button>
         )}
-        {inFlight && final && (
-          <span className="as-of">The payment window is still open; it closes when the customer's page finishes.</span>
-        )}
+        {inFlight && final && <span className="as-of">{t('payment.windowOpen')}</span>}
       </div>
     </div>
   );
@@ -133,7 +133,8 @@ function OutcomePanel({
   inFlight: boolean;
   title: RefObject<HTMLHeadingElement | null>;
 }) {
-  const final = finalHeadline(c.status) !== undefined;
+  const { t, rich, say } = useWords();
+  const final = finalHeadline(t, c.status) !== undefined;
   const changed = c.flags.includes('final_status_changed') || history.length > 1;
   const pending = c.status === 'PENDING';
   return (
@@ -145,29 +146,40 @@ function OutcomePanel({
       data-in-flight={inFlight ? 'true' : undefined}
     >
       <h2 className="outcome-title" ref={title} tabIndex={-1}>
-        {outcomeTitle(c, outcome)}
+        {outcomeTitle(t, c, outcome)}
       </h2>
       <p>
-        <Money minor={c.amountMinor} currency={c.currency} /> · reference{' '}
-        <span className="mono">{c.merchantReference}</span> · <StatusBadge status={c.status} />
+        {rich('payment.summary', {
+          amount: <Money minor={c.amountMinor} currency={c.currency} />,
+          reference: (
+            <span className="mono" translate="no">
+              {c.merchantReference}
+            </span>
+          ),
+          status: <StatusBadge status={c.status} />,
+        })}
       </p>
-      {final && reason(c) && <p className="outcome-reason">{reason(c)}</p>}
-      {pending && outcome.kind === 'window_closed' && (
-        <p>
-          The payment window was closed before the payment finished. It stays pending; this updates by itself when the
-          service's callback arrives.
+      {final && reason(c) && (
+        // The service's own words for the outcome ("insufficient funds"): said as it sent them.
+        <p className="outcome-reason" translate="no">
+          {reason(c)}
         </p>
       )}
-      {pending && outcome.kind === 'unverified' && <p className="warn-text">{outcome.message}</p>}
-      {pending && outcome.kind === 'pending' && <p>{outcome.message}</p>}
-      {final && outcome.kind === 'unverified' && <p>The callback confirmed it.</p>}
+      {pending && outcome.kind === 'window_closed' && <p>{t('payment.closedPending')}</p>}
+      {pending && outcome.kind === 'unverified' && <p className="warn-text">{say(outcome.words, outcome.message)}</p>}
+      {pending && outcome.kind === 'pending' && <p>{say(outcome.words, outcome.message)}</p>}
+      {final && outcome.kind === 'unverified' && <p>{t('payment.callbackConfirmed')}</p>}
       {changed && (
         <p className="warn-text" data-testid="final-status-changed">
-          The final status changed after it was reported
           {history.length > 1
-            ? `: was ${history.slice(0, -1).map(statusLabel).join(', then ')}, now ${statusLabel(c.status)}`
-            : ''}
-          . It is flagged for review in Collections.
+            ? t('payment.changedFrom', {
+                was: history
+                  .slice(0, -1)
+                  .map((s) => statusLabel(t, s))
+                  .reduce((first, next) => t('payment.then', { first, next })),
+                now: statusLabel(t, c.status),
+              })
+            : t('payment.changed')}
         </p>
       )}
     </div>

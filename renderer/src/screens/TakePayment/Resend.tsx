@@ -5,14 +5,16 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import type { ChargeResponse, CollectionRow } from '../../../../main/ipc/contract/collections.js';
 import { validateCardForm } from '../../../../main/collections/card-input.shared.js';
-import { DeskError, invoke, on } from '../../desk.js';
+import { DeskError, invoke, on, problemText } from '../../desk.js';
+import { useWords } from '../../words/index.js';
+import type { Words } from '../../../../main/words/words.shared.js';
 import { useAppStatusSelect, useNow } from '../../hooks.js';
 import { ErrorBanner } from '../../ui/index.js';
 import { CardSection, EMPTY_CARD, cardRequest, wipe, type CardState } from './CardSection.js';
 import { newOperationId } from './useCharge.js';
 
 /** Only the card's own checks (the payment's were made when it was first sent). */
-function useCardErrors(card: CardState): Record<string, string> {
+function useCardErrors(card: CardState): Record<string, Words> {
   const now = useNow(60_000);
   return useMemo(() => {
     const all = validateCardForm(
@@ -36,7 +38,8 @@ function useResend(c: CollectionRow, onSettled: (r: ChargeResponse) => void, onE
   const [card, setCard] = useState<CardState>(EMPTY_CARD);
   const [submitted, setSubmitted] = useState(false);
   const [sending, setSending] = useState(false);
-  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
+  const [serverErrors, setServerErrors] = useState<Record<string, Words | string>>({});
+  const { say } = useWords();
   const [error, setError] = useState<DeskError>();
   const keepCardUntilSent = useAppStatusSelect((s) => s?.profile === 'team');
   const errors = useCardErrors(card);
@@ -67,7 +70,7 @@ function useResend(c: CollectionRow, onSettled: (r: ChargeResponse) => void, onE
       onSettled(answer);
     } catch (err) {
       if (err instanceof DeskError && (err.fields || err.field?.startsWith('card'))) {
-        setServerErrors(err.fields ?? { [err.field!]: err.message });
+        setServerErrors(err.fieldWords ?? err.fields ?? { [err.field!]: err.words ?? err.message });
         setError(err);
       } else if (!sent && err instanceof DeskError) {
         setError(err); // refused before anything was sent (a team desk): said here, the card still typed
@@ -82,7 +85,7 @@ function useResend(c: CollectionRow, onSettled: (r: ChargeResponse) => void, onE
   return {
     card,
     edit: (p: Partial<CardState>) => setCard((x) => ({ ...x, ...p })),
-    errorFor: (name: string) => serverErrors[name] ?? (submitted ? errors[name] : undefined),
+    errorFor: (name: string) => problemText(say, serverErrors[name] ?? (submitted ? errors[name] : undefined)),
     sending,
     error,
     submit,
@@ -101,25 +104,22 @@ export function Resend({
   onError: (e: unknown) => void;
 }) {
   const r = useResend(c, onSettled, onError);
+  const { t } = useWords();
   return (
-    <form className="panel resend" aria-label="Send again" onSubmit={(e) => void r.submit(e)} noValidate>
-      <p>
-        {message ??
-          'We cannot tell whether the service created this payment. Do not start a new payment: send it again with the same reference, and the service tells us if it already has it.'}
-      </p>
+    <form className="panel resend" aria-label={t('payment.resend')} onSubmit={(e) => void r.submit(e)} noValidate>
+      <p>{message ?? t('payment.resendWhy')}</p>
       <p className="field-hint">
-        Type the same card again ({c.cardLast4 ? `•••• ${c.cardLast4}` : 'the card used'}); nothing is sent until you
-        press the button.
+        {c.cardLast4 ? t('payment.resendCard', { last4: c.cardLast4 }) : t('payment.resendAnyCard')}
       </p>
       <ErrorBanner error={r.error} />
       <CardSection card={r.card} onChange={r.edit} errorFor={r.errorFor} disabled={r.sending} />
       <button type="submit" className="primary" disabled={r.sending}>
-        Send again with the same reference
+        {t('payment.resendButton')}
       </button>
       {r.sending && (
         <span role="status" className="as-of">
           {' '}
-          Sending…
+          {t('payment.resending')}
         </span>
       )}
     </form>

@@ -10,6 +10,7 @@
 //   sending | waiting | tracking --answered--> confirm (needs confirmation) | tracking (pending, result,
 //                                              unknown: PaymentResult polls it and offers a re-send) | form
 //   confirm --confirmed--> sending;  confirm --declined--> form;  any --failed--> form;  any --reset--> form
+import { nest, words, type Words } from '../../../../main/words/words.shared.js';
 import type { ChargeOutcome, ChargeResponse } from '../../../../main/ipc/contract/collections.js';
 import type { DeskError } from '../../desk.js';
 
@@ -18,14 +19,17 @@ export type ChargePhase =
   /** Charge pressed; `reference` once its intent is recorded (the card is then on its way). */
   | { kind: 'sending'; operationId: string; reference: string | null }
   | { kind: 'waiting'; operationId: string; reference: string }
-  | { kind: 'confirm'; token: string; message: string }
+  | { kind: 'confirm'; token: string; message: string; words?: Words | undefined }
   | { kind: 'tracking'; reference: string; outcome: ChargeOutcome };
+
+/** A problem to say: words (said in the person's language) or a text as main sent it. */
+export type Problem = Words | string;
 
 export interface ChargeState {
   phase: ChargePhase;
-  banner: DeskError | string | undefined;
+  banner: DeskError | Problem | undefined;
   /** Errors from main or the service, by field; a field's entry goes when the agent edits it. */
-  fieldErrors: Record<string, string>;
+  fieldErrors: Record<string, Problem>;
 }
 
 export type ChargeEvent =
@@ -52,15 +56,15 @@ export function isBusy(phase: ChargePhase): boolean {
 function answered(state: ChargeState, res: ChargeResponse): ChargeState {
   const o = res.outcome;
   if (o.kind === 'needs_confirmation')
-    return { ...state, phase: { kind: 'confirm', token: o.token, message: o.message } };
+    return { ...state, phase: { kind: 'confirm', token: o.token, message: o.message, words: o.words } };
   if (o.kind === 'rejected') {
     return {
       phase: { kind: 'form' },
-      banner: `The service refused the payment: ${o.message}. Nothing was charged; the card details were cleared, type them again.`,
-      fieldErrors: o.field ? { [o.field]: o.message } : state.fieldErrors,
+      banner: words('payment.refusedBanner', nest('reason', o.words, o.message)),
+      fieldErrors: o.field ? { [o.field]: o.words ?? o.message } : state.fieldErrors,
     };
   }
-  if (!res.collection) return { ...state, phase: { kind: 'form' }, banner: o.message };
+  if (!res.collection) return { ...state, phase: { kind: 'form' }, banner: o.words ?? o.message };
   return { ...state, phase: { kind: 'tracking', reference: res.collection.merchantReference, outcome: o } };
 }
 
@@ -92,7 +96,13 @@ export function chargeReducer(state: ChargeState, event: ChargeEvent): ChargeSta
       return answered(state, event.response);
     case 'failed': {
       const e = event.error;
-      const fieldErrors = e.fields ? e.fields : e.field ? { [e.field]: e.message } : state.fieldErrors;
+      const fieldErrors: Record<string, Problem> = e.fieldWords
+        ? e.fieldWords
+        : e.fields
+          ? e.fields
+          : e.field
+            ? { [e.field]: e.words ?? e.message }
+            : state.fieldErrors;
       return { ...state, phase: { kind: 'form' }, banner: e, fieldErrors };
     }
     case 'confirmed':
@@ -101,7 +111,7 @@ export function chargeReducer(state: ChargeState, event: ChargeEvent): ChargeSta
         : state;
     case 'declined':
       return state.phase.kind === 'confirm'
-        ? { ...state, phase: { kind: 'form' }, banner: 'Not charged again.' }
+        ? { ...state, phase: { kind: 'form' }, banner: words('payment.notChargedAgain') }
         : state;
     case 'fieldEdited': {
       if (!(event.field in state.fieldErrors)) return state;

@@ -3,10 +3,10 @@
 // put in storage; when the form clears it is usePaymentForm's to say.
 import { useRef } from 'react';
 import type { CardOptionView } from '../../../../main/ipc/contract/collections.js';
-import { TEAM_ACTIONS } from '../../../../main/team/roles.shared.js';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.js';
 import { EmptyState, ErrorBanner, Loading, Screen } from '../../ui/index.js';
-import { groupDigits } from '../../ui/format.js';
+import { useWords } from '../../words/index.js';
+import { parseAmount } from '../../../../main/collections/card-input.shared.js';
 import { useMay } from '../../role.js';
 import { CardSection } from './CardSection.js';
 import { PaymentFields } from './PaymentFields.js';
@@ -15,17 +15,15 @@ import { isBusy, type ChargePhase } from './charge-machine.js';
 import { usePaymentForm } from './usePaymentForm.js';
 import './payments.css';
 
-const WAITING_TEXT =
-  'The payment page is open in its own window: go through it with the customer. Closing it leaves the payment pending.';
-
 export function TakePaymentScreen() {
+  const { t } = useWords();
   // On a team desk taking payments is support's (and admins'): other roles are told so, not shown a form
   // that the team database would refuse.
   if (!useMay('takePayments')) {
     return (
-      <Screen title="Take payment">
-        <EmptyState title="Not for your role">
-          {TEAM_ACTIONS.takePayments.who} Ask an admin for the support role if you need to take them.
+      <Screen title={t('app.screen.takePayment')}>
+        <EmptyState title={t('payment.notForRole')}>
+          {t('payment.askAdmin', { who: t('team.who.takePayments') })}
         </EmptyState>
       </Screen>
     );
@@ -36,17 +34,18 @@ export function TakePaymentScreen() {
 function TakePaymentForm() {
   const formRef = useRef<HTMLFormElement>(null);
   const form = usePaymentForm(formRef);
+  const { t } = useWords();
   const { phase, charge, options, option } = form;
   if (phase.kind === 'tracking' || phase.kind === 'waiting') {
     return (
-      <Screen title="Take payment">
+      <Screen title={t('app.screen.takePayment')}>
         {phase.kind === 'waiting' ? (
           // The payment window is open: payments.charge answers when it redirects or is closed. A callback
           // that arrives first already shows here.
           <PaymentResult
             key={phase.reference}
             reference={phase.reference}
-            outcome={{ kind: 'pending', message: WAITING_TEXT, paymentUrl: '' }}
+            outcome={{ kind: 'pending', message: '', words: { id: 'payment.waiting' }, paymentUrl: '' }}
             inFlight
           />
         ) : (
@@ -65,13 +64,11 @@ function TakePaymentForm() {
 
   const busy = isBusy(phase);
   return (
-    <Screen title="Take payment">
-      <ErrorBanner error={form.opts.error} title="Could not read the card options" />
-      {form.opts.loading && <Loading what="card options" />}
+    <Screen title={t('app.screen.takePayment')}>
+      <ErrorBanner error={form.opts.error} title={t('payment.optionsFailed')} />
+      {form.opts.loading && <Loading text={t('payment.optionsLoading')} />}
       {form.opts.data && options.length === 0 && (
-        <EmptyState title="No active card option">
-          The service offers no active card collection option; check Payment options.
-        </EmptyState>
+        <EmptyState title={t('payment.noOptionTitle')}>{t('payment.noOption')}</EmptyState>
       )}
       {phase.kind === 'sending' && <SendingBanner reference={phase.reference} />}
       <ErrorBanner error={form.banner} />
@@ -79,7 +76,7 @@ function TakePaymentForm() {
         <form
           ref={formRef}
           onSubmit={(e) => void form.submit(e)}
-          aria-label="Take payment"
+          aria-label={t('payment.form')}
           noValidate
           className="payment-form"
         >
@@ -109,17 +106,36 @@ function TakePaymentForm() {
 }
 
 function SendingBanner({ reference }: { reference: string | null }) {
+  const { t, rich } = useWords();
   return (
     <div className="banner info" role="status">
       {reference ? (
         <span>
-          Sending payment <span className="mono">{reference}</span> to the service…
+          {rich('payment.sendingRef', {
+            reference: (
+              <span className="mono" translate="no">
+                {reference}
+              </span>
+            ),
+          })}
         </span>
       ) : (
-        'Sending the payment to the service…'
+        t('payment.sending')
       )}
     </div>
   );
+}
+
+/**
+ * The amount as typed, in the person's format with its currency once it reads as an amount of it (its
+ * minor units, never a float); as typed otherwise.
+ */
+function useTypedAmount() {
+  const { f } = useWords();
+  return (amount: string, currency: string, exponent: number): string => {
+    const r = parseAmount(amount, exponent);
+    return 'minor' in r ? f.amount(r.minor, currency) : `${amount} ${currency}`;
+  };
 }
 
 /** The Charge button (naming the amount once it reads as one) and, after a try, how many fields need attention. */
@@ -139,16 +155,18 @@ function ChargeRow({
   submitted: boolean;
   disabled: boolean;
 }) {
+  const { t } = useWords();
+  const typedAmount = useTypedAmount();
   return (
     <div className="row">
       <button type="submit" className="primary" disabled={disabled}>
         {option && /^\d/.test(amount) && !problems.includes('amount')
-          ? `Charge ${currency} ${groupDigits(amount)}`
-          : 'Charge card'}
+          ? t('payment.chargeAmount', { amount: typedAmount(amount, currency, option.exponent) })
+          : t('payment.chargeCard')}
       </button>
       {submitted && problems.length > 0 && (
         <span className="field-error" role="alert">
-          {problems.length === 1 ? 'One field needs attention.' : `${problems.length} fields need attention.`}
+          {t('payment.needAttention', { n: problems.length })}
         </span>
       )}
     </div>
@@ -157,16 +175,17 @@ function ChargeRow({
 
 /** The same card and amount again within minutes: main asks first. */
 function RepeatDialog({ phase, onAnswer }: { phase: ChargePhase; onAnswer: (yes: boolean) => void }) {
+  const { t, say } = useWords();
   return (
     <ConfirmDialog
       open={phase.kind === 'confirm'}
-      title="Charge this card again?"
-      confirmLabel="Charge again"
-      cancelLabel="Do not charge"
+      title={t('payment.repeatTitle')}
+      confirmLabel={t('payment.chargeAgain')}
+      cancelLabel={t('payment.doNotCharge')}
       onConfirm={() => onAnswer(true)}
       onCancel={() => onAnswer(false)}
     >
-      <p>{phase.kind === 'confirm' ? phase.message : ''}</p>
+      <p>{phase.kind === 'confirm' ? say(phase.words, phase.message) : ''}</p>
     </ConfirmDialog>
   );
 }

@@ -5,15 +5,13 @@
 import { useCallback, useReducer, useRef } from 'react';
 import type { ChargeResponse } from '../../../../main/ipc/contract/collections.js';
 import type { RequestOf } from '../../../../main/ipc/contract/index.js';
-import { DeskError, invoke } from '../../desk.js';
+import { DeskError, invoke, windowFault } from '../../desk.js';
 import { useDeskEvent } from '../../hooks.js';
 import { wipe } from './CardSection.js';
 import { INITIAL_CHARGE, chargeReducer } from './charge-machine.js';
 
 function asDeskError(e: unknown): DeskError {
-  return e instanceof DeskError
-    ? e
-    : new DeskError({ kind: 'internal', message: 'Something went wrong; the details are in the log.' });
+  return e instanceof DeskError ? e : windowFault('payments.charge');
 }
 
 /** A new operation's id: 32 hex digits, random (getRandomValues works in any context, unlike randomUUID). */

@@ -7,7 +7,9 @@
 import { useCallback, useEffect, useMemo, useState, type FormEvent, type RefObject } from 'react';
 import type { CardOptionView } from '../../../../main/ipc/contract/collections.js';
 import { validateCardForm, type AmountLimits } from '../../../../main/collections/card-input.shared.js';
-import { on } from '../../desk.js';
+import { on, problemText } from '../../desk.js';
+import { useWords } from '../../words/index.js';
+import type { Words } from '../../../../main/words/words.shared.js';
 import { useAppStatusSelect, useDeskQuery, useNow } from '../../hooks.js';
 import { EMPTY_CARD, cardRequest, type CardState } from './CardSection.js';
 import { useCharge } from './useCharge.js';
@@ -51,7 +53,7 @@ function useLocalErrors(
   card: CardState,
   currency: string,
   limits: AmountLimits | null,
-): Record<string, string> {
+): Record<string, Words> {
   const now = useNow(60_000);
   return useMemo(
     () =>
@@ -127,8 +129,9 @@ export function usePaymentForm(formRef: RefObject<HTMLFormElement | null>) {
   const currency = details.currency || options[0]?.currency || '';
   const option = options.find((o) => o.currency === currency);
   const localErrors = useLocalErrors(details, card, currency, limitsOf(option));
+  const { say } = useWords();
   const errorFor = (name: string): string | undefined =>
-    serverErrors[name] ?? (submitted || touched[name] ? localErrors[name] : undefined);
+    problemText(say, serverErrors[name] ?? (submitted || touched[name] ? localErrors[name] : undefined));
   const edited = (field: string) => {
     setTouched((t) => ({ ...t, [field]: true }));
     charge.fieldEdited(field);
