@@ -151,6 +151,7 @@ interface Payment {
 
 async function fillPayment(p: Page, pay: Payment) {
   const form = p.getByRole('form', { name: 'Take payment' });
+  await form.getByLabel('Currency').selectOption('UGX');
   await form.getByLabel('Amount').fill(String(pay.amount));
   await form.getByLabel('Description').fill(pay.description);
   await form.getByLabel('Card number').fill(pay.card);
