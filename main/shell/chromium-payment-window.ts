@@ -2,7 +2,7 @@
 // window.desk bridge), popups closed, only https (or loopback http for a local sandbox), top-level pages
 // only on the active profile's payment-page origins, and the redirect URL captured by routing before it
 // loads. Closing the window first answers 'closed'.
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { APIResponse, Browser, BrowserContext, Page, Route } from 'playwright-core';
 import type { Logger } from 'pino';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../collections/payment-window.js';
 import { isRedirectUrl } from '../collections/redirect-url.js';
@@ -63,7 +63,8 @@ function guardRequests(
     if (req.isNavigationRequest() && isTopFrame(req)) {
       // The window itself only ever shows the service's pages.
       if (isPaymentPageUrl(url, o.scope)) {
-        await route.continue().catch(() => {});
+        if (req.method() === 'POST') await submitPaymentForm(route, o);
+        else await route.continue().catch(() => {});
         return;
       }
       o.logger?.warn({ url: url.slice(0, 200) }, 'payment window: blocked a page outside the payment-page origins');
@@ -79,25 +80,59 @@ function guardRequests(
   });
 }
 
+/** Where a 3xx answer sends the window (its Location, made absolute against the answer's URL), or null. */
+function redirectTarget(status: number, headers: Record<string, string>, base: string): string | null {
+  const loc = status >= 300 && status < 400 ? headers['location'] : undefined;
+  if (!loc) return null;
+  try {
+    return /^https?:\/\//i.test(loc) ? loc : new URL(loc, base).href;
+  } catch {
+    return null; // not a URL: nothing to catch
+  }
+}
+
 /**
- * Playwright does not route the hops of an HTTP redirect (the hosted page's form POST answers 302 and the
- * network stack follows it; route() sees the hop only by a race), so the redirect URL is also caught from
- * the 3xx answer's Location and from the hop's request event; the window is then closed at once (open's
- * finally), before the redirect target can load.
+ * A form the service's page posts (Pay, Cancel payment, a one-time code) is sent from here with its
+ * redirect not followed. The answer that ends a payment is a 302 to the redirect URL, and the hop of a
+ * redirect the browser follows is not routed (Playwright routes a request's first URL only): the shop was
+ * asked for the redirect, signatures and all, and the window showed the shop's page (or Chromium's error
+ * page for it) until it closed. Now the redirect URL is taken from the answer's Location and the window
+ * stays on the page it shows; any other answer goes to the window as it came. A form is never sent twice:
+ * an answer that does not come is a page that did not load.
+ */
+async function submitPaymentForm(
+  route: Route,
+  o: { redirectUrl: string; finish(r: PaymentWindowResult): void },
+): Promise<void> {
+  let answer: APIResponse;
+  try {
+    answer = await route.fetch({ maxRedirects: 0 });
+  } catch {
+    await route.abort('failed').catch(() => {});
+    return;
+  }
+  const target = redirectTarget(answer.status(), answer.headers(), route.request().url());
+  if (target !== null && isRedirectUrl(target, o.redirectUrl)) {
+    o.finish({ kind: 'redirect', url: target });
+    await route.fulfill({ status: 204 }).catch(() => {}); // the window stays where it was, and closes
+    return;
+  }
+  await route.fulfill({ response: answer }).catch(() => {});
+}
+
+/**
+ * Playwright does not route the hops of an HTTP redirect the browser follows (a page of the service loaded
+ * by GET that answers 3xx; a form's answer no longer is one: submitPaymentForm), so the redirect URL is
+ * also caught from the 3xx answer's Location and from the hop's request event; the window is then closed
+ * at once (open's finally), before the redirect target can load.
  */
 function catchRedirectHops(page: Page, redirectUrl: string, finish: (r: PaymentWindowResult) => void): void {
   const catchRedirect = (url: string) => {
     if (isRedirectUrl(url, redirectUrl)) finish({ kind: 'redirect', url });
   };
   page.on('response', (res) => {
-    const status = res.status();
-    const loc = status >= 300 && status < 400 ? res.headers()['location'] : undefined;
-    if (!loc) return;
-    try {
-      catchRedirect(/^https?:\/\//i.test(loc) ? loc : new URL(loc, res.url()).href);
-    } catch {
-      /* not a URL: nothing to catch */
-    }
+    const target = redirectTarget(res.status(), res.headers(), res.url());
+    if (target !== null) catchRedirect(target);
   });
   page.on('request', (req) => catchRedirect(req.url()));
 }

@@ -68,6 +68,13 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv): Promise<Serv
   });
 }
 
+/** Stops a running serve as a service manager does (SIGTERM) and gives its exit code; undefined if it was not running. */
+export async function stopServe(serve: Serve | undefined): Promise<number | null | undefined> {
+  if (!serve || serve.child.exitCode !== null) return undefined;
+  serve.child.kill('SIGTERM');
+  return await serve.exited;
+}
+
 let n = 0;
 /** A COMPLETED callback for `ref`, signed with the merchant signing key (HMAC), as the service sends it. */
 export function signedCallback(

@@ -89,6 +89,28 @@ describe('Chromium payment window', () => {
     expect(w.current).toBeNull(); // the window is gone
   });
 
+  it("the redirect never leaves the window: the shop is not asked for it and the window shows only the service's page", async () => {
+    // The hosted page's form POST answers 302 to the redirect URL. Followed by the browser, the hop went to
+    // the shop (here a host that does not resolve) and the window showed Chromium's error page for it
+    // until it closed: the team e2e's recorder saw chrome-error://chromewebdata/ in a payment window.
+    const { paymentUrl } = await newPayment();
+    const asked: string[] = [];
+    const shown: string[] = [];
+    const w = opener(async (page) => {
+      page.on('request', (r) => {
+        if (r.url().startsWith(REDIRECT)) asked.push(r.url());
+      });
+      page.on('framenavigated', (f) => {
+        if (f === page.mainFrame()) shown.push(f.url());
+      });
+      await page.getByRole('button', { name: /^Pay / }).click();
+    });
+    const result = await w.open({ paymentUrl, redirectUrl: REDIRECT, title: 'Pay' });
+    expect(result.kind === 'redirect' && redirectParams(result.url).transaction_status).toBe('COMPLETED');
+    expect(asked).toEqual([]);
+    expect(shown.every((u) => u === paymentUrl)).toBe(true);
+  });
+
   it('reports a declined card through the same redirect', async () => {
     const { paymentUrl } = await newPayment('4000000000000002');
     const w = opener(async (page) => page.getByRole('button', { name: /^Pay / }).click());

@@ -132,7 +132,11 @@ export function PaymentOptionsScreen() {
     }),
     [currency, transactionType, method],
   );
-  const q = useDeskQuery('options.list', request, { refreshOn: ['options.updated', 'callbacks.ingested'] });
+  // "Collected today" is the team's on a team desk: another desk's charge, or its outcome, reaches this
+  // desk as collections.updated (a pulled batch), and the card options' totals are read again then.
+  const q = useDeskQuery('options.list', request, {
+    refreshOn: ['options.updated', 'collections.updated', 'callbacks.ingested'],
+  });
   const refresh = useDeskAction('options.refresh');
   const data = q.data;
   const { t, rich, say } = useWords();
