@@ -85,7 +85,11 @@ describe('initialize answers', () => {
     ]);
     const { db, s } = service(client);
     const r = await s.charge(cardForm(CARDS.approve));
-    expect(r.outcome).toEqual({ kind: 'rejected', message: 'Invalid public key' });
+    expect(r.outcome).toEqual({
+      kind: 'rejected',
+      message: 'Invalid public key',
+      words: { id: 'errors.asIs', values: { text: 'Invalid public key' } },
+    });
     expect(r.collection!.status).toBe('REJECTED');
     expect(r.collection!.statusMessage).toBe('Invalid public key');
     expect(kinds(db, r.collection!.id)).toEqual(['intent_saved:INTENT', 'initialize_rejected:REJECTED']);

@@ -307,7 +307,7 @@ describe('TLS to the team database', () => {
         fingerprintSha256: expect.stringMatching(/^[0-9A-F:]+$/),
       });
       // A CA given on loopback means: check the server with it.
-      expect(view.teamTransport).toEqual({ mode: 'verify-full', warning: null });
+      expect(view.teamTransport).toEqual({ mode: 'verify-full', warning: null, warningWords: null });
       // Where main has a dialog, whom the desk trusts is never text from the window.
       expect(await d('settings.setTeamCa', { pem: pem['other-ca.crt']! })).toMatchObject({
         ok: false,
