@@ -19,7 +19,7 @@ export type Dispatch = (channel: unknown, request: unknown, ctx?: CallContext) =
 
 /**
  * `gate` (the idle lock) sees every call to a known channel first and may refuse it. `logFile` is where
- * `logger` writes: an unexpected failure names it (failure-words.ts), never its own text.
+ * `logger` writes: an unexpected failure names it (words/failure-words.shared.ts), never its own text.
  */
 export function createDispatcher(
   handlers: HandlerTable,

@@ -1,7 +1,7 @@
 // What a person reads when a call fails in a way nobody wrote words for (issue 39, item 5): never the
 // error's own text (a stack, "Maximum call stack size exceeded", a class name), but what failed, what it
 // may have left changed and where the log with the detail is. One "doing" per IPC channel (a new channel
-// cannot be added without it: main/ipc/failure-words.ts is typed by the channels), and a "changes" where a
+// cannot be added without it: main/ipc/dispatch.ts checks every channel has one), and a "changes" where a
 // failure part-way may have left something changed (a read changes nothing).
 import type { FrenchOf } from './french.shared.js';
 
