@@ -25,6 +25,8 @@ import { appendJudgedEvents, type NewTeamEvent } from '../team/events.js';
 import { toTeamEvent } from '../team/record.js';
 import { TeamError, TeamUnavailableError } from '../team/errors.js';
 import type { ServeJournal } from './journal.js';
+import { eventsStored } from '../store/pg/event-inserts.js';
+import { saidAgainKey } from '../callbacks/callback-key.js';
 
 /** The event a verified callback becomes in the team's log (callbacks/callback-event.ts teamCallbackCopy). */
 export function teamCallbackEvent(cb: VerifiedCallback, now: number): NewTeamEvent {
@@ -64,6 +66,37 @@ async function storeNew(pool: pg.Pool, events: NewTeamEvent[]): Promise<Stored> 
       if (!(e instanceof TeamError && e.code === '23505') || attempt >= RACE_TRIES) throw e;
     }
   }
+}
+
+/** How many times a body may have been said for repeatedKeys to find its last (2 ... this, after the first). */
+const SAID_AT_MOST = 16;
+
+/**
+ * For each repeat (a body the record holds, said again while its status is the latest), the key the record
+ * holds its last saying under: `<key>`, or `<key>:<n>` for the highest n stored (said-again numbers are the
+ * first free from 2, so they run without gaps). The journal keeps the repeat under that key: when serve was
+ * stopped between a said-again commit and its journal, the service's retry is a repeat, and only then is that
+ * event acknowledged; a rollback that lost it must find it missing, not its first saying present. Asked of
+ * team.events_stored (serve reads no event key), one question for the group's repeats; when the record
+ * cannot be asked now, the body's own key, as before said again existed.
+ */
+async function repeatedKeys(pool: pg.Pool, keys: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (keys.length === 0) return out;
+  const asked = keys.flatMap((k) => Array.from({ length: SAID_AT_MOST - 1 }, (_, i) => saidAgainKey(k, i + 2)));
+  let stored: boolean[];
+  try {
+    stored = await eventsStored(pool, asked);
+  } catch {
+    return out;
+  }
+  keys.forEach((k, j) => {
+    let last = k;
+    for (let i = 0; i < SAID_AT_MOST - 1; i++)
+      if (stored[j * (SAID_AT_MOST - 1) + i]) last = asked[j * (SAID_AT_MOST - 1) + i]!;
+    out.set(k, last);
+  });
+  return out;
 }
 
 /**
@@ -152,11 +185,19 @@ export function teamCallbackStore(pool: pg.Pool, o: TeamCallbackStoreOptions = {
       // while this one is journalled and answered.
       written?.();
       const t2 = performance.now();
-      // Journalled under the key the record holds it by (said again: `<key>:<n>`), so a rollback puts back that one.
+      // Journalled under the key the record holds it by (said again: `<key>:<n>`), so a rollback puts back that one;
+      // a repeat under the key of the saying it repeats.
+      const repeated = journal
+        ? await repeatedKeys(
+            pool,
+            events.filter((e) => !stored.has(e.eventKey)).map((e) => e.eventKey),
+          )
+        : new Map<string, string>();
       await journal?.keep(
         events.map((event) => {
           const s = stored.get(event.eventKey);
-          return s ? { event: { ...event, eventKey: s.key }, seq: s.seq } : { event, seq: null };
+          if (s) return { event: { ...event, eventKey: s.key }, seq: s.seq };
+          return { event: { ...event, eventKey: repeated.get(event.eventKey) ?? event.eventKey }, seq: null };
         }),
         Date.now(),
       );
