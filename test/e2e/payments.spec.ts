@@ -525,7 +525,7 @@ test('rejected input: each field names its problem and nothing is sent; a servic
   await form.getByLabel('Billing country').fill('US');
   await expect(form.getByLabel('Billing street address (required)')).toBeVisible();
   await charge(page);
-  await expect(form.getByText('amount must be at most 10,000,000')).toBeVisible();
+  await expect(form.getByText('amount must be at most UGX 10,000,000')).toBeVisible();
   await expect(form.getByText('description must be 10 to 30 characters (now 5)')).toBeVisible();
   await expect(form.getByText('customer e-mail is not a valid address')).toBeVisible();
   await expect(form.getByText(/card number is not valid \(check digit\)/)).toBeVisible();

@@ -66,7 +66,7 @@ test('keys are set and cleared without ever being shown again; the service key s
   await expect(imp.getByText(/is a certificate/)).toBeVisible();
   await imp.getByLabel('PEM file').setInputFiles(info.service_public_key_path);
   await imp.getByRole('button', { name: 'Import key' }).click();
-  await expect(page.getByTestId('service-key-info')).toContainText('RSA 4096 bits (imported)');
+  await expect(page.getByTestId('service-key-info')).toContainText('RSA 4,096 bits (imported)');
   await expect(page.getByTestId('service-key-info')).toContainText(/([0-9a-f]{2}:){31}[0-9a-f]{2}/i);
 
   await openScreen(page, 'Balances');

@@ -78,6 +78,9 @@ const WORD: Record<string, string> = {
 
 export const ugx = (n: number): string => `UGX ${n.toLocaleString('en')}`;
 
+/** A screen's text with every run of white space one space: Intl puts a no-break space inside amounts. */
+const flat = (t: string): string => t.replace(/\s+/g, ' ');
+
 const SHARED_NOTHING = new Set(['Balances', 'Payment options', 'Reports', 'Settings']);
 
 /** Which of `ops` was this desk's current charge at `t`: the last one pressed by then. */
@@ -126,7 +129,7 @@ export function anotherWorkShown(
       const ref = op && refOf(op);
       for (const r of refs) if (r !== ref) say(s, `Take payment shows ${r}, not this desk's current charge (${ref})`);
       if (s.outcome && op && ref) {
-        if (!s.outcome.includes(ref) || !s.outcome.includes(ugx(op.amount)))
+        if (!s.outcome.includes(ref) || !flat(s.outcome).includes(ugx(op.amount)))
           say(s, `the outcome is not ${ref} for ${ugx(op.amount)}: ${s.outcome}`);
         const heading = s.outcome.split('\n')[0]!.trim();
         if (['Approved', 'Declined', 'Cancelled'].includes(heading) && !allowed(ref).has(heading))
@@ -137,7 +140,7 @@ export function anotherWorkShown(
       }
       if (s.receipt && op && ref) {
         const by = /Taken by\s+(\S+)/.exec(s.receipt)?.[1];
-        if (!s.receipt.includes(ref) || !s.receipt.includes(ugx(op.amount)) || by !== desk.login)
+        if (!s.receipt.includes(ref) || !flat(s.receipt).includes(ugx(op.amount)) || by !== desk.login)
           say(s, `the receipt is not ${ref}, ${ugx(op.amount)}, taken by ${desk.login}: ${s.receipt}`);
       }
     } else if (SHARED_NOTHING.has(s.screen)) {
@@ -167,7 +170,7 @@ export function anotherWorkShown(
           )
           .sort((a, b) => b[1].createdAt - a[1].createdAt)[0];
       const by = /by (\S+) at/.exec(d)?.[1];
-      if (!op || !earlier || !d.includes(ugx(op.amount)) || by !== earlier[1].createdBy)
+      if (!op || !earlier || !flat(d).includes(ugx(op.amount)) || by !== earlier[1].createdBy)
         say(s, `the repeat question is not about this desk's charge and ${earlier?.[1].createdBy}'s earlier one: ${d}`);
     }
 
