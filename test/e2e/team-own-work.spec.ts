@@ -481,7 +481,7 @@ test('round 3: carl is asked before charging the card ann just charged; kofi and
   await openScreen(k, 'Settings');
   await expect(k.getByLabel('Signed in as')).toContainText(KOFI.login);
   await openScreen(ad, 'Reports');
-  await ad.getByRole('form', { name: 'Collections CSV' }).getByRole('button', { name: 'Export collections' }).click();
+  await ad.getByRole('form', { name: 'Collections report' }).getByRole('button', { name: 'Export collections' }).click();
   await pressCharge(CARL);
   await dialog.getByRole('button', { name: 'Charge again' }).click();
   await expect(waiting(c)).toBeVisible();
@@ -496,7 +496,7 @@ test('round 3: carl is asked before charging the card ann just charged; kofi and
   ]);
   await Promise.all([expectAnnounced(CARL, 'Cancelled', 'CANCELLED'), expectAnnounced(ANN, 'Cancelled', 'CANCELLED')]);
   expect(sb.controls.state().collections).toBe(before + 1);
-  await expect(ad.getByRole('status', { name: 'Collections CSV result' })).toContainText('Exported');
+  await expect(ad.getByRole('status', { name: 'Collections report result' })).toContainText('Exported');
   await shoot('round3-done', ANN, CARL, KOFI, ADA);
 
   await expectNoOneShownAnothersWork();
