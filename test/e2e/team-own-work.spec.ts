@@ -481,7 +481,10 @@ test('round 3: carl is asked before charging the card ann just charged; kofi and
   await openScreen(k, 'Settings');
   await expect(k.getByLabel('Signed in as')).toContainText(KOFI.login);
   await openScreen(ad, 'Reports');
-  await ad.getByRole('form', { name: 'Collections report' }).getByRole('button', { name: 'Export collections' }).click();
+  await ad
+    .getByRole('form', { name: 'Collections report' })
+    .getByRole('button', { name: 'Export collections' })
+    .click();
   await pressCharge(CARL);
   await dialog.getByRole('button', { name: 'Charge again' }).click();
   await expect(waiting(c)).toBeVisible();
