@@ -153,6 +153,10 @@ const UNAVAILABLE_CODES = new Set([
   '57P01',
   '57P02',
   '57P03',
+  // The server ended the session for an idle transaction or an idle session (a line gone silent mid-work):
+  // the transaction was rolled back, nothing was refused, and the same call may succeed on a new connection.
+  '25P03',
+  '57P05',
   '08000',
   '08001',
   '08003',

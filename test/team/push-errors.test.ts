@@ -19,6 +19,12 @@ describe('a failed send', () => {
     ['a refused connection', pgError('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
     ['pg_terminate_backend / admin shutdown', pgError('terminating connection due to administrator command', '57P01')],
     ['a connection failure (08006)', pgError('connection failure', '08006')],
+    // The team day, seed 12: a line gone silent mid-transaction; PostgreSQL ended the session.
+    [
+      'a session ended for an idle transaction (25P03)',
+      pgError('terminating connection due to idle-in-transaction timeout', '25P03'),
+    ],
+    ['a session ended for being idle (57P05)', pgError('terminating connection due to idle-session timeout', '57P05')],
     ['another class 08 code', pgError('protocol violation', '08P01')],
     ['a deadlock', pgError('deadlock detected', '40P01')],
     ['too many connections', pgError('sorry, too many clients already', '53300')],
