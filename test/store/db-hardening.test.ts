@@ -55,6 +55,16 @@ describe('opening a new data folder', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(LATEST);
     db.close();
   }, 60_000);
+
+  it('an older one, while another process holds the write lock longer than a write waits (its migration): waits and opens', async () => {
+    const file = path.join(tempDir(), 'merchant-desk.sqlite');
+    openDatabase(file, migrations.slice(0, -1)).close();
+    const lock = await holdWriteLock(file, 7000);
+    const db = openDatabase(file);
+    await lock.released;
+    expect(db.pragma('user_version', { simple: true })).toBe(LATEST);
+    db.close();
+  }, 30_000);
 });
 
 describe('durability', () => {
