@@ -5,35 +5,12 @@ import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { acknowledgedBefore, markRestored, type AcknowledgedRow } from '../store/sqlite/serve-journal.js';
 import { eventsStored } from '../store/pg/event-inserts.js';
-import { restoreEvents, type RestoreRow } from '../store/pg/rollback.js';
-import type { NewTeamEvent } from '../team/events.js';
+import { restoreEvents } from '../store/pg/rollback.js';
+import { restoreRow } from '../team/restore-row.js';
 import { journalEvent, type ServeJournal } from './journal.js';
 import type { RecordReport } from './record-report.js';
 
 const PAGE = 500;
-
-function restoreRow(e: NewTeamEvent, seq: number | null): RestoreRow {
-  return {
-    event_key: e.eventKey,
-    merchant_reference: e.merchantReference,
-    internal_reference: e.internalReference ?? null,
-    source: e.source,
-    kind: e.kind,
-    status: e.status ?? null,
-    amount_minor: e.amountMinor === null || e.amountMinor === undefined ? null : String(e.amountMinor),
-    currency: e.currency ?? null,
-    signature: e.signature,
-    payload: e.payload ?? null,
-    note: e.note ?? null,
-    payment_url: e.paymentUrl ?? null,
-    status_message: e.statusMessage ?? null,
-    occurred_at: new Date(e.occurredAt).toISOString(),
-    evidence: e.evidence ?? null,
-    lost_seq: seq,
-    lost_recorded_at: null,
-    lost_actor: null,
-  };
-}
 
 /**
  * The callbacks acknowledged before `from` that the record does not hold: newest first, a page at a time,
@@ -88,7 +65,7 @@ export async function restorePages(
     const page = rows.slice(i, i + PAGE);
     const out = await restoreEvents(
       pool,
-      page.map((r) => restoreRow(journalEvent(r), r.seq)),
+      page.map((r) => restoreRow(journalEvent(r), { seq: r.seq, recordedAt: null, actor: null })),
     );
     for (const r of out) {
       if (r.outcome === 'restored') restored++;

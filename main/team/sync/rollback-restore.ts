@@ -2,8 +2,9 @@
 // key, in the old order, asking which of them it still lacks; then the re-base (rollback-rebase.ts).
 import { writeTransaction } from '../../store/sqlite/transaction.js';
 import { countRestored } from '../../store/sqlite/team/rollback.js';
-import { restoreEvents, selectSeqsOfKeys, type RestoreRow } from '../../store/pg/rollback.js';
-import { type NewTeamEvent } from '../events.js';
+import { restoreEvents, selectSeqsOfKeys } from '../../store/pg/rollback.js';
+import { restoreRow } from '../restore-row.js';
+import type { NewTeamEvent } from '../events.js';
 import type { Candidate } from './rollback-candidates.js';
 import { keepRollback, keptRollback, type RollbackRow } from '../../store/sqlite/team/rollback.js';
 import type { WentBack } from './rollback-find.js';
@@ -12,31 +13,6 @@ import { rebase } from './rollback-rebase.js';
 import type { RollbackContext } from './rollback-context.js';
 import { KEYS_PAGE, PAGE } from './rollback-context.js';
 
-function restoreRow(
-  e: NewTeamEvent,
-  lost: { seq: number | null; recordedAt: number | null; actor: string | null },
-): RestoreRow {
-  return {
-    event_key: e.eventKey,
-    merchant_reference: e.merchantReference,
-    internal_reference: e.internalReference ?? null,
-    source: e.source,
-    kind: e.kind,
-    status: e.status ?? null,
-    amount_minor: e.amountMinor === null || e.amountMinor === undefined ? null : String(e.amountMinor),
-    currency: e.currency ?? null,
-    signature: e.signature,
-    payload: e.payload ?? null,
-    note: e.note ?? null,
-    payment_url: e.paymentUrl ?? null,
-    status_message: e.statusMessage ?? null,
-    occurred_at: new Date(e.occurredAt).toISOString(),
-    evidence: e.evidence ?? null,
-    lost_seq: lost.seq,
-    lost_recorded_at: lost.recordedAt,
-    lost_actor: lost.actor,
-  };
-}
 /** Of these keys, those the record does not hold (now). */
 async function missingOf(ctx: RollbackContext, keys: readonly string[]): Promise<Set<string>> {
   const { pool } = ctx;
