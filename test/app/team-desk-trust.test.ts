@@ -25,6 +25,7 @@ import { tempDir } from '../support/tmp.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { newIntent } from '../team/sync-desk.js';
 import { CARDS, cardForm } from '../collections/harness.js';
+import { until } from '../support/wait.js';
 
 process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-teamclaims-${process.pid}`;
 
@@ -94,12 +95,6 @@ async function desk(login: string, existing?: string) {
   await core.lock.unlock(team.password(login));
   const d = typedInvoke(createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock)));
   return { core, d, dataDir };
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50)))
-    if (await ok()) return;
-  throw new Error(`timed out waiting until ${what}`);
 }
 
 const card = (cvv = '123') => ({

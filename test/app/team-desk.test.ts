@@ -26,6 +26,7 @@ import { tempDir } from '../support/tmp.js';
 import { callbackBody, hmacHeader } from '../callbacks/support.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { CARDS, cardForm } from '../collections/harness.js';
+import { until } from '../support/wait.js';
 
 // This file's keychain entries stay apart from every other test file's and from a real install.
 process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-teamdesk-${process.pid}`;
@@ -135,11 +136,6 @@ async function operator(role: 'support' | 'finance' | 'back_office'): Promise<st
   const login = await team.addOperator(role);
   logins.push(login);
   return login;
-}
-
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (ok()) return;
-  throw new Error(`timed out waiting until ${what}`);
 }
 
 function value<T>(r: IpcResult<T>): T {

@@ -24,6 +24,7 @@ import { tempDir } from '../support/tmp.js';
 import { startPgBouncer, type PgBouncer, type PoolMode } from '../support/pgbouncer.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { newIntent } from '../team/sync-desk.js';
+import { until } from '../support/wait.js';
 
 process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-teampooler-${process.pid}`;
 
@@ -96,13 +97,6 @@ async function writer(bouncer: PgBouncer): Promise<pg.Pool> {
   const p = openTeamPool(signInUrl(bouncer.url(team.db.name), login, team.password(login)));
   pools.push(p);
   return p;
-}
-
-async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
-  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 20))) {
-    if (ok()) return;
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-  }
 }
 
 const holds = (core: Core, reference: string) =>

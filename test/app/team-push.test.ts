@@ -18,6 +18,7 @@ import { forgetTeamKeys, storeTeamKeys } from './team-keychain.js';
 import { tempDir } from '../support/tmp.js';
 import { event, teamFixture, type TeamFixture } from '../team/fixture.js';
 import { newIntent } from '../team/sync-desk.js';
+import { until } from '../support/wait.js';
 
 process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-teampush-${process.pid}`;
 
@@ -70,11 +71,6 @@ async function signedInDesk(login: string): Promise<Core> {
   return core;
 }
 
-async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (ok()) return;
-  throw new Error(`timed out waiting until ${what}`);
-}
-
 const countCollections = (core: Core, status?: string) =>
   core.db
     .prepare(`SELECT count(*) FROM collections${status ? ' WHERE status = ?' : ''}`)
@@ -87,13 +83,13 @@ describe('a team desk following the team', () => {
     logins.push(login);
     const writer = team.signIn(login);
     const core = await signedInDesk(login);
-    await until('the sync is online', () => core.appStatus().connection === 'online');
+    await until('the sync is online', () => core.appStatus().connection === 'online', 20_000);
 
     // 150 collections the desk knows (their intents pulled, whatever the batches).
     const K = 150;
     const intents = Array.from({ length: K }, () => newIntent({ operator: login }));
     for (const intent of intents) await recordIntent(writer, intent);
-    await until('the desk has the 150 collections', () => countCollections(core) === K);
+    await until('the desk has the 150 collections', () => countCollections(core) === K, 20_000);
     await new Promise((r) => setTimeout(r, 600)); // the pushes those caused have gone out
 
     // What main says and what the window receives from now on.
@@ -119,7 +115,7 @@ describe('a team desk following the team', () => {
       ),
     );
     await appendEvents(writer, answers);
-    await until('the desk applied the 450 answers', () => countCollections(core, 'PENDING') === K);
+    await until('the desk applied the 450 answers', () => countCollections(core, 'PENDING') === K, 20_000);
     await new Promise((r) => setTimeout(r, 600)); // a trailing push would have gone out
 
     // The desk applies what it pulls in slices of about 25 ms (sync/pull.ts): one notice per slice, never

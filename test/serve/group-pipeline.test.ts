@@ -11,6 +11,7 @@ import type { JournalEntry, ServeJournal } from '../../main/serve/journal.js';
 import { teamCallbackStore } from '../../main/serve/team-callback-store.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
+import { until } from '../support/wait.js';
 
 let team: TeamFixture;
 let receiver: string;
@@ -33,14 +34,6 @@ function stalledJournal() {
     close: () => Promise.resolve(),
   } as unknown as ServeJournal;
   return { journal, kept };
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`still not true after ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const stored = async (reference: string) =>

@@ -20,6 +20,7 @@ import { JOURNAL_FILE } from '../../main/serve/journal.js';
 import type { Health } from '../../main/serve/health.js';
 import { stopServerSync } from '../support/postgres-server.js';
 import { signedCallback, startServe, teamDatabase, type Serve, type TeamDb } from './harness.js';
+import { eventually } from '../support/wait.js';
 
 const LEASE_SECONDS = 2;
 let team: TeamDb;
@@ -80,16 +81,6 @@ const health = async (s: Serve) => (await (await fetch(`${s.base}/healthz`)).jso
 const post = (s: Serve, c: { body: string; headers: Record<string, string> }) =>
   fetch(`${s.base}/callbacks/collections`, { method: 'POST', body: c.body, headers: c.headers });
 
-async function until<T>(what: string, ms: number, get: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await get().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Who wrote each poll result: the actors of the payment option lists and of the balance snapshots. */
 async function pollWriters() {
   const lists = await team.owner.query<{ actor: string }>('SELECT actor FROM team.payment_option_lists ORDER BY seq');
@@ -102,17 +93,25 @@ async function pollWriters() {
 
 describe('two serve instances on one team database', () => {
   it('one polls, decided by the poller lease; the other stands by and writes no poll result', async () => {
-    const roles = await until('each instance knows its part', 20_000, async () => {
-      const r = await Promise.all(serves.map(async (s) => (await health(s.serve)).poller?.role));
-      return r.includes('active') && r.includes('standby') ? r : undefined;
-    });
+    const roles = await eventually(
+      'each instance knows its part',
+      async () => {
+        const r = await Promise.all(serves.map(async (s) => (await health(s.serve)).poller?.role));
+        return r.includes('active') && r.includes('standby') ? r : undefined;
+      },
+      20_000,
+    );
     const active = serves[roles.indexOf('active')]!;
     const standby = serves[roles.indexOf('standby')]!;
     expect((await health(standby.serve)).lastPoll).toMatchObject({ balances: null, connection: 'standby' });
-    await until('the poller wrote its first round', 20_000, async () => {
-      const w = await pollWriters();
-      return w.lists.length && w.balances.length ? w : undefined;
-    });
+    await eventually(
+      'the poller wrote its first round',
+      async () => {
+        const w = await pollWriters();
+        return w.lists.length && w.balances.length ? w : undefined;
+      },
+      20_000,
+    );
     // Two leases more: a second poller would have written its own first round by now.
     await new Promise((r) => setTimeout(r, 2 * LEASE_SECONDS * 1000));
     const w = await pollWriters();
@@ -225,15 +224,21 @@ describe('two serve instances on one team database', () => {
     active.serve.child.kill('SIGKILL');
     await active.serve.exited;
     const killedAt = Date.now();
-    await until('the standby polls', 15_000, async () =>
-      (await health(standby.serve)).poller?.role === 'active' ? true : undefined,
+    await eventually(
+      'the standby polls',
+      async () => ((await health(standby.serve)).poller?.role === 'active' ? true : undefined),
+      15_000,
     );
     const tookOver = Date.now() - killedAt;
     // Its first round, as a start writes one: the options list and each wallet, by the new poller.
-    const w = await until('the new poller wrote its first round', 15_000, async () => {
-      const x = await pollWriters();
-      return x.lists.includes(standby.login) && x.balances.some((b) => b.actor === standby.login) ? x : undefined;
-    });
+    const w = await eventually(
+      'the new poller wrote its first round',
+      async () => {
+        const x = await pollWriters();
+        return x.lists.includes(standby.login) && x.balances.some((b) => b.actor === standby.login) ? x : undefined;
+      },
+      15_000,
+    );
     expect(w.lists).toEqual([active.login, standby.login]);
     const h = await health(standby.serve);
     expect(h.poller).toMatchObject({ role: 'active', holder: h.poller!.instance });
@@ -248,8 +253,10 @@ describe('two serve instances on one team database', () => {
     const poller = running[roles.indexOf('active')]!;
     const third = { name: 'c', login: team.login, serve: await startInstance('c', team.login, team.password) };
     serves.push(third);
-    await until('the new instance stands by', 20_000, async () =>
-      (await health(third.serve)).poller?.role === 'standby' ? true : undefined,
+    await eventually(
+      'the new instance stands by',
+      async () => ((await health(third.serve)).poller?.role === 'standby' ? true : undefined),
+      20_000,
     );
     poller.serve.child.kill('SIGTERM');
     const code = await poller.serve.exited;
@@ -261,8 +268,10 @@ describe('two serve instances on one team database', () => {
     );
     // Given back, not left to expire.
     expect(lease.rows).toEqual([{ expired: true }]);
-    await until('the new instance polls', 15_000, async () =>
-      (await health(third.serve)).poller?.role === 'active' ? true : undefined,
+    await eventually(
+      'the new instance polls',
+      async () => ((await health(third.serve)).poller?.role === 'active' ? true : undefined),
+      15_000,
     );
   });
 });

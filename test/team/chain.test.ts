@@ -4,7 +4,6 @@
 // even with every later hash recomputed, is reported within one check; a pulled batch that does not
 // continue the chain is not applied; a snapshot over a record whose chain does not match is refused.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type pg from 'pg';
@@ -26,12 +25,12 @@ import { appendEventsBeforeEvidence, event, teamFixture, type TeamFixture } from
 import { history } from './new-desk.js';
 import { openDesk, quietLogger, type Desk } from './sync-desk.js';
 import { testLedger } from '../support/ledger.js';
+import { tempDir } from '../support/tmp.js';
 
 const { ledger } = testLedger();
 
 let team: TeamFixture;
 const desks: Desk[] = [];
-const dirs: string[] = [];
 
 beforeEach(async () => {
   team = await teamFixture();
@@ -39,14 +38,7 @@ beforeEach(async () => {
 afterEach(async () => {
   while (desks.length) await desks.pop()!.close();
   await team?.close();
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
-
-function tempDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'md-teamchain-'));
-  dirs.push(d);
-  return d;
-}
 
 async function write(events: readonly NewTeamEvent[], pool: pg.Pool = team.owner): Promise<number[]> {
   const seqs: number[] = [];

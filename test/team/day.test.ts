@@ -25,7 +25,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstDifference } from './convergence/views.js';
 import { sandboxKeysTemplate } from './convergence/world.js';
-import { startWorld, until, type DayDesk, type DayWorld } from './day/world.js';
+import { startWorld, type DayDesk, type DayWorld } from './day/world.js';
 import {
   faultsArbitrary,
   groupsArbitrary,
@@ -45,6 +45,7 @@ import {
   liveness,
   serviceCollections,
 } from './day/verdict.js';
+import { until } from '../support/wait.js';
 
 process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-day-${process.pid}`;
 

@@ -4,16 +4,14 @@
 // event, never a writer's `verified`; on every desk, and on a new desk's start (bulk replay and snapshot).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
-import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
+import { type Db } from '../../main/store/sqlite/connection.js';
 import { appendEvents } from '../../main/team/events.js';
 import { recordIntent } from '../../main/team/record.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
-import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
+import { type TeamSyncOptions } from '../../main/team/sync/pull.js';
 import { startOutboxPush } from '../../main/team/sync/push.js';
 import { createChargeService } from '../../main/collections/charge/service.js';
 import { verifyCallback } from '../../main/callbacks/ingest.js';
@@ -24,6 +22,9 @@ import { callbackBody, deeplyNested, hmacHeader, SIGNING_KEY } from '../callback
 import { event, teamFixture, type TeamFixture } from './fixture.js';
 import { newIntent, openDesk, quietLogger, type Desk } from './sync-desk.js';
 import { testLedger } from '../support/ledger.js';
+import { newDeskCaughtUp } from './sync-desk.js';
+
+const newDesk = (over: Partial<TeamSyncOptions> = {}) => newDeskCaughtUp(team.owner, over);
 
 const { ledger } = testLedger();
 
@@ -51,30 +52,6 @@ afterAll(async () => {
 });
 
 /** A new desk caught up once (from the snapshot unless `snapshots: false`); says how it started. */
-async function newDesk(over: Partial<TeamSyncOptions> = {}): Promise<{ db: Db; from: string | null }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-evidence-'));
-  dirs.push(dir);
-  const db = openDatabase(path.join(dir, 'desk.sqlite'));
-  let from: string | null = null;
-  const sync = startTeamSync({
-    pool: team.owner,
-    db,
-    ledger,
-    clock: systemClock,
-    logger: quietLogger,
-    pollEveryMs: 600_000,
-    onCopied: (_n, f) => {
-      from = f;
-    },
-    ...over,
-  });
-  await sync.pullNow();
-  // Signatures taken from a snapshot are re-checked in the background: the desk is compared once done.
-  await sync.checkSignatures();
-  await sync.close();
-  return { db, from };
-}
-
 /** Who a desk says created the collection and wrote each of its events. */
 function who(db: Db, reference: string) {
   return {

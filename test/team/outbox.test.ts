@@ -24,6 +24,7 @@ import { startOutboxPush, type OutboxPush } from '../../main/team/sync/push.js';
 import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
 import { newIntent, quietLogger } from './sync-desk.js';
 import { testLedger } from '../support/ledger.js';
+import { until } from '../support/wait.js';
 
 const { ledger } = testLedger();
 
@@ -73,12 +74,6 @@ function push(db: Db, pool: pg.Pool, over: Partial<Parameters<typeof startOutbox
   });
   pushes.push(p);
   return p;
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50)))
-    if (await ok()) return;
-  throw new Error(`timed out waiting until ${what}`);
 }
 
 /** A charge's intent, team-wide and on the desk: the collection the charge events belong to. */
@@ -176,19 +171,23 @@ describe('the outbox push', () => {
       expect(outboxCounts(db)).toEqual({ pending: 60, refused: 0 });
       push(db, pool, { batchSize: 25 });
       let killed = 0;
-      await until('the desk backend is terminated in the middle of a batch', async () => {
-        const r = await owner.query<{ ok: boolean }>(
-          `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+      await until(
+        'the desk backend is terminated in the middle of a batch',
+        async () => {
+          const r = await owner.query<{ ok: boolean }>(
+            `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
            WHERE usename = $1 AND state = 'active' AND query LIKE '%INSERT INTO team.events%'`,
-          [support],
-        );
-        killed += r.rows.filter((x) => x.ok).length;
-        return killed > 0;
-      });
+            [support],
+          );
+          killed += r.rows.filter((x) => x.ok).length;
+          return killed > 0;
+        },
+        20_000,
+      );
     } finally {
       await owner.query('UPDATE public.slow_outbox SET on_ = false');
     }
-    await until('the outbox is empty', () => outboxCounts(db).pending === 0);
+    await until('the outbox is empty', () => outboxCounts(db).pending === 0, 20_000);
     const refs = collections.map((c) => c.reference);
     const sent = outboxKeys(db);
     expect(sent).toHaveLength(60);
@@ -218,7 +217,7 @@ describe('the outbox push', () => {
     );
     ledger.append(db, answer(c), { outbox: true });
     push(db, pool);
-    await until('nothing is pending', () => outboxCounts(db).pending === 0);
+    await until('nothing is pending', () => outboxCounts(db).pending === 0, 20_000);
     expect(outboxCounts(db)).toEqual({ pending: 0, refused: 1 });
     expect(await teamKeys([a.reference, b.reference, c.reference])).toEqual(outboxKeys(db));
     expect(outboxKeys(db)).toHaveLength(2);

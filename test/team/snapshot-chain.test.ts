@@ -6,13 +6,11 @@
 // head than the record's.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../main/clock.js';
-import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
+import { type Db } from '../../main/store/sqlite/connection.js';
 import { keptHead, keptMarks } from '../../main/store/sqlite/team/chain-head.js';
 import { canonicalContents } from '../../main/store/sqlite/team/snapshot-chain.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
@@ -20,12 +18,15 @@ import { GENESIS } from '../../main/team/chain.js';
 import { startsBlock } from '../../main/team/snapshot/chain-event.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { downloadSnapshot, storeSnapshot, type SnapshotInfo } from '../../main/team/snapshot/store.js';
-import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
+import { type TeamSyncOptions } from '../../main/team/sync/pull.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { history, record } from './new-desk.js';
-import { testLedger } from '../support/ledger.js';
+import { fileTempDir as tempDir } from '../support/tmp.js';
+import { newDeskCaughtUp } from './sync-desk.js';
 
-const { ledger } = testLedger();
+/** A new desk caught up once, in small batches and bulk chunks so that a few thousand events take several. */
+const newDesk = (over: Partial<TeamSyncOptions> = {}) =>
+  newDeskCaughtUp(team.owner, { batchSize: 300, bulkChunk: 700, ...over });
 
 let team: TeamFixture;
 let publisher: pg.Pool;
@@ -34,42 +35,9 @@ let original: string;
 let reference: ReturnType<typeof record>;
 let replayHead: ReturnType<typeof keptHead>;
 let replayMarks: ReturnType<typeof keptMarks>;
-const dirs: string[] = [];
-
-function tempDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'md-snapchain-'));
-  dirs.push(d);
-  return d;
-}
 
 async function write(events: readonly NewTeamEvent[]): Promise<void> {
   for (let i = 0; i < events.length; i += 1000) await appendEvents(team.owner, events.slice(i, i + 1000));
-}
-
-async function newDesk(
-  over: Partial<TeamSyncOptions> = {},
-): Promise<{ db: Db; from: string | null; warnings: string[] }> {
-  const db = openDatabase(path.join(tempDir(), 'desk.sqlite'));
-  let from: string | null = null;
-  const warnings: string[] = [];
-  const sync = startTeamSync({
-    pool: team.owner,
-    db,
-    ledger,
-    clock: systemClock,
-    logger: { info() {}, warn: (o: object) => void warnings.push(String((o as { reason?: string }).reason ?? '')) },
-    pollEveryMs: 600_000,
-    batchSize: 300,
-    bulkChunk: 700,
-    onCopied: (_n, f) => {
-      from = f;
-    },
-    ...over,
-  });
-  await sync.pullNow();
-  await sync.checkSignatures();
-  await sync.close();
-  return { db, from, warnings };
 }
 
 /** The published file, edited by `edit`, published again by the same login with the same seq and counts. */
@@ -137,7 +105,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await team?.close();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 describe('a new desk checking a snapshot against the hash chain', () => {

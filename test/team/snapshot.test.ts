@@ -4,36 +4,30 @@
 // damaged bytes) is refused with the reason, and the desk replays instead; only back_office and admin
 // may publish, and PostgreSQL, not the publisher, says who did.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../main/clock.js';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { appendEvents, type NewTeamEvent } from '../../main/team/events.js';
 import { TeamPermissionError } from '../../main/team/errors.js';
 import { publishSnapshot } from '../../main/team/snapshot/publish.js';
 import { downloadSnapshot, newestSnapshot, storeSnapshot, type SnapshotInfo } from '../../main/team/snapshot/store.js';
 import { snapshotSchemaVersion } from '../../main/team/snapshot/verify.js';
-import { startTeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
+import { type TeamSyncOptions } from '../../main/team/sync/pull.js';
 import { lastSeq } from '../../main/store/sqlite/team/sync-state.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { history, record, schema } from './new-desk.js';
 import type pg from 'pg';
-import { testLedger } from '../support/ledger.js';
+import { fileTempDir as tempDir } from '../support/tmp.js';
+import { newDeskCaughtUp } from './sync-desk.js';
 
-const { ledger } = testLedger();
+/** A new desk caught up once, in small batches and bulk chunks so that a few thousand events take several. */
+const newDesk = (over: Partial<TeamSyncOptions> = {}) =>
+  newDeskCaughtUp(team.owner, { batchSize: 300, bulkChunk: 700, ...over });
 
 let team: TeamFixture;
 let publisher: pg.Pool;
 let publisherLogin: string;
-const dirs: string[] = [];
-
-function tempDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'md-teamsnap-'));
-  dirs.push(d);
-  return d;
-}
 
 beforeAll(async () => {
   team = await teamFixture();
@@ -42,45 +36,13 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await team?.close();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 async function write(events: readonly NewTeamEvent[]): Promise<void> {
   for (let i = 0; i < events.length; i += 1000) await appendEvents(team.owner, events.slice(i, i + 1000));
 }
 
-interface Started {
-  db: Db;
-  from: string | null;
-  warnings: string[];
-}
-
 /** A new desk caught up once; `from` says whether it started from the snapshot or replayed. */
-async function newDesk(over: Partial<TeamSyncOptions> = {}): Promise<Started> {
-  const db = openDatabase(path.join(tempDir(), 'desk.sqlite'));
-  let from: string | null = null;
-  const warnings: string[] = [];
-  const sync = startTeamSync({
-    pool: team.owner,
-    db,
-    ledger,
-    clock: systemClock,
-    logger: { info() {}, warn: (o: object) => void warnings.push(String((o as { reason?: string }).reason ?? '')) },
-    pollEveryMs: 600_000,
-    batchSize: 300,
-    bulkChunk: 700,
-    onCopied: (_n, f) => {
-      from = f;
-    },
-    ...over,
-  });
-  await sync.pullNow();
-  // Signatures taken from a snapshot are re-checked in the background: the desk is compared once done.
-  await sync.checkSignatures();
-  await sync.close();
-  return { db, from, warnings };
-}
-
 /** A freshly migrated desk's schema. */
 function migratedSchema() {
   const db = openDatabase(path.join(tempDir(), 'fresh.sqlite'));

@@ -1,7 +1,6 @@
 // Two desktops on one team database, as the team profile will run them: each with its own SQLite file
 // and a TeamSync, charging intent-first (team record, then the local copy with the same keys).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import type { NewEvent } from '../../main/collections/event-rules.js';
@@ -13,6 +12,7 @@ import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { startTeamSync, type TeamSync, type TeamSyncOptions } from '../../main/team/sync/pull.js';
 import { poolLogin } from '../../main/team/pool.js';
 import { testLedger } from '../support/ledger.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const { ledger } = testLedger();
 
@@ -26,7 +26,7 @@ export interface Desk {
 }
 
 export function openDesk(pool: pg.Pool, over: Partial<TeamSyncOptions> = {}): Desk {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-teamsync-'));
+  const dir = fileTempDir('md-teamsync-');
   const db = openDatabase(path.join(dir, 'merchant-desk.sqlite'));
   const sync = startTeamSync({
     pool,
@@ -50,6 +50,38 @@ export function openDesk(pool: pg.Pool, over: Partial<TeamSyncOptions> = {}): De
 }
 
 let n = 0;
+export interface NewDesk {
+  db: Db;
+  /** How it started: from the team's snapshot, or null when it replayed the events. */
+  from: string | null;
+  /** The reasons of the warnings its sync logged. */
+  warnings: string[];
+}
+
+/** A new desk caught up once (from the snapshot unless `snapshots: false`), its signatures checked, its sync closed. */
+export async function newDeskCaughtUp(pool: pg.Pool, over: Partial<TeamSyncOptions> = {}): Promise<NewDesk> {
+  const db = openDatabase(path.join(fileTempDir('md-newdesk-'), 'desk.sqlite'));
+  let from: string | null = null;
+  const warnings: string[] = [];
+  const sync = startTeamSync({
+    pool,
+    db,
+    ledger,
+    clock: systemClock,
+    logger: { info() {}, warn: (o: object) => void warnings.push(String((o as { reason?: string }).reason ?? '')) },
+    pollEveryMs: 600_000,
+    onCopied: (_n, f) => {
+      from = f;
+    },
+    ...over,
+  });
+  await sync.pullNow();
+  // Signatures taken from a snapshot are re-checked in the background: the desk is compared once done.
+  await sync.checkSignatures();
+  await sync.close();
+  return { db, from, warnings };
+}
+
 export function newIntent(over: Partial<TeamIntent> = {}): TeamIntent {
   n++;
   return {
@@ -155,13 +187,4 @@ export function reconciliationView(db: Db): Record<string, unknown>[] {
        FROM reconciliation r JOIN collections c ON c.id = r.collection_id ORDER BY c.merchant_reference`,
     )
     .all() as Record<string, unknown>[];
-}
-
-export async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<number> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return Date.now() - start;
 }

@@ -19,10 +19,11 @@ import { systemClock } from '../../main/clock.js';
 import { recordIntent } from '../../main/team/record.js';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
 import { outboxCounts } from '../../main/collections/outbox.js';
-import { chargeOn, newIntent, openDesk, quietLogger, waitFor, type Desk } from './sync-desk.js';
+import { chargeOn, newIntent, openDesk, quietLogger, type Desk } from './sync-desk.js';
 import { history } from './new-desk.js';
 import { forgetTeamKeys } from '../app/team-keychain.js';
 import { testLedger } from '../support/ledger.js';
+import { until } from '../support/wait.js';
 
 const { ledger } = testLedger();
 
@@ -178,7 +179,7 @@ describe("a charge's events go to the team while the desk drains", () => {
     await write(backlog(200, 'MD-PUSH-BEFORE', 26));
     let db = openDatabase(file);
     let s = session(db);
-    await waitFor(() => s.sync.status().online && s.sync.status().lastPullAt !== null, 60_000, 'the first sync');
+    await until('the first sync', () => s.sync.status().online && s.sync.status().lastPullAt !== null, 60_000, 10);
     await s.close();
     db.close();
     await write(backlog(10_000, 'MD-PUSH-AWAY', 27));
@@ -187,7 +188,7 @@ describe("a charge's events go to the team while the desk drains", () => {
     db = openDatabase(file);
     s = session(db);
     try {
-      await waitFor(() => s.sync.status().catchingUp !== null, 60_000, 'the drain to start');
+      await until('the drain to start', () => s.sync.status().catchingUp !== null, 60_000, 10);
       // A charge meanwhile: its intent in the team first, then its answer stored with an outbox row.
       const intent = { ...newIntent(), operator: support };
       await recordIntent(s.pool, intent);

@@ -10,7 +10,8 @@ import { appendEvents } from '../../main/team/events.js';
 import { migrate } from '../../main/team/migrate.js';
 import { openTeamPool } from '../../main/team/pool.js';
 import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../support/postgres-server.js';
-import { callbackEvent, chargeOn, openDesk, reconciliationView, waitFor, type Desk } from './sync-desk.js';
+import { callbackEvent, chargeOn, openDesk, reconciliationView, type Desk } from './sync-desk.js';
+import { until } from '../support/wait.js';
 
 let server: PgServerInfo;
 let url: string;
@@ -75,7 +76,7 @@ describe('team sync through a PostgreSQL outage', () => {
       );
       pgCtl('-m', 'fast', 'stop');
 
-      for (const d of [a, b]) await waitFor(() => !d.sync.status().online, 15_000, 'offline status');
+      for (const d of [a, b]) await until('offline status', () => !d.sync.status().online, 15_000, 10);
       expect(a.sync.status().error).toMatch(/^Offline: the team database cannot be reached/);
       await expect(b.sync.pullNow()).rejects.toThrow(/cannot be reached/);
 
@@ -86,10 +87,11 @@ describe('team sync through a PostgreSQL outage', () => {
 
       const team = await teamState(serve);
       for (const d of [a, b])
-        await waitFor(
+        await until(
+          'the desktop to catch up',
           () => d.sync.status().online && d.sync.status().lastSeq === team.top,
           20_000,
-          'the desktop to catch up',
+          10,
         );
       const keys = [...team.keys].sort();
       expect(localKeys(a)).toEqual(keys);

@@ -25,11 +25,11 @@ import {
   newIntent,
   openDesk,
   reconciliationView,
-  waitFor,
   writeLocal,
   type Desk,
 } from './sync-desk.js';
 import { testLedger } from '../support/ledger.js';
+import { until } from '../support/wait.js';
 
 const { ledger } = testLedger();
 
@@ -172,13 +172,13 @@ describe('team sync between two desktops', () => {
   it('wakes B within a second of A recording an intent (no periodic pull needed)', async () => {
     const a = desk(support);
     const b = desk(support2, { pollEveryMs: 600_000 });
-    await waitFor(() => b.sync.status().online, 5000, 'B online');
+    await until('B online', () => b.sync.status().online, 5000, 10);
     await new Promise((r) => setTimeout(r, 300)); // its LISTEN connection is up
     const intent = newIntent();
     const t0 = Date.now();
     await recordIntent(a.pool, intent);
     const has = b.db.prepare('SELECT 1 FROM collections WHERE merchant_reference = ?').pluck();
-    const ms = await waitFor(() => has.get(intent.merchantReference) !== undefined, 1000, 'the row on B');
+    const ms = await until('the row on B', () => has.get(intent.merchantReference) !== undefined, 1000, 10);
     expect(ms + (Date.now() - t0 - ms)).toBeLessThan(1000);
   });
 

@@ -22,6 +22,7 @@ import { storeTeamKeys, forgetTeamKeys } from '../../app/team-keychain.js';
 import type { TeamRole } from '../../../main/team/operators.js';
 import { outboxCounts } from '../../../main/collections/outbox.js';
 import { lastSeq } from '../../../main/store/sqlite/team/sync-state.js';
+import { until } from '../../support/wait.js';
 
 /** A TCP relay to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored. */
 export async function relay(host: string, port: number) {
@@ -99,13 +100,6 @@ export async function sandboxKeysTemplate(): Promise<string> {
   await sb.close();
   for (const f of fs.readdirSync(dir)) if (!f.endsWith('.pem')) fs.rmSync(path.join(dir, f), { recursive: true });
   return dir;
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 50))) {
-    if (await ok()) return;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting until ${what}`);
-  }
 }
 
 export async function startWorld(o: { keysTemplate: string; roles: TeamRole[] }): Promise<World> {

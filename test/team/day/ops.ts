@@ -13,7 +13,8 @@ import type { ChargeResponse } from '../../../main/ipc/contract/collections.js';
 import { CARDS, cardForm } from '../../collections/harness.js';
 import { callbackLine } from '../convergence/ops.js';
 import type { WindowPlan } from '../convergence/world.js';
-import { databaseAway, DeskKilled, until, type DayDesk, type DayWorld } from './world.js';
+import { databaseAway, DeskKilled, type DayDesk, type DayWorld } from './world.js';
+import { until } from '../../support/wait.js';
 
 export type Card = keyof typeof CARDS;
 const RESOLVERS: ReadonlySet<TeamRole> = new Set(['back_office', 'admin']);

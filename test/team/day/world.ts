@@ -36,13 +36,6 @@ const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function until(what: string, ok: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  for (const end = Date.now() + ms; ; await sleep(100)) {
-    if (await ok()) return;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting until ${what}`);
-  }
-}
-
 /** The database is stopped, restarting or unreachable for a moment (not a refusal of what was asked). */
 export function databaseAway(e: unknown): boolean {
   if (e instanceof TeamUnavailableError) return true;
