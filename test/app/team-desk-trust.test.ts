@@ -300,6 +300,42 @@ describe('team.claim_intent', () => {
     expect(later.claimedBy).toBe(admin);
   });
 
+  it('another login holding a lock of its own cannot stall a payment’s claims (a finance login, an advisory lock)', async () => {
+    const a = await operator('support');
+    const finance = team.signIn(await operator('finance'));
+    const poolA = team.signIn(a);
+    const intent = newIntent();
+    const ref = intent.merchantReference;
+    await recordIntent(poolA, intent);
+    await recordEvents(poolA, [
+      {
+        collectionId: null,
+        merchantReference: ref,
+        source: 'initiate',
+        kind: 'initialize_unknown',
+        status: 'UNKNOWN',
+        receivedAt: Date.now(),
+        signature: 'not_applicable',
+        dedupeKey: `claims-test:${ref}:unknown`,
+      },
+    ]);
+    // Migration 9 serialised a reference's claims with pg_advisory_xact_lock(19781, hashtext(reference)),
+    // and any login may take any advisory lock: held at session level, the creator's "Charge again" waited
+    // as long as that session lived.
+    const holder = await finance.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock(19781, hashtext($1))', [ref]);
+      const claimed = await Promise.race([
+        claimIntent(poolA, ref),
+        new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 5000)),
+      ]);
+      expect(claimed).toMatchObject({ claimedBy: a });
+    } finally {
+      await holder.query('SELECT pg_advisory_unlock_all()');
+      holder.release();
+    }
+  });
+
   it('a client may not write claims itself; an unknown reference is said so', async () => {
     const a = await operator('support');
     const poolA = team.signIn(a);
