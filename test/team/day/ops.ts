@@ -10,10 +10,11 @@ import { publishSnapshot } from '../../../main/team/snapshot/publish.js';
 import type { TeamRole } from '../../../main/team/operators.js';
 import type { IpcResult } from '../../../main/ipc/contract/index.js';
 import type { ChargeResponse } from '../../../main/ipc/contract/collections.js';
+import { STALE_PENDING_AFTER_MS } from '../../../main/store/sqlite/stale-pending.js';
 import { CARDS, cardForm } from '../../collections/harness.js';
 import { callbackLine } from '../convergence/ops.js';
 import type { WindowPlan } from '../convergence/world.js';
-import { databaseAway, DeskKilled, type DayDesk, type DayWorld } from './world.js';
+import { databaseAway, DeskKilled, type DayDesk, type DayWorld, type KillPoint } from './world.js';
 import { until } from '../../support/wait.js';
 
 export type Card = keyof typeof CARDS;
@@ -52,6 +53,13 @@ export type Fault =
   | { f: 'pgRestart'; downMs: number }
   | { f: 'serveKill' }
   | { f: 'deskKill'; desk: number }
+  /** A desk killed (SIGKILL) inside a pull's apply of a batch, or inside a refold (world.ts killInside). */
+  | { f: 'killInside'; desk: number; at: KillPoint }
+  /**
+   * A desk away longer than the stale-pending threshold: closed while it has pending collections, its
+   * clock moved past the threshold meanwhile (the team works on for `ms`), then opened again.
+   */
+  | { f: 'away'; desk: number; ms: number }
   /** Fault (i): a new desk joins in the middle of the day, from the newest snapshot, published just now. */
   | { f: 'join' };
 
@@ -64,9 +72,17 @@ export const FAULT_KINDS = [
   'pgRestart',
   'serveKill',
   'deskKill',
+  'killApply',
+  'killRefold',
+  'away',
   'join',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** How long an armed desk is given to come to a pull's apply (a refold) before the next desk is tried. */
+const KILL_INSIDE_WITHIN_MS = 20_000;
+/** How far a desk's clock moves on while it is away: past the stale-pending threshold (30 minutes). */
+export const AWAY_MINUTES = STALE_PENDING_AFTER_MS.default / 60_000 + 5;
 
 const AMOUNTS = [25_000, 30_000, 45_500, 61_000];
 
@@ -221,6 +237,8 @@ export function faultsArbitrary(desks: number, extra: number): fc.Arbitrary<{ af
   const pgRestart = fc.record({ f: fc.constant('pgRestart' as const), downMs: fc.integer({ min: 0, max: 3000 }) });
   const serveKill = fc.constant({ f: 'serveKill' as const });
   const deskKill = fc.record({ f: fc.constant('deskKill' as const), desk });
+  const killInside = (at: KillPoint) => fc.record({ f: fc.constant('killInside' as const), desk, at: fc.constant(at) });
+  const away = fc.record({ f: fc.constant('away' as const), desk, ms: fc.integer({ min: 1000, max: 8000 }) });
   const any: fc.Arbitrary<Fault> = fc.oneof(
     { weight: 3, arbitrary: cut },
     { weight: 3, arbitrary: stall(fc.oneof(desk, fc.constant('serve' as const))) },
@@ -229,7 +247,18 @@ export function faultsArbitrary(desks: number, extra: number): fc.Arbitrary<{ af
     { weight: 2, arbitrary: deskKill },
   );
   const join = fc.constant({ f: 'join' as const });
-  const each = fc.tuple(cut, stall(desk), stall(fc.constant('serve' as const)), pgRestart, serveKill, deskKill, join);
+  const each = fc.tuple(
+    cut,
+    stall(desk),
+    stall(fc.constant('serve' as const)),
+    pgRestart,
+    serveKill,
+    deskKill,
+    killInside('apply'),
+    killInside('refold'),
+    away,
+    join,
+  );
   return fc
     .tuple(each, fc.array(any, { minLength: extra, maxLength: extra }))
     .chain(([sure, more]) => fc.shuffledSubarray<Fault>([...sure, ...more], { minLength: sure.length + more.length }))
@@ -271,6 +300,8 @@ export interface DayLog {
   roles: { login: string; role: TeamRole; at: number }[];
   /** Card of every reference a charge created (for a re-send, the person types the same card again). */
   cardOf: Map<string, { card: Card; amountMinor: number }>;
+  /** What a desk back from being away showed "Stale pending" (each must end with the service's status). */
+  stale: { desk: string; reference: string }[];
 }
 
 export function newDayLog(): DayLog {
@@ -281,6 +312,7 @@ export function newDayLog(): DayLog {
     faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
     roles: [],
     cardOf: new Map(),
+    stale: [],
   };
 }
 
@@ -849,6 +881,70 @@ export async function runFault(w: DayWorld, fault: Fault, log: DayLog): Promise<
       w.desks.push(d);
       log.faults.join++;
       line(`${d.name} joined the team from the snapshot up to seq ${info!.uptoSeq}`);
+      return;
+    }
+    case 'killInside': {
+      // The drawn desk's next apply (refold), or else the next desk's: each desk applies every batch the
+      // team records, but folds again only its own events the record placed otherwise.
+      const kind = fault.at === 'apply' ? 'killApply' : 'killRefold';
+      for (let k = 0; k < w.desks.length; k++) {
+        const d = w.desks[(fault.desk + k) % w.desks.length]!;
+        await up(d);
+        const where = await d.killInside(fault.at, KILL_INSIDE_WITHIN_MS);
+        await d.start();
+        if (!where) {
+          line(`${d.name} came to no ${fault.at} within ${KILL_INSIDE_WITHIN_MS / 1000} s (or died of another's kill)`);
+          continue;
+        }
+        line(`${d.name} killed (SIGKILL) inside ${where}`);
+        log.faults[kind]++;
+        return;
+      }
+      line(`no desk came to ${fault.at === 'apply' ? "a pull's apply" : 'a refold'} in time: nothing to kill inside`);
+      return;
+    }
+    case 'away': {
+      // A desk whose copy has collections waiting for their outcome (its person's own or another's).
+      let d: DayDesk | undefined;
+      let pending: string[] = [];
+      await until(
+        'a desk has a collection waiting for its outcome',
+        async () => {
+          for (let k = 0; k < w.desks.length && !d; k++) {
+            const x = w.desks[(fault.desk + k) % w.desks.length]!;
+            await up(x);
+            const rows = await x
+              .read<{ r: string }>("SELECT merchant_reference AS r FROM collections WHERE status = 'PENDING'")
+              .catch((e: unknown) => (e instanceof DeskKilled ? [] : Promise.reject(e)));
+            if (rows.length) [d, pending] = [x, rows.map((r) => r.r)];
+          }
+          return d !== undefined;
+        },
+        60_000,
+      ).catch(() => undefined);
+      const back = d as DayDesk | undefined;
+      if (!back) return void line('away: no desk has a collection pending');
+      // The person shuts the laptop; the team works on; the laptop's clock is past the threshold when
+      // it opens again (a fake clock: its offset moves on).
+      line(
+        `${back.name} closed with ${pending.length} collections pending (${pending.join(', ')}), away ${fault.ms} ms and ${AWAY_MINUTES} minutes by its clock`,
+      );
+      log.faults.away++;
+      await back.close();
+      await sleep(fault.ms);
+      back.clockOffsetMs += AWAY_MINUTES * 60_000;
+      await back.start();
+      // What its person sees first: the exceptions queue, its "Stale pending" among them.
+      const r = await call<{ rows: { merchantReference: string; status: string }[] }>(back, 'reconcile.exceptions', {
+        kind: 'stale_pending',
+        limit: 1000,
+      });
+      if (r === 'killed') return void line(`${back.name} is back, and killed before its person looked`);
+      const v = outcome(r, `${back.name} exceptions after being away`, log);
+      if (refused(v)) return;
+      const stale = v.rows.map((x) => x.merchantReference);
+      log.stale.push(...stale.map((reference) => ({ desk: back.name, reference })));
+      line(`${back.name} is back: ${stale.length} stale pending shown (${stale.join(', ')})`);
       return;
     }
     case 'deskKill': {
