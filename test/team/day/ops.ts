@@ -79,8 +79,8 @@ export const FAULT_KINDS = [
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/** How long an armed desk is given to come to a pull's apply (a refold) before the next desk is tried. */
-const KILL_INSIDE_WITHIN_MS = 20_000;
+/** How long an armed desk is given to come to a pull's apply (a refold). */
+const KILL_INSIDE_WITHIN_MS = 45_000;
 /** How far a desk's clock moves on while it is away: past the stale-pending threshold (30 minutes). */
 export const AWAY_MINUTES = STALE_PENDING_AFTER_MS.default / 60_000 + 5;
 
@@ -414,18 +414,7 @@ async function charge(
   d: DayDesk,
   o: { card: Card; amount: number; plan: WindowPlan; confirm: boolean },
 ): Promise<ChargeRecord> {
-  const rec: ChargeRecord = {
-    op: i,
-    desk: d.name,
-    operationId: opId(),
-    card: o.card,
-    amountMinor: o.amount,
-    asked: false,
-    confirmed: false,
-    shown: [],
-    killed: false,
-    resend: false,
-  };
+  const rec = newCharge(i, d, o.card, o.amount);
   log.charges.push(rec);
   const form = { ...cardForm(CARDS[o.card], { amount: String(o.amount) }), operationId: rec.operationId };
   const first = await call<ChargeResponse>(d, 'payments.charge', form, o.plan, log);
@@ -467,6 +456,43 @@ async function charge(
   return rec;
 }
 
+/** A charge operation as the day records it, before its first answer. */
+function newCharge(i: number, d: DayDesk, card: Card, amountMinor: number): ChargeRecord {
+  return {
+    op: i,
+    desk: d.name,
+    operationId: opId(),
+    card,
+    amountMinor,
+    asked: false,
+    confirmed: false,
+    shown: [],
+    killed: false,
+    resend: false,
+  };
+}
+
+/**
+ * A charge's one answer, recorded with what its window showed (a repeat question is answered "no"):
+ * the word shown, or null when refused.
+ */
+async function answered(log: DayLog, d: DayDesk, rec: ChargeRecord, r: IpcResult<ChargeResponse>) {
+  const v = outcome(r, `${d.name} charge`, log);
+  if (refused(v)) return null;
+  rec.shown.push({
+    word: shownWord(v),
+    reference: v.collection?.merchantReference ?? null,
+    status: v.collection?.status ?? null,
+  });
+  count(log, `charge ${shownWord(v)}`);
+  if (v.outcome.kind === 'needs_confirmation') {
+    rec.asked = true;
+    const c = await call<null>(d, 'payments.cancelRepeat', { token: v.outcome.token });
+    if (c !== 'killed') outcome(c, `${d.name} cancel repeat`, log);
+  }
+  return shownWord(v);
+}
+
 /**
  * A charge whose desk is killed (SIGKILL) after initialize was sent and before its answer: the service
  * takes its time to answer the next initialize (whichever desk sends it), so the kill lands in between.
@@ -480,18 +506,7 @@ async function chargeKilled(
   op: { card: Card; amount: number; killAfterMs: number },
 ): Promise<boolean> {
   w.sb.controls.addFault({ route: 'initialize', kind: 'latency', latency_ms: 1500, times: 1 });
-  const rec: ChargeRecord = {
-    op: i,
-    desk: d.name,
-    operationId: opId(),
-    card: op.card,
-    amountMinor: op.amount,
-    asked: false,
-    confirmed: false,
-    shown: [],
-    killed: false,
-    resend: false,
-  };
+  const rec = newCharge(i, d, op.card, op.amount);
   log.charges.push(rec);
   await up(d);
   const form = { ...cardForm(CARDS[op.card], { amount: String(op.amount) }), operationId: rec.operationId };
@@ -519,25 +534,56 @@ async function chargeKilled(
   if (r === 'killed') {
     rec.killed = true;
     log.lines.push(`#${i} ${d.name} killed ${op.killAfterMs} ms into its charge of ${ref ?? '(no reference yet)'}`);
-  } else {
-    const v = outcome(r, `${d.name} charge`, log);
-    if (!refused(v)) {
-      rec.shown.push({
-        word: shownWord(v),
-        reference: v.collection?.merchantReference ?? null,
-        status: v.collection?.status ?? null,
-      });
-      count(log, `charge ${shownWord(v)}`);
-      if (v.outcome.kind === 'needs_confirmation') {
-        rec.asked = true;
-        const c = await call<null>(d, 'payments.cancelRepeat', { token: v.outcome.token });
-        if (c !== 'killed') outcome(c, `${d.name} cancel repeat`, log);
-      }
-    }
-    log.lines.push(`#${i} ${d.name} charge answered before the kill: ${refused(v) ? v.refused : shownWord(v)}`);
-  }
+  } else
+    log.lines.push(`#${i} ${d.name} charge answered before the kill: ${(await answered(log, d, rec, r)) ?? 'refused'}`);
   await d.start();
   return sent && r === 'killed';
+}
+
+/**
+ * A payment taken at `d` with its line to PostgreSQL silent from the moment its intent is recorded until
+ * serve has recorded the service's callback: the desk's own answer and redirect reach the record after a
+ * callback it pulls first, so it folds the reference again (a refold), and every desk applies it all.
+ */
+async function chargeWithLineSilent(w: DayWorld, log: DayLog, d: DayDesk): Promise<void> {
+  const rec = newCharge(0, d, 'approve', AMOUNTS[0]! + 13 * (log.charges.length + 1));
+  log.charges.push(rec);
+  await up(d);
+  const form = { ...cardForm(CARDS.approve, { amount: String(rec.amountMinor) }), operationId: rec.operationId };
+  const answer = d
+    .invoke<ChargeResponse>('payments.charge', form, { action: 'complete', outcome: 'approve' })
+    .catch((e: unknown) => (e instanceof DeskKilled ? ('killed' as const) : Promise.reject(e)));
+  const sending = await Promise.race([
+    until('the charge is on its way', () => (d.progress.get(rec.operationId) ?? []).length > 0, 30_000).then(
+      () => true,
+    ),
+    answer.then(() => false),
+  ]);
+  if (sending) d.line.stall();
+  try {
+    const r = await answer;
+    const ref = (d.progress.get(rec.operationId) ?? [])[0]?.reference;
+    if (ref) log.cardOf.set(ref, { card: 'approve', amountMinor: rec.amountMinor });
+    if (r === 'killed') rec.killed = true;
+    else await answered(log, d, rec, r);
+    log.lines.push(
+      `fault: ${d.name} takes a payment with its line silent: ${rec.shown.at(-1)?.word ?? 'no answer'} ${ref ?? ''}`,
+    );
+    if (sending && ref)
+      await until(
+        'serve has the callback in the record',
+        async () =>
+          (
+            await w.ownerQuery(
+              "SELECT 1 FROM team.events WHERE merchant_reference = $1 AND source = 'callback' LIMIT 1",
+              [ref],
+            )
+          ).rows.length > 0,
+        60_000,
+      ).catch(() => undefined);
+  } finally {
+    await d.line.restore();
+  }
 }
 
 /** The reference(s) an operation's own progress named (what its window followed). */
@@ -884,23 +930,21 @@ export async function runFault(w: DayWorld, fault: Fault, log: DayLog): Promise<
       return;
     }
     case 'killInside': {
-      // The drawn desk's next apply (refold), or else the next desk's: each desk applies every batch the
-      // team records, but folds again only its own events the record placed otherwise.
-      const kind = fault.at === 'apply' ? 'killApply' : 'killRefold';
-      for (let k = 0; k < w.desks.length; k++) {
-        const d = w.desks[(fault.desk + k) % w.desks.length]!;
-        await up(d);
-        const where = await d.killInside(fault.at, KILL_INSIDE_WITHIN_MS);
-        await d.start();
-        if (!where) {
-          line(`${d.name} came to no ${fault.at} within ${KILL_INSIDE_WITHIN_MS / 1000} s (or died of another's kill)`);
-          continue;
-        }
-        line(`${d.name} killed (SIGKILL) inside ${where}`);
-        log.faults[kind]++;
-        return;
-      }
-      line(`no desk came to ${fault.at === 'apply' ? "a pull's apply" : 'a refold'} in time: nothing to kill inside`);
+      // A refold is of a desk's own events the record placed otherwise: a desk that takes payments.
+      const drawn = w.desks[fault.desk % w.desks.length]!;
+      const payer = CHARGERS.has(drawn.role) ? drawn : w.desks.find((x) => CHARGERS.has(x.role));
+      const d = fault.at === 'refold' && payer ? payer : drawn;
+      await up(d);
+      const dying = d.killInside(fault.at, KILL_INSIDE_WITHIN_MS);
+      // Whatever the day's work brings first; if nothing within a few seconds (the work done, or none of
+      // this desk's own), a payment whose desk folds it again for sure, which every desk applies.
+      if (payer && !(await Promise.race([dying.then(() => true), sleep(5000).then(() => false)])))
+        await chargeWithLineSilent(w, log, payer);
+      const where = await dying;
+      await d.start();
+      if (!where) return void line(`${d.name} came to no ${fault.at} in time (or died of another's kill)`);
+      line(`${d.name} killed (SIGKILL) inside ${where}`);
+      log.faults[fault.at === 'apply' ? 'killApply' : 'killRefold']++;
       return;
     }
     case 'away': {
