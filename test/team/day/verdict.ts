@@ -205,6 +205,25 @@ export async function checkCallbacks(w: DayWorld, service: Map<string, Collectio
   return out;
 }
 
+/**
+ * Every event the failover's promoted standby never had is back in team.events (event_key is unique: once).
+ * Each was written by a desk (its copy and outbox hold it) or by serve (its journal does), so each has a
+ * witness to put it back; one missing is a lost resolution, intent or answer nothing else here would see.
+ */
+export async function checkLostTail(w: DayWorld, log: DayLog): Promise<string[]> {
+  if (!log.lostTail.length) return [];
+  const back = new Set(
+    (
+      await w.owner.query<{ event_key: string }>('SELECT event_key FROM team.events WHERE event_key = ANY($1)', [
+        log.lostTail,
+      ])
+    ).rows.map((r) => r.event_key),
+  );
+  return log.lostTail
+    .filter((k) => !back.has(k))
+    .map((k) => `the failover lost ${k} from team.events and no desk or serve put it back`);
+}
+
 export interface RefusedEntry {
   desk: string;
   reference: string;
