@@ -18,6 +18,7 @@ import { collectionStatuses } from '../../store/sqlite/team/applied-events.js';
 import { selectBalanceSnapshotsAfter } from '../../store/pg/balance-snapshots.js';
 import { selectNewestPaymentOptionList } from '../../store/pg/payment-option-lists.js';
 import { translatePgError } from '../errors.js';
+import { ChainBrokenError } from '../chain.js';
 import { poolLogin, toSafeInteger } from '../pool.js';
 import { applyPaymentOptions, applySnapshots, type TeamSnapshot } from './apply.js';
 import type { ChainWatch } from './chain-watch.js';
@@ -54,13 +55,17 @@ export interface Pull {
   run(why?: PullReason): Promise<number>;
   /** Look at the record first at the next pull, whatever the time (back from an outage: a failover?). */
   lookFirst(): void;
+  /** A look at the record is owed (since the start, or lookFirst): none done since. */
+  owesLook(): boolean;
 }
 
 export function createPull(o: PullOptions): Pull {
   const { pool, db, clock } = o;
   let keysLoaded = false;
   let startChecked = false;
-  let lookFirst = true;
+  /** Looks at the record asked for (the first pull's, each lookFirst) and the last of them done. */
+  let asked = 1;
+  let looked = 0;
   let prunedAt = -Infinity;
   /** When the polls were last read (performance.now(): the beat's clock, never a test's fake one). */
   let polledAt = -Infinity;
@@ -102,8 +107,16 @@ export function createPull(o: PullOptions): Pull {
     let total = startChecked ? 0 : await start();
     if (o.stopped()) return total;
     // Has the record gone back from what this desk verified? Put right before anything new is applied.
-    total += await o.chain.starting(o.rollback.settle(lookFirst));
-    lookFirst = false;
+    // A look asked for while this one runs (the push met an outage meanwhile) is owed still.
+    const asking = asked;
+    try {
+      total += await o.chain.starting(o.rollback.settle(looked < asking));
+    } catch (e) {
+      // Looked, and found rewritten (the alarm's, not an outage's): that look is done.
+      if (e instanceof ChainBrokenError) looked = asking;
+      throw e;
+    }
+    looked = asking;
     if (o.status.get().lastSeq !== lastSeq(db, 'events')) o.status.set({ lastSeq: lastSeq(db, 'events') }); // re-based
     if (o.stopped()) return total;
     o.signatures.resumeIfOwed();
@@ -145,7 +158,7 @@ export function createPull(o: PullOptions): Pull {
     if (refolded.failed[0]) throw refolded.failed[0].error;
   }
 
-  return { run, lookFirst: () => void (lookFirst = true) };
+  return { run, lookFirst: () => void asked++, owesLook: () => looked < asked };
 }
 
 /** Balance snapshots after the desk's, then the newest payment options list (each replaces the one before). */

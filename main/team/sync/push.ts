@@ -41,6 +41,8 @@ export interface OutboxPushOptions {
   holdBack?: () => string | null;
   /** Entries refused by the database (their collections show it now). */
   onRefused?: (entries: readonly OutboxEntry[], reason: string) => void;
+  /** A send met an outage (the database away: perhaps a failover, seen here before the pull sees it). */
+  onOutage?: (e: unknown) => void;
   /** Events per statement (default 500). */
   batchSize?: number;
   /** First and longest wait between tries after an answer (default 200 ms, 15 s); silence: at most 1 s. */
@@ -74,6 +76,7 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
     lastOutage = e;
     const ids = entries.map((x) => x.id);
     noteOutboxOutage(db, ids, reason, clock.now());
+    o.onOutage?.(e);
   }
 
   const round = (): Promise<boolean> =>
