@@ -59,13 +59,34 @@ export interface Pull {
   owesLook(): boolean;
 }
 
+/** The looks at the record owed: one at the start, one more each time the database was away (ask). */
+function owedLooks() {
+  let asked = 1;
+  let looked = 0;
+  return {
+    ask: () => void asked++,
+    owed: () => looked < asked,
+    /** A settle, forced while a look is owed; one asked for meanwhile (the push met an outage) stays owed. */
+    async look(settle: (force: boolean) => Promise<number>): Promise<number> {
+      const asking = asked;
+      try {
+        const n = await settle(looked < asking);
+        looked = asking;
+        return n;
+      } catch (e) {
+        // Looked, and found rewritten (the alarm's, not an outage's): that look is done.
+        if (e instanceof ChainBrokenError) looked = asking;
+        throw e;
+      }
+    },
+  };
+}
+
 export function createPull(o: PullOptions): Pull {
   const { pool, db, clock } = o;
   let keysLoaded = false;
   let startChecked = false;
-  /** Looks at the record asked for (the first pull's, each lookFirst) and the last of them done. */
-  let asked = 1;
-  let looked = 0;
+  const looks = owedLooks();
   let prunedAt = -Infinity;
   /** When the polls were last read (performance.now(): the beat's clock, never a test's fake one). */
   let polledAt = -Infinity;
@@ -107,16 +128,7 @@ export function createPull(o: PullOptions): Pull {
     let total = startChecked ? 0 : await start();
     if (o.stopped()) return total;
     // Has the record gone back from what this desk verified? Put right before anything new is applied.
-    // A look asked for while this one runs (the push met an outage meanwhile) is owed still.
-    const asking = asked;
-    try {
-      total += await o.chain.starting(o.rollback.settle(looked < asking));
-    } catch (e) {
-      // Looked, and found rewritten (the alarm's, not an outage's): that look is done.
-      if (e instanceof ChainBrokenError) looked = asking;
-      throw e;
-    }
-    looked = asking;
+    total += await looks.look((force) => o.chain.starting(o.rollback.settle(force)));
     if (o.status.get().lastSeq !== lastSeq(db, 'events')) o.status.set({ lastSeq: lastSeq(db, 'events') }); // re-based
     if (o.stopped()) return total;
     o.signatures.resumeIfOwed();
@@ -158,7 +170,7 @@ export function createPull(o: PullOptions): Pull {
     if (refolded.failed[0]) throw refolded.failed[0].error;
   }
 
-  return { run, lookFirst: () => void asked++, owesLook: () => looked < asked };
+  return { run, lookFirst: looks.ask, owesLook: looks.owed };
 }
 
 /** Balance snapshots after the desk's, then the newest payment options list (each replaces the one before). */
