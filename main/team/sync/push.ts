@@ -17,6 +17,7 @@ import type { Db } from '../../store/sqlite/connection.js';
 import { noteOutboxOutage, outboxCounts, type OutboxCounts, type OutboxEntry } from '../../collections/outbox.js';
 import { retryDelay } from '../reconnect.js';
 import { pushRound } from './push-round.js';
+import { messageOf } from '../../errors.shared.js';
 
 export interface OutboxPushStatus extends OutboxCounts {
   /** What the last try met while the database was away; null once a send succeeds. */
@@ -66,7 +67,7 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
   let lastOutage: unknown = null;
 
   function outage(entries: readonly OutboxEntry[], e: unknown): void {
-    const reason = e instanceof Error ? e.message : String(e);
+    const reason = messageOf(e);
     if (waitingBecause !== reason)
       logger.warn(
         { err: e, waiting: outboxCounts(db).pending, retryMs: retryDelay(e, waits + 1, first, max) },
