@@ -24,6 +24,14 @@ export function setEnglish(render: (w: Words) => string): void {
 }
 const english = (w: Words): string => (englishOfWords ? englishOfWords(w) : w.id);
 
+/**
+ * The text of anything caught (`catch (e: unknown)`): an Error's message, else the thrown value as text.
+ * One way, instead of `(e as Error).message`, which reads `undefined` when a library throws a string.
+ */
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 export interface DeskErrorOptions {
   /** The input field at fault (form fields and settings paths are named the same as over IPC). */
   field?: string | undefined;

@@ -11,6 +11,7 @@ import { startCallbackReceiver, type CallbackReceiver } from '../callbacks/recei
 import { sqliteCallbackStore } from '../callbacks/callback-store.js';
 import type { Ledger } from '../collections/ledger.js';
 import type { AppEventBus } from './event-bus.js';
+import { messageOf } from '../errors.shared.js';
 
 export interface LocalReceiver {
   /** Starts, moves or stops the receiver as the settings now say; a failure to start is said in a notice. */
@@ -71,7 +72,7 @@ export function localReceiver(o: {
         'notice',
         noticeOf(
           'warning',
-          words('app.notice.receiverFailed', { host: s.host, port: String(s.port), reason: (e as Error).message }),
+          words('app.notice.receiverFailed', { host: s.host, port: String(s.port), reason: messageOf(e) }),
         ),
       );
     }

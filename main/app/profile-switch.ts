@@ -2,7 +2,7 @@
 // profile's, record it as active and say so. Also follows `merchant-desk connect --profile` run in
 // another process (it rewrites active-profile.json). One switch at a time: a second waits for the first.
 import fs from 'node:fs';
-import { DeskError } from '../errors.shared.js';
+import { DeskError, messageOf } from '../errors.shared.js';
 import { noticeOf } from './event-bus.js';
 import { nest, words } from '../words/words.shared.js';
 import path from 'node:path';
@@ -112,7 +112,7 @@ function followActiveProfile(o: {
           'error',
           words('app.notice.switchFailed', {
             profileId: `app.profile.${wanted}`,
-            ...nest('reason', e instanceof DeskError ? e.words : undefined, (e as Error).message),
+            ...nest('reason', e instanceof DeskError ? e.words : undefined, messageOf(e)),
           }),
         ),
       );

@@ -25,6 +25,7 @@ import { SecurityLog, type SecurityReason } from './security-log.js';
 import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { groupCommitter, type CommitStats, type GroupCommitter } from './group-commit.js';
 import { CALLBACK_BODY_LIMIT, refusalLogLine, type ShapeRefusal } from './shape-limits.js';
+import { messageOf } from '../errors.shared.js';
 
 const CALLBACK_PATH = '/callbacks/collections';
 const HOUR_MS = 3_600_000;
@@ -201,7 +202,7 @@ async function receive(route: Route, req: FastifyRequest, reply: FastifyReply): 
   if ('error' in r) {
     // Not stored: answer 5xx so the service retries.
     const e = r.error;
-    opts.logger?.error({ err: e instanceof Error ? e.message : String(e) }, 'callback ingestion failed');
+    opts.logger?.error({ err: messageOf(e) }, 'callback ingestion failed');
     if (store.isUnavailable?.(e))
       return reply
         .code(503)
@@ -219,7 +220,7 @@ async function receive(route: Route, req: FastifyRequest, reply: FastifyReply): 
   try {
     opts.onIngest?.(outcome);
   } catch (e) {
-    opts.logger?.warn({ err: e instanceof Error ? e.message : String(e) }, 'callback listener failed');
+    opts.logger?.warn({ err: messageOf(e) }, 'callback listener failed');
   }
   return answer(opts, reply, outcome);
 }

@@ -3,6 +3,7 @@
 import { parentPort } from 'node:worker_threads';
 import { verifyCallback, type Verification } from './ingest.js';
 import type { VerifyAnswer, VerifyJob } from './verify-pool.js';
+import { messageOf } from '../errors.shared.js';
 
 parentPort!.on('message', (job: VerifyJob) => {
   let answer: VerifyAnswer;
@@ -21,7 +22,7 @@ parentPort!.on('message', (job: VerifyJob) => {
     );
     answer = { id: job.id, results };
   } catch (e) {
-    answer = { id: job.id, error: e instanceof Error ? e.message : String(e) };
+    answer = { id: job.id, error: messageOf(e) };
   }
   parentPort!.postMessage(answer);
 });

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { DeskError } from '../errors.shared.js';
+import { DeskError, messageOf } from '../errors.shared.js';
 
 // A CLI subcommand. Commands print results to stdout, messages to stderr, and return an exit code.
 export interface CliIo {
@@ -46,6 +46,6 @@ export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnTy
   try {
     return parseArgs(config);
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(messageOf(e));
   }
 }

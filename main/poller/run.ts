@@ -18,6 +18,7 @@ import type { RunResult } from '../store/sqlite/balances.js';
 import type { PollError, PollKind } from '../store/sqlite/poll-runs.js';
 import type { PollSink, RecordedRun } from './sink.js';
 import type { KindStates, PollerEvent, PollerStatus } from './status.js';
+import { messageOf } from '../errors.shared.js';
 
 export interface PollIntervals {
   balancesMs: number;
@@ -69,7 +70,7 @@ function toPollError(e: unknown): PollError {
       words: words('status.pollUnusable', { reason: e.message }),
     };
   }
-  return { kind: 'internal', message: `unexpected error while polling: ${e instanceof Error ? e.message : String(e)}` };
+  return { kind: 'internal', message: `unexpected error while polling: ${messageOf(e)}` };
 }
 
 function intervalOf(p: PollerParts, kind: PollKind): number {

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openRangeHelper, type RangeHelper } from '../store/sqlite/reconcile/range-scratch.js';
+import { messageOf } from '../errors.shared.js';
 
 export interface RangeJob {
   dbFile: string;
@@ -41,7 +42,7 @@ try {
     parentPort!.postMessage(done);
   }
 } catch (e) {
-  parentPort!.postMessage({ type: 'error', message: e instanceof Error ? e.message : String(e) });
+  parentPort!.postMessage({ type: 'error', message: messageOf(e) });
 } finally {
   helper?.close();
 }

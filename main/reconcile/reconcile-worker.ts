@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointPassive, openFullPassWriter, releaseMemory } from '../store/sqlite/reconcile/full-pass.js';
 import { reconcileAllOnThreads } from './reconcile-on-threads.js';
+import { messageOf } from '../errors.shared.js';
 
 const job = workerData as { dbFile: string; now: number; stalePendingAfterMs: number; batchSize?: number };
 const db = openFullPassWriter(job.dbFile);
@@ -29,7 +30,7 @@ try {
   parentPort!.postMessage({ type: 'done', ...r });
   checkpointPassive(db);
 } catch (e) {
-  parentPort!.postMessage({ type: 'error', message: e instanceof Error ? e.message : String(e) });
+  parentPort!.postMessage({ type: 'error', message: messageOf(e) });
 } finally {
   db.close();
 }

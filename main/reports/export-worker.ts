@@ -27,6 +27,7 @@ import {
   stopParts,
   writeInTurn,
 } from './export-parts.js';
+import { messageOf } from '../errors.shared.js';
 
 const job = workerData as WorkerJob;
 const post = (m: unknown) => parentPort!.postMessage(m);
@@ -144,7 +145,7 @@ function run(): void {
     }
   } catch (e) {
     // A worker told to stop because another failed says nothing: that one's error is the export's.
-    if (!(e instanceof PartsStopped)) post({ type: 'error', message: e instanceof Error ? e.message : String(e) });
+    if (!(e instanceof PartsStopped)) post({ type: 'error', message: messageOf(e) });
   } finally {
     db.close();
   }

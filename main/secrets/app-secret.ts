@@ -3,6 +3,7 @@
 // deletes every SecretName, and that must never delete the way back into a locked app.
 import { AsyncEntry } from '@napi-rs/keyring';
 import { keychainService, SecretStoreUnavailableError } from './secret-store.js';
+import { messageOf } from '../errors.shared.js';
 
 export interface AppSecret {
   get(): Promise<string | null>;
@@ -26,7 +27,7 @@ export class KeyringAppSecret implements AppSecret {
     } catch (e) {
       // The keyring's messages describe the platform store, never the value.
       throw new SecretStoreUnavailableError(
-        `the OS keychain is not available, so the ${this.name} cannot be stored safely: ${e instanceof Error ? e.message : String(e)}`,
+        `the OS keychain is not available, so the ${this.name} cannot be stored safely: ${messageOf(e)}`,
       );
     }
   }

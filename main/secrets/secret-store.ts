@@ -2,7 +2,7 @@
 // be tested with a MemorySecretStore. Names are scoped by profile: service "merchant-desk", account
 // "<profile>:<name>". Values are never logged and never part of an error message.
 import { AsyncEntry } from '@napi-rs/keyring';
-import { DeskError } from '../errors.shared.js';
+import { DeskError, messageOf } from '../errors.shared.js';
 
 export const SECRET_NAMES = ['public-key', 'secret-key', 'signing-key'] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
@@ -172,14 +172,14 @@ export class KeyringSecretStore implements SecretStore {
       await this.#with('probe', (e) => e.getPassword());
       return { available: true };
     } catch (e) {
-      return { available: false, reason: (e as Error).message };
+      return { available: false, reason: messageOf(e) };
     }
   }
 }
 
 function platformMessage(e: unknown): string {
   // The keyring's messages describe the platform store, never the value.
-  return e instanceof Error ? e.message : String(e);
+  return messageOf(e);
 }
 
 function unavailable(e: unknown): SecretStoreUnavailableError {

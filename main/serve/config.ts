@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { givenDatabaseUrlProblem, parseGivenDatabaseUrl } from '../team/database-url.js';
+import { messageOf } from '../errors.shared.js';
 
 /** One secret: its environment variable and its credential file name. */
 export const SECRETS = {
@@ -107,7 +108,7 @@ export function readSecret(name: SecretName, src: SecretSources): string | null 
       text = fs.readFileSync(file, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw new ServeConfigError(`cannot read the credential file ${file}: ${(e as Error).message}`);
+        throw new ServeConfigError(`cannot read the credential file ${file}: ${messageOf(e)}`);
       }
     }
     if (text !== null) {
@@ -132,7 +133,7 @@ export function databaseUrl(flag: string | undefined, src: SecretSources): strin
   try {
     url = parseGivenDatabaseUrl(raw, flag !== undefined ? '--database' : SETTINGS_ENV.database, PASSWORD_INSTEAD);
   } catch (e) {
-    throw new ServeConfigError((e as Error).message);
+    throw new ServeConfigError(messageOf(e));
   }
   if (!url.username)
     throw new ServeConfigError('the database URL names no login; serve signs in as its receiver login');

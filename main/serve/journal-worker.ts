@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointPassive, openServeJournal, pruneAcknowledged } from '../store/sqlite/serve-journal.js';
 import type { JournalAnswer, JournalRequest } from './journal.js';
+import { messageOf } from '../errors.shared.js';
 
 const db = openServeJournal((workerData as { file: string }).file);
 
@@ -16,7 +17,7 @@ function prune(id: number, before: number, pruned: number): void {
   try {
     gone = pruneAcknowledged(db, before, PRUNE_CHUNK);
   } catch (e) {
-    parentPort!.postMessage({ id, error: e instanceof Error ? e.message : String(e) } satisfies JournalAnswer);
+    parentPort!.postMessage({ id, error: messageOf(e) } satisfies JournalAnswer);
     return;
   }
   if (gone < PRUNE_CHUNK) parentPort!.postMessage({ id, pruned: pruned + gone } satisfies JournalAnswer);
@@ -34,7 +35,7 @@ parentPort!.on('message', (m: JournalRequest) => {
     checkpointPassive(db);
     answer = { id: m.id };
   } catch (e) {
-    answer = { id: m.id, error: e instanceof Error ? e.message : String(e) };
+    answer = { id: m.id, error: messageOf(e) };
   }
   parentPort!.postMessage(answer);
 });

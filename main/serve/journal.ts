@@ -31,6 +31,7 @@ import {
   type AcknowledgedRow,
 } from '../store/sqlite/serve-journal.js';
 import type { NewTeamEvent } from '../team/events.js';
+import { messageOf } from '../errors.shared.js';
 
 export const JOURNAL_FILE = 'serve-journal.sqlite';
 export const DEFAULT_JOURNAL_DAYS = 14;
@@ -145,7 +146,7 @@ export function openJournal(dataDir: string, days = DEFAULT_JOURNAL_DAYS): Serve
           entries.map((e) => journalRow(e, now)),
         );
       } catch (e) {
-        throw new Error(`the journal could not be written: ${e instanceof Error ? e.message : String(e)}`, {
+        throw new Error(`the journal could not be written: ${messageOf(e)}`, {
           cause: e,
         });
       }

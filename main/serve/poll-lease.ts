@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import type { PollerStatus } from '../poller/poller.js';
 import type { PollerLeaseFence } from '../store/pg/balance-snapshots.js';
 import { releasePollerLease, takePollerLease } from '../store/pg/poller-lease.js';
+import { messageOf } from '../errors.shared.js';
 
 const DEFAULT_LEASE_SECONDS = 15;
 
@@ -111,7 +112,7 @@ export function startPollLease(o: PollLeaseOptions): PollLease {
       // Not an answer: what the database said last holds until that lease ends.
       if (role === null || performance.now() >= until) {
         if (role !== 'unknown')
-          log.warn({ err: (e as Error).message }, 'serve cannot ask the team database for the poller lease');
+          log.warn({ err: messageOf(e) }, 'serve cannot ask the team database for the poller lease');
         await settle('unknown');
       }
     }

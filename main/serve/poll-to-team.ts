@@ -24,11 +24,12 @@ import type { PollSink, RecordedRun } from '../poller/sink.js';
 import { insertBalanceSnapshots, type NewBalanceRow, type PollerLeaseFence } from '../store/pg/balance-snapshots.js';
 import { insertPaymentOptionList } from '../store/pg/payment-option-lists.js';
 import { keptWrites } from './kept-writes.js';
+import { messageOf } from '../errors.shared.js';
 
 function unusable(kind: string, e: unknown): RecordedRun {
   const error: PollError = {
     kind: 'unreadable',
-    message: `the ${kind} answer was not usable: ${(e as Error).message}`,
+    message: `the ${kind} answer was not usable: ${messageOf(e)}`,
   };
   return { changed: 0, error };
 }

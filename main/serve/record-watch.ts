@@ -20,6 +20,7 @@ import { keepReport, type AcknowledgedRow } from '../store/sqlite/serve-journal.
 import type { ServeJournal } from './journal.js';
 import { keptOrOk, lostReport, restoredReport, words, type RecordReport } from './record-report.js';
 import { lostSeqsOf, missingSince, restorePages } from './record-restore.js';
+import { messageOf } from '../errors.shared.js';
 
 export interface RecordWatch {
   report(): RecordReport;
@@ -119,10 +120,7 @@ export function startRecordWatch(o: RecordWatchOptions): RecordWatch {
       .catch((e: unknown) => {
         // The database cannot be reached (or broke during the look): the next look starts from here.
         lostAt = clock.now();
-        logger.warn(
-          { err: (e as Error).message },
-          'serve: could not check the team record for lost callbacks; trying again',
-        );
+        logger.warn({ err: messageOf(e) }, 'serve: could not check the team record for lost callbacks; trying again');
       })
       .finally(() => {
         running = null;

@@ -3,18 +3,9 @@
 // the one error family of main (DeskError), exposed: their messages are written for the user.
 import { DeskError } from '../errors.shared.js';
 import type { Words } from '../words/words.shared.js';
+import type { ServiceErrorKind } from './error-kinds.shared.js';
 
-export type ServiceErrorKind =
-  | 'authentication'
-  | 'validation'
-  | 'forbidden'
-  | 'not_found'
-  | 'rate_limited'
-  | 'unavailable'
-  | 'network'
-  | 'unreadable'
-  | 'declined'
-  | 'unknown_outcome';
+export type { ServiceErrorKind };
 
 export abstract class ServiceError extends DeskError {
   /** Each subclass sets its own (a class field, set after this constructor runs). */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { DeskError } from '../errors.shared.js';
+import { DeskError, messageOf } from '../errors.shared.js';
 
 // Loaded with require, not import: the ESM loader lexes playwright-core's 3.6 MB CommonJS bundle for
 // named exports first, which doubles its load time (about 0.4 s of every start).
@@ -187,8 +187,7 @@ export async function launchChromium(opts: LaunchOptions = {}): Promise<Launched
       fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     } catch (e) {
       if (logger) logger.warn({ err: e, profileDir }, 'could not remove the temporary Chromium profile');
-      else
-        process.emitWarning(`could not remove the temporary Chromium profile ${profileDir}: ${(e as Error).message}`);
+      else process.emitWarning(`could not remove the temporary Chromium profile ${profileDir}: ${messageOf(e)}`);
     }
   };
   let closing: Promise<void> | null = null;

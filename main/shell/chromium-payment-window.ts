@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../collections/payment-window.js';
 import { isRedirectUrl } from '../collections/redirect-url.js';
 import { isAllowedPaymentUrl, isPaymentPageUrl, type PaymentPageScope } from './payment-url.js';
+import { messageOf } from '../errors.shared.js';
 
 export interface ChromiumPaymentWindowOptions {
   browser: Browser;
@@ -190,7 +191,7 @@ export class ChromiumPaymentWindow implements PaymentWindowOpener {
       this.opts.onOpen?.(page);
       page.goto(options.paymentUrl).catch((e: unknown) => {
         if (!done())
-          finish({ kind: 'error', message: `the payment page did not load: ${(e as Error).message.split('\n')[0]}` });
+          finish({ kind: 'error', message: `the payment page did not load: ${messageOf(e).split('\n')[0]}` });
       });
       const r = await result;
       options.signal?.removeEventListener('abort', onAbort);

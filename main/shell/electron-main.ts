@@ -6,6 +6,7 @@
 import { defaultDataDir } from '../settings/paths.js';
 import { composeCore } from '../app/core.js';
 import { runElectronApp } from './electron.js';
+import { messageOf } from '../errors.shared.js';
 
 function argValue(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -16,6 +17,6 @@ runElectronApp({
   dataDir: argValue('--data-dir') ?? defaultDataDir(),
   compose: (dataDir, paymentWindow) => composeCore({ dataDir, shell: 'electron', background: true, paymentWindow }),
 }).catch((e: unknown) => {
-  console.error(`merchant-desk: ${e instanceof Error ? e.message : String(e)}`);
+  console.error(`merchant-desk: ${messageOf(e)}`);
   process.exit(1);
 });

@@ -7,6 +7,7 @@ import type { Core } from '../app/core.js';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../collections/payment-window.js';
 import { isRedirectUrl } from '../collections/redirect-url.js';
 import { isAllowedPaymentUrl, isPaymentPageUrl, type PaymentPageScope } from './payment-url.js';
+import { messageOf } from '../errors.shared.js';
 
 /** Every permission a page may ask for (camera, notifications, USB, ...) is refused, in any session of the app. */
 export function denyAllPermissions(s: Session): void {
@@ -111,7 +112,7 @@ export class ElectronPaymentWindow implements PaymentWindowOpener {
       win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
       win.on('closed', () => finish({ kind: 'closed' }));
       win.loadURL(options.paymentUrl).catch((e: unknown) => {
-        if (!done) finish({ kind: 'error', message: `the payment page did not load: ${(e as Error).message}` });
+        if (!done) finish({ kind: 'error', message: `the payment page did not load: ${messageOf(e)}` });
       });
     });
   }

@@ -16,6 +16,7 @@ import { withPooledClient } from '../store/pg/transaction.js';
 import { TeamError, TeamUnavailableError, translatePgError } from './errors.js';
 import { poolLogin } from './pool.js';
 import { teamMigrations, type TeamMigration } from './migrations/index.js';
+import { messageOf } from '../errors.shared.js';
 
 /** SQLSTATEs of two sessions creating the same schema or table at once: the loser tries again. */
 // XX000 'tuple concurrently updated': two sessions revoking on the same new table at once.
@@ -101,7 +102,7 @@ async function migrateOn(
         // The line lost in the middle of it is an outage (said as such by migrate's caller), not a failed migration.
         if (translatePgError(e, 'migrate') instanceof TeamUnavailableError) throw e;
         throw new TeamError(
-          `team migration ${m.version} (${m.name}) failed: ${(e as Error).message}`,
+          `team migration ${m.version} (${m.name}) failed: ${messageOf(e)}`,
           (e as { code?: string }).code,
           {
             cause: e,

@@ -103,25 +103,35 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
   // the database is this desk's team's (sync/workspace.ts), including what a previous run left there (a
   // crash, a close while the database was away).
   let checked = false;
+  // The status changes with every pull of a busy team; the push is kicked when it may send again (checked,
+  // back online, the record put right), not on each of them: a kick reads the outbox.
+  let couldSend = false;
   const push = startOutboxPush({
     pool: o.pool,
     db: o.db,
     clock: o.clock,
     logger: o.logger,
-    holdBack: () =>
-      wrongDatabase() ??
-      (checked ? null : 'the team database is not checked yet') ??
-      // The record went back in time: this desk's own events go back first, in their old order (an
-      // answer sent before its intent is back would land where no collection is yet), then the outbox.
-      (sync.status().rollback?.phase === 'restoring' ? 'the team record is being put right after it went back' : null),
+    holdBack: () => {
+      const why =
+        wrongDatabase() ??
+        (checked ? null : 'the team database is not checked yet') ??
+        // The record went back in time: this desk's own events go back first, in their old order (an
+        // answer sent before its intent is back would land where no collection is yet), then the outbox.
+        // Nor may anything go before a pull has looked (at the start, after the database was away): the
+        // record may have gone back unseen yet (a failover), and the answer would go first all the same.
+        (sync.status().rollback?.phase === 'restoring'
+          ? 'the team record is being put right after it went back'
+          : null) ??
+        (sync.recordLooked() ? null : 'the team record is looked at first (the database was away)');
+      if (why) couldSend = false; // the status that lets it send again kicks it
+      return why;
+    },
+    onOutage: () => sync.lookFirst(),
     ...(o.onRefused ? { onRefused: o.onRefused } : {}),
   });
-  // The status changes with every pull of a busy team; the push is kicked when it may send again (checked,
-  // back online, the record put right), not on each of them: a kick reads the outbox.
-  let couldSend = false;
   sync.onStatus((s) => {
     if (s.online && !s.wrongDatabase) checked = true;
-    const canSend = checked && s.online && !s.wrongDatabase && s.rollback?.phase !== 'restoring';
+    const canSend = checked && s.online && !s.wrongDatabase && s.rollback?.phase !== 'restoring' && sync.recordLooked();
     if (canSend && !couldSend) push.kick(); // checked, or back: what waited goes now, not at the next retry
     couldSend = canSend;
     o.onStatus?.(s);

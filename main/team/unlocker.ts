@@ -12,6 +12,7 @@ import { checkOffline, keepOfflineCheck } from './offline-check.js';
 import { currentOperator, type TeamRole } from './operators.js';
 import { openTeamPool, parseDatabaseUrl } from './pool.js';
 import type { TeamTls } from './tls.js';
+import { messageOf } from '../errors.shared.js';
 
 export interface TeamUnlockerOptions {
   /** postgres://HOST:PORT/DATABASE (settings refuse one with a password). */
@@ -117,7 +118,7 @@ export class TeamUnlocker implements Unlocker {
       }
       // Why, as words inside the lock's words (the team error's own, or the failure's text as it is).
       const why: WordValues =
-        e instanceof TeamError && e.words ? { ...e.words.values, whyId: e.words.id } : { why: (e as Error).message };
+        e instanceof TeamError && e.words ? { ...e.words.values, whyId: e.words.id } : { why: messageOf(e) };
       const check =
         e instanceof TeamUnavailableError && this.o.offlineCheck
           ? await checkOffline(this.o.offlineCheck, secret)

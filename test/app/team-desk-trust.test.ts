@@ -63,7 +63,7 @@ afterAll(async () => {
   await team?.close();
 });
 
-async function operator(role: 'support' | 'back_office' | 'admin'): Promise<string> {
+async function operator(role: 'support' | 'back_office' | 'finance' | 'admin'): Promise<string> {
   const login = await team.addOperator(role);
   logins.push(login);
   return login;

@@ -221,7 +221,7 @@ describe('merchant-desk CLI against the sandbox', () => {
     expect(p.stderr).toMatch(/uses the embedded profile/);
     writeActiveProfile(dir, 'sandbox');
     expect(await currencies()).toEqual(sandboxCurrencies);
-  });
+  }, 90_000); // CLI processes started through tsx, as above
 
   it('says what to fix for bad input and stores nothing', async () => {
     const dir = tempDir();
@@ -266,7 +266,7 @@ describe('merchant-desk CLI against the sandbox', () => {
     const r7 = await cli(dir, ['poll', '--once']);
     expect(r7.code).toBe(1);
     expect(r7.stderr).toMatch(/embedded profile/);
-  });
+  }, 90_000); // CLI processes started through tsx, as above
 
   it('refuses to store keys when the keychain is unavailable', async () => {
     const dir = tempDir();

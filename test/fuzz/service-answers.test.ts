@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../main/service/client.js';
-import { ServiceError, type ServiceErrorKind } from '../../main/service/errors.js';
+import { ServiceError } from '../../main/service/errors.js';
+import { SERVICE_ERROR_KINDS } from '../../main/service/error-kinds.shared.js';
 import { serviceUrlProblem } from '../../main/service/service-url.js';
 import { createPoller, type Poller } from '../../main/poller/index.js';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
@@ -233,17 +234,8 @@ const broken: fc.Arbitrary<Plan> = fc.oneof(
   fc.constantFrom(301, 302, 307, 308).map((status) => ({ kind: 'redirect' as const, status })),
 );
 
-const DOCUMENTED: readonly (ServiceErrorKind | 'not_configured')[] = [
-  'authentication',
-  'validation',
-  'forbidden',
-  'not_found',
-  'rate_limited',
-  'unavailable',
-  'network',
-  'unreadable',
-  'declined',
-];
+/** Every documented failure of a poll (a poll's answer is never a charge's unknown outcome). */
+const DOCUMENTED: readonly string[] = [...SERVICE_ERROR_KINDS.filter((k) => k !== 'unknown_outcome'), 'not_configured'];
 
 /** A message a person may read: words, no stack, no class name, no internal error text. */
 function expectPlainWords(message: string) {

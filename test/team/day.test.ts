@@ -42,6 +42,7 @@ import {
   checkCallbacks,
   checkCharges,
   checkCollections,
+  checkLostTail,
   checkScreens,
   checkStale,
   explainRefusals,
@@ -163,6 +164,7 @@ async function day(groups: Op[][], faults: { afterMs: number; fault: Fault }[]):
     problems.push(...checkStale(service, log, views));
     problems.push(...(await checkCharges(w, service, log, byName)));
     problems.push(...(await checkCallbacks(w, service)));
+    problems.push(...(await checkLostTail(w, log)));
     const refusals = await explainRefusals(log, w.desks);
     problems.push(...refusals.problems);
     for (const d of w.desks) {
@@ -180,6 +182,9 @@ async function day(groups: Op[][], faults: { afterMs: number; fault: Fault }[]):
     const saidAgain = await w.owner.query<{ n: string }>(
       "SELECT count(*) AS n FROM team.events WHERE event_key ~ ':[0-9a-f]{64}:[0-9]+$'",
     );
+    const restored = await w.owner.query<{ n: string }>(
+      `SELECT count(*) AS n FROM team.events WHERE evidence::text LIKE '%"restored"%'`,
+    );
     console.info(
       `team day: ${groups.flat().length} operations, ${Object.values(log.faults).reduce((a, b) => a + b, 0)} faults ` +
         `(${Object.entries(log.faults)
@@ -187,6 +192,7 @@ async function day(groups: Op[][], faults: { afterMs: number; fault: Fault }[]):
           .join(', ')}), ${((Date.now() - started) / 60_000).toFixed(1)} min; ` +
         `service: ${service.size} collections; liveness ${JSON.stringify(live.got)}; outcomes ${JSON.stringify(log.counts)}; ` +
         `team.events ${events.rows.map((r) => `${r.source} ${r.n}`).join(', ')} (said again ${saidAgain.rows[0]!.n}); ` +
+        `the failover lost ${log.lostTail.length} events, ${restored.rows[0]!.n} put back; ` +
         `refused outbox entries: ${refusals.listed.length ? refusals.listed.map((r) => `${r.desk} ${r.kind} ${r.reference}: ${r.reason} (${r.because || 'unexplained'})`).join('; ') : 'none'}`,
     );
     if (!problems.length) return null;

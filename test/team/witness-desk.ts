@@ -33,7 +33,7 @@ export interface WitnessDesk {
   status(): TeamSyncStatus;
   /** A charge as the app stores it: intent team-first, then initialize's answer through the outbox. */
   charge(over?: Partial<TeamIntent>): Promise<TeamIntent>;
-  /** The agent closed the payment window (a redirect-source event through the outbox). */
+  /** The agent closed the payment window (a redirect-source event through the outbox; shut, it waits there). */
   closeWindow(intent: TeamIntent): void;
   /** A person's note on a payment (a resolution), recorded in the team first, then locally. */
   note(reference: string, text: string): Promise<void>;
@@ -130,7 +130,7 @@ export function witnessDesk(o: {
         },
         { outbox: true },
       );
-      live().push.kick();
+      session?.push.kick();
     },
     async note(reference, text) {
       const id = db.prepare('SELECT id FROM collections WHERE merchant_reference = ?').pluck().get(reference) as

@@ -5,6 +5,7 @@
 import type { CliContext } from '../command.js';
 import type { TeamTls } from '../../team/tls.js';
 import { notificationsExplained, PULL_WITHOUT_NOTIFICATIONS_MS } from '../../team/notify-words.shared.js';
+import { messageOf } from '../../errors.shared.js';
 
 /** 0 when the password is remembered, 1 (said on stderr) when it is not. */
 export async function rememberTeamPassword(
@@ -32,7 +33,7 @@ export async function rememberTeamPassword(
   try {
     ok = await unlocker.verify(password, { remember: true });
   } catch (e) {
-    ctx.io.stderr.write(`merchant-desk: saved, but the password was not remembered: ${(e as Error).message}\n`);
+    ctx.io.stderr.write(`merchant-desk: saved, but the password was not remembered: ${messageOf(e)}\n`);
     return 1;
   }
   if (!ok) {

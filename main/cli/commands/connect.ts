@@ -28,6 +28,7 @@ import { TLS_USAGE } from '../team-tls.js';
 import { promptHidden, readLines } from '../hidden-input.js';
 import { checkPublicKey, checkSettings, connectRequest, type ConnectRequest } from './connect-flags.js';
 import { rememberTeamPassword } from './connect-team.js';
+import { messageOf } from '../../errors.shared.js';
 
 const USAGE =
   'merchant-desk [--data-dir DIR] connect --profile sandbox|live|team --base-url URL --public-key KEY --service-key FILE.pem ' +
@@ -145,7 +146,7 @@ async function verifyByBalances(ctx: CliContext, db: Db, store: KeyringSecretSto
     return 0;
   } catch (e) {
     ctx.io.stderr.write(
-      `merchant-desk: saved, but the service did not accept the connection: ${(e as Error).message}\n` +
+      `merchant-desk: saved, but the service did not accept the connection: ${messageOf(e)}\n` +
         'Check the base URL and keys, then run connect again (or use --no-verify to skip this check).\n',
     );
     return 1;

@@ -13,7 +13,7 @@ import { loadSettings } from '../../settings/settings.js';
 import { loadConnection, verificationKeys, type VerificationKeys } from '../../settings/connection.js';
 import { MemorySecretStore, secretStoreFor } from '../../secrets/secret-store.js';
 import { checkImport, importCallbacks, type ImportCallbacksDeps } from '../../operations/import-callbacks.js';
-import { DeskError } from '../../errors.shared.js';
+import { DeskError, messageOf } from '../../errors.shared.js';
 import type { SandboxInfo } from '../../../sandbox/index.js';
 import type { Db } from '../../store/sqlite/connection.js';
 
@@ -110,7 +110,7 @@ export const importCallbacksCommand: Command = {
     } catch (e) {
       if (e instanceof UsageError) throw e;
       throw new UsageError(
-        `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+        `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : messageOf(e)}`,
       );
     }
     // What the profile cannot import is refused before the data folder is opened (or made).

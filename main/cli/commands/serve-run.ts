@@ -22,6 +22,7 @@ import {
   type SecretSources,
 } from '../../serve/config.js';
 import { startServe, type ServeOptions } from '../../serve/server.js';
+import { messageOf } from '../../errors.shared.js';
 
 const DEFAULT_INTERVALS = { balancesMs: 60_000, providersMs: 900_000 };
 
@@ -209,7 +210,7 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
   try {
     refuseSecretsInArgv(args);
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(messageOf(e));
   }
   const values = parseServeArgs(args);
   const env = ctx.env;
@@ -241,7 +242,7 @@ export async function runServe(args: string[], ctx: CliContext): Promise<number>
     logger.info({ stats: serve.receiver.stats(), verification: serve.verifier.stats() }, 'stopped');
     return 0;
   } catch (e) {
-    logger.error({ err: e instanceof Error ? e.message : String(e) }, 'serve failed');
+    logger.error({ err: messageOf(e) }, 'serve failed');
     throw e;
   } finally {
     off();

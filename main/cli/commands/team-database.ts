@@ -10,7 +10,7 @@ import { tlsFromFlags } from '../team-tls.js';
 import { TeamFieldError, translatePgError } from '../../team/errors.js';
 import { isValidLogin, LOGIN_RULE } from '../../team/roles.shared.js';
 import { SIGN_IN_PASSWORD_ENV } from './team-passwords.js';
-import { DeskError } from '../../errors.shared.js';
+import { DeskError, messageOf } from '../../errors.shared.js';
 
 export const DB = '--database postgres://LOGIN@HOST:PORT/DATABASE';
 
@@ -23,7 +23,7 @@ export function databaseUrl(value: string | undefined): URL {
       `give it in ${SIGN_IN_PASSWORD_ENV}, on standard input or when asked`,
     );
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(messageOf(e));
   }
 }
 

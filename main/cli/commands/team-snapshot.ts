@@ -6,6 +6,7 @@ import { TLS_OPTIONS } from '../team-tls.js';
 import { publishSnapshot } from '../../team/snapshot/publish.js';
 import { Passwords } from './team-passwords.js';
 import { checkSignIn, databaseUrl, loginOfUrl, openSignedIn, tlsOf, withFlagNames } from './team-database.js';
+import { messageOf } from '../../errors.shared.js';
 
 /**
  * Publishes a snapshot of the record (team/snapshot/): a new desk starts from it instead of replaying
@@ -34,7 +35,7 @@ export async function runSnapshot(args: string[], ctx: CliContext): Promise<numb
     try {
       pem = fs.readFileSync(pemFile, 'utf8');
     } catch (e) {
-      throw new UsageError(`--service-public-key: cannot read ${pemFile} (${(e as Error).message})`);
+      throw new UsageError(`--service-public-key: cannot read ${pemFile} (${messageOf(e)})`);
     }
   }
   const passwords = new Passwords(ctx);

@@ -7,6 +7,7 @@ import { isRedirectUrl } from '../redirect-url.js';
 import { handleRedirect } from './redirect.js';
 import { collectionRecord } from '../../store/sqlite/read/collection-detail.js';
 import type { ChargeContext, ChargeOutcome } from './types.js';
+import { messageOf } from '../../errors.shared.js';
 
 export async function followPaymentPage(
   ctx: ChargeContext,
@@ -34,7 +35,7 @@ export async function followPaymentPage(
       ...(signal ? { signal } : {}),
     });
   } catch (e) {
-    res = { kind: 'error', message: e instanceof Error ? e.message : String(e) };
+    res = { kind: 'error', message: messageOf(e) };
   }
   if (res.kind === 'redirect') {
     if (isRedirectUrl(res.url, ctx.redirectUrl())) return (await handleRedirect(ctx, res.url)).outcome;

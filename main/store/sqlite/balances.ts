@@ -7,7 +7,7 @@ import { writeTransaction } from './transaction.js';
 import type { WalletBalance } from '../../service/types.js';
 import { CURRENCY_CODE } from '../../money/index.js';
 import { cacheState, insertPollRun, recordFailedRun, type CacheState, type PollError } from './poll-runs.js';
-import { DeskError } from '../../errors.shared.js';
+import { DeskError, messageOf } from '../../errors.shared.js';
 
 export interface BalanceRow {
   currency: string;
@@ -128,7 +128,7 @@ export function recordBalanceRun(
   } catch (e) {
     const error: PollError = {
       kind: 'unreadable',
-      message: `the balances answer was not usable: ${(e as Error).message}`,
+      message: `the balances answer was not usable: ${messageOf(e)}`,
     };
     return { runId: recordFailedRun(db, 'balances', startedAt, finishedAt, error), changed: 0, error };
   }

@@ -8,6 +8,7 @@ import type { PaymentOption } from '../../service/types.js';
 import { CURRENCY_CODE } from '../../money/index.js';
 import { MalformedAnswerError, type RunResult } from './balances.js';
 import { cacheState, insertPollRun, recordFailedRun, type CacheState, type PollError } from './poll-runs.js';
+import { messageOf } from '../../errors.shared.js';
 
 export interface PaymentOptionRow extends PaymentOption {
   fetchedAt: number;
@@ -101,7 +102,7 @@ export function recordProvidersRun(
   } catch (e) {
     const error: PollError = {
       kind: 'unreadable',
-      message: `the payment options answer was not usable: ${(e as Error).message}`,
+      message: `the payment options answer was not usable: ${messageOf(e)}`,
     };
     return { runId: recordFailedRun(db, 'providers', startedAt, finishedAt, error), changed: 0, error };
   }

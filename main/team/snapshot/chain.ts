@@ -21,6 +21,7 @@ import { SnapshotRejectedError } from './rejected.js';
 import { checkSnapshotSchema } from './file-schema.js';
 import { startsBlock } from './chain-event.js';
 import { explain } from './chain-explain.js';
+import { messageOf } from '../../errors.shared.js';
 
 export interface ChainCheckOptions {
   pool: pg.Pool;
@@ -202,7 +203,7 @@ function linkRows(snap: Db, from: number, to: number, at: Walk): string | undefi
     }
   } catch (e) {
     // A BLOB where the event has text (SQLite will not write it as JSON): not the record's content.
-    return `its event ${at.expectId} holds bytes where the record has text (${(e as Error).message})`;
+    return `its event ${at.expectId} holds bytes where the record has text (${messageOf(e)})`;
   }
   return at.expectId === to + 1 ? undefined : `its event ${at.expectId} has no chain row`;
 }

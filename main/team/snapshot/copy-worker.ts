@@ -17,6 +17,7 @@ import {
   foldCopiedWal,
   rebuildIndexes,
 } from '../../store/sqlite/team/snapshot-copy.js';
+import { messageOf } from '../../errors.shared.js';
 
 export interface CopyJob {
   dbFile: string;
@@ -65,7 +66,7 @@ try {
     post({ type: 'copied' });
   }
 } catch (e) {
-  post({ type: 'error', message: (e as Error).message });
+  post({ type: 'error', message: messageOf(e) });
 }
 parentPort!.on('message', (m: CopyCommand) => {
   try {
@@ -89,7 +90,7 @@ parentPort!.on('message', (m: CopyCommand) => {
         // Folded by the desk's own checkpoints later: the WAL is synced, the copy committed.
       }
   } catch (e) {
-    post({ type: 'error', message: (e as Error).message });
+    post({ type: 'error', message: messageOf(e) });
   } finally {
     if (open) endCopy(db, 'rollback');
     detachSnapshot(db);

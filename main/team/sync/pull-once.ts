@@ -18,6 +18,7 @@ import { collectionStatuses } from '../../store/sqlite/team/applied-events.js';
 import { selectBalanceSnapshotsAfter } from '../../store/pg/balance-snapshots.js';
 import { selectNewestPaymentOptionList } from '../../store/pg/payment-option-lists.js';
 import { translatePgError } from '../errors.js';
+import { ChainBrokenError } from '../chain.js';
 import { poolLogin, toSafeInteger } from '../pool.js';
 import { applyPaymentOptions, applySnapshots, type TeamSnapshot } from './apply.js';
 import type { ChainWatch } from './chain-watch.js';
@@ -54,13 +55,38 @@ export interface Pull {
   run(why?: PullReason): Promise<number>;
   /** Look at the record first at the next pull, whatever the time (back from an outage: a failover?). */
   lookFirst(): void;
+  /** A look at the record is owed (since the start, or lookFirst): none done since. */
+  owesLook(): boolean;
+}
+
+/** The looks at the record owed: one at the start, one more each time the database was away (ask). */
+function owedLooks() {
+  let asked = 1;
+  let looked = 0;
+  return {
+    ask: () => void asked++,
+    owed: () => looked < asked,
+    /** A settle, forced while a look is owed; one asked for meanwhile (the push met an outage) stays owed. */
+    async look(settle: (force: boolean) => Promise<number>): Promise<number> {
+      const asking = asked;
+      try {
+        const n = await settle(looked < asking);
+        looked = asking;
+        return n;
+      } catch (e) {
+        // Looked, and found rewritten (the alarm's, not an outage's): that look is done.
+        if (e instanceof ChainBrokenError) looked = asking;
+        throw e;
+      }
+    },
+  };
 }
 
 export function createPull(o: PullOptions): Pull {
   const { pool, db, clock } = o;
   let keysLoaded = false;
   let startChecked = false;
-  let lookFirst = true;
+  const looks = owedLooks();
   let prunedAt = -Infinity;
   /** When the polls were last read (performance.now(): the beat's clock, never a test's fake one). */
   let polledAt = -Infinity;
@@ -102,8 +128,7 @@ export function createPull(o: PullOptions): Pull {
     let total = startChecked ? 0 : await start();
     if (o.stopped()) return total;
     // Has the record gone back from what this desk verified? Put right before anything new is applied.
-    total += await o.chain.starting(o.rollback.settle(lookFirst));
-    lookFirst = false;
+    total += await looks.look((force) => o.chain.starting(o.rollback.settle(force)));
     if (o.status.get().lastSeq !== lastSeq(db, 'events')) o.status.set({ lastSeq: lastSeq(db, 'events') }); // re-based
     if (o.stopped()) return total;
     o.signatures.resumeIfOwed();
@@ -145,7 +170,7 @@ export function createPull(o: PullOptions): Pull {
     if (refolded.failed[0]) throw refolded.failed[0].error;
   }
 
-  return { run, lookFirst: () => void (lookFirst = true) };
+  return { run, lookFirst: looks.ask, owesLook: looks.owed };
 }
 
 /** Balance snapshots after the desk's, then the newest payment options list (each replaces the one before). */

@@ -182,6 +182,8 @@ export function startTeamSync(o: TeamSyncOptions): TeamSync {
     recheckChain: chain.recheckChain,
     checkSignatures: signatures.check,
     onStatus: status.watch,
+    recordLooked: () => !pull.owesLook(),
+    lookFirst: pull.lookFirst,
     async close() {
       closed = true;
       closeNow();

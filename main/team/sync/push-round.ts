@@ -13,6 +13,7 @@ import { markOutboxRefused, markOutboxSent, pendingOutbox, type OutboxEntry } fr
 import { TeamError, TeamFieldError, TeamSignInError, TeamUnavailableError, translatePgError } from '../errors.js';
 import { poolLogin } from '../pool.js';
 import { recordEvents } from '../record.js';
+import { messageOf } from '../../errors.shared.js';
 
 /** Classes of SQLSTATE that say "not now" rather than "no": serialization, deadlock, lock, cancel, resources, system. */
 const TRANSIENT = /^(40001|40P01|55P03|57014|53|58|XX)/;
@@ -61,7 +62,7 @@ async function send(o: PushRoundOptions, entries: readonly OutboxEntry[]): Promi
 
 function refuse(o: PushRoundOptions, entry: OutboxEntry, e: unknown): void {
   const { db, clock } = o;
-  const reason = e instanceof Error ? e.message : String(e);
+  const reason = messageOf(e);
   // Refused, it is left out of its collection's fold: the desk never shows as fact what the team refused.
   writeTransaction(db, () => {
     markOutboxRefused(db, entry.id, reason, clock.now());

@@ -17,6 +17,7 @@ import type { Db } from '../../store/sqlite/connection.js';
 import { noteOutboxOutage, outboxCounts, type OutboxCounts, type OutboxEntry } from '../../collections/outbox.js';
 import { retryDelay } from '../reconnect.js';
 import { pushRound } from './push-round.js';
+import { messageOf } from '../../errors.shared.js';
 
 export interface OutboxPushStatus extends OutboxCounts {
   /** What the last try met while the database was away; null once a send succeeds. */
@@ -41,6 +42,8 @@ export interface OutboxPushOptions {
   holdBack?: () => string | null;
   /** Entries refused by the database (their collections show it now). */
   onRefused?: (entries: readonly OutboxEntry[], reason: string) => void;
+  /** A send met an outage (the database away: perhaps a failover, seen here before the pull sees it). */
+  onOutage?: (e: unknown) => void;
   /** Events per statement (default 500). */
   batchSize?: number;
   /** First and longest wait between tries after an answer (default 200 ms, 15 s); silence: at most 1 s. */
@@ -64,7 +67,7 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
   let lastOutage: unknown = null;
 
   function outage(entries: readonly OutboxEntry[], e: unknown): void {
-    const reason = e instanceof Error ? e.message : String(e);
+    const reason = messageOf(e);
     if (waitingBecause !== reason)
       logger.warn(
         { err: e, waiting: outboxCounts(db).pending, retryMs: retryDelay(e, waits + 1, first, max) },
@@ -74,6 +77,7 @@ export function startOutboxPush(o: OutboxPushOptions): OutboxPush {
     lastOutage = e;
     const ids = entries.map((x) => x.id);
     noteOutboxOutage(db, ids, reason, clock.now());
+    o.onOutage?.(e);
   }
 
   const round = (): Promise<boolean> =>

@@ -17,6 +17,14 @@ export interface TeamSync {
   /** The background re-check of signatures taken from a snapshot (signature-check.ts): runs it, or the one running. */
   checkSignatures(): Promise<'done' | 'stopped' | 'none'>;
   onStatus(cb: (s: TeamSyncStatus) => void): () => void;
+  /**
+   * Whether a pull has looked at the record (has it gone back from what this desk verified?) since the
+   * sync started or the database was last away. Until then this desk's outbox waits: after a failover an
+   * answer sent first would land before its lost intent is put back (session.ts).
+   */
+  recordLooked(): boolean;
+  /** The database was away (the push met it first): the next pull looks at the record before anything. */
+  lookFirst(): void;
   close(): Promise<void>;
 }
 

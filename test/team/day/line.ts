@@ -2,7 +2,9 @@
 // cut (every connection reset, new ones refused: a cable pulled, a server gone) and stalled (connections
 // stay open and nothing more is forwarded either way, new ones are taken and hear nothing: a router dropping
 // packets without a reset, where only the program's own time-outs notice). Restored, a stalled line
-// forwards what it held, as TCP delivers once the path is back.
+// forwards what it held, as TCP delivers once the path is back. Repointed at a failover, it forwards new
+// connections to the promoted server and ends the ones it carried (test/support/tcp-proxy.ts: the one host
+// name the desks and serve use, moved to the new primary).
 import net from 'node:net';
 
 export type LineState = 'up' | 'cut' | 'stalled';
@@ -13,10 +15,13 @@ export interface Line {
   cut(): Promise<void>;
   stall(): void;
   restore(): Promise<void>;
+  /** New connections go to `port` from now on; the ones open now are ended. */
+  repoint(port: number): void;
   close(): Promise<void>;
 }
 
-export async function startLine(host: string, port: number): Promise<Line> {
+export async function startLine(host: string, targetPort: number): Promise<Line> {
+  let port = targetPort;
   type Pair = { a: net.Socket; b: net.Socket; held: [net.Socket, Buffer][] };
   const pairs = new Set<Pair>();
   let server: net.Server | null = null;
@@ -74,6 +79,14 @@ export async function startLine(host: string, port: number): Promise<Line> {
       if (state === 'cut') await listen();
       state = 'up';
       for (const p of pairs) for (const [to, d] of p.held.splice(0)) to.write(d);
+    },
+    repoint(p) {
+      port = p;
+      for (const pair of pairs) {
+        pair.a.destroy();
+        pair.b.destroy();
+      }
+      pairs.clear();
     },
     close: cut,
   };

@@ -51,6 +51,8 @@ export type Fault =
   | { f: 'cut'; desk: number; ms: number }
   | { f: 'stall'; who: number | 'serve'; ms: number }
   | { f: 'pgRestart'; downMs: number }
+  /** The asynchronous standby promoted after its replication was cut: the tail committed since is lost. */
+  | { f: 'failover'; tailMs: number }
   | { f: 'serveKill' }
   | { f: 'deskKill'; desk: number }
   /** A desk killed (SIGKILL) inside a pull's apply of a batch, or inside a refold (world.ts killInside). */
@@ -70,6 +72,7 @@ export const FAULT_KINDS = [
   'stall desk',
   'stall serve',
   'pgRestart',
+  'failover',
   'serveKill',
   'deskKill',
   'killApply',
@@ -228,7 +231,10 @@ export function groupsArbitrary(desks: number, groups: number): fc.Arbitrary<Op[
     });
 }
 
-/** The fault track: one of each kind and `extra` more, in a random order, each after a random pause. */
+/**
+ * The fault track: one of each kind and `extra` more, in a random order, each after a random pause. The
+ * failover strikes once (the promoted server has no standby of its own).
+ */
 export function faultsArbitrary(desks: number, extra: number): fc.Arbitrary<{ afterMs: number; fault: Fault }[]> {
   const desk = fc.nat({ max: desks - 1 });
   const cut = fc.record({ f: fc.constant('cut' as const), desk, ms: fc.integer({ min: 100, max: 3000 }) });
@@ -247,11 +253,13 @@ export function faultsArbitrary(desks: number, extra: number): fc.Arbitrary<{ af
     { weight: 2, arbitrary: deskKill },
   );
   const join = fc.constant({ f: 'join' as const });
+  const failover = fc.record({ f: fc.constant('failover' as const), tailMs: fc.integer({ min: 500, max: 8000 }) });
   const each = fc.tuple(
     cut,
     stall(desk),
     stall(fc.constant('serve' as const)),
     pgRestart,
+    failover,
     serveKill,
     deskKill,
     killInside('apply'),
@@ -302,6 +310,8 @@ export interface DayLog {
   cardOf: Map<string, { card: Card; amountMinor: number }>;
   /** What a desk back from being away showed "Stale pending" (each must end with the service's status). */
   stale: { desk: string; reference: string }[];
+  /** Keys of the events the failover's promoted standby never had (each must be put back). */
+  lostTail: string[];
 }
 
 export function newDayLog(): DayLog {
@@ -313,6 +323,7 @@ export function newDayLog(): DayLog {
     roles: [],
     cardOf: new Map(),
     stale: [],
+    lostTail: [],
   };
 }
 
@@ -888,6 +899,25 @@ export async function runFault(w: DayWorld, fault: Fault, log: DayLog): Promise<
       line(`PostgreSQL stopped (-m immediate), started ${fault.downMs} ms later`);
       log.faults.pgRestart++;
       await w.restartPostgres(fault.downMs);
+      return;
+    }
+    case 'failover': {
+      log.faults.failover++;
+      const { kept, head, lost } = await w.failover(fault.tailMs);
+      log.lostTail.push(...lost);
+      line(
+        `replication cut, ${fault.tailMs} ms later PostgreSQL stopped (-m immediate) and the standby promoted: ` +
+          (head > kept ? `events ${kept + 1}–${head} lost` : `nothing lost (the record stayed at ${kept})`),
+      );
+      // An admin's role change in the lost tail is gone too: the login holds its role of before again.
+      const roles = await w.ownerQuery<{ login: string; role: TeamRole }>('SELECT login, role FROM team.operators');
+      for (const d of w.desks) {
+        const now = roles.rows.find((r) => r.login === d.login)?.role;
+        if (!now || now === d.role) continue;
+        line(`the failover lost ${d.login}'s change to ${d.role}: ${now} again`);
+        d.role = now;
+        log.roles.push({ login: d.login, role: now, at: Date.now() });
+      }
       return;
     }
     case 'serveKill': {

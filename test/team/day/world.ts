@@ -1,7 +1,8 @@
 // The team day's world on real parts: a PostgreSQL server of the day's own (so it can be stopped hard and
 // started again), the sandbox as the service over HTTP, `serve` and every desk as processes of their own
 // (so each can be killed with SIGKILL in the middle of its work), each reaching PostgreSQL through a line
-// the day can cut or stall (line.ts).
+// the day can cut or stall (line.ts). The server has an asynchronous standby the day can promote after
+// cutting its replication (the lost tail of a failover); every line then follows the promoted server.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -19,13 +20,15 @@ import { openTeamPool } from '../../../main/team/pool.js';
 import type { TeamRole } from '../../../main/team/operators.js';
 import { openProfileDatabase, updateSettings, writeActiveProfile } from '../../../main/settings/index.js';
 import { importServicePublicKey } from '../../../main/settings/service-key.js';
+import { asServerUser, serverUrl, stopServerSync, type PgServerInfo } from '../../support/postgres-server.js';
 import {
-  asServerUser,
-  serverUrl,
-  startServer,
-  stopServerSync,
-  type PgServerInfo,
-} from '../../support/postgres-server.js';
+  crash,
+  cutReplication,
+  promote,
+  startPrimary,
+  startStandby,
+  superQuery,
+} from '../../support/pg-replication.js';
 import { forgetTeamKeys, storeTeamKeys } from '../../app/team-keychain.js';
 import type { IpcResult } from '../../../main/ipc/contract/index.js';
 import type { WindowPlan } from '../convergence/world.js';
@@ -113,7 +116,9 @@ export interface DayWorld {
   root: string;
   /** Processes that ended on their own (a crash of the app or serve): each is a defect the day found. */
   crashes: string[];
-  pg: PgServerInfo;
+  /** The primary now (the promoted standby after a failover). */
+  readonly pg: PgServerInfo;
+  /** The database's owner, through a line of its own (it follows a failover as the desks' lines do). */
   owner: pg.Pool;
   sb: Sandbox;
   serve: DayServe;
@@ -126,6 +131,14 @@ export interface DayWorld {
   ownerQuery<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<T>>;
   /** PostgreSQL stopped as by a crash (pg_ctl -m immediate), then started again after `downMs`. */
   restartPostgres(downMs: number): Promise<void>;
+  /**
+   * The lost-tail failover: replication to the asynchronous standby cut, the primary left to commit for
+   * `tailMs` (and until it holds an event the standby does not, for at most 30 s more), stopped as by a
+   * crash, the standby promoted and every line repointed at it. Once a day: the new primary has no standby.
+   * Returns the standby's newest seq at the cut, the primary's at the crash, and the keys of the events
+   * between (the lost tail, as read just before the crash).
+   */
+  failover(tailMs: number): Promise<{ kept: number; head: number; lost: string[] }>;
   /** A desk that was never used, signed in now (its copy is a fresh replay of team.events). */
   openDesk(name: string, role: TeamRole, o?: { clockOffsetMs?: number }): Promise<DayDesk>;
   close(): Promise<void>;
@@ -180,14 +193,21 @@ function messenger(child: ChildProcess, onOther: (m: Record<string, unknown>) =>
 
 export async function startWorld(o: WorldOptions): Promise<DayWorld> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'md-day-'));
-  // Acknowledged means on disk here, as in production: a hard stop must lose nothing PostgreSQL answered.
-  const server = await startServer({ config: ['synchronous_commit = on'] });
+  // Acknowledged means on disk here, as in production: a hard stop must lose nothing PostgreSQL answered
+  // (startPrimary), and a standby may stream from it.
+  let server = await startPrimary();
+  const servers = [server];
   const admin = new pg.Client({ connectionString: serverUrl(server, 'postgres') });
   await admin.connect();
   await admin.query('CREATE DATABASE team');
   await admin.end();
-  const owner = openTeamPool(serverUrl(server, 'team'), { onIdleError: () => undefined });
+  const ownerLine = await startLine(server.host, server.port);
+  const owner = openTeamPool(serverUrl({ ...server, port: ownerLine.port() }, 'team'), {
+    onIdleError: () => undefined,
+  });
   await migrate(owner);
+  let standby: PgServerInfo | null = await startStandby(server);
+  servers.push(standby);
   const suffix = crypto.randomBytes(3).toString('hex');
   const passwords = new Map<string, string>();
   let n = 0;
@@ -438,7 +458,9 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
   return {
     root,
     crashes,
-    pg: server,
+    get pg() {
+      return server;
+    },
     owner,
     sb,
     serve,
@@ -459,6 +481,28 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
       await sleep(downMs);
       await pgCtl(server, 'start');
     },
+    async failover(tailMs) {
+      if (!standby) throw new Error('no standby left to promote (one failover a day)');
+      const head = 'SELECT coalesce(max(seq), 0) AS s FROM team.events';
+      const newest = async (info: PgServerInfo) =>
+        Number((await superQuery<{ s: string }>(info, head, [], 'team'))[0]!.s);
+      await cutReplication(standby);
+      const kept = await newest(standby);
+      await sleep(tailMs);
+      for (const end = Date.now() + 30_000; Date.now() < end && (await newest(server)) <= kept;) await sleep(200);
+      const tail = await superQuery<{ seq: string; event_key: string }>(
+        server,
+        'SELECT seq, event_key FROM team.events WHERE seq > $1 ORDER BY seq',
+        [kept],
+        'team',
+      );
+      await crash(server);
+      await promote(standby);
+      server = standby;
+      standby = null;
+      for (const l of [ownerLine, serveLine, ...opened.map((d) => d.line)]) l.repoint(server.port);
+      return { kept, head: Number(tail.at(-1)?.seq ?? kept), lost: tail.map((r) => r.event_key) };
+    },
     async close() {
       for (const d of opened) await d.close().catch(() => undefined);
       await serve.close().catch(() => undefined);
@@ -466,8 +510,9 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
       for (const d of opened) await d.line.close().catch(() => undefined);
       await serveLine.close().catch(() => undefined);
       await owner.end().catch(() => undefined);
+      await ownerLine.close().catch(() => undefined);
       for (const d of opened) await forgetTeamKeys(`postgres://127.0.0.1:${d.line.port()}/team`, [d.login]);
-      stopServerSync(server.dir, server.binDir);
+      for (const s of servers) stopServerSync(s.dir, s.binDir);
       if (process.env.MD_DAY_DEBUG) console.info(`team day: data and logs kept in ${root}`);
       else fs.rmSync(root, { recursive: true, force: true });
     },
