@@ -20,7 +20,7 @@
 // DAY_SEED (default DEFAULT_SEED below, a fixed day; with DAY_RUNS above 1 the later days follow from it),
 // DAY_RUNS (default 1), DAY_GROUPS (default 120), DAY_FAULTS (default 8 beside one of each kind), DAY_TIME_MS
 // (default 9 minutes: past it no new day starts, and fast-check reports what it found), DAY_SHRINK=0 (stop at
-// the first failing day), DAY_VERBOSE=1 (each operation and fault as it happens). MD_DAY_DEBUG=1 keeps the
+// the first failing day), DAY_VERBOSE=1 (each operation and fault as it happens), DAY_FAILOVER=1 (below). MD_DAY_DEBUG=1 keeps the
 // day's folder (each desk's SQLite and log, serve's) and prints where it is.
 import fs from 'node:fs';
 import fc from 'fast-check';
@@ -63,6 +63,10 @@ const FAULTS = Number(process.env.DAY_FAULTS ?? 8);
 const DEFAULT_SEED = 4;
 const SEED = Number(process.env.DAY_SEED ?? DEFAULT_SEED);
 const TIME_MS = Number(process.env.DAY_TIME_MS ?? 9 * 60_000);
+// DAY_FAILOVER=1: the day also promotes an asynchronous standby after cutting its replication (the lost
+// tail). Not in npm test's day yet: it finds a defect still open (a callback serve recorded before the
+// intent a desk put back after the failover: desks differ from the replay, docs/team.md "The team day").
+const FAILOVER = process.env.DAY_FAILOVER === '1';
 const TEN_MINUTES = 10 * 60_000;
 
 let keysTemplate: string;
@@ -108,8 +112,9 @@ async function day(groups: Op[][], faults: { afterMs: number; fault: Fault }[]):
     keysTemplate,
     roles: ['support', 'back_office', 'admin'],
     clockOffsetMs: { 2: TEN_MINUTES },
+    standby: FAILOVER,
   });
-  const log: DayLog = newDayLog();
+  const log: DayLog = newDayLog({ failover: FAILOVER });
   const tail = () => `last 30 operations:\n${log.lines.slice(-30).join('\n')}`;
   // DAY_VERBOSE=1: each line as it happens, with the minute it happened in the day.
   if (process.env.DAY_VERBOSE) {
@@ -234,10 +239,14 @@ describe('a team day judged by the service', () => {
         `team day: seed ${SEED}${process.env.DAY_SEED === undefined ? ' (the default; DAY_SEED runs another)' : ''}`,
       );
       await fc.assert(
-        fc.asyncProperty(groupsArbitrary(3, GROUPS), faultsArbitrary(3, FAULTS), async (groups, faults) => {
-          const why = await day(groups, faults);
-          expect(why, why ?? '').toBeNull();
-        }),
+        fc.asyncProperty(
+          groupsArbitrary(3, GROUPS),
+          faultsArbitrary(3, FAULTS, { failover: FAILOVER }),
+          async (groups, faults) => {
+            const why = await day(groups, faults);
+            expect(why, why ?? '').toBeNull();
+          },
+        ),
         {
           numRuns: RUNS,
           seed: SEED,

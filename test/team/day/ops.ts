@@ -235,7 +235,11 @@ export function groupsArbitrary(desks: number, groups: number): fc.Arbitrary<Op[
  * The fault track: one of each kind and `extra` more, in a random order, each after a random pause. The
  * failover strikes once (the promoted server has no standby of its own).
  */
-export function faultsArbitrary(desks: number, extra: number): fc.Arbitrary<{ afterMs: number; fault: Fault }[]> {
+export function faultsArbitrary(
+  desks: number,
+  extra: number,
+  o: { failover: boolean },
+): fc.Arbitrary<{ afterMs: number; fault: Fault }[]> {
   const desk = fc.nat({ max: desks - 1 });
   const cut = fc.record({ f: fc.constant('cut' as const), desk, ms: fc.integer({ min: 100, max: 3000 }) });
   const stall = (who: fc.Arbitrary<number | 'serve'>) =>
@@ -269,6 +273,7 @@ export function faultsArbitrary(desks: number, extra: number): fc.Arbitrary<{ af
   );
   return fc
     .tuple(each, fc.array(any, { minLength: extra, maxLength: extra }))
+    .map(([sure, more]): [Fault[], Fault[]] => [o.failover ? sure : sure.filter((f) => f.f !== 'failover'), more])
     .chain(([sure, more]) => fc.shuffledSubarray<Fault>([...sure, ...more], { minLength: sure.length + more.length }))
     .chain((list) =>
       fc.tuple(
@@ -314,12 +319,16 @@ export interface DayLog {
   lostTail: string[];
 }
 
-export function newDayLog(): DayLog {
+/** `failover`: whether the day's fault track has the failover (DAY_FAILOVER=1), so that it must strike. */
+export function newDayLog(o: { failover: boolean }): DayLog {
   return {
     lines: [],
     charges: [],
     counts: {},
-    faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
+    faults: Object.fromEntries(FAULT_KINDS.filter((k) => o.failover || k !== 'failover').map((k) => [k, 0])) as Record<
+      FaultKind,
+      number
+    >,
     roles: [],
     cardOf: new Map(),
     stale: [],

@@ -149,6 +149,8 @@ export interface WorldOptions {
   roles: TeamRole[];
   /** Per desk index: its clock's offset from the real time (ms). */
   clockOffsetMs?: Record<number, number>;
+  /** An asynchronous standby the day's failover can promote (one pg_basebackup at the start). */
+  standby?: boolean;
 }
 
 function pgCtl(info: PgServerInfo, ...args: string[]): Promise<unknown> {
@@ -206,8 +208,8 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
     onIdleError: () => undefined,
   });
   await migrate(owner);
-  let standby: PgServerInfo | null = await startStandby(server);
-  servers.push(standby);
+  let standby: PgServerInfo | null = o.standby ? await startStandby(server) : null;
+  if (standby) servers.push(standby);
   const suffix = crypto.randomBytes(3).toString('hex');
   const passwords = new Map<string, string>();
   let n = 0;
