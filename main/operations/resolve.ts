@@ -65,14 +65,18 @@ function alreadyResolved(s: StandingResolution, field: 'collectionId' | 'orphanE
   );
 }
 
+/** The reference the request resolves, as this desk's copy has it. */
+function referenceOf(db: Db, req: ResolveRequest): string | undefined {
+  return req.collectionId !== undefined
+    ? collectionReference(db, req.collectionId)?.merchant_reference
+    : req.orphanEventId !== undefined
+      ? orphanByEventId(db, req.orphanEventId)?.merchant_reference
+      : undefined;
+}
+
 /** The resolution standing for the request's reference on this desk's copy (its newest event), or null. */
 function standingOnThisDesk(db: Db, req: ResolveRequest): StandingResolution | null {
-  const reference =
-    req.collectionId !== undefined
-      ? collectionReference(db, req.collectionId)?.merchant_reference
-      : req.orphanEventId !== undefined
-        ? orphanByEventId(db, req.orphanEventId)?.merchant_reference
-        : undefined;
+  const reference = referenceOf(db, req);
   const r = reference === undefined ? undefined : standingResolutionOf(db, reference);
   if (!r || !r.actor) return null;
   return { merchantReference: r.merchant_reference, resolvedBy: r.actor, resolvedAt: r.at, note: r.note, seq: 0 };
@@ -107,7 +111,16 @@ export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{
   } catch (e) {
     if (e instanceof ResolutionTakenError) {
       deps.team.pullNow();
-      throw alreadyResolved(e.standing, req.collectionId !== undefined ? 'collectionId' : 'orphanEventId');
+      const field = req.collectionId !== undefined ? 'collectionId' : 'orphanEventId';
+      if (e.standing) throw alreadyResolved(e.standing, field);
+      // Who and when could not be read (the database out of reach just then): this desk's copy may say.
+      const here = standingOnThisDesk(deps.db, req);
+      if (here) throw alreadyResolved(here, field);
+      throw new ReconcileError(
+        'conflict',
+        words('recon.err.alreadyResolvedElsewhere', { reference: referenceOf(deps.db, req) ?? '' }),
+        field,
+      );
     }
     throw e;
   }

@@ -20,16 +20,21 @@ export interface StandingResolution {
   seq: number;
 }
 
-/** The team database refused a resolution: `standing` was recorded first and nothing happened since. */
+/**
+ * The team database refused a resolution: `standing` was recorded first and nothing happened since. Null
+ * when the refusal is sure but the standing one could not be read (the database out of reach just then).
+ */
 export class ResolutionTakenError extends TeamError {
   override name = 'ResolutionTakenError';
   constructor(
-    readonly standing: StandingResolution,
+    readonly standing: StandingResolution | null,
     options?: { cause?: unknown },
   ) {
     super(
-      `${standing.merchantReference} was already resolved by ${standing.resolvedBy} at ${new Date(standing.resolvedAt).toISOString()}` +
-        (standing.note ? `: ${standing.note}` : ''),
+      standing
+        ? `${standing.merchantReference} was already resolved by ${standing.resolvedBy} at ${new Date(standing.resolvedAt).toISOString()}` +
+            (standing.note ? `: ${standing.note}` : '')
+        : 'already resolved at another desk (who and when could not be read)',
       '55000',
       options,
       'conflict',
@@ -54,14 +59,15 @@ function refusedFor(e: unknown): number | null {
 
 /**
  * `e` as a ResolutionTakenError when it is the database's refusal of a resolution (reading the standing
- * one from team.events), else `e` itself. A failure to read it leaves the refusal as it was.
+ * one from team.events), else `e` itself. A failure to read it (a line cut just then) is still that
+ * refusal, without who and when: the database's own words (its seq, "append events") are no one's to read.
  */
 export async function explainResolutionRefusal(db: Queryable, e: unknown): Promise<unknown> {
   const seq = refusedFor(e);
   if (seq === null) return e;
   try {
     const row = await selectEventBySeq(db, seq);
-    if (!row) return e;
+    if (!row) return new ResolutionTakenError(null, { cause: e });
     return new ResolutionTakenError(
       {
         merchantReference: row.merchant_reference,
@@ -73,6 +79,6 @@ export async function explainResolutionRefusal(db: Queryable, e: unknown): Promi
       { cause: e },
     );
   } catch {
-    return e;
+    return new ResolutionTakenError(null, { cause: e });
   }
 }

@@ -213,6 +213,8 @@ export const en = {
     '{by} already resolved {reference} at {resolvedStamp}. Nothing has happened to it since, so that resolution stands and yours was not recorded; this desk shows theirs as soon as it has it.',
   'recon.err.alreadyResolvedNote':
     '{by} already resolved {reference} at {resolvedStamp}: "{note}". Nothing has happened to it since, so that resolution stands and yours was not recorded; this desk shows theirs as soon as it has it.',
+  'recon.err.alreadyResolvedElsewhere':
+    '{reference} was already resolved at another desk. Nothing has happened to it since, so that resolution stands and yours was not recorded; this desk shows it as soon as it has it.',
   'recon.err.noOperator': 'set the operator name in Settings first: a resolution records who made it',
   'recon.err.note': 'note is required: say what was checked and why this is resolved (at least 3 characters)',
   'recon.err.noteLong': 'note must be at most 2,000 characters',
@@ -435,6 +437,8 @@ export const fr: FrenchOf<typeof en> = {
     '{by} a déjà résolu {reference} le {resolvedStamp}. Rien ne s’est passé depuis : cette résolution reste valable et la vôtre n’a pas été enregistrée ; ce poste affiche la sienne dès qu’il l’a.',
   'recon.err.alreadyResolvedNote':
     '{by} a déjà résolu {reference} le {resolvedStamp} : « {note} ». Rien ne s’est passé depuis : cette résolution reste valable et la vôtre n’a pas été enregistrée ; ce poste affiche la sienne dès qu’il l’a.',
+  'recon.err.alreadyResolvedElsewhere':
+    '{reference} a déjà été résolu sur un autre poste. Rien ne s’est passé depuis : cette résolution reste valable et la vôtre n’a pas été enregistrée ; ce poste l’affiche dès qu’il l’a.',
   'recon.err.noOperator':
     'saisissez d’abord le nom de l’opérateur dans Paramètres : une résolution enregistre qui l’a faite',
   'recon.err.note':

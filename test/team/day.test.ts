@@ -4,8 +4,10 @@
 // unknown payments again, resolve exceptions (two desks at once on the same one, too), import callback
 // files; an admin re-roles people; the service's customers pay late and it changes final statuses. Faults
 // strike inside that work: a desk killed (SIGKILL) after its initialize was sent and before the answer,
-// the service answering initialize past the client's time-out, desks killed at any moment, serve killed
-// with callbacks on their way, PostgreSQL stopped with -m immediate, lines to PostgreSQL cut or silent.
+// the service answering initialize past the client's time-out, desks killed at any moment and inside a
+// pull's apply or a refold, a desk away past the stale-pending threshold (its clock moved on meanwhile),
+// serve killed with callbacks on their way, PostgreSQL stopped with -m immediate, lines to PostgreSQL cut
+// or silent.
 //
 // Once nothing moves, the verdict is the service's (day/verdict.ts): every desk and the team record
 // against the sandbox's collections and delivery log and serve's journal, what each screen showed against
@@ -23,7 +25,7 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { firstDifference } from './convergence/views.js';
+import { firstDifference, type DeskView } from './convergence/views.js';
 import { sandboxKeysTemplate } from './convergence/world.js';
 import { startWorld, type DayDesk, type DayWorld } from './day/world.js';
 import {
@@ -42,6 +44,7 @@ import {
   checkCollections,
   checkLostTail,
   checkScreens,
+  checkStale,
   explainRefusals,
   liveness,
   serviceCollections,
@@ -140,20 +143,33 @@ async function day(groups: Op[][], faults: { afterMs: number; fault: Fault }[]):
       async () => (await replay.settle()).lastSeq >= (await w.desks[0]!.settle()).lastSeq,
       60_000,
     );
-    const expected = await replay.view();
-    const views = new Map(await Promise.all(w.desks.map(async (d) => [d.name, await d.view()] as const)));
+    // What reconciliation makes of a pending collection depends on the desk's clock (stale pending past the
+    // threshold; one desk is ten minutes ahead, one may come back from being away): every desk, and the
+    // replay, are classified as of one moment on their own clocks, a minute ahead of every classification
+    // made so far (their sweeps only ever move a collection on to stale pending), and each desk is held to
+    // the replay classified as of its own clock.
+    const at = Date.now() + 60_000;
+    const views = new Map(
+      await Promise.all(w.desks.map(async (d) => [d.name, await d.view(at + d.clockOffsetMs)] as const)),
+    );
+    const replays = new Map<number, DeskView>();
+    for (const offset of [...new Set(w.desks.map((d) => d.clockOffsetMs))].sort((a, b) => a - b))
+      replays.set(offset, await replay.view(at + offset));
+    const expected = replays.values().next().value!;
 
     const problems: string[] = [...w.crashes];
     for (const [name, v] of [...views, ['replay', expected] as const])
       problems.push(...checkCollections(service, name, v));
     problems.push(...checkScreens(service, log));
+    problems.push(...checkStale(service, log, views));
     problems.push(...(await checkCharges(w, service, log, byName)));
     problems.push(...(await checkCallbacks(w, service)));
     problems.push(...(await checkLostTail(w, log)));
     const refusals = await explainRefusals(log, w.desks);
     problems.push(...refusals.problems);
-    for (const [name, v] of views) {
-      const diff = firstDifference(v, expected, [name, 'replay']);
+    for (const d of w.desks) {
+      const name = d.name;
+      const diff = firstDifference(views.get(name)!, replays.get(d.clockOffsetMs)!, [name, 'replay']);
       if (diff) problems.push(`${name} differs from a replay of team.events: ${diff}`);
     }
     const live = liveness(log);

@@ -181,6 +181,46 @@ describe('one decision per exception', () => {
     ]);
   });
 
+  it("a refusal whose standing resolution cannot be read (the line cut just then) is still told as already resolved, never in the database's words", async () => {
+    // Found by the team day (seed 4, a desk's line cut for 102 ms as it resolved): the read of who resolved
+    // it failed, and the person was shown "could not append events: merchant_reference: … was already
+    // resolved (seq 242) …", an error of kind "refused" the screen has no words for.
+    const s = desk(team.signIn(support));
+    const a = desk(team.signIn(kofi));
+    const b = desk(team.signIn(amina));
+    const ref = (await exception(s)).merchantReference;
+    await Promise.all([a.sync.pullNow(), b.sync.pullNow()]);
+    // b's copy does not get kofi's resolution (its sync stopped): its check finds the exception open.
+    await b.sync.close();
+    await resolve(as(a, kofi), { collectionId: idOf(a, ref), note: 'Refunded by the issuer.' });
+    // b's line goes down the moment the database has refused its resolution (a fault injected there).
+    let down = false;
+    const cut = new Proxy(b.pool, {
+      get(target, key) {
+        if (key !== 'query') return Reflect.get(target, key) as unknown;
+        return async (...args: Parameters<pg.Pool['query']>) => {
+          if (down) throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+          try {
+            return await (target.query as (...a: unknown[]) => Promise<unknown>)(...args);
+          } catch (e) {
+            down = true;
+            throw e;
+          }
+        };
+      },
+    });
+    const deps = as(b, amina);
+    const refused = await resolve(
+      { ...deps, team: { ...deps.team!, recordFirst: (evs) => recordTeamFirst(cut, evs) } },
+      { collectionId: idOf(b, ref), note: 'Customer paid the rest.' },
+    ).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'conflict', field: 'collectionId' });
+    const message = (refused as Error).message;
+    expect(message).toMatch(new RegExp(`^${ref} was already resolved at another desk`));
+    expect(message).not.toMatch(/seq|append events|merchant_reference/);
+    expect(manualEvents(b, ref).filter((e) => e.actor === amina)).toEqual([]);
+  });
+
   it('two back-office desks resolve one orphan callback at the same moment: one resolution stands, on both desks', async () => {
     const a = desk(team.signIn(kofi));
     const b = desk(team.signIn(amina));

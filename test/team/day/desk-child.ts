@@ -9,9 +9,11 @@
 //     node --import tsx desk-child.ts <data folder>      (forked: messages on the IPC channel)
 //
 // Messages from the test: {id, op: 'invoke', channel, request, plan?}, {id, op: 'read', sql, params},
-// {id, op: 'view'}, {id, op: 'settle'}, {id, op: 'close'}. Answers: {id, ok, value | error}. Besides:
+// {id, op: 'view', now?}, {id, op: 'settle'}, {id, op: 'arm', at}, {id, op: 'close'}. Answers: {id, ok,
+// value | error}. Besides:
 // {type: 'ready'} once signed in and pulled, {type: 'progress', operationId, reference, status} for
 // every move of a charge operation (what the window's Take payment screen follows).
+import fs from 'node:fs';
 import { composeCore, type Core } from '../../../main/app/core.js';
 import { createLogger, silentLogger } from '../../../main/log/index.js';
 import { buildHandlers } from '../../../main/ipc/handlers/index.js';
@@ -20,14 +22,17 @@ import { lockGate } from '../../../main/ipc/lock-gate.js';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../../../main/collections/payment-window.js';
 import { outboxCounts } from '../../../main/collections/outbox.js';
 import { lastSeq } from '../../../main/store/sqlite/team/sync-state.js';
+import { storedStalePendingAfterMs } from '../../../main/store/sqlite/stale-pending.js';
 import { deskView, refusedKeys } from '../convergence/views.js';
 import type { WindowPlan } from '../convergence/world.js';
+import type { KillPoint } from './world.js';
 
 type Message =
   | { id: number; op: 'invoke'; channel: string; request: unknown; plan?: WindowPlan }
   | { id: number; op: 'read'; sql: string; params?: unknown[] }
-  | { id: number; op: 'view' }
+  | { id: number; op: 'view'; now?: number }
   | { id: number; op: 'settle' }
+  | { id: number; op: 'arm'; at: KillPoint | null }
   | { id: number; op: 'close' };
 
 const dataDir = process.argv[2]!;
@@ -70,6 +75,35 @@ const core: Core = await composeCore({
   paymentWindow: window,
 });
 await core.ready();
+
+// Where the day's fault track may have this desk die (arm): inside a pull's apply (the batch's events
+// inserted through the ledger's appendSet, its seq and chain head not yet written: one SQLite transaction)
+// or inside a refold (a reference's events rewritten and its projection written, its mark not yet
+// cleared: one transaction). The desk's own process kills itself there with SIGKILL, as a power cut would:
+// a kill sent from outside lands between two of them by chance only. The wrap is on the process's one
+// ledger, which the team sync applies through (appendSet only for a pulled batch, afterRewrite only for a
+// refold: collections/ledger.ts); nothing of the app knows of it.
+let armed: KillPoint | null = null;
+function dieIfArmed(at: KillPoint, what: string): void {
+  if (armed !== at) return;
+  try {
+    // Said first, on stderr, synchronously: the test names where the desk died.
+    fs.writeSync(2, `\nday: killed inside ${what}\n`);
+  } catch {
+    /* a full pipe: the kill still lands */
+  }
+  process.kill(process.pid, 'SIGKILL');
+}
+const ledger = { ...core.ledger };
+core.ledger.appendSet = (db, events) => {
+  const r = ledger.appendSet(db, events);
+  dieIfArmed('apply', `a pull's apply of ${events.length} events (${events[0]?.merchantReference ?? ''} first)`);
+  return r;
+};
+core.ledger.afterRewrite = (db, collectionId) => {
+  ledger.afterRewrite(db, collectionId);
+  dieIfArmed('refold', `the refold of collection ${collectionId}`);
+};
 await core.lock.unlock(process.env.MD_DAY_PASSWORD!);
 const dispatch = createDispatcher(buildHandlers(core), core.logger, lockGate(core.lock));
 core.events.subscribe((event, payload) => {
@@ -84,6 +118,8 @@ async function answer(m: Message): Promise<unknown> {
     case 'read':
       return core.db.prepare(m.sql).all(...(m.params ?? []));
     case 'view':
+      if (m.now !== undefined)
+        core.reconciler.due(core.db, { now: m.now, stalePendingAfterMs: storedStalePendingAfterMs(core.db) });
       return deskView(core.db, { leaveOut: refusedKeys(core.db) });
     case 'settle': {
       // One step towards quiet: pull, send what waits, and say where this desk stands.
@@ -99,6 +135,9 @@ async function answer(m: Message): Promise<unknown> {
         status: s?.sync.status() ?? null,
       };
     }
+    case 'arm':
+      armed = m.at;
+      return null;
     case 'close':
       await core.close();
       setImmediate(() => process.exit(0));

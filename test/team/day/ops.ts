@@ -10,10 +10,11 @@ import { publishSnapshot } from '../../../main/team/snapshot/publish.js';
 import type { TeamRole } from '../../../main/team/operators.js';
 import type { IpcResult } from '../../../main/ipc/contract/index.js';
 import type { ChargeResponse } from '../../../main/ipc/contract/collections.js';
+import { STALE_PENDING_AFTER_MS } from '../../../main/store/sqlite/stale-pending.js';
 import { CARDS, cardForm } from '../../collections/harness.js';
 import { callbackLine } from '../convergence/ops.js';
 import type { WindowPlan } from '../convergence/world.js';
-import { databaseAway, DeskKilled, type DayDesk, type DayWorld } from './world.js';
+import { databaseAway, DeskKilled, type DayDesk, type DayWorld, type KillPoint } from './world.js';
 import { until } from '../../support/wait.js';
 
 export type Card = keyof typeof CARDS;
@@ -54,6 +55,13 @@ export type Fault =
   | { f: 'failover'; tailMs: number }
   | { f: 'serveKill' }
   | { f: 'deskKill'; desk: number }
+  /** A desk killed (SIGKILL) inside a pull's apply of a batch, or inside a refold (world.ts killInside). */
+  | { f: 'killInside'; desk: number; at: KillPoint }
+  /**
+   * A desk away longer than the stale-pending threshold: closed while it has pending collections, its
+   * clock moved past the threshold meanwhile (the team works on for `ms`), then opened again.
+   */
+  | { f: 'away'; desk: number; ms: number }
   /** Fault (i): a new desk joins in the middle of the day, from the newest snapshot, published just now. */
   | { f: 'join' };
 
@@ -67,9 +75,17 @@ export const FAULT_KINDS = [
   'failover',
   'serveKill',
   'deskKill',
+  'killApply',
+  'killRefold',
+  'away',
   'join',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** How long an armed desk is given to come to a pull's apply (a refold). */
+const KILL_INSIDE_WITHIN_MS = 45_000;
+/** How far a desk's clock moves on while it is away: past the stale-pending threshold (30 minutes). */
+export const AWAY_MINUTES = STALE_PENDING_AFTER_MS.default / 60_000 + 5;
 
 const AMOUNTS = [25_000, 30_000, 45_500, 61_000];
 
@@ -227,6 +243,8 @@ export function faultsArbitrary(desks: number, extra: number): fc.Arbitrary<{ af
   const pgRestart = fc.record({ f: fc.constant('pgRestart' as const), downMs: fc.integer({ min: 0, max: 3000 }) });
   const serveKill = fc.constant({ f: 'serveKill' as const });
   const deskKill = fc.record({ f: fc.constant('deskKill' as const), desk });
+  const killInside = (at: KillPoint) => fc.record({ f: fc.constant('killInside' as const), desk, at: fc.constant(at) });
+  const away = fc.record({ f: fc.constant('away' as const), desk, ms: fc.integer({ min: 1000, max: 8000 }) });
   const any: fc.Arbitrary<Fault> = fc.oneof(
     { weight: 3, arbitrary: cut },
     { weight: 3, arbitrary: stall(fc.oneof(desk, fc.constant('serve' as const))) },
@@ -244,6 +262,9 @@ export function faultsArbitrary(desks: number, extra: number): fc.Arbitrary<{ af
     failover,
     serveKill,
     deskKill,
+    killInside('apply'),
+    killInside('refold'),
+    away,
     join,
   );
   return fc
@@ -287,6 +308,8 @@ export interface DayLog {
   roles: { login: string; role: TeamRole; at: number }[];
   /** Card of every reference a charge created (for a re-send, the person types the same card again). */
   cardOf: Map<string, { card: Card; amountMinor: number }>;
+  /** What a desk back from being away showed "Stale pending" (each must end with the service's status). */
+  stale: { desk: string; reference: string }[];
   /** Keys of the events the failover's promoted standby never had (each must be put back). */
   lostTail: string[];
 }
@@ -299,6 +322,7 @@ export function newDayLog(): DayLog {
     faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
     roles: [],
     cardOf: new Map(),
+    stale: [],
     lostTail: [],
   };
 }
@@ -401,18 +425,7 @@ async function charge(
   d: DayDesk,
   o: { card: Card; amount: number; plan: WindowPlan; confirm: boolean },
 ): Promise<ChargeRecord> {
-  const rec: ChargeRecord = {
-    op: i,
-    desk: d.name,
-    operationId: opId(),
-    card: o.card,
-    amountMinor: o.amount,
-    asked: false,
-    confirmed: false,
-    shown: [],
-    killed: false,
-    resend: false,
-  };
+  const rec = newCharge(i, d, o.card, o.amount);
   log.charges.push(rec);
   const form = { ...cardForm(CARDS[o.card], { amount: String(o.amount) }), operationId: rec.operationId };
   const first = await call<ChargeResponse>(d, 'payments.charge', form, o.plan, log);
@@ -454,6 +467,43 @@ async function charge(
   return rec;
 }
 
+/** A charge operation as the day records it, before its first answer. */
+function newCharge(i: number, d: DayDesk, card: Card, amountMinor: number): ChargeRecord {
+  return {
+    op: i,
+    desk: d.name,
+    operationId: opId(),
+    card,
+    amountMinor,
+    asked: false,
+    confirmed: false,
+    shown: [],
+    killed: false,
+    resend: false,
+  };
+}
+
+/**
+ * A charge's one answer, recorded with what its window showed (a repeat question is answered "no"):
+ * the word shown, or null when refused.
+ */
+async function answered(log: DayLog, d: DayDesk, rec: ChargeRecord, r: IpcResult<ChargeResponse>) {
+  const v = outcome(r, `${d.name} charge`, log);
+  if (refused(v)) return null;
+  rec.shown.push({
+    word: shownWord(v),
+    reference: v.collection?.merchantReference ?? null,
+    status: v.collection?.status ?? null,
+  });
+  count(log, `charge ${shownWord(v)}`);
+  if (v.outcome.kind === 'needs_confirmation') {
+    rec.asked = true;
+    const c = await call<null>(d, 'payments.cancelRepeat', { token: v.outcome.token });
+    if (c !== 'killed') outcome(c, `${d.name} cancel repeat`, log);
+  }
+  return shownWord(v);
+}
+
 /**
  * A charge whose desk is killed (SIGKILL) after initialize was sent and before its answer: the service
  * takes its time to answer the next initialize (whichever desk sends it), so the kill lands in between.
@@ -467,18 +517,7 @@ async function chargeKilled(
   op: { card: Card; amount: number; killAfterMs: number },
 ): Promise<boolean> {
   w.sb.controls.addFault({ route: 'initialize', kind: 'latency', latency_ms: 1500, times: 1 });
-  const rec: ChargeRecord = {
-    op: i,
-    desk: d.name,
-    operationId: opId(),
-    card: op.card,
-    amountMinor: op.amount,
-    asked: false,
-    confirmed: false,
-    shown: [],
-    killed: false,
-    resend: false,
-  };
+  const rec = newCharge(i, d, op.card, op.amount);
   log.charges.push(rec);
   await up(d);
   const form = { ...cardForm(CARDS[op.card], { amount: String(op.amount) }), operationId: rec.operationId };
@@ -506,25 +545,56 @@ async function chargeKilled(
   if (r === 'killed') {
     rec.killed = true;
     log.lines.push(`#${i} ${d.name} killed ${op.killAfterMs} ms into its charge of ${ref ?? '(no reference yet)'}`);
-  } else {
-    const v = outcome(r, `${d.name} charge`, log);
-    if (!refused(v)) {
-      rec.shown.push({
-        word: shownWord(v),
-        reference: v.collection?.merchantReference ?? null,
-        status: v.collection?.status ?? null,
-      });
-      count(log, `charge ${shownWord(v)}`);
-      if (v.outcome.kind === 'needs_confirmation') {
-        rec.asked = true;
-        const c = await call<null>(d, 'payments.cancelRepeat', { token: v.outcome.token });
-        if (c !== 'killed') outcome(c, `${d.name} cancel repeat`, log);
-      }
-    }
-    log.lines.push(`#${i} ${d.name} charge answered before the kill: ${refused(v) ? v.refused : shownWord(v)}`);
-  }
+  } else
+    log.lines.push(`#${i} ${d.name} charge answered before the kill: ${(await answered(log, d, rec, r)) ?? 'refused'}`);
   await d.start();
   return sent && r === 'killed';
+}
+
+/**
+ * A payment taken at `d` with its line to PostgreSQL silent from the moment its intent is recorded until
+ * serve has recorded the service's callback: the desk's own answer and redirect reach the record after a
+ * callback it pulls first, so it folds the reference again (a refold), and every desk applies it all.
+ */
+async function chargeWithLineSilent(w: DayWorld, log: DayLog, d: DayDesk): Promise<void> {
+  const rec = newCharge(0, d, 'approve', AMOUNTS[0]! + 13 * (log.charges.length + 1));
+  log.charges.push(rec);
+  await up(d);
+  const form = { ...cardForm(CARDS.approve, { amount: String(rec.amountMinor) }), operationId: rec.operationId };
+  const answer = d
+    .invoke<ChargeResponse>('payments.charge', form, { action: 'complete', outcome: 'approve' })
+    .catch((e: unknown) => (e instanceof DeskKilled ? ('killed' as const) : Promise.reject(e)));
+  const sending = await Promise.race([
+    until('the charge is on its way', () => (d.progress.get(rec.operationId) ?? []).length > 0, 30_000).then(
+      () => true,
+    ),
+    answer.then(() => false),
+  ]);
+  if (sending) d.line.stall();
+  try {
+    const r = await answer;
+    const ref = (d.progress.get(rec.operationId) ?? [])[0]?.reference;
+    if (ref) log.cardOf.set(ref, { card: 'approve', amountMinor: rec.amountMinor });
+    if (r === 'killed') rec.killed = true;
+    else await answered(log, d, rec, r);
+    log.lines.push(
+      `fault: ${d.name} takes a payment with its line silent: ${rec.shown.at(-1)?.word ?? 'no answer'} ${ref ?? ''}`,
+    );
+    if (sending && ref)
+      await until(
+        'serve has the callback in the record',
+        async () =>
+          (
+            await w.ownerQuery(
+              "SELECT 1 FROM team.events WHERE merchant_reference = $1 AND source = 'callback' LIMIT 1",
+              [ref],
+            )
+          ).rows.length > 0,
+        60_000,
+      ).catch(() => undefined);
+  } finally {
+    await d.line.restore();
+  }
 }
 
 /** The reference(s) an operation's own progress named (what its window followed). */
@@ -887,6 +957,68 @@ export async function runFault(w: DayWorld, fault: Fault, log: DayLog): Promise<
       w.desks.push(d);
       log.faults.join++;
       line(`${d.name} joined the team from the snapshot up to seq ${info!.uptoSeq}`);
+      return;
+    }
+    case 'killInside': {
+      // A refold is of a desk's own events the record placed otherwise: a desk that takes payments.
+      const drawn = w.desks[fault.desk % w.desks.length]!;
+      const payer = CHARGERS.has(drawn.role) ? drawn : w.desks.find((x) => CHARGERS.has(x.role));
+      const d = fault.at === 'refold' && payer ? payer : drawn;
+      await up(d);
+      const dying = d.killInside(fault.at, KILL_INSIDE_WITHIN_MS);
+      // Whatever the day's work brings first; if nothing within a few seconds (the work done, or none of
+      // this desk's own), a payment whose desk folds it again for sure, which every desk applies.
+      if (payer && !(await Promise.race([dying.then(() => true), sleep(5000).then(() => false)])))
+        await chargeWithLineSilent(w, log, payer);
+      const where = await dying;
+      await d.start();
+      if (!where) return void line(`${d.name} came to no ${fault.at} in time (or died of another's kill)`);
+      line(`${d.name} killed (SIGKILL) inside ${where}`);
+      log.faults[fault.at === 'apply' ? 'killApply' : 'killRefold']++;
+      return;
+    }
+    case 'away': {
+      // A desk whose copy has collections waiting for their outcome (its person's own or another's).
+      let d: DayDesk | undefined;
+      let pending: string[] = [];
+      await until(
+        'a desk has a collection waiting for its outcome',
+        async () => {
+          for (let k = 0; k < w.desks.length && !d; k++) {
+            const x = w.desks[(fault.desk + k) % w.desks.length]!;
+            await up(x);
+            const rows = await x
+              .read<{ r: string }>("SELECT merchant_reference AS r FROM collections WHERE status = 'PENDING'")
+              .catch((e: unknown) => (e instanceof DeskKilled ? [] : Promise.reject(e)));
+            if (rows.length) [d, pending] = [x, rows.map((r) => r.r)];
+          }
+          return d !== undefined;
+        },
+        60_000,
+      ).catch(() => undefined);
+      const back = d as DayDesk | undefined;
+      if (!back) return void line('away: no desk has a collection pending');
+      // The person shuts the laptop; the team works on; the laptop's clock is past the threshold when
+      // it opens again (a fake clock: its offset moves on).
+      line(
+        `${back.name} closed with ${pending.length} collections pending (${pending.join(', ')}), away ${fault.ms} ms and ${AWAY_MINUTES} minutes by its clock`,
+      );
+      log.faults.away++;
+      await back.close();
+      await sleep(fault.ms);
+      back.clockOffsetMs += AWAY_MINUTES * 60_000;
+      await back.start();
+      // What its person sees first: the exceptions queue, its "Stale pending" among them.
+      const r = await call<{ rows: { merchantReference: string; status: string }[] }>(back, 'reconcile.exceptions', {
+        kind: 'stale_pending',
+        limit: 1000,
+      });
+      if (r === 'killed') return void line(`${back.name} is back, and killed before its person looked`);
+      const v = outcome(r, `${back.name} exceptions after being away`, log);
+      if (refused(v)) return;
+      const stale = v.rows.map((x) => x.merchantReference);
+      log.stale.push(...stale.map((reference) => ({ desk: back.name, reference })));
+      line(`${back.name} is back: ${stale.length} stale pending shown (${stale.join(', ')})`);
       return;
     }
     case 'deskKill': {

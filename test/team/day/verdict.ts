@@ -78,6 +78,26 @@ export function checkCollections(service: Map<string, CollectionView>, name: str
   return out;
 }
 
+/**
+ * What a desk back from being away past the stale-pending threshold showed "Stale pending": once the
+ * service has a final status for it, that desk no longer asks for a check (its status against the
+ * service's is checkCollections').
+ */
+export function checkStale(service: Map<string, CollectionView>, log: DayLog, views: Map<string, DeskView>): string[] {
+  const out: string[] = [];
+  for (const { desk, reference } of log.stale) {
+    const s = service.get(reference);
+    const r = views.get(desk)?.reconciliation.find((x) => x.merchant_reference === reference);
+    const open = JSON.parse(String(r?.open_kinds ?? '[]')) as string[];
+    if (s && FINAL.has(s.status) && open.includes('stale_pending'))
+      out.push(
+        `${desk}, back from being away, showed ${reference} "Stale pending"; the service has it ${s.status}, ` +
+          `and the desk still shows it stale pending (${String(r?.outcome)})`,
+      );
+  }
+  return out;
+}
+
 /** What each charge operation's window showed against what the service did for that operation's reference. */
 export function checkScreens(service: Map<string, CollectionView>, log: DayLog): string[] {
   const out: string[] = [];

@@ -58,6 +58,9 @@ export interface Progress {
   status: string;
 }
 
+/** Where a desk can be made to die (desk-child.ts arms it): inside a pull's apply, or inside a refold. */
+export type KillPoint = 'apply' | 'refold';
+
 export interface SettleState {
   signedIn: boolean;
   pending: number;
@@ -77,10 +80,22 @@ export interface DayDesk {
   alive(): boolean;
   invoke<T>(channel: string, request: unknown, plan?: WindowPlan): Promise<IpcResult<T>>;
   read<T>(sql: string, params?: unknown[]): Promise<T[]>;
-  view(): Promise<DeskView>;
+  /**
+   * Its collections, events and reconciliation, row for row; `now` given: classified as of that moment of
+   * its clock first (what its sweep would make of time passing, as reconcile/incremental.ts due does).
+   */
+  view(now?: number): Promise<DeskView>;
   settle(): Promise<SettleState>;
   /** SIGKILL: no close, no flush, whatever was in flight is cut where it was. */
   kill(): Promise<void>;
+  /**
+   * SIGKILL inside the desk's next pull's apply or refold, if one comes within `withinMs`: the desk kills
+   * itself there (desk-child.ts). Resolves with what it was inside of (its own words), or null when none
+   * came (then it is disarmed, and runs on) or another's kill came first.
+   */
+  killInside(at: KillPoint, withinMs: number): Promise<string | null>;
+  /** Its clock's offset from the real time (ms): moved, it takes effect at the next start (a fake clock). */
+  clockOffsetMs: number;
   /** Starts the desk's process again on its data folder and signs in. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -215,12 +230,12 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
   const watchExit = (
     name: string,
     p: ChildProcess,
-    expected: () => boolean,
+    expected: (signal: NodeJS.Signals | null) => boolean,
     stderr: () => string,
     again: () => Promise<void>,
   ) =>
     p.once('exit', (code, signal) => {
-      if (expected()) return;
+      if (expected(signal)) return;
       crashes.push(`${name} ended on its own (${code ?? signal}): ${stderr().slice(-1500)}`);
       setTimeout(
         () => void again().catch((e: Error) => crashes.push(`${name} did not start again: ${e.message}`)),
@@ -327,6 +342,10 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
     let ending = false;
     let call: ((m: Record<string, unknown>) => Promise<unknown>) | null = null;
     let starting: Promise<void> | null = null;
+    /** Armed to die inside an apply or a refold: its SIGKILL is the day's, not a crash. */
+    let armed: KillPoint | null = null;
+    /** The last of what the process wrote on stderr (where an armed desk died). */
+    let err = '';
     /** Signed in and answering (messages sent before it would find nobody listening). */
     let ready = false;
     const launch = async (): Promise<void> => {
@@ -338,13 +357,14 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
           // The operator's password in the environment, never an argument.
           MD_DAY_PASSWORD: passwords.get(login)!,
           MD_DAY_SANDBOX: sb.baseUrl,
-          MD_DAY_CLOCK_OFFSET_MS: String(d.clockOffsetMs ?? 0),
+          MD_DAY_CLOCK_OFFSET_MS: String(desk.clockOffsetMs),
         },
         stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       });
       child = p;
       ending = false;
-      let err = '';
+      armed = null;
+      err = '';
       p.stderr!.on('data', (x) => {
         err += String(x);
         if (err.length > 20_000) err = err.slice(-10_000);
@@ -352,7 +372,7 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
       watchExit(
         name,
         p,
-        () => ending,
+        (signal) => ending || (armed !== null && signal === 'SIGKILL'),
         () => err,
         () => desk.start(),
       );
@@ -382,10 +402,11 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
       line,
       progress: new Map(),
       starts: 0,
+      clockOffsetMs: d.clockOffsetMs ?? 0,
       alive: () => ready && child !== null && child.exitCode === null && child.signalCode === null,
       invoke: (channel, request, plan) => call!({ op: 'invoke', channel, request, ...(plan ? { plan } : {}) }) as never,
       read: (sql, params) => call!({ op: 'read', sql, params: params ?? [] }) as never,
-      view: () => call!({ op: 'view' }) as never,
+      view: (now) => call!({ op: 'view', now }) as never,
       settle: () => call!({ op: 'settle' }) as never,
       async kill() {
         const p = child;
@@ -394,6 +415,21 @@ export async function startWorld(o: WorldOptions): Promise<DayWorld> {
         const gone = new Promise((r) => p.once('exit', r));
         p.kill('SIGKILL');
         await gone;
+      },
+      async killInside(at, withinMs) {
+        if (!desk.alive()) return null;
+        const p = child!;
+        // 'close': after its stderr is read to the end (the words it died with).
+        const gone = new Promise<void>((r) => p.once('close', () => r()));
+        armed = at;
+        await call!({ op: 'arm', at }).catch(() => undefined);
+        const died = await Promise.race([gone.then(() => true), sleep(withinMs).then(() => false)]);
+        if (!died) await call!({ op: 'arm', at: null }).catch(() => undefined);
+        // Disarmed, it may still have died on its way there: what it said tells.
+        if (!died && desk.alive()) return (armed = null);
+        await gone;
+        // Dead without saying where: another's kill (a charge killed mid-initialize) came first.
+        return /day: killed inside (.*)/.exec(err)?.[1] ?? null;
       },
       start() {
         // One process per data folder: a start under way (another fault's, a crash's) is the one.
