@@ -204,11 +204,20 @@ export function teamCharges(d: TeamChargeDeps): TeamChargeSeam {
     async recordIntent(intent, guards) {
       const s = requireSession();
       try {
-        await recordIntent(s.pool, intent, {
+        const { createdAt } = await recordIntent(s.pool, intent, {
           fingerprint: guards.fingerprint,
           confirmedRepeat: guards.confirmedRepeat,
           daily: { dayStart: guards.dayStart, maxDailyMinor: guards.maxDailyMinor },
         });
+        // Only this desk has the fingerprint: kept (in memory, for the repeat window) so that a record
+        // which loses this intent in a failover gets its guard back with it (team/own-guards.ts).
+        if (guards.fingerprint)
+          s.ownGuards.keep({
+            merchantReference: intent.merchantReference,
+            fingerprint: guards.fingerprint,
+            chargedAt: createdAt,
+            confirmedRepeat: guards.confirmedRepeat,
+          });
         return { kind: 'recorded' };
       } catch (e) {
         if (e instanceof RepeatChargeError) return { kind: 'repeat', chargedBy: e.chargedBy, chargedAt: e.chargedAt };

@@ -132,7 +132,11 @@ export function fromTeamEvent(ev: TeamEvent, verify?: EventVerifier): Omit<NewEv
  * the collection exactly as this one did. With `guards`, the team's repeat-charge question and daily
  * limit decide first (team/intents.ts).
  */
-export async function recordIntent(pool: pg.Pool, intent: TeamIntent, guards?: IntentGuards): Promise<{ seq: number }> {
+export async function recordIntent(
+  pool: pg.Pool,
+  intent: TeamIntent,
+  guards?: IntentGuards,
+): Promise<{ seq: number; createdAt: number }> {
   const { merchantReference, amountMinor, currency, description, ...rest } = intent;
   const created = await createIntent(
     pool,
@@ -145,7 +149,7 @@ export async function recordIntent(pool: pg.Pool, intent: TeamIntent, guards?: I
     },
     guards,
   );
-  return { seq: created.seq };
+  return { seq: created.seq, createdAt: created.createdAt };
 }
 
 /**

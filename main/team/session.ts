@@ -15,6 +15,7 @@ import type { SignatureKeys } from '../service/verify-callback.js';
 import { startTeamSync, type TeamSync, type TeamSyncOptions, type TeamSyncStatus } from './sync/pull.js';
 import { startOutboxPush, type OutboxPush } from './sync/push.js';
 import { watchStanding, type OperatorStanding } from './standing.js';
+import { createOwnGuards, type OwnGuards } from './own-guards.js';
 
 export interface TeamSession {
   pool: pg.Pool;
@@ -23,6 +24,11 @@ export interface TeamSession {
   readonly role: TeamRole;
   /** Follows the operator's row: refresh() reads the role the database holds now (for a refusal's words). */
   standing: OperatorStanding;
+  /**
+   * The guard fingerprints of this login's charges of the last minutes, in memory only (own-guards.ts): the
+   * charge keeps each (operations/charge.ts), the sync puts them back with their intents after a rollback.
+   */
+  ownGuards: OwnGuards;
   sync: TeamSync;
   push: OutboxPush;
   /**
@@ -66,6 +72,7 @@ export interface TeamSessionOptions {
 }
 
 export function startTeamSession(o: TeamSessionOptions): TeamSession {
+  const ownGuards = createOwnGuards(o.clock);
   const standing = watchStanding({
     pool: o.pool,
     login: o.login,
@@ -88,6 +95,7 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
     ...(o.onPolled ? { onPolled: o.onPolled } : {}),
     ...(o.evidenceKeys ? { evidenceKeys: o.evidenceKeys } : {}),
     ...(o.evidenceReady ? { evidenceReady: o.evidenceReady } : {}),
+    ownGuards,
     onOperatorChanged: (login) => {
       standing.heard(login);
       o.onOperatorChanged?.(login);
@@ -143,6 +151,7 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
       return standing.role;
     },
     standing,
+    ownGuards,
     sync,
     push,
     wrongDatabase,
@@ -150,6 +159,7 @@ export function startTeamSession(o: TeamSessionOptions): TeamSession {
       standing.close();
       await push.close().catch(() => undefined);
       await sync.close().catch(() => undefined);
+      ownGuards.clear();
       await o.pool.end().catch(() => undefined);
     },
   };

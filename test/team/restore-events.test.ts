@@ -11,6 +11,8 @@ import { restoreEvents, type RestoreRow } from '../../main/store/pg/rollback.js'
 import { signedCallback } from '../serve/harness.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { openDesk, type Desk } from './sync-desk.js';
+import { createIntent, RepeatChargeError } from '../../main/team/intents.js';
+import { cardFingerprint, teamFingerprintKey } from '../../main/collections/charge/fingerprint.js';
 
 let team: TeamFixture;
 let support: pg.Pool;
@@ -182,5 +184,90 @@ describe('team.restore_events', () => {
       .get(forged.event_key) as { signature: string; note: string };
     expect(ev.signature).toBe('invalid');
     expect(ev.note).toMatch(/not verified by this desk/);
+  });
+
+  describe('an intent put back with its guard (migration 20)', () => {
+    const key = teamFingerprintKey('sk_test_the_merchants_secret_key');
+    const fingerprintOf = (amountMinor: number) => cardFingerprint(key, '4242424242424242', amountMinor, 'NGN');
+    /** An intent of the lost tail as its desk puts it back: the row, with the guard only that desk kept. */
+    function lostIntent(amountMinor: number, chargedAt: number, fp = fingerprintOf(amountMinor)): RestoreRow {
+      const ref = `RESTORE-GUARD-${process.pid}-${++n}`;
+      return {
+        ...callback(),
+        event_key: `intent:${ref}`,
+        merchant_reference: ref,
+        internal_reference: null,
+        source: 'intent',
+        kind: 'intent',
+        status: 'INTENT',
+        amount_minor: String(amountMinor),
+        payload: JSON.stringify({ description: 'Phone order' }),
+        evidence: null,
+        guard: { fingerprint: fp.toString('hex'), charged_at: chargedAt, confirmed_repeat: false },
+      };
+    }
+    const chargeAgain = (amountMinor: number) =>
+      createIntent(
+        team.signIn(supportLogin),
+        { merchantReference: `RESTORE-AGAIN-${process.pid}-${++n}`, amountMinor, currency: 'NGN', description: '' },
+        { fingerprint: fingerprintOf(amountMinor), confirmedRepeat: false, daily: null },
+      ).catch((e: unknown) => e);
+    const guardsOf = async (ref: string) =>
+      (
+        await team.owner.query<{ charged_by: string; charged_at: Date }>(
+          'SELECT charged_by, charged_at FROM team.charge_guards WHERE merchant_reference = $1',
+          [ref],
+        )
+      ).rows;
+
+    it('asks about the card again, naming who charged it and when it was charged, not when it came back', async () => {
+      const chargedAt = Date.now() - 90_000;
+      const lost = lostIntent(7_001_00, chargedAt);
+      expect((await restoreEvents(support, [lost]))[0]).toMatchObject({ outcome: 'restored' });
+      const refused = await chargeAgain(7_001_00);
+      expect(refused).toBeInstanceOf(RepeatChargeError);
+      expect(refused).toMatchObject({ chargedBy: supportLogin, chargedAt });
+      // Put back again (a second witness, a second look): the one guard stands.
+      expect((await restoreEvents(support, [lost]))[0]).toMatchObject({ outcome: 'present' });
+      expect(await guardsOf(lost.merchant_reference)).toHaveLength(1);
+    });
+
+    it('an intent another desk put back without it (present) gets its guard from the desk that charged', async () => {
+      const lost = lostIntent(7_002_00, Date.now() - 30_000);
+      const { guard, ...bare } = lost;
+      expect((await restoreEvents(support, [bare]))[0]).toMatchObject({ outcome: 'restored' });
+      expect(await guardsOf(lost.merchant_reference)).toHaveLength(0); // nothing to ask by: the gap this closes
+      expect(guard).toBeDefined();
+      expect((await restoreEvents(support, [lost]))[0]).toMatchObject({ outcome: 'present' });
+      expect(await guardsOf(lost.merchant_reference)).toEqual([
+        { charged_by: supportLogin, charged_at: new Date(guard!.charged_at) },
+      ]);
+      expect(await chargeAgain(7_002_00)).toMatchObject({ name: 'RepeatChargeError', chargedAt: guard!.charged_at });
+    });
+
+    it('past the repeat window nothing is kept; a time to come is taken as now', async () => {
+      const old = lostIntent(7_003_00, Date.now() - 6 * 60_000);
+      const later = lostIntent(7_004_00, Date.now() + 3_600_000);
+      expect((await restoreEvents(support, [old, later])).map((r) => r.outcome)).toEqual(['restored', 'restored']);
+      expect(await guardsOf(old.merchant_reference)).toHaveLength(0);
+      const [g] = await guardsOf(later.merchant_reference);
+      expect(g!.charged_at.getTime()).toBeLessThanOrEqual(Date.now() + 1_000);
+    });
+
+    it("refuses a guard that is not an intent's, not a fingerprint, or from a login that may not charge", async () => {
+      const onCallback = { ...callback(), guard: lostIntent(7_005_00, Date.now()).guard! };
+      const short = lostIntent(7_006_00, Date.now(), Buffer.alloc(16, 1));
+      const byFinance = lostIntent(7_007_00, Date.now());
+      const out = [
+        ...(await restoreEvents(support, [onCallback, short])),
+        ...(await restoreEvents(finance, [byFinance])),
+      ];
+      expect(out.map((r) => [r.outcome, r.reason])).toEqual([
+        ['refused', 'a guard goes back with its intent only'],
+        ['refused', expect.stringMatching(/^guard: give the fingerprint as the 64 hex digits/)],
+        ['refused', expect.stringMatching(/may not charge, so it puts back no guard/)],
+      ]);
+      for (const r of [onCallback, short, byFinance]) expect(await row(r.event_key)).toHaveLength(0);
+    });
   });
 });

@@ -19,8 +19,13 @@ import type { TeamSyncStatus } from '../../main/team/sync/pull.js';
 import type { SignatureKeys } from '../../main/service/verify-callback.js';
 import { newIntent, quietLogger } from './sync-desk.js';
 import { testLedger } from '../support/ledger.js';
+import { teamCharges } from '../../main/operations/charge.js';
+import type { TeamIntentRecorded } from '../../main/collections/charge/types.js';
+import { cardFingerprint, teamFingerprintKey } from '../../main/collections/charge/fingerprint.js';
 
 const { ledger } = testLedger();
+/** Every desk of a team derives the same fingerprint key from the merchant's secret key. */
+const FINGERPRINT_KEY = teamFingerprintKey('sk_test_the_merchants_secret_key');
 
 export interface WitnessDesk {
   login: string;
@@ -33,6 +38,12 @@ export interface WitnessDesk {
   status(): TeamSyncStatus;
   /** A charge as the app stores it: intent team-first, then initialize's answer through the outbox. */
   charge(over?: Partial<TeamIntent>): Promise<TeamIntent>;
+  /**
+   * A card charged as the app's charge operation does it (operations/charge.ts teamCharges): the intent
+   * under the team's guards with the card's keyed fingerprint; recorded, it is stored and answered as
+   * charge() does. What the team database said: recorded, or "Charge this card again?" (who, when).
+   */
+  chargeCard(card: string, amountMinor: number): Promise<{ said: TeamIntentRecorded; intent: TeamIntent }>;
   /** The agent closed the payment window (a redirect-source event through the outbox; shut, it waits there). */
   closeWindow(intent: TeamIntent): void;
   /** A person's note on a payment (a resolution), recorded in the team first, then locally. */
@@ -56,6 +67,31 @@ export function witnessDesk(o: {
   const live = () => {
     if (!session) throw new Error(`desk ${o.login} is shut`);
     return session;
+  };
+  // The app's charge seam on this desk's session, as a team profile composes it (app/team.ts).
+  const charges = teamCharges({ login: o.login, session: () => session });
+  /** The intent's local copy and initialize's answer through the outbox, as the charge service stores them. */
+  const answered = (intent: TeamIntent) => {
+    const id = saveIntentCollection(ledger, db, intent);
+    const ref = intent.merchantReference;
+    ledger.append(
+      db,
+      {
+        collectionId: id,
+        merchantReference: ref,
+        source: 'initiate',
+        kind: 'initialize_accepted',
+        status: 'PENDING',
+        receivedAt: Date.now(),
+        signature: 'not_applicable',
+        internalReference: `INT-${ref}`,
+        actor: o.login,
+        paymentUrl: `https://pay.example.invalid/pay/${ref}`,
+        payload: JSON.stringify({ http_status: 202, payment_url: `https://pay.example.invalid/pay/${ref}` }),
+      },
+      { outbox: true },
+    );
+    live().push.kick();
   };
   const desk: WitnessDesk = {
     login: o.login,
@@ -86,30 +122,21 @@ export function witnessDesk(o: {
     },
     status: () => live().sync.status(),
     async charge(over = {}) {
-      const s = live();
       const intent = { ...newIntent({ currency: 'NGN', amountMinor: 150_050, ...over }), operator: o.login };
-      await recordIntent(s.pool, intent);
-      const id = saveIntentCollection(ledger, db, intent);
-      const ref = intent.merchantReference;
-      ledger.append(
-        db,
-        {
-          collectionId: id,
-          merchantReference: ref,
-          source: 'initiate',
-          kind: 'initialize_accepted',
-          status: 'PENDING',
-          receivedAt: Date.now(),
-          signature: 'not_applicable',
-          internalReference: `INT-${ref}`,
-          actor: o.login,
-          paymentUrl: `https://pay.example.invalid/pay/${ref}`,
-          payload: JSON.stringify({ http_status: 202, payment_url: `https://pay.example.invalid/pay/${ref}` }),
-        },
-        { outbox: true },
-      );
-      s.push.kick();
+      await recordIntent(live().pool, intent);
+      answered(intent);
       return intent;
+    },
+    async chargeCard(card, amountMinor) {
+      const intent = { ...newIntent({ currency: 'NGN', amountMinor, cardLast4: card.slice(-4) }), operator: o.login };
+      const said = await charges.recordIntent(intent, {
+        fingerprint: cardFingerprint(FINGERPRINT_KEY, card, amountMinor, 'NGN'),
+        confirmedRepeat: false,
+        dayStart: Date.now() - 3_600_000,
+        maxDailyMinor: 1_000_000_000,
+      });
+      if (said.kind === 'recorded') answered(intent);
+      return { said, intent };
     },
     closeWindow(intent) {
       const id = db

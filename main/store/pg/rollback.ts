@@ -1,6 +1,6 @@
 // What a desk and serve ask of team.events when the record may have gone back in time (an asynchronous
 // failover, a restore from backup: team/sync/rollback.ts, serve/record-watch.ts), and the restoration
-// itself (team.restore_events, team migration 15). Values come back as pg gives them (int8 as text).
+// itself (team.restore_events, team migrations 15 and 20). Values come back as pg gives them (int8 as text).
 import type { Queryable } from './connection.js';
 import type { RawEventRow } from './events.js';
 import { bytes, onlyRow, oneOf, rowMapper, text, textOrNull } from '../columns.js';
@@ -105,6 +105,11 @@ export interface RestoreRow {
   lost_recorded_at: number | null;
   /** Who wrote it there, when known. */
   lost_actor: string | null;
+  /**
+   * An intent's guard, put back with it (team migration 20): its card fingerprint as 64 hex digits, when the
+   * database created the intent (ms) and whether it was a confirmed repeat. Only the desk that charged has it.
+   */
+  guard?: { fingerprint: string; charged_at: number; confirmed_repeat: boolean };
 }
 
 export interface RestoreOutcomeRow {

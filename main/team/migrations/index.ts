@@ -19,6 +19,7 @@ import { sql as m016 } from './016-serve-scale.js';
 import { sql as m017 } from './017-cheaper-row-triggers.js';
 import { sql as m018 } from './018-callback-said-again.js';
 import { sql as m019 } from './019-claims-row-lock.js';
+import { sql as m020 } from './020-restore-guards.js';
 
 export interface TeamMigration {
   version: number;
@@ -46,4 +47,5 @@ export const teamMigrations: TeamMigration[] = [
   { version: 17, name: 'cheaper-row-triggers', sql: m017 },
   { version: 18, name: 'callback-said-again', sql: m018 },
   { version: 19, name: 'claims-row-lock', sql: m019 },
+  { version: 20, name: 'restore-guards', sql: m020 },
 ];

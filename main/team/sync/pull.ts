@@ -74,6 +74,7 @@ function watches(b: Base) {
     onRebased: (applied) => b.notices.copied(applied, 'replay'),
     probeEveryMs: b.pollEveryMs,
     othersAfterMs: b.o.restoreOthersAfterMs,
+    ownGuards: b.o.ownGuards,
     horizonDays: b.o.witnessDays,
     stopped: b.stopped,
   });

@@ -11,6 +11,7 @@ import { selectChainPoints, type ChainPointRow } from '../../store/pg/rollback.j
 import { type EventVerifier } from '../evidence.js';
 import { toSafeInteger } from '../pool.js';
 import type { ChainCheck } from './chain-check.js';
+import type { OwnGuards } from '../own-guards.js';
 
 /** What the parts of the rollback watch share. */
 export interface RollbackContext {
@@ -27,6 +28,8 @@ export interface RollbackContext {
   verify: () => EventVerifier | undefined;
   onRebased?: ((applied: number) => void) | undefined;
   othersAfterMs?: number | undefined;
+  /** The guard fingerprints of this desk's own charges of the last minutes (own-guards.ts), put back with their intents. */
+  ownGuards?: OwnGuards | undefined;
   stopped: () => boolean;
   /** Runs a question to the team database, its failure in the sync's words. */
   ask<T>(doing: string, fn: () => Promise<T>): Promise<T>;

@@ -4,6 +4,7 @@ import { writeTransaction } from '../../store/sqlite/transaction.js';
 import { countRestored } from '../../store/sqlite/team/rollback.js';
 import { restoreEvents, selectSeqsOfKeys } from '../../store/pg/rollback.js';
 import { restoreRow } from '../restore-row.js';
+import { intentEventKey } from '../record.js';
 import type { NewTeamEvent } from '../events.js';
 import type { Candidate } from './rollback-candidates.js';
 import { keepRollback, keptRollback, type RollbackRow } from '../../store/sqlite/team/rollback.js';
@@ -35,7 +36,9 @@ export async function putBack(ctx: RollbackContext, list: readonly Candidate[]):
   for (let i = 0; i < sorted.length; i += PAGE) {
     const rows = sorted.slice(i, i + PAGE).map((c) => {
       const p = c.putBack as Extract<Candidate['putBack'], { event: NewTeamEvent }>;
-      return restoreRow(p.event, { seq: c.seq, recordedAt: p.recordedAt, actor: p.actor });
+      // This desk's own intent of the last minutes goes back with its guard, in the same transaction.
+      const guard = p.own ? ctx.ownGuards?.of(p.event.merchantReference) : null;
+      return restoreRow(p.event, { seq: c.seq, recordedAt: p.recordedAt, actor: p.actor }, guard);
     });
     const out = await ctx.ask('put back events the team record lost', () => restoreEvents(pool, rows));
     for (const r of out) {
@@ -95,8 +98,12 @@ export async function handle(ctx: RollbackContext, w: WentBack): Promise<number>
   const all = candidates(ctx, w);
   const missing = await missingOf(ctx, [...all.keys()]);
   const lacking = [...all.values()].filter((c) => missing.has(c.key));
-  resolveHeld(ctx, lacking);
-  const mine = lacking.filter((c) => 'event' in c.putBack && c.putBack.own);
+  // This desk's intents of the last minutes that the record lost and holds again, put back by another desk
+  // without their guards (only this desk has the fingerprints): sent again with them, answered 'present'.
+  const guarded = new Set((ctx.ownGuards?.all() ?? []).map((g) => intentEventKey(g.merchantReference)));
+  const reguard = [...all.values()].filter((c) => guarded.has(c.key) && !missing.has(c.key));
+  resolveHeld(ctx, [...lacking, ...reguard]);
+  const mine = [...lacking, ...reguard].filter((c) => 'event' in c.putBack && c.putBack.own);
   const signed = lacking.filter((c) => 'event' in c.putBack && !c.putBack.own);
   const refused = new Map<string, string>();
   if (mine.length) for (const [k, why] of await putBack(ctx, mine)) refused.set(k, why);

@@ -52,6 +52,7 @@ import { queryableLogin } from '../pool.js';
 import type { ChainCheck } from './chain-check.js';
 import { WITNESS_DAYS } from './witness.js';
 import type { Ledger } from '../../collections/ledger.js';
+import type { OwnGuards } from '../own-guards.js';
 import type { RollbackContext } from './rollback-context.js';
 import { looker } from './rollback-find.js';
 import { handle } from './rollback-restore.js';
@@ -75,6 +76,8 @@ export interface RollbackWatchOptions {
   onRebased?: ((applied: number) => void) | undefined;
   /** How long the desk waits before putting back other writers' signed events (default 3 s). */
   othersAfterMs?: number | undefined;
+  /** The guard fingerprints of this desk's own charges within the repeat window: they go back with their intents. */
+  ownGuards?: OwnGuards | undefined;
   /** How far back (days) the desk looks for its own events the record may have lost (default 14). */
   horizonDays?: number | undefined;
   /** The record is looked at at most this often unless asked (default 5 s). */

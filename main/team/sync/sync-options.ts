@@ -7,6 +7,7 @@ import type { SignatureKeys } from '../../service/verify-callback.js';
 import type { ChangedCollection } from './apply.js';
 import type { ChainState } from './chain-check.js';
 import type { TeamSyncStatus } from './status.js';
+import type { OwnGuards } from '../own-guards.js';
 
 export interface TeamSync {
   /** Pulls and applies everything after the last seq seen; resolves with how many events were applied. */
@@ -99,6 +100,11 @@ export interface TeamSyncOptions {
   evidenceReady?: () => Promise<unknown>;
   /** When the record went back in time: how long before this desk puts back other writers' signed events (rollback.ts; default 3 s). */
   restoreOthersAfterMs?: number;
+  /**
+   * The guard fingerprints of this desk's own charges within the repeat window (own-guards.ts): when the
+   * record went back in time they go back with their intents, so the repeat question still knows the cards.
+   */
+  ownGuards?: OwnGuards;
   /** How many days the desk keeps what it witnessed of the record (witness.ts; default 14). */
   witnessDays?: number;
 }

@@ -159,15 +159,8 @@ export async function checkCharges(
     const twin = seen.find(
       (s) => s.card === card && s.amount === what.amountMinor && at - s.at < REPEAT_WINDOW_MS - 5_000,
     );
-    // Known gap (docs/team.md, the team day's findings): the failover took the twin's guard fingerprint
-    // (team.charge_guards) with the lost tail and nothing puts it back, so the database could not ask.
-    const lostGuard =
-      twin && log.lostTail.includes(`intent:${twin.ref}`) && !log.lostTail.includes(`intent:${i.merchant_reference}`);
-    if (twin && !recs[0]!.asked && lostGuard) {
-      log.lines.push(`verdict: ${i.merchant_reference} repeats ${twin.ref}, unasked: its guard was in the lost tail`);
-      log.counts['repeat unasked: guard lost in the failover'] =
-        (log.counts['repeat unasked: guard lost in the failover'] ?? 0) + 1;
-    } else if (twin && !recs[0]!.asked)
+    // A twin in the failover's lost tail is no excuse: its desk puts its guard back with it (team migration 20).
+    if (twin && !recs[0]!.asked)
       out.push(
         `op #${recs[0]!.op} charged ${card} ${what.amountMinor} (${i.merchant_reference}) ${Math.round((at - twin.at) / 1000)} s after ${twin.ref} without asking`,
       );
