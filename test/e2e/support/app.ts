@@ -148,6 +148,8 @@ export async function startApp(
         const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
         const code = await exited;
         clearTimeout(t);
+        // A desk that does not stop cleanly says why: the spec only sees its exit code.
+        if (code !== 0) process.stderr.write(`the app (${dataDir}) exited ${code} on SIGTERM:\n${err.slice(-4000)}\n`);
         return code;
       })()),
   };
