@@ -5,6 +5,7 @@
 //   team migration 9): only to the intent's creator or an admin, one at a time.
 // - Tamper evidence: a desk that re-checks the events' hash chain at sign-in raises the alarm in its
 //   status when the superuser rewrote an event it had verified (team migration 10, team/sync/chain-check.ts).
+import type pg from 'pg';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -247,6 +248,22 @@ describe('a re-send needs the team database claim', () => {
   });
 });
 
+/** The creator's charge ended with an unknown outcome, recorded by its desk: its creation's claim ends. */
+function unknownOutcome(pool: pg.Pool, ref: string) {
+  return recordEvents(pool, [
+    {
+      collectionId: null,
+      merchantReference: ref,
+      source: 'initiate',
+      kind: 'initialize_unknown',
+      status: 'UNKNOWN',
+      receivedAt: Date.now(),
+      signature: 'not_applicable',
+      dedupeKey: `claims-test:${ref}:unknown`,
+    },
+  ]);
+}
+
 describe('team.claim_intent', () => {
   it('creating an intent is its creator’s claim; it ends when the outcome is recorded, or expires', async () => {
     const a = await operator('support');
@@ -264,18 +281,7 @@ describe('team.claim_intent', () => {
     await expect(claimIntent(poolA, ref)).rejects.toMatchObject({ refusal: { reason: 'held', heldBy: a } });
 
     // The outcome recorded by the holder ends it.
-    await recordEvents(poolA, [
-      {
-        collectionId: null,
-        merchantReference: ref,
-        source: 'initiate',
-        kind: 'initialize_unknown',
-        status: 'UNKNOWN',
-        receivedAt: Date.now(),
-        signature: 'not_applicable',
-        dedupeKey: `claims-test:${ref}:unknown`,
-      },
-    ]);
+    await unknownOutcome(poolA, ref);
     // Two at once: exactly one is granted.
     const both = await Promise.allSettled([claimIntent(poolA, ref), claimIntent(poolAdmin, ref)]);
     expect(both.filter((x) => x.status === 'fulfilled')).toHaveLength(1);
@@ -307,18 +313,7 @@ describe('team.claim_intent', () => {
     const intent = newIntent();
     const ref = intent.merchantReference;
     await recordIntent(poolA, intent);
-    await recordEvents(poolA, [
-      {
-        collectionId: null,
-        merchantReference: ref,
-        source: 'initiate',
-        kind: 'initialize_unknown',
-        status: 'UNKNOWN',
-        receivedAt: Date.now(),
-        signature: 'not_applicable',
-        dedupeKey: `claims-test:${ref}:unknown`,
-      },
-    ]);
+    await unknownOutcome(poolA, ref);
     // Migration 9 serialised a reference's claims with pg_advisory_xact_lock(19781, hashtext(reference)),
     // and any login may take any advisory lock: held at session level, the creator's "Charge again" waited
     // as long as that session lived.
