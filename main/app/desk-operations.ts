@@ -42,6 +42,7 @@ import type { DeskParts } from './desk-parts.js';
 import { writeLanguage } from '../settings/language.js';
 import { words, type LanguageChoice, type Words } from '../words/words.shared.js';
 import { noticeOf } from './event-bus.js';
+import { deskActor } from '../operations/actor.js';
 
 /** The window that asked may go away: its signal aborts the work (best effort). */
 interface Signal {
@@ -152,7 +153,7 @@ function reconcileOperations(
           team:
             s.profile === 'team'
               ? {
-                  login: s.teamLogin || s.operatorName,
+                  login: deskActor(s),
                   recordFirst: (evs, what) => d.recordTeamFirst(evs, what),
                   pullNow: () =>
                     void d

@@ -12,7 +12,7 @@ import type { PaymentWindowOpener } from '../collections/payment-window.js';
 import type { AppEventBus } from './event-bus.js';
 import type { TeamLink } from './team.js';
 import type { ServiceConnection } from './service-connection.js';
-import { chargeActor } from '../operations/charge.js';
+import { deskActor } from '../operations/actor.js';
 
 export interface WorkspaceChargeDeps {
   db: Db;
@@ -48,7 +48,7 @@ export function workspaceCharges(d: WorkspaceChargeDeps): ChargeService {
     paymentWindow: d.paymentWindow,
     redirectUrl: () => d.settings().redirectUrl,
     operator: () =>
-      chargeActor({ teamLogin: d.team ? d.team.state().login : null, operatorName: d.settings().operatorName }),
+      deskActor({ teamLogin: d.team ? d.team.state().login : null, operatorName: d.settings().operatorName }),
     logger: d.logger,
     onUpdate: (c) =>
       d.events.emit('collection.changed', { id: c.id, reference: c.merchantReference, status: c.status }),

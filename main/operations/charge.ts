@@ -6,7 +6,7 @@
 // - Identity: each call carries the window's operation id, and what it tells the window
 //   (payments.progress) is about that call's own collection only, from the moment its intent is
 //   recorded, so a screen never takes another desk's payment for its own.
-// - The actor: on a team desk the login PostgreSQL records (session_user), else the Settings name.
+// - The actor: operations/actor.ts (the team login PostgreSQL records, else the Settings name).
 // - The team-first write: a team desk commits the intent in the team database before anything is sent,
 //   once the team's guards let it through (the repeat-charge question and the daily limit, team
 //   migration 12), and a re-send needs the database's claim first (migration 9).
@@ -87,15 +87,6 @@ export function resendPayment(
   o: CallOptions = {},
 ): Promise<ChargeResult> {
   return deps.service.resend(req.reference, req.card, { ...withSignal(o), ...follow(deps, req.operationId) });
-}
-
-/**
- * Who a charge is taken by, as this desk records it: on a team desk its login, which PostgreSQL records
- * as every event's actor (DESIGN.md "Trust boundaries"), so the desk's own copy says the same before the
- * pulled copy arrives; on a solo desk the operator name of Settings.
- */
-export function chargeActor(o: { teamLogin: string | null; operatorName: string }): string {
-  return o.teamLogin ?? o.operatorName;
 }
 
 // ---- a team desk's team-first write, claim and refusals -------------------------------------------

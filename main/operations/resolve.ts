@@ -20,6 +20,7 @@ import { ResolutionTakenError, type StandingResolution } from '../team/resolutio
 import { standingResolutionOf } from '../store/sqlite/read/exception-detail.js';
 import { collectionReference } from '../store/sqlite/reconcile/histories.js';
 import { orphanByEventId } from '../store/sqlite/read/orphans.js';
+import { deskActor } from './actor.js';
 
 /** A team desk's way to record a person's fact in the team database first. */
 export interface TeamFirstRecorder {
@@ -84,7 +85,7 @@ function standingOnThisDesk(db: Db, req: ResolveRequest): StandingResolution | n
 
 /** Resolves with the note; returns the resolution event's id on this desk. */
 export async function resolve(deps: ResolveDeps, req: ResolveRequest): Promise<{ eventId: number }> {
-  const actor = (deps.team ? deps.team.login : deps.operatorName).trim();
+  const actor = deskActor({ teamLogin: deps.team?.login ?? null, operatorName: deps.operatorName });
   if (!actor) throw new ReconcileError('validation', words('recon.err.noOperator'), 'operator');
   const input = {
     ...(req.collectionId !== undefined ? { collectionId: req.collectionId } : {}),
