@@ -18,8 +18,16 @@ import { fileTempDir } from '../support/tmp.js';
 import { until } from '../support/wait.js';
 import { startServe, type Serve } from '../serve/harness.js';
 import { newIntent } from './sync-desk.js';
-import { copyOf, recordKeys } from './witness-desk.js';
-import { FAILOVER_DB, failoverTeam, newestSeq, postCallback, synced } from './rollback-team.js';
+import { recordKeys } from './witness-desk.js';
+import {
+  expectFollowing,
+  expectReplayed,
+  FAILOVER_DB,
+  failoverTeam,
+  newestSeq,
+  postCallback,
+  synced,
+} from './rollback-team.js';
 
 let team: Awaited<ReturnType<typeof failoverTeam<'a' | 'b' | 'c' | 'e' | 'serve'>>>;
 let serve: Serve | undefined;
@@ -178,20 +186,9 @@ describe('an asynchronous failover that loses the last events', () => {
     // Every desk's copy equals the new record, row for row (a desk replaying it from scratch).
     const fresh = team.desk('e');
     fresh.open();
-    await until('every desk on the new record', () => synced(newPrimary, a, b, fresh), 20_000);
-    const replay = copyOf(fresh.db);
-    expect(copyOf(a.db)).toEqual(replay);
-    expect(copyOf(b.db)).toEqual(replay);
+    await expectReplayed(newPrimary, fresh, a, b);
 
     // And they follow it again: a new callback reaches every desk within a second.
-    const next = await a.charge();
-    await until('the charge', () => synced(newPrimary, a, b), 10_000);
-    const key = await post(next.merchantReference);
-    for (const d of [a, b])
-      await until(
-        `${d.login} to apply the new callback`,
-        () => d.db.prepare('SELECT 1 FROM collection_events WHERE dedupe_key = ?').get(key) !== undefined,
-        1_000,
-      );
+    await expectFollowing(newPrimary, post, a, b);
   }, 180_000);
 });

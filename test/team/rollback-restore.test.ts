@@ -16,8 +16,8 @@ import { openTeamPool } from '../../main/team/pool.js';
 import { dump, restoreAsSameName, superQuery } from '../support/pg-replication.js';
 import { fileTempDir } from '../support/tmp.js';
 import { until } from '../support/wait.js';
-import { copyOf, recordKeys, witnessDesk, type WitnessDesk } from './witness-desk.js';
-import { newestSeq, postCallback, restoreTeam, synced } from './rollback-team.js';
+import { recordKeys, witnessDesk, type WitnessDesk } from './witness-desk.js';
+import { expectFollowing, expectReplayed, newestSeq, postCallback, restoreTeam, synced } from './rollback-team.js';
 
 let team: Awaited<ReturnType<typeof restoreTeam<'a' | 'b' | 'e' | 'serve'>>>;
 let serve: RunningServe;
@@ -121,20 +121,8 @@ describe('a restore of an older pg_dump into a new database under the same name'
 
     const fresh = team.desk('e');
     fresh.open();
-    await until('every desk on the restored record', () => synced(restored, a, b, fresh), 20_000);
-    const replay = copyOf(fresh.db);
-    expect(copyOf(a.db)).toEqual(replay);
-    expect(copyOf(b.db)).toEqual(replay);
-
-    const next = await a.charge();
-    await until('the charge', () => synced(reader, a, b), 10_000);
-    const key = await post(next.merchantReference);
-    for (const d of [a, b])
-      await until(
-        `${d.login} to apply the new callback`,
-        () => d.db.prepare('SELECT 1 FROM collection_events WHERE dedupe_key = ?').get(key) !== undefined,
-        1_000,
-      );
+    await expectReplayed(restored, fresh, a, b);
+    await expectFollowing(reader, post, a, b);
 
     // Another team's database (another id) is refused as before: nothing applied, nothing written.
     const other = `${team.tdb.name}_other`;

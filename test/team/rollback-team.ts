@@ -14,7 +14,8 @@ import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { startPrimary, startStandby, suffix } from '../support/pg-replication.js';
 import { startProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { signedCallback } from '../serve/harness.js';
-import { pendingOf, witnessDesk, type WitnessDesk } from './witness-desk.js';
+import { until } from '../support/wait.js';
+import { copyOf, pendingOf, witnessDesk, type WitnessDesk } from './witness-desk.js';
 
 export interface RollbackTeam<W extends string> {
   logins: Record<W, { login: string; password: string }>;
@@ -160,4 +161,28 @@ export async function postCallback(
     [ref, status],
   );
   return keys.rows.map((k) => k.event_key);
+}
+
+/** Once every desk and `fresh` are on the record (read through `p`), each desk's copy equals `fresh`'s (a replay from scratch), row for row. */
+export async function expectReplayed(p: pg.Pool, fresh: WitnessDesk, ...desks: WitnessDesk[]): Promise<void> {
+  await until('every desk on the record', () => synced(p, ...desks, fresh), 20_000);
+  const replay = copyOf(fresh.db);
+  for (const d of desks) expect(copyOf(d.db)).toEqual(replay);
+}
+
+/** The desks follow the record again: a charge at the first, then a callback (`post`) every desk applies within a second. */
+export async function expectFollowing(
+  p: pg.Pool,
+  post: (ref: string) => Promise<string>,
+  ...desks: [WitnessDesk, ...WitnessDesk[]]
+): Promise<void> {
+  const next = await desks[0].charge();
+  await until('the charge', () => synced(p, ...desks), 10_000);
+  const key = await post(next.merchantReference);
+  for (const d of desks)
+    await until(
+      `${d.login} to apply the new callback`,
+      () => d.db.prepare('SELECT 1 FROM collection_events WHERE dedupe_key = ?').get(key) !== undefined,
+      1_000,
+    );
 }
