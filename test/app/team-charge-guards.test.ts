@@ -8,9 +8,6 @@
 //   would pass the option's daily limit, so two desks cannot both take the last of it.
 // - A refusal before anything was sent names the role the database holds now (problem 5's refusal text).
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { composeCore, type Core } from '../../main/app/core.js';
@@ -23,7 +20,7 @@ import { lockGate } from '../../main/ipc/lock-gate.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
 import { setOperatorRole } from '../../main/operations/operators.js';
 import { forgetTeamKeys, storeTeamKeys } from './team-keychain.js';
-import { tempDir } from '../support/tmp.js';
+import { fileTempDir, tempDir } from '../support/tmp.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { CARDS, allFileBytes, cardForm } from '../collections/harness.js';
 
@@ -38,7 +35,7 @@ const logins: string[] = [];
 
 beforeAll(async () => {
   team = await teamFixture();
-  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-team-guards-'));
+  sandboxDir = fileTempDir('md-team-guards-');
   sb = await startSandbox({ stateDir: sandboxDir, timeScale: 1 });
   deskUrl = `postgres://${team.db.server.host}:${team.db.server.port}/${team.db.name}`;
   await storeTeamKeys(sb);
@@ -52,7 +49,6 @@ afterEach(async () => {
 afterAll(async () => {
   await forgetTeamKeys(deskUrl, logins);
   await sb?.close();
-  if (sandboxDir) fs.rmSync(sandboxDir, { recursive: true, force: true });
   await team?.close();
 });
 

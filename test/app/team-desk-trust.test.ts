@@ -6,9 +6,6 @@
 // - Tamper evidence: a desk that re-checks the events' hash chain at sign-in raises the alarm in its
 //   status when the superuser rewrote an event it had verified (team migration 10, team/sync/chain-check.ts).
 import type pg from 'pg';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { composeCore, type Core } from '../../main/app/core.js';
@@ -22,7 +19,7 @@ import { lockGate } from '../../main/ipc/lock-gate.js';
 import type { PaymentWindowOpener } from '../../main/collections/payment-window.js';
 import { claimIntent, ClaimRefusedError } from '../../main/team/claims.js';
 import { recordEvents, recordIntent } from '../../main/team/record.js';
-import { tempDir } from '../support/tmp.js';
+import { fileTempDir, tempDir } from '../support/tmp.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { newIntent } from '../team/sync-desk.js';
 import { CARDS, cardForm } from '../collections/harness.js';
@@ -47,7 +44,7 @@ const closingWindow: PaymentWindowOpener = {
 
 beforeAll(async () => {
   team = await teamFixture();
-  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-team-claims-'));
+  sandboxDir = fileTempDir('md-team-claims-');
   sb = await startSandbox({ stateDir: sandboxDir, timeScale: 1000 });
   deskUrl = `postgres://${team.db.server.host}:${team.db.server.port}/${team.db.name}`;
   await storeTeamKeys(sb);
@@ -60,7 +57,6 @@ afterEach(async () => {
 afterAll(async () => {
   await forgetTeamKeys(deskUrl, logins);
   await sb?.close();
-  if (sandboxDir) fs.rmSync(sandboxDir, { recursive: true, force: true });
   await team?.close();
 });
 

@@ -6,8 +6,6 @@
 import { english } from '../../main/words/words.shared.js';
 import net from 'node:net';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { composeCore, type Core } from '../../main/app/core.js';
@@ -22,7 +20,7 @@ import { buildHandlers } from '../../main/ipc/handlers/index.js';
 import { createDispatcher, typedInvoke } from '../../main/ipc/dispatch.js';
 import { lockGate } from '../../main/ipc/lock-gate.js';
 import type { IpcResult } from '../../main/ipc/contract/index.js';
-import { tempDir } from '../support/tmp.js';
+import { fileTempDir, tempDir } from '../support/tmp.js';
 import { callbackBody, hmacHeader } from '../callbacks/support.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { CARDS, cardForm } from '../collections/harness.js';
@@ -77,8 +75,8 @@ const logins: string[] = [];
 
 beforeAll(async () => {
   team = await teamFixture();
-  // Its own folder (tempDir folders go after each test; the sandbox serves the whole file).
-  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-team-sbx-'));
+  // A folder for the whole file (the sandbox serves every test; tempDir folders go after each).
+  sandboxDir = fileTempDir('md-team-sbx-');
   sb = await startSandbox({ stateDir: sandboxDir, timeScale: 1000 });
   pg = await relay(team.db.server.host, team.db.server.port);
   deskUrl = `postgres://127.0.0.1:${pg.port()}/${team.db.name}`;
@@ -93,7 +91,6 @@ afterAll(async () => {
   await forgetTeamKeys(deskUrl, logins);
   await pg?.cut();
   await sb?.close();
-  if (sandboxDir) fs.rmSync(sandboxDir, { recursive: true, force: true });
   await team?.close();
 });
 

@@ -6,7 +6,6 @@
 // sandbox), a real PostgreSQL and a real PgBouncer on loopback in front of it.
 import fs from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
-import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +19,7 @@ import { openTeamPool } from '../../main/team/pool.js';
 import { recordIntent } from '../../main/team/record.js';
 import { signInUrl } from '../../main/team/unlocker.js';
 import { forgetTeamKeys, storeTeamKeys } from './team-keychain.js';
-import { tempDir } from '../support/tmp.js';
+import { fileTempDir, tempDir } from '../support/tmp.js';
 import { startPgBouncer, type PgBouncer, type PoolMode } from '../support/pgbouncer.js';
 import { teamFixture, type TeamFixture } from '../team/fixture.js';
 import { newIntent } from '../team/sync-desk.js';
@@ -38,7 +37,7 @@ const forget: { url: string; login: string }[] = [];
 
 beforeAll(async () => {
   team = await teamFixture();
-  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-pooler-sbx-'));
+  sandboxDir = fileTempDir('md-pooler-sbx-');
   sb = await startSandbox({ stateDir: sandboxDir, timeScale: 1000 });
   await storeTeamKeys(sb);
   for (const mode of ['transaction', 'session'] as const)
@@ -54,7 +53,6 @@ afterAll(async () => {
   for (const { url, login } of forget) await forgetTeamKeys(url, [login]);
   for (const b of bouncers.values()) await b.stop();
   await sb?.close();
-  if (sandboxDir) fs.rmSync(sandboxDir, { recursive: true, force: true });
   await team?.close();
 });
 

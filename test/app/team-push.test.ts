@@ -1,9 +1,6 @@
 // What a team desk's window is told while it follows the team (issue 23): a pulled batch is one notice,
 // not one per collection, through the real path (composeCore on a team profile, its sync pulling from a
 // real PostgreSQL, main's events, the renderer push both shells use).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
 import { composeCore, type Core } from '../../main/app/core.js';
@@ -15,7 +12,7 @@ import type { DeskEvents } from '../../main/ipc/contract/index.js';
 import { appendEvents } from '../../main/team/events.js';
 import { recordIntent } from '../../main/team/record.js';
 import { forgetTeamKeys, storeTeamKeys } from './team-keychain.js';
-import { tempDir } from '../support/tmp.js';
+import { fileTempDir, tempDir } from '../support/tmp.js';
 import { event, teamFixture, type TeamFixture } from '../team/fixture.js';
 import { newIntent } from '../team/sync-desk.js';
 import { until } from '../support/wait.js';
@@ -31,7 +28,7 @@ const logins: string[] = [];
 
 beforeAll(async () => {
   team = await teamFixture();
-  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-team-push-'));
+  sandboxDir = fileTempDir('md-team-push-');
   sb = await startSandbox({ stateDir: sandboxDir, timeScale: 1000 });
   deskUrl = `postgres://${team.db.server.host}:${team.db.server.port}/${team.db.name}`;
   await storeTeamKeys(sb);
@@ -44,7 +41,6 @@ afterEach(async () => {
 afterAll(async () => {
   await forgetTeamKeys(deskUrl, logins);
   await sb?.close();
-  if (sandboxDir) fs.rmSync(sandboxDir, { recursive: true, force: true });
   await team?.close();
 });
 

@@ -4,15 +4,15 @@
 // intents' events, redirects, callbacks (flips, disagreements, short amounts, other currencies, unsigned
 // and forged), resolutions, orphans and repeats, cut into batches anywhere.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../main/store/sqlite/connection.js';
 import { insertIntentCollection } from '../../main/collections/intent-row.js';
 import type { NewEvent } from '../../main/collections/event-rules.js';
 import { writeTransaction } from '../../main/store/sqlite/transaction.js';
 import { testLedger } from '../support/ledger.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const { ledger } = testLedger();
 
@@ -69,15 +69,13 @@ function newEvent(e: Drawn, i: number, ids: Map<string, number>): NewEvent {
 /** A migrated desk with the three collections, copied for each run (migrating a file per run is slow). */
 let template = '';
 beforeAll(() => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-append-set-'));
+  const dir = fileTempDir('md-append-set-');
   template = path.join(dir, 'template.sqlite');
   const db = openDatabase(template);
   withCollections(db);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
 });
-
-afterAll(() => fs.rmSync(path.dirname(template), { recursive: true, force: true }));
 
 let copies = 0;
 function desk(): { db: Db; ids: Map<string, number> } {

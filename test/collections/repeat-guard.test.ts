@@ -4,7 +4,6 @@
 // The sandbox runs in a child process so its own decrypting of the card is not in this heap.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -16,6 +15,7 @@ import { createChargeService, type ChargeService } from '../../main/collections/
 import { systemClock } from '../../main/clock.js';
 import { appRoot } from '../../main/app/paths.js';
 import { testLedger } from '../support/ledger.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const { ledger } = testLedger();
 
@@ -29,7 +29,7 @@ let db: Db;
 let charges: ChargeService;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-guard-'));
+  dir = fileTempDir('md-guard-');
   sandbox = spawn(
     process.execPath,
     ['--import', 'tsx', 'main/cli/main.ts', 'sandbox', '--port', '0', '--state-dir', path.join(dir, 'sandbox')],
@@ -70,7 +70,6 @@ afterAll(() => {
   charges?.dispose();
   db?.close();
   sandbox?.kill();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function form() {

@@ -7,7 +7,6 @@
 // it did before.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { folderState } from '../support/folder-state.js';
 import { openProfileDatabase, writeActiveProfile } from '../../main/settings/profile-database.js';
 import { updateSettings } from '../../main/settings/settings.js';
 import { fuzzBudget, INTERNAL_TEXT, unhandledRejections } from './budget.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const budget = fuzzBudget('cli', 1);
 const rejections = unhandledRejections();
@@ -24,7 +24,7 @@ let inUse: string;
 let files: string;
 
 beforeAll(() => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'md-fuzz-cli-'));
+  root = fileTempDir('md-fuzz-cli-');
   inUse = path.join(root, 'in-use');
   files = path.join(root, 'files');
   fs.mkdirSync(files);
@@ -38,7 +38,6 @@ beforeAll(() => {
   fs.writeFileSync(path.join(files, 'empty.jsonl'), '');
 });
 afterAll(() => {
-  fs.rmSync(root, { recursive: true, force: true });
   rejections.stop();
   expect(rejections.list).toEqual([]);
 });

@@ -5,7 +5,6 @@
 // line, exactly the distinct valid callbacks stored, no unhandled rejection, and a valid file afterwards
 // imported as ever.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { insertCollection } from '../collections/helpers.js';
 import { callbackBody, deeplyNested, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
 import { testLedger } from '../support/ledger.js';
 import { fuzzBudget, INTERNAL_TEXT, unhandledRejections } from './budget.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const budget = fuzzBudget('import', 1);
 const { ledger } = testLedger();
@@ -25,12 +25,11 @@ let db: Db;
 let run = 0;
 
 beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-fuzz-import-'));
+  dir = fileTempDir('md-fuzz-import-');
   db = openDatabase(path.join(dir, 'merchant-desk.sqlite'));
 });
 afterAll(() => {
   db?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
   rejections.stop();
   expect(rejections.list).toEqual([]);
 });

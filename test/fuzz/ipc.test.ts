@@ -6,9 +6,6 @@
 // asserts: the dispatcher answers (never throws), an answer of the documented form, a refusal that is a
 // documented kind with plain words (never 'internal': a random payload is no fault of ours), nothing
 // changed by a refused call, no unhandled rejection; afterwards the reads answer as they did before.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +17,7 @@ import { channels } from '../../main/ipc/contract/index.js';
 import { silentLogger } from '../../main/log/index.js';
 import { fuzzBudget, INTERNAL_TEXT, unhandledRejections } from './budget.js';
 import { callbackBody, deeplyNested } from '../callbacks/support.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const NAMES = Object.keys(channels).sort();
 const budget = fuzzBudget('ipc', 1);
@@ -32,7 +30,7 @@ let dispatch: Dispatch;
 let skew = 0;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-fuzz-ipc-'));
+  dataDir = fileTempDir('md-fuzz-ipc-');
   core = await composeCore({
     dataDir,
     logger: silentLogger(),
@@ -46,7 +44,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await core?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
   rejections.stop();
   expect(rejections.list).toEqual([]);
 });

@@ -3,8 +3,6 @@
 // signatures over mutated bodies, and replays. Each asserts: an answer from the documented set (never a
 // 5xx: the service would retry forever), a JSON answer with a plain message, nothing stored from a refused
 // delivery, no unhandled rejection, and a valid callback afterwards stored as ever.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +14,7 @@ import { insertCollection } from '../collections/helpers.js';
 import { callbackBody, hmacHeader, SIGNING_KEY } from '../callbacks/support.js';
 import { testLedger } from '../support/ledger.js';
 import { fuzzBudget, INTERNAL_TEXT, unhandledRejections } from './budget.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const budget = fuzzBudget('receiver', 4);
 const { ledger } = testLedger();
@@ -29,7 +28,7 @@ let serial = 0;
 
 beforeAll(async () => {
   // For the whole file (tempDir's folders go after each test).
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-fuzz-receiver-'));
+  dir = fileTempDir('md-fuzz-receiver-');
   db = openDatabase(path.join(dir, 'merchant-desk.sqlite'));
   rx = await startCallbackReceiver({
     db,
@@ -42,7 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rx?.close();
   db?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
   rejections.stop();
   expect(rejections.list).toEqual([]);
 });

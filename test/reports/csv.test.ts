@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'csv-stringify/sync';
 import { amountCell, textCell, timeFormatter } from '../../main/reports/index.js';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { EOL, FileSink, plainCell, StringSink } from '../../main/reports/csv.js';
 import { formatMinor } from '../../main/money/index.js';
+import { tempDir } from '../support/tmp.js';
 
 describe('CSV cells', () => {
   it('an amount is formatMinor of it, or its minor units as they are where formatMinor refuses (unknown currency, not an integer)', () => {
@@ -47,27 +47,23 @@ describe('CSV cells', () => {
   });
 
   it('the file sink writes the same bytes as the lines joined, across its batches and buffer refills', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-sink-'));
-    try {
-      const file = path.join(dir, 'out.csv');
-      const fd = fs.openSync(file, 'w');
-      const sink = new FileSink(fd);
-      const joined = new StringSink();
-      // Multi-byte text, lines of every length up to ~40 KB: many times the 1 MiB buffer in all, not a multiple of a batch.
-      for (let i = 0; i < 3001; i++) {
-        const line = `${i},${'ü€x'.repeat(i % 97)},${'y'.repeat((i * 7919) % 40_000)}${EOL}`;
-        sink.push(line);
-        joined.push(line);
-        if (i % 1000 === 999) sink.flush(); // a flush between batches changes nothing
-      }
-      sink.flush();
-      fs.closeSync(fd);
-      const expected = Buffer.from(joined.text(), 'utf8');
-      expect(sink.bytes).toBe(expected.length);
-      expect(fs.readFileSync(file).equals(expected)).toBe(true);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+    const dir = tempDir('md-sink-');
+    const file = path.join(dir, 'out.csv');
+    const fd = fs.openSync(file, 'w');
+    const sink = new FileSink(fd);
+    const joined = new StringSink();
+    // Multi-byte text, lines of every length up to ~40 KB: many times the 1 MiB buffer in all, not a multiple of a batch.
+    for (let i = 0; i < 3001; i++) {
+      const line = `${i},${'ü€x'.repeat(i % 97)},${'y'.repeat((i * 7919) % 40_000)}${EOL}`;
+      sink.push(line);
+      joined.push(line);
+      if (i % 1000 === 999) sink.flush(); // a flush between batches changes nothing
     }
+    sink.flush();
+    fs.closeSync(fd);
+    const expected = Buffer.from(joined.text(), 'utf8');
+    expect(sink.bytes).toBe(expected.length);
+    expect(fs.readFileSync(file).equals(expected)).toBe(true);
   });
 
   it('guards text cells against formula injection, leaves numbers alone', () => {

@@ -9,8 +9,6 @@
 // - A poller that stops cleanly (SIGTERM) gives the lease back: a standby takes it at its next try.
 // Run: TMPDIR=<a folder the postgres user can reach> bash scripts/with-keyring.sh npx vitest run test/serve/instances.test.ts
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +19,7 @@ import type { Health } from '../../main/serve/health.js';
 import { stopServerSync } from '../support/postgres-server.js';
 import { signedCallback, startServe, teamDatabase, type Serve, type TeamDb } from './harness.js';
 import { eventually } from '../support/wait.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const LEASE_SECONDS = 2;
 let team: TeamDb;
@@ -29,7 +28,7 @@ let dir: string;
 const serves: { name: string; login: string; serve: Serve }[] = [];
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-serve-two-'));
+  dir = fileTempDir('md-serve-two-');
   [team, sb] = await Promise.all([teamDatabase(), startSandbox({ stateDir: path.join(dir, 'sandbox') })]);
   const second = { login: 'serve_receiver_b', password: `pw-${crypto.randomBytes(12).toString('hex')}` };
   await addOperator(
@@ -74,7 +73,6 @@ afterAll(async () => {
   await team?.owner.end().catch(() => undefined);
   if (team) stopServerSync(team.server.dir, team.server.binDir);
   await sb?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const health = async (s: Serve) => (await (await fetch(`${s.base}/healthz`)).json()) as Health;

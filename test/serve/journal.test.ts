@@ -3,24 +3,21 @@
 // lost there), and its setting refused with a message naming it. A group is kept on serve's own connection
 // before keep() returns, and the WAL folded into the file by the journal's thread (issue 31).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE, journalEvent, openJournal, type ServeJournal } from '../../main/serve/journal.js';
 import { acknowledgedBefore, journalSize, keepAcknowledged } from '../../main/store/sqlite/serve-journal.js';
 import { positiveNumber, ServeConfigError } from '../../main/serve/config.js';
 import type { NewTeamEvent } from '../../main/team/events.js';
+import { tempDir } from '../support/tmp.js';
 
 const open: ServeJournal[] = [];
-const dirs: string[] = [];
 afterEach(async () => {
   for (const j of open.splice(0)) await j.close();
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
 function journal(days?: number): { j: ServeJournal; dir: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-journal-'));
-  dirs.push(dir);
+  const dir = tempDir('md-journal-');
   const j = openJournal(dir, days);
   open.push(j);
   return { j, dir };

@@ -5,22 +5,21 @@
 // as the documented nginx does; clients are told apart by the loopback address they send from.
 // Run: TMPDIR=<a folder the postgres user can reach> bash scripts/with-keyring.sh npx vitest run test/serve/rate-limit.test.ts
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMIT } from '../../main/callbacks/rate-limit.js';
 import { stopServerSync } from '../support/postgres-server.js';
 import { startServe, teamDatabase, type Serve, type TeamDb } from './harness.js';
+import { fileTempDir } from '../support/tmp.js';
 
 let team: TeamDb;
 let dir: string;
 const started: { serve: Serve; proxy: http.Server }[] = [];
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-serve-limit-'));
+  dir = fileTempDir('md-serve-limit-');
   team = await teamDatabase();
 }, 90_000);
 
@@ -32,7 +31,6 @@ afterAll(async () => {
   }
   await team?.owner.end().catch(() => undefined);
   if (team) stopServerSync(team.server.dir, team.server.binDir);
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** serve as the systemd unit starts it (loopback listener, callbacks only), behind a local proxy. */

@@ -2,7 +2,6 @@
 // it can be stopped) and the embedded sandbox as the service.
 // Run: TMPDIR=<a folder the postgres user can reach> bash scripts/with-keyring.sh npx vitest run test/serve
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
@@ -14,6 +13,7 @@ import { stopServerSync } from '../support/postgres-server.js';
 import { signedCallback, startServe, teamDatabase, type Serve, type TeamDb } from './harness.js';
 import { runCli } from '../support/cli.js';
 import { testLedger } from '../support/ledger.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const { ledger } = testLedger();
 
@@ -25,7 +25,7 @@ let env: NodeJS.ProcessEnv;
 let serverStopped = false;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-serve-test-'));
+  dir = fileTempDir('md-serve-test-');
   [team, sb] = await Promise.all([teamDatabase(), startSandbox({ stateDir: path.join(dir, 'sandbox') })]);
   // Keys as a service manager would hand them over: the signing key and the service public key as
   // credential files, the merchant keys and the database password in the environment.
@@ -59,7 +59,6 @@ afterAll(async () => {
   await team?.owner.end().catch(() => undefined);
   if (team && !serverStopped) stopServerSync(team.server.dir, team.server.binDir);
   await sb?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const post = (c: { body: string; headers: Record<string, string> }) =>

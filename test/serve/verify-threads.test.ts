@@ -6,14 +6,13 @@
 // references, not one line per callback. The real process through the CLI, as serve.test.ts runs it.
 // Run: TMPDIR=<a folder the postgres user can reach> bash scripts/with-keyring.sh npx vitest run test/serve/verify-threads.test.ts
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedString } from '../../main/service/signatures.js';
 import { stopServerSync } from '../support/postgres-server.js';
 import { signedCallback, startServe, teamDatabase, type Serve, type TeamDb } from './harness.js';
+import { fileTempDir } from '../support/tmp.js';
 
 let team: TeamDb;
 let dir: string;
@@ -21,7 +20,7 @@ let serve: Serve;
 const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 4096 });
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-serve-rsa-'));
+  dir = fileTempDir('md-serve-rsa-');
   team = await teamDatabase();
   serve = await startServe(
     [
@@ -46,7 +45,6 @@ afterAll(async () => {
   if (serve && serve.child.exitCode === null) serve.child.kill('SIGKILL');
   await team?.owner.end().catch(() => undefined);
   if (team) stopServerSync(team.server.dir, team.server.binDir);
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** A callback as the service signs it with its RSA key (rsa-signature only), or signed by another key. */

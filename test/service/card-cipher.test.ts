@@ -1,8 +1,6 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildCardCipher } from '../../main/service/card-cipher.js';
 import { CardDataError } from '../../main/service/errors.js';
 import { loadServicePublicKey } from '../../main/service/service-key.js';
@@ -10,6 +8,7 @@ import type { CardData } from '../../main/service/types.js';
 import { parseCard } from '../../main/collections/card-input.shared.js';
 import { validCardData } from '../support/card.js';
 import { opensslDecryptPkcs1, opensslRsaKey, type OpensslKey } from './openssl.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const CARD: CardData = {
   first_name: 'Amina',
@@ -23,10 +22,9 @@ const CARD: CardData = {
 let dir: string;
 let key: OpensslKey;
 beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-cipher-'));
+  dir = fileTempDir('md-cipher-');
   key = opensslRsaKey(dir, 4096);
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function decrypt(b64: string): Record<string, string> {
   return JSON.parse(opensslDecryptPkcs1(key.privatePath, b64).toString('utf8')) as Record<string, string>;

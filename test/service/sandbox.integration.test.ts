@@ -1,9 +1,6 @@
 // The service client, card cipher and signature checks against the real sandbox over HTTP on loopback.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/index.js';
@@ -26,6 +23,7 @@ import {
 } from '../../main/service/errors.js';
 import type { CardData, InitializeRequest, SignedFields } from '../../main/service/types.js';
 import { openssl } from './openssl.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const CARD: CardData = {
   first_name: 'Amina',
@@ -44,7 +42,7 @@ const callbacks: { headers: http.IncomingHttpHeaders; body: string }[] = [];
 let receiver: http.Server;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-svc-sandbox-'));
+  dir = fileTempDir('md-svc-sandbox-');
   receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -60,7 +58,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sb?.close();
   await new Promise<void>((r) => receiver.close(() => r()));
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 beforeEach(() => {
   sb.controls.clearFaults();

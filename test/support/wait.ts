@@ -1,7 +1,8 @@
 // Waiting in tests: one way, with the thing waited for named in the failure. Plain timers, no vitest
 // import, because the day's desk children and the benches (run by node, not vitest) wait with it too.
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A plain pause (a person waiting, a back-off); to wait for something, `until`. */
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Resolves once `ok()` is true (checked at once, then every `everyMs`); throws "not within N ms: <what>"

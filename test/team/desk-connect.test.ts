@@ -2,7 +2,6 @@
 // database (a URL with a password in it is refused) and the operator's login; --remember signs in once
 // and keeps only a password the database accepted. Real PostgreSQL, real keychain, real sandbox.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { captureIo } from '../support/cli-here.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +11,7 @@ import { UsageError } from '../../main/cli/command.js';
 import { openProfileDatabase, loadSettings, readActiveProfile } from '../../main/settings/index.js';
 import { KeyringAppSecret, KeyringSecretStore } from '../../main/secrets/index.js';
 import { rememberedPasswordName } from '../../main/team/unlocker.js';
-import { tempDir } from '../support/tmp.js';
+import { fileTempDir, tempDir } from '../support/tmp.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 
 process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-deskconnect-${process.pid}`;
@@ -26,7 +25,7 @@ const remembered: string[] = [];
 
 beforeAll(async () => {
   team = await teamFixture();
-  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-deskconnect-sbx-'));
+  sandboxDir = fileTempDir('md-deskconnect-sbx-');
   sb = await startSandbox({ stateDir: sandboxDir, timeScale: 1000 });
   pem = path.join(sandboxDir, 'service.pem');
   fs.writeFileSync(pem, sb.servicePublicKeyPem);
@@ -39,7 +38,6 @@ afterAll(async () => {
   await keys.bindOrigin(null).catch(() => {});
   for (const name of remembered) await new KeyringAppSecret(name).delete().catch(() => {});
   await sb?.close();
-  if (sandboxDir) fs.rmSync(sandboxDir, { recursive: true, force: true });
   await team?.close();
 });
 

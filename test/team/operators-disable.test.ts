@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents } from '../../main/team/events.js';
 import { disableOperator } from '../../main/operations/operators.js';
+import { sleep, until } from '../support/wait.js';
 import { event, teamFixture, type TeamFixture } from './fixture.js';
 
 let team: TeamFixture;
@@ -17,8 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await team?.close();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One client that connects, writes one event it may write, and disconnects, until stopped. */
 function reconnectingWriter(url: string, stop: { now: boolean }) {
@@ -60,9 +59,7 @@ describe('disabling an operator', () => {
       const stop = { now: false };
       const clients = Array.from({ length: 6 }, () => reconnectingWriter(url, stop));
       // Let them get going: every client has written at least once.
-      for (const deadline = Date.now() + 10_000; clients.some((c) => c.writes() === 0); await sleep(10)) {
-        if (Date.now() > deadline) throw new Error(`round ${round}: the clients never wrote`);
-      }
+      await until(`round ${round}: every client wrote`, () => clients.every((c) => c.writes() > 0), 10_000, 10);
 
       await disableOperator({ pool: adminPool }, login);
       const atReturn = await topSeq();

@@ -4,8 +4,6 @@
 // a refusal that never holds back the events behind it. This file runs a PostgreSQL server of its own,
 // so stopping it disturbs no other test file.
 import { spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -25,6 +23,7 @@ import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../su
 import { newIntent, quietLogger } from './sync-desk.js';
 import { testLedger } from '../support/ledger.js';
 import { until } from '../support/wait.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const { ledger } = testLedger();
 
@@ -33,7 +32,6 @@ let owner: pg.Pool;
 let support: string;
 const SUPPORT_PASSWORD = 'pw-outbox-support-1';
 const pools: pg.Pool[] = [];
-const dirs: string[] = [];
 const pushes: OutboxPush[] = [];
 const DB = 'team_outbox';
 
@@ -56,8 +54,7 @@ function supportPool(): pg.Pool {
 }
 
 function deskDb(): { db: Db; file: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-outbox-'));
-  dirs.push(dir);
+  const dir = fileTempDir('md-outbox-');
   const file = path.join(dir, 'merchant-desk.sqlite');
   return { db: openDatabase(file), file };
 }
@@ -132,7 +129,6 @@ afterEach(async () => {
 afterAll(async () => {
   await Promise.all(pools.map((p) => p.end().catch(() => undefined)));
   if (server) stopServerSync(server.dir, server.binDir);
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 describe('the outbox push', () => {
@@ -284,7 +280,6 @@ describe('the outbox push', () => {
       pgCtl('start');
     }
     const again = openDatabase(file);
-    dirs.push(path.dirname(file));
     try {
       const stored = outboxCounts(again);
       // Every event the desk stored before it died is in the outbox (the ledger's transaction), none sent.

@@ -2,8 +2,6 @@
 // watch and rollback watch beside it: a backlog is pulled page by page, each page one batch checked against
 // the chain and applied as a set in one transaction with its seq and the chain head it reached; the
 // screens are told once per batch (at most once a beat), the status bar how far it is.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
@@ -19,6 +17,7 @@ import { createSyncStatus, initialStatus, type TeamSyncStatus } from '../../main
 import { history } from './new-desk.js';
 import { teamFixture, type TeamFixture } from './fixture.js';
 import { testLedger } from '../support/ledger.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const { ledger } = testLedger();
 
@@ -28,11 +27,10 @@ let dir: string;
 
 beforeAll(async () => {
   team = await teamFixture();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-pull-loop-'));
+  dir = fileTempDir('md-pull-loop-');
 }, 60_000);
 afterAll(async () => {
   await team?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the pull loop', () => {

@@ -4,8 +4,6 @@
 // away: a back-off grown to 15 s while nobody answered would keep them away up to 15 s longer. This file
 // runs a server of its own, so stopping it disturbs no other test file.
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +22,7 @@ import { serverUrl, startServer, stopServerSync, type PgServerInfo } from '../su
 import { signedCallback } from '../serve/harness.js';
 import { newIntent, openDesk, quietLogger } from './sync-desk.js';
 import { testLedger } from '../support/ledger.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const { ledger } = testLedger();
 
@@ -69,7 +68,7 @@ async function by(deadline: number, what: string, ok: () => boolean | Promise<bo
 }
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-reconnect-'));
+  dir = fileTempDir('md-reconnect-');
   [server, sb] = await Promise.all([startServer(), startSandbox({ stateDir: path.join(dir, 'sandbox') })]);
   const admin = new pg.Client({ connectionString: serverUrl(server, 'postgres') });
   await admin.connect();
@@ -83,7 +82,6 @@ afterAll(async () => {
   await Promise.all(pools.map((p) => p.end().catch(() => undefined)));
   if (server) stopServerSync(server.dir, server.binDir);
   await sb?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('back within 2 s of the team database after a 20 s outage', () => {

@@ -4,9 +4,6 @@
 // says the record lost events (not the tamper alarm), the events any desk or serve held are back exactly
 // once, every desk's copy equals the restored record row for row and follows it again; a database with
 // another id is still refused. A superuser's rewrite under the same head still raises the tamper alarm.
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import pg from 'pg';
@@ -15,54 +12,28 @@ import { createLogger } from '../../main/log/logger.js';
 import { startServe, type RunningServe } from '../../main/serve/server.js';
 import { chainWords, rollbackWords } from '../../main/team/chain-words.shared.js';
 import { migrate } from '../../main/team/migrate.js';
-import { addOperator } from '../../main/operations/operators.js';
 import { openTeamPool } from '../../main/team/pool.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import { dump, restoreAsSameName, suffix, superQuery } from '../support/pg-replication.js';
-import { signedCallback } from '../serve/harness.js';
-import { copyOf, pendingOf, recordKeys, waitUntil, witnessDesk, type WitnessDesk } from './witness-desk.js';
+import { dump, restoreAsSameName, superQuery } from '../support/pg-replication.js';
+import { fileTempDir } from '../support/tmp.js';
+import { until } from '../support/wait.js';
+import { recordKeys, witnessDesk, type WitnessDesk } from './witness-desk.js';
+import { expectFollowing, expectReplayed, newestSeq, postCallback, restoreTeam, synced } from './rollback-team.js';
 
-let tdb: TestDatabase;
+let team: Awaited<ReturnType<typeof restoreTeam<'a' | 'b' | 'e' | 'serve'>>>;
 let serve: RunningServe;
 let dir: string;
-const signingKey = crypto.randomBytes(24).toString('hex');
-const keys = { signingKey, servicePublicKey: null };
-const logins = {} as Record<'a' | 'b' | 'e' | 'serve', { login: string; password: string }>;
 const desks: WitnessDesk[] = [];
-const pools: pg.Pool[] = [];
 let reader: pg.Pool;
 
-const urlFor = (who: keyof typeof logins) => tdb.urlFor(logins[who].login, logins[who].password);
-function pool(who: keyof typeof logins): pg.Pool {
-  const p = openTeamPool(urlFor(who), { onIdleError: () => undefined });
-  pools.push(p);
-  return p;
-}
-
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-restore-'));
-  tdb = await createTestDatabase();
-  const owner = openTeamPool(tdb.adminUrl);
-  await migrate(owner);
-  const s = suffix();
-  for (const [who, role] of [
-    ['a', 'support'],
-    ['b', 'back_office'],
-    ['e', 'finance'],
-    ['serve', 'receiver'],
-  ] as const) {
-    const login = `${who}_${s}`;
-    const password = `pw-${crypto.randomBytes(9).toString('hex')}`;
-    await addOperator({ pool: owner }, { login, role, password, displayName: `desk ${who}` });
-    logins[who] = { login, password };
-  }
-  await owner.end();
-  reader = pool('e');
+  dir = fileTempDir('md-restore-');
+  team = await restoreTeam({ a: 'support', b: 'back_office', e: 'finance', serve: 'receiver' });
+  reader = team.pool('e');
   serve = await startServe({
-    databaseUrl: urlFor('serve'),
+    databaseUrl: team.urlFor('serve'),
     host: '127.0.0.1',
     port: 0,
-    verification: keys,
+    verification: team.keys,
     poll: null,
     dataDir: path.join(dir, 'serve'),
     restoreAfterMs: 1_000,
@@ -71,44 +42,27 @@ beforeAll(async () => {
   });
 }, 60_000);
 
-afterAll(async () => {
-  for (const d of desks) await d.close().catch(() => undefined);
-  await Promise.all(pools.map((p) => p.end().catch(() => undefined)));
-  await serve?.close().catch(() => undefined);
-  await tdb?.drop().catch(() => undefined);
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => team?.close(() => serve?.close().catch(() => undefined)));
 
-async function post(ref: string, status = 'COMPLETED'): Promise<string> {
-  const cb = signedCallback(signingKey, { ref, status, amount: 1500.5 });
-  const r = await fetch(serve.url, { method: 'POST', body: cb.body, headers: cb.headers });
-  expect(r.status).toBe(200);
-  const key = await reader.query<{ event_key: string }>(
-    "SELECT event_key FROM team.events WHERE merchant_reference = $1 AND source = 'callback' AND status = $2",
-    [ref, status],
-  );
-  return key.rows[0]!.event_key;
-}
+const post = async (ref: string, status = 'COMPLETED'): Promise<string> =>
+  (await postCallback(serve.url, team.keys.signingKey, reader, ref, status))[0]!;
 
 const lastSeqOf = (d: WitnessDesk) =>
   (d.db.prepare("SELECT last_seq FROM team_sync WHERE stream = 'events'").pluck().get() as number | undefined) ?? 0;
-const newestSeq = async (p: pg.Pool) =>
-  Number((await p.query<{ m: string | null }>('SELECT max(seq) AS m FROM team.events')).rows[0]!.m ?? 0);
-const synced = async (d: WitnessDesk) => d.status().lastSeq >= (await newestSeq(reader)) && pendingOf(d) === 0;
 
 describe('a restore of an older pg_dump into a new database under the same name', () => {
   it('is a rollback, not tampering: what any desk or serve held comes back once, every desk re-bases and follows', async () => {
-    const a = witnessDesk({ url: urlFor('a'), login: logins.a.login, role: 'support', keys });
-    const b = witnessDesk({ url: urlFor('b'), login: logins.b.login, role: 'back_office', keys });
+    const a = team.desk('a');
+    const b = team.desk('b');
     desks.push(a, b);
     a.open();
     b.open();
     const night = [];
     for (let i = 0; i < 3; i++) night.push(await a.charge());
     await post(night[0]!.merchantReference);
-    await waitUntil(async () => (await synced(a)) && (await synced(b)), 15_000, 'desks synced');
+    await until('desks synced', () => synced(reader, a, b), 15_000);
     const backup = path.join(dir, 'team.dump');
-    await dump(tdb.server, tdb.name, backup);
+    await dump(team.tdb.server, team.tdb.name, backup);
     const kept = await newestSeq(reader);
 
     // The day after the backup: all of it is lost by the restore.
@@ -118,7 +72,7 @@ describe('a restore of an older pg_dump into a new database under the same name'
     await post(night[1]!.merchantReference, 'FAILED');
     await post(day[0]!.merchantReference);
     await b.note(night[0]!.merchantReference, 'called the customer: all good');
-    await waitUntil(async () => (await synced(a)) && (await synced(b)), 15_000, 'desks synced');
+    await until('desks synced', () => synced(reader, a, b), 15_000);
     const head = await newestSeq(reader);
     const lost = (
       await reader.query<{ event_key: string; seq: string }>(
@@ -128,13 +82,13 @@ describe('a restore of an older pg_dump into a new database under the same name'
     ).rows;
     expect(lost.length).toBeGreaterThanOrEqual(8);
 
-    await restoreAsSameName(tdb.server, tdb.name, backup);
+    await restoreAsSameName(team.tdb.server, team.tdb.name, backup);
 
     for (const d of [a, b]) {
-      await waitUntil(
+      await until(
+        `${d.login} to find that the record changed`,
         () => d.status().rollback != null || d.status().chain.broken !== null,
         20_000,
-        `${d.login} to find that the record changed`,
       );
       expect(chainWords(d.status().chain).alarm).toBe(false);
       expect(d.status().rollback).toMatchObject({ lostFrom: Number(lost[0]!.seq), lostTo: head });
@@ -145,20 +99,19 @@ describe('a restore of an older pg_dump into a new database under the same name'
     // The restored database is the same team's (its id came back with it): nothing refused.
     expect(a.status().wrongDatabase).toBe(false);
 
-    const restored = openTeamPool(tdb.adminUrl);
-    pools.push(restored);
-    await waitUntil(
+    const restored = team.keep(openTeamPool(team.tdb.adminUrl));
+    await until(
+      'every lost event back in the record',
       async () => {
         const have = await recordKeys(restored);
         return lost.every((k) => have.has(k.event_key));
       },
       30_000,
-      'every lost event back in the record',
     );
     const have = await recordKeys(restored);
     for (const k of lost) expect(have.get(k.event_key), k.event_key).toBe(1);
     for (const d of [a, b]) {
-      await waitUntil(() => d.status().rollback?.phase === 'rebased', 20_000, `${d.login} to re-base`);
+      await until(`${d.login} to re-base`, () => d.status().rollback?.phase === 'rebased', 20_000);
       expect(d.status().rollback!.unrestoredCount).toBe(0);
     }
     const health = (await (await fetch(`${serve.url.replace(/\/callbacks.*$/, '')}/healthz`)).json()) as {
@@ -166,54 +119,34 @@ describe('a restore of an older pg_dump into a new database under the same name'
     };
     expect(health.record.state).toBe('restored');
 
-    const fresh = witnessDesk({ url: urlFor('e'), login: logins.e.login, role: 'finance', keys });
-    desks.push(fresh);
+    const fresh = team.desk('e');
     fresh.open();
-    await waitUntil(
-      async () => {
-        const n = await newestSeq(restored);
-        return [a, b, fresh].every((d) => d.status().lastSeq >= n && pendingOf(d) === 0);
-      },
-      20_000,
-      'every desk on the restored record',
-    );
-    const replay = copyOf(fresh.db);
-    expect(copyOf(a.db)).toEqual(replay);
-    expect(copyOf(b.db)).toEqual(replay);
-
-    const next = await a.charge();
-    await waitUntil(async () => (await synced(a)) && (await synced(b)), 10_000, 'the charge');
-    const key = await post(next.merchantReference);
-    for (const d of [a, b])
-      await waitUntil(
-        () => d.db.prepare('SELECT 1 FROM collection_events WHERE dedupe_key = ?').get(key) !== undefined,
-        1_000,
-        `${d.login} to apply the new callback`,
-      );
+    await expectReplayed(restored, fresh, a, b);
+    await expectFollowing(reader, post, a, b);
 
     // Another team's database (another id) is refused as before: nothing applied, nothing written.
-    const other = `${tdb.name}_other`;
-    await superQuery(tdb.server, `CREATE DATABASE ${other}`);
+    const other = `${team.tdb.name}_other`;
+    await superQuery(team.tdb.server, `CREATE DATABASE ${other}`);
     try {
-      const otherOwner = openTeamPool(tdb.adminUrl.replace(`/${tdb.name}`, `/${other}`));
+      const otherOwner = openTeamPool(team.tdb.adminUrl.replace(`/${team.tdb.name}`, `/${other}`));
       await migrate(otherOwner);
       await otherOwner.end();
-      await superQuery(tdb.server, `GRANT CONNECT ON DATABASE ${other} TO support`);
+      await superQuery(team.tdb.server, `GRANT CONNECT ON DATABASE ${other} TO support`);
       await a.shut();
       const before = lastSeqOf(a);
       const stray = witnessDesk({
-        url: urlFor('a').replace(`/${tdb.name}`, `/${other}`),
-        login: logins.a.login,
+        url: team.urlFor('a').replace(`/${team.tdb.name}`, `/${other}`),
+        login: team.logins.a.login,
         role: 'support',
-        keys,
+        keys: team.keys,
         db: a.db,
       });
       stray.open();
-      await waitUntil(() => stray.status().wrongDatabase, 15_000, 'the other database refused');
+      await until('the other database refused', () => stray.status().wrongDatabase, 15_000);
       expect(lastSeqOf(a)).toBe(before);
       await stray.close();
     } finally {
-      await superQuery(tdb.server, `DROP DATABASE IF EXISTS ${other} WITH (FORCE)`);
+      await superQuery(team.tdb.server, `DROP DATABASE IF EXISTS ${other} WITH (FORCE)`);
     }
   }, 180_000);
 });
@@ -222,8 +155,7 @@ describe('a real tampering of the restored record', () => {
   it('a superuser rewrite under the same head still raises the tamper alarm on a desk that witnessed it, not the rollback message', async () => {
     const b = desks[1]!;
     const was = b.status().rollback;
-    const owner = openTeamPool(tdb.adminUrl);
-    pools.push(owner);
+    const owner = team.keep(openTeamPool(team.tdb.adminUrl));
     const victim = Number(
       (await owner.query<{ seq: string }>("SELECT max(seq) AS seq FROM team.events WHERE source = 'callback'")).rows[0]!
         .seq,

@@ -6,8 +6,6 @@
 // writer's "verified") ends as today's unverified path makes it, an exception; the desk then holds
 // exactly what a desk that replayed the record with its own checks holds.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +27,7 @@ import { event, teamFixture, type TeamFixture } from './fixture.js';
 import { record } from './new-desk.js';
 import { newIntent, quietLogger } from './sync-desk.js';
 import { testLedger } from '../support/ledger.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const { ledger } = testLedger();
 
@@ -37,7 +36,6 @@ let support: pg.Pool;
 let backOffice: string;
 let backOfficePool: pg.Pool;
 let publisher: pg.Pool;
-const dirs: string[] = [];
 const dbs: Db[] = [];
 
 beforeAll(async () => {
@@ -50,7 +48,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const db of dbs) db.close();
   await team?.close();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 const service = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -82,8 +79,7 @@ async function charged(intent: TeamIntent = newIntent({ currency: 'UGX' })): Pro
 }
 
 function deskFile(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-sigcheck-'));
-  dirs.push(dir);
+  const dir = fileTempDir('md-sigcheck-');
   return path.join(dir, 'desk.sqlite');
 }
 

@@ -2,8 +2,6 @@
 // PostgreSQL: the same generated history, with every kind of event, caught up both ways into fresh
 // SQLite files gives the same collections, history and reconciliation, row for row; so does a copy
 // cut short and restarted, and events written while the copy runs arrive after it.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../main/clock.js';
@@ -16,18 +14,17 @@ import { teamFixture, type TeamFixture } from './fixture.js';
 import { quietLogger } from './sync-desk.js';
 import { history, record, schema } from './new-desk.js';
 import { testLedger } from '../support/ledger.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const { ledger } = testLedger();
 
 let team: TeamFixture;
-const dirs: string[] = [];
 
 beforeAll(async () => {
   team = await teamFixture();
 });
 afterAll(async () => {
   await team?.close();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 async function write(events: readonly NewTeamEvent[]): Promise<void> {
@@ -42,8 +39,7 @@ interface Desktop {
 
 function desktop(over: Partial<TeamSyncOptions> = {}, file?: string): Desktop {
   if (!file) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-teambulk-'));
-    dirs.push(dir);
+    const dir = fileTempDir('md-teambulk-');
     file = path.join(dir, 'desk.sqlite');
   }
   const db = openDatabase(file);
@@ -68,8 +64,7 @@ async function shut(d: Desktop): Promise<void> {
 
 /** A freshly migrated desk's schema: what a bulk start must leave behind, its dropped triggers and indexes made again. */
 function migratedSchema() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-teambulk-'));
-  dirs.push(dir);
+  const dir = fileTempDir('md-teambulk-');
   const db = openDatabase(path.join(dir, 'fresh.sqlite'));
   const s = schema(db);
   db.close();

@@ -110,8 +110,14 @@ export async function chargeOn(desk: Desk, given = newIntent()): Promise<{ id: n
   await recordIntent(desk.pool, intent);
   const ref = intent.merchantReference;
   const id = saveIntentCollection(ledger, desk.db, intent);
-  await writeLocal(desk, {
-    collectionId: id,
+  await writeLocal(desk, initializeAccepted(id, ref));
+  return { id, intent };
+}
+
+/** What the service answers a charge's initialize: accepted, pending, with the page to pay on. */
+export function initializeAccepted(collectionId: number, ref: string): NewEvent {
+  return {
+    collectionId,
     merchantReference: ref,
     source: 'initiate',
     kind: 'initialize_accepted',
@@ -121,8 +127,7 @@ export async function chargeOn(desk: Desk, given = newIntent()): Promise<{ id: n
     internalReference: `INT-${ref}`,
     paymentUrl: `https://pay.example.invalid/pay/${ref}`,
     payload: JSON.stringify({ http_status: 202, payment_url: `https://pay.example.invalid/pay/${ref}` }),
-  });
-  return { id, intent };
+  };
 }
 
 /** A desktop's own event: keyed for the team, recorded there, and appended locally. */

@@ -3,8 +3,6 @@
 // while it drains; and a desk process stopped by SIGTERM in the middle of a big backlog exits at once,
 // cleanly, and after a restart holds every event exactly once. Real PostgreSQL, real SQLite files.
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +22,7 @@ import { history } from './new-desk.js';
 import { forgetTeamKeys } from '../app/team-keychain.js';
 import { testLedger } from '../support/ledger.js';
 import { until } from '../support/wait.js';
+import { fileTempDir } from '../support/tmp.js';
 
 const { ledger } = testLedger();
 
@@ -32,7 +31,6 @@ process.env.MERCHANT_DESK_KEYCHAIN_SERVICE = `merchant-desk-test-drain-${process
 
 let team: TeamFixture;
 let support: string;
-const dirs: string[] = [];
 
 beforeAll(async () => {
   team = await teamFixture();
@@ -41,7 +39,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (team) await forgetTeamKeys(deskUrl(), [support]);
   await team?.close();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 /** Writes `events` as serve and the desks would, 1,000 per statement. */
@@ -161,8 +158,7 @@ describe('a desk draining a backlog stays responsive', () => {
 
 describe("a charge's events go to the team while the desk drains", () => {
   it('the outbox push is not held back until the backlog is applied', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-drain-push-'));
-    dirs.push(dir);
+    const dir = fileTempDir('md-drain-push-');
     const file = path.join(dir, 'desk.sqlite');
     const session = (db: Db) =>
       startTeamSession({
@@ -252,8 +248,7 @@ const deskUrl = () => `postgres://${team.db.server.host}:${team.db.server.port}/
 
 /** A data folder whose active profile is team, on this file's team database, signing in as `login`. */
 function teamDataDir(login: string): string {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-drain-'));
-  dirs.push(dataDir);
+  const dataDir = fileTempDir('md-drain-');
   const db = openProfileDatabase(dataDir, 'team');
   try {
     updateSettings(db, {

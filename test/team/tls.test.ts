@@ -5,7 +5,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import pg from 'pg';
@@ -22,7 +21,7 @@ import { KeyringAppSecret } from '../../main/secrets/index.js';
 import { MemoryAppSecret } from '../../main/secrets/app-secret.js';
 import { runCli } from '../support/cli.js';
 import { makeTestCertificates } from '../support/tls-certs.js';
-import { tempDir } from '../support/tmp.js';
+import { fileTempDir, tempDir } from '../support/tmp.js';
 import { composeCore } from '../../main/app/core.js';
 import { silentLogger } from '../../main/log/index.js';
 import { loadSettings, openProfileDatabase, updateSettings, writeActiveProfile } from '../../main/settings/index.js';
@@ -101,7 +100,7 @@ async function refusal(t: TeamTls, to = url): Promise<Error | undefined> {
 }
 
 beforeAll(async () => {
-  certs = fs.mkdtempSync(path.join(os.tmpdir(), 'md-tls-certs-'));
+  certs = fileTempDir('md-tls-certs-');
   pem = makeTestCertificates(certs).pem;
   [server, plain] = await Promise.all([
     startServer({ tls: { cert: pem['db.crt']!, key: pem['db.key']! } }),
@@ -128,7 +127,6 @@ afterAll(async () => {
       await new KeyringAppSecret(name).delete().catch(() => undefined);
   if (server) stopServerSync(server.dir, server.binDir);
   await plain?.drop();
-  if (certs) fs.rmSync(certs, { recursive: true, force: true });
 });
 
 describe('TLS to the team database', () => {

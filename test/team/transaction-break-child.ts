@@ -11,11 +11,11 @@ import { migrate } from '../../main/team/migrate.js';
 import { teamMigrations } from '../../main/team/migrations/index.js';
 import { openTeamPool, withTransaction } from '../../main/team/pool.js';
 import { startLine } from './day/line.js';
+import { sleep } from '../support/wait.js';
 
 const [mode, host, port, rest, direct] = process.argv.slice(2) as [string, string, string, string, string?];
 const line = await startLine(host, Number(port));
 const pool = openTeamPool(rest.replace('PORT', String(line.port())), { onIdleError: () => undefined });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function work(): Promise<void> {
   if (mode === 'transaction') {

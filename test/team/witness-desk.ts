@@ -4,7 +4,6 @@
 // Charges are what the app stores: the intent in the team first, its local copy, and what the service
 // answered (initialize, the window's closing) through the ledger with an outbox row.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { saveIntentCollection } from '../../main/collections/intent-row.js';
@@ -17,8 +16,9 @@ import type { TeamRole } from '../../main/team/roles.shared.js';
 import { startTeamSession, type TeamSession } from '../../main/team/session.js';
 import type { TeamSyncStatus } from '../../main/team/sync/pull.js';
 import type { SignatureKeys } from '../../main/service/verify-callback.js';
-import { newIntent, quietLogger } from './sync-desk.js';
+import { initializeAccepted, newIntent, quietLogger } from './sync-desk.js';
 import { testLedger } from '../support/ledger.js';
+import { fileTempDir } from '../support/tmp.js';
 import { teamCharges } from '../../main/operations/charge.js';
 import type { TeamIntentRecorded } from '../../main/collections/charge/types.js';
 import { cardFingerprint, teamFingerprintKey } from '../../main/collections/charge/fingerprint.js';
@@ -61,7 +61,7 @@ export function witnessDesk(o: {
   /** Another desk's SQLite file (its close leaves it open): the same copy pointed elsewhere. */
   db?: Db;
 }): WitnessDesk {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'md-witness-'));
+  const dir = fileTempDir('md-witness-');
   const db = o.db ?? openDatabase(path.join(dir, 'merchant-desk.sqlite'));
   let session: TeamSession | null = null;
   const live = () => {
@@ -73,24 +73,7 @@ export function witnessDesk(o: {
   /** The intent's local copy and initialize's answer through the outbox, as the charge service stores them. */
   const answered = (intent: TeamIntent) => {
     const id = saveIntentCollection(ledger, db, intent);
-    const ref = intent.merchantReference;
-    ledger.append(
-      db,
-      {
-        collectionId: id,
-        merchantReference: ref,
-        source: 'initiate',
-        kind: 'initialize_accepted',
-        status: 'PENDING',
-        receivedAt: Date.now(),
-        signature: 'not_applicable',
-        internalReference: `INT-${ref}`,
-        actor: o.login,
-        paymentUrl: `https://pay.example.invalid/pay/${ref}`,
-        payload: JSON.stringify({ http_status: 202, payment_url: `https://pay.example.invalid/pay/${ref}` }),
-      },
-      { outbox: true },
-    );
+    ledger.append(db, { ...initializeAccepted(id, intent.merchantReference), actor: o.login }, { outbox: true });
     live().push.kick();
   };
   const desk: WitnessDesk = {
@@ -221,17 +204,4 @@ export async function recordKeys(pool: pg.Pool | pg.Client): Promise<Map<string,
     'SELECT event_key, count(*) AS n FROM team.events GROUP BY event_key',
   );
   return new Map(r.rows.map((x) => [x.event_key, Number(x.n)]));
-}
-
-export async function waitUntil(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-): Promise<number> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now() - start;
 }

@@ -33,6 +33,25 @@ export type Op =
   | { t: 'outage'; desk: number; ms: number }
   | { t: 'restart'; desk: number };
 
+/** A callback file imported at a desk: for a payment of the team's (its amount, or not) or an unknown reference. */
+export const importArbitrary = (
+  desk: fc.Arbitrary<number>,
+  pick: fc.Arbitrary<number>,
+  status: fc.Arbitrary<FinalStatus>,
+) =>
+  fc.record({
+    t: fc.constant('import' as const),
+    desk,
+    pick,
+    status,
+    unknown: fc.boolean(),
+    wrongAmount: fc.boolean(),
+  });
+
+/** An admin moves a desk's operator to another role. */
+export const roleArbitrary = (desk: fc.Arbitrary<number>) =>
+  fc.record({ t: fc.constant('role' as const), desk, role: fc.constantFrom(...DESK_ROLES) });
+
 export function opArbitrary(desks: number): fc.Arbitrary<Op> {
   const desk = fc.nat({ max: desks - 1 });
   const pick = fc.nat({ max: 1000 });
@@ -57,21 +76,8 @@ export function opArbitrary(desks: number): fc.Arbitrary<Op> {
     { weight: 2, arbitrary: fc.record({ t: fc.constant('flip' as const), pick, status: final }) },
     { weight: 4, arbitrary: fc.record({ t: fc.constant('resolve' as const), desk, pick }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant('resolveOrphan' as const), desk, pick }) },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        t: fc.constant('import' as const),
-        desk,
-        pick,
-        status: final,
-        unknown: fc.boolean(),
-        wrongAmount: fc.boolean(),
-      }),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.record({ t: fc.constant('role' as const), desk, role: fc.constantFrom(...DESK_ROLES) }),
-    },
+    { weight: 2, arbitrary: importArbitrary(desk, pick, final) },
+    { weight: 1, arbitrary: roleArbitrary(desk) },
     {
       weight: 1,
       arbitrary: fc.record({ t: fc.constant('outage' as const), desk, ms: fc.integer({ min: 50, max: 1500 }) }),
@@ -91,8 +97,8 @@ export function groupsArbitrary(desks: number, groups: number): fc.Arbitrary<Op[
   );
 }
 
-/** Refusals a person reads and goes on from; anything else is a defect. */
-const EXPECTED_KINDS = new Set([
+/** Refusals a person reads and goes on from; anything else is a defect (the team day's rule too). */
+export const REFUSAL_KINDS: ReadonlySet<string> = new Set([
   'forbidden',
   'unavailable',
   'conflict',
@@ -104,19 +110,25 @@ const EXPECTED_KINDS = new Set([
 
 function expectedRefusal<T>(r: IpcResult<T>, what: string, log: string[]): T | null {
   if (r.ok) return r.value;
-  if (EXPECTED_KINDS.has(r.error.kind)) {
+  if (REFUSAL_KINDS.has(r.error.kind)) {
     log.push(`${what}: refused (${r.error.kind}): ${r.error.message}`);
     return null;
   }
   throw new Error(`${what} failed: ${JSON.stringify(r.error)}`);
 }
 
-async function references(w: World): Promise<{ ref: string; amount: number; currency: string }[]> {
-  const r = await w.team.owner.query<{ merchant_reference: string; amount_minor: string; currency: string }>(
+type IntentRow = { merchant_reference: string; amount_minor: string; currency: string };
+
+/** The team's payments in the order they were made (what an op picks one of), read by the owner's `query`. */
+export async function teamIntents(
+  query: (sql: string) => Promise<{ rows: IntentRow[] }>,
+): Promise<{ ref: string; amount: number; currency: string }[]> {
+  const r = await query(
     'SELECT merchant_reference, amount_minor, currency FROM team.intents ORDER BY created_at, merchant_reference',
   );
   return r.rows.map((x) => ({ ref: x.merchant_reference, amount: Number(x.amount_minor), currency: x.currency }));
 }
+const references = (w: World) => teamIntents((sql) => w.team.owner.query<IntentRow>(sql));
 
 /** A signed callback as the service sends it, as one line of an import file (signed with `signingKey`). */
 export function callbackLine(

@@ -12,10 +12,10 @@ import type { IpcResult } from '../../../main/ipc/contract/index.js';
 import type { ChargeResponse } from '../../../main/ipc/contract/collections.js';
 import { STALE_PENDING_AFTER_MS } from '../../../main/store/sqlite/stale-pending.js';
 import { CARDS, cardForm } from '../../collections/harness.js';
-import { callbackLine } from '../convergence/ops.js';
+import { callbackLine, importArbitrary, REFUSAL_KINDS, roleArbitrary, teamIntents } from '../convergence/ops.js';
 import type { WindowPlan } from '../convergence/world.js';
 import { databaseAway, DeskKilled, type DayDesk, type DayWorld, type KillPoint } from './world.js';
-import { until } from '../../support/wait.js';
+import { sleep, until } from '../../support/wait.js';
 
 export type Card = keyof typeof CARDS;
 const RESOLVERS: ReadonlySet<TeamRole> = new Set(['back_office', 'admin']);
@@ -161,25 +161,8 @@ export function opArbitrary(desks: number): fc.Arbitrary<Op> {
     { weight: 3, arbitrary: fc.record({ t: fc.constant('resolve' as const), desk, pick }) },
     { weight: 6, arbitrary: fc.record({ t: fc.constant('resolveRace' as const), pick }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant('resolveOrphan' as const), desk, pick }) },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        t: fc.constant('import' as const),
-        desk,
-        pick,
-        status: final,
-        unknown: fc.boolean(),
-        wrongAmount: fc.boolean(),
-      }),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.record({
-        t: fc.constant('role' as const),
-        desk,
-        role: fc.constantFrom<TeamRole>('support', 'back_office', 'admin', 'finance'),
-      }),
-    },
+    { weight: 2, arbitrary: importArbitrary(desk, pick, final) },
+    { weight: 1, arbitrary: roleArbitrary(desk) },
   );
 }
 
@@ -338,12 +321,9 @@ export function newDayLog(o: { failover: boolean }): DayLog {
 
 const count = (log: DayLog | undefined, what: string) => log && (log.counts[what] = (log.counts[what] ?? 0) + 1);
 
-/** Refusals a person reads and goes on from; anything else is a defect. */
-const DOCUMENTED = new Set(['forbidden', 'unavailable', 'conflict', 'not_found', 'validation', 'expired', 'rejected']);
-
 function outcome<T>(r: IpcResult<T>, what: string, log: DayLog): T | { refused: string; message: string } {
   if (r.ok) return r.value;
-  if (!DOCUMENTED.has(r.error.kind)) throw new Error(`${what} failed: ${JSON.stringify(r.error)}`);
+  if (!REFUSAL_KINDS.has(r.error.kind)) throw new Error(`${what} failed: ${JSON.stringify(r.error)}`);
   log.lines.push(`${what}: refused (${r.error.kind}): ${r.error.message}`);
   count(log, `refused ${r.error.kind}`);
   return { refused: r.error.kind, message: r.error.message };
@@ -365,7 +345,6 @@ export function shownWord(r: ChargeResponse): Shown {
 }
 
 const opId = () => crypto.randomBytes(16).toString('hex');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The desk's window is dark while its process restarts: a person waits for it to come back. */
 async function up(d: DayDesk): Promise<void> {
@@ -411,12 +390,7 @@ export function serviceView(w: DayWorld, ref: string): CollectionView | null {
   }
 }
 
-async function intents(w: DayWorld): Promise<{ ref: string; amount: number; currency: string }[]> {
-  const r = await w.ownerQuery<{ merchant_reference: string; amount_minor: string; currency: string }>(
-    'SELECT merchant_reference, amount_minor, currency FROM team.intents ORDER BY created_at, merchant_reference',
-  );
-  return r.rows.map((x) => ({ ref: x.merchant_reference, amount: Number(x.amount_minor), currency: x.currency }));
-}
+const intents = (w: DayWorld) => teamIntents((sql) => w.ownerQuery(sql));
 
 /** A sandbox control's refusal that is part of the day (the page was finished meanwhile), or a defect. */
 function controlRefused(e: unknown, what: string, log: DayLog): void {

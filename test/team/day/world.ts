@@ -34,10 +34,10 @@ import type { IpcResult } from '../../../main/ipc/contract/index.js';
 import type { WindowPlan } from '../convergence/world.js';
 import type { DeskView } from '../convergence/views.js';
 import { startLine, type Line } from './line.js';
+import { sleep } from '../../support/wait.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The database is stopped, restarting or unreachable for a moment (not a refusal of what was asked). */
 export function databaseAway(e: unknown): boolean {
