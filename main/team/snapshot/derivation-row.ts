@@ -130,12 +130,27 @@ function rowValue<T>(table: string, id: number, read: () => T): T {
  * chain.ts): its payload only when the chain row keeps it, no evidence yet (read on demand).
  */
 export function derivedTeamEvent(r: DerivationRow): TeamEvent {
+  // Every field written out, in TeamEvent's order: a spread of the two parts made each event a dictionary
+  // object (a start's CPU went from 5.5 to 9.4 s on a 20,000-collection file, snapshot-ab).
+  const { event: e, chain: c } = r;
   return {
-    ...r.event,
-    ...r.chain,
+    seq: c.seq,
     eventKey: '',
-    occurredAt: r.chain.occurredAt ?? r.receivedAt,
-    recordedAt: 0,
+    merchantReference: e.merchantReference,
+    internalReference: e.internalReference,
+    source: e.source,
+    kind: c.kind,
+    status: e.status,
+    amountMinor: e.amountMinor,
+    currency: e.currency,
+    signature: c.signature,
+    payload: c.payload,
     evidence: null,
+    note: c.note,
+    paymentUrl: c.paymentUrl,
+    statusMessage: c.statusMessage,
+    occurredAt: c.occurredAt ?? r.receivedAt,
+    recordedAt: 0,
+    actor: e.actor,
   };
 }
