@@ -74,6 +74,37 @@ export function bytesOrNullValue(v: unknown, column: string): Buffer | null {
   return v === null || Buffer.isBuffer(v) ? v : wrong(column, 'a BLOB or NULL', v);
 }
 
+/** What SQLite's typeof() says a column holds, in a message's words. */
+const SQLITE_TYPES: Readonly<Record<string, string>> = { text: 'text', real: 'a real number', blob: 'bytes' };
+
+/**
+ * An INTEGER column read through SQLite's JSON, which cannot tell 1.0 from 1: the statement gives the
+ * value when it is an integer (or NULL) and otherwise the name of the type it holds (typeof(), see
+ * store/sqlite/team/snapshot-file.ts integerOrType), said here with the column.
+ */
+export function typedIntOrNullValue(v: unknown, column: string): number | null {
+  if (typeof v === 'string')
+    throw new StoreError(`the stored column ${column} holds ${SQLITE_TYPES[v] ?? 'text'}, not an integer`);
+  return intOrNullValue(v, column);
+}
+export function typedIntValue(v: unknown, column: string): number {
+  return typedIntOrNullValue(v, column) ?? wrong(column, 'an integer', null);
+}
+/** A text value that is one of `values` (what a table's CHECK allows; a hand-written row may not). */
+export function oneOfValue<T extends string>(v: unknown, column: string, values: readonly T[]): T {
+  for (const x of values) if (x === v) return x;
+  return wrong(column, `one of ${values.join(', ')}`, v);
+}
+
+/**
+ * Each name's position in `names`: a raw row's values read by column name, from the list the statement
+ * was written from (so a name and its position cannot drift apart).
+ */
+export function positionsOf<N extends string>(names: readonly N[]): Readonly<Record<N, number>> {
+  // fromEntries types its keys as string; they are exactly `names`.
+  return Object.fromEntries(names.map((n, i) => [n, i])) as Record<N, number>;
+}
+
 // --- Columns of a row ------------------------------------------------------------------------------------
 
 export const text = (r: RawRow, column: string): string => textValue(r[column], column);
@@ -86,9 +117,7 @@ export const bytes = (r: RawRow, column: string): Buffer => bytesValue(r[column]
 export const bytesOrNull = (r: RawRow, column: string): Buffer | null => bytesOrNullValue(r[column], column);
 /** A text column that holds one of `values` (what the table's CHECK allows; a hand-written row may not). */
 export function oneOf<T extends string>(r: RawRow, column: string, values: readonly T[]): T {
-  const v = r[column];
-  for (const x of values) if (x === v) return x;
-  return wrong(column, `one of ${values.join(', ')}`, v);
+  return oneOfValue(r[column], column, values);
 }
 export function bool(r: RawRow, column: string): boolean {
   const v = r[column];

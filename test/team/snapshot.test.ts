@@ -71,6 +71,14 @@ async function republishEdited(
   });
 }
 
+/** An UPDATE of collection_events past its append-only trigger, which is made again as it was. */
+function updateEvent(db: Database.Database, sql: string): void {
+  const trigger = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'collection_events_no_update'").pluck().get();
+  db.exec('DROP TRIGGER collection_events_no_update');
+  db.exec(sql);
+  db.exec(String(trigger));
+}
+
 /**
  * Makes the snapshot's unique index on collections.merchant_reference say that `a`'s reference is at
  * `b`'s row and `b`'s at `a`'s, while both rows keep their own references: the table is swapped with
@@ -275,6 +283,41 @@ describe('a new desk started from the team snapshot', () => {
                  VALUES (-5, 1, 'MD-SNAP-1', 'manual', 'resolution', 'COMPLETED', 1, 'not_applicable', 'forged:-5', 'admin')`);
       },
       /collection_events row -5, which no event of the record makes/,
+    ],
+    [
+      'collection_events with two columns swapped in order (note and actor: the same names, the same count)',
+      (db: Database.Database) => {
+        const sql = db
+          .prepare("SELECT sql FROM sqlite_master WHERE name = 'collection_events'")
+          .pluck()
+          .get() as string;
+        expect(sql).toContain('note TEXT,\n  actor TEXT');
+        db.unsafeMode(true); // better-sqlite3's defensive mode refuses writable_schema otherwise
+        db.pragma('writable_schema = ON');
+        db.prepare("UPDATE sqlite_master SET sql = ? WHERE name = 'collection_events'").run(
+          sql.replace('note TEXT,\n  actor TEXT', 'actor TEXT,\n  note TEXT'),
+        );
+        db.pragma('writable_schema = OFF');
+      },
+      /its collection_events table is not this desk's: column 14 is actor TEXT, this desk's is note TEXT/,
+    ],
+    [
+      'a collection_id held as text, a column the chain does not bind',
+      (db: Database.Database) => {
+        db.pragma('foreign_keys = OFF');
+        updateEvent(db, "UPDATE collection_events SET collection_id = 'MD-SNAP-1' WHERE id = 40");
+      },
+      /collection_events row 40: the stored column collection_id holds text, not an integer/,
+    ],
+    [
+      "a collection's amount held as text",
+      (db: Database.Database) => db.exec("UPDATE collections SET amount_minor = 'lots' WHERE id = 5"),
+      /collections row 5 \(the intent of seq \d+\): the stored column amount_minor holds text, not an integer/,
+    ],
+    [
+      "a collection's last event id held as a real number",
+      (db: Database.Database) => db.exec('UPDATE collections SET last_event_id = last_event_id + 0.5 WHERE id = 7'),
+      /collections row 7 \(its projection of the events\): the stored column last_event_id holds a real number, not an integer/,
     ],
   ])('refuses a snapshot with %s, says why, and replays instead', async (_what, edit, reason) => {
     await republishEdited(published, original, edit);

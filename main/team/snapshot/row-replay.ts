@@ -15,14 +15,14 @@ import { CHAIN_COLUMNS, payloadAndEvidence } from '../../store/sqlite/team/snaps
 import { intentProjection, type CollectionProjectionRow } from '../../store/sqlite/team/collection-projection.js';
 import type { TeamEvent } from '../events.js';
 import { fromTeamEvent, intentFromTeamEvent, TEAM_INTENT_KIND } from '../record.js';
-import type { EventSource } from '../../collections/model.js';
 import { SIGNED_SOURCES, teamEventVerifier, verdictAsStored, type EvidenceEvent, type Verdict } from '../evidence.js';
 import type { SignatureKeys } from '../../service/verify-callback.js';
 import { eventValues } from '../sync/bulk-chunk.js';
-import { SnapshotRejectedError } from './rejected.js';
+import { refusedRow, SnapshotRejectedError } from './rejected.js';
+import { typedIntOrNullValue } from '../../store/columns.js';
 import { EVENT_COLUMNS, teamEventOf } from './chain-event.js';
 import { shown } from './chain-explain.js';
-import { derivationRows, derivedTeamEvent, F } from './derivation-row.js';
+import { derivationRow, derivationRows, derivedTeamEvent, keptTexts, type DerivationRow } from './derivation-row.js';
 
 /** A payload the event row keeps, not read (the chain binds it to the event's). */
 const KEPT = Symbol('kept');
@@ -54,15 +54,28 @@ const INTENT_INTEGERS = new Set(['id', 'created_at', 'amount_minor', 'charge_cus
 
 export type Row = unknown[];
 
+/**
+ * Refuses the snapshot for its row `got`, which is not `want`, naming the first column that differs: as
+ * the type it holds when it is one of the `integers` (tableJsonCursor gives such a value as its type).
+ */
 export function differs(
   table: string,
   columns: readonly string[],
   want: Row,
   got: Row | undefined,
   what: string,
+  integers?: ReadonlySet<string>,
 ): never {
   if (!got) throw new SnapshotRejectedError(`it has no ${table} row ${String(want[0])} (${what})`);
   const col = columns.findIndex((_, k) => want[k] !== got[k]);
+  const name = columns[col] ?? '';
+  if (integers?.has(name)) {
+    try {
+      typedIntOrNullValue(got[col], name);
+    } catch (e) {
+      refusedRow(e, table, `${String(want[0])} (${what})`);
+    }
+  }
   throw new SnapshotRejectedError(
     `${table} row ${String(want[0])} (${what}): ${columns[col]} is ${shown(got[col])}, the record says ${shown(want[col])}`,
   );
@@ -133,8 +146,10 @@ export class RowReplay {
     this.seq = 0;
     const page = derivationRows(this.snap, from, n);
     if (page) {
-      for (const r of page) {
-        this.seq = r[F.seq] as number;
+      for (const raw of page) {
+        this.seq = 0;
+        const r = derivationRow(raw);
+        this.seq = r.chain.seq;
         this.derive(r);
       }
       return;
@@ -146,7 +161,7 @@ export class RowReplay {
       const id = from + j + 1;
       const s = kept[j];
       if (!s || s[0] !== id) throw new SnapshotRejectedError(`it has no snapshot_chain row ${id}`);
-      this.seq = s[1] as number;
+      this.seq = typeof s[1] === 'number' ? s[1] : 0;
       const tev = teamEventOf(rows[j] ?? [], s);
       if (!tev)
         throw new SnapshotRejectedError(
@@ -167,7 +182,8 @@ export class RowReplay {
         this.ids.set(ref, cid);
         const row: Row = [cid, ...intentValues(intent)];
         const got = this.collections.next();
-        if (!same(row, got)) differs('collections', INTENT_COLUMNS, row, got, `the intent of seq ${tev.seq}`);
+        if (!same(row, got))
+          differs('collections', INTENT_COLUMNS, row, got, `the intent of seq ${tev.seq}`, INTENT_INTEGERS);
         this.folded[cid] = intentProjection(intent.createdAt, intent.amountMinor, intent.currency);
       }
     }
@@ -180,19 +196,17 @@ export class RowReplay {
    * payload, and the projection it makes. The columns the event row keeps as the team event has them
    * are bound by the chain and not read here (dedupe_key; payload but where the row keeps none).
    */
-  private derive(r: readonly unknown[]): void {
-    const id = r[F.id] as number;
-    const source = r[F.source] as EventSource;
-    const teamKind = r[F.teamKind] as string;
-    const keptPayload = r[F.keptPayload] as string | null;
-    const rowPayloadNull = r[F.rowPayloadNull] === 1;
+  private derive(r: DerivationRow): void {
+    const { id, rowPayloadNull } = r;
+    const { source } = r.event;
+    const { kind: teamKind, payload: keptPayload } = r.chain;
     if (keptPayload !== null && !rowPayloadNull)
       throw new SnapshotRejectedError(
-        `collection_events row ${id} (seq ${r[F.seq]}): its payload is also in its snapshot_chain row`,
+        `collection_events row ${id} (seq ${r.chain.seq}): its payload is also in its snapshot_chain row`,
       );
-    const tev = derivedTeamEvent(r, keptPayload);
-    this.storedSignature = r[F.signature];
-    this.storedNote = r[F.note];
+    const tev = derivedTeamEvent(r);
+    this.storedSignature = r.signature;
+    this.storedNote = r.note;
     this.writerNote = tev.note;
     // The payload and evidence the row keeps, read only where the derivation reads them: an intent that
     // may become a collection, and a signature this desk checks itself here.
@@ -204,9 +218,9 @@ export class RowReplay {
     /** The row's payload: null, or what it keeps (read only when the derivation reads it). */
     let rowPayload: unknown = rowPayloadNull ? null : KEPT;
     if ((intentLike && keptPayload === null && !rowPayloadNull) || checked) {
-      const [payload, evidence] = payloadAndEvidence(this.snap, id) ?? [null, null];
-      if (keptPayload === null) tev.payload = payload as string | null;
-      tev.evidence = evidence as string | null;
+      const [payload, evidence] = keptTexts(id, payloadAndEvidence(this.snap, id));
+      if (keptPayload === null) tev.payload = payload;
+      tev.evidence = evidence;
       rowPayload = payload;
     }
     const cid = this.collectionOf(tev);
@@ -220,23 +234,25 @@ export class RowReplay {
     const payloadWant = intentLike ? (ev.payload ?? null) : keptPayload === null ? rowPayload : keptPayload;
     const seq = tev.seq;
     if (id !== eventId) mismatch(id, seq, 'id', id, eventId);
-    if (r[F.collectionId] !== (cid ?? null)) mismatch(id, seq, 'collection_id', r[F.collectionId], cid ?? null);
-    if (r[F.ref] !== ev.merchantReference) mismatch(id, seq, 'merchant_reference', r[F.ref], ev.merchantReference);
-    if (r[F.internal] !== (ev.internalReference ?? null))
-      mismatch(id, seq, 'internal_reference', r[F.internal], ev.internalReference ?? null);
-    if (r[F.source] !== ev.source) mismatch(id, seq, 'source', r[F.source], ev.source);
+    if (r.collectionId !== (cid ?? null)) mismatch(id, seq, 'collection_id', r.collectionId, cid ?? null);
+    const e = r.event;
+    if (e.merchantReference !== ev.merchantReference)
+      mismatch(id, seq, 'merchant_reference', e.merchantReference, ev.merchantReference);
+    if (e.internalReference !== (ev.internalReference ?? null))
+      mismatch(id, seq, 'internal_reference', e.internalReference, ev.internalReference ?? null);
+    if (e.source !== ev.source) mismatch(id, seq, 'source', e.source, ev.source);
     const kind = pr ? pr.kind : ev.kind;
-    if (r[F.kind] !== kind) mismatch(id, seq, 'kind', r[F.kind], kind);
-    if (r[F.status] !== (ev.status ?? null)) mismatch(id, seq, 'status', r[F.status], ev.status ?? null);
-    if (r[F.receivedAt] !== ev.receivedAt) mismatch(id, seq, 'received_at', r[F.receivedAt], ev.receivedAt);
-    if (r[F.signature] !== ev.signature) mismatch(id, seq, 'signature', r[F.signature], ev.signature);
-    if (r[F.amount] !== (ev.amountMinor ?? null))
-      mismatch(id, seq, 'amount_minor', r[F.amount], ev.amountMinor ?? null);
-    if (r[F.currency] !== (ev.currency ?? null)) mismatch(id, seq, 'currency', r[F.currency], ev.currency ?? null);
+    if (r.kind !== kind) mismatch(id, seq, 'kind', r.kind, kind);
+    if (e.status !== (ev.status ?? null)) mismatch(id, seq, 'status', e.status, ev.status ?? null);
+    if (r.receivedAt !== ev.receivedAt) mismatch(id, seq, 'received_at', r.receivedAt, ev.receivedAt);
+    if (r.signature !== ev.signature) mismatch(id, seq, 'signature', r.signature, ev.signature);
+    if (e.amountMinor !== (ev.amountMinor ?? null))
+      mismatch(id, seq, 'amount_minor', e.amountMinor, ev.amountMinor ?? null);
+    if (e.currency !== (ev.currency ?? null)) mismatch(id, seq, 'currency', e.currency, ev.currency ?? null);
     // The row keeps the team payload, but an intent's, which became its collection: what it keeps is the
     // event's (the chain binds it) unless the event's is kept beside it instead.
     if (rowPayload !== payloadWant) mismatch(id, seq, 'payload', rowPayload, payloadWant);
-    if (r[F.note] !== (ev.note ?? null)) mismatch(id, seq, 'note', r[F.note], ev.note ?? null);
+    if (r.note !== (ev.note ?? null)) mismatch(id, seq, 'note', r.note, ev.note ?? null);
     if (p && pr) {
       Object.assign(p, pr.next);
       p.last_event_id = eventId;

@@ -127,6 +127,7 @@ function checkProjections(snap: Db, folded: RowReplay['folded'], collectionId: n
     const p = folded[id]!;
     const row: Row = [id, ...projectionValues(p)];
     const got = projections.next();
-    if (!same(row, got)) differs('collections', PROJECTION, row, got, 'its projection of the events');
+    if (!same(row, got))
+      differs('collections', PROJECTION, row, got, 'its projection of the events', PROJECTION_INTEGERS);
   }
 }

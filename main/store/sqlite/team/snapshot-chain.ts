@@ -155,26 +155,60 @@ export function canonicalPage(db: ReadDb, afterId: number, uptoId: number): Buff
 }
 
 /**
- * The columns of events `afterId` + 1 .. `uptoId` a desk derives its rows from (team/snapshot/verify.ts),
- * as ONE JSON text: an array of [id, collection_id, merchant_reference, internal_reference, source, kind,
- * status, received_at, signature, amount_minor, currency, note, actor (the event row's), seq, kind,
- * signature, note, payment_url, status_message, occurred_at, payload (its snapshot_chain row's), and
- * whether the event row's payload is NULL (1 or 0)], in id order. One text for a page of rows: SQLite
- * writes it in C and JSON.parse reads it at about half what handing V8 each value costs. JSON says a
+ * An INTEGER column in SQLite's JSON, which cannot tell 1.0 from 1: its value when it is an integer or
+ * NULL, else the name of the type it holds ('real', 'text', 'blob'), which columns.ts
+ * typedIntOrNullValue reads and names (derivationPage here, snapshot-file.ts tableJsonCursor).
+ */
+export function integerOrType(column: string): string {
+  return `CASE WHEN typeof(${column}) IN ('integer', 'null') THEN ${column} ELSE typeof(${column}) END`;
+}
+
+/**
+ * The columns of a derivationPage row, by name, in its order, each with what the statement reads for
+ * it: the event row's (d), then its snapshot_chain row's (s, the chain_ ones), then whether the event
+ * row's payload is NULL (1 or 0). The statement is written from this list and the row read by these
+ * names (team/snapshot/derivation-row.ts), so a name cannot take another column's value. JSON says a
  * number from a text, not an integer from a real: collection_id and received_at, the columns of the
- * event row read here whose value is the desk's own (the others the chain binds), are given as 'x'
- * unless they are integers (or a NULL collection_id). Throws when a column read holds a BLOB.
+ * event row read here whose value is the desk's own (the others the chain binds), are given as the
+ * type they hold unless they are integers (integerOrType).
+ */
+const DERIVATION = [
+  ['id', 's.id'],
+  ['collection_id', integerOrType('d.collection_id')],
+  ['merchant_reference', 'd.merchant_reference'],
+  ['internal_reference', 'd.internal_reference'],
+  ['source', 'd.source'],
+  ['kind', 'd.kind'],
+  ['status', 'd.status'],
+  ['received_at', integerOrType('d.received_at')],
+  ['signature', 'd.signature'],
+  ['amount_minor', 'd.amount_minor'],
+  ['currency', 'd.currency'],
+  ['note', 'd.note'],
+  ['actor', 'd.actor'],
+  ['chain_seq', 's.seq'],
+  ['chain_kind', 's.kind'],
+  ['chain_signature', 's.signature'],
+  ['chain_note', 's.note'],
+  ['chain_payment_url', 's.payment_url'],
+  ['chain_status_message', 's.status_message'],
+  ['chain_occurred_at', 's.occurred_at'],
+  ['chain_payload', 's.payload'],
+  ['payload_is_null', 'd.payload IS NULL'],
+] as const;
+export const DERIVATION_COLUMNS = DERIVATION.map(([name]) => name);
+export type DerivationColumn = (typeof DERIVATION_COLUMNS)[number];
+
+/**
+ * The DERIVATION_COLUMNS of events `afterId` + 1 .. `uptoId` a desk derives its rows from
+ * (team/snapshot/verify.ts), as ONE JSON text: an array of them per event, in id order. One text for a
+ * page of rows: SQLite writes it in C and JSON.parse reads it at about half what handing V8 each value
+ * costs. Throws when a column read holds a BLOB.
  */
 export function derivationPage(db: ReadDb, afterId: number, uptoId: number): string {
   const page = readStatement(
     db,
-    `SELECT json_group_array(json_array(s.id,
-         CASE WHEN typeof(d.collection_id) IN ('integer', 'null') THEN d.collection_id ELSE 'x' END,
-         d.merchant_reference, d.internal_reference, d.source, d.kind, d.status,
-         CASE WHEN typeof(d.received_at) = 'integer' THEN d.received_at ELSE 'x' END,
-         d.signature, d.amount_minor, d.currency, d.note, d.actor,
-         s.seq, s.kind, s.signature, s.note, s.payment_url, s.status_message, s.occurred_at, s.payload,
-         d.payload IS NULL))
+    `SELECT json_group_array(json_array(${DERIVATION.map(([, sql]) => sql).join(', ')}))
        FROM snapshot_chain s JOIN collection_events d ON d.id = s.id
       WHERE s.id > ? AND s.id <= ?`,
     'pluck',

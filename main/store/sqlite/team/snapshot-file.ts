@@ -3,8 +3,8 @@
 import type { Db, ReadDb } from '../connection.js';
 import { migrate, openConnection } from '../connection.js';
 import { readStatement } from '../statements.js';
-import { intValue } from '../../columns.js';
-import { SNAPSHOT_CHAIN_SQL } from './snapshot-chain.js';
+import { asValues, intValue, textOrNullValue, textValue } from '../../columns.js';
+import { integerOrType, SNAPSHOT_CHAIN_SQL } from './snapshot-chain.js';
 
 /** The schema version a file's migrations reached. */
 export function schemaVersionOf(db: Db): number {
@@ -37,20 +37,78 @@ export function migratedSchema(): string {
   return freshSchema;
 }
 
+/** `read` of a scratch database with the schema a snapshot file of this version has. */
+function ofSnapshotScratch<T>(read: (db: ReadDb) => T): T {
+  const mem = openConnection(':memory:', 'scratch');
+  try {
+    migrate(mem);
+    mem.exec(SNAPSHOT_CHAIN_SQL);
+    return read(mem);
+  } finally {
+    mem.close();
+  }
+}
+
 let freshSnapshotSchema: string | undefined;
 /** The schema a snapshot file of this version has: a desk's, and the chain's table (snapshot-chain.ts). */
 export function snapshotSchema(): string {
-  if (freshSnapshotSchema === undefined) {
-    const mem = openConnection(':memory:', 'scratch');
-    try {
-      migrate(mem);
-      mem.exec(SNAPSHOT_CHAIN_SQL);
-      freshSnapshotSchema = schemaOf(mem);
-    } finally {
-      mem.close();
-    }
-  }
+  freshSnapshotSchema ??= ofSnapshotScratch(schemaOf);
   return freshSnapshotSchema;
+}
+
+/** One entry of a database's schema (sqlite_master): a table, index or trigger, and its columns if a table. */
+interface SchemaEntry {
+  type: string;
+  name: string;
+  sql: string | null;
+  /** A table's columns in order, each as its name and declared type ("note TEXT"). */
+  columns: string[];
+}
+
+function schemaEntries(db: ReadDb): Map<string, SchemaEntry> {
+  const entries = new Map<string, SchemaEntry>();
+  const rows = readStatement(
+    db,
+    "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%' ORDER BY type, name",
+    'raw',
+  ).all();
+  for (const row of rows) {
+    const [type, name, sql] = asValues(row);
+    const t = textValue(type, 'type');
+    const n = textValue(name, 'name');
+    const columns =
+      t === 'table'
+        ? readStatement(db, 'SELECT name, type FROM pragma_table_info(?) ORDER BY cid', 'raw')
+            .all(n)
+            .map((c) => asValues(c).map(String).join(' ').trim())
+        : [];
+    entries.set(n, { type: t, name: n, sql: textOrNullValue(sql, 'sql'), columns });
+  }
+  return entries;
+}
+
+/**
+ * What first makes `db`'s schema other than a snapshot's (snapshotSchema), said with the table and the
+ * column: a table whose columns differ (one swapped with another, retyped, added or missing), another
+ * definition of a table, index or trigger, or one too many or too few. Undefined when none does.
+ */
+export function schemaDifference(db: ReadDb): string | undefined {
+  const want = ofSnapshotScratch(schemaEntries);
+  const got = schemaEntries(db);
+  for (const [name, w] of want) {
+    const g = got.get(name);
+    if (!g || g.type !== w.type) return `it has no ${w.type} ${name}`;
+    if (w.type === 'table') {
+      const at = w.columns.findIndex((c, i) => g.columns[i] !== c);
+      if (at >= 0)
+        return `its ${name} table is not this desk's: column ${at + 1} is ${g.columns[at] ?? 'missing'}, this desk's is ${w.columns[at]}`;
+      if (g.columns.length > w.columns.length)
+        return `its ${name} table is not this desk's: it has a column ${g.columns[w.columns.length]} this desk's does not`;
+    }
+    if (g.sql !== w.sql) return `its ${w.type} ${name} is not defined as this desk's is`;
+  }
+  for (const [name, g] of got) if (!want.has(name)) return `it has a ${g.type} ${name} that this desk's does not`;
+  return undefined;
 }
 
 /** Rows of `table` with ids `afterId` + 1 .. `uptoId`, as arrays of `columns`, in id order. */
@@ -75,8 +133,8 @@ const CURSOR_PAGE = 20_000;
  * Reads a table whole in id order (a snapshot's collections), the rows with ids in each range of
  * CURSOR_PAGE at a time as ONE JSON text SQLite writes (parsed here at about half what handing V8 each
  * value costs), each row an array of `columns`. JSON says a number from a text but not an integer from a
- * real: the `integers` among the columns are given as the text 'x' when they hold anything but an
- * integer (or NULL). Falls back to reading values for a range SQLite cannot write as JSON (a BLOB in it).
+ * real: the `integers` among the columns are given as the type they hold when they hold anything but
+ * an integer or NULL (integerOrType; columns.ts typedIntOrNullValue says which). Falls back to reading values for a range SQLite cannot write as JSON (a BLOB in it).
  * By id range, not LIMIT over a subquery of the whole row: that subquery handed over every column of
  * every row (about a third of the statement's CPU). The rows a snapshot must hold have ids 1..N with no
  * gap (every caller compares each row's id with the one it expects), so the walk ends at the first range
@@ -88,9 +146,7 @@ export function tableJsonCursor(
   columns: readonly string[],
   integers: ReadonlySet<string>,
 ): { next(): unknown[] | undefined } {
-  const cols = columns
-    .map((c) => (integers.has(c) ? `CASE WHEN typeof(${c}) IN ('integer', 'null') THEN ${c} ELSE 'x' END` : c))
-    .join(', ');
+  const cols = columns.map((c) => (integers.has(c) ? integerOrType(c) : c)).join(', ');
   const page = readStatement(
     db,
     `SELECT json_group_array(json_array(${cols})) FROM ${table} WHERE id > ? AND id <= ?`,
