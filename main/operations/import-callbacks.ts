@@ -52,12 +52,16 @@ export type ImportSource = { file: string } | { text: string };
  * Throws why an import cannot be made, before anything is read (a file chosen, a file opened): a team
  * profile with no session to record it, or no key to verify a callback with (when `keys` is given).
  */
-export function checkImport(deps: Pick<ImportCallbacksDeps, 'team'> & { keys?: SignatureKeys }): void {
+export function checkImport(
+  deps: Pick<ImportCallbacksDeps, 'team'> & { keys?: SignatureKeys },
+  /** Where the person sets the keys (the window's Settings; the CLI's `connect`). */
+  setKeys = 'Set them in Settings.',
+): void {
   if (deps.team === 'not signed in') throw new PaymentError('forbidden', TEAM_IMPORT_NEEDS_SIGN_IN);
   if (deps.keys && !deps.keys.signingKey && !deps.keys.servicePublicKey)
     throw new PaymentError(
       'not_configured',
-      'Neither the signing key nor the service public key is set, so no callback could be verified. Set them in Settings.',
+      `Neither the signing key nor the service public key is set, so no callback could be verified. ${setKeys}`,
     );
 }
 

@@ -199,7 +199,7 @@ const BY_PROFILE: (Refusal & { profile: Profile | 'new' })[] = [
     name: 'import with no key to verify with',
     profile: 'sandbox',
     args: ['import-callbacks', CALLBACKS],
-    says: /no signing key and no service public key/,
+    says: /Neither the signing key nor the service public key is set, so no callback could be verified\. Run "merchant-desk connect" first/,
   },
   {
     name: 'import on a team profile',
