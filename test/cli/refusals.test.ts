@@ -158,7 +158,12 @@ const REFUSALS: Refusal[] = [
   {
     name: 'export balances without dates',
     args: ['export', 'balances', '--out', path.join(files, 'b.csv')],
-    says: /needs --from DATE and --to DATE/,
+    says: /--from: the balance report needs a start date/,
+  },
+  {
+    name: 'export a range that ends before it starts',
+    args: ['export', 'collections', '--from', '2026-11-05', '--to', '2026-11-01', '--out', path.join(files, 'c.csv')],
+    says: /--to: must be after the start of the range/,
   },
   {
     name: 'export into a missing folder',

@@ -96,7 +96,7 @@ describe('merchant-desk reconcile and export (end to end on a temp data folder)'
 
     expect(cli(dataDir, 'export', 'balances', '--to', '2026-11-05', '--out', bal)).toMatchObject({
       code: 2,
-      stderr: expect.stringMatching(/needs --from DATE and --to DATE/),
+      stderr: expect.stringMatching(/--from: the balance report needs a start date/),
     });
     expect(cli(dataDir, 'export', 'collections', '--from', '2026-13-01', '--out', out)).toMatchObject({
       code: 2,

@@ -49,13 +49,12 @@ export const exportCommand: Command = {
       throw new UsageError('--bom is for CSV files: an .xlsx workbook has no byte-order mark');
     const from = bound(values.from, '--from', 'start');
     const to = bound(values.to, '--to', 'end');
-    if (from !== undefined && to !== undefined && to <= from) throw new UsageError('--to must not be before --from');
     let job;
     try {
       job = exportJob({ kind: what, from, to });
     } catch (e) {
-      // The range's order was checked above: what is left is a balance report without both dates.
-      if (e instanceof ReportError) throw new UsageError('the balance report needs --from DATE and --to DATE');
+      // The operation's rules of a range (its order, a balance report's two dates), named as the flags.
+      if (e instanceof ReportError) throw new UsageError(e.field ? `--${e.field}: ${e.message}` : e.message);
       throw e;
     }
     try {
