@@ -47,6 +47,11 @@ export interface ApplyOptions {
   witness?: { login: string | null } | undefined;
   /** Written in the batch's transaction after its events (the chain head the batch reached). */
   alsoWrite?: (() => void) | undefined;
+  /**
+   * The id a collection this batch creates takes (a re-base: the id its reference had before, rebase.ts
+   * keptCollectionIds); absent: the next one.
+   */
+  idFor?: ((merchantReference: string) => number) | undefined;
 }
 
 /**
@@ -54,15 +59,18 @@ export interface ApplyOptions {
  * desktop does not know creates its collection first, in seq order, so an event before it in the batch
  * stays an orphan, as a local callback would.
  */
-function withCollections(db: Db, events: readonly TeamEvent[], verify: EventVerifier | undefined): NewEvent[] {
+function withCollections(db: Db, events: readonly TeamEvent[], o: ApplyOptions): NewEvent[] {
   const known = collectionIdsIn(db, JSON.stringify([...new Set(events.map((e) => e.merchantReference))]));
   return events.map((tev) => {
     let id = known.get(tev.merchantReference);
     if (id === undefined) {
       const intent = intentFromTeamEvent(tev);
-      if (intent) known.set(tev.merchantReference, (id = insertIntentCollection(db, intent)));
+      if (intent) {
+        id = insertIntentCollection(db, intent, o.idFor?.(tev.merchantReference) ?? null);
+        known.set(tev.merchantReference, id);
+      }
     }
-    return { ...fromTeamEvent(tev, verify), collectionId: id ?? null };
+    return { ...fromTeamEvent(tev, o.verify), collectionId: id ?? null };
   });
 }
 
@@ -84,7 +92,7 @@ export function applyEvents(
   // The ledger's batch opens the write transaction itself (outside any other, the touched collections are
   // then reconciled by the set-based group route: reconcile/incremental.ts Reconciler.onceAfter).
   o.ledger.batch(db, () => {
-    const evs = withCollections(db, events, o.verify);
+    const evs = withCollections(db, events, o);
     const r = o.ledger.appendSet(db, evs);
     for (const id of r.touched) touched.add(id);
     evs.forEach((ev, i) => {

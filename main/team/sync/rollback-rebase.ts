@@ -13,6 +13,7 @@ import {
   keepRebasedHead,
   keepRollback,
   keepWitnessed,
+  keptCollectionIds,
   keptRollback,
   parkOutbox,
   removeReferences,
@@ -129,12 +130,13 @@ export async function rebase(
       db,
       lost.map((c) => lostEventRow(c, heldByKey.get(c.key) ?? null, found.found_at)),
     );
+    const idFor = keptCollectionIds(db, list);
     removeReferences(db, list);
     parkOutbox(
       db,
       keep.map((k) => k.outbox_id),
     );
-    const r = applyEvents(db, history, at.seq, now, { ledger, verify });
+    const r = applyEvents(db, history, at.seq, now, { ledger, verify, idFor });
     for (const k of keep) {
       const collectionId = collectionIdOf(db, k.merchant_reference) ?? null;
       const again = ledger.append(

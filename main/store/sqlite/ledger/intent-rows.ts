@@ -50,14 +50,17 @@ export function intentValues(c: IntentColumns): unknown[] {
   ];
 }
 
-/** Inserts the collection (status INTENT) and returns its id. Call inside the caller's write transaction. */
-export function insertIntentCollection(db: WriteDb, c: IntentColumns): number {
+/**
+ * Inserts the collection (status INTENT) and returns its id: `id` when given (a re-base gives a reference
+ * back the id it had), else the next one. Call inside the caller's write transaction.
+ */
+export function insertIntentCollection(db: WriteDb, c: IntentColumns, id: number | null = null): number {
   const info = statement(
     db,
-    `INSERT INTO collections (merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
+    `INSERT INTO collections (id, merchant_reference, created_at, amount_minor, currency, description, customer_name, customer_email,
            charge_customer, allow_final_status_change, operator, provider_code, redirect_url, card_brand, card_last4, status, status_changed_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'INTENT', ?)`,
-  ).run(...intentValues(c), c.createdAt);
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'INTENT', ?)`,
+  ).run(id, ...intentValues(c), c.createdAt);
   return Number(info.lastInsertRowid);
 }
 

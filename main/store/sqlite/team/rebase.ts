@@ -4,6 +4,8 @@
 // events' new ids; the chain's head, marks and alarms as the new record has them.
 import type { Db, WriteDb } from '../connection.js';
 import { statement } from '../statements.js';
+import { collectionIdsIn } from '../ledger/intent-rows.js';
+import { intValue } from '../../columns.js';
 import { bulkTriggers } from './bulk-schema.js';
 import type { ChainHead } from './chain-head.js';
 
@@ -13,6 +15,22 @@ import type { ChainHead } from './chain-head.js';
  */
 export function deferForeignKeys(db: Db): void {
   db.pragma('defer_foreign_keys = ON');
+}
+
+/**
+ * The id each of these references' collections takes when the re-base applies it again: the one it had
+ * (read here, before removeReferences), else one above every id this desk has given out. Whatever holds a
+ * collection by its id across the re-base (a charge in flight follows and closes its payment by it, a
+ * screen's open row, a resolution being written) still names the same payment: given out again in the
+ * record's order instead, the freed ids changed hands, and a charge's window went on with a colleague's.
+ */
+export function keptCollectionIds(db: WriteDb, refs: readonly string[]): (merchantReference: string) => number {
+  const had = new Map<string, number>();
+  for (let i = 0; i < refs.length; i += 500)
+    for (const [ref, id] of collectionIdsIn(db, JSON.stringify(refs.slice(i, i + 500)))) had.set(ref, id);
+  const top = statement(db, 'SELECT max(id) FROM collections', 'pluck').get();
+  let fresh = top === null || top === undefined ? 0 : intValue(top, 'id');
+  return (ref) => had.get(ref) ?? ++fresh;
 }
 
 /**

@@ -25,6 +25,7 @@ export {
   deferForeignKeys,
   forgetAfter,
   keepRebasedHead,
+  keptCollectionIds,
   parkOutbox,
   removeReferences,
   repointOutbox,
