@@ -11,6 +11,7 @@ import { createChargeService, type ChargeService } from '../../main/collections/
 import { startCallbackReceiver, type CallbackReceiver } from '../../main/callbacks/receiver.js';
 import type { PaymentWindowOpener, PaymentWindowResult } from '../../main/collections/payment-window.js';
 import type { CardForm } from '../../main/collections/card-input.shared.js';
+import type { ChargeServiceDeps } from '../../main/collections/charge/types.js';
 import type { IngestOutcome } from '../../main/callbacks/ingest.js';
 import { systemClock } from '../../main/clock.js';
 import { tempDir } from '../support/tmp.js';
@@ -51,7 +52,9 @@ export function referenceForPaymentUrl(db: Db, paymentUrl: string): string {
   return r.merchant_reference;
 }
 
-export async function startHarness(opts: { window?: boolean } = {}): Promise<Harness> {
+export async function startHarness(
+  opts: { window?: boolean; deps?: Partial<ChargeServiceDeps> } = {},
+): Promise<Harness> {
   const dataDir = tempDir('md-pay-');
   const db = openDatabase(path.join(dataDir, 'merchant-desk.db'));
   const { ledger } = testLedger();
@@ -124,6 +127,7 @@ export async function startHarness(opts: { window?: boolean } = {}): Promise<Har
     ...(opts.window === false ? {} : { paymentWindow: opener }),
     redirectUrl: REDIRECT_URL,
     operator: 'Test Agent',
+    ...opts.deps,
   });
   return h;
 }

@@ -101,6 +101,7 @@ async function prepare(
     cipher = cipherFor(f.card, k.pem);
   } catch (e) {
     if (claim && !claim.repeat) guard.release(claim.key); // nothing was saved or sent
+    fingerprint?.fill(0);
     throw e;
   }
   const prepared: PreparedCharge = {
@@ -120,6 +121,14 @@ async function prepare(
     maxDailyMinor: opt.maxDailyMinor,
   };
   return { prepared, client, repeat: claim?.repeat ?? false };
+}
+
+/**
+ * A prepared charge is done with once its answer is anything but "ask first" (which holds it, by the
+ * guard, for the agent's answer): its card fingerprint is zeroed then, like the card fields.
+ */
+function spent(p: PreparedCharge, r: ChargeResult | null): void {
+  if (r?.outcome.kind !== 'needs_confirmation') p.fingerprint?.fill(0);
 }
 
 /** Validates, saves the intent, sends. The card fields of `form` are overwritten before this returns. */
@@ -146,7 +155,12 @@ export async function charge(
 
     if (repeat)
       return askFirst(guard, prepared, words('payment.repeat', { amountMinor: f.amountMinor, currency: f.currency }));
-    return await submit(ctx, guard, prepared, client, { ...opts, confirmedRepeat: false });
+    let r: ChargeResult | null = null;
+    try {
+      return (r = await submit(ctx, guard, prepared, client, { ...opts, confirmedRepeat: false }));
+    } finally {
+      spent(prepared, r);
+    }
   } finally {
     wipeCard(card);
     if (form) wipeCard(form.card);
@@ -162,7 +176,12 @@ export async function confirmRepeat(
 ): Promise<ChargeResult> {
   const held = guard.take(token);
   if (!held) throw new PaymentError('expired', 'This confirmation has expired; type the card again.', 'token');
-  const { client } = await serviceKeys(ctx.deps);
-  // A new intent under a new reference (submit): on a team desk creating it is the claim, so no other.
-  return submit(ctx, guard, held, client, { ...opts, confirmedRepeat: true });
+  let r: ChargeResult | null = null;
+  try {
+    const { client } = await serviceKeys(ctx.deps);
+    // A new intent under a new reference (submit): on a team desk creating it is the claim, so no other.
+    return (r = await submit(ctx, guard, held, client, { ...opts, confirmedRepeat: true }));
+  } finally {
+    spent(held, r);
+  }
 }

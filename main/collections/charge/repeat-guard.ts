@@ -21,9 +21,12 @@ export interface RepeatGuard {
   release(key: string): void;
   /** Holds a repeat charge for confirmation; its token, valid for a couple of minutes. */
   hold(charge: PreparedCharge): { token: string; expires: number };
-  /** The held charge of a token (and counts it as charged now, solo); null when unknown or expired. */
+  /**
+   * The held charge of a token (and counts it as charged now, solo); null when unknown or expired. The
+   * taker zeroes its fingerprint when done (new-charge.ts spent).
+   */
   take(token: string): PreparedCharge | null;
-  /** Forgets a held charge. */
+  /** Forgets a held charge (its fingerprint zeroed). */
   cancel(token: string): void;
   /** Stops timers and forgets everything held. */
   dispose(): void;
@@ -43,11 +46,17 @@ export function createRepeatGuard(clock: Clock, windowMs = REPEAT_WINDOW_MS): Re
   const keyFor = (cardNumber: string, amountMinor: number, currency: string): string =>
     cardFingerprint(guardKey, cardNumber, amountMinor, currency).toString('hex');
 
-  function cancel(token: string): void {
+  function forget(token: string): Held | undefined {
     const h = held.get(token);
-    if (!h) return;
+    if (!h) return undefined;
     clearTimeout(h.timer);
     held.delete(token);
+    return h;
+  }
+
+  /** A held charge no one will send: its card fingerprint is zeroed (the cipher is a string, let go). */
+  function cancel(token: string): void {
+    forget(token)?.charge.fingerprint?.fill(0);
   }
 
   return {
@@ -71,9 +80,12 @@ export function createRepeatGuard(clock: Clock, windowMs = REPEAT_WINDOW_MS): Re
       return { token, expires };
     },
     take(token) {
-      const h = held.get(token);
-      cancel(token);
-      if (!h || h.expires <= clock.now()) return null;
+      const h = forget(token);
+      if (!h) return null;
+      if (h.expires <= clock.now()) {
+        h.charge.fingerprint?.fill(0);
+        return null;
+      }
       if (h.charge.guardKey) recent.set(h.charge.guardKey, clock.now());
       return h.charge;
     },
